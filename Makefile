@@ -1,0 +1,143 @@
+# Makefile: the one entry point of ringtrace: deps, build, test, record.
+# BPF objects are built CO-RE against vmlinux/, skeletons by bpftool, and the
+# ringtrace binary and tests against Debian's libbpf, libelf, libdw and cmocka.
+
+VERSION := 0.1.0
+OUTPUT := build
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
+	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
+LDLIBS := -lbpf -ldw -lelf
+
+# SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
+# and UBSan, every report fatal; make test runs the tests that way.
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS += $(SAN_FLAGS)
+endif
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Werror
+
+# Debian packages the build, the tests and the comparisons need.
+DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
+		pkg-config libcmocka-dev linux-perf
+
+BPF_PROGS := sampler
+BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS))
+SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))
+
+# Modules shared by the binary and the tests (no BPF skeleton inside).
+CORE_SRCS := user/log.c user/byte_buffer.c user/perf_record.c user/perf_data_writer.c \
+	     user/perf_data_reader.c user/cpu_list.c user/cli_util.c
+REPORT_SRCS := user/hash_map.c user/symbols.c user/address_space.c user/record_stream.c \
+	       user/report.c user/cmd_report.c
+RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesize.c \
+	       user/output_dir.c user/workload.c user/bpf_sampler.c user/record.c \
+	       user/cmd_record.c
+MAIN_SRCS := user/main.c
+
+CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(CORE_SRCS))
+REPORT_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(REPORT_SRCS))
+RECORD_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(RECORD_SRCS))
+MAIN_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(MAIN_SRCS))
+
+LOADGEN := $(OUTPUT)/loadgen
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
+
+RECORD_SECONDS ?= 5
+RECORD_DIR ?= $(OUTPUT)/record.data
+
+.PHONY: all programs deps test check unit-test integration-test record vmlinux clean
+
+all: deps
+	@$(MAKE) --no-print-directory programs
+
+programs: $(OUTPUT)/ringtrace $(LOADGEN)
+
+# Installs what is missing, with apt-get, as root.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "ringtrace: missing packages:$$missing; run make deps as root" >&2; exit 1; fi; \
+		echo "installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+$(OUTPUT) $(OUTPUT)/tests:
+	@mkdir -p $@
+
+# Keep the BPF objects: they are intermediates of the skeletons.
+.SECONDARY: $(BPF_OBJS)
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/sample_record.h $(VMLINUX) | $(OUTPUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/bpf_sampler.o: $(SKELETONS)
+
+$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) bpf/sample_record.h | $(OUTPUT)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/ringtrace: $(MAIN_OBJS) $(RECORD_OBJS) $(REPORT_OBJS) $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# The load generator keeps frame pointers so callchains unwind through it,
+# leaf functions included: gcc 12 drops them in leaves whatever the flags.
+$(LOADGEN): tools/loadgen/loadgen.c | $(OUTPUT)
+	$(CLANG) -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+		-Wall -Wextra -Werror $< -lpthread -o $@
+
+TEST_UTIL := $(OUTPUT)/tests/test_util.o
+TEST_LIBS := $(TEST_UTIL) $(CORE_OBJS) $(REPORT_OBJS)
+
+$(TEST_UTIL): tests/test_util.c tests/test_util.h | $(OUTPUT)/tests
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(TEST_LIBS) | $(OUTPUT)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(TEST_LIBS) $(LDLIBS) -lcmocka -lm -o $@
+
+$(OUTPUT)/tests/%: tests/integration/%.c $(TEST_LIBS) | $(OUTPUT)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(TEST_LIBS) $(LDLIBS) -lcmocka -lm -o $@
+
+# Builds the programs, then builds and runs every test under ASan and UBSan.
+test: deps
+	@$(MAKE) --no-print-directory programs
+	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san check
+
+check: programs $(UNIT_TESTS) $(INTEGRATION_TESTS)
+	@$(MAKE) --no-print-directory unit-test integration-test
+
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+unit-test: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(SAN_ENV) $$t; done
+
+integration-test: programs $(INTEGRATION_TESTS)
+	@set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
+		$(SAN_ENV) RINGTRACE=$(abspath $(OUTPUT)/ringtrace) LOADGEN=$(abspath $(LOADGEN)) $$t; done
+
+# Records RECORD_SECONDS seconds system-wide with callchains, then reports.
+record: all
+	$(OUTPUT)/ringtrace record -a -g --force -o $(RECORD_DIR) -- sleep $(RECORD_SECONDS)
+	$(OUTPUT)/ringtrace report $(RECORD_DIR)
+
+# Regenerates the CO-RE type header from the running kernel's BTF.
+vmlinux:
+	@mkdir -p $(dir $(VMLINUX))
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX)
+
+clean:
+	rm -rf $(OUTPUT)

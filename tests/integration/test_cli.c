@@ -1,0 +1,93 @@
+/* test_cli.c: bad command lines and unusable output paths get exactly one
+ * error line naming the problem and a non-zero exit, before anything is attached. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+/* Runs "ringtrace ARGS" and checks: exit status non-zero, exactly one line
+ * of output, containing needle. */
+static void expect_one_line_error(const char *args, const char *needle)
+{
+	char *out = NULL;
+	int rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), args);
+	size_t len = strlen(out);
+
+	if (rc == 0 || !len || out[len - 1] != '\n' || strchr(out, '\n') != out + len - 1 ||
+	    !strstr(out, needle))
+		fail_msg("ringtrace %s: exit %d, wanted one error line with \"%s\", got:\n%s", args, rc,
+			 needle, out);
+	free(out);
+}
+
+static int need_binary(void **state)
+{
+	(void)state;
+	if (!tu_ringtrace()) {
+		print_message("SKIP: RINGTRACE is not set: run through make integration-test\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void test_option_errors(void **state)
+{
+	(void)state;
+	expect_one_line_error("record", "pass -a");
+	expect_one_line_error("record -a -F 0", "invalid value \"0\" for -F");
+	expect_one_line_error("record -a -F many", "invalid value \"many\" for -F");
+	expect_one_line_error("record -a -F 10000000", "for -F");
+	expect_one_line_error("record -a -F 100 -c 100000", "-F and -c conflict");
+	expect_one_line_error("record -a -m 3", "power of two");
+	expect_one_line_error("record -a --bogus", "unknown option --bogus");
+	expect_one_line_error("record -a -F", "needs a value");
+	expect_one_line_error("frobnicate", "unknown command \"frobnicate\"");
+	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");
+	expect_one_line_error("report /nonexistent/dir", "/nonexistent/dir");
+	expect_one_line_error("report a b", "unexpected argument \"b\"");
+}
+
+static void test_output_directory_is_never_reused_blindly(void **state)
+{
+	char *dir = tu_tempdir(), args[8192], target[4096];
+
+	(void)state;
+	snprintf(args, sizeof(args), "record -a -o %s", dir);
+	expect_one_line_error(args, "already exists");
+	/* --force refuses a symlink, even to a directory of ours */
+	snprintf(target, sizeof(target), "%s/link", dir);
+	assert_int_equal(symlink(dir, target), 0);
+	snprintf(args, sizeof(args), "record -a --force -o %s", target);
+	expect_one_line_error(args, "not a real directory");
+	/* and a file */
+	snprintf(target, sizeof(target), "%s/file", dir);
+	fclose(fopen(target, "w"));
+	snprintf(args, sizeof(args), "record -a --force -o %s", target);
+	expect_one_line_error(args, "not a real directory");
+	/* report refuses a data file that is a symlink */
+	snprintf(target, sizeof(target), "%s/data", dir);
+	assert_int_equal(symlink("/etc/passwd", target), 0);
+	snprintf(args, sizeof(args), "report %s", dir);
+	expect_one_line_error(args, "symbolic link");
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_option_errors),
+		cmocka_unit_test(test_output_directory_is_never_reused_blindly),
+	};
+
+	return cmocka_run_group_tests(tests, need_binary, NULL);
+}

@@ -1,0 +1,285 @@
+/* test_record.c: records the load generator system-wide with real BPF and checks
+ * the hot function, sample counts, perf's view of the files, and how it stops. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perf_data_reader.h"
+#include "perf_record.h"
+#include "test_util.h"
+
+#define FREQ 999
+#define SECONDS 2
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+/* The CPU the load generator is pinned to: the last one. */
+static int busy_cpu(void)
+{
+	return tu_online_cpus() - 1;
+}
+
+static char *record_loadgen(const char *mode)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	int rc;
+
+	assert_non_null(dir);
+	rc = tu_sh(&out, "%s record -a -g -F %d --force -o %s -- %s --cpu %d %s %d 2>&1", tu_ringtrace(),
+		   FREQ, dir, tu_loadgen(), busy_cpu(), mode, SECONDS);
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	if (!strstr(out, "samples") || !strstr(out, "lost"))
+		fail_msg("no end-of-recording totals:\n%s", out);
+	free(out);
+	return dir;
+}
+
+/* Samples in data.cpuN (every CPU's file if cpu < 0), and the times of the
+ * first and the last. */
+static uint64_t count_samples(const char *dir, int cpu, uint64_t *first, uint64_t *last)
+{
+	struct perf_input in;
+	char err[512], name[64];
+	uint64_t n = 0;
+
+	*first = *last = 0;
+	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
+	snprintf(name, sizeof(name), "/data.cpu%d", cpu);
+	for (unsigned int f = 0; f < in.nr_files; f++) {
+		struct perf_record_iter it;
+		const struct perf_event_header *rec;
+
+		if (cpu >= 0 && !strstr(in.files[f].path, name))
+			continue;
+		perf_record_iter_init(&it, &in.files[f]);
+		while (perf_record_next(&it, &rec, err, sizeof(err)) == 1) {
+			struct perf_sample s;
+
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			assert_int_equal(perf_sample_decode(rec, in.events[0].attr.sample_type, &s), 0);
+			if (cpu >= 0)
+				assert_int_equal(s.cpu, cpu);
+			if (!*first || s.time < *first)
+				*first = s.time;
+			if (s.time > *last)
+				*last = s.time;
+			n++;
+		}
+	}
+	perf_input_close(&in);
+	return n;
+}
+
+/* Parses a report row "  12.34%  123  [.] name" into its percentage and symbol. */
+static int parse_row(const char *line, double *pct, char *sym, size_t len)
+{
+	const char *p = strstr(line, "%");
+	const char *s = strstr(line, "] ");
+
+	if (!p || !s || sscanf(line, "%lf%%", pct) != 1)
+		return -1;
+	snprintf(sym, len, "%s", s + 2);
+	sym[strcspn(sym, " \n")] = '\0';
+	return 0;
+}
+
+/* The first n rows of a report (ringtrace's or perf's: '#' lines skipped). */
+static int top_rows(const char *text, int n, double *pcts, char syms[][128])
+{
+	int got = 0;
+
+	for (const char *line = text; line && *line && got < n; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!*line || *line == '#' || *line == '\n')
+			continue;
+		if (!parse_row(line, &pcts[got], syms[got], sizeof(syms[got])))
+			got++;
+	}
+	return got;
+}
+
+static void test_hot_function_tops_its_process(void **state)
+{
+	char *dir, *out = NULL, sym[128];
+	double pct;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = record_loadgen("spin");
+	rc = tu_sh(&out, "%s report %s --comm loadgen --sort sym", tu_ringtrace(), dir);
+	assert_int_equal(rc, 0);
+	{
+		double p[1];
+		char s[1][128];
+
+		assert_int_equal(top_rows(out, 1, p, s), 1);
+		pct = p[0];
+		snprintf(sym, sizeof(sym), "%s", s[0]);
+	}
+	if (strcmp(sym, "loadgen_hot_loop") || pct <= 80.0)
+		fail_msg("top symbol of loadgen is %s at %.2f%%, wanted loadgen_hot_loop over 80%%:\n%s",
+			 sym, pct, out);
+	free(out);
+
+	rc = tu_sh(&out, "perf script -i %s 2>&1", dir);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "loadgen_hot_loop"))
+		fail_msg("perf script does not name loadgen_hot_loop");
+	/* -g: the user callchain unwinds through the caller (frame pointers) */
+	if (!strstr(out, "spin_thread"))
+		fail_msg("perf script shows no callchain through spin_thread");
+	free(out);
+
+	rc = tu_sh(&out, "perf report -i %s --stdio 2>&1", dir);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "loadgen_hot_loop"))
+		fail_msg("perf report does not name loadgen_hot_loop:\n%s", out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_busy_cpu_sample_count_matches_frequency(void **state)
+{
+	char *dir;
+	uint64_t first, last, n;
+	double span, expected_nominal, expected_span;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = record_loadgen("spin");
+	n = count_samples(dir, busy_cpu(), &first, &last);
+	span = (double)(last - first) / 1e9;
+	expected_nominal = FREQ * (double)SECONDS;
+	expected_span = FREQ * span;
+	print_message("CPU %d: %llu samples over %.3f s (F x s = %.0f nominal, %.0f measured)\n",
+		      busy_cpu(), (unsigned long long)n, span, expected_nominal, expected_span);
+	if (fabs((double)n - expected_nominal) > 0.15 * expected_nominal ||
+	    fabs((double)n - expected_span) > 0.15 * expected_span)
+		fail_msg("%llu samples on the busy CPU, not within 15%% of %.0f", (unsigned long long)n,
+			 expected_nominal);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ringtrace report and perf report agree on the top 5 symbols, in order,
+ * and on their percentages within 1 point. */
+static void test_top_symbols_agree_with_perf(void **state)
+{
+	char *dir, *ours = NULL, *theirs = NULL;
+	double po[5], pp[5];
+	char so[5][128], sp[5][128];
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = record_loadgen("mix");
+	rc = tu_sh(&ours, "%s report %s --sort sym", tu_ringtrace(), dir);
+	assert_int_equal(rc, 0);
+	rc = tu_sh(&theirs, "perf report -i %s --stdio --no-children --sort sym -g none 2>/dev/null",
+		   dir);
+	assert_int_equal(rc, 0);
+	if (top_rows(ours, 5, po, so) != 5 || top_rows(theirs, 5, pp, sp) != 5)
+		fail_msg("fewer than 5 rows:\nringtrace:\n%s\nperf:\n%s", ours, theirs);
+	for (int i = 0; i < 5; i++) {
+		print_message("#%d ringtrace %-28s %6.2f%%   perf %-28s %6.2f%%\n", i + 1, so[i], po[i],
+			      sp[i], pp[i]);
+		if (strcmp(so[i], sp[i]) || fabs(po[i] - pp[i]) > 1.0)
+			fail_msg("row %d differs: ringtrace %s %.2f%%, perf %s %.2f%%", i + 1, so[i],
+				 po[i], sp[i], pp[i]);
+	}
+	free(ours);
+	free(theirs);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Without a command, recording runs until SIGINT, then flushes and reports. */
+static void test_sigint_stops_and_flushes(void **state)
+{
+	char *dir, *out = NULL;
+	uint64_t first, last;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(tu_ringtrace(), tu_ringtrace(), "record", "-a", "-o", dir, "--force", NULL);
+		_exit(127);
+	}
+	sleep(1);
+	kill(pid, SIGINT);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* an idle CPU of a VM may not tick (perf sees the same): count them all */
+	assert_true(count_samples(dir, -1, &first, &last) > FREQ / 2);
+	assert_int_equal(tu_sh(&out, "%s report %s", tu_ringtrace(), dir), 0);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The workload's exit status is ringtrace's; a command that cannot run is
+ * one error line and a non-zero exit. */
+static void test_workload_exit_status(void **state)
+{
+	char *dir, *out = NULL;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -a --force -o %s -- sh -c 'exit 3' 2>&1", tu_ringtrace(), dir);
+	assert_int_equal(rc, 3);
+	free(out);
+	rc = tu_sh(&out, "%s record -a --force -o %s -- /nonexistent/cmd 2>&1 >/dev/null",
+		   tu_ringtrace(), dir);
+	assert_int_not_equal(rc, 0);
+	if (!strstr(out, "cannot run /nonexistent/cmd: No such file or directory") ||
+	    strchr(out, '\n') != out + strlen(out) - 1)
+		fail_msg("wanted one error line naming the command, got:\n%s", out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hot_function_tops_its_process),
+		cmocka_unit_test(test_busy_cpu_sample_count_matches_frequency),
+		cmocka_unit_test(test_top_symbols_agree_with_perf),
+		cmocka_unit_test(test_sigint_stops_and_flushes),
+		cmocka_unit_test(test_workload_exit_status),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,303 @@
+/* test_report.c: report on a synthetic recording of this very binary: symbols
+ * resolve through MMAP2 and kallsyms, rows and filters are right, perf reads it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "byte_buffer.h"
+#include "perf_data_writer.h"
+#include "perf_record.h"
+#include "report.h"
+#include "test_util.h"
+
+#define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | SAMPLE_ID_TYPE | PERF_SAMPLE_PERIOD)
+#define SYNTHETIC_PID 4242
+#define KERNEL_TEXT 0xffffffff81000000ULL
+
+__attribute__((noinline)) int known_function_alpha(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) int known_function_beta(int x)
+{
+	return x * 5 + 2;
+}
+
+struct fixture {
+	char *dir;
+	char kallsyms[PATH_MAX];
+};
+
+/* The executable mapping of this binary that holds addr. */
+static void find_own_mapping(uint64_t addr, struct perf_mmap *m, char *path, size_t pathlen)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		char perms[8];
+		int consumed = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &start, &end, perms, &pgoff,
+			   &consumed) < 4)
+			continue;
+		if (addr < start || addr >= end)
+			continue;
+		snprintf(path, pathlen, "%s", line + consumed);
+		path[strcspn(path, "\n")] = '\0';
+		memset(m, 0, sizeof(*m));
+		m->pid = m->tid = SYNTHETIC_PID;
+		m->start = start;
+		m->len = end - start;
+		m->pgoff = pgoff;
+		m->prot = PROT_READ | PROT_EXEC;
+		m->flags = MAP_PRIVATE;
+		m->filename = path;
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	fail_msg("no mapping holds %llx", (unsigned long long)addr);
+}
+
+static void add_sample(struct byte_buffer *b, uint16_t misc, uint64_t ip, uint32_t pid,
+		       uint64_t time, uint32_t cpu)
+{
+	uint64_t w[6];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, misc, sizeof(w) };
+
+	w[1] = ip;
+	w[2] = pid | (uint64_t)pid << 32;
+	w[3] = time;
+	w[4] = cpu;
+	w[5] = 1000000;
+	memcpy(w, &h, sizeof(h));
+	assert_non_null(byte_buffer_append(b, w, sizeof(w)));
+}
+
+static void write_bytes(const char *dir, const char *name, const void *p, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, len), (ssize_t)len);
+	close(fd);
+}
+
+/* 30 samples in alpha, 10 in beta, 1 unmapped, 5 in a kernel function, over
+ * two CPU files; the side-band in the header file. */
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct byte_buffer side = { 0 }, cpu0 = { 0 }, cpu1 = { 0 };
+	struct perf_data_event ev = { .name = "cpu-clock" };
+	struct perf_data_header h = { .events = &ev, .nr_events = 1 };
+	struct perf_comm comm = { .pid = SYNTHETIC_PID, .tid = SYNTHETIC_PID, .comm = "synthetic" };
+	uint64_t alpha = (uintptr_t)known_function_alpha, beta = (uintptr_t)known_function_beta;
+	struct perf_mmap m;
+	char path[PATH_MAX], err[256];
+	uint64_t t = 1000;
+	FILE *ks;
+	int fd;
+
+	fx->dir = tu_tempdir();
+	find_own_mapping(alpha, &m, path, sizeof(path));
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev.attr.sample_period = 1000000;
+	ev.attr.sample_type = SAMPLE_TYPE;
+	ev.attr.sample_id_all = 1;
+	ev.attr.exclude_guest = 1;
+	assert_int_equal(perf_kernel_mmap_encode(&side, SAMPLE_ID_TYPE, KERNEL_TEXT, NULL), 0);
+	assert_int_equal(perf_comm_encode(&side, SAMPLE_ID_TYPE, &comm, NULL), 0);
+	assert_int_equal(perf_mmap2_encode(&side, SAMPLE_ID_TYPE, &m, NULL), 0);
+
+	for (int i = 0; i < 30; i++)
+		add_sample(i % 2 ? &cpu1 : &cpu0, PERF_RECORD_MISC_USER, alpha + 1, SYNTHETIC_PID,
+			   t++, i % 2);
+	for (int i = 0; i < 10; i++)
+		add_sample(&cpu0, PERF_RECORD_MISC_USER, beta + 2, SYNTHETIC_PID, t++, 0);
+	add_sample(&cpu1, PERF_RECORD_MISC_USER, 0x10, SYNTHETIC_PID, t++, 1);
+	for (int i = 0; i < 5; i++)
+		add_sample(&cpu1, PERF_RECORD_MISC_KERNEL, KERNEL_TEXT + 0x110, 0, t++, 1);
+
+	snprintf(path, sizeof(path), "%s/data", fx->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(perf_data_write_header(fd, &h, side.data, side.len, err, sizeof(err)), 0);
+	close(fd);
+	write_bytes(fx->dir, "data.cpu0", cpu0.data, cpu0.len);
+	write_bytes(fx->dir, "data.cpu1", cpu1.data, cpu1.len);
+
+	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s-kallsyms", fx->dir);
+	ks = fopen(fx->kallsyms, "w");
+	assert_non_null(ks);
+	fprintf(ks, "ffffffff81000000 T _text\nffffffff81000100 T kfunc_synthetic\n"
+		    "ffffffff81000200 t kfunc_next\n");
+	fclose(ks);
+	byte_buffer_free(&side);
+	byte_buffer_free(&cpu0);
+	byte_buffer_free(&cpu1);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_rmtree(fx->dir);
+	unlink(fx->kallsyms);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* Runs report into a string. */
+static char *report_text(struct fixture *fx, const char *sort, const char *comm, int64_t pid)
+{
+	struct report_options o = { .input = fx->dir, .pid_filter = pid, .comm_filter = comm,
+				    .kallsyms = fx->kallsyms };
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_int_equal(report_parse_sort(&o, sort, err, sizeof(err)), 0);
+	assert_int_equal(report_run(&o, out, err, sizeof(err)), 0);
+	fclose(out);
+	return text;
+}
+
+/* The first data row (after the '#' lines), or the n-th. */
+static const char *row(const char *text, int n)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		if (*line != '#' && n-- == 0)
+			return line;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return "";
+}
+
+static void expect_row(const char *text, int n, const char *pct, const char *samples,
+		       const char *what)
+{
+	const char *r = row(text, n);
+	const char *end = strchr(r, '\n');
+	char line[512];
+
+	snprintf(line, sizeof(line), "%.*s", end ? (int)(end - r) : (int)strlen(r), r);
+	if (!strstr(line, pct) || !strstr(line, samples) || !strstr(line, what))
+		fail_msg("row %d \"%s\" lacks %s / %s / %s\nreport:\n%s", n, line, pct, samples,
+			 what, text);
+}
+
+static void test_symbols_resolve_through_mmap2_and_kallsyms(void **state)
+{
+	char *text = report_text(*state, "sym", NULL, -1);
+
+	assert_non_null(strstr(text, "46 samples"));
+	expect_row(text, 0, "65.22%", "30", "[.] known_function_alpha");
+	expect_row(text, 1, "21.74%", "10", "[.] known_function_beta");
+	expect_row(text, 2, "10.87%", "5", "[k] kfunc_synthetic");
+	expect_row(text, 3, "2.17%", "1", "[.] [unknown]");
+	free(text);
+}
+
+static void test_sort_keys_and_filters(void **state)
+{
+	char *text = report_text(*state, "comm,pid,dso,sym", "synthetic", -1);
+
+	assert_non_null(strstr(text, "showing 41 samples of comm synthetic"));
+	expect_row(text, 0, "73.17%", "30", "synthetic");
+	expect_row(text, 0, "4242", "test_report", "known_function_alpha");
+	expect_row(text, 2, "2.44%", "1", "[unknown]");
+	free(text);
+
+	text = report_text(*state, "cpu", NULL, 0);
+	assert_non_null(strstr(text, "showing 5 samples of pid 0"));
+	expect_row(text, 0, "100.00%", "5", "001");
+	free(text);
+
+	text = report_text(*state, "comm", NULL, -1);
+	expect_row(text, 1, "10.87%", "5", "swapper");
+	free(text);
+}
+
+static void test_bad_sort_key(void **state)
+{
+	struct report_options o = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(report_parse_sort(&o, "comm,size", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "\"size\""));
+}
+
+static void test_missing_input_is_an_error(void **state)
+{
+	struct report_options o = { .input = "/nonexistent/ringtrace.data", .pid_filter = -1 };
+	char err[512];
+
+	(void)state;
+	report_parse_sort(&o, "sym", err, sizeof(err));
+	assert_int_equal(report_run(&o, stdout, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/ringtrace.data"));
+}
+
+/* perf 6.1 reads the synthetic directory and names the same symbols. */
+static void test_perf_reads_the_directory(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL;
+	int rc = tu_sh(&out, "perf script -i %s -F comm,pid,cpu,ip,sym 2>&1", fx->dir);
+
+	if (rc == 127) {
+		free(out);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "synthetic") || !strstr(out, "known_function_alpha") ||
+	    !strstr(out, "known_function_beta"))
+		fail_msg("perf script output lacks the synthetic samples:\n%s", out);
+	free(out);
+	rc = tu_sh(&out, "perf report -i %s --stdio --sort sym 2>&1", fx->dir);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "known_function_alpha") || !strstr(out, "65.22%"))
+		fail_msg("perf report output lacks known_function_alpha at 65.22%%:\n%s", out);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symbols_resolve_through_mmap2_and_kallsyms),
+		cmocka_unit_test(test_sort_keys_and_filters),
+		cmocka_unit_test(test_bad_sort_key),
+		cmocka_unit_test(test_missing_input_is_an_error),
+		cmocka_unit_test(test_perf_reads_the_directory),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

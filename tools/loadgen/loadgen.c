@@ -1,0 +1,162 @@
+/* loadgen.c: known workloads for tests and benchmarks: one hot function, a
+ * weighted mix of five, an exact number of getpid calls, a forked child. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int stop;
+
+/* The hot function: tests look for it by name. Never inlined, frame pointers kept. */
+__attribute__((noinline)) uint64_t loadgen_hot_loop(uint64_t seed)
+{
+	uint64_t x = seed;
+
+	for (int i = 0; i < 1000000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+/* Five functions of equal work, called 16:8:4:2:1 by "mix", so a profile of
+ * it has five symbols of known, distinct weights. */
+#define LOADGEN_MIX_FN(name)                                                \
+	__attribute__((noinline)) uint64_t name(uint64_t seed)             \
+	{                                                                   \
+		uint64_t x = seed;                                          \
+		for (int i = 0; i < 200000; i++)                            \
+			x = x * 2862933555777941757ULL + 3037000493ULL;     \
+		return x;                                                   \
+	}
+LOADGEN_MIX_FN(loadgen_mix_16)
+LOADGEN_MIX_FN(loadgen_mix_8)
+LOADGEN_MIX_FN(loadgen_mix_4)
+LOADGEN_MIX_FN(loadgen_mix_2)
+LOADGEN_MIX_FN(loadgen_mix_1)
+
+__attribute__((noinline)) static void *mix_thread(void *arg)
+{
+	uint64_t x = (uintptr_t)arg;
+
+	while (!stop) {
+		for (int i = 0; i < 16; i++)
+			x = loadgen_mix_16(x);
+		for (int i = 0; i < 8; i++)
+			x = loadgen_mix_8(x);
+		for (int i = 0; i < 4; i++)
+			x = loadgen_mix_4(x);
+		for (int i = 0; i < 2; i++)
+			x = loadgen_mix_2(x);
+		x = loadgen_mix_1(x);
+	}
+	return (void *)(uintptr_t)x;
+}
+
+__attribute__((noinline)) static void *spin_thread(void *arg)
+{
+	uint64_t x = (uintptr_t)arg;
+
+	while (!stop)
+		x = loadgen_hot_loop(x);
+	return (void *)(uintptr_t)x;
+}
+
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "loadgen: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+		exit(1);
+	}
+}
+
+static int run_threads(double seconds, int threads, void *(*fn)(void *))
+{
+	pthread_t tids[64];
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	for (int i = 0; i < threads; i++)
+		if (pthread_create(&tids[i], NULL, fn, (void *)(uintptr_t)(i + 1)))
+			return 1;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	stop = 1;
+	for (int i = 0; i < threads; i++)
+		pthread_join(tids[i], NULL);
+	return 0;
+}
+
+static int run_spin(double seconds, int threads)
+{
+	return run_threads(seconds, threads, spin_thread);
+}
+
+static int run_getpid(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		syscall(SYS_getpid);
+	return 0;
+}
+
+static int run_fork(double seconds, int threads)
+{
+	pid_t child = fork();
+	int status;
+
+	if (child < 0)
+		return 1;
+	if (child == 0)
+		_exit(run_spin(seconds, threads));
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: loadgen [--cpu N] [--threads N] spin SECONDS\n"
+		"       loadgen [--cpu N] [--threads N] mix SECONDS    (loadgen_mix_16..1 in 16:8:4:2:1)\n"
+		"       loadgen [--cpu N] getpid COUNT\n"
+		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n");
+}
+
+int main(int argc, char **argv)
+{
+	int threads = 1, i = 1;
+
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		if (!strcmp(argv[i], "--cpu"))
+			pin_to_cpu(atoi(argv[i + 1]));
+		else if (!strcmp(argv[i], "--threads"))
+			threads = atoi(argv[i + 1]);
+		else
+			break;
+	}
+	if (i + 2 != argc) {
+		usage();
+		return 2;
+	}
+	if (!strcmp(argv[i], "spin"))
+		return run_spin(atof(argv[i + 1]), threads);
+	if (!strcmp(argv[i], "mix"))
+		return run_threads(atof(argv[i + 1]), threads, mix_thread);
+	if (!strcmp(argv[i], "getpid"))
+		return run_getpid(strtoull(argv[i + 1], NULL, 10));
+	if (!strcmp(argv[i], "fork"))
+		return run_fork(atof(argv[i + 1]), threads);
+	usage();
+	return 2;
+}

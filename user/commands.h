@@ -1,0 +1,9 @@
+/* commands.h: the subcommands of the ringtrace CLI, each taking the
+ * arguments that follow its name (argv[0] is the subcommand). */
+#ifndef RINGTRACE_COMMANDS_H
+#define RINGTRACE_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

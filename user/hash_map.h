@@ -1,0 +1,45 @@
+/* hash_map.h: an open-addressing hash map from caller-owned keys to values,
+ * with the caller's hash and equality; used for processes, DSOs and report rows. */
+#ifndef RINGTRACE_HASH_MAP_H
+#define RINGTRACE_HASH_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t (*hash_map_hash_fn)(const void *key);
+typedef bool (*hash_map_equal_fn)(const void *a, const void *b);
+
+struct hash_map_slot {
+	uint64_t hash;
+	const void *key; /* NULL: empty */
+	void *value;
+};
+
+struct hash_map {
+	struct hash_map_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t len;
+	hash_map_hash_fn hash;
+	hash_map_equal_fn equal;
+};
+
+void hash_map_init(struct hash_map *m, hash_map_hash_fn hash, hash_map_equal_fn equal);
+/* The value stored under key, or NULL. */
+void *hash_map_get(const struct hash_map *m, const void *key);
+/* Stores value under key (key must stay valid while stored; typically it
+ * points inside value). Replaces an equal key's value. -1 if memory ran out. */
+int hash_map_put(struct hash_map *m, const void *key, void *value);
+/* Calls fn on every value, in no particular order. */
+void hash_map_each(const struct hash_map *m, void (*fn)(void *value, void *ctx), void *ctx);
+void hash_map_free(struct hash_map *m);
+
+/* Hash helpers. */
+uint64_t hash_u64(uint64_t v);
+uint64_t hash_bytes(const void *p, size_t len, uint64_t seed);
+uint64_t hash_string(const void *key);         /* key is a const char * */
+bool equal_string(const void *a, const void *b);
+uint64_t hash_u32_key(const void *key);        /* key points to a uint32_t */
+bool equal_u32_key(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,59 @@
+/* perf_data_writer.h: writes a perf.data directory: the header file "data"
+ * (attrs, side-band, features) and append-only per-CPU record streams. */
+#ifndef RINGTRACE_PERF_DATA_WRITER_H
+#define RINGTRACE_PERF_DATA_WRITER_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One event of the recording as the header describes it. */
+struct perf_data_event {
+	struct perf_event_attr attr;
+	const char *name; /* the name perf report and perf script print */
+	const uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+/* What the header file states about the recording. */
+struct perf_data_header {
+	const struct perf_data_event *events;
+	unsigned int nr_events;
+	const char *hostname;
+	const char *osrelease;
+	const char *arch;
+	const char *version;
+	uint32_t nr_cpus_available;
+	uint32_t nr_cpus_online;
+	int argc;
+	char *const *argv;
+	uint64_t clockid_res_ns; /* resolution of attr.clockid, for HEADER_CLOCKID */
+};
+
+/* Writes the complete header file to fd: file header, attrs with their ids,
+ * the data section (records, e.g. synthesized side-band) and the feature
+ * sections, HEADER_DIR_FORMAT among them. Returns 0, or -1 with err set. */
+int perf_data_write_header(int fd, const struct perf_data_header *hdr, const void *data,
+			   size_t data_size, char *err, size_t errlen);
+
+/* A per-CPU "data.cpuN" file: a raw stream of records, no header, appended
+ * through a buffer that is written out in whole records. */
+struct perf_data_stream {
+	int fd;
+	uint8_t *buf;
+	size_t len;
+	size_t cap;
+	uint64_t bytes_written; /* bytes that reached the file */
+	uint64_t records;       /* records appended */
+	int error;              /* errno of the first failed write, then sticky */
+};
+
+/* Takes ownership of fd. Returns 0 or -1 if the buffer cannot be allocated. */
+int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize);
+/* Appends one record (size is its header.size). Returns 0 or -1 with s->error. */
+int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t size);
+int perf_data_stream_flush(struct perf_data_stream *s);
+/* Flushes, fsyncs nothing, closes. Returns 0 or -1 with s->error. */
+int perf_data_stream_close(struct perf_data_stream *s);
+
+#endif

@@ -1,0 +1,83 @@
+/* perf_ring.c: reads the kernel's perf mmap ring buffer of one perf event
+ * forward: data_head loaded with acquire, data_tail stored with release. */
+#include "perf_ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int perf_ring_map(struct perf_ring *r, int fd, size_t data_pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *base;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if (!data_pages || (data_pages & (data_pages - 1)))
+		return -EINVAL;
+	r->mmap_size = (1 + data_pages) * page;
+	base = mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	r->bounce = malloc(UINT16_MAX + 1);
+	if (!r->bounce) {
+		munmap(base, r->mmap_size);
+		return -ENOMEM;
+	}
+	r->fd = fd;
+	r->meta = base;
+	r->data = (uint8_t *)base + page;
+	r->data_size = data_pages * page;
+	return 0;
+}
+
+void perf_ring_unmap(struct perf_ring *r)
+{
+	if (r->meta)
+		munmap(r->meta, r->mmap_size);
+	free(r->bounce);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+uint64_t perf_ring_pending(const struct perf_ring *r)
+{
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE) - r->meta->data_tail;
+}
+
+long perf_ring_drain(struct perf_ring *r, perf_ring_record_fn fn, void *ctx)
+{
+	/* (C): the head is read before any record it covers. */
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail; /* only we write it */
+	uint64_t mask = r->data_size - 1;
+	long count = 0;
+	int err = 0;
+
+	while (tail < head) {
+		uint64_t off = tail & mask;
+		struct perf_event_header *rec = (struct perf_event_header *)(r->data + off);
+		uint16_t size = rec->size;
+
+		if (size < sizeof(*rec) || size > head - tail) {
+			err = -EBADMSG;
+			break;
+		}
+		if (off + size > r->data_size) {
+			size_t first = r->data_size - off;
+
+			memcpy(r->bounce, r->data + off, first);
+			memcpy(r->bounce + first, r->data, size - first);
+			rec = (struct perf_event_header *)r->bounce;
+		}
+		if (fn(ctx, rec))
+			break;
+		tail += size;
+		count++;
+	}
+	/* (D): the records are read before the kernel may overwrite them. */
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return err ? err : count;
+}

@@ -1,0 +1,438 @@
+/* record.c: a recording session: opens the events and files, drains the BPF
+ * rings and side-band into per-CPU files until stopped, then prints totals. */
+#include "record.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf_sampler.h"
+#include "byte_buffer.h"
+#include "cpu_list.h"
+#include "log.h"
+#include "output_dir.h"
+#include "perf_data_writer.h"
+#include "perf_record.h"
+#include "sideband.h"
+#include "synthesize.h"
+#include "workload.h"
+
+#define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | SAMPLE_ID_TYPE | PERF_SAMPLE_PERIOD)
+#define STREAM_BUFFER_BYTES (256 * 1024)
+#define DRAIN_INTERVAL_MS 100
+
+enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND };
+
+/* What one CPU's file received. */
+struct cpu_totals {
+	uint64_t samples;
+	uint64_t lost;
+};
+
+struct session {
+	const struct record_options *opts;
+	struct cpu_list cpus;
+	int *slot_of_cpu; /* indexed by CPU number, -1 if not recorded */
+	int nr_possible;
+	int dirfd;
+	struct perf_data_stream *streams; /* one per slot */
+	struct cpu_totals *totals;        /* one per slot */
+	struct sideband sideband;
+	struct bpf_sampler *sampler;
+	struct workload workload;
+	bool has_workload;
+	int sigfd;
+	int epfd;
+	bool stopping;
+	char error[512];
+};
+
+static int append_to_slot(struct session *s, int slot, const void *rec, size_t size)
+{
+	struct perf_data_stream *st = &s->streams[slot];
+
+	if (perf_data_stream_append(st, rec, size)) {
+		if (!s->error[0])
+			rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
+				  s->opts->output, s->cpus.cpus[slot], strerror(st->error));
+		return -1;
+	}
+	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE)
+		s->totals[slot].samples++;
+	return 0;
+}
+
+static int on_sample(void *ctx, int cpu, const void *rec, size_t size)
+{
+	struct session *s = ctx;
+
+	if (cpu < 0 || cpu >= s->nr_possible || s->slot_of_cpu[cpu] < 0)
+		return -EINVAL;
+	return append_to_slot(s, s->slot_of_cpu[cpu], rec, size);
+}
+
+static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
+{
+	return append_to_slot(ctx, (int)slot, rec, size);
+}
+
+static void file_attr(struct perf_event_attr *a, const struct record_options *o)
+{
+	perf_attr_cpu_clock(a, &o->rate);
+	a->disabled = 0;
+	a->sample_type = SAMPLE_TYPE | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	a->sample_id_all = 1;
+	a->exclude_guest = 1;
+	a->use_clockid = 1;
+	a->clockid = RINGTRACE_CLOCKID;
+	a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
+}
+
+static int open_cpu_files(struct session *s)
+{
+	s->streams = calloc(s->cpus.nr, sizeof(*s->streams));
+	s->totals = calloc(s->cpus.nr, sizeof(*s->totals));
+	if (!s->streams || !s->totals) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < s->cpus.nr; i++)
+		s->streams[i].fd = -1;
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		char name[32];
+		int fd;
+
+		snprintf(name, sizeof(name), "data.cpu%d", s->cpus.cpus[i]);
+		fd = output_file_create(s->dirfd, s->opts->output, name, s->error, sizeof(s->error));
+		if (fd < 0)
+			return -1;
+		if (perf_data_stream_init(&s->streams[i], fd, STREAM_BUFFER_BYTES)) {
+			close(fd);
+			rt_format(s->error, sizeof(s->error), "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* DIR/data: the header, the attr, and side-band synthesized from /proc. */
+static int write_header_file(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	struct perf_data_event ev = { .name = "cpu-clock" };
+	struct perf_data_header h = { .events = &ev, .nr_events = 1 };
+	struct byte_buffer side = { 0 };
+	struct timespec res = { 0 };
+	struct utsname u;
+	int fd, ret = -1;
+
+	file_attr(&ev.attr, o);
+	uname(&u);
+	clock_getres(CLOCK_MONOTONIC, &res);
+	h.hostname = u.nodename;
+	h.osrelease = u.release;
+	h.arch = u.machine;
+	h.version = "ringtrace " RINGTRACE_VERSION;
+	h.nr_cpus_available = (uint32_t)s->nr_possible;
+	h.nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	h.argc = o->argc;
+	h.argv = o->argv;
+	h.clockid_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+
+	if (synthesize_kernel_mmap(&side, SAMPLE_ID_TYPE, s->error, sizeof(s->error)))
+		rt_warn("%s; kernel frames will show as [unknown]", s->error);
+	s->error[0] = '\0';
+	if (synthesize_processes(&side, SAMPLE_ID_TYPE) < 0) {
+		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
+		goto out;
+	}
+	fd = output_file_create(s->dirfd, o->output, "data", s->error, sizeof(s->error));
+	if (fd < 0)
+		goto out;
+	ret = perf_data_write_header(fd, &h, side.data, side.len, s->error, sizeof(s->error));
+	if (close(fd) && !ret) {
+		rt_format(s->error, sizeof(s->error), "cannot write %s/data: %s", o->output,
+			  strerror(errno));
+		ret = -1;
+	}
+out:
+	byte_buffer_free(&side);
+	return ret;
+}
+
+static int setup_epoll(struct session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -1;
+	ev.data.u64 = TAG_SIGNAL;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
+		return -1;
+	ev.data.u64 = TAG_SAMPLER;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, bpf_sampler_epoll_fd(s->sampler), &ev))
+		return -1;
+	ev.data.u64 = TAG_SIDEBAND;
+	for (unsigned int i = 0; i < s->sideband.nr; i++)
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
+			return -1;
+	return 0;
+}
+
+static int drain_all(struct session *s)
+{
+	long r = bpf_sampler_drain(s->sampler);
+
+	if (r < 0) {
+		if (!s->error[0])
+			rt_format(s->error, sizeof(s->error), "cannot drain the BPF rings: %s",
+				  strerror((int)-r));
+		return -1;
+	}
+	for (unsigned int i = 0; i < s->sideband.nr; i++) {
+		r = sideband_drain(&s->sideband, i, on_sideband, s);
+		if (r < 0) {
+			if (!s->error[0])
+				rt_format(s->error, sizeof(s->error), "cannot drain the side-band ring of CPU %d: %s",
+					  s->sideband.cpus[i].cpu, strerror((int)-r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void handle_signal(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (s->has_workload && workload_poll(&s->workload))
+				s->stopping = true;
+		} else {
+			s->stopping = true;
+		}
+	}
+}
+
+static int run_loop(struct session *s)
+{
+	while (!s->stopping) {
+		struct epoll_event evs[16];
+		int n = epoll_wait(s->epfd, evs, 16, DRAIN_INTERVAL_MS);
+
+		if (n < 0 && errno != EINTR) {
+			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			if (evs[i].data.u64 == TAG_SIGNAL)
+				handle_signal(s);
+		if (drain_all(s))
+			return -1;
+	}
+	return 0;
+}
+
+/* A ring-full loss the BPF side counted and that no record reported yet
+ * becomes the CPU's last record: PERF_RECORD_LOST at the time of the first loss. */
+static int write_pending_loss(struct session *s, unsigned int slot)
+{
+	struct rt_cpu_counters c;
+	struct byte_buffer b = { 0 };
+	int ret = 0;
+
+	if (bpf_sampler_counters(s->sampler, s->cpus.cpus[slot], &c) || !c.lost)
+		return 0;
+	s->totals[slot].lost += c.lost;
+	{
+		struct perf_lost lost = { .id = 0, .lost = c.lost };
+		struct perf_sample_id sid = { .time = c.lost_first_time,
+					      .cpu = (uint32_t)s->cpus.cpus[slot] };
+
+		if (perf_lost_encode(&b, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &lost, &sid) ||
+		    perf_data_stream_append(&s->streams[slot], b.data, b.len))
+			ret = -1;
+	}
+	byte_buffer_free(&b);
+	return ret;
+}
+
+static void print_summary(const struct session *s, double seconds)
+{
+	uint64_t samples = 0, lost = 0, side = 0, side_lost = 0, bytes = 0;
+
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		samples += s->totals[i].samples;
+		lost += s->totals[i].lost;
+		side += s->sideband.cpus[i].records;
+		side_lost += s->sideband.cpus[i].lost;
+		bytes += s->streams[i].bytes_written;
+	}
+	rt_info("ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
+		" lost, %.1f KiB",
+		seconds, s->opts->output, samples, lost, (double)bytes / 1024.0);
+	rt_info("%6s %12s %10s %12s %10s", "cpu", "samples", "lost", "side-band", "sb-lost");
+	for (unsigned int i = 0; i < s->cpus.nr; i++)
+		rt_info("%6d %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64, s->cpus.cpus[i],
+			s->totals[i].samples, s->totals[i].lost, s->sideband.cpus[i].records,
+			s->sideband.cpus[i].lost);
+	rt_info("%6s %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64, "all", samples, lost,
+		side, side_lost);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Stops sampling, drains what is left, writes pending losses, closes files. */
+static int finish(struct session *s, const struct timespec *t0)
+{
+	double seconds;
+	int ret = 0;
+
+	bpf_sampler_stop(s->sampler);
+	sideband_disable(&s->sideband);
+	seconds = seconds_since(t0);
+	if (drain_all(s))
+		ret = -1;
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		if (write_pending_loss(s, i) && !s->error[0])
+			rt_format(s->error, sizeof(s->error), "cannot write the LOST record of CPU %d",
+				  s->cpus.cpus[i]);
+		if (perf_data_stream_close(&s->streams[i]) && !s->error[0])
+			rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
+				  s->opts->output, s->cpus.cpus[i], strerror(s->streams[i].error));
+	}
+	if (s->error[0])
+		ret = -1;
+	print_summary(s, seconds);
+	return ret;
+}
+
+static int start_session(struct session *s, sigset_t *orig_mask)
+{
+	const struct record_options *o = s->opts;
+	struct bpf_sampler_config cfg = {
+		.cpus = &s->cpus,
+		.rate = o->rate,
+		.callchain = o->callchain,
+		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
+	};
+
+	cfg.wakeup_bytes = cfg.ring_bytes / 4;
+	if (cpu_list_online(&s->cpus, s->error, sizeof(s->error)))
+		return -1;
+	s->nr_possible = cpu_list_possible_count();
+	if (s->nr_possible <= 0) {
+		rt_format(s->error, sizeof(s->error), "cannot read /sys/devices/system/cpu/possible");
+		return -1;
+	}
+	s->slot_of_cpu = malloc((size_t)s->nr_possible * sizeof(int));
+	if (!s->slot_of_cpu)
+		return -1;
+	for (int c = 0; c < s->nr_possible; c++)
+		s->slot_of_cpu[c] = -1;
+	for (unsigned int i = 0; i < s->cpus.nr; i++)
+		s->slot_of_cpu[s->cpus.cpus[i]] = (int)i;
+
+	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
+	if (s->dirfd < 0 || open_cpu_files(s))
+		return -1;
+	if (sideband_open(&s->sideband, &s->cpus, SAMPLE_ID_TYPE, o->sideband_pages, s->error,
+			  sizeof(s->error)) ||
+	    sideband_enable(&s->sideband)) {
+		if (!s->error[0])
+			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
+				  strerror(errno));
+		return -1;
+	}
+	if (o->workload_argv) {
+		if (workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
+				     sizeof(s->error)))
+			return -1;
+		s->has_workload = true;
+	}
+	if (write_header_file(s))
+		return -1;
+	s->sampler = bpf_sampler_start(&cfg, on_sample, s, s->error, sizeof(s->error));
+	if (!s->sampler || setup_epoll(s))
+		return -1;
+	if (s->has_workload &&
+	    workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error)))
+		return -1;
+	return 0;
+}
+
+static void end_session(struct session *s)
+{
+	if (s->has_workload)
+		workload_stop(&s->workload);
+	if (s->streams)
+		for (unsigned int i = 0; i < s->cpus.nr; i++)
+			if (s->streams[i].buf || s->streams[i].fd >= 0)
+				perf_data_stream_close(&s->streams[i]);
+	bpf_sampler_close(s->sampler);
+	sideband_close(&s->sideband);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->streams);
+	free(s->totals);
+	free(s->slot_of_cpu);
+	cpu_list_free(&s->cpus);
+}
+
+int record_run(const struct record_options *opts)
+{
+	struct session s = { .opts = opts, .dirfd = -1, .sigfd = -1, .epfd = -1 };
+	sigset_t mask, orig_mask;
+	struct timespec t0;
+	int status = 1;
+
+	bpf_sampler_set_verbose(opts->verbose);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &orig_mask);
+	s.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s.sigfd < 0) {
+		rt_error("signalfd: %s", strerror(errno));
+		goto out;
+	}
+	if (start_session(&s, &orig_mask)) {
+		rt_error("%s", s.error[0] ? s.error : "cannot start recording");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (s.has_workload)
+		handle_signal(&s); /* a workload may already have exited */
+	if (run_loop(&s) | finish(&s, &t0)) {
+		rt_error("%s", s.error);
+		goto out;
+	}
+	status = s.has_workload ? (workload_poll(&s.workload), workload_exit_code(&s.workload)) : 0;
+out:
+	end_session(&s);
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+	return status;
+}

@@ -1,0 +1,43 @@
+/* symbols.h: symbol tables for addresses: the kernel's from /proc/kallsyms and
+ * a binary's from its ELF .symtab and .dynsym (libelf), with lookup by address. */
+#ifndef RINGTRACE_SYMBOLS_H
+#define RINGTRACE_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbol {
+	uint64_t start;
+	uint64_t end; /* exclusive */
+	const char *name;
+};
+
+/* A loadable segment: file offsets [offset, offset+size) live at vaddr. */
+struct elf_segment {
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t size;
+};
+
+struct symtab {
+	struct symbol *syms; /* sorted by start, non-overlapping */
+	size_t nr;
+	char *names;         /* one arena holding every name */
+	size_t names_len;
+	struct elf_segment *segments;
+	size_t nr_segments;
+};
+
+/* Loads the function symbols of /proc/kallsyms (or another file in its format).
+ * Returns 0, or -1 with err set. */
+int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
+/* Loads the function symbols and PT_LOAD segments of an ELF file. */
+int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen);
+/* The symbol containing addr, or NULL. */
+const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
+/* Converts a file offset into the ELF virtual address symbols use; returns 0
+ * and sets *vaddr, or -1 if no PT_LOAD segment holds that offset. */
+int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
+void symtab_free(struct symtab *t);
+
+#endif

@@ -1,0 +1,191 @@
+/* synthesize.c: side-band records for what existed before recording began:
+ * the kernel's text mapping and the COMM and MMAP2 of every live process. */
+#include "synthesize.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "perf_record.h"
+
+int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type, char *err,
+			   size_t errlen)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	uint64_t text = 0;
+
+	if (!f) {
+		rt_format(err, errlen, "cannot read /proc/kallsyms: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, "_text")) {
+			text = addr;
+			break;
+		}
+	}
+	fclose(f);
+	if (!text) {
+		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: set kernel.kptr_restrict=0 or run as root");
+		return -1;
+	}
+	if (perf_kernel_mmap_encode(b, sample_id_type, text, NULL)) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_comm(const char *path, char *comm, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, comm, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return 0;
+}
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* COMM of each thread of pid; -1 only when memory runs out. */
+static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type, uint32_t pid)
+{
+	char path[320], comm[64];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct perf_comm c;
+		struct perf_sample_id sid = { 0 };
+
+		if (!is_number(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%s/comm", pid, de->d_name);
+		if (read_comm(path, comm, sizeof(comm)))
+			continue;
+		c = (struct perf_comm){ .pid = pid, .tid = (uint32_t)strtoul(de->d_name, NULL, 10),
+					.comm = comm };
+		sid.pid = c.pid;
+		sid.tid = c.tid;
+		if (perf_comm_encode(b, sample_id_type, &c, &sid)) {
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* One line of /proc/PID/maps as an MMAP2 record if it is executable; 1 if not. */
+static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int consumed = 0;
+	const char *name;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+		   &min, &ino, &consumed) < 7)
+		return 1;
+	if (strlen(perms) < 4 || perms[2] != 'x')
+		return 1;
+	name = line + consumed;
+	snprintf(path, pathlen, "%s", name);
+	path[strcspn(path, "\n")] = '\0';
+	if (!path[0])
+		snprintf(path, pathlen, "//anon");
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->len = end - start;
+	m->pgoff = pgoff;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	m->filename = path;
+	return 0;
+}
+
+static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type, uint32_t pid)
+{
+	char path[64], line[4096 + 128], file[4096];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct perf_sample_id sid = { .pid = pid, .tid = pid };
+		struct perf_mmap m;
+
+		if (parse_maps_line(line, &m, file, sizeof(file)))
+			continue;
+		m.pid = m.tid = pid;
+		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
+			ret = -1;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	long count = 0;
+
+	if (!proc)
+		return 0;
+	while ((de = readdir(proc))) {
+		uint32_t pid;
+
+		if (!is_number(de->d_name))
+			continue;
+		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
+		if (synthesize_comms(b, sample_id_type, pid) || synthesize_mmaps(b, sample_id_type, pid)) {
+			closedir(proc);
+			return -1;
+		}
+		count++;
+	}
+	closedir(proc);
+	return count;
+}
