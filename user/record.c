@@ -248,22 +248,20 @@ static int run_loop(struct session *s)
  * becomes the CPU's last record: PERF_RECORD_LOST at the time of the first loss. */
 static int write_pending_loss(struct session *s, unsigned int slot)
 {
-	struct rt_cpu_counters c;
 	struct byte_buffer b = { 0 };
+	struct rt_cpu_counters c;
+	struct perf_lost lost = { 0 };
+	struct perf_sample_id sid = { .cpu = (uint32_t)s->cpus.cpus[slot] };
 	int ret = 0;
 
 	if (bpf_sampler_counters(s->sampler, s->cpus.cpus[slot], &c) || !c.lost)
 		return 0;
 	s->totals[slot].lost += c.lost;
-	{
-		struct perf_lost lost = { .id = 0, .lost = c.lost };
-		struct perf_sample_id sid = { .time = c.lost_first_time,
-					      .cpu = (uint32_t)s->cpus.cpus[slot] };
-
-		if (perf_lost_encode(&b, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &lost, &sid) ||
-		    perf_data_stream_append(&s->streams[slot], b.data, b.len))
-			ret = -1;
-	}
+	lost.lost = c.lost;
+	sid.time = c.lost_first_time;
+	if (perf_lost_encode(&b, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &lost, &sid) ||
+	    perf_data_stream_append(&s->streams[slot], b.data, b.len))
+		ret = -1;
 	byte_buffer_free(&b);
 	return ret;
 }
@@ -405,6 +403,7 @@ int record_run(const struct record_options *opts)
 	struct session s = { .opts = opts, .dirfd = -1, .sigfd = -1, .epfd = -1 };
 	sigset_t mask, orig_mask;
 	struct timespec t0;
+	bool failed;
 	int status = 1;
 
 	bpf_sampler_set_verbose(opts->verbose);
@@ -424,13 +423,18 @@ int record_run(const struct record_options *opts)
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (s.has_workload)
-		handle_signal(&s); /* a workload may already have exited */
-	if (run_loop(&s) | finish(&s, &t0)) {
+	failed = run_loop(&s) != 0;
+	/* even after a failure, stop cleanly and keep what was recorded */
+	failed |= finish(&s, &t0) != 0;
+	if (failed) {
 		rt_error("%s", s.error);
 		goto out;
 	}
-	status = s.has_workload ? (workload_poll(&s.workload), workload_exit_code(&s.workload)) : 0;
+	status = 0;
+	if (s.has_workload) {
+		workload_poll(&s.workload);
+		status = workload_exit_code(&s.workload);
+	}
 out:
 	end_session(&s);
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
