@@ -1,5 +1,5 @@
-/* sample_record.h: the layout of the records the BPF sampler writes and of the
- * per-CPU counters it keeps; shared by bpf/ and user/ so both agree on it. */
+/* sample_record.h: the layout of the records the BPF sampler writes, the event
+ * descriptions and counters it shares with the loader; used by bpf/ and user/. */
 #ifndef RINGTRACE_SAMPLE_RECORD_H
 #define RINGTRACE_SAMPLE_RECORD_H
 
@@ -10,17 +10,50 @@
 /* Deepest kernel or user callchain captured, as perf's default
  * kernel.perf_event_max_stack. */
 #define RT_MAX_STACK_DEPTH 127
+/* Bytes of a tracepoint record copied into a sample: fewer than this (a
+ * power of two, so the BPF side can bound sizes with a mask). */
+#define RT_MAX_RAW 4096
+/* Most events in one recording. */
+#define RT_MAX_EVENTS 64
+#define RT_MAX_DYNAMIC_FIELDS 4
 
-/* A sample is a complete PERF_RECORD_SAMPLE with
- * sample_type = IP | TID | TIME | CPU | PERIOD [| CALLCHAIN], built as u64 words:
- *   [0] perf_event_header  [1] ip  [2] pid,tid  [3] time  [4] cpu,res  [5] period
- *   [6] nr  [7..] PERF_CONTEXT_KERNEL, kernel ips, PERF_CONTEXT_USER, user ips   */
-#define RT_SAMPLE_FIXED_WORDS 6
-#define RT_SAMPLE_MAX_WORDS (RT_SAMPLE_FIXED_WORDS + 1 + 2 * (1 + RT_MAX_STACK_DEPTH))
+/* A sample is a complete PERF_RECORD_SAMPLE with sample_type
+ * IDENTIFIER | IP | TID | TIME | CPU | PERIOD [| CALLCHAIN] [| RAW] [| CGROUP],
+ * built as u64 words:
+ *   [0] perf_event_header  [1] id  [2] ip  [3] pid,tid  [4] time  [5] cpu,res
+ *   [6] period, then callchain (nr, PERF_CONTEXT_KERNEL, ips, PERF_CONTEXT_USER,
+ *   ips), raw (u32 size, bytes, zero padding to 8), cgroup id. */
+#define RT_SAMPLE_FIXED_WORDS 7
+#define RT_CALLCHAIN_MAX_WORDS (1 + 2 * (1 + RT_MAX_STACK_DEPTH))
+#define RT_RAW_MAX_WORDS ((4 + RT_MAX_RAW + 7) / 8)
+#define RT_SAMPLE_MAX_WORDS \
+	(RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS + RT_RAW_MAX_WORDS + 1)
 
 /* perf_event_header.misc cpumode values (uapi #defines, absent from BTF). */
 #define RT_MISC_KERNEL 1
 #define RT_MISC_USER 2
+
+/* rt_event.flags */
+#define RT_EVENT_TRACEPOINT 1u /* a tracepoint: copy its record as PERF_SAMPLE_RAW */
+
+/* One event of the recording, indexed by the attach cookie of its perf events. */
+struct rt_event {
+	__u64 id;             /* written as PERF_SAMPLE_IDENTIFIER */
+	__u64 period;         /* tracepoints: keep every period-th hit */
+	__u32 flags;
+	__u16 tp_type;        /* tracepoint id, written as common_type */
+	__u16 fixed_size;     /* bytes of the tracepoint record before dynamic data */
+	__u16 dynamic_offset[RT_MAX_DYNAMIC_FIELDS]; /* u32 (offset | len << 16) fields */
+	__u8 nr_dynamic;
+	__u8 dynamic_relative; /* bit i: field i is __rel_loc (offset from its end) */
+	__u8 pad[2];
+};
+
+/* Scope filters (the sampler's filter_flags). */
+#define RT_FILTER_CPU 1u    /* only CPUs marked in cpu_filter */
+#define RT_FILTER_TGID 2u   /* only processes in target_tgids */
+#define RT_FILTER_TID 4u    /* only threads in target_tids */
+#define RT_FILTER_CGROUP 8u /* only tasks in target_cgroup (and below, unless exact) */
 
 /* Per-CPU counters of the sampler, read by the loader at stop. */
 struct rt_cpu_counters {
@@ -28,6 +61,7 @@ struct rt_cpu_counters {
 	__u64 written;         /* samples committed to the ring */
 	__u64 lost;            /* samples dropped because the ring was full */
 	__u64 lost_first_time; /* time of the first loss not yet reported, 0 if none */
+	__u64 follow_failed;   /* children not followed: target_tgids was full */
 };
 
 #endif

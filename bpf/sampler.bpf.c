@@ -1,28 +1,77 @@
 // SPDX-License-Identifier: GPL-2.0
-/* sampler.bpf.c: on each perf event overflow, builds a PERF_RECORD_SAMPLE
- * (with optional kernel+user callchain) and writes it into this CPU's ring. */
+/* sampler.bpf.c: on each sampled perf event or tracepoint hit in scope, builds a
+ * PERF_RECORD_SAMPLE and writes it into a BPF ring; follows forks of targets. */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sample_record.h"
 
 /* Set by the loader before load. */
 const volatile bool capture_callchain = false;
+const volatile bool capture_cgroup = false;
+const volatile bool single_ring = false; /* one ring for every CPU (per-thread mode) */
+const volatile __u32 filter_flags = 0;
+const volatile bool cgroup_exact = false;
+const volatile __u64 target_cgroup_id = 0;
 /* Wake the reader only once this many bytes wait in a ring (batched wakeups). */
 const volatile __u64 wakeup_bytes = 64 * 1024;
 
 struct cpu_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 512 * 1024); /* resized by the loader */
+	__uint(max_entries, 512 * 1024); /* the loader supplies the real rings */
 };
 
-/* One BPF ring buffer per CPU, indexed by CPU number. */
+/* BPF ring buffers indexed by CPU number (only [0] in single_ring mode). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1); /* resized to the number of possible CPUs */
 	__type(key, __u32);
 	__array(values, struct cpu_ring);
 } cpu_rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, struct rt_event);
+} events SEC(".maps");
+
+/* Tracepoint hits per event on this CPU, to keep every period-th one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, __u8);
+} cpu_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} target_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} target_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
 
 struct sample_words {
 	__u64 w[RT_SAMPLE_MAX_WORDS];
@@ -43,6 +92,120 @@ struct {
 	__type(value, struct rt_cpu_counters);
 } counters SEC(".maps");
 
+static __always_inline bool in_scope(__u64 pid_tgid, __u32 cpu)
+{
+	if (filter_flags & RT_FILTER_CPU) {
+		__u8 *on = bpf_map_lookup_elem(&cpu_filter, &cpu);
+
+		if (!on || !*on)
+			return false;
+	}
+	if (filter_flags & RT_FILTER_TGID) {
+		__u32 tgid = pid_tgid >> 32;
+
+		if (!bpf_map_lookup_elem(&target_tgids, &tgid))
+			return false;
+	}
+	if (filter_flags & RT_FILTER_TID) {
+		__u32 tid = (__u32)pid_tgid;
+
+		if (!bpf_map_lookup_elem(&target_tids, &tid))
+			return false;
+	}
+	if (filter_flags & RT_FILTER_CGROUP) {
+		if (cgroup_exact) {
+			if (bpf_get_current_cgroup_id() != target_cgroup_id)
+				return false;
+		} else if (bpf_current_task_under_cgroup(&target_cgroup, 0) != 1) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Appends "marker, frames..." at word n; returns the new word count. */
+static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u32 n,
+					  __u64 marker, __u64 flags)
+{
+	long bytes;
+	__u32 frames;
+
+	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH)
+		return n;
+	bytes = bpf_get_stack(ctx, &s->w[n + 1], RT_MAX_STACK_DEPTH * sizeof(__u64), flags);
+	if (bytes <= 0)
+		return n;
+	frames = bytes / sizeof(__u64);
+	if (frames > RT_MAX_STACK_DEPTH)
+		frames = RT_MAX_STACK_DEPTH;
+	s->w[n] = marker;
+	return n + 1 + frames;
+}
+
+/* Fills words 1-6 and the callchain; returns the word count so far. */
+static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
+					  const struct rt_event *ev, __u64 ip, bool user,
+					  __u64 pid_tgid, __u32 cpu, __u64 now, __u64 period)
+{
+	__u32 n = RT_SAMPLE_FIXED_WORDS;
+
+	s->w[1] = ev->id;
+	s->w[2] = ip;
+	s->w[3] = (pid_tgid >> 32) | (pid_tgid << 32); /* u32 pid, u32 tid */
+	s->w[4] = now;
+	s->w[5] = cpu;                                 /* u32 cpu, u32 res */
+	s->w[6] = period;
+	if (capture_callchain) {
+		n++; /* word 7 is nr */
+		if (!user)
+			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
+		if (pid_tgid >> 32)
+			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
+		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
+	}
+	return n;
+}
+
+/* Ends the sample at word n (cgroup, header) and writes it to the ring. */
+static __always_inline int submit_sample(struct sample_words *s, __u32 n, bool user, __u32 cpu,
+					 __u64 now)
+{
+	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
+	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
+	struct bpf_dynptr rec;
+	void *ring;
+
+	if (!cnt)
+		return 0;
+	cnt->produced++;
+	if (capture_cgroup) {
+		if (n >= RT_SAMPLE_MAX_WORDS)
+			return 0;
+		s->w[n++] = bpf_get_current_cgroup_id();
+	}
+	if (n > RT_SAMPLE_MAX_WORDS)
+		return 0;
+	size = n * sizeof(__u64);
+	/* perf_event_header: u32 type, u16 misc, u16 size */
+	s->w[0] = PERF_RECORD_SAMPLE | (__u64)(user ? RT_MISC_USER : RT_MISC_KERNEL) << 32 |
+		  (__u64)size << 48;
+	ring = bpf_map_lookup_elem(&cpu_rings, &ring_key);
+	if (!ring)
+		return 0;
+	if (bpf_ringbuf_reserve_dynptr(ring, size, 0, &rec)) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
+		if (!cnt->lost_first_time)
+			cnt->lost_first_time = now;
+		cnt->lost++;
+		return 0;
+	}
+	bpf_dynptr_write(&rec, 0, s, size, 0);
+	bpf_ringbuf_submit_dynptr(&rec, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+					       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	cnt->written++;
+	return 0;
+}
+
 static __always_inline bool sampled_in_user_mode(struct bpf_perf_event_data *ctx)
 {
 #if defined(__TARGET_ARCH_x86)
@@ -57,81 +220,140 @@ static __always_inline bool sampled_in_user_mode(struct bpf_perf_event_data *ctx
 #endif
 }
 
-/* Appends "marker, frames..." at word n; returns the new word count. */
-static __always_inline __u32 append_stack(struct bpf_perf_event_data *ctx,
-					  struct sample_words *s, __u32 n,
-					  __u64 marker, __u64 flags)
-{
-	long bytes;
-	__u32 frames;
-
-	if (n > RT_SAMPLE_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH)
-		return n;
-	bytes = bpf_get_stack(ctx, &s->w[n + 1], RT_MAX_STACK_DEPTH * sizeof(__u64), flags);
-	if (bytes <= 0)
-		return n;
-	frames = bytes / sizeof(__u64);
-	if (frames > RT_MAX_STACK_DEPTH)
-		frames = RT_MAX_STACK_DEPTH;
-	s->w[n] = marker;
-	return n + 1 + frames;
-}
-
+/* A software or hardware perf event overflowed. */
 SEC("perf_event")
-int sample_on_overflow(struct bpf_perf_event_data *ctx)
+int on_perf_event(struct bpf_perf_event_data *ctx)
 {
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
-	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
-	struct sample_words *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 zero = 0, idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
+	struct sample_words *s = bpf_map_lookup_elem(&scratch, &zero);
 	bool user = sampled_in_user_mode(ctx);
-	struct bpf_dynptr rec;
-	void *ring;
-	__u32 n, size;
 	__u64 now;
+	__u32 n;
 
-	if (!cnt || !s)
+	if (!ev || !s || !in_scope(pid_tgid, cpu))
 		return 0;
 	now = bpf_ktime_get_ns();
-	cnt->produced++;
+	n = begin_sample(ctx, s, ev, PT_REGS_IP(&ctx->regs), user, pid_tgid, cpu, now,
+			 ctx->sample_period);
+	return submit_sample(s, n, user, cpu, now);
+}
 
-	s->w[1] = PT_REGS_IP(&ctx->regs);
-	s->w[2] = (pid_tgid >> 32) | (pid_tgid << 32); /* u32 pid, u32 tid */
-	s->w[3] = now;
-	s->w[4] = cpu;                                 /* u32 cpu, u32 res */
-	s->w[5] = ctx->sample_period;
-	n = RT_SAMPLE_FIXED_WORDS;
-	if (capture_callchain) {
-		__u32 nr_at = n++;
+/* The bytes of a tracepoint record: its fixed part and its dynamic data. */
+static __always_inline __u32 raw_record_size(const struct rt_event *ev, const __u8 *copy)
+{
+	__u32 size = ev->fixed_size;
 
-		if (!user)
-			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
-		if (pid_tgid >> 32)
-			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
-		s->w[nr_at] = n - nr_at - 1;
+	for (int i = 0; i < RT_MAX_DYNAMIC_FIELDS; i++) {
+		__u32 off, loc, end;
+
+		if (i >= ev->nr_dynamic)
+			break;
+		off = ev->dynamic_offset[i];
+		if (off > RT_MAX_RAW - 4)
+			break;
+		if (bpf_probe_read_kernel(&loc, sizeof(loc), copy + off))
+			break;
+		end = (loc & 0xffff) + (loc >> 16);
+		if (ev->dynamic_relative & (1u << i))
+			end += off + 4;
+		if (end > size)
+			size = end;
 	}
-	if (n > RT_SAMPLE_MAX_WORDS)
-		return 0;
-	size = n * sizeof(__u64);
-	/* perf_event_header: u32 type, u16 misc, u16 size */
-	s->w[0] = PERF_RECORD_SAMPLE |
-		  (__u64)(user ? RT_MISC_USER : RT_MISC_KERNEL) << 32 |
-		  (__u64)size << 48;
+	return size > RT_MAX_RAW - 1 ? RT_MAX_RAW - 1 : size;
+}
 
-	ring = bpf_map_lookup_elem(&cpu_rings, &cpu);
-	if (!ring)
+/* A tracepoint was hit; ctx is its record, whose first 8 bytes the kernel has
+ * replaced with a pt_regs pointer the program may not read: the first frame of
+ * the kernel stack from those regs is the ip, as perf records it. */
+SEC("tracepoint")
+int on_tracepoint(void *ctx)
+{
+	__u32 zero = 0, idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
+	struct sample_words *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 n, raw_size, padded, at, last;
+	__u64 now, *count, ip = 0;
+	__u8 *raw;
+	struct {
+		__u16 type;
+		__u8 flags;
+		__u8 preempt_count;
+		__s32 pid;
+	} common;
+
+	if (!ev || !s || !in_scope(pid_tgid, cpu))
 		return 0;
-	if (bpf_ringbuf_reserve_dynptr(ring, size, 0, &rec)) {
-		bpf_ringbuf_discard_dynptr(&rec, 0);
-		if (!cnt->lost_first_time)
-			cnt->lost_first_time = now;
-		cnt->lost++;
-		return 0;
+	if (ev->period > 1) {
+		count = bpf_map_lookup_elem(&hits, &idx);
+		if (!count || ++*count % ev->period)
+			return 0;
 	}
-	bpf_dynptr_write(&rec, 0, s, size, 0);
-	bpf_ringbuf_submit_dynptr(&rec, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-					       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-	cnt->written++;
+	now = bpf_ktime_get_ns();
+	bpf_get_stack(ctx, &ip, sizeof(ip), 0);
+	n = begin_sample(ctx, s, ev, ip, false, pid_tgid, cpu, now, 1);
+	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
+		return 0;
+	at = n;
+	raw = (__u8 *)&s->w[at] + 4;
+	/* copy the fixed part, read the dynamic fields' extent from it, then
+	 * zero the last word (the padding) and copy the whole record */
+	raw_size = ev->fixed_size;
+	barrier_var(raw_size);
+	raw_size &= RT_MAX_RAW - 1;
+	if (bpf_probe_read_kernel(raw, raw_size, ctx))
+		return 0;
+	/* the opaque copy keeps clang from dropping the mask the verifier needs */
+	raw_size = raw_record_size(ev, raw);
+	barrier_var(raw_size);
+	raw_size &= RT_MAX_RAW - 1;
+	/* u32 size, then the bytes, zero-padded so the field ends 8-byte aligned */
+	padded = ((raw_size + 4 + 7) & ~7u) - 4;
+	last = at + (4 + padded) / 8 - 1;
+	barrier_var(last);
+	if (last >= RT_SAMPLE_MAX_WORDS)
+		return 0;
+	s->w[last] = 0;
+	if (bpf_probe_read_kernel(raw, raw_size, ctx))
+		return 0;
+	common.type = ev->tp_type;
+	common.flags = 0;
+	common.preempt_count = 0;
+	common.pid = (__s32)pid_tgid;
+	__builtin_memcpy(raw, &common, sizeof(common));
+	*(__u32 *)&s->w[at] = padded;
+	n = last + 1;
+	return submit_sample(s, n, false, cpu, now);
+}
+
+/* Children of a followed process are followed too (perf's inherit). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, zero = 0;
+	__u8 yes = 1;
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&target_tgids, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&target_tgids, &ctgid, &yes, BPF_NOEXIST)) {
+		struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
+
+		if (cnt)
+			cnt->follow_failed++;
+	}
+	return 0;
+}
+
+/* A followed process whose last thread exits leaves the target set. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(forget_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		bpf_map_delete_elem(&target_tgids, &tgid);
 	return 0;
 }
 

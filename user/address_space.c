@@ -18,6 +18,7 @@ void address_space_init(struct address_space *as, const char *kallsyms_path)
 	hash_map_init(&as->threads, hash_u32_key, equal_u32_key);
 	hash_map_init(&as->dsos, hash_string, equal_string);
 	hash_map_init(&as->strings, hash_string, equal_string);
+	hash_map_init(&as->cgroups, hash_u64_key, equal_u64_key);
 	as->kallsyms_path = kallsyms_path;
 }
 
@@ -51,6 +52,8 @@ void address_space_free(struct address_space *as)
 	hash_map_each(&as->threads, free_value, NULL);
 	hash_map_each(&as->dsos, free_dso, NULL);
 	hash_map_each(&as->strings, free_value, NULL);
+	hash_map_each(&as->cgroups, free_value, NULL);
+	hash_map_free(&as->cgroups);
 	hash_map_free(&as->processes);
 	hash_map_free(&as->threads);
 	hash_map_free(&as->dsos);
@@ -253,6 +256,52 @@ static int apply_fork(struct address_space *as, const struct perf_event_header *
 	return 0;
 }
 
+struct cgroup_name {
+	uint64_t id;
+	const char *path;
+};
+
+static int name_cgroup(struct address_space *as, uint64_t id, const char *path)
+{
+	struct cgroup_name *c = hash_map_get(&as->cgroups, &id);
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -1;
+		c->id = id;
+		if (hash_map_put(&as->cgroups, &c->id, c)) {
+			free(c);
+			return -1;
+		}
+	}
+	c->path = address_space_intern(as, path);
+	return c->path ? 0 : -1;
+}
+
+static int apply_cgroup(struct address_space *as, const struct perf_event_header *rec,
+			uint64_t sample_id_type)
+{
+	struct perf_cgroup c;
+
+	if (perf_cgroup_decode(rec, sample_id_type, &c))
+		return -1;
+	return name_cgroup(as, c.id, c.path);
+}
+
+const char *address_space_cgroup(struct address_space *as, uint64_t id)
+{
+	struct cgroup_name *c = hash_map_get(&as->cgroups, &id);
+	char name[48];
+
+	if (c)
+		return c->path;
+	snprintf(name, sizeof(name), "unknown_cgroup_id:%llu", (unsigned long long)id);
+	if (name_cgroup(as, id, name))
+		return "unknown_cgroup_id";
+	return address_space_cgroup(as, id);
+}
+
 int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
 			uint64_t sample_id_type)
 {
@@ -264,6 +313,8 @@ int address_space_apply(struct address_space *as, const struct perf_event_header
 		return apply_comm(as, rec, sample_id_type);
 	case PERF_RECORD_FORK:
 		return apply_fork(as, rec);
+	case PERF_RECORD_CGROUP:
+		return apply_cgroup(as, rec, sample_id_type);
 	default:
 		return 0;
 	}

@@ -40,6 +40,7 @@ struct address_space {
 	struct hash_map threads;   /* tid -> struct thread */
 	struct hash_map dsos;      /* path -> struct dso */
 	struct hash_map strings;   /* interned strings */
+	struct hash_map cgroups;   /* cgroup id -> struct cgroup_name */
 	struct dso *kernel;        /* set by the kernel's MMAP record */
 	const char *kallsyms_path;
 };
@@ -55,10 +56,14 @@ struct resolved {
 void address_space_init(struct address_space *as, const char *kallsyms_path);
 void address_space_free(struct address_space *as);
 
-/* Applies a COMM, MMAP, MMAP2, FORK or EXIT record (others are ignored).
+/* Applies a COMM, MMAP, MMAP2, FORK, EXIT or CGROUP record (others are ignored).
  * Returns 0, or -1 if the record is malformed or memory ran out. */
 int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
 			uint64_t sample_id_type);
+
+/* The path of a cgroup id from the CGROUP records ("unknown_cgroup_id:N" if
+ * none named it). */
+const char *address_space_cgroup(struct address_space *as, uint64_t id);
 
 /* The comm of tid ("swapper" for 0, ":tid" if never named). */
 const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t tid);

@@ -1,5 +1,5 @@
-/* bpf_sampler.c: loads the BPF sampler, attaches it to one cpu-clock event
- * per CPU, and drains its per-CPU BPF ring buffers into a record callback. */
+/* bpf_sampler.c: loads the BPF sampler, opens the recording's perf events and
+ * attaches to them with its scope filters, and drains its BPF rings. */
 #include "bpf_sampler.h"
 
 #include <bpf/bpf.h>
@@ -14,19 +14,24 @@
 #include "log.h"
 #include "sampler.skel.h"
 
-struct ring_slot {
-	struct bpf_sampler *owner;
-	int cpu;
+struct ring {
 	int map_fd;
-	int event_fd;
+	int cpu; /* -1: the single ring of per-thread mode */
+};
+
+/* One opened perf event and the program's link to it. */
+struct attachment {
+	int fd;
 	struct bpf_link *link;
 };
 
 struct bpf_sampler {
 	struct sampler_bpf *skel;
-	struct ring_buffer *rings;
-	struct ring_slot *slots;
-	unsigned int nr_slots;
+	struct ring_buffer *consumer;
+	struct ring *rings;
+	unsigned int nr_rings;
+	struct attachment *attached;
+	unsigned int nr_attached, cap_attached;
 	int nr_possible;
 	bpf_sampler_record_fn fn;
 	void *ctx;
@@ -54,15 +59,20 @@ static const char *privilege_hint(int err)
 	return "";
 }
 
+/* Samples carry the CPU they were taken on in word 5 (u32 cpu, u32 res). */
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
-	struct ring_slot *slot = ctx;
-	const uint16_t *hdr_size = (const uint16_t *)((const uint8_t *)data + 6);
+	struct bpf_sampler *s = ctx;
+	uint16_t hdr_size;
+	uint32_t cpu;
 
-	/* The program writes whole perf records; header.size is what counts. */
-	if (size < 8 || *hdr_size < 8 || *hdr_size > size)
+	if (size < RT_SAMPLE_FIXED_WORDS * 8)
 		return -EBADMSG;
-	return slot->owner->fn(slot->owner->ctx, slot->cpu, data, *hdr_size);
+	memcpy(&hdr_size, (const uint8_t *)data + 6, sizeof(hdr_size));
+	memcpy(&cpu, (const uint8_t *)data + 5 * 8, sizeof(cpu));
+	if (hdr_size < RT_SAMPLE_FIXED_WORDS * 8 || hdr_size > size)
+		return -EBADMSG;
+	return s->fn(s->ctx, (int)cpu, data, hdr_size);
 }
 
 static int check_btf(char *err, size_t errlen)
@@ -74,134 +84,314 @@ static int check_btf(char *err, size_t errlen)
 	return 0;
 }
 
-/* One BPF ring per CPU, created before load: the first is also the template
- * of the outer map's inner maps (libbpf 1.1 cannot resize its own template). */
+/* The rings, created before load: the first is also the template of the
+ * outer map's inner maps (libbpf 1.1 cannot resize its own template). */
 static int create_rings(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
 			size_t errlen)
 {
-	for (unsigned int i = 0; i < s->nr_slots; i++) {
-		struct ring_slot *slot = &s->slots[i];
-		char name[16];
+	bool single = cfg->scope.nr_threads > 0;
 
-		snprintf(name, sizeof(name), "rt_ring_%d", slot->cpu);
-		slot->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
-					      (__u32)cfg->ring_bytes, NULL);
-		if (slot->map_fd < 0) {
+	s->nr_rings = single ? 1 : cfg->scope.cpus->nr;
+	s->rings = calloc(s->nr_rings, sizeof(*s->rings));
+	if (!s->rings)
+		return -1;
+	for (unsigned int i = 0; i < s->nr_rings; i++)
+		s->rings[i].map_fd = -1;
+	for (unsigned int i = 0; i < s->nr_rings; i++) {
+		struct ring *r = &s->rings[i];
+
+		r->cpu = single ? -1 : cfg->scope.cpus->cpus[i];
+		r->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rt_ring", 0, 0,
+					   (__u32)cfg->ring_bytes, NULL);
+		if (r->map_fd < 0) {
 			int e = errno;
 
-			rt_format(err, errlen, "cannot create the %zu-byte ring of CPU %d: %s%s",
-				  cfg->ring_bytes, slot->cpu, strerror(e), privilege_hint(e));
+			rt_format(err, errlen, "cannot create a %zu-byte BPF ring: %s%s", cfg->ring_bytes,
+				  strerror(e), privilege_hint(e));
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* Puts each CPU's ring in the outer map and under libbpf's consumer. */
+/* Puts the rings in the outer map and under libbpf's consumer. */
 static int install_rings(struct bpf_sampler *s, char *err, size_t errlen)
 {
 	int outer = bpf_map__fd(s->skel->maps.cpu_rings);
 
-	for (unsigned int i = 0; i < s->nr_slots; i++) {
-		struct ring_slot *slot = &s->slots[i];
-		__u32 key = (__u32)slot->cpu;
-		int r;
+	for (unsigned int i = 0; i < s->nr_rings; i++) {
+		struct ring *r = &s->rings[i];
+		__u32 key = r->cpu < 0 ? 0 : (__u32)r->cpu;
+		int e;
 
-		if (bpf_map_update_elem(outer, &key, &slot->map_fd, BPF_ANY)) {
-			rt_format(err, errlen, "cannot install the ring of CPU %d: %s", slot->cpu,
-				  strerror(errno));
+		if (bpf_map_update_elem(outer, &key, &r->map_fd, BPF_ANY)) {
+			rt_format(err, errlen, "cannot install a BPF ring: %s", strerror(errno));
 			return -1;
 		}
-		if (!s->rings) {
-			s->rings = ring_buffer__new(slot->map_fd, on_ring_record, slot, NULL);
-			r = s->rings ? 0 : -errno;
+		if (!s->consumer) {
+			s->consumer = ring_buffer__new(r->map_fd, on_ring_record, s, NULL);
+			e = s->consumer ? 0 : -errno;
 		} else {
-			r = ring_buffer__add(s->rings, slot->map_fd, on_ring_record, slot);
+			e = ring_buffer__add(s->consumer, r->map_fd, on_ring_record, s);
 		}
-		if (r) {
-			rt_format(err, errlen, "cannot poll the ring of CPU %d: %s", slot->cpu,
-				  strerror(-r));
+		if (e) {
+			rt_format(err, errlen, "cannot poll a BPF ring: %s", strerror(-e));
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int attach_events(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
-			 size_t errlen)
+/* Fills the maps the filters read: CPUs, processes, threads, cgroup. */
+static int fill_scope_maps(struct bpf_sampler *s, const struct sampler_scope *sc, char *err,
+			   size_t errlen)
 {
-	for (unsigned int i = 0; i < s->nr_slots; i++) {
-		struct ring_slot *slot = &s->slots[i];
-		struct perf_event_attr attr;
-		int fd;
+	struct sampler_bpf *k = s->skel;
+	__u8 yes = 1;
 
-		perf_attr_cpu_clock(&attr, &cfg->rate);
-		fd = perf_event_open_fd(&attr, -1, slot->cpu, -1, 0);
-		if (fd < 0) {
-			rt_format(err, errlen, "cannot open cpu-clock on CPU %d: %s%s", slot->cpu,
+	for (unsigned int i = 0; sc->only_these_cpus && i < sc->cpus->nr; i++) {
+		__u32 cpu = (__u32)sc->cpus->cpus[i];
+
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.cpu_filter), &cpu, &yes, BPF_ANY))
+			goto fail;
+	}
+	for (unsigned int i = 0; i < sc->nr_tgids; i++)
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tgids), &sc->tgids[i], &yes, BPF_ANY))
+			goto fail;
+	for (unsigned int i = 0; i < sc->nr_tids; i++)
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tids), &sc->tids[i], &yes, BPF_ANY))
+			goto fail;
+	if (sc->cgroup_fd >= 0) {
+		__u32 zero = 0, fd = (__u32)sc->cgroup_fd;
+
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_cgroup), &zero, &fd, BPF_ANY))
+			goto fail;
+	}
+	return 0;
+fail:
+	rt_format(err, errlen, "cannot set up the sampler's filters: %s", strerror(errno));
+	return -1;
+}
+
+static int remember(struct bpf_sampler *s, int fd, struct bpf_link *link)
+{
+	if (s->nr_attached == s->cap_attached) {
+		unsigned int cap = s->cap_attached ? s->cap_attached * 2 : 16;
+		struct attachment *grown = realloc(s->attached, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		s->attached = grown;
+		s->cap_attached = cap;
+	}
+	s->attached[s->nr_attached++] = (struct attachment){ fd, link };
+	return 0;
+}
+
+/* Opens one perf event and attaches prog with the event's index as cookie. */
+static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
+			   struct perf_event_attr *attr, int pid, int cpu, unsigned int index,
+			   char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = index);
+	struct bpf_link *link;
+	int fd = perf_event_open_fd(attr, pid, cpu, -1, 0);
+
+	if (fd < 0) {
+		if (fd == -ESRCH)
+			rt_format(err, errlen, "thread %d exited before it could be traced", pid);
+		else
+			rt_format(err, errlen, "cannot open perf event (type %u, config %llu) on %s %d: %s%s",
+				  attr->type, (unsigned long long)attr->config,
+				  cpu >= 0 ? "CPU" : "thread", cpu >= 0 ? cpu : pid,
 				  strerror(-fd), privilege_hint(-fd));
-			return -1;
-		}
-		slot->event_fd = fd;
-		slot->link = bpf_program__attach_perf_event(s->skel->progs.sample_on_overflow, fd);
-		if (!slot->link) {
-			int e = errno;
+		return -1;
+	}
+	link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
+	if (!link) {
+		int e = errno;
 
-			rt_format(err, errlen, "cannot attach the sampler to cpu-clock on CPU %d: %s%s",
-				  slot->cpu, strerror(e), privilege_hint(e));
-			return -1;
-		}
+		rt_format(err, errlen, "cannot attach the sampler to a perf event: %s%s", strerror(e),
+			  privilege_hint(e));
+		close(fd);
+		return -1;
+	}
+	if (remember(s, fd, link)) {
+		bpf_link__destroy(link);
+		close(fd);
+		rt_format(err, errlen, "out of memory");
+		return -1;
 	}
 	return 0;
 }
 
-struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
-				      bpf_sampler_record_fn fn, void *ctx, char *err,
-				      size_t errlen)
+static void event_attr(struct perf_event_attr *attr, const struct sampler_event *ev)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->disabled = 1;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	if (ev->format) {
+		attr->sample_period = 1;
+	} else if (ev->rate.freq) {
+		attr->freq = 1;
+		attr->sample_freq = ev->rate.freq;
+	} else {
+		attr->sample_period = ev->rate.period;
+	}
+}
+
+/* Tracepoint programs run on every hit of the tracepoint once attached to any
+ * one of its perf events: one event per tracepoint, scope filtered in BPF.
+ * Other events sample per CPU, or per thread in per-thread mode. */
+static int attach_event(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, unsigned int i,
+			char *err, size_t errlen)
+{
+	const struct sampler_scope *sc = &cfg->scope;
+	const struct sampler_event *ev = &cfg->events[i];
+	struct perf_event_attr attr;
+
+	event_attr(&attr, ev);
+	if (ev->format)
+		return open_and_attach(s, s->skel->progs.on_tracepoint, &attr, -1, sc->cpus->cpus[0], i,
+				       err, errlen);
+	if (sc->nr_threads) {
+		for (unsigned int t = 0; t < sc->nr_threads; t++) {
+			if (!sc->only_these_cpus) {
+				if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, sc->threads[t],
+						    -1, i, err, errlen))
+					return -1;
+				continue;
+			}
+			for (unsigned int c = 0; c < sc->cpus->nr; c++)
+				if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, sc->threads[t],
+						    sc->cpus->cpus[c], i, err, errlen))
+					return -1;
+		}
+		return 0;
+	}
+	for (unsigned int c = 0; c < sc->cpus->nr; c++)
+		if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, -1, sc->cpus->cpus[c], i,
+				    err, errlen))
+			return -1;
+	return 0;
+}
+
+static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sampler_event *ev,
+		      char *err, size_t errlen)
+{
+	struct rt_event e = { .id = ev->id, .period = 1 };
+
+	if (ev->format) {
+		e.flags = RT_EVENT_TRACEPOINT;
+		e.period = ev->tracepoint_period ? ev->tracepoint_period : 1;
+		e.tp_type = (__u16)ev->format->id;
+		e.fixed_size = (__u16)ev->format->fixed_size;
+		e.nr_dynamic = ev->format->nr_dynamic;
+		for (unsigned int d = 0; d < ev->format->nr_dynamic; d++) {
+			e.dynamic_offset[d] = ev->format->dynamic_offset[d];
+			if (ev->format->dynamic_relative[d])
+				e.dynamic_relative |= (__u8)(1u << d);
+		}
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.events), &i, &e, BPF_ANY)) {
+		rt_format(err, errlen, "cannot describe event %u to the sampler: %s", i,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
+		     size_t errlen)
+{
+	const struct sampler_scope *sc = &cfg->scope;
+	struct sampler_bpf *k = s->skel;
+	__u32 flags = 0;
+
+	if (sc->only_these_cpus)
+		flags |= RT_FILTER_CPU;
+	if (sc->nr_tgids)
+		flags |= RT_FILTER_TGID;
+	if (sc->nr_tids)
+		flags |= RT_FILTER_TID;
+	if (sc->cgroup_fd >= 0)
+		flags |= RT_FILTER_CGROUP;
+	k->rodata->capture_callchain = cfg->callchain;
+	k->rodata->capture_cgroup = cfg->cgroup_field;
+	k->rodata->single_ring = sc->nr_threads > 0;
+	k->rodata->filter_flags = flags;
+	k->rodata->cgroup_exact = sc->cgroup_exact;
+	k->rodata->target_cgroup_id = sc->cgroup_id;
+	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
+	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
+	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
+	    bpf_map__set_inner_map_fd(k->maps.cpu_rings, s->rings[0].map_fd)) {
+		rt_format(err, errlen, "cannot size the sampler's maps");
+		return -1;
+	}
+	return 0;
+}
+
+struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg, bpf_sampler_record_fn fn,
+				      void *ctx, char *err, size_t errlen)
 {
 	struct bpf_sampler *s;
 	int r;
 
 	if (check_btf(err, errlen))
 		return NULL;
+	if (cfg->nr_events > RT_MAX_EVENTS) {
+		rt_format(err, errlen, "too many events: at most %d", RT_MAX_EVENTS);
+		return NULL;
+	}
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		goto nomem;
+	if (!s) {
+		rt_format(err, errlen, "out of memory");
+		return NULL;
+	}
 	s->fn = fn;
 	s->ctx = ctx;
 	s->nr_possible = libbpf_num_possible_cpus();
-	s->slots = calloc(cfg->cpus->nr, sizeof(*s->slots));
-	if (!s->slots || s->nr_possible <= 0)
-		goto nomem;
-	s->nr_slots = cfg->cpus->nr;
-	for (unsigned int i = 0; i < s->nr_slots; i++)
-		s->slots[i] = (struct ring_slot){ s, cfg->cpus->cpus[i], -1, -1, NULL };
-
 	s->skel = sampler_bpf__open();
 	if (!s->skel) {
 		rt_format(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
 		goto fail;
 	}
-	s->skel->rodata->capture_callchain = cfg->callchain;
-	s->skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
-	if (create_rings(s, cfg, err, errlen))
+	if (create_rings(s, cfg, err, errlen) || configure(s, cfg, err, errlen))
 		goto fail;
-	if (bpf_map__set_max_entries(s->skel->maps.cpu_rings, (__u32)s->nr_possible) ||
-	    bpf_map__set_inner_map_fd(s->skel->maps.cpu_rings, s->slots[0].map_fd)) {
-		rt_format(err, errlen, "cannot size the map of per-CPU rings");
-		goto fail;
-	}
 	r = sampler_bpf__load(s->skel);
 	if (r) {
 		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -v for the verifier's log)",
 			  strerror(-r), privilege_hint(-r));
 		goto fail;
 	}
-	if (install_rings(s, err, errlen) || attach_events(s, cfg, err, errlen))
+	if (install_rings(s, err, errlen) || fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
+	if (cfg->scope.follow_forks) {
+		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.follow_fork);
+		struct bpf_link *exit_link = bpf_program__attach(s->skel->progs.forget_exit);
+
+		if (!fork_link || !exit_link || remember(s, -1, fork_link) ||
+		    remember(s, -1, exit_link)) {
+			rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
+				  strerror(errno));
+			goto fail;
+		}
+	}
+	/* every event is described before the first one is attached */
+	for (unsigned int i = 0; i < cfg->nr_events; i++)
+		if (fill_event(s, i, &cfg->events[i], err, errlen))
+			goto fail;
+	for (unsigned int i = 0; i < cfg->nr_events; i++)
+		if (attach_event(s, cfg, i, err, errlen))
+			goto fail;
 	return s;
-nomem:
-	rt_format(err, errlen, "out of memory");
 fail:
 	bpf_sampler_close(s);
 	return NULL;
@@ -209,23 +399,22 @@ fail:
 
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s)
 {
-	return ring_buffer__epoll_fd(s->rings);
+	return ring_buffer__epoll_fd(s->consumer);
 }
 
 long bpf_sampler_drain(struct bpf_sampler *s)
 {
-	return ring_buffer__consume(s->rings);
+	return ring_buffer__consume(s->consumer);
 }
 
 void bpf_sampler_stop(struct bpf_sampler *s)
 {
-	for (unsigned int i = 0; i < s->nr_slots; i++) {
-		bpf_link__destroy(s->slots[i].link);
-		s->slots[i].link = NULL;
-		if (s->slots[i].event_fd >= 0)
-			close(s->slots[i].event_fd);
-		s->slots[i].event_fd = -1;
+	for (unsigned int i = 0; i < s->nr_attached; i++) {
+		bpf_link__destroy(s->attached[i].link);
+		if (s->attached[i].fd >= 0)
+			close(s->attached[i].fd);
 	}
+	s->nr_attached = 0;
 }
 
 int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out)
@@ -251,14 +440,13 @@ void bpf_sampler_close(struct bpf_sampler *s)
 {
 	if (!s)
 		return;
-	if (s->slots) {
-		bpf_sampler_stop(s);
-		ring_buffer__free(s->rings);
-		for (unsigned int i = 0; i < s->nr_slots; i++)
-			if (s->slots[i].map_fd >= 0)
-				close(s->slots[i].map_fd);
-	}
+	bpf_sampler_stop(s);
+	free(s->attached);
+	ring_buffer__free(s->consumer);
+	for (unsigned int i = 0; i < s->nr_rings; i++)
+		if (s->rings[i].map_fd >= 0)
+			close(s->rings[i].map_fd);
+	free(s->rings);
 	sampler_bpf__destroy(s->skel);
-	free(s->slots);
 	free(s);
 }

@@ -1,5 +1,5 @@
-/* bpf_sampler.h: loads the BPF sampler, attaches it to one cpu-clock event
- * per CPU, and drains its per-CPU BPF ring buffers into a record callback. */
+/* bpf_sampler.h: loads the BPF sampler, opens the recording's perf events and
+ * attaches to them with its scope filters, and drains its BPF rings. */
 #ifndef RINGTRACE_BPF_SAMPLER_H
 #define RINGTRACE_BPF_SAMPLER_H
 
@@ -7,34 +7,65 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sample_record.h"
 #include "cpu_list.h"
 #include "perf_events.h"
+#include "sample_record.h"
+#include "tracefs.h"
+
+/* One event to sample. */
+struct sampler_event {
+	uint32_t type; /* PERF_TYPE_* */
+	uint64_t config;
+	bool exclude_user;
+	bool exclude_kernel;
+	struct sample_rate rate;               /* software and hardware events */
+	uint64_t tracepoint_period;            /* tracepoints: keep every n-th hit */
+	const struct tracepoint_format *format; /* set for tracepoints */
+	uint64_t id;                           /* PERF_SAMPLE_IDENTIFIER of its samples */
+};
+
+/* Which samples are kept; every filter runs in the kernel. */
+struct sampler_scope {
+	const struct cpu_list *cpus; /* CPUs the events are opened on */
+	bool only_these_cpus;        /* tracepoints fire on every CPU: keep only cpus */
+	const int *threads;          /* per-thread mode: events follow these tids, one ring */
+	unsigned int nr_threads;
+	const uint32_t *tgids;       /* only these processes... */
+	unsigned int nr_tgids;
+	bool follow_forks;           /* ...and the processes they fork */
+	const uint32_t *tids;        /* only these threads */
+	unsigned int nr_tids;
+	int cgroup_fd;               /* only this cgroup v2 (and below), or -1 */
+	uint64_t cgroup_id;
+	bool cgroup_exact;           /* not below */
+};
 
 struct bpf_sampler_config {
-	const struct cpu_list *cpus; /* CPUs to sample */
-	struct sample_rate rate;
+	struct sampler_event *events;
+	unsigned int nr_events;
+	struct sampler_scope scope;
 	bool callchain;
-	size_t ring_bytes;   /* per CPU, a power of two multiple of the page size */
+	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
+	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
 };
 
-/* Receives each record (a complete perf record) drained from CPU cpu's ring.
- * A non-zero return stops the drain and is returned by bpf_sampler_drain. */
+/* Receives each record (a complete perf record) drained from a ring, with the
+ * CPU it was taken on. A non-zero return stops the drain and is returned by
+ * bpf_sampler_drain. */
 typedef int (*bpf_sampler_record_fn)(void *ctx, int cpu, const void *rec, size_t size);
 
 struct bpf_sampler;
 
-/* Loads, creates the rings, opens the events and attaches: sampling has begun
+/* Loads, creates the rings, opens the events, attaches: sampling has begun
  * when this returns. NULL with err set on failure. */
-struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
-				      bpf_sampler_record_fn fn, void *ctx, char *err,
-				      size_t errlen);
+struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg, bpf_sampler_record_fn fn,
+				      void *ctx, char *err, size_t errlen);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
 /* Drains every ring. Returns records drained or a negative error. */
 long bpf_sampler_drain(struct bpf_sampler *s);
-/* Detaches the program from every event: no sample is produced after this. */
+/* Detaches every program: no sample is produced after this. */
 void bpf_sampler_stop(struct bpf_sampler *s);
 /* The counters of one CPU. */
 int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out);

@@ -1,5 +1,5 @@
-/* cmd_record.c: "ringtrace record": parses and validates the options, then
- * hands them to the recording session. */
+/* cmd_record.c: "ringtrace record" and "ringtrace list": parse and check the
+ * options, then hand them to the recording session. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "event_spec.h"
 #include "log.h"
 #include "perf_events.h"
 #include "record.h"
@@ -16,10 +17,24 @@
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
 #define DEFAULT_OUTPUT "ringtrace.data"
 
-enum { OPT_FORCE = 256 };
+enum {
+	OPT_FORCE = 256,
+	OPT_PER_THREAD,
+	OPT_CGROUP_EXACT,
+	OPT_ALL_CGROUPS,
+};
 
 static const struct option long_options[] = {
+	{ "event", required_argument, NULL, 'e' },
 	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-inherit", no_argument, NULL, 'i' },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "cgroup-exact", no_argument, NULL, OPT_CGROUP_EXACT },
+	{ "all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "call-graph", no_argument, NULL, 'g' },
@@ -34,22 +49,41 @@ static const struct option long_options[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ringtrace record -a [-F HZ | -c NS] [-g] [-o DIR] [-m PAGES] [--force] [-- CMD ARGS...]\n"
+		"usage: ringtrace record [-e EVENTS] [-a | -C CPUS | -p PIDS | -t TIDS] [-G CGROUP]\n"
+		"                        [-F HZ | -c PERIOD] [-g] [-o DIR] [-m PAGES] [-- CMD ARGS...]\n"
 		"\n"
-		"Samples every CPU with cpu-clock through BPF and writes a perf.data directory\n"
-		"(DIR/data and DIR/data.cpuN) that ringtrace report and perf report read.\n"
+		"Samples through BPF and writes a perf.data directory (DIR/data and\n"
+		"DIR/data.cpuN) that ringtrace report and perf report read.\n"
 		"\n"
-		"  -a, --all-cpus       sample all online CPUs (system-wide)\n"
-		"  -F, --freq HZ        sample at HZ per CPU (default %d)\n"
-		"  -c, --count NS       sample every NS nanoseconds of cpu-clock instead\n"
+		"what:\n"
+		"  -e, --event EVENTS   events, comma-separated, repeatable (default cpu-clock):\n"
+		"                       cpu-clock, task-clock, page-faults, context-switches,\n"
+		"                       cpu-migrations, minor-faults, major-faults, hardware\n"
+		"                       events where there is a PMU, SYSTEM:TRACEPOINT;\n"
+		"                       NAME:u / NAME:k for user or kernel only; -e list lists them\n"
+		"  -F, --freq HZ        sample at HZ per CPU (default %d; not tracepoints)\n"
+		"  -c, --count PERIOD   sample every PERIOD events (ns for clocks; tracepoints too)\n"
 		"  -g, --call-graph     record kernel and user callchains (frame pointers)\n"
+		"where:\n"
+		"  -a, --all-cpus       every CPU, every task\n"
+		"  -C, --cpu CPUS       only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)\n"
+		"  -p, --pid PIDS       only these processes (and what they fork, unless -i)\n"
+		"  -t, --tid TIDS       only these threads\n"
+		"      --per-thread     events follow each thread instead of watching CPUs, one ring\n"
+		"  -i, --no-inherit     do not follow forked children\n"
+		"  -G, --cgroup PATH    with -a/-C: only tasks in this cgroup v2 directory and below\n"
+		"                       (absolute, or relative to the cgroup v2 mount)\n"
+		"      --cgroup-exact   with -G: not the cgroups below it\n"
+		"      --all-cgroups    record every sample's cgroup (report --sort cgroup)\n"
+		"  -- CMD ARGS          run CMD; alone it is the target (followed with its\n"
+		"                       children), with -a/-C/-p/-t it sets the duration\n"
+		"output:\n"
 		"  -o, --output DIR     output directory (default %s)\n"
 		"  -m, --mmap-pages N   BPF ring size per CPU in pages, a power of two (default %d)\n"
 		"      --force          reuse DIR if it exists and is yours\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"\n"
-		"With -- CMD, CMD runs and the recording stops when it exits; otherwise\n"
-		"recording stops on SIGINT (Ctrl-C) or SIGTERM.\n",
+		"Without a command, recording stops on SIGINT (Ctrl-C) or SIGTERM.\n",
 		DEFAULT_FREQ, DEFAULT_OUTPUT, DEFAULT_RING_PAGES);
 }
 
@@ -58,25 +92,66 @@ static int is_power_of_two(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+int cmd_list(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	event_list_print(stdout);
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	struct record_options o = {
-		.output = DEFAULT_OUTPUT,
-		.ring_pages = DEFAULT_RING_PAGES,
-		.sideband_pages = DEFAULT_SIDEBAND_PAGES,
-	};
-	bool freq_given = false, period_given = false;
+	static struct record_options o;
+	bool freq_given = false;
 	uint64_t v, max_rate = perf_max_sample_rate();
+	char err[512];
 	int c;
 
+	memset(&o, 0, sizeof(o));
+	o.output = DEFAULT_OUTPUT;
+	o.ring_pages = DEFAULT_RING_PAGES;
+	o.sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o.argc = argc;
 	o.argv = argv;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:aF:c:go:m:vh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:aC:p:t:iG:F:c:go:m:vh", long_options, NULL)) != -1) {
 		switch (c) {
+		case 'e':
+			if (!strcmp(optarg, "list"))
+				return cmd_list(0, NULL);
+			if (event_spec_parse(optarg, o.events, &o.nr_events, err, sizeof(err))) {
+				rt_error("%s", err);
+				return 2;
+			}
+			break;
 		case 'a':
 			o.system_wide = true;
+			break;
+		case 'C':
+			o.cpu_list = optarg;
+			break;
+		case 'p':
+			o.pid_list = optarg;
+			break;
+		case 't':
+			o.tid_list = optarg;
+			break;
+		case OPT_PER_THREAD:
+			o.per_thread = true;
+			break;
+		case 'i':
+			o.no_inherit = true;
+			break;
+		case 'G':
+			o.cgroup = optarg;
+			break;
+		case OPT_CGROUP_EXACT:
+			o.cgroup_exact = true;
+			break;
+		case OPT_ALL_CGROUPS:
+			o.all_cgroups = true;
 			break;
 		case 'F':
 			if (cli_parse_u64("-F", optarg, 1, max_rate ? max_rate : 1000000, &v))
@@ -85,10 +160,10 @@ int cmd_record(int argc, char **argv)
 			freq_given = true;
 			break;
 		case 'c':
-			if (cli_parse_u64("-c", optarg, 1000, UINT64_MAX >> 1, &v))
+			if (cli_parse_u64("-c", optarg, 1, UINT64_MAX >> 1, &v))
 				return 2;
 			o.rate.period = v;
-			period_given = true;
+			o.period_given = true;
 			break;
 		case 'g':
 			o.callchain = true;
@@ -129,18 +204,22 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (freq_given && period_given) {
+	if (freq_given && o.period_given) {
 		rt_error("-F and -c conflict: give a frequency or a period, not both");
 		return 2;
 	}
-	if (!period_given && !freq_given)
+	if (!o.period_given && !freq_given)
 		o.rate.freq = DEFAULT_FREQ;
+	if (!o.nr_events)
+		event_spec_parse("cpu-clock", o.events, &o.nr_events, err, sizeof(err));
+	for (unsigned int i = 0; i < o.nr_events; i++)
+		if (o.events[i].type == PERF_TYPE_SOFTWARE && o.events[i].config <= PERF_COUNT_SW_TASK_CLOCK &&
+		    o.period_given && o.rate.period < 1000) {
+			rt_error("-c %llu is too short a period for %s: clocks count nanoseconds, use at least 1000",
+				 (unsigned long long)o.rate.period, o.events[i].name);
+			return 2;
+		}
 	if (optind < argc)
 		o.workload_argv = argv + optind;
-	if (!o.system_wide) {
-		rt_error(o.workload_argv ? "recording only a command's own tasks is not supported yet: add -a to sample all CPUs while it runs"
-					 : "nothing to record: pass -a to sample all CPUs, and optionally a command after --");
-		return 2;
-	}
 	return record_run(&o);
 }

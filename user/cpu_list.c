@@ -131,6 +131,16 @@ int cpu_list_contains(const struct cpu_list *l, int cpu)
 	return 0;
 }
 
+int cpu_list_copy(struct cpu_list *dst, const struct cpu_list *src)
+{
+	dst->cpus = malloc((src->nr ? src->nr : 1) * sizeof(int));
+	if (!dst->cpus)
+		return -1;
+	memcpy(dst->cpus, src->cpus, src->nr * sizeof(int));
+	dst->nr = src->nr;
+	return 0;
+}
+
 void cpu_list_free(struct cpu_list *l)
 {
 	free(l->cpus);

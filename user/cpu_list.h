@@ -18,6 +18,8 @@ int cpu_list_online(struct cpu_list *out, char *err, size_t errlen);
 /* Highest CPU number the kernel can ever use, plus one. */
 int cpu_list_possible_count(void);
 int cpu_list_contains(const struct cpu_list *l, int cpu);
+/* A copy of src in dst; 0, or -1 if memory ran out. */
+int cpu_list_copy(struct cpu_list *dst, const struct cpu_list *src);
 void cpu_list_free(struct cpu_list *l);
 
 #endif

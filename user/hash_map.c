@@ -121,3 +121,13 @@ bool equal_u32_key(const void *a, const void *b)
 {
 	return *(const uint32_t *)a == *(const uint32_t *)b;
 }
+
+uint64_t hash_u64_key(const void *key)
+{
+	return hash_u64(*(const uint64_t *)key);
+}
+
+bool equal_u64_key(const void *a, const void *b)
+{
+	return *(const uint64_t *)a == *(const uint64_t *)b;
+}

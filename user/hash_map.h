@@ -41,5 +41,7 @@ uint64_t hash_string(const void *key);         /* key is a const char * */
 bool equal_string(const void *a, const void *b);
 uint64_t hash_u32_key(const void *key);        /* key points to a uint32_t */
 bool equal_u32_key(const void *a, const void *b);
+uint64_t hash_u64_key(const void *key);        /* key points to a uint64_t */
+bool equal_u64_key(const void *a, const void *b);
 
 #endif

@@ -15,6 +15,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record, "sample the system into a perf.data directory" },
 	{ "report", cmd_report, "print the top symbols of a recording" },
+	{ "list", cmd_list, "list the events record -e accepts" },
 };
 
 static void usage(FILE *out)

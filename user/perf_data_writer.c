@@ -97,6 +97,10 @@ static int put_cmdline(struct byte_buffer *b, const struct perf_data_header *h)
 static int put_feature(struct byte_buffer *b, int feat, const struct perf_data_header *h)
 {
 	switch (feat) {
+	case PERF_FEAT_TRACING_DATA:
+		if (!h->tracing_data_size)
+			return 1;
+		return byte_buffer_append(b, h->tracing_data, h->tracing_data_size) ? 0 : -1;
 	case PERF_FEAT_HOSTNAME:
 		return h->hostname ? put_feature_string(b, h->hostname) : 1;
 	case PERF_FEAT_OSRELEASE:
@@ -122,10 +126,11 @@ static int put_feature(struct byte_buffer *b, int feat, const struct perf_data_h
 	}
 }
 
+/* In bit order, as the feature index must be. */
 static const int written_features[] = {
-	PERF_FEAT_HOSTNAME, PERF_FEAT_OSRELEASE, PERF_FEAT_VERSION,    PERF_FEAT_ARCH,
-	PERF_FEAT_NRCPUS,   PERF_FEAT_CMDLINE,   PERF_FEAT_EVENT_DESC, PERF_FEAT_CLOCKID,
-	PERF_FEAT_DIR_FORMAT,
+	PERF_FEAT_TRACING_DATA, PERF_FEAT_HOSTNAME, PERF_FEAT_OSRELEASE,  PERF_FEAT_VERSION,
+	PERF_FEAT_ARCH,         PERF_FEAT_NRCPUS,   PERF_FEAT_CMDLINE,    PERF_FEAT_EVENT_DESC,
+	PERF_FEAT_CLOCKID,      PERF_FEAT_DIR_FORMAT,
 };
 #define NR_WRITTEN_FEATURES (sizeof(written_features) / sizeof(written_features[0]))
 

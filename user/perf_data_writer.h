@@ -28,6 +28,8 @@ struct perf_data_header {
 	int argc;
 	char *const *argv;
 	uint64_t clockid_res_ns; /* resolution of attr.clockid, for HEADER_CLOCKID */
+	const void *tracing_data; /* HEADER_TRACING_DATA payload, if tracepoints */
+	size_t tracing_data_size;
 };
 
 /* Writes the complete header file to fd: file header, attrs with their ids,

@@ -33,7 +33,7 @@ void perf_attr_cpu_clock(struct perf_event_attr *attr, const struct sample_rate 
 }
 
 void perf_attr_tracking(struct perf_event_attr *attr, uint64_t sample_id_type,
-			uint32_t wakeup_bytes)
+			uint32_t wakeup_bytes, bool cgroups)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -46,6 +46,7 @@ void perf_attr_tracking(struct perf_event_attr *attr, uint64_t sample_id_type,
 	attr->mmap = 1;
 	attr->mmap2 = 1;
 	attr->task = 1;
+	attr->cgroup = cgroups;
 	attr->use_clockid = 1;
 	attr->clockid = RINGTRACE_CLOCKID;
 	attr->watermark = 1;

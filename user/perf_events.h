@@ -25,11 +25,11 @@ int perf_event_open_fd(struct perf_event_attr *attr, int pid, int cpu, int group
  * enables it). */
 void perf_attr_cpu_clock(struct perf_event_attr *attr, const struct sample_rate *rate);
 
-/* A dummy software event that delivers COMM, MMAP2, FORK and EXIT records with
- * a sample_id trailer of sample_id_type, time from RINGTRACE_CLOCKID, and a
- * wakeup once wakeup_bytes are waiting. */
+/* A dummy software event that delivers COMM, MMAP2, FORK and EXIT (and CGROUP
+ * if cgroups) records with a sample_id trailer of sample_id_type, time from
+ * RINGTRACE_CLOCKID, and a wakeup once wakeup_bytes are waiting. */
 void perf_attr_tracking(struct perf_event_attr *attr, uint64_t sample_id_type,
-			uint32_t wakeup_bytes);
+			uint32_t wakeup_bytes, bool cgroups);
 
 /* Highest sampling frequency the kernel allows (kernel.perf_event_max_sample_rate). */
 uint64_t perf_max_sample_rate(void);

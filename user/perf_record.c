@@ -253,6 +253,18 @@ int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out)
 	return 0;
 }
 
+int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		       struct perf_cgroup *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_CGROUP || take_u64(&c, &out->id))
+		return -1;
+	out->path = take_string(&c, sample_type);
+	return out->path ? 0 : -1;
+}
+
 int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out)
 {
 	struct cursor c = record_cursor(rec);
@@ -376,6 +388,20 @@ int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
 		return -1;
 	}
 	return end_record(b, start, type, 0, sample_type, sid);
+}
+
+int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_cgroup *c,
+		       const struct perf_sample_id *sid)
+{
+	size_t start;
+
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, &c->id, 8) || put_string(b, c->path)) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, PERF_RECORD_CGROUP, 0, sample_type, sid);
 }
 
 int perf_lost_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,

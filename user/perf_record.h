@@ -1,5 +1,5 @@
 /* perf_record.h: encoding and decoding of individual perf records (SAMPLE,
- * COMM, MMAP, MMAP2, FORK, EXIT, LOST, LOST_SAMPLES) and their sample_id trailer. */
+ * COMM, MMAP, MMAP2, FORK, EXIT, CGROUP, LOST...) and their sample_id trailer. */
 #ifndef RINGTRACE_PERF_RECORD_H
 #define RINGTRACE_PERF_RECORD_H
 
@@ -80,6 +80,11 @@ struct perf_task {
 	uint64_t time;
 };
 
+struct perf_cgroup {
+	uint64_t id;
+	const char *path; /* from the cgroup v2 root: "/", "/system.slice", ... */
+};
+
 struct perf_lost {
 	uint64_t id;
 	uint64_t lost;
@@ -98,6 +103,8 @@ int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
 		     struct perf_mmap *out);
 /* Decodes PERF_RECORD_FORK and PERF_RECORD_EXIT. */
 int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out);
+int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		       struct perf_cgroup *out);
 /* Decodes PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES (id is 0 for the latter). */
 int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out);
 
@@ -114,6 +121,8 @@ int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_
 /* PERF_RECORD_FORK or PERF_RECORD_EXIT as type says. */
 int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
 		     const struct perf_task *t, const struct perf_sample_id *sid);
+int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_cgroup *c,
+		       const struct perf_sample_id *sid);
 /* PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES as type says. */
 int perf_lost_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
 		     const struct perf_lost *l, const struct perf_sample_id *sid);

@@ -1,5 +1,5 @@
-/* record.c: a recording session: opens the events and files, drains the BPF
- * rings and side-band into per-CPU files until stopped, then prints totals. */
+/* record.c: a recording session: resolves what and where to record, opens the
+ * events and files, drains rings into per-CPU files until stopped, prints totals. */
 #include "record.h"
 
 #include <errno.h>
@@ -21,12 +21,18 @@
 #include "output_dir.h"
 #include "perf_data_writer.h"
 #include "perf_record.h"
+#include "record_target.h"
 #include "sideband.h"
 #include "synthesize.h"
+#include "tracing_data.h"
 #include "workload.h"
 
-#define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+/* Every record's sample_id trailer: the event id tells the events apart. */
+#define SAMPLE_ID_TYPE \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | SAMPLE_ID_TYPE | PERF_SAMPLE_PERIOD)
+/* The ids of ringtrace's own events ("RT" and the event number). */
+#define EVENT_ID_BASE 0x5254000000000000ULL
 #define STREAM_BUFFER_BYTES (256 * 1024)
 #define DRAIN_INTERVAL_MS 100
 
@@ -39,8 +45,11 @@ struct cpu_totals {
 };
 
 struct session {
-	const struct record_options *opts;
-	struct cpu_list cpus;
+	struct record_options *opts;
+	struct record_target target;
+	struct cpu_list cpus;             /* online CPUs: one file and one side-band ring each */
+	struct sampler_event *sampler_events;
+	bool cgroup_field;                /* samples carry PERF_SAMPLE_CGROUP */
 	int *slot_of_cpu; /* indexed by CPU number, -1 if not recorded */
 	int nr_possible;
 	int dirfd;
@@ -85,16 +94,51 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	return append_to_slot(ctx, (int)slot, rec, size);
 }
 
-static void file_attr(struct perf_event_attr *a, const struct record_options *o)
+/* The attr perf reads for event i: what was opened, and the sample layout the
+ * BPF program writes for it. */
+static void event_file_attr(struct perf_event_attr *a, const struct session *s, unsigned int i)
 {
-	perf_attr_cpu_clock(a, &o->rate);
-	a->disabled = 0;
-	a->sample_type = SAMPLE_TYPE | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	const struct record_options *o = s->opts;
+	const struct event_desc *ev = &o->events[i];
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = ev->type;
+	a->config = ev->config;
+	if (ev->kind == EVENT_TRACEPOINT) {
+		a->sample_period = s->sampler_events[i].tracepoint_period;
+	} else if (o->rate.freq) {
+		a->freq = 1;
+		a->sample_freq = o->rate.freq;
+	} else {
+		a->sample_period = o->rate.period;
+	}
+	a->sample_type = SAMPLE_TYPE | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0) |
+			 (ev->kind == EVENT_TRACEPOINT ? PERF_SAMPLE_RAW : 0) |
+			 (s->cgroup_field ? PERF_SAMPLE_CGROUP : 0);
+	a->sample_id_all = 1;
+	a->exclude_guest = 1;
+	a->exclude_user = ev->exclude_user;
+	a->exclude_kernel = ev->exclude_kernel;
+	a->use_clockid = 1;
+	a->clockid = RINGTRACE_CLOCKID;
+}
+
+/* The side-band tracking event, as perf records it ("dummy:HG"). */
+static void tracking_file_attr(struct perf_event_attr *a, const struct session *s)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_period = 1;
+	a->sample_type = SAMPLE_TYPE;
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
 	a->use_clockid = 1;
 	a->clockid = RINGTRACE_CLOCKID;
 	a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
+	a->cgroup = s->cgroup_field;
 }
 
 static int open_cpu_files(struct session *s)
@@ -124,18 +168,56 @@ static int open_cpu_files(struct session *s)
 	return 0;
 }
 
-/* DIR/data: the header, the attr, and side-band synthesized from /proc. */
+/* Side-band for what exists before the recording: the kernel's mapping, every
+ * process's comm and mappings, every cgroup if samples name theirs. */
+static int synthesize_sideband(struct session *s, struct byte_buffer *side)
+{
+	struct perf_sample_id sid = { .id = s->sideband.cpus[0].id };
+
+	if (synthesize_kernel_mmap(side, SAMPLE_ID_TYPE, &sid, s->error, sizeof(s->error)))
+		rt_warn("%s; kernel frames will show as [unknown]", s->error);
+	s->error[0] = '\0';
+	if (synthesize_processes(side, SAMPLE_ID_TYPE, &sid) < 0 ||
+	    (s->cgroup_field && synthesize_cgroups(side, SAMPLE_ID_TYPE, &sid) < 0)) {
+		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR/data: the header, the attrs with their ids, the synthesized side-band,
+ * and the features (tracepoint formats among them). */
 static int write_header_file(struct session *s)
 {
 	const struct record_options *o = s->opts;
-	struct perf_data_event ev = { .name = "cpu-clock" };
-	struct perf_data_header h = { .events = &ev, .nr_events = 1 };
-	struct byte_buffer side = { 0 };
+	unsigned int nr = o->nr_events + 1;
+	struct perf_data_event evs[EVENT_SPEC_MAX + 1];
+	uint64_t *tracking_ids = calloc(s->sideband.nr, sizeof(uint64_t));
+	struct perf_data_header h = { .events = evs, .nr_events = nr };
+	struct byte_buffer side = { 0 }, tracing = { 0 };
 	struct timespec res = { 0 };
 	struct utsname u;
 	int fd, ret = -1;
 
-	file_attr(&ev.attr, o);
+	if (!tracking_ids) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < o->nr_events; i++) {
+		memset(&evs[i], 0, sizeof(evs[i]));
+		event_file_attr(&evs[i].attr, s, i);
+		evs[i].name = o->events[i].name;
+		evs[i].ids = &s->sampler_events[i].id;
+		evs[i].nr_ids = 1;
+	}
+	for (unsigned int c = 0; c < s->sideband.nr; c++)
+		tracking_ids[c] = s->sideband.cpus[c].id;
+	memset(&evs[o->nr_events], 0, sizeof(evs[0]));
+	tracking_file_attr(&evs[o->nr_events].attr, s);
+	evs[o->nr_events].name = "dummy:HG";
+	evs[o->nr_events].ids = tracking_ids;
+	evs[o->nr_events].nr_ids = s->sideband.nr;
+
 	uname(&u);
 	clock_getres(CLOCK_MONOTONIC, &res);
 	h.hostname = u.nodename;
@@ -143,18 +225,19 @@ static int write_header_file(struct session *s)
 	h.arch = u.machine;
 	h.version = "ringtrace " RINGTRACE_VERSION;
 	h.nr_cpus_available = (uint32_t)s->nr_possible;
-	h.nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	h.nr_cpus_online = s->cpus.nr;
 	h.argc = o->argc;
 	h.argv = o->argv;
 	h.clockid_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-
-	if (synthesize_kernel_mmap(&side, SAMPLE_ID_TYPE, s->error, sizeof(s->error)))
-		rt_warn("%s; kernel frames will show as [unknown]", s->error);
-	s->error[0] = '\0';
-	if (synthesize_processes(&side, SAMPLE_ID_TYPE) < 0) {
-		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
+	if (tracing_data_build(&tracing, o->events, o->nr_events, s->error, sizeof(s->error)))
 		goto out;
-	}
+	for (unsigned int i = 0; i < o->nr_events; i++)
+		if (o->events[i].kind == EVENT_TRACEPOINT) {
+			h.tracing_data = tracing.data;
+			h.tracing_data_size = tracing.len;
+		}
+	if (synthesize_sideband(s, &side))
+		goto out;
 	fd = output_file_create(s->dirfd, o->output, "data", s->error, sizeof(s->error));
 	if (fd < 0)
 		goto out;
@@ -166,6 +249,8 @@ static int write_header_file(struct session *s)
 	}
 out:
 	byte_buffer_free(&side);
+	byte_buffer_free(&tracing);
+	free(tracking_ids);
 	return ret;
 }
 
@@ -251,10 +336,16 @@ static int write_pending_loss(struct session *s, unsigned int slot)
 	struct byte_buffer b = { 0 };
 	struct rt_cpu_counters c;
 	struct perf_lost lost = { 0 };
-	struct perf_sample_id sid = { .cpu = (uint32_t)s->cpus.cpus[slot] };
+	struct perf_sample_id sid = { .cpu = (uint32_t)s->cpus.cpus[slot],
+				      .id = s->sampler_events[0].id };
 	int ret = 0;
 
-	if (bpf_sampler_counters(s->sampler, s->cpus.cpus[slot], &c) || !c.lost)
+	if (bpf_sampler_counters(s->sampler, s->cpus.cpus[slot], &c))
+		return 0;
+	if (c.follow_failed)
+		rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
+			s->cpus.cpus[slot], (unsigned long long)c.follow_failed);
+	if (!c.lost)
 		return 0;
 	s->totals[slot].lost += c.lost;
 	lost.lost = c.lost;
@@ -322,22 +413,52 @@ static int finish(struct session *s, const struct timespec *t0)
 	return ret;
 }
 
-static int start_session(struct session *s, sigset_t *orig_mask)
+/* The events as the BPF sampler takes them, with their ids. */
+static int plan_sampler_events(struct session *s)
 {
 	const struct record_options *o = s->opts;
-	struct bpf_sampler_config cfg = {
-		.cpus = &s->cpus,
-		.rate = o->rate,
-		.callchain = o->callchain,
-		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
-	};
 
-	cfg.wakeup_bytes = cfg.ring_bytes / 4;
-	if (cpu_list_online(&s->cpus, s->error, sizeof(s->error)))
+	s->sampler_events = calloc(o->nr_events, sizeof(*s->sampler_events));
+	if (!s->sampler_events)
 		return -1;
+	for (unsigned int i = 0; i < o->nr_events; i++) {
+		const struct event_desc *ev = &o->events[i];
+		struct sampler_event *se = &s->sampler_events[i];
+
+		se->type = ev->type;
+		se->config = ev->config;
+		se->exclude_user = ev->exclude_user;
+		se->exclude_kernel = ev->exclude_kernel;
+		se->rate = o->rate;
+		se->id = EVENT_ID_BASE + i + 1;
+		if (ev->kind == EVENT_TRACEPOINT) {
+			se->format = &ev->format;
+			/* every hit, as perf records tracepoints, unless -c thins them */
+			se->tracepoint_period = o->period_given ? o->rate.period : 1;
+		}
+	}
+	return 0;
+}
+
+/* Everything that can be wrong with the request is found here, before any
+ * file is created or anything attached. */
+static int resolve_request(struct session *s)
+{
+	struct record_options *o = s->opts;
+
+	for (unsigned int i = 0; i < o->nr_events; i++)
+		if (event_resolve(&o->events[i], s->error, sizeof(s->error)))
+			return -1;
+	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)))
+		return -1;
+	s->cgroup_field = s->target.has_cgroup || o->all_cgroups;
 	s->nr_possible = cpu_list_possible_count();
 	if (s->nr_possible <= 0) {
 		rt_format(s->error, sizeof(s->error), "cannot read /sys/devices/system/cpu/possible");
+		return -1;
+	}
+	if (cpu_list_copy(&s->cpus, &s->target.online) || plan_sampler_events(s)) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
 		return -1;
 	}
 	s->slot_of_cpu = malloc((size_t)s->nr_possible * sizeof(int));
@@ -347,12 +468,49 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		s->slot_of_cpu[c] = -1;
 	for (unsigned int i = 0; i < s->cpus.nr; i++)
 		s->slot_of_cpu[s->cpus.cpus[i]] = (int)i;
+	return 0;
+}
+
+static int start_sampler(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	const struct record_target *t = &s->target;
+	struct bpf_sampler_config cfg = {
+		.events = s->sampler_events,
+		.nr_events = o->nr_events,
+		.scope = {
+			.cpus = &t->cpus,
+			.only_these_cpus = t->only_these_cpus,
+			.threads = t->threads,
+			.nr_threads = t->nr_threads,
+			.tgids = t->tgids,
+			.nr_tgids = t->nr_tgids,
+			.follow_forks = t->follow_forks,
+			.tids = t->tids,
+			.nr_tids = t->nr_tids,
+			.cgroup_fd = t->has_cgroup ? t->cgroup.fd : -1,
+			.cgroup_id = t->cgroup.id,
+			.cgroup_exact = o->cgroup_exact,
+		},
+		.callchain = o->callchain,
+		.cgroup_field = s->cgroup_field,
+		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
+	};
+
+	cfg.wakeup_bytes = cfg.ring_bytes / 4;
+	s->sampler = bpf_sampler_start(&cfg, on_sample, s, s->error, sizeof(s->error));
+	return s->sampler ? 0 : -1;
+}
+
+static int start_session(struct session *s, sigset_t *orig_mask)
+{
+	const struct record_options *o = s->opts;
 
 	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
 	if (s->dirfd < 0 || open_cpu_files(s))
 		return -1;
-	if (sideband_open(&s->sideband, &s->cpus, SAMPLE_ID_TYPE, o->sideband_pages, s->error,
-			  sizeof(s->error)) ||
+	if (sideband_open(&s->sideband, &s->cpus, SAMPLE_ID_TYPE, o->sideband_pages,
+			  s->cgroup_field, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
@@ -364,11 +522,12 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 				     sizeof(s->error)))
 			return -1;
 		s->has_workload = true;
+		if (record_target_add_workload(&s->target, s->workload.pid)) {
+			rt_format(s->error, sizeof(s->error), "out of memory");
+			return -1;
+		}
 	}
-	if (write_header_file(s))
-		return -1;
-	s->sampler = bpf_sampler_start(&cfg, on_sample, s, s->error, sizeof(s->error));
-	if (!s->sampler || setup_epoll(s))
+	if (write_header_file(s) || start_sampler(s) || setup_epoll(s))
 		return -1;
 	if (s->has_workload &&
 	    workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error)))
@@ -395,12 +554,15 @@ static void end_session(struct session *s)
 	free(s->streams);
 	free(s->totals);
 	free(s->slot_of_cpu);
+	free(s->sampler_events);
 	cpu_list_free(&s->cpus);
+	record_target_free(&s->target);
 }
 
-int record_run(const struct record_options *opts)
+int record_run(struct record_options *opts)
 {
-	struct session s = { .opts = opts, .dirfd = -1, .sigfd = -1, .epfd = -1 };
+	struct session s = { .opts = opts, .dirfd = -1, .sigfd = -1, .epfd = -1,
+			     .target.cgroup.fd = -1 };
 	sigset_t mask, orig_mask;
 	struct timespec t0;
 	bool failed;
@@ -416,6 +578,11 @@ int record_run(const struct record_options *opts)
 	s.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (s.sigfd < 0) {
 		rt_error("signalfd: %s", strerror(errno));
+		goto out;
+	}
+	if (resolve_request(&s)) {
+		rt_error("%s", s.error[0] ? s.error : "out of memory");
+		status = 2;
 		goto out;
 	}
 	if (start_session(&s, &orig_mask)) {

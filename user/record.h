@@ -1,29 +1,42 @@
-/* record.h: a recording session: opens the events and files, drains the BPF
- * rings and side-band into per-CPU files until stopped, then prints totals. */
+/* record.h: a recording session: resolves what and where to record, opens the
+ * events and files, drains rings into per-CPU files until stopped, prints totals. */
 #ifndef RINGTRACE_RECORD_H
 #define RINGTRACE_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "event_spec.h"
 #include "perf_events.h"
 
 struct record_options {
-	bool system_wide;
-	struct sample_rate rate;
+	struct event_desc events[EVENT_SPEC_MAX]; /* cpu-clock if none given */
+	unsigned int nr_events;
+	bool system_wide;        /* -a */
+	const char *cpu_list;    /* -C: only these CPUs */
+	const char *pid_list;    /* -p: only these processes */
+	const char *tid_list;    /* -t: only these threads */
+	bool per_thread;         /* events follow each thread, one ring */
+	bool no_inherit;         /* do not follow forked children */
+	const char *cgroup;      /* -G: only this cgroup v2 (and below) */
+	bool cgroup_exact;       /* -G without the groups below */
+	bool all_cgroups;        /* PERF_SAMPLE_CGROUP without filtering */
+	struct sample_rate rate; /* software and hardware events */
+	bool period_given;       /* -c also thins tracepoints */
 	bool callchain;
 	const char *output;
 	bool force;
-	size_t ring_pages;      /* per-CPU BPF ring, in pages (a power of two) */
-	size_t sideband_pages;  /* per-CPU side-band perf ring, in pages */
-	char **workload_argv;   /* NULL-terminated command after "--", or NULL */
-	int argc;               /* the whole command line, for the header */
+	size_t ring_pages;       /* per BPF ring, in pages (a power of two) */
+	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
+	char **workload_argv;    /* NULL-terminated command after "--", or NULL */
+	int argc;                /* the whole command line, for the header */
 	char **argv;
 	bool verbose;
 };
 
 /* Runs the recording. Returns the process exit status: 0, the workload's exit
- * status when one ran, or 1 after printing one error line. */
-int record_run(const struct record_options *opts);
+ * status when one ran, or 1 after printing one error line (2 for a bad
+ * request found before anything was attached). */
+int record_run(struct record_options *opts);
 
 #endif

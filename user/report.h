@@ -1,5 +1,5 @@
 /* report.h: reads a recording in time order, resolves each sample's symbol,
- * and prints the rows of the chosen sort keys by overhead. */
+ * and prints, per event, the rows of the chosen sort keys by overhead. */
 #ifndef RINGTRACE_REPORT_H
 #define RINGTRACE_REPORT_H
 
@@ -13,6 +13,7 @@ enum report_key {
 	REPORT_KEY_DSO,
 	REPORT_KEY_SYM,
 	REPORT_KEY_CPU,
+	REPORT_KEY_CGROUP,
 };
 
 #define REPORT_MAX_KEYS 8
@@ -26,7 +27,8 @@ struct report_options {
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */
 };
 
-/* Parses "comm,dso,sym" into o->keys. 0, or -1 with err naming the bad key. */
+/* Parses "comm,dso,sym" into o->keys (comm, pid, tid, dso, sym, cpu, cgroup).
+ * 0, or -1 with err naming the bad key. */
 int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen);
 
 /* Prints the report to out. 0, or -1 with err set (unreadable or malformed

@@ -14,7 +14,7 @@
 #include "perf_record.h"
 
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
-		  size_t data_pages, char *err, size_t errlen)
+		  size_t data_pages, bool cgroups, char *err, size_t errlen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -29,12 +29,19 @@ int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sam
 		struct perf_event_attr attr;
 		int fd, r;
 
-		perf_attr_tracking(&attr, sample_id_type, (uint32_t)(data_pages * page / 4));
+		perf_attr_tracking(&attr, sample_id_type, (uint32_t)(data_pages * page / 4), cgroups);
 		c->cpu = cpus->cpus[i];
 		fd = perf_event_open_fd(&attr, -1, c->cpu, -1, 0);
 		if (fd < 0) {
 			rt_format(err, errlen, "cannot open the task-tracking event on CPU %d: %s",
 				  c->cpu, strerror(-fd));
+			sideband_close(sb);
+			return -1;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id)) {
+			rt_format(err, errlen, "cannot read the id of the task-tracking event: %s",
+				  strerror(errno));
+			close(fd);
 			sideband_close(sb);
 			return -1;
 		}

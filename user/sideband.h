@@ -3,6 +3,7 @@
 #ifndef RINGTRACE_SIDEBAND_H
 #define RINGTRACE_SIDEBAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,7 @@
 
 struct sideband_cpu {
 	int cpu;
+	uint64_t id;      /* the kernel's id of this CPU's tracking event */
 	struct perf_ring ring;
 	uint64_t records; /* records read */
 	uint64_t lost;    /* records the kernel dropped (sum of its LOST records) */
@@ -22,9 +24,9 @@ struct sideband {
 };
 
 /* Opens one tracking event per CPU of cpus (disabled) with data_pages pages of
- * ring each. Returns 0, or -1 with err set. */
+ * ring each, CGROUP records too if cgroups. Returns 0, or -1 with err set. */
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
-		  size_t data_pages, char *err, size_t errlen);
+		  size_t data_pages, bool cgroups, char *err, size_t errlen);
 int sideband_enable(struct sideband *sb);
 int sideband_disable(struct sideband *sb);
 

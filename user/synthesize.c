@@ -1,5 +1,5 @@
-/* synthesize.c: side-band records for what existed before recording began:
- * the kernel's text mapping and the COMM and MMAP2 of every live process. */
+/* synthesize.c: side-band records for what existed before recording began: the
+ * kernel's text mapping, every live process's COMM and MMAP2, every cgroup. */
 #include "synthesize.h"
 
 #include <ctype.h>
@@ -13,11 +13,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "perf_record.h"
 
-int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type, char *err,
-			   size_t errlen)
+int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
+			   const struct perf_sample_id *sid, char *err, size_t errlen)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512];
@@ -41,7 +42,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type, char 
 		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: set kernel.kptr_restrict=0 or run as root");
 		return -1;
 	}
-	if (perf_kernel_mmap_encode(b, sample_id_type, text, NULL)) {
+	if (perf_kernel_mmap_encode(b, sample_id_type, text, sid)) {
 		rt_format(err, errlen, "out of memory");
 		return -1;
 	}
@@ -75,7 +76,8 @@ static int is_number(const char *s)
 }
 
 /* COMM of each thread of pid; -1 only when memory runs out. */
-static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type, uint32_t pid)
+static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type,
+			    const struct perf_sample_id *base, uint32_t pid)
 {
 	char path[320], comm[64];
 	struct dirent *de;
@@ -88,7 +90,7 @@ static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type, uint
 		return 0;
 	while ((de = readdir(d))) {
 		struct perf_comm c;
-		struct perf_sample_id sid = { 0 };
+		struct perf_sample_id sid = *base;
 
 		if (!is_number(de->d_name))
 			continue;
@@ -140,7 +142,8 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 	return 0;
 }
 
-static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type, uint32_t pid)
+static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
+			    const struct perf_sample_id *base, uint32_t pid)
 {
 	char path[64], line[4096 + 128], file[4096];
 	FILE *f;
@@ -151,12 +154,12 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type, uint
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		struct perf_sample_id sid = { .pid = pid, .tid = pid };
+		struct perf_sample_id sid = *base;
 		struct perf_mmap m;
 
 		if (parse_maps_line(line, &m, file, sizeof(file)))
 			continue;
-		m.pid = m.tid = pid;
+		m.pid = m.tid = sid.pid = sid.tid = pid;
 		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
 			ret = -1;
 			break;
@@ -166,7 +169,8 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type, uint
 	return ret;
 }
 
-long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type)
+long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
+			  const struct perf_sample_id *sid)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *de;
@@ -180,7 +184,8 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type)
 		if (!is_number(de->d_name))
 			continue;
 		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
-		if (synthesize_comms(b, sample_id_type, pid) || synthesize_mmaps(b, sample_id_type, pid)) {
+		if (synthesize_comms(b, sample_id_type, sid, pid) ||
+		    synthesize_mmaps(b, sample_id_type, sid, pid)) {
 			closedir(proc);
 			return -1;
 		}
@@ -188,4 +193,31 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type)
 	}
 	closedir(proc);
 	return count;
+}
+
+struct cgroup_walk_ctx {
+	struct byte_buffer *b;
+	uint64_t sample_id_type;
+	const struct perf_sample_id *sid;
+	long count;
+};
+
+static void add_cgroup(uint64_t id, const char *relative, void *p)
+{
+	struct cgroup_walk_ctx *w = p;
+	struct perf_cgroup c = { id, relative };
+
+	if (w->count < 0)
+		return;
+	w->count = perf_cgroup_encode(w->b, w->sample_id_type, &c, w->sid) ? -1 : w->count + 1;
+}
+
+long synthesize_cgroups(struct byte_buffer *b, uint64_t sample_id_type,
+			const struct perf_sample_id *sid)
+{
+	struct cgroup_walk_ctx w = { b, sample_id_type, sid, 0 };
+
+	if (cgroup_walk(add_cgroup, &w))
+		return 0;
+	return w.count;
 }
