@@ -102,7 +102,9 @@ $(LOADGEN): tools/loadgen/loadgen.c | $(OUTPUT)
 		-Wall -Wextra -Werror $< -lpthread -o $@
 
 TEST_UTIL := $(OUTPUT)/tests/test_util.o
-TEST_LIBS := $(TEST_UTIL) $(CORE_OBJS) $(REPORT_OBJS)
+# What tests may link: everything but the BPF loader and the CLI.
+TEST_RECORD_OBJS := $(filter-out $(OUTPUT)/bpf_sampler.o $(OUTPUT)/record.o $(OUTPUT)/cmd_record.o,$(RECORD_OBJS))
+TEST_LIBS := $(TEST_UTIL) $(CORE_OBJS) $(REPORT_OBJS) $(TEST_RECORD_OBJS)
 
 $(TEST_UTIL): tests/test_util.c tests/test_util.h | $(OUTPUT)/tests
 	$(CC) $(CFLAGS) -Itests -c $< -o $@

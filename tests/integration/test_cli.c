@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+
 #include "test_util.h"
 
 /* Runs "ringtrace ARGS" and checks: exit status non-zero, exactly one line
@@ -56,6 +57,46 @@ static void test_option_errors(void **state)
 	expect_one_line_error("report a b", "unexpected argument \"b\"");
 }
 
+/* Bad requests are refused before anything is created or attached: the
+ * output directory does not appear. */
+static void expect_refused(const char *args, const char *needle)
+{
+	char *dir = tu_tempdir(), out_dir[4200], full[8192];
+	struct stat st;
+
+	snprintf(out_dir, sizeof(out_dir), "%s/out", dir);
+	snprintf(full, sizeof(full), "record -o %s %s", out_dir, args);
+	expect_one_line_error(full, needle);
+	if (!stat(out_dir, &st))
+		fail_msg("ringtrace record %s created %s before refusing", args, out_dir);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_scope_and_event_errors(void **state)
+{
+	(void)state;
+	expect_refused("-a -e bogus-event", "unknown event \"bogus-event\"");
+	expect_refused("-a -e cpu-clock:x", "unknown modifier 'x'");
+	expect_refused("-a -e cpu-clock,cpu-clock", "given twice");
+	expect_refused("-a -e nosuchsys:nosuchevent", "unknown tracepoint nosuchsys:nosuchevent");
+	expect_refused("-a -C 0-", "malformed CPU list");
+	expect_refused("-a -C 1,x", "malformed CPU list");
+	expect_refused("-a -C 4095", "does not exist");
+	expect_refused("-p 4194000", "no process with id 4194000");
+	expect_refused("-p 12ab", "malformed process list");
+	expect_refused("-t 4194000", "no thread with id 4194000");
+	expect_refused("-a -p 1", "-a and -p conflict");
+	expect_refused("-p 1 -t 1", "-p and -t conflict");
+	expect_refused("--per-thread -a", "--per-thread needs tasks");
+	expect_refused("-p 1 -G /", "-G needs -a or -C");
+	expect_refused("-a --cgroup-exact", "--cgroup-exact needs -G");
+	expect_refused("-a -G no-such-cgroup-here", "not found");
+	expect_refused("-a -e cpu-clock -c 10", "too short a period");
+	if (access("/sys/bus/event_source/devices/cpu", F_OK)) /* no hardware PMU here */
+		expect_refused("-a -e cycles", "no hardware PMU");
+}
+
 static void test_output_directory_is_never_reused_blindly(void **state)
 {
 	char *dir = tu_tempdir(), args[8192], target[4096];
@@ -86,6 +127,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_errors),
+		cmocka_unit_test(test_scope_and_event_errors),
 		cmocka_unit_test(test_output_directory_is_never_reused_blindly),
 	};
 

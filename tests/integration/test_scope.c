@@ -1,0 +1,406 @@
+/* test_scope.c: events and scoping with real BPF: exact tracepoint counts, CPU,
+ * process, thread, command and cgroup scopes, tracepoint fields, several events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perf_data_reader.h"
+#include "perf_record.h"
+#include "test_util.h"
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+/* Samples of a recording, tallied by pid, tid and cpu. */
+struct tally {
+	uint64_t total;
+	uint64_t by_cpu[64];
+	uint32_t pids[64];
+	uint64_t by_pid[64];
+	unsigned int nr_pids;
+	uint32_t tids[64];
+	unsigned int nr_tids;
+	uint64_t by_event[8]; /* by attr index */
+};
+
+static void count_pid(struct tally *t, uint32_t pid)
+{
+	for (unsigned int i = 0; i < t->nr_pids; i++)
+		if (t->pids[i] == pid) {
+			t->by_pid[i]++;
+			return;
+		}
+	if (t->nr_pids < 64) {
+		t->pids[t->nr_pids] = pid;
+		t->by_pid[t->nr_pids++] = 1;
+	}
+}
+
+static void note_tid(struct tally *t, uint32_t tid)
+{
+	for (unsigned int i = 0; i < t->nr_tids; i++)
+		if (t->tids[i] == tid)
+			return;
+	if (t->nr_tids < 64)
+		t->tids[t->nr_tids++] = tid;
+}
+
+static uint64_t samples_of(const struct tally *t, uint32_t pid)
+{
+	for (unsigned int i = 0; i < t->nr_pids; i++)
+		if (t->pids[i] == pid)
+			return t->by_pid[i];
+	return 0;
+}
+
+static void tally_recording(const char *dir, struct tally *t)
+{
+	struct perf_input in;
+	char err[512];
+
+	memset(t, 0, sizeof(*t));
+	if (perf_input_open(&in, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned int f = 0; f < in.nr_files; f++) {
+		struct perf_record_iter it;
+		const struct perf_event_header *rec;
+		int r;
+
+		perf_record_iter_init(&it, &in.files[f]);
+		while ((r = perf_record_next(&it, &rec, err, sizeof(err))) == 1) {
+			const struct perf_input_event *ev;
+			struct perf_sample s;
+
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			ev = perf_input_event_of(&in, rec);
+			assert_non_null(ev);
+			assert_int_equal(perf_sample_decode(rec, ev->attr.sample_type, &s), 0);
+			t->total++;
+			if (s.cpu < 64)
+				t->by_cpu[s.cpu]++;
+			if (ev - in.events < 8)
+				t->by_event[ev - in.events]++;
+			count_pid(t, s.pid);
+			note_tid(t, s.tid);
+		}
+		assert_int_equal(r, 0);
+		assert_false(it.truncated);
+	}
+	perf_input_close(&in);
+}
+
+/* Runs "ringtrace record ARGS -o DIR"; fails the test on a non-zero exit. */
+static char *record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *record(const char *fmt, ...)
+{
+	char *dir = tu_tempdir(), *args = NULL, *out = NULL;
+	va_list ap;
+	int rc;
+
+	assert_non_null(dir);
+	va_start(ap, fmt);
+	assert_true(vasprintf(&args, fmt, ap) > 0);
+	va_end(ap);
+	rc = tu_sh(&out, "%s record --force -o %s %s 2>&1", tu_ringtrace(), dir, args);
+	if (rc != 0)
+		fail_msg("ringtrace record %s: exit %d:\n%s", args, rc, out);
+	free(args);
+	free(out);
+	return dir;
+}
+
+static void done(char *dir)
+{
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A load generator spinning on a CPU in the background. */
+static pid_t spawn_spinner(int cpu, int threads, double seconds)
+{
+	char cpu_s[16], threads_s[16], secs[32];
+	pid_t pid;
+
+	snprintf(cpu_s, sizeof(cpu_s), "%d", cpu);
+	snprintf(threads_s, sizeof(threads_s), "%d", threads);
+	snprintf(secs, sizeof(secs), "%.1f", seconds);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(tu_loadgen(), tu_loadgen(), "--cpu", cpu_s, "--threads", threads_s, "spin", secs,
+		      NULL);
+		_exit(127);
+	}
+	usleep(100 * 1000); /* let it start its threads */
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+static int last_cpu(void)
+{
+	return tu_online_cpus() - 1;
+}
+
+/* -e syscalls:sys_enter_getpid -- GEN N: exactly N samples of GEN's pid. */
+static void test_tracepoint_count_is_exact(void **state)
+{
+	const unsigned int n = 50000;
+	struct tally t;
+	char *dir, *out = NULL;
+	uint32_t gen_pid = 0;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record --force -o %s -m 4096 -e syscalls:sys_enter_getpid -- %s getpid %u 2>&1",
+		   tu_ringtrace(), dir, tu_loadgen(), n);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	if (!strstr(out, " 0 lost"))
+		fail_msg("losses with a ring large enough:\n%s", out);
+	free(out);
+	tally_recording(dir, &t);
+	for (unsigned int i = 0; i < t.nr_pids; i++)
+		if (t.by_pid[i] > 1000)
+			gen_pid = t.pids[i];
+	print_message("%llu samples, %llu of the generator (pid %u), %u pids\n",
+		      (unsigned long long)t.total, (unsigned long long)samples_of(&t, gen_pid), gen_pid,
+		      t.nr_pids);
+	assert_int_equal(samples_of(&t, gen_pid), n);
+	/* only the command (and nothing it did not run) was traced */
+	assert_int_equal(t.total, n);
+	done(dir);
+}
+
+/* -C 1 records CPU 1 only. */
+static void test_cpu_list_scope(void **state)
+{
+	struct tally t;
+	pid_t a, b;
+	char *dir;
+	int cpu = last_cpu();
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	if (cpu < 1)
+		skip();
+	a = spawn_spinner(0, 1, 5);
+	b = spawn_spinner(cpu, 1, 5);
+	dir = record("-C %d -- sleep 1", cpu);
+	reap(a);
+	reap(b);
+	tally_recording(dir, &t);
+	print_message("%llu samples, %llu on CPU %d\n", (unsigned long long)t.total,
+		      (unsigned long long)t.by_cpu[cpu], cpu);
+	assert_true(t.total > 500);
+	assert_int_equal(t.by_cpu[cpu], t.total);
+	assert_int_equal(samples_of(&t, (uint32_t)a), 0);
+	done(dir);
+}
+
+/* -p PID records that process only. */
+static void test_pid_scope(void **state)
+{
+	struct tally t;
+	pid_t a, b;
+	char *dir;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	a = spawn_spinner(0, 1, 5);
+	b = spawn_spinner(last_cpu(), 1, 5);
+	dir = record("-p %d -- sleep 1", (int)a);
+	reap(a);
+	reap(b);
+	tally_recording(dir, &t);
+	print_message("%llu samples, %llu of pid %d\n", (unsigned long long)t.total,
+		      (unsigned long long)samples_of(&t, (uint32_t)a), (int)a);
+	assert_true(t.total > 500);
+	assert_int_equal(samples_of(&t, (uint32_t)a), t.total);
+	done(dir);
+}
+
+/* --per-thread -p PID: events follow each thread; both spinning threads. */
+static void test_per_thread_scope(void **state)
+{
+	struct tally t;
+	pid_t a, b;
+	char *dir;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	a = spawn_spinner(0, 2, 5);
+	b = spawn_spinner(last_cpu(), 1, 5);
+	dir = record("--per-thread -p %d -- sleep 1", (int)a);
+	reap(a);
+	reap(b);
+	tally_recording(dir, &t);
+	print_message("%llu samples over %u threads\n", (unsigned long long)t.total, t.nr_tids);
+	assert_true(t.total > 500);
+	assert_int_equal(samples_of(&t, (uint32_t)a), t.total);
+	assert_int_equal(t.nr_tids, 2);
+	done(dir);
+}
+
+/* -- CMD follows CMD's children: the forked child is recorded, nothing else. */
+static void test_command_follows_children(void **state)
+{
+	struct tally t;
+	pid_t other;
+	char *dir;
+	uint64_t child = 0;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	other = spawn_spinner(0, 1, 5);
+	dir = record("-- %s --cpu %d fork 1", tu_loadgen(), last_cpu());
+	reap(other);
+	tally_recording(dir, &t);
+	assert_int_equal(samples_of(&t, (uint32_t)other), 0);
+	assert_true(t.nr_pids >= 1 && t.nr_pids <= 2);
+	for (unsigned int i = 0; i < t.nr_pids; i++)
+		if (t.by_pid[i] > child)
+			child = t.by_pid[i];
+	print_message("%llu samples over %u processes, the busiest with %llu\n",
+		      (unsigned long long)t.total, t.nr_pids, (unsigned long long)child);
+	/* the child spins for 1 s at 999 Hz; the parent only waits */
+	assert_true(child > 800);
+	done(dir);
+}
+
+/* -e sched:sched_switch: perf script prints the tracepoint's fields. */
+static void test_tracepoint_fields_in_perf_script(void **state)
+{
+	char *dir, *out = NULL;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = record("-a -e sched:sched_switch -- sleep 1");
+	assert_int_equal(tu_sh(&out, "perf script -i %s 2>&1", dir), 0);
+	if (!strstr(out, "sched:sched_switch:") || !strstr(out, "prev_comm=") ||
+	    !strstr(out, "next_comm=") || !strstr(out, "prev_pid="))
+		fail_msg("perf script lacks the sched_switch fields:\n%.2000s", out);
+	free(out);
+	done(dir);
+}
+
+/* Several events: told apart by id, named by perf script and by report. */
+static void test_several_events_are_told_apart(void **state)
+{
+	char *dir, *out = NULL;
+	struct tally t;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = record("-a -e cpu-clock,syscalls:sys_enter_getpid -e page-faults -- sh -c '%s getpid 2000; sleep 0.3'",
+		     tu_loadgen());
+	tally_recording(dir, &t);
+	print_message("cpu-clock %llu, sys_enter_getpid %llu, page-faults %llu\n",
+		      (unsigned long long)t.by_event[0], (unsigned long long)t.by_event[1],
+		      (unsigned long long)t.by_event[2]);
+	assert_true(t.by_event[0] > 0);
+	assert_true(t.by_event[1] >= 2000);
+	assert_true(t.by_event[2] > 0);
+	assert_int_equal(tu_sh(&out, "perf script -i %s -F event 2>&1 | sort | uniq -c", dir), 0);
+	if (!strstr(out, "cpu-clock") || !strstr(out, "syscalls:sys_enter_getpid"))
+		fail_msg("perf script does not name both events:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s --sort comm", tu_ringtrace(), dir), 0);
+	if (!strstr(out, "# event cpu-clock:") || !strstr(out, "# event syscalls:sys_enter_getpid:"))
+		fail_msg("report does not have a section per event:\n%s", out);
+	free(out);
+	done(dir);
+}
+
+/* -a -G CGROUP: only the process moved into the cgroup is sampled, and both
+ * perf and ringtrace report name the cgroup. */
+static void test_cgroup_scope(void **state)
+{
+	char cg[512], procs[600], rel[128], *dir, *out = NULL;
+	const char *root;
+	struct tally t;
+	pid_t inside, outside;
+	FILE *f;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	root = getenv("CGROUP2_ROOT");
+	if (!root)
+		root = access("/sys/fs/cgroup/unified", F_OK) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+	snprintf(rel, sizeof(rel), "ringtrace-test-%d", (int)getpid());
+	snprintf(cg, sizeof(cg), "%s/%s", root, rel);
+	if (mkdir(cg, 0755)) {
+		print_message("SKIP: cannot create cgroup %s: %s\n", cg, strerror(errno));
+		skip();
+	}
+	inside = spawn_spinner(0, 1, 5);
+	outside = spawn_spinner(last_cpu(), 1, 5);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	f = fopen(procs, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)inside);
+	assert_int_equal(fclose(f), 0);
+	dir = record("-a -G %s -- sleep 1", rel);
+	reap(inside);
+	reap(outside);
+	rmdir(cg);
+	tally_recording(dir, &t);
+	print_message("%llu samples: %llu inside, %llu outside\n", (unsigned long long)t.total,
+		      (unsigned long long)samples_of(&t, (uint32_t)inside),
+		      (unsigned long long)samples_of(&t, (uint32_t)outside));
+	assert_true(samples_of(&t, (uint32_t)inside) > 500);
+	assert_int_equal(samples_of(&t, (uint32_t)outside), 0);
+	assert_int_equal(samples_of(&t, (uint32_t)inside), t.total);
+
+	assert_int_equal(tu_sh(&out, "perf report -i %s --stdio --sort cgroup 2>&1", dir), 0);
+	if (!strstr(out, rel))
+		fail_msg("perf report --sort cgroup does not name %s:\n%s", rel, out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s --sort cgroup", tu_ringtrace(), dir), 0);
+	if (!strstr(out, rel) || !strstr(out, "100.00%"))
+		fail_msg("ringtrace report --sort cgroup does not name %s:\n%s", rel, out);
+	free(out);
+	done(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracepoint_count_is_exact),
+		cmocka_unit_test(test_cpu_list_scope),
+		cmocka_unit_test(test_pid_scope),
+		cmocka_unit_test(test_per_thread_scope),
+		cmocka_unit_test(test_command_follows_children),
+		cmocka_unit_test(test_tracepoint_fields_in_perf_script),
+		cmocka_unit_test(test_several_events_are_told_apart),
+		cmocka_unit_test(test_cgroup_scope),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
