@@ -14,7 +14,7 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
-LDLIBS := -lbpf -ldw -lelf
+LDLIBS := -lbpf -ldw -lelf -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -35,7 +35,7 @@ SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))
 
 # Modules shared by the binary and the tests (no BPF skeleton inside).
 CORE_SRCS := user/log.c user/byte_buffer.c user/perf_record.c user/perf_data_writer.c \
-	     user/perf_data_reader.c user/cpu_list.c user/cli_util.c
+	     user/perf_data_reader.c user/cpu_list.c user/cli_util.c user/staging_ring.c
 REPORT_SRCS := user/hash_map.c user/symbols.c user/address_space.c user/record_stream.c \
 	       user/report.c user/cmd_report.c
 RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesize.c \
@@ -110,10 +110,10 @@ $(TEST_UTIL): tests/test_util.c tests/test_util.h | $(OUTPUT)/tests
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_LIBS) | $(OUTPUT)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(TEST_LIBS) $(LDLIBS) -lcmocka -lm -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(TEST_LIBS) $(LDLIBS) -lcmocka -lm -lpthread -o $@
 
 $(OUTPUT)/tests/%: tests/integration/%.c $(TEST_LIBS) | $(OUTPUT)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(TEST_LIBS) $(LDLIBS) -lcmocka -lm -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(TEST_LIBS) $(LDLIBS) -lcmocka -lm -lpthread -o $@
 
 # Builds the programs, then builds and runs every test under ASan and UBSan.
 test: deps
