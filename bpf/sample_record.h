@@ -55,13 +55,19 @@ struct rt_event {
 #define RT_FILTER_TID 4u    /* only threads in target_tids */
 #define RT_FILTER_CGROUP 8u /* only tasks in target_cgroup (and below, unless exact) */
 
+/* PERF_RECORD_LOST_SAMPLES as the BPF side writes it into a ring buffer:
+ * header, lost, then the sample_id trailer (pid,tid  time  cpu,res  id). */
+#define RT_LOST_WORDS 6
+
 /* Per-CPU counters of the sampler, read by the loader at stop. */
 struct rt_cpu_counters {
-	__u64 produced;        /* samples the program tried to write */
-	__u64 written;         /* samples committed to the ring */
-	__u64 lost;            /* samples dropped because the ring was full */
-	__u64 lost_first_time; /* time of the first loss not yet reported, 0 if none */
-	__u64 follow_failed;   /* children not followed: target_tgids was full */
+	__u64 produced;       /* samples the program tried to write */
+	__u64 written;        /* samples committed to the ring */
+	__u64 lost;           /* samples dropped because the ring was full */
+	__u64 pending_lost;   /* ring buffer: dropped, no LOST record written yet */
+	__u64 pending_time;   /* ...the time of the first of those */
+	__u64 last_lost_time; /* time of the latest drop */
+	__u64 follow_failed;  /* children not followed: target_tgids was full */
 };
 
 #endif

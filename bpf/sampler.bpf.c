@@ -11,6 +11,7 @@
 const volatile bool capture_callchain = false;
 const volatile bool capture_cgroup = false;
 const volatile bool single_ring = false; /* one ring for every CPU (per-thread mode) */
+const volatile bool use_perfbuf = false;  /* perf event array instead of BPF rings */
 const volatile __u32 filter_flags = 0;
 const volatile bool cgroup_exact = false;
 const volatile __u64 target_cgroup_id = 0;
@@ -29,6 +30,14 @@ struct {
 	__type(key, __u32);
 	__array(values, struct cpu_ring);
 } cpu_rings SEC(".maps");
+
+/* The perf event array transport: one BPF-output perf event per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, __u32);
+} perf_rings SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -166,9 +175,47 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 	return n;
 }
 
-/* Ends the sample at word n (cgroup, header) and writes it to the ring. */
-static __always_inline int submit_sample(struct sample_words *s, __u32 n, bool user, __u32 cpu,
-					 __u64 now)
+static __always_inline void count_loss(struct rt_cpu_counters *cnt, __u64 now, bool pending)
+{
+	cnt->lost++;
+	cnt->last_lost_time = now;
+	if (pending) {
+		if (!cnt->pending_lost)
+			cnt->pending_time = now;
+		cnt->pending_lost++;
+	}
+}
+
+/* Losses not yet reported go into the ring first, as perf's kernel does with
+ * PERF_RECORD_LOST: a LOST_SAMPLES record carrying the count, timed at the
+ * first loss. Returns false if even that did not fit. */
+static __always_inline bool report_pending_loss(void *ring, struct rt_cpu_counters *cnt,
+						const struct rt_event *ev, __u64 pid_tgid,
+						__u32 cpu)
+{
+	__u64 *l;
+
+	if (!cnt->pending_lost)
+		return true;
+	l = bpf_ringbuf_reserve(ring, RT_LOST_WORDS * sizeof(__u64), 0);
+	if (!l)
+		return false;
+	l[0] = PERF_RECORD_LOST_SAMPLES | (__u64)(RT_LOST_WORDS * sizeof(__u64)) << 48;
+	l[1] = cnt->pending_lost;
+	l[2] = (pid_tgid >> 32) | (pid_tgid << 32);
+	l[3] = cnt->pending_time;
+	l[4] = cpu;
+	l[5] = ev->id;
+	bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
+	cnt->pending_lost = 0;
+	cnt->pending_time = 0;
+	return true;
+}
+
+/* Ends the sample at word n (cgroup, header) and writes it out. */
+static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u32 n,
+					 const struct rt_event *ev, bool user, __u64 pid_tgid,
+					 __u32 cpu, __u64 now)
 {
 	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
@@ -189,14 +236,26 @@ static __always_inline int submit_sample(struct sample_words *s, __u32 n, bool u
 	/* perf_event_header: u32 type, u16 misc, u16 size */
 	s->w[0] = PERF_RECORD_SAMPLE | (__u64)(user ? RT_MISC_USER : RT_MISC_KERNEL) << 32 |
 		  (__u64)size << 48;
+	if (use_perfbuf) {
+		/* the kernel counts what does not fit and writes PERF_RECORD_LOST
+		 * itself; the count here lets the loader report the losses it
+		 * never got to write */
+		if (bpf_perf_event_output(ctx, &perf_rings, BPF_F_CURRENT_CPU, s, size))
+			count_loss(cnt, now, false);
+		else
+			cnt->written++;
+		return 0;
+	}
 	ring = bpf_map_lookup_elem(&cpu_rings, &ring_key);
 	if (!ring)
 		return 0;
+	if (!report_pending_loss(ring, cnt, ev, pid_tgid, cpu)) {
+		count_loss(cnt, now, true);
+		return 0;
+	}
 	if (bpf_ringbuf_reserve_dynptr(ring, size, 0, &rec)) {
 		bpf_ringbuf_discard_dynptr(&rec, 0);
-		if (!cnt->lost_first_time)
-			cnt->lost_first_time = now;
-		cnt->lost++;
+		count_loss(cnt, now, true);
 		return 0;
 	}
 	bpf_dynptr_write(&rec, 0, s, size, 0);
@@ -237,7 +296,7 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	now = bpf_ktime_get_ns();
 	n = begin_sample(ctx, s, ev, PT_REGS_IP(&ctx->regs), user, pid_tgid, cpu, now,
 			 ctx->sample_period);
-	return submit_sample(s, n, user, cpu, now);
+	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now);
 }
 
 /* The bytes of a tracepoint record: its fixed part and its dynamic data. */
@@ -325,7 +384,7 @@ int on_tracepoint(void *ctx)
 	__builtin_memcpy(raw, &common, sizeof(common));
 	*(__u32 *)&s->w[at] = padded;
 	n = last + 1;
-	return submit_sample(s, n, false, cpu, now);
+	return submit_sample(ctx, s, n, ev, false, pid_tgid, cpu, now);
 }
 
 /* Children of a followed process are followed too (perf's inherit). */

@@ -1,5 +1,5 @@
 /* bpf_sampler.c: loads the BPF sampler, opens the recording's perf events and
- * attaches to them with its scope filters, and drains its BPF rings. */
+ * attaches to them with its scope filters, and drains its transport. */
 #include "bpf_sampler.h"
 
 #include <bpf/bpf.h>
@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "perf_ring.h"
 #include "sampler.skel.h"
 
 struct ring {
@@ -25,16 +28,30 @@ struct attachment {
 	struct bpf_link *link;
 };
 
+/* One CPU's perf ring of the perf event array transport. */
+struct perf_output {
+	int cpu;
+	struct perf_ring ring;
+	uint64_t kernel_lost;  /* reported by the kernel's LOST records */
+	uint64_t held_lost;    /* a LOST read, waiting for the time of the next record */
+	uint64_t last_time;    /* of the last sample read */
+	struct bpf_sampler *owner;
+};
+
 struct bpf_sampler {
+	enum sampler_transport transport;
 	struct sampler_bpf *skel;
-	struct ring_buffer *consumer;
+	struct ring_buffer *consumer; /* ring buffers */
 	struct ring *rings;
 	unsigned int nr_rings;
+	struct perf_output *outputs;  /* perf event array */
+	unsigned int nr_outputs;
+	int perf_epoll_fd;
 	struct attachment *attached;
 	unsigned int nr_attached, cap_attached;
 	int nr_possible;
-	bpf_sampler_record_fn fn;
-	void *ctx;
+	struct bpf_sampler_sink sink;
+	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
 };
 
 static bool libbpf_verbose;
@@ -59,20 +76,62 @@ static const char *privilege_hint(int err)
 	return "";
 }
 
-/* Samples carry the CPU they were taken on in word 5 (u32 cpu, u32 res). */
+/* Samples carry the CPU they were taken on in word 5 (u32 cpu, u32 res), the
+ * BPF side's LOST_SAMPLES records in word 4 of theirs. */
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_sampler *s = ctx;
-	uint16_t hdr_size;
+	struct perf_event_header h;
 	uint32_t cpu;
 
-	if (size < RT_SAMPLE_FIXED_WORDS * 8)
+	if (size < RT_LOST_WORDS * 8)
 		return -EBADMSG;
-	memcpy(&hdr_size, (const uint8_t *)data + 6, sizeof(hdr_size));
-	memcpy(&cpu, (const uint8_t *)data + 5 * 8, sizeof(cpu));
-	if (hdr_size < RT_SAMPLE_FIXED_WORDS * 8 || hdr_size > size)
+	memcpy(&h, data, sizeof(h));
+	if (h.size > size || (h.type == PERF_RECORD_SAMPLE && h.size < RT_SAMPLE_FIXED_WORDS * 8) ||
+	    (h.type != PERF_RECORD_SAMPLE && h.type != PERF_RECORD_LOST_SAMPLES))
 		return -EBADMSG;
-	return s->fn(s->ctx, (int)cpu, data, hdr_size);
+	memcpy(&cpu, (const uint8_t *)data + (h.type == PERF_RECORD_SAMPLE ? 5 : 4) * 8, sizeof(cpu));
+	return s->sink.record(s->sink.ctx, (int)cpu, data, h.size);
+}
+
+/* A record of a perf ring: PERF_RECORD_SAMPLE wrapping one of ours as its raw
+ * payload (u32 size, then the record), or the kernel's PERF_RECORD_LOST,
+ * which is reported with the time of the record after it, as the kernel
+ * wrote it just before that one. */
+static int on_perf_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct perf_output *o = ctx;
+	struct bpf_sampler *s = o->owner;
+	struct perf_event_header inner;
+	uint32_t raw_size;
+	int r;
+
+	if (rec->type == PERF_RECORD_LOST) {
+		uint64_t lost;
+
+		if (rec->size < 24)
+			return -EBADMSG;
+		memcpy(&lost, (const uint8_t *)rec + 16, sizeof(lost));
+		o->held_lost += lost;
+		return 0;
+	}
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + RT_SAMPLE_FIXED_WORDS * 8)
+		return -EBADMSG;
+	memcpy(&raw_size, (const uint8_t *)rec + 8, sizeof(raw_size));
+	memcpy(&inner, (const uint8_t *)rec + 12, sizeof(inner));
+	if (raw_size > rec->size - 12u || inner.size > raw_size || inner.type != PERF_RECORD_SAMPLE ||
+	    inner.size < RT_SAMPLE_FIXED_WORDS * 8)
+		return -EBADMSG;
+	memcpy(s->bounce, (const uint8_t *)rec + 12, inner.size);
+	o->last_time = s->bounce[4];
+	if (o->held_lost) {
+		r = s->sink.kernel_lost(s->sink.ctx, o->cpu, o->held_lost, o->last_time);
+		if (r)
+			return r;
+		o->kernel_lost += o->held_lost;
+		o->held_lost = 0;
+	}
+	return s->sink.record(s->sink.ctx, o->cpu, s->bounce, inner.size);
 }
 
 static int check_btf(char *err, size_t errlen)
@@ -80,6 +139,75 @@ static int check_btf(char *err, size_t errlen)
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		rt_format(err, errlen, "no kernel BTF at /sys/kernel/btf/vmlinux: ringtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -1;
+	}
+	return 0;
+}
+
+/* The perf event array transport: one BPF-output perf event per CPU with a
+ * ring of ring_bytes, woken at wakeup_bytes; its records are read here. */
+static int open_perf_outputs(struct bpf_sampler *s, const struct bpf_sampler_config *cfg,
+			     char *err, size_t errlen)
+{
+	const struct cpu_list *cpus = cfg->scope.nr_threads ? cfg->online : cfg->scope.cpus;
+	size_t pages = cfg->ring_bytes / (size_t)sysconf(_SC_PAGESIZE);
+
+	s->perf_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	s->outputs = calloc(cpus->nr, sizeof(*s->outputs));
+	if (s->perf_epoll_fd < 0 || !s->outputs) {
+		rt_format(err, errlen, "cannot set up the perf event array: %s", strerror(errno));
+		return -1;
+	}
+	for (unsigned int i = 0; i < cpus->nr; i++) {
+		struct perf_output *o = &s->outputs[i];
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_BPF_OUTPUT,
+			.sample_type = PERF_SAMPLE_RAW,
+			.sample_period = 1,
+			.watermark = 1,
+			.wakeup_watermark = (__u32)cfg->wakeup_bytes,
+		};
+		struct epoll_event ev = { .events = EPOLLIN };
+		int fd, r;
+
+		o->owner = s;
+		o->cpu = cpus->cpus[i];
+		fd = perf_event_open_fd(&attr, -1, o->cpu, -1, 0);
+		if (fd < 0) {
+			rt_format(err, errlen, "cannot open the BPF output event of CPU %d: %s%s", o->cpu,
+				  strerror(-fd), privilege_hint(-fd));
+			return -1;
+		}
+		r = perf_ring_map(&o->ring, fd, pages);
+		if (r) {
+			rt_format(err, errlen, "cannot map a %zu-page perf ring on CPU %d: %s", pages,
+				  o->cpu, strerror(-r));
+			close(fd);
+			return -1;
+		}
+		s->nr_outputs++;
+		ev.data.fd = fd;
+		if (epoll_ctl(s->perf_epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+			rt_format(err, errlen, "epoll_ctl: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int install_perf_outputs(struct bpf_sampler *s, char *err, size_t errlen)
+{
+	int map = bpf_map__fd(s->skel->maps.perf_rings);
+
+	for (unsigned int i = 0; i < s->nr_outputs; i++) {
+		__u32 key = (__u32)s->outputs[i].cpu, fd = (__u32)s->outputs[i].ring.fd;
+
+		if (bpf_map_update_elem(map, &key, &fd, BPF_ANY)) {
+			rt_format(err, errlen, "cannot install the perf ring of CPU %d: %s",
+				  s->outputs[i].cpu, strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -323,6 +451,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->capture_callchain = cfg->callchain;
 	k->rodata->capture_cgroup = cfg->cgroup_field;
 	k->rodata->single_ring = sc->nr_threads > 0;
+	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
 	k->rodata->filter_flags = flags;
 	k->rodata->cgroup_exact = sc->cgroup_exact;
 	k->rodata->target_cgroup_id = sc->cgroup_id;
@@ -330,16 +459,17 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
-	    bpf_map__set_inner_map_fd(k->maps.cpu_rings, s->rings[0].map_fd)) {
+	    (s->nr_rings && bpf_map__set_inner_map_fd(k->maps.cpu_rings, s->rings[0].map_fd))) {
 		rt_format(err, errlen, "cannot size the sampler's maps");
 		return -1;
 	}
 	return 0;
 }
 
-struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg, bpf_sampler_record_fn fn,
-				      void *ctx, char *err, size_t errlen)
+struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
+				      const struct bpf_sampler_sink *sink, char *err, size_t errlen)
 {
 	struct bpf_sampler *s;
 	int r;
@@ -355,15 +485,18 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg, bpf_
 		rt_format(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->fn = fn;
-	s->ctx = ctx;
+	s->transport = cfg->transport;
+	s->sink = *sink;
+	s->perf_epoll_fd = -1;
 	s->nr_possible = libbpf_num_possible_cpus();
 	s->skel = sampler_bpf__open();
 	if (!s->skel) {
 		rt_format(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
 		goto fail;
 	}
-	if (create_rings(s, cfg, err, errlen) || configure(s, cfg, err, errlen))
+	if ((cfg->transport == TRANSPORT_PERFBUF ? open_perf_outputs(s, cfg, err, errlen)
+						  : create_rings(s, cfg, err, errlen)) ||
+	    configure(s, cfg, err, errlen))
 		goto fail;
 	r = sampler_bpf__load(s->skel);
 	if (r) {
@@ -371,8 +504,16 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg, bpf_
 			  strerror(-r), privilege_hint(-r));
 		goto fail;
 	}
-	if (install_rings(s, err, errlen) || fill_scope_maps(s, &cfg->scope, err, errlen))
+	if ((cfg->transport == TRANSPORT_PERFBUF ? install_perf_outputs(s, err, errlen)
+						  : install_rings(s, err, errlen)) ||
+	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
+	for (unsigned int i = 0; i < s->nr_outputs; i++)
+		if (ioctl(s->outputs[i].ring.fd, PERF_EVENT_IOC_ENABLE, 0)) {
+			rt_format(err, errlen, "cannot enable the perf ring of CPU %d: %s",
+				  s->outputs[i].cpu, strerror(errno));
+			goto fail;
+		}
 	if (cfg->scope.follow_forks) {
 		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.follow_fork);
 		struct bpf_link *exit_link = bpf_program__attach(s->skel->progs.forget_exit);
@@ -399,12 +540,50 @@ fail:
 
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s)
 {
-	return ring_buffer__epoll_fd(s->consumer);
+	return s->transport == TRANSPORT_PERFBUF ? s->perf_epoll_fd
+						 : ring_buffer__epoll_fd(s->consumer);
 }
 
 long bpf_sampler_drain(struct bpf_sampler *s)
 {
-	return ring_buffer__consume(s->consumer);
+	long total = 0;
+
+	if (s->transport == TRANSPORT_RINGBUF)
+		return ring_buffer__consume(s->consumer);
+	for (unsigned int i = 0; i < s->nr_outputs; i++) {
+		long n = perf_ring_drain(&s->outputs[i].ring, on_perf_record, &s->outputs[i]);
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time)
+{
+	struct rt_cpu_counters c;
+
+	*time = 0;
+	if (bpf_sampler_counters(s, cpu, &c))
+		return 0;
+	if (s->transport == TRANSPORT_RINGBUF) {
+		*time = c.pending_time;
+		return c.pending_lost;
+	}
+	for (unsigned int i = 0; i < s->nr_outputs; i++) {
+		const struct perf_output *o = &s->outputs[i];
+
+		if (o->cpu != cpu)
+			continue;
+		/* a LOST still held (nothing came after it) is reported here too */
+		if (c.lost <= o->kernel_lost)
+			return 0;
+		*time = o->held_lost ? o->last_time : c.last_lost_time;
+		return c.lost - o->kernel_lost;
+	}
+	*time = c.last_lost_time;
+	return c.lost;
 }
 
 void bpf_sampler_stop(struct bpf_sampler *s)
@@ -447,6 +626,15 @@ void bpf_sampler_close(struct bpf_sampler *s)
 		if (s->rings[i].map_fd >= 0)
 			close(s->rings[i].map_fd);
 	free(s->rings);
+	for (unsigned int i = 0; i < s->nr_outputs; i++) {
+		int fd = s->outputs[i].ring.fd;
+
+		perf_ring_unmap(&s->outputs[i].ring);
+		close(fd);
+	}
+	free(s->outputs);
+	if (s->perf_epoll_fd >= 0)
+		close(s->perf_epoll_fd);
 	sampler_bpf__destroy(s->skel);
 	free(s);
 }

@@ -1,5 +1,5 @@
 /* bpf_sampler.h: loads the BPF sampler, opens the recording's perf events and
- * attaches to them with its scope filters, and drains its BPF rings. */
+ * attaches to them with its scope filters, and drains its transport. */
 #ifndef RINGTRACE_BPF_SAMPLER_H
 #define RINGTRACE_BPF_SAMPLER_H
 
@@ -40,27 +40,43 @@ struct sampler_scope {
 	bool cgroup_exact;           /* not below */
 };
 
+/* How samples reach user space. */
+enum sampler_transport {
+	TRANSPORT_RINGBUF, /* BPF ring buffers (per CPU, or one in per-thread mode) */
+	TRANSPORT_PERFBUF, /* a perf event array: one perf ring per CPU, read here */
+};
+
 struct bpf_sampler_config {
+	enum sampler_transport transport;
 	struct sampler_event *events;
 	unsigned int nr_events;
 	struct sampler_scope scope;
+	const struct cpu_list *online; /* CPUs a perf ring is needed on (per-thread mode) */
 	bool callchain;
 	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
 };
 
-/* Receives each record (a complete perf record) drained from a ring, with the
- * CPU it was taken on. A non-zero return stops the drain and is returned by
- * bpf_sampler_drain. */
-typedef int (*bpf_sampler_record_fn)(void *ctx, int cpu, const void *rec, size_t size);
+/* Where drained records go. A non-zero return stops the drain and is
+ * returned by bpf_sampler_drain. */
+struct bpf_sampler_sink {
+	/* a complete perf record (a SAMPLE, or the BPF side's LOST_SAMPLES) taken
+	 * on cpu */
+	int (*record)(void *ctx, int cpu, const void *rec, size_t size);
+	/* the kernel's PERF_RECORD_LOST in cpu's perf ring: count samples lost,
+	 * reported at time (that of the record that follows it, when the kernel
+	 * wrote it) */
+	int (*kernel_lost)(void *ctx, int cpu, uint64_t count, uint64_t time);
+	void *ctx;
+};
 
 struct bpf_sampler;
 
-/* Loads, creates the rings, opens the events, attaches: sampling has begun
- * when this returns. NULL with err set on failure. */
-struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg, bpf_sampler_record_fn fn,
-				      void *ctx, char *err, size_t errlen);
+/* Loads, creates the transport, opens the events, attaches: sampling has
+ * begun when this returns. NULL with err set on failure. */
+struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
+				      const struct bpf_sampler_sink *sink, char *err, size_t errlen);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
 /* Drains every ring. Returns records drained or a negative error. */
@@ -69,6 +85,11 @@ long bpf_sampler_drain(struct bpf_sampler *s);
 void bpf_sampler_stop(struct bpf_sampler *s);
 /* The counters of one CPU. */
 int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out);
+/* After stop and a last drain: samples of cpu dropped that no record in the
+ * stream reported (the BPF side's pending loss; on the perf event array, what
+ * the BPF side counted beyond the kernel's LOST records), and the time to
+ * report them at. 0 if none. */
+uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time);
 void bpf_sampler_close(struct bpf_sampler *s);
 
 /* Routes libbpf's messages to stderr only when verbose. */

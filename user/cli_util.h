@@ -10,6 +10,10 @@
 int cli_parse_u64(const char *option, const char *text, uint64_t min, uint64_t max,
 		  uint64_t *out);
 
+/* Parses a byte size with an optional K, M or G suffix (powers of 1024). */
+int cli_parse_size(const char *option, const char *text, uint64_t min, uint64_t max,
+		   uint64_t *out);
+
 /* The option getopt_long just rejected, as the user typed it ("-x" or "--xyz"). */
 const char *cli_rejected_option(char **argv);
 

@@ -15,6 +15,7 @@
 #define DEFAULT_FREQ 999
 #define DEFAULT_RING_PAGES 128     /* 512 KiB per CPU, perf's default */
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
+#define DEFAULT_STAGING_BYTES (8u << 20)
 #define DEFAULT_OUTPUT "ringtrace.data"
 
 enum {
@@ -22,6 +23,10 @@ enum {
 	OPT_PER_THREAD,
 	OPT_CGROUP_EXACT,
 	OPT_ALL_CGROUPS,
+	OPT_TRANSPORT,
+	OPT_STAGING_SIZE,
+	OPT_DEBUG_DRAIN_DELAY,
+	OPT_DEBUG_WRITER_DELAY,
 };
 
 static const struct option long_options[] = {
@@ -40,6 +45,10 @@ static const struct option long_options[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "transport", required_argument, NULL, OPT_TRANSPORT },
+	{ "staging-size", required_argument, NULL, OPT_STAGING_SIZE },
+	{ "debug-drain-delay-ms", required_argument, NULL, OPT_DEBUG_DRAIN_DELAY },
+	{ "debug-writer-delay-ms", required_argument, NULL, OPT_DEBUG_WRITER_DELAY },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -77,14 +86,20 @@ static void usage(FILE *out)
 		"      --all-cgroups    record every sample's cgroup (report --sort cgroup)\n"
 		"  -- CMD ARGS          run CMD; alone it is the target (followed with its\n"
 		"                       children), with -a/-C/-p/-t it sets the duration\n"
-		"output:\n"
+		"transport and output:\n"
+		"      --transport T    ringbuf (BPF ring buffers, default) or perfbuf (a perf\n"
+		"                       event array: one perf ring per CPU)\n"
+		"  -m, --mmap-pages N   kernel ring size per CPU in pages, a power of two (default %d)\n"
+		"      --staging-size S per-CPU staging ring between draining and writing, a\n"
+		"                       power of two, e.g. 8M (default 8M)\n"
 		"  -o, --output DIR     output directory (default %s)\n"
-		"  -m, --mmap-pages N   BPF ring size per CPU in pages, a power of two (default %d)\n"
 		"      --force          reuse DIR if it exists and is yours\n"
 		"  -v, --verbose        show libbpf's messages\n"
+		"      --debug-drain-delay-ms MS, --debug-writer-delay-ms MS\n"
+		"                       test knobs: a slow drain, a slow disk\n"
 		"\n"
 		"Without a command, recording stops on SIGINT (Ctrl-C) or SIGTERM.\n",
-		DEFAULT_FREQ, DEFAULT_OUTPUT, DEFAULT_RING_PAGES);
+		DEFAULT_FREQ, DEFAULT_RING_PAGES, DEFAULT_OUTPUT);
 }
 
 static int is_power_of_two(uint64_t v)
@@ -111,6 +126,8 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.output = DEFAULT_OUTPUT;
 	o.ring_pages = DEFAULT_RING_PAGES;
+	o.staging_bytes = DEFAULT_STAGING_BYTES;
+	o.transport = TRANSPORT_RINGBUF;
 	o.sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o.argc = argc;
 	o.argv = argv;
@@ -184,6 +201,36 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			o.ring_pages = (size_t)v;
+			break;
+		case OPT_TRANSPORT:
+			if (!strcmp(optarg, "ringbuf")) {
+				o.transport = TRANSPORT_RINGBUF;
+			} else if (!strcmp(optarg, "perfbuf")) {
+				o.transport = TRANSPORT_PERFBUF;
+			} else {
+				rt_error("unknown transport \"%s\": use ringbuf or perfbuf", optarg);
+				return 2;
+			}
+			break;
+		case OPT_STAGING_SIZE:
+			if (cli_parse_size("--staging-size", optarg, 64 << 10, 1ULL << 34, &v))
+				return 2;
+			if (!is_power_of_two(v)) {
+				rt_error("invalid size \"%s\" for --staging-size: it must be a power of two",
+					 optarg);
+				return 2;
+			}
+			o.staging_bytes = (size_t)v;
+			break;
+		case OPT_DEBUG_DRAIN_DELAY:
+			if (cli_parse_u64("--debug-drain-delay-ms", optarg, 0, 60000, &v))
+				return 2;
+			o.debug_drain_delay_ms = (unsigned int)v;
+			break;
+		case OPT_DEBUG_WRITER_DELAY:
+			if (cli_parse_u64("--debug-writer-delay-ms", optarg, 0, 60000, &v))
+				return 2;
+			o.debug_writer_delay_ms = (unsigned int)v;
 			break;
 		case OPT_FORCE:
 			o.force = true;

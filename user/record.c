@@ -22,6 +22,7 @@
 #include "perf_data_writer.h"
 #include "perf_record.h"
 #include "record_target.h"
+#include "record_writer.h"
 #include "sideband.h"
 #include "synthesize.h"
 #include "tracing_data.h"
@@ -33,15 +34,14 @@
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | SAMPLE_ID_TYPE | PERF_SAMPLE_PERIOD)
 /* The ids of ringtrace's own events ("RT" and the event number). */
 #define EVENT_ID_BASE 0x5254000000000000ULL
-#define STREAM_BUFFER_BYTES (256 * 1024)
 #define DRAIN_INTERVAL_MS 100
 
 enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND };
 
-/* What one CPU's file received. */
-struct cpu_totals {
+/* What the drain thread dropped per CPU because its staging ring was full. */
+struct staging_drops {
 	uint64_t samples;
-	uint64_t lost;
+	uint64_t others;
 };
 
 struct session {
@@ -53,8 +53,9 @@ struct session {
 	int *slot_of_cpu; /* indexed by CPU number, -1 if not recorded */
 	int nr_possible;
 	int dirfd;
-	struct perf_data_stream *streams; /* one per slot */
-	struct cpu_totals *totals;        /* one per slot */
+	struct record_writer writer;      /* staging rings and files, by slot */
+	struct staging_drops *drops;      /* by slot */
+	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
 	struct sideband sideband;
 	struct bpf_sampler *sampler;
 	struct workload workload;
@@ -65,33 +66,100 @@ struct session {
 	char error[512];
 };
 
-static int append_to_slot(struct session *s, int slot, const void *rec, size_t size)
+/* The time of a record in ringtrace's layout: a sample's word 4, else its
+ * sample_id trailer. */
+static uint64_t record_time(const void *rec)
 {
-	struct perf_data_stream *st = &s->streams[slot];
+	const struct perf_event_header *h = rec;
+	struct perf_sample_id sid;
+	uint64_t t;
 
-	if (perf_data_stream_append(st, rec, size)) {
-		if (!s->error[0])
-			rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
-				  s->opts->output, s->cpus.cpus[slot], strerror(st->error));
-		return -1;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		memcpy(&t, (const uint8_t *)rec + 4 * 8, sizeof(t));
+		return t;
 	}
-	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE)
-		s->totals[slot].samples++;
+	return perf_sample_id_decode(h, SAMPLE_ID_TYPE, &sid) ? 0 : sid.time;
+}
+
+/* Hands a record to its CPU's staging ring, as weight items of cls. */
+static int stage(struct session *s, int cpu, const void *rec, size_t size,
+		 enum staging_class cls, uint64_t weight)
+{
+	const struct perf_event_header *h = rec;
+	int slot = cpu >= 0 && cpu < s->nr_possible ? s->slot_of_cpu[cpu] : -1;
+
+	if (slot < 0) {
+		rt_format(s->error, sizeof(s->error), "a record of CPU %d, which has no file", cpu);
+		return -EINVAL;
+	}
+	if (!staging_ring_write(&s->writer.cpus[slot].staging, rec, size, record_time(rec), cls,
+				weight)) {
+		/* a dropped LOST record's count is not lost: the ring folds it
+		 * into its own LOST record; only records themselves are drops */
+		if (h->type == PERF_RECORD_SAMPLE)
+			s->drops[slot].samples++;
+		else if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
+			s->drops[slot].others++;
+	}
 	return 0;
 }
 
-static int on_sample(void *ctx, int cpu, const void *rec, size_t size)
+static uint64_t lost_count(const struct perf_event_header *h)
 {
-	struct session *s = ctx;
+	struct perf_lost l;
 
-	if (cpu < 0 || cpu >= s->nr_possible || s->slot_of_cpu[cpu] < 0)
-		return -EINVAL;
-	return append_to_slot(s, s->slot_of_cpu[cpu], rec, size);
+	return perf_lost_decode(h, &l) ? 0 : l.lost;
 }
 
+/* A sample, or the BPF side's LOST_SAMPLES, from the transport. */
+static int on_sample(void *ctx, int cpu, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+
+	return stage(ctx, cpu, rec, size, STAGING_SAMPLES,
+		     h->type == PERF_RECORD_SAMPLE ? 1 : lost_count(h));
+}
+
+/* The kernel's PERF_RECORD_LOST of a perf ring, replayed in our layout. */
+static int on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
+{
+	struct session *s = ctx;
+	uint8_t buf[STAGING_LOST_MAX];
+	struct byte_buffer b = { buf, 0, sizeof(buf) };
+	struct perf_lost l = { .id = s->sampler_events[0].id, .lost = count };
+	struct perf_sample_id sid = { .time = time, .cpu = (uint32_t)cpu, .id = l.id };
+
+	if (perf_lost_encode(&b, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &l, &sid))
+		return -ENOMEM;
+	return stage(s, cpu, b.data, b.len, STAGING_SAMPLES, count);
+}
+
+/* Side-band records of the tracking event, the kernel's LOST among them. */
 static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
 {
-	return append_to_slot(ctx, (int)slot, rec, size);
+	struct session *s = ctx;
+	const struct perf_event_header *h = rec;
+
+	return stage(s, s->cpus.cpus[slot], rec, size, STAGING_OTHER,
+		     h->type == PERF_RECORD_LOST ? lost_count(h) : 1);
+}
+
+/* The staging ring's LOST records: LOST_SAMPLES for samples (attributed to
+ * the first event), LOST for side-band records (the tracking event's). */
+static size_t build_staging_lost(void *ctx, int cpu, enum staging_class cls, uint64_t count,
+				 uint64_t time, void *buf, size_t cap)
+{
+	struct session *s = ctx;
+	struct byte_buffer b = { buf, 0, cap };
+	uint64_t id = cls == STAGING_SAMPLES ? s->sampler_events[0].id : s->tracking_id;
+	struct perf_lost l = { .id = id, .lost = count };
+	struct perf_sample_id sid = { .time = time, .cpu = (uint32_t)cpu, .id = id };
+
+	if (perf_lost_encode(&b, SAMPLE_ID_TYPE,
+			     cls == STAGING_SAMPLES ? PERF_RECORD_LOST_SAMPLES : PERF_RECORD_LOST, &l,
+			     &sid))
+		return 0;
+	return b.len;
 }
 
 /* The attr perf reads for event i: what was opened, and the sample layout the
@@ -141,38 +209,11 @@ static void tracking_file_attr(struct perf_event_attr *a, const struct session *
 	a->cgroup = s->cgroup_field;
 }
 
-static int open_cpu_files(struct session *s)
-{
-	s->streams = calloc(s->cpus.nr, sizeof(*s->streams));
-	s->totals = calloc(s->cpus.nr, sizeof(*s->totals));
-	if (!s->streams || !s->totals) {
-		rt_format(s->error, sizeof(s->error), "out of memory");
-		return -1;
-	}
-	for (unsigned int i = 0; i < s->cpus.nr; i++)
-		s->streams[i].fd = -1;
-	for (unsigned int i = 0; i < s->cpus.nr; i++) {
-		char name[32];
-		int fd;
-
-		snprintf(name, sizeof(name), "data.cpu%d", s->cpus.cpus[i]);
-		fd = output_file_create(s->dirfd, s->opts->output, name, s->error, sizeof(s->error));
-		if (fd < 0)
-			return -1;
-		if (perf_data_stream_init(&s->streams[i], fd, STREAM_BUFFER_BYTES)) {
-			close(fd);
-			rt_format(s->error, sizeof(s->error), "out of memory");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Side-band for what exists before the recording: the kernel's mapping, every
  * process's comm and mappings, every cgroup if samples name theirs. */
 static int synthesize_sideband(struct session *s, struct byte_buffer *side)
 {
-	struct perf_sample_id sid = { .id = s->sideband.cpus[0].id };
+	struct perf_sample_id sid = { .id = s->tracking_id };
 
 	if (synthesize_kernel_mmap(side, SAMPLE_ID_TYPE, &sid, s->error, sizeof(s->error)))
 		rt_warn("%s; kernel frames will show as [unknown]", s->error);
@@ -274,13 +315,19 @@ static int setup_epoll(struct session *s)
 	return 0;
 }
 
+/* Moves everything waiting in the kernel's rings into the staging rings and
+ * wakes the writer. Never blocks on the disk. */
 static int drain_all(struct session *s)
 {
-	long r = bpf_sampler_drain(s->sampler);
+	long r;
 
+	if (s->opts->debug_drain_delay_ms)
+		usleep(s->opts->debug_drain_delay_ms * 1000);
+	r = bpf_sampler_drain(s->sampler);
 	if (r < 0) {
 		if (!s->error[0])
-			rt_format(s->error, sizeof(s->error), "cannot drain the BPF rings: %s",
+			rt_format(s->error, sizeof(s->error), "cannot drain the %s: %s",
+				  s->opts->transport == TRANSPORT_PERFBUF ? "perf rings" : "BPF rings",
 				  strerror((int)-r));
 		return -1;
 	}
@@ -293,6 +340,7 @@ static int drain_all(struct session *s)
 			return -1;
 		}
 	}
+	record_writer_kick(&s->writer);
 	return 0;
 }
 
@@ -325,59 +373,63 @@ static int run_loop(struct session *s)
 				handle_signal(s);
 		if (drain_all(s))
 			return -1;
+		if (atomic_load(&s->writer.error)) {
+			rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
+				  s->opts->output, s->writer.error_cpu,
+				  strerror(atomic_load(&s->writer.error)));
+			return -1;
+		}
 	}
 	return 0;
 }
 
-/* A ring-full loss the BPF side counted and that no record reported yet
- * becomes the CPU's last record: PERF_RECORD_LOST at the time of the first loss. */
-static int write_pending_loss(struct session *s, unsigned int slot)
+/* Losses of cpu that no record reported (the BPF side's pending loss, or what
+ * the kernel never got to write) become its last record: LOST_SAMPLES. */
+static int stage_unreported_losses(struct session *s, int cpu)
 {
-	struct byte_buffer b = { 0 };
-	struct rt_cpu_counters c;
-	struct perf_lost lost = { 0 };
-	struct perf_sample_id sid = { .cpu = (uint32_t)s->cpus.cpus[slot],
-				      .id = s->sampler_events[0].id };
-	int ret = 0;
+	uint8_t buf[STAGING_LOST_MAX];
+	uint64_t time, count = bpf_sampler_unreported_losses(s->sampler, cpu, &time);
+	size_t n;
 
-	if (bpf_sampler_counters(s->sampler, s->cpus.cpus[slot], &c))
+	if (!count)
 		return 0;
-	if (c.follow_failed)
-		rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
-			s->cpus.cpus[slot], (unsigned long long)c.follow_failed);
-	if (!c.lost)
-		return 0;
-	s->totals[slot].lost += c.lost;
-	lost.lost = c.lost;
-	sid.time = c.lost_first_time;
-	if (perf_lost_encode(&b, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &lost, &sid) ||
-	    perf_data_stream_append(&s->streams[slot], b.data, b.len))
-		ret = -1;
-	byte_buffer_free(&b);
-	return ret;
+	n = build_staging_lost(s, cpu, STAGING_SAMPLES, count, time, buf, sizeof(buf));
+	return n ? stage(s, cpu, buf, n, STAGING_SAMPLES, count) : -ENOMEM;
 }
 
+/* Per CPU: samples in the file, lost in the kernel's ring (BPF ring or perf
+ * ring), lost in the staging ring; side-band records and their losses. */
 static void print_summary(const struct session *s, double seconds)
 {
-	uint64_t samples = 0, lost = 0, side = 0, side_lost = 0, bytes = 0;
+	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_side = 0, t_side_lost = 0, bytes = 0;
 
+	rt_info("%6s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost", "staging-lost",
+		"side-band", "sb-lost");
 	for (unsigned int i = 0; i < s->cpus.nr; i++) {
-		samples += s->totals[i].samples;
-		lost += s->totals[i].lost;
-		side += s->sideband.cpus[i].records;
-		side_lost += s->sideband.cpus[i].lost;
-		bytes += s->streams[i].bytes_written;
+		const struct cpu_output *o = &s->writer.cpus[i];
+		const struct sideband_cpu *sb = &s->sideband.cpus[i];
+		struct rt_cpu_counters c = { 0 };
+		uint64_t side_lost = sb->lost + s->drops[i].others;
+
+		bpf_sampler_counters(s->sampler, o->cpu, &c);
+		if (c.follow_failed)
+			rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
+				o->cpu, (unsigned long long)c.follow_failed);
+		rt_info("%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64,
+			o->cpu, o->samples_written, (uint64_t)c.lost, s->drops[i].samples,
+			sb->records, side_lost);
+		t_samples += o->samples_written;
+		t_kernel += c.lost;
+		t_staging += s->drops[i].samples;
+		t_side += sb->records;
+		t_side_lost += side_lost;
+		bytes += o->stream.bytes_written;
 	}
+	rt_info("%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64, "all",
+		t_samples, t_kernel, t_staging, t_side, t_side_lost);
 	rt_info("ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		" lost, %.1f KiB",
-		seconds, s->opts->output, samples, lost, (double)bytes / 1024.0);
-	rt_info("%6s %12s %10s %12s %10s", "cpu", "samples", "lost", "side-band", "sb-lost");
-	for (unsigned int i = 0; i < s->cpus.nr; i++)
-		rt_info("%6d %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64, s->cpus.cpus[i],
-			s->totals[i].samples, s->totals[i].lost, s->sideband.cpus[i].records,
-			s->sideband.cpus[i].lost);
-	rt_info("%6s %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64, "all", samples, lost,
-		side, side_lost);
+		seconds, s->opts->output, t_samples, t_kernel + t_staging, (double)bytes / 1024.0);
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -388,25 +440,28 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Stops sampling, drains what is left, writes pending losses, closes files. */
+/* Stops sampling, drains what is left, stages the losses nothing reported,
+ * lets the writer finish, then prints the totals. */
 static int finish(struct session *s, const struct timespec *t0)
 {
 	double seconds;
-	int ret = 0;
+	int ret = 0, werr;
 
 	bpf_sampler_stop(s->sampler);
 	sideband_disable(&s->sideband);
 	seconds = seconds_since(t0);
 	if (drain_all(s))
 		ret = -1;
-	for (unsigned int i = 0; i < s->cpus.nr; i++) {
-		if (write_pending_loss(s, i) && !s->error[0])
-			rt_format(s->error, sizeof(s->error), "cannot write the LOST record of CPU %d",
-				  s->cpus.cpus[i]);
-		if (perf_data_stream_close(&s->streams[i]) && !s->error[0])
-			rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
-				  s->opts->output, s->cpus.cpus[i], strerror(s->streams[i].error));
-	}
+	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
+		if (stage_unreported_losses(s, s->target.cpus.cpus[i]) && !s->error[0]) {
+			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",
+				  s->target.cpus.cpus[i]);
+			ret = -1;
+		}
+	werr = record_writer_finish(&s->writer);
+	if (werr && !s->error[0])
+		rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
+			  s->opts->output, s->writer.error_cpu, strerror(werr));
 	if (s->error[0])
 		ret = -1;
 	print_summary(s, seconds);
@@ -462,7 +517,8 @@ static int resolve_request(struct session *s)
 		return -1;
 	}
 	s->slot_of_cpu = malloc((size_t)s->nr_possible * sizeof(int));
-	if (!s->slot_of_cpu)
+	s->drops = calloc(s->cpus.nr, sizeof(*s->drops));
+	if (!s->slot_of_cpu || !s->drops)
 		return -1;
 	for (int c = 0; c < s->nr_possible; c++)
 		s->slot_of_cpu[c] = -1;
@@ -476,6 +532,8 @@ static int start_sampler(struct session *s)
 	const struct record_options *o = s->opts;
 	const struct record_target *t = &s->target;
 	struct bpf_sampler_config cfg = {
+		.transport = o->transport,
+		.online = &t->online,
 		.events = s->sampler_events,
 		.nr_events = o->nr_events,
 		.scope = {
@@ -497,8 +555,10 @@ static int start_sampler(struct session *s)
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
 	};
 
+	struct bpf_sampler_sink sink = { on_sample, on_kernel_lost, s };
+
 	cfg.wakeup_bytes = cfg.ring_bytes / 4;
-	s->sampler = bpf_sampler_start(&cfg, on_sample, s, s->error, sizeof(s->error));
+	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
 	return s->sampler ? 0 : -1;
 }
 
@@ -507,8 +567,11 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	const struct record_options *o = s->opts;
 
 	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
-	if (s->dirfd < 0 || open_cpu_files(s))
+	if (s->dirfd < 0 ||
+	    record_writer_init(&s->writer, &s->cpus, s->dirfd, o->output, o->staging_bytes,
+			       build_staging_lost, s, s->error, sizeof(s->error)))
 		return -1;
+	s->writer.delay_ms = o->debug_writer_delay_ms;
 	if (sideband_open(&s->sideband, &s->cpus, SAMPLE_ID_TYPE, o->sideband_pages,
 			  s->cgroup_field, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
@@ -517,6 +580,9 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 				  strerror(errno));
 		return -1;
 	}
+	s->tracking_id = s->sideband.cpus[0].id;
+	if (record_writer_start(&s->writer, s->error, sizeof(s->error)))
+		return -1;
 	if (o->workload_argv) {
 		if (workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
 				     sizeof(s->error)))
@@ -539,10 +605,7 @@ static void end_session(struct session *s)
 {
 	if (s->has_workload)
 		workload_stop(&s->workload);
-	if (s->streams)
-		for (unsigned int i = 0; i < s->cpus.nr; i++)
-			if (s->streams[i].buf || s->streams[i].fd >= 0)
-				perf_data_stream_close(&s->streams[i]);
+	record_writer_free(&s->writer);
 	bpf_sampler_close(s->sampler);
 	sideband_close(&s->sideband);
 	if (s->epfd >= 0)
@@ -551,8 +614,7 @@ static void end_session(struct session *s)
 		close(s->sigfd);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
-	free(s->streams);
-	free(s->totals);
+	free(s->drops);
 	free(s->slot_of_cpu);
 	free(s->sampler_events);
 	cpu_list_free(&s->cpus);

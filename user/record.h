@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bpf_sampler.h"
 #include "event_spec.h"
 #include "perf_events.h"
 
@@ -26,8 +27,12 @@ struct record_options {
 	bool callchain;
 	const char *output;
 	bool force;
-	size_t ring_pages;       /* per BPF ring, in pages (a power of two) */
+	enum sampler_transport transport;
+	size_t ring_pages;       /* per kernel ring (BPF or perf), in pages (a power of two) */
+	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */
 	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
+	unsigned int debug_drain_delay_ms;  /* test knobs: a slow drain... */
+	unsigned int debug_writer_delay_ms; /* ...and a slow disk */
 	char **workload_argv;    /* NULL-terminated command after "--", or NULL */
 	int argc;                /* the whole command line, for the header */
 	char **argv;

@@ -1,0 +1,231 @@
+/* test_loss.c: both transports with real BPF: exact counts when rings overflow
+ * (samples + LOST == N), perf agrees on the losses, no loss at default sizes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_data_reader.h"
+#include "perf_record.h"
+#include "test_util.h"
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+static const char *const transports[] = { "ringbuf", "perfbuf" };
+
+/* What a recording's files say: samples, and samples reported lost
+ * (LOST_SAMPLES, and LOST of a sampling event, not of the side-band). */
+struct accounting {
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t sideband_lost;
+	uint64_t sample_bytes; /* sum of sample sizes, to compare layouts */
+};
+
+static bool is_tracking(const struct perf_input_event *ev)
+{
+	return ev && ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_DUMMY;
+}
+
+static void account(const char *dir, struct accounting *a)
+{
+	struct perf_input in;
+	char err[512];
+
+	memset(a, 0, sizeof(*a));
+	if (perf_input_open(&in, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned int f = 0; f < in.nr_files; f++) {
+		struct perf_record_iter it;
+		const struct perf_event_header *rec;
+		int r;
+
+		perf_record_iter_init(&it, &in.files[f]);
+		while ((r = perf_record_next(&it, &rec, err, sizeof(err))) == 1) {
+			struct perf_lost l;
+
+			if (rec->type == PERF_RECORD_SAMPLE) {
+				a->samples++;
+				a->sample_bytes += rec->size;
+			} else if (rec->type == PERF_RECORD_LOST_SAMPLES) {
+				assert_int_equal(perf_lost_decode(rec, &l), 0);
+				a->lost += l.lost;
+			} else if (rec->type == PERF_RECORD_LOST) {
+				assert_int_equal(perf_lost_decode(rec, &l), 0);
+				if (is_tracking(perf_input_event_of(&in, rec)))
+					a->sideband_lost += l.lost;
+				else
+					a->lost += l.lost;
+			}
+		}
+		assert_int_equal(r, 0);
+	}
+	perf_input_close(&in);
+}
+
+/* The "N lost" of ringtrace's summary line. */
+static uint64_t summary_lost(const char *out)
+{
+	const char *p = strstr(out, "ringtrace: recorded");
+	unsigned long long samples, lost;
+
+	assert_non_null(p);
+	p = strstr(p, ": ");
+	p = p ? strstr(p + 2, ": ") : NULL;
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, ": %llu samples, %llu lost", &samples, &lost), 2);
+	return lost;
+}
+
+/* Samples perf reports lost: LOST_SAMPLES ("Total Lost Samples") and the
+ * counts of the LOST records perf script shows. */
+static uint64_t perf_lost_total(const char *dir)
+{
+	char *out = NULL, *p;
+	uint64_t total = 0;
+
+	assert_int_equal(tu_sh(&out, "perf report -i %s --stdio 2>/dev/null | grep 'Total Lost Samples'",
+			       dir), 0);
+	p = strstr(out, "Total Lost Samples:");
+	assert_non_null(p);
+	total += strtoull(p + strlen("Total Lost Samples:"), NULL, 10);
+	free(out);
+	assert_int_equal(tu_sh(&out, "perf script -i %s --show-lost-events 2>/dev/null | grep PERF_RECORD_LOST | awk '{s += $NF} END {print s + 0}'",
+			       dir), 0);
+	total += strtoull(out, NULL, 10);
+	free(out);
+	return total;
+}
+
+static void exact_count(const char *transport, const char *knobs, unsigned int n,
+			bool staging_losses)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	struct accounting a;
+	uint64_t ours;
+	int rc;
+
+	rc = tu_sh(&out, "%s record --force -o %s --transport %s %s -e syscalls:sys_enter_getpid -- %s getpid %u 2>&1",
+		   tu_ringtrace(), dir, transport, knobs, tu_loadgen(), n);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	account(dir, &a);
+	ours = summary_lost(out);
+	print_message("%s %s: %" PRIu64 " samples + %" PRIu64 " lost = %" PRIu64
+		      " (N = %u); summary says %" PRIu64 " lost\n",
+		      transport, knobs, a.samples, a.lost, a.samples + a.lost, n, ours);
+	assert_int_equal(a.samples + a.lost, n);
+	if (a.lost * 10 <= n)
+		fail_msg("only %" PRIu64 " of %u lost: the test needs over 10%% to mean anything",
+			 a.lost, n);
+	assert_int_equal(ours, a.lost);
+	if (!staging_losses || !a.sideband_lost)
+		assert_int_equal(perf_lost_total(dir), a.lost);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Tiny kernel rings and the drain held back: the kernel side overflows. */
+static void test_kernel_ring_losses_are_exact(void **state)
+{
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	for (int i = 0; i < 2; i++)
+		exact_count(transports[i], "-m 1 --debug-drain-delay-ms 100", 200000, false);
+}
+
+/* A tiny staging ring and a slow disk: the staging ring overflows. */
+static void test_staging_ring_losses_are_exact(void **state)
+{
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	for (int i = 0; i < 2; i++)
+		exact_count(transports[i], "-m 512 --staging-size 64K --debug-writer-delay-ms 50",
+			    200000, true);
+}
+
+/* Default sizes, an idle disk: a million events, nothing lost; both
+ * transports write the same records. */
+static void test_million_events_lose_nothing(void **state)
+{
+	struct accounting a[2];
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	for (int i = 0; i < 2; i++) {
+		char *dir = tu_tempdir(), *out = NULL;
+		int rc = tu_sh(&out, "%s record --force -o %s --transport %s -e syscalls:sys_enter_getpid -- %s getpid 1000000 2>&1",
+			       tu_ringtrace(), dir, transports[i], tu_loadgen());
+
+		if (rc)
+			fail_msg("record failed:\n%s", out);
+		account(dir, &a[i]);
+		print_message("%s: %" PRIu64 " samples, %" PRIu64 " lost\n", transports[i],
+			      a[i].samples, a[i].lost);
+		assert_int_equal(a[i].samples, 1000000);
+		assert_int_equal(a[i].lost, 0);
+		assert_int_equal(summary_lost(out), 0);
+		free(out);
+		tu_rmtree(dir);
+		free(dir);
+	}
+	assert_int_equal(a[0].sample_bytes, a[1].sample_bytes);
+}
+
+/* Both transports give files with the same content for the same events. */
+static void test_transports_write_the_same_records(void **state)
+{
+	char *dirs[2], *scripts[2];
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	for (int i = 0; i < 2; i++) {
+		char *out = NULL;
+
+		dirs[i] = tu_tempdir();
+		assert_int_equal(tu_sh(&out, "%s record --force -o %s --transport %s -g -e syscalls:sys_enter_getpid -- %s getpid 5000 2>&1",
+				       tu_ringtrace(), dirs[i], transports[i], tu_loadgen()), 0);
+		free(out);
+		/* everything but the times and pids, which differ run to run */
+		assert_int_equal(tu_sh(&scripts[i], "perf script -i %s -F comm,event,trace,ip,sym 2>&1 | sort | uniq -c",
+				       dirs[i]), 0);
+	}
+	if (strcmp(scripts[0], scripts[1]))
+		fail_msg("ringbuf and perfbuf recordings differ:\n--- ringbuf\n%s\n--- perfbuf\n%s",
+			 scripts[0], scripts[1]);
+	if (!strstr(scripts[0], "5000 "))
+		fail_msg("expected 5000 identical samples:\n%s", scripts[0]);
+	for (int i = 0; i < 2; i++) {
+		free(scripts[i]);
+		tu_rmtree(dirs[i]);
+		free(dirs[i]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_ring_losses_are_exact),
+		cmocka_unit_test(test_staging_ring_losses_are_exact),
+		cmocka_unit_test(test_million_events_lose_nothing),
+		cmocka_unit_test(test_transports_write_the_same_records),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
