@@ -566,6 +566,18 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 {
 	const struct record_options *o = s->opts;
 
+	/* the workload is forked first, before the large buffers exist, so
+	 * the drain never takes copy-on-write faults on pages it shares */
+	if (o->workload_argv) {
+		if (workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
+				     sizeof(s->error)))
+			return -1;
+		s->has_workload = true;
+		if (record_target_add_workload(&s->target, s->workload.pid)) {
+			rt_format(s->error, sizeof(s->error), "out of memory");
+			return -1;
+		}
+	}
 	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
 	if (s->dirfd < 0 ||
 	    record_writer_init(&s->writer, &s->cpus, s->dirfd, o->output, o->staging_bytes,
@@ -583,16 +595,6 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	s->tracking_id = s->sideband.cpus[0].id;
 	if (record_writer_start(&s->writer, s->error, sizeof(s->error)))
 		return -1;
-	if (o->workload_argv) {
-		if (workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
-				     sizeof(s->error)))
-			return -1;
-		s->has_workload = true;
-		if (record_target_add_workload(&s->target, s->workload.pid)) {
-			rt_format(s->error, sizeof(s->error), "out of memory");
-			return -1;
-		}
-	}
 	if (write_header_file(s) || start_sampler(s) || setup_epoll(s))
 		return -1;
 	if (s->has_workload &&

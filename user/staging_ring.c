@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define COUNT_BITS 48
 #define COUNT_MASK ((1ULL << COUNT_BITS) - 1)
@@ -12,15 +13,27 @@
 int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder build,
 		      void *build_ctx)
 {
+	void *data;
+
 	memset(r, 0, sizeof(*r));
 	if (size < 65536 || (size & (size - 1)) || !build)
 		return -1;
-	r->data = malloc(size);
+	/* populated now, and kept out of forked children (the workload): page
+	 * faults, copy-on-write ones included, would slow the drain exactly
+	 * when it must keep up */
+	data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		    -1, 0);
+	if (data != MAP_FAILED)
+		madvise(data, size, MADV_DONTFORK);
 	r->bounce = malloc(65536);
-	if (!r->data || !r->bounce) {
-		staging_ring_free(r);
+	if (data == MAP_FAILED || !r->bounce) {
+		if (data != MAP_FAILED)
+			munmap(data, size);
+		free(r->bounce);
+		r->bounce = NULL;
 		return -1;
 	}
+	r->data = data;
 	r->size = size;
 	r->build_lost = build;
 	r->build_ctx = build_ctx;
@@ -29,7 +42,8 @@ int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder 
 
 void staging_ring_free(struct staging_ring *r)
 {
-	free(r->data);
+	if (r->data)
+		munmap(r->data, r->size);
 	free(r->bounce);
 	r->data = r->bounce = NULL;
 }
