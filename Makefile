@@ -40,7 +40,8 @@ REPORT_SRCS := user/hash_map.c user/symbols.c user/address_space.c user/record_s
 	       user/report.c user/cmd_report.c
 RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesize.c \
 	       user/tracefs.c user/event_spec.c user/tracing_data.c user/cgroup.c user/record_target.c \
-	       user/output_dir.c user/workload.c user/record_writer.c user/bpf_sampler.c user/record.c \
+	       user/output_dir.c user/workload.c user/record_writer.c user/transport.c \
+	       user/bpf_sampler.c user/record.c \
 	       user/cmd_record.c
 MAIN_SRCS := user/main.c
 

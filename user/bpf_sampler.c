@@ -9,18 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "perf_ring.h"
 #include "sampler.skel.h"
-
-struct ring {
-	int map_fd;
-	int cpu; /* -1: the single ring of per-thread mode */
-};
 
 /* One opened perf event and the program's link to it. */
 struct attachment {
@@ -28,30 +20,13 @@ struct attachment {
 	struct bpf_link *link;
 };
 
-/* One CPU's perf ring of the perf event array transport. */
-struct perf_output {
-	int cpu;
-	struct perf_ring ring;
-	uint64_t kernel_lost;  /* reported by the kernel's LOST records */
-	uint64_t held_lost;    /* a LOST read, waiting for the time of the next record */
-	uint64_t last_time;    /* of the last sample read */
-	struct bpf_sampler *owner;
-};
-
 struct bpf_sampler {
-	enum sampler_transport transport;
+	enum transport_kind transport_kind;
 	struct sampler_bpf *skel;
-	struct ring_buffer *consumer; /* ring buffers */
-	struct ring *rings;
-	unsigned int nr_rings;
-	struct perf_output *outputs;  /* perf event array */
-	unsigned int nr_outputs;
-	int perf_epoll_fd;
+	struct transport *transport;
 	struct attachment *attached;
 	unsigned int nr_attached, cap_attached;
 	int nr_possible;
-	struct bpf_sampler_sink sink;
-	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
 };
 
 static bool libbpf_verbose;
@@ -68,204 +43,11 @@ void bpf_sampler_set_verbose(bool verbose)
 	libbpf_set_print(print_libbpf);
 }
 
-/* What a failed bpf() or perf_event_open() most likely means, as a fix. */
-static const char *privilege_hint(int err)
-{
-	if ((err == EPERM || err == EACCES) && geteuid() != 0)
-		return ": run as root or grant CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep ringtrace)";
-	return "";
-}
-
-/* Samples carry the CPU they were taken on in word 5 (u32 cpu, u32 res), the
- * BPF side's LOST_SAMPLES records in word 4 of theirs. */
-static int on_ring_record(void *ctx, void *data, size_t size)
-{
-	struct bpf_sampler *s = ctx;
-	struct perf_event_header h;
-	uint32_t cpu;
-
-	if (size < RT_LOST_WORDS * 8)
-		return -EBADMSG;
-	memcpy(&h, data, sizeof(h));
-	if (h.size > size || (h.type == PERF_RECORD_SAMPLE && h.size < RT_SAMPLE_FIXED_WORDS * 8) ||
-	    (h.type != PERF_RECORD_SAMPLE && h.type != PERF_RECORD_LOST_SAMPLES))
-		return -EBADMSG;
-	memcpy(&cpu, (const uint8_t *)data + (h.type == PERF_RECORD_SAMPLE ? 5 : 4) * 8, sizeof(cpu));
-	return s->sink.record(s->sink.ctx, (int)cpu, data, h.size);
-}
-
-/* A record of a perf ring: PERF_RECORD_SAMPLE wrapping one of ours as its raw
- * payload (u32 size, then the record), or the kernel's PERF_RECORD_LOST,
- * which is reported with the time of the record after it, as the kernel
- * wrote it just before that one. */
-static int on_perf_record(void *ctx, const struct perf_event_header *rec)
-{
-	struct perf_output *o = ctx;
-	struct bpf_sampler *s = o->owner;
-	struct perf_event_header inner;
-	uint32_t raw_size;
-	int r;
-
-	if (rec->type == PERF_RECORD_LOST) {
-		uint64_t lost;
-
-		if (rec->size < 24)
-			return -EBADMSG;
-		memcpy(&lost, (const uint8_t *)rec + 16, sizeof(lost));
-		o->held_lost += lost;
-		return 0;
-	}
-	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + RT_SAMPLE_FIXED_WORDS * 8)
-		return -EBADMSG;
-	memcpy(&raw_size, (const uint8_t *)rec + 8, sizeof(raw_size));
-	memcpy(&inner, (const uint8_t *)rec + 12, sizeof(inner));
-	if (raw_size > rec->size - 12u || inner.size > raw_size || inner.type != PERF_RECORD_SAMPLE ||
-	    inner.size < RT_SAMPLE_FIXED_WORDS * 8)
-		return -EBADMSG;
-	memcpy(s->bounce, (const uint8_t *)rec + 12, inner.size);
-	o->last_time = s->bounce[4];
-	if (o->held_lost) {
-		r = s->sink.kernel_lost(s->sink.ctx, o->cpu, o->held_lost, o->last_time);
-		if (r)
-			return r;
-		o->kernel_lost += o->held_lost;
-		o->held_lost = 0;
-	}
-	return s->sink.record(s->sink.ctx, o->cpu, s->bounce, inner.size);
-}
-
 static int check_btf(char *err, size_t errlen)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		rt_format(err, errlen, "no kernel BTF at /sys/kernel/btf/vmlinux: ringtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -1;
-	}
-	return 0;
-}
-
-/* The perf event array transport: one BPF-output perf event per CPU with a
- * ring of ring_bytes, woken at wakeup_bytes; its records are read here. */
-static int open_perf_outputs(struct bpf_sampler *s, const struct bpf_sampler_config *cfg,
-			     char *err, size_t errlen)
-{
-	const struct cpu_list *cpus = cfg->scope.nr_threads ? cfg->online : cfg->scope.cpus;
-	size_t pages = cfg->ring_bytes / (size_t)sysconf(_SC_PAGESIZE);
-
-	s->perf_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	s->outputs = calloc(cpus->nr, sizeof(*s->outputs));
-	if (s->perf_epoll_fd < 0 || !s->outputs) {
-		rt_format(err, errlen, "cannot set up the perf event array: %s", strerror(errno));
-		return -1;
-	}
-	for (unsigned int i = 0; i < cpus->nr; i++) {
-		struct perf_output *o = &s->outputs[i];
-		struct perf_event_attr attr = {
-			.size = sizeof(attr),
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_BPF_OUTPUT,
-			.sample_type = PERF_SAMPLE_RAW,
-			.sample_period = 1,
-			.watermark = 1,
-			.wakeup_watermark = (__u32)cfg->wakeup_bytes,
-		};
-		struct epoll_event ev = { .events = EPOLLIN };
-		int fd, r;
-
-		o->owner = s;
-		o->cpu = cpus->cpus[i];
-		fd = perf_event_open_fd(&attr, -1, o->cpu, -1, 0);
-		if (fd < 0) {
-			rt_format(err, errlen, "cannot open the BPF output event of CPU %d: %s%s", o->cpu,
-				  strerror(-fd), privilege_hint(-fd));
-			return -1;
-		}
-		r = perf_ring_map(&o->ring, fd, pages);
-		if (r) {
-			rt_format(err, errlen, "cannot map a %zu-page perf ring on CPU %d: %s", pages,
-				  o->cpu, strerror(-r));
-			close(fd);
-			return -1;
-		}
-		s->nr_outputs++;
-		ev.data.fd = fd;
-		if (epoll_ctl(s->perf_epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
-			rt_format(err, errlen, "epoll_ctl: %s", strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int install_perf_outputs(struct bpf_sampler *s, char *err, size_t errlen)
-{
-	int map = bpf_map__fd(s->skel->maps.perf_rings);
-
-	for (unsigned int i = 0; i < s->nr_outputs; i++) {
-		__u32 key = (__u32)s->outputs[i].cpu, fd = (__u32)s->outputs[i].ring.fd;
-
-		if (bpf_map_update_elem(map, &key, &fd, BPF_ANY)) {
-			rt_format(err, errlen, "cannot install the perf ring of CPU %d: %s",
-				  s->outputs[i].cpu, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The rings, created before load: the first is also the template of the
- * outer map's inner maps (libbpf 1.1 cannot resize its own template). */
-static int create_rings(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
-			size_t errlen)
-{
-	bool single = cfg->scope.nr_threads > 0;
-
-	s->nr_rings = single ? 1 : cfg->scope.cpus->nr;
-	s->rings = calloc(s->nr_rings, sizeof(*s->rings));
-	if (!s->rings)
-		return -1;
-	for (unsigned int i = 0; i < s->nr_rings; i++)
-		s->rings[i].map_fd = -1;
-	for (unsigned int i = 0; i < s->nr_rings; i++) {
-		struct ring *r = &s->rings[i];
-
-		r->cpu = single ? -1 : cfg->scope.cpus->cpus[i];
-		r->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rt_ring", 0, 0,
-					   (__u32)cfg->ring_bytes, NULL);
-		if (r->map_fd < 0) {
-			int e = errno;
-
-			rt_format(err, errlen, "cannot create a %zu-byte BPF ring: %s%s", cfg->ring_bytes,
-				  strerror(e), privilege_hint(e));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Puts the rings in the outer map and under libbpf's consumer. */
-static int install_rings(struct bpf_sampler *s, char *err, size_t errlen)
-{
-	int outer = bpf_map__fd(s->skel->maps.cpu_rings);
-
-	for (unsigned int i = 0; i < s->nr_rings; i++) {
-		struct ring *r = &s->rings[i];
-		__u32 key = r->cpu < 0 ? 0 : (__u32)r->cpu;
-		int e;
-
-		if (bpf_map_update_elem(outer, &key, &r->map_fd, BPF_ANY)) {
-			rt_format(err, errlen, "cannot install a BPF ring: %s", strerror(errno));
-			return -1;
-		}
-		if (!s->consumer) {
-			s->consumer = ring_buffer__new(r->map_fd, on_ring_record, s, NULL);
-			e = s->consumer ? 0 : -errno;
-		} else {
-			e = ring_buffer__add(s->consumer, r->map_fd, on_ring_record, s);
-		}
-		if (e) {
-			rt_format(err, errlen, "cannot poll a BPF ring: %s", strerror(-e));
-			return -1;
-		}
 	}
 	return 0;
 }
@@ -332,7 +114,7 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 			rt_format(err, errlen, "cannot open perf event (type %u, config %llu) on %s %d: %s%s",
 				  attr->type, (unsigned long long)attr->config,
 				  cpu >= 0 ? "CPU" : "thread", cpu >= 0 ? cpu : pid,
-				  strerror(-fd), privilege_hint(-fd));
+				  strerror(-fd), transport_privilege_hint(-fd));
 		return -1;
 	}
 	link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
@@ -340,7 +122,7 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 		int e = errno;
 
 		rt_format(err, errlen, "cannot attach the sampler to a perf event: %s%s", strerror(e),
-			  privilege_hint(e));
+			  transport_privilege_hint(e));
 		close(fd);
 		return -1;
 	}
@@ -461,7 +243,9 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
-	    (s->nr_rings && bpf_map__set_inner_map_fd(k->maps.cpu_rings, s->rings[0].map_fd))) {
+	    (transport_inner_map_template(s->transport) >= 0 &&
+	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
+				       transport_inner_map_template(s->transport)))) {
 		rt_format(err, errlen, "cannot size the sampler's maps");
 		return -1;
 	}
@@ -469,8 +253,18 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 }
 
 struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
-				      const struct bpf_sampler_sink *sink, char *err, size_t errlen)
+				      const struct transport_sink *sink, char *err, size_t errlen)
 {
+	struct transport_config tc = {
+		.kind = cfg->transport,
+		/* perf rings must be on the CPU a program runs on: all of them
+		 * when events follow threads */
+		.cpus = cfg->scope.nr_threads && cfg->transport == TRANSPORT_PERFBUF ? cfg->online
+										  : cfg->scope.cpus,
+		.single_ring = cfg->scope.nr_threads > 0 && cfg->transport == TRANSPORT_RINGBUF,
+		.ring_bytes = cfg->ring_bytes,
+		.wakeup_bytes = cfg->wakeup_bytes,
+	};
 	struct bpf_sampler *s;
 	int r;
 
@@ -485,35 +279,26 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		rt_format(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->transport = cfg->transport;
-	s->sink = *sink;
-	s->perf_epoll_fd = -1;
+	s->transport_kind = cfg->transport;
 	s->nr_possible = libbpf_num_possible_cpus();
 	s->skel = sampler_bpf__open();
 	if (!s->skel) {
 		rt_format(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
 		goto fail;
 	}
-	if ((cfg->transport == TRANSPORT_PERFBUF ? open_perf_outputs(s, cfg, err, errlen)
-						  : create_rings(s, cfg, err, errlen)) ||
-	    configure(s, cfg, err, errlen))
+	s->transport = transport_create(&tc, sink, err, errlen);
+	if (!s->transport || configure(s, cfg, err, errlen))
 		goto fail;
 	r = sampler_bpf__load(s->skel);
 	if (r) {
 		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -v for the verifier's log)",
-			  strerror(-r), privilege_hint(-r));
+			  strerror(-r), transport_privilege_hint(-r));
 		goto fail;
 	}
-	if ((cfg->transport == TRANSPORT_PERFBUF ? install_perf_outputs(s, err, errlen)
-						  : install_rings(s, err, errlen)) ||
+	if (transport_install(s->transport, bpf_map__fd(s->skel->maps.cpu_rings),
+			      bpf_map__fd(s->skel->maps.perf_rings), err, errlen) ||
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
-	for (unsigned int i = 0; i < s->nr_outputs; i++)
-		if (ioctl(s->outputs[i].ring.fd, PERF_EVENT_IOC_ENABLE, 0)) {
-			rt_format(err, errlen, "cannot enable the perf ring of CPU %d: %s",
-				  s->outputs[i].cpu, strerror(errno));
-			goto fail;
-		}
 	if (cfg->scope.follow_forks) {
 		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.follow_fork);
 		struct bpf_link *exit_link = bpf_program__attach(s->skel->progs.forget_exit);
@@ -540,50 +325,33 @@ fail:
 
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s)
 {
-	return s->transport == TRANSPORT_PERFBUF ? s->perf_epoll_fd
-						 : ring_buffer__epoll_fd(s->consumer);
+	return transport_epoll_fd(s->transport);
 }
 
 long bpf_sampler_drain(struct bpf_sampler *s)
 {
-	long total = 0;
-
-	if (s->transport == TRANSPORT_RINGBUF)
-		return ring_buffer__consume(s->consumer);
-	for (unsigned int i = 0; i < s->nr_outputs; i++) {
-		long n = perf_ring_drain(&s->outputs[i].ring, on_perf_record, &s->outputs[i]);
-
-		if (n < 0)
-			return n;
-		total += n;
-	}
-	return total;
+	return transport_drain(s->transport);
 }
 
 uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time)
 {
 	struct rt_cpu_counters c;
+	uint64_t reported, held, held_time;
 
 	*time = 0;
 	if (bpf_sampler_counters(s, cpu, &c))
 		return 0;
-	if (s->transport == TRANSPORT_RINGBUF) {
+	if (s->transport_kind == TRANSPORT_RINGBUF) {
 		*time = c.pending_time;
 		return c.pending_lost;
 	}
-	for (unsigned int i = 0; i < s->nr_outputs; i++) {
-		const struct perf_output *o = &s->outputs[i];
-
-		if (o->cpu != cpu)
-			continue;
-		/* a LOST still held (nothing came after it) is reported here too */
-		if (c.lost <= o->kernel_lost)
-			return 0;
-		*time = o->held_lost ? o->last_time : c.last_lost_time;
-		return c.lost - o->kernel_lost;
-	}
-	*time = c.last_lost_time;
-	return c.lost;
+	/* the BPF side counted every failed output; the kernel reported some
+	 * in LOST records (and may hold one nothing came after) */
+	reported = transport_kernel_lost(s->transport, cpu, &held, &held_time);
+	if (c.lost <= reported)
+		return 0;
+	*time = held ? held_time : c.last_lost_time;
+	return c.lost - reported;
 }
 
 void bpf_sampler_stop(struct bpf_sampler *s)
@@ -621,20 +389,7 @@ void bpf_sampler_close(struct bpf_sampler *s)
 		return;
 	bpf_sampler_stop(s);
 	free(s->attached);
-	ring_buffer__free(s->consumer);
-	for (unsigned int i = 0; i < s->nr_rings; i++)
-		if (s->rings[i].map_fd >= 0)
-			close(s->rings[i].map_fd);
-	free(s->rings);
-	for (unsigned int i = 0; i < s->nr_outputs; i++) {
-		int fd = s->outputs[i].ring.fd;
-
-		perf_ring_unmap(&s->outputs[i].ring);
-		close(fd);
-	}
-	free(s->outputs);
-	if (s->perf_epoll_fd >= 0)
-		close(s->perf_epoll_fd);
+	transport_free(s->transport);
 	sampler_bpf__destroy(s->skel);
 	free(s);
 }

@@ -11,6 +11,7 @@
 #include "perf_events.h"
 #include "sample_record.h"
 #include "tracefs.h"
+#include "transport.h"
 
 /* One event to sample. */
 struct sampler_event {
@@ -40,14 +41,8 @@ struct sampler_scope {
 	bool cgroup_exact;           /* not below */
 };
 
-/* How samples reach user space. */
-enum sampler_transport {
-	TRANSPORT_RINGBUF, /* BPF ring buffers (per CPU, or one in per-thread mode) */
-	TRANSPORT_PERFBUF, /* a perf event array: one perf ring per CPU, read here */
-};
-
 struct bpf_sampler_config {
-	enum sampler_transport transport;
+	enum transport_kind transport;
 	struct sampler_event *events;
 	unsigned int nr_events;
 	struct sampler_scope scope;
@@ -58,25 +53,12 @@ struct bpf_sampler_config {
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
 };
 
-/* Where drained records go. A non-zero return stops the drain and is
- * returned by bpf_sampler_drain. */
-struct bpf_sampler_sink {
-	/* a complete perf record (a SAMPLE, or the BPF side's LOST_SAMPLES) taken
-	 * on cpu */
-	int (*record)(void *ctx, int cpu, const void *rec, size_t size);
-	/* the kernel's PERF_RECORD_LOST in cpu's perf ring: count samples lost,
-	 * reported at time (that of the record that follows it, when the kernel
-	 * wrote it) */
-	int (*kernel_lost)(void *ctx, int cpu, uint64_t count, uint64_t time);
-	void *ctx;
-};
-
 struct bpf_sampler;
 
 /* Loads, creates the transport, opens the events, attaches: sampling has
  * begun when this returns. NULL with err set on failure. */
 struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
-				      const struct bpf_sampler_sink *sink, char *err, size_t errlen);
+				      const struct transport_sink *sink, char *err, size_t errlen);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
 /* Drains every ring. Returns records drained or a negative error. */

@@ -555,7 +555,7 @@ static int start_sampler(struct session *s)
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
 	};
 
-	struct bpf_sampler_sink sink = { on_sample, on_kernel_lost, s };
+	struct transport_sink sink = { on_sample, on_kernel_lost, s };
 
 	cfg.wakeup_bytes = cfg.ring_bytes / 4;
 	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));

@@ -27,7 +27,7 @@ struct record_options {
 	bool callchain;
 	const char *output;
 	bool force;
-	enum sampler_transport transport;
+	enum transport_kind transport;
 	size_t ring_pages;       /* per kernel ring (BPF or perf), in pages (a power of two) */
 	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */
 	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
