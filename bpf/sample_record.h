@@ -35,6 +35,7 @@
 
 /* rt_event.flags */
 #define RT_EVENT_TRACEPOINT 1u /* a tracepoint: copy its record as PERF_SAMPLE_RAW */
+#define RT_EVENT_SYSCALL 2u    /* a syscalls: tracepoint: the sample is of the user regs */
 
 /* One event of the recording, indexed by the attach cookie of its perf events. */
 struct rt_event {
@@ -68,6 +69,7 @@ struct rt_cpu_counters {
 	__u64 pending_time;   /* ...the time of the first of those */
 	__u64 last_lost_time; /* time of the latest drop */
 	__u64 follow_failed;  /* children not followed: target_tgids was full */
+	__u64 unwoken_bytes;  /* written since the reader was last woken */
 };
 
 #endif

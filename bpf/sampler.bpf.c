@@ -219,7 +219,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 {
 	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
-	struct bpf_dynptr rec;
+	__u64 wakeup = BPF_RB_NO_WAKEUP;
 	void *ring;
 
 	if (!cnt)
@@ -253,14 +253,23 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 		count_loss(cnt, now, true);
 		return 0;
 	}
-	if (bpf_ringbuf_reserve_dynptr(ring, size, 0, &rec)) {
-		bpf_ringbuf_discard_dynptr(&rec, 0);
+	/* the reader is woken every wakeup_bytes written, as a perf ring's
+	 * watermark does: a local count, where asking the ring how full it is
+	 * would read the consumer's cache line on every sample */
+	cnt->unwoken_bytes += size;
+	if (cnt->unwoken_bytes >= wakeup_bytes) {
+		wakeup = BPF_RB_FORCE_WAKEUP;
+		cnt->unwoken_bytes = 0;
+	}
+	/* reserve, copy and submit in one helper call: the record was built in
+	 * scratch space because its size is known only now */
+	barrier_var(size);
+	if (size > sizeof(*s))
+		return 0;
+	if (bpf_ringbuf_output(ring, s, size, wakeup)) {
 		count_loss(cnt, now, true);
 		return 0;
 	}
-	bpf_dynptr_write(&rec, 0, s, size, 0);
-	bpf_ringbuf_submit_dynptr(&rec, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-					       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	cnt->written++;
 	return 0;
 }
@@ -324,8 +333,10 @@ static __always_inline __u32 raw_record_size(const struct rt_event *ev, const __
 }
 
 /* A tracepoint was hit; ctx is its record, whose first 8 bytes the kernel has
- * replaced with a pt_regs pointer the program may not read: the first frame of
- * the kernel stack from those regs is the ip, as perf records it. */
+ * replaced with a pointer to the pt_regs of the tracepoint's caller. The
+ * program may not load them from ctx, but the copy of the record has them:
+ * their ip is the sample's ip, as perf records it (no stack walk). Syscall
+ * tracepoints are sampled at the task's user regs, as perf samples them. */
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
@@ -335,6 +346,8 @@ int on_tracepoint(void *ctx)
 	struct sample_words *s = bpf_map_lookup_elem(&scratch, &zero);
 	__u32 n, raw_size, padded, at, last;
 	__u64 now, *count, ip = 0;
+	struct pt_regs *regs;
+	bool syscall;
 	__u8 *raw;
 	struct {
 		__u16 type;
@@ -350,24 +363,28 @@ int on_tracepoint(void *ctx)
 		if (!count || ++*count % ev->period)
 			return 0;
 	}
+	syscall = ev->flags & RT_EVENT_SYSCALL;
 	now = bpf_ktime_get_ns();
-	bpf_get_stack(ctx, &ip, sizeof(ip), 0);
-	n = begin_sample(ctx, s, ev, ip, false, pid_tgid, cpu, now, 1);
+	n = begin_sample(ctx, s, ev, 0, syscall, pid_tgid, cpu, now, 1);
 	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
 		return 0;
 	at = n;
 	raw = (__u8 *)&s->w[at] + 4;
-	/* copy the fixed part, read the dynamic fields' extent from it, then
-	 * zero the last word (the padding) and copy the whole record */
+	/* the fixed part; the masks, behind opaque copies, are bounds the
+	 * verifier sees and clang cannot drop */
 	raw_size = ev->fixed_size;
 	barrier_var(raw_size);
 	raw_size &= RT_MAX_RAW - 1;
-	if (bpf_probe_read_kernel(raw, raw_size, ctx))
+	if (raw_size < sizeof(regs))
 		return 0;
-	/* the opaque copy keeps clang from dropping the mask the verifier needs */
-	raw_size = raw_record_size(ev, raw);
-	barrier_var(raw_size);
-	raw_size &= RT_MAX_RAW - 1;
+	if (ev->nr_dynamic) {
+		/* the dynamic fields' extent is read from a first copy */
+		if (bpf_probe_read_kernel(raw, raw_size, ctx))
+			return 0;
+		raw_size = raw_record_size(ev, raw);
+		barrier_var(raw_size);
+		raw_size &= RT_MAX_RAW - 1;
+	}
 	/* u32 size, then the bytes, zero-padded so the field ends 8-byte aligned */
 	padded = ((raw_size + 4 + 7) & ~7u) - 4;
 	last = at + (4 + padded) / 8 - 1;
@@ -377,6 +394,14 @@ int on_tracepoint(void *ctx)
 	s->w[last] = 0;
 	if (bpf_probe_read_kernel(raw, raw_size, ctx))
 		return 0;
+	if (syscall) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		ip = BPF_CORE_READ(regs, ip);
+	} else {
+		__builtin_memcpy(&regs, raw, sizeof(regs));
+		bpf_probe_read_kernel(&ip, sizeof(ip), &regs->ip);
+	}
+	s->w[2] = ip;
 	common.type = ev->tp_type;
 	common.flags = 0;
 	common.preempt_count = 0;
@@ -384,7 +409,7 @@ int on_tracepoint(void *ctx)
 	__builtin_memcpy(raw, &common, sizeof(common));
 	*(__u32 *)&s->w[at] = padded;
 	n = last + 1;
-	return submit_sample(ctx, s, n, ev, false, pid_tgid, cpu, now);
+	return submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now);
 }
 
 /* Children of a followed process are followed too (perf's inherit). */

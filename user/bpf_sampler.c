@@ -196,7 +196,7 @@ static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sample
 	struct rt_event e = { .id = ev->id, .period = 1 };
 
 	if (ev->format) {
-		e.flags = RT_EVENT_TRACEPOINT;
+		e.flags = RT_EVENT_TRACEPOINT | (ev->syscall ? RT_EVENT_SYSCALL : 0);
 		e.period = ev->tracepoint_period ? ev->tracepoint_period : 1;
 		e.tp_type = (__u16)ev->format->id;
 		e.fixed_size = (__u16)ev->format->fixed_size;

@@ -22,6 +22,7 @@ struct sampler_event {
 	struct sample_rate rate;               /* software and hardware events */
 	uint64_t tracepoint_period;            /* tracepoints: keep every n-th hit */
 	const struct tracepoint_format *format; /* set for tracepoints */
+	bool syscall;                          /* a syscalls: tracepoint */
 	uint64_t id;                           /* PERF_SAMPLE_IDENTIFIER of its samples */
 };
 

@@ -488,6 +488,7 @@ static int plan_sampler_events(struct session *s)
 		se->id = EVENT_ID_BASE + i + 1;
 		if (ev->kind == EVENT_TRACEPOINT) {
 			se->format = &ev->format;
+			se->syscall = !strcmp(ev->system, "syscalls");
 			/* every hit, as perf records tracepoints, unless -c thins them */
 			se->tracepoint_period = o->period_given ? o->rate.period : 1;
 		}
