@@ -28,10 +28,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 # Debian packages the build, the tests and the comparisons need.
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		pkg-config libcmocka-dev linux-perf
+# ...and what only the benchmarks run.
+BENCH_DEB_PACKAGES := bpftrace python3 time
 
 BPF_PROGS := sampler
-BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS))
+BENCH_BPF_PROGS := bench_empty bench_producer
+BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS) $(BENCH_BPF_PROGS))
 SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))
+BENCH_SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BENCH_BPF_PROGS))
 
 # Modules shared by the binary and the tests (no BPF skeleton inside).
 CORE_SRCS := user/log.c user/byte_buffer.c user/perf_record.c user/perf_data_writer.c \
@@ -58,7 +62,8 @@ INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildca
 RECORD_SECONDS ?= 5
 RECORD_DIR ?= $(OUTPUT)/record.data
 
-.PHONY: all programs deps test check unit-test integration-test record vmlinux clean
+.PHONY: all programs deps bench-deps test check unit-test integration-test record bench \
+	bench-tools vmlinux clean
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -66,8 +71,9 @@ all: deps
 programs: $(OUTPUT)/ringtrace $(LOADGEN)
 
 # Installs what is missing, with apt-get, as root.
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+deps bench-deps: PACKAGES = $(if $(filter bench-deps,$@),$(BENCH_DEB_PACKAGES),$(DEB_PACKAGES))
+deps bench-deps:
+	@missing=""; for p in $(PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -132,6 +138,23 @@ unit-test: $(UNIT_TESTS)
 integration-test: programs $(INTEGRATION_TESTS)
 	@set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
 		$(SAN_ENV) RINGTRACE=$(abspath $(OUTPUT)/ringtrace) LOADGEN=$(abspath $(LOADGEN)) $$t; done
+
+BENCH_TOOLS := $(patsubst tools/bench/%.c,$(OUTPUT)/bench/%,$(wildcard tools/bench/*.c))
+BENCH_LIBS := $(CORE_OBJS) $(REPORT_OBJS) $(TEST_RECORD_OBJS)
+
+$(OUTPUT)/bench:
+	@mkdir -p $@
+
+$(OUTPUT)/bench/%: tools/bench/%.c $(BENCH_SKELETONS) $(BENCH_LIBS) | $(OUTPUT)/bench
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(BENCH_LIBS) $(LDLIBS) -o $@
+
+bench-tools: programs $(BENCH_TOOLS)
+
+# Compares ringtrace with perf record and bpftrace on the same workloads, in
+# one run, and writes docs/BENCHMARKS.md (not part of make test).
+bench: deps bench-deps
+	@$(MAKE) --no-print-directory bench-tools
+	python3 tools/bench/bench.py --build $(OUTPUT) --out docs/BENCHMARKS.md
 
 # Records RECORD_SECONDS seconds system-wide with callchains, then reports.
 record: all

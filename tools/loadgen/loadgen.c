@@ -103,10 +103,42 @@ static int run_spin(double seconds, int threads)
 	return run_threads(seconds, threads, spin_thread);
 }
 
+static int report_time;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int run_getpid(uint64_t n)
 {
+	uint64_t t0 = now_ns(), t1;
+
 	for (uint64_t i = 0; i < n; i++)
 		syscall(SYS_getpid);
+	t1 = now_ns();
+	if (report_time)
+		fprintf(stderr, "loadgen: calls=%llu ns_per_call=%.1f\n", (unsigned long long)n,
+			(double)(t1 - t0) / (double)(n ? n : 1));
+	return 0;
+}
+
+/* getpid at rate calls per second (0: as fast as it goes) for seconds;
+ * prints how many calls it made. */
+static int run_getpid_paced(double rate, double seconds)
+{
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(seconds * 1e9), calls = 0, t;
+
+	while ((t = now_ns()) < end) {
+		if (rate > 0 && (double)calls >= rate * (double)(t - t0) / 1e9)
+			continue;
+		syscall(SYS_getpid);
+		calls++;
+	}
+	fprintf(stderr, "loadgen: calls=%llu\n", (unsigned long long)calls);
 	return 0;
 }
 
@@ -129,7 +161,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: loadgen [--cpu N] [--threads N] spin SECONDS\n"
 		"       loadgen [--cpu N] [--threads N] mix SECONDS    (loadgen_mix_16..1 in 16:8:4:2:1)\n"
-		"       loadgen [--cpu N] getpid COUNT\n"
+		"       loadgen [--cpu N] [--time] getpid COUNT      (--time: ns per call on stderr)\n"
+		"       loadgen [--cpu N] getpid-rate RATE SECONDS   (RATE calls/s, 0 = flat out;\n"
+		"                                                     calls made on stderr)\n"
 		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n");
 }
 
@@ -138,13 +172,19 @@ int main(int argc, char **argv)
 	int threads = 1, i = 1;
 
 	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		if (!strcmp(argv[i], "--cpu"))
+		if (!strcmp(argv[i], "--time")) {
+			report_time = 1;
+			i--;
+		} else if (!strcmp(argv[i], "--cpu")) {
 			pin_to_cpu(atoi(argv[i + 1]));
-		else if (!strcmp(argv[i], "--threads"))
+		} else if (!strcmp(argv[i], "--threads")) {
 			threads = atoi(argv[i + 1]);
-		else
+		} else {
 			break;
+		}
 	}
+	if (i + 3 == argc && !strcmp(argv[i], "getpid-rate"))
+		return run_getpid_paced(atof(argv[i + 1]), atof(argv[i + 2]));
 	if (i + 2 != argc) {
 		usage();
 		return 2;

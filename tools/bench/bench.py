@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+# bench.py: runs ringtrace, perf record and bpftrace on the same workloads in one
+# run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
+"""ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
+throughput and report speed, each tool against the others on the same machine in
+the same run. Medians and spreads (min-max) over REPS repetitions."""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPS = 5
+TRACEPOINT = "syscalls:sys_enter_getpid"
+
+
+class Bench:
+    def __init__(self, build, reps, quick):
+        self.build = os.path.abspath(build)
+        self.ringtrace = os.path.join(self.build, "ringtrace")
+        self.loadgen = os.path.join(self.build, "loadgen")
+        self.tools = os.path.join(self.build, "bench")
+        self.reps = reps
+        self.quick = quick
+        self.tmp = tempfile.mkdtemp(prefix="ringtrace-bench-")
+        self.sections = []
+        self.results = {}
+        self.timings = []
+
+    # -- running things -------------------------------------------------
+
+    def run(self, argv, stdin=subprocess.DEVNULL, env=None):
+        """Runs argv to completion; returns (status, stdout, stderr, usage, wall), usage
+        being (CPU seconds, peak RSS in KiB) of argv and the children it waited for.
+        GNU time measures them: a child forked from this (large) Python process would
+        inherit its RSS high-water mark through exec and pay for unmapping its memory."""
+        out = tempfile.TemporaryFile(dir=self.tmp)
+        err = tempfile.TemporaryFile(dir=self.tmp)
+        usage_path = os.path.join(self.tmp, "usage")
+        t0 = time.monotonic()
+        p = subprocess.Popen(["/usr/bin/time", "-q", "-f", "%U %S %M", "-o", usage_path] + argv,
+                             stdin=stdin, stdout=out, stderr=err, env=env)
+        p.wait()
+        wall = time.monotonic() - t0
+        with open(usage_path) as f:
+            fields = f.read().split()
+        usage = (float(fields[-3]) + float(fields[-2]), int(fields[-1]))
+        out.seek(0)
+        err.seek(0)
+        o, e = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        out.close()
+        err.close()
+        return p.returncode, o, e, usage, wall
+
+    def must(self, argv, **kw):
+        rc, o, e, ru, wall = self.run(argv, **kw)
+        if rc != 0:
+            sys.exit("bench: %s failed (%d):\n%s%s" % (" ".join(argv), rc, o[-2000:], e[-2000:]))
+        return o, e, ru, wall
+
+    def fresh(self, name):
+        path = os.path.join(self.tmp, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.unlink(path)
+        return path
+
+    @staticmethod
+    def size_of(path):
+        if os.path.isdir(path):
+            return sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
+        return os.path.getsize(path)
+
+    @staticmethod
+    def ns_per_call(text):
+        m = re.search(r"ns_per_call=([0-9.]+)", text)
+        if not m:
+            sys.exit("bench: the generator did not report its time:\n" + text[-2000:])
+        return float(m.group(1))
+
+    @staticmethod
+    def calls(text):
+        return sum(int(x) for x in re.findall(r"calls=(\d+)", text))
+
+    @staticmethod
+    def ringtrace_totals(text):
+        m = re.search(r"recorded [0-9.]+ s into .*: (\d+) samples, (\d+) lost", text)
+        if not m:
+            sys.exit("bench: no ringtrace summary:\n" + text[-2000:])
+        return int(m.group(1)), int(m.group(2))
+
+    def perf_count(self, path, comm="loadgen"):
+        """Samples of comm in a perf recording, and the losses perf reports."""
+        o, _, _, _ = self.must(["perf", "script", "-i", path, "-F", "comm", "--show-lost-events"])
+        samples = sum(1 for line in o.splitlines() if line.strip() == comm)
+        lost = sum(int(x) for x in re.findall(r"PERF_RECORD_LOST lost (\d+)", o))
+        return samples, lost
+
+    # -- statistics and tables ------------------------------------------
+
+    @staticmethod
+    def med(values):
+        return statistics.median(values) if values else float("nan")
+
+    @staticmethod
+    def spread(values, fmt="%.0f"):
+        if not values:
+            return "-"
+        return (fmt + "-" + fmt) % (min(values), max(values))
+
+    def rotated(self, items, rep):
+        k = rep % len(items)
+        return items[k:] + items[:k]
+
+    def section(self, title, intro, header, rows, notes=()):
+        lines = ["## " + title, "", intro, "", "| " + " | ".join(header) + " |",
+                 "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+        lines.append("")
+        lines += list(notes)
+        if notes:
+            lines.append("")
+        self.sections.append("\n".join(lines))
+        print("\n".join(lines), flush=True)
+
+    # -- 1: per-event overhead ------------------------------------------
+
+    def per_event_overhead(self):
+        n = 20000 if self.quick else 200000
+        cpu = str(os.cpu_count() - 1)
+        gen = [self.loadgen, "--cpu", cpu, "--time", "getpid", str(n)]
+        bt_print = 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("%d\\n", pid); }'
+        bt_count = 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { @n = count(); }'
+
+        def none():
+            _, e, _, _ = self.must(gen)
+            return self.ns_per_call(e), 0
+
+        def floor():
+            p = subprocess.Popen([os.path.join(self.tools, "empty_tracepoint"), TRACEPOINT],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            if p.stdout.readline().strip() != b"ready":
+                sys.exit("bench: empty_tracepoint did not attach")
+            _, e, _, _ = self.must(gen)
+            p.stdin.close()
+            p.wait()
+            return self.ns_per_call(e), 0
+
+        def ringtrace(transport):
+            def f():
+                d = self.fresh("s1.rt")
+                _, e, _, _ = self.must([self.ringtrace, "record", "-a", "-e", TRACEPOINT,
+                                        "--transport", transport, "--force", "-o", d, "--"] + gen)
+                return self.ns_per_call(e), self.ringtrace_totals(e)[1]
+            return f
+
+        def perf():
+            f = self.fresh("s1.perf")
+            _, e, _, _ = self.must(["perf", "record", "-q", "-e", TRACEPOINT, "-a", "-o", f, "--"] + gen)
+            samples, _ = self.perf_count(f)
+            return self.ns_per_call(e), max(0, n - samples)
+
+        def bpftrace_print():
+            o, e, _, _ = self.must(["bpftrace", "-e", bt_print, "-c", " ".join(gen)])
+            lines = sum(1 for line in o.splitlines() if line.strip().isdigit())
+            return self.ns_per_call(e), max(0, n - lines)
+
+        def bpftrace_count():
+            o, e, _, _ = self.must(["bpftrace", "-e", bt_count, "-c", " ".join(gen)])
+            m = re.search(r"@n: (\d+)", o)
+            return self.ns_per_call(e), max(0, n - int(m.group(1))) if m else n
+
+        tools = [("no tracer", none), ("empty BPF program (floor)", floor),
+                 ("ringtrace ringbuf", ringtrace("ringbuf")), ("ringtrace perfbuf", ringtrace("perfbuf")),
+                 ("perf record -a", perf), ("bpftrace, a line per event", bpftrace_print),
+                 ("bpftrace, count in a map", bpftrace_count)]
+        ns = {name: [] for name, _ in tools}
+        lost = {name: [] for name, _ in tools}
+        for rep in range(self.reps):
+            for name, fn in self.rotated(tools, rep):
+                t, l = fn()
+                ns[name].append(t)
+                lost[name].append(l)
+        base = self.med(ns["no tracer"])
+        floor_add = self.med(ns["empty BPF program (floor)"]) - base
+        perf_add = self.med(ns["perf record -a"]) - base
+        rows = []
+        for name, _ in tools:
+            add = self.med(ns[name]) - base
+            rows.append([name, "%.0f" % self.med(ns[name]), self.spread(ns[name]),
+                         "%.0f" % add if name != "no tracer" else "-",
+                         "%.2f" % (add / floor_add) if name != "no tracer" and floor_add > 0 else "-",
+                         "%.2f" % (add / perf_add) if name != "no tracer" and perf_add > 0 else "-",
+                         "%.0f" % self.med(lost[name])])
+        self.results["overhead"] = {name: self.med(ns[name]) - base for name, _ in tools}
+        self.section(
+            "1. Per-event overhead on a tracepoint stream",
+            "A generator pinned to the last CPU makes %d getpid calls (`loadgen --cpu %s --time "
+            "getpid %d`), each a hit of `%s`; it times its own loop. Added cost = its ns per call "
+            "under the tool minus without one. ringtrace and perf record every process's hits "
+            "(`-a`); bpftrace filters on the generator's pid in the kernel." % (n, cpu, n, TRACEPOINT),
+            ["tool", "ns/call (median)", "spread", "added ns/call", "x floor", "x perf record", "events lost"],
+            rows)
+
+    # -- 2: highest lossless rate ----------------------------------------
+
+    def lossless_rate(self):
+        secs = "0.5" if self.quick else "1"
+        ladder = [100000, 200000, 400000, 800000, 1600000, 3200000]
+        bt = 'tracepoint:syscalls:sys_enter_getpid /comm == "loadgen"/ { printf("%d\\n", pid); }'
+
+        def workload(total_rate):
+            """A script running both generators (bpftrace -c splits on spaces only)."""
+            per = total_rate // 2
+            path = os.path.join(self.tmp, "s2-%d.sh" % total_rate)
+            with open(path, "w") as f:
+                f.write("%s --cpu 0 getpid-rate %d %s &\n%s --cpu %d getpid-rate %d %s &\nwait\n"
+                        % (self.loadgen, per, secs, self.loadgen, os.cpu_count() - 1, per, secs))
+            return path
+
+        def ringtrace(transport):
+            def f(rate):
+                d = self.fresh("s2.rt")
+                _, e, _, _ = self.must([self.ringtrace, "record", "-a", "-e", TRACEPOINT,
+                                        "--transport", transport, "--force", "-o", d,
+                                        "--", "/bin/sh", workload(rate)])
+                calls = self.calls(e)
+                _, lost = self.ringtrace_totals(e)
+                return calls, lost
+            return f
+
+        def perf(rate):
+            f = self.fresh("s2.perf")
+            _, e, _, _ = self.must(["perf", "record", "-q", "-e", TRACEPOINT, "-a", "-o", f,
+                                    "--", "/bin/sh", workload(rate)])
+            calls = self.calls(e)
+            samples, _ = self.perf_count(f)
+            return calls, max(0, calls - samples)
+
+        def bpftrace(rate):
+            o, e, _, _ = self.must(["bpftrace", "-e", bt, "-c", "/bin/sh " + workload(rate)])
+            calls = self.calls(e)
+            lines = sum(1 for line in o.splitlines() if line.strip().isdigit())
+            return calls, max(0, calls - lines)
+
+        tools = [("ringtrace ringbuf", ringtrace("ringbuf")), ("ringtrace perfbuf", ringtrace("perfbuf")),
+                 ("perf record -a", perf), ("bpftrace, a line per event", bpftrace)]
+        top = {name: [] for name, _ in tools}
+        rate = {name: [] for name, _ in tools}
+        for rep in range(self.reps):
+            for name, fn in self.rotated(tools, rep):
+                calls, lost = fn(0)
+                top[name].append(100.0 * lost / calls if calls else 0.0)
+                rate[name].append(calls / float(secs))
+        # a tool that lost nothing in any flat-out run keeps up at every lower rate;
+        # the others climb the ladder until they lose
+        best = {}
+        for name, fn in tools:
+            if not max(top[name]):
+                best[name] = None
+                continue
+            best[name] = 0
+            for step in ladder:
+                if step >= self.med(rate[name]):
+                    break
+                calls, lost = fn(step)
+                if lost:
+                    break
+                best[name] = step
+
+        def shown(name):
+            if best[name] is None:
+                return "flat out (%.0f)" % self.med(rate[name])
+            if not best[name]:
+                return "< %d" % ladder[0]
+            return "%d" % best[name]
+
+        rows = [[name, shown(name),
+                 "%.0f" % self.med(rate[name]), "%.1f%%" % self.med(top[name]),
+                 self.spread(top[name], "%.1f")] for name, _ in tools]
+        self.results["lossless"] = {name: shown(name) for name, _ in tools}
+        self.section(
+            "2. Highest lossless rate",
+            "Two generators, one pinned to each CPU, make getpid calls at a set total rate for %s s "
+            "(`loadgen --cpu N getpid-rate R %s`); each tool records `%s` with its default buffer "
+"sizes. First the generators run flat out (`getpid-rate 0`) %d times and the lost "
+            "fraction is measured; a tool that lost nothing keeps up at the generators' top speed. "
+            "For the others, the highest lossless rate is the highest step of %s (calls/s, both "
+            "CPUs) below that speed at which the tool recorded every call (one run per step)."
+            % (secs, secs, TRACEPOINT, self.reps, ladder),
+            ["tool", "highest lossless rate (calls/s)", "flat-out rate (calls/s, median)",
+             "lost at flat out (median)", "spread"],
+            rows)
+
+    # -- 3: sampling profiler ---------------------------------------------
+
+    def sampling(self):
+        secs = 2 if self.quick else 10
+        rows = []
+        self.results["sampling"] = {}
+        for hz in (999, 9999):
+            def ringtrace(transport):
+                def f():
+                    d = self.fresh("s3.rt")
+                    _, e, usage, _ = self.must([self.ringtrace, "record", "-a", "-g", "-F", str(hz),
+                                             "--transport", transport, "--force", "-o", d, "--",
+                                             "sleep", str(secs)])
+                    samples, lost = self.ringtrace_totals(e)
+                    return usage, samples, lost, self.size_of(d)
+                return f
+
+            def perf():
+                f = self.fresh("s3.perf")
+                _, e, usage, _ = self.must(["perf", "record", "-a", "-g", "-F", str(hz), "-o", f, "--",
+                                         "sleep", str(secs)])
+                m = re.search(r"\((\d+) samples\)", e)
+                samples = int(m.group(1)) if m else 0
+                _, lost = self.perf_count(f)
+                return usage, samples, lost, self.size_of(f)
+
+            def bpftrace():
+                o, e, usage, _ = self.must(["bpftrace", "-e",
+                                         "profile:hz:%d { @[kstack, ustack, comm] = count(); }" % hz,
+                                         "-c", "/bin/sleep %d" % secs])
+                samples = sum(int(x) for x in re.findall(r"\]: (\d+)$", o, re.M))
+                lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", e))
+                return usage, samples, lost, len(o.encode())
+
+            tools = [("ringtrace ringbuf", ringtrace("ringbuf")), ("ringtrace perfbuf", ringtrace("perfbuf")),
+                     ("perf record -a -g", perf), ("bpftrace profile:hz", bpftrace)]
+            m = {name: {"cpu": [], "rss": [], "bps": [], "samples": [], "lost": []} for name, _ in tools}
+            busy = subprocess.Popen([self.loadgen, "--threads", "2", "spin",
+                                     str(self.reps * len(tools) * (secs + 5))])
+            time.sleep(0.3)
+            for rep in range(self.reps):
+                for name, fn in self.rotated(tools, rep):
+                    usage, samples, lost, size = fn()
+                    m[name]["cpu"].append(usage[0])
+                    m[name]["rss"].append(usage[1] / 1024.0)
+                    m[name]["bps"].append(size / samples if samples else 0)
+                    m[name]["samples"].append(samples)
+                    m[name]["lost"].append(lost)
+            busy.kill()
+            busy.wait()
+            perf_cpu = self.med(m["perf record -a -g"]["cpu"])
+            perf_rss = self.med(m["perf record -a -g"]["rss"])
+            for name, _ in tools:
+                r = m[name]
+                rows.append(["%d Hz" % hz, name, "%.3f" % self.med(r["cpu"]), self.spread(r["cpu"], "%.3f"),
+                             "%.2f" % (self.med(r["cpu"]) / perf_cpu) if perf_cpu else "-",
+                             "%.1f" % self.med(r["rss"]),
+                             "%.2f" % (self.med(r["rss"]) / perf_rss) if perf_rss else "-",
+                             "%.0f" % self.med(r["bps"]), "%.0f" % self.med(r["samples"]),
+                             "%.0f" % self.med(r["lost"])])
+                self.results["sampling"][(hz, name)] = (self.med(r["cpu"]), self.med(r["rss"]))
+        self.section(
+            "3. Sampling profiler",
+            "Two threads spin (`loadgen --threads 2 spin`); each tool samples every CPU with "
+            "callchains for %d s (`record -a -g -F HZ -- sleep %d`, bpftrace `profile:hz:HZ` "
+            "counting stacks in a map). CPU = user + system seconds of the tracer process and "
+            "its children, RSS = its peak, both from GNU time; bytes per sample = output size over samples "
+            "(bpftrace prints its aggregated map)." % (secs, secs),
+            ["rate", "tool", "CPU s (median)", "spread", "x perf", "peak RSS MiB", "x perf",
+             "bytes/sample", "samples", "lost"],
+            rows)
+
+    # -- 4: drain throughput --------------------------------------------
+
+    def drain(self):
+        secs = "0.5" if self.quick else "1"
+        modes = [("ringtrace ringbuf drain into files", "ringbuf"),
+                 ("ringtrace perfbuf drain into files", "perfbuf"),
+                 ("libbpf ring_buffer__poll, writing each record (stdio)", "libbpf-file"),
+                 ("libbpf ring_buffer__poll, counting only", "libbpf")]
+        rate = {m: [] for _, m in modes}
+        lost = {m: [] for _, m in modes}
+        produced = {m: [] for _, m in modes}
+        for rep in range(self.reps):
+            for _, mode in self.rotated(modes, rep):
+                d = self.fresh("s4")
+                o, _, _, _ = self.must([os.path.join(self.tools, "drain_bench"), mode, secs, d])
+                f = dict(kv.split("=") for kv in o.split())
+                rate[mode].append(float(f["rate"]))
+                lost[mode].append(100.0 * int(f["lost"]) / max(1, int(f["produced"])))
+                produced[mode].append(int(f["produced"]) / float(f["seconds"]))
+                shutil.rmtree(d, ignore_errors=True)
+        base = self.med(rate["libbpf"])
+        rows = [[label, "%.2f M" % (self.med(rate[m]) / 1e6), self.spread([x / 1e6 for x in rate[m]], "%.2f"),
+                 "%.2f" % (self.med(rate[m]) / base) if base else "-",
+                 "%.2f M" % (self.med(produced[m]) / 1e6), "%.1f%%" % self.med(lost[m])]
+                for label, m in modes]
+        self.results["drain"] = {m: self.med(rate[m]) for _, m in modes}
+        self.section(
+            "4. Drain throughput",
+            "A BPF program run by `BPF_PROG_TEST_RUN` on one CPU writes 96-byte sample records "
+            "(1024 per run, `bpf_loop`) into a 512 KiB ring as fast as the kernel goes, for %s s; "
+            "the drain runs on the other CPU. ringtrace's path is the one `record` uses "
+            "(transport -> staging ring -> writer thread -> per-CPU file); libbpf's consumer on the "
+            "same ring writes each record with fwrite, or only counts (the ceiling). Records "
+            "delivered per second (`tools/bench/drain_bench`)." % secs,
+            ["path", "records/s delivered (median)", "spread (M)", "x libbpf counting", "produced/s",
+             "lost (median)"],
+            rows)
+
+    # -- 5: report speed -------------------------------------------------
+
+    def report_speed(self):
+        n = 100000 if self.quick else 1000000
+        d = self.fresh("s5.data")
+        self.must([os.path.join(self.tools, "make_recording"), d, str(n), self.loadgen])
+        tools = [("ringtrace report", [self.ringtrace, "report", d]),
+                 ("perf report --stdio", ["perf", "report", "-i", d, "--stdio"]),
+                 ("perf report --stdio --no-children -g none", ["perf", "report", "-i", d, "--stdio",
+                                                                "--no-children", "-g", "none"]),
+                 ("perf script", ["perf", "script", "-i", d])]
+        wall = {name: [] for name, _ in tools}
+        for rep in range(self.reps):
+            for name, argv in self.rotated(tools, rep):
+                _, _, _, w = self.must(argv)
+                wall[name].append(w)
+        ours = self.med(wall["ringtrace report"])
+        rows = [[name, "%.2f" % self.med(wall[name]), self.spread(wall[name], "%.2f"),
+                 "%.1f" % (self.med(wall[name]) / ours) if ours else "-"] for name, _ in tools]
+        self.results["report"] = {name: self.med(wall[name]) for name, _ in tools}
+        self.section(
+            "5. Report speed",
+            "A recording of %d cpu-clock samples with callchains (kernel and user frames through "
+            "the load generator's functions), written by `tools/bench/make_recording`, read by each "
+            "tool to stdout, which goes to a file. `ringtrace report` prints top symbols by "
+            "comm,dso,sym like `perf report --no-children -g none`; plain `perf report --stdio` "
+            "also builds and prints the callchain trees." % n,
+            ["tool", "seconds (median)", "spread", "x ringtrace report"],
+            rows)
+
+    # -- the document ----------------------------------------------------
+
+    def versions(self):
+        def first_line(argv):
+            try:
+                return subprocess.run(argv, capture_output=True, text=True).stdout.splitlines()[0]
+            except (OSError, IndexError):
+                return "not found"
+        cpu = "unknown"
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        return [("machine", "%s, %d CPUs, %.0f GiB" % (cpu, os.cpu_count(),
+                 os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)),
+                ("kernel", platform.release()),
+                ("ringtrace", first_line([self.ringtrace, "--version"])),
+                ("perf", first_line(["perf", "--version"])),
+                ("bpftrace", first_line(["bpftrace", "--version"]))]
+
+    def headline(self):
+        r = self.results
+        lines = []
+        o = r.get("overhead")
+        if o:
+            lines.append("- per-event added cost: ringtrace ringbuf %.0f ns, perfbuf %.0f ns, perf record %.0f ns, "
+                         "the empty-program floor %.0f ns: %.2fx perf record's, %.2fx the floor"
+                         % (o["ringtrace ringbuf"], o["ringtrace perfbuf"], o["perf record -a"],
+                            o["empty BPF program (floor)"],
+                            o["ringtrace ringbuf"] / o["perf record -a"],
+                            o["ringtrace ringbuf"] / o["empty BPF program (floor)"]))
+        if r.get("lossless"):
+            b = r["lossless"]
+            lines.append("- highest lossless rate (calls/s): ringtrace ringbuf %s, perfbuf %s, perf record %s, bpftrace %s"
+                         % (b["ringtrace ringbuf"], b["ringtrace perfbuf"], b["perf record -a"],
+                            b["bpftrace, a line per event"]))
+        if r.get("sampling"):
+            s = r["sampling"]
+            for hz in (999, 9999):
+                ours, perf = s[(hz, "ringtrace ringbuf")], s[(hz, "perf record -a -g")]
+                lines.append("- sampling at %d Hz: ringtrace ringbuf uses %.2fx perf record's CPU and %.2fx its peak RSS"
+                             % (hz, ours[0] / perf[0] if perf[0] else 0, ours[1] / perf[1] if perf[1] else 0))
+        if r.get("drain"):
+            d = r["drain"]
+            lines.append("- drain into files: ringtrace ringbuf %.2fx, perfbuf %.2fx libbpf's consumer writing "
+                         "each record; %.2fx, %.2fx its counting-only ceiling"
+                         % (d["ringbuf"] / d["libbpf-file"], d["perfbuf"] / d["libbpf-file"],
+                            d["ringbuf"] / d["libbpf"], d["perfbuf"] / d["libbpf"]))
+        if r.get("report"):
+            p = r["report"]
+            lines.append("- report of 1M samples: %.1fx faster than perf report --stdio, %.1fx than perf report --no-children -g none, %.1fx than perf script"
+                         % (p["perf report --stdio"] / p["ringtrace report"],
+                            p["perf report --stdio --no-children -g none"] / p["ringtrace report"],
+                            p["perf script"] / p["ringtrace report"]))
+        return lines
+
+    def write(self, path, command, seconds):
+        head = ["# ringtrace benchmarks", "",
+                "Written by `%s` on %s, in %.0f s (scenario %s). Every scenario runs each tool %d times, "
+                "alternating the order run by run; tables give medians and spreads (min-max). "
+                "Absolute times on these shared machines are noise: read the ratios."
+                % (command, datetime.date.today().isoformat(), seconds, ", ".join(self.timings),
+                   self.reps), ""]
+        head += ["| | |", "|---|---|"] + ["| %s | %s |" % kv for kv in self.versions()] + [""]
+        head += ["Headline:", ""] + self.headline() + [""]
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            f.write("\n".join(head + self.sections) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="docs/BENCHMARKS.md")
+    ap.add_argument("--reps", type=int, default=REPS)
+    ap.add_argument("--quick", action="store_true", help="small sizes, for trying the harness")
+    ap.add_argument("--only", default="", help="comma-separated scenario numbers")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench: run as root (the tracers load BPF programs)")
+    b = Bench(args.build, args.reps, args.quick)
+    scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed]
+    only = {int(x) for x in args.only.split(",") if x}
+    t0 = time.monotonic()
+    try:
+        for i, s in enumerate(scenarios, 1):
+            if not only or i in only:
+                t = time.monotonic()
+                s()
+                b.timings.append("%d: %.0f s" % (i, time.monotonic() - t))
+    finally:
+        shutil.rmtree(b.tmp, ignore_errors=True)
+    command = "make bench" if not (args.quick or only or args.reps != REPS) else " ".join(sys.argv)
+    b.write(args.out, command, time.monotonic() - t0)
+    print("bench: wrote %s in %.0f s" % (args.out, time.monotonic() - t0))
+
+
+if __name__ == "__main__":
+    main()
