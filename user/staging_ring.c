@@ -1,7 +1,10 @@
 /* staging_ring.c: a single-producer single-consumer ring of perf records between
- * the thread that drains the kernel and the one that writes files; losses counted. */
+ * the thread that drains the kernel and the one that writes files; losses counted.
+ * Forward mode drops the newest record when full; overwrite (flight-recorder)
+ * mode overwrites the oldest whole records and is read by snapshots. */
 #include "staging_ring.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,19 +13,18 @@
 #define COUNT_MASK ((1ULL << COUNT_BITS) - 1)
 #define SEQ_ONE (1ULL << COUNT_BITS)
 
-int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder build,
-		      void *build_ctx)
+static int ring_init(struct staging_ring *r, size_t size, enum staging_mode mode,
+		     staging_lost_builder build, void *build_ctx)
 {
 	void *data;
 
 	memset(r, 0, sizeof(*r));
-	if (size < 65536 || (size & (size - 1)) || !build)
+	if (size < 65536 || (size & (size - 1)) || (mode == STAGING_FORWARD && !build))
 		return -1;
-	/* populated now, and kept out of forked children (the workload): page
-	 * faults, copy-on-write ones included, would slow the drain exactly
-	 * when it must keep up */
-	data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		    -1, 0);
+	/* kept out of forked children (the workload): copy-on-write faults on
+	 * every page would slow the drain exactly when it must keep up. Pages
+	 * are touched as the ring first fills, so a quiet recording stays small */
+	data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (data != MAP_FAILED)
 		madvise(data, size, MADV_DONTFORK);
 	r->bounce = malloc(65536);
@@ -33,11 +35,23 @@ int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder 
 		r->bounce = NULL;
 		return -1;
 	}
+	r->mode = mode;
 	r->data = data;
 	r->size = size;
 	r->build_lost = build;
 	r->build_ctx = build_ctx;
 	return 0;
+}
+
+int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder build,
+		      void *build_ctx)
+{
+	return ring_init(r, size, STAGING_FORWARD, build, build_ctx);
+}
+
+int staging_ring_init_overwrite(struct staging_ring *r, size_t size)
+{
+	return ring_init(r, size, STAGING_OVERWRITE, NULL, NULL);
 }
 
 void staging_ring_free(struct staging_ring *r)
@@ -209,4 +223,137 @@ void staging_ring_consume(struct staging_ring *r)
 	/* the record was read before the producer may reuse its bytes */
 	atomic_store_explicit(&r->tail, tail + r->peeked, memory_order_release);
 	r->peeked = 0;
+}
+
+/* Overwrite mode. The producer enters a write; returns the pause it found (0
+ * if none), in which case it must only count, in that pause's loss. */
+static int overwrite_enter(struct staging_ring *r)
+{
+	atomic_store(&r->busy, 1);
+	return atomic_load(&r->paused);
+}
+
+static void overwrite_leave(struct staging_ring *r)
+{
+	atomic_store_explicit(&r->busy, 0, memory_order_release);
+}
+
+static void add_loss(uint64_t *count, uint64_t *first_time, uint64_t n, uint64_t time)
+{
+	if (!*count || time < *first_time)
+		*first_time = time;
+	*count += n;
+}
+
+static void note_paused_loss(struct staging_ring *r, int paused, uint64_t n, uint64_t time,
+			     uint64_t seq)
+{
+	struct staging_paused_loss *l = &r->paused_lost[paused - 1];
+
+	add_loss(&l->count, &l->time, n, time);
+	l->seq = seq;
+}
+
+int staging_ring_overwrite(struct staging_ring *r, const void *rec, size_t size, uint64_t time,
+			   uint64_t seq)
+{
+	int paused = overwrite_enter(r);
+	uint64_t head, tail;
+
+	if (paused || size > r->size / 2 || size < sizeof(struct perf_event_header)) {
+		if (paused)
+			note_paused_loss(r, paused, 1, time, seq);
+		else
+			add_loss(&r->lost, &r->lost_time, 1, time);
+		if (!paused)
+			r->last_seq = seq;
+		overwrite_leave(r);
+		return 0;
+	}
+	head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	/* the oldest whole records make room: a header never straddles the
+	 * end, records being 8-byte aligned */
+	while (r->size - (head - tail) < size) {
+		const struct perf_event_header *h =
+			(const struct perf_event_header *)(r->data + (tail & (r->size - 1)));
+
+		tail += h->size;
+		r->overwritten++;
+	}
+	atomic_store_explicit(&r->tail, tail, memory_order_relaxed);
+	put_bytes(r, head, rec, size);
+	atomic_store_explicit(&r->head, head + size, memory_order_release);
+	r->written_records++;
+	r->last_seq = seq;
+	overwrite_leave(r);
+	return 1;
+}
+
+void staging_ring_overwrite_lost(struct staging_ring *r, uint64_t count, uint64_t time,
+				 uint64_t seq)
+{
+	int paused = overwrite_enter(r);
+
+	if (paused) {
+		note_paused_loss(r, paused, count, time, seq);
+	} else {
+		add_loss(&r->lost, &r->lost_time, count, time);
+		r->last_seq = seq;
+	}
+	overwrite_leave(r);
+}
+
+int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
+{
+	int parity = (int)(r->snapshots & 1);
+	struct staging_paused_loss *before = &r->paused_lost[!parity];
+	uint64_t head, tail, off;
+
+	memset(s, 0, sizeof(*s));
+	/* pause, then wait out a write in progress: from here until the
+	 * release below the ring and its counts are this thread's */
+	atomic_store(&r->paused, 1 + parity);
+	while (atomic_load(&r->busy))
+		sched_yield();
+	head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	s->data = malloc(head - tail ? head - tail : 1);
+	if (!s->data) {
+		atomic_store_explicit(&r->paused, 0, memory_order_release);
+		return -1;
+	}
+	off = tail & (r->size - 1);
+	s->len = head - tail;
+	if (off + s->len <= r->size) {
+		memcpy(s->data, r->data + off, s->len);
+	} else {
+		memcpy(s->data, r->data + off, r->size - off);
+		memcpy(s->data + (r->size - off), r->data, s->len - (r->size - off));
+	}
+	for (size_t pos = 0; pos < s->len; pos += ((struct perf_event_header *)(s->data + pos))->size)
+		s->held++;
+	/* what the previous pause turned away came after the previous cut: it
+	 * belongs to this period */
+	if (before->count) {
+		add_loss(&r->lost, &r->lost_time, before->count, before->time);
+		if (before->seq > r->last_seq)
+			r->last_seq = before->seq;
+		memset(before, 0, sizeof(*before));
+	}
+	s->overwritten = r->overwritten;
+	s->lost = r->lost;
+	s->lost_time = r->lost_time;
+	s->seq = r->last_seq;
+	r->overwritten = r->lost = r->lost_time = 0;
+	atomic_store_explicit(&r->tail, head, memory_order_relaxed);
+	r->snapshots++;
+	atomic_store_explicit(&r->paused, 0, memory_order_release);
+	return 0;
+}
+
+void staging_snapshot_free(struct staging_snapshot *s)
+{
+	free(s->data);
+	s->data = NULL;
 }

@@ -1,5 +1,7 @@
 /* staging_ring.h: a single-producer single-consumer ring of perf records between
- * the thread that drains the kernel and the one that writes files; losses counted. */
+ * the thread that drains the kernel and the one that writes files; losses counted.
+ * Forward mode drops the newest record when full; overwrite (flight-recorder)
+ * mode overwrites the oldest whole records and is read by snapshots. */
 #ifndef RINGTRACE_STAGING_RING_H
 #define RINGTRACE_STAGING_RING_H
 
@@ -33,7 +35,20 @@ struct staging_pending {
 	_Atomic uint64_t time;
 };
 
+/* Overwrite mode: items lost while a snapshot held the ring paused. */
+struct staging_paused_loss {
+	uint64_t count;
+	uint64_t time; /* of the first */
+	uint64_t seq;  /* the producer's sequence number of the last */
+};
+
+enum staging_mode {
+	STAGING_FORWARD,   /* full: drop the newest record, count it */
+	STAGING_OVERWRITE, /* full: overwrite the oldest records, count them */
+};
+
 struct staging_ring {
+	enum staging_mode mode;
 	uint8_t *data;
 	uint64_t size; /* a power of two */
 	_Atomic uint64_t head; /* bytes ever written: the producer's, stored with release */
@@ -48,6 +63,32 @@ struct staging_ring {
 	/* producer-private totals */
 	uint64_t written_records;
 	uint64_t dropped[STAGING_CLASSES]; /* items dropped (weights summed) */
+	/* overwrite mode: the producer announces each write in busy and reads
+	 * paused; a snapshot sets paused and waits until busy is clear (both
+	 * sequentially consistent, so one of them always sees the other). The
+	 * fields below are the producer's while the ring is not paused and the
+	 * snapshot's while it is. */
+	_Atomic int busy;
+	_Atomic int paused;      /* 0, or 1 + the parity of the snapshot holding it */
+	uint64_t overwritten;    /* records overwritten since the last snapshot */
+	uint64_t lost;           /* items lost since the last snapshot... */
+	uint64_t lost_time;      /* ...and the time of the first */
+	uint64_t last_seq;       /* the producer's sequence number of its last item */
+	uint64_t snapshots;
+	struct staging_paused_loss paused_lost[2]; /* by the parity of the pausing snapshot */
+};
+
+/* What a snapshot of an overwrite ring took, for the period since the
+ * previous one: the items the producer numbered up to seq are held in data,
+ * were overwritten, or were lost. */
+struct staging_snapshot {
+	uint8_t *data;        /* the records held, oldest first (malloc'd) */
+	size_t len;
+	uint64_t held;        /* records in data */
+	uint64_t overwritten; /* records overwritten by newer ones */
+	uint64_t lost;        /* items reported lost to the ring (never written) */
+	uint64_t lost_time;   /* the time of the first of those */
+	uint64_t seq;         /* the producer's sequence number of the last item */
 };
 
 /* size: bytes, a power of two, at least 64 KiB. Returns 0 or -1 (bad size,
@@ -55,6 +96,27 @@ struct staging_ring {
 int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder build,
 		      void *build_ctx);
 void staging_ring_free(struct staging_ring *r);
+
+/* Like staging_ring_init, in overwrite mode. */
+int staging_ring_init_overwrite(struct staging_ring *r, size_t size);
+
+/* Overwrite mode, producer. Writes one record that happened at time, the
+ * producer's item number seq, overwriting the oldest whole records as needed.
+ * While a snapshot is being taken the record is counted lost instead (as a
+ * paused perf ring does). Returns 1 if written, 0 if counted lost. */
+int staging_ring_overwrite(struct staging_ring *r, const void *rec, size_t size, uint64_t time,
+			   uint64_t seq);
+/* Overwrite mode, producer. Notes count items lost before reaching the ring,
+ * the first at time, the last numbered seq. */
+void staging_ring_overwrite_lost(struct staging_ring *r, uint64_t count, uint64_t time,
+				 uint64_t seq);
+/* Overwrite mode, any one thread at a time, while the producer runs. Pauses
+ * the producer's writes for the time of a copy, takes everything the ring
+ * holds and the counts of the period since the previous snapshot, and empties
+ * the ring: held + overwritten + lost covers every item numbered since then.
+ * 0, or -1 if out of memory (nothing taken). */
+int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s);
+void staging_snapshot_free(struct staging_snapshot *s);
 
 /* Producer. Writes one record (size = its header.size, a multiple of 8) that
  * happened at time and stands for weight items of cls (1 for a sample; n for a

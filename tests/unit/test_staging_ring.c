@@ -1,5 +1,7 @@
 /* test_staging_ring.c: the staging ring under two threads (millions of records,
- * checked in order), wrap-around at every alignment, and its pending LOST records. */
+ * checked in order), wrap-around at every alignment, its pending LOST records,
+ * and overwrite mode: the newest records kept, exact counts, snapshots taken
+ * while the producer runs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -327,6 +329,172 @@ static void test_bad_sizes(void **state)
 	assert_int_equal(staging_ring_init(&r, RING_BYTES, NULL, NULL), -1);
 }
 
+/* Checks a snapshot: whole records, consecutive sequence numbers ending at
+ * the snapshot's seq, none before first_seq; returns the first one held. */
+static uint64_t check_snapshot(const struct staging_snapshot *snap, uint64_t first_seq)
+{
+	uint64_t expect = 0, count = 0, first = 0;
+	size_t pos = 0;
+
+	while (pos < snap->len) {
+		const struct perf_event_header *h = (const void *)(snap->data + pos);
+		uint64_t seq = check_record(h);
+
+		if (!count)
+			first = seq;
+		else
+			assert_int_equal(seq, expect);
+		assert_true(seq >= first_seq);
+		expect = seq + 1;
+		count++;
+		pos += h->size;
+	}
+	assert_int_equal(pos, snap->len);
+	assert_int_equal(count, snap->held);
+	return first;
+}
+
+/* A ring far smaller than what is written keeps exactly the newest records
+ * that fit, whatever the alignment of the wrap, and counts every other one
+ * as overwritten. */
+static void test_overwrite_keeps_newest_at_every_alignment(void **state)
+{
+	static uint8_t buf[2048];
+
+	(void)state;
+	for (uint64_t start = 0; start < 64; start++) {
+		struct staging_ring r;
+		struct staging_snapshot snap;
+		uint64_t first = start * 5 + 1, last = first + 700 + start * 3, bytes = 0;
+		uint64_t expect_held = 0;
+
+		assert_int_equal(staging_ring_init_overwrite(&r, RING_BYTES), 0);
+		for (uint64_t seq = first; seq <= last; seq++) {
+			make_record(buf, seq, size_for(seq));
+			assert_int_equal(staging_ring_overwrite(&r, buf, size_for(seq), seq * 10, seq), 1);
+		}
+		/* the newest records whose sizes fit in the ring */
+		for (uint64_t seq = last; seq >= first && bytes + size_for(seq) <= RING_BYTES; seq--) {
+			bytes += size_for(seq);
+			expect_held++;
+		}
+		assert_int_equal(staging_ring_snapshot(&r, &snap), 0);
+		assert_int_equal(snap.held, expect_held);
+		assert_int_equal(check_snapshot(&snap, first) + snap.held - 1, last);
+		assert_int_equal(snap.seq, last);
+		assert_int_equal(snap.held + snap.overwritten + snap.lost, last - first + 1);
+		assert_int_equal(snap.lost, 0);
+		staging_snapshot_free(&snap);
+		/* the ring is empty after a snapshot; the next period starts at 0 */
+		assert_int_equal(staging_ring_snapshot(&r, &snap), 0);
+		assert_int_equal(snap.held + snap.overwritten + snap.lost, 0);
+		assert_int_equal(snap.seq, last);
+		staging_snapshot_free(&snap);
+		staging_ring_free(&r);
+	}
+}
+
+/* Items lost before the ring and records too large for it are counted lost,
+ * with the time of the first, in the period they belong to. */
+static void test_overwrite_counts_losses_and_sizes(void **state)
+{
+	static uint8_t buf[65536];
+	struct staging_ring r;
+	struct staging_snapshot snap;
+
+	(void)state;
+	assert_int_equal(staging_ring_init_overwrite(&r, RING_BYTES), 0);
+	make_record(buf, 1, size_for(1));
+	assert_int_equal(staging_ring_overwrite(&r, buf, size_for(1), 100, 1), 1);
+	staging_ring_overwrite_lost(&r, 5, 200, 6);
+	make_record(buf, 7, 40000);
+	((struct perf_event_header *)buf)->size = 40000;
+	assert_int_equal(staging_ring_overwrite(&r, buf, 40000, 300, 7), 0);
+	make_record(buf, 8, size_for(8));
+	assert_int_equal(staging_ring_overwrite(&r, buf, size_for(8), 400, 8), 1);
+	assert_int_equal(staging_ring_snapshot(&r, &snap), 0);
+	assert_int_equal(snap.held, 2);
+	assert_int_equal(snap.lost, 6);
+	assert_int_equal(snap.lost_time, 200);
+	assert_int_equal(snap.overwritten, 0);
+	assert_int_equal(snap.seq, 8);
+	staging_snapshot_free(&snap);
+	staging_ring_free(&r);
+}
+
+struct overwrite_run {
+	struct staging_ring ring;
+	uint64_t records;
+	_Atomic bool done;
+};
+
+/* Writes records 1..records; every 97th item is reported lost instead. */
+static void *overwrite_producer(void *arg)
+{
+	struct overwrite_run *run = arg;
+	static uint8_t buf[2048];
+
+	for (uint64_t seq = 1; seq <= run->records; seq++) {
+		if (seq % 97 == 0) {
+			staging_ring_overwrite_lost(&run->ring, 1, seq, seq);
+			continue;
+		}
+		make_record(buf, seq, size_for(seq));
+		staging_ring_overwrite(&run->ring, buf, size_for(seq), seq, seq);
+	}
+	atomic_store(&run->done, true);
+	return NULL;
+}
+
+/* Snapshots taken from another thread while the producer writes: each holds
+ * whole, uncorrupted records with consecutive numbers (but for the losses)
+ * ending at its cut, and over all of them held + overwritten + lost is every
+ * item, period by period. */
+static void test_overwrite_snapshots_while_producing(void **state)
+{
+	struct overwrite_run run = { .records = 2000000 };
+	uint64_t prev_seq = 0, total = 0, snapshots = 0, held = 0;
+	pthread_t t;
+	bool last = false;
+
+	(void)state;
+	assert_int_equal(staging_ring_init_overwrite(&run.ring, RING_BYTES), 0);
+	assert_int_equal(pthread_create(&t, NULL, overwrite_producer, &run), 0);
+	while (!last) {
+		struct staging_snapshot snap;
+		const uint8_t *p;
+		uint64_t prev = 0;
+
+		last = atomic_load(&run.done);
+		assert_int_equal(staging_ring_snapshot(&run.ring, &snap), 0);
+		assert_true(snap.seq >= prev_seq);
+		assert_int_equal(snap.held + snap.overwritten + snap.lost, snap.seq - prev_seq);
+		/* held records: in order, after the previous cut, up to this one */
+		for (p = snap.data; p < snap.data + snap.len; p += ((const struct perf_event_header *)p)->size) {
+			uint64_t seq = check_record((const void *)p);
+
+			assert_true(seq > prev_seq && seq <= snap.seq);
+			if (prev)
+				assert_true(seq == prev + 1 || (seq == prev + 2 && (prev + 1) % 97 == 0));
+			prev = seq;
+		}
+		if (snap.held && snap.seq % 97 != 0)
+			assert_int_equal(prev, snap.seq);
+		total += snap.held + snap.overwritten + snap.lost;
+		held += snap.held;
+		prev_seq = snap.seq;
+		snapshots++;
+		staging_snapshot_free(&snap);
+		sched_yield();
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(prev_seq, run.records);
+	assert_int_equal(total, run.records);
+	assert_true(snapshots > 1);
+	assert_true(held > 0);
+	staging_ring_free(&run.ring);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +504,9 @@ int main(void)
 		cmocka_unit_test(test_consumer_synthesizes_pending_lost),
 		cmocka_unit_test(test_producer_emits_pending_lost_first),
 		cmocka_unit_test(test_bad_sizes),
+		cmocka_unit_test(test_overwrite_keeps_newest_at_every_alignment),
+		cmocka_unit_test(test_overwrite_counts_losses_and_sizes),
+		cmocka_unit_test(test_overwrite_snapshots_while_producing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
