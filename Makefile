@@ -31,7 +31,7 @@ DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib
 # ...and what only the benchmarks run.
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
-BPF_PROGS := sampler
+BPF_PROGS := sampler trigger
 BENCH_BPF_PROGS := bench_empty bench_producer
 BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS) $(BENCH_BPF_PROGS))
 SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))
@@ -44,8 +44,9 @@ REPORT_SRCS := user/hash_map.c user/symbols.c user/address_space.c user/record_s
 	       user/report.c user/cmd_report.c
 RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesize.c \
 	       user/tracefs.c user/event_spec.c user/tracing_data.c user/cgroup.c user/record_target.c \
-	       user/output_dir.c user/workload.c user/record_writer.c user/transport.c \
-	       user/bpf_sampler.c user/record.c \
+	       user/output_dir.c user/workload.c user/record_writer.c user/flight_recorder.c \
+	       user/transport.c user/cmd_snapshot.c \
+	       user/bpf_sampler.c user/snapshot_trigger.c user/record.c \
 	       user/cmd_record.c
 MAIN_SRCS := user/main.c
 
@@ -88,15 +89,15 @@ $(OUTPUT) $(OUTPUT)/tests:
 # Keep the BPF objects: they are intermediates of the skeletons.
 .SECONDARY: $(BPF_OBJS)
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/sample_record.h $(VMLINUX) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/bpf_sampler.o: $(SKELETONS)
+$(OUTPUT)/bpf_sampler.o $(OUTPUT)/snapshot_trigger.o: $(SKELETONS)
 
-$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) bpf/sample_record.h | $(OUTPUT)
+$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) | $(OUTPUT)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/ringtrace: $(MAIN_OBJS) $(RECORD_OBJS) $(REPORT_OBJS) $(CORE_OBJS)
@@ -110,7 +111,8 @@ $(LOADGEN): tools/loadgen/loadgen.c | $(OUTPUT)
 
 TEST_UTIL := $(OUTPUT)/tests/test_util.o
 # What tests may link: everything but the BPF loader and the CLI.
-TEST_RECORD_OBJS := $(filter-out $(OUTPUT)/bpf_sampler.o $(OUTPUT)/record.o $(OUTPUT)/cmd_record.o,$(RECORD_OBJS))
+TEST_RECORD_OBJS := $(filter-out $(OUTPUT)/bpf_sampler.o $(OUTPUT)/snapshot_trigger.o $(OUTPUT)/record.o \
+		    $(OUTPUT)/cmd_record.o $(OUTPUT)/cmd_snapshot.o,$(RECORD_OBJS))
 TEST_LIBS := $(TEST_UTIL) $(CORE_OBJS) $(REPORT_OBJS) $(TEST_RECORD_OBJS)
 
 $(TEST_UTIL): tests/test_util.c tests/test_util.h | $(OUTPUT)/tests

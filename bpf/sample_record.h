@@ -21,7 +21,8 @@
  * IDENTIFIER | IP | TID | TIME | CPU | PERIOD [| CALLCHAIN] [| RAW] [| CGROUP],
  * built as u64 words:
  *   [0] perf_event_header  [1] id  [2] ip  [3] pid,tid  [4] time  [5] cpu,res
- *   [6] period, then callchain (nr, PERF_CONTEXT_KERNEL, ips, PERF_CONTEXT_USER,
+ *   [6] period, (res, reserved and ignored by perf, carries the low 32 bits of
+ *   the sample's per-CPU sequence number: rt_cpu_counters.produced), then callchain (nr, PERF_CONTEXT_KERNEL, ips, PERF_CONTEXT_USER,
  *   ips), raw (u32 size, bytes, zero padding to 8), cgroup id. */
 #define RT_SAMPLE_FIXED_WORDS 7
 #define RT_CALLCHAIN_MAX_WORDS (1 + 2 * (1 + RT_MAX_STACK_DEPTH))

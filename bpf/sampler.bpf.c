@@ -225,13 +225,21 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 	if (!cnt)
 		return 0;
 	cnt->produced++;
+	/* the reserved half of the cpu word carries the sample's sequence
+	 * number: what this CPU produced so far, this sample included, which
+	 * is how a flight-recorder snapshot accounts for every sample */
+	s->w[5] = cpu | cnt->produced << 32;
 	if (capture_cgroup) {
-		if (n >= RT_SAMPLE_MAX_WORDS)
+		if (n >= RT_SAMPLE_MAX_WORDS) {
+			count_loss(cnt, now, !use_perfbuf);
 			return 0;
+		}
 		s->w[n++] = bpf_get_current_cgroup_id();
 	}
-	if (n > RT_SAMPLE_MAX_WORDS)
+	if (n > RT_SAMPLE_MAX_WORDS) {
+		count_loss(cnt, now, !use_perfbuf);
 		return 0;
+	}
 	size = n * sizeof(__u64);
 	/* perf_event_header: u32 type, u16 misc, u16 size */
 	s->w[0] = PERF_RECORD_SAMPLE | (__u64)(user ? RT_MISC_USER : RT_MISC_KERNEL) << 32 |
@@ -247,8 +255,10 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 		return 0;
 	}
 	ring = bpf_map_lookup_elem(&cpu_rings, &ring_key);
-	if (!ring)
+	if (!ring) {
+		count_loss(cnt, now, true);
 		return 0;
+	}
 	if (!report_pending_loss(ring, cnt, ev, pid_tgid, cpu)) {
 		count_loss(cnt, now, true);
 		return 0;
@@ -264,8 +274,10 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 	/* reserve, copy and submit in one helper call: the record was built in
 	 * scratch space because its size is known only now */
 	barrier_var(size);
-	if (size > sizeof(*s))
+	if (size > sizeof(*s)) {
+		count_loss(cnt, now, true);
 		return 0;
+	}
 	if (bpf_ringbuf_output(ring, s, size, wakeup)) {
 		count_loss(cnt, now, true);
 		return 0;

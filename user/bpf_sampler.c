@@ -264,6 +264,7 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		.single_ring = cfg->scope.nr_threads > 0 && cfg->transport == TRANSPORT_RINGBUF,
 		.ring_bytes = cfg->ring_bytes,
 		.wakeup_bytes = cfg->wakeup_bytes,
+		.overwrite = cfg->overwrite && cfg->transport == TRANSPORT_PERFBUF,
 	};
 	struct bpf_sampler *s;
 	int r;
@@ -331,6 +332,11 @@ int bpf_sampler_epoll_fd(const struct bpf_sampler *s)
 long bpf_sampler_drain(struct bpf_sampler *s)
 {
 	return transport_drain(s->transport);
+}
+
+long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink)
+{
+	return transport_snapshot(s->transport, cpu, sink);
 }
 
 uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time)

@@ -52,6 +52,7 @@ struct bpf_sampler_config {
 	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
+	bool overwrite;      /* perfbuf: backward rings, read by bpf_sampler_snapshot */
 };
 
 struct bpf_sampler;
@@ -64,6 +65,9 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
 /* Drains every ring. Returns records drained or a negative error. */
 long bpf_sampler_drain(struct bpf_sampler *s);
+/* perfbuf in overwrite mode: cpu's backward ring, its samples oldest first
+ * (see transport_snapshot). */
+long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink);
 /* Detaches every program: no sample is produced after this. */
 void bpf_sampler_stop(struct bpf_sampler *s);
 /* The counters of one CPU. */

@@ -27,6 +27,10 @@ enum {
 	OPT_STAGING_SIZE,
 	OPT_DEBUG_DRAIN_DELAY,
 	OPT_DEBUG_WRITER_DELAY,
+	OPT_OVERWRITE,
+	OPT_MAX_SNAPSHOTS,
+	OPT_TRIGGER,
+	OPT_TRIGGER_RUNQLAT,
 };
 
 static const struct option long_options[] = {
@@ -50,6 +54,10 @@ static const struct option long_options[] = {
 	{ "debug-drain-delay-ms", required_argument, NULL, OPT_DEBUG_DRAIN_DELAY },
 	{ "debug-writer-delay-ms", required_argument, NULL, OPT_DEBUG_WRITER_DELAY },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "trigger-runqlat", required_argument, NULL, OPT_TRIGGER_RUNQLAT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -94,6 +102,15 @@ static void usage(FILE *out)
 		"                       power of two, e.g. 8M (default 8M)\n"
 		"  -o, --output DIR     output directory (default %s)\n"
 		"      --force          reuse DIR if it exists and is yours\n"
+		"flight recorder:\n"
+		"      --overwrite      keep only the newest samples per CPU in memory (the\n"
+		"                       staging ring, or with perfbuf the kernel's backward perf\n"
+		"                       rings) and write DIR/snapshot-NNN on each trigger and at\n"
+		"                       the end, with exact counts of what was overwritten\n"
+		"                       triggers: SIGUSR2, ringtrace snapshot DIR, and\n"
+		"      --trigger EVENT  a hit of tracepoint EVENT (SYSTEM:NAME)\n"
+		"      --trigger-runqlat MS  a task that waited more than MS ms to run\n"
+		"      --max-snapshots N  at most N snapshots (default: no limit)\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"      --debug-drain-delay-ms MS, --debug-writer-delay-ms MS\n"
 		"                       test knobs: a slow drain, a slow disk\n"
@@ -235,6 +252,27 @@ int cmd_record(int argc, char **argv)
 		case OPT_FORCE:
 			o.force = true;
 			break;
+		case OPT_OVERWRITE:
+			o.overwrite = true;
+			break;
+		case OPT_MAX_SNAPSHOTS:
+			if (cli_parse_u64("--max-snapshots", optarg, 1, 999, &v))
+				return 2;
+			o.max_snapshots = (unsigned int)v;
+			break;
+		case OPT_TRIGGER:
+			if (!strchr(optarg, ':') || strchr(optarg, ',')) {
+				rt_error("invalid --trigger \"%s\": give one tracepoint as SYSTEM:NAME, e.g. sched:sched_process_exit",
+					 optarg);
+				return 2;
+			}
+			o.trigger_event = optarg;
+			break;
+		case OPT_TRIGGER_RUNQLAT:
+			if (cli_parse_u64("--trigger-runqlat", optarg, 1, 3600000, &v))
+				return 2;
+			o.trigger_runqlat_ns = v * 1000000ull;
+			break;
 		case 'v':
 			o.verbose = true;
 			break;
@@ -250,6 +288,10 @@ int cmd_record(int argc, char **argv)
 				 cli_rejected_option(argv));
 			return 2;
 		}
+	}
+	if ((o.trigger_event || o.trigger_runqlat_ns || o.max_snapshots) && !o.overwrite) {
+		rt_error("--trigger, --trigger-runqlat and --max-snapshots need --overwrite: snapshots are taken of a flight recording");
+		return 2;
 	}
 	if (freq_given && o.period_given) {
 		rt_error("-F and -c conflict: give a frequency or a period, not both");

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "sample the system into a perf.data directory" },
 	{ "report", cmd_report, "print the top symbols of a recording" },
 	{ "list", cmd_list, "list the events record -e accepts" },
+	{ "snapshot", cmd_snapshot, "ask a flight recording (record --overwrite) for a snapshot" },
 };
 
 static void usage(FILE *out)

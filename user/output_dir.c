@@ -11,7 +11,33 @@
 
 #include "log.h"
 
-/* Removes the perf.data files ("data", "data.*") a previous recording left. */
+static bool is_data_file(const char *name)
+{
+	return !strcmp(name, "data") || !strncmp(name, "data.", 5);
+}
+
+/* Removes a snapshot directory a previous recording left: its data files and
+ * accounting, then itself (anything else in it makes that fail). */
+static int remove_snapshot_dir(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (is_data_file(de->d_name) || !strcmp(de->d_name, "accounting"))
+			unlinkat(fd, de->d_name, 0);
+	closedir(d);
+	return unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* Removes the perf.data files ("data", "data.*"), snapshot directories and
+ * pid file a previous recording left. */
 static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 {
 	DIR *d = fdopendir(dup(dirfd));
@@ -23,9 +49,15 @@ static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, "data") && strncmp(de->d_name, "data.", 5))
+		int r;
+
+		if (!strncmp(de->d_name, "snapshot-", 9))
+			r = remove_snapshot_dir(dirfd, de->d_name);
+		else if (is_data_file(de->d_name) || !strcmp(de->d_name, "ringtrace.pid"))
+			r = unlinkat(dirfd, de->d_name, 0);
+		else
 			continue;
-		if (unlinkat(dirfd, de->d_name, 0)) {
+		if (r) {
 			rt_format(err, errlen, "%s/%s: cannot remove: %s", path, de->d_name,
 				  strerror(errno));
 			ret = -1;
@@ -72,6 +104,21 @@ int output_dir_create(const char *path, bool force, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+int output_subdir_create(int dirfd, const char *dirpath, const char *name, char *err,
+			 size_t errlen)
+{
+	int fd;
+
+	if (mkdirat(dirfd, name, 0700)) {
+		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		rt_format(err, errlen, "cannot open %s/%s: %s", dirpath, name, strerror(errno));
 	return fd;
 }
 

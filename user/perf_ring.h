@@ -1,5 +1,6 @@
-/* perf_ring.h: reads the kernel's perf mmap ring buffer of one perf event
- * forward: data_head loaded with acquire, data_tail stored with release. */
+/* perf_ring.h: reads the kernel's perf mmap ring buffer of one perf event:
+ * forward (data_head loaded with acquire, data_tail stored with release), or
+ * an overwrite ring written backward, paused and read from data_head. */
 #ifndef RINGTRACE_PERF_RING_H
 #define RINGTRACE_PERF_RING_H
 
@@ -29,6 +30,17 @@ typedef int (*perf_ring_record_fn)(void *ctx, const struct perf_event_header *re
  * records, (D) store data_tail with release. Returns the number of records or
  * a negative errno (-EBADMSG if the ring holds a record of impossible size). */
 long perf_ring_drain(struct perf_ring *r, perf_ring_record_fn fn, void *ctx);
+
+/* Maps fd's ring read-only: the kernel then overwrites its oldest records
+ * (the event must be opened with write_backward). */
+int perf_ring_map_backward(struct perf_ring *r, int fd, size_t data_pages);
+
+/* Reads a backward ring as perf record --overwrite does: pauses the kernel's
+ * output (PERF_EVENT_IOC_PAUSE_OUTPUT), walks the records from data_head
+ * (newest first) until the ring's size or an unwritten header, resumes, and
+ * calls fn on them oldest first. A record the kernel was overwriting is left
+ * out. Returns the number of records, or a negative errno. */
+long perf_ring_read_backward(struct perf_ring *r, perf_ring_record_fn fn, void *ctx);
 
 /* Bytes written by the kernel and not yet consumed. */
 uint64_t perf_ring_pending(const struct perf_ring *r);

@@ -17,6 +17,7 @@
 #include "bpf_sampler.h"
 #include "byte_buffer.h"
 #include "cpu_list.h"
+#include "flight_recorder.h"
 #include "log.h"
 #include "output_dir.h"
 #include "perf_data_writer.h"
@@ -24,7 +25,9 @@
 #include "record_target.h"
 #include "record_writer.h"
 #include "sideband.h"
+#include "snapshot_trigger.h"
 #include "synthesize.h"
+#include "tracefs.h"
 #include "tracing_data.h"
 #include "workload.h"
 
@@ -35,8 +38,9 @@
 /* The ids of ringtrace's own events ("RT" and the event number). */
 #define EVENT_ID_BASE 0x5254000000000000ULL
 #define DRAIN_INTERVAL_MS 100
+#define PID_FILE "ringtrace.pid"
 
-enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND };
+enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER };
 
 /* What the drain thread dropped per CPU because its staging ring was full. */
 struct staging_drops {
@@ -54,10 +58,14 @@ struct session {
 	int nr_possible;
 	int dirfd;
 	struct record_writer writer;      /* staging rings and files, by slot */
+	struct flight_recorder flight;    /* --overwrite: instead of the writer */
+	struct byte_buffer synthesized;   /* side-band for what existed at the start */
 	struct staging_drops *drops;      /* by slot */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
 	struct sideband sideband;
 	struct bpf_sampler *sampler;
+	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
+	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
 	struct workload workload;
 	bool has_workload;
 	int sigfd;
@@ -115,7 +123,14 @@ static uint64_t lost_count(const struct perf_event_header *h)
 static int on_sample(void *ctx, int cpu, const void *rec, size_t size)
 {
 	const struct perf_event_header *h = rec;
+	struct session *s = ctx;
 
+	if (s->opts->overwrite) {
+		if (h->type == PERF_RECORD_SAMPLE)
+			return flight_recorder_sample(&s->flight, cpu, rec, size);
+		flight_recorder_lost(&s->flight, cpu, lost_count(h), record_time(rec));
+		return 0;
+	}
 	return stage(ctx, cpu, rec, size, STAGING_SAMPLES,
 		     h->type == PERF_RECORD_SAMPLE ? 1 : lost_count(h));
 }
@@ -140,6 +155,8 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	struct session *s = ctx;
 	const struct perf_event_header *h = rec;
 
+	if (s->opts->overwrite)
+		return flight_recorder_sideband(&s->flight, s->cpus.cpus[slot], rec, size);
 	return stage(s, s->cpus.cpus[slot], rec, size, STAGING_OTHER,
 		     h->type == PERF_RECORD_LOST ? lost_count(h) : 1);
 }
@@ -226,22 +243,24 @@ static int synthesize_sideband(struct session *s, struct byte_buffer *side)
 	return 0;
 }
 
-/* DIR/data: the header, the attrs with their ids, the synthesized side-band,
- * and the features (tracepoint formats among them). */
-static int write_header_file(struct session *s)
+/* DIRPATH/data: the header, the attrs with their ids, the side-band
+ * synthesized at the start, and the features (tracepoint formats among
+ * them). Called by the snapshot thread too: it only reads the session. */
+static int write_header_file(struct session *s, int dirfd, const char *dirpath, char *err,
+			     size_t errlen)
 {
 	const struct record_options *o = s->opts;
 	unsigned int nr = o->nr_events + 1;
 	struct perf_data_event evs[EVENT_SPEC_MAX + 1];
 	uint64_t *tracking_ids = calloc(s->sideband.nr, sizeof(uint64_t));
 	struct perf_data_header h = { .events = evs, .nr_events = nr };
-	struct byte_buffer side = { 0 }, tracing = { 0 };
+	struct byte_buffer tracing = { 0 };
 	struct timespec res = { 0 };
 	struct utsname u;
 	int fd, ret = -1;
 
 	if (!tracking_ids) {
-		rt_format(s->error, sizeof(s->error), "out of memory");
+		rt_format(err, errlen, "out of memory");
 		return -1;
 	}
 	for (unsigned int i = 0; i < o->nr_events; i++) {
@@ -270,26 +289,22 @@ static int write_header_file(struct session *s)
 	h.argc = o->argc;
 	h.argv = o->argv;
 	h.clockid_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	if (tracing_data_build(&tracing, o->events, o->nr_events, s->error, sizeof(s->error)))
+	if (tracing_data_build(&tracing, o->events, o->nr_events, err, errlen))
 		goto out;
 	for (unsigned int i = 0; i < o->nr_events; i++)
 		if (o->events[i].kind == EVENT_TRACEPOINT) {
 			h.tracing_data = tracing.data;
 			h.tracing_data_size = tracing.len;
 		}
-	if (synthesize_sideband(s, &side))
-		goto out;
-	fd = output_file_create(s->dirfd, o->output, "data", s->error, sizeof(s->error));
+	fd = output_file_create(dirfd, dirpath, "data", err, errlen);
 	if (fd < 0)
 		goto out;
-	ret = perf_data_write_header(fd, &h, side.data, side.len, s->error, sizeof(s->error));
+	ret = perf_data_write_header(fd, &h, s->synthesized.data, s->synthesized.len, err, errlen);
 	if (close(fd) && !ret) {
-		rt_format(s->error, sizeof(s->error), "cannot write %s/data: %s", o->output,
-			  strerror(errno));
+		rt_format(err, errlen, "cannot write %s/data: %s", dirpath, strerror(errno));
 		ret = -1;
 	}
 out:
-	byte_buffer_free(&side);
 	byte_buffer_free(&tracing);
 	free(tracking_ids);
 	return ret;
@@ -308,6 +323,11 @@ static int setup_epoll(struct session *s)
 	ev.data.u64 = TAG_SAMPLER;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, bpf_sampler_epoll_fd(s->sampler), &ev))
 		return -1;
+	if (s->trigger) {
+		ev.data.u64 = TAG_TRIGGER;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, snapshot_trigger_epoll_fd(s->trigger), &ev))
+			return -1;
+	}
 	ev.data.u64 = TAG_SIDEBAND;
 	for (unsigned int i = 0; i < s->sideband.nr; i++)
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
@@ -344,6 +364,14 @@ static int drain_all(struct session *s)
 	return 0;
 }
 
+/* A snapshot is asked for once everything that happened before the
+ * trigger was drained into the staging rings. */
+static void note_trigger(struct session *s, const char *reason)
+{
+	if (!s->trigger_reason[0])
+		snprintf(s->trigger_reason, sizeof(s->trigger_reason), "%s", reason);
+}
+
 static void handle_signal(struct session *s)
 {
 	struct signalfd_siginfo si;
@@ -352,6 +380,8 @@ static void handle_signal(struct session *s)
 		if (si.ssi_signo == SIGCHLD) {
 			if (s->has_workload && workload_poll(&s->workload))
 				s->stopping = true;
+		} else if (si.ssi_signo == SIGUSR2) {
+			note_trigger(s, "SIGUSR2");
 		} else {
 			s->stopping = true;
 		}
@@ -371,8 +401,14 @@ static int run_loop(struct session *s)
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u64 == TAG_SIGNAL)
 				handle_signal(s);
+			else if (evs[i].data.u64 == TAG_TRIGGER)
+				snapshot_trigger_poll(s->trigger);
 		if (drain_all(s))
 			return -1;
+		if (s->trigger_reason[0]) {
+			flight_recorder_trigger(&s->flight, s->trigger_reason);
+			s->trigger_reason[0] = '\0';
+		}
 		if (atomic_load(&s->writer.error)) {
 			rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
 				  s->opts->output, s->writer.error_cpu,
@@ -393,6 +429,12 @@ static int stage_unreported_losses(struct session *s, int cpu)
 
 	if (!count)
 		return 0;
+	if (s->opts->overwrite) {
+		/* perfbuf snapshots take the BPF side's losses as they are */
+		if (s->opts->transport == TRANSPORT_RINGBUF)
+			flight_recorder_lost(&s->flight, cpu, count, time);
+		return 0;
+	}
 	n = build_staging_lost(s, cpu, STAGING_SAMPLES, count, time, buf, sizeof(buf));
 	return n ? stage(s, cpu, buf, n, STAGING_SAMPLES, count) : -ENOMEM;
 }
@@ -447,6 +489,8 @@ static int finish(struct session *s, const struct timespec *t0)
 	double seconds;
 	int ret = 0, werr;
 
+	snapshot_trigger_stop(s->trigger);
+	s->trigger = NULL;
 	bpf_sampler_stop(s->sampler);
 	sideband_disable(&s->sideband);
 	seconds = seconds_since(t0);
@@ -458,6 +502,17 @@ static int finish(struct session *s, const struct timespec *t0)
 				  s->target.cpus.cpus[i]);
 			ret = -1;
 		}
+	if (s->opts->overwrite) {
+		/* the last snapshot takes what the rings hold at the end */
+		char err[512];
+
+		if (flight_recorder_finish(&s->flight, err, sizeof(err))) {
+			if (!s->error[0])
+				rt_format(s->error, sizeof(s->error), "%s", err);
+			ret = -1;
+		}
+		return s->error[0] ? -1 : ret;
+	}
 	werr = record_writer_finish(&s->writer);
 	if (werr && !s->error[0])
 		rt_format(s->error, sizeof(s->error), "cannot write %s/data.cpu%d: %s",
@@ -496,6 +551,28 @@ static int plan_sampler_events(struct session *s)
 	return 0;
 }
 
+/* --trigger names a tracepoint that exists. */
+static int check_trigger_event(const char *event, char *err, size_t errlen)
+{
+	struct tracepoint_format format;
+	char system[128], *name;
+
+	snprintf(system, sizeof(system), "%s", event);
+	name = strchr(system, ':');
+	if (!name || !name[1] || name == system) {
+		rt_format(err, errlen, "invalid --trigger \"%s\": give a tracepoint as SYSTEM:NAME", event);
+		return -1;
+	}
+	*name++ = '\0';
+	if (tracefs_read_format(system, name, &format, err, errlen)) {
+		size_t n = strlen(err);
+
+		rt_format(err + n, errlen - n, " (for --trigger)");
+		return -1;
+	}
+	return 0;
+}
+
 /* Everything that can be wrong with the request is found here, before any
  * file is created or anything attached. */
 static int resolve_request(struct session *s)
@@ -505,6 +582,8 @@ static int resolve_request(struct session *s)
 	for (unsigned int i = 0; i < o->nr_events; i++)
 		if (event_resolve(&o->events[i], s->error, sizeof(s->error)))
 			return -1;
+	if (o->trigger_event && check_trigger_event(o->trigger_event, s->error, sizeof(s->error)))
+		return -1;
 	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)))
 		return -1;
 	s->cgroup_field = s->target.has_cgroup || o->all_cgroups;
@@ -554,6 +633,7 @@ static int start_sampler(struct session *s)
 		.callchain = o->callchain,
 		.cgroup_field = s->cgroup_field,
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
+		.overwrite = o->overwrite,
 	};
 
 	struct transport_sink sink = { on_sample, on_kernel_lost, s };
@@ -561,6 +641,107 @@ static int start_sampler(struct session *s)
 	cfg.wakeup_bytes = cfg.ring_bytes / 4;
 	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
 	return s->sampler ? 0 : -1;
+}
+
+static int flight_write_header(void *ctx, int dirfd, const char *dirpath, char *err,
+			       size_t errlen)
+{
+	return write_header_file(ctx, dirfd, dirpath, err, errlen);
+}
+
+static size_t flight_build_lost(void *ctx, int cpu, uint64_t count, uint64_t time, void *buf,
+				size_t cap)
+{
+	return build_staging_lost(ctx, cpu, STAGING_SAMPLES, count, time, buf, cap);
+}
+
+static int flight_bpf_counts(void *ctx, int cpu, uint64_t *produced, uint64_t *lost)
+{
+	struct session *s = ctx;
+	struct rt_cpu_counters c;
+
+	if (bpf_sampler_counters(s->sampler, cpu, &c))
+		return -1;
+	*produced = c.produced;
+	*lost = c.lost;
+	return 0;
+}
+
+static long flight_read_kernel_ring(void *ctx, int cpu,
+				    int (*sample)(void *fctx, int cpu, const void *rec, size_t size),
+				    void *fctx)
+{
+	struct session *s = ctx;
+	struct transport_sink sink = { sample, NULL, fctx };
+
+	return bpf_sampler_snapshot(s->sampler, cpu, &sink);
+}
+
+/* --overwrite: the newest samples stay in memory until a snapshot. */
+static int start_flight_recorder(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	struct flight_recorder_config cfg = {
+		.cpus = &s->cpus,
+		.nr_possible = s->nr_possible,
+		.staging_bytes = o->staging_bytes,
+		.kernel_rings = o->transport == TRANSPORT_PERFBUF,
+		.dirfd = s->dirfd,
+		.dirpath = o->output,
+		.max_snapshots = o->max_snapshots,
+		.ops = {
+			.write_header = flight_write_header,
+			.build_lost = flight_build_lost,
+			.record_time = record_time,
+			.bpf_counts = flight_bpf_counts,
+			.read_kernel_ring = o->transport == TRANSPORT_PERFBUF ? flight_read_kernel_ring
+									      : NULL,
+			.ctx = s,
+		},
+	};
+
+	return flight_recorder_init(&s->flight, &cfg, s->error, sizeof(s->error));
+}
+
+static void on_trigger_fired(void *ctx, const char *reason)
+{
+	note_trigger(ctx, reason);
+}
+
+/* The in-kernel snapshot triggers, once the sampler runs. */
+static int start_triggers(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	struct snapshot_trigger_config cfg = {
+		.event = o->trigger_event,
+		.runqlat_ns = o->trigger_runqlat_ns,
+		.fired = on_trigger_fired,
+		.ctx = s,
+	};
+
+	if (!o->trigger_event && !o->trigger_runqlat_ns)
+		return 0;
+	s->trigger = snapshot_trigger_start(&cfg, s->error, sizeof(s->error));
+	return s->trigger ? 0 : -1;
+}
+
+/* DIR/ringtrace.pid: where "ringtrace snapshot DIR" finds the recording. */
+static int write_pid_file(struct session *s)
+{
+	char text[32];
+	int fd = output_file_create(s->dirfd, s->opts->output, PID_FILE, s->error,
+				    sizeof(s->error));
+	int len = snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	bool ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, (size_t)len) == len;
+	if (close(fd) || !ok) {
+		rt_format(s->error, sizeof(s->error), "cannot write %s/%s", s->opts->output, PID_FILE);
+		return -1;
+	}
+	return 0;
 }
 
 static int start_session(struct session *s, sigset_t *orig_mask)
@@ -580,9 +761,12 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		}
 	}
 	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
-	if (s->dirfd < 0 ||
-	    record_writer_init(&s->writer, &s->cpus, s->dirfd, o->output, o->staging_bytes,
-			       build_staging_lost, s, s->error, sizeof(s->error)))
+	if (s->dirfd < 0)
+		return -1;
+	if (o->overwrite ? start_flight_recorder(s)
+			 : record_writer_init(&s->writer, &s->cpus, s->dirfd, o->output,
+					      o->staging_bytes, build_staging_lost, s, s->error,
+					      sizeof(s->error)))
 		return -1;
 	s->writer.delay_ms = o->debug_writer_delay_ms;
 	if (sideband_open(&s->sideband, &s->cpus, SAMPLE_ID_TYPE, o->sideband_pages,
@@ -594,9 +778,16 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		return -1;
 	}
 	s->tracking_id = s->sideband.cpus[0].id;
-	if (record_writer_start(&s->writer, s->error, sizeof(s->error)))
+	if (synthesize_sideband(s, &s->synthesized))
 		return -1;
-	if (write_header_file(s) || start_sampler(s) || setup_epoll(s))
+	/* the flight recorder writes headers into its snapshots only */
+	if (!o->overwrite && (record_writer_start(&s->writer, s->error, sizeof(s->error)) ||
+			      write_header_file(s, s->dirfd, o->output, s->error, sizeof(s->error))))
+		return -1;
+	if (start_sampler(s) || start_triggers(s) || setup_epoll(s))
+		return -1;
+	if (o->overwrite && (write_pid_file(s) ||
+			     flight_recorder_start(&s->flight, s->error, sizeof(s->error))))
 		return -1;
 	if (s->has_workload &&
 	    workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error)))
@@ -608,7 +799,12 @@ static void end_session(struct session *s)
 {
 	if (s->has_workload)
 		workload_stop(&s->workload);
+	snapshot_trigger_stop(s->trigger);
 	record_writer_free(&s->writer);
+	flight_recorder_free(&s->flight);
+	byte_buffer_free(&s->synthesized);
+	if (s->opts->overwrite && s->dirfd >= 0)
+		unlinkat(s->dirfd, PID_FILE, 0);
 	bpf_sampler_close(s->sampler);
 	sideband_close(&s->sideband);
 	if (s->epfd >= 0)
@@ -639,6 +835,8 @@ int record_run(struct record_options *opts)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGHUP);
+	if (opts->overwrite)
+		sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &orig_mask);
 	s.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (s.sigfd < 0) {

@@ -27,6 +27,10 @@ struct record_options {
 	bool callchain;
 	const char *output;
 	bool force;
+	bool overwrite;          /* flight recorder: keep the newest, write snapshots */
+	unsigned int max_snapshots; /* 0: no limit */
+	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
+	uint64_t trigger_runqlat_ns; /* a run-queue wait longer than this takes one */
 	enum transport_kind transport;
 	size_t ring_pages;       /* per kernel ring (BPF or perf), in pages (a power of two) */
 	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */

@@ -41,6 +41,7 @@ struct transport {
 	struct perf_output *outputs; /* perfbuf */
 	unsigned int nr_outputs;
 	int epoll_fd;
+	bool overwrite;
 	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
 };
 
@@ -69,6 +70,24 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	return t->sink.record(t->sink.ctx, (int)cpu, data, h.size);
 }
 
+/* Copies the sample a BPF-output PERF_RECORD_SAMPLE carries as its raw
+ * payload (u32 size, then the record) into t->bounce, aligned. */
+static int unwrap_sample(struct transport *t, const struct perf_event_header *rec,
+			 struct perf_event_header *inner)
+{
+	uint32_t raw_size;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + RT_SAMPLE_FIXED_WORDS * 8)
+		return -EBADMSG;
+	memcpy(&raw_size, (const uint8_t *)rec + 8, sizeof(raw_size));
+	memcpy(inner, (const uint8_t *)rec + 12, sizeof(*inner));
+	if (raw_size > rec->size - 12u || inner->size > raw_size ||
+	    inner->type != PERF_RECORD_SAMPLE || inner->size < RT_SAMPLE_FIXED_WORDS * 8)
+		return -EBADMSG;
+	memcpy(t->bounce, (const uint8_t *)rec + 12, inner->size);
+	return 0;
+}
+
 /* A record of a perf ring: PERF_RECORD_SAMPLE wrapping one of ours as its raw
  * payload (u32 size, then the record), or the kernel's PERF_RECORD_LOST,
  * which is reported with the time of the record after it, as the kernel
@@ -78,7 +97,6 @@ static int on_perf_record(void *ctx, const struct perf_event_header *rec)
 	struct perf_output *o = ctx;
 	struct transport *t = o->owner;
 	struct perf_event_header inner;
-	uint32_t raw_size;
 	int r;
 
 	if (rec->type == PERF_RECORD_LOST) {
@@ -90,14 +108,9 @@ static int on_perf_record(void *ctx, const struct perf_event_header *rec)
 		o->held_lost += lost;
 		return 0;
 	}
-	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + RT_SAMPLE_FIXED_WORDS * 8)
-		return -EBADMSG;
-	memcpy(&raw_size, (const uint8_t *)rec + 8, sizeof(raw_size));
-	memcpy(&inner, (const uint8_t *)rec + 12, sizeof(inner));
-	if (raw_size > rec->size - 12u || inner.size > raw_size || inner.type != PERF_RECORD_SAMPLE ||
-	    inner.size < RT_SAMPLE_FIXED_WORDS * 8)
-		return -EBADMSG;
-	memcpy(t->bounce, (const uint8_t *)rec + 12, inner.size);
+	r = unwrap_sample(t, rec, &inner);
+	if (r)
+		return r;
 	o->last_time = t->bounce[4];
 	if (o->held_lost) {
 		r = t->sink.kernel_lost(t->sink.ctx, o->cpu, o->held_lost, o->last_time);
@@ -131,6 +144,7 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 			.sample_period = 1,
 			.watermark = 1,
 			.wakeup_watermark = (__u32)cfg->wakeup_bytes,
+			.write_backward = cfg->overwrite,
 		};
 		struct epoll_event ev = { .events = EPOLLIN };
 		int fd, r;
@@ -143,7 +157,8 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 				  strerror(-fd), transport_privilege_hint(-fd));
 			return -1;
 		}
-		r = perf_ring_map(&o->ring, fd, pages);
+		r = cfg->overwrite ? perf_ring_map_backward(&o->ring, fd, pages)
+				   : perf_ring_map(&o->ring, fd, pages);
 		if (r) {
 			rt_format(err, errlen, "cannot map a %zu-page perf ring on CPU %d: %s", pages,
 				  o->cpu, strerror(-r));
@@ -152,7 +167,8 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 		}
 		t->nr_outputs++;
 		ev.data.fd = fd;
-		if (epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+		/* an overwrite ring is never drained: it would always be ready */
+		if (!cfg->overwrite && epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 			rt_format(err, errlen, "epoll_ctl: %s", strerror(errno));
 			return -1;
 		}
@@ -200,6 +216,7 @@ struct transport *transport_create(const struct transport_config *cfg,
 	}
 	t->kind = cfg->kind;
 	t->sink = *sink;
+	t->overwrite = cfg->overwrite;
 	t->epoll_fd = -1;
 	if (cfg->kind == TRANSPORT_PERFBUF) {
 		t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -279,6 +296,8 @@ long transport_drain(struct transport *t)
 
 	if (t->kind == TRANSPORT_RINGBUF)
 		return ring_buffer__consume(t->consumer);
+	if (t->overwrite)
+		return 0;
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
 		long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
 
@@ -287,6 +306,42 @@ long transport_drain(struct transport *t)
 		total += n;
 	}
 	return total;
+}
+
+struct snapshot_reader {
+	struct transport *t;
+	const struct transport_sink *sink;
+	int cpu;
+	long samples;
+};
+
+static int on_backward_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct snapshot_reader *rd = ctx;
+	struct perf_event_header inner;
+	int r;
+
+	if (rec->type == PERF_RECORD_LOST)
+		return 0;
+	r = unwrap_sample(rd->t, rec, &inner);
+	if (!r)
+		r = rd->sink->record(rd->sink->ctx, rd->cpu, rd->t->bounce, inner.size);
+	if (!r)
+		rd->samples++;
+	return r;
+}
+
+long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink)
+{
+	struct snapshot_reader rd = { t, sink, cpu, 0 };
+
+	for (unsigned int i = 0; i < t->nr_outputs; i++)
+		if (t->outputs[i].cpu == cpu) {
+			long n = perf_ring_read_backward(&t->outputs[i].ring, on_backward_record, &rd);
+
+			return n < 0 ? n : rd.samples;
+		}
+	return -ENOENT;
 }
 
 uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,

@@ -33,6 +33,8 @@ struct transport_config {
 	bool single_ring;            /* ringbuf: one ring for every CPU instead */
 	size_t ring_bytes;           /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes;         /* perf rings wake the reader once this much waits */
+	bool overwrite;              /* perfbuf: backward rings the kernel overwrites,
+				      * read only by transport_snapshot */
 };
 
 struct transport;
@@ -53,6 +55,11 @@ int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd,
 int transport_epoll_fd(const struct transport *t);
 /* Drains every ring into the sink. Returns records drained or a negative error. */
 long transport_drain(struct transport *t);
+/* perfbuf in overwrite mode: reads cpu's backward ring while the kernel's
+ * output is paused and hands its samples, oldest first, to sink->record (the
+ * kernel's LOST records, which the ring may have overwritten, are skipped:
+ * the BPF side counts the losses). Returns the samples or a negative error. */
+long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink);
 /* perfbuf: samples of cpu the kernel's LOST records reported, those still
  * held (read, waiting for a following record), and the time to report held
  * ones at. 0 for ringbuf. */

@@ -126,6 +126,18 @@ static int run_getpid(uint64_t n)
 	return 0;
 }
 
+/* n getpid calls, then one getppid (a trigger), then a pause so that the
+ * snapshot it triggers is taken while this process lives. */
+static int run_getpid_then_getppid(uint64_t n)
+{
+	struct timespec pause = { 1, 0 };
+
+	run_getpid(n);
+	syscall(SYS_getppid);
+	nanosleep(&pause, NULL);
+	return 0;
+}
+
 /* getpid at rate calls per second (0: as fast as it goes) for seconds;
  * prints how many calls it made. */
 static int run_getpid_paced(double rate, double seconds)
@@ -162,6 +174,7 @@ static void usage(void)
 		"usage: loadgen [--cpu N] [--threads N] spin SECONDS\n"
 		"       loadgen [--cpu N] [--threads N] mix SECONDS    (loadgen_mix_16..1 in 16:8:4:2:1)\n"
 		"       loadgen [--cpu N] [--time] getpid COUNT      (--time: ns per call on stderr)\n"
+		"       loadgen [--cpu N] getpid-getppid COUNT       (then one getppid, then 1 s idle)\n"
 		"       loadgen [--cpu N] getpid-rate RATE SECONDS   (RATE calls/s, 0 = flat out;\n"
 		"                                                     calls made on stderr)\n"
 		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n");
@@ -195,6 +208,8 @@ int main(int argc, char **argv)
 		return run_threads(atof(argv[i + 1]), threads, mix_thread);
 	if (!strcmp(argv[i], "getpid"))
 		return run_getpid(strtoull(argv[i + 1], NULL, 10));
+	if (!strcmp(argv[i], "getpid-getppid"))
+		return run_getpid_then_getppid(strtoull(argv[i + 1], NULL, 10));
 	if (!strcmp(argv[i], "fork"))
 		return run_fork(atof(argv[i + 1]), threads);
 	usage();

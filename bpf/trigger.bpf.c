@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trigger.bpf.c: in-kernel snapshot triggers of the flight recorder: a hit of
+ * a chosen tracepoint, or a task that waited in the run queue longer than a
+ * threshold (from sched_wakeup/sched_wakeup_new, or preemption, to sched_switch). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "trigger.h"
+
+#define TASK_RUNNING 0
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u64 runqlat_threshold_ns = 0;
+
+/* Triggers for the loader; a full ring means one is waiting already. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16384);
+} triggers SEC(".maps");
+
+/* When each runnable task was queued. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} queued_at SEC(".maps");
+
+static __always_inline void fire(__u32 kind, __u32 pid, __u64 value, __u64 now)
+{
+	struct rt_trigger *t = bpf_ringbuf_reserve(&triggers, sizeof(*t), 0);
+
+	if (!t)
+		return;
+	t->time = now;
+	t->value = value;
+	t->kind = kind;
+	t->pid = pid;
+	t->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	bpf_ringbuf_submit(t, 0);
+}
+
+SEC("tracepoint")
+int trigger_on_tracepoint(void *ctx)
+{
+	fire(RT_TRIGGER_EVENT, bpf_get_current_pid_tgid() >> 32, 0, bpf_ktime_get_ns());
+	return 0;
+}
+
+static __always_inline void queue(__u32 pid)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (pid)
+		bpf_map_update_elem(&queued_at, &pid, &now, BPF_ANY);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(trigger_wakeup, struct task_struct *p)
+{
+	queue(p->pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(trigger_wakeup_new, struct task_struct *p)
+{
+	queue(p->pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(trigger_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 pid = next->pid;
+	__u64 *queued, now, waited;
+
+	/* a task switched out while still runnable waits in the queue again */
+	if (prev->__state == TASK_RUNNING)
+		queue(prev->pid);
+	if (!pid)
+		return 0;
+	queued = bpf_map_lookup_elem(&queued_at, &pid);
+	if (!queued)
+		return 0;
+	now = bpf_ktime_get_ns();
+	waited = now - *queued;
+	bpf_map_delete_elem(&queued_at, &pid);
+	if (waited > runqlat_threshold_ns) {
+		struct rt_trigger *t = bpf_ringbuf_reserve(&triggers, sizeof(*t), 0);
+
+		if (!t)
+			return 0;
+		t->time = now;
+		t->value = waited;
+		t->kind = RT_TRIGGER_RUNQLAT;
+		t->pid = pid;
+		t->cpu = bpf_get_smp_processor_id();
+		__builtin_memcpy(t->comm, next->comm, sizeof(t->comm));
+		bpf_ringbuf_submit(t, 0);
+	}
+	return 0;
+}

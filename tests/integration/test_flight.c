@@ -1,0 +1,344 @@
+/* test_flight.c: record --overwrite with real BPF on both transports: snapshots
+ * hold the newest samples, contiguous and ending at the trigger, every sample
+ * is held, overwritten or lost, perf reads the snapshots; SIGUSR2, ringtrace
+ * snapshot, --max-snapshots and the run-queue latency trigger. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "perf_data_reader.h"
+#include "perf_record.h"
+#include "test_util.h"
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+#define EVENTS 200000
+
+/* The "all" row of a snapshot's accounting file, every row checked to add
+ * up; *reason gets the trigger it names (caller frees). */
+struct counts {
+	uint64_t produced, held, overwritten, lost;
+};
+
+static struct counts read_accounting(const char *snapshot, char **reason)
+{
+	char path[4096], line[512];
+	struct counts all = { 0 };
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/accounting", snapshot);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: missing", path);
+	while (fgets(line, sizeof(line), f)) {
+		struct counts c;
+		char cpu[16];
+		const char *on = strstr(line, "taken on ");
+
+		if (line[0] == '#') {
+			if (on && reason)
+				*reason = strdup(on + strlen("taken on "));
+			continue;
+		}
+		if (sscanf(line, "%15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, cpu, &c.produced,
+			   &c.held, &c.overwritten, &c.lost) != 5)
+			continue;
+		if (c.produced != c.held + c.overwritten + c.lost)
+			fail_msg("%s: CPU %s: %" PRIu64 " produced != %" PRIu64 " + %" PRIu64 " + %" PRIu64,
+				 path, cpu, c.produced, c.held, c.overwritten, c.lost);
+		if (!strcmp(cpu, "all")) {
+			all = c;
+			found = true;
+		}
+	}
+	fclose(f);
+	assert_true(found);
+	return all;
+}
+
+/* What a snapshot's files hold: samples (their sequence numbers, from the
+ * reserved half of the cpu word, must grow and their times be in order),
+ * the gaps between their numbers, the newest, and the samples reported lost. */
+struct held {
+	uint64_t samples;
+	uint64_t newest_seq;
+	uint64_t lost;
+	uint64_t gaps; /* samples missing between two held ones */
+};
+
+static struct held read_snapshot(const char *snapshot)
+{
+	struct perf_input in;
+	struct held h = { 0 };
+	char err[512];
+
+	if (perf_input_open(&in, snapshot, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned int f = 0; f < in.nr_files; f++) {
+		struct perf_record_iter it;
+		const struct perf_event_header *rec;
+		uint64_t prev_seq = 0, prev_time = 0;
+		int r;
+
+		perf_record_iter_init(&it, &in.files[f]);
+		while ((r = perf_record_next(&it, &rec, err, sizeof(err))) == 1) {
+			const uint64_t *w = (const uint64_t *)rec;
+			struct perf_lost l;
+
+			if (rec->type == PERF_RECORD_LOST_SAMPLES) {
+				assert_int_equal(perf_lost_decode(rec, &l), 0);
+				h.lost += l.lost;
+			}
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			/* [4] time, [5] cpu | seq << 32: numbers only grow, and
+			 * what is missing between two was lost */
+			if (prev_seq) {
+				assert_true((w[5] >> 32) > prev_seq);
+				h.gaps += (w[5] >> 32) - prev_seq - 1;
+			}
+			assert_true(w[4] >= prev_time);
+			prev_seq = w[5] >> 32;
+			prev_time = w[4];
+			h.samples++;
+		}
+		assert_int_equal(r, 0);
+		if (prev_seq > h.newest_seq)
+			h.newest_seq = prev_seq;
+	}
+	perf_input_close(&in);
+	return h;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* N getpid calls then a getppid that triggers the snapshot: it holds the
+ * newest samples, ending at the N-th, and accounts for all N exactly. */
+static void newest_kept(const char *transport, const char *ring_knob)
+{
+	char *dir = tu_tempdir(), *out = NULL, *reason = NULL, snap[4096];
+	struct counts c, total = { 0 };
+	struct held h;
+	int rc;
+
+	rc = tu_sh(&out, "%s record --overwrite --force -o %s --transport %s %s -e syscalls:sys_enter_getpid --trigger syscalls:sys_enter_getppid -- %s getpid-getppid %d 2>&1",
+		   tu_ringtrace(), dir, transport, ring_knob, tu_loadgen(), EVENTS);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	print_message("%s", out);
+	/* nothing but snapshots is written */
+	snprintf(snap, sizeof(snap), "%s/data", dir);
+	assert_false(exists(snap));
+	for (int i = 0;; i++) {
+		snprintf(snap, sizeof(snap), "%s/snapshot-%03d", dir, i);
+		if (!exists(snap))
+			break;
+		free(reason);
+		reason = NULL;
+		c = read_accounting(snap, &reason);
+		total.produced += c.produced;
+		total.held += c.held;
+		if (i == 0) {
+			/* the trigger's: the newest samples, up to the last call */
+			assert_non_null(strstr(reason, "syscalls:sys_enter_getppid hit by pid"));
+			assert_non_null(strstr(reason, "(loadgen)"));
+			h = read_snapshot(snap);
+			assert_int_equal(h.samples, c.held);
+			assert_int_equal(h.lost, c.lost);
+			/* contiguous, ending at the last call, unless the
+			 * BPF ring overflowed (then the gaps were lost) */
+			assert_true(h.gaps <= c.lost);
+			if (!c.lost)
+				assert_int_equal(h.newest_seq, EVENTS);
+			assert_int_equal(c.produced, EVENTS);
+			if (c.held * 10 > EVENTS)
+				fail_msg("%" PRIu64 " of %d held: the ring must hold far fewer", c.held,
+					 EVENTS);
+			assert_true(c.overwritten > 0);
+			free(out);
+			assert_int_equal(tu_sh(&out, "perf report -i %s --stdio 2>&1", snap), 0);
+			assert_non_null(strstr(out, "syscalls:sys_enter_getpid"));
+			assert_non_null(strstr(out, "loadgen"));
+			free(out);
+			out = NULL;
+		}
+	}
+	assert_int_equal(total.produced, EVENTS);
+	free(reason);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_newest_kept_ringbuf(void **state)
+{
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	newest_kept("ringbuf", "--staging-size 64K");
+}
+
+static void test_newest_kept_perfbuf(void **state)
+{
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	newest_kept("perfbuf", "-m 16");
+}
+
+/* A BPF ring too small for a drain held back: most samples never reach the
+ * staging ring; the snapshot counts them lost, in a LOST_SAMPLES record too,
+ * and still accounts for all N. */
+static void test_losses_counted_ringbuf(void **state)
+{
+	char *dir, *out = NULL, snap[4096];
+	struct counts c;
+	struct held h;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record --overwrite --force -o %s -m 1 --debug-drain-delay-ms 20 --staging-size 64K -e syscalls:sys_enter_getpid -- %s getpid %d 2>&1",
+		   tu_ringtrace(), dir, tu_loadgen(), EVENTS);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	snprintf(snap, sizeof(snap), "%s/snapshot-000", dir);
+	c = read_accounting(snap, NULL);
+	h = read_snapshot(snap);
+	print_message("%" PRIu64 " produced = %" PRIu64 " held + %" PRIu64 " overwritten + %" PRIu64 " lost\n",
+		      c.produced, c.held, c.overwritten, c.lost);
+	assert_int_equal(c.produced, EVENTS);
+	assert_true(c.lost * 2 > EVENTS);
+	assert_int_equal(h.lost, c.lost);
+	assert_int_equal(h.samples, c.held);
+	assert_true(h.gaps <= c.lost);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* SIGUSR2 through "ringtrace snapshot --wait", twice, and --max-snapshots 2:
+ * two snapshots perf and ringtrace read, and none at the end. */
+static void test_snapshot_command_and_limit(void **state)
+{
+	char *dir, *out = NULL, *reason = NULL, snap[4096];
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record --overwrite --max-snapshots 2 -a -g --force -o %s -- sleep 3 & "
+			 "sleep 1; %s snapshot --wait %s && %s snapshot --wait %s; s=$?; wait; exit $s",
+		   tu_ringtrace(), dir, tu_ringtrace(), dir, tu_ringtrace(), dir);
+	if (rc)
+		fail_msg("record or snapshot failed:\n%s", out);
+	for (int i = 0; i < 2; i++) {
+		snprintf(snap, sizeof(snap), "%s/snapshot-%03d", dir, i);
+		read_accounting(snap, &reason);
+		assert_non_null(strstr(reason, "SIGUSR2"));
+		free(reason);
+		reason = NULL;
+		free(out);
+		assert_int_equal(tu_sh(&out, "perf report -i %s --stdio 2>&1", snap), 0);
+		assert_non_null(strstr(out, "cpu-clock"));
+		free(out);
+		assert_int_equal(tu_sh(&out, "%s report %s 2>&1", tu_ringtrace(), snap), 0);
+	}
+	snprintf(snap, sizeof(snap), "%s/snapshot-002", dir);
+	assert_false(exists(snap));
+	snprintf(snap, sizeof(snap), "%s/ringtrace.pid", dir);
+	assert_false(exists(snap));
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Two busy threads and a low-priority third on one CPU: the third waits in
+ * the run queue for far longer than 20 ms, which the BPF side sees and
+ * turns into a snapshot. */
+static void test_runqlat_trigger(void **state)
+{
+	char *dir, *out = NULL, *reason = NULL, snap[4096];
+	double waited = 0;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record --overwrite --trigger-runqlat 20 --max-snapshots 1 -a --force -o %s -- "
+			 "sh -c '%s --cpu 0 --threads 2 spin 2 & nice -n 19 %s --cpu 0 spin 2 & wait' 2>&1",
+		   tu_ringtrace(), dir, tu_loadgen(), tu_loadgen());
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	snprintf(snap, sizeof(snap), "%s/snapshot-000", dir);
+	read_accounting(snap, &reason);
+	print_message("snapshot taken on %s", reason);
+	assert_int_equal(sscanf(reason, "run-queue wait of %lf ms", &waited), 1);
+	assert_true(waited > 20.0);
+	free(reason);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Flight-recorder options are refused, one line each, before anything runs. */
+static void test_refused(void **state)
+{
+	static const char *const bad[] = {
+		"record --trigger sched:sched_switch -a -- true",
+		"record --overwrite --trigger nosuch:event -a -- true",
+		"record --overwrite --trigger sched -a -- true",
+		"record --overwrite --max-snapshots 0 -a -- true",
+		"snapshot /nonexistent/ringtrace.data",
+		"snapshot 1",
+	};
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *out = NULL;
+		int rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), bad[i]);
+
+		print_message("%s -> %d: %s", bad[i], rc, out);
+		assert_true(rc != 0);
+		assert_non_null(strstr(out, "ringtrace: "));
+		assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
+		free(out);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_newest_kept_ringbuf),
+		cmocka_unit_test(test_newest_kept_perfbuf),
+		cmocka_unit_test(test_losses_counted_ringbuf),
+		cmocka_unit_test(test_snapshot_command_and_limit),
+		cmocka_unit_test(test_runqlat_trigger),
+		cmocka_unit_test(test_refused),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
