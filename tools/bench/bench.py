@@ -213,7 +213,7 @@ class Bench:
     # -- 2: highest lossless rate ----------------------------------------
 
     def lossless_rate(self):
-        secs = "0.5" if self.quick else "1"
+        secs = "0.3" if self.quick else "0.5"
         ladder = [100000, 200000, 400000, 800000, 1600000, 3200000]
         bt = 'tracepoint:syscalls:sys_enter_getpid /comm == "loadgen"/ { printf("%d\\n", pid); }'
 
@@ -375,7 +375,7 @@ class Bench:
     # -- 4: drain throughput --------------------------------------------
 
     def drain(self):
-        secs = "0.5" if self.quick else "1"
+        secs = "0.3" if self.quick else "0.5"
         modes = [("ringtrace ringbuf drain into files", "ringbuf"),
                  ("ringtrace perfbuf drain into files", "perfbuf"),
                  ("libbpf ring_buffer__poll, writing each record (stdio)", "libbpf-file"),

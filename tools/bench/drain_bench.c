@@ -182,7 +182,8 @@ int main(int argc, char **argv)
 		ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "bench_ring", 0, 0, RING_BYTES, NULL);
 		bpf_map__set_inner_map_fd(b.skel->maps.cpu_rings, ring_fd);
 	} else {
-		struct transport_config tc = { kind, &cpus, false, RING_BYTES, RING_BYTES / 4 };
+		struct transport_config tc = { .kind = kind, .cpus = &cpus, .ring_bytes = RING_BYTES,
+					       .wakeup_bytes = RING_BYTES / 4 };
 
 		dirfd = output_dir_create(argv[3], true, err, sizeof(err));
 		if (dirfd < 0 || record_writer_init(&b.writer, &cpus, dirfd, argv[3], STAGING_BYTES,
