@@ -9,13 +9,34 @@
 #include "log.h"
 #include "report.h"
 
-enum { OPT_STDIO = 256, OPT_COMM, OPT_PID, OPT_KALLSYMS };
+enum {
+	OPT_STDIO = 256,
+	OPT_COMM,
+	OPT_PID,
+	OPT_CPU,
+	OPT_CGROUP,
+	OPT_TIME,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
+	OPT_FOLDED,
+	OPT_FLAMEGRAPH,
+	OPT_KALLSYMS,
+	OPT_EVENT,
+};
 
 static const struct option long_options[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "pid", required_argument, NULL, OPT_PID },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "stdio", no_argument, NULL, OPT_STDIO },
 	{ "help", no_argument, NULL, 'h' },
@@ -25,18 +46,33 @@ static const struct option long_options[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ringtrace report [DIR] [--sort KEYS] [--comm COMM] [--pid PID] [--stdio]\n"
+		"usage: ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
+		"       ringtrace report [DIR] --folded | --flamegraph FILE.svg [filters]\n"
 		"\n"
 		"Prints where the samples of a recording (default ringtrace.data) fell,\n"
-		"by overhead.\n"
+		"by overhead; or their stacks, folded or as a flame graph.\n"
 		"\n"
 		"  -i, --input DIR     the recording (also the first argument)\n"
-		"  -s, --sort KEYS     group by these keys, comma-separated, from\n"
-		"                      comm, pid, tid, dso, sym, cpu (default comm,dso,sym)\n"
+		"  -s, --sort KEYS     group by these keys, comma-separated, from comm, pid,\n"
+		"                      tid, dso, sym, cpu, cgroup (default comm,dso,sym)\n"
+		"      --children      also credit every caller on a sample's stack (Children\n"
+		"                      column; with callchains)\n"
+		"      --no-children   only the sampled function (Self; the default)\n"
+		"      --stdio         plain text table (the default)\n"
+		"      --folded        one line per unique stack, root first, and its samples\n"
+		"                      (Brendan Gregg's folded format)\n"
+		"      --flamegraph FILE.svg  an interactive SVG flame graph (click to zoom,\n"
+		"                      Ctrl-F or Search to search)\n"
+		"filters:\n"
+		"      --event NAME    only this event's samples (folded stacks and flame\n"
+		"                      graphs: the recording's first event without it)\n"
 		"      --comm COMM     only samples of threads named COMM\n"
 		"      --pid PID       only samples of process PID\n"
-		"      --kallsyms FILE kernel symbols (default /proc/kallsyms)\n"
-		"      --stdio         plain text table (the default)\n");
+		"      --cpu CPUS      only samples taken on these CPUs (0,2-3)\n"
+		"      --cgroup PATH   only samples of this cgroup (as --sort cgroup prints it)\n"
+		"      --time START,END  only samples in this time range, seconds as script\n"
+		"                      prints them (either may be empty)\n"
+		"      --kallsyms FILE kernel symbols (default /proc/kallsyms)\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -67,6 +103,34 @@ int cmd_report(int argc, char **argv)
 			if (cli_parse_u64("--pid", optarg, 0, 0x7fffffff, &v))
 				return 2;
 			o.pid_filter = (int64_t)v;
+			break;
+		case OPT_EVENT:
+			o.event_filter = optarg;
+			break;
+		case OPT_CPU:
+			o.cpu_filter = optarg;
+			break;
+		case OPT_CGROUP:
+			o.cgroup_filter = optarg;
+			break;
+		case OPT_TIME:
+			if (report_parse_time(&o, optarg, err, sizeof(err))) {
+				rt_error("%s", err);
+				return 2;
+			}
+			break;
+		case OPT_CHILDREN:
+			o.children = true;
+			break;
+		case OPT_NO_CHILDREN:
+			o.children = false;
+			break;
+		case OPT_FOLDED:
+			o.output = REPORT_FOLDED;
+			break;
+		case OPT_FLAMEGRAPH:
+			o.output = REPORT_FLAMEGRAPH;
+			o.flamegraph_path = optarg;
 			break;
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;

@@ -7,5 +7,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 #endif

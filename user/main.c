@@ -14,7 +14,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "sample the system into a perf.data directory" },
-	{ "report", cmd_report, "print the top symbols of a recording" },
+	{ "report", cmd_report, "print where a recording's samples fell, folded stacks, flame graphs" },
+	{ "script", cmd_script, "print every sample and LOST record of a recording, in time order" },
 	{ "list", cmd_list, "list the events record -e accepts" },
 	{ "snapshot", cmd_snapshot, "ask a flight recording (record --overwrite) for a snapshot" },
 };

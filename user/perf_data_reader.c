@@ -136,6 +136,11 @@ static void read_features(struct perf_input *in)
 		at += sizeof(sec);
 		if (bit == PERF_FEAT_EVENT_DESC)
 			read_event_names(in, &sec);
+		if (bit == PERF_FEAT_TRACING_DATA && sec.offset <= hf->map_size &&
+		    sec.size <= hf->map_size - sec.offset) {
+			in->tracing_data = hf->map + sec.offset;
+			in->tracing_data_size = sec.size;
+		}
 	}
 }
 
@@ -376,9 +381,17 @@ const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 		const struct perf_input_event *first = &in->events[0];
 		struct perf_sample s;
 
-		if (perf_sample_decode(rec, first->attr.sample_type, &s))
+		/* the identifier is the first word whatever the rest holds: the
+		 * events' layouts may differ past it */
+		if (first->attr.sample_type & PERF_SAMPLE_IDENTIFIER) {
+			if (rec->size < sizeof(*rec) + sizeof(id))
+				return NULL;
+			memcpy(&id, rec + 1, sizeof(id));
+		} else if (perf_sample_decode(rec, first->attr.sample_type, &s)) {
 			return NULL;
-		id = s.id;
+		} else {
+			id = s.id;
+		}
 	} else {
 		struct perf_sample_id sid;
 

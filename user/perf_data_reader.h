@@ -35,6 +35,8 @@ struct perf_input {
 	bool sample_id_all;
 	struct perf_input_file *files; /* [0] is the header file */
 	unsigned int nr_files;
+	const uint8_t *tracing_data; /* HEADER_TRACING_DATA (tracepoint formats), or NULL */
+	size_t tracing_data_size;
 };
 
 /* Opens path; on failure returns -1 with one line in err naming the file, the

@@ -1,8 +1,10 @@
-/* report.h: reads a recording in time order, resolves each sample's symbol,
- * and prints, per event, the rows of the chosen sort keys by overhead. */
+/* report.h: reads a recording in time order, resolves each sample's symbols,
+ * and prints, per event, the rows of the chosen sort keys by overhead (self,
+ * or with children), or the folded stacks, or an SVG flame graph. */
 #ifndef RINGTRACE_REPORT_H
 #define RINGTRACE_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -18,14 +20,33 @@ enum report_key {
 
 #define REPORT_MAX_KEYS 8
 
+enum report_output {
+	REPORT_TABLE,      /* rows by overhead, per event */
+	REPORT_FOLDED,     /* one line per unique stack and its count */
+	REPORT_FLAMEGRAPH, /* an interactive SVG flame graph */
+};
+
 struct report_options {
 	const char *input;
 	enum report_key keys[REPORT_MAX_KEYS];
 	unsigned int nr_keys;
+	enum report_output output;
+	const char *flamegraph_path; /* REPORT_FLAMEGRAPH: the SVG file to create */
+	bool children;           /* also credit every caller on the stack */
+	const char *event_filter; /* only this event (folded stacks and flame graphs
+				   * take the first one without it), or NULL */
 	const char *comm_filter; /* only samples of this comm, or NULL */
 	int64_t pid_filter;      /* only samples of this pid, or -1 */
+	const char *cpu_filter;  /* only samples of these CPUs ("0,2-3"), or NULL */
+	const char *cgroup_filter; /* only samples of this cgroup path, or NULL */
+	bool time_filter;        /* only samples in [time_start, time_end] (ns) */
+	uint64_t time_start, time_end;
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */
 };
+
+/* Parses perf's "START,END" (seconds as perf script prints them, either one
+ * may be empty) into o. 0, or -1 with err set. */
+int report_parse_time(struct report_options *o, const char *text, char *err, size_t errlen);
 
 /* Parses "comm,dso,sym" into o->keys (comm, pid, tid, dso, sym, cpu, cgroup).
  * 0, or -1 with err naming the bad key. */

@@ -1,0 +1,403 @@
+/* test_stacks.c: script, folded stacks, --children, filters and the flame
+ * graph on a synthetic recording with known callchains, a tracepoint with
+ * fields and a LOST record; script and folded output match checked-in files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "byte_buffer.h"
+#include "perf_data_writer.h"
+#include "perf_record.h"
+#include "report.h"
+#include "script.h"
+#include "test_util.h"
+
+#define SAMPLE_ID_TYPE \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define CLOCK_TYPE (SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define TP_TYPE (SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define PID 4242
+#define CLOCK_ID 101
+#define TP_ID 102
+#define TP_CONFIG 77
+#define K(off) (0xffffffff81000000ULL + (off))
+#define LEAF K(0x100)
+#define MID K(0x200)
+#define ROOT K(0x300)
+#define NOWHERE 0x400000ULL /* a user address no mapping holds */
+
+/* Expected outputs, checked in beside this file. */
+#ifndef EXPECTED_DIR
+#define EXPECTED_DIR "tests/unit/expected"
+#endif
+
+static const char tracing_data[] =
+	"name: fake_event\nID: 77\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char label[8];\toffset:12;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"value=%d\", REC->value\n";
+
+struct fixture {
+	char *dir;
+	char kallsyms[PATH_MAX];
+};
+
+static void clock_sample(struct byte_buffer *b, uint32_t cpu, uint64_t time, const uint64_t *chain,
+			 size_t nr)
+{
+	uint64_t w[8 + 16];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
+				       (uint16_t)((8 + nr) * 8) };
+
+	memcpy(w, &h, sizeof(h));
+	w[1] = CLOCK_ID;
+	w[2] = chain[1];
+	w[3] = PID | (uint64_t)PID << 32;
+	w[4] = time;
+	w[5] = cpu;
+	w[6] = 1000000;
+	w[7] = nr;
+	memcpy(&w[8], chain, nr * 8);
+	assert_non_null(byte_buffer_append(b, w, (8 + nr) * 8));
+}
+
+static void tracepoint_sample(struct byte_buffer *b, uint32_t cpu, uint64_t time, int32_t value,
+			      const char *label)
+{
+	uint64_t w[7 + 3] = { 0 };
+	uint8_t raw[24] = { 0 };
+	uint32_t raw_size = 20;
+	uint16_t type = TP_CONFIG;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(w) };
+
+	memcpy(raw, &raw_size, 4);
+	memcpy(raw + 4, &type, 2);
+	memcpy(raw + 4 + 4, &(int32_t){ PID }, 4);
+	memcpy(raw + 4 + 8, &value, 4);
+	memcpy(raw + 4 + 12, label, strnlen(label, 8));
+	memcpy(w, &h, sizeof(h));
+	w[1] = TP_ID;
+	w[2] = NOWHERE;
+	w[3] = PID | (uint64_t)PID << 32;
+	w[4] = time;
+	w[5] = cpu;
+	w[6] = 1;
+	memcpy(&w[7], raw, sizeof(raw));
+	assert_non_null(byte_buffer_append(b, w, sizeof(w)));
+}
+
+static void write_bytes(const char *dir, const char *name, const void *p, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, len), (ssize_t)len);
+	close(fd);
+}
+
+/* On CPU 0: 3 samples leaf<-mid<-root, 2 mid<-root; on CPU 1: 1 leaf<-root
+ * called from an unmapped user address, 2 tracepoint hits and a LOST record
+ * of 5 samples. */
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct byte_buffer side = { 0 }, cpu0 = { 0 }, cpu1 = { 0 };
+	uint64_t clock_ids[] = { CLOCK_ID }, tp_ids[] = { TP_ID };
+	struct perf_data_event evs[2] = {
+		{ .name = "cpu-clock", .ids = clock_ids, .nr_ids = 1 },
+		{ .name = "fake:fake_event", .ids = tp_ids, .nr_ids = 1 },
+	};
+	struct perf_data_header h = { .events = evs, .nr_events = 2,
+				      .tracing_data = tracing_data,
+				      .tracing_data_size = sizeof(tracing_data) - 1 };
+	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "synthetic" };
+	struct perf_sample_id sid = { .pid = PID, .tid = PID, .id = CLOCK_ID };
+	struct perf_lost lost = { .id = CLOCK_ID, .lost = 5 };
+	const uint64_t deep[] = { PERF_CONTEXT_KERNEL, LEAF + 0x10, MID + 0x20, ROOT + 0x30 };
+	const uint64_t mid[] = { PERF_CONTEXT_KERNEL, MID + 0x8, ROOT + 0x8 };
+	const uint64_t from_user[] = { PERF_CONTEXT_KERNEL, LEAF + 0x4, ROOT + 0x4,
+				       PERF_CONTEXT_USER, NOWHERE };
+	char path[PATH_MAX], err[256];
+	FILE *ks;
+	int fd;
+
+	fx->dir = tu_tempdir();
+	for (int i = 0; i < 2; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_period = i ? 1 : 1000000;
+	}
+	evs[0].attr.type = PERF_TYPE_SOFTWARE;
+	evs[0].attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	evs[0].attr.sample_type = CLOCK_TYPE;
+	evs[1].attr.type = PERF_TYPE_TRACEPOINT;
+	evs[1].attr.config = TP_CONFIG;
+	evs[1].attr.sample_type = TP_TYPE;
+	assert_int_equal(perf_kernel_mmap_encode(&side, SAMPLE_ID_TYPE, K(0), &sid), 0);
+	assert_int_equal(perf_comm_encode(&side, SAMPLE_ID_TYPE, &comm, &sid), 0);
+
+	for (int i = 0; i < 3; i++)
+		clock_sample(&cpu0, 0, 1000000000ULL + i * 1000, deep, 4);
+	for (int i = 0; i < 2; i++)
+		clock_sample(&cpu0, 0, 1000005000ULL + i * 1000, mid, 3);
+	clock_sample(&cpu1, 1, 1000001500ULL, from_user, 5);
+	tracepoint_sample(&cpu1, 1, 1000002500ULL, -7, "alpha");
+	sid.time = 1000003500ULL;
+	sid.cpu = 1;
+	assert_int_equal(perf_lost_encode(&cpu1, SAMPLE_ID_TYPE, PERF_RECORD_LOST_SAMPLES, &lost, &sid), 0);
+	tracepoint_sample(&cpu1, 1, 1000004500ULL, 42, "beta\"q");
+
+	snprintf(path, sizeof(path), "%s/data", fx->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(perf_data_write_header(fd, &h, side.data, side.len, err, sizeof(err)), 0);
+	close(fd);
+	write_bytes(fx->dir, "data.cpu0", cpu0.data, cpu0.len);
+	write_bytes(fx->dir, "data.cpu1", cpu1.data, cpu1.len);
+
+	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s-kallsyms", fx->dir);
+	ks = fopen(fx->kallsyms, "w");
+	assert_non_null(ks);
+	fprintf(ks, "ffffffff81000000 T _text\nffffffff81000100 T kfunc_leaf\n"
+		    "ffffffff81000200 t kfunc_mid\nffffffff81000300 T kfunc_root\n"
+		    "ffffffff81000400 T kfunc_after\n");
+	fclose(ks);
+	byte_buffer_free(&side);
+	byte_buffer_free(&cpu0);
+	byte_buffer_free(&cpu1);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_rmtree(fx->dir);
+	unlink(fx->kallsyms);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static char *read_expected(const char *name)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0;
+	FILE *f, *out = open_memstream(&text, &len);
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s", EXPECTED_DIR, name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, out);
+	fclose(f);
+	fclose(out);
+	return text;
+}
+
+/* Compares with the checked-in file; RINGTRACE_UPDATE_EXPECTED=1 rewrites it
+ * instead (then read the difference before committing it). */
+static void expect_same(const char *what, const char *got, const char *expected_file)
+{
+	char *expected;
+
+	if (getenv("RINGTRACE_UPDATE_EXPECTED")) {
+		char path[PATH_MAX];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", EXPECTED_DIR, expected_file);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+	}
+	expected = read_expected(expected_file);
+
+	if (strcmp(got, expected))
+		fail_msg("%s differs from %s/%s:\n--- got\n%s--- expected\n%s", what, EXPECTED_DIR,
+			 expected_file, got, expected);
+	free(expected);
+}
+
+static char *report_text(struct fixture *fx, struct report_options *o)
+{
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	o->input = fx->dir;
+	o->kallsyms = fx->kallsyms;
+	if (report_run(o, out, err, sizeof(err)))
+		fail_msg("report: %s", err);
+	fclose(out);
+	return text;
+}
+
+static void test_script_matches_expected(void **state)
+{
+	struct fixture *fx = *state;
+	struct script_options o = { .input = fx->dir, .kallsyms = fx->kallsyms };
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (script_run(&o, out, err, sizeof(err)))
+		fail_msg("script: %s", err);
+	fclose(out);
+	expect_same("script output", text, "script.txt");
+	free(text);
+}
+
+static void test_folded_matches_expected(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = -1, .output = REPORT_FOLDED };
+	char *text = report_text(fx, &o);
+
+	expect_same("folded stacks", text, "folded.txt");
+	free(text);
+}
+
+/* --children credits every caller once: root is on every stack. */
+static void test_children(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = -1, .children = true };
+	char err[256], *text;
+
+	assert_int_equal(report_parse_sort(&o, "sym", err, sizeof(err)), 0);
+	text = report_text(fx, &o);
+	if (!strstr(text, "  100.00%     0.00%           0  [k] kfunc_root") ||
+	    !strstr(text, "   83.33%    33.33%           2  [k] kfunc_mid") ||
+	    !strstr(text, "   66.67%    66.67%           4  [k] kfunc_leaf") ||
+	    !strstr(text, "# lost per CPU: cpu1 5"))
+		fail_msg("unexpected --children report:\n%s", text);
+	free(text);
+}
+
+/* --cpu and --time keep the samples asked for; percentages are of those. */
+static void test_filters(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = -1, .cpu_filter = "1" };
+	char err[256], *text;
+
+	assert_int_equal(report_parse_sort(&o, "sym", err, sizeof(err)), 0);
+	text = report_text(fx, &o);
+	if (!strstr(text, "# showing 1 samples of cpu 1") ||
+	    !strstr(text, "  100.00%           1  [k] kfunc_leaf"))
+		fail_msg("unexpected --cpu 1 report:\n%s", text);
+	free(text);
+	o.cpu_filter = NULL;
+	assert_int_equal(report_parse_time(&o, "1.0000045,", err, sizeof(err)), 0);
+	text = report_text(fx, &o);
+	if (!strstr(text, "# showing 2 samples of time") ||
+	    !strstr(text, "  100.00%           2  [k] kfunc_mid"))
+		fail_msg("unexpected --time report:\n%s", text);
+	free(text);
+	assert_int_not_equal(report_parse_time(&o, "5,1", err, sizeof(err)), 0);
+	assert_int_not_equal(report_parse_time(&o, "5", err, sizeof(err)), 0);
+}
+
+/* The SVG holds one frame per node with its samples and share, the
+ * interactive parts, and escapes what XML needs escaped. */
+static void test_flamegraph(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = -1, .output = REPORT_FLAMEGRAPH };
+	char path[PATH_MAX], *svg = NULL;
+	size_t len = 0;
+	FILE *f, *out;
+	int c;
+
+	snprintf(path, sizeof(path), "%s/graph.svg", fx->dir);
+	o.flamegraph_path = path;
+	free(report_text(fx, &o));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	out = open_memstream(&svg, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, out);
+	fclose(f);
+	fclose(out);
+	assert_non_null(strstr(svg, "<svg "));
+	assert_non_null(strstr(svg, "</svg>"));
+	assert_non_null(strstr(svg, "<title>all (6 samples, 100.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>synthetic (6 samples, 100.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>kfunc_root (5 samples, 83.33%)</title>"));
+	assert_non_null(strstr(svg, "<title>kfunc_mid (5 samples, 83.33%)</title>"));
+	assert_non_null(strstr(svg, "<title>kfunc_leaf (3 samples, 50.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>[unknown] (1 samples, 16.67%)</title>"));
+	assert_non_null(strstr(svg, "function zoom("));
+	assert_non_null(strstr(svg, "function search("));
+	free(svg);
+	/* an existing file is not replaced */
+	o.flamegraph_path = path;
+	{
+		char *text = NULL, err[512];
+		size_t n = 0;
+		FILE *sink = open_memstream(&text, &n);
+
+		o.input = fx->dir;
+		o.kallsyms = fx->kallsyms;
+		assert_int_not_equal(report_run(&o, sink, err, sizeof(err)), 0);
+		assert_non_null(strstr(err, "File exists"));
+		fclose(sink);
+		free(text);
+	}
+}
+
+/* A record cut in the middle of a file is named with its file and offset. */
+static void test_malformed_is_named(void **state)
+{
+	struct fixture *fx = *state;
+	struct script_options o = { .input = fx->dir, .kallsyms = fx->kallsyms };
+	struct perf_event_header bad = { PERF_RECORD_SAMPLE, 0, 4 }; /* smaller than a header */
+	char path[PATH_MAX], err[512], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/data.cpu0", fx->dir);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, &bad, sizeof(bad)), (ssize_t)sizeof(bad));
+	close(fd);
+	out = open_memstream(&text, &len);
+	assert_int_not_equal(script_run(&o, out, err, sizeof(err)), 0);
+	fclose(out);
+	free(text);
+	if (!strstr(err, "data.cpu0") || !strstr(err, "offset"))
+		fail_msg("error does not name the file and offset: %s", err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_script_matches_expected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_matches_expected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_children, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flamegraph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_is_named, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
