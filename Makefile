@@ -14,7 +14,7 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
-LDLIBS := -lbpf -ldw -lelf -lpthread
+LDLIBS := -lbpf -ldw -lelf -liberty -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -27,7 +27,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 
 # Debian packages the build, the tests and the comparisons need.
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-		pkg-config libcmocka-dev linux-perf
+		pkg-config libcmocka-dev linux-perf libiberty-dev
 # ...and what only the benchmarks run.
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
@@ -40,8 +40,9 @@ BENCH_SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BENCH_BPF_PROGS))
 # Modules shared by the binary and the tests (no BPF skeleton inside).
 CORE_SRCS := user/log.c user/byte_buffer.c user/perf_record.c user/perf_data_writer.c \
 	     user/perf_data_reader.c user/cpu_list.c user/cli_util.c user/staging_ring.c
-REPORT_SRCS := user/hash_map.c user/symbols.c user/address_space.c user/record_stream.c \
-	       user/report.c user/cmd_report.c
+REPORT_SRCS := user/hash_map.c user/demangle.c user/symbols.c user/address_space.c user/record_stream.c \
+	       user/recording.c user/flamegraph.c user/report.c user/cmd_report.c user/script.c \
+	       user/cmd_script.c
 RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesize.c \
 	       user/tracefs.c user/event_spec.c user/tracing_data.c user/cgroup.c user/record_target.c \
 	       user/output_dir.c user/workload.c user/record_writer.c user/flight_recorder.c \
@@ -56,6 +57,8 @@ RECORD_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(RECORD_SRCS))
 MAIN_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(MAIN_SRCS))
 
 LOADGEN := $(OUTPUT)/loadgen
+# Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only).
+SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -109,6 +112,13 @@ $(LOADGEN): tools/loadgen/loadgen.c | $(OUTPUT)
 	$(CLANG) -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 		-Wall -Wextra -Werror $< -lpthread -o $@
 
+$(OUTPUT)/symgen_cxx: tools/symgen/symgen_cxx.cc | $(OUTPUT)
+	$(CLANG)++ -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/symgen_stripped: tools/symgen/symgen_stripped.c | $(OUTPUT)
+	$(CLANG) -std=gnu11 -O1 -fno-omit-frame-pointer -rdynamic -Wall -Wextra -Werror $< -o $@
+	strip --strip-all $@
+
 TEST_UTIL := $(OUTPUT)/tests/test_util.o
 # What tests may link: everything but the BPF loader and the CLI.
 TEST_RECORD_OBJS := $(filter-out $(OUTPUT)/bpf_sampler.o $(OUTPUT)/snapshot_trigger.o $(OUTPUT)/record.o \
@@ -129,7 +139,7 @@ test: deps
 	@$(MAKE) --no-print-directory programs
 	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san check
 
-check: programs $(UNIT_TESTS) $(INTEGRATION_TESTS)
+check: programs $(SYMGEN) $(UNIT_TESTS) $(INTEGRATION_TESTS)
 	@$(MAKE) --no-print-directory unit-test integration-test
 
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -137,9 +147,10 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_
 unit-test: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(SAN_ENV) $$t; done
 
-integration-test: programs $(INTEGRATION_TESTS)
+integration-test: programs $(SYMGEN) $(INTEGRATION_TESTS)
 	@set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
-		$(SAN_ENV) RINGTRACE=$(abspath $(OUTPUT)/ringtrace) LOADGEN=$(abspath $(LOADGEN)) $$t; done
+		$(SAN_ENV) RINGTRACE=$(abspath $(OUTPUT)/ringtrace) LOADGEN=$(abspath $(LOADGEN)) \
+		SYMGEN_DIR=$(abspath $(OUTPUT)) $$t; done
 
 BENCH_TOOLS := $(patsubst tools/bench/%.c,$(OUTPUT)/bench/%,$(wildcard tools/bench/*.c))
 BENCH_LIBS := $(CORE_OBJS) $(REPORT_OBJS) $(TEST_RECORD_OBJS)

@@ -109,21 +109,40 @@ static struct thread *get_thread(struct address_space *as, uint32_t pid, uint32_
 	return t;
 }
 
-static struct dso *get_dso(struct address_space *as, const char *path)
+/* The DSO of path, one per build-id: two files at one path (a binary
+ * replaced, a container's) are two DSOs. */
+static struct dso *get_dso_build_id(struct address_space *as, const char *path,
+				    const uint8_t *build_id, uint8_t size)
 {
-	struct dso *d = hash_map_get(&as->dsos, path);
+	char key[4096 + 48];
+	int n = snprintf(key, sizeof(key), "%s", path);
+	struct dso *d;
 
+	if (size)
+		n += snprintf(key + n, sizeof(key) - (size_t)n, "@");
+	for (uint8_t i = 0; i < size && n < (int)sizeof(key) - 3; i++)
+		n += snprintf(key + n, sizeof(key) - (size_t)n, "%02x", build_id[i]);
+	d = hash_map_get(&as->dsos, key);
 	if (d)
 		return d;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	d->path = address_space_intern(as, path);
-	if (!d->path || hash_map_put(&as->dsos, d->path, d)) {
+	d->key = address_space_intern(as, key);
+	if (size)
+		memcpy(d->build_id, build_id, size);
+	d->build_id_size = size;
+	if (!d->path || !d->key || hash_map_put(&as->dsos, d->key, d)) {
 		free(d);
 		return NULL;
 	}
 	return d;
+}
+
+static struct dso *get_dso(struct address_space *as, const char *path)
+{
+	return get_dso_build_id(as, path, NULL, 0);
 }
 
 /* Inserts m, trimming or splitting the mappings it overlaps, as a new mmap
@@ -193,7 +212,8 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 	if (!m.len)
 		return 0;
 	p = get_process(as, m.pid);
-	map = (struct map){ m.start, m.start + m.len, m.pgoff, get_dso(as, m.filename) };
+	map = (struct map){ m.start, m.start + m.len, m.pgoff,
+			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size) };
 	if (!p || !map.dso)
 		return -1;
 	return insert_map(p, &map);
@@ -361,7 +381,8 @@ static void load_dso(struct dso *d, const char *kallsyms_path)
 	else if (d->path[0] == '[' || !strncmp(d->path, "//", 2))
 		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
 	else
-		d->unreadable = symtab_load_elf(&d->symtab, d->path, NULL, 0) != 0;
+		d->unreadable = symtab_load_elf_build_id(&d->symtab, d->path, d->build_id,
+							 d->build_id_size, NULL, 0) != 0;
 }
 
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
@@ -371,7 +392,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
-	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, false };
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, false };
 	if (cpumode == PERF_RECORD_MISC_KERNEL) {
 		out->kernel = true;
 		if (!as->kernel) {
@@ -397,6 +418,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		}
 	}
 	out->dso = dso->path;
+	out->addr = addr;
 	if (!dso->loaded)
 		load_dso(dso, as->kallsyms_path);
 	if (!dso->unreadable)

@@ -12,6 +12,9 @@
 
 struct dso {
 	const char *path; /* as the mapping names it */
+	const char *key;  /* path, and its build-id when the mapping gave one */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
 	bool kernel;
 	bool loaded;
 	bool unreadable;
@@ -50,6 +53,7 @@ struct resolved {
 	const char *dso;    /* "[kernel.kallsyms]", a path, or "[unknown]" */
 	const char *symbol; /* a name, or "[unknown]" */
 	uint64_t symbol_start;
+	uint64_t addr;      /* ip where symbols live: symbol_start's address space */
 	bool kernel;
 };
 

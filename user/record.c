@@ -223,6 +223,7 @@ static void tracking_file_attr(struct perf_event_attr *a, const struct session *
 	a->use_clockid = 1;
 	a->clockid = RINGTRACE_CLOCKID;
 	a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
+	a->build_id = 1;
 	a->cgroup = s->cgroup_field;
 }
 

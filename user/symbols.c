@@ -1,5 +1,6 @@
 /* symbols.c: symbol tables for addresses: the kernel's from /proc/kallsyms and
- * a binary's from its ELF .symtab and .dynsym (libelf), with lookup by address. */
+ * a binary's from its ELF .symtab and .dynsym (libelf), C++ and Rust names
+ * demangled (libiberty), with lookup by address. */
 #include "symbols.h"
 
 #include <elfutils/libdwelf.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "byte_buffer.h"
+#include "demangle.h"
 #include "log.h"
 
 /* Symbols are gathered with name offsets into an arena, then sorted. */
@@ -129,6 +131,19 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 	return 0;
 }
 
+/* Adds a symbol under its demangled name when it is a C++ (_Z) or Rust
+ * (_ZN...h<hash>E, _R) mangled one, as perf shows them. */
+static int builder_add_demangled(struct builder *b, uint64_t start, uint64_t size,
+				 const char *name)
+{
+	char *demangled = demangle(name);
+	int r;
+
+	r = builder_add(b, start, size, demangled ? demangled : name);
+	free(demangled);
+	return r;
+}
+
 static int load_elf_symbols(Elf *elf, struct builder *b)
 {
 	Elf_Scn *scn = NULL;
@@ -158,7 +173,7 @@ static int load_elf_symbols(Elf *elf, struct builder *b)
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			if (builder_add(b, sym.st_value, sym.st_size, name))
+			if (builder_add_demangled(b, sym.st_value, sym.st_size, name))
 				return -1;
 		}
 	}
@@ -242,7 +257,10 @@ static int load_separate_debug_symbols(Elf *elf, const char *path, struct builde
 	return 1;
 }
 
-int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen)
+/* Loads path's symbols and segments; with want_len, only if its build-id is
+ * want_id (1 if it is another). */
+static int load_elf_file(struct symtab *t, const char *path, const uint8_t *want_id,
+			 size_t want_len, char *err, size_t errlen)
 {
 	struct builder b = { 0 };
 	Elf *elf = NULL;
@@ -260,6 +278,17 @@ int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen
 		rt_format(err, errlen, "%s: not an ELF file", path);
 		goto out;
 	}
+	if (want_len) {
+		const void *id;
+		ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+
+		if (len != (ssize_t)want_len || memcmp(id, want_id, want_len)) {
+			rt_format(err, errlen, "%s: not the file that was recorded (its build-id differs)",
+				  path);
+			ret = 1;
+			goto out;
+		}
+	}
 	if (load_elf_segments(elf, t) || load_elf_symbols(elf, &b) ||
 	    load_separate_debug_symbols(elf, path, &b) < 0) {
 		rt_format(err, errlen, "%s: cannot read its symbols: %s", path, elf_errmsg(-1));
@@ -276,6 +305,30 @@ out:
 		elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen)
+{
+	return load_elf_file(t, path, NULL, 0, err, errlen) ? -1 : 0;
+}
+
+int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *build_id,
+			     size_t len, char *err, size_t errlen)
+{
+	char debug[4096];
+	int n;
+
+	if (!len)
+		return symtab_load_elf(t, path, err, errlen);
+	if (!load_elf_file(t, path, build_id, len, err, errlen))
+		return 0;
+	/* replaced since, or not on this machine (a container's): its debug
+	 * file, which carries the same build-id, segments and symbols */
+	n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", build_id[0]);
+	for (size_t i = 1; i < len; i++)
+		n += snprintf(debug + n, sizeof(debug) - (size_t)n, "%02x", build_id[i]);
+	snprintf(debug + n, sizeof(debug) - (size_t)n, ".debug");
+	return load_elf_file(t, debug, build_id, len, NULL, 0) ? -1 : 0;
 }
 
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)

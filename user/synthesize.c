@@ -1,7 +1,10 @@
 /* synthesize.c: side-band records for what existed before recording began: the
- * kernel's text mapping, every live process's COMM and MMAP2, every cgroup. */
+ * kernel's text mapping, every live process's COMM and MMAP2 (with the build-id
+ * of the file as the process sees it), every cgroup. */
 #include "synthesize.h"
 
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "hash_map.h"
 #include "log.h"
 #include "perf_record.h"
 
@@ -142,8 +146,71 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 	return 0;
 }
 
+/* Build-ids of the files seen, by device and inode: most are mapped by many
+ * processes. */
+struct build_id_entry {
+	uint64_t file[3]; /* major, minor, inode: the key */
+	uint8_t size;
+	uint8_t id[20];
+};
+
+static uint64_t hash_file(const void *k)
+{
+	return hash_bytes(k, 3 * sizeof(uint64_t), 0);
+}
+
+static bool equal_file(const void *a, const void *b)
+{
+	return !memcmp(a, b, 3 * sizeof(uint64_t));
+}
+
+/* The GNU build-id of the file pid maps as path, read through /proc/PID/root
+ * so that a container's binaries are its own, not the host's. */
+static void read_build_id(struct hash_map *cache, uint32_t pid, struct perf_mmap *m)
+{
+	struct build_id_entry *e, probe = { { m->maj, m->min, m->ino }, 0, { 0 } };
+	char path[4096 + 32];
+	const void *id;
+	ssize_t len;
+	Elf *elf;
+	int fd;
+
+	e = hash_map_get(cache, probe.file);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return;
+		*e = probe;
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->filename);
+		fd = m->filename[0] == '/' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+		len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+		if (len > 0 && len <= 20) {
+			e->size = (uint8_t)len;
+			memcpy(e->id, id, (size_t)len);
+		}
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		if (hash_map_put(cache, e->file, e)) {
+			free(e);
+			return;
+		}
+	}
+	m->build_id_size = e->size;
+	memcpy(m->build_id, e->id, sizeof(e->id));
+}
+
+static void free_entry(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
 static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
-			    const struct perf_sample_id *base, uint32_t pid)
+			    const struct perf_sample_id *base, uint32_t pid,
+			    struct hash_map *build_ids)
 {
 	char path[64], line[4096 + 128], file[4096];
 	FILE *f;
@@ -160,6 +227,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		if (parse_maps_line(line, &m, file, sizeof(file)))
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
+		read_build_id(build_ids, pid, &m);
 		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
 			ret = -1;
 			break;
@@ -173,11 +241,14 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid)
 {
 	DIR *proc = opendir("/proc");
+	struct hash_map build_ids;
 	struct dirent *de;
 	long count = 0;
 
 	if (!proc)
 		return 0;
+	elf_version(EV_CURRENT);
+	hash_map_init(&build_ids, hash_file, equal_file);
 	while ((de = readdir(proc))) {
 		uint32_t pid;
 
@@ -185,13 +256,15 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			continue;
 		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
 		if (synthesize_comms(b, sample_id_type, sid, pid) ||
-		    synthesize_mmaps(b, sample_id_type, sid, pid)) {
-			closedir(proc);
-			return -1;
+		    synthesize_mmaps(b, sample_id_type, sid, pid, &build_ids)) {
+			count = -1;
+			break;
 		}
 		count++;
 	}
 	closedir(proc);
+	hash_map_each(&build_ids, free_entry, NULL);
+	hash_map_free(&build_ids);
 	return count;
 }
 
