@@ -14,7 +14,7 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
-LDLIBS := -lbpf -ldw -lelf -liberty -lpthread
+LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -27,18 +27,19 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 
 # Debian packages the build, the tests and the comparisons need.
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-		pkg-config libcmocka-dev linux-perf libiberty-dev
+		pkg-config libcmocka-dev linux-perf libiberty-dev libmicrohttpd-dev curl \
+		prometheus prometheus-node-exporter
 # ...and what only the benchmarks run.
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
-BPF_PROGS := sampler trigger
+BPF_PROGS := sampler trigger exporter
 BENCH_BPF_PROGS := bench_empty bench_producer
 BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS) $(BENCH_BPF_PROGS))
 SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))
 BENCH_SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BENCH_BPF_PROGS))
 
 # Modules shared by the binary and the tests (no BPF skeleton inside).
-CORE_SRCS := user/log.c user/byte_buffer.c user/perf_record.c user/perf_data_writer.c \
+CORE_SRCS := user/log.c user/byte_buffer.c user/metrics.c user/perf_record.c user/perf_data_writer.c \
 	     user/perf_data_reader.c user/cpu_list.c user/cli_util.c user/staging_ring.c
 REPORT_SRCS := user/hash_map.c user/demangle.c user/symbols.c user/address_space.c user/record_stream.c \
 	       user/recording.c user/flamegraph.c user/report.c user/cmd_report.c user/script.c \
@@ -47,7 +48,8 @@ RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesi
 	       user/tracefs.c user/event_spec.c user/tracing_data.c user/cgroup.c user/record_target.c \
 	       user/output_dir.c user/workload.c user/record_writer.c user/flight_recorder.c \
 	       user/transport.c user/cmd_snapshot.c \
-	       user/bpf_sampler.c user/snapshot_trigger.c user/record.c \
+	       user/bpf_sampler.c user/snapshot_trigger.c user/record.c user/exporter.c \
+	       user/cmd_export.c \
 	       user/cmd_record.c
 MAIN_SRCS := user/main.c
 
@@ -98,7 +100,7 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/bpf_sampler.o $(OUTPUT)/snapshot_trigger.o: $(SKELETONS)
+$(OUTPUT)/bpf_sampler.o $(OUTPUT)/snapshot_trigger.o $(OUTPUT)/exporter.o: $(SKELETONS)
 
 $(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) | $(OUTPUT)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -122,7 +124,8 @@ $(OUTPUT)/symgen_stripped: tools/symgen/symgen_stripped.c | $(OUTPUT)
 TEST_UTIL := $(OUTPUT)/tests/test_util.o
 # What tests may link: everything but the BPF loader and the CLI.
 TEST_RECORD_OBJS := $(filter-out $(OUTPUT)/bpf_sampler.o $(OUTPUT)/snapshot_trigger.o $(OUTPUT)/record.o \
-		    $(OUTPUT)/cmd_record.o $(OUTPUT)/cmd_snapshot.o,$(RECORD_OBJS))
+		    $(OUTPUT)/cmd_record.o $(OUTPUT)/cmd_snapshot.o $(OUTPUT)/exporter.o \
+		    $(OUTPUT)/cmd_export.o,$(RECORD_OBJS))
 TEST_LIBS := $(TEST_UTIL) $(CORE_OBJS) $(REPORT_OBJS) $(TEST_RECORD_OBJS)
 
 $(TEST_UTIL): tests/test_util.c tests/test_util.h | $(OUTPUT)/tests

@@ -6,9 +6,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "runq_wait.bpf.h"
 #include "trigger.h"
-
-#define TASK_RUNNING 0
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -19,14 +18,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16384);
 } triggers SEC(".maps");
-
-/* When each runnable task was queued. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u64);
-} queued_at SEC(".maps");
 
 static __always_inline void fire(__u32 kind, __u32 pid, __u64 value, __u64 now)
 {
@@ -50,45 +41,25 @@ int trigger_on_tracepoint(void *ctx)
 	return 0;
 }
 
-static __always_inline void queue(__u32 pid)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	if (pid)
-		bpf_map_update_elem(&queued_at, &pid, &now, BPF_ANY);
-}
-
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(trigger_wakeup, struct task_struct *p)
 {
-	queue(p->pid);
+	runq_queue(p->pid);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(trigger_wakeup_new, struct task_struct *p)
 {
-	queue(p->pid);
+	runq_queue(p->pid);
 	return 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(trigger_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 pid = next->pid;
-	__u64 *queued, now, waited;
+	__u64 now = bpf_ktime_get_ns(), waited = runq_switch(prev, next, now);
 
-	/* a task switched out while still runnable waits in the queue again */
-	if (prev->__state == TASK_RUNNING)
-		queue(prev->pid);
-	if (!pid)
-		return 0;
-	queued = bpf_map_lookup_elem(&queued_at, &pid);
-	if (!queued)
-		return 0;
-	now = bpf_ktime_get_ns();
-	waited = now - *queued;
-	bpf_map_delete_elem(&queued_at, &pid);
 	if (waited > runqlat_threshold_ns) {
 		struct rt_trigger *t = bpf_ringbuf_reserve(&triggers, sizeof(*t), 0);
 
@@ -97,7 +68,7 @@ int BPF_PROG(trigger_switch, bool preempt, struct task_struct *prev, struct task
 		t->time = now;
 		t->value = waited;
 		t->kind = RT_TRIGGER_RUNQLAT;
-		t->pid = pid;
+		t->pid = next->pid;
 		t->cpu = bpf_get_smp_processor_id();
 		__builtin_memcpy(t->comm, next->comm, sizeof(t->comm));
 		bpf_ringbuf_submit(t, 0);

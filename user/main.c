@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "print where a recording's samples fell, folded stacks, flame graphs" },
 	{ "script", cmd_script, "print every sample and LOST record of a recording, in time order" },
 	{ "list", cmd_list, "list the events record -e accepts" },
+	{ "export", cmd_export, "serve live Prometheus metrics (CPU per cgroup, run-queue latency)" },
 	{ "snapshot", cmd_snapshot, "ask a flight recording (record --overwrite) for a snapshot" },
 };
 

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/* exporter.bpf.c: aggregates in the kernel what ringtrace export serves: CPU
+ * time of on-CPU samples per cgroup and per comm, and the run-queue latency
+ * histogram; nothing is shipped to user space per sample. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "export_maps.h"
+#include "runq_wait.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool filter_cgroup = false; /* only tasks under cgroup_filter[0] */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64); /* cgroup id */
+	__type(value, struct rt_cpu_time);
+} cgroup_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rt_comm_key);
+	__type(value, struct rt_cpu_time);
+} comm_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_runq_hist);
+} runq_hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_export_counters);
+} counters SEC(".maps");
+
+/* Adds one sample of period ns to key's entry in map; false if the map is full. */
+static __always_inline bool add_time(void *map, const void *key, __u64 period)
+{
+	struct rt_cpu_time *t = bpf_map_lookup_elem(map, key), fresh = { 1, period };
+
+	if (t) {
+		__sync_fetch_and_add(&t->samples, 1);
+		__sync_fetch_and_add(&t->ns, period);
+		return true;
+	}
+	if (!bpf_map_update_elem(map, key, &fresh, BPF_NOEXIST))
+		return true;
+	/* another CPU added it first */
+	t = bpf_map_lookup_elem(map, key);
+	if (!t)
+		return false;
+	__sync_fetch_and_add(&t->samples, 1);
+	__sync_fetch_and_add(&t->ns, period);
+	return true;
+}
+
+SEC("perf_event")
+int export_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 zero = 0;
+	struct rt_export_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
+	__u64 cgroup, period = ctx->sample_period;
+	struct rt_comm_key comm = {};
+	bool ok;
+
+	if (!cnt)
+		return 0;
+	/* the idle task is not on-CPU work */
+	if (!(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
+		return 0;
+	cnt->produced++;
+	cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(comm.comm, sizeof(comm.comm));
+	ok = add_time(&cgroup_time, &cgroup, period);
+	ok &= add_time(&comm_time, &comm, period);
+	if (!ok)
+		cnt->lost++;
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(export_wakeup, struct task_struct *p)
+{
+	runq_queue(p->pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(export_wakeup_new, struct task_struct *p)
+{
+	runq_queue(p->pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(export_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 zero = 0, bucket = 0;
+	__u64 waited = runq_switch(prev, next, bpf_ktime_get_ns());
+	struct rt_runq_hist *h;
+
+	/* system-wide: -G scopes the CPU time, not this histogram */
+	if (!waited)
+		return 0;
+	h = bpf_map_lookup_elem(&runq_hist, &zero);
+	if (!h)
+		return 0;
+	/* the first bucket whose bound 2^i ns is at least the wait */
+	for (bucket = 0; bucket < RT_RUNQ_BUCKETS - 1; bucket++)
+		if ((1ULL << bucket) >= waited)
+			break;
+	if (bucket < RT_RUNQ_BUCKETS)
+		h->buckets[bucket]++;
+	h->count++;
+	h->sum_ns += waited;
+	return 0;
+}

@@ -1,0 +1,315 @@
+/* test_export.c: ringtrace export with real components: a busy process in a
+ * test cgroup shows as about one CPU second per second of that cgroup's path,
+ * promtool accepts a live scrape, a real Prometheus scrapes it (up == 1, the
+ * cgroup's CPU seconds > 0), node_exporter serves the textfile without error.
+ * Every process started here is stopped by its pid. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "test_util.h"
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+/* Starts a shell command in the background; its pid. */
+static pid_t start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static pid_t start(const char *fmt, ...)
+{
+	char cmd[8192], *out = NULL;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (tu_sh(&out, "%s </dev/null & echo $!", cmd))
+		fail_msg("cannot start %s: %s", cmd, out);
+	pid = (pid_t)atoi(out);
+	free(out);
+	assert_true(pid > 0);
+	return pid;
+}
+
+/* SIGTERM, then SIGKILL after 5 s; returns once the process is gone. */
+static void stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 100 && !kill(pid, 0); i++)
+		usleep(50000);
+	if (!kill(pid, 0)) {
+		kill(pid, SIGKILL);
+		for (int i = 0; i < 100 && !kill(pid, 0); i++)
+			usleep(50000);
+	}
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* GET url until it answers (up to seconds); the body, or NULL. */
+static char *fetch(const char *url, double seconds)
+{
+	double until = now() + seconds;
+
+	do {
+		char *out = NULL;
+
+		if (!tu_sh(&out, "curl -sf --max-time 2 '%s'", url))
+			return out;
+		free(out);
+		usleep(200000);
+	} while (now() < until);
+	return NULL;
+}
+
+/* The value of a series line "NAME{LABELS} VALUE" in a scrape, or -1. */
+static double series_value(const char *scrape, const char *series)
+{
+	const char *p = strstr(scrape, series);
+
+	return p ? strtod(p + strlen(series), NULL) : -1.0;
+}
+
+struct env {
+	char *dir;
+	char cgroup[PATH_MAX];
+	char cgroup_label[128];
+	pid_t busy;
+	int port;
+};
+
+/* A test cgroup with one busy process in it. */
+static void make_busy_cgroup(struct env *env)
+{
+	const char *mount = cgroup2_mount();
+
+	assert_non_null(mount);
+	snprintf(env->cgroup_label, sizeof(env->cgroup_label), "/ringtrace-export-%d", (int)getpid());
+	snprintf(env->cgroup, sizeof(env->cgroup), "%s%s", mount, env->cgroup_label);
+	if (mkdir(env->cgroup, 0755) && errno != EEXIST)
+		fail_msg("cannot create %s: %s", env->cgroup, strerror(errno));
+	env->busy = start("sh -c 'echo $$ > %s/cgroup.procs && exec %s spin 30' >/dev/null 2>&1",
+			  env->cgroup, tu_loadgen());
+}
+
+static void teardown_env(struct env *env)
+{
+	stop(env->busy);
+	for (int i = 0; i < 50 && rmdir(env->cgroup) && errno == EBUSY; i++)
+		usleep(100000);
+	tu_rmtree(env->dir);
+	free(env->dir);
+}
+
+/* About one CPU second per second for the busy cgroup, and promtool's check. */
+static void check_cpu_seconds(struct env *env, const char *url)
+{
+	char series[256], *a, *b, path[PATH_MAX + 32], *out = NULL;
+	double ta, tb, va, vb, rate;
+	FILE *f;
+
+	snprintf(series, sizeof(series), "ringtrace_cpu_seconds_total{cgroup=\"%s\"} ", env->cgroup_label);
+	sleep(1);
+	a = fetch(url, 5);
+	ta = now();
+	assert_non_null(a);
+	sleep(3);
+	b = fetch(url, 5);
+	tb = now();
+	assert_non_null(b);
+	va = series_value(a, series);
+	vb = series_value(b, series);
+	if (vb < 0)
+		fail_msg("no %s in:\n%s", series, b);
+	rate = (vb - (va < 0 ? 0 : va)) / (tb - ta);
+	print_message("%s: %.3f CPU s per s (one busy thread)\n", env->cgroup_label, rate);
+	if (rate < 0.8 || rate > 1.2)
+		fail_msg("%.3f CPU seconds per second for one busy thread: want 1 within 20%%", rate);
+	snprintf(path, sizeof(path), "%s/scrape.txt", env->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(b, f);
+	fclose(f);
+	if (tu_sh(&out, "promtool check metrics < %s 2>&1", path))
+		fail_msg("promtool check metrics:\n%s", out);
+	free(out);
+	free(a);
+	free(b);
+}
+
+/* A Prometheus server scraping the exporter every second. */
+static void check_prometheus(struct env *env)
+{
+	char cfg[PATH_MAX + 32], data[PATH_MAX + 32], url[512], query[256], *body = NULL;
+	int port = env->port + 1;
+	double until;
+	pid_t prom;
+	FILE *f;
+
+	snprintf(cfg, sizeof(cfg), "%s/prometheus.yml", env->dir);
+	snprintf(data, sizeof(data), "%s/prometheus-data", env->dir);
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+		   "scrape_configs:\n  - job_name: ringtrace\n    static_configs:\n"
+		   "      - targets: ['127.0.0.1:%d']\n", env->port);
+	fclose(f);
+	prom = start("prometheus --config.file=%s --storage.tsdb.path=%s --web.listen-address=127.0.0.1:%d >%s/prometheus.log 2>&1",
+		     cfg, data, port, env->dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/query?query=up", port);
+	until = now() + 30;
+	while (now() < until) {
+		free(body);
+		body = fetch(url, 2);
+		if (body && strstr(body, "\"1\"]"))
+			break;
+		sleep(1);
+	}
+	if (!body || !strstr(body, "\"1\"]")) {
+		stop(prom);
+		fail_msg("Prometheus never saw up == 1: %s", body ? body : "(no answer)");
+	}
+	snprintf(query, sizeof(query), "ringtrace_cpu_seconds_total%%7Bcgroup%%3D%%22%s%%22%%7D",
+		 env->cgroup_label);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/query?query=%s", port, query);
+	until = now() + 10;
+	while (now() < until) {
+		const char *v;
+
+		free(body);
+		body = fetch(url, 2);
+		v = body ? strstr(body, "\"value\":[") : NULL;
+		v = v ? strstr(v, ",\"") : NULL;
+		if (v && strtod(v + 2, NULL) > 0) {
+			print_message("Prometheus: %s\n", body);
+			break;
+		}
+		sleep(1);
+	}
+	stop(prom);
+	if (!body || !strstr(body, "\"value\":["))
+		fail_msg("Prometheus has no CPU seconds for %s: %s", env->cgroup_label,
+			 body ? body : "(no answer)");
+	free(body);
+}
+
+static void test_http_prometheus_and_promtool(void **state)
+{
+	struct env env = { 0 };
+	char url[128];
+	pid_t exporter;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	env.dir = tu_tempdir();
+	env.port = 20000 + (int)(getpid() % 20000);
+	make_busy_cgroup(&env);
+	exporter = start("%s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(),
+			 env.port, env.dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", env.port);
+	check_cpu_seconds(&env, url);
+	check_prometheus(&env);
+	stop(exporter);
+	teardown_env(&env);
+}
+
+static void test_textfile_for_node_exporter(void **state)
+{
+	struct env env = { 0 };
+	char url[128], path[PATH_MAX + 32], *body = NULL;
+	pid_t exporter, node;
+	struct stat st;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	env.dir = tu_tempdir();
+	env.port = 20000 + (int)((getpid() + 7) % 20000);
+	make_busy_cgroup(&env);
+	exporter = start("%s export --textfile %s --interval 1 >%s/export.log 2>&1", tu_ringtrace(),
+			 env.dir, env.dir);
+	snprintf(path, sizeof(path), "%s/ringtrace.prom", env.dir);
+	for (int i = 0; i < 50 && stat(path, &st); i++)
+		usleep(100000);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	node = start("prometheus-node-exporter --web.listen-address=127.0.0.1:%d --collector.disable-defaults --collector.textfile --collector.textfile.directory=%s >%s/node.log 2>&1",
+		     env.port, env.dir, env.dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", env.port);
+	sleep(2);
+	body = fetch(url, 10);
+	stop(node);
+	stop(exporter);
+	if (!body || !strstr(body, "node_textfile_scrape_error 0") ||
+	    !strstr(body, "ringtrace_cpu_seconds_total"))
+		fail_msg("node_exporter's textfile collector:\n%s", body ? body : "(no answer)");
+	free(body);
+	teardown_env(&env);
+}
+
+/* Bad requests: one line, non-zero, nothing started. */
+static void test_refused(void **state)
+{
+	static const char *const bad[] = {
+		"export --listen nowhere",
+		"export --listen 127.0.0.1:99999",
+		"export -e cycles",
+		"export --textfile /nonexistent/dir",
+		"export --interval 0 --textfile /tmp",
+	};
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *out = NULL;
+		int rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), bad[i]);
+
+		print_message("%s -> %d: %s", bad[i], rc, out);
+		assert_int_equal(rc, 2);
+		assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+		free(out);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_http_prometheus_and_promtool),
+		cmocka_unit_test(test_textfile_for_node_exporter),
+		cmocka_unit_test(test_refused),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	if (!skip_reason && system("command -v promtool prometheus prometheus-node-exporter curl >/dev/null"))
+		skip_reason = "promtool, prometheus, prometheus-node-exporter or curl is missing (make deps installs them)";
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

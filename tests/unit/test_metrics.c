@@ -1,0 +1,183 @@
+/* test_metrics.c: the exposition text follows the rules validators miss:
+ * label values escaped and valid UTF-8 (a comm with a quote, a backslash, a
+ * newline and invalid bytes), one HELP/TYPE per family, families not
+ * interleaved, no duplicate series, cumulative histogram, final newline. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+static char *render(const struct metrics_snapshot *m)
+{
+	struct byte_buffer b = { 0 };
+
+	assert_int_equal(metrics_render(m, &b), 0);
+	assert_non_null(byte_buffer_append(&b, "", 1));
+	return (char *)b.data;
+}
+
+static const struct metrics_cpu_row cgroups[] = {
+	{ "/", 10, 100000000 },
+	{ "/system.slice/a \"quoted\" unit", 5, 50000000 },
+};
+
+static const struct metrics_cpu_row comms[] = {
+	{ "a\"b\\c\nd\xff", 7, 70000000 },   /* every character that needs care */
+	{ "x\xfe", 1, 1000000 },             /* these two print the same... */
+	{ "x\xff", 2, 2000000 },             /* ...and become one series */
+	{ "caf\xc3\xa9", 3, 3000000 },       /* valid UTF-8 stays as it is */
+	{ "other", 4, 4000000 },             /* a comm named other... */
+	{ "other", 6, 6000000 },             /* ...and the rest summed as other */
+	{ "\xc0\xaf", 1, 1000000 },          /* an overlong encoding is invalid */
+};
+
+static const struct metrics_cpu_counts cpus[] = { { 0, 100, 1, 0 }, { 1, 50, 0, 0 } };
+static const struct metrics_program programs[] = { { "export_sample", 10, 5000 } };
+
+static struct metrics_snapshot snapshot(void)
+{
+	struct metrics_snapshot m = {
+		.version = "9.9.9",
+		.transport = "map",
+		.cgroups = cgroups,
+		.nr_cgroups = 2,
+		.comms = comms,
+		.nr_comms = sizeof(comms) / sizeof(comms[0]),
+		.cpus = cpus,
+		.nr_cpus = 2,
+		.bpf_stats = true,
+		.programs = programs,
+		.nr_programs = 1,
+	};
+
+	m.runq_buckets[10] = 3; /* below 1.024 us */
+	m.runq_buckets[20] = 2; /* below 1.05 ms */
+	m.runq_buckets[METRICS_RUNQ_BUCKETS - 1] = 1; /* beyond the last bound */
+	m.runq_count = 6;
+	m.runq_sum_ns = 3000000000ULL;
+	return m;
+}
+
+static void test_label_values_escaped_and_valid_utf8(void **state)
+{
+	struct metrics_snapshot m = snapshot();
+	char *text = render(&m);
+
+	(void)state;
+	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\"} 0.070000000\n") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"x\xef\xbf\xbd\"} 0.003000000\n") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"caf\xc3\xa9\"} 0.003000000\n") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"other\"} 0.010000000\n") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"\xef\xbf\xbd\xef\xbf\xbd\"} 0.001000000\n") ||
+	    !strstr(text, "{cgroup=\"/system.slice/a \\\"quoted\\\" unit\"}"))
+		fail_msg("labels not as expected:\n%s", text);
+	free(text);
+}
+
+/* The name of the family a sample line belongs to. */
+static void family_of(const char *line, char *name, size_t len)
+{
+	size_t n = strcspn(line, "{ ");
+	static const char *const suffixes[] = { "_bucket", "_sum", "_count" };
+
+	snprintf(name, len, "%.*s", (int)n, line);
+	for (int i = 0; i < 3; i++) {
+		size_t s = strlen(suffixes[i]);
+
+		if (n > s && !strcmp(name + n - s, suffixes[i]) &&
+		    !strncmp(name, "ringtrace_runqueue_latency_seconds", n - s))
+			name[n - s] = '\0';
+	}
+}
+
+static void test_structure(void **state)
+{
+	struct metrics_snapshot m = snapshot();
+	char *text = render(&m), *copy, *line, *save = NULL;
+	char seen_families[64][128], series[256][512], current[128] = "";
+	int nr_families = 0, nr_series = 0;
+	uint64_t last_bucket = 0, inf = 0, count = 0;
+
+	(void)state;
+	assert_true(strlen(text) > 0);
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	copy = strdup(text);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char fam[128];
+
+		if (!strncmp(line, "# HELP ", 7) || !strncmp(line, "# TYPE ", 7)) {
+			family_of(line + 7, fam, sizeof(fam));
+			if (!strncmp(line, "# HELP ", 7)) {
+				/* a new family: never seen before */
+				for (int i = 0; i < nr_families; i++)
+					if (!strcmp(seen_families[i], fam))
+						fail_msg("family %s appears twice:\n%s", fam, text);
+				snprintf(seen_families[nr_families++], sizeof(seen_families[0]), "%s", fam);
+				snprintf(current, sizeof(current), "%s", fam);
+			} else {
+				assert_string_equal(fam, current); /* TYPE right after its HELP */
+			}
+			continue;
+		}
+		assert_int_not_equal(line[0], '#');
+		family_of(line, fam, sizeof(fam));
+		if (strcmp(fam, current))
+			fail_msg("%s outside its family (in %s): interleaved\n%s", line, current, text);
+		/* the series (name and labels) is unique */
+		*strrchr(line, ' ') = '\0';
+		for (int i = 0; i < nr_series; i++)
+			if (!strcmp(series[i], line))
+				fail_msg("duplicate series %s", line);
+		snprintf(series[nr_series++], sizeof(series[0]), "%s", line);
+		if (!strncmp(line, "ringtrace_runqueue_latency_seconds_bucket", 41)) {
+			uint64_t v = strtoull(line + strlen(line) + 1, NULL, 10);
+
+			assert_true(v >= last_bucket); /* cumulative */
+			last_bucket = v;
+			if (strstr(line, "le=\"+Inf\""))
+				inf = v;
+		}
+		if (!strcmp(line, "ringtrace_runqueue_latency_seconds_count"))
+			count = strtoull(line + strlen(line) + 1, NULL, 10);
+	}
+	assert_int_equal(inf, 6);
+	assert_int_equal(count, 6);
+	assert_non_null(strstr(text, "ringtrace_runqueue_latency_seconds_bucket{le=\"1.024e-06\"} 3\n"));
+	assert_non_null(strstr(text, "ringtrace_runqueue_latency_seconds_sum 3.000000000\n"));
+	assert_non_null(strstr(text, "ringtrace_bpf_program_runs_total{program=\"export_sample\"} 10\n"));
+	assert_non_null(strstr(text, "ringtrace_build_info{version=\"9.9.9\"} 1\n"));
+	free(copy);
+	free(text);
+}
+
+/* Without kernel.bpf_stats_enabled, no program families at all. */
+static void test_program_stats_only_when_enabled(void **state)
+{
+	struct metrics_snapshot m = snapshot();
+	char *text;
+
+	(void)state;
+	m.bpf_stats = false;
+	text = render(&m);
+	assert_null(strstr(text, "ringtrace_bpf_program"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_label_values_escaped_and_valid_utf8),
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_program_stats_only_when_enabled),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
