@@ -334,6 +334,12 @@ long bpf_sampler_drain(struct bpf_sampler *s)
 	return transport_drain(s->transport);
 }
 
+int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,
+			   uint64_t *capacity)
+{
+	return transport_ring_usage(s->transport, i, cpu, used, capacity);
+}
+
 long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink)
 {
 	return transport_snapshot(s->transport, cpu, sink);

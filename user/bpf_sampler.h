@@ -68,6 +68,9 @@ long bpf_sampler_drain(struct bpf_sampler *s);
 /* perfbuf in overwrite mode: cpu's backward ring, its samples oldest first
  * (see transport_snapshot). */
 long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink);
+/* See transport_ring_usage. */
+int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,
+			   uint64_t *capacity);
 /* Detaches every program: no sample is produced after this. */
 void bpf_sampler_stop(struct bpf_sampler *s);
 /* The counters of one CPU. */

@@ -1,11 +1,9 @@
 /* cmd_export.c: "ringtrace export": serves the exporter's metrics on /metrics
  * with libmicrohttpd, and/or writes them for node_exporter's textfile
  * collector, until SIGINT or SIGTERM. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <microhttpd.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -22,8 +20,9 @@
 #include "exporter.h"
 #include "log.h"
 #include "metrics.h"
+#include "metrics_server.h"
 
-#define DEFAULT_LISTEN "127.0.0.1:9435"
+#define DEFAULT_LISTEN METRICS_DEFAULT_LISTEN
 #define DEFAULT_FREQ 99
 #define DEFAULT_TOP_COMMS 20
 #define DEFAULT_INTERVAL_S 15
@@ -65,86 +64,6 @@ static void usage(FILE *out)
 		DEFAULT_LISTEN, TEXTFILE_NAME, DEFAULT_INTERVAL_S, DEFAULT_FREQ, DEFAULT_TOP_COMMS);
 }
 
-static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
-			      const char *method, const char *version, const char *upload_data,
-			      size_t *upload_data_size, void **req_cls)
-{
-	struct exporter *e = cls;
-	struct byte_buffer body = { 0 };
-	struct MHD_Response *resp;
-	unsigned int status = MHD_HTTP_OK;
-	const char *type = METRICS_CONTENT_TYPE;
-	enum MHD_Result r;
-
-	(void)version;
-	(void)upload_data;
-	(void)upload_data_size;
-	(void)req_cls;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		status = MHD_HTTP_METHOD_NOT_ALLOWED;
-		type = "text/plain; charset=utf-8";
-		byte_buffer_append(&body, "only GET /metrics\n", 18);
-	} else if (strcmp(url, "/metrics")) {
-		status = MHD_HTTP_NOT_FOUND;
-		type = "text/plain; charset=utf-8";
-		byte_buffer_append(&body, "ringtrace serves /metrics\n", 26);
-	} else if (exporter_render(e, &body)) {
-		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		type = "text/plain; charset=utf-8";
-		body.len = 0;
-		byte_buffer_append(&body, "cannot read the metrics\n", 24);
-	}
-	resp = MHD_create_response_from_buffer(body.len, body.data, MHD_RESPMEM_MUST_COPY);
-	byte_buffer_free(&body);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return r;
-}
-
-/* "ADDR:PORT" or "[ADDR6]:PORT" into a socket address. */
-static int parse_listen(const char *text, struct sockaddr_storage *ss, bool *ipv6)
-{
-	char host[128];
-	const char *colon;
-	uint64_t port;
-	char *end;
-
-	memset(ss, 0, sizeof(*ss));
-	if (text[0] == '[') {
-		const char *close = strchr(text, ']');
-
-		if (!close || close[1] != ':' || (size_t)(close - text - 1) >= sizeof(host))
-			return -1;
-		snprintf(host, sizeof(host), "%.*s", (int)(close - text - 1), text + 1);
-		colon = close + 1;
-		*ipv6 = true;
-	} else {
-		colon = strrchr(text, ':');
-		if (!colon || (size_t)(colon - text) >= sizeof(host))
-			return -1;
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - text), text);
-		*ipv6 = false;
-	}
-	port = strtoull(colon + 1, &end, 10);
-	if (!colon[1] || *end || !port || port > 65535)
-		return -1;
-	if (*ipv6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		return inet_pton(AF_INET6, host, &a->sin6_addr) == 1 ? 0 : -1;
-	}
-	struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-	a->sin_family = AF_INET;
-	a->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
-}
-
 /* DIR/ringtrace.prom replaced whole: written to a temporary file in DIR
  * (never through a symlink), then renamed over it. */
 static int write_textfile(struct exporter *e, const char *dir)
@@ -179,6 +98,11 @@ out:
 	return ret;
 }
 
+static int render_export(void *ctx, struct byte_buffer *out)
+{
+	return exporter_render(ctx, out);
+}
+
 static int check_textfile_dir(const char *dir)
 {
 	struct stat st;
@@ -203,11 +127,9 @@ int cmd_export(int argc, char **argv)
 				       .top_comms = DEFAULT_TOP_COMMS };
 	const char *listen = NULL, *textfile = NULL;
 	unsigned int interval = DEFAULT_INTERVAL_S;
-	struct sockaddr_storage addr;
-	struct MHD_Daemon *daemon = NULL;
+	struct metrics_server *server = NULL;
 	struct exporter *e;
 	sigset_t mask;
-	bool ipv6 = false;
 	char err[512];
 	uint64_t v;
 	int c, sigfd, status = 1;
@@ -269,7 +191,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!listen && !textfile)
 		listen = DEFAULT_LISTEN;
-	if (listen && parse_listen(listen, &addr, &ipv6)) {
+	if (listen && !metrics_listen_valid(listen)) {
 		rt_error("invalid --listen \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435", listen,
 			 DEFAULT_LISTEN);
 		return 2;
@@ -288,11 +210,9 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	}
 	if (listen) {
-		daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ipv6 ? MHD_USE_IPv6 : 0), 0,
-					  NULL, NULL, answer, e, MHD_OPTION_SOCK_ADDR, &addr,
-					  MHD_OPTION_END);
-		if (!daemon) {
-			rt_error("cannot serve on %s: %s (is the port in use?)", listen, strerror(errno));
+		server = metrics_server_start(listen, render_export, e, err, sizeof(err));
+		if (!server) {
+			rt_error("%s", err);
 			goto out;
 		}
 		rt_info("ringtrace: serving metrics on http://%s/metrics", listen);
@@ -315,8 +235,7 @@ int cmd_export(int argc, char **argv)
 	}
 	status = 0;
 out:
-	if (daemon)
-		MHD_stop_daemon(daemon);
+	metrics_server_stop(server);
 	exporter_stop(e);
 	close(sigfd);
 	return status;

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "event_spec.h"
 #include "log.h"
+#include "metrics_server.h"
 #include "perf_events.h"
 #include "record.h"
 
@@ -31,6 +32,7 @@ enum {
 	OPT_MAX_SNAPSHOTS,
 	OPT_TRIGGER,
 	OPT_TRIGGER_RUNQLAT,
+	OPT_METRICS,
 };
 
 static const struct option long_options[] = {
@@ -58,6 +60,7 @@ static const struct option long_options[] = {
 	{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "trigger-runqlat", required_argument, NULL, OPT_TRIGGER_RUNQLAT },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -111,6 +114,8 @@ static void usage(FILE *out)
 		"      --trigger EVENT  a hit of tracepoint EVENT (SYSTEM:NAME)\n"
 		"      --trigger-runqlat MS  a task that waited more than MS ms to run\n"
 		"      --max-snapshots N  at most N snapshots (default: no limit)\n"
+		"      --metrics ADDR:PORT  serve Prometheus metrics of this recording there\n"
+		"                       (as ringtrace export, from the samples recorded)\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"      --debug-drain-delay-ms MS, --debug-writer-delay-ms MS\n"
 		"                       test knobs: a slow drain, a slow disk\n"
@@ -267,6 +272,16 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			o.trigger_event = optarg;
+			break;
+		case OPT_METRICS:
+			if (!metrics_listen_valid(optarg)) {
+				rt_error("invalid --metrics \"%s\": give ADDR:PORT, e.g. %s", optarg,
+					 METRICS_DEFAULT_LISTEN);
+				return 2;
+			}
+			o.metrics_listen = optarg;
+			/* every sample names its cgroup */
+			o.all_cgroups = true;
 			break;
 		case OPT_TRIGGER_RUNQLAT:
 			if (cli_parse_u64("--trigger-runqlat", optarg, 1, 3600000, &v))

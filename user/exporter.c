@@ -112,6 +112,7 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 		goto fail;
 	}
 	e->skel->rodata->filter_cgroup = cfg->cgroup != NULL;
+	bpf_program__set_autoload(e->skel->progs.export_sample, !cfg->runq_only);
 	if (exporter_bpf__load(e->skel)) {
 		int x = errno;
 
@@ -127,7 +128,7 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 			goto fail;
 		}
 	}
-	for (unsigned int i = 0; i < e->cpus.nr; i++) {
+	for (unsigned int i = 0; i < e->cpus.nr && !cfg->runq_only; i++) {
 		struct perf_event_attr attr;
 
 		perf_attr_cpu_clock(&attr, &cfg->rate);
@@ -287,7 +288,6 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	struct metrics_cpu_row *cgroups, *comms;
 	struct metrics_cpu_counts *cpus = calloc(e->cpus.nr, sizeof(*cpus));
 	struct rt_export_counters *counters = calloc((size_t)e->nr_possible, sizeof(*counters));
-	struct rt_runq_hist *hists = calloc((size_t)e->nr_possible, sizeof(*hists));
 	struct metrics_program progs[4];
 	__u32 zero = 0;
 	int ret = -1;
@@ -295,7 +295,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	pthread_mutex_lock(&e->lock);
 	cgroups = read_times(e, bpf_map__fd(e->skel->maps.cgroup_time), true, &m.nr_cgroups);
 	comms = read_times(e, bpf_map__fd(e->skel->maps.comm_time), false, &m.nr_comms);
-	if (!cpus || !counters || !hists)
+	if (!cpus || !counters)
 		goto out;
 	keep_top(comms, &m.nr_comms, e->top_comms);
 	m.cgroups = cgroups;
@@ -312,13 +312,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 		}
 	m.cpus = cpus;
 	m.nr_cpus = e->cpus.nr;
-	if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.runq_hist), &zero, hists))
-		for (int c = 0; c < e->nr_possible; c++) {
-			for (int b = 0; b < RT_RUNQ_BUCKETS && b < METRICS_RUNQ_BUCKETS; b++)
-				m.runq_buckets[b] += hists[c].buckets[b];
-			m.runq_count += hists[c].count;
-			m.runq_sum_ns += hists[c].sum_ns;
-		}
+	exporter_read_runq(e, &m);
 	read_bpf_stats(e, progs, &m.nr_programs, &m.bpf_stats);
 	m.programs = progs;
 	ret = metrics_render(&m, out);
@@ -328,6 +322,24 @@ out:
 	free_times(comms, m.nr_comms);
 	free(cpus);
 	free(counters);
+	return ret;
+}
+
+int exporter_read_runq(struct exporter *e, struct metrics_snapshot *m)
+{
+	struct rt_runq_hist *hists = calloc((size_t)e->nr_possible, sizeof(*hists));
+	__u32 zero = 0;
+	int ret = -1;
+
+	if (hists && !bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.runq_hist), &zero, hists)) {
+		for (int c = 0; c < e->nr_possible; c++) {
+			for (int b = 0; b < RT_RUNQ_BUCKETS && b < METRICS_RUNQ_BUCKETS; b++)
+				m->runq_buckets[b] += hists[c].buckets[b];
+			m->runq_count += hists[c].count;
+			m->runq_sum_ns += hists[c].sum_ns;
+		}
+		ret = 0;
+	}
 	free(hists);
 	return ret;
 }

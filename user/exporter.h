@@ -16,6 +16,7 @@ struct exporter_config {
 	struct sample_rate rate;
 	const char *cgroup;      /* only tasks in this cgroup v2 (and below), or NULL */
 	unsigned int top_comms;  /* comms shown by name; the rest are "other" */
+	bool runq_only;          /* only the run-queue histogram (record --metrics) */
 };
 
 struct exporter;
@@ -24,6 +25,8 @@ struct exporter;
 struct exporter *exporter_start(const struct exporter_config *cfg, char *err, size_t errlen);
 /* Reads the maps and renders the metrics into out (thread-safe). 0 or -1. */
 int exporter_render(struct exporter *e, struct byte_buffer *out);
+/* The run-queue histogram alone, into m (its runq_ fields). */
+int exporter_read_runq(struct exporter *e, struct metrics_snapshot *m);
 void exporter_stop(struct exporter *e);
 
 #endif

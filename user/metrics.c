@@ -214,6 +214,23 @@ static int render_record_counts(struct byte_buffer *out, const struct metrics_sn
 	return r;
 }
 
+static int render_rings(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	int r = 0;
+
+	if (!m->nr_rings)
+		return 0;
+	r |= family(out, "ringtrace_ring_used_bytes", "gauge", "Bytes waiting in a ring, per CPU.");
+	for (size_t i = 0; i < m->nr_rings && !r; i++)
+		r |= put(out, "ringtrace_ring_used_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
+			 m->rings[i].cpu, m->rings[i].ring, m->rings[i].used);
+	r |= family(out, "ringtrace_ring_capacity_bytes", "gauge", "Size of a ring, per CPU.");
+	for (size_t i = 0; i < m->nr_rings && !r; i++)
+		r |= put(out, "ringtrace_ring_capacity_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
+			 m->rings[i].cpu, m->rings[i].ring, m->rings[i].capacity);
+	return r;
+}
+
 static int render_runq(struct byte_buffer *out, const struct metrics_snapshot *m)
 {
 	const char *name = "ringtrace_runqueue_latency_seconds";
@@ -267,6 +284,7 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 	r |= render_cpu_rows(out, m->comms, m->nr_comms, "comm", NULL,
 			     "ringtrace_comm_cpu_seconds_total", "comm (the busiest, the rest as other)");
 	r |= render_record_counts(out, m);
+	r |= render_rings(out, m);
 	r |= render_runq(out, m);
 	r |= render_programs(out, m);
 	return r ? -1 : 0;

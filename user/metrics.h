@@ -27,6 +27,13 @@ struct metrics_cpu_counts {
 	uint64_t produced, lost, overwritten;
 };
 
+/* How full one ring is. */
+struct metrics_ring {
+	int cpu;
+	const char *ring; /* "staging", "perf" */
+	uint64_t used, capacity;
+};
+
 struct metrics_program {
 	const char *name;
 	uint64_t runs;
@@ -45,6 +52,8 @@ struct metrics_snapshot {
 	uint64_t runq_buckets[METRICS_RUNQ_BUCKETS]; /* not cumulative: bucket i < 2^i ns */
 	uint64_t runq_count;
 	uint64_t runq_sum_ns;
+	const struct metrics_ring *rings;
+	size_t nr_rings;
 	bool bpf_stats;                    /* kernel.bpf_stats_enabled was on */
 	const struct metrics_program *programs;
 	size_t nr_programs;

@@ -17,11 +17,14 @@
 #include "bpf_sampler.h"
 #include "byte_buffer.h"
 #include "cpu_list.h"
+#include "exporter.h"
 #include "flight_recorder.h"
 #include "log.h"
+#include "metrics_server.h"
 #include "output_dir.h"
 #include "perf_data_writer.h"
 #include "perf_record.h"
+#include "record_metrics.h"
 #include "record_target.h"
 #include "record_writer.h"
 #include "sideband.h"
@@ -65,6 +68,9 @@ struct session {
 	struct sideband sideband;
 	struct bpf_sampler *sampler;
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
+	struct record_metrics *metrics;   /* --metrics: what the drain sees... */
+	struct exporter *runq;            /* ...the run-queue histogram... */
+	struct metrics_server *server;    /* ...served here */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
 	struct workload workload;
 	bool has_workload;
@@ -119,12 +125,44 @@ static uint64_t lost_count(const struct perf_event_header *h)
 	return perf_lost_decode(h, &l) ? 0 : l.lost;
 }
 
+/* --metrics: the sample's CPU time, to its thread's comm and its cgroup (the
+ * last word: --metrics records PERF_SAMPLE_CGROUP). */
+static void note_sample_metrics(struct session *s, const void *rec, size_t size)
+{
+	const uint64_t *w = rec;
+	uint64_t cgroup = 0;
+
+	if (size < RT_SAMPLE_FIXED_WORDS * 8)
+		return;
+	if (s->cgroup_field)
+		memcpy(&cgroup, (const uint8_t *)rec + size - 8, sizeof(cgroup));
+	record_metrics_sample(s->metrics, (uint32_t)(w[3] >> 32), cgroup, w[6]);
+}
+
+/* --metrics: the comm of each thread, from COMM records, and a new thread's
+ * from its parent's (FORK records). */
+static void note_comm_metrics(struct session *s, const void *rec)
+{
+	uint32_t type = ((const struct perf_event_header *)rec)->type;
+	struct perf_comm c;
+	struct perf_task t;
+
+	if (!s->metrics)
+		return;
+	if (type == PERF_RECORD_COMM && !perf_comm_decode(rec, SAMPLE_ID_TYPE, &c))
+		record_metrics_comm(s->metrics, c.tid, c.comm);
+	else if (type == PERF_RECORD_FORK && !perf_task_decode(rec, &t))
+		record_metrics_fork(s->metrics, t.ptid, t.tid);
+}
+
 /* A sample, or the BPF side's LOST_SAMPLES, from the transport. */
 static int on_sample(void *ctx, int cpu, const void *rec, size_t size)
 {
 	const struct perf_event_header *h = rec;
 	struct session *s = ctx;
 
+	if (s->metrics && h->type == PERF_RECORD_SAMPLE)
+		note_sample_metrics(s, rec, size);
 	if (s->opts->overwrite) {
 		if (h->type == PERF_RECORD_SAMPLE)
 			return flight_recorder_sample(&s->flight, cpu, rec, size);
@@ -155,6 +193,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	struct session *s = ctx;
 	const struct perf_event_header *h = rec;
 
+	note_comm_metrics(s, rec);
 	if (s->opts->overwrite)
 		return flight_recorder_sideband(&s->flight, s->cpus.cpus[slot], rec, size);
 	return stage(s, s->cpus.cpus[slot], rec, size, STAGING_OTHER,
@@ -704,6 +743,94 @@ static int start_flight_recorder(struct session *s)
 	return flight_recorder_init(&s->flight, &cfg, s->error, sizeof(s->error));
 }
 
+static size_t metrics_cpu_counts(void *ctx, struct metrics_cpu_counts *out, size_t max)
+{
+	struct session *s = ctx;
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < s->cpus.nr && n < max; i++) {
+		struct rt_cpu_counters c = { 0 };
+
+		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &c);
+		out[n].cpu = s->cpus.cpus[i];
+		out[n].produced = c.produced;
+		out[n].lost = c.lost + s->drops[i].samples;
+		out[n].overwritten = s->opts->overwrite ? s->flight.cpus[i].totals[2] +
+								  s->flight.cpus[i].staging.overwritten
+							: 0;
+		n++;
+	}
+	return n;
+}
+
+static size_t metrics_rings(void *ctx, struct metrics_ring *out, size_t max)
+{
+	struct session *s = ctx;
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < s->cpus.nr && n < max; i++) {
+		struct staging_ring *r = s->opts->overwrite ? &s->flight.cpus[i].staging
+							    : &s->writer.cpus[i].staging;
+
+		if (!r->data)
+			continue;
+		out[n++] = (struct metrics_ring){ s->cpus.cpus[i], "staging", staging_ring_used(r),
+						  r->size };
+	}
+	for (unsigned int i = 0; n < max; i++) {
+		int cpu;
+		uint64_t used, cap;
+
+		if (bpf_sampler_ring_usage(s->sampler, i, &cpu, &used, &cap))
+			break;
+		out[n++] = (struct metrics_ring){ cpu, "perf", used, cap };
+	}
+	return n;
+}
+
+static void metrics_extra(void *ctx, struct metrics_snapshot *m)
+{
+	struct session *s = ctx;
+
+	if (s->runq)
+		exporter_read_runq(s->runq, m);
+}
+
+/* --metrics: the run-queue histogram's BPF programs, the aggregation of what
+ * the drain sees, the HTTP server. */
+static int start_metrics(struct session *s)
+{
+	struct exporter_config runq = { .runq_only = true };
+	struct record_metrics_source src = {
+		metrics_cpu_counts, metrics_rings, metrics_extra,
+		s->opts->transport == TRANSPORT_PERFBUF ? "perfbuf" : "ringbuf", s,
+	};
+	const uint8_t *p;
+
+	if (!s->opts->metrics_listen)
+		return 0;
+	s->runq = exporter_start(&runq, s->error, sizeof(s->error));
+	s->metrics = s->runq ? record_metrics_create(20, &src) : NULL;
+	if (!s->metrics) {
+		if (!s->error[0])
+			rt_format(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	/* the comms of what existed at the start */
+	for (p = s->synthesized.data; p && p + sizeof(struct perf_event_header) <= s->synthesized.data + s->synthesized.len;
+	     p += ((const struct perf_event_header *)p)->size) {
+		if (!((const struct perf_event_header *)p)->size)
+			break;
+		note_comm_metrics(s, p);
+	}
+	s->server = metrics_server_start(s->opts->metrics_listen, record_metrics_render, s->metrics,
+					 s->error, sizeof(s->error));
+	if (!s->server)
+		return -1;
+	rt_info("ringtrace: serving metrics on http://%s/metrics", s->opts->metrics_listen);
+	return 0;
+}
+
 static void on_trigger_fired(void *ctx, const char *reason)
 {
 	note_trigger(ctx, reason);
@@ -785,7 +912,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	if (!o->overwrite && (record_writer_start(&s->writer, s->error, sizeof(s->error)) ||
 			      write_header_file(s, s->dirfd, o->output, s->error, sizeof(s->error))))
 		return -1;
-	if (start_sampler(s) || start_triggers(s) || setup_epoll(s))
+	if (start_sampler(s) || start_triggers(s) || setup_epoll(s) || start_metrics(s))
 		return -1;
 	if (o->overwrite && (write_pid_file(s) ||
 			     flight_recorder_start(&s->flight, s->error, sizeof(s->error))))
@@ -801,6 +928,9 @@ static void end_session(struct session *s)
 	if (s->has_workload)
 		workload_stop(&s->workload);
 	snapshot_trigger_stop(s->trigger);
+	metrics_server_stop(s->server);
+	record_metrics_free(s->metrics);
+	exporter_stop(s->runq);
 	record_writer_free(&s->writer);
 	flight_recorder_free(&s->flight);
 	byte_buffer_free(&s->synthesized);

@@ -357,6 +357,17 @@ uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *hel
 	return 0;
 }
 
+int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
+			 uint64_t *capacity)
+{
+	if (t->overwrite || i >= t->nr_outputs)
+		return -1;
+	*cpu = t->outputs[i].cpu;
+	*used = perf_ring_pending(&t->outputs[i].ring);
+	*capacity = t->outputs[i].ring.data_size;
+	return 0;
+}
+
 void transport_free(struct transport *t)
 {
 	if (!t)

@@ -65,6 +65,10 @@ long transport_snapshot(struct transport *t, int cpu, const struct transport_sin
  * ones at. 0 for ringbuf. */
 uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
 			       uint64_t *held_time);
+/* perfbuf (forward): how full the perf ring of output i is; -1 past the
+ * last output or for ringbuf (libbpf 1.1 cannot tell a BPF ring's fill). */
+int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
+			 uint64_t *capacity);
 void transport_free(struct transport *t);
 
 /* What a failed bpf() or perf_event_open() most likely means, as a fix. */

@@ -1,5 +1,6 @@
-/* test_export.c: ringtrace export with real components: a busy process in a
- * test cgroup shows as about one CPU second per second of that cgroup's path,
+/* test_export.c: ringtrace export (and record --metrics) with real components:
+ * a busy process in a test cgroup shows as about one CPU second per second of
+ * that cgroup's path,
  * promtool accepts a live scrape, a real Prometheus scrapes it (up == 1, the
  * cgroup's CPU seconds > 0), node_exporter serves the textfile without error.
  * Every process started here is stopped by its pid. */
@@ -243,6 +244,26 @@ static void test_http_prometheus_and_promtool(void **state)
 	teardown_env(&env);
 }
 
+/* record --metrics serves the same families from the samples it records. */
+static void test_record_serves_metrics(void **state)
+{
+	struct env env = { 0 };
+	char url[128];
+	pid_t recording;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	env.dir = tu_tempdir();
+	env.port = 20000 + (int)((getpid() + 13) % 20000);
+	make_busy_cgroup(&env);
+	recording = start("%s record -a --metrics 127.0.0.1:%d --force -o %s/rec -- sleep 10 >%s/record.log 2>&1",
+			  tu_ringtrace(), env.port, env.dir, env.dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", env.port);
+	check_cpu_seconds(&env, url);
+	stop(recording);
+	teardown_env(&env);
+}
+
 static void test_textfile_for_node_exporter(void **state)
 {
 	struct env env = { 0 };
@@ -304,6 +325,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_prometheus_and_promtool),
+		cmocka_unit_test(test_record_serves_metrics),
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
 	};
