@@ -14,7 +14,7 @@ BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
-LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lpthread
+LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lcap -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -27,7 +27,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 
 # Debian packages the build, the tests and the comparisons need.
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-		pkg-config libcmocka-dev linux-perf libiberty-dev libmicrohttpd-dev curl \
+		pkg-config libcmocka-dev linux-perf libiberty-dev libmicrohttpd-dev libcap-dev \
+		libcap2-bin curl \
 		prometheus prometheus-node-exporter
 # ...and what only the benchmarks run.
 BENCH_DEB_PACKAGES := bpftrace python3 time
@@ -49,7 +50,7 @@ RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesi
 	       user/output_dir.c user/workload.c user/record_writer.c user/flight_recorder.c \
 	       user/transport.c user/cmd_snapshot.c \
 	       user/bpf_sampler.c user/snapshot_trigger.c user/record.c user/exporter.c \
-	       user/cmd_export.c user/metrics_server.c user/record_metrics.c \
+	       user/cmd_export.c user/metrics_server.c user/record_metrics.c user/privileges.c \
 	       user/cmd_record.c
 MAIN_SRCS := user/main.c
 

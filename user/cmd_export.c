@@ -21,6 +21,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "metrics_server.h"
+#include "privileges.h"
 
 #define DEFAULT_LISTEN METRICS_DEFAULT_LISTEN
 #define DEFAULT_FREQ 99
@@ -198,6 +199,10 @@ int cmd_export(int argc, char **argv)
 	}
 	if (textfile && check_textfile_dir(textfile))
 		return 2;
+	if (privileges_check("export", err, sizeof(err))) {
+		rt_error("%s", err);
+		return 1;
+	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -208,6 +213,11 @@ int cmd_export(int argc, char **argv)
 		rt_error("%s", err);
 		close(sigfd);
 		return 1;
+	}
+	/* attached: the exporter keeps no capability, its HTTP thread none */
+	if (privileges_drop_all(err, sizeof(err))) {
+		rt_error("%s", err);
+		goto out;
 	}
 	if (listen) {
 		server = metrics_server_start(listen, render_export, e, err, sizeof(err));

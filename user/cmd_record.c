@@ -33,6 +33,7 @@ enum {
 	OPT_TRIGGER,
 	OPT_TRIGGER_RUNQLAT,
 	OPT_METRICS,
+	OPT_KEEP_CAPS,
 };
 
 static const struct option long_options[] = {
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "trigger-runqlat", required_argument, NULL, OPT_TRIGGER_RUNQLAT },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "keep-caps", no_argument, NULL, OPT_KEEP_CAPS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -116,6 +118,9 @@ static void usage(FILE *out)
 		"      --max-snapshots N  at most N snapshots (default: no limit)\n"
 		"      --metrics ADDR:PORT  serve Prometheus metrics of this recording there\n"
 		"                       (as ringtrace export, from the samples recorded)\n"
+		"      --keep-caps      keep the capabilities after attaching (by default every\n"
+		"                       one is dropped once the events are attached and the\n"
+		"                       files opened)\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"      --debug-drain-delay-ms MS, --debug-writer-delay-ms MS\n"
 		"                       test knobs: a slow drain, a slow disk\n"
@@ -272,6 +277,9 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			o.trigger_event = optarg;
+			break;
+		case OPT_KEEP_CAPS:
+			o.keep_caps = true;
 			break;
 		case OPT_METRICS:
 			if (!metrics_listen_valid(optarg)) {

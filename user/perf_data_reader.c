@@ -31,8 +31,10 @@ static void unmap_file(struct perf_input_file *f)
 static int map_file(int dirfd, const char *name, const char *display, struct perf_input_file *f,
 		    char *err, size_t errlen)
 {
-	int fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-			    : open(name, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO planted in place of a file must not
+	 * hang; it is refused below like anything that is not a regular file */
+	int fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+			    : open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 
 	memset(f, 0, sizeof(*f));
@@ -287,7 +289,8 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 			goto out;
 		nr++;
 	}
-	qsort(names, nr, sizeof(*names), compare_data_names);
+	if (nr)
+		qsort(names, nr, sizeof(*names), compare_data_names);
 	files = realloc(in->files, (in->nr_files + nr) * sizeof(*in->files));
 	if (!files)
 		goto out;

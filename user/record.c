@@ -24,6 +24,7 @@
 #include "output_dir.h"
 #include "perf_data_writer.h"
 #include "perf_record.h"
+#include "privileges.h"
 #include "record_metrics.h"
 #include "record_target.h"
 #include "record_writer.h"
@@ -63,6 +64,7 @@ struct session {
 	struct record_writer writer;      /* staging rings and files, by slot */
 	struct flight_recorder flight;    /* --overwrite: instead of the writer */
 	struct byte_buffer synthesized;   /* side-band for what existed at the start */
+	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
 	struct staging_drops *drops;      /* by slot */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
 	struct sideband sideband;
@@ -294,7 +296,6 @@ static int write_header_file(struct session *s, int dirfd, const char *dirpath, 
 	struct perf_data_event evs[EVENT_SPEC_MAX + 1];
 	uint64_t *tracking_ids = calloc(s->sideband.nr, sizeof(uint64_t));
 	struct perf_data_header h = { .events = evs, .nr_events = nr };
-	struct byte_buffer tracing = { 0 };
 	struct timespec res = { 0 };
 	struct utsname u;
 	int fd, ret = -1;
@@ -329,12 +330,10 @@ static int write_header_file(struct session *s, int dirfd, const char *dirpath, 
 	h.argc = o->argc;
 	h.argv = o->argv;
 	h.clockid_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	if (tracing_data_build(&tracing, o->events, o->nr_events, err, errlen))
-		goto out;
 	for (unsigned int i = 0; i < o->nr_events; i++)
 		if (o->events[i].kind == EVENT_TRACEPOINT) {
-			h.tracing_data = tracing.data;
-			h.tracing_data_size = tracing.len;
+			h.tracing_data = s->tracing.data;
+			h.tracing_data_size = s->tracing.len;
 		}
 	fd = output_file_create(dirfd, dirpath, "data", err, errlen);
 	if (fd < 0)
@@ -345,7 +344,6 @@ static int write_header_file(struct session *s, int dirfd, const char *dirpath, 
 		ret = -1;
 	}
 out:
-	byte_buffer_free(&tracing);
 	free(tracking_ids);
 	return ret;
 }
@@ -823,11 +821,6 @@ static int start_metrics(struct session *s)
 			break;
 		note_comm_metrics(s, p);
 	}
-	s->server = metrics_server_start(s->opts->metrics_listen, record_metrics_render, s->metrics,
-					 s->error, sizeof(s->error));
-	if (!s->server)
-		return -1;
-	rt_info("ringtrace: serving metrics on http://%s/metrics", s->opts->metrics_listen);
 	return 0;
 }
 
@@ -908,15 +901,41 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	s->tracking_id = s->sideband.cpus[0].id;
 	if (synthesize_sideband(s, &s->synthesized))
 		return -1;
+	/* tracepoint formats, for perf script: tracefs is read only if needed */
+	for (unsigned int i = 0; i < o->nr_events; i++)
+		if (o->events[i].kind == EVENT_TRACEPOINT) {
+			if (tracing_data_build(&s->tracing, o->events, o->nr_events, s->error,
+					       sizeof(s->error)))
+				return -1;
+			break;
+		}
 	/* the flight recorder writes headers into its snapshots only */
-	if (!o->overwrite && (record_writer_start(&s->writer, s->error, sizeof(s->error)) ||
-			      write_header_file(s, s->dirfd, o->output, s->error, sizeof(s->error))))
+	if (!o->overwrite &&
+	    write_header_file(s, s->dirfd, o->output, s->error, sizeof(s->error)))
 		return -1;
 	if (start_sampler(s) || start_triggers(s) || setup_epoll(s) || start_metrics(s))
 		return -1;
-	if (o->overwrite && (write_pid_file(s) ||
-			     flight_recorder_start(&s->flight, s->error, sizeof(s->error))))
+	if (o->overwrite && write_pid_file(s))
 		return -1;
+	return 0;
+}
+
+/* After the capabilities are dropped: the threads (which inherit the caller's
+ * capabilities when created), then the workload. */
+static int start_threads(struct session *s)
+{
+	const struct record_options *o = s->opts;
+
+	if (o->overwrite ? flight_recorder_start(&s->flight, s->error, sizeof(s->error))
+			 : record_writer_start(&s->writer, s->error, sizeof(s->error)))
+		return -1;
+	if (s->metrics) {
+		s->server = metrics_server_start(o->metrics_listen, record_metrics_render, s->metrics,
+						 s->error, sizeof(s->error));
+		if (!s->server)
+			return -1;
+		rt_info("ringtrace: serving metrics on http://%s/metrics", o->metrics_listen);
+	}
 	if (s->has_workload &&
 	    workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error)))
 		return -1;
@@ -934,6 +953,7 @@ static void end_session(struct session *s)
 	record_writer_free(&s->writer);
 	flight_recorder_free(&s->flight);
 	byte_buffer_free(&s->synthesized);
+	byte_buffer_free(&s->tracing);
 	if (s->opts->overwrite && s->dirfd >= 0)
 		unlinkat(s->dirfd, PID_FILE, 0);
 	bpf_sampler_close(s->sampler);
@@ -979,7 +999,15 @@ int record_run(struct record_options *opts)
 		status = 2;
 		goto out;
 	}
-	if (start_session(&s, &orig_mask)) {
+	if (privileges_check("record", s.error, sizeof(s.error))) {
+		rt_error("%s", s.error);
+		goto out;
+	}
+	/* everything loaded, attached and opened: no capability is needed
+	 * any more, and none is kept for the threads started after */
+	if (start_session(&s, &orig_mask) ||
+	    (!opts->keep_caps && privileges_drop_all(s.error, sizeof(s.error))) ||
+	    start_threads(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "cannot start recording");
 		goto out;
 	}

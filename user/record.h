@@ -29,6 +29,7 @@ struct record_options {
 	bool force;
 	bool overwrite;          /* flight recorder: keep the newest, write snapshots */
 	const char *metrics_listen; /* --metrics: serve Prometheus metrics there */
+	bool keep_caps;          /* do not drop the capabilities once attached */
 	unsigned int max_snapshots; /* 0: no limit */
 	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
 	uint64_t trigger_runqlat_ns; /* a run-queue wait longer than this takes one */

@@ -97,7 +97,8 @@ static int index_file(const struct perf_input *in, const struct perf_input_file 
 		rt_warn("%s: offset %llu: the last record is cut short (%llu bytes); ignoring it",
 			f->path, (unsigned long long)it.pos,
 			(unsigned long long)(f->end - it.pos));
-	qsort(fi->entries, fi->nr, sizeof(*fi->entries), compare_entries);
+	if (fi->nr) /* an empty file has no index: qsort must not see NULL */
+		qsort(fi->entries, fi->nr, sizeof(*fi->entries), compare_entries);
 	return 0;
 }
 

@@ -64,7 +64,8 @@ static void builder_finish(struct builder *b, struct symtab *t)
 {
 	size_t out = 0;
 
-	qsort(b->syms, b->nr, sizeof(*b->syms), compare_symbols);
+	if (b->nr)
+		qsort(b->syms, b->nr, sizeof(*b->syms), compare_symbols);
 	for (size_t i = 0; i < b->nr; i++) {
 		if (out && b->syms[out - 1].start == b->syms[i].start)
 			continue;

@@ -1,0 +1,226 @@
+/* test_privileges.c: least privilege and safe files with real runs: a non-root
+ * user holding only cap_bpf,cap_perfmon on a copy of the binary records -a and
+ * holds no capability once attached; without them, one line saying how to
+ * grant them; export keeps none; --keep-caps keeps them; output never goes
+ * through a symlink or into someone else's directory; report refuses input
+ * that is not a regular file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define TEST_USER "ringtrace-test"
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+/* CapEff of every thread of the process whose command line starts with
+ * prefix, ORed, read while it runs; -1 if it was not found. */
+static long long cap_eff_of(const char *prefix)
+{
+	char *out = NULL;
+	long long eff = -1;
+
+	if (!tu_sh(&out, "for i in $(seq 50); do p=$(pgrep -f '^%s' | head -1); [ -n \"$p\" ] && break; sleep 0.1; done; "
+			 "sleep 0.5; cat /proc/$p/task/*/status | awk '/^CapEff/ {print $2}'",
+		   prefix)) {
+		char *line = out;
+
+		while (line && *line) {
+			eff = (eff < 0 ? 0 : eff) | strtoll(line, NULL, 16);
+			line = strchr(line, '\n');
+			line = line ? line + 1 : NULL;
+		}
+	}
+	free(out);
+	return eff;
+}
+
+/* A directory everyone may enter, with a copy of ringtrace in it. */
+static char *copy_binary(const char *name, bool with_caps)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+
+	assert_int_equal(tu_sh(&out, "chmod 755 %s && cp %s %s/%s && chmod 755 %s/%s 2>&1", dir,
+			       tu_ringtrace(), dir, name, dir, name),
+			 0);
+	free(out);
+	out = NULL;
+	if (with_caps)
+		assert_int_equal(tu_sh(&out, "setcap cap_bpf,cap_perfmon+ep %s/%s 2>&1", dir, name), 0);
+	free(out);
+	return dir;
+}
+
+static void test_file_capabilities_are_enough_and_dropped(void **state)
+{
+	char *dir, *out = NULL, prefix[PATH_MAX + 64];
+	long long eff;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = copy_binary("ringtrace", true);
+	assert_int_equal(tu_sh(&out, "mkdir %s/out && chown %s %s/out", dir, TEST_USER, dir), 0);
+	free(out);
+	snprintf(prefix, sizeof(prefix), "%s/ringtrace record", dir);
+	assert_int_equal(tu_sh(&out, "runuser -u %s -- %s/ringtrace record -a -g -o %s/out/rec -- sleep 2 > %s/log 2>&1 &",
+			       TEST_USER, dir, dir, dir),
+			 0);
+	free(out);
+	eff = cap_eff_of(prefix);
+	print_message("CapEff of the recording, attached: %llx\n", eff);
+	assert_int_equal(eff, 0);
+	rc = tu_sh(&out, "while pgrep -f '^%s' >/dev/null; do sleep 0.1; done; cat %s/log; "
+			 "runuser -u %s -- %s/ringtrace report %s/out/rec | head -3",
+		   prefix, dir, TEST_USER, dir, dir);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "ringtrace: recorded") || !strstr(out, "samples, 0 lost"))
+		fail_msg("the non-root recording:\n%s", out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_missing_capabilities_one_line(void **state)
+{
+	char *dir, *out = NULL;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = copy_binary("plain", false);
+	rc = tu_sh(&out, "cd /tmp && runuser -u %s -- %s/plain record -a -o /tmp/never-%d -- true 2>&1",
+		   TEST_USER, dir, (int)getpid());
+	print_message("%s", out);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(out, "cap_bpf,cap_perfmon"));
+	assert_non_null(strstr(out, "setcap cap_bpf,cap_perfmon+ep"));
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	free(out);
+	rc = tu_sh(&out, "runuser -u %s -- %s/plain export 2>&1", TEST_USER, dir);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(out, "export needs cap_bpf,cap_perfmon"));
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_keep_caps_and_export(void **state)
+{
+	char *dir = NULL, *out = NULL, prefix[PATH_MAX + 64];
+	long long eff;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	snprintf(prefix, sizeof(prefix), "%s record --keep-caps", tu_ringtrace());
+	assert_int_equal(tu_sh(&out, "%s record --keep-caps -a -o %s/rec -- sleep 2 >/dev/null 2>&1 &",
+			       tu_ringtrace(), dir),
+			 0);
+	free(out);
+	eff = cap_eff_of(prefix);
+	print_message("--keep-caps: CapEff %llx\n", eff);
+	assert_true(eff > 0);
+	assert_int_equal(tu_sh(&out, "while pgrep -f '^%s' >/dev/null; do sleep 0.1; done", prefix), 0);
+	free(out);
+	snprintf(prefix, sizeof(prefix), "%s export --listen 127.0.0.1:%d", tu_ringtrace(),
+		 30000 + (int)(getpid() % 20000));
+	assert_int_equal(tu_sh(&out, "%s >/dev/null 2>&1 &", prefix), 0);
+	free(out);
+	eff = cap_eff_of(prefix);
+	tu_sh(&out, "pkill -TERM -f '^%s'", prefix);
+	free(out);
+	print_message("export, attached: CapEff %llx\n", eff);
+	assert_int_equal(eff, 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Output never through a symlink nor into a directory someone else owns;
+ * files 0600 in a 0700 directory; report reads regular files only. */
+static void test_safe_files(void **state)
+{
+	char *dir, *out = NULL, path[PATH_MAX + 32];
+	struct stat st;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	/* a planted symlink is not followed, even with --force */
+	assert_int_equal(tu_sh(&out, "mkdir %s/target && ln -s %s/target %s/link", dir, dir, dir), 0);
+	free(out);
+	rc = tu_sh(&out, "%s record --force -a -o %s/link -- true 2>&1", tu_ringtrace(), dir);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(out, "not a real directory"));
+	free(out);
+	/* someone else's directory, even with --force */
+	assert_int_equal(tu_sh(&out, "mkdir %s/theirs && chown %s %s/theirs", dir, TEST_USER, dir), 0);
+	free(out);
+	rc = tu_sh(&out, "%s record --force -a -o %s/theirs -- true 2>&1", tu_ringtrace(), dir);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(out, "not a directory owned by you"));
+	free(out);
+	/* an existing one without --force */
+	rc = tu_sh(&out, "%s record -a -o %s/target -- true 2>&1", tu_ringtrace(), dir);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(out, "already exists"));
+	free(out);
+	/* modes */
+	assert_int_equal(tu_sh(&out, "%s record -a -o %s/rec -- true 2>&1", tu_ringtrace(), dir), 0);
+	free(out);
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(path, sizeof(path), "%s/rec/data", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* a FIFO in place of a data file: refused, not read */
+	assert_int_equal(tu_sh(&out, "rm %s/rec/data.cpu0 && mkfifo %s/rec/data.cpu0", dir, dir), 0);
+	free(out);
+	rc = tu_sh(&out, "timeout 10 %s report %s/rec 2>&1", tu_ringtrace(), dir);
+	print_message("%s", out);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "data.cpu0"));
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_file_capabilities_are_enough_and_dropped),
+		cmocka_unit_test(test_missing_capabilities_one_line),
+		cmocka_unit_test(test_keep_caps_and_export),
+		cmocka_unit_test(test_safe_files),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	if (!skip_reason &&
+	    system("id " TEST_USER " >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin " TEST_USER))
+		skip_reason = "cannot create the test user " TEST_USER " (useradd)";
+	if (!skip_reason && system("command -v setcap runuser >/dev/null"))
+		skip_reason = "setcap or runuser is missing (libcap2-bin, util-linux)";
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,17 @@
+/* privileges.h: the capabilities ringtrace needs, checked up front with
+ * libcap (one line naming what is missing and how to grant it), and dropped
+ * once everything is loaded, attached and opened. */
+#ifndef RINGTRACE_PRIVILEGES_H
+#define RINGTRACE_PRIVILEGES_H
+
+#include <stddef.h>
+
+/* Whether the effective set holds CAP_BPF and CAP_PERFMON. 0, or -1 with err
+ * naming the missing ones and how to grant them ("what" needs them). */
+int privileges_check(const char *what, char *err, size_t errlen);
+
+/* Clears every capability (effective, permitted, inheritable, ambient) and
+ * checks that none is left. 0, or -1 with err set. */
+int privileges_drop_all(char *err, size_t errlen);
+
+#endif
