@@ -70,7 +70,7 @@ RECORD_SECONDS ?= 5
 RECORD_DIR ?= $(OUTPUT)/record.data
 
 .PHONY: all programs deps bench-deps test check unit-test integration-test record bench \
-	bench-tools vmlinux clean
+	bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -142,6 +142,7 @@ $(OUTPUT)/tests/%: tests/integration/%.c $(TEST_LIBS) | $(OUTPUT)/tests
 test: deps
 	@$(MAKE) --no-print-directory programs
 	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san check
+	@$(MAKE) --no-print-directory fuzz-ci
 
 check: programs $(SYMGEN) $(UNIT_TESTS) $(INTEGRATION_TESTS)
 	@$(MAKE) --no-print-directory unit-test integration-test
@@ -172,6 +173,50 @@ bench-tools: programs $(BENCH_TOOLS)
 bench: deps bench-deps
 	@$(MAKE) --no-print-directory bench-tools
 	python3 tools/bench/bench.py --build $(OUTPUT) --out docs/BENCHMARKS.md
+
+# libFuzzer targets (clang, ASan, UBSan) for the recording reader and the
+# command-line parsers; seeds and regressions in tests/fuzz/. make test runs
+# each for FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS.
+FUZZ_OUTPUT := build/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CI_SECONDS ?= 60
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
+	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	       -DRINGTRACE_VERSION='"$(VERSION)"' -Iuser -Ibpf
+FUZZ_LIB_OBJS := $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(CORE_SRCS) $(REPORT_SRCS) \
+		 user/event_spec.c user/tracefs.c user/perf_events.c)
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.SECONDARY: $(FUZZ_LIB_OBJS)
+
+$(FUZZ_OUTPUT):
+	@mkdir -p $@
+
+$(FUZZ_OUTPUT)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) | $(FUZZ_OUTPUT)
+	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS) | $(FUZZ_OUTPUT)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -ldw -lelf -liberty -lpthread -o $@
+
+# Runs every target for $(1) seconds on a scratch corpus seeded from tests/fuzz/.
+define run_fuzzers
+	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
+		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(1) s"; \
+		if ! $$t -max_total_time=$(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
+			$(FUZZ_OUTPUT)/corpus-$$n $$seeds > $(FUZZ_OUTPUT)/$$n.log 2>&1; then \
+			tail -40 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \
+			exit 1; fi; tail -8 $(FUZZ_OUTPUT)/$$n.log; done
+endef
+
+fuzz-targets: $(FUZZ_TARGETS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-targets
+	$(call run_fuzzers,$(FUZZ_SECONDS))
+
+fuzz-ci: fuzz-targets
+	$(call run_fuzzers,$(FUZZ_CI_SECONDS))
 
 # Records RECORD_SECONDS seconds system-wide with callchains, then reports.
 record: all

@@ -247,6 +247,12 @@ int perf_data_stream_flush(struct perf_data_stream *s)
 		return 0;
 	if (write_all(s->fd, s->buf, s->len)) {
 		s->error = errno;
+		/* part of the buffer may have reached the file (a full disk):
+		 * the file ends where the last whole write did, at a record
+		 * boundary, so that readers that map it (perf) see no half record */
+		if (ftruncate(s->fd, (off_t)s->bytes_written))
+			rt_warn("cannot cut the file back to its last whole record: %s",
+				strerror(errno));
 		return -1;
 	}
 	s->bytes_written += s->len;

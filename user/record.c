@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,6 +411,24 @@ static void note_trigger(struct session *s, const char *reason)
 		snprintf(s->trigger_reason, sizeof(s->trigger_reason), "%s", reason);
 }
 
+/* The first SIGINT or SIGTERM stops the recording cleanly (drain, flush,
+ * totals); from then on the default action is back, so a second one ends
+ * the process at once: the files hold whole records up to the last write. */
+static void request_stop(struct session *s)
+{
+	sigset_t again;
+
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&again);
+	sigaddset(&again, SIGINT);
+	sigaddset(&again, SIGTERM);
+	pthread_sigmask(SIG_UNBLOCK, &again, NULL);
+}
+
 static void handle_signal(struct session *s)
 {
 	struct signalfd_siginfo si;
@@ -421,7 +440,7 @@ static void handle_signal(struct session *s)
 		} else if (si.ssi_signo == SIGUSR2) {
 			note_trigger(s, "SIGUSR2");
 		} else {
-			s->stopping = true;
+			request_stop(s);
 		}
 	}
 }

@@ -78,14 +78,15 @@ int report_parse_time(struct report_options *o, const char *text, char *err, siz
 			  text);
 		return -1;
 	}
+	/* nanoseconds must fit in 64 bits: 1.8e10 s */
 	if (comma != text) {
 		start = strtod(text, &stop);
-		if (stop != comma || start < 0)
+		if (stop != comma || !(start >= 0 && start < 1.8e10))
 			goto bad;
 	}
 	if (comma[1]) {
 		end = strtod(comma + 1, &stop);
-		if (*stop || end < start)
+		if (*stop || !(end >= start && end < 1.8e10))
 			goto bad;
 	}
 	o->time_filter = true;

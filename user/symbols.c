@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "byte_buffer.h"
@@ -201,10 +202,25 @@ static int load_elf_segments(Elf *elf, struct symtab *t)
 	return 0;
 }
 
+/* Opens a regular file read-only. The paths come from the recording: a FIFO
+ * or a device named there is refused, not waited on or read. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 /* Adds the symbols of a separate debug file, if it opens as ELF. */
 static int add_debug_file_symbols(const char *debug_path, struct builder *b)
 {
-	int fd = open(debug_path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(debug_path);
 	Elf *elf;
 	int ret = 0;
 
@@ -269,7 +285,7 @@ static int load_elf_file(struct symtab *t, const char *path, const uint8_t *want
 
 	memset(t, 0, sizeof(*t));
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0) {
 		rt_format(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;

@@ -1,0 +1,262 @@
+/* test_faults.c: a recording keeps what it wrote when things go wrong:
+ * SIGKILL at a random moment (report and perf report read every complete
+ * record), a full disk (one clear error, readable files), the drain stalled
+ * by SIGSTOP (losses counted and written, recording resumes), SIGINT twice
+ * (the second quits at once, files readable). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf_data_reader.h"
+#include "perf_record.h"
+#include "test_util.h"
+
+static const char *skip_reason;
+
+#define SKIP_UNLESS_POSSIBLE()                                         \
+	do {                                                           \
+		if (skip_reason) {                                     \
+			print_message("SKIP: %s\n", skip_reason);      \
+			skip();                                        \
+		}                                                      \
+	} while (0)
+
+/* Starts a recording in the background; its pid. */
+static pid_t start_recording(const char *dir, const char *args, const char *log)
+{
+	char *out = NULL;
+	pid_t pid;
+
+	if (tu_sh(&out, "%s record --force -o %s %s > %s 2>&1 < /dev/null & echo $!", tu_ringtrace(), dir,
+		  args, log))
+		fail_msg("cannot start a recording: %s", out);
+	pid = (pid_t)atoi(out);
+	free(out);
+	assert_true(pid > 0);
+	return pid;
+}
+
+/* Whether pid still runs (a zombie waiting to be reaped has ended). */
+static bool running(pid_t pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state && state != 'Z' && state != 'X';
+}
+
+static void wait_gone(pid_t pid, double seconds)
+{
+	for (int i = 0; i < (int)(seconds * 100) && running(pid); i++)
+		usleep(10000);
+}
+
+/* report and perf report both read the directory (a cut last record is
+ * only a warning); the number of samples report counted. */
+static uint64_t both_read(const char *dir)
+{
+	char *out = NULL;
+	unsigned long long samples = 0;
+	const char *p;
+
+	if (tu_sh(&out, "%s report %s 2>&1", tu_ringtrace(), dir))
+		fail_msg("ringtrace report cannot read %s:\n%s", dir, out);
+	p = strstr(out, "# ");
+	p = p ? strstr(p, "\n# ") : NULL;
+	if (!p || sscanf(p, "\n# %llu samples", &samples) != 1)
+		fail_msg("no sample count:\n%s", out);
+	free(out);
+	if (tu_sh(&out, "perf report -i %s --stdio 2>&1 >/dev/null | grep -v -i 'warning\\|cut short\\|Kernel address\\|kptr\\|^$' | head -5; "
+			"perf report -i %s --stdio > /dev/null 2>&1", dir, dir))
+		fail_msg("perf report cannot read %s:\n%s", dir, out);
+	free(out);
+	return samples;
+}
+
+static void test_sigkill_keeps_complete_records(void **state)
+{
+	char *dir, log[PATH_MAX + 16];
+	pid_t pid;
+	uint64_t samples;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	snprintf(log, sizeof(log), "%s.log", dir);
+	srand((unsigned int)time(NULL));
+	pid = start_recording(dir, "-a -g -F 4999 -- sleep 30", log);
+	usleep(700000 + (useconds_t)(rand() % 800) * 1000);
+	kill(pid, SIGKILL);
+	wait_gone(pid, 5);
+	samples = both_read(dir);
+	print_message("after SIGKILL: %" PRIu64 " samples readable\n", samples);
+	assert_true(samples > 0);
+	unlink(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_full_disk_stops_cleanly(void **state)
+{
+	char *mnt, *copy, dir[PATH_MAX + 16], *out = NULL;
+	int rc;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	mnt = tu_tempdir();
+	if (mount("ringtrace-test", mnt, "tmpfs", 0, "size=2m,mode=0700")) {
+		print_message("SKIP: cannot mount a tmpfs: %s\n", strerror(errno));
+		free(mnt);
+		skip();
+	}
+	snprintf(dir, sizeof(dir), "%s/rec", mnt);
+	rc = tu_sh(&out, "%s record -a -g -F 9999 -o %s -- %s --threads 2 spin 20 2>&1 | tail -3",
+		   tu_ringtrace(), dir, tu_loadgen());
+	(void)rc;
+	print_message("%s", out);
+	/* the pipeline's status is tail's: the message tells */
+	if (!strstr(out, "No space left on device"))
+		fail_msg("no clear error about the full disk:\n%s", out);
+	free(out);
+	/* read as a user would after freeing space: a copy elsewhere (perf
+	 * maps its input, and a full tmpfs can fail page faults with SIGBUS) */
+	copy = tu_tempdir();
+	assert_int_equal(tu_sh(&out, "cp -r %s/. %s/", dir, copy), 0);
+	free(out);
+	umount(mnt);
+	rmdir(mnt);
+	free(mnt);
+	assert_true(both_read(copy) > 0);
+	tu_rmtree(copy);
+	free(copy);
+}
+
+/* Samples and reported losses in a recording's files. */
+static void count(const char *dir, uint64_t *samples, uint64_t *lost)
+{
+	struct perf_input in;
+	char err[512];
+
+	*samples = *lost = 0;
+	if (perf_input_open(&in, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned int f = 0; f < in.nr_files; f++) {
+		struct perf_record_iter it;
+		const struct perf_event_header *rec;
+
+		perf_record_iter_init(&it, &in.files[f]);
+		while (perf_record_next(&it, &rec, err, sizeof(err)) == 1) {
+			struct perf_lost l;
+
+			if (rec->type == PERF_RECORD_SAMPLE)
+				(*samples)++;
+			else if (rec->type == PERF_RECORD_LOST_SAMPLES && !perf_lost_decode(rec, &l))
+				*lost += l.lost;
+		}
+	}
+	perf_input_close(&in);
+}
+
+static void test_stalled_drain_counts_losses_and_resumes(void **state)
+{
+	char *dir, log[PATH_MAX + 16], args[PATH_MAX + 128], *out = NULL;
+	uint64_t samples, lost, calls;
+	const char *p;
+	pid_t pid;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	snprintf(log, sizeof(log), "%s.log", dir);
+	/* 100 000 getpid calls a second for 3 s; the recording is stopped for
+	 * one of them: far more than its 512 KiB BPF ring holds */
+	snprintf(args, sizeof(args), "-e syscalls:sys_enter_getpid -- %s --cpu %d getpid-rate 100000 3",
+		 tu_loadgen(), tu_online_cpus() - 1);
+	pid = start_recording(dir, args, log);
+	usleep(800000);
+	kill(pid, SIGSTOP);
+	sleep(1);
+	kill(pid, SIGCONT);
+	wait_gone(pid, 20);
+	assert_int_equal(tu_sh(&out, "cat %s", log), 0);
+	p = strstr(out, "calls=");
+	assert_non_null(p);
+	calls = strtoull(p + 6, NULL, 10);
+	count(dir, &samples, &lost);
+	print_message("%" PRIu64 " calls: %" PRIu64 " samples + %" PRIu64 " lost\n", calls, samples, lost);
+	assert_int_equal(samples + lost, calls);
+	assert_true(lost > 10000);      /* the stop lost a second's worth */
+	assert_true(samples > 150000);  /* and recording went on after it */
+	free(out);
+	unlink(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_second_sigint_quits_at_once(void **state)
+{
+	char *dir, log[PATH_MAX + 16], *out = NULL;
+	struct timespec t0, t1;
+	pid_t pid;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	dir = tu_tempdir();
+	snprintf(log, sizeof(log), "%s.log", dir);
+	/* a slow disk makes the first SIGINT's flush take long */
+	pid = start_recording(dir, "-a -g -F 9999 --debug-writer-delay-ms 200 -- sleep 30", log);
+	sleep(2);
+	kill(pid, SIGINT);
+	/* the first one is read within the drain interval (100 ms); one sent
+	 * before that would merge with it */
+	usleep(500000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(pid, SIGINT);
+	wait_gone(pid, 10);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_false(running(pid));
+	print_message("gone %.3f s after the second SIGINT\n",
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	/* at once: not after the slow writer's flush (seconds) */
+	assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 0.5);
+	both_read(dir);
+	free(out);
+	unlink(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sigkill_keeps_complete_records),
+		cmocka_unit_test(test_full_disk_stops_cleanly),
+		cmocka_unit_test(test_stalled_drain_counts_losses_and_resumes),
+		cmocka_unit_test(test_second_sigint_quits_at_once),
+	};
+
+	skip_reason = tu_integration_skip_reason();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,84 @@
+/* test_fuzz_inputs.c: every seed and every crash the fuzzers found (kept in
+ * tests/fuzz/) replayed through the fuzz targets' code, under the test
+ * build's sanitizers: a fixed crash stays fixed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LLVMFuzzerTestOneInput fuzz_perf_data_one
+#include "../fuzz/fuzz_perf_data.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_cli_one
+#include "../fuzz/fuzz_cli.c"
+#undef LLVMFuzzerTestOneInput
+
+#ifndef FUZZ_DIR
+#define FUZZ_DIR "tests/fuzz"
+#endif
+
+/* Runs fn on every file of FUZZ_DIR/sub; returns how many. */
+static int replay(const char *sub, int (*fn)(const uint8_t *, size_t))
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", FUZZ_DIR, sub);
+	d = opendir(path);
+	if (!d)
+		fail_msg("cannot open %s", path);
+	while ((de = readdir(d))) {
+		char file[PATH_MAX + 256];
+		uint8_t *data;
+		long size;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		f = fopen(file, "rb");
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		rewind(f);
+		data = malloc((size_t)size + 1);
+		assert_non_null(data);
+		assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
+		fclose(f);
+		fn(data, (size_t)size);
+		free(data);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_perf_data_inputs(void **state)
+{
+	(void)state;
+	assert_true(replay("perf_data", fuzz_perf_data_one) > 0);
+}
+
+static void test_cli_inputs(void **state)
+{
+	(void)state;
+	assert_true(replay("cli", fuzz_cli_one) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_data_inputs),
+		cmocka_unit_test(test_cli_inputs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
