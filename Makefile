@@ -48,6 +48,7 @@ REPORT_SRCS := user/hash_map.c user/demangle.c user/symbols.c user/address_space
 RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesize.c \
 	       user/tracefs.c user/event_spec.c user/tracing_data.c user/cgroup.c user/record_target.c \
 	       user/output_dir.c user/workload.c user/record_writer.c user/flight_recorder.c \
+	       user/build_id_cache.c \
 	       user/transport.c user/cmd_snapshot.c \
 	       user/bpf_sampler.c user/snapshot_trigger.c user/record.c user/exporter.c \
 	       user/cmd_export.c user/metrics_server.c user/record_metrics.c user/privileges.c \
@@ -70,7 +71,7 @@ RECORD_SECONDS ?= 5
 RECORD_DIR ?= $(OUTPUT)/record.data
 
 .PHONY: all programs deps bench-deps test check unit-test integration-test record bench \
-	bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets
+	bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets soak
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -217,6 +218,13 @@ fuzz: deps
 
 fuzz-ci: fuzz-targets
 	$(call run_fuzzers,$(FUZZ_CI_SECONDS))
+
+# A long flight recording at a high tracepoint rate (not in make test):
+# RSS, file descriptors and accounting; writes the Soak section of docs/BENCHMARKS.md.
+SOAK_SECONDS ?= 600
+
+soak: all
+	python3 tools/soak/soak.py --build $(OUTPUT) --seconds $(SOAK_SECONDS) --out docs/BENCHMARKS.md
 
 # Records RECORD_SECONDS seconds system-wide with callchains, then reports.
 record: all

@@ -373,7 +373,7 @@ static const struct map *find_map(const struct process *p, uint64_t ip)
 	return &p->maps[lo - 1];
 }
 
-static void load_dso(struct dso *d, const char *kallsyms_path)
+static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
 {
 	d->loaded = true;
 	if (d->kernel)
@@ -382,7 +382,8 @@ static void load_dso(struct dso *d, const char *kallsyms_path)
 		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
 	else
 		d->unreadable = symtab_load_elf_build_id(&d->symtab, d->path, d->build_id,
-							 d->build_id_size, NULL, 0) != 0;
+							 d->build_id_size, as->build_id_dirs, NULL,
+							 0) != 0;
 }
 
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
@@ -410,7 +411,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			return;
 		dso = m->dso;
 		if (!dso->loaded)
-			load_dso(dso, as->kallsyms_path);
+			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||
 		    symtab_offset_to_vaddr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
 			out->dso = dso->path;
@@ -420,7 +421,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 	out->dso = dso->path;
 	out->addr = addr;
 	if (!dso->loaded)
-		load_dso(dso, as->kallsyms_path);
+		load_dso(as, dso, as->kallsyms_path);
 	if (!dso->unreadable)
 		sym = symtab_find(&dso->symtab, addr);
 	if (sym) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -66,6 +67,7 @@ struct session {
 	struct flight_recorder flight;    /* --overwrite: instead of the writer */
 	struct byte_buffer synthesized;   /* side-band for what existed at the start */
 	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
+	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
 	struct staging_drops *drops;      /* by slot */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
 	struct sideband sideband;
@@ -190,6 +192,22 @@ static int on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
 	return stage(s, cpu, b.data, b.len, STAGING_SAMPLES, count);
 }
 
+/* A binary mapped by a process in another mount namespace (a container) is
+ * copied into the recording, by build-id, while that process still lives.
+ * Reading /proc/PID/root of a root process needs capabilities this process
+ * dropped once attached: for containers started during the recording this
+ * works with --keep-caps only (those running at the start are copied while
+ * the side-band is synthesized, before the drop). */
+static void keep_container_binary(struct session *s, const void *rec)
+{
+	struct perf_mmap m;
+
+	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_MMAP2 &&
+	    !perf_mmap_decode(rec, SAMPLE_ID_TYPE, &m) && m.build_id_size &&
+	    (m.prot & PROT_EXEC))
+		build_id_cache_add(&s->build_ids, m.pid, m.filename, m.build_id, m.build_id_size);
+}
+
 /* Side-band records of the tracking event, the kernel's LOST among them. */
 static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
 {
@@ -197,6 +215,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	const struct perf_event_header *h = rec;
 
 	note_comm_metrics(s, rec);
+	keep_container_binary(s, rec);
 	if (s->opts->overwrite)
 		return flight_recorder_sideband(&s->flight, s->cpus.cpus[slot], rec, size);
 	return stage(s, s->cpus.cpus[slot], rec, size, STAGING_OTHER,
@@ -278,7 +297,7 @@ static int synthesize_sideband(struct session *s, struct byte_buffer *side)
 	if (synthesize_kernel_mmap(side, SAMPLE_ID_TYPE, &sid, s->error, sizeof(s->error)))
 		rt_warn("%s; kernel frames will show as [unknown]", s->error);
 	s->error[0] = '\0';
-	if (synthesize_processes(side, SAMPLE_ID_TYPE, &sid) < 0 ||
+	if (synthesize_processes(side, SAMPLE_ID_TYPE, &sid, &s->build_ids) < 0 ||
 	    (s->cgroup_field && synthesize_cgroups(side, SAMPLE_ID_TYPE, &sid) < 0)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
 		return -1;
@@ -800,7 +819,10 @@ static size_t metrics_rings(void *ctx, struct metrics_ring *out, size_t max)
 
 		if (bpf_sampler_ring_usage(s->sampler, i, &cpu, &used, &cap))
 			break;
-		out[n++] = (struct metrics_ring){ cpu, "perf", used, cap };
+		/* cpu -1: the one ring of --per-thread */
+		out[n++] = (struct metrics_ring){ cpu,
+						  s->opts->transport == TRANSPORT_PERFBUF ? "perf" : "bpf",
+						  used, cap };
 	}
 	return n;
 }
@@ -903,6 +925,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
 	if (s->dirfd < 0)
 		return -1;
+	build_id_cache_init(&s->build_ids, s->dirfd);
 	if (o->overwrite ? start_flight_recorder(s)
 			 : record_writer_init(&s->writer, &s->cpus, s->dirfd, o->output,
 					      o->staging_bytes, build_staging_lost, s, s->error,
@@ -973,6 +996,8 @@ static void end_session(struct session *s)
 	flight_recorder_free(&s->flight);
 	byte_buffer_free(&s->synthesized);
 	byte_buffer_free(&s->tracing);
+	if (s->dirfd >= 0)
+		build_id_cache_free(&s->build_ids);
 	if (s->opts->overwrite && s->dirfd >= 0)
 		unlinkat(s->dirfd, PID_FILE, 0);
 	bpf_sampler_close(s->sampler);

@@ -3,6 +3,7 @@
  * script and the stack outputs share. */
 #include "recording.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,16 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms, 
 	if (perf_input_open(&r->in, path, err, errlen))
 		return -1;
 	address_space_init(&r->as, kallsyms ? kallsyms : "/proc/kallsyms");
+	if (r->in.is_dir) {
+		/* binaries the recording kept: its own, or its parent's for a
+		 * flight-recorder snapshot */
+		if (asprintf(&r->build_id_dirs[0], "%s/.build-id", path) < 0)
+			r->build_id_dirs[0] = NULL;
+		if (asprintf(&r->build_id_dirs[1], "%s/../.build-id", path) < 0)
+			r->build_id_dirs[1] = NULL;
+		r->as.build_id_dirs[0] = r->build_id_dirs[0];
+		r->as.build_id_dirs[1] = r->build_id_dirs[0] ? r->build_id_dirs[1] : NULL;
+	}
 	r->lost_by_cpu = calloc(RECORDING_MAX_CPUS, sizeof(*r->lost_by_cpu));
 	if (!r->lost_by_cpu) {
 		recording_close(r);
@@ -27,6 +38,9 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms, 
 
 void recording_close(struct recording *r)
 {
+	free(r->build_id_dirs[0]);
+	free(r->build_id_dirs[1]);
+	r->build_id_dirs[0] = r->build_id_dirs[1] = NULL;
 	free(r->lost_by_cpu);
 	r->lost_by_cpu = NULL;
 	address_space_free(&r->as);

@@ -24,6 +24,7 @@ struct recording {
 	uint64_t lost;                  /* samples reported lost, all CPUs */
 	uint64_t *lost_by_cpu;          /* RECORDING_MAX_CPUS entries */
 	uint64_t sideband_lost;         /* side-band records the kernel dropped */
+	char *build_id_dirs[2];         /* PATH/.build-id, and PATH/../.build-id (a snapshot's) */
 };
 
 struct recording_visitor {

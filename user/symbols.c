@@ -330,7 +330,7 @@ int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen
 }
 
 int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *build_id,
-			     size_t len, char *err, size_t errlen)
+			     size_t len, const char *const *dirs, char *err, size_t errlen)
 {
 	char debug[4096];
 	int n;
@@ -339,6 +339,14 @@ int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *
 		return symtab_load_elf(t, path, err, errlen);
 	if (!load_elf_file(t, path, build_id, len, err, errlen))
 		return 0;
+	/* a copy the recording kept (a container's binary) */
+	for (; dirs && *dirs; dirs++) {
+		n = snprintf(debug, sizeof(debug), "%s/%02x/", *dirs, build_id[0]);
+		for (size_t i = 1; i < len && n < (int)sizeof(debug) - 3; i++)
+			n += snprintf(debug + n, sizeof(debug) - (size_t)n, "%02x", build_id[i]);
+		if (!load_elf_file(t, debug, build_id, len, NULL, 0))
+			return 0;
+	}
 	/* replaced since, or not on this machine (a container's): its debug
 	 * file, which carries the same build-id, segments and symbols */
 	n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", build_id[0]);

@@ -210,7 +210,7 @@ static void free_entry(void *value, void *ctx)
 
 static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			    const struct perf_sample_id *base, uint32_t pid,
-			    struct hash_map *build_ids)
+			    struct hash_map *build_ids, struct build_id_cache *cache)
 {
 	char path[64], line[4096 + 128], file[4096];
 	FILE *f;
@@ -228,6 +228,8 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
 		read_build_id(build_ids, pid, &m);
+		if (cache && m.build_id_size)
+			build_id_cache_add(cache, pid, m.filename, m.build_id, m.build_id_size);
 		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
 			ret = -1;
 			break;
@@ -238,7 +240,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 }
 
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
-			  const struct perf_sample_id *sid)
+			  const struct perf_sample_id *sid, struct build_id_cache *cache)
 {
 	DIR *proc = opendir("/proc");
 	struct hash_map build_ids;
@@ -256,7 +258,7 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			continue;
 		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
 		if (synthesize_comms(b, sample_id_type, sid, pid) ||
-		    synthesize_mmaps(b, sample_id_type, sid, pid, &build_ids)) {
+		    synthesize_mmaps(b, sample_id_type, sid, pid, &build_ids, cache)) {
 			count = -1;
 			break;
 		}

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_id_cache.h"
 #include "byte_buffer.h"
 #include "perf_record.h"
 
@@ -18,10 +19,11 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen);
 
 /* Appends a COMM for every thread and an MMAP2 for every executable mapping of
- * every process in /proc. Processes that exit meanwhile are skipped. Returns
- * the number of processes, or -1 if memory ran out. */
+ * every process in /proc, with its file's build-id. Processes that exit
+ * meanwhile are skipped. A container's binaries go into cache (if not NULL).
+ * Returns the number of processes, or -1 if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
-			  const struct perf_sample_id *sid);
+			  const struct perf_sample_id *sid, struct build_id_cache *cache);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -1 if memory ran out. */

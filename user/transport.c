@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -20,6 +21,9 @@
 struct ring {
 	int map_fd;
 	int cpu; /* -1: the single ring */
+	/* read-only views of the ring's positions, for its fill level */
+	const unsigned long *consumer_pos, *producer_pos;
+	size_t bytes;
 };
 
 /* One CPU's perf ring of the perf event array. */
@@ -176,6 +180,27 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 	return 0;
 }
 
+/* The consumer and producer position pages of a BPF ring, mapped read-only
+ * (libbpf 1.1 has no call that tells a ring's fill). Left unmapped if that
+ * fails: the fill is then unknown, nothing else depends on it. */
+static void map_positions(struct ring *r, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *c = mmap(NULL, page, PROT_READ, MAP_SHARED, r->map_fd, 0);
+	void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, r->map_fd, (off_t)page);
+
+	if (c == MAP_FAILED || p == MAP_FAILED) {
+		if (c != MAP_FAILED)
+			munmap(c, page);
+		if (p != MAP_FAILED)
+			munmap(p, page);
+		return;
+	}
+	r->consumer_pos = c;
+	r->producer_pos = p;
+	r->bytes = bytes;
+}
+
 static int create_rings(struct transport *t, const struct transport_config *cfg, char *err,
 			size_t errlen)
 {
@@ -200,6 +225,7 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 				  strerror(e), transport_privilege_hint(e));
 			return -1;
 		}
+		map_positions(r, cfg->ring_bytes);
 	}
 	return 0;
 }
@@ -360,6 +386,17 @@ uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *hel
 int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
 			 uint64_t *capacity)
 {
+	if (t->kind == TRANSPORT_RINGBUF) {
+		const struct ring *r = i < t->nr_rings ? &t->rings[i] : NULL;
+
+		if (!r || !r->consumer_pos)
+			return -1;
+		*cpu = r->cpu;
+		*used = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
+			__atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+		*capacity = r->bytes;
+		return 0;
+	}
 	if (t->overwrite || i >= t->nr_outputs)
 		return -1;
 	*cpu = t->outputs[i].cpu;
@@ -373,9 +410,16 @@ void transport_free(struct transport *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->consumer);
-	for (unsigned int i = 0; i < t->nr_rings; i++)
+	for (unsigned int i = 0; i < t->nr_rings; i++) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (t->rings[i].consumer_pos) {
+			munmap((void *)t->rings[i].consumer_pos, page);
+			munmap((void *)t->rings[i].producer_pos, page);
+		}
 		if (t->rings[i].map_fd >= 0)
 			close(t->rings[i].map_fd);
+	}
 	free(t->rings);
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
 		int fd = t->outputs[i].ring.fd;

@@ -65,8 +65,8 @@ long transport_snapshot(struct transport *t, int cpu, const struct transport_sin
  * ones at. 0 for ringbuf. */
 uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
 			       uint64_t *held_time);
-/* perfbuf (forward): how full the perf ring of output i is; -1 past the
- * last output or for ringbuf (libbpf 1.1 cannot tell a BPF ring's fill). */
+/* How full ring i is (a BPF ring, or a forward perf ring; the ring of CPU
+ * -1 is the single ring of per-thread mode); -1 past the last one. */
 int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
 			 uint64_t *capacity);
 void transport_free(struct transport *t);

@@ -171,9 +171,44 @@ static void test_build_ids_and_replaced_binary(void **state)
 	free(work);
 }
 
+/* A binary only a container sees (a tmpfs mounted in another mount namespace
+ * over a directory that is empty outside it): the recording keeps a copy by
+ * build-id, and report resolves its symbols after the container is gone. */
+static void test_container_binary_kept(void **state)
+{
+	char *work, *dir, *out = NULL, sym[512];
+	double pct;
+
+	(void)state;
+	SKIP_UNLESS_POSSIBLE();
+	work = tu_tempdir();
+	assert_int_equal(tu_sh(&out, "mkdir %s/ct && (unshare -m --propagation private sh -c "
+				     "'mount -t tmpfs none %s/ct && cp %s/symgen_stripped %s/ct/contained && exec %s/ct/contained 3' "
+				     ">/dev/null 2>&1 &) && sleep 0.5 && ls %s/ct | wc -l",
+			       work, work, symgen_dir, work, work, work),
+			 0);
+	/* outside the namespace the directory is empty */
+	assert_int_equal(atoi(out), 0);
+	free(out);
+	dir = record_program("sleep");
+	assert_int_equal(tu_sh(&out, "pkill -f '^%s/ct/contained'; sleep 0.2; find %s/.build-id -type f -perm 0600 | wc -l",
+			       work, dir),
+			 0);
+	assert_true(atoi(out) >= 1);
+	free(out);
+	top_symbol(dir, "contained", sym, sizeof(sym), &pct);
+	print_message("the container's top symbol: %s %.2f%%\n", sym, pct);
+	assert_string_equal(sym, "symgen_exported_spin");
+	tu_rmtree(dir);
+	free(dir);
+	tu_rmtree(work);
+	free(work);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_container_binary_kept),
 		cmocka_unit_test(test_cxx_names_are_demangled),
 		cmocka_unit_test(test_stripped_binary_uses_dynsym),
 		cmocka_unit_test(test_build_ids_and_replaced_binary),
