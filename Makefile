@@ -52,6 +52,7 @@ RECORD_SRCS := user/perf_ring.c user/perf_events.c user/sideband.c user/synthesi
 	       user/transport.c user/cmd_snapshot.c \
 	       user/bpf_sampler.c user/snapshot_trigger.c user/record.c user/exporter.c \
 	       user/cmd_export.c user/metrics_server.c user/record_metrics.c user/privileges.c \
+	       user/bpf_stats.c \
 	       user/cmd_record.c
 MAIN_SRCS := user/main.c
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf_stats.h"
 #include "log.h"
 #include "sampler.skel.h"
 
@@ -338,6 +339,12 @@ int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu
 			   uint64_t *capacity)
 {
 	return transport_ring_usage(s->transport, i, cpu, used, capacity);
+}
+
+size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct metrics_program *out,
+				 size_t max)
+{
+	return bpf_stats_read(s->skel->obj, out, max);
 }
 
 long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cpu_list.h"
+#include "metrics.h"
 #include "perf_events.h"
 #include "sample_record.h"
 #include "tracefs.h"
@@ -71,6 +72,9 @@ long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport
 /* See transport_ring_usage. */
 int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,
 			   uint64_t *capacity);
+/* Its programs' run counts and times (see bpf_stats_read). */
+size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct metrics_program *out,
+				 size_t max);
 /* Detaches every program: no sample is produced after this. */
 void bpf_sampler_stop(struct bpf_sampler *s);
 /* The counters of one CPU. */

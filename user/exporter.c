@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf_stats.h"
 #include "cgroup.h"
 #include "cpu_list.h"
 #include "export_maps.h"
@@ -253,35 +254,6 @@ static void keep_top(struct metrics_cpu_row *rows, size_t *nr, unsigned int top)
 		rows[(*nr)++] = other;
 }
 
-static void read_bpf_stats(struct exporter *e, struct metrics_program *progs, size_t *nr, bool *on)
-{
-	struct bpf_program *prog;
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "re");
-	int v = 0;
-
-	*nr = 0;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	*on = v != 0;
-	if (!*on)
-		return;
-	bpf_object__for_each_program(prog, e->skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || *nr == 4)
-			continue;
-		progs[*nr].name = bpf_program__name(prog);
-		progs[*nr].runs = info.run_cnt;
-		progs[*nr].run_ns = info.run_time_ns;
-		(*nr)++;
-	}
-}
-
 int exporter_render(struct exporter *e, struct byte_buffer *out)
 {
 	struct metrics_snapshot m = { .version = RINGTRACE_VERSION, .transport = "map" };
@@ -313,7 +285,9 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	m.cpus = cpus;
 	m.nr_cpus = e->cpus.nr;
 	exporter_read_runq(e, &m);
-	read_bpf_stats(e, progs, &m.nr_programs, &m.bpf_stats);
+	m.bpf_stats = bpf_stats_enabled();
+	if (m.bpf_stats)
+		m.nr_programs = bpf_stats_read(e->skel->obj, progs, 4);
 	m.programs = progs;
 	ret = metrics_render(&m, out);
 out:
@@ -342,6 +316,11 @@ int exporter_read_runq(struct exporter *e, struct metrics_snapshot *m)
 	}
 	free(hists);
 	return ret;
+}
+
+size_t exporter_program_stats(struct exporter *e, struct metrics_program *out, size_t max)
+{
+	return bpf_stats_read(e->skel->obj, out, max);
 }
 
 void exporter_stop(struct exporter *e)

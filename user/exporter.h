@@ -27,6 +27,8 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 int exporter_render(struct exporter *e, struct byte_buffer *out);
 /* The run-queue histogram alone, into m (its runq_ fields). */
 int exporter_read_runq(struct exporter *e, struct metrics_snapshot *m);
+/* Its programs' run counts and times (see bpf_stats_read). */
+size_t exporter_program_stats(struct exporter *e, struct metrics_program *out, size_t max);
 void exporter_stop(struct exporter *e);
 
 #endif

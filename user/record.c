@@ -19,6 +19,7 @@
 #include "bpf_sampler.h"
 #include "byte_buffer.h"
 #include "cpu_list.h"
+#include "bpf_stats.h"
 #include "exporter.h"
 #include "flight_recorder.h"
 #include "log.h"
@@ -76,6 +77,7 @@ struct session {
 	struct record_metrics *metrics;   /* --metrics: what the drain sees... */
 	struct exporter *runq;            /* ...the run-queue histogram... */
 	struct metrics_server *server;    /* ...served here */
+	struct metrics_program program_stats[16]; /* for the scrape being rendered */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
 	struct workload workload;
 	bool has_workload;
@@ -833,6 +835,17 @@ static void metrics_extra(void *ctx, struct metrics_snapshot *m)
 
 	if (s->runq)
 		exporter_read_runq(s->runq, m);
+	m->bpf_stats = bpf_stats_enabled();
+	if (m->bpf_stats) {
+		size_t n = bpf_sampler_program_stats(s->sampler, s->program_stats,
+						     sizeof(s->program_stats) / sizeof(s->program_stats[0]));
+
+		if (s->runq)
+			n += exporter_program_stats(s->runq, s->program_stats + n,
+						    sizeof(s->program_stats) / sizeof(s->program_stats[0]) - n);
+		m->programs = s->program_stats;
+		m->nr_programs = n;
+	}
 }
 
 /* --metrics: the run-queue histogram's BPF programs, the aggregation of what

@@ -311,6 +311,15 @@ int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
 	uint64_t head, tail, off;
 
 	memset(s, 0, sizeof(*s));
+	/* mapped before the pause, the size of the ring, and unmapped by
+	 * staging_snapshot_free: malloc'd copies this large would stay in the
+	 * heap (glibc raises its mmap threshold after the first such free) */
+	s->map_len = r->size;
+	s->data = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->data == MAP_FAILED) {
+		s->data = NULL;
+		return -1;
+	}
 	/* pause, then wait out a write in progress: from here until the
 	 * release below the ring and its counts are this thread's */
 	atomic_store(&r->paused, 1 + parity);
@@ -318,11 +327,6 @@ int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
 		sched_yield();
 	head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	s->data = malloc(head - tail ? head - tail : 1);
-	if (!s->data) {
-		atomic_store_explicit(&r->paused, 0, memory_order_release);
-		return -1;
-	}
 	off = tail & (r->size - 1);
 	s->len = head - tail;
 	if (off + s->len <= r->size) {
@@ -354,6 +358,7 @@ int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
 
 void staging_snapshot_free(struct staging_snapshot *s)
 {
-	free(s->data);
+	if (s->data)
+		munmap(s->data, s->map_len);
 	s->data = NULL;
 }

@@ -82,8 +82,9 @@ struct staging_ring {
  * previous one: the items the producer numbered up to seq are held in data,
  * were overwritten, or were lost. */
 struct staging_snapshot {
-	uint8_t *data;        /* the records held, oldest first (malloc'd) */
+	uint8_t *data;        /* the records held, oldest first (mapped: map_len bytes) */
 	size_t len;
+	size_t map_len;
 	uint64_t held;        /* records in data */
 	uint64_t overwritten; /* records overwritten by newer ones */
 	uint64_t lost;        /* items reported lost to the ring (never written) */

@@ -52,6 +52,7 @@ def main():
     samples = []  # (seconds, rss KiB, fds)
     t0 = time.monotonic()
     next_snapshot = 60
+    first_snapshot = None
     time.sleep(2)
     while rec.poll() is None:
         t = time.monotonic() - t0
@@ -61,6 +62,8 @@ def main():
             break
         if t >= next_snapshot:
             rec.send_signal(signal.SIGUSR2)
+            if first_snapshot is None:
+                first_snapshot = t
             next_snapshot += 60
         time.sleep(5)
     rec.wait()
@@ -76,9 +79,10 @@ def main():
         sys.exit("soak: no totals in the output:\n" + text[-3000:])
     snaps, produced, held, over, lost = (int(x) for x in m.groups())
     # the first minute fills the rings; the first snapshot allocates its copy
-    # buffers once: the steady state is what follows it
-    warm = [s for s in samples if s[0] < 65] or samples
-    steady = [s for s in samples if s[0] >= 65] or samples
+    # buffers once: the steady state starts 10 s after it
+    settled = (first_snapshot or 0) + 10
+    warm = [s for s in samples if s[0] < settled] or samples
+    steady = [s for s in samples if s[0] >= settled] or samples
     rss = [s[1] for s in steady]
     fds = [s[2] for s in samples]
     ok = produced == held + over + lost == calls
@@ -87,7 +91,7 @@ def main():
              "making getpid calls as fast as one CPU goes for %d s, a snapshot (SIGUSR2) every "
              "minute; the recording's RSS and open file descriptors sampled every 5 s from /proc. "
              "The first minute fills the rings and the first snapshot allocates its copy buffers; "
-             "the steady state is what follows."
+             "the steady state starts 10 s after that snapshot."
              % (datetime.date.today().isoformat(), TRACEPOINT, args.seconds), "",
              "| | |", "|---|---|",
              "| events (generator's count) | %d (%.0f/s) |" % (calls, calls / float(args.seconds)),
@@ -95,10 +99,11 @@ def main():
              "| produced = held + overwritten + lost | %d = %d + %d + %d: %s |"
              % (produced, held, over, lost, "exact, and equal to the generator's count" if ok
                 else "MISMATCH"),
-             "| RSS in the first minute, KiB: min / max | %d / %d |" % (min(s[1] for s in warm), max(s[1] for s in warm)),
-             "| RSS after the first snapshot, KiB: min / median / max | %d / %d / %d |"
-             % (min(rss), statistics.median(rss), max(rss)),
-             "| RSS growth after the first snapshot, first to last sample | %+d KiB |" % (rss[-1] - rss[0]),
+             "| RSS until 10 s after the first snapshot, KiB: min / max | %d / %d |"
+             % (min(s[1] for s in warm), max(s[1] for s in warm)),
+             "| RSS from then on (%d samples), KiB: min / median / max | %d / %d / %d |"
+             % (len(rss), min(rss), statistics.median(rss), max(rss)),
+             "| RSS growth from then on, first to last sample | %+d KiB |" % (rss[-1] - rss[0]),
              "| open file descriptors: min / max | %d / %d |" % (min(fds), max(fds)),
              ""]
     section = "\n".join(lines)
