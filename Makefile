@@ -28,7 +28,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 # Debian packages the build, the tests and the comparisons need.
 DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		pkg-config libcmocka-dev linux-perf libiberty-dev libmicrohttpd-dev libcap-dev \
-		libcap2-bin curl \
+		libcap2-bin procps curl \
 		prometheus prometheus-node-exporter
 # ...and what only the benchmarks run.
 BENCH_DEB_PACKAGES := bpftrace python3 time
@@ -224,7 +224,7 @@ fuzz-ci: fuzz-targets
 # RSS, file descriptors and accounting; writes the Soak section of docs/BENCHMARKS.md.
 SOAK_SECONDS ?= 600
 
-soak: all
+soak: all bench-deps
 	python3 tools/soak/soak.py --build $(OUTPUT) --seconds $(SOAK_SECONDS) --out docs/BENCHMARKS.md
 
 # Records RECORD_SECONDS seconds system-wide with callchains, then reports.
