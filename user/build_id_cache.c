@@ -14,18 +14,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "symbols.h"
 
 struct seen_id {
 	char name[48]; /* xx/yyyy: the key */
 };
-
-void build_id_cache_name(const uint8_t *build_id, size_t len, char *buf, size_t buflen)
-{
-	int n = snprintf(buf, buflen, "%02x/", len ? build_id[0] : 0);
-
-	for (size_t i = 1; i < len && n + 3 < (int)buflen; i++)
-		n += snprintf(buf + n, buflen - (size_t)n, "%02x", build_id[i]);
-}
 
 void build_id_cache_init(struct build_id_cache *c, int dirfd)
 {
@@ -93,7 +86,7 @@ void build_id_cache_add(struct build_id_cache *c, uint32_t pid, const char *path
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return;
-	build_id_cache_name(build_id, len, s->name, sizeof(s->name));
+	build_id_path(s->name, sizeof(s->name), NULL, build_id, len, "");
 	if (hash_map_get(&c->seen, s->name)) {
 		free(s);
 		return;

@@ -27,7 +27,4 @@ void build_id_cache_add(struct build_id_cache *c, uint32_t pid, const char *path
 			const uint8_t *build_id, size_t len);
 void build_id_cache_free(struct build_id_cache *c);
 
-/* "xx/yyyy..." for a build-id, into buf. */
-void build_id_cache_name(const uint8_t *build_id, size_t len, char *buf, size_t buflen);
-
 #endif

@@ -143,3 +143,66 @@ int cgroup_walk(void (*fn)(uint64_t id, const char *relative, void *ctx), void *
 	walk_root_len = strlen(root);
 	return nftw(root, visit, 32, FTW_PHYS | FTW_MOUNT);
 }
+
+struct cgroup_name {
+	uint64_t id;
+	char *path;
+};
+
+static void add_cgroup_name(uint64_t id, const char *relative, void *ctx)
+{
+	struct cgroup_names *names = ctx;
+	struct cgroup_name *n;
+
+	if (hash_map_get(&names->map, &id) || !(n = calloc(1, sizeof(*n))))
+		return;
+	n->id = id;
+	n->path = strdup(relative);
+	if (!n->path || hash_map_put(&names->map, &n->id, n)) {
+		free(n->path);
+		free(n);
+	}
+}
+
+void cgroup_names_init(struct cgroup_names *n)
+{
+	hash_map_init(&n->map, hash_u64_key, equal_u64_key);
+	n->walked = true;
+	cgroup_walk(add_cgroup_name, n);
+}
+
+void cgroup_names_rescan_allowed(struct cgroup_names *n)
+{
+	n->walked = false;
+}
+
+const char *cgroup_names_get(struct cgroup_names *n, uint64_t id, char *buf, size_t len)
+{
+	struct cgroup_name *name = hash_map_get(&n->map, &id);
+
+	if (!name && !n->walked) {
+		/* a cgroup created since the last walk */
+		n->walked = true;
+		cgroup_walk(add_cgroup_name, n);
+		name = hash_map_get(&n->map, &id);
+	}
+	if (name)
+		return name->path;
+	snprintf(buf, len, "unknown_cgroup_id:%llu", (unsigned long long)id);
+	return buf;
+}
+
+static void free_cgroup_name(void *value, void *ctx)
+{
+	struct cgroup_name *n = value;
+
+	(void)ctx;
+	free(n->path);
+	free(n);
+}
+
+void cgroup_names_free(struct cgroup_names *n)
+{
+	hash_map_each(&n->map, free_cgroup_name, NULL);
+	hash_map_free(&n->map);
+}

@@ -4,8 +4,11 @@
 #define RINGTRACE_CGROUP_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hash_map.h"
 
 struct cgroup_dir {
 	char path[PATH_MAX];     /* absolute path in the file system */
@@ -27,5 +30,19 @@ int cgroup_id_of(const char *path, uint64_t *id);
 
 /* Calls fn for the root and every directory below it (id and relative path). */
 int cgroup_walk(void (*fn)(uint64_t id, const char *relative, void *ctx), void *ctx);
+
+/* Names of cgroup ids as paths from the cgroup v2 root, from walks of the
+ * tree: one at init, another when an id not seen yet is asked for. */
+struct cgroup_names {
+	struct hash_map map; /* id -> path */
+	bool walked;         /* walked again since cgroup_names_rescan_allowed */
+};
+
+void cgroup_names_init(struct cgroup_names *n);
+/* Allows one more walk for the next unknown id (call once per report). */
+void cgroup_names_rescan_allowed(struct cgroup_names *n);
+/* The path of id, or "unknown_cgroup_id:N" written into buf. */
+const char *cgroup_names_get(struct cgroup_names *n, uint64_t id, char *buf, size_t len);
+void cgroup_names_free(struct cgroup_names *n);
 
 #endif

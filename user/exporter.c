@@ -22,11 +22,6 @@
 #include "log.h"
 #include "transport.h"
 
-struct cgroup_name {
-	uint64_t id;
-	char *path;
-};
-
 struct exporter {
 	struct exporter_bpf *skel;
 	struct cpu_list cpus;
@@ -37,36 +32,9 @@ struct exporter {
 	int nr_possible;
 	struct cgroup_dir cgroup;
 	pthread_mutex_t lock;      /* one render at a time: the cgroup names */
-	struct hash_map cgroups;   /* id -> struct cgroup_name */
+	struct cgroup_names cgroups;
+	bool names_ready;
 };
-
-static void add_cgroup_name(uint64_t id, const char *relative, void *ctx)
-{
-	struct exporter *e = ctx;
-	struct cgroup_name *n;
-
-	if (hash_map_get(&e->cgroups, &id))
-		return;
-	n = calloc(1, sizeof(*n));
-	if (!n || !(n->path = strdup(relative))) {
-		free(n);
-		return;
-	}
-	n->id = id;
-	if (hash_map_put(&e->cgroups, &n->id, n)) {
-		free(n->path);
-		free(n);
-	}
-}
-
-static void free_cgroup_name(void *value, void *ctx)
-{
-	struct cgroup_name *n = value;
-
-	(void)ctx;
-	free(n->path);
-	free(n);
-}
 
 static int attach(struct exporter *e, struct bpf_link *link, const char *what, char *err,
 		  size_t errlen)
@@ -91,7 +59,6 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 		return NULL;
 	}
 	pthread_mutex_init(&e->lock, NULL);
-	hash_map_init(&e->cgroups, hash_u64_key, equal_u64_key);
 	e->cgroup.fd = -1;
 	e->top_comms = cfg->top_comms;
 	e->nr_possible = libbpf_num_possible_cpus();
@@ -151,36 +118,12 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 		   errlen) ||
 	    attach(e, bpf_program__attach(e->skel->progs.export_switch), "sched_switch", err, errlen))
 		goto fail;
-	cgroup_walk(add_cgroup_name, e);
+	cgroup_names_init(&e->cgroups);
+	e->names_ready = true;
 	return e;
 fail:
 	exporter_stop(e);
 	return NULL;
-}
-
-/* The path of a cgroup id; the tree is walked again for an id not seen yet
- * (a cgroup created since), once per render. */
-static const char *cgroup_path(struct exporter *e, uint64_t id, bool *walked, char *buf,
-			       size_t len)
-{
-	struct cgroup_name *n = hash_map_get(&e->cgroups, &id);
-
-	if (!n && !*walked) {
-		*walked = true;
-		cgroup_walk(add_cgroup_name, e);
-		n = hash_map_get(&e->cgroups, &id);
-	}
-	if (n)
-		return n->path;
-	snprintf(buf, len, "unknown_cgroup_id:%" PRIu64, id);
-	return buf;
-}
-
-static int compare_ns_desc(const void *a, const void *b)
-{
-	const struct metrics_cpu_row *x = a, *y = b;
-
-	return x->ns == y->ns ? strcmp(x->label, y->label) : x->ns > y->ns ? -1 : 1;
 }
 
 /* Every entry of a hash map of struct rt_cpu_time, as rows; labels malloc'd. */
@@ -190,7 +133,6 @@ static struct metrics_cpu_row *read_times(struct exporter *e, int fd, bool by_cg
 	size_t cap = 0;
 	uint8_t key[RT_EXPORT_COMM_LEN], next[RT_EXPORT_COMM_LEN];
 	void *prev = NULL;
-	bool walked = false;
 
 	*nr = 0;
 	while (!bpf_map_get_next_key(fd, prev, next)) {
@@ -206,7 +148,7 @@ static struct metrics_cpu_row *read_times(struct exporter *e, int fd, bool by_cg
 			uint64_t id;
 
 			memcpy(&id, key, sizeof(id));
-			label = cgroup_path(e, id, &walked, buf, sizeof(buf));
+			label = cgroup_names_get(&e->cgroups, id, buf, sizeof(buf));
 		} else {
 			memcpy(comm, key, RT_EXPORT_COMM_LEN);
 			label = comm;
@@ -235,25 +177,6 @@ static void free_times(struct metrics_cpu_row *rows, size_t nr)
 	free(rows);
 }
 
-/* The busiest comms by name, the rest summed as "other". */
-static void keep_top(struct metrics_cpu_row *rows, size_t *nr, unsigned int top)
-{
-	struct metrics_cpu_row other = { NULL, 0, 0 };
-
-	if (*nr <= top)
-		return;
-	qsort(rows, *nr, sizeof(*rows), compare_ns_desc);
-	for (size_t i = top; i < *nr; i++) {
-		other.samples += rows[i].samples;
-		other.ns += rows[i].ns;
-		free((char *)rows[i].label);
-	}
-	other.label = strdup("other");
-	*nr = top;
-	if (other.label)
-		rows[(*nr)++] = other;
-}
-
 int exporter_render(struct exporter *e, struct byte_buffer *out)
 {
 	struct metrics_snapshot m = { .version = RINGTRACE_VERSION, .transport = "map" };
@@ -265,11 +188,13 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	int ret = -1;
 
 	pthread_mutex_lock(&e->lock);
+	/* a cgroup created since the last scrape is found by one more walk */
+	cgroup_names_rescan_allowed(&e->cgroups);
 	cgroups = read_times(e, bpf_map__fd(e->skel->maps.cgroup_time), true, &m.nr_cgroups);
 	comms = read_times(e, bpf_map__fd(e->skel->maps.comm_time), false, &m.nr_comms);
 	if (!cpus || !counters)
 		goto out;
-	keep_top(comms, &m.nr_comms, e->top_comms);
+	m.top_comms = e->top_comms;
 	m.cgroups = cgroups;
 	m.comms = comms;
 	if (!bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.counters), &zero, counters))
@@ -334,8 +259,8 @@ void exporter_stop(struct exporter *e)
 			close(e->event_fds[i]);
 	exporter_bpf__destroy(e->skel);
 	cgroup_close(&e->cgroup);
-	hash_map_each(&e->cgroups, free_cgroup_name, NULL);
-	hash_map_free(&e->cgroups);
+	if (e->names_ready)
+		cgroup_names_free(&e->cgroups);
 	cpu_list_free(&e->cpus);
 	free(e->event_fds);
 	free(e->links);

@@ -108,11 +108,58 @@ static void free_rows(struct printed_row *rows, size_t nr)
 	free(rows);
 }
 
+/* Sorts rows by label and merges those that print the same. */
+static void sort_and_merge(struct printed_row *rows, size_t *nr)
+{
+	size_t out = 0;
+
+	qsort(rows, *nr, sizeof(*rows), compare_printed);
+	for (size_t i = 0; i < *nr; i++) {
+		if (out && !strcmp(rows[out - 1].label, rows[i].label)) {
+			rows[out - 1].samples += rows[i].samples;
+			rows[out - 1].ns += rows[i].ns;
+			free(rows[i].label);
+			continue;
+		}
+		rows[out++] = rows[i];
+	}
+	*nr = out;
+}
+
+static int compare_ns_desc(const void *a, const void *b)
+{
+	const struct printed_row *x = a, *y = b;
+
+	return x->ns == y->ns ? strcmp(x->label, y->label) : x->ns > y->ns ? -1 : 1;
+}
+
+/* Keeps the top rows by CPU time and sums the rest as "other" (which a row
+ * already named so merges with). -1 if memory ran out. */
+static int keep_top(struct printed_row *rows, size_t *nr, size_t top)
+{
+	struct printed_row other = { NULL, 0, 0 };
+
+	if (!top || *nr <= top)
+		return 0;
+	other.label = strdup("other");
+	if (!other.label)
+		return -1;
+	qsort(rows, *nr, sizeof(*rows), compare_ns_desc);
+	for (size_t i = top; i < *nr; i++) {
+		other.samples += rows[i].samples;
+		other.ns += rows[i].ns;
+		free(rows[i].label);
+	}
+	rows[top] = other;
+	*nr = top + 1;
+	sort_and_merge(rows, nr);
+	return 0;
+}
+
 /* Escapes, sorts and merges rows; *nr becomes the merged count. */
 static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *nr)
 {
 	struct printed_row *rows = calloc(*nr ? *nr : 1, sizeof(*rows));
-	size_t out = 0;
 
 	if (!rows)
 		return NULL;
@@ -129,17 +176,7 @@ static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *
 		rows[i].samples = in[i].samples;
 		rows[i].ns = in[i].ns;
 	}
-	qsort(rows, *nr, sizeof(*rows), compare_printed);
-	for (size_t i = 0; i < *nr; i++) {
-		if (out && !strcmp(rows[out - 1].label, rows[i].label)) {
-			rows[out - 1].samples += rows[i].samples;
-			rows[out - 1].ns += rows[i].ns;
-			free(rows[i].label);
-			continue;
-		}
-		rows[out++] = rows[i];
-	}
-	*nr = out;
+	sort_and_merge(rows, nr);
 	return rows;
 }
 
@@ -161,8 +198,8 @@ static int seconds(struct byte_buffer *out, uint64_t ns)
 }
 
 static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row *in, size_t nr,
-			   const char *label, const char *samples_name, const char *seconds_name,
-			   const char *what)
+			   size_t top, const char *label, const char *samples_name,
+			   const char *seconds_name, const char *what)
 {
 	struct printed_row *rows = merge_rows(in, &nr);
 	char help[256];
@@ -170,6 +207,10 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row
 
 	if (!rows)
 		return -1;
+	if (keep_top(rows, &nr, top)) {
+		free_rows(rows, nr);
+		return -1;
+	}
 	if (samples_name) {
 		snprintf(help, sizeof(help), "On-CPU samples of tasks, by %s.", what);
 		r |= family(out, samples_name, "counter", help);
@@ -279,9 +320,9 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 		       "ringtrace's version, as a label; the value is always 1.");
 
 	r |= put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
-	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, "cgroup", "ringtrace_cpu_samples_total",
-			     "ringtrace_cpu_seconds_total", "cgroup path");
-	r |= render_cpu_rows(out, m->comms, m->nr_comms, "comm", NULL,
+	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, 0, "cgroup",
+			     "ringtrace_cpu_samples_total", "ringtrace_cpu_seconds_total", "cgroup path");
+	r |= render_cpu_rows(out, m->comms, m->nr_comms, m->top_comms, "comm", NULL,
 			     "ringtrace_comm_cpu_seconds_total", "comm (the busiest, the rest as other)");
 	r |= render_record_counts(out, m);
 	r |= render_rings(out, m);

@@ -45,8 +45,9 @@ struct metrics_snapshot {
 	const char *transport;             /* label of the record counts */
 	const struct metrics_cpu_row *cgroups;
 	size_t nr_cgroups;
-	const struct metrics_cpu_row *comms; /* top N and "other" */
+	const struct metrics_cpu_row *comms;
 	size_t nr_comms;
+	unsigned int top_comms;            /* comms shown by name, the rest as "other"; 0: all */
 	const struct metrics_cpu_counts *cpus;
 	size_t nr_cpus;
 	uint64_t runq_buckets[METRICS_RUNQ_BUCKETS]; /* not cumulative: bucket i < 2^i ns */

@@ -21,11 +21,6 @@ struct cgroup_time {
 	uint64_t samples, ns;
 };
 
-struct cgroup_name {
-	uint64_t id;
-	char *path;
-};
-
 struct thread_comm {
 	uint32_t tid;
 	char comm[COMM_LEN + 1];
@@ -41,7 +36,7 @@ struct record_metrics {
 	struct hash_map cgroups; /* id -> cgroup_time */
 	struct hash_map threads; /* tid -> thread_comm */
 	struct hash_map comms;   /* comm -> comm_time */
-	struct hash_map names;   /* cgroup id -> cgroup_name, from the cgroup tree */
+	struct cgroup_names names;
 	unsigned int top_comms;
 	struct record_metrics_source src;
 };
@@ -57,7 +52,7 @@ struct record_metrics *record_metrics_create(unsigned int top_comms,
 	hash_map_init(&rm->cgroups, hash_u64_key, equal_u64_key);
 	hash_map_init(&rm->threads, hash_u32_key, equal_u32_key);
 	hash_map_init(&rm->comms, hash_string, equal_string);
-	hash_map_init(&rm->names, hash_u64_key, equal_u64_key);
+	cgroup_names_init(&rm->names);
 	rm->top_comms = top_comms;
 	rm->src = *src;
 	return rm;
@@ -147,45 +142,15 @@ struct rows {
 	size_t nr;
 };
 
-static void add_name(uint64_t id, const char *relative, void *ctx)
-{
-	struct record_metrics *rm = ctx;
-	struct cgroup_name *n;
-
-	if (hash_map_get(&rm->names, &id) || !(n = calloc(1, sizeof(*n))))
-		return;
-	n->id = id;
-	n->path = strdup(relative);
-	if (!n->path || hash_map_put(&rm->names, &n->id, n)) {
-		free(n->path);
-		free(n);
-	}
-}
-
-struct naming {
-	struct record_metrics *rm;
-	bool walked;
-};
-
-/* Names each cgroup seen, walking the tree again for one created since. */
+/* Names each cgroup seen the first time it is rendered. */
 static void name_cgroup(void *value, void *ctx)
 {
 	struct cgroup_time *g = value;
-	struct naming *n = ctx;
-	struct cgroup_name *name;
+	struct record_metrics *rm = ctx;
 	char buf[64];
 
-	if (g->path)
-		return;
-	name = hash_map_get(&n->rm->names, &g->id);
-	if (!name && !n->walked) {
-		n->walked = true;
-		cgroup_walk(add_name, n->rm);
-		name = hash_map_get(&n->rm->names, &g->id);
-	}
-	if (!name)
-		snprintf(buf, sizeof(buf), "unknown_cgroup_id:%llu", (unsigned long long)g->id);
-	g->path = strdup(name ? name->path : buf);
+	if (!g->path)
+		g->path = strdup(cgroup_names_get(&rm->names, g->id, buf, sizeof(buf)));
 }
 
 static void collect_cgroup(void *value, void *ctx)
@@ -205,13 +170,6 @@ static void collect_comm(void *value, void *ctx)
 	r->rows[r->nr++] = (struct metrics_cpu_row){ c->comm, c->samples, c->ns };
 }
 
-static int by_ns_desc(const void *a, const void *b)
-{
-	const struct metrics_cpu_row *x = a, *y = b;
-
-	return x->ns == y->ns ? strcmp(x->label, y->label) : x->ns > y->ns ? -1 : 1;
-}
-
 int record_metrics_render(void *ctx, struct byte_buffer *out)
 {
 	struct record_metrics *rm = ctx;
@@ -226,28 +184,16 @@ int record_metrics_render(void *ctx, struct byte_buffer *out)
 	co.rows = calloc(rm->comms.len + 1, sizeof(*co.rows));
 	if (!cg.rows || !co.rows || !cpus || !rings)
 		goto out;
-	{
-		struct naming naming = { rm, false };
-
-		hash_map_each(&rm->cgroups, name_cgroup, &naming);
-	}
+	/* a cgroup created since the last scrape is found by one more walk */
+	cgroup_names_rescan_allowed(&rm->names);
+	hash_map_each(&rm->cgroups, name_cgroup, rm);
 	hash_map_each(&rm->cgroups, collect_cgroup, &cg);
 	hash_map_each(&rm->comms, collect_comm, &co);
-	if (co.nr > rm->top_comms) {
-		struct metrics_cpu_row other = { "other", 0, 0 };
-
-		qsort(co.rows, co.nr, sizeof(*co.rows), by_ns_desc);
-		for (size_t i = rm->top_comms; i < co.nr; i++) {
-			other.samples += co.rows[i].samples;
-			other.ns += co.rows[i].ns;
-		}
-		co.nr = rm->top_comms;
-		co.rows[co.nr++] = other;
-	}
 	m.cgroups = cg.rows;
 	m.nr_cgroups = cg.nr;
 	m.comms = co.rows;
 	m.nr_comms = co.nr;
+	m.top_comms = rm->top_comms;
 	m.cpus = cpus;
 	m.nr_cpus = rm->src.cpu_counts(rm->src.ctx, cpus, MAX_CPUS);
 	m.rings = rings;
@@ -288,15 +234,6 @@ static void free_thread(void *value, void *ctx)
 	free(value);
 }
 
-static void free_name(void *value, void *ctx)
-{
-	struct cgroup_name *n = value;
-
-	(void)ctx;
-	free(n->path);
-	free(n);
-}
-
 void record_metrics_free(struct record_metrics *rm)
 {
 	if (!rm)
@@ -304,8 +241,7 @@ void record_metrics_free(struct record_metrics *rm)
 	hash_map_each(&rm->cgroups, free_cgroup, NULL);
 	hash_map_each(&rm->comms, free_comm, NULL);
 	hash_map_each(&rm->threads, free_thread, NULL);
-	hash_map_each(&rm->names, free_name, NULL);
-	hash_map_free(&rm->names);
+	cgroup_names_free(&rm->names);
 	hash_map_free(&rm->cgroups);
 	hash_map_free(&rm->comms);
 	hash_map_free(&rm->threads);

@@ -17,6 +17,8 @@
 
 #include "byte_buffer.h"
 #include "demangle.h"
+
+#define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id"
 #include "log.h"
 
 /* Symbols are gathered with name offsets into an arena, then sorted. */
@@ -237,6 +239,18 @@ static int add_debug_file_symbols(const char *debug_path, struct builder *b)
 	return ret;
 }
 
+void build_id_path(char *buf, size_t buflen, const char *dir, const uint8_t *build_id,
+		   size_t len, const char *suffix)
+{
+	int n = snprintf(buf, buflen, "%s%s%02x/", dir ? dir : "", dir ? "/" : "",
+			 len ? build_id[0] : 0);
+
+	for (size_t i = 1; i < len && n >= 0 && (size_t)n + 3 < buflen; i++)
+		n += snprintf(buf + n, buflen - (size_t)n, "%02x", build_id[i]);
+	if (n >= 0 && (size_t)n < buflen)
+		snprintf(buf + n, buflen - (size_t)n, "%s", suffix);
+}
+
 /* Stripped binaries keep their full .symtab in a debug file, found by
  * build-id under /usr/lib/debug/.build-id or by .gnu_debuglink, as gdb and
  * perf look for it. Returns 0 if one was read, 1 if none was found. */
@@ -249,11 +263,7 @@ static int load_separate_debug_symbols(Elf *elf, const char *path, struct builde
 	char debug[4096];
 
 	if (id_len > 1) {
-		int n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", id[0]);
-
-		for (ssize_t i = 1; i < id_len && n < (int)sizeof(debug) - 8; i++)
-			n += snprintf(debug + n, sizeof(debug) - (size_t)n, "%02x", id[i]);
-		snprintf(debug + n, sizeof(debug) - (size_t)n, ".debug");
+		build_id_path(debug, sizeof(debug), DEBUG_BUILD_ID_DIR, id, (size_t)id_len, ".debug");
 		if (add_debug_file_symbols(debug, b) <= 0)
 			return 0;
 	}
@@ -333,7 +343,6 @@ int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *
 			     size_t len, const char *const *dirs, char *err, size_t errlen)
 {
 	char debug[4096];
-	int n;
 
 	if (!len)
 		return symtab_load_elf(t, path, err, errlen);
@@ -341,18 +350,13 @@ int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *
 		return 0;
 	/* a copy the recording kept (a container's binary) */
 	for (; dirs && *dirs; dirs++) {
-		n = snprintf(debug, sizeof(debug), "%s/%02x/", *dirs, build_id[0]);
-		for (size_t i = 1; i < len && n < (int)sizeof(debug) - 3; i++)
-			n += snprintf(debug + n, sizeof(debug) - (size_t)n, "%02x", build_id[i]);
+		build_id_path(debug, sizeof(debug), *dirs, build_id, len, "");
 		if (!load_elf_file(t, debug, build_id, len, NULL, 0))
 			return 0;
 	}
 	/* replaced since, or not on this machine (a container's): its debug
 	 * file, which carries the same build-id, segments and symbols */
-	n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", build_id[0]);
-	for (size_t i = 1; i < len; i++)
-		n += snprintf(debug + n, sizeof(debug) - (size_t)n, "%02x", build_id[i]);
-	snprintf(debug + n, sizeof(debug) - (size_t)n, ".debug");
+	build_id_path(debug, sizeof(debug), DEBUG_BUILD_ID_DIR, build_id, len, ".debug");
 	return load_elf_file(t, debug, build_id, len, NULL, 0) ? -1 : 0;
 }
 

@@ -158,6 +158,28 @@ static void test_structure(void **state)
 	free(text);
 }
 
+/* --top 2: the two busiest comms by name, every other one summed as
+ * "other", merged with a comm of that name. */
+static void test_top_comms(void **state)
+{
+	struct metrics_snapshot m = snapshot();
+	char *text, *p;
+	int series = 0;
+
+	(void)state;
+	m.top_comms = 2;
+	text = render(&m);
+	for (p = text; (p = strstr(p, "ringtrace_comm_cpu_seconds_total{")); p++)
+		series++;
+	/* the two busiest are the one with every odd character (0.07 s) and
+	 * "other" itself (0.01 s); the rest, 0.003 + 0.003 + 0.001 s, join
+	 * that "other": two series */
+	assert_int_equal(series, 2);
+	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"other\"} 0.017000000\n"))
+		fail_msg("other is not the sum of the rest:\n%s", text);
+	free(text);
+}
+
 /* Without kernel.bpf_stats_enabled, no program families at all. */
 static void test_program_stats_only_when_enabled(void **state)
 {
@@ -176,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_label_values_escaped_and_valid_utf8),
 		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_top_comms),
 		cmocka_unit_test(test_program_stats_only_when_enabled),
 	};
 
