@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "byte_buffer.h"
-#include "cpu_list.h"
-#include "event_spec.h"
-#include "metrics.h"
-#include "report.h"
+#include "lib/byte_buffer.h"
+#include "sys/cpu_list.h"
+#include "capture/event_spec.h"
+#include "export/metrics.h"
+#include "report/report.h"
 
 /* Checks escaped label text: valid UTF-8, quotes and newlines escaped. */
 static void check_label(const uint8_t *p, size_t len)

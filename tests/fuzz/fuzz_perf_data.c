@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "script.h"
+#include "report/report.h"
+#include "report/script.h"
 
 static char dir[64];
 static char kallsyms[96];

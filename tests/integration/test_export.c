@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "sys/cgroup.h"
 #include "test_util.h"
 
 static const char *skip_reason;

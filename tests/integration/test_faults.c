@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "perf_data_reader.h"
-#include "perf_record.h"
+#include "format/perf_data_reader.h"
+#include "format/perf_record.h"
 #include "test_util.h"
 
 static const char *skip_reason;

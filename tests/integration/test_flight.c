@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "perf_data_reader.h"
-#include "perf_record.h"
+#include "format/perf_data_reader.h"
+#include "format/perf_record.h"
 #include "test_util.h"
 
 static const char *skip_reason;

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "perf_data_reader.h"
-#include "perf_record.h"
+#include "format/perf_data_reader.h"
+#include "format/perf_record.h"
 #include "test_util.h"
 
 static const char *skip_reason;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_data_reader.h"
-#include "perf_record.h"
+#include "format/perf_data_reader.h"
+#include "format/perf_record.h"
 #include "test_util.h"
 
 static const char *skip_reason;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 static void expect(const char *mangled, const char *want)
 {

@@ -9,9 +9,9 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "cpu_list.h"
-#include "event_spec.h"
-#include "tracefs.h"
+#include "sys/cpu_list.h"
+#include "capture/event_spec.h"
+#include "sys/tracefs.h"
 
 static void test_names_aliases_and_modifiers(void **state)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "export/metrics.h"
 
 static char *render(const struct metrics_snapshot *m)
 {

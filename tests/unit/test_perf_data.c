@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "byte_buffer.h"
-#include "perf_data_reader.h"
-#include "perf_data_writer.h"
-#include "perf_file.h"
-#include "perf_record.h"
+#include "lib/byte_buffer.h"
+#include "format/perf_data_reader.h"
+#include "format/perf_data_writer.h"
+#include "format/perf_file.h"
+#include "format/perf_record.h"
 #include "test_util.h"
 
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)

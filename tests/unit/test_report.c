@@ -14,10 +14,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "byte_buffer.h"
-#include "perf_data_writer.h"
-#include "perf_record.h"
-#include "report.h"
+#include "lib/byte_buffer.h"
+#include "format/perf_data_writer.h"
+#include "format/perf_record.h"
+#include "report/report.h"
 #include "test_util.h"
 
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "byte_buffer.h"
-#include "perf_data_writer.h"
-#include "perf_record.h"
-#include "report.h"
-#include "script.h"
+#include "lib/byte_buffer.h"
+#include "format/perf_data_writer.h"
+#include "format/perf_record.h"
+#include "report/report.h"
+#include "report/script.h"
 #include "test_util.h"
 
 #define SAMPLE_ID_TYPE \

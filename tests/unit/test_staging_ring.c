@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "staging_ring.h"
+#include "capture/staging_ring.h"
 
 #define RING_BYTES (64 * 1024)
 

@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "bench_producer.skel.h"
-#include "cpu_list.h"
-#include "output_dir.h"
-#include "perf_record.h"
-#include "record_writer.h"
-#include "transport.h"
+#include "sys/cpu_list.h"
+#include "sys/output_dir.h"
+#include "format/perf_record.h"
+#include "record/record_writer.h"
+#include "capture/transport.h"
 
 #define RING_BYTES (512 * 1024)
 #define STAGING_BYTES (8u << 20)

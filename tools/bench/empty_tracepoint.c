@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "bench_empty.skel.h"
-#include "perf_events.h"
-#include "tracefs.h"
+#include "capture/perf_events.h"
+#include "sys/tracefs.h"
 
 int main(int argc, char **argv)
 {

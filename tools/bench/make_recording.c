@@ -8,11 +8,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "byte_buffer.h"
-#include "output_dir.h"
-#include "perf_data_writer.h"
-#include "perf_record.h"
-#include "symbols.h"
+#include "lib/byte_buffer.h"
+#include "sys/output_dir.h"
+#include "format/perf_data_writer.h"
+#include "format/perf_record.h"
+#include "symbols/symbols.h"
 
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 #define SAMPLE_TYPE \

@@ -1,0 +1,414 @@
+/* bpf_sampler.c: loads the BPF sampler, opens the recording's perf events and
+ * attaches to them with its scope filters, and drains its transport. */
+#include "capture/bpf_sampler.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/bpf_stats.h"
+#include "lib/log.h"
+#include "sampler.skel.h"
+
+/* One opened perf event and the program's link to it. */
+struct attachment {
+	int fd;
+	struct bpf_link *link;
+};
+
+struct bpf_sampler {
+	enum transport_kind transport_kind;
+	struct sampler_bpf *skel;
+	struct transport *transport;
+	struct attachment *attached;
+	unsigned int nr_attached, cap_attached;
+	int nr_possible;
+};
+
+static bool libbpf_verbose;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return libbpf_verbose ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+void bpf_sampler_set_verbose(bool verbose)
+{
+	libbpf_verbose = verbose;
+	libbpf_set_print(print_libbpf);
+}
+
+static int check_btf(char *err, size_t errlen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		rt_format(err, errlen, "no kernel BTF at /sys/kernel/btf/vmlinux: ringtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -1;
+	}
+	return 0;
+}
+
+/* Fills the maps the filters read: CPUs, processes, threads, cgroup. */
+static int fill_scope_maps(struct bpf_sampler *s, const struct sampler_scope *sc, char *err,
+			   size_t errlen)
+{
+	struct sampler_bpf *k = s->skel;
+	__u8 yes = 1;
+
+	for (unsigned int i = 0; sc->only_these_cpus && i < sc->cpus->nr; i++) {
+		__u32 cpu = (__u32)sc->cpus->cpus[i];
+
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.cpu_filter), &cpu, &yes, BPF_ANY))
+			goto fail;
+	}
+	for (unsigned int i = 0; i < sc->nr_tgids; i++)
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tgids), &sc->tgids[i], &yes, BPF_ANY))
+			goto fail;
+	for (unsigned int i = 0; i < sc->nr_tids; i++)
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tids), &sc->tids[i], &yes, BPF_ANY))
+			goto fail;
+	if (sc->cgroup_fd >= 0) {
+		__u32 zero = 0, fd = (__u32)sc->cgroup_fd;
+
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_cgroup), &zero, &fd, BPF_ANY))
+			goto fail;
+	}
+	return 0;
+fail:
+	rt_format(err, errlen, "cannot set up the sampler's filters: %s", strerror(errno));
+	return -1;
+}
+
+static int remember(struct bpf_sampler *s, int fd, struct bpf_link *link)
+{
+	if (s->nr_attached == s->cap_attached) {
+		unsigned int cap = s->cap_attached ? s->cap_attached * 2 : 16;
+		struct attachment *grown = realloc(s->attached, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		s->attached = grown;
+		s->cap_attached = cap;
+	}
+	s->attached[s->nr_attached++] = (struct attachment){ fd, link };
+	return 0;
+}
+
+/* Opens one perf event and attaches prog with the event's index as cookie. */
+static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
+			   struct perf_event_attr *attr, int pid, int cpu, unsigned int index,
+			   char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = index);
+	struct bpf_link *link;
+	int fd = perf_event_open_fd(attr, pid, cpu, -1, 0);
+
+	if (fd < 0) {
+		if (fd == -ESRCH)
+			rt_format(err, errlen, "thread %d exited before it could be traced", pid);
+		else
+			rt_format(err, errlen, "cannot open perf event (type %u, config %llu) on %s %d: %s%s",
+				  attr->type, (unsigned long long)attr->config,
+				  cpu >= 0 ? "CPU" : "thread", cpu >= 0 ? cpu : pid,
+				  strerror(-fd), transport_privilege_hint(-fd));
+		return -1;
+	}
+	link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
+	if (!link) {
+		int e = errno;
+
+		rt_format(err, errlen, "cannot attach the sampler to a perf event: %s%s", strerror(e),
+			  transport_privilege_hint(e));
+		close(fd);
+		return -1;
+	}
+	if (remember(s, fd, link)) {
+		bpf_link__destroy(link);
+		close(fd);
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void event_attr(struct perf_event_attr *attr, const struct sampler_event *ev)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->disabled = 1;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	if (ev->format) {
+		attr->sample_period = 1;
+	} else if (ev->rate.freq) {
+		attr->freq = 1;
+		attr->sample_freq = ev->rate.freq;
+	} else {
+		attr->sample_period = ev->rate.period;
+	}
+}
+
+/* Tracepoint programs run on every hit of the tracepoint once attached to any
+ * one of its perf events: one event per tracepoint, scope filtered in BPF.
+ * Other events sample per CPU, or per thread in per-thread mode. */
+static int attach_event(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, unsigned int i,
+			char *err, size_t errlen)
+{
+	const struct sampler_scope *sc = &cfg->scope;
+	const struct sampler_event *ev = &cfg->events[i];
+	struct perf_event_attr attr;
+
+	event_attr(&attr, ev);
+	if (ev->format)
+		return open_and_attach(s, s->skel->progs.on_tracepoint, &attr, -1, sc->cpus->cpus[0], i,
+				       err, errlen);
+	if (sc->nr_threads) {
+		for (unsigned int t = 0; t < sc->nr_threads; t++) {
+			if (!sc->only_these_cpus) {
+				if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, sc->threads[t],
+						    -1, i, err, errlen))
+					return -1;
+				continue;
+			}
+			for (unsigned int c = 0; c < sc->cpus->nr; c++)
+				if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, sc->threads[t],
+						    sc->cpus->cpus[c], i, err, errlen))
+					return -1;
+		}
+		return 0;
+	}
+	for (unsigned int c = 0; c < sc->cpus->nr; c++)
+		if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, -1, sc->cpus->cpus[c], i,
+				    err, errlen))
+			return -1;
+	return 0;
+}
+
+static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sampler_event *ev,
+		      char *err, size_t errlen)
+{
+	struct rt_event e = { .id = ev->id, .period = 1 };
+
+	if (ev->format) {
+		e.flags = RT_EVENT_TRACEPOINT | (ev->syscall ? RT_EVENT_SYSCALL : 0);
+		e.period = ev->tracepoint_period ? ev->tracepoint_period : 1;
+		e.tp_type = (__u16)ev->format->id;
+		e.fixed_size = (__u16)ev->format->fixed_size;
+		e.nr_dynamic = ev->format->nr_dynamic;
+		for (unsigned int d = 0; d < ev->format->nr_dynamic; d++) {
+			e.dynamic_offset[d] = ev->format->dynamic_offset[d];
+			if (ev->format->dynamic_relative[d])
+				e.dynamic_relative |= (__u8)(1u << d);
+		}
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.events), &i, &e, BPF_ANY)) {
+		rt_format(err, errlen, "cannot describe event %u to the sampler: %s", i,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
+		     size_t errlen)
+{
+	const struct sampler_scope *sc = &cfg->scope;
+	struct sampler_bpf *k = s->skel;
+	__u32 flags = 0;
+
+	if (sc->only_these_cpus)
+		flags |= RT_FILTER_CPU;
+	if (sc->nr_tgids)
+		flags |= RT_FILTER_TGID;
+	if (sc->nr_tids)
+		flags |= RT_FILTER_TID;
+	if (sc->cgroup_fd >= 0)
+		flags |= RT_FILTER_CGROUP;
+	k->rodata->capture_callchain = cfg->callchain;
+	k->rodata->capture_cgroup = cfg->cgroup_field;
+	k->rodata->single_ring = sc->nr_threads > 0;
+	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
+	k->rodata->filter_flags = flags;
+	k->rodata->cgroup_exact = sc->cgroup_exact;
+	k->rodata->target_cgroup_id = sc->cgroup_id;
+	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
+	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
+	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
+	    (transport_inner_map_template(s->transport) >= 0 &&
+	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
+				       transport_inner_map_template(s->transport)))) {
+		rt_format(err, errlen, "cannot size the sampler's maps");
+		return -1;
+	}
+	return 0;
+}
+
+struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
+				      const struct transport_sink *sink, char *err, size_t errlen)
+{
+	struct transport_config tc = {
+		.kind = cfg->transport,
+		/* perf rings must be on the CPU a program runs on: all of them
+		 * when events follow threads */
+		.cpus = cfg->scope.nr_threads && cfg->transport == TRANSPORT_PERFBUF ? cfg->online
+										  : cfg->scope.cpus,
+		.single_ring = cfg->scope.nr_threads > 0 && cfg->transport == TRANSPORT_RINGBUF,
+		.ring_bytes = cfg->ring_bytes,
+		.wakeup_bytes = cfg->wakeup_bytes,
+		.overwrite = cfg->overwrite && cfg->transport == TRANSPORT_PERFBUF,
+	};
+	struct bpf_sampler *s;
+	int r;
+
+	if (check_btf(err, errlen))
+		return NULL;
+	if (cfg->nr_events > RT_MAX_EVENTS) {
+		rt_format(err, errlen, "too many events: at most %d", RT_MAX_EVENTS);
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		rt_format(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->transport_kind = cfg->transport;
+	s->nr_possible = libbpf_num_possible_cpus();
+	s->skel = sampler_bpf__open();
+	if (!s->skel) {
+		rt_format(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
+		goto fail;
+	}
+	s->transport = transport_create(&tc, sink, err, errlen);
+	if (!s->transport || configure(s, cfg, err, errlen))
+		goto fail;
+	r = sampler_bpf__load(s->skel);
+	if (r) {
+		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -v for the verifier's log)",
+			  strerror(-r), transport_privilege_hint(-r));
+		goto fail;
+	}
+	if (transport_install(s->transport, bpf_map__fd(s->skel->maps.cpu_rings),
+			      bpf_map__fd(s->skel->maps.perf_rings), err, errlen) ||
+	    fill_scope_maps(s, &cfg->scope, err, errlen))
+		goto fail;
+	if (cfg->scope.follow_forks) {
+		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.follow_fork);
+		struct bpf_link *exit_link = bpf_program__attach(s->skel->progs.forget_exit);
+
+		if (!fork_link || !exit_link || remember(s, -1, fork_link) ||
+		    remember(s, -1, exit_link)) {
+			rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
+				  strerror(errno));
+			goto fail;
+		}
+	}
+	/* every event is described before the first one is attached */
+	for (unsigned int i = 0; i < cfg->nr_events; i++)
+		if (fill_event(s, i, &cfg->events[i], err, errlen))
+			goto fail;
+	for (unsigned int i = 0; i < cfg->nr_events; i++)
+		if (attach_event(s, cfg, i, err, errlen))
+			goto fail;
+	return s;
+fail:
+	bpf_sampler_close(s);
+	return NULL;
+}
+
+int bpf_sampler_epoll_fd(const struct bpf_sampler *s)
+{
+	return transport_epoll_fd(s->transport);
+}
+
+long bpf_sampler_drain(struct bpf_sampler *s)
+{
+	return transport_drain(s->transport);
+}
+
+int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,
+			   uint64_t *capacity)
+{
+	return transport_ring_usage(s->transport, i, cpu, used, capacity);
+}
+
+size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct metrics_program *out,
+				 size_t max)
+{
+	return bpf_stats_read(s->skel->obj, out, max);
+}
+
+long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink)
+{
+	return transport_snapshot(s->transport, cpu, sink);
+}
+
+uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time)
+{
+	struct rt_cpu_counters c;
+	uint64_t reported, held, held_time;
+
+	*time = 0;
+	if (bpf_sampler_counters(s, cpu, &c))
+		return 0;
+	if (s->transport_kind == TRANSPORT_RINGBUF) {
+		*time = c.pending_time;
+		return c.pending_lost;
+	}
+	/* the BPF side counted every failed output; the kernel reported some
+	 * in LOST records (and may hold one nothing came after) */
+	reported = transport_kernel_lost(s->transport, cpu, &held, &held_time);
+	if (c.lost <= reported)
+		return 0;
+	*time = held ? held_time : c.last_lost_time;
+	return c.lost - reported;
+}
+
+void bpf_sampler_stop(struct bpf_sampler *s)
+{
+	for (unsigned int i = 0; i < s->nr_attached; i++) {
+		bpf_link__destroy(s->attached[i].link);
+		if (s->attached[i].fd >= 0)
+			close(s->attached[i].fd);
+	}
+	s->nr_attached = 0;
+}
+
+int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out)
+{
+	struct rt_cpu_counters *all;
+	__u32 zero = 0;
+	int ret = -1;
+
+	if (cpu < 0 || cpu >= s->nr_possible)
+		return -1;
+	all = calloc((size_t)s->nr_possible, sizeof(*all));
+	if (!all)
+		return -1;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counters), &zero, all)) {
+		*out = all[cpu];
+		ret = 0;
+	}
+	free(all);
+	return ret;
+}
+
+void bpf_sampler_close(struct bpf_sampler *s)
+{
+	if (!s)
+		return;
+	bpf_sampler_stop(s);
+	free(s->attached);
+	transport_free(s->transport);
+	sampler_bpf__destroy(s->skel);
+	free(s);
+}

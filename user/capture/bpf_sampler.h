@@ -1,0 +1,92 @@
+/* bpf_sampler.h: loads the BPF sampler, opens the recording's perf events and
+ * attaches to them with its scope filters, and drains its transport. */
+#ifndef RINGTRACE_BPF_SAMPLER_H
+#define RINGTRACE_BPF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/cpu_list.h"
+#include "export/metrics.h"
+#include "capture/perf_events.h"
+#include "sample_record.h"
+#include "sys/tracefs.h"
+#include "capture/transport.h"
+
+/* One event to sample. */
+struct sampler_event {
+	uint32_t type; /* PERF_TYPE_* */
+	uint64_t config;
+	bool exclude_user;
+	bool exclude_kernel;
+	struct sample_rate rate;               /* software and hardware events */
+	uint64_t tracepoint_period;            /* tracepoints: keep every n-th hit */
+	const struct tracepoint_format *format; /* set for tracepoints */
+	bool syscall;                          /* a syscalls: tracepoint */
+	uint64_t id;                           /* PERF_SAMPLE_IDENTIFIER of its samples */
+};
+
+/* Which samples are kept; every filter runs in the kernel. */
+struct sampler_scope {
+	const struct cpu_list *cpus; /* CPUs the events are opened on */
+	bool only_these_cpus;        /* tracepoints fire on every CPU: keep only cpus */
+	const int *threads;          /* per-thread mode: events follow these tids, one ring */
+	unsigned int nr_threads;
+	const uint32_t *tgids;       /* only these processes... */
+	unsigned int nr_tgids;
+	bool follow_forks;           /* ...and the processes they fork */
+	const uint32_t *tids;        /* only these threads */
+	unsigned int nr_tids;
+	int cgroup_fd;               /* only this cgroup v2 (and below), or -1 */
+	uint64_t cgroup_id;
+	bool cgroup_exact;           /* not below */
+};
+
+struct bpf_sampler_config {
+	enum transport_kind transport;
+	struct sampler_event *events;
+	unsigned int nr_events;
+	struct sampler_scope scope;
+	const struct cpu_list *online; /* CPUs a perf ring is needed on (per-thread mode) */
+	bool callchain;
+	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
+	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
+	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
+	bool overwrite;      /* perfbuf: backward rings, read by bpf_sampler_snapshot */
+};
+
+struct bpf_sampler;
+
+/* Loads, creates the transport, opens the events, attaches: sampling has
+ * begun when this returns. NULL with err set on failure. */
+struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
+				      const struct transport_sink *sink, char *err, size_t errlen);
+/* An fd that becomes readable when a ring passed its wakeup threshold. */
+int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
+/* Drains every ring. Returns records drained or a negative error. */
+long bpf_sampler_drain(struct bpf_sampler *s);
+/* perfbuf in overwrite mode: cpu's backward ring, its samples oldest first
+ * (see transport_snapshot). */
+long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink);
+/* See transport_ring_usage. */
+int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,
+			   uint64_t *capacity);
+/* Its programs' run counts and times (see bpf_stats_read). */
+size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct metrics_program *out,
+				 size_t max);
+/* Detaches every program: no sample is produced after this. */
+void bpf_sampler_stop(struct bpf_sampler *s);
+/* The counters of one CPU. */
+int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out);
+/* After stop and a last drain: samples of cpu dropped that no record in the
+ * stream reported (the BPF side's pending loss; on the perf event array, what
+ * the BPF side counted beyond the kernel's LOST records), and the time to
+ * report them at. 0 if none. */
+uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time);
+void bpf_sampler_close(struct bpf_sampler *s);
+
+/* Routes libbpf's messages to stderr only when verbose. */
+void bpf_sampler_set_verbose(bool verbose);
+
+#endif

@@ -1,0 +1,42 @@
+/* bpf_stats.c: run counts and run times of a BPF object's programs, which the
+ * kernel keeps while kernel.bpf_stats_enabled is 1. */
+#include "capture/bpf_stats.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <stdio.h>
+
+bool bpf_stats_enabled(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "re");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v != 0;
+}
+
+size_t bpf_stats_read(struct bpf_object *obj, struct metrics_program *out, size_t max)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (n == max)
+			break;
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		out[n].name = bpf_program__name(prog);
+		out[n].runs = info.run_cnt;
+		out[n].run_ns = info.run_time_ns;
+		n++;
+	}
+	return n;
+}

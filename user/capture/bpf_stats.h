@@ -1,0 +1,18 @@
+/* bpf_stats.h: run counts and run times of a BPF object's programs, which the
+ * kernel keeps while kernel.bpf_stats_enabled is 1. */
+#ifndef RINGTRACE_BPF_STATS_H
+#define RINGTRACE_BPF_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "export/metrics.h"
+
+struct bpf_object;
+
+/* Whether kernel.bpf_stats_enabled is on. */
+bool bpf_stats_enabled(void);
+/* Appends the loaded programs of obj to out (at most max); returns how many. */
+size_t bpf_stats_read(struct bpf_object *obj, struct metrics_program *out, size_t max);
+
+#endif

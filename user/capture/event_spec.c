@@ -1,0 +1,215 @@
+/* event_spec.c: perf's event names as "-e" takes them: software and hardware
+ * events (with :u/:k modifiers) and tracepoints as subsystem:name. */
+#include "capture/event_spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "capture/perf_events.h"
+
+struct named_event {
+	const char *name;
+	const char *alias;
+	uint32_t type;
+	uint64_t config;
+};
+
+static const struct named_event named_events[] = {
+	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "alignment-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "cpu-cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-instructions", "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend", "idle-cycles-frontend", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend", "idle-cycles-backend", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+#define NR_NAMED (sizeof(named_events) / sizeof(named_events[0]))
+
+static const struct named_event *find_named(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NR_NAMED; i++) {
+		const struct named_event *e = &named_events[i];
+
+		if ((strlen(e->name) == len && !strncmp(e->name, name, len)) ||
+		    (e->alias && strlen(e->alias) == len && !strncmp(e->alias, name, len)))
+			return e;
+	}
+	return NULL;
+}
+
+static bool valid_tracepoint_part(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* One event of a spec: NAME, NAME:MODIFIERS, or SYSTEM:NAME. */
+static int parse_one(const char *text, size_t len, struct event_desc *ev, char *err, size_t errlen)
+{
+	const char *colon = memchr(text, ':', len);
+	size_t head = colon ? (size_t)(colon - text) : len;
+	const struct named_event *named = find_named(text, head);
+
+	memset(ev, 0, sizeof(*ev));
+	if (len >= sizeof(ev->name)) {
+		rt_format(err, errlen, "event name \"%.*s...\" is too long", 40, text);
+		return -1;
+	}
+	snprintf(ev->name, sizeof(ev->name), "%.*s", (int)len, text);
+	if (named) {
+		ev->kind = named->type == PERF_TYPE_HARDWARE ? EVENT_HARDWARE : EVENT_SOFTWARE;
+		ev->type = named->type;
+		ev->config = named->config;
+		if (colon) {
+			bool user = false, kernel = false;
+
+			for (const char *m = colon + 1; m < text + len; m++) {
+				if (*m == 'u')
+					user = true;
+				else if (*m == 'k')
+					kernel = true;
+				else if (*m != 'h' && *m != 'H' && *m != 'G') {
+					rt_format(err, errlen, "unknown modifier '%c' in event \"%s\": use u (user) or k (kernel)",
+						  *m, ev->name);
+					return -1;
+				}
+			}
+			if (user || kernel) {
+				ev->exclude_user = !user;
+				ev->exclude_kernel = !kernel;
+			}
+		}
+		return 0;
+	}
+	if (colon && valid_tracepoint_part(text, head) &&
+	    valid_tracepoint_part(colon + 1, len - head - 1) && head < sizeof(ev->system) &&
+	    len - head - 1 < sizeof(ev->tracepoint)) {
+		ev->kind = EVENT_TRACEPOINT;
+		ev->type = PERF_TYPE_TRACEPOINT;
+		snprintf(ev->system, sizeof(ev->system), "%.*s", (int)head, text);
+		snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%.*s", (int)(len - head - 1),
+			 colon + 1);
+		return 0;
+	}
+	rt_format(err, errlen, "unknown event \"%s\": ringtrace list shows the events it can record",
+		  ev->name);
+	return -1;
+}
+
+int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr, char *err,
+		     size_t errlen)
+{
+	const char *p = spec;
+
+	if (!*spec) {
+		rt_format(err, errlen, "empty event list for -e");
+		return -1;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len) {
+			rt_format(err, errlen, "empty event name in \"%s\"", spec);
+			return -1;
+		}
+		if (*nr == EVENT_SPEC_MAX) {
+			rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
+			return -1;
+		}
+		if (parse_one(p, len, &list[*nr], err, errlen))
+			return -1;
+		for (unsigned int i = 0; i < *nr; i++)
+			if (!strcmp(list[i].name, list[*nr].name)) {
+				rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
+				return -1;
+			}
+		(*nr)++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+int event_resolve(struct event_desc *ev, char *err, size_t errlen)
+{
+	if (ev->kind == EVENT_TRACEPOINT) {
+		if (tracefs_read_format(ev->system, ev->tracepoint, &ev->format, err, errlen))
+			return -1;
+		ev->config = ev->format.id;
+		return 0;
+	}
+	if (ev->kind == EVENT_HARDWARE) {
+		struct perf_event_attr attr = { .size = sizeof(attr), .type = ev->type,
+						.config = ev->config, .disabled = 1,
+						.exclude_kernel = 1 };
+		int fd = perf_event_open_fd(&attr, 0, -1, -1, 0);
+
+		if (fd < 0) {
+			if (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV)
+				rt_format(err, errlen, "hardware event \"%s\" is not supported here: this machine has no hardware PMU (a VM?); use a software event such as cpu-clock",
+					  ev->name);
+			else
+				rt_format(err, errlen, "cannot open hardware event \"%s\": %s", ev->name,
+					  strerror(-fd));
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static void print_tracepoint(const char *system_name, void *ctx)
+{
+	fprintf(ctx, "  %-50s [Tracepoint event]\n", system_name);
+}
+
+void event_list_print(FILE *out)
+{
+	fprintf(out, "List of events for -e (perf's names):\n\n");
+	for (size_t i = 0; i < NR_NAMED; i++) {
+		const struct named_event *e = &named_events[i];
+		struct event_desc ev = { .kind = e->type == PERF_TYPE_HARDWARE ? EVENT_HARDWARE
+										 : EVENT_SOFTWARE,
+					 .type = e->type, .config = e->config };
+		char name[96];
+		const char *note = "";
+
+		snprintf(ev.name, sizeof(ev.name), "%s", e->name);
+		if (ev.kind == EVENT_HARDWARE && event_resolve(&ev, NULL, 0))
+			note = ", not supported here";
+		if (e->alias)
+			snprintf(name, sizeof(name), "%s OR %s", e->name, e->alias);
+		else
+			snprintf(name, sizeof(name), "%s", e->name);
+		fprintf(out, "  %-50s [%s event%s]\n", name,
+			ev.kind == EVENT_HARDWARE ? "Hardware" : "Software", note);
+	}
+	fprintf(out, "\n");
+	if (tracefs_each_event(print_tracepoint, out))
+		fprintf(out, "  (tracepoints: tracefs is not readable here)\n");
+}

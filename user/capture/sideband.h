@@ -1,0 +1,40 @@
+/* sideband.h: per-CPU tracking events whose COMM, MMAP2, FORK, EXIT (and the
+ * kernel's LOST) records are read from their perf rings for replay into files. */
+#ifndef RINGTRACE_SIDEBAND_H
+#define RINGTRACE_SIDEBAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/cpu_list.h"
+#include "capture/perf_ring.h"
+
+struct sideband_cpu {
+	int cpu;
+	uint64_t id;      /* the kernel's id of this CPU's tracking event */
+	struct perf_ring ring;
+	uint64_t records; /* records read */
+	uint64_t lost;    /* records the kernel dropped (sum of its LOST records) */
+};
+
+struct sideband {
+	struct sideband_cpu *cpus;
+	unsigned int nr;
+};
+
+/* Opens one tracking event per CPU of cpus (disabled) with data_pages pages of
+ * ring each, CGROUP records too if cgroups. Returns 0, or -1 with err set. */
+int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
+		  size_t data_pages, bool cgroups, char *err, size_t errlen);
+int sideband_enable(struct sideband *sb);
+int sideband_disable(struct sideband *sb);
+
+/* Called with each record of CPU slot i; non-zero stops the drain. */
+typedef int (*sideband_record_fn)(void *ctx, unsigned int i, const void *rec, size_t size);
+
+/* Reads every waiting record of slot i. Returns records read or -errno. */
+long sideband_drain(struct sideband *sb, unsigned int i, sideband_record_fn fn, void *ctx);
+void sideband_close(struct sideband *sb);
+
+#endif

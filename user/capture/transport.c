@@ -1,0 +1,434 @@
+/* transport.c: how ringtrace's BPF records reach user space: BPF ring buffers
+ * drained with libbpf, or a perf event array whose perf rings are read here. */
+#include "capture/transport.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "capture/perf_events.h"
+#include "capture/perf_ring.h"
+#include "sample_record.h"
+
+struct ring {
+	int map_fd;
+	int cpu; /* -1: the single ring */
+	/* read-only views of the ring's positions, for its fill level */
+	const unsigned long *consumer_pos, *producer_pos;
+	size_t bytes;
+};
+
+/* One CPU's perf ring of the perf event array. */
+struct perf_output {
+	int cpu;
+	struct perf_ring ring;
+	uint64_t kernel_lost; /* reported by the kernel's LOST records, delivered */
+	uint64_t held_lost;   /* a LOST read, waiting for the time of the next record */
+	uint64_t last_time;   /* of the last sample read */
+	struct transport *owner;
+};
+
+struct transport {
+	enum transport_kind kind;
+	struct transport_sink sink;
+	struct ring_buffer *consumer; /* ringbuf */
+	struct ring *rings;
+	unsigned int nr_rings;
+	struct perf_output *outputs; /* perfbuf */
+	unsigned int nr_outputs;
+	int epoll_fd;
+	bool overwrite;
+	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
+};
+
+const char *transport_privilege_hint(int err)
+{
+	if ((err == EPERM || err == EACCES) && geteuid() != 0)
+		return ": run as root or grant CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep ringtrace)";
+	return "";
+}
+
+/* Samples carry the CPU they were taken on in word 5 (u32 cpu, u32 res), the
+ * BPF side's LOST_SAMPLES records in word 4 of theirs. */
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct transport *t = ctx;
+	struct perf_event_header h;
+	uint32_t cpu;
+
+	if (size < RT_LOST_WORDS * 8)
+		return -EBADMSG;
+	memcpy(&h, data, sizeof(h));
+	if (h.size > size || (h.type == PERF_RECORD_SAMPLE && h.size < RT_SAMPLE_FIXED_WORDS * 8) ||
+	    (h.type != PERF_RECORD_SAMPLE && h.type != PERF_RECORD_LOST_SAMPLES))
+		return -EBADMSG;
+	memcpy(&cpu, (const uint8_t *)data + (h.type == PERF_RECORD_SAMPLE ? 5 : 4) * 8, sizeof(cpu));
+	return t->sink.record(t->sink.ctx, (int)cpu, data, h.size);
+}
+
+/* Copies the sample a BPF-output PERF_RECORD_SAMPLE carries as its raw
+ * payload (u32 size, then the record) into t->bounce, aligned. */
+static int unwrap_sample(struct transport *t, const struct perf_event_header *rec,
+			 struct perf_event_header *inner)
+{
+	uint32_t raw_size;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + RT_SAMPLE_FIXED_WORDS * 8)
+		return -EBADMSG;
+	memcpy(&raw_size, (const uint8_t *)rec + 8, sizeof(raw_size));
+	memcpy(inner, (const uint8_t *)rec + 12, sizeof(*inner));
+	if (raw_size > rec->size - 12u || inner->size > raw_size ||
+	    inner->type != PERF_RECORD_SAMPLE || inner->size < RT_SAMPLE_FIXED_WORDS * 8)
+		return -EBADMSG;
+	memcpy(t->bounce, (const uint8_t *)rec + 12, inner->size);
+	return 0;
+}
+
+/* A record of a perf ring: PERF_RECORD_SAMPLE wrapping one of ours as its raw
+ * payload (u32 size, then the record), or the kernel's PERF_RECORD_LOST,
+ * which is reported with the time of the record after it, as the kernel
+ * wrote it just before that one. */
+static int on_perf_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct perf_output *o = ctx;
+	struct transport *t = o->owner;
+	struct perf_event_header inner;
+	int r;
+
+	if (rec->type == PERF_RECORD_LOST) {
+		uint64_t lost;
+
+		if (rec->size < 24)
+			return -EBADMSG;
+		memcpy(&lost, (const uint8_t *)rec + 16, sizeof(lost));
+		o->held_lost += lost;
+		return 0;
+	}
+	r = unwrap_sample(t, rec, &inner);
+	if (r)
+		return r;
+	o->last_time = t->bounce[4];
+	if (o->held_lost) {
+		r = t->sink.kernel_lost(t->sink.ctx, o->cpu, o->held_lost, o->last_time);
+		if (r)
+			return r;
+		o->kernel_lost += o->held_lost;
+		o->held_lost = 0;
+	}
+	return t->sink.record(t->sink.ctx, o->cpu, t->bounce, inner.size);
+}
+
+/* One BPF-output perf event per CPU with a ring of ring_bytes, woken at
+ * wakeup_bytes (a watermark, not one wakeup per record). */
+static int open_perf_outputs(struct transport *t, const struct transport_config *cfg, char *err,
+			     size_t errlen)
+{
+	size_t pages = cfg->ring_bytes / (size_t)sysconf(_SC_PAGESIZE);
+
+	t->outputs = calloc(cfg->cpus->nr, sizeof(*t->outputs));
+	if (!t->outputs) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < cfg->cpus->nr; i++) {
+		struct perf_output *o = &t->outputs[i];
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_BPF_OUTPUT,
+			.sample_type = PERF_SAMPLE_RAW,
+			.sample_period = 1,
+			.watermark = 1,
+			.wakeup_watermark = (__u32)cfg->wakeup_bytes,
+			.write_backward = cfg->overwrite,
+		};
+		struct epoll_event ev = { .events = EPOLLIN };
+		int fd, r;
+
+		o->owner = t;
+		o->cpu = cfg->cpus->cpus[i];
+		fd = perf_event_open_fd(&attr, -1, o->cpu, -1, 0);
+		if (fd < 0) {
+			rt_format(err, errlen, "cannot open the BPF output event of CPU %d: %s%s", o->cpu,
+				  strerror(-fd), transport_privilege_hint(-fd));
+			return -1;
+		}
+		r = cfg->overwrite ? perf_ring_map_backward(&o->ring, fd, pages)
+				   : perf_ring_map(&o->ring, fd, pages);
+		if (r) {
+			rt_format(err, errlen, "cannot map a %zu-page perf ring on CPU %d: %s", pages,
+				  o->cpu, strerror(-r));
+			close(fd);
+			return -1;
+		}
+		t->nr_outputs++;
+		ev.data.fd = fd;
+		/* an overwrite ring is never drained: it would always be ready */
+		if (!cfg->overwrite && epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+			rt_format(err, errlen, "epoll_ctl: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The consumer and producer position pages of a BPF ring, mapped read-only
+ * (libbpf 1.1 has no call that tells a ring's fill). Left unmapped if that
+ * fails: the fill is then unknown, nothing else depends on it. */
+static void map_positions(struct ring *r, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *c = mmap(NULL, page, PROT_READ, MAP_SHARED, r->map_fd, 0);
+	void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, r->map_fd, (off_t)page);
+
+	if (c == MAP_FAILED || p == MAP_FAILED) {
+		if (c != MAP_FAILED)
+			munmap(c, page);
+		if (p != MAP_FAILED)
+			munmap(p, page);
+		return;
+	}
+	r->consumer_pos = c;
+	r->producer_pos = p;
+	r->bytes = bytes;
+}
+
+static int create_rings(struct transport *t, const struct transport_config *cfg, char *err,
+			size_t errlen)
+{
+	t->nr_rings = cfg->single_ring ? 1 : cfg->cpus->nr;
+	t->rings = calloc(t->nr_rings, sizeof(*t->rings));
+	if (!t->rings) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < t->nr_rings; i++)
+		t->rings[i].map_fd = -1;
+	for (unsigned int i = 0; i < t->nr_rings; i++) {
+		struct ring *r = &t->rings[i];
+
+		r->cpu = cfg->single_ring ? -1 : cfg->cpus->cpus[i];
+		r->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rt_ring", 0, 0,
+					   (__u32)cfg->ring_bytes, NULL);
+		if (r->map_fd < 0) {
+			int e = errno;
+
+			rt_format(err, errlen, "cannot create a %zu-byte BPF ring: %s%s", cfg->ring_bytes,
+				  strerror(e), transport_privilege_hint(e));
+			return -1;
+		}
+		map_positions(r, cfg->ring_bytes);
+	}
+	return 0;
+}
+
+struct transport *transport_create(const struct transport_config *cfg,
+				   const struct transport_sink *sink, char *err, size_t errlen)
+{
+	struct transport *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t) {
+		rt_format(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->kind = cfg->kind;
+	t->sink = *sink;
+	t->overwrite = cfg->overwrite;
+	t->epoll_fd = -1;
+	if (cfg->kind == TRANSPORT_PERFBUF) {
+		t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+		r = t->epoll_fd < 0 ? -1 : open_perf_outputs(t, cfg, err, errlen);
+		if (t->epoll_fd < 0)
+			rt_format(err, errlen, "epoll_create1: %s", strerror(errno));
+	} else {
+		r = create_rings(t, cfg, err, errlen);
+	}
+	if (r) {
+		transport_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int transport_inner_map_template(const struct transport *t)
+{
+	return t->nr_rings ? t->rings[0].map_fd : -1;
+}
+
+static int install_rings(struct transport *t, int ring_array_fd, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < t->nr_rings; i++) {
+		struct ring *r = &t->rings[i];
+		__u32 key = r->cpu < 0 ? 0 : (__u32)r->cpu;
+		int e;
+
+		if (bpf_map_update_elem(ring_array_fd, &key, &r->map_fd, BPF_ANY)) {
+			rt_format(err, errlen, "cannot install a BPF ring: %s", strerror(errno));
+			return -1;
+		}
+		if (!t->consumer) {
+			t->consumer = ring_buffer__new(r->map_fd, on_ring_record, t, NULL);
+			e = t->consumer ? 0 : -errno;
+		} else {
+			e = ring_buffer__add(t->consumer, r->map_fd, on_ring_record, t);
+		}
+		if (e) {
+			rt_format(err, errlen, "cannot poll a BPF ring: %s", strerror(-e));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int install_perf_outputs(struct transport *t, int perf_array_fd, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < t->nr_outputs; i++) {
+		__u32 key = (__u32)t->outputs[i].cpu, fd = (__u32)t->outputs[i].ring.fd;
+
+		if (bpf_map_update_elem(perf_array_fd, &key, &fd, BPF_ANY) ||
+		    ioctl(t->outputs[i].ring.fd, PERF_EVENT_IOC_ENABLE, 0)) {
+			rt_format(err, errlen, "cannot install the perf ring of CPU %d: %s",
+				  t->outputs[i].cpu, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd, char *err,
+		      size_t errlen)
+{
+	return t->kind == TRANSPORT_PERFBUF ? install_perf_outputs(t, perf_array_fd, err, errlen)
+					    : install_rings(t, ring_array_fd, err, errlen);
+}
+
+int transport_epoll_fd(const struct transport *t)
+{
+	return t->kind == TRANSPORT_PERFBUF ? t->epoll_fd : ring_buffer__epoll_fd(t->consumer);
+}
+
+long transport_drain(struct transport *t)
+{
+	long total = 0;
+
+	if (t->kind == TRANSPORT_RINGBUF)
+		return ring_buffer__consume(t->consumer);
+	if (t->overwrite)
+		return 0;
+	for (unsigned int i = 0; i < t->nr_outputs; i++) {
+		long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+struct snapshot_reader {
+	struct transport *t;
+	const struct transport_sink *sink;
+	int cpu;
+	long samples;
+};
+
+static int on_backward_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct snapshot_reader *rd = ctx;
+	struct perf_event_header inner;
+	int r;
+
+	if (rec->type == PERF_RECORD_LOST)
+		return 0;
+	r = unwrap_sample(rd->t, rec, &inner);
+	if (!r)
+		r = rd->sink->record(rd->sink->ctx, rd->cpu, rd->t->bounce, inner.size);
+	if (!r)
+		rd->samples++;
+	return r;
+}
+
+long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink)
+{
+	struct snapshot_reader rd = { t, sink, cpu, 0 };
+
+	for (unsigned int i = 0; i < t->nr_outputs; i++)
+		if (t->outputs[i].cpu == cpu) {
+			long n = perf_ring_read_backward(&t->outputs[i].ring, on_backward_record, &rd);
+
+			return n < 0 ? n : rd.samples;
+		}
+	return -ENOENT;
+}
+
+uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
+			       uint64_t *held_time)
+{
+	*held = *held_time = 0;
+	for (unsigned int i = 0; i < t->nr_outputs; i++)
+		if (t->outputs[i].cpu == cpu) {
+			*held = t->outputs[i].held_lost;
+			*held_time = t->outputs[i].last_time;
+			return t->outputs[i].kernel_lost;
+		}
+	return 0;
+}
+
+int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
+			 uint64_t *capacity)
+{
+	if (t->kind == TRANSPORT_RINGBUF) {
+		const struct ring *r = i < t->nr_rings ? &t->rings[i] : NULL;
+
+		if (!r || !r->consumer_pos)
+			return -1;
+		*cpu = r->cpu;
+		*used = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
+			__atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+		*capacity = r->bytes;
+		return 0;
+	}
+	if (t->overwrite || i >= t->nr_outputs)
+		return -1;
+	*cpu = t->outputs[i].cpu;
+	*used = perf_ring_pending(&t->outputs[i].ring);
+	*capacity = t->outputs[i].ring.data_size;
+	return 0;
+}
+
+void transport_free(struct transport *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->consumer);
+	for (unsigned int i = 0; i < t->nr_rings; i++) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (t->rings[i].consumer_pos) {
+			munmap((void *)t->rings[i].consumer_pos, page);
+			munmap((void *)t->rings[i].producer_pos, page);
+		}
+		if (t->rings[i].map_fd >= 0)
+			close(t->rings[i].map_fd);
+	}
+	free(t->rings);
+	for (unsigned int i = 0; i < t->nr_outputs; i++) {
+		int fd = t->outputs[i].ring.fd;
+
+		perf_ring_unmap(&t->outputs[i].ring);
+		close(fd);
+	}
+	free(t->outputs);
+	if (t->epoll_fd >= 0)
+		close(t->epoll_fd);
+	free(t);
+}

@@ -1,0 +1,77 @@
+/* transport.h: how ringtrace's BPF records reach user space: BPF ring buffers
+ * drained with libbpf, or a perf event array whose perf rings are read here. */
+#ifndef RINGTRACE_TRANSPORT_H
+#define RINGTRACE_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/cpu_list.h"
+
+enum transport_kind {
+	TRANSPORT_RINGBUF, /* BPF ring buffers (per CPU, or one for all) */
+	TRANSPORT_PERFBUF, /* a perf event array: one perf ring per CPU, read here */
+};
+
+/* Where drained records go. A non-zero return stops the drain and is
+ * returned by transport_drain. */
+struct transport_sink {
+	/* a complete perf record (a SAMPLE, or the BPF side's LOST_SAMPLES) taken
+	 * on cpu */
+	int (*record)(void *ctx, int cpu, const void *rec, size_t size);
+	/* the kernel's PERF_RECORD_LOST in cpu's perf ring: count samples lost,
+	 * reported at time (that of the record that follows it, when the kernel
+	 * wrote it) */
+	int (*kernel_lost)(void *ctx, int cpu, uint64_t count, uint64_t time);
+	void *ctx;
+};
+
+struct transport_config {
+	enum transport_kind kind;
+	const struct cpu_list *cpus; /* a ring on each */
+	bool single_ring;            /* ringbuf: one ring for every CPU instead */
+	size_t ring_bytes;           /* per ring, a power of two multiple of the page size */
+	size_t wakeup_bytes;         /* perf rings wake the reader once this much waits */
+	bool overwrite;              /* perfbuf: backward rings the kernel overwrites,
+				      * read only by transport_snapshot */
+};
+
+struct transport;
+
+/* Creates the rings (ringbuf) or opens and maps the BPF-output perf events
+ * (perfbuf). NULL with err set on failure. */
+struct transport *transport_create(const struct transport_config *cfg,
+				   const struct transport_sink *sink, char *err, size_t errlen);
+/* ringbuf: a ring fd a BPF object's array of ring maps can take as its inner
+ * map template before load; -1 for perfbuf. */
+int transport_inner_map_template(const struct transport *t);
+/* After the BPF object is loaded: puts the rings into its array of ring maps
+ * (indexed by CPU, or [0]) or the perf rings into its perf event array, and
+ * starts consuming. 0, or -1 with err set. */
+int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd, char *err,
+		      size_t errlen);
+/* An fd that becomes readable when a ring passed its wakeup threshold. */
+int transport_epoll_fd(const struct transport *t);
+/* Drains every ring into the sink. Returns records drained or a negative error. */
+long transport_drain(struct transport *t);
+/* perfbuf in overwrite mode: reads cpu's backward ring while the kernel's
+ * output is paused and hands its samples, oldest first, to sink->record (the
+ * kernel's LOST records, which the ring may have overwritten, are skipped:
+ * the BPF side counts the losses). Returns the samples or a negative error. */
+long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink);
+/* perfbuf: samples of cpu the kernel's LOST records reported, those still
+ * held (read, waiting for a following record), and the time to report held
+ * ones at. 0 for ringbuf. */
+uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
+			       uint64_t *held_time);
+/* How full ring i is (a BPF ring, or a forward perf ring; the ring of CPU
+ * -1 is the single ring of per-thread mode); -1 past the last one. */
+int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
+			 uint64_t *capacity);
+void transport_free(struct transport *t);
+
+/* What a failed bpf() or perf_event_open() most likely means, as a fix. */
+const char *transport_privilege_hint(int err);
+
+#endif

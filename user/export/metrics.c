@@ -1,0 +1,332 @@
+/* metrics.c: renders ringtrace's metrics in the Prometheus text exposition
+ * format 0.0.4: one HELP/TYPE per family, families whole, label values escaped
+ * and made valid UTF-8, equal series merged, a final newline. */
+#include "export/metrics.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The length of the valid UTF-8 sequence at p (at most left bytes), or 0. */
+static size_t utf8_sequence(const uint8_t *p, size_t left)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (left < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)value;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence(p + i, len - i);
+		const char *piece;
+		size_t piece_len;
+
+		if (!n) {
+			piece = "\xef\xbf\xbd"; /* U+FFFD */
+			piece_len = 3;
+			n = 1;
+		} else if (p[i] == '\\') {
+			piece = "\\\\", piece_len = 2;
+		} else if (p[i] == '"') {
+			piece = "\\\"", piece_len = 2;
+		} else if (p[i] == '\n') {
+			piece = "\\n", piece_len = 2;
+		} else {
+			piece = (const char *)p + i, piece_len = n;
+		}
+		if (!byte_buffer_append(out, piece, piece_len))
+			return -1;
+		i += n;
+	}
+	return 0;
+}
+
+static int put(struct byte_buffer *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int put(struct byte_buffer *out, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -1;
+	return byte_buffer_append(out, buf, (size_t)n) ? 0 : -1;
+}
+
+static int family(struct byte_buffer *out, const char *name, const char *type, const char *help)
+{
+	return put(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A row with its label as it will be printed, to merge rows that print the
+ * same (two comms that differ only in invalid bytes, a comm named "other"). */
+struct printed_row {
+	char *label; /* escaped */
+	uint64_t samples, ns;
+};
+
+static int compare_printed(const void *a, const void *b)
+{
+	return strcmp(((const struct printed_row *)a)->label, ((const struct printed_row *)b)->label);
+}
+
+static void free_rows(struct printed_row *rows, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].label);
+	free(rows);
+}
+
+/* Sorts rows by label and merges those that print the same. */
+static void sort_and_merge(struct printed_row *rows, size_t *nr)
+{
+	size_t out = 0;
+
+	qsort(rows, *nr, sizeof(*rows), compare_printed);
+	for (size_t i = 0; i < *nr; i++) {
+		if (out && !strcmp(rows[out - 1].label, rows[i].label)) {
+			rows[out - 1].samples += rows[i].samples;
+			rows[out - 1].ns += rows[i].ns;
+			free(rows[i].label);
+			continue;
+		}
+		rows[out++] = rows[i];
+	}
+	*nr = out;
+}
+
+static int compare_ns_desc(const void *a, const void *b)
+{
+	const struct printed_row *x = a, *y = b;
+
+	return x->ns == y->ns ? strcmp(x->label, y->label) : x->ns > y->ns ? -1 : 1;
+}
+
+/* Keeps the top rows by CPU time and sums the rest as "other" (which a row
+ * already named so merges with). -1 if memory ran out. */
+static int keep_top(struct printed_row *rows, size_t *nr, size_t top)
+{
+	struct printed_row other = { NULL, 0, 0 };
+
+	if (!top || *nr <= top)
+		return 0;
+	other.label = strdup("other");
+	if (!other.label)
+		return -1;
+	qsort(rows, *nr, sizeof(*rows), compare_ns_desc);
+	for (size_t i = top; i < *nr; i++) {
+		other.samples += rows[i].samples;
+		other.ns += rows[i].ns;
+		free(rows[i].label);
+	}
+	rows[top] = other;
+	*nr = top + 1;
+	sort_and_merge(rows, nr);
+	return 0;
+}
+
+/* Escapes, sorts and merges rows; *nr becomes the merged count. */
+static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *nr)
+{
+	struct printed_row *rows = calloc(*nr ? *nr : 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < *nr; i++) {
+		struct byte_buffer b = { 0 };
+
+		if (metrics_escape_label(&b, in[i].label, strlen(in[i].label)) ||
+		    !byte_buffer_append(&b, "", 1)) {
+			byte_buffer_free(&b);
+			free_rows(rows, i);
+			return NULL;
+		}
+		rows[i].label = (char *)b.data;
+		rows[i].samples = in[i].samples;
+		rows[i].ns = in[i].ns;
+	}
+	sort_and_merge(rows, nr);
+	return rows;
+}
+
+/* NAME{KEY="VALUE"} with VALUE escaped already, of any length. */
+static int series(struct byte_buffer *out, const char *name, const char *key, const char *value)
+{
+	return byte_buffer_append(out, name, strlen(name)) && byte_buffer_append(out, "{", 1) &&
+			       byte_buffer_append(out, key, strlen(key)) &&
+			       byte_buffer_append(out, "=\"", 2) &&
+			       byte_buffer_append(out, value, strlen(value)) &&
+			       byte_buffer_append(out, "\"} ", 3)
+		       ? 0
+		       : -1;
+}
+
+static int seconds(struct byte_buffer *out, uint64_t ns)
+{
+	return put(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+}
+
+static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row *in, size_t nr,
+			   size_t top, const char *label, const char *samples_name,
+			   const char *seconds_name, const char *what)
+{
+	struct printed_row *rows = merge_rows(in, &nr);
+	char help[256];
+	int r = 0;
+
+	if (!rows)
+		return -1;
+	if (keep_top(rows, &nr, top)) {
+		free_rows(rows, nr);
+		return -1;
+	}
+	if (samples_name) {
+		snprintf(help, sizeof(help), "On-CPU samples of tasks, by %s.", what);
+		r |= family(out, samples_name, "counter", help);
+		for (size_t i = 0; i < nr && !r; i++) {
+			r |= series(out, samples_name, label, rows[i].label);
+			r |= put(out, "%" PRIu64 "\n", rows[i].samples);
+		}
+	}
+	snprintf(help, sizeof(help), "CPU time of tasks, by %s, estimated from the periods of the on-CPU samples.",
+		 what);
+	r |= family(out, seconds_name, "counter", help);
+	for (size_t i = 0; i < nr && !r; i++) {
+		r |= series(out, seconds_name, label, rows[i].label);
+		r |= seconds(out, rows[i].ns);
+		r |= put(out, "\n");
+	}
+	free_rows(rows, nr);
+	return r;
+}
+
+static int render_record_counts(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	static const struct {
+		const char *name, *help;
+	} families[] = {
+		{ "ringtrace_records_produced_total", "Samples the BPF program produced, per CPU." },
+		{ "ringtrace_records_lost_total", "Samples lost before they were counted or stored, per CPU." },
+		{ "ringtrace_records_overwritten_total", "Samples overwritten by newer ones in overwrite mode, per CPU." },
+	};
+	int r = 0;
+
+	for (size_t f = 0; f < 3 && !r; f++) {
+		r |= family(out, families[f].name, "counter", families[f].help);
+		for (size_t i = 0; i < m->nr_cpus && !r; i++) {
+			const struct metrics_cpu_counts *c = &m->cpus[i];
+			uint64_t v = f == 0 ? c->produced : f == 1 ? c->lost : c->overwritten;
+
+			r |= put(out, "%s{cpu=\"%d\",transport=\"%s\"} %" PRIu64 "\n", families[f].name,
+				 c->cpu, m->transport, v);
+		}
+	}
+	return r;
+}
+
+static int render_rings(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	int r = 0;
+
+	if (!m->nr_rings)
+		return 0;
+	r |= family(out, "ringtrace_ring_used_bytes", "gauge", "Bytes waiting in a ring, per CPU.");
+	for (size_t i = 0; i < m->nr_rings && !r; i++)
+		r |= put(out, "ringtrace_ring_used_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
+			 m->rings[i].cpu, m->rings[i].ring, m->rings[i].used);
+	r |= family(out, "ringtrace_ring_capacity_bytes", "gauge", "Size of a ring, per CPU.");
+	for (size_t i = 0; i < m->nr_rings && !r; i++)
+		r |= put(out, "ringtrace_ring_capacity_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
+			 m->rings[i].cpu, m->rings[i].ring, m->rings[i].capacity);
+	return r;
+}
+
+static int render_runq(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	const char *name = "ringtrace_runqueue_latency_seconds";
+	uint64_t cumulative = 0;
+	int r = family(out, name, "histogram",
+		       "Time tasks waited in the run queue, from wakeup or preemption to running.");
+
+	for (int i = 0; i < METRICS_RUNQ_BUCKETS - 1 && !r; i++) {
+		cumulative += m->runq_buckets[i];
+		/* bound 2^i ns, in seconds */
+		r |= put(out, "%s_bucket{le=\"%.9g\"} %" PRIu64 "\n", name, (double)(1ULL << i) / 1e9,
+			 cumulative);
+	}
+	r |= put(out, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, m->runq_count);
+	r |= put(out, "%s_sum ", name);
+	r |= seconds(out, m->runq_sum_ns);
+	r |= put(out, "\n%s_count %" PRIu64 "\n", name, m->runq_count);
+	return r;
+}
+
+static int render_programs(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	int r = 0;
+
+	if (!m->bpf_stats || !m->nr_programs)
+		return 0;
+	r |= family(out, "ringtrace_bpf_program_runs_total", "counter",
+		    "Runs of ringtrace's BPF programs (kernel.bpf_stats_enabled).");
+	for (size_t i = 0; i < m->nr_programs && !r; i++)
+		r |= put(out, "ringtrace_bpf_program_runs_total{program=\"%s\"} %" PRIu64 "\n",
+			 m->programs[i].name, m->programs[i].runs);
+	r |= family(out, "ringtrace_bpf_program_run_seconds_total", "counter",
+		    "Time ringtrace's BPF programs ran (kernel.bpf_stats_enabled).");
+	for (size_t i = 0; i < m->nr_programs && !r; i++) {
+		r |= put(out, "ringtrace_bpf_program_run_seconds_total{program=\"%s\"} ",
+			 m->programs[i].name);
+		r |= seconds(out, m->programs[i].run_ns);
+		r |= put(out, "\n");
+	}
+	return r;
+}
+
+int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
+{
+	int r = family(out, "ringtrace_build_info", "gauge",
+		       "ringtrace's version, as a label; the value is always 1.");
+
+	r |= put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
+	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, 0, "cgroup",
+			     "ringtrace_cpu_samples_total", "ringtrace_cpu_seconds_total", "cgroup path");
+	r |= render_cpu_rows(out, m->comms, m->nr_comms, m->top_comms, "comm", NULL,
+			     "ringtrace_comm_cpu_seconds_total", "comm (the busiest, the rest as other)");
+	r |= render_record_counts(out, m);
+	r |= render_rings(out, m);
+	r |= render_runq(out, m);
+	r |= render_programs(out, m);
+	return r ? -1 : 0;
+}

@@ -1,0 +1,70 @@
+/* metrics.h: renders ringtrace's metrics in the Prometheus text exposition
+ * format 0.0.4: one HELP/TYPE per family, families whole, label values escaped
+ * and made valid UTF-8, equal series merged, a final newline. */
+#ifndef RINGTRACE_METRICS_H
+#define RINGTRACE_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/byte_buffer.h"
+
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define METRICS_RUNQ_BUCKETS 40 /* log2 ns bounds: 2^0 .. 2^38 ns, then +Inf */
+
+/* CPU time of one cgroup or comm. The label is raw bytes (a comm can hold
+ * anything); rendering escapes and cleans it. */
+struct metrics_cpu_row {
+	const char *label;
+	uint64_t samples;
+	uint64_t ns;
+};
+
+/* One CPU's records, for one transport. */
+struct metrics_cpu_counts {
+	int cpu;
+	uint64_t produced, lost, overwritten;
+};
+
+/* How full one ring is. */
+struct metrics_ring {
+	int cpu;
+	const char *ring; /* "staging", "perf" */
+	uint64_t used, capacity;
+};
+
+struct metrics_program {
+	const char *name;
+	uint64_t runs;
+	uint64_t run_ns;
+};
+
+struct metrics_snapshot {
+	const char *version;
+	const char *transport;             /* label of the record counts */
+	const struct metrics_cpu_row *cgroups;
+	size_t nr_cgroups;
+	const struct metrics_cpu_row *comms;
+	size_t nr_comms;
+	unsigned int top_comms;            /* comms shown by name, the rest as "other"; 0: all */
+	const struct metrics_cpu_counts *cpus;
+	size_t nr_cpus;
+	uint64_t runq_buckets[METRICS_RUNQ_BUCKETS]; /* not cumulative: bucket i < 2^i ns */
+	uint64_t runq_count;
+	uint64_t runq_sum_ns;
+	const struct metrics_ring *rings;
+	size_t nr_rings;
+	bool bpf_stats;                    /* kernel.bpf_stats_enabled was on */
+	const struct metrics_program *programs;
+	size_t nr_programs;
+};
+
+/* Appends the exposition text to out. 0, or -1 if memory ran out. */
+int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out);
+
+/* Appends value as a label value: invalid UTF-8 replaced by U+FFFD, then
+ * backslash, double quote and newline escaped. -1 if memory ran out. */
+int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len);
+
+#endif

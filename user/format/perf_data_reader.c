@@ -1,0 +1,445 @@
+/* perf_data_reader.c: opens a perf.data directory (or a single perf.data file)
+ * read-only, validates its header and attrs, and iterates the records of each file. */
+#include "format/perf_data_reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "format/perf_record.h"
+
+#define SAMPLE_ID_FIELDS                                                                   \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |      \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+static void unmap_file(struct perf_input_file *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->map_size);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Maps a regular file read-only. dirfd < 0 means name is a path. */
+static int map_file(int dirfd, const char *name, const char *display, struct perf_input_file *f,
+		    char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO planted in place of a file must not
+	 * hang; it is refused below like anything that is not a regular file */
+	int fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+			    : open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	memset(f, 0, sizeof(*f));
+	if (fd < 0) {
+		rt_format(err, errlen, "%s: cannot open: %s", display,
+			  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rt_format(err, errlen, "%s: not a regular file", display);
+		close(fd);
+		return -1;
+	}
+	f->map_size = (size_t)st.st_size;
+	if (f->map_size) {
+		void *map = mmap(NULL, f->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (map == MAP_FAILED) {
+			rt_format(err, errlen, "%s: cannot map: %s", display, strerror(errno));
+			close(fd);
+			memset(f, 0, sizeof(*f));
+			return -1;
+		}
+		madvise(map, f->map_size, MADV_SEQUENTIAL);
+		f->map = map;
+	}
+	close(fd);
+	f->end = f->map_size;
+	f->path = strdup(display);
+	if (!f->path) {
+		rt_format(err, errlen, "out of memory");
+		unmap_file(f);
+		return -1;
+	}
+	return 0;
+}
+
+/* A string of a feature section: u32 padded length, then the bytes. */
+static char *read_feature_string(const uint8_t **p, const uint8_t *end)
+{
+	uint32_t len;
+	char *s;
+
+	if (end - *p < 4)
+		return NULL;
+	memcpy(&len, *p, 4);
+	*p += 4;
+	if (len > (size_t)(end - *p))
+		return NULL;
+	s = strndup((const char *)*p, len);
+	*p += len;
+	return s;
+}
+
+/* Names from HEADER_EVENT_DESC, matched to attrs by position. Best effort:
+ * a missing or odd section leaves names NULL. */
+static void read_event_names(struct perf_input *in, const struct perf_file_section *sec)
+{
+	const struct perf_input_file *hf = &in->files[0];
+	const uint8_t *p, *end;
+	uint32_t nr, attr_size;
+
+	if (sec->offset > hf->map_size || sec->size > hf->map_size - sec->offset)
+		return;
+	p = hf->map + sec->offset;
+	end = p + sec->size;
+	if (end - p < 8)
+		return;
+	memcpy(&nr, p, 4);
+	memcpy(&attr_size, p + 4, 4);
+	p += 8;
+	for (uint32_t i = 0; i < nr && i < in->nr_events; i++) {
+		uint32_t nr_ids;
+
+		if ((size_t)(end - p) < (size_t)attr_size + 4)
+			return;
+		p += attr_size;
+		memcpy(&nr_ids, p, 4);
+		p += 4;
+		in->events[i].name = read_feature_string(&p, end);
+		if (!in->events[i].name || nr_ids > (size_t)(end - p) / 8)
+			return;
+		p += (size_t)nr_ids * 8;
+	}
+}
+
+/* Walks the feature index at data.offset + data.size. */
+static void read_features(struct perf_input *in)
+{
+	const struct perf_input_file *hf = &in->files[0];
+	uint64_t at = in->header.data.offset + in->header.data.size;
+
+	for (int bit = 0; bit < PERF_FILE_FEATURE_BITS; bit++) {
+		struct perf_file_section sec;
+
+		if (!(in->header.features[bit / 64] & (1ULL << (bit % 64))))
+			continue;
+		if (at > hf->map_size || hf->map_size - at < sizeof(sec))
+			return;
+		memcpy(&sec, hf->map + at, sizeof(sec));
+		at += sizeof(sec);
+		if (bit == PERF_FEAT_EVENT_DESC)
+			read_event_names(in, &sec);
+		if (bit == PERF_FEAT_TRACING_DATA && sec.offset <= hf->map_size &&
+		    sec.size <= hf->map_size - sec.offset) {
+			in->tracing_data = hf->map + sec.offset;
+			in->tracing_data_size = sec.size;
+		}
+	}
+}
+
+static int read_attrs(struct perf_input *in, char *err, size_t errlen)
+{
+	const struct perf_input_file *hf = &in->files[0];
+	const struct perf_file_header *h = &in->header;
+	uint64_t entry = h->attr_size;
+
+	if (entry < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) || entry > 4096 ||
+	    h->attrs.size % entry || !h->attrs.size) {
+		rt_format(err, errlen, "%s: offset 16: bad attr size %llu or attrs size %llu",
+			  hf->path, (unsigned long long)entry, (unsigned long long)h->attrs.size);
+		return -1;
+	}
+	if (h->attrs.offset > hf->map_size || h->attrs.size > hf->map_size - h->attrs.offset) {
+		rt_format(err, errlen, "%s: offset %llu: attrs section runs past the end of the file",
+			  hf->path, (unsigned long long)h->attrs.offset);
+		return -1;
+	}
+	in->nr_events = (unsigned int)(h->attrs.size / entry);
+	in->events = calloc(in->nr_events, sizeof(*in->events));
+	if (!in->events)
+		return -1;
+	for (unsigned int i = 0; i < in->nr_events; i++) {
+		uint64_t at = h->attrs.offset + i * entry;
+		size_t attr_bytes = entry - sizeof(struct perf_file_section);
+		struct perf_input_event *ev = &in->events[i];
+		struct perf_file_section ids;
+
+		memcpy(&ev->attr, hf->map + at,
+		       attr_bytes < sizeof(ev->attr) ? attr_bytes : sizeof(ev->attr));
+		memcpy(&ids, hf->map + at + attr_bytes, sizeof(ids));
+		if (ids.size % 8 || ids.offset > hf->map_size || ids.size > hf->map_size - ids.offset) {
+			rt_format(err, errlen, "%s: offset %llu: ids of attr %u run past the end of the file",
+				  hf->path, (unsigned long long)(at + attr_bytes), i);
+			return -1;
+		}
+		ev->nr_ids = (uint32_t)(ids.size / 8);
+		if (ev->nr_ids) {
+			ev->ids = malloc(ids.size);
+			if (!ev->ids)
+				return -1;
+			memcpy(ev->ids, hf->map + ids.offset, ids.size);
+		}
+		if (i == 0) {
+			in->sample_id_type = ev->attr.sample_type & SAMPLE_ID_FIELDS;
+			in->sample_id_all = ev->attr.sample_id_all;
+		} else if ((ev->attr.sample_type & SAMPLE_ID_FIELDS) != in->sample_id_type ||
+			   ev->attr.sample_id_all != in->sample_id_all) {
+			rt_format(err, errlen, "%s: offset %llu: attr %u disagrees with attr 0 on the sample_id layout",
+				  hf->path, (unsigned long long)at, i);
+			return -1;
+		}
+		if (ev->attr.sample_type & ~PERF_SAMPLE_DECODABLE) {
+			rt_format(err, errlen, "%s: offset %llu: attr %u has sample_type 0x%llx with fields ringtrace cannot decode",
+				  hf->path, (unsigned long long)at, i,
+				  (unsigned long long)ev->attr.sample_type);
+			return -1;
+		}
+	}
+	if (in->nr_events > 1 && !(in->sample_id_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID))) {
+		rt_format(err, errlen, "%s: %u events but no sample ids to tell them apart",
+			  hf->path, in->nr_events);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_header(struct perf_input *in, char *err, size_t errlen)
+{
+	struct perf_input_file *hf = &in->files[0];
+	struct perf_file_header *h = &in->header;
+
+	if (hf->map_size < sizeof(*h)) {
+		rt_format(err, errlen, "%s: offset 0: file too short for a perf.data header (%zu bytes)",
+			  hf->path, hf->map_size);
+		return -1;
+	}
+	memcpy(h, hf->map, sizeof(*h));
+	if (h->magic != PERF_FILE_MAGIC) {
+		rt_format(err, errlen, "%s: offset 0: not a perf.data file (bad magic)", hf->path);
+		return -1;
+	}
+	if (h->size != sizeof(*h)) {
+		rt_format(err, errlen, "%s: offset 8: unsupported header size %llu", hf->path,
+			  (unsigned long long)h->size);
+		return -1;
+	}
+	if (h->data.offset > hf->map_size || h->data.size > hf->map_size - h->data.offset) {
+		rt_format(err, errlen, "%s: offset 40: data section [%llu, +%llu) runs past the end of the file",
+			  hf->path, (unsigned long long)h->data.offset, (unsigned long long)h->data.size);
+		return -1;
+	}
+	if (h->data.offset % PERF_RECORD_ALIGN) {
+		rt_format(err, errlen, "%s: offset 40: data section at %llu is not 8-byte aligned",
+			  hf->path, (unsigned long long)h->data.offset);
+		return -1;
+	}
+	hf->start = h->data.offset;
+	hf->end = h->data.offset + h->data.size;
+	return read_attrs(in, err, errlen);
+}
+
+/* "data.cpuN" sorts by N; other "data.*" names after, by name. */
+static int compare_data_names(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int nx = -1, ny = -1;
+
+	sscanf(x, "data.cpu%d", &nx);
+	sscanf(y, "data.cpu%d", &ny);
+	if (nx >= 0 && ny >= 0 && nx != ny)
+		return nx < ny ? -1 : 1;
+	if ((nx >= 0) != (ny >= 0))
+		return nx >= 0 ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t errlen)
+{
+	DIR *d = fdopendir(dup(dirfd));
+	struct perf_input_file *files;
+	char **names = NULL;
+	size_t nr = 0, cap = 0;
+	struct dirent *de;
+	int ret = -1;
+
+	if (!d) {
+		rt_format(err, errlen, "%s: cannot list directory: %s", in->path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "data.", 5) || !de->d_name[5])
+			continue;
+		if (nr == cap) {
+			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+			if (!grown)
+				goto out;
+			names = grown;
+		}
+		if (!(names[nr] = strdup(de->d_name)))
+			goto out;
+		nr++;
+	}
+	if (nr)
+		qsort(names, nr, sizeof(*names), compare_data_names);
+	files = realloc(in->files, (in->nr_files + nr) * sizeof(*in->files));
+	if (!files)
+		goto out;
+	in->files = files;
+	for (size_t i = 0; i < nr; i++) {
+		char display[4096];
+
+		snprintf(display, sizeof(display), "%s/%s", in->path, names[i]);
+		if (map_file(dirfd, names[i], display, &in->files[in->nr_files], err, errlen))
+			goto out;
+		in->nr_files++;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return ret;
+}
+
+int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int dirfd = -1;
+
+	memset(in, 0, sizeof(*in));
+	in->path = strdup(path);
+	in->files = calloc(1, sizeof(*in->files));
+	if (!in->path || !in->files) {
+		rt_format(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (stat(path, &st)) {
+		rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		goto fail;
+	}
+	in->is_dir = S_ISDIR(st.st_mode);
+	if (in->is_dir) {
+		char display[4096];
+
+		dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0) {
+			rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+			goto fail;
+		}
+		snprintf(display, sizeof(display), "%s/data", path);
+		if (map_file(dirfd, "data", display, &in->files[0], err, errlen))
+			goto fail;
+	} else if (map_file(-1, path, path, &in->files[0], err, errlen)) {
+		goto fail;
+	}
+	in->nr_files = 1;
+	if (read_header(in, err, errlen))
+		goto fail;
+	read_features(in);
+	if (in->is_dir && open_data_files(in, dirfd, err, errlen))
+		goto fail;
+	if (dirfd >= 0)
+		close(dirfd);
+	return 0;
+fail:
+	if (dirfd >= 0)
+		close(dirfd);
+	perf_input_close(in);
+	return -1;
+}
+
+void perf_input_close(struct perf_input *in)
+{
+	for (unsigned int i = 0; i < in->nr_events; i++) {
+		free(in->events[i].name);
+		free(in->events[i].ids);
+	}
+	free(in->events);
+	for (unsigned int i = 0; i < in->nr_files; i++)
+		unmap_file(&in->files[i]);
+	free(in->files);
+	free(in->path);
+	memset(in, 0, sizeof(*in));
+}
+
+const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
+						   const struct perf_event_header *rec)
+{
+	uint64_t id = 0;
+
+	if (in->nr_events == 1)
+		return &in->events[0];
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		const struct perf_input_event *first = &in->events[0];
+		struct perf_sample s;
+
+		/* the identifier is the first word whatever the rest holds: the
+		 * events' layouts may differ past it */
+		if (first->attr.sample_type & PERF_SAMPLE_IDENTIFIER) {
+			if (rec->size < sizeof(*rec) + sizeof(id))
+				return NULL;
+			memcpy(&id, rec + 1, sizeof(id));
+		} else if (perf_sample_decode(rec, first->attr.sample_type, &s)) {
+			return NULL;
+		} else {
+			id = s.id;
+		}
+	} else {
+		struct perf_sample_id sid;
+
+		if (!in->sample_id_all || perf_sample_id_decode(rec, in->sample_id_type, &sid))
+			return NULL;
+		id = sid.id;
+	}
+	for (unsigned int i = 0; i < in->nr_events; i++)
+		for (uint32_t j = 0; j < in->events[i].nr_ids; j++)
+			if (in->events[i].ids[j] == id)
+				return &in->events[i];
+	return NULL;
+}
+
+void perf_record_iter_init(struct perf_record_iter *it, const struct perf_input_file *file)
+{
+	it->file = file;
+	it->pos = file->start;
+	it->truncated = false;
+}
+
+int perf_record_next(struct perf_record_iter *it, const struct perf_event_header **rec,
+		     char *err, size_t errlen)
+{
+	const struct perf_input_file *f = it->file;
+	struct perf_event_header h;
+	uint64_t left = f->end - it->pos;
+
+	if (!left)
+		return 0;
+	if (left < sizeof(h)) {
+		it->truncated = true;
+		return 0;
+	}
+	memcpy(&h, f->map + it->pos, sizeof(h));
+	if (h.size < sizeof(h) || h.size % PERF_RECORD_ALIGN) {
+		rt_format(err, errlen, "%s: offset %llu: record of type %u has impossible size %u",
+			  f->path, (unsigned long long)it->pos, h.type, h.size);
+		return -1;
+	}
+	if (h.size > left) {
+		it->truncated = true;
+		return 0;
+	}
+	*rec = (const struct perf_event_header *)(f->map + it->pos);
+	it->pos += h.size;
+	return 1;
+}

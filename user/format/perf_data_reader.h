@@ -1,0 +1,65 @@
+/* perf_data_reader.h: opens a perf.data directory (or a single perf.data file)
+ * read-only, validates its header and attrs, and iterates the records of each file. */
+#ifndef RINGTRACE_PERF_DATA_READER_H
+#define RINGTRACE_PERF_DATA_READER_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/perf_file.h"
+
+struct perf_input_event {
+	struct perf_event_attr attr; /* fields past the file's attr size are zero */
+	char *name;                  /* from HEADER_EVENT_DESC, or NULL */
+	uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+/* One file of records: the header file's data section, or a whole data.* file. */
+struct perf_input_file {
+	char *path; /* for messages */
+	const uint8_t *map;
+	size_t map_size;
+	uint64_t start, end; /* the record range inside the file */
+};
+
+struct perf_input {
+	char *path;
+	bool is_dir;
+	struct perf_file_header header;
+	struct perf_input_event *events;
+	unsigned int nr_events;
+	uint64_t sample_id_type; /* sample_type fields that make up the sample_id trailer */
+	bool sample_id_all;
+	struct perf_input_file *files; /* [0] is the header file */
+	unsigned int nr_files;
+	const uint8_t *tracing_data; /* HEADER_TRACING_DATA (tracepoint formats), or NULL */
+	size_t tracing_data_size;
+};
+
+/* Opens path; on failure returns -1 with one line in err naming the file, the
+ * offset where relevant, and the problem. Input is mapped read-only; only
+ * regular files are accepted and no symlink is followed inside a directory. */
+int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen);
+void perf_input_close(struct perf_input *in);
+
+/* The event a record belongs to (by sample id when there are several), or NULL. */
+const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
+						   const struct perf_event_header *rec);
+
+struct perf_record_iter {
+	const struct perf_input_file *file;
+	uint64_t pos;
+	bool truncated; /* the file ended inside a record (set when next returns 0) */
+};
+
+void perf_record_iter_init(struct perf_record_iter *it, const struct perf_input_file *file);
+/* 1 with *rec set, 0 at the end, -1 with err set if a record is malformed
+ * (its size cannot be a record). A final record cut short is the end, with
+ * it->truncated set so the caller can warn. */
+int perf_record_next(struct perf_record_iter *it, const struct perf_event_header **rec,
+		     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,449 @@
+/* perf_record.c: encoding and decoding of individual perf records and their
+ * sample_id trailer, with every field bounds-checked against header.size. */
+#include "format/perf_record.h"
+
+#include <string.h>
+
+/* A bounded cursor over a record's bytes; fields are copied, never cast, so
+ * misaligned or truncated input cannot fault. */
+struct cursor {
+	const uint8_t *p;
+	const uint8_t *end;
+};
+
+static int take(struct cursor *c, void *dst, size_t len)
+{
+	if ((size_t)(c->end - c->p) < len)
+		return -1;
+	if (dst)
+		memcpy(dst, c->p, len);
+	c->p += len;
+	return 0;
+}
+
+static int take_u64(struct cursor *c, uint64_t *v)
+{
+	return take(c, v, sizeof(*v));
+}
+
+static int take_u32_pair(struct cursor *c, uint32_t *a, uint32_t *b)
+{
+	uint32_t pair[2];
+
+	if (take(c, pair, sizeof(pair)))
+		return -1;
+	if (a)
+		*a = pair[0];
+	if (b)
+		*b = pair[1];
+	return 0;
+}
+
+static struct cursor record_cursor(const struct perf_event_header *rec)
+{
+	const uint8_t *base = (const uint8_t *)rec;
+
+	return (struct cursor){ base + sizeof(*rec), base + rec->size };
+}
+
+size_t perf_sample_id_size(uint64_t sample_type)
+{
+	size_t n = 0;
+
+	if (sample_type & PERF_SAMPLE_TID)
+		n += 8;
+	if (sample_type & PERF_SAMPLE_TIME)
+		n += 8;
+	if (sample_type & PERF_SAMPLE_ID)
+		n += 8;
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		n += 8;
+	if (sample_type & PERF_SAMPLE_CPU)
+		n += 8;
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		n += 8;
+	return n;
+}
+
+int perf_sample_id_decode(const struct perf_event_header *rec, uint64_t sample_type,
+			  struct perf_sample_id *out)
+{
+	size_t n = perf_sample_id_size(sample_type);
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->size < sizeof(*rec) + n)
+		return -1;
+	c.p = c.end - n;
+	if (sample_type & PERF_SAMPLE_TID)
+		take_u32_pair(&c, &out->pid, &out->tid);
+	if (sample_type & PERF_SAMPLE_TIME)
+		take_u64(&c, &out->time);
+	if (sample_type & PERF_SAMPLE_ID)
+		take_u64(&c, &out->id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		take_u64(&c, &out->stream_id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		take_u32_pair(&c, &out->cpu, NULL);
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		take_u64(&c, &out->id);
+	return 0;
+}
+
+static int put_sample_id(struct byte_buffer *b, uint64_t sample_type,
+			 const struct perf_sample_id *sid)
+{
+	static const struct perf_sample_id none;
+	uint32_t pair[2];
+
+	if (!sid)
+		sid = &none;
+	if (sample_type & PERF_SAMPLE_TID) {
+		pair[0] = sid->pid;
+		pair[1] = sid->tid;
+		if (!byte_buffer_append(b, pair, sizeof(pair)))
+			return -1;
+	}
+	if ((sample_type & PERF_SAMPLE_TIME) && !byte_buffer_append(b, &sid->time, 8))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_ID) && !byte_buffer_append(b, &sid->id, 8))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_STREAM_ID) && !byte_buffer_append(b, &sid->stream_id, 8))
+		return -1;
+	if (sample_type & PERF_SAMPLE_CPU) {
+		pair[0] = sid->cpu;
+		pair[1] = 0;
+		if (!byte_buffer_append(b, pair, sizeof(pair)))
+			return -1;
+	}
+	if ((sample_type & PERF_SAMPLE_IDENTIFIER) && !byte_buffer_append(b, &sid->id, 8))
+		return -1;
+	return 0;
+}
+
+int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		       struct perf_sample *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	out->misc = rec->misc;
+	if (rec->type != PERF_RECORD_SAMPLE || (sample_type & ~PERF_SAMPLE_DECODABLE))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_IDENTIFIER) && take_u64(&c, &out->id))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_IP) && take_u64(&c, &out->ip))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_TID) && take_u32_pair(&c, &out->pid, &out->tid))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_TIME) && take_u64(&c, &out->time))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_ADDR) && take_u64(&c, &out->addr))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_ID) && take_u64(&c, &out->id))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_STREAM_ID) && take_u64(&c, &out->stream_id))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_CPU) && take_u32_pair(&c, &out->cpu, NULL))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_PERIOD) && take_u64(&c, &out->period))
+		return -1;
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (take_u64(&c, &out->nr_callchain))
+			return -1;
+		if (out->nr_callchain > (uint64_t)(c.end - c.p) / sizeof(uint64_t))
+			return -1;
+		/* Records start 8-byte aligned and every field before is a u64
+		 * multiple, so the ips are aligned within an aligned record. */
+		out->callchain = (const uint64_t *)c.p;
+		c.p += out->nr_callchain * sizeof(uint64_t);
+	}
+	if (sample_type & PERF_SAMPLE_RAW) {
+		if (take(&c, &out->raw_size, sizeof(out->raw_size)))
+			return -1;
+		out->raw = c.p;
+		if (take(&c, NULL, out->raw_size))
+			return -1;
+	}
+	/* Fixed-size u64 fields up to and including CGROUP, in sample_type order. */
+	if ((sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && take(&c, NULL, 8))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_DATA_SRC) && take(&c, NULL, 8))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_TRANSACTION) && take(&c, NULL, 8))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_PHYS_ADDR) && take(&c, NULL, 8))
+		return -1;
+	if ((sample_type & PERF_SAMPLE_CGROUP) && take_u64(&c, &out->cgroup))
+		return -1;
+	return 0;
+}
+
+/* The bytes between the fixed part of a record and its sample_id trailer
+ * must hold a NUL-terminated string. */
+static const char *take_string(struct cursor *c, uint64_t sample_type)
+{
+	size_t id = perf_sample_id_size(sample_type);
+	size_t room;
+	const char *s = (const char *)c->p;
+
+	if ((size_t)(c->end - c->p) < id)
+		return NULL;
+	room = (size_t)(c->end - c->p) - id;
+	if (!room || !memchr(s, '\0', room))
+		return NULL;
+	return s;
+}
+
+int perf_comm_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		     struct perf_comm *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_COMM || take_u32_pair(&c, &out->pid, &out->tid))
+		return -1;
+	out->exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
+	out->comm = take_string(&c, sample_type);
+	return out->comm ? 0 : -1;
+}
+
+int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		     struct perf_mmap *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_MMAP && rec->type != PERF_RECORD_MMAP2)
+		return -1;
+	if (take_u32_pair(&c, &out->pid, &out->tid) || take_u64(&c, &out->start) ||
+	    take_u64(&c, &out->len) || take_u64(&c, &out->pgoff))
+		return -1;
+	if (rec->type == PERF_RECORD_MMAP2) {
+		uint8_t ids[24];
+
+		if (take(&c, ids, sizeof(ids)))
+			return -1;
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			out->build_id_size = ids[0] > 20 ? 20 : ids[0];
+			memcpy(out->build_id, ids + 4, 20);
+		} else {
+			memcpy(&out->maj, ids, 4);
+			memcpy(&out->min, ids + 4, 4);
+			memcpy(&out->ino, ids + 8, 8);
+			memcpy(&out->ino_generation, ids + 16, 8);
+		}
+		if (take_u32_pair(&c, &out->prot, &out->flags))
+			return -1;
+	}
+	out->filename = take_string(&c, sample_type);
+	return out->filename ? 0 : -1;
+}
+
+int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_FORK && rec->type != PERF_RECORD_EXIT)
+		return -1;
+	if (take_u32_pair(&c, &out->pid, &out->ppid) || take_u32_pair(&c, &out->tid, &out->ptid) ||
+	    take_u64(&c, &out->time))
+		return -1;
+	return 0;
+}
+
+int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		       struct perf_cgroup *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_CGROUP || take_u64(&c, &out->id))
+		return -1;
+	out->path = take_string(&c, sample_type);
+	return out->path ? 0 : -1;
+}
+
+int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out)
+{
+	struct cursor c = record_cursor(rec);
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type == PERF_RECORD_LOST)
+		return take_u64(&c, &out->id) || take_u64(&c, &out->lost) ? -1 : 0;
+	if (rec->type == PERF_RECORD_LOST_SAMPLES)
+		return take_u64(&c, &out->lost);
+	return -1;
+}
+
+/* Starts a record: reserves its header, returns its offset in b. */
+static int begin_record(struct byte_buffer *b, size_t *start)
+{
+	*start = b->len;
+	return byte_buffer_append(b, NULL, sizeof(struct perf_event_header)) ? 0 : -1;
+}
+
+/* Appends a NUL-terminated string padded with NULs to the record alignment. */
+static int put_string(struct byte_buffer *b, const char *s)
+{
+	if (!byte_buffer_append(b, s, strlen(s) + 1))
+		return -1;
+	return byte_buffer_pad(b, PERF_RECORD_ALIGN);
+}
+
+/* Finishes a record begun at start: trailer, then the header with its size. */
+static int end_record(struct byte_buffer *b, size_t start, uint32_t type, uint16_t misc,
+		      uint64_t sample_type, const struct perf_sample_id *sid)
+{
+	struct perf_event_header hdr = { .type = type, .misc = misc };
+
+	if (put_sample_id(b, sample_type, sid) || b->len - start > PERF_RECORD_MAX_SIZE) {
+		b->len = start;
+		return -1;
+	}
+	hdr.size = (uint16_t)(b->len - start);
+	memcpy(b->data + start, &hdr, sizeof(hdr));
+	return 0;
+}
+
+int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_comm *c,
+		     const struct perf_sample_id *sid)
+{
+	uint32_t pair[2] = { c->pid, c->tid };
+	size_t start;
+
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, pair, sizeof(pair)) || put_string(b, c->comm)) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, PERF_RECORD_COMM, c->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+			  sample_type, sid);
+}
+
+int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
+		      const struct perf_sample_id *sid)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint8_t ids[24];
+		uint32_t prot, flags;
+	} body = { m->pid, m->tid, m->start, m->len, m->pgoff, { 0 }, m->prot, m->flags };
+	uint16_t misc = PERF_RECORD_MISC_USER;
+	size_t start;
+
+	_Static_assert(sizeof(body) == 64, "MMAP2 fixed part is 64 bytes");
+	if (m->build_id_size) {
+		body.ids[0] = m->build_id_size > 20 ? 20 : m->build_id_size;
+		memcpy(body.ids + 4, m->build_id, 20);
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	} else {
+		memcpy(body.ids, &m->maj, 4);
+		memcpy(body.ids + 4, &m->min, 4);
+		memcpy(body.ids + 8, &m->ino, 8);
+		memcpy(body.ids + 16, &m->ino_generation, 8);
+	}
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, &body, sizeof(body)) || put_string(b, m->filename)) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, PERF_RECORD_MMAP2, misc, sample_type, sid);
+}
+
+int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_t text_start,
+			    const struct perf_sample_id *sid)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+	} body = { (uint32_t)-1, 0, text_start, ~0ULL - text_start, text_start };
+	size_t start;
+
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, &body, sizeof(body)) || put_string(b, "[kernel.kallsyms]_text")) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, sample_type, sid);
+}
+
+int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
+		     const struct perf_task *t, const struct perf_sample_id *sid)
+{
+	uint32_t ids[4] = { t->pid, t->ppid, t->tid, t->ptid };
+	size_t start;
+
+	if (type != PERF_RECORD_FORK && type != PERF_RECORD_EXIT)
+		return -1;
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, ids, sizeof(ids)) || !byte_buffer_append(b, &t->time, 8)) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, type, 0, sample_type, sid);
+}
+
+int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_cgroup *c,
+		       const struct perf_sample_id *sid)
+{
+	size_t start;
+
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, &c->id, 8) || put_string(b, c->path)) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, PERF_RECORD_CGROUP, 0, sample_type, sid);
+}
+
+int perf_lost_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
+		     const struct perf_lost *l, const struct perf_sample_id *sid)
+{
+	size_t start;
+
+	if (type != PERF_RECORD_LOST && type != PERF_RECORD_LOST_SAMPLES)
+		return -1;
+	if (begin_record(b, &start))
+		return -1;
+	if ((type == PERF_RECORD_LOST && !byte_buffer_append(b, &l->id, 8)) ||
+	    !byte_buffer_append(b, &l->lost, 8)) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, type, 0, sample_type, sid);
+}
+
+const char *perf_record_type_name(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_MMAP: return "MMAP";
+	case PERF_RECORD_LOST: return "LOST";
+	case PERF_RECORD_COMM: return "COMM";
+	case PERF_RECORD_EXIT: return "EXIT";
+	case PERF_RECORD_THROTTLE: return "THROTTLE";
+	case PERF_RECORD_UNTHROTTLE: return "UNTHROTTLE";
+	case PERF_RECORD_FORK: return "FORK";
+	case PERF_RECORD_READ: return "READ";
+	case PERF_RECORD_SAMPLE: return "SAMPLE";
+	case PERF_RECORD_MMAP2: return "MMAP2";
+	case PERF_RECORD_AUX: return "AUX";
+	case PERF_RECORD_ITRACE_START: return "ITRACE_START";
+	case PERF_RECORD_LOST_SAMPLES: return "LOST_SAMPLES";
+	case PERF_RECORD_SWITCH: return "SWITCH";
+	case PERF_RECORD_SWITCH_CPU_WIDE: return "SWITCH_CPU_WIDE";
+	case PERF_RECORD_NAMESPACES: return "NAMESPACES";
+	case PERF_RECORD_KSYMBOL: return "KSYMBOL";
+	case PERF_RECORD_BPF_EVENT: return "BPF_EVENT";
+	case PERF_RECORD_CGROUP: return "CGROUP";
+	case PERF_RECORD_TEXT_POKE: return "TEXT_POKE";
+	default: return NULL;
+	}
+}

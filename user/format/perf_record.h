@@ -1,0 +1,133 @@
+/* perf_record.h: encoding and decoding of individual perf records (SAMPLE,
+ * COMM, MMAP, MMAP2, FORK, EXIT, CGROUP, LOST...) and their sample_id trailer. */
+#ifndef RINGTRACE_PERF_RECORD_H
+#define RINGTRACE_PERF_RECORD_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/byte_buffer.h"
+
+/* Record types from here up are perf tool's own (FINISHED_ROUND, ...); they
+ * carry no sample_id. */
+#define PERF_RECORD_USER_TYPE_START 64
+
+/* Records are 8-byte aligned; header.size is a u16. */
+#define PERF_RECORD_ALIGN 8u
+#define PERF_RECORD_MAX_SIZE 65528u
+
+/* The sample_id trailer that sample_id_all appends to non-sample records;
+ * which fields are present follows the attr's sample_type. */
+struct perf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+};
+
+size_t perf_sample_id_size(uint64_t sample_type);
+
+/* A decoded PERF_RECORD_SAMPLE; pointers point into the record. */
+struct perf_sample {
+	uint16_t misc;
+	uint64_t id;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;
+	uint32_t raw_size;
+	const uint8_t *raw;
+	uint64_t cgroup;
+};
+
+/* Sample fields this codec can walk past or decode. */
+#define PERF_SAMPLE_DECODABLE                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |        \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |             \
+	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |      \
+	 PERF_SAMPLE_WEIGHT_STRUCT)
+
+/* Side-band records, decoded; strings point into the record. */
+struct perf_comm {
+	uint32_t pid, tid;
+	const char *comm;
+	bool exec;
+};
+
+struct perf_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint8_t build_id_size; /* 0 if the record carries device/inode instead */
+	uint8_t build_id[20];
+	uint32_t prot, flags;
+	const char *filename;
+};
+
+struct perf_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct perf_cgroup {
+	uint64_t id;
+	const char *path; /* from the cgroup v2 root: "/", "/system.slice", ... */
+};
+
+struct perf_lost {
+	uint64_t id;
+	uint64_t lost;
+};
+
+/* Decoders: 0 on success, -1 if the record is malformed for its type
+ * (too short, unterminated string, fields past its end). */
+int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		       struct perf_sample *out);
+int perf_sample_id_decode(const struct perf_event_header *rec, uint64_t sample_type,
+			  struct perf_sample_id *out);
+int perf_comm_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		     struct perf_comm *out);
+/* Decodes PERF_RECORD_MMAP and PERF_RECORD_MMAP2. */
+int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		     struct perf_mmap *out);
+/* Decodes PERF_RECORD_FORK and PERF_RECORD_EXIT. */
+int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out);
+int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type,
+		       struct perf_cgroup *out);
+/* Decodes PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES (id is 0 for the latter). */
+int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out);
+
+/* Encoders append one complete record (sample_id trailer included) to b;
+ * 0 on success, -1 if memory ran out or the record would be too large. */
+int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_comm *c,
+		     const struct perf_sample_id *sid);
+/* PERF_RECORD_MMAP2 from a user mapping (misc USER, build-id form if build_id_size). */
+int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
+		      const struct perf_sample_id *sid);
+/* PERF_RECORD_MMAP of the kernel: pid -1, misc KERNEL, "[kernel.kallsyms]_text". */
+int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_t text_start,
+			    const struct perf_sample_id *sid);
+/* PERF_RECORD_FORK or PERF_RECORD_EXIT as type says. */
+int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
+		     const struct perf_task *t, const struct perf_sample_id *sid);
+int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_cgroup *c,
+		       const struct perf_sample_id *sid);
+/* PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES as type says. */
+int perf_lost_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
+		     const struct perf_lost *l, const struct perf_sample_id *sid);
+
+/* The name perf gives a record type ("SAMPLE", "MMAP2", ...), or NULL. */
+const char *perf_record_type_name(uint32_t type);
+
+#endif

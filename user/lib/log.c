@@ -1,0 +1,52 @@
+/* log.c: one-line messages on stderr for errors, warnings and progress,
+ * so every failure reaches the user the same way. */
+#include "lib/log.h"
+
+#include <stdio.h>
+
+static void vprint(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "ringtrace: %s%s\n", prefix, line);
+}
+
+void rt_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint("", fmt, ap);
+	va_end(ap);
+}
+
+void rt_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void rt_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void rt_format(char *buf, unsigned long len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}

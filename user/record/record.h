@@ -1,0 +1,53 @@
+/* record.h: a recording session: resolves what and where to record, opens the
+ * events and files, drains rings into per-CPU files until stopped, prints totals. */
+#ifndef RINGTRACE_RECORD_H
+#define RINGTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/event_spec.h"
+#include "capture/perf_events.h"
+
+struct record_options {
+	struct event_desc events[EVENT_SPEC_MAX]; /* cpu-clock if none given */
+	unsigned int nr_events;
+	bool system_wide;        /* -a */
+	const char *cpu_list;    /* -C: only these CPUs */
+	const char *pid_list;    /* -p: only these processes */
+	const char *tid_list;    /* -t: only these threads */
+	bool per_thread;         /* events follow each thread, one ring */
+	bool no_inherit;         /* do not follow forked children */
+	const char *cgroup;      /* -G: only this cgroup v2 (and below) */
+	bool cgroup_exact;       /* -G without the groups below */
+	bool all_cgroups;        /* PERF_SAMPLE_CGROUP without filtering */
+	struct sample_rate rate; /* software and hardware events */
+	bool period_given;       /* -c also thins tracepoints */
+	bool callchain;
+	const char *output;
+	bool force;
+	bool overwrite;          /* flight recorder: keep the newest, write snapshots */
+	const char *metrics_listen; /* --metrics: serve Prometheus metrics there */
+	bool keep_caps;          /* do not drop the capabilities once attached */
+	unsigned int max_snapshots; /* 0: no limit */
+	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
+	uint64_t trigger_runqlat_ns; /* a run-queue wait longer than this takes one */
+	enum transport_kind transport;
+	size_t ring_pages;       /* per kernel ring (BPF or perf), in pages (a power of two) */
+	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */
+	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
+	unsigned int debug_drain_delay_ms;  /* test knobs: a slow drain... */
+	unsigned int debug_writer_delay_ms; /* ...and a slow disk */
+	char **workload_argv;    /* NULL-terminated command after "--", or NULL */
+	int argc;                /* the whole command line, for the header */
+	char **argv;
+	bool verbose;
+};
+
+/* Runs the recording. Returns the process exit status: 0, the workload's exit
+ * status when one ran, or 1 after printing one error line (2 for a bad
+ * request found before anything was attached). */
+int record_run(struct record_options *opts);
+
+#endif

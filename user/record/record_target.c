@@ -1,0 +1,194 @@
+/* record_target.c: what a recording is scoped to, resolved from the options
+ * and checked before anything is attached: CPUs, processes, threads, cgroup. */
+#include "record/record_target.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+
+/* "123,456" into a new array of numbers, each naming an existing task. */
+static int parse_task_list(const char *text, const char *what, uint32_t **out, unsigned int *nr,
+			   char *err, size_t errlen)
+{
+	const char *p = text;
+
+	*out = NULL;
+	*nr = 0;
+	while (*p) {
+		char *end, path[64];
+		unsigned long v;
+		uint32_t *grown;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || !v || v > 0x3fffffff || (*end && *end != ','))
+			goto bad;
+		snprintf(path, sizeof(path), "/proc/%lu", v);
+		if (access(path, F_OK)) {
+			rt_format(err, errlen, "no %s with id %lu", what, v);
+			return -1;
+		}
+		grown = realloc(*out, (*nr + 1) * sizeof(**out));
+		if (!grown)
+			return -1;
+		*out = grown;
+		(*out)[(*nr)++] = (uint32_t)v;
+		p = *end ? end + 1 : end;
+	}
+	if (*nr)
+		return 0;
+bad:
+	rt_format(err, errlen, "malformed %s list \"%s\": use ids like 123,456", what, text);
+	return -1;
+}
+
+static int add_thread(struct record_target *t, int tid)
+{
+	int *grown = realloc(t->threads, (t->nr_threads + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	t->threads = grown;
+	t->threads[t->nr_threads++] = tid;
+	return 0;
+}
+
+/* Every thread of every process, for per-thread mode. */
+static int add_threads_of(struct record_target *t, uint32_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return add_thread(t, (int)pid);
+	while ((de = readdir(d)))
+		if (isdigit((unsigned char)de->d_name[0]) && add_thread(t, atoi(de->d_name))) {
+			ret = -1;
+			break;
+		}
+	closedir(d);
+	return ret;
+}
+
+static int check_conflicts(const struct record_options *o, char *err, size_t errlen)
+{
+	bool cpu_wide = o->system_wide || o->cpu_list;
+
+	if (o->pid_list && o->tid_list) {
+		rt_format(err, errlen, "-p and -t conflict: give processes or threads, not both");
+		return -1;
+	}
+	if (o->system_wide && (o->pid_list || o->tid_list)) {
+		rt_format(err, errlen, "-a and %s conflict: %s records only those tasks; drop -a",
+			  o->pid_list ? "-p" : "-t", o->pid_list ? "-p" : "-t");
+		return -1;
+	}
+	if (!cpu_wide && !o->pid_list && !o->tid_list && !o->workload_argv) {
+		rt_format(err, errlen, "nothing to record: pass -a (all CPUs), -C CPUS, -p PID, -t TID, or a command after --");
+		return -1;
+	}
+	if (o->per_thread && cpu_wide && !o->pid_list && !o->tid_list) {
+		rt_format(err, errlen, "--per-thread needs tasks to follow: -p, -t or a command, without -a");
+		return -1;
+	}
+	if (o->cgroup && (o->pid_list || o->tid_list || o->per_thread || !cpu_wide)) {
+		rt_format(err, errlen, "-G needs -a or -C: cgroup scoping is system-wide, as in perf");
+		return -1;
+	}
+	if (o->cgroup_exact && !o->cgroup) {
+		rt_format(err, errlen, "--cgroup-exact needs -G CGROUP");
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_cpus(struct record_target *t, const struct record_options *o, char *err,
+			size_t errlen)
+{
+	if (cpu_list_online(&t->online, err, errlen))
+		return -1;
+	if (!o->cpu_list)
+		return cpu_list_copy(&t->cpus, &t->online);
+	if (cpu_list_parse(&t->cpus, o->cpu_list, cpu_list_possible_count(), err, errlen))
+		return -1;
+	for (unsigned int i = 0; i < t->cpus.nr; i++)
+		if (!cpu_list_contains(&t->online, t->cpus.cpus[i])) {
+			rt_format(err, errlen, "CPU %d in -C %s is offline", t->cpus.cpus[i], o->cpu_list);
+			return -1;
+		}
+	t->only_these_cpus = true;
+	return 0;
+}
+
+int record_target_resolve(struct record_target *t, const struct record_options *o, char *err,
+			  size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->cgroup.fd = -1;
+	if (check_conflicts(o, err, errlen) || resolve_cpus(t, o, err, errlen))
+		return -1;
+	t->per_thread = o->per_thread;
+	t->follow_forks = !o->no_inherit && !o->per_thread;
+	if (o->pid_list) {
+		if (parse_task_list(o->pid_list, "process", &t->tgids, &t->nr_tgids, err, errlen))
+			return -1;
+		for (unsigned int i = 0; o->per_thread && i < t->nr_tgids; i++)
+			if (add_threads_of(t, t->tgids[i]))
+				return -1;
+	} else if (o->tid_list) {
+		if (parse_task_list(o->tid_list, "thread", &t->tids, &t->nr_tids, err, errlen))
+			return -1;
+		t->follow_forks = false;
+		for (unsigned int i = 0; o->per_thread && i < t->nr_tids; i++)
+			if (add_thread(t, (int)t->tids[i]))
+				return -1;
+	} else if (o->workload_argv && !o->system_wide && !o->cpu_list) {
+		t->follow_workload = true;
+	}
+	if (!t->nr_tgids && !t->follow_workload)
+		t->follow_forks = false;
+	if (o->cgroup) {
+		if (cgroup_resolve(o->cgroup, &t->cgroup, err, errlen))
+			return -1;
+		t->has_cgroup = true;
+	}
+	return 0;
+}
+
+int record_target_add_workload(struct record_target *t, pid_t pid)
+{
+	uint32_t *grown;
+
+	if (!t->follow_workload)
+		return 0;
+	grown = realloc(t->tgids, (t->nr_tgids + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	t->tgids = grown;
+	t->tgids[t->nr_tgids++] = (uint32_t)pid;
+	return t->per_thread ? add_thread(t, pid) : 0;
+}
+
+void record_target_free(struct record_target *t)
+{
+	cpu_list_free(&t->online);
+	cpu_list_free(&t->cpus);
+	free(t->tgids);
+	free(t->tids);
+	free(t->threads);
+	cgroup_close(&t->cgroup);
+	memset(t, 0, sizeof(*t));
+	t->cgroup.fd = -1;
+}

@@ -1,0 +1,40 @@
+/* record_target.h: what a recording is scoped to, resolved from the options
+ * and checked before anything is attached: CPUs, processes, threads, cgroup. */
+#ifndef RINGTRACE_RECORD_TARGET_H
+#define RINGTRACE_RECORD_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sys/cgroup.h"
+#include "sys/cpu_list.h"
+#include "record/record.h"
+
+struct record_target {
+	struct cpu_list online; /* every online CPU: a file and side-band each */
+	struct cpu_list cpus;   /* the CPUs events are opened on */
+	bool only_these_cpus;   /* -C: keep tracepoint hits of these CPUs only */
+	uint32_t *tgids;        /* -p, or the workload: only these processes */
+	unsigned int nr_tgids;
+	uint32_t *tids;         /* -t: only these threads */
+	unsigned int nr_tids;
+	bool per_thread;
+	int *threads;           /* --per-thread: events follow these threads */
+	unsigned int nr_threads;
+	bool follow_forks;      /* processes forked by targets become targets */
+	bool follow_workload;   /* the workload's pid becomes the target */
+	bool has_cgroup;
+	struct cgroup_dir cgroup;
+};
+
+/* Resolves and checks the options. 0, or -1 with one line in err naming the
+ * problem (a malformed or offline CPU list, a pid that does not exist, a
+ * missing or cgroup v1 path, options that conflict). */
+int record_target_resolve(struct record_target *t, const struct record_options *o, char *err,
+			  size_t errlen);
+/* Makes the workload (forked, not yet running) the target, if it is. */
+int record_target_add_workload(struct record_target *t, pid_t pid);
+void record_target_free(struct record_target *t);
+
+#endif

@@ -1,0 +1,298 @@
+/* synthesize.c: side-band records for what existed before recording began: the
+ * kernel's text mapping, every live process's COMM and MMAP2 (with the build-id
+ * of the file as the process sees it), every cgroup. */
+#include "record/synthesize.h"
+
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sys/cgroup.h"
+#include "lib/hash_map.h"
+#include "lib/log.h"
+#include "format/perf_record.h"
+
+int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
+			   const struct perf_sample_id *sid, char *err, size_t errlen)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	uint64_t text = 0;
+
+	if (!f) {
+		rt_format(err, errlen, "cannot read /proc/kallsyms: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, "_text")) {
+			text = addr;
+			break;
+		}
+	}
+	fclose(f);
+	if (!text) {
+		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: set kernel.kptr_restrict=0 or run as root");
+		return -1;
+	}
+	if (perf_kernel_mmap_encode(b, sample_id_type, text, sid)) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_comm(const char *path, char *comm, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, comm, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return 0;
+}
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* COMM of each thread of pid; -1 only when memory runs out. */
+static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type,
+			    const struct perf_sample_id *base, uint32_t pid)
+{
+	char path[320], comm[64];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct perf_comm c;
+		struct perf_sample_id sid = *base;
+
+		if (!is_number(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%s/comm", pid, de->d_name);
+		if (read_comm(path, comm, sizeof(comm)))
+			continue;
+		c = (struct perf_comm){ .pid = pid, .tid = (uint32_t)strtoul(de->d_name, NULL, 10),
+					.comm = comm };
+		sid.pid = c.pid;
+		sid.tid = c.tid;
+		if (perf_comm_encode(b, sample_id_type, &c, &sid)) {
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* One line of /proc/PID/maps as an MMAP2 record if it is executable; 1 if not. */
+static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int consumed = 0;
+	const char *name;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+		   &min, &ino, &consumed) < 7)
+		return 1;
+	if (strlen(perms) < 4 || perms[2] != 'x')
+		return 1;
+	name = line + consumed;
+	snprintf(path, pathlen, "%s", name);
+	path[strcspn(path, "\n")] = '\0';
+	if (!path[0])
+		snprintf(path, pathlen, "//anon");
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->len = end - start;
+	m->pgoff = pgoff;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	m->filename = path;
+	return 0;
+}
+
+/* Build-ids of the files seen, by device and inode: most are mapped by many
+ * processes. */
+struct build_id_entry {
+	uint64_t file[3]; /* major, minor, inode: the key */
+	uint8_t size;
+	uint8_t id[20];
+};
+
+static uint64_t hash_file(const void *k)
+{
+	return hash_bytes(k, 3 * sizeof(uint64_t), 0);
+}
+
+static bool equal_file(const void *a, const void *b)
+{
+	return !memcmp(a, b, 3 * sizeof(uint64_t));
+}
+
+/* The GNU build-id of the file pid maps as path, read through /proc/PID/root
+ * so that a container's binaries are its own, not the host's. */
+static void read_build_id(struct hash_map *cache, uint32_t pid, struct perf_mmap *m)
+{
+	struct build_id_entry *e, probe = { { m->maj, m->min, m->ino }, 0, { 0 } };
+	char path[4096 + 32];
+	const void *id;
+	ssize_t len;
+	Elf *elf;
+	int fd;
+
+	e = hash_map_get(cache, probe.file);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return;
+		*e = probe;
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->filename);
+		fd = m->filename[0] == '/' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+		len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+		if (len > 0 && len <= 20) {
+			e->size = (uint8_t)len;
+			memcpy(e->id, id, (size_t)len);
+		}
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		if (hash_map_put(cache, e->file, e)) {
+			free(e);
+			return;
+		}
+	}
+	m->build_id_size = e->size;
+	memcpy(m->build_id, e->id, sizeof(e->id));
+}
+
+static void free_entry(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
+			    const struct perf_sample_id *base, uint32_t pid,
+			    struct hash_map *build_ids, struct build_id_cache *cache)
+{
+	char path[64], line[4096 + 128], file[4096];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct perf_sample_id sid = *base;
+		struct perf_mmap m;
+
+		if (parse_maps_line(line, &m, file, sizeof(file)))
+			continue;
+		m.pid = m.tid = sid.pid = sid.tid = pid;
+		read_build_id(build_ids, pid, &m);
+		if (cache && m.build_id_size)
+			build_id_cache_add(cache, pid, m.filename, m.build_id, m.build_id_size);
+		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
+			ret = -1;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
+			  const struct perf_sample_id *sid, struct build_id_cache *cache)
+{
+	DIR *proc = opendir("/proc");
+	struct hash_map build_ids;
+	struct dirent *de;
+	long count = 0;
+
+	if (!proc)
+		return 0;
+	elf_version(EV_CURRENT);
+	hash_map_init(&build_ids, hash_file, equal_file);
+	while ((de = readdir(proc))) {
+		uint32_t pid;
+
+		if (!is_number(de->d_name))
+			continue;
+		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
+		if (synthesize_comms(b, sample_id_type, sid, pid) ||
+		    synthesize_mmaps(b, sample_id_type, sid, pid, &build_ids, cache)) {
+			count = -1;
+			break;
+		}
+		count++;
+	}
+	closedir(proc);
+	hash_map_each(&build_ids, free_entry, NULL);
+	hash_map_free(&build_ids);
+	return count;
+}
+
+struct cgroup_walk_ctx {
+	struct byte_buffer *b;
+	uint64_t sample_id_type;
+	const struct perf_sample_id *sid;
+	long count;
+};
+
+static void add_cgroup(uint64_t id, const char *relative, void *p)
+{
+	struct cgroup_walk_ctx *w = p;
+	struct perf_cgroup c = { id, relative };
+
+	if (w->count < 0)
+		return;
+	w->count = perf_cgroup_encode(w->b, w->sample_id_type, &c, w->sid) ? -1 : w->count + 1;
+}
+
+long synthesize_cgroups(struct byte_buffer *b, uint64_t sample_id_type,
+			const struct perf_sample_id *sid)
+{
+	struct cgroup_walk_ctx w = { b, sample_id_type, sid, 0 };
+
+	if (cgroup_walk(add_cgroup, &w))
+		return 0;
+	return w.count;
+}

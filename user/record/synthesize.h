@@ -1,0 +1,33 @@
+/* synthesize.h: side-band records for what existed before recording began: the
+ * kernel's text mapping, every live process's COMM and MMAP2, every cgroup. */
+#ifndef RINGTRACE_SYNTHESIZE_H
+#define RINGTRACE_SYNTHESIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/build_id_cache.h"
+#include "lib/byte_buffer.h"
+#include "format/perf_record.h"
+
+/* Every record gets the sample_id trailer of sample_id_type with the fields of
+ * sid (the id, time 0), pid and tid set per record. */
+
+/* Appends PERF_RECORD_MMAP "[kernel.kallsyms]_text" at _text from /proc/kallsyms.
+ * Returns 0, or -1 with err set (e.g. addresses hidden by kptr_restrict). */
+int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
+			   const struct perf_sample_id *sid, char *err, size_t errlen);
+
+/* Appends a COMM for every thread and an MMAP2 for every executable mapping of
+ * every process in /proc, with its file's build-id. Processes that exit
+ * meanwhile are skipped. A container's binaries go into cache (if not NULL).
+ * Returns the number of processes, or -1 if memory ran out. */
+long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
+			  const struct perf_sample_id *sid, struct build_id_cache *cache);
+
+/* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
+ * Returns the number of cgroups, or -1 if memory ran out. */
+long synthesize_cgroups(struct byte_buffer *b, uint64_t sample_id_type,
+			const struct perf_sample_id *sid);
+
+#endif

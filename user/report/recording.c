@@ -1,0 +1,158 @@
+/* recording.c: opens a recording and replays it in time order: side-band into
+ * an address space, each sample and LOST record to a visitor; what report,
+ * script and the stack outputs share. */
+#include "report/recording.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+
+int recording_open(struct recording *r, const char *path, const char *kallsyms, char *err,
+		   size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	if (perf_input_open(&r->in, path, err, errlen))
+		return -1;
+	address_space_init(&r->as, kallsyms ? kallsyms : "/proc/kallsyms");
+	if (r->in.is_dir) {
+		/* binaries the recording kept: its own, or its parent's for a
+		 * flight-recorder snapshot */
+		if (asprintf(&r->build_id_dirs[0], "%s/.build-id", path) < 0)
+			r->build_id_dirs[0] = NULL;
+		if (asprintf(&r->build_id_dirs[1], "%s/../.build-id", path) < 0)
+			r->build_id_dirs[1] = NULL;
+		r->as.build_id_dirs[0] = r->build_id_dirs[0];
+		r->as.build_id_dirs[1] = r->build_id_dirs[0] ? r->build_id_dirs[1] : NULL;
+	}
+	r->lost_by_cpu = calloc(RECORDING_MAX_CPUS, sizeof(*r->lost_by_cpu));
+	if (!r->lost_by_cpu) {
+		recording_close(r);
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void recording_close(struct recording *r)
+{
+	free(r->build_id_dirs[0]);
+	free(r->build_id_dirs[1]);
+	r->build_id_dirs[0] = r->build_id_dirs[1] = NULL;
+	free(r->lost_by_cpu);
+	r->lost_by_cpu = NULL;
+	address_space_free(&r->as);
+	perf_input_close(&r->in);
+}
+
+bool recording_is_tracking(const struct recording *r, unsigned int e)
+{
+	const struct perf_event_attr *a = &r->in.events[e].attr;
+
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY;
+}
+
+static int on_lost(struct recording *r, const struct recording_visitor *v,
+		   const struct stream_record *sr)
+{
+	const struct perf_event_header *rec = sr->rec;
+	const struct perf_input_event *ev = perf_input_event_of(&r->in, rec);
+	struct perf_sample_id sid = { 0 };
+	struct perf_lost l;
+
+	if (perf_lost_decode(rec, &l))
+		return -1;
+	perf_sample_id_decode(rec, r->in.sample_id_type, &sid);
+	if (rec->type == PERF_RECORD_LOST && ev && recording_is_tracking(r, (unsigned int)(ev - r->in.events))) {
+		r->sideband_lost += l.lost;
+		return 0;
+	}
+	r->lost += l.lost;
+	if (sid.cpu < RECORDING_MAX_CPUS)
+		r->lost_by_cpu[sid.cpu] += l.lost;
+	return v->lost ? v->lost(v->ctx, r, sr, sid.cpu, l.lost) : 0;
+}
+
+int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,
+		     size_t errlen)
+{
+	struct record_stream *rs = record_stream_open(&r->in, err, errlen);
+	struct stream_record sr;
+	int ret = 0;
+
+	if (!rs)
+		return -1;
+	err[0] = '\0';
+	while (!ret && record_stream_next(rs, &sr)) {
+		const struct perf_event_header *rec = sr.rec;
+		const struct perf_input_event *ev;
+		struct perf_sample s;
+
+		if (sr.time) {
+			if (!r->first_time || sr.time < r->first_time)
+				r->first_time = sr.time;
+			if (sr.time > r->last_time)
+				r->last_time = sr.time;
+		}
+		switch (rec->type) {
+		case PERF_RECORD_SAMPLE:
+			ev = perf_input_event_of(&r->in, rec);
+			if (!ev || perf_sample_decode(rec, ev->attr.sample_type, &s)) {
+				ret = -1;
+				break;
+			}
+			r->samples++;
+			if (v->sample)
+				ret = v->sample(v->ctx, r, (unsigned int)(ev - r->in.events), &s, &sr);
+			break;
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES:
+			ret = on_lost(r, v, &sr);
+			break;
+		default:
+			ret = address_space_apply(&r->as, rec, r->in.sample_id_type);
+			break;
+		}
+		if (ret == -1 && !err[0]) {
+			const char *name = perf_record_type_name(rec->type);
+
+			rt_format(err, errlen, "%s: offset %llu: malformed %s record",
+				  r->in.files[sr.file].path, (unsigned long long)sr.offset,
+				  name ? name : "unknown");
+		}
+	}
+	record_stream_close(rs);
+	return ret;
+}
+
+int recording_each_frame(struct recording *r, const struct perf_sample *s,
+			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
+			 void *ctx)
+{
+	uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct resolved where;
+	int ret;
+
+	if (!s->nr_callchain) {
+		address_space_resolve(&r->as, s->pid, s->ip, cpumode, &where);
+		return fn(ctx, s->ip, &where);
+	}
+	for (uint64_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				cpumode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+				cpumode = PERF_RECORD_MISC_USER;
+			continue;
+		}
+		address_space_resolve(&r->as, s->pid, ip, cpumode, &where);
+		ret = fn(ctx, ip, &where);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

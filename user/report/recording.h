@@ -1,0 +1,58 @@
+/* recording.h: opens a recording and replays it in time order: side-band into
+ * an address space, each sample and LOST record to a visitor; what report,
+ * script and the stack outputs share. */
+#ifndef RINGTRACE_RECORDING_H
+#define RINGTRACE_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/address_space.h"
+#include "format/perf_data_reader.h"
+#include "format/perf_record.h"
+#include "format/record_stream.h"
+
+#define RECORDING_MAX_CPUS 4096
+
+struct recording {
+	const char *path;
+	struct perf_input in;
+	struct address_space as;
+	uint64_t first_time, last_time; /* of the records that carry one */
+	uint64_t samples;
+	uint64_t lost;                  /* samples reported lost, all CPUs */
+	uint64_t *lost_by_cpu;          /* RECORDING_MAX_CPUS entries */
+	uint64_t sideband_lost;         /* side-band records the kernel dropped */
+	char *build_id_dirs[2];         /* PATH/.build-id, and PATH/../.build-id (a snapshot's) */
+};
+
+struct recording_visitor {
+	/* a sample of event index event (in r->in.events) */
+	int (*sample)(void *ctx, struct recording *r, unsigned int event,
+		      const struct perf_sample *s, const struct stream_record *sr);
+	/* a LOST or LOST_SAMPLES record: count items of cpu, at time */
+	int (*lost)(void *ctx, struct recording *r, const struct stream_record *sr, uint32_t cpu,
+		    uint64_t count);
+	void *ctx;
+};
+
+/* 0, or -1 with err set (unreadable, not a perf.data directory). */
+int recording_open(struct recording *r, const char *path, const char *kallsyms, char *err,
+		   size_t errlen);
+/* Replays every record in time order. A visitor's non-zero return stops it
+ * and is returned; a malformed record is -1 with err naming file and offset. */
+int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,
+		     size_t errlen);
+void recording_close(struct recording *r);
+
+/* Whether event index e is the side-band tracking event ("dummy:HG"). */
+bool recording_is_tracking(const struct recording *r, unsigned int e);
+
+/* Calls fn for each frame of a sample, leaf first: its callchain when it has
+ * one (context markers followed, the leaf's ip included), else its ip. */
+int recording_each_frame(struct recording *r, const struct perf_sample *s,
+			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
+			 void *ctx);
+
+#endif

@@ -1,0 +1,431 @@
+/* address_space.c: the machine as the side-band records describe it over time:
+ * threads and their comms, each process's mappings, and symbol lookup through them. */
+#include "symbols/address_space.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/perf_record.h"
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+#define UNKNOWN "[unknown]"
+
+void address_space_init(struct address_space *as, const char *kallsyms_path)
+{
+	memset(as, 0, sizeof(*as));
+	hash_map_init(&as->processes, hash_u32_key, equal_u32_key);
+	hash_map_init(&as->threads, hash_u32_key, equal_u32_key);
+	hash_map_init(&as->dsos, hash_string, equal_string);
+	hash_map_init(&as->strings, hash_string, equal_string);
+	hash_map_init(&as->cgroups, hash_u64_key, equal_u64_key);
+	as->kallsyms_path = kallsyms_path;
+}
+
+static void free_process(void *value, void *ctx)
+{
+	struct process *p = value;
+
+	(void)ctx;
+	free(p->maps);
+	free(p);
+}
+
+static void free_dso(void *value, void *ctx)
+{
+	struct dso *d = value;
+
+	(void)ctx;
+	symtab_free(&d->symtab);
+	free(d);
+}
+
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+void address_space_free(struct address_space *as)
+{
+	hash_map_each(&as->processes, free_process, NULL);
+	hash_map_each(&as->threads, free_value, NULL);
+	hash_map_each(&as->dsos, free_dso, NULL);
+	hash_map_each(&as->strings, free_value, NULL);
+	hash_map_each(&as->cgroups, free_value, NULL);
+	hash_map_free(&as->cgroups);
+	hash_map_free(&as->processes);
+	hash_map_free(&as->threads);
+	hash_map_free(&as->dsos);
+	hash_map_free(&as->strings);
+}
+
+const char *address_space_intern(struct address_space *as, const char *s)
+{
+	char *copy = hash_map_get(&as->strings, s);
+
+	if (copy)
+		return copy;
+	copy = strdup(s);
+	if (!copy || hash_map_put(&as->strings, copy, copy)) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+static struct process *get_process(struct address_space *as, uint32_t pid)
+{
+	struct process *p = hash_map_get(&as->processes, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hash_map_put(&as->processes, &p->pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct thread *get_thread(struct address_space *as, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = hash_map_get(&as->threads, &tid);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->pid = pid;
+	if (hash_map_put(&as->threads, &t->tid, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The DSO of path, one per build-id: two files at one path (a binary
+ * replaced, a container's) are two DSOs. */
+static struct dso *get_dso_build_id(struct address_space *as, const char *path,
+				    const uint8_t *build_id, uint8_t size)
+{
+	char key[4096 + 48];
+	int n = snprintf(key, sizeof(key), "%s", path);
+	struct dso *d;
+
+	if (size)
+		n += snprintf(key + n, sizeof(key) - (size_t)n, "@");
+	for (uint8_t i = 0; i < size && n < (int)sizeof(key) - 3; i++)
+		n += snprintf(key + n, sizeof(key) - (size_t)n, "%02x", build_id[i]);
+	d = hash_map_get(&as->dsos, key);
+	if (d)
+		return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = address_space_intern(as, path);
+	d->key = address_space_intern(as, key);
+	if (size)
+		memcpy(d->build_id, build_id, size);
+	d->build_id_size = size;
+	if (!d->path || !d->key || hash_map_put(&as->dsos, d->key, d)) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static struct dso *get_dso(struct address_space *as, const char *path)
+{
+	return get_dso_build_id(as, path, NULL, 0);
+}
+
+/* Inserts m, trimming or splitting the mappings it overlaps, as a new mmap
+ * replaces what was mapped there. */
+static int insert_map(struct process *p, const struct map *m)
+{
+	struct map *out = malloc((p->nr_maps + 2) * sizeof(*out));
+	bool placed = false;
+	size_t nr = 0;
+
+	if (!out)
+		return -1;
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		struct map cur = p->maps[i];
+
+		if (cur.end <= m->start || cur.start >= m->end) {
+			if (!placed && cur.start >= m->end) {
+				out[nr++] = *m;
+				placed = true;
+			}
+			out[nr++] = cur;
+			continue;
+		}
+		if (cur.start < m->start) { /* its head survives */
+			struct map head = cur;
+
+			head.end = m->start;
+			out[nr++] = head;
+		}
+		if (!placed) {
+			out[nr++] = *m;
+			placed = true;
+		}
+		if (cur.end > m->end) { /* its tail survives */
+			cur.pgoff += m->end - cur.start;
+			cur.start = m->end;
+			out[nr++] = cur;
+		}
+	}
+	if (!placed)
+		out[nr++] = *m;
+	free(p->maps);
+	p->maps = out;
+	p->nr_maps = nr;
+	return 0;
+}
+
+static int apply_mmap(struct address_space *as, const struct perf_event_header *rec,
+		      uint64_t sample_id_type)
+{
+	struct perf_mmap m;
+	struct process *p;
+	struct map map;
+
+	if (perf_mmap_decode(rec, sample_id_type, &m))
+		return -1;
+	if ((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+	    m.pid == (uint32_t)-1) {
+		if (!strncmp(m.filename, KERNEL_DSO, strlen(KERNEL_DSO))) {
+			as->kernel = get_dso(as, KERNEL_DSO);
+			if (!as->kernel)
+				return -1;
+			as->kernel->kernel = true;
+		}
+		return 0;
+	}
+	if (!m.len)
+		return 0;
+	p = get_process(as, m.pid);
+	map = (struct map){ m.start, m.start + m.len, m.pgoff,
+			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size) };
+	if (!p || !map.dso)
+		return -1;
+	return insert_map(p, &map);
+}
+
+static int apply_comm(struct address_space *as, const struct perf_event_header *rec,
+		      uint64_t sample_id_type)
+{
+	struct perf_comm c;
+	struct thread *t;
+
+	if (perf_comm_decode(rec, sample_id_type, &c))
+		return -1;
+	t = get_thread(as, c.pid, c.tid);
+	if (!t)
+		return -1;
+	t->pid = c.pid;
+	t->comm = address_space_intern(as, c.comm);
+	if (c.exec) { /* a new program: the old mappings are gone */
+		struct process *p = get_process(as, c.pid);
+
+		if (!p)
+			return -1;
+		p->nr_maps = 0;
+	}
+	return t->comm ? 0 : -1;
+}
+
+static int apply_fork(struct address_space *as, const struct perf_event_header *rec)
+{
+	struct perf_task f;
+	struct thread *parent, *child;
+
+	if (perf_task_decode(rec, &f))
+		return -1;
+	parent = hash_map_get(&as->threads, &f.ptid);
+	child = get_thread(as, f.pid, f.tid);
+	if (!child)
+		return -1;
+	child->pid = f.pid;
+	if (parent && parent->comm)
+		child->comm = parent->comm;
+	if (f.pid != f.ppid) { /* a new process starts with a copy of its parent's maps */
+		struct process *pp = hash_map_get(&as->processes, &f.ppid);
+		struct process *cp = get_process(as, f.pid);
+
+		if (!cp)
+			return -1;
+		if (pp && pp->nr_maps) {
+			struct map *copy = malloc(pp->nr_maps * sizeof(*copy));
+
+			if (!copy)
+				return -1;
+			memcpy(copy, pp->maps, pp->nr_maps * sizeof(*copy));
+			free(cp->maps);
+			cp->maps = copy;
+			cp->nr_maps = pp->nr_maps;
+		}
+	}
+	return 0;
+}
+
+struct cgroup_name {
+	uint64_t id;
+	const char *path;
+};
+
+static int name_cgroup(struct address_space *as, uint64_t id, const char *path)
+{
+	struct cgroup_name *c = hash_map_get(&as->cgroups, &id);
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -1;
+		c->id = id;
+		if (hash_map_put(&as->cgroups, &c->id, c)) {
+			free(c);
+			return -1;
+		}
+	}
+	c->path = address_space_intern(as, path);
+	return c->path ? 0 : -1;
+}
+
+static int apply_cgroup(struct address_space *as, const struct perf_event_header *rec,
+			uint64_t sample_id_type)
+{
+	struct perf_cgroup c;
+
+	if (perf_cgroup_decode(rec, sample_id_type, &c))
+		return -1;
+	return name_cgroup(as, c.id, c.path);
+}
+
+const char *address_space_cgroup(struct address_space *as, uint64_t id)
+{
+	struct cgroup_name *c = hash_map_get(&as->cgroups, &id);
+	char name[48];
+
+	if (c)
+		return c->path;
+	snprintf(name, sizeof(name), "unknown_cgroup_id:%llu", (unsigned long long)id);
+	if (name_cgroup(as, id, name))
+		return "unknown_cgroup_id";
+	return address_space_cgroup(as, id);
+}
+
+int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
+			uint64_t sample_id_type)
+{
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return apply_mmap(as, rec, sample_id_type);
+	case PERF_RECORD_COMM:
+		return apply_comm(as, rec, sample_id_type);
+	case PERF_RECORD_FORK:
+		return apply_fork(as, rec);
+	case PERF_RECORD_CGROUP:
+		return apply_cgroup(as, rec, sample_id_type);
+	default:
+		return 0;
+	}
+}
+
+const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = hash_map_get(&as->threads, &tid);
+	char name[32];
+
+	if (t && t->comm)
+		return t->comm;
+	if (!pid && !tid)
+		return "swapper";
+	snprintf(name, sizeof(name), ":%u", tid);
+	t = get_thread(as, pid, tid);
+	if (t)
+		t->comm = address_space_intern(as, name);
+	return t && t->comm ? t->comm : UNKNOWN;
+}
+
+static const struct map *find_map(const struct process *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || ip >= p->maps[lo - 1].end)
+		return NULL;
+	return &p->maps[lo - 1];
+}
+
+static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
+{
+	d->loaded = true;
+	if (d->kernel)
+		d->unreadable = symtab_load_kallsyms(&d->symtab, kallsyms_path, NULL, 0) != 0;
+	else if (d->path[0] == '[' || !strncmp(d->path, "//", 2))
+		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
+	else
+		d->unreadable = symtab_load_elf_build_id(&d->symtab, d->path, d->build_id,
+							 d->build_id_size, as->build_id_dirs, NULL,
+							 0) != 0;
+}
+
+void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
+			   uint16_t cpumode, struct resolved *out)
+{
+	const struct symbol *sym = NULL;
+	struct dso *dso = NULL;
+	uint64_t addr = ip;
+
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, false };
+	if (cpumode == PERF_RECORD_MISC_KERNEL) {
+		out->kernel = true;
+		if (!as->kernel) {
+			as->kernel = get_dso(as, KERNEL_DSO);
+			if (!as->kernel)
+				return;
+			as->kernel->kernel = true;
+		}
+		dso = as->kernel;
+	} else {
+		const struct process *p = hash_map_get(&as->processes, &pid);
+		const struct map *m = p ? find_map(p, ip) : NULL;
+
+		if (!m)
+			return;
+		dso = m->dso;
+		if (!dso->loaded)
+			load_dso(as, dso, as->kallsyms_path);
+		if (dso->unreadable ||
+		    symtab_offset_to_vaddr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
+			out->dso = dso->path;
+			return;
+		}
+	}
+	out->dso = dso->path;
+	out->addr = addr;
+	if (!dso->loaded)
+		load_dso(as, dso, as->kallsyms_path);
+	if (!dso->unreadable)
+		sym = symtab_find(&dso->symtab, addr);
+	if (sym) {
+		out->symbol = sym->name;
+		out->symbol_start = sym->start;
+	}
+}

@@ -1,0 +1,83 @@
+/* address_space.h: the machine as the side-band records describe it over time:
+ * threads and their comms, each process's mappings, and symbol lookup through them. */
+#ifndef RINGTRACE_ADDRESS_SPACE_H
+#define RINGTRACE_ADDRESS_SPACE_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/hash_map.h"
+#include "symbols/symbols.h"
+
+struct dso {
+	const char *path; /* as the mapping names it */
+	const char *key;  /* path, and its build-id when the mapping gave one */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	bool kernel;
+	bool loaded;
+	bool unreadable;
+	struct symtab symtab;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+};
+
+struct process {
+	uint32_t pid;
+	struct map *maps; /* sorted by start, non-overlapping */
+	size_t nr_maps;
+};
+
+struct thread {
+	uint32_t tid;
+	uint32_t pid;
+	const char *comm; /* interned */
+};
+
+struct address_space {
+	struct hash_map processes; /* pid -> struct process */
+	struct hash_map threads;   /* tid -> struct thread */
+	struct hash_map dsos;      /* path -> struct dso */
+	struct hash_map strings;   /* interned strings */
+	struct hash_map cgroups;   /* cgroup id -> struct cgroup_name */
+	struct dso *kernel;        /* set by the kernel's MMAP record */
+	const char *kallsyms_path;
+	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
+};
+
+/* A resolved address; strings live as long as the address space. */
+struct resolved {
+	const char *dso;    /* "[kernel.kallsyms]", a path, or "[unknown]" */
+	const char *symbol; /* a name, or "[unknown]" */
+	uint64_t symbol_start;
+	uint64_t addr;      /* ip where symbols live: symbol_start's address space */
+	bool kernel;
+};
+
+void address_space_init(struct address_space *as, const char *kallsyms_path);
+void address_space_free(struct address_space *as);
+
+/* Applies a COMM, MMAP, MMAP2, FORK, EXIT or CGROUP record (others are ignored).
+ * Returns 0, or -1 if the record is malformed or memory ran out. */
+int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
+			uint64_t sample_id_type);
+
+/* The path of a cgroup id from the CGROUP records ("unknown_cgroup_id:N" if
+ * none named it). */
+const char *address_space_cgroup(struct address_space *as, uint64_t id);
+
+/* The comm of tid ("swapper" for 0, ":tid" if never named). */
+const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t tid);
+
+/* Resolves ip of pid in the given cpumode (PERF_RECORD_MISC_KERNEL/USER). */
+void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
+			   uint16_t cpumode, struct resolved *out);
+
+/* An interned copy of s, or NULL if memory ran out. */
+const char *address_space_intern(struct address_space *as, const char *s);
+
+#endif

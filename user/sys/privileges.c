@@ -1,0 +1,75 @@
+/* privileges.c: the capabilities ringtrace needs, checked up front with
+ * libcap (one line naming what is missing and how to grant it), and dropped
+ * once everything is loaded, attached and opened. */
+#include "sys/privileges.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+
+int privileges_check(const char *what, char *err, size_t errlen)
+{
+	static const cap_value_t needed[] = { CAP_BPF, CAP_PERFMON };
+	char missing[64] = "", exe[4096];
+	cap_t caps = cap_get_proc();
+	ssize_t n;
+
+	if (!caps) {
+		rt_format(err, errlen, "cannot read this process's capabilities: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		cap_flag_value_t v = CAP_CLEAR;
+		char *name;
+
+		if (cap_get_flag(caps, needed[i], CAP_EFFECTIVE, &v) == 0 && v == CAP_SET)
+			continue;
+		name = cap_to_name(needed[i]);
+		snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+			 missing[0] ? "," : "", name ? name : "?");
+		cap_free(name);
+	}
+	cap_free(caps);
+	if (!missing[0])
+		return 0;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	rt_format(err, errlen, "%s needs %s: run it as root, or grant them with setcap cap_bpf,cap_perfmon+ep %s",
+		  what, missing, exe[0] ? exe : "ringtrace");
+	return -1;
+}
+
+int privileges_drop_all(char *err, size_t errlen)
+{
+	cap_t none = cap_init(), now;
+	bool left;
+
+	if (!none) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	if (cap_reset_ambient() && errno != EINVAL) {
+		rt_format(err, errlen, "cannot clear the ambient capabilities: %s", strerror(errno));
+		cap_free(none);
+		return -1;
+	}
+	if (cap_set_proc(none)) {
+		rt_format(err, errlen, "cannot drop capabilities: %s", strerror(errno));
+		cap_free(none);
+		return -1;
+	}
+	now = cap_get_proc();
+	left = !now || cap_compare(now, none) != 0;
+	cap_free(now);
+	cap_free(none);
+	if (left) {
+		rt_format(err, errlen, "capabilities remain after dropping them");
+		return -1;
+	}
+	return 0;
+}

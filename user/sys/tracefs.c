@@ -1,0 +1,163 @@
+/* tracefs.c: the kernel's tracefs: found or mounted, tracepoint ids and formats
+ * (fixed size, dynamic fields), the list of events, and files read whole. */
+#include "sys/tracefs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+
+#define TRACEFS_MAGIC 0x74726163
+#define DEFAULT_MOUNT "/sys/kernel/tracing"
+
+static char mount_point[256];
+
+static bool is_tracefs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == TRACEFS_MAGIC;
+}
+
+const char *tracefs_path(char *err, size_t errlen)
+{
+	if (mount_point[0])
+		return mount_point;
+	if (is_tracefs(DEFAULT_MOUNT)) {
+		snprintf(mount_point, sizeof(mount_point), "%s", DEFAULT_MOUNT);
+		return mount_point;
+	}
+	if (is_tracefs("/sys/kernel/debug/tracing")) {
+		snprintf(mount_point, sizeof(mount_point), "/sys/kernel/debug/tracing");
+		return mount_point;
+	}
+	if (mount("tracefs", DEFAULT_MOUNT, "tracefs", 0, NULL) && errno != EBUSY) {
+		rt_format(err, errlen, "tracefs is not mounted and mounting it on %s failed: %s (mount -t tracefs tracefs %s)",
+			  DEFAULT_MOUNT, strerror(errno), DEFAULT_MOUNT);
+		return NULL;
+	}
+	if (!is_tracefs(DEFAULT_MOUNT)) {
+		rt_format(err, errlen, "%s is not tracefs after mounting it", DEFAULT_MOUNT);
+		return NULL;
+	}
+	snprintf(mount_point, sizeof(mount_point), "%s", DEFAULT_MOUNT);
+	return mount_point;
+}
+
+int tracefs_read_file(const char *relpath, struct byte_buffer *b)
+{
+	const char *root = tracefs_path(NULL, 0);
+	char path[512], chunk[8192];
+	int fd;
+	ssize_t n;
+
+	if (!root)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", root, relpath);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		if (!byte_buffer_append(b, chunk, (size_t)n)) {
+			close(fd);
+			return -1;
+		}
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/* One "field:TYPE NAME;\toffset:N;\tsize:M;\tsigned:S;" line. */
+static void parse_field_line(const char *line, struct tracepoint_format *out)
+{
+	const char *off = strstr(line, "offset:");
+	const char *size = strstr(line, "size:");
+	const char *decl_end = off;
+	unsigned int o, s;
+	bool data_loc, rel_loc;
+
+	if (strncmp(line, "field:", 6) || !off || !size || sscanf(off + 7, "%u", &o) != 1 ||
+	    sscanf(size + 5, "%u", &s) != 1)
+		return;
+	if (o + s > out->fixed_size)
+		out->fixed_size = o + s;
+	data_loc = memmem(line, (size_t)(decl_end - line), "__data_loc", 10) != NULL;
+	rel_loc = memmem(line, (size_t)(decl_end - line), "__rel_loc", 9) != NULL;
+	if ((data_loc || rel_loc) && out->nr_dynamic < TRACEPOINT_MAX_DYNAMIC_FIELDS) {
+		out->dynamic_offset[out->nr_dynamic] = (uint16_t)o;
+		out->dynamic_relative[out->nr_dynamic] = rel_loc;
+		out->nr_dynamic++;
+	}
+}
+
+int tracefs_parse_format(const char *text, struct tracepoint_format *out)
+{
+	bool have_id = false;
+
+	memset(out, 0, sizeof(*out));
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+			 text);
+		text += len + (text[len] == '\n');
+		{
+			const char *l = line + strspn(line, " \t");
+
+			if (!strncmp(l, "ID:", 3) && sscanf(l + 3, "%u", &out->id) == 1)
+				have_id = true;
+			else
+				parse_field_line(l, out);
+		}
+	}
+	return have_id && out->fixed_size ? 0 : -1;
+}
+
+int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
+			char *err, size_t errlen)
+{
+	struct byte_buffer b = { 0 };
+	char rel[512];
+	int ret;
+
+	if (!tracefs_path(err, errlen))
+		return -1;
+	if (strchr(system, '/') || strchr(name, '/') || !strcmp(system, "..") ||
+	    !strcmp(name, "..")) {
+		rt_format(err, errlen, "unknown tracepoint %s:%s", system, name);
+		return -1;
+	}
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
+	if (tracefs_read_file(rel, &b) || !byte_buffer_append(&b, "", 1)) {
+		rt_format(err, errlen, "unknown tracepoint %s:%s (ringtrace list shows the available ones)",
+			  system, name);
+		byte_buffer_free(&b);
+		return -1;
+	}
+	ret = tracefs_parse_format((const char *)b.data, out);
+	if (ret)
+		rt_format(err, errlen, "cannot parse the format of tracepoint %s:%s", system, name);
+	byte_buffer_free(&b);
+	return ret;
+}
+
+int tracefs_each_event(void (*fn)(const char *system_name, void *ctx), void *ctx)
+{
+	struct byte_buffer b = { 0 };
+	char *line, *save = NULL;
+
+	if (tracefs_read_file("available_events", &b) || !byte_buffer_append(&b, "", 1)) {
+		byte_buffer_free(&b);
+		return -1;
+	}
+	for (line = strtok_r((char *)b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fn(line, ctx);
+	byte_buffer_free(&b);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* tracefs.h: the kernel's tracefs: found or mounted, tracepoint ids and formats
+ * (fixed size, dynamic fields), the list of events, and files read whole. */
+#ifndef RINGTRACE_TRACEFS_H
+#define RINGTRACE_TRACEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/byte_buffer.h"
+
+#define TRACEPOINT_MAX_DYNAMIC_FIELDS 4
+
+/* What ringtrace needs to know of one tracepoint to copy its record. */
+struct tracepoint_format {
+	uint32_t id;           /* "ID:", the attr.config of a PERF_TYPE_TRACEPOINT event */
+	uint32_t fixed_size;   /* end of the last fixed field */
+	/* __data_loc / __rel_loc fields: where their u32 (offset | len << 16) is */
+	uint16_t dynamic_offset[TRACEPOINT_MAX_DYNAMIC_FIELDS];
+	bool dynamic_relative[TRACEPOINT_MAX_DYNAMIC_FIELDS]; /* __rel_loc */
+	uint8_t nr_dynamic;
+};
+
+/* The tracefs mount point ("/sys/kernel/tracing"), mounting it there if no
+ * tracefs is mounted. NULL with err set if neither works. */
+const char *tracefs_path(char *err, size_t errlen);
+
+/* Reads events/SYSTEM/NAME/format. 0, or -1 with err naming the tracepoint. */
+int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
+			char *err, size_t errlen);
+
+/* Parses the text of a format file (exposed for tests). */
+int tracefs_parse_format(const char *text, struct tracepoint_format *out);
+
+/* Appends the whole contents of tracefs file relpath ("events/header_page") to
+ * b. 0, or -1 if it cannot be read. */
+int tracefs_read_file(const char *relpath, struct byte_buffer *b);
+
+/* Calls fn with "system:name" for every tracepoint in available_events. */
+int tracefs_each_event(void (*fn)(const char *system_name, void *ctx), void *ctx);
+
+#endif
