@@ -227,7 +227,7 @@ $(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS))
 
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer $^ -ldw -lelf -liberty -lpthread -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -liberty -lpthread -o $@
 
 # Runs every target for $(1) seconds on a scratch corpus seeded from tests/fuzz/.
 define run_fuzzers

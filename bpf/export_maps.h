@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* export_maps.h: what the exporter's BPF program aggregates in maps, read by
  * user/exporter.c: CPU time per cgroup and per comm, the run-queue latency
  * histogram, and its own counts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* runq_wait.bpf.h: how long each task waits in the run queue, from the time it
  * is woken (or preempted while runnable) to the time it runs; shared by the
  * BPF objects that need it (each gets its own map). */

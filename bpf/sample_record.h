@@ -1,10 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sample_record.h: the layout of the records the BPF sampler writes, the event
  * descriptions and counters it shares with the loader; used by bpf/ and user/. */
 #ifndef RINGTRACE_SAMPLE_RECORD_H
 #define RINGTRACE_SAMPLE_RECORD_H
 
 #ifndef __VMLINUX_H__
-#include <linux/types.h> /* user space; the BPF side has vmlinux.h */
+#include <linux/perf_event.h> /* user space; the BPF side has vmlinux.h */
+#include <linux/types.h>
 #endif
 
 /* Deepest kernel or user callchain captured, as perf's default
@@ -18,13 +20,26 @@
 #define RT_MAX_DYNAMIC_FIELDS 4
 
 /* A sample is a complete PERF_RECORD_SAMPLE with sample_type
- * IDENTIFIER | IP | TID | TIME | CPU | PERIOD [| CALLCHAIN] [| RAW] [| CGROUP],
- * built as u64 words:
- *   [0] perf_event_header  [1] id  [2] ip  [3] pid,tid  [4] time  [5] cpu,res
- *   [6] period, (res, reserved and ignored by perf, carries the low 32 bits of
- *   the sample's per-CPU sequence number: rt_cpu_counters.produced), then callchain (nr, PERF_CONTEXT_KERNEL, ips, PERF_CONTEXT_USER,
- *   ips), raw (u32 size, bytes, zero padding to 8), cgroup id. */
-#define RT_SAMPLE_FIXED_WORDS 7
+ * IDENTIFIER | IP | TID | TIME | CPU | PERIOD [| CALLCHAIN] [| RAW] [| CGROUP]:
+ * this fixed head, then the callchain (u64 nr, PERF_CONTEXT_KERNEL, ips,
+ * PERF_CONTEXT_USER, ips), the raw record (u32 size, bytes, zero padding to
+ * 8) and the cgroup id, which is then the sample's last u64. The one place
+ * the layout is named: the BPF side builds it, the loader reads it. */
+struct rt_sample_head {
+	struct perf_event_header header; /* PERF_RECORD_SAMPLE, cpumode, size */
+	__u64 id;                        /* PERF_SAMPLE_IDENTIFIER */
+	__u64 ip;
+	__u32 pid, tid;
+	__u64 time;
+	__u32 cpu;
+	/* perf's reserved half of the cpu word, ignored by perf: the low 32
+	 * bits of the sample's per-CPU sequence number (rt_cpu_counters.produced
+	 * once it is counted), which a flight-recorder snapshot accounts by */
+	__u32 seq;
+	__u64 period;
+};
+
+#define RT_SAMPLE_FIXED_WORDS (sizeof(struct rt_sample_head) / 8)
 #define RT_CALLCHAIN_MAX_WORDS (1 + 2 * (1 + RT_MAX_STACK_DEPTH))
 #define RT_RAW_MAX_WORDS ((4 + RT_MAX_RAW + 7) / 8)
 #define RT_SAMPLE_MAX_WORDS \
@@ -58,8 +73,18 @@ struct rt_event {
 #define RT_FILTER_CGROUP 8u /* only tasks in target_cgroup (and below, unless exact) */
 
 /* PERF_RECORD_LOST_SAMPLES as the BPF side writes it into a ring buffer:
- * header, lost, then the sample_id trailer (pid,tid  time  cpu,res  id). */
-#define RT_LOST_WORDS 6
+ * the count, then the sample_id trailer of sample_type TID | TIME | CPU |
+ * IDENTIFIER. */
+struct rt_lost_samples {
+	struct perf_event_header header; /* PERF_RECORD_LOST_SAMPLES, 0, size */
+	__u64 lost;
+	__u32 pid, tid;
+	__u64 time;
+	__u32 cpu, res;
+	__u64 id;
+};
+
+#define RT_LOST_WORDS (sizeof(struct rt_lost_samples) / 8)
 
 /* Per-CPU counters of the sampler, read by the loader at stop. */
 struct rt_cpu_counters {

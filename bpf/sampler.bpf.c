@@ -151,19 +151,22 @@ static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u
 	return n + 1 + frames;
 }
 
-/* Fills words 1-6 and the callchain; returns the word count so far. */
+/* Fills the head but its header and seq, and the callchain; returns the
+ * word count so far. */
 static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 					  const struct rt_event *ev, __u64 ip, bool user,
 					  __u64 pid_tgid, __u32 cpu, __u64 now, __u64 period)
 {
+	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
 	__u32 n = RT_SAMPLE_FIXED_WORDS;
 
-	s->w[1] = ev->id;
-	s->w[2] = ip;
-	s->w[3] = (pid_tgid >> 32) | (pid_tgid << 32); /* u32 pid, u32 tid */
-	s->w[4] = now;
-	s->w[5] = cpu;                                 /* u32 cpu, u32 res */
-	s->w[6] = period;
+	h->id = ev->id;
+	h->ip = ip;
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->time = now;
+	h->cpu = cpu;
+	h->period = period;
 	if (capture_callchain) {
 		n++; /* word 7 is nr */
 		if (!user)
@@ -193,19 +196,23 @@ static __always_inline bool report_pending_loss(void *ring, struct rt_cpu_counte
 						const struct rt_event *ev, __u64 pid_tgid,
 						__u32 cpu)
 {
-	__u64 *l;
+	struct rt_lost_samples *l;
 
 	if (!cnt->pending_lost)
 		return true;
-	l = bpf_ringbuf_reserve(ring, RT_LOST_WORDS * sizeof(__u64), 0);
+	l = bpf_ringbuf_reserve(ring, sizeof(*l), 0);
 	if (!l)
 		return false;
-	l[0] = PERF_RECORD_LOST_SAMPLES | (__u64)(RT_LOST_WORDS * sizeof(__u64)) << 48;
-	l[1] = cnt->pending_lost;
-	l[2] = (pid_tgid >> 32) | (pid_tgid << 32);
-	l[3] = cnt->pending_time;
-	l[4] = cpu;
-	l[5] = ev->id;
+	l->header.type = PERF_RECORD_LOST_SAMPLES;
+	l->header.misc = 0;
+	l->header.size = sizeof(*l);
+	l->lost = cnt->pending_lost;
+	l->pid = pid_tgid >> 32;
+	l->tid = (__u32)pid_tgid;
+	l->time = cnt->pending_time;
+	l->cpu = cpu;
+	l->res = 0;
+	l->id = ev->id;
 	bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
 	cnt->pending_lost = 0;
 	cnt->pending_time = 0;
@@ -219,6 +226,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 {
 	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
+	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
 	__u64 wakeup = BPF_RB_NO_WAKEUP;
 	void *ring;
 
@@ -228,7 +236,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 	/* the reserved half of the cpu word carries the sample's sequence
 	 * number: what this CPU produced so far, this sample included, which
 	 * is how a flight-recorder snapshot accounts for every sample */
-	s->w[5] = cpu | cnt->produced << 32;
+	h->seq = (__u32)cnt->produced;
 	if (capture_cgroup) {
 		if (n >= RT_SAMPLE_MAX_WORDS) {
 			count_loss(cnt, now, !use_perfbuf);
@@ -241,9 +249,9 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 		return 0;
 	}
 	size = n * sizeof(__u64);
-	/* perf_event_header: u32 type, u16 misc, u16 size */
-	s->w[0] = PERF_RECORD_SAMPLE | (__u64)(user ? RT_MISC_USER : RT_MISC_KERNEL) << 32 |
-		  (__u64)size << 48;
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = user ? RT_MISC_USER : RT_MISC_KERNEL;
+	h->header.size = size;
 	if (use_perfbuf) {
 		/* the kernel counts what does not fit and writes PERF_RECORD_LOST
 		 * itself; the count here lets the loader report the losses it
@@ -413,7 +421,7 @@ int on_tracepoint(void *ctx)
 		__builtin_memcpy(&regs, raw, sizeof(regs));
 		bpf_probe_read_kernel(&ip, sizeof(ip), &regs->ip);
 	}
-	s->w[2] = ip;
+	((struct rt_sample_head *)s->w)->ip = ip;
 	common.type = ev->tp_type;
 	common.flags = 0;
 	common.preempt_count = 0;

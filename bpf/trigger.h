@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* trigger.h: the records the in-kernel snapshot triggers send to the loader;
  * shared by bpf/trigger.bpf.c and user/snapshot_trigger.c. */
 #ifndef RINGTRACE_TRIGGER_H

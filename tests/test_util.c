@@ -1,11 +1,18 @@
-/* test_util.c: helpers shared by the cmocka tests: running commands with their
- * output captured, temporary directories, and the reasons to skip. */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_util.c: what the cmocka tests share: running commands, temporary
+ * directories, skipping (a failure under CI), reading and writing recordings. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "test_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,14 +118,22 @@ void tu_rmtree(const char *path)
 		nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* An environment variable, NULL if unset or empty. */
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
 const char *tu_ringtrace(void)
 {
-	return getenv("RINGTRACE");
+	return env("RINGTRACE");
 }
 
 const char *tu_loadgen(void)
 {
-	return getenv("LOADGEN");
+	return env("LOADGEN");
 }
 
 const char *tu_integration_skip_reason(void)
@@ -135,4 +150,273 @@ const char *tu_integration_skip_reason(void)
 int tu_online_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Skipping */
+
+static const char *skip_reason;
+
+bool tu_skip_is_failure(void)
+{
+	const char *required = env("REQUIRE_INTEGRATION");
+
+	return (required && strcmp(required, "0")) || env("CI");
+}
+
+void tu_skip_at(const char *file, int line, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (tu_skip_is_failure()) {
+		/* fail_msg, at the caller's line */
+		print_error("ERROR: cannot run here: %s (REQUIRE_INTEGRATION or CI is set: "
+			    "a skip is a failure)\n", reason);
+		_fail(file, line);
+	} else {
+		print_message("SKIP: %s\n", reason);
+		_skip(file, line);
+	}
+	abort(); /* not reached: cmocka leaves the test */
+}
+
+void tu_set_skip_reason(const char *reason)
+{
+	skip_reason = reason;
+}
+
+void tu_skip_unless_possible_at(const char *file, int line)
+{
+	if (skip_reason)
+		tu_skip_at(file, line, "%s", skip_reason);
+}
+
+/* Reading a recording */
+
+void tu_records_open(struct tu_records *r, const char *dir, unsigned int flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->flags = flags;
+	if (perf_input_open(&r->in, dir, r->err, sizeof(r->err)))
+		fail_msg("%s", r->err);
+	if (r->in.nr_files)
+		perf_record_iter_init(&r->it, &r->in.files[0]);
+}
+
+int tu_records_next(struct tu_records *r, const struct perf_event_header **rec)
+{
+	while (r->file < r->in.nr_files) {
+		int n = perf_record_next(&r->it, rec, r->err, sizeof(r->err));
+
+		if (n == 1)
+			return 1;
+		if (n < 0 && (r->flags & TU_RECORDS_STRICT))
+			fail_msg("%s", r->err);
+		if (n == 0 && r->it.truncated && (r->flags & TU_RECORDS_WHOLE))
+			fail_msg("%s: the last record is cut short", r->in.files[r->file].path);
+		if (++r->file < r->in.nr_files)
+			perf_record_iter_init(&r->it, &r->in.files[r->file]);
+	}
+	return 0;
+}
+
+void tu_records_close(struct tu_records *r)
+{
+	perf_input_close(&r->in);
+}
+
+static bool is_tracking(const struct perf_input_event *ev)
+{
+	return ev && ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_DUMMY;
+}
+
+void tu_count_records(const char *dir, unsigned int flags, struct tu_record_counts *c)
+{
+	const struct perf_event_header *rec;
+	struct tu_records r;
+
+	memset(c, 0, sizeof(*c));
+	tu_records_open(&r, dir, flags);
+	while (tu_records_next(&r, &rec)) {
+		struct perf_lost l;
+
+		if (rec->type == PERF_RECORD_SAMPLE) {
+			c->samples++;
+			c->sample_bytes += rec->size;
+			continue;
+		}
+		if (rec->type != PERF_RECORD_LOST && rec->type != PERF_RECORD_LOST_SAMPLES)
+			continue;
+		if (perf_lost_decode(rec, &l)) {
+			if (flags & TU_RECORDS_STRICT)
+				fail_msg("%s: a %s record that does not decode", r.in.files[r.file].path,
+					 perf_record_type_name(rec->type));
+			continue;
+		}
+		if (rec->type == PERF_RECORD_LOST_SAMPLES)
+			c->lost_samples += l.lost;
+		else if (is_tracking(perf_input_event_of(&r.in, rec)))
+			c->sideband_lost += l.lost;
+		else
+			c->lost += l.lost;
+	}
+	tu_records_close(&r);
+}
+
+/* Writing a synthetic recording */
+
+void tu_write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	if (len && write(fd, data, len) != (ssize_t)len)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void append(struct byte_buffer *b, const void *p, size_t len)
+{
+	if (!byte_buffer_append(b, p, len))
+		fail_msg("out of memory");
+}
+
+static void append_u64(struct byte_buffer *b, uint64_t v)
+{
+	append(b, &v, sizeof(v));
+}
+
+#define TU_SAMPLE_ENCODABLE                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |        \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_CGROUP)
+
+void tu_sample_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_sample *s)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, s->misc, 0 };
+	size_t start = b->len;
+
+	if (sample_type & ~(uint64_t)TU_SAMPLE_ENCODABLE)
+		fail_msg("tu_sample_encode cannot lay out sample_type %#llx",
+			 (unsigned long long)(sample_type & ~(uint64_t)TU_SAMPLE_ENCODABLE));
+	append(b, &h, sizeof(h));
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		append_u64(b, s->id);
+	if (sample_type & PERF_SAMPLE_IP)
+		append_u64(b, s->ip);
+	if (sample_type & PERF_SAMPLE_TID)
+		append_u64(b, s->pid | (uint64_t)s->tid << 32);
+	if (sample_type & PERF_SAMPLE_TIME)
+		append_u64(b, s->time);
+	if (sample_type & PERF_SAMPLE_ADDR)
+		append_u64(b, s->addr);
+	if (sample_type & PERF_SAMPLE_ID)
+		append_u64(b, s->id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		append_u64(b, s->stream_id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		append_u64(b, s->cpu); /* u32 cpu, u32 reserved */
+	if (sample_type & PERF_SAMPLE_PERIOD)
+		append_u64(b, s->period);
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		append_u64(b, s->nr_callchain);
+		if (s->nr_callchain)
+			append(b, s->callchain, s->nr_callchain * sizeof(uint64_t));
+	}
+	if (sample_type & PERF_SAMPLE_RAW) {
+		append(b, &s->raw_size, sizeof(s->raw_size));
+		if (s->raw_size)
+			append(b, s->raw, s->raw_size);
+		append(b, NULL, (8 - (sizeof(s->raw_size) + s->raw_size) % 8) % 8);
+	}
+	if (sample_type & PERF_SAMPLE_CGROUP)
+		append_u64(b, s->cgroup);
+	if (b->len - start > PERF_RECORD_MAX_SIZE)
+		fail_msg("a sample of %zu bytes does not fit a record", b->len - start);
+	h.size = (uint16_t)(b->len - start);
+	memcpy(b->data + start, &h, sizeof(h));
+}
+
+void tu_recording_init(struct tu_recording *r, unsigned int nr_cpus)
+{
+	memset(r, 0, sizeof(*r));
+	if (nr_cpus > TU_RECORDING_MAX_CPUS)
+		fail_msg("%u CPU files: at most %d", nr_cpus, TU_RECORDING_MAX_CPUS);
+	r->nr_cpus = nr_cpus;
+}
+
+struct perf_event_attr *tu_recording_event(struct tu_recording *r, const char *name, uint32_t type,
+					   uint64_t config, uint64_t sample_type, uint64_t id)
+{
+	struct perf_data_event *ev;
+
+	if (r->nr_events == TU_RECORDING_MAX_EVENTS)
+		fail_msg("more than %d events", TU_RECORDING_MAX_EVENTS);
+	ev = &r->events[r->nr_events];
+	r->ids[r->nr_events++] = id;
+	ev->name = name;
+	ev->attr.type = type;
+	ev->attr.config = config;
+	ev->attr.sample_type = sample_type;
+	ev->attr.sample_id_all = 1;
+	return &ev->attr;
+}
+
+void tu_recording_sample(struct tu_recording *r, unsigned int event, const struct perf_sample *s)
+{
+	struct perf_sample copy = *s;
+
+	if (event >= r->nr_events)
+		fail_msg("no event %u", event);
+	if (s->cpu >= r->nr_cpus)
+		fail_msg("a sample on CPU %u of a recording of %u CPU files", s->cpu, r->nr_cpus);
+	if (r->ids[event])
+		copy.id = r->ids[event];
+	tu_sample_encode(&r->cpu[s->cpu], r->events[event].attr.sample_type, &copy);
+}
+
+void tu_recording_write(const struct tu_recording *r, const char *dir)
+{
+	struct perf_data_event events[TU_RECORDING_MAX_EVENTS];
+	struct perf_data_header h = r->header;
+	char path[PATH_MAX], err[512];
+	int fd;
+
+	memcpy(events, r->events, sizeof(events));
+	for (unsigned int i = 0; i < r->nr_events; i++)
+		if (r->ids[i]) {
+			events[i].ids = &r->ids[i];
+			events[i].nr_ids = 1;
+		}
+	h.events = events;
+	h.nr_events = r->nr_events;
+	snprintf(path, sizeof(path), "%s/data", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	if (perf_data_write_header(fd, &h, r->side.data, r->side.len, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	close(fd);
+	for (unsigned int c = 0; c < r->nr_cpus; c++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "data.cpu%u", c);
+		tu_write_file(dir, name, r->cpu[c].data, r->cpu[c].len);
+	}
+	if (r->kallsyms)
+		tu_write_file(dir, "kallsyms", r->kallsyms, strlen(r->kallsyms));
+}
+
+void tu_recording_free(struct tu_recording *r)
+{
+	byte_buffer_free(&r->side);
+	for (unsigned int c = 0; c < TU_RECORDING_MAX_CPUS; c++)
+		byte_buffer_free(&r->cpu[c]);
 }

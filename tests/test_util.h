@@ -1,9 +1,17 @@
-/* test_util.h: helpers shared by the cmocka tests: running commands with their
- * output captured, temporary directories, and the reasons to skip. */
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_util.h: what the cmocka tests share: running commands, temporary
+ * directories, skipping (a failure under CI), reading and writing recordings. */
 #ifndef RINGTRACE_TEST_UTIL_H
 #define RINGTRACE_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "format/perf_data_reader.h"
+#include "format/perf_data_writer.h"
+#include "format/perf_record.h"
+#include "lib/byte_buffer.h"
 
 /* Runs argv (argv[0] looked up in PATH), captures stdout and stderr together
  * into *output (NUL-terminated, caller frees). Returns the exit status, or
@@ -18,15 +26,121 @@ char *tu_tempdir(void);
 /* Removes a directory tree. */
 void tu_rmtree(const char *path);
 
-/* Why integration tests cannot run here (not root, no BTF, no binaries
- * given), or NULL if they can. */
-const char *tu_integration_skip_reason(void);
-
-/* $RINGTRACE and $LOADGEN as set by make. */
+/* $RINGTRACE and $LOADGEN as set by make; NULL if unset or empty. */
 const char *tu_ringtrace(void);
 const char *tu_loadgen(void);
 
 /* Number of online CPUs. */
 int tu_online_cpus(void);
+
+/*
+ * Skipping. Every test that cannot run here goes through tu_skip(), never
+ * cmocka's skip(): it prints "SKIP: <why>" and skips the test, except under
+ * CI, that is with REQUIRE_INTEGRATION=1 (any value but empty or "0") or CI
+ * set to a non-empty value (as .ci/run runs), where it fails the test instead,
+ * with fail_msg and the same reason: a CI run never passes by skipping.
+ */
+
+/* Whether a skip is a failure here (REQUIRE_INTEGRATION or CI, as above). */
+bool tu_skip_is_failure(void);
+
+/* Skips the running test with the formatted reason, or fails it under CI;
+ * does not return. */
+#define tu_skip(...) tu_skip_at(__FILE__, __LINE__, __VA_ARGS__)
+void tu_skip_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+
+/* Why integration tests cannot run here (not root, no BTF, no binaries
+ * given), or NULL if they can. */
+const char *tu_integration_skip_reason(void);
+
+/* Why none of this binary's tests can run here (tu_integration_skip_reason(),
+ * or what else it needs), set once by main before the tests run; NULL: they can. */
+void tu_set_skip_reason(const char *reason);
+/* At the start of a test: tu_skip() with the reason main set, if any. */
+#define tu_skip_unless_possible() tu_skip_unless_possible_at(__FILE__, __LINE__)
+void tu_skip_unless_possible_at(const char *file, int line);
+
+/*
+ * Reading a recording: every record of a perf.data directory (or file), file
+ * by file in perf_input_open's order ("data" first, then data.cpu0, ...), read
+ * with the project's reader. A file the reader cannot open fails the test.
+ */
+enum {
+	TU_RECORDS_STRICT = 1 << 0, /* a malformed record fails the test (else it ends its file) */
+	TU_RECORDS_WHOLE = 1 << 1,  /* a file cut inside a record fails the test (else its
+				     * last record is dropped) */
+};
+
+struct tu_records {
+	struct perf_input in; /* the recording: events, sample_id_type, files */
+	unsigned int file;    /* in.files[file] holds the record last returned */
+	unsigned int flags;
+	struct perf_record_iter it;
+	char err[512];
+};
+
+/* Opens dir with TU_RECORDS_* flags. */
+void tu_records_open(struct tu_records *r, const char *dir, unsigned int flags);
+/* 1 with *rec set to the next record, 0 after the last one. */
+int tu_records_next(struct tu_records *r, const struct perf_event_header **rec);
+void tu_records_close(struct tu_records *r);
+
+/* What a recording's records add up to. */
+struct tu_record_counts {
+	uint64_t samples;
+	uint64_t sample_bytes;  /* the samples' sizes, summed */
+	uint64_t lost_samples;  /* in PERF_RECORD_LOST_SAMPLES records */
+	uint64_t lost;          /* in PERF_RECORD_LOST records of sampling events */
+	uint64_t sideband_lost; /* in PERF_RECORD_LOST records of the side-band (dummy) event */
+};
+
+/* Counts dir's records, flags as tu_records_open's; with TU_RECORDS_STRICT a
+ * LOST or LOST_SAMPLES record that does not decode fails the test, without it
+ * such a record is not counted. */
+void tu_count_records(const char *dir, unsigned int flags, struct tu_record_counts *c);
+
+/*
+ * Writing a synthetic recording: the test states the events, the side-band
+ * records of the header file (side) and the records of each data.cpuN (cpu[N]),
+ * encoded with perf_record.h's encoders or tu_sample_encode(), and
+ * tu_recording_write() writes the directory as ringtrace does.
+ */
+#define TU_RECORDING_MAX_EVENTS 8
+#define TU_RECORDING_MAX_CPUS 8
+
+struct tu_recording {
+	struct perf_data_header header; /* what the header states; events come from below */
+	struct perf_data_event events[TU_RECORDING_MAX_EVENTS];
+	uint64_t ids[TU_RECORDING_MAX_EVENTS]; /* each event's one sample id, or 0 for none */
+	unsigned int nr_events;
+	struct byte_buffer side;                       /* the header file's data section */
+	struct byte_buffer cpu[TU_RECORDING_MAX_CPUS]; /* the records of data.cpuN */
+	unsigned int nr_cpus;    /* data.cpu0 .. data.cpu<nr_cpus - 1> are written, empty or not */
+	const char *kallsyms;    /* if set, written as DIR/kallsyms for report and script */
+};
+
+/* An empty recording with nr_cpus CPU files (0: the header file alone). */
+void tu_recording_init(struct tu_recording *r, unsigned int nr_cpus);
+/* Adds an event; its attr has type, config, sample_type and sample_id_all
+ * set, the rest zero for the test to fill in. id: its sample id, or 0. */
+struct perf_event_attr *tu_recording_event(struct tu_recording *r, const char *name, uint32_t type,
+					   uint64_t config, uint64_t sample_type, uint64_t id);
+/* Appends a sample of event (the index tu_recording_event gave it, in order
+ * from 0) to data.cpu<s->cpu>, laid out by the event's sample_type, with the
+ * event's id. */
+void tu_recording_sample(struct tu_recording *r, unsigned int event, const struct perf_sample *s);
+/* Writes DIR/data (perf_data_write_header), each DIR/data.cpuN, DIR/kallsyms. */
+void tu_recording_write(const struct tu_recording *r, const char *dir);
+void tu_recording_free(struct tu_recording *r);
+
+/* Appends one PERF_RECORD_SAMPLE laid out by sample_type as the kernel and
+ * ringtrace's BPF sampler lay it out: IDENTIFIER, IP, TID, TIME, ADDR, ID,
+ * STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW (padded to 8 bytes), CGROUP; misc
+ * from s->misc. Any other sample_type field fails the test. */
+void tu_sample_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_sample *s);
+
+/* Creates DIR/NAME (it must not exist) holding len bytes of data. */
+void tu_write_file(const char *dir, const char *name, const void *data, size_t len);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_cli.c: libFuzzer target for the parsers of what users type: event
  * specs, CPU lists, sort keys, time ranges, and the escaping of label values
  * (whose output must be valid UTF-8 with no raw quote or newline). */
@@ -6,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/byte_buffer.h"
-#include "sys/cpu_list.h"
 #include "capture/event_spec.h"
 #include "export/metrics.h"
+#include "lib/byte_buffer.h"
 #include "report/report.h"
+#include "sys/cpu_list.h"
 
 /* Checks escaped label text: valid UTF-8, quotes and newlines escaped. */
 static void check_label(const uint8_t *p, size_t len)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_perf_data.c: libFuzzer target for everything that reads a recording:
  * the input is a perf.data directory (u32 length of the header file "data",
  * its bytes, then the bytes of "data.cpu0"), read by report (table, children,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_cli.c: bad command lines and unusable output paths get exactly one
  * error line naming the problem and a non-zero exit, before anything is attached. */
 #include <setjmp.h>
@@ -12,37 +13,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "test_util.h"
 
-/* Runs "ringtrace ARGS" and checks: exit status non-zero, exactly one line
- * of output, containing needle. */
-static void expect_one_line_error(const char *args, const char *needle)
+/* Runs "ringtrace ARGS" and checks: exit status want_rc (any but 0 if
+ * want_rc is -1), exactly one line of output, containing needle. */
+static void expect_one_line_status(const char *args, const char *needle, int want_rc)
 {
 	char *out = NULL;
 	int rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), args);
 	size_t len = strlen(out);
 
-	if (rc == 0 || !len || out[len - 1] != '\n' || strchr(out, '\n') != out + len - 1 ||
-	    !strstr(out, needle))
+	if (rc == 0 || (want_rc >= 0 && rc != want_rc) || !len || out[len - 1] != '\n' ||
+	    strchr(out, '\n') != out + len - 1 || !strstr(out, needle))
 		fail_msg("ringtrace %s: exit %d, wanted one error line with \"%s\", got:\n%s", args, rc,
 			 needle, out);
 	free(out);
 }
 
-static int need_binary(void **state)
+static void expect_one_line_error(const char *args, const char *needle)
 {
-	(void)state;
-	if (!tu_ringtrace()) {
-		print_message("SKIP: RINGTRACE is not set: run through make integration-test\n");
-		return -1;
-	}
-	return 0;
+	expect_one_line_status(args, needle, -1);
+}
+
+/* A bad command line: exit status 2 and one line. */
+static void expect_usage_error(const char *args, const char *needle)
+{
+	expect_one_line_status(args, needle, 2);
 }
 
 static void test_option_errors(void **state)
 {
 	(void)state;
+	tu_skip_unless_possible();
 	expect_one_line_error("record", "pass -a");
 	expect_one_line_error("record -a -F 0", "invalid value \"0\" for -F");
 	expect_one_line_error("record -a -F many", "invalid value \"many\" for -F");
@@ -55,6 +57,86 @@ static void test_option_errors(void **state)
 	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");
 	expect_one_line_error("report /nonexistent/dir", "/nonexistent/dir");
 	expect_one_line_error("report a b", "unexpected argument \"b\"");
+}
+
+/* Every command: an unknown option or a missing value is one line naming it
+ * and where the help is, exit status 2. */
+static void test_every_command_refuses_bad_options(void **state)
+{
+	static const char *const commands[] = { "record", "report", "script", "export",
+						"snapshot", "list" };
+	static const char *const missing_value[][2] = {
+		{ "record -e", "option -e needs a value: see ringtrace record --help" },
+		{ "record --output", "option --output needs a value: see ringtrace record --help" },
+		{ "report --sort", "option --sort needs a value: see ringtrace report --help" },
+		{ "report --flamegraph", "option --flamegraph needs a value: see ringtrace report --help" },
+		{ "script -i", "option -i needs a value: see ringtrace script --help" },
+		{ "export --listen", "option --listen needs a value: see ringtrace export --help" },
+		{ "export -F", "option -F needs a value: see ringtrace export --help" },
+	};
+	char args[128], needle[160];
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		snprintf(args, sizeof(args), "%s --bogus", commands[i]);
+		snprintf(needle, sizeof(needle), "ringtrace: unknown option --bogus: see ringtrace %s --help",
+			 commands[i]);
+		expect_usage_error(args, needle);
+		snprintf(args, sizeof(args), "%s -Z", commands[i]);
+		snprintf(needle, sizeof(needle), "ringtrace: unknown option -Z: see ringtrace %s --help",
+			 commands[i]);
+		expect_usage_error(args, needle);
+	}
+	for (size_t i = 0; i < sizeof(missing_value) / sizeof(missing_value[0]); i++)
+		expect_usage_error(missing_value[i][0], missing_value[i][1]);
+	expect_usage_error("record --force=1", "unknown option --force=1");
+	expect_usage_error("snapshot", "snapshot needs one recording directory or pid");
+	expect_usage_error("export extra", "unexpected argument \"extra\"");
+}
+
+/* Every command's --help (and -h) goes to stdout, exit status 0, and lists
+ * its options. */
+static void test_every_command_has_help(void **state)
+{
+	static const struct {
+		const char *command;
+		const char *lines[4];
+	} helps[] = {
+		{ "record", { "  -e, --event EVENTS", "      --overwrite", "  -- CMD ARGS",
+			      "      --metrics ADDR:PORT" } },
+		{ "report", { "      --flamegraph FILE.svg", "  -s, --sort KEYS", "filters:",
+			      "      --time START,END" } },
+		{ "script", { "  -i, --input DIR", "      --kallsyms FILE" } },
+		{ "export", { "      --listen ADDR:PORT", "      --textfile DIR", "  -F, --freq HZ",
+			      "      --top N" } },
+		{ "snapshot", { "  -w, --wait" } },
+		{ "list", { "usage: ringtrace list" } },
+	};
+	static const char *const flags[] = { "--help", "-h" };
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
+		for (size_t f = 0; f < 2; f++) {
+			char *out = NULL, *err = NULL, usage[64];
+			int rc = tu_sh(&out, "%s %s %s 2>/dev/null", tu_ringtrace(), helps[i].command,
+				       flags[f]);
+			int err_rc = tu_sh(&err, "%s %s %s >/dev/null", tu_ringtrace(),
+					   helps[i].command, flags[f]);
+
+			snprintf(usage, sizeof(usage), "usage: ringtrace %s", helps[i].command);
+			if (rc != 0 || err_rc != 0 || strncmp(out, usage, strlen(usage)) ||
+			    !strstr(out, "  -h, --help ") || err[0])
+				fail_msg("ringtrace %s %s: exit %d, stderr \"%s\", stdout:\n%s",
+					 helps[i].command, flags[f], rc, err, out);
+			for (size_t l = 0; l < 4 && helps[i].lines[l]; l++)
+				if (!strstr(out, helps[i].lines[l]))
+					fail_msg("ringtrace %s %s does not list \"%s\":\n%s",
+						 helps[i].command, flags[f], helps[i].lines[l], out);
+			free(out);
+			free(err);
+		}
 }
 
 /* Bad requests are refused before anything is created or attached: the
@@ -76,6 +158,7 @@ static void expect_refused(const char *args, const char *needle)
 static void test_scope_and_event_errors(void **state)
 {
 	(void)state;
+	tu_skip_unless_possible();
 	expect_refused("-a -e bogus-event", "unknown event \"bogus-event\"");
 	expect_refused("-a -e cpu-clock:x", "unknown modifier 'x'");
 	expect_refused("-a -e cpu-clock,cpu-clock", "given twice");
@@ -99,9 +182,11 @@ static void test_scope_and_event_errors(void **state)
 
 static void test_output_directory_is_never_reused_blindly(void **state)
 {
-	char *dir = tu_tempdir(), args[8192], target[4096];
+	char *dir, args[8192], target[4096];
 
 	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
 	snprintf(args, sizeof(args), "record -a -o %s", dir);
 	expect_one_line_error(args, "already exists");
 	/* --force refuses a symlink, even to a directory of ours */
@@ -127,9 +212,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_errors),
+		cmocka_unit_test(test_every_command_refuses_bad_options),
+		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_scope_and_event_errors),
 		cmocka_unit_test(test_output_directory_is_never_reused_blindly),
 	};
 
-	return cmocka_run_group_tests(tests, need_binary, NULL);
+	tu_set_skip_reason(tu_ringtrace() ? NULL
+					  : "RINGTRACE is not set: run through make integration-test");
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_export.c: ringtrace export (and record --metrics) with real components:
  * a busy process in a test cgroup shows as about one CPU second per second of
  * that cgroup's path,
@@ -23,16 +24,6 @@
 
 #include "sys/cgroup.h"
 #include "test_util.h"
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 /* Starts a shell command in the background; its pid. */
 static pid_t start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -231,7 +222,7 @@ static void test_http_prometheus_and_promtool(void **state)
 	pid_t exporter;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	env.dir = tu_tempdir();
 	env.port = 20000 + (int)(getpid() % 20000);
 	make_busy_cgroup(&env);
@@ -252,7 +243,7 @@ static void test_record_serves_metrics(void **state)
 	pid_t recording;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	env.dir = tu_tempdir();
 	env.port = 20000 + (int)((getpid() + 13) % 20000);
 	make_busy_cgroup(&env);
@@ -272,7 +263,7 @@ static void test_textfile_for_node_exporter(void **state)
 	struct stat st;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	env.dir = tu_tempdir();
 	env.port = 20000 + (int)((getpid() + 7) % 20000);
 	make_busy_cgroup(&env);
@@ -309,7 +300,7 @@ static void test_refused(void **state)
 	};
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *out = NULL;
 		int rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), bad[i]);
@@ -330,8 +321,10 @@ int main(void)
 		cmocka_unit_test(test_refused),
 	};
 
-	skip_reason = tu_integration_skip_reason();
-	if (!skip_reason && system("command -v promtool prometheus prometheus-node-exporter curl >/dev/null"))
-		skip_reason = "promtool, prometheus, prometheus-node-exporter or curl is missing (make deps installs them)";
+	const char *why = tu_integration_skip_reason();
+
+	if (!why && system("command -v promtool prometheus prometheus-node-exporter curl >/dev/null"))
+		why = "promtool, prometheus, prometheus-node-exporter or curl is missing (make deps installs them)";
+	tu_set_skip_reason(why);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

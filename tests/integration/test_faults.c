@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_faults.c: a recording keeps what it wrote when things go wrong:
  * SIGKILL at a random moment (report and perf report read every complete
  * record), a full disk (one clear error, readable files), the drain stalled
@@ -22,19 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "format/perf_data_reader.h"
-#include "format/perf_record.h"
 #include "test_util.h"
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 /* Starts a recording in the background; its pid. */
 static pid_t start_recording(const char *dir, const char *args, const char *log)
@@ -102,7 +91,7 @@ static void test_sigkill_keeps_complete_records(void **state)
 	uint64_t samples;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s.log", dir);
 	srand((unsigned int)time(NULL));
@@ -124,12 +113,14 @@ static void test_full_disk_stops_cleanly(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	mnt = tu_tempdir();
 	if (mount("ringtrace-test", mnt, "tmpfs", 0, "size=2m,mode=0700")) {
-		print_message("SKIP: cannot mount a tmpfs: %s\n", strerror(errno));
+		int e = errno;
+
+		rmdir(mnt);
 		free(mnt);
-		skip();
+		tu_skip("cannot mount a tmpfs: %s", strerror(e));
 	}
 	snprintf(dir, sizeof(dir), "%s/rec", mnt);
 	rc = tu_sh(&out, "%s record -a -g -F 9999 -o %s -- %s --threads 2 spin 20 2>&1 | tail -3",
@@ -153,30 +144,14 @@ static void test_full_disk_stops_cleanly(void **state)
 	free(copy);
 }
 
-/* Samples and reported losses in a recording's files. */
+/* Samples and reported losses (LOST_SAMPLES) in a recording's files. */
 static void count(const char *dir, uint64_t *samples, uint64_t *lost)
 {
-	struct perf_input in;
-	char err[512];
+	struct tu_record_counts c;
 
-	*samples = *lost = 0;
-	if (perf_input_open(&in, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		struct perf_record_iter it;
-		const struct perf_event_header *rec;
-
-		perf_record_iter_init(&it, &in.files[f]);
-		while (perf_record_next(&it, &rec, err, sizeof(err)) == 1) {
-			struct perf_lost l;
-
-			if (rec->type == PERF_RECORD_SAMPLE)
-				(*samples)++;
-			else if (rec->type == PERF_RECORD_LOST_SAMPLES && !perf_lost_decode(rec, &l))
-				*lost += l.lost;
-		}
-	}
-	perf_input_close(&in);
+	tu_count_records(dir, 0, &c);
+	*samples = c.samples;
+	*lost = c.lost_samples;
 }
 
 static void test_stalled_drain_counts_losses_and_resumes(void **state)
@@ -187,7 +162,7 @@ static void test_stalled_drain_counts_losses_and_resumes(void **state)
 	pid_t pid;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s.log", dir);
 	/* 100 000 getpid calls a second for 3 s; the recording is stopped for
@@ -222,7 +197,7 @@ static void test_second_sigint_quits_at_once(void **state)
 	pid_t pid;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s.log", dir);
 	/* a slow disk makes the first SIGINT's flush take long */
@@ -257,6 +232,6 @@ int main(void)
 		cmocka_unit_test(test_second_sigint_quits_at_once),
 	};
 
-	skip_reason = tu_integration_skip_reason();
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_flight.c: record --overwrite with real BPF on both transports: snapshots
  * hold the newest samples, contiguous and ending at the trigger, every sample
  * is held, overwritten or lost, perf reads the snapshots; SIGUSR2, ringtrace
@@ -14,19 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "format/perf_data_reader.h"
-#include "format/perf_record.h"
+#include "sample_record.h"
 #include "test_util.h"
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 #define EVENTS 200000
 
@@ -85,45 +75,45 @@ struct held {
 
 static struct held read_snapshot(const char *snapshot)
 {
-	struct perf_input in;
+	const struct perf_event_header *rec;
 	struct held h = { 0 };
-	char err[512];
+	struct tu_records r;
+	uint64_t prev_seq = 0, prev_time = 0;
+	unsigned int file = 0;
 
-	if (perf_input_open(&in, snapshot, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		struct perf_record_iter it;
-		const struct perf_event_header *rec;
-		uint64_t prev_seq = 0, prev_time = 0;
-		int r;
+	tu_records_open(&r, snapshot, TU_RECORDS_STRICT);
+	while (tu_records_next(&r, &rec)) {
+		struct rt_sample_head head;
+		struct perf_lost l;
 
-		perf_record_iter_init(&it, &in.files[f]);
-		while ((r = perf_record_next(&it, &rec, err, sizeof(err))) == 1) {
-			const uint64_t *w = (const uint64_t *)rec;
-			struct perf_lost l;
-
-			if (rec->type == PERF_RECORD_LOST_SAMPLES) {
-				assert_int_equal(perf_lost_decode(rec, &l), 0);
-				h.lost += l.lost;
-			}
-			if (rec->type != PERF_RECORD_SAMPLE)
-				continue;
-			/* [4] time, [5] cpu | seq << 32: numbers only grow, and
-			 * what is missing between two was lost */
-			if (prev_seq) {
-				assert_true((w[5] >> 32) > prev_seq);
-				h.gaps += (w[5] >> 32) - prev_seq - 1;
-			}
-			assert_true(w[4] >= prev_time);
-			prev_seq = w[5] >> 32;
-			prev_time = w[4];
-			h.samples++;
+		if (r.file != file) { /* the next file: its own sequence */
+			if (prev_seq > h.newest_seq)
+				h.newest_seq = prev_seq;
+			prev_seq = prev_time = 0;
+			file = r.file;
 		}
-		assert_int_equal(r, 0);
-		if (prev_seq > h.newest_seq)
-			h.newest_seq = prev_seq;
+		if (rec->type == PERF_RECORD_LOST_SAMPLES) {
+			assert_int_equal(perf_lost_decode(rec, &l), 0);
+			h.lost += l.lost;
+		}
+		if (rec->type != PERF_RECORD_SAMPLE)
+			continue;
+		/* sequence numbers only grow, and what is missing between
+		 * two was lost */
+		assert_true(rec->size >= sizeof(head));
+		memcpy(&head, rec, sizeof(head));
+		if (prev_seq) {
+			assert_true(head.seq > prev_seq);
+			h.gaps += head.seq - prev_seq - 1;
+		}
+		assert_true(head.time >= prev_time);
+		prev_seq = head.seq;
+		prev_time = head.time;
+		h.samples++;
 	}
-	perf_input_close(&in);
+	if (prev_seq > h.newest_seq)
+		h.newest_seq = prev_seq;
+	tu_records_close(&r);
 	return h;
 }
 
@@ -195,14 +185,14 @@ static void newest_kept(const char *transport, const char *ring_knob)
 static void test_newest_kept_ringbuf(void **state)
 {
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	newest_kept("ringbuf", "--staging-size 64K");
 }
 
 static void test_newest_kept_perfbuf(void **state)
 {
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	newest_kept("perfbuf", "-m 16");
 }
 
@@ -217,7 +207,7 @@ static void test_losses_counted_ringbuf(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	rc = tu_sh(&out, "%s record --overwrite --force -o %s -m 1 --debug-drain-delay-ms 20 --staging-size 64K -e syscalls:sys_enter_getpid -- %s getpid %d 2>&1",
 		   tu_ringtrace(), dir, tu_loadgen(), EVENTS);
@@ -246,7 +236,7 @@ static void test_snapshot_command_and_limit(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	rc = tu_sh(&out, "%s record --overwrite --max-snapshots 2 -a -g --force -o %s -- sleep 3 & "
 			 "sleep 1; %s snapshot --wait %s && %s snapshot --wait %s; s=$?; wait; exit $s",
@@ -284,7 +274,7 @@ static void test_runqlat_trigger(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	rc = tu_sh(&out, "%s record --overwrite --trigger-runqlat 20 --max-snapshots 1 -a --force -o %s -- "
 			 "sh -c '%s --cpu 0 --threads 2 spin 2 & nice -n 19 %s --cpu 0 spin 2 & wait' 2>&1",
@@ -315,7 +305,7 @@ static void test_refused(void **state)
 	};
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *out = NULL;
 		int rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), bad[i]);
@@ -339,6 +329,6 @@ int main(void)
 		cmocka_unit_test(test_refused),
 	};
 
-	skip_reason = tu_integration_skip_reason();
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_loss.c: both transports with real BPF: exact counts when rings overflow
  * (samples + LOST == N), perf agrees on the losses, no loss at default sizes. */
 #include <setjmp.h>
@@ -11,19 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/perf_data_reader.h"
-#include "format/perf_record.h"
 #include "test_util.h"
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 static const char *const transports[] = { "ringbuf", "perfbuf" };
 
@@ -36,45 +25,15 @@ struct accounting {
 	uint64_t sample_bytes; /* sum of sample sizes, to compare layouts */
 };
 
-static bool is_tracking(const struct perf_input_event *ev)
-{
-	return ev && ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_DUMMY;
-}
-
 static void account(const char *dir, struct accounting *a)
 {
-	struct perf_input in;
-	char err[512];
+	struct tu_record_counts c;
 
-	memset(a, 0, sizeof(*a));
-	if (perf_input_open(&in, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		struct perf_record_iter it;
-		const struct perf_event_header *rec;
-		int r;
-
-		perf_record_iter_init(&it, &in.files[f]);
-		while ((r = perf_record_next(&it, &rec, err, sizeof(err))) == 1) {
-			struct perf_lost l;
-
-			if (rec->type == PERF_RECORD_SAMPLE) {
-				a->samples++;
-				a->sample_bytes += rec->size;
-			} else if (rec->type == PERF_RECORD_LOST_SAMPLES) {
-				assert_int_equal(perf_lost_decode(rec, &l), 0);
-				a->lost += l.lost;
-			} else if (rec->type == PERF_RECORD_LOST) {
-				assert_int_equal(perf_lost_decode(rec, &l), 0);
-				if (is_tracking(perf_input_event_of(&in, rec)))
-					a->sideband_lost += l.lost;
-				else
-					a->lost += l.lost;
-			}
-		}
-		assert_int_equal(r, 0);
-	}
-	perf_input_close(&in);
+	tu_count_records(dir, TU_RECORDS_STRICT, &c);
+	a->samples = c.samples;
+	a->lost = c.lost_samples + c.lost;
+	a->sideband_lost = c.sideband_lost;
+	a->sample_bytes = c.sample_bytes;
 }
 
 /* The "N lost" of ringtrace's summary line. */
@@ -144,7 +103,7 @@ static void exact_count(const char *transport, const char *knobs, unsigned int n
 static void test_kernel_ring_losses_are_exact(void **state)
 {
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	for (int i = 0; i < 2; i++)
 		exact_count(transports[i], "-m 1 --debug-drain-delay-ms 100", 200000, false);
 }
@@ -153,7 +112,7 @@ static void test_kernel_ring_losses_are_exact(void **state)
 static void test_staging_ring_losses_are_exact(void **state)
 {
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	for (int i = 0; i < 2; i++)
 		exact_count(transports[i], "-m 512 --staging-size 64K --debug-writer-delay-ms 50",
 			    200000, true);
@@ -168,7 +127,7 @@ static void test_million_events_lose_nothing(void **state)
 	struct accounting a[2];
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	for (int i = 0; i < 2; i++) {
 		char *dir = tu_tempdir(), *out = NULL;
 		const char *calls;
@@ -200,7 +159,7 @@ static void test_transports_write_the_same_records(void **state)
 	char *dirs[2], *scripts[2];
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	for (int i = 0; i < 2; i++) {
 		char *out = NULL;
 
@@ -233,6 +192,6 @@ int main(void)
 		cmocka_unit_test(test_transports_write_the_same_records),
 	};
 
-	skip_reason = tu_integration_skip_reason();
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

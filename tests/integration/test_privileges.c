@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_privileges.c: least privilege and safe files with real runs: a non-root
  * user holding only cap_bpf,cap_perfmon on a copy of the binary records -a and
  * holds no capability once attached; without them, one line saying how to
@@ -22,16 +23,6 @@
 #include "test_util.h"
 
 #define TEST_USER "ringtrace-test"
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 /* CapEff of every thread of the process whose command line starts with
  * prefix, ORed, read while it runs; -1 if it was not found. */
@@ -78,7 +69,7 @@ static void test_file_capabilities_are_enough_and_dropped(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = copy_binary("ringtrace", true);
 	assert_int_equal(tu_sh(&out, "mkdir %s/out && chown %s %s/out", dir, TEST_USER, dir), 0);
 	free(out);
@@ -107,7 +98,7 @@ static void test_missing_capabilities_one_line(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = copy_binary("plain", false);
 	rc = tu_sh(&out, "cd /tmp && runuser -u %s -- %s/plain record -a -o /tmp/never-%d -- true 2>&1",
 		   TEST_USER, dir, (int)getpid());
@@ -131,7 +122,7 @@ static void test_keep_caps_and_export(void **state)
 	long long eff;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(prefix, sizeof(prefix), "%s record --keep-caps", tu_ringtrace());
 	assert_int_equal(tu_sh(&out, "%s record --keep-caps -a -o %s/rec -- sleep 2 >/dev/null 2>&1 &",
@@ -165,7 +156,7 @@ static void test_safe_files(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	/* a planted symlink is not followed, even with --force */
 	assert_int_equal(tu_sh(&out, "mkdir %s/target && ln -s %s/target %s/link", dir, dir, dir), 0);
@@ -216,11 +207,13 @@ int main(void)
 		cmocka_unit_test(test_safe_files),
 	};
 
-	skip_reason = tu_integration_skip_reason();
-	if (!skip_reason &&
+	const char *why = tu_integration_skip_reason();
+
+	if (!why &&
 	    system("id " TEST_USER " >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin " TEST_USER))
-		skip_reason = "cannot create the test user " TEST_USER " (useradd)";
-	if (!skip_reason && system("command -v setcap runuser >/dev/null"))
-		skip_reason = "setcap or runuser is missing (libcap2-bin, util-linux)";
+		why = "cannot create the test user " TEST_USER " (useradd)";
+	if (!why && system("command -v setcap runuser >/dev/null"))
+		why = "setcap or runuser is missing (libcap2-bin, util-linux)";
+	tu_set_skip_reason(why);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

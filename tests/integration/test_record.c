@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_record.c: records the load generator system-wide with real BPF and checks
  * the hot function, sample counts, perf's view of the files, and how it stops. */
 #include <setjmp.h>
@@ -14,22 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "format/perf_data_reader.h"
-#include "format/perf_record.h"
 #include "test_util.h"
 
 #define FREQ 999
 #define SECONDS 2
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 /* The CPU the load generator is pinned to: the last one. */
 static int busy_cpu(void)
@@ -57,36 +46,31 @@ static char *record_loadgen(const char *mode)
  * first and the last. */
 static uint64_t count_samples(const char *dir, int cpu, uint64_t *first, uint64_t *last)
 {
-	struct perf_input in;
-	char err[512], name[64];
+	const struct perf_event_header *rec;
+	struct tu_records r;
+	char name[64];
 	uint64_t n = 0;
 
 	*first = *last = 0;
-	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
+	tu_records_open(&r, dir, 0);
 	snprintf(name, sizeof(name), "/data.cpu%d", cpu);
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		struct perf_record_iter it;
-		const struct perf_event_header *rec;
+	while (tu_records_next(&r, &rec)) {
+		struct perf_sample s;
 
-		if (cpu >= 0 && !strstr(in.files[f].path, name))
+		if (cpu >= 0 && !strstr(r.in.files[r.file].path, name))
 			continue;
-		perf_record_iter_init(&it, &in.files[f]);
-		while (perf_record_next(&it, &rec, err, sizeof(err)) == 1) {
-			struct perf_sample s;
-
-			if (rec->type != PERF_RECORD_SAMPLE)
-				continue;
-			assert_int_equal(perf_sample_decode(rec, in.events[0].attr.sample_type, &s), 0);
-			if (cpu >= 0)
-				assert_int_equal(s.cpu, cpu);
-			if (!*first || s.time < *first)
-				*first = s.time;
-			if (s.time > *last)
-				*last = s.time;
-			n++;
-		}
+		if (rec->type != PERF_RECORD_SAMPLE)
+			continue;
+		assert_int_equal(perf_sample_decode(rec, r.in.events[0].attr.sample_type, &s), 0);
+		if (cpu >= 0)
+			assert_int_equal(s.cpu, cpu);
+		if (!*first || s.time < *first)
+			*first = s.time;
+		if (s.time > *last)
+			*last = s.time;
+		n++;
 	}
-	perf_input_close(&in);
+	tu_records_close(&r);
 	return n;
 }
 
@@ -126,7 +110,7 @@ static void test_hot_function_tops_its_process(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = record_loadgen("spin");
 	rc = tu_sh(&out, "%s report %s --comm loadgen --sort sym", tu_ringtrace(), dir);
 	assert_int_equal(rc, 0);
@@ -168,7 +152,7 @@ static void test_busy_cpu_sample_count_matches_frequency(void **state)
 	double span, expected_nominal, expected_span;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = record_loadgen("spin");
 	n = count_samples(dir, busy_cpu(), &first, &last);
 	span = (double)(last - first) / 1e9;
@@ -194,7 +178,7 @@ static void test_top_symbols_agree_with_perf(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = record_loadgen("mix");
 	rc = tu_sh(&ours, "%s report %s --sort sym", tu_ringtrace(), dir);
 	assert_int_equal(rc, 0);
@@ -225,7 +209,7 @@ static void test_sigint_stops_and_flushes(void **state)
 	pid_t pid;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	pid = fork();
 	assert_true(pid >= 0);
@@ -254,7 +238,7 @@ static void test_workload_exit_status(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	rc = tu_sh(&out, "%s record -a --force -o %s -- sh -c 'exit 3' 2>&1", tu_ringtrace(), dir);
 	assert_int_equal(rc, 3);
@@ -280,6 +264,6 @@ int main(void)
 		cmocka_unit_test(test_workload_exit_status),
 	};
 
-	skip_reason = tu_integration_skip_reason();
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_scope.c: events and scoping with real BPF: exact tracepoint counts, CPU,
  * process, thread, command and cgroup scopes, tracepoint fields, several events. */
 #include <setjmp.h>
@@ -15,19 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "format/perf_data_reader.h"
-#include "format/perf_record.h"
 #include "test_util.h"
-
-static const char *skip_reason;
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 /* Samples of a recording, tallied by pid, tid and cpu. */
 struct tally {
@@ -73,39 +62,29 @@ static uint64_t samples_of(const struct tally *t, uint32_t pid)
 
 static void tally_recording(const char *dir, struct tally *t)
 {
-	struct perf_input in;
-	char err[512];
+	const struct perf_event_header *rec;
+	struct tu_records r;
 
 	memset(t, 0, sizeof(*t));
-	if (perf_input_open(&in, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		struct perf_record_iter it;
-		const struct perf_event_header *rec;
-		int r;
+	tu_records_open(&r, dir, TU_RECORDS_STRICT | TU_RECORDS_WHOLE);
+	while (tu_records_next(&r, &rec)) {
+		const struct perf_input_event *ev;
+		struct perf_sample s;
 
-		perf_record_iter_init(&it, &in.files[f]);
-		while ((r = perf_record_next(&it, &rec, err, sizeof(err))) == 1) {
-			const struct perf_input_event *ev;
-			struct perf_sample s;
-
-			if (rec->type != PERF_RECORD_SAMPLE)
-				continue;
-			ev = perf_input_event_of(&in, rec);
-			assert_non_null(ev);
-			assert_int_equal(perf_sample_decode(rec, ev->attr.sample_type, &s), 0);
-			t->total++;
-			if (s.cpu < 64)
-				t->by_cpu[s.cpu]++;
-			if (ev - in.events < 8)
-				t->by_event[ev - in.events]++;
-			count_pid(t, s.pid);
-			note_tid(t, s.tid);
-		}
-		assert_int_equal(r, 0);
-		assert_false(it.truncated);
+		if (rec->type != PERF_RECORD_SAMPLE)
+			continue;
+		ev = perf_input_event_of(&r.in, rec);
+		assert_non_null(ev);
+		assert_int_equal(perf_sample_decode(rec, ev->attr.sample_type, &s), 0);
+		t->total++;
+		if (s.cpu < 64)
+			t->by_cpu[s.cpu]++;
+		if (ev - r.in.events < 8)
+			t->by_event[ev - r.in.events]++;
+		count_pid(t, s.pid);
+		note_tid(t, s.tid);
 	}
-	perf_input_close(&in);
+	tu_records_close(&r);
 }
 
 /* Runs "ringtrace record ARGS -o DIR"; fails the test on a non-zero exit. */
@@ -175,7 +154,7 @@ static void test_tracepoint_count_is_exact(void **state)
 	int rc;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	rc = tu_sh(&out, "%s record --force -o %s -m 4096 -e syscalls:sys_enter_getpid -- %s getpid %u 2>&1",
 		   tu_ringtrace(), dir, tu_loadgen(), n);
@@ -206,9 +185,9 @@ static void test_cpu_list_scope(void **state)
 	int cpu = last_cpu();
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	if (cpu < 1)
-		skip();
+		tu_skip("one CPU online: -C needs a second one to leave out");
 	a = spawn_spinner(0, 1, 5);
 	b = spawn_spinner(cpu, 1, 5);
 	dir = record("-C %d -- sleep 1", cpu);
@@ -231,7 +210,7 @@ static void test_pid_scope(void **state)
 	char *dir;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	a = spawn_spinner(0, 1, 5);
 	b = spawn_spinner(last_cpu(), 1, 5);
 	dir = record("-p %d -- sleep 1", (int)a);
@@ -253,7 +232,7 @@ static void test_per_thread_scope(void **state)
 	char *dir;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	a = spawn_spinner(0, 2, 5);
 	b = spawn_spinner(last_cpu(), 1, 5);
 	dir = record("--per-thread -p %d -- sleep 1", (int)a);
@@ -276,7 +255,7 @@ static void test_command_follows_children(void **state)
 	uint64_t child = 0;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	other = spawn_spinner(0, 1, 5);
 	dir = record("-- %s --cpu %d fork 1", tu_loadgen(), last_cpu());
 	reap(other);
@@ -299,7 +278,7 @@ static void test_tracepoint_fields_in_perf_script(void **state)
 	char *dir, *out = NULL;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = record("-a -e sched:sched_switch -- sleep 1");
 	assert_int_equal(tu_sh(&out, "perf script -i %s 2>&1", dir), 0);
 	if (!strstr(out, "sched:sched_switch:") || !strstr(out, "prev_comm=") ||
@@ -316,7 +295,7 @@ static void test_several_events_are_told_apart(void **state)
 	struct tally t;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	dir = record("-a -e cpu-clock,syscalls:sys_enter_getpid -e page-faults -- sh -c '%s getpid 2000; sleep 0.3'",
 		     tu_loadgen());
 	tally_recording(dir, &t);
@@ -348,16 +327,14 @@ static void test_cgroup_scope(void **state)
 	FILE *f;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	root = getenv("CGROUP2_ROOT");
 	if (!root)
 		root = access("/sys/fs/cgroup/unified", F_OK) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
 	snprintf(rel, sizeof(rel), "ringtrace-test-%d", (int)getpid());
 	snprintf(cg, sizeof(cg), "%s/%s", root, rel);
-	if (mkdir(cg, 0755)) {
-		print_message("SKIP: cannot create cgroup %s: %s\n", cg, strerror(errno));
-		skip();
-	}
+	if (mkdir(cg, 0755))
+		tu_skip("cannot create cgroup %s: %s", cg, strerror(errno));
 	inside = spawn_spinner(0, 1, 5);
 	outside = spawn_spinner(last_cpu(), 1, 5);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
@@ -402,6 +379,6 @@ int main(void)
 		cmocka_unit_test(test_cgroup_scope),
 	};
 
-	skip_reason = tu_integration_skip_reason();
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

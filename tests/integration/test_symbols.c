@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_symbols.c: symbols people can trust, with real recordings of programs
  * that exited before the report: a demangled C++ name, a stripped binary's
  * .dynsym name, build-ids in the MMAP2 records, and no symbols from a binary
@@ -13,20 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/perf_data_reader.h"
-#include "format/perf_record.h"
 #include "test_util.h"
 
-static const char *skip_reason;
 static char symgen_dir[PATH_MAX];
-
-#define SKIP_UNLESS_POSSIBLE()                                         \
-	do {                                                           \
-		if (skip_reason) {                                     \
-			print_message("SKIP: %s\n", skip_reason);      \
-			skip();                                        \
-		}                                                      \
-	} while (0)
 
 /* Records prog for a second, system-wide with callchains; the process has
  * exited when this returns. */
@@ -70,7 +60,7 @@ static void test_cxx_names_are_demangled(void **state)
 	double pct;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	snprintf(prog, sizeof(prog), "%s/symgen_cxx", symgen_dir);
 	dir = record_program(prog);
 	top_symbol(dir, "symgen_cxx", sym, sizeof(sym), &pct);
@@ -87,7 +77,7 @@ static void test_stripped_binary_uses_dynsym(void **state)
 	double pct;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	snprintf(prog, sizeof(prog), "%s/symgen_stripped", symgen_dir);
 	/* really stripped: no .symtab */
 	assert_int_equal(tu_sh(&out, "readelf -S %s | grep -c '\\.symtab' || true", prog), 0);
@@ -106,32 +96,25 @@ static void test_stripped_binary_uses_dynsym(void **state)
  * the build-id readelf reports. */
 static bool mmap2_has_build_id(const char *dir, const char *path, const char *hex)
 {
-	struct perf_input in;
-	char err[512];
+	const struct perf_event_header *rec;
+	struct tu_records r;
 	bool found = false;
 
-	if (perf_input_open(&in, dir, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		struct perf_record_iter it;
-		const struct perf_event_header *rec;
+	tu_records_open(&r, dir, 0);
+	while (tu_records_next(&r, &rec)) {
+		struct perf_mmap m;
+		char got[41] = { 0 };
 
-		perf_record_iter_init(&it, &in.files[f]);
-		while (perf_record_next(&it, &rec, err, sizeof(err)) == 1) {
-			struct perf_mmap m;
-			char got[41] = { 0 };
-
-			if (rec->type != PERF_RECORD_MMAP2 ||
-			    perf_mmap_decode(rec, in.sample_id_type, &m) || strcmp(m.filename, path))
-				continue;
-			assert_true(m.build_id_size > 0);
-			for (int i = 0; i < m.build_id_size; i++)
-				snprintf(got + 2 * i, 3, "%02x", m.build_id[i]);
-			assert_string_equal(got, hex);
-			found = true;
-		}
+		if (rec->type != PERF_RECORD_MMAP2 ||
+		    perf_mmap_decode(rec, r.in.sample_id_type, &m) || strcmp(m.filename, path))
+			continue;
+		assert_true(m.build_id_size > 0);
+		for (int i = 0; i < m.build_id_size; i++)
+			snprintf(got + 2 * i, 3, "%02x", m.build_id[i]);
+		assert_string_equal(got, hex);
+		found = true;
 	}
-	perf_input_close(&in);
+	tu_records_close(&r);
 	return found;
 }
 
@@ -143,7 +126,7 @@ static void test_build_ids_and_replaced_binary(void **state)
 	double pct;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	work = tu_tempdir();
 	snprintf(prog, sizeof(prog), "%s/symgen_copy", work);
 	assert_int_equal(tu_sh(&out, "cp %s/symgen_stripped %s", symgen_dir, prog), 0);
@@ -180,7 +163,7 @@ static void test_container_binary_kept(void **state)
 	double pct;
 
 	(void)state;
-	SKIP_UNLESS_POSSIBLE();
+	tu_skip_unless_possible();
 	work = tu_tempdir();
 	assert_int_equal(tu_sh(&out, "mkdir %s/ct && (unshare -m --propagation private sh -c "
 				     "'mount -t tmpfs none %s/ct && cp %s/symgen_stripped %s/ct/contained && exec %s/ct/contained 3' "
@@ -215,9 +198,11 @@ int main(void)
 	};
 	const char *d = getenv("SYMGEN_DIR");
 
-	skip_reason = tu_integration_skip_reason();
-	if (!skip_reason && !d)
-		skip_reason = "SYMGEN_DIR is not set (run through make test)";
+	const char *why = tu_integration_skip_reason();
+
+	if (!why && !d)
+		why = "SYMGEN_DIR is not set (run through make test)";
+	tu_set_skip_reason(why);
 	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_demangle.c: C++ and Rust (legacy and v0) names demangled as perf shows
  * them; plain C names left alone. */
 #include <setjmp.h>

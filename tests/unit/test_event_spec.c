@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_event_spec.c: "-e" parsing (names, aliases, modifiers, tracepoints,
  * errors) and tracepoint format parsing (fixed size, dynamic fields). */
 #include <setjmp.h>
@@ -9,8 +10,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "sys/cpu_list.h"
 #include "capture/event_spec.h"
+#include "sys/cpu_list.h"
 #include "sys/tracefs.h"
 
 static void test_names_aliases_and_modifiers(void **state)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_fuzz_inputs.c: every seed and every crash the fuzzers found (kept in
  * tests/fuzz/) replayed through the fuzz targets' code, under the test
  * build's sanitizers: a fixed crash stays fixed. */

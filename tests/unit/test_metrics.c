@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_metrics.c: the exposition text follows the rules validators miss:
  * label values escaped and valid UTF-8 (a comm with a quote, a backslash, a
  * newline and invalid bytes), one HELP/TYPE per family, families not
@@ -39,8 +40,8 @@ static const struct metrics_cpu_row comms[] = {
 	{ "\xc0\xaf", 1, 1000000 },          /* an overlong encoding is invalid */
 };
 
-static const struct metrics_cpu_counts cpus[] = { { 0, 100, 1, 0 }, { 1, 50, 0, 0 } };
-static const struct metrics_program programs[] = { { "export_sample", 10, 5000 } };
+static const struct capture_cpu_counts cpus[] = { { 0, 100, 1, 0 }, { 1, 50, 0, 0 } };
+static const struct bpf_program_runs programs[] = { { "export_sample", 10, 5000 } };
 
 static struct metrics_snapshot snapshot(void)
 {

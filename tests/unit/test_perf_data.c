@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_perf_data.c: the perf.data writer and reader round-trip every record type
  * ringtrace writes; malformed or truncated input gives an error, never a crash. */
 #include <setjmp.h>
@@ -14,89 +15,52 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/byte_buffer.h"
 #include "format/perf_data_reader.h"
 #include "format/perf_data_writer.h"
 #include "format/perf_file.h"
 #include "format/perf_record.h"
+#include "lib/byte_buffer.h"
 #include "test_util.h"
 
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | SAMPLE_ID_TYPE | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
-static void event_attr(struct perf_event_attr *a)
+/* The recordings written here: one cpu-clock event, a header that states
+ * the host and the command line, and nr_cpus CPU files. */
+static void recording_init(struct tu_recording *r, unsigned int nr_cpus)
 {
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	static char *argv[] = { "ringtrace", "record", "-a" };
+	struct perf_event_attr *a;
+
+	tu_recording_init(r, nr_cpus);
+	r->header = (struct perf_data_header){
+		.hostname = "testhost", .osrelease = "6.18.0", .arch = "x86_64",
+		.version = "ringtrace test", .nr_cpus_available = 2, .nr_cpus_online = 2,
+		.argc = 3, .argv = argv, .clockid_res_ns = 1,
+	};
+	a = tu_recording_event(r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			       SAMPLE_TYPE, 0);
 	a->sample_freq = 999;
 	a->freq = 1;
-	a->sample_type = SAMPLE_TYPE;
-	a->sample_id_all = 1;
 	a->exclude_guest = 1;
 }
 
 /* A SAMPLE laid out as the BPF sampler builds it. */
-static size_t build_sample(uint64_t *w, uint64_t ip, uint32_t pid, uint32_t tid, uint64_t time,
-			   uint32_t cpu, const uint64_t *chain, size_t nr)
+static void add_sample(struct byte_buffer *b, uint64_t ip, uint32_t pid, uint32_t tid,
+		       uint64_t time, uint32_t cpu, const uint64_t *chain, size_t nr)
 {
-	size_t n = 0;
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
-
-	w[n++] = 0;
-	w[n++] = ip;
-	w[n++] = pid | (uint64_t)tid << 32;
-	w[n++] = time;
-	w[n++] = cpu;
-	w[n++] = 1001001;
-	w[n++] = nr;
-	for (size_t i = 0; i < nr; i++)
-		w[n++] = chain[i];
-	h.size = (uint16_t)(n * 8);
-	memcpy(w, &h, sizeof(h));
-	return n * 8;
-}
-
-static int write_file(const char *dir, const char *name, const void *data, size_t len)
-{
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -1;
-	if (len && write(fd, data, len) != (ssize_t)len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
-}
-
-/* Writes DIR/data with the side-band records and returns the fd-less result. */
-static void write_header_file(const char *dir, const struct byte_buffer *side)
-{
-	struct perf_data_event ev = { .name = "cpu-clock" };
-	char *argv[] = { "ringtrace", "record", "-a" };
-	struct perf_data_header h = {
-		.events = &ev, .nr_events = 1, .hostname = "testhost", .osrelease = "6.18.0",
-		.arch = "x86_64", .version = "ringtrace test", .nr_cpus_available = 2,
-		.nr_cpus_online = 2, .argc = 3, .argv = argv, .clockid_res_ns = 1,
+	struct perf_sample s = {
+		.misc = PERF_RECORD_MISC_USER, .ip = ip, .pid = pid, .tid = tid, .time = time,
+		.cpu = cpu, .period = 1001001, .nr_callchain = nr, .callchain = chain,
 	};
-	char path[4096], err[256];
-	int fd;
 
-	event_attr(&ev.attr);
-	snprintf(path, sizeof(path), "%s/data", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(perf_data_write_header(fd, &h, side->data, side->len, err, sizeof(err)), 0);
-	close(fd);
+	tu_sample_encode(b, SAMPLE_TYPE, &s);
 }
 
 static void test_round_trip_every_record_type(void **state)
 {
-	struct byte_buffer side = { 0 }, cpu0 = { 0 };
+	struct tu_recording recording;
+	struct byte_buffer *side, *cpu0;
 	const uint64_t chain[] = { PERF_CONTEXT_USER, 0x401000, 0x401234 };
 	struct perf_sample_id sid = { .pid = 42, .tid = 43, .time = 1000, .cpu = 0 };
 	struct perf_comm comm = { .pid = 42, .tid = 43, .comm = "worker", .exec = true };
@@ -107,13 +71,9 @@ static void test_round_trip_every_record_type(void **state)
 	struct perf_mmap mb = m;
 	struct perf_task fork_rec = { .pid = 42, .ppid = 1, .tid = 43, .ptid = 42, .time = 900 };
 	struct perf_lost lost = { .id = 7, .lost = 99 };
-	uint64_t words[64];
-	size_t sample_size;
 	char *dir = tu_tempdir();
-	struct perf_input in;
-	struct perf_record_iter it;
+	struct tu_records r;
 	const struct perf_event_header *rec;
-	char err[512];
 	int seen[PERF_RECORD_MAX] = { 0 };
 
 	(void)state;
@@ -123,121 +83,117 @@ static void test_round_trip_every_record_type(void **state)
 	for (int i = 0; i < 20; i++)
 		mb.build_id[i] = (uint8_t)(i * 7 + 1);
 
-	assert_int_equal(perf_kernel_mmap_encode(&side, SAMPLE_ID_TYPE, 0xffffffff81000000ULL, NULL), 0);
-	assert_int_equal(perf_comm_encode(&side, SAMPLE_ID_TYPE, &comm, &sid), 0);
-	assert_int_equal(perf_mmap2_encode(&side, SAMPLE_ID_TYPE, &m, &sid), 0);
-	assert_int_equal(perf_mmap2_encode(&side, SAMPLE_ID_TYPE, &mb, &sid), 0);
-	write_header_file(dir, &side);
+	recording_init(&recording, 2); /* data.cpu1 stays empty */
+	side = &recording.side;
+	cpu0 = &recording.cpu[0];
+	assert_int_equal(perf_kernel_mmap_encode(side, SAMPLE_ID_TYPE, 0xffffffff81000000ULL, NULL), 0);
+	assert_int_equal(perf_comm_encode(side, SAMPLE_ID_TYPE, &comm, &sid), 0);
+	assert_int_equal(perf_mmap2_encode(side, SAMPLE_ID_TYPE, &m, &sid), 0);
+	assert_int_equal(perf_mmap2_encode(side, SAMPLE_ID_TYPE, &mb, &sid), 0);
 
-	sample_size = build_sample(words, 0x401000, 42, 43, 2000, 0, chain, 3);
-	assert_non_null(byte_buffer_append(&cpu0, words, sample_size));
-	assert_int_equal(perf_task_encode(&cpu0, SAMPLE_ID_TYPE, PERF_RECORD_FORK, &fork_rec, &sid), 0);
-	assert_int_equal(perf_task_encode(&cpu0, SAMPLE_ID_TYPE, PERF_RECORD_EXIT, &fork_rec, &sid), 0);
-	assert_int_equal(perf_lost_encode(&cpu0, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &lost, &sid), 0);
-	assert_int_equal(perf_lost_encode(&cpu0, SAMPLE_ID_TYPE, PERF_RECORD_LOST_SAMPLES, &lost, &sid), 0);
-	assert_int_equal(write_file(dir, "data.cpu0", cpu0.data, cpu0.len), 0);
-	assert_int_equal(write_file(dir, "data.cpu1", NULL, 0), 0);
+	add_sample(cpu0, 0x401000, 42, 43, 2000, 0, chain, 3);
+	assert_int_equal(perf_task_encode(cpu0, SAMPLE_ID_TYPE, PERF_RECORD_FORK, &fork_rec, &sid), 0);
+	assert_int_equal(perf_task_encode(cpu0, SAMPLE_ID_TYPE, PERF_RECORD_EXIT, &fork_rec, &sid), 0);
+	assert_int_equal(perf_lost_encode(cpu0, SAMPLE_ID_TYPE, PERF_RECORD_LOST, &lost, &sid), 0);
+	assert_int_equal(perf_lost_encode(cpu0, SAMPLE_ID_TYPE, PERF_RECORD_LOST_SAMPLES, &lost, &sid), 0);
+	tu_recording_write(&recording, dir);
 
-	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
-	assert_true(in.is_dir);
-	assert_int_equal(in.nr_events, 1);
-	assert_string_equal(in.events[0].name, "cpu-clock");
-	assert_int_equal(in.events[0].attr.size, PERF_FILE_ATTR_SIZE);
-	assert_int_equal(in.events[0].attr.sample_type, SAMPLE_TYPE);
-	assert_int_equal(in.events[0].attr.sample_freq, 999);
-	assert_true(in.events[0].attr.exclude_guest);
-	assert_int_equal(in.sample_id_type, SAMPLE_ID_TYPE);
-	assert_int_equal(in.nr_files, 3);
-	assert_true(in.header.features[0] & (1ULL << PERF_FEAT_DIR_FORMAT));
+	tu_records_open(&r, dir, TU_RECORDS_WHOLE);
+	assert_true(r.in.is_dir);
+	assert_int_equal(r.in.nr_events, 1);
+	assert_string_equal(r.in.events[0].name, "cpu-clock");
+	assert_int_equal(r.in.events[0].attr.size, PERF_FILE_ATTR_SIZE);
+	assert_int_equal(r.in.events[0].attr.sample_type, SAMPLE_TYPE);
+	assert_int_equal(r.in.events[0].attr.sample_freq, 999);
+	assert_true(r.in.events[0].attr.exclude_guest);
+	assert_int_equal(r.in.sample_id_type, SAMPLE_ID_TYPE);
+	assert_int_equal(r.in.nr_files, 3);
+	assert_true(r.in.header.features[0] & (1ULL << PERF_FEAT_DIR_FORMAT));
 
-	for (unsigned int f = 0; f < in.nr_files; f++) {
-		perf_record_iter_init(&it, &in.files[f]);
-		while (perf_record_next(&it, &rec, err, sizeof(err)) == 1) {
-			struct perf_sample_id got_sid;
+	while (tu_records_next(&r, &rec)) {
+		struct perf_sample_id got_sid;
 
-			assert_true(rec->type < PERF_RECORD_MAX);
-			seen[rec->type]++;
-			assert_int_equal(rec->size % 8, 0);
-			switch (rec->type) {
-			case PERF_RECORD_SAMPLE: {
-				struct perf_sample s;
+		assert_true(rec->type < PERF_RECORD_MAX);
+		seen[rec->type]++;
+		assert_int_equal(rec->size % 8, 0);
+		switch (rec->type) {
+		case PERF_RECORD_SAMPLE: {
+			struct perf_sample s;
 
-				assert_int_equal(perf_sample_decode(rec, SAMPLE_TYPE, &s), 0);
-				assert_int_equal(s.ip, 0x401000);
-				assert_int_equal(s.pid, 42);
-				assert_int_equal(s.tid, 43);
-				assert_int_equal(s.time, 2000);
-				assert_int_equal(s.period, 1001001);
-				assert_int_equal(s.nr_callchain, 3);
-				assert_memory_equal(s.callchain, chain, sizeof(chain));
-				break;
-			}
-			case PERF_RECORD_COMM: {
-				struct perf_comm c;
-
-				assert_int_equal(perf_comm_decode(rec, SAMPLE_ID_TYPE, &c), 0);
-				assert_string_equal(c.comm, "worker");
-				assert_true(c.exec);
-				assert_int_equal(c.tid, 43);
-				break;
-			}
-			case PERF_RECORD_MMAP: {
-				struct perf_mmap k;
-
-				assert_int_equal(perf_mmap_decode(rec, SAMPLE_ID_TYPE, &k), 0);
-				assert_string_equal(k.filename, "[kernel.kallsyms]_text");
-				assert_int_equal(k.pid, (uint32_t)-1);
-				assert_int_equal(k.start, 0xffffffff81000000ULL);
-				assert_int_equal(rec->misc & PERF_RECORD_MISC_CPUMODE_MASK,
-						 PERF_RECORD_MISC_KERNEL);
-				break;
-			}
-			case PERF_RECORD_MMAP2: {
-				struct perf_mmap d;
-
-				assert_int_equal(perf_mmap_decode(rec, SAMPLE_ID_TYPE, &d), 0);
-				assert_int_equal(d.start, 0x400000);
-				assert_int_equal(d.len, 0x2000);
-				assert_int_equal(d.pgoff, 0x1000);
-				assert_int_equal(d.prot, PROT_READ | PROT_EXEC);
-				if (d.build_id_size) {
-					assert_string_equal(d.filename, "/usr/lib/libworker.so");
-					assert_memory_equal(d.build_id, mb.build_id, 20);
-				} else {
-					assert_string_equal(d.filename, "/usr/bin/worker");
-					assert_int_equal(d.ino, 1234);
-					assert_int_equal(d.maj, 8);
-				}
-				break;
-			}
-			case PERF_RECORD_FORK:
-			case PERF_RECORD_EXIT: {
-				struct perf_task t;
-
-				assert_int_equal(perf_task_decode(rec, &t), 0);
-				assert_memory_equal(&t, &fork_rec, sizeof(t));
-				break;
-			}
-			case PERF_RECORD_LOST:
-			case PERF_RECORD_LOST_SAMPLES: {
-				struct perf_lost l;
-
-				assert_int_equal(perf_lost_decode(rec, &l), 0);
-				assert_int_equal(l.lost, 99);
-				assert_int_equal(l.id, rec->type == PERF_RECORD_LOST ? 7 : 0);
-				break;
-			}
-			default:
-				fail_msg("unexpected record type %u", rec->type);
-			}
-			if (rec->type != PERF_RECORD_SAMPLE && rec->type != PERF_RECORD_MMAP) {
-				assert_int_equal(perf_sample_id_decode(rec, SAMPLE_ID_TYPE, &got_sid), 0);
-				assert_int_equal(got_sid.pid, 42);
-				assert_int_equal(got_sid.tid, 43);
-				assert_int_equal(got_sid.time, 1000);
-			}
+			assert_int_equal(perf_sample_decode(rec, SAMPLE_TYPE, &s), 0);
+			assert_int_equal(s.ip, 0x401000);
+			assert_int_equal(s.pid, 42);
+			assert_int_equal(s.tid, 43);
+			assert_int_equal(s.time, 2000);
+			assert_int_equal(s.period, 1001001);
+			assert_int_equal(s.nr_callchain, 3);
+			assert_memory_equal(s.callchain, chain, sizeof(chain));
+			break;
 		}
-		assert_false(it.truncated);
+		case PERF_RECORD_COMM: {
+			struct perf_comm c;
+
+			assert_int_equal(perf_comm_decode(rec, SAMPLE_ID_TYPE, &c), 0);
+			assert_string_equal(c.comm, "worker");
+			assert_true(c.exec);
+			assert_int_equal(c.tid, 43);
+			break;
+		}
+		case PERF_RECORD_MMAP: {
+			struct perf_mmap k;
+
+			assert_int_equal(perf_mmap_decode(rec, SAMPLE_ID_TYPE, &k), 0);
+			assert_string_equal(k.filename, "[kernel.kallsyms]_text");
+			assert_int_equal(k.pid, (uint32_t)-1);
+			assert_int_equal(k.start, 0xffffffff81000000ULL);
+			assert_int_equal(rec->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+					 PERF_RECORD_MISC_KERNEL);
+			break;
+		}
+		case PERF_RECORD_MMAP2: {
+			struct perf_mmap d;
+
+			assert_int_equal(perf_mmap_decode(rec, SAMPLE_ID_TYPE, &d), 0);
+			assert_int_equal(d.start, 0x400000);
+			assert_int_equal(d.len, 0x2000);
+			assert_int_equal(d.pgoff, 0x1000);
+			assert_int_equal(d.prot, PROT_READ | PROT_EXEC);
+			if (d.build_id_size) {
+				assert_string_equal(d.filename, "/usr/lib/libworker.so");
+				assert_memory_equal(d.build_id, mb.build_id, 20);
+			} else {
+				assert_string_equal(d.filename, "/usr/bin/worker");
+				assert_int_equal(d.ino, 1234);
+				assert_int_equal(d.maj, 8);
+			}
+			break;
+		}
+		case PERF_RECORD_FORK:
+		case PERF_RECORD_EXIT: {
+			struct perf_task t;
+
+			assert_int_equal(perf_task_decode(rec, &t), 0);
+			assert_memory_equal(&t, &fork_rec, sizeof(t));
+			break;
+		}
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES: {
+			struct perf_lost l;
+
+			assert_int_equal(perf_lost_decode(rec, &l), 0);
+			assert_int_equal(l.lost, 99);
+			assert_int_equal(l.id, rec->type == PERF_RECORD_LOST ? 7 : 0);
+			break;
+		}
+		default:
+			fail_msg("unexpected record type %u", rec->type);
+		}
+		if (rec->type != PERF_RECORD_SAMPLE && rec->type != PERF_RECORD_MMAP) {
+			assert_int_equal(perf_sample_id_decode(rec, SAMPLE_ID_TYPE, &got_sid), 0);
+			assert_int_equal(got_sid.pid, 42);
+			assert_int_equal(got_sid.tid, 43);
+			assert_int_equal(got_sid.time, 1000);
+		}
 	}
 	assert_int_equal(seen[PERF_RECORD_SAMPLE], 1);
 	assert_int_equal(seen[PERF_RECORD_COMM], 1);
@@ -247,9 +203,8 @@ static void test_round_trip_every_record_type(void **state)
 	assert_int_equal(seen[PERF_RECORD_EXIT], 1);
 	assert_int_equal(seen[PERF_RECORD_LOST], 1);
 	assert_int_equal(seen[PERF_RECORD_LOST_SAMPLES], 1);
-	perf_input_close(&in);
-	byte_buffer_free(&side);
-	byte_buffer_free(&cpu0);
+	tu_records_close(&r);
+	tu_recording_free(&recording);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -257,7 +212,7 @@ static void test_round_trip_every_record_type(void **state)
 /* The feature index sits at data.offset + data.size; DIR_FORMAT holds u64 1. */
 static void test_dir_format_feature_placement(void **state)
 {
-	struct byte_buffer side = { 0 };
+	struct tu_recording recording;
 	struct perf_comm comm = { .pid = 1, .tid = 1, .comm = "init" };
 	char *dir = tu_tempdir(), path[4096];
 	struct perf_file_header h;
@@ -266,8 +221,9 @@ static void test_dir_format_feature_placement(void **state)
 	int fd, bits_before = 0;
 
 	(void)state;
-	assert_int_equal(perf_comm_encode(&side, SAMPLE_ID_TYPE, &comm, NULL), 0);
-	write_header_file(dir, &side);
+	recording_init(&recording, 0);
+	assert_int_equal(perf_comm_encode(&recording.side, SAMPLE_ID_TYPE, &comm, NULL), 0);
+	tu_recording_write(&recording, dir);
 	snprintf(path, sizeof(path), "%s/data", dir);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
@@ -275,7 +231,7 @@ static void test_dir_format_feature_placement(void **state)
 	assert_int_equal(h.magic, PERF_FILE_MAGIC);
 	assert_int_equal(h.size, 104);
 	assert_int_equal(h.attr_size, PERF_FILE_ATTR_SIZE + 16);
-	assert_int_equal(h.data.size, side.len);
+	assert_int_equal(h.data.size, recording.side.len);
 	for (int b = 0; b < PERF_FEAT_DIR_FORMAT; b++)
 		bits_before += !!(h.features[0] & (1ULL << b));
 	at = h.data.offset + h.data.size + (uint64_t)bits_before * sizeof(sec);
@@ -284,7 +240,7 @@ static void test_dir_format_feature_placement(void **state)
 	assert_int_equal(pread(fd, &version, 8, (off_t)sec.offset), 8);
 	assert_int_equal(version, PERF_DIR_FORMAT_VERSION);
 	close(fd);
-	byte_buffer_free(&side);
+	tu_recording_free(&recording);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -295,7 +251,7 @@ static char *dir_with_header_bytes(const void *bytes, size_t len)
 	char *dir = tu_tempdir();
 
 	assert_non_null(dir);
-	assert_int_equal(write_file(dir, "data", bytes, len), 0);
+	tu_write_file(dir, "data", bytes, len);
 	return dir;
 }
 
@@ -313,7 +269,7 @@ static void expect_open_error(const char *dir, const char *needle)
 
 static void test_malformed_headers_are_errors(void **state)
 {
-	struct byte_buffer side = { 0 };
+	struct tu_recording recording;
 	char *good = tu_tempdir(), path[4096];
 	uint8_t *bytes;
 	struct stat st;
@@ -321,7 +277,9 @@ static void test_malformed_headers_are_errors(void **state)
 	char *dir;
 
 	(void)state;
-	write_header_file(good, &side);
+	recording_init(&recording, 0);
+	tu_recording_write(&recording, good);
+	tu_recording_free(&recording);
 	snprintf(path, sizeof(path), "%s/data", good);
 	fd = open(path, O_RDONLY);
 	assert_int_equal(fstat(fd, &st), 0);
@@ -367,7 +325,8 @@ static void test_malformed_headers_are_errors(void **state)
 
 static void test_bad_and_truncated_records(void **state)
 {
-	struct byte_buffer side = { 0 }, cpu = { 0 };
+	struct tu_recording recording;
+	struct byte_buffer cpu = { 0 };
 	struct perf_comm comm = { .pid = 5, .tid = 5, .comm = "x" };
 	struct perf_event_header zero_size = { PERF_RECORD_COMM, 0, 0 };
 	char *dir = tu_tempdir();
@@ -378,17 +337,19 @@ static void test_bad_and_truncated_records(void **state)
 	size_t one;
 
 	(void)state;
-	write_header_file(dir, &side);
+	recording_init(&recording, 0); /* the CPU files are written by hand */
+	tu_recording_write(&recording, dir);
+	tu_recording_free(&recording);
 	assert_int_equal(perf_comm_encode(&cpu, SAMPLE_ID_TYPE, &comm, NULL), 0);
 	one = cpu.len;
 	assert_int_equal(perf_comm_encode(&cpu, SAMPLE_ID_TYPE, &comm, NULL), 0);
 	/* data.cpu0: one whole record, then half of the next: truncated, not an error */
-	assert_int_equal(write_file(dir, "data.cpu0", cpu.data, one + one / 2), 0);
+	tu_write_file(dir, "data.cpu0", cpu.data, one + one / 2);
 	/* data.cpu1: a record claiming size 0: an error naming file and offset */
 	byte_buffer_reset(&cpu);
 	assert_int_equal(perf_comm_encode(&cpu, SAMPLE_ID_TYPE, &comm, NULL), 0);
 	assert_non_null(byte_buffer_append(&cpu, &zero_size, sizeof(zero_size)));
-	assert_int_equal(write_file(dir, "data.cpu1", cpu.data, cpu.len), 0);
+	tu_write_file(dir, "data.cpu1", cpu.data, cpu.len);
 
 	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
 	assert_int_equal(in.nr_files, 3);
@@ -408,7 +369,6 @@ static void test_bad_and_truncated_records(void **state)
 		assert_non_null(strstr(err, offset));
 	}
 	perf_input_close(&in);
-	byte_buffer_free(&side);
 	byte_buffer_free(&cpu);
 	tu_rmtree(dir);
 	free(dir);
@@ -416,12 +376,14 @@ static void test_bad_and_truncated_records(void **state)
 
 static void test_sample_decode_rejects_overlong_callchain(void **state)
 {
-	uint64_t words[16];
+	struct byte_buffer b = { 0 };
 	const uint64_t chain[] = { PERF_CONTEXT_USER, 1, 2 };
 	struct perf_sample s;
-	size_t size = build_sample(words, 1, 2, 3, 4, 0, chain, 3);
+	uint64_t *words;
 
 	(void)state;
+	add_sample(&b, 1, 2, 3, 4, 0, chain, 3);
+	words = (uint64_t *)b.data;
 	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), 0);
 	words[6] = 1000; /* nr beyond the record */
 	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -1);
@@ -437,7 +399,7 @@ static void test_sample_decode_rejects_overlong_callchain(void **state)
 		memcpy(words, &h, sizeof(h));
 	}
 	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -1);
-	(void)size;
+	byte_buffer_free(&b);
 }
 
 static void test_strings_must_be_terminated(void **state)

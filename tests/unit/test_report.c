@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_report.c: report on a synthetic recording of this very binary: symbols
  * resolve through MMAP2 and kallsyms, rows and filters are right, perf reads it. */
 #include <setjmp.h>
@@ -6,17 +7,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include "lib/byte_buffer.h"
-#include "format/perf_data_writer.h"
-#include "format/perf_record.h"
 #include "report/report.h"
 #include "test_util.h"
 
@@ -74,31 +70,13 @@ static void find_own_mapping(uint64_t addr, struct perf_mmap *m, char *path, siz
 	fail_msg("no mapping holds %llx", (unsigned long long)addr);
 }
 
-static void add_sample(struct byte_buffer *b, uint16_t misc, uint64_t ip, uint32_t pid,
+static void add_sample(struct tu_recording *r, uint16_t misc, uint64_t ip, uint32_t pid,
 		       uint64_t time, uint32_t cpu)
 {
-	uint64_t w[6];
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, misc, sizeof(w) };
+	struct perf_sample s = { .misc = misc, .ip = ip, .pid = pid, .tid = pid, .time = time,
+				 .cpu = cpu, .period = 1000000 };
 
-	w[1] = ip;
-	w[2] = pid | (uint64_t)pid << 32;
-	w[3] = time;
-	w[4] = cpu;
-	w[5] = 1000000;
-	memcpy(w, &h, sizeof(h));
-	assert_non_null(byte_buffer_append(b, w, sizeof(w)));
-}
-
-static void write_bytes(const char *dir, const char *name, const void *p, size_t len)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, p, len), (ssize_t)len);
-	close(fd);
+	tu_recording_sample(r, 0, &s);
 }
 
 /* 30 samples in alpha, 10 in beta, 1 unmapped, 5 in a kernel function, over
@@ -106,55 +84,38 @@ static void write_bytes(const char *dir, const char *name, const void *p, size_t
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
-	struct byte_buffer side = { 0 }, cpu0 = { 0 }, cpu1 = { 0 };
-	struct perf_data_event ev = { .name = "cpu-clock" };
-	struct perf_data_header h = { .events = &ev, .nr_events = 1 };
+	struct tu_recording r;
+	struct perf_event_attr *attr;
 	struct perf_comm comm = { .pid = SYNTHETIC_PID, .tid = SYNTHETIC_PID, .comm = "synthetic" };
 	uint64_t alpha = (uintptr_t)known_function_alpha, beta = (uintptr_t)known_function_beta;
 	struct perf_mmap m;
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX];
 	uint64_t t = 1000;
-	FILE *ks;
-	int fd;
 
 	fx->dir = tu_tempdir();
 	find_own_mapping(alpha, &m, path, sizeof(path));
-	ev.attr.type = PERF_TYPE_SOFTWARE;
-	ev.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	ev.attr.sample_period = 1000000;
-	ev.attr.sample_type = SAMPLE_TYPE;
-	ev.attr.sample_id_all = 1;
-	ev.attr.exclude_guest = 1;
-	assert_int_equal(perf_kernel_mmap_encode(&side, SAMPLE_ID_TYPE, KERNEL_TEXT, NULL), 0);
-	assert_int_equal(perf_comm_encode(&side, SAMPLE_ID_TYPE, &comm, NULL), 0);
-	assert_int_equal(perf_mmap2_encode(&side, SAMPLE_ID_TYPE, &m, NULL), 0);
+	tu_recording_init(&r, 2);
+	attr = tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				  SAMPLE_TYPE, 0);
+	attr->sample_period = 1000000;
+	attr->exclude_guest = 1;
+	assert_int_equal(perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, KERNEL_TEXT, NULL), 0);
+	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &comm, NULL), 0);
+	assert_int_equal(perf_mmap2_encode(&r.side, SAMPLE_ID_TYPE, &m, NULL), 0);
 
 	for (int i = 0; i < 30; i++)
-		add_sample(i % 2 ? &cpu1 : &cpu0, PERF_RECORD_MISC_USER, alpha + 1, SYNTHETIC_PID,
-			   t++, i % 2);
+		add_sample(&r, PERF_RECORD_MISC_USER, alpha + 1, SYNTHETIC_PID, t++, i % 2);
 	for (int i = 0; i < 10; i++)
-		add_sample(&cpu0, PERF_RECORD_MISC_USER, beta + 2, SYNTHETIC_PID, t++, 0);
-	add_sample(&cpu1, PERF_RECORD_MISC_USER, 0x10, SYNTHETIC_PID, t++, 1);
+		add_sample(&r, PERF_RECORD_MISC_USER, beta + 2, SYNTHETIC_PID, t++, 0);
+	add_sample(&r, PERF_RECORD_MISC_USER, 0x10, SYNTHETIC_PID, t++, 1);
 	for (int i = 0; i < 5; i++)
-		add_sample(&cpu1, PERF_RECORD_MISC_KERNEL, KERNEL_TEXT + 0x110, 0, t++, 1);
+		add_sample(&r, PERF_RECORD_MISC_KERNEL, KERNEL_TEXT + 0x110, 0, t++, 1);
 
-	snprintf(path, sizeof(path), "%s/data", fx->dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(perf_data_write_header(fd, &h, side.data, side.len, err, sizeof(err)), 0);
-	close(fd);
-	write_bytes(fx->dir, "data.cpu0", cpu0.data, cpu0.len);
-	write_bytes(fx->dir, "data.cpu1", cpu1.data, cpu1.len);
-
-	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s-kallsyms", fx->dir);
-	ks = fopen(fx->kallsyms, "w");
-	assert_non_null(ks);
-	fprintf(ks, "ffffffff81000000 T _text\nffffffff81000100 T kfunc_synthetic\n"
-		    "ffffffff81000200 t kfunc_next\n");
-	fclose(ks);
-	byte_buffer_free(&side);
-	byte_buffer_free(&cpu0);
-	byte_buffer_free(&cpu1);
+	r.kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T kfunc_synthetic\n"
+		     "ffffffff81000200 t kfunc_next\n";
+	tu_recording_write(&r, fx->dir);
+	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s/kallsyms", fx->dir);
+	tu_recording_free(&r);
 	*state = fx;
 	return 0;
 }
@@ -164,7 +125,6 @@ static int teardown(void **state)
 	struct fixture *fx = *state;
 
 	tu_rmtree(fx->dir);
-	unlink(fx->kallsyms);
 	free(fx->dir);
 	free(fx);
 	return 0;
@@ -275,7 +235,7 @@ static void test_perf_reads_the_directory(void **state)
 
 	if (rc == 127) {
 		free(out);
-		skip();
+		tu_skip("perf is not installed (linux-perf; make deps installs it)");
 	}
 	assert_int_equal(rc, 0);
 	if (!strstr(out, "synthetic") || !strstr(out, "known_function_alpha") ||

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_stacks.c: script, folded stacks, --children, filters and the flame
  * graph on a synthetic recording with known callchains, a tracepoint with
  * fields and a LOST record; script and folded output match checked-in files. */
@@ -14,9 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/byte_buffer.h"
-#include "format/perf_data_writer.h"
-#include "format/perf_record.h"
 #include "report/report.h"
 #include "report/script.h"
 #include "test_util.h"
@@ -53,60 +51,30 @@ struct fixture {
 	char kallsyms[PATH_MAX];
 };
 
-static void clock_sample(struct byte_buffer *b, uint32_t cpu, uint64_t time, const uint64_t *chain,
+static void clock_sample(struct tu_recording *r, uint32_t cpu, uint64_t time, const uint64_t *chain,
 			 size_t nr)
 {
-	uint64_t w[8 + 16];
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
-				       (uint16_t)((8 + nr) * 8) };
+	struct perf_sample s = { .misc = PERF_RECORD_MISC_KERNEL, .ip = chain[1], .pid = PID,
+				 .tid = PID, .time = time, .cpu = cpu, .period = 1000000,
+				 .nr_callchain = nr, .callchain = chain };
 
-	memcpy(w, &h, sizeof(h));
-	w[1] = CLOCK_ID;
-	w[2] = chain[1];
-	w[3] = PID | (uint64_t)PID << 32;
-	w[4] = time;
-	w[5] = cpu;
-	w[6] = 1000000;
-	w[7] = nr;
-	memcpy(&w[8], chain, nr * 8);
-	assert_non_null(byte_buffer_append(b, w, (8 + nr) * 8));
+	tu_recording_sample(r, 0, &s);
 }
 
-static void tracepoint_sample(struct byte_buffer *b, uint32_t cpu, uint64_t time, int32_t value,
+static void tracepoint_sample(struct tu_recording *r, uint32_t cpu, uint64_t time, int32_t value,
 			      const char *label)
 {
-	uint64_t w[7 + 3] = { 0 };
-	uint8_t raw[24] = { 0 };
-	uint32_t raw_size = 20;
+	uint8_t raw[20] = { 0 };
 	uint16_t type = TP_CONFIG;
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(w) };
+	struct perf_sample s = { .misc = PERF_RECORD_MISC_USER, .ip = NOWHERE, .pid = PID,
+				 .tid = PID, .time = time, .cpu = cpu, .period = 1,
+				 .raw_size = sizeof(raw), .raw = raw };
 
-	memcpy(raw, &raw_size, 4);
-	memcpy(raw + 4, &type, 2);
-	memcpy(raw + 4 + 4, &(int32_t){ PID }, 4);
-	memcpy(raw + 4 + 8, &value, 4);
-	memcpy(raw + 4 + 12, label, strnlen(label, 8));
-	memcpy(w, &h, sizeof(h));
-	w[1] = TP_ID;
-	w[2] = NOWHERE;
-	w[3] = PID | (uint64_t)PID << 32;
-	w[4] = time;
-	w[5] = cpu;
-	w[6] = 1;
-	memcpy(&w[7], raw, sizeof(raw));
-	assert_non_null(byte_buffer_append(b, w, sizeof(w)));
-}
-
-static void write_bytes(const char *dir, const char *name, const void *p, size_t len)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, p, len), (ssize_t)len);
-	close(fd);
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &(int32_t){ PID }, 4);
+	memcpy(raw + 8, &value, 4);
+	memcpy(raw + 12, label, strnlen(label, 8));
+	tu_recording_sample(r, 1, &s);
 }
 
 /* On CPU 0: 3 samples leaf<-mid<-root, 2 mid<-root; on CPU 1: 1 leaf<-root
@@ -115,15 +83,8 @@ static void write_bytes(const char *dir, const char *name, const void *p, size_t
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
-	struct byte_buffer side = { 0 }, cpu0 = { 0 }, cpu1 = { 0 };
-	uint64_t clock_ids[] = { CLOCK_ID }, tp_ids[] = { TP_ID };
-	struct perf_data_event evs[2] = {
-		{ .name = "cpu-clock", .ids = clock_ids, .nr_ids = 1 },
-		{ .name = "fake:fake_event", .ids = tp_ids, .nr_ids = 1 },
-	};
-	struct perf_data_header h = { .events = evs, .nr_events = 2,
-				      .tracing_data = tracing_data,
-				      .tracing_data_size = sizeof(tracing_data) - 1 };
+	struct tu_recording r;
+	struct perf_event_attr *clock, *tp;
 	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "synthetic" };
 	struct perf_sample_id sid = { .pid = PID, .tid = PID, .id = CLOCK_ID };
 	struct perf_lost lost = { .id = CLOCK_ID, .lost = 5 };
@@ -131,54 +92,40 @@ static int setup(void **state)
 	const uint64_t mid[] = { PERF_CONTEXT_KERNEL, MID + 0x8, ROOT + 0x8 };
 	const uint64_t from_user[] = { PERF_CONTEXT_KERNEL, LEAF + 0x4, ROOT + 0x4,
 				       PERF_CONTEXT_USER, NOWHERE };
-	char path[PATH_MAX], err[256];
-	FILE *ks;
-	int fd;
 
 	fx->dir = tu_tempdir();
-	for (int i = 0; i < 2; i++) {
-		evs[i].attr.size = sizeof(evs[i].attr);
-		evs[i].attr.sample_id_all = 1;
-		evs[i].attr.sample_period = i ? 1 : 1000000;
-	}
-	evs[0].attr.type = PERF_TYPE_SOFTWARE;
-	evs[0].attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	evs[0].attr.sample_type = CLOCK_TYPE;
-	evs[1].attr.type = PERF_TYPE_TRACEPOINT;
-	evs[1].attr.config = TP_CONFIG;
-	evs[1].attr.sample_type = TP_TYPE;
-	assert_int_equal(perf_kernel_mmap_encode(&side, SAMPLE_ID_TYPE, K(0), &sid), 0);
-	assert_int_equal(perf_comm_encode(&side, SAMPLE_ID_TYPE, &comm, &sid), 0);
+	tu_recording_init(&r, 2);
+	clock = tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				   CLOCK_TYPE, CLOCK_ID);
+	clock->size = sizeof(*clock);
+	clock->sample_period = 1000000;
+	tp = tu_recording_event(&r, "fake:fake_event", PERF_TYPE_TRACEPOINT, TP_CONFIG, TP_TYPE,
+				TP_ID);
+	tp->size = sizeof(*tp);
+	tp->sample_period = 1;
+	r.header.tracing_data = tracing_data;
+	r.header.tracing_data_size = sizeof(tracing_data) - 1;
+	assert_int_equal(perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, K(0), &sid), 0);
+	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &comm, &sid), 0);
 
 	for (int i = 0; i < 3; i++)
-		clock_sample(&cpu0, 0, 1000000000ULL + i * 1000, deep, 4);
+		clock_sample(&r, 0, 1000000000ULL + i * 1000, deep, 4);
 	for (int i = 0; i < 2; i++)
-		clock_sample(&cpu0, 0, 1000005000ULL + i * 1000, mid, 3);
-	clock_sample(&cpu1, 1, 1000001500ULL, from_user, 5);
-	tracepoint_sample(&cpu1, 1, 1000002500ULL, -7, "alpha");
+		clock_sample(&r, 0, 1000005000ULL + i * 1000, mid, 3);
+	clock_sample(&r, 1, 1000001500ULL, from_user, 5);
+	tracepoint_sample(&r, 1, 1000002500ULL, -7, "alpha");
 	sid.time = 1000003500ULL;
 	sid.cpu = 1;
-	assert_int_equal(perf_lost_encode(&cpu1, SAMPLE_ID_TYPE, PERF_RECORD_LOST_SAMPLES, &lost, &sid), 0);
-	tracepoint_sample(&cpu1, 1, 1000004500ULL, 42, "beta\"q");
+	assert_int_equal(perf_lost_encode(&r.cpu[1], SAMPLE_ID_TYPE, PERF_RECORD_LOST_SAMPLES, &lost,
+					  &sid), 0);
+	tracepoint_sample(&r, 1, 1000004500ULL, 42, "beta\"q");
 
-	snprintf(path, sizeof(path), "%s/data", fx->dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(perf_data_write_header(fd, &h, side.data, side.len, err, sizeof(err)), 0);
-	close(fd);
-	write_bytes(fx->dir, "data.cpu0", cpu0.data, cpu0.len);
-	write_bytes(fx->dir, "data.cpu1", cpu1.data, cpu1.len);
-
-	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s-kallsyms", fx->dir);
-	ks = fopen(fx->kallsyms, "w");
-	assert_non_null(ks);
-	fprintf(ks, "ffffffff81000000 T _text\nffffffff81000100 T kfunc_leaf\n"
-		    "ffffffff81000200 t kfunc_mid\nffffffff81000300 T kfunc_root\n"
-		    "ffffffff81000400 T kfunc_after\n");
-	fclose(ks);
-	byte_buffer_free(&side);
-	byte_buffer_free(&cpu0);
-	byte_buffer_free(&cpu1);
+	r.kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T kfunc_leaf\n"
+		     "ffffffff81000200 t kfunc_mid\nffffffff81000300 T kfunc_root\n"
+		     "ffffffff81000400 T kfunc_after\n";
+	tu_recording_write(&r, fx->dir);
+	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s/kallsyms", fx->dir);
+	tu_recording_free(&r);
 	*state = fx;
 	return 0;
 }
@@ -188,7 +135,6 @@ static int teardown(void **state)
 	struct fixture *fx = *state;
 
 	tu_rmtree(fx->dir);
-	unlink(fx->kallsyms);
 	free(fx->dir);
 	free(fx);
 	return 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_staging_ring.c: the staging ring under two threads (millions of records,
  * checked in order), wrap-around at every alignment, its pending LOST records,
  * and overwrite mode: the newest records kept, exact counts, snapshots taken

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 # bench.py: runs ringtrace, perf record and bpftrace on the same workloads in one
 # run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* drain_bench.c: records per second through each transport into per-CPU files
  * (or libbpf's consumer), fed by a BPF producer BPF_PROG_TEST_RUN drives flat out. */
 #include <bpf/bpf.h>
@@ -15,11 +16,10 @@
 #include <unistd.h>
 
 #include "bench_producer.skel.h"
+#include "capture/transport.h"
+#include "record/file_sink.h"
 #include "sys/cpu_list.h"
 #include "sys/output_dir.h"
-#include "format/perf_record.h"
-#include "record/record_writer.h"
-#include "capture/transport.h"
 
 #define RING_BYTES (512 * 1024)
 #define STAGING_BYTES (8u << 20)
@@ -29,10 +29,9 @@ struct bench {
 	int producer_cpu;
 	atomic_bool stop;
 	uint64_t runs;
-	struct record_writer writer;
+	struct record_sink *files; /* the sink record writes its files with */
 	uint64_t delivered; /* libbpf modes: records its callback saw */
 	FILE *file;         /* libbpf-file mode: where its callback writes them */
-	uint64_t staging_drops;
 };
 
 static void pin(int cpu)
@@ -65,13 +64,8 @@ static void *producer(void *arg)
 static int stage_record(void *ctx, int cpu, const void *rec, size_t size)
 {
 	struct bench *b = ctx;
-	struct cpu_output *o = record_writer_cpu(&b->writer, cpu);
 
-	if (!o)
-		return -EINVAL;
-	if (!staging_ring_write(&o->staging, rec, size, 0, STAGING_SAMPLES, 1))
-		b->staging_drops++;
-	return 0;
+	return b->files->ops->sample(b->files, cpu, rec, size);
 }
 
 static int ignore_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
@@ -81,22 +75,6 @@ static int ignore_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
 	(void)count;
 	(void)time;
 	return 0;
-}
-
-static size_t build_lost(void *ctx, int cpu, enum staging_class cls, uint64_t count,
-			 uint64_t time, void *buf, size_t cap)
-{
-	struct byte_buffer bb = { buf, 0, cap };
-	struct perf_lost l = { .lost = count };
-	struct perf_sample_id sid = { .time = time, .cpu = (uint32_t)cpu };
-
-	(void)ctx;
-	(void)cls;
-	return perf_lost_encode(&bb, PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-					     PERF_SAMPLE_IDENTIFIER,
-				PERF_RECORD_LOST_SAMPLES, &l, &sid)
-		       ? 0
-		       : bb.len;
 }
 
 static int count_record(void *ctx, void *data, size_t size)
@@ -136,6 +114,7 @@ int main(int argc, char **argv)
 	struct transport *t = NULL;
 	struct ring_buffer *rb = NULL;
 	struct transport_sink sink = { stage_record, ignore_lost, &b };
+	struct record_sink_totals totals = { 0 };
 	enum transport_kind kind;
 	bool libbpf_mode;
 	double seconds, t0, elapsed;
@@ -185,9 +164,12 @@ int main(int argc, char **argv)
 		struct transport_config tc = { .kind = kind, .cpus = &cpus, .ring_bytes = RING_BYTES,
 					       .wakeup_bytes = RING_BYTES / 4 };
 
+		struct file_sink_config fc = { .cpus = &cpus, .dirpath = argv[3],
+					       .staging_bytes = STAGING_BYTES };
+
 		dirfd = output_dir_create(argv[3], true, err, sizeof(err));
-		if (dirfd < 0 || record_writer_init(&b.writer, &cpus, dirfd, argv[3], STAGING_BYTES,
-						    build_lost, &b, err, sizeof(err)) ||
+		fc.dirfd = dirfd;
+		if (dirfd < 0 || !(b.files = file_sink_create(&fc, err, sizeof(err))) ||
 		    !(t = transport_create(&tc, &sink, err, sizeof(err)))) {
 			fprintf(stderr, "drain_bench: %s\n", err);
 			return 1;
@@ -208,7 +190,7 @@ int main(int argc, char **argv)
 	} else {
 		if (transport_install(t, bpf_map__fd(b.skel->maps.cpu_rings),
 				      bpf_map__fd(b.skel->maps.perf_rings), err, sizeof(err)) ||
-		    record_writer_start(&b.writer, err, sizeof(err))) {
+		    b.files->ops->start(b.files, err, sizeof(err))) {
 			fprintf(stderr, "drain_bench: %s\n", err);
 			return 1;
 		}
@@ -226,7 +208,7 @@ int main(int argc, char **argv)
 
 			epoll_wait(epfd, &ev, 1, 100);
 			transport_drain(t);
-			record_writer_kick(&b.writer);
+			b.files->ops->flush(b.files, err, sizeof(err));
 		}
 	}
 	atomic_store(&b.stop, true);
@@ -238,16 +220,17 @@ int main(int argc, char **argv)
 			fclose(b.file);
 	} else {
 		transport_drain(t);
-		record_writer_finish(&b.writer);
-		b.delivered = b.writer.cpus[0].samples_written;
+		b.files->ops->finish(b.files, err, sizeof(err));
+		b.files->ops->totals(b.files, b.producer_cpu, &totals);
+		b.delivered = totals.samples;
 	}
 	printf("mode=%s seconds=%.3f produced=%llu delivered=%llu lost=%llu rate=%.0f\n", argv[1],
 	       elapsed, (unsigned long long)total(&b, 0), (unsigned long long)b.delivered,
-	       (unsigned long long)(total(&b, 1) + b.staging_drops), (double)b.delivered / elapsed);
+	       (unsigned long long)(total(&b, 1) + totals.lost), (double)b.delivered / elapsed);
 	ring_buffer__free(rb);
 	transport_free(t);
-	if (!libbpf_mode)
-		record_writer_free(&b.writer);
+	if (b.files)
+		b.files->ops->free(b.files);
 	bench_producer_bpf__destroy(b.skel);
 	return 0;
 }

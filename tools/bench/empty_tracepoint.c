@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* empty_tracepoint.c: attaches an empty BPF program to a tracepoint, as
  * ringtrace attaches its own, prints "ready", and holds until stdin closes. */
 #include <bpf/libbpf.h>

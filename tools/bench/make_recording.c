@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* make_recording.c: writes a perf.data directory of N cpu-clock samples with
  * callchains through a real binary's functions and real kernel symbols. */
 #include <fcntl.h>
@@ -8,11 +9,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "lib/byte_buffer.h"
-#include "sys/output_dir.h"
 #include "format/perf_data_writer.h"
 #include "format/perf_record.h"
+#include "lib/byte_buffer.h"
+#include "sample_record.h"
 #include "symbols/symbols.h"
+#include "sys/output_dir.h"
 
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 #define SAMPLE_TYPE \
@@ -120,35 +122,34 @@ int main(int argc, char **argv)
 		uint64_t w[64], r = next_random(), pick = r % 100, leaf = 0;
 		uint32_t pid = FIRST_PID + (uint32_t)(r >> 8) % NR_PROCS, c = (uint32_t)(i & 1);
 		bool in_kernel = (r >> 20) % 3 == 0;
-		size_t k = 0;
-		struct perf_event_header hdr = { PERF_RECORD_SAMPLE, 0, 0 };
+		struct rt_sample_head head = {
+			.header = { PERF_RECORD_SAMPLE,
+				    in_kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, 0 },
+			.id = EVENT_ID,
+			.pid = pid,
+			.tid = pid,
+			.time = 1000000 + i * 500000,
+			.cpu = c,
+			.period = 1001001,
+		};
+		size_t k = RT_SAMPLE_FIXED_WORDS, nr_at = k++;
 
 		for (unsigned int acc = 0; leaf < 6 && pick >= acc + weights[leaf]; acc += weights[leaf++])
 			;
-		hdr.misc = in_kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-		w[k++] = 0;
-		w[k++] = EVENT_ID;
-		w[k++] = in_kernel ? kernel_ips[(r >> 24) % 64] : leaf_ip[leaf];
-		w[k++] = pid | (uint64_t)pid << 32;
-		w[k++] = 1000000 + i * 500000;
-		w[k++] = c;
-		w[k++] = 1001001;
-		{
-			size_t nr_at = k++;
-
-			if (in_kernel) {
-				w[k++] = PERF_CONTEXT_KERNEL;
-				for (int d = 0; d < 4; d++)
-					w[k++] = kernel_ips[(r >> (24 + d * 6)) % 64];
-			}
-			w[k++] = PERF_CONTEXT_USER;
-			w[k++] = leaf_ip[leaf];
-			w[k++] = caller_ip[leaf != 0];
-			w[k++] = main_ip;
-			w[nr_at] = k - nr_at - 1;
+		head.ip = in_kernel ? kernel_ips[(r >> 24) % 64] : leaf_ip[leaf];
+		/* the callchain after the head: nr, then its frames */
+		if (in_kernel) {
+			w[k++] = PERF_CONTEXT_KERNEL;
+			for (int d = 0; d < 4; d++)
+				w[k++] = kernel_ips[(r >> (24 + d * 6)) % 64];
 		}
-		hdr.size = (uint16_t)(k * 8);
-		memcpy(w, &hdr, sizeof(hdr));
+		w[k++] = PERF_CONTEXT_USER;
+		w[k++] = leaf_ip[leaf];
+		w[k++] = caller_ip[leaf != 0];
+		w[k++] = main_ip;
+		w[nr_at] = k - nr_at - 1;
+		head.header.size = (uint16_t)(k * 8);
+		memcpy(w, &head, sizeof(head));
 		byte_buffer_append(&cpu[c], w, k * 8);
 	}
 

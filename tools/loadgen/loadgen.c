@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* loadgen.c: known workloads for tests and benchmarks: one hot function, a
  * weighted mix of five, an exact number of getpid calls, a forked child. */
 #define _GNU_SOURCE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 # soak.py: make soak: a flight recording of a tracepoint hit as fast as one CPU
 # makes them, for SECONDS, with a snapshot every minute: RSS, open files and
 # the accounting sampled as it runs; the result goes into docs/BENCHMARKS.md.

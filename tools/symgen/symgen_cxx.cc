@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // symgen_cxx.cc: a C++ program whose hot function has a mangled name, for the
 // tests of demangling: it spins in ringtrace_test::Spinner::spin(int).
 #include <chrono>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* symgen_stripped.c: a program stripped of its .symtab whose hot function is
  * exported (-rdynamic), so only .dynsym names it: for the symbol tests. */
 #include <stdio.h>

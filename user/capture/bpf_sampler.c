@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_sampler.c: loads the BPF sampler, opens the recording's perf events and
  * attaches to them with its scope filters, and drains its transport. */
 #include "capture/bpf_sampler.h"
@@ -14,6 +15,7 @@
 #include "capture/bpf_stats.h"
 #include "lib/log.h"
 #include "sampler.skel.h"
+#include "sys/privileges.h"
 
 /* One opened perf event and the program's link to it. */
 struct attachment {
@@ -115,7 +117,7 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 			rt_format(err, errlen, "cannot open perf event (type %u, config %llu) on %s %d: %s%s",
 				  attr->type, (unsigned long long)attr->config,
 				  cpu >= 0 ? "CPU" : "thread", cpu >= 0 ? cpu : pid,
-				  strerror(-fd), transport_privilege_hint(-fd));
+				  strerror(-fd), privileges_hint(-fd));
 		return -1;
 	}
 	link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
@@ -123,7 +125,7 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 		int e = errno;
 
 		rt_format(err, errlen, "cannot attach the sampler to a perf event: %s%s", strerror(e),
-			  transport_privilege_hint(e));
+			  privileges_hint(e));
 		close(fd);
 		return -1;
 	}
@@ -294,7 +296,7 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 	r = sampler_bpf__load(s->skel);
 	if (r) {
 		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -v for the verifier's log)",
-			  strerror(-r), transport_privilege_hint(-r));
+			  strerror(-r), privileges_hint(-r));
 		goto fail;
 	}
 	if (transport_install(s->transport, bpf_map__fd(s->skel->maps.cpu_rings),
@@ -341,7 +343,7 @@ int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu
 	return transport_ring_usage(s->transport, i, cpu, used, capacity);
 }
 
-size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct metrics_program *out,
+size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct bpf_program_runs *out,
 				 size_t max)
 {
 	return bpf_stats_read(s->skel->obj, out, max);

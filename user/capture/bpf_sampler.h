@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_sampler.h: loads the BPF sampler, opens the recording's perf events and
  * attaches to them with its scope filters, and drains its transport. */
 #ifndef RINGTRACE_BPF_SAMPLER_H
@@ -7,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sys/cpu_list.h"
-#include "export/metrics.h"
+#include "capture/capture_counts.h"
 #include "capture/perf_events.h"
-#include "sample_record.h"
-#include "sys/tracefs.h"
 #include "capture/transport.h"
+#include "sample_record.h"
+#include "sys/cpu_list.h"
+#include "sys/tracefs.h"
 
 /* One event to sample. */
 struct sampler_event {
@@ -73,7 +74,7 @@ long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport
 int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,
 			   uint64_t *capacity);
 /* Its programs' run counts and times (see bpf_stats_read). */
-size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct metrics_program *out,
+size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct bpf_program_runs *out,
 				 size_t max);
 /* Detaches every program: no sample is produced after this. */
 void bpf_sampler_stop(struct bpf_sampler *s);

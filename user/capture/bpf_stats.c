@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_stats.c: run counts and run times of a BPF object's programs, which the
  * kernel keeps while kernel.bpf_stats_enabled is 1. */
 #include "capture/bpf_stats.h"
@@ -19,7 +20,7 @@ bool bpf_stats_enabled(void)
 	return v != 0;
 }
 
-size_t bpf_stats_read(struct bpf_object *obj, struct metrics_program *out, size_t max)
+size_t bpf_stats_read(struct bpf_object *obj, struct bpf_program_runs *out, size_t max)
 {
 	struct bpf_program *prog;
 	size_t n = 0;

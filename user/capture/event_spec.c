@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* event_spec.c: perf's event names as "-e" takes them: software and hardware
  * events (with :u/:k modifiers) and tracepoints as subsystem:name. */
 #include "capture/event_spec.h"
@@ -9,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "capture/perf_events.h"
+#include "lib/log.h"
 
 struct named_event {
 	const char *name;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* event_spec.h: perf's event names as "-e" takes them: software and hardware
  * events (with :u/:k modifiers) and tracepoints as subsystem:name. */
 #ifndef RINGTRACE_EVENT_SPEC_H

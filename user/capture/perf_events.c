@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_events.c: perf_event_open(2) and the attrs ringtrace opens: the event a
  * BPF program samples on, and the side-band event that tracks tasks and mmaps. */
 #include "capture/perf_events.h"

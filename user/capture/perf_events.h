@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_events.h: perf_event_open(2) and the attrs ringtrace opens: the event a
  * BPF program samples on, and the side-band event that tracks tasks and mmaps. */
 #ifndef RINGTRACE_PERF_EVENTS_H
@@ -7,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/recording_layout.h"
+
 /* How often an event samples: every `period` events (ns for clocks) or at
  * `freq` Hz; exactly one is non-zero. */
 struct sample_rate {
@@ -14,8 +17,6 @@ struct sample_rate {
 	uint64_t period;
 };
 
-/* Clock for every timestamp ringtrace writes: BPF's bpf_ktime_get_ns(). */
-#define RINGTRACE_CLOCKID 1 /* CLOCK_MONOTONIC */
 
 /* perf_event_open(2); returns the fd or -errno. Always close-on-exec. */
 int perf_event_open_fd(struct perf_event_attr *attr, int pid, int cpu, int group_fd,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_ring.c: reads the kernel's perf mmap ring buffer of one perf event:
  * forward (data_head loaded with acquire, data_tail stored with release), or
  * an overwrite ring written backward, paused and read from data_head. */

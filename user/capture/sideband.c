@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sideband.c: per-CPU tracking events whose COMM, MMAP2, FORK, EXIT (and the
  * kernel's LOST) records are read from their perf rings for replay into files. */
 #include "capture/sideband.h"
@@ -9,9 +10,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "capture/perf_events.h"
 #include "format/perf_record.h"
+#include "lib/log.h"
 
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
 		  size_t data_pages, bool cgroups, char *err, size_t errlen)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sideband.h: per-CPU tracking events whose COMM, MMAP2, FORK, EXIT (and the
  * kernel's LOST) records are read from their perf rings for replay into files. */
 #ifndef RINGTRACE_SIDEBAND_H
@@ -7,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sys/cpu_list.h"
 #include "capture/perf_ring.h"
+#include "sys/cpu_list.h"
 
 struct sideband_cpu {
 	int cpu;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* snapshot_trigger.c: loads the in-kernel snapshot triggers of the flight
  * recorder (a tracepoint hit, a long run-queue wait) and reads what they fire. */
 #include "capture/snapshot_trigger.h"
@@ -8,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "capture/transport.h"
+#include "lib/log.h"
+#include "sys/privileges.h"
 #include "trigger.h"
 #include "trigger.skel.h"
 
@@ -48,7 +50,7 @@ static int attach(struct snapshot_trigger *t, struct bpf_link *link, const char 
 		int e = errno;
 
 		rt_format(err, errlen, "cannot attach the %s trigger: %s%s", what, strerror(e),
-			  transport_privilege_hint(e));
+			  privileges_hint(e));
 		return -1;
 	}
 	t->links[t->nr_links++] = link;
@@ -80,7 +82,7 @@ struct snapshot_trigger *snapshot_trigger_start(const struct snapshot_trigger_co
 		int e = errno;
 
 		rt_format(err, errlen, "cannot load the trigger programs: %s%s", strerror(e),
-			  transport_privilege_hint(e));
+			  privileges_hint(e));
 		goto fail;
 	}
 	if (cfg->event) {

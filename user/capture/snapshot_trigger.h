@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* snapshot_trigger.h: loads the in-kernel snapshot triggers of the flight
  * recorder (a tracepoint hit, a long run-queue wait) and reads what they fire. */
 #ifndef RINGTRACE_SNAPSHOT_TRIGGER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* staging_ring.h: a single-producer single-consumer ring of perf records between
  * the thread that drains the kernel and the one that writes files; losses counted.
  * Forward mode drops the newest record when full; overwrite (flight-recorder)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* transport.c: how ringtrace's BPF records reach user space: BPF ring buffers
  * drained with libbpf, or a perf event array whose perf rings are read here. */
 #include "capture/transport.h"
@@ -5,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +15,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "capture/perf_events.h"
 #include "capture/perf_ring.h"
+#include "lib/log.h"
 #include "sample_record.h"
+#include "sys/privileges.h"
 
 struct ring {
 	int map_fd;
@@ -49,28 +52,26 @@ struct transport {
 	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
 };
 
-const char *transport_privilege_hint(int err)
-{
-	if ((err == EPERM || err == EACCES) && geteuid() != 0)
-		return ": run as root or grant CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep ringtrace)";
-	return "";
-}
-
-/* Samples carry the CPU they were taken on in word 5 (u32 cpu, u32 res), the
- * BPF side's LOST_SAMPLES records in word 4 of theirs. */
+/* Samples and the BPF side's LOST_SAMPLES records carry the CPU they were
+ * taken on. */
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct transport *t = ctx;
 	struct perf_event_header h;
 	uint32_t cpu;
 
-	if (size < RT_LOST_WORDS * 8)
+	if (size < sizeof(struct rt_lost_samples))
 		return -EBADMSG;
 	memcpy(&h, data, sizeof(h));
-	if (h.size > size || (h.type == PERF_RECORD_SAMPLE && h.size < RT_SAMPLE_FIXED_WORDS * 8) ||
+	if (h.size > size ||
+	    (h.type == PERF_RECORD_SAMPLE && h.size < sizeof(struct rt_sample_head)) ||
 	    (h.type != PERF_RECORD_SAMPLE && h.type != PERF_RECORD_LOST_SAMPLES))
 		return -EBADMSG;
-	memcpy(&cpu, (const uint8_t *)data + (h.type == PERF_RECORD_SAMPLE ? 5 : 4) * 8, sizeof(cpu));
+	memcpy(&cpu,
+	       (const uint8_t *)data + (h.type == PERF_RECORD_SAMPLE
+						? offsetof(struct rt_sample_head, cpu)
+						: offsetof(struct rt_lost_samples, cpu)),
+	       sizeof(cpu));
 	return t->sink.record(t->sink.ctx, (int)cpu, data, h.size);
 }
 
@@ -81,12 +82,12 @@ static int unwrap_sample(struct transport *t, const struct perf_event_header *re
 {
 	uint32_t raw_size;
 
-	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + RT_SAMPLE_FIXED_WORDS * 8)
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < 12 + sizeof(struct rt_sample_head))
 		return -EBADMSG;
 	memcpy(&raw_size, (const uint8_t *)rec + 8, sizeof(raw_size));
 	memcpy(inner, (const uint8_t *)rec + 12, sizeof(*inner));
 	if (raw_size > rec->size - 12u || inner->size > raw_size ||
-	    inner->type != PERF_RECORD_SAMPLE || inner->size < RT_SAMPLE_FIXED_WORDS * 8)
+	    inner->type != PERF_RECORD_SAMPLE || inner->size < sizeof(struct rt_sample_head))
 		return -EBADMSG;
 	memcpy(t->bounce, (const uint8_t *)rec + 12, inner->size);
 	return 0;
@@ -158,7 +159,7 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 		fd = perf_event_open_fd(&attr, -1, o->cpu, -1, 0);
 		if (fd < 0) {
 			rt_format(err, errlen, "cannot open the BPF output event of CPU %d: %s%s", o->cpu,
-				  strerror(-fd), transport_privilege_hint(-fd));
+				  strerror(-fd), privileges_hint(-fd));
 			return -1;
 		}
 		r = cfg->overwrite ? perf_ring_map_backward(&o->ring, fd, pages)
@@ -222,7 +223,7 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 			int e = errno;
 
 			rt_format(err, errlen, "cannot create a %zu-byte BPF ring: %s%s", cfg->ring_bytes,
-				  strerror(e), transport_privilege_hint(e));
+				  strerror(e), privileges_hint(e));
 			return -1;
 		}
 		map_positions(r, cfg->ring_bytes);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* transport.h: how ringtrace's BPF records reach user space: BPF ring buffers
  * drained with libbpf, or a perf event array whose perf rings are read here. */
 #ifndef RINGTRACE_TRANSPORT_H
@@ -70,8 +71,5 @@ uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *hel
 int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
 			 uint64_t *capacity);
 void transport_free(struct transport *t);
-
-/* What a failed bpf() or perf_event_open() most likely means, as a fix. */
-const char *transport_privilege_hint(int err);
 
 #endif

@@ -1,9 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cmd_snapshot.c: "ringtrace snapshot DIR|PID": asks a flight recording
  * (record --overwrite) for a snapshot, optionally waiting until it is written. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,29 +13,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli_util.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "lib/log.h"
+#include "lib/options.h"
 
 #define PID_FILE "ringtrace.pid"
-#define WAIT_SECONDS 30
+#define WAIT_SECONDS SNAPSHOT_WAIT_SECONDS
 
-static const struct option long_options[] = {
-	{ "wait", no_argument, NULL, 'w' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
-
-static void usage(FILE *out)
+/* One option of snapshot into the bool at ctx (--wait); an enum options_result. */
+static int snapshot_option(void *ctx, int id, const char *arg)
 {
-	fprintf(out,
-		"usage: ringtrace snapshot [--wait] DIR|PID\n"
-		"\n"
-		"Asks the flight recording writing into DIR (ringtrace record --overwrite -o DIR),\n"
-		"or the one running as PID, for a snapshot: DIR/snapshot-NNN. The same as sending\n"
-		"it SIGUSR2.\n"
-		"  -w, --wait   wait (up to %d s) until DIR's next snapshot is written\n",
-		WAIT_SECONDS);
+	bool *wait = ctx;
+
+	(void)arg;
+	switch ((enum snapshot_option_id)id) {
+	case SNAPSHOT_OPT_WAIT:
+		*wait = true;
+		break;
+	}
+	return OPTIONS_CONTINUE;
 }
 
 /* The pid in DIR/ringtrace.pid, read without following a symlink. */
@@ -114,30 +111,17 @@ int cmd_snapshot(int argc, char **argv)
 {
 	bool wait = false;
 	const char *target;
-	int c, dirfd = -1, before = 0, ret = 1;
+	int status, next, dirfd = -1, before = 0, ret = 1;
 	pid_t pid;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+wh", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			wait = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			rt_error("unknown option %s: see ringtrace snapshot --help",
-				 cli_rejected_option(argv));
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
+	status = options_parse(&snapshot_command, argc, argv, snapshot_option, &wait, &next);
+	if (status != OPTIONS_CONTINUE)
+		return options_exit_status(status);
+	if (next + 1 != argc) {
 		rt_error("snapshot needs one recording directory or pid: see ringtrace snapshot --help");
 		return 2;
 	}
-	target = argv[optind];
+	target = argv[next];
 	if (target[0] && strspn(target, "0123456789") == strlen(target)) {
 		pid = (pid_t)atol(target);
 		if (wait) {

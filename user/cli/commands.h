@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* commands.h: the subcommands of the ringtrace CLI, each taking the
  * arguments that follow its name (argv[0] is the subcommand). */
 #ifndef RINGTRACE_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* main.c: the ringtrace command line: finds the subcommand in the command
  * table and runs it. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics.c: renders ringtrace's metrics in the Prometheus text exposition
  * format 0.0.4: one HELP/TYPE per family, families whole, label values escaped
  * and made valid UTF-8, equal series merged, a final newline. */
@@ -245,7 +246,7 @@ static int render_record_counts(struct byte_buffer *out, const struct metrics_sn
 	for (size_t f = 0; f < 3 && !r; f++) {
 		r |= family(out, families[f].name, "counter", families[f].help);
 		for (size_t i = 0; i < m->nr_cpus && !r; i++) {
-			const struct metrics_cpu_counts *c = &m->cpus[i];
+			const struct capture_cpu_counts *c = &m->cpus[i];
 			uint64_t v = f == 0 ? c->produced : f == 1 ? c->lost : c->overwritten;
 
 			r |= put(out, "%s{cpu=\"%d\",transport=\"%s\"} %" PRIu64 "\n", families[f].name,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics.h: renders ringtrace's metrics in the Prometheus text exposition
  * format 0.0.4: one HELP/TYPE per family, families whole, label values escaped
  * and made valid UTF-8, equal series merged, a final newline. */
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/capture_counts.h"
 #include "lib/byte_buffer.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -21,25 +23,6 @@ struct metrics_cpu_row {
 	uint64_t ns;
 };
 
-/* One CPU's records, for one transport. */
-struct metrics_cpu_counts {
-	int cpu;
-	uint64_t produced, lost, overwritten;
-};
-
-/* How full one ring is. */
-struct metrics_ring {
-	int cpu;
-	const char *ring; /* "staging", "perf" */
-	uint64_t used, capacity;
-};
-
-struct metrics_program {
-	const char *name;
-	uint64_t runs;
-	uint64_t run_ns;
-};
-
 struct metrics_snapshot {
 	const char *version;
 	const char *transport;             /* label of the record counts */
@@ -48,15 +31,15 @@ struct metrics_snapshot {
 	const struct metrics_cpu_row *comms;
 	size_t nr_comms;
 	unsigned int top_comms;            /* comms shown by name, the rest as "other"; 0: all */
-	const struct metrics_cpu_counts *cpus;
+	const struct capture_cpu_counts *cpus;
 	size_t nr_cpus;
 	uint64_t runq_buckets[METRICS_RUNQ_BUCKETS]; /* not cumulative: bucket i < 2^i ns */
 	uint64_t runq_count;
 	uint64_t runq_sum_ns;
-	const struct metrics_ring *rings;
+	const struct capture_ring_fill *rings;
 	size_t nr_rings;
 	bool bpf_stats;                    /* kernel.bpf_stats_enabled was on */
-	const struct metrics_program *programs;
+	const struct bpf_program_runs *programs;
 	size_t nr_programs;
 };
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics_server.c: serves GET /metrics over HTTP with libmicrohttpd, the
  * body rendered on each scrape by the owner's callback. */
 #include "export/metrics_server.h"
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "export/metrics.h"
+#include "lib/log.h"
 
 struct metrics_server {
 	struct MHD_Daemon *daemon;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics_server.h: serves GET /metrics over HTTP with libmicrohttpd, the
  * body rendered on each scrape by the owner's callback. */
 #ifndef RINGTRACE_METRICS_SERVER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_data_reader.c: opens a perf.data directory (or a single perf.data file)
  * read-only, validates its header and attrs, and iterates the records of each file. */
 #include "format/perf_data_reader.h"
@@ -12,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "format/perf_record.h"
+#include "lib/log.h"
 
 #define SAMPLE_ID_FIELDS                                                                   \
 	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |      \

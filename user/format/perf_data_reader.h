@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_data_reader.h: opens a perf.data directory (or a single perf.data file)
  * read-only, validates its header and attrs, and iterates the records of each file. */
 #ifndef RINGTRACE_PERF_DATA_READER_H

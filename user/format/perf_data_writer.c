@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_data_writer.c: writes a perf.data directory: the header file "data"
  * (attrs, side-band, features) and append-only per-CPU record streams. */
 #include "format/perf_data_writer.h"
@@ -7,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/byte_buffer.h"
-#include "lib/log.h"
 #include "format/perf_file.h"
 #include "format/perf_record.h"
+#include "lib/byte_buffer.h"
+#include "lib/log.h"
 
 static int write_all(int fd, const void *buf, size_t len)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_data_writer.h: writes a perf.data directory: the header file "data"
  * (attrs, side-band, features) and append-only per-CPU record streams. */
 #ifndef RINGTRACE_PERF_DATA_WRITER_H

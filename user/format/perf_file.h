@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_file.h: the on-disk layout of a perf.data file as perf 6.1 reads it:
  * the file header, sections, feature bits, and the attr entry size. */
 #ifndef RINGTRACE_PERF_FILE_H

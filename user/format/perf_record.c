@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_record.c: encoding and decoding of individual perf records and their
  * sample_id trailer, with every field bounds-checked against header.size. */
 #include "format/perf_record.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_record.h: encoding and decoding of individual perf records (SAMPLE,
  * COMM, MMAP, MMAP2, FORK, EXIT, CGROUP, LOST...) and their sample_id trailer. */
 #ifndef RINGTRACE_PERF_RECORD_H

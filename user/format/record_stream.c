@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.c: the records of every file of a perf.data input as one
  * stream in time order: each file indexed and sorted, then k-way merged. */
 #include "format/record_stream.h"
@@ -5,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "format/perf_record.h"
+#include "lib/log.h"
 
 struct index_entry {
 	uint64_t time;

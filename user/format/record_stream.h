@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.h: the records of every file of a perf.data input as one
  * stream in time order: each file indexed and sorted, then k-way merged. */
 #ifndef RINGTRACE_RECORD_STREAM_H

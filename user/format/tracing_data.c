@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tracing_data.c: the HEADER_TRACING_DATA feature: tracefs header files and the
  * formats of the recorded tracepoints, so perf script can print their fields. */
 #include "format/tracing_data.h"
@@ -41,37 +42,37 @@ out:
 }
 
 /* "system\0" then u32 count and each format (u64 size + text) of that system. */
-static int put_system(struct byte_buffer *b, const struct event_desc *events, unsigned int nr,
+static int put_system(struct byte_buffer *b, const struct tracepoint_name *tps, unsigned int nr,
 		      const char *system)
 {
 	uint32_t count = 0;
 
 	for (unsigned int i = 0; i < nr; i++)
-		count += events[i].kind == EVENT_TRACEPOINT && !strcmp(events[i].system, system);
+		count += !strcmp(tps[i].system, system);
 	if (put(b, system, strlen(system) + 1) || put_u32(b, count))
 		return -1;
 	for (unsigned int i = 0; i < nr; i++) {
 		char rel[256];
 
-		if (events[i].kind != EVENT_TRACEPOINT || strcmp(events[i].system, system))
+		if (strcmp(tps[i].system, system))
 			continue;
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", system, events[i].tracepoint);
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", system, tps[i].name);
 		if (put_file(b, rel, 8))
 			return -1;
 	}
 	return 0;
 }
 
-/* True if an earlier event already named this system. */
-static int seen_system(const struct event_desc *events, unsigned int upto, const char *system)
+/* True if an earlier tracepoint already named this system. */
+static int seen_system(const struct tracepoint_name *tps, unsigned int upto, const char *system)
 {
 	for (unsigned int i = 0; i < upto; i++)
-		if (events[i].kind == EVENT_TRACEPOINT && !strcmp(events[i].system, system))
+		if (!strcmp(tps[i].system, system))
 			return 1;
 	return 0;
 }
 
-int tracing_data_build(struct byte_buffer *b, const struct event_desc *events, unsigned int nr,
+int tracing_data_build(struct byte_buffer *b, const struct tracepoint_name *tps, unsigned int nr,
 		       char *err, size_t errlen)
 {
 	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -80,7 +81,7 @@ int tracing_data_build(struct byte_buffer *b, const struct event_desc *events, u
 	uint64_t no_cmdlines = 0;
 
 	for (unsigned int i = 0; i < nr; i++)
-		systems += events[i].kind == EVENT_TRACEPOINT && !seen_system(events, i, events[i].system);
+		systems += !seen_system(tps, i, tps[i].system);
 	if (put(b, magic, sizeof(magic)) || put(b, "0.6", 4) || put(b, &little_endian, 1) ||
 	    put(b, &long_size, 1) || put_u32(b, page_size) || put(b, "header_page", 12) ||
 	    put_file(b, "events/header_page", 8) || put(b, "header_event", 13) ||
@@ -88,8 +89,7 @@ int tracing_data_build(struct byte_buffer *b, const struct event_desc *events, u
 	    put_u32(b, systems))
 		goto fail;
 	for (unsigned int i = 0; i < nr; i++)
-		if (events[i].kind == EVENT_TRACEPOINT && !seen_system(events, i, events[i].system) &&
-		    put_system(b, events, nr, events[i].system))
+		if (!seen_system(tps, i, tps[i].system) && put_system(b, tps, nr, tps[i].system))
 			goto fail;
 	/* no kallsyms (perf resolves with its own), the printk formats, no cmdlines */
 	if (put_u32(b, 0) || put_file(b, "printk_formats", 4) || put(b, &no_cmdlines, 8))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* byte_buffer.h: a growable byte buffer, used to assemble records and file
  * sections in memory before they are written out whole. */
 #ifndef RINGTRACE_BYTE_BUFFER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* hash_map.c: an open-addressing hash map from caller-owned keys to values,
  * with the caller's hash and equality; used for processes, DSOs and report rows. */
 #include "lib/hash_map.h"

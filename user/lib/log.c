@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* log.c: one-line messages on stderr for errors, warnings and progress,
  * so every failure reaches the user the same way. */
 #include "lib/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* log.h: how ringtrace tells the user something went wrong: one line on stderr,
  * prefixed with the program name, naming the cause and, where known, the fix. */
 #ifndef RINGTRACE_LOG_H

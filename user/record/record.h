@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record.h: a recording session: resolves what and where to record, opens the
  * events and files, drains rings into per-CPU files until stopped, prints totals. */
 #ifndef RINGTRACE_RECORD_H
@@ -9,6 +10,7 @@
 #include "capture/bpf_sampler.h"
 #include "capture/event_spec.h"
 #include "capture/perf_events.h"
+#include "capture/record_sink.h"
 
 struct record_options {
 	struct event_desc events[EVENT_SPEC_MAX]; /* cpu-clock if none given */
@@ -28,7 +30,8 @@ struct record_options {
 	const char *output;
 	bool force;
 	bool overwrite;          /* flight recorder: keep the newest, write snapshots */
-	const char *metrics_listen; /* --metrics: serve Prometheus metrics there */
+	struct record_sink **sinks; /* further sinks of the records (--metrics) */
+	unsigned int nr_sinks;
 	bool keep_caps;          /* do not drop the capabilities once attached */
 	unsigned int max_snapshots; /* 0: no limit */
 	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
@@ -45,7 +48,7 @@ struct record_options {
 	bool verbose;
 };
 
-/* Runs the recording. Returns the process exit status: 0, the workload's exit
+/* Runs the recording, and frees opts->sinks. Returns the process exit status: 0, the workload's exit
  * status when one ran, or 1 after printing one error line (2 for a bad
  * request found before anything was attached). */
 int record_run(struct record_options *opts);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record_target.c: what a recording is scoped to, resolved from the options
  * and checked before anything is attached: CPUs, processes, threads, cgroup. */
 #include "record/record_target.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record_target.h: what a recording is scoped to, resolved from the options
  * and checked before anything is attached: CPUs, processes, threads, cgroup. */
 #ifndef RINGTRACE_RECORD_TARGET_H
@@ -7,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "record/record.h"
 #include "sys/cgroup.h"
 #include "sys/cpu_list.h"
-#include "record/record.h"
 
 struct record_target {
 	struct cpu_list online; /* every online CPU: a file and side-band each */

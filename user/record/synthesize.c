@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.c: side-band records for what existed before recording began: the
  * kernel's text mapping, every live process's COMM and MMAP2 (with the build-id
  * of the file as the process sees it), every cgroup. */
@@ -16,10 +17,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sys/cgroup.h"
+#include "format/perf_record.h"
 #include "lib/hash_map.h"
 #include "lib/log.h"
-#include "format/perf_record.h"
+#include "sys/cgroup.h"
 
 int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen)

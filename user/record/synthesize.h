@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.h: side-band records for what existed before recording began: the
  * kernel's text mapping, every live process's COMM and MMAP2, every cgroup. */
 #ifndef RINGTRACE_SYNTHESIZE_H
@@ -6,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols/build_id_cache.h"
-#include "lib/byte_buffer.h"
 #include "format/perf_record.h"
+#include "lib/byte_buffer.h"
+#include "symbols/build_id_cache.h"
 
 /* Every record gets the sample_id trailer of sample_id_type with the fields of
  * sid (the id, time 0), pid and tid set per record. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* workload.h: runs the command given after "--": forked before recording
  * starts, held until the recording is ready, then exec'd. */
 #ifndef RINGTRACE_WORKLOAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* flamegraph.c: an interactive SVG flame graph from folded stacks, written
  * natively: zoom by click, search, a tooltip with samples and percentage. */
 #include "report/flamegraph.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* flamegraph.h: an interactive SVG flame graph from folded stacks, written
  * natively: zoom by click, search, a tooltip with samples and percentage. */
 #ifndef RINGTRACE_FLAMEGRAPH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* recording.c: opens a recording and replays it in time order: side-band into
  * an address space, each sample and LOST record to a visitor; what report,
  * script and the stack outputs share. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* recording.h: opens a recording and replays it in time order: side-band into
  * an address space, each sample and LOST record to a visitor; what report,
  * script and the stack outputs share. */
@@ -8,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols/address_space.h"
 #include "format/perf_data_reader.h"
 #include "format/perf_record.h"
 #include "format/record_stream.h"
+#include "symbols/address_space.h"
 
 #define RECORDING_MAX_CPUS 4096
 

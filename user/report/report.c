@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report.c: reads a recording in time order, resolves each sample's symbols,
  * and prints, per event, the rows of the chosen sort keys by overhead (self,
  * or with children), or the folded stacks, or an SVG flame graph. */
@@ -9,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/byte_buffer.h"
-#include "symbols/address_space.h"
-#include "sys/cpu_list.h"
-#include "report/flamegraph.h"
-#include "lib/hash_map.h"
-#include "lib/log.h"
 #include "format/perf_data_reader.h"
 #include "format/perf_record.h"
+#include "lib/byte_buffer.h"
+#include "lib/hash_map.h"
+#include "lib/log.h"
+#include "report/flamegraph.h"
 #include "report/recording.h"
+#include "symbols/address_space.h"
+#include "sys/cpu_list.h"
 
 static const char *const key_names[] = {
 	[REPORT_KEY_COMM] = "comm", [REPORT_KEY_PID] = "pid", [REPORT_KEY_TID] = "tid",

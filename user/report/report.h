@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report.h: reads a recording in time order, resolves each sample's symbols,
  * and prints, per event, the rows of the chosen sort keys by overhead (self,
  * or with children), or the folded stacks, or an SVG flame graph. */

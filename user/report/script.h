@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* script.h: "ringtrace script": every sample and LOST record of a recording,
  * one per line in time order across CPUs, in perf script's default format. */
 #ifndef RINGTRACE_SCRIPT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* address_space.c: the machine as the side-band records describe it over time:
  * threads and their comms, each process's mappings, and symbol lookup through them. */
 #include "symbols/address_space.h"

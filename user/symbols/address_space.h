@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* address_space.h: the machine as the side-band records describe it over time:
  * threads and their comms, each process's mappings, and symbol lookup through them. */
 #ifndef RINGTRACE_ADDRESS_SPACE_H

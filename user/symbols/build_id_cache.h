@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* build_id_cache.h: copies, inside the recording (DIR/.build-id/xx/yyyy), of
  * the binaries only a container sees (a process in another mount namespace),
  * taken through /proc/PID/root at record time, so that report resolves their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* demangle.h: C++ and Rust symbol names as people read them, by libiberty's
  * demangler (kept apart: libiberty's headers clash with libgen.h). */
 #ifndef RINGTRACE_DEMANGLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* symbols.c: symbol tables for addresses: the kernel's from /proc/kallsyms and
  * a binary's from its ELF .symtab and .dynsym (libelf), C++ and Rust names
  * demangled (libiberty), with lookup by address. */

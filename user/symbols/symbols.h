@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* symbols.h: symbol tables for addresses: the kernel's from /proc/kallsyms and
  * a binary's from its ELF .symtab and .dynsym (libelf), with lookup by address. */
 #ifndef RINGTRACE_SYMBOLS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cgroup.h: cgroup v2 directories: the mount point, a user's -G path resolved
  * and checked, ids as the kernel reports them, and the tree walked. */
 #ifndef RINGTRACE_CGROUP_H

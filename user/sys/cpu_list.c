@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cpu_list.c: CPU lists in the kernel's "0,2-3" syntax: parsing user input
  * and reading the online CPUs from sysfs. */
 #include "sys/cpu_list.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cpu_list.h: CPU lists in the kernel's "0,2-3" syntax: parsing user input
  * and reading the online CPUs from sysfs. */
 #ifndef RINGTRACE_CPU_LIST_H

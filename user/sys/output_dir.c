@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* output_dir.c: creates the recording's output directory and the files in it
  * without following symlinks: directory 0700, files 0600, never reused blindly. */
 #include "sys/output_dir.h"

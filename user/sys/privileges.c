@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* privileges.c: the capabilities ringtrace needs, checked up front with
  * libcap (one line naming what is missing and how to grant it), and dropped
  * once everything is loaded, attached and opened. */
@@ -72,4 +73,11 @@ int privileges_drop_all(char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+const char *privileges_hint(int err)
+{
+	if ((err == EPERM || err == EACCES) && geteuid() != 0)
+		return ": run as root or grant CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep ringtrace)";
+	return "";
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* privileges.h: the capabilities ringtrace needs, checked up front with
  * libcap (one line naming what is missing and how to grant it), and dropped
  * once everything is loaded, attached and opened. */
@@ -13,5 +14,9 @@ int privileges_check(const char *what, char *err, size_t errlen);
 /* Clears every capability (effective, permitted, inheritable, ambient) and
  * checks that none is left. 0, or -1 with err set. */
 int privileges_drop_all(char *err, size_t errlen);
+
+/* What a failed bpf() or perf_event_open() with errno err most likely means,
+ * as a fix to append to the error line ("" if nothing to add). */
+const char *privileges_hint(int err);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tracefs.c: the kernel's tracefs: found or mounted, tracepoint ids and formats
  * (fixed size, dynamic fields), the list of events, and files read whole. */
 #include "sys/tracefs.h"

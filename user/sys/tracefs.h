@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tracefs.h: the kernel's tracefs: found or mounted, tracepoint ids and formats
  * (fixed size, dynamic fields), the list of events, and files read whole. */
 #ifndef RINGTRACE_TRACEFS_H
@@ -12,6 +13,12 @@
 #define TRACEPOINT_MAX_DYNAMIC_FIELDS 4
 
 /* What ringtrace needs to know of one tracepoint to copy its record. */
+/* A tracepoint as tracefs names it: events/SYSTEM/NAME. */
+struct tracepoint_name {
+	const char *system;
+	const char *name;
+};
+
 struct tracepoint_format {
 	uint32_t id;           /* "ID:", the attr.config of a PERF_TYPE_TRACEPOINT event */
 	uint32_t fixed_size;   /* end of the last fixed field */

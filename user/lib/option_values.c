@@ -1,19 +1,18 @@
-/* cli_util.c: strict parsing of numeric command-line values, shared by the
- * subcommands so every bad value gets the same kind of one-line error. */
-#include "cli/cli_util.h"
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* option_values.c: strict parsing of numeric option values, shared by the
+ * commands so every bad value gets the same kind of one-line error. */
+#include "lib/option_values.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
-#include <stdio.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "lib/log.h"
 
-int cli_parse_u64(const char *option, const char *text, uint64_t min, uint64_t max,
-		  uint64_t *out)
+int option_parse_u64(const char *option, const char *text, uint64_t min, uint64_t max,
+		     uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -34,8 +33,8 @@ int cli_parse_u64(const char *option, const char *text, uint64_t min, uint64_t m
 	return 0;
 }
 
-int cli_parse_size(const char *option, const char *text, uint64_t min, uint64_t max,
-		   uint64_t *out)
+int option_parse_size(const char *option, const char *text, uint64_t min, uint64_t max,
+		      uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -60,18 +59,4 @@ bad:
 	rt_error("invalid size \"%s\" for %s: expected bytes from %" PRIu64 " to %" PRIu64 " (K, M, G suffixes allowed)",
 		 text ? text : "", option, min, max);
 	return -1;
-}
-
-const char *cli_rejected_option(char **argv)
-{
-	static char shortopt[3];
-	const char *last = optind > 0 ? argv[optind - 1] : "";
-
-	if (!strncmp(last, "--", 2))
-		return last;
-	if (optopt) {
-		snprintf(shortopt, sizeof(shortopt), "-%c", optopt);
-		return shortopt;
-	}
-	return argv[optind - 1];
 }

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* aggregator.h: the BPF program that aggregates in the kernel (no record per
+ * sample reaches user space): CPU time per cgroup and per comm from a sampling
+ * event on every CPU, and the run-queue latency histogram from the scheduler's
+ * tracepoints; loaded, attached and its maps read here. */
+#ifndef RINGTRACE_AGGREGATOR_H
+#define RINGTRACE_AGGREGATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture_counts.h"
+#include "capture/perf_events.h"
+#include "export_maps.h"
+
+struct aggregator_config {
+	uint32_t event_type;     /* PERF_TYPE_SOFTWARE */
+	uint64_t event_config;   /* cpu-clock or task-clock */
+	struct sample_rate rate;
+	int cgroup_fd;           /* only tasks in this cgroup v2 (and below), or -1 */
+	bool runq_only;          /* only the run-queue histogram */
+};
+
+/* Run-queue waits summed over every CPU: bucket i holds waits below 2^i ns. */
+struct runq_histogram {
+	uint64_t buckets[RT_RUNQ_BUCKETS];
+	uint64_t count;
+	uint64_t sum_ns;
+};
+
+struct aggregator;
+
+/* Everything loaded and attached: aggregation has begun. NULL with err set. */
+struct aggregator *aggregator_start(const struct aggregator_config *cfg, char *err,
+				    size_t errlen);
+/* Calls fn for every cgroup id with CPU time; 0, or -1 if the map could not be read. */
+int aggregator_each_cgroup(struct aggregator *a,
+			   int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t), void *ctx);
+/* Calls fn for every comm with CPU time (comm NUL-terminated). */
+int aggregator_each_comm(struct aggregator *a,
+			 int (*fn)(void *ctx, const char *comm, const struct rt_cpu_time *t),
+			 void *ctx);
+/* The samples seen and not counted, per CPU sampled; returns how many CPUs. */
+size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max);
+/* 0, or -1 if the histogram could not be read. */
+int aggregator_runq(struct aggregator *a, struct runq_histogram *out);
+/* Its programs' run counts and times (see bpf_stats_read). */
+size_t aggregator_program_runs(struct aggregator *a, struct bpf_program_runs *out, size_t max);
+void aggregator_stop(struct aggregator *a);
+
+#endif

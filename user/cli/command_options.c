@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* command_options.c: the option table of every subcommand, the one source of
+ * both what getopt_long accepts and what --help prints. */
+#include "cli/command_options.h"
+
+#include "export/metrics_server.h"
+
+static const struct options_entry record_options_table[] = {
+	{ "event", 'e', "EVENTS",
+	  "events, comma-separated, repeatable (default cpu-clock): cpu-clock, task-clock, "
+	  "page-faults, context-switches, cpu-migrations, minor-faults, major-faults, hardware "
+	  "events where there is a PMU, SYSTEM:TRACEPOINT; NAME:u / NAME:k for user or kernel "
+	  "only; -e list lists them",
+	  "what", RECORD_OPT_EVENT },
+	{ "freq", 'F', "HZ",
+	  "sample at HZ per CPU (default " OPTIONS_STR(RECORD_DEFAULT_FREQ) "; not tracepoints)",
+	  NULL, RECORD_OPT_FREQ },
+	{ "count", 'c', "PERIOD", "sample every PERIOD events (ns for clocks; tracepoints too)",
+	  NULL, RECORD_OPT_COUNT },
+	{ "call-graph", 'g', NULL, "record kernel and user callchains (frame pointers)",
+	  NULL, RECORD_OPT_CALL_GRAPH },
+	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
+	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
+	  NULL, RECORD_OPT_CPU },
+	{ "pid", 'p', "PIDS", "only these processes (and what they fork, unless -i)",
+	  NULL, RECORD_OPT_PID },
+	{ "tid", 't', "TIDS", "only these threads", NULL, RECORD_OPT_TID },
+	{ "per-thread", 0, NULL, "events follow each thread instead of watching CPUs, one ring",
+	  NULL, RECORD_OPT_PER_THREAD },
+	{ "no-inherit", 'i', NULL, "do not follow forked children", NULL, RECORD_OPT_NO_INHERIT },
+	{ "cgroup", 'G', "PATH",
+	  "with -a/-C: only tasks in this cgroup v2 directory and below (absolute, or relative "
+	  "to the cgroup v2 mount)",
+	  NULL, RECORD_OPT_CGROUP },
+	{ "cgroup-exact", 0, NULL, "with -G: not the cgroups below it", NULL, RECORD_OPT_CGROUP_EXACT },
+	{ "all-cgroups", 0, NULL, "record every sample's cgroup (report --sort cgroup)",
+	  NULL, RECORD_OPT_ALL_CGROUPS },
+	{ NULL, 0, "-- CMD ARGS",
+	  "run CMD; alone it is the target (followed with its children), with -a/-C/-p/-t it "
+	  "sets the duration",
+	  NULL, 0 },
+	{ "transport", 0, "T",
+	  "ringbuf (BPF ring buffers, default) or perfbuf (a perf event array: one perf ring "
+	  "per CPU)",
+	  "transport and output", RECORD_OPT_TRANSPORT },
+	{ "mmap-pages", 'm', "N",
+	  "kernel ring size per CPU in pages, a power of two (default "
+	  OPTIONS_STR(RECORD_DEFAULT_RING_PAGES) ")",
+	  NULL, RECORD_OPT_MMAP_PAGES },
+	{ "staging-size", 0, "S",
+	  "per-CPU staging ring between draining and writing, a power of two, e.g. 8M (default "
+	  RECORD_DEFAULT_STAGING_TEXT ")",
+	  NULL, RECORD_OPT_STAGING_SIZE },
+	{ "output", 'o', "DIR", "output directory (default " RECORD_DEFAULT_OUTPUT ")",
+	  NULL, RECORD_OPT_OUTPUT },
+	{ "force", 0, NULL, "reuse DIR if it exists and is yours", NULL, RECORD_OPT_FORCE },
+	{ "overwrite", 0, NULL,
+	  "keep only the newest samples per CPU in memory (the staging ring, or with perfbuf the "
+	  "kernel's backward perf rings) and write DIR/snapshot-NNN on each trigger and at the "
+	  "end, with exact counts of what was overwritten; triggers: SIGUSR2, ringtrace "
+	  "snapshot DIR, --trigger and --trigger-runqlat",
+	  "flight recorder", RECORD_OPT_OVERWRITE },
+	{ "trigger", 0, "EVENT", "a snapshot on each hit of tracepoint EVENT (SYSTEM:NAME)",
+	  NULL, RECORD_OPT_TRIGGER },
+	{ "trigger-runqlat", 0, "MS", "a snapshot when a task waited more than MS ms to run",
+	  NULL, RECORD_OPT_TRIGGER_RUNQLAT },
+	{ "max-snapshots", 0, "N", "at most N snapshots (default: no limit)",
+	  NULL, RECORD_OPT_MAX_SNAPSHOTS },
+	{ "metrics", 0, "ADDR:PORT",
+	  "serve Prometheus metrics of this recording there (as ringtrace export, from the "
+	  "samples recorded)",
+	  "other", RECORD_OPT_METRICS },
+	{ "keep-caps", 0, NULL,
+	  "keep the capabilities after attaching (by default every one is dropped once the "
+	  "events are attached and the files opened)",
+	  NULL, RECORD_OPT_KEEP_CAPS },
+	{ "verbose", 'v', NULL, "show libbpf's messages", NULL, RECORD_OPT_VERBOSE },
+	{ "debug-drain-delay-ms", 0, "MS", "test knob: a slow drain", NULL,
+	  RECORD_OPT_DEBUG_DRAIN_DELAY },
+	{ "debug-writer-delay-ms", 0, "MS", "test knob: a slow disk", NULL,
+	  RECORD_OPT_DEBUG_WRITER_DELAY },
+	{ 0 },
+};
+
+const struct options_command record_command = {
+	.name = "record",
+	.usage = "ringtrace record [-e EVENTS] [-a | -C CPUS | -p PIDS | -t TIDS] [-G CGROUP]\n"
+		 "                 [-F HZ | -c PERIOD] [-g] [-o DIR] [-m PAGES] [-- CMD ARGS...]",
+	.description = "Samples through BPF and writes a perf.data directory (DIR/data and "
+		       "DIR/data.cpuN) that ringtrace report and perf report read.",
+	.options = record_options_table,
+	.epilog = "Without a command, recording stops on SIGINT (Ctrl-C) or SIGTERM.",
+	.stop_at_positional = true, /* what follows -- or the first word is the command */
+};
+
+static const struct options_entry report_options_table[] = {
+	{ "input", 'i', "DIR", "the recording (also the first argument)", NULL, REPORT_OPT_INPUT },
+	{ "sort", 's', "KEYS",
+	  "group by these keys, comma-separated, from comm, pid, tid, dso, sym, cpu, cgroup "
+	  "(default " REPORT_DEFAULT_SORT ")",
+	  NULL, REPORT_OPT_SORT },
+	{ "children", 0, NULL,
+	  "also credit every caller on a sample's stack (Children column; with callchains)",
+	  NULL, REPORT_OPT_CHILDREN },
+	{ "no-children", 0, NULL, "only the sampled function (Self; the default)",
+	  NULL, REPORT_OPT_NO_CHILDREN },
+	{ "stdio", 0, NULL, "plain text table (the default)", NULL, REPORT_OPT_STDIO },
+	{ "folded", 0, NULL,
+	  "one line per unique stack, root first, and its samples (Brendan Gregg's folded "
+	  "format)",
+	  NULL, REPORT_OPT_FOLDED },
+	{ "flamegraph", 0, "FILE.svg",
+	  "an interactive SVG flame graph (click to zoom, Ctrl-F or Search to search)",
+	  NULL, REPORT_OPT_FLAMEGRAPH },
+	{ "event", 0, "NAME",
+	  "only this event's samples (folded stacks and flame graphs: the recording's first "
+	  "event without it)",
+	  "filters", REPORT_OPT_EVENT },
+	{ "comm", 0, "COMM", "only samples of threads named COMM", NULL, REPORT_OPT_COMM },
+	{ "pid", 0, "PID", "only samples of process PID", NULL, REPORT_OPT_PID },
+	{ "cpu", 0, "CPUS", "only samples taken on these CPUs (0,2-3)", NULL, REPORT_OPT_CPU },
+	{ "cgroup", 0, "PATH", "only samples of this cgroup (as --sort cgroup prints it)",
+	  NULL, REPORT_OPT_CGROUP },
+	{ "time", 0, "START,END",
+	  "only samples in this time range, seconds as script prints them (either may be empty)",
+	  NULL, REPORT_OPT_TIME },
+	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
+	  "symbols", REPORT_OPT_KALLSYMS },
+	{ 0 },
+};
+
+const struct options_command report_command = {
+	.name = "report",
+	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
+		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg [filters]",
+	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
+		       ") fell, by overhead; or their stacks, folded or as a flame graph.",
+	.options = report_options_table,
+};
+
+static const struct options_entry script_options_table[] = {
+	{ "input", 'i', "DIR", "the recording (also the first argument)", NULL, SCRIPT_OPT_INPUT },
+	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
+	  NULL, SCRIPT_OPT_KALLSYMS },
+	{ 0 },
+};
+
+const struct options_command script_command = {
+	.name = "script",
+	.usage = "ringtrace script [DIR]",
+	.description = "Prints every sample and LOST record of a recording (default "
+		       REPORT_DEFAULT_INPUT "), one per line in time order across CPUs, with "
+		       "perf script's default fields: comm, tid, [cpu], time, period, event, ip "
+		       "symbol+offset (dso); callchains one frame per line; tracepoint fields as "
+		       "name=value.",
+	.options = script_options_table,
+};
+
+static const struct options_entry export_options_table[] = {
+	{ "listen", 0, "ADDR:PORT",
+	  "where to serve (default " METRICS_DEFAULT_LISTEN "; a non-loopback address only if "
+	  "given here; [::1]:PORT for IPv6)",
+	  NULL, EXPORT_OPT_LISTEN },
+	{ "textfile", 0, "DIR",
+	  "write DIR/" TEXTFILE_NAME " every interval for node_exporter's textfile "
+	  "collector (without --listen: no HTTP)",
+	  NULL, EXPORT_OPT_TEXTFILE },
+	{ "interval", 0, "S",
+	  "seconds between textfile writes (default " OPTIONS_STR(EXPORT_DEFAULT_INTERVAL_S) ")",
+	  NULL, EXPORT_OPT_INTERVAL },
+	{ "event", 'e', "EVENT", "the sampling event: cpu-clock (default) or task-clock",
+	  NULL, EXPORT_OPT_EVENT },
+	{ "freq", 'F', "HZ",
+	  "samples per second per CPU (default " OPTIONS_STR(EXPORT_DEFAULT_FREQ) ")",
+	  NULL, EXPORT_OPT_FREQ },
+	{ "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory and below",
+	  NULL, EXPORT_OPT_CGROUP },
+	{ "top", 0, "N",
+	  "comms named in ringtrace_comm_cpu_seconds_total; the rest are summed as \"other\" "
+	  "(default " OPTIONS_STR(EXPORT_DEFAULT_TOP_COMMS) ")",
+	  NULL, EXPORT_OPT_TOP },
+	{ 0 },
+};
+
+const struct options_command export_command = {
+	.name = "export",
+	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
+		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]",
+	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
+		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics, "
+		       "until SIGINT/SIGTERM.",
+	.options = export_options_table,
+};
+
+static const struct options_entry snapshot_options_table[] = {
+	{ "wait", 'w', NULL,
+	  "wait (up to " OPTIONS_STR(SNAPSHOT_WAIT_SECONDS) " s) until DIR's next snapshot is written",
+	  NULL, SNAPSHOT_OPT_WAIT },
+	{ 0 },
+};
+
+const struct options_command snapshot_command = {
+	.name = "snapshot",
+	.usage = "ringtrace snapshot [--wait] DIR|PID",
+	.description = "Asks the flight recording writing into DIR (ringtrace record "
+		       "--overwrite -o DIR), or the one running as PID, for a snapshot: "
+		       "DIR/snapshot-NNN. The same as sending it SIGUSR2.",
+	.options = snapshot_options_table,
+	.stop_at_positional = true, /* the target is the last argument */
+};
+
+static const struct options_entry list_options_table[] = {
+	{ 0 },
+};
+
+const struct options_command list_command = {
+	.name = "list",
+	.usage = "ringtrace list",
+	.description = "Lists the events record -e accepts (also record -e list): software "
+		       "events, hardware events where the machine has a PMU, and tracepoints "
+		       "as SYSTEM:NAME.",
+	.options = list_options_table,
+};
+
+const struct options_command *const all_commands[] = {
+	&record_command, &report_command, &script_command,
+	&export_command, &snapshot_command, &list_command,
+};
+
+const unsigned int nr_all_commands = sizeof(all_commands) / sizeof(all_commands[0]);

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* command_options.h: the option table of every subcommand (what getopt_long
+ * accepts and --help prints), the ids their handlers switch on, the defaults. */
+#ifndef RINGTRACE_COMMAND_OPTIONS_H
+#define RINGTRACE_COMMAND_OPTIONS_H
+
+#include "export/serve.h"
+#include "export/textfile.h"
+#include "lib/options.h"
+
+/* Defaults, written into the help text as they are. */
+#define RECORD_DEFAULT_FREQ 999
+#define RECORD_DEFAULT_RING_PAGES 128    /* 512 KiB per CPU, perf's default */
+#define RECORD_DEFAULT_STAGING_BYTES (8u << 20)
+#define RECORD_DEFAULT_STAGING_TEXT "8M" /* RECORD_DEFAULT_STAGING_BYTES in the help */
+#define RECORD_DEFAULT_OUTPUT "ringtrace.data"
+#define REPORT_DEFAULT_INPUT "ringtrace.data"
+#define REPORT_DEFAULT_SORT "comm,dso,sym"
+#define EXPORT_DEFAULT_FREQ 99
+#define EXPORT_DEFAULT_TOP_COMMS 20
+#define SNAPSHOT_WAIT_SECONDS 30
+
+enum record_option_id {
+	RECORD_OPT_EVENT = 1,
+	RECORD_OPT_FREQ,
+	RECORD_OPT_COUNT,
+	RECORD_OPT_CALL_GRAPH,
+	RECORD_OPT_ALL_CPUS,
+	RECORD_OPT_CPU,
+	RECORD_OPT_PID,
+	RECORD_OPT_TID,
+	RECORD_OPT_PER_THREAD,
+	RECORD_OPT_NO_INHERIT,
+	RECORD_OPT_CGROUP,
+	RECORD_OPT_CGROUP_EXACT,
+	RECORD_OPT_ALL_CGROUPS,
+	RECORD_OPT_TRANSPORT,
+	RECORD_OPT_MMAP_PAGES,
+	RECORD_OPT_STAGING_SIZE,
+	RECORD_OPT_OUTPUT,
+	RECORD_OPT_FORCE,
+	RECORD_OPT_OVERWRITE,
+	RECORD_OPT_TRIGGER,
+	RECORD_OPT_TRIGGER_RUNQLAT,
+	RECORD_OPT_MAX_SNAPSHOTS,
+	RECORD_OPT_METRICS,
+	RECORD_OPT_KEEP_CAPS,
+	RECORD_OPT_VERBOSE,
+	RECORD_OPT_DEBUG_DRAIN_DELAY,
+	RECORD_OPT_DEBUG_WRITER_DELAY,
+};
+
+enum report_option_id {
+	REPORT_OPT_INPUT = 1,
+	REPORT_OPT_SORT,
+	REPORT_OPT_CHILDREN,
+	REPORT_OPT_NO_CHILDREN,
+	REPORT_OPT_STDIO,
+	REPORT_OPT_FOLDED,
+	REPORT_OPT_FLAMEGRAPH,
+	REPORT_OPT_EVENT,
+	REPORT_OPT_COMM,
+	REPORT_OPT_PID,
+	REPORT_OPT_CPU,
+	REPORT_OPT_CGROUP,
+	REPORT_OPT_TIME,
+	REPORT_OPT_KALLSYMS,
+};
+
+enum script_option_id {
+	SCRIPT_OPT_INPUT = 1,
+	SCRIPT_OPT_KALLSYMS,
+};
+
+enum export_option_id {
+	EXPORT_OPT_LISTEN = 1,
+	EXPORT_OPT_TEXTFILE,
+	EXPORT_OPT_INTERVAL,
+	EXPORT_OPT_EVENT,
+	EXPORT_OPT_FREQ,
+	EXPORT_OPT_CGROUP,
+	EXPORT_OPT_TOP,
+};
+
+enum snapshot_option_id {
+	SNAPSHOT_OPT_WAIT = 1,
+};
+
+extern const struct options_command record_command;
+extern const struct options_command report_command;
+extern const struct options_command script_command;
+extern const struct options_command export_command;
+extern const struct options_command snapshot_command;
+extern const struct options_command list_command;
+
+/* Every command above, for the tests. */
+extern const struct options_command *const all_commands[];
+extern const unsigned int nr_all_commands;
+
+#endif

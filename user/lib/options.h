@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* options.h: a command's options described once, in a table from which both
+ * getopt_long's arguments and the --help text are made, so they cannot drift. */
+#ifndef RINGTRACE_OPTIONS_H
+#define RINGTRACE_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* A macro's value written into help text: OPTIONS_STR(DEFAULT_FREQ) is "999". */
+#define OPTIONS_STR(x) OPTIONS_STR_(x)
+#define OPTIONS_STR_(x) #x
+
+/* The most rows a command's table may have. */
+#define OPTIONS_MAX 64
+
+/* One row of a command's option table. A row with neither long_name nor
+ * short_name but an arg_name is help text only, arg_name standing in the
+ * column of names (e.g. "-- CMD ARGS"); a row of zeros ends the table.
+ * -h/--help is not in the table: every command gets it. */
+struct options_entry {
+	const char *long_name; /* "event" for --event, or NULL */
+	char short_name;       /* 'e' for -e, or 0 */
+	const char *arg_name;  /* "EVENTS": the option needs a value; NULL: a flag */
+	const char *help;      /* wrapped to 79 columns; '\n' starts a new line */
+	const char *group;     /* a heading ("where") printed before this row, or NULL */
+	int id;                /* what the command's handler switches on */
+};
+
+/* A command: what --help prints, and the table getopt_long is given. */
+struct options_command {
+	const char *name;        /* "record", as in "see ringtrace record --help" */
+	const char *usage;       /* after "usage: "; further lines ('\n') aligned under it */
+	const char *description; /* the paragraph after the usage */
+	const struct options_entry *options;
+	const char *epilog;      /* the paragraph after the options, or NULL */
+	bool stop_at_positional; /* options end at the first non-option (getopt's
+				    '+'): a command line or a target follows */
+};
+
+/* What options_parse and a command's handler return. */
+enum options_result {
+	OPTIONS_CONTINUE = 0,    /* go on */
+	OPTIONS_DONE = 1,        /* the command's work is done (help printed): exit 0 */
+	OPTIONS_USAGE_ERROR = 2, /* one error line printed: exit 2 */
+};
+
+/* Takes the option id (a row's id) with its value, or NULL for a flag.
+ * Returns an enum options_result. */
+typedef int options_handler(void *ctx, int id, const char *arg);
+
+/* getopt_long's arguments for a command, --help included. */
+struct options_getopt {
+	struct option long_options[OPTIONS_MAX + 2];
+	char short_options[2 * OPTIONS_MAX + 4];
+};
+
+/* Fills g from cmd's table; 0, or -1 if the table has more than OPTIONS_MAX
+ * rows. Long-only options get the value 256 + their row's index. */
+int options_getopt_build(const struct options_command *cmd, struct options_getopt *g);
+
+/* Runs getopt_long over argv (argv[0] is the command's name) from the start,
+ * calling handle(ctx, row's id, value) for each option in order (handle may
+ * be NULL for an empty table). Prints the help on stdout for -h/--help, and
+ * one error line for a missing value or an unknown option. Returns
+ * OPTIONS_CONTINUE with *first_positional (if not NULL) set to the index of
+ * the first argument that is not an option, or what the command returns at
+ * once, through options_exit_status: OPTIONS_DONE after the help,
+ * OPTIONS_USAGE_ERROR, or what the handler returned. */
+int options_parse(const struct options_command *cmd, int argc, char **argv,
+		  options_handler *handle, void *ctx, int *first_positional);
+
+/* The exit status for a result of options_parse other than OPTIONS_CONTINUE. */
+int options_exit_status(int result);
+
+/* Usage, description, each group's heading and option with its help text
+ * aligned in a column, then the epilog. */
+void options_print_help(const struct options_command *cmd, FILE *out);
+
+/* Whether cmd's table is sound: every option named and explained, no name or
+ * letter twice, none taking -h or --help. 0, or -1 with err set. */
+int options_check(const struct options_command *cmd, char *err, size_t err_len);
+
+/* The option getopt_long just rejected, as the user typed it ("-x" or "--xyz"). */
+const char *options_rejected(char **argv);
+
+#endif

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* file_sink.c: the per-CPU files of a recording: a staging ring per CPU that
+ * the drain thread fills and a writer thread empties into DIR/data.cpuN. */
+#include "record/file_sink.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/staging_ring.h"
+#include "format/perf_data_writer.h"
+#include "format/recording_layout.h"
+#include "lib/log.h"
+#include "sys/output_dir.h"
+
+#define STREAM_BUFFER_BYTES (256 * 1024)
+#define IDLE_WAIT_MS 50
+
+struct file_sink;
+
+/* One CPU: its staging ring (filled by the drain thread) and its file. */
+struct cpu_output {
+	int cpu;
+	struct staging_ring staging;
+	struct perf_data_stream stream;
+	/* writer thread */
+	uint64_t samples_written;          /* SAMPLE records that reached the stream */
+	uint64_t lost_reported[STAGING_CLASSES]; /* items the stream's LOST records count */
+	/* drain thread: records dropped because the staging ring was full */
+	uint64_t dropped_samples;
+	uint64_t dropped_sideband;
+	struct file_sink *owner;
+};
+
+struct file_sink {
+	struct record_sink base;
+	struct cpu_output *cpus;
+	unsigned int nr;
+	int *slot_of_cpu;   /* by CPU number, -1 if it has no file */
+	int nr_slots;
+	const char *dirpath;
+	uint64_t sample_lost_id, sideband_lost_id;
+	unsigned int delay_ms;
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	atomic_bool stop;
+	atomic_int error;     /* errno of the first failed write, 0 if none */
+	int error_cpu;
+};
+
+static struct file_sink *file_sink_of(struct record_sink *s)
+{
+	return (struct file_sink *)s;
+}
+
+static struct cpu_output *output_of(struct file_sink *f, int cpu)
+{
+	int slot = cpu >= 0 && cpu < f->nr_slots ? f->slot_of_cpu[cpu] : -1;
+
+	return slot < 0 ? NULL : &f->cpus[slot];
+}
+
+/* The staging ring's LOST records: LOST_SAMPLES for samples, LOST (of the
+ * tracking event) for side-band records. */
+static size_t build_lost_of_cpu(void *ctx, enum staging_class cls, uint64_t count, uint64_t time,
+				void *buf, size_t cap)
+{
+	struct cpu_output *o = ctx;
+	bool samples = cls == STAGING_SAMPLES;
+
+	return recording_lost_record(buf, cap,
+				     samples ? PERF_RECORD_LOST_SAMPLES : PERF_RECORD_LOST,
+				     samples ? o->owner->sample_lost_id : o->owner->sideband_lost_id,
+				     count, time, o->cpu);
+}
+
+/* Hands a record to its CPU's staging ring, as weight items of cls. */
+static int stage(struct file_sink *f, int cpu, const void *rec, size_t size,
+		 enum staging_class cls)
+{
+	const struct perf_event_header *h = rec;
+	struct cpu_output *o = output_of(f, cpu);
+	bool lost = h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES;
+
+	if (!o)
+		return -EINVAL;
+	if (!staging_ring_write(&o->staging, rec, size, recording_record_time(rec), cls,
+				lost ? recording_lost_count(rec) : 1)) {
+		/* a dropped LOST record's count is not lost: the ring folds it
+		 * into its own LOST record; only records themselves are drops */
+		if (h->type == PERF_RECORD_SAMPLE)
+			o->dropped_samples++;
+		else if (!lost)
+			o->dropped_sideband++;
+	}
+	return 0;
+}
+
+static int file_sample(struct record_sink *s, int cpu, const void *rec, size_t size)
+{
+	return stage(file_sink_of(s), cpu, rec, size, STAGING_SAMPLES);
+}
+
+static int file_sideband(struct record_sink *s, int cpu, const void *rec, size_t size)
+{
+	return stage(file_sink_of(s), cpu, rec, size, STAGING_OTHER);
+}
+
+/* What a record reports lost, as the staging ring classes it. */
+static void note_reported_loss(struct cpu_output *o, const struct perf_event_header *h)
+{
+	if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
+		o->lost_reported[h->type == PERF_RECORD_LOST_SAMPLES ? STAGING_SAMPLES
+								     : STAGING_OTHER] +=
+			recording_lost_count(h);
+}
+
+static void set_error(struct file_sink *f, int cpu, int err)
+{
+	f->error_cpu = cpu;
+	atomic_store(&f->error, err ? err : EIO);
+}
+
+/* Moves one CPU's waiting records into its file; true if there were any. */
+static bool empty_one(struct file_sink *f, struct cpu_output *o)
+{
+	const struct perf_event_header *h;
+	bool any = false;
+
+	while ((h = staging_ring_peek(&o->staging))) {
+		any = true;
+		if (!atomic_load(&f->error)) {
+			if (perf_data_stream_append(&o->stream, h, h->size))
+				set_error(f, o->cpu, o->stream.error);
+			else if (h->type == PERF_RECORD_SAMPLE)
+				o->samples_written++;
+			else
+				note_reported_loss(o, h);
+		}
+		staging_ring_consume(&o->staging);
+	}
+	return any;
+}
+
+static void flush_all(struct file_sink *f)
+{
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (!atomic_load(&f->error) && perf_data_stream_flush(&f->cpus[i].stream))
+			set_error(f, f->cpus[i].cpu, f->cpus[i].stream.error);
+}
+
+static void wait_for_work(struct file_sink *f)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += IDLE_WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (!atomic_load(&f->stop))
+		pthread_cond_timedwait(&f->wake, &f->lock, &until);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void *writer_thread(void *arg)
+{
+	struct file_sink *f = arg;
+
+	for (;;) {
+		/* stop is read before the rings: once it is seen, everything the
+		 * drain thread will ever write is already there */
+		bool stopping = atomic_load(&f->stop), any = false;
+
+		for (unsigned int i = 0; i < f->nr; i++)
+			any |= empty_one(f, &f->cpus[i]);
+		if (any && f->delay_ms && !stopping)
+			usleep(f->delay_ms * 1000);
+		if (any)
+			continue;
+		/* idle: what was written reaches the file before waiting */
+		flush_all(f);
+		if (stopping)
+			return NULL;
+		wait_for_work(f);
+	}
+}
+
+static int file_start(struct record_sink *s, char *err, size_t errlen)
+{
+	struct file_sink *f = file_sink_of(s);
+	int r = pthread_create(&f->thread, NULL, writer_thread, f);
+
+	if (r) {
+		rt_format(err, errlen, "cannot start the writer thread: %s", strerror(r));
+		return -1;
+	}
+	f->running = true;
+	return 0;
+}
+
+static int write_error(struct file_sink *f, char *err, size_t errlen)
+{
+	int e = atomic_load(&f->error);
+
+	if (!e)
+		return 0;
+	rt_format(err, errlen, "cannot write %s/data.cpu%d: %s", f->dirpath, f->error_cpu,
+		  strerror(e));
+	return -1;
+}
+
+/* Tells the writer records are waiting. */
+static int file_flush(struct record_sink *s, char *err, size_t errlen)
+{
+	struct file_sink *f = file_sink_of(s);
+
+	pthread_mutex_lock(&f->lock);
+	pthread_cond_signal(&f->wake);
+	pthread_mutex_unlock(&f->lock);
+	return write_error(f, err, errlen);
+}
+
+/* Lets the writer write everything left, LOST records included, then joins
+ * it and closes the files. */
+static int file_finish(struct record_sink *s, char *err, size_t errlen)
+{
+	struct file_sink *f = file_sink_of(s);
+
+	if (f->running) {
+		atomic_store(&f->stop, true);
+		file_flush(s, err, errlen);
+		pthread_join(f->thread, NULL);
+		f->running = false;
+	}
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (f->cpus[i].stream.fd >= 0 && perf_data_stream_close(&f->cpus[i].stream) &&
+		    !atomic_load(&f->error))
+			set_error(f, f->cpus[i].cpu, f->cpus[i].stream.error);
+	return write_error(f, err, errlen);
+}
+
+static bool file_totals(struct record_sink *s, int cpu, struct record_sink_totals *out)
+{
+	struct cpu_output *o = output_of(file_sink_of(s), cpu);
+
+	if (!o)
+		return false;
+	*out = (struct record_sink_totals){
+		.samples = o->samples_written,
+		.lost = o->dropped_samples,
+		.sideband = o->dropped_sideband,
+		.bytes = o->stream.bytes_written,
+		.ring_used = staging_ring_used(&o->staging),
+		.ring_capacity = o->staging.size,
+	};
+	return true;
+}
+
+static void file_free(struct record_sink *s)
+{
+	struct file_sink *f = file_sink_of(s);
+	char err[256];
+
+	if (!f)
+		return;
+	if (f->running)
+		file_finish(s, err, sizeof(err));
+	for (unsigned int i = 0; i < f->nr; i++) {
+		if (f->cpus[i].stream.buf || f->cpus[i].stream.fd >= 0)
+			perf_data_stream_close(&f->cpus[i].stream);
+		staging_ring_free(&f->cpus[i].staging);
+	}
+	free(f->cpus);
+	free(f->slot_of_cpu);
+	pthread_mutex_destroy(&f->lock);
+	pthread_cond_destroy(&f->wake);
+	free(f);
+}
+
+static const struct record_sink_ops file_sink_ops = {
+	.start = file_start,
+	.sample = file_sample,
+	.sideband = file_sideband,
+	.flush = file_flush,
+	.finish = file_finish,
+	.totals = file_totals,
+	.free = file_free,
+};
+
+static int open_output(struct file_sink *f, struct cpu_output *o, int dirfd, size_t staging_bytes,
+		       char *err, size_t errlen)
+{
+	char name[32];
+	int fd;
+
+	snprintf(name, sizeof(name), "data.cpu%d", o->cpu);
+	fd = output_file_create(dirfd, f->dirpath, name, err, errlen);
+	if (fd < 0)
+		return -1;
+	if (perf_data_stream_init(&o->stream, fd, STREAM_BUFFER_BYTES)) {
+		close(fd);
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	if (staging_ring_init(&o->staging, staging_bytes, build_lost_of_cpu, o)) {
+		rt_format(err, errlen, "cannot allocate a %zu-byte staging ring", staging_bytes);
+		return -1;
+	}
+	return 0;
+}
+
+struct record_sink *file_sink_create(const struct file_sink_config *cfg, char *err,
+				     size_t errlen)
+{
+	struct file_sink *f = calloc(1, sizeof(*f));
+	const struct cpu_list *cpus = cfg->cpus;
+
+	if (!f) {
+		rt_format(err, errlen, "out of memory");
+		return NULL;
+	}
+	f->base.ops = &file_sink_ops;
+	f->dirpath = cfg->dirpath;
+	f->sample_lost_id = cfg->sample_lost_id;
+	f->sideband_lost_id = cfg->sideband_lost_id;
+	f->delay_ms = cfg->writer_delay_ms;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->wake, NULL);
+	for (unsigned int i = 0; i < cpus->nr; i++)
+		if (cpus->cpus[i] + 1 > f->nr_slots)
+			f->nr_slots = cpus->cpus[i] + 1;
+	f->cpus = calloc(cpus->nr, sizeof(*f->cpus));
+	f->slot_of_cpu = malloc(((size_t)f->nr_slots + 1) * sizeof(int));
+	if (!f->cpus || !f->slot_of_cpu) {
+		rt_format(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (int c = 0; c < f->nr_slots; c++)
+		f->slot_of_cpu[c] = -1;
+	for (unsigned int i = 0; i < cpus->nr; i++) {
+		struct cpu_output *o = &f->cpus[i];
+
+		o->cpu = cpus->cpus[i];
+		o->owner = f;
+		o->stream.fd = -1;
+		f->slot_of_cpu[o->cpu] = (int)i;
+		f->nr++;
+		if (open_output(f, o, cfg->dirfd, cfg->staging_bytes, err, errlen))
+			goto fail;
+	}
+	return &f->base;
+fail:
+	file_free(&f->base);
+	return NULL;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* header.c: the header file of a recording, DIR/data: the attrs of its events
+ * and of the tracking event with their ids, the side-band synthesized for what
+ * existed at the start, and the features (tracepoint formats among them). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/perf_data_writer.h"
+#include "format/tracing_data.h"
+#include "lib/log.h"
+#include "record/session.h"
+#include "record/synthesize.h"
+#include "sys/output_dir.h"
+
+int session_synthesize(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	struct perf_sample_id sid = { .id = s->tracking_id };
+	struct tracepoint_name tps[EVENT_SPEC_MAX];
+	unsigned int nr_tps = 0;
+
+	if (synthesize_kernel_mmap(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, s->error,
+				   sizeof(s->error)))
+		rt_warn("%s; kernel frames will show as [unknown]", s->error);
+	s->error[0] = '\0';
+	if (synthesize_processes(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, &s->build_ids) < 0 ||
+	    (s->cgroup_field &&
+	     synthesize_cgroups(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid) < 0)) {
+		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
+		return -1;
+	}
+	/* tracepoint formats, for perf script: tracefs is read only if needed */
+	for (unsigned int i = 0; i < o->nr_events; i++)
+		if (o->events[i].kind == EVENT_TRACEPOINT)
+			tps[nr_tps++] = (struct tracepoint_name){ o->events[i].system,
+								  o->events[i].tracepoint };
+	if (nr_tps && tracing_data_build(&s->tracing, tps, nr_tps, s->error, sizeof(s->error)))
+		return -1;
+	return 0;
+}
+
+int session_write_header(struct session *s, int dirfd, const char *dirpath, char *err,
+			 size_t errlen)
+{
+	const struct record_options *o = s->opts;
+	unsigned int nr = o->nr_events + 1;
+	struct perf_data_event evs[EVENT_SPEC_MAX + 1];
+	uint64_t *tracking_ids = calloc(s->sideband.nr, sizeof(uint64_t));
+	struct perf_data_header h = { .events = evs, .nr_events = nr };
+	struct timespec res = { 0 };
+	struct utsname u;
+	int fd, ret = -1;
+
+	if (!tracking_ids) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < o->nr_events; i++) {
+		memset(&evs[i], 0, sizeof(evs[i]));
+		recording_event_attr(&evs[i].attr, &s->file_events[i]);
+		evs[i].name = o->events[i].name;
+		evs[i].ids = &s->sampler_events[i].id;
+		evs[i].nr_ids = 1;
+	}
+	for (unsigned int c = 0; c < s->sideband.nr; c++)
+		tracking_ids[c] = s->sideband.cpus[c].id;
+	memset(&evs[o->nr_events], 0, sizeof(evs[0]));
+	recording_tracking_attr(&evs[o->nr_events].attr, s->cgroup_field);
+	evs[o->nr_events].name = "dummy:HG";
+	evs[o->nr_events].ids = tracking_ids;
+	evs[o->nr_events].nr_ids = s->sideband.nr;
+
+	uname(&u);
+	clock_getres(CLOCK_MONOTONIC, &res);
+	h.hostname = u.nodename;
+	h.osrelease = u.release;
+	h.arch = u.machine;
+	h.version = "ringtrace " RINGTRACE_VERSION;
+	h.nr_cpus_available = (uint32_t)s->nr_possible;
+	h.nr_cpus_online = s->cpus.nr;
+	h.argc = o->argc;
+	h.argv = o->argv;
+	h.clockid_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	if (s->tracing.len) {
+		h.tracing_data = s->tracing.data;
+		h.tracing_data_size = s->tracing.len;
+	}
+	fd = output_file_create(dirfd, dirpath, "data", err, errlen);
+	if (fd < 0)
+		goto out;
+	ret = perf_data_write_header(fd, &h, s->synthesized.data, s->synthesized.len, err, errlen);
+	if (close(fd) && !ret) {
+		rt_format(err, errlen, "cannot write %s/data: %s", dirpath, strerror(errno));
+		ret = -1;
+	}
+out:
+	free(tracking_ids);
+	return ret;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* plan.c: a recording planned before anything is attached: events resolved,
+ * scope checked, the sampler's events and what perf reads of them; then the
+ * sampler loaded and attached as planned. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "record/session.h"
+#include "sys/tracefs.h"
+
+/* The events as the BPF sampler takes them, with their ids, and as perf
+ * reads them. */
+static int plan_events(struct session *s)
+{
+	const struct record_options *o = s->opts;
+
+	s->sampler_events = calloc(o->nr_events, sizeof(*s->sampler_events));
+	s->file_events = calloc(o->nr_events, sizeof(*s->file_events));
+	if (!s->sampler_events || !s->file_events)
+		return -1;
+	for (unsigned int i = 0; i < o->nr_events; i++) {
+		const struct event_desc *ev = &o->events[i];
+		struct sampler_event *se = &s->sampler_events[i];
+		struct recording_event *fe = &s->file_events[i];
+
+		se->type = ev->type;
+		se->config = ev->config;
+		se->exclude_user = ev->exclude_user;
+		se->exclude_kernel = ev->exclude_kernel;
+		se->rate = o->rate;
+		se->id = recording_event_id(i);
+		if (ev->kind == EVENT_TRACEPOINT) {
+			se->format = &ev->format;
+			se->syscall = !strcmp(ev->system, "syscalls");
+			/* every hit, as perf records tracepoints, unless -c thins them */
+			se->tracepoint_period = o->period_given ? o->rate.period : 1;
+		}
+		*fe = (struct recording_event){
+			.type = ev->type,
+			.config = ev->config,
+			.tracepoint = ev->kind == EVENT_TRACEPOINT,
+			.freq = ev->kind == EVENT_TRACEPOINT ? 0 : o->rate.freq,
+			.period = ev->kind == EVENT_TRACEPOINT ? se->tracepoint_period : o->rate.period,
+			.exclude_user = ev->exclude_user,
+			.exclude_kernel = ev->exclude_kernel,
+			.callchain = o->callchain,
+			.cgroup = s->cgroup_field,
+		};
+	}
+	return 0;
+}
+
+/* --trigger names a tracepoint that exists. */
+static int check_trigger_event(const char *event, char *err, size_t errlen)
+{
+	struct tracepoint_format format;
+	char system[128], *name;
+
+	snprintf(system, sizeof(system), "%s", event);
+	name = strchr(system, ':');
+	if (!name || !name[1] || name == system) {
+		rt_format(err, errlen, "invalid --trigger \"%s\": give a tracepoint as SYSTEM:NAME", event);
+		return -1;
+	}
+	*name++ = '\0';
+	if (tracefs_read_format(system, name, &format, err, errlen)) {
+		size_t n = strlen(err);
+
+		rt_format(err + n, errlen - n, " (for --trigger)");
+		return -1;
+	}
+	return 0;
+}
+
+int session_plan(struct session *s)
+{
+	struct record_options *o = s->opts;
+
+	for (unsigned int i = 0; i < o->nr_events; i++)
+		if (event_resolve(&o->events[i], s->error, sizeof(s->error)))
+			return -1;
+	if (o->trigger_event && check_trigger_event(o->trigger_event, s->error, sizeof(s->error)))
+		return -1;
+	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)))
+		return -1;
+	s->cgroup_field = s->target.has_cgroup || o->all_cgroups;
+	s->nr_possible = cpu_list_possible_count();
+	if (s->nr_possible <= 0) {
+		rt_format(s->error, sizeof(s->error), "cannot read /sys/devices/system/cpu/possible");
+		return -1;
+	}
+	if (cpu_list_copy(&s->cpus, &s->target.online) || plan_events(s)) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int session_start_sampler(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	const struct record_target *t = &s->target;
+	struct bpf_sampler_config cfg = {
+		.transport = o->transport,
+		.online = &t->online,
+		.events = s->sampler_events,
+		.nr_events = o->nr_events,
+		.scope = {
+			.cpus = &t->cpus,
+			.only_these_cpus = t->only_these_cpus,
+			.threads = t->threads,
+			.nr_threads = t->nr_threads,
+			.tgids = t->tgids,
+			.nr_tgids = t->nr_tgids,
+			.follow_forks = t->follow_forks,
+			.tids = t->tids,
+			.nr_tids = t->nr_tids,
+			.cgroup_fd = t->has_cgroup ? t->cgroup.fd : -1,
+			.cgroup_id = t->cgroup.id,
+			.cgroup_exact = o->cgroup_exact,
+		},
+		.callchain = o->callchain,
+		.cgroup_field = s->cgroup_field,
+		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
+		.overwrite = o->overwrite,
+	};
+	struct transport_sink sink = { session_on_sample, session_on_kernel_lost, s };
+
+	cfg.wakeup_bytes = cfg.ring_bytes / 4;
+	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
+	return s->sampler ? 0 : -1;
+}

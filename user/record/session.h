@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* session.h: the state of one recording session, shared by the files of
+ * record/ that plan it, write its header and run it (not used outside record/). */
+#ifndef RINGTRACE_SESSION_H
+#define RINGTRACE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/record_sink.h"
+#include "capture/sideband.h"
+#include "capture/snapshot_trigger.h"
+#include "format/recording_layout.h"
+#include "lib/byte_buffer.h"
+#include "record/record.h"
+#include "record/record_target.h"
+#include "record/workload.h"
+#include "symbols/build_id_cache.h"
+#include "sys/cpu_list.h"
+
+#define SESSION_MAX_SINKS 4
+
+struct session {
+	struct record_options *opts;
+	struct record_target target;
+	struct cpu_list cpus;             /* online CPUs: one file and one side-band ring each */
+	struct sampler_event *sampler_events;
+	struct recording_event *file_events; /* what perf reads of each event */
+	bool cgroup_field;                /* samples carry PERF_SAMPLE_CGROUP */
+	int nr_possible;
+	int dirfd;
+	/* where records go: the files or the flight recorder first, then the
+	 * caller's (live metrics) */
+	struct record_sink *sinks[SESSION_MAX_SINKS];
+	unsigned int nr_sinks;
+	struct record_source source;      /* what the sinks may ask of the session */
+	struct byte_buffer synthesized;   /* side-band for what existed at the start */
+	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
+	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
+	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
+	struct sideband sideband;
+	struct bpf_sampler *sampler;
+	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
+	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
+	struct workload workload;
+	bool has_workload;
+	int sigfd;
+	int epfd;
+	bool stopping;
+	char error[512];
+};
+
+/* record.c: the transport's records (a SAMPLE, the BPF side's LOST_SAMPLES)
+ * and the kernel's LOST records of a perf ring, handed to every sink. */
+int session_on_sample(void *ctx, int cpu, const void *rec, size_t size);
+int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time);
+
+/* plan.c: everything that can be wrong with the request is found here, before
+ * any file is created or anything attached. 0, or -1 with s->error set. */
+int session_plan(struct session *s);
+/* plan.c: loads the sampler, opens and attaches its events. */
+int session_start_sampler(struct session *s);
+
+/* header.c: the side-band for what exists at the start, and the tracepoint
+ * formats, into s->synthesized and s->tracing. */
+int session_synthesize(struct session *s);
+/* header.c: DIRPATH/data: the header, the attrs with their ids, the side-band
+ * synthesized at the start, and the features. Called by the snapshot thread
+ * too: it only reads the session. */
+int session_write_header(struct session *s, int dirfd, const char *dirpath, char *err,
+			 size_t errlen);
+
+#endif
