@@ -100,7 +100,7 @@ build-deps test-deps bench-deps:
 	fi
 
 # Keep the BPF objects: they are intermediates of the skeletons.
-.SECONDARY: $(BPF_OBJS) $(BENCH_SKELETONS)
+.SECONDARY: $(BPF_OBJS) $(SKELETONS) $(BENCH_SKELETONS)
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX)
 	@mkdir -p $(@D)

@@ -420,3 +420,49 @@ void tu_recording_free(struct tu_recording *r)
 	for (unsigned int c = 0; c < TU_RECORDING_MAX_CPUS; c++)
 		byte_buffer_free(&r->cpu[c]);
 }
+
+pid_t tu_start(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	pid = fork();
+	if (pid < 0)
+		fail_msg("cannot start %s: %s", cmd, strerror(errno));
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* nothing of the test's own: no output it would wait for */
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+bool tu_running(pid_t pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state && state != 'Z' && state != 'X';
+}
+
+bool tu_wait_gone(pid_t pid, double seconds)
+{
+	for (int i = 0; i < (int)(seconds * 100) && tu_running(pid); i++)
+		usleep(10000);
+	return !tu_running(pid);
+}

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "format/perf_data_reader.h"
 #include "format/perf_data_writer.h"
@@ -29,6 +30,15 @@ void tu_rmtree(const char *path);
 /* $RINGTRACE and $LOADGEN as set by make; NULL if unset or empty. */
 const char *tu_ringtrace(void);
 const char *tu_loadgen(void);
+
+/* Starts a shell command in the background, a child of the test with
+ * /dev/null for stdin, stdout and stderr (the command may redirect them);
+ * its pid, the shell's ("exec" makes it the command's). */
+pid_t tu_start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether pid still runs (a zombie waiting to be reaped has ended). */
+bool tu_running(pid_t pid);
+/* Waits up to seconds for pid to end; whether it did. */
+bool tu_wait_gone(pid_t pid, double seconds);
 
 /* Number of online CPUs. */
 int tu_online_cpus(void);

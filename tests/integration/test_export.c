@@ -123,30 +123,63 @@ static void teardown_env(struct env *env)
 	free(env->dir);
 }
 
-/* About one CPU second per second for the busy cgroup, and promtool's check. */
+/* The CPU seconds the kernel has charged to process pid so far. */
+static double process_cpu_seconds(pid_t pid)
+{
+	char path[64], text[1024], *p;
+	unsigned long long utime, stime;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	/* after "(comm)": state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime */
+	p = strrchr(text, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				&utime, &stime), 2);
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The busy cgroup's CPU seconds per second as the kernel charges them to its
+ * one process (about 1, less on a loaded machine), within 20%; and
+ * promtool's check. */
 static void check_cpu_seconds(struct env *env, const char *url)
 {
 	char series[256], *a, *b, path[PATH_MAX + 32], *out = NULL;
-	double ta, tb, va, vb, rate;
+	double ta, tb, va, vb, ka, kb, rate, kernel_rate;
 	FILE *f;
 
 	snprintf(series, sizeof(series), "ringtrace_cpu_seconds_total{cgroup=\"%s\"} ", env->cgroup_label);
 	sleep(1);
 	a = fetch(url, 5);
 	ta = now();
+	ka = process_cpu_seconds(env->busy);
 	assert_non_null(a);
 	sleep(3);
 	b = fetch(url, 5);
 	tb = now();
+	kb = process_cpu_seconds(env->busy);
 	assert_non_null(b);
 	va = series_value(a, series);
 	vb = series_value(b, series);
 	if (vb < 0)
 		fail_msg("no %s in:\n%s", series, b);
 	rate = (vb - (va < 0 ? 0 : va)) / (tb - ta);
-	print_message("%s: %.3f CPU s per s (one busy thread)\n", env->cgroup_label, rate);
-	if (rate < 0.8 || rate > 1.2)
-		fail_msg("%.3f CPU seconds per second for one busy thread: want 1 within 20%%", rate);
+	kernel_rate = (kb - ka) / (tb - ta);
+	print_message("%s: %.3f CPU s per s, the kernel charged %.3f (one busy thread)\n",
+		      env->cgroup_label, rate, kernel_rate);
+	if (kernel_rate < 0.1)
+		tu_skip("the busy thread got %.3f CPU s per s: the machine is too loaded to tell",
+			kernel_rate);
+	if (rate < 0.8 * kernel_rate || rate > 1.2 * kernel_rate)
+		fail_msg("%.3f CPU seconds per second for one busy thread that the kernel charged %.3f: want them within 20%%",
+			 rate, kernel_rate);
 	snprintf(path, sizeof(path), "%s/scrape.txt", env->dir);
 	f = fopen(path, "w");
 	assert_non_null(f);

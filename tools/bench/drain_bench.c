@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	char err[512], cpu_text[16];
 	pthread_t thread;
 	pthread_attr_t pattr;
+	struct output_dir out = { .fd = -1 };
 	int dirfd, ring_fd = -1, epfd;
 
 	if (argc != 4 || (strcmp(argv[1], "ringbuf") && strcmp(argv[1], "perfbuf") &&
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], "libbpf-file")) {
 			char path[4096];
 
-			dirfd = output_dir_create(argv[3], true, err, sizeof(err));
+			dirfd = output_dir_open(&out, argv[3], true, err, sizeof(err)) ? -1 : out.fd;
 			snprintf(path, sizeof(path), "%s/data", argv[3]);
 			b.file = dirfd < 0 ? NULL : fopen(path, "w");
 			if (!b.file) {
@@ -167,7 +168,7 @@ int main(int argc, char **argv)
 		struct file_sink_config fc = { .cpus = &cpus, .dirpath = argv[3],
 					       .staging_bytes = STAGING_BYTES };
 
-		dirfd = output_dir_create(argv[3], true, err, sizeof(err));
+		dirfd = output_dir_open(&out, argv[3], true, err, sizeof(err)) ? -1 : out.fd;
 		fc.dirfd = dirfd;
 		if (dirfd < 0 || !(b.files = file_sink_create(&fc, err, sizeof(err))) ||
 		    !(t = transport_create(&tc, &sink, err, sizeof(err)))) {

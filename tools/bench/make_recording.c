@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 	unsigned long n;
 	char err[512], binary[PATH_MAX];
 	struct utsname u;
+	struct output_dir out = { .fd = -1 };
 	int dirfd, fd, nr_kernel = 0;
 
 	if (argc != 4 || !realpath(argv[3], binary)) {
@@ -153,7 +154,7 @@ int main(int argc, char **argv)
 		byte_buffer_append(&cpu[c], w, k * 8);
 	}
 
-	dirfd = output_dir_create(argv[1], true, err, sizeof(err));
+	dirfd = output_dir_open(&out, argv[1], true, err, sizeof(err)) ? -1 : out.fd;
 	if (dirfd < 0) {
 		fprintf(stderr, "make_recording: %s\n", err);
 		return 1;

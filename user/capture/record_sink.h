@@ -28,7 +28,8 @@ struct record_source {
 /* One CPU's totals as a sink counts them. */
 struct record_sink_totals {
 	uint64_t samples;     /* SAMPLE records written (or held) */
-	uint64_t lost;        /* samples the sink itself dropped */
+	uint64_t lost;        /* samples the sink itself dropped (its ring was full) */
+	uint64_t unwritten;   /* samples taken that never reached the file (a full disk) */
 	uint64_t sideband;    /* side-band records the sink dropped */
 	uint64_t overwritten; /* samples overwritten (flight recorder) */
 	uint64_t bytes;       /* bytes written */

@@ -34,10 +34,14 @@ static int is_power_of_two(uint64_t v)
 
 int cmd_list(int argc, char **argv)
 {
-	int status = options_parse(&list_command, argc, argv, NULL, NULL, NULL);
+	int next, status = options_parse(&list_command, argc, argv, NULL, NULL, &next);
 
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
+	if (next < argc) {
+		rt_error("unexpected argument \"%s\": list takes none", argv[next]);
+		return 2;
+	}
 	event_list_print(stdout);
 	return 0;
 }
@@ -111,7 +115,7 @@ static int record_option(void *ctx, int id, const char *arg)
 		o->output = arg;
 		break;
 	case RECORD_OPT_MMAP_PAGES:
-		if (option_parse_u64("-m", arg, 1, 1 << 20, &v))
+		if (option_parse_u64("-m", arg, 1, RECORD_MAX_RING_PAGES, &v))
 			return OPTIONS_USAGE_ERROR;
 		if (!is_power_of_two(v)) {
 			rt_error("invalid value \"%s\" for -m: the ring size in pages must be a power of two",

@@ -89,9 +89,10 @@ int cmd_report(int argc, char **argv)
 		rt_error("unexpected argument \"%s\": report reads one recording", argv[next]);
 		return 2;
 	}
-	if (report_run(&o, stdout, err, sizeof(err))) {
+	status = report_run(&o, stdout, err, sizeof(err));
+	if (status) {
 		rt_error("%s", err);
-		return 1;
+		return status == REPORT_BAD_REQUEST ? 2 : 1;
 	}
 	return 0;
 }

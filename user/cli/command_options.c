@@ -194,7 +194,7 @@ const struct options_command export_command = {
 
 static const struct options_entry snapshot_options_table[] = {
 	{ "wait", 'w', NULL,
-	  "wait (up to " OPTIONS_STR(SNAPSHOT_WAIT_SECONDS) " s) until DIR's next snapshot is written",
+	  "wait (up to " OPTIONS_STR(SNAPSHOT_WAIT_SECONDS) " s) until the recording's next snapshot is written",
 	  NULL, SNAPSHOT_OPT_WAIT },
 	{ 0 },
 };

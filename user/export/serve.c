@@ -54,6 +54,11 @@ int export_run(const struct export_options *o)
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	/* a snapshot request (ringtrace snapshot) is not for the exporter:
+	 * blocked, it cannot end it */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (sigfd < 0) {
 		rt_error("signalfd: %s", strerror(errno));
 		goto out;

@@ -4,6 +4,7 @@
 #include "format/perf_data_writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -227,6 +228,16 @@ out:
 	return ret;
 }
 
+/* Room for a last record after the file's end, taken now: when the disk
+ * fills, the LOST record that says so still fits (filesystems without
+ * fallocate just do without). */
+static void reserve_tail(struct perf_data_stream *s)
+{
+	if (!s->no_reserve &&
+	    fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)s->bytes_written, PERF_DATA_TAIL_RESERVE))
+		s->no_reserve = true;
+}
+
 int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize)
 {
 	memset(s, 0, sizeof(*s));
@@ -237,6 +248,7 @@ int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize)
 		s->error = ENOMEM;
 		return -1;
 	}
+	reserve_tail(s);
 	return 0;
 }
 
@@ -258,6 +270,7 @@ int perf_data_stream_flush(struct perf_data_stream *s)
 	}
 	s->bytes_written += s->len;
 	s->len = 0;
+	reserve_tail(s);
 	return 0;
 }
 
@@ -271,6 +284,22 @@ int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t 
 	s->len += size;
 	s->records++;
 	return 0;
+}
+
+int perf_data_stream_write_after_error(struct perf_data_stream *s, const void *rec, size_t size)
+{
+	ssize_t n;
+
+	if (s->fd < 0)
+		return -1;
+	n = pwrite(s->fd, rec, size, (off_t)s->bytes_written);
+	if (n == (ssize_t)size) {
+		s->bytes_written += size;
+		return 0;
+	}
+	if (n > 0 && ftruncate(s->fd, (off_t)s->bytes_written))
+		rt_warn("cannot cut the file back to its last whole record: %s", strerror(errno));
+	return -1;
 }
 
 int perf_data_stream_close(struct perf_data_stream *s)

@@ -5,6 +5,7 @@
 #define RINGTRACE_PERF_DATA_WRITER_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +50,11 @@ struct perf_data_stream {
 	uint64_t bytes_written; /* bytes that reached the file */
 	uint64_t records;       /* records appended */
 	int error;              /* errno of the first failed write, then sticky */
+	bool no_reserve;        /* the filesystem cannot reserve room past the end */
 };
+
+/* Bytes kept allocated past a stream's end for a last LOST record. */
+#define PERF_DATA_TAIL_RESERVE 4096
 
 /* Takes ownership of fd. Returns 0 or -1 if the buffer cannot be allocated. */
 int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize);
@@ -58,5 +63,9 @@ int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t 
 int perf_data_stream_flush(struct perf_data_stream *s);
 /* Flushes, fsyncs nothing, closes. Returns 0 or -1 with s->error. */
 int perf_data_stream_close(struct perf_data_stream *s);
+/* After the stream failed (its file was cut back to its last whole record):
+ * tries to write one more record there, as the room the cut freed may take
+ * it; cuts the file back again if it does not. 0 if it was written. */
+int perf_data_stream_write_after_error(struct perf_data_stream *s, const void *rec, size_t size);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "capture/staging_ring.h"
 #include "format/perf_data_writer.h"
+#include "format/perf_record.h"
 #include "format/recording_layout.h"
 #include "lib/log.h"
 #include "sys/output_dir.h"
@@ -29,9 +30,16 @@ struct cpu_output {
 	int cpu;
 	struct staging_ring staging;
 	struct perf_data_stream stream;
-	/* writer thread */
-	uint64_t samples_written;          /* SAMPLE records that reached the stream */
-	uint64_t lost_reported[STAGING_CLASSES]; /* items the stream's LOST records count */
+	/* writer thread: records reach the file when the stream's buffer is
+	 * written; until then they are buffered, and if that write fails
+	 * (a full disk) they never do */
+	uint64_t samples_written;          /* SAMPLE records in the file */
+	uint64_t samples_buffered;         /* ...appended, not yet written */
+	uint64_t items_buffered[STAGING_CLASSES];  /* records or LOST counts appended */
+	uint64_t items_unwritten[STAGING_CLASSES]; /* ...that never reached the file */
+	uint64_t samples_unwritten;        /* SAMPLE records among them */
+	uint64_t last_time;                /* of the newest record taken */
+	unsigned int lost_records_rescued; /* LOST records written after a failure */
 	/* drain thread: records dropped because the staging ring was full */
 	uint64_t dropped_samples;
 	uint64_t dropped_sideband;
@@ -114,19 +122,76 @@ static int file_sideband(struct record_sink *s, int cpu, const void *rec, size_t
 	return stage(file_sink_of(s), cpu, rec, size, STAGING_OTHER);
 }
 
-/* What a record reports lost, as the staging ring classes it. */
-static void note_reported_loss(struct cpu_output *o, const struct perf_event_header *h)
+/* The class of a record (samples, or side-band) and the items it stands for:
+ * itself, or the records a LOST record counts. */
+static enum staging_class record_class(const struct file_sink *f,
+				       const struct perf_event_header *h, uint64_t *items)
 {
-	if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
-		o->lost_reported[h->type == PERF_RECORD_LOST_SAMPLES ? STAGING_SAMPLES
-								     : STAGING_OTHER] +=
-			recording_lost_count(h);
+	struct perf_lost l;
+
+	*items = 1;
+	if (h->type == PERF_RECORD_SAMPLE)
+		return STAGING_SAMPLES;
+	if (h->type != PERF_RECORD_LOST && h->type != PERF_RECORD_LOST_SAMPLES)
+		return STAGING_OTHER;
+	if (perf_lost_decode(h, &l))
+		return STAGING_OTHER;
+	*items = l.lost;
+	return h->type == PERF_RECORD_LOST_SAMPLES || l.id == f->sample_lost_id ? STAGING_SAMPLES
+										 : STAGING_OTHER;
 }
 
 static void set_error(struct file_sink *f, int cpu, int err)
 {
 	f->error_cpu = cpu;
 	atomic_store(&f->error, err ? err : EIO);
+}
+
+/* The stream's buffer reached the file: what it held is written. */
+static void note_written(struct cpu_output *o)
+{
+	o->samples_written += o->samples_buffered;
+	o->samples_buffered = 0;
+	for (int c = 0; c < STAGING_CLASSES; c++)
+		o->items_buffered[c] = 0;
+}
+
+/* The stream failed: what it held never reaches the file. */
+static void note_unwritten(struct cpu_output *o)
+{
+	o->samples_unwritten += o->samples_buffered;
+	o->samples_buffered = 0;
+	for (int c = 0; c < STAGING_CLASSES; c++) {
+		o->items_unwritten[c] += o->items_buffered[c];
+		o->items_buffered[c] = 0;
+	}
+}
+
+/* Appends one record to cpu's stream, counting where it went. */
+static void write_record(struct file_sink *f, struct cpu_output *o,
+			 const struct perf_event_header *h)
+{
+	uint64_t items;
+	enum staging_class cls = record_class(f, h, &items);
+	bool sample = h->type == PERF_RECORD_SAMPLE;
+
+	o->last_time = recording_record_time(h);
+	if (!atomic_load(&f->error)) {
+		size_t before = o->stream.len;
+
+		if (!perf_data_stream_append(&o->stream, h, h->size)) {
+			/* a buffer that was full went to the file first */
+			if (o->stream.len < before + h->size)
+				note_written(o);
+			o->samples_buffered += sample;
+			o->items_buffered[cls] += items;
+			return;
+		}
+		set_error(f, o->cpu, o->stream.error);
+		note_unwritten(o);
+	}
+	o->samples_unwritten += sample;
+	o->items_unwritten[cls] += items;
 }
 
 /* Moves one CPU's waiting records into its file; true if there were any. */
@@ -137,24 +202,31 @@ static bool empty_one(struct file_sink *f, struct cpu_output *o)
 
 	while ((h = staging_ring_peek(&o->staging))) {
 		any = true;
-		if (!atomic_load(&f->error)) {
-			if (perf_data_stream_append(&o->stream, h, h->size))
-				set_error(f, o->cpu, o->stream.error);
-			else if (h->type == PERF_RECORD_SAMPLE)
-				o->samples_written++;
-			else
-				note_reported_loss(o, h);
-		}
+		write_record(f, o, h);
 		staging_ring_consume(&o->staging);
 	}
 	return any;
 }
 
+static void flush_one(struct file_sink *f, struct cpu_output *o)
+{
+	if (atomic_load(&f->error)) {
+		/* writing stopped at the first failure, on every CPU */
+		note_unwritten(o);
+		return;
+	}
+	if (perf_data_stream_flush(&o->stream)) {
+		set_error(f, o->cpu, o->stream.error);
+		note_unwritten(o);
+	} else {
+		note_written(o);
+	}
+}
+
 static void flush_all(struct file_sink *f)
 {
 	for (unsigned int i = 0; i < f->nr; i++)
-		if (!atomic_load(&f->error) && perf_data_stream_flush(&f->cpus[i].stream))
-			set_error(f, f->cpus[i].cpu, f->cpus[i].stream.error);
+		flush_one(f, &f->cpus[i]);
 }
 
 static void wait_for_work(struct file_sink *f)
@@ -231,6 +303,26 @@ static int file_flush(struct record_sink *s, char *err, size_t errlen)
 	return write_error(f, err, errlen);
 }
 
+/* After a failed write (a full disk): what never reached cpu's file is
+ * written at its end as LOST records, if the room the cut freed takes them. */
+static void report_unwritten(struct file_sink *f, struct cpu_output *o)
+{
+	for (int c = 0; c < STAGING_CLASSES; c++) {
+		uint8_t rec[RECORDING_LOST_MAX];
+		size_t n;
+
+		if (!o->items_unwritten[c])
+			continue;
+		n = recording_lost_record(rec, sizeof(rec),
+					  c == STAGING_SAMPLES ? PERF_RECORD_LOST_SAMPLES
+							       : PERF_RECORD_LOST,
+					  c == STAGING_SAMPLES ? f->sample_lost_id : f->sideband_lost_id,
+					  o->items_unwritten[c], o->last_time, o->cpu);
+		if (n && !perf_data_stream_write_after_error(&o->stream, rec, n))
+			o->lost_records_rescued++;
+	}
+}
+
 /* Lets the writer write everything left, LOST records included, then joins
  * it and closes the files. */
 static int file_finish(struct record_sink *s, char *err, size_t errlen)
@@ -243,10 +335,16 @@ static int file_finish(struct record_sink *s, char *err, size_t errlen)
 		pthread_join(f->thread, NULL);
 		f->running = false;
 	}
-	for (unsigned int i = 0; i < f->nr; i++)
-		if (f->cpus[i].stream.fd >= 0 && perf_data_stream_close(&f->cpus[i].stream) &&
-		    !atomic_load(&f->error))
-			set_error(f, f->cpus[i].cpu, f->cpus[i].stream.error);
+	for (unsigned int i = 0; i < f->nr; i++) {
+		struct cpu_output *o = &f->cpus[i];
+
+		if (o->stream.fd < 0)
+			continue;
+		flush_one(f, o);
+		report_unwritten(f, o);
+		if (perf_data_stream_close(&o->stream) && !atomic_load(&f->error))
+			set_error(f, o->cpu, o->stream.error);
+	}
 	return write_error(f, err, errlen);
 }
 
@@ -259,7 +357,8 @@ static bool file_totals(struct record_sink *s, int cpu, struct record_sink_total
 	*out = (struct record_sink_totals){
 		.samples = o->samples_written,
 		.lost = o->dropped_samples,
-		.sideband = o->dropped_sideband,
+		.unwritten = o->samples_unwritten,
+		.sideband = o->dropped_sideband + o->items_unwritten[STAGING_OTHER],
 		.bytes = o->stream.bytes_written,
 		.ring_used = staging_ring_used(&o->staging),
 		.ring_capacity = o->staging.size,

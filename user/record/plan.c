@@ -85,6 +85,8 @@ int session_plan(struct session *s)
 		return -1;
 	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)))
 		return -1;
+	if (output_dir_check(o->output, o->force, s->error, sizeof(s->error)))
+		return -1;
 	s->cgroup_field = s->target.has_cgroup || o->all_cgroups;
 	s->nr_possible = cpu_list_possible_count();
 	if (s->nr_possible <= 0) {

@@ -19,13 +19,13 @@
 #include "format/perf_record.h"
 #include "lib/log.h"
 #include "record/file_sink.h"
+#include "record/flight_control.h"
 #include "record/flight_recorder.h"
 #include "record/session.h"
 #include "sys/output_dir.h"
 #include "sys/privileges.h"
 
 #define DRAIN_INTERVAL_MS 100
-#define PID_FILE "ringtrace.pid"
 
 enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER };
 
@@ -227,7 +227,8 @@ static void handle_signal(struct session *s)
 			if (s->has_workload && workload_poll(&s->workload))
 				s->stopping = true;
 		} else if (si.ssi_signo == SIGUSR2) {
-			note_trigger(s, "SIGUSR2");
+			if (s->opts->overwrite)
+				note_trigger(s, "SIGUSR2");
 		} else {
 			request_stop(s);
 		}
@@ -272,14 +273,16 @@ static int report_unreported_losses(struct session *s, int cpu)
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
-/* Per CPU: samples in the file, lost in the kernel's ring (BPF ring or perf
- * ring), lost in the staging ring; side-band records and their losses. */
+/* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
+ * ring), in the staging ring, on the way to the disk (a failed write);
+ * side-band records and their losses. */
 static void print_summary(const struct session *s, double seconds)
 {
-	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_side = 0, t_side_lost = 0, bytes = 0;
+	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
+		 t_side_lost = 0, bytes = 0;
 
-	rt_info("%6s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost", "staging-lost",
-		"side-band", "sb-lost");
+	rt_info("%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
+		"staging-lost", "write-lost", "side-band", "sb-lost");
 	for (unsigned int i = 0; i < s->cpus.nr; i++) {
 		int cpu = s->cpus.cpus[i];
 		const struct sideband_cpu *sb = &s->sideband.cpus[i];
@@ -293,20 +296,23 @@ static void print_summary(const struct session *s, double seconds)
 		if (c.follow_failed)
 			rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
 				cpu, (unsigned long long)c.follow_failed);
-		rt_info("%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64, cpu,
-			t.samples, (uint64_t)c.lost, t.lost, sb->records, side_lost);
+		rt_info("%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+			" %10" PRIu64, cpu, t.samples, (uint64_t)c.lost, t.lost, t.unwritten,
+			sb->records, side_lost);
 		t_samples += t.samples;
 		t_kernel += c.lost;
 		t_staging += t.lost;
+		t_write += t.unwritten;
 		t_side += sb->records;
 		t_side_lost += side_lost;
 		bytes += t.bytes;
 	}
-	rt_info("%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64, "all",
-		t_samples, t_kernel, t_staging, t_side, t_side_lost);
+	rt_info("%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+		" %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write, t_side, t_side_lost);
 	rt_info("ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		" lost, %.1f KiB",
-		seconds, s->opts->output, t_samples, t_kernel + t_staging, (double)bytes / 1024.0);
+		seconds, s->opts->output, t_samples, t_kernel + t_staging + t_write,
+		(double)bytes / 1024.0);
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -394,7 +400,7 @@ static int create_sinks(struct session *s)
 			.nr_possible = s->nr_possible,
 			.staging_bytes = o->staging_bytes,
 			.kernel_rings = o->transport == TRANSPORT_PERFBUF,
-			.dirfd = s->dirfd,
+			.dirfd = s->out.fd,
 			.dirpath = o->output,
 			.max_snapshots = o->max_snapshots,
 			.sample_lost_id = s->sampler_events[0].id,
@@ -412,7 +418,7 @@ static int create_sinks(struct session *s)
 	} else {
 		struct file_sink_config cfg = {
 			.cpus = &s->cpus,
-			.dirfd = s->dirfd,
+			.dirfd = s->out.fd,
 			.dirpath = o->output,
 			.staging_bytes = o->staging_bytes,
 			.sample_lost_id = s->sampler_events[0].id,
@@ -517,25 +523,6 @@ static int setup_epoll(struct session *s)
 	return 0;
 }
 
-/* DIR/ringtrace.pid: where "ringtrace snapshot DIR" finds the recording. */
-static int write_pid_file(struct session *s)
-{
-	char text[32];
-	int fd = output_file_create(s->dirfd, s->opts->output, PID_FILE, s->error,
-				    sizeof(s->error));
-	int len = snprintf(text, sizeof(text), "%d\n", (int)getpid());
-	bool ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, (size_t)len) == len;
-	if (close(fd) || !ok) {
-		rt_format(s->error, sizeof(s->error), "cannot write %s/%s", s->opts->output, PID_FILE);
-		return -1;
-	}
-	return 0;
-}
-
 static int start_session(struct session *s, sigset_t *orig_mask)
 {
 	const struct record_options *o = s->opts;
@@ -552,10 +539,9 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 			return -1;
 		}
 	}
-	s->dirfd = output_dir_create(o->output, o->force, s->error, sizeof(s->error));
-	if (s->dirfd < 0)
+	if (output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error)))
 		return -1;
-	build_id_cache_init(&s->build_ids, s->dirfd);
+	build_id_cache_init(&s->build_ids, s->out.fd);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			  s->cgroup_field, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
@@ -569,11 +555,13 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		return -1;
 	/* the flight recorder writes headers into its snapshots only */
 	if (!o->overwrite &&
-	    session_write_header(s, s->dirfd, o->output, s->error, sizeof(s->error)))
+	    session_write_header(s, s->out.fd, o->output, s->error, sizeof(s->error)))
 		return -1;
 	if (session_start_sampler(s) || start_triggers(s) || setup_epoll(s) || open_sinks(s))
 		return -1;
-	if (o->overwrite && write_pid_file(s))
+	/* where "ringtrace snapshot" finds the recording */
+	if (o->overwrite &&
+	    flight_control_write_pid(s->out.fd, o->output, s->error, sizeof(s->error)))
 		return -1;
 	return 0;
 }
@@ -604,18 +592,21 @@ static void end_session(struct session *s)
 			s->sinks[i]->ops->free(s->sinks[i]);
 	byte_buffer_free(&s->synthesized);
 	byte_buffer_free(&s->tracing);
-	if (s->dirfd >= 0)
+	if (s->out.fd >= 0)
 		build_id_cache_free(&s->build_ids);
-	if (s->opts->overwrite && s->dirfd >= 0)
-		unlinkat(s->dirfd, PID_FILE, 0);
+	if (s->opts->overwrite && s->out.fd >= 0)
+		flight_control_remove_pid(s->out.fd);
 	bpf_sampler_close(s->sampler);
 	sideband_close(&s->sideband);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
-	if (s->dirfd >= 0)
-		close(s->dirfd);
+	/* a recording that never started leaves nothing behind */
+	if (s->started)
+		output_dir_close(&s->out);
+	else
+		output_dir_discard(&s->out);
 	free(s->file_events);
 	free(s->sampler_events);
 	cpu_list_free(&s->cpus);
@@ -624,7 +615,7 @@ static void end_session(struct session *s)
 
 int record_run(struct record_options *opts)
 {
-	struct session s = { .opts = opts, .dirfd = -1, .sigfd = -1, .epfd = -1,
+	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1,
 			     .target.cgroup.fd = -1 };
 	sigset_t mask, orig_mask;
 	struct timespec t0;
@@ -637,8 +628,9 @@ int record_run(struct record_options *opts)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGHUP);
-	if (opts->overwrite)
-		sigaddset(&mask, SIGUSR2);
+	/* a snapshot request; taken only by a flight recording, whom it does
+	 * not end: the others ignore it */
+	sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &orig_mask);
 	if (adopt_sinks(&s)) {
 		rt_error("%s", s.error);
@@ -666,6 +658,7 @@ int record_run(struct record_options *opts)
 		rt_error("%s", s.error[0] ? s.error : "cannot start recording");
 		goto out;
 	}
+	s.started = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	failed = run_loop(&s) != 0;
 	/* even after a failure, stop cleanly and keep what was recorded */

@@ -18,6 +18,7 @@
 #include "record/workload.h"
 #include "symbols/build_id_cache.h"
 #include "sys/cpu_list.h"
+#include "sys/output_dir.h"
 
 #define SESSION_MAX_SINKS 4
 
@@ -29,7 +30,7 @@ struct session {
 	struct recording_event *file_events; /* what perf reads of each event */
 	bool cgroup_field;                /* samples carry PERF_SAMPLE_CGROUP */
 	int nr_possible;
-	int dirfd;
+	struct output_dir out;            /* DIR, locked while recording */
 	/* where records go: the files or the flight recorder first, then the
 	 * caller's (live metrics) */
 	struct record_sink *sinks[SESSION_MAX_SINKS];
@@ -47,6 +48,7 @@ struct session {
 	bool has_workload;
 	int sigfd;
 	int epfd;
+	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;
 	char error[512];
 };

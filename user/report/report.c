@@ -677,8 +677,10 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 
 	hash_map_init(&st.rows, hash_row, equal_row);
 	hash_map_init(&st.stacks, hash_string, equal_string);
-	if (o->cpu_filter && cpu_list_parse(&st.cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen))
+	if (o->cpu_filter && cpu_list_parse(&st.cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen)) {
+		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
+	}
 	if (recording_open(&st.rec, o->input, o->kallsyms, err, errlen))
 		goto out_maps;
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
@@ -686,8 +688,10 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 		rt_format(err, errlen, "out of memory");
 		goto out;
 	}
-	if (check_keys_recorded(o, &st.rec, err, errlen) || choose_event(&st, err, errlen))
+	if (check_keys_recorded(o, &st.rec, err, errlen) || choose_event(&st, err, errlen)) {
+		ret = REPORT_BAD_REQUEST;
 		goto out;
+	}
 	err[0] = '\0';
 	r = recording_replay(&st.rec, &v, err, errlen);
 	if (r) {

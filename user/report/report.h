@@ -53,8 +53,12 @@ int report_parse_time(struct report_options *o, const char *text, char *err, siz
  * 0, or -1 with err naming the bad key. */
 int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen);
 
+/* report_run's answer to a request the recording cannot serve (a filter or
+ * key it has no data for, a malformed --cpu): a usage error. */
+#define REPORT_BAD_REQUEST (-2)
+
 /* Prints the report to out. 0, or -1 with err set (unreadable or malformed
- * input: the file and offset are named). */
+ * input: the file and offset are named), or REPORT_BAD_REQUEST. */
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -48,7 +48,7 @@ int cpu_list_parse(struct cpu_list *out, const char *text, int limit, char *err,
 			if (parse_number(&p, &hi) || hi < lo)
 				goto bad;
 		}
-		if (*p && *p != ',' && *p != '\n')
+		if ((*p && *p != ',' && *p != '\n') || (*p == ',' && !p[1]))
 			goto bad;
 		if (hi >= limit) {
 			rt_format(err, errlen, "CPU %ld in \"%s\" does not exist (this machine has CPUs 0-%d)",

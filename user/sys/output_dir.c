@@ -1,27 +1,62 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* output_dir.c: creates the recording's output directory and the files in it
- * without following symlinks: directory 0700, files 0600, never reused blindly. */
+/* output_dir.c: the recording's output directory and the files in it, made
+ * without following symlinks, locked while in use, never reused blindly. */
 #include "sys/output_dir.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/log.h"
+
+#define BUILD_ID_DIR ".build-id"
 
 static bool is_data_file(const char *name)
 {
 	return !strcmp(name, "data") || !strncmp(name, "data.", 5);
 }
 
-/* Removes a snapshot directory a previous recording left: its data files and
- * accounting, then itself (anything else in it makes that fail). */
-static int remove_snapshot_dir(int dirfd, const char *name)
+static bool is_dot(const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return !strcmp(name, ".") || !strcmp(name, "..");
+}
+
+/* Calls fn(dirfd, name, ctx) for every entry of dirfd but . and ..; stops at
+ * the first non-zero return, which it returns. -1 if it cannot be listed. */
+static int each_entry(int dirfd, int (*fn)(int dirfd, const char *name, void *ctx), void *ctx)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d); /* the duplicate shares the offset of earlier listings */
+	while (!r && (de = readdir(d)))
+		if (!is_dot(de->d_name))
+			r = fn(dirfd, de->d_name, ctx);
+	closedir(d);
+	return r;
+}
+
+static int open_subdir(int dirfd, const char *name)
+{
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Removes one level of files of a directory ringtrace wrote, then the
+ * directory (anything else in it makes that fail). */
+static int remove_files_and_dir(int dirfd, const char *name, bool (*ours)(const char *name))
+{
+	int fd = open_subdir(dirfd, name);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 
@@ -31,81 +66,247 @@ static int remove_snapshot_dir(int dirfd, const char *name)
 		return -1;
 	}
 	while ((de = readdir(d)))
-		if (is_data_file(de->d_name) || !strcmp(de->d_name, "accounting"))
+		if (!is_dot(de->d_name) && (!ours || ours(de->d_name)))
 			unlinkat(fd, de->d_name, 0);
 	closedir(d);
 	return unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+static bool is_snapshot_file(const char *name)
+{
+	return is_data_file(name) || !strcmp(name, "accounting");
+}
+
+static int remove_build_id_subdir(int dirfd, const char *name, void *ctx)
+{
+	(void)ctx;
+	remove_files_and_dir(dirfd, name, NULL);
+	return 0;
+}
+
+/* DIR/.build-id/xx/yyyy: the copies of containers' binaries. */
+static int remove_build_ids(int dirfd)
+{
+	int fd = open_subdir(dirfd, BUILD_ID_DIR);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	each_entry(fd, remove_build_id_subdir, NULL);
+	close(fd);
+	return unlinkat(dirfd, BUILD_ID_DIR, AT_REMOVEDIR);
+}
+
+struct clearing {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+static int clear_entry(int dirfd, const char *name, void *ctx)
+{
+	struct clearing *c = ctx;
+	int r;
+
+	if (!strncmp(name, "snapshot-", 9))
+		r = remove_files_and_dir(dirfd, name, is_snapshot_file);
+	else if (is_data_file(name) || !strcmp(name, OUTPUT_PID_FILE))
+		r = unlinkat(dirfd, name, 0);
+	else
+		return 0;
+	if (r) {
+		rt_format(c->err, c->errlen, "%s/%s: cannot remove: %s", c->path, name,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* Removes the perf.data files ("data", "data.*"), snapshot directories and
  * pid file a previous recording left. */
 static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 {
-	DIR *d = fdopendir(dup(dirfd));
-	struct dirent *de;
-	int ret = 0;
+	struct clearing c = { path, err, errlen };
+	int r;
 
-	if (!d) {
+	err[0] = '\0';
+	r = each_entry(dirfd, clear_entry, &c);
+
+	if (r < 0 && !err[0])
 		rt_format(err, errlen, "%s: cannot list: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		int r;
-
-		if (!strncmp(de->d_name, "snapshot-", 9))
-			r = remove_snapshot_dir(dirfd, de->d_name);
-		else if (is_data_file(de->d_name) || !strcmp(de->d_name, "ringtrace.pid"))
-			r = unlinkat(dirfd, de->d_name, 0);
-		else
-			continue;
-		if (r) {
-			rt_format(err, errlen, "%s/%s: cannot remove: %s", path, de->d_name,
-				  strerror(errno));
-			ret = -1;
-			break;
-		}
-	}
-	closedir(d);
-	return ret;
+	return r ? -1 : 0;
 }
 
-int output_dir_create(const char *path, bool force, char *err, size_t errlen)
+/* An entry a recording killed before it wrote its header leaves: its
+ * streams, its pid file, copies of binaries, snapshots never completed. */
+static int abandoned_entry(int dirfd, const char *name, void *ctx)
 {
-	bool existed = false;
 	struct stat st;
 	int fd;
 
-	if (mkdir(path, 0700)) {
-		if (errno != EEXIST) {
-			rt_format(err, errlen, "cannot create output directory %s: %s", path,
-				  strerror(errno));
-			return -1;
-		}
-		if (!force) {
-			rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
-				  path);
-			return -1;
-		}
-		existed = true;
+	(void)ctx;
+	if (!strcmp(name, "data"))
+		return 1; /* a header: a recording perf can read */
+	if (is_data_file(name) || !strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR))
+		return 0;
+	if (strncmp(name, "snapshot-", 9))
+		return 1; /* not ringtrace's */
+	fd = open_subdir(dirfd, name);
+	if (fd < 0)
+		return 1;
+	/* a snapshot's accounting is written last: with it, it is complete */
+	if (!fstatat(fd, "accounting", &st, AT_SYMLINK_NOFOLLOW)) {
+		close(fd);
+		return 1;
 	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(fd);
+	return 0;
+}
+
+/* Whether an unlocked directory holds nothing of value: only what a
+ * recording killed early left (no header, no complete snapshot). */
+static bool is_abandoned(int dirfd)
+{
+	return each_entry(dirfd, abandoned_entry, NULL) == 0;
+}
+
+/* Opens path as a real directory owned by the caller. */
+static int open_owned_dir(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
 	if (fd < 0) {
 		rt_format(err, errlen, "cannot open output directory %s: %s", path,
 			  errno == ELOOP || errno == ENOTDIR ? "not a real directory (a symlink or a file)"
 							     : strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+	if (fstat(fd, st) || !S_ISDIR(st->st_mode) || st->st_uid != geteuid()) {
 		rt_format(err, errlen, "output directory %s is not a directory owned by you: choose another with -o",
 			  path);
 		close(fd);
 		return -1;
 	}
-	if (existed && clear_old_data(fd, path, err, errlen)) {
-		close(fd);
+	return fd;
+}
+
+static int lock_dir(int fd, const char *path, char *err, size_t errlen)
+{
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno == EWOULDBLOCK)
+		rt_format(err, errlen, "output directory %s is in use by another ringtrace recording: choose another with -o",
+			  path);
+	else
+		rt_format(err, errlen, "cannot lock output directory %s: %s", path, strerror(errno));
+	return -1;
+}
+
+int output_dir_check(const char *path, bool force, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+	bool reusable;
+
+	if (force || lstat(path, &st))
+		return 0; /* what cannot be used is said when it is opened */
+	if (!S_ISDIR(st.st_mode)) {
+		rt_format(err, errlen, "output %s exists and is not a directory: choose another with -o",
+			  path);
 		return -1;
 	}
-	return fd;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	reusable = st.st_uid == geteuid() && !flock(fd, LOCK_EX | LOCK_NB) && is_abandoned(fd);
+	close(fd);
+	if (!reusable) {
+		rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
+			  path);
+		return -1;
+	}
+	return 0;
+}
+
+/* A reused directory whose mode lets others in is made again, 0700: what
+ * others may have put into it is not kept. */
+static int remake_private(struct output_dir *d, struct stat *st, char *err, size_t errlen)
+{
+	if (remove_build_ids(d->fd) && errno != ENOENT) {
+		rt_format(err, errlen, "%s/%s: cannot remove: %s", d->path, BUILD_ID_DIR,
+			  strerror(errno));
+		return -1;
+	}
+	if (rmdir(d->path)) {
+		rt_format(err, errlen, "output directory %s has mode %03o and holds files ringtrace did not write: remove it or choose another with -o",
+			  d->path, (unsigned int)(st->st_mode & 0777));
+		return -1;
+	}
+	close(d->fd);
+	d->fd = -1;
+	if (mkdir(d->path, 0700)) {
+		rt_format(err, errlen, "cannot create output directory %s: %s", d->path,
+			  strerror(errno));
+		return -1;
+	}
+	d->created = true;
+	d->fd = open_owned_dir(d->path, st, err, errlen);
+	return d->fd < 0 || lock_dir(d->fd, d->path, err, errlen) ? -1 : 0;
+}
+
+int output_dir_open(struct output_dir *d, const char *path, bool force, char *err,
+		    size_t errlen)
+{
+	struct stat st;
+
+	d->fd = -1;
+	d->path = path;
+	d->created = !mkdir(path, 0700);
+	if (!d->created && errno != EEXIST) {
+		rt_format(err, errlen, "cannot create output directory %s: %s", path, strerror(errno));
+		return -1;
+	}
+	d->fd = open_owned_dir(path, &st, err, errlen);
+	if (d->fd < 0 || lock_dir(d->fd, path, err, errlen))
+		goto fail;
+	if (d->created)
+		return 0;
+	if (!force && !is_abandoned(d->fd)) {
+		rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
+			  path);
+		goto fail;
+	}
+	if (clear_old_data(d->fd, path, err, errlen))
+		goto fail;
+	if ((st.st_mode & 0777) != 0700 && remake_private(d, &st, err, errlen))
+		goto fail;
+	return 0;
+fail:
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	d->created = false;
+	return -1;
+}
+
+void output_dir_discard(struct output_dir *d)
+{
+	char err[256];
+
+	if (d->fd < 0)
+		return;
+	clear_old_data(d->fd, d->path, err, sizeof(err));
+	if (d->created) {
+		remove_build_ids(d->fd);
+		rmdir(d->path);
+	}
+	output_dir_close(d);
+}
+
+void output_dir_close(struct output_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
 }
 
 int output_subdir_create(int dirfd, const char *dirpath, const char *name, char *err,
@@ -117,7 +318,7 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
 		return -1;
 	}
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_subdir(dirfd, name);
 	if (fd < 0)
 		rt_format(err, errlen, "cannot open %s/%s: %s", dirpath, name, strerror(errno));
 	return fd;

@@ -1,16 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* output_dir.h: creates the recording's output directory and the files in it
- * without following symlinks: directory 0700, files 0600, never reused blindly. */
+/* output_dir.h: the recording's output directory and the files in it, made
+ * without following symlinks: directory 0700 and locked while in use, files
+ * 0600, never reused blindly, removed again when a recording fails to start. */
 #ifndef RINGTRACE_OUTPUT_DIR_H
 #define RINGTRACE_OUTPUT_DIR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Creates path (mode 0700) and returns an fd on it. An existing path is an
- * error unless force, and then only if it is a real directory owned by the
- * caller; its old data files are removed. -1 with err set on failure. */
-int output_dir_create(const char *path, bool force, char *err, size_t errlen);
+/* The file a flight recording keeps in its directory while it runs: its pid. */
+#define OUTPUT_PID_FILE "ringtrace.pid"
+
+struct output_dir {
+	int fd;           /* the directory, locked (flock) for this recording */
+	const char *path;
+	bool created;     /* made by this recording: a failed start removes it whole */
+};
+
+/* Whether path can take a new recording: it does not exist, force is given,
+ * or it holds only what a recording killed before its header was written
+ * left behind. 0, or -1 with err set (a usage error: it holds a recording). */
+int output_dir_check(const char *path, bool force, char *err, size_t errlen);
+
+/* Creates path (mode 0700), or with force (or when abandoned, see above)
+ * reuses it if it is a real directory owned by the caller, removing its old
+ * data files; one whose mode is not 0700 is made again 0700. Locks it: a
+ * directory another recording writes into is refused. 0, or -1 with err set. */
+int output_dir_open(struct output_dir *d, const char *path, bool force, char *err,
+		    size_t errlen);
+/* A recording that failed to start: removes what it wrote, and the directory
+ * itself if it made it; then closes. */
+void output_dir_discard(struct output_dir *d);
+/* Closes (and unlocks) the directory. */
+void output_dir_close(struct output_dir *d);
 
 /* Creates the directory dirfd/name (0700; an existing one is an error) and
  * returns an fd on it, not through a symlink; -1 with err set. */

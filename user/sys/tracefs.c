@@ -67,10 +67,18 @@ int tracefs_read_file(const char *relpath, struct byte_buffer *b)
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
 		if (!byte_buffer_append(b, chunk, (size_t)n)) {
 			close(fd);
+			errno = ENOMEM;
 			return -1;
 		}
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
 	close(fd);
-	return n < 0 ? -1 : 0;
+	return 0;
 }
 
 /* One "field:TYPE NAME;\toffset:N;\tsize:M;\tsigned:S;" line. */
@@ -136,8 +144,12 @@ int tracefs_read_format(const char *system, const char *name, struct tracepoint_
 	}
 	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
 	if (tracefs_read_file(rel, &b) || !byte_buffer_append(&b, "", 1)) {
-		rt_format(err, errlen, "unknown tracepoint %s:%s (ringtrace list shows the available ones)",
-			  system, name);
+		if (errno == EACCES || errno == EPERM)
+			rt_format(err, errlen, "permission denied reading tracepoint %s:%s in %s: tracefs is root's, record tracepoints as root",
+				  system, name, tracefs_path(NULL, 0));
+		else
+			rt_format(err, errlen, "unknown tracepoint %s:%s (ringtrace list shows the available ones)",
+				  system, name);
 		byte_buffer_free(&b);
 		return -1;
 	}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* flight_control.c: how a flight recording is found and asked for snapshots:
+ * its pid file, and the proof that a process is that recording. */
+#include "record/flight_control.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "sys/output_dir.h"
+
+int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t errlen)
+{
+	char text[32];
+	int fd = output_file_create(dirfd, dirpath, OUTPUT_PID_FILE, err, errlen);
+	int len = snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	bool ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, (size_t)len) == len;
+	if (close(fd) || !ok) {
+		rt_format(err, errlen, "cannot write %s/%s", dirpath, OUTPUT_PID_FILE);
+		return -1;
+	}
+	return 0;
+}
+
+void flight_control_remove_pid(int dirfd)
+{
+	unlinkat(dirfd, OUTPUT_PID_FILE, 0);
+}
+
+/* A small file of a directory a user may control, read without following a
+ * link or blocking on a FIFO: 0 with its owner, or -1 with errno set. */
+static int read_small_file(int dirfd, const char *name, char *buf, size_t cap, uid_t *owner)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	*owner = st.st_uid;
+	return 0;
+}
+
+/* The pid DIR/ringtrace.pid names, and the file's owner. */
+static int read_pid_file(int dirfd, const char *dir, pid_t *pid, uid_t *owner, char *err,
+			 size_t errlen)
+{
+	char text[32], *end;
+	long v;
+
+	if (read_small_file(dirfd, OUTPUT_PID_FILE, text, sizeof(text), owner)) {
+		rt_format(err, errlen, "%s is not a flight recording in progress (%s/%s: %s): snapshot asks record --overwrite for one",
+			  dir, dir, OUTPUT_PID_FILE,
+			  errno == EINVAL || errno == ELOOP ? "not a regular file" : strerror(errno));
+		return -1;
+	}
+	v = strtol(text, &end, 10);
+	if (v <= 0 || v > INT_MAX || end == text || (*end && *end != '\n')) {
+		rt_format(err, errlen, "%s/%s does not hold a pid", dir, OUTPUT_PID_FILE);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Whether process pid is named ringtrace, and its owner. */
+static bool is_ringtrace(pid_t pid, uid_t *owner)
+{
+	char path[64], comm[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read_small_file(fd, "comm", comm, sizeof(comm), owner)) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return !strcmp(comm, "ringtrace\n");
+}
+
+/* Whether process pid holds open the directory dirfd is on. -1 if its
+ * descriptors cannot be read (not the caller's, and not root). */
+static int holds_dir(pid_t pid, int dir_fd, int *held_fd)
+{
+	char path[64];
+	struct stat want, st;
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	if (fstat(dir_fd, &want))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (!fstatat(dirfd(d), de->d_name, &st, 0) && S_ISDIR(st.st_mode) &&
+		    st.st_dev == want.st_dev && st.st_ino == want.st_ino) {
+			found = 1;
+			if (held_fd)
+				*held_fd = atoi(de->d_name);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The checks both ways of naming a target share; t->dirfd and t->pid set. */
+static int prove(struct flight_target *t, uid_t file_owner, char *err, size_t errlen)
+{
+	uid_t owner;
+	int held;
+
+	if (!is_ringtrace(t->pid, &owner)) {
+		rt_format(err, errlen, "process %d is not a running ringtrace recording", (int)t->pid);
+		return -1;
+	}
+	if (owner != getuid() && owner != 0) {
+		rt_format(err, errlen, "ringtrace %d belongs to another user (uid %u): snapshot asks only recordings of yours or root's",
+			  (int)t->pid, (unsigned int)owner);
+		return -1;
+	}
+	if (file_owner != owner) {
+		rt_format(err, errlen, "%s/%s is not ringtrace %d's (its owner is uid %u)", t->dir,
+			  OUTPUT_PID_FILE, (int)t->pid, (unsigned int)file_owner);
+		return -1;
+	}
+	held = holds_dir(t->pid, t->dirfd, NULL);
+	if (held < 0) {
+		rt_format(err, errlen, "cannot tell whether ringtrace %d records into %s: %s (run as its owner or root)",
+			  (int)t->pid, t->dir, strerror(errno));
+		return -1;
+	}
+	if (!held) {
+		rt_format(err, errlen, "ringtrace %d does not record into %s: %s/%s is stale", (int)t->pid,
+			  t->dir, t->dir, OUTPUT_PID_FILE);
+		return -1;
+	}
+	return 0;
+}
+
+int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, size_t errlen)
+{
+	uid_t file_owner;
+
+	t->pid = 0;
+	snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->dirfd < 0) {
+		rt_format(err, errlen, "cannot open %s: %s", dir,
+			  errno == ELOOP || errno == ENOTDIR ? "not a real directory" : strerror(errno));
+		return -1;
+	}
+	if (read_pid_file(t->dirfd, dir, &t->pid, &file_owner, err, errlen) ||
+	    prove(t, file_owner, err, errlen)) {
+		flight_target_close(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* The directory among those process pid holds open whose pid file names it. */
+int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t errlen)
+{
+	char path[64];
+	struct dirent *de;
+	uid_t owner;
+	DIR *d;
+
+	t->pid = pid;
+	t->dirfd = -1;
+	t->dir[0] = '\0';
+	if (!is_ringtrace(pid, &owner)) {
+		rt_format(err, errlen, "process %d is not a running ringtrace recording", (int)pid);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		rt_format(err, errlen, "cannot read ringtrace %d's open files: %s (run as its owner or root)",
+			  (int)pid, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char link[PATH_MAX];
+		uid_t file_owner;
+		pid_t named;
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = '\0';
+		if (!read_small_file(fd, OUTPUT_PID_FILE, path, sizeof(path), &file_owner) &&
+		    (named = (pid_t)atoi(path)) == pid) {
+			t->dirfd = fd;
+			snprintf(t->dir, sizeof(t->dir), "%s", link);
+			closedir(d);
+			if (prove(t, file_owner, err, errlen)) {
+				flight_target_close(t);
+				return -1;
+			}
+			return 0;
+		}
+		close(fd);
+	}
+	closedir(d);
+	rt_format(err, errlen, "ringtrace %d is not a flight recording (record --overwrite): it writes no %s",
+		  (int)pid, OUTPUT_PID_FILE);
+	return -1;
+}
+
+bool flight_target_alive(const struct flight_target *t)
+{
+	uid_t owner;
+
+	return is_ringtrace(t->pid, &owner) && holds_dir(t->pid, t->dirfd, NULL) == 1;
+}
+
+int flight_target_snapshots(const struct flight_target *t)
+{
+	int fd = dup(t->dirfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d); /* the duplicate shares the offset of the last listing */
+	while ((de = readdir(d))) {
+		char path[300];
+		struct stat st;
+
+		if (strncmp(de->d_name, "snapshot-", 9))
+			continue;
+		snprintf(path, sizeof(path), "%s/accounting", de->d_name);
+		if (!fstatat(t->dirfd, path, &st, AT_SYMLINK_NOFOLLOW))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+void flight_target_close(struct flight_target *t)
+{
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+	t->dirfd = -1;
+}

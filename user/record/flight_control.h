@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* flight_control.h: how a flight recording (record --overwrite) is found and
+ * asked for snapshots: DIR/ringtrace.pid, which only it writes, and the proof
+ * that a process is that recording before anything signals it. */
+#ifndef RINGTRACE_FLIGHT_CONTROL_H
+#define RINGTRACE_FLIGHT_CONTROL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The recording: DIR/ringtrace.pid with its pid. 0, or -1 with err set. */
+int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t errlen);
+void flight_control_remove_pid(int dirfd);
+
+/* A flight recording proven to be one: a process named ringtrace, owned by
+ * the caller or root, holding open the directory whose ringtrace.pid (a
+ * regular file of the same owner) names it. */
+struct flight_target {
+	pid_t pid;
+	int dirfd;
+	char dir[PATH_MAX];
+};
+
+/* From its directory, or from its pid. 0, or -1 with err naming why the
+ * target is not a flight recording this caller may signal. */
+int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, size_t errlen);
+int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t errlen);
+/* Whether the process still is that recording. */
+bool flight_target_alive(const struct flight_target *t);
+/* Its complete snapshots (snapshot-NNN whose accounting is written). */
+int flight_target_snapshots(const struct flight_target *t);
+void flight_target_close(struct flight_target *t);
+
+#endif
