@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bench_producer.bpf.c: writes sample-shaped records as fast as the kernel can
  * when run with BPF_PROG_TEST_RUN, into either transport, for the drain benchmark. */
 #include "vmlinux.h"

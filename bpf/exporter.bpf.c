@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* exporter.bpf.c: aggregates in the kernel what ringtrace export serves: CPU
  * time of on-CPU samples per cgroup and per comm, and the run-queue latency
  * histogram; nothing is shipped to user space per sample. */

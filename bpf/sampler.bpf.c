@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sampler.bpf.c: on each sampled perf event or tracepoint hit in scope, builds a
  * PERF_RECORD_SAMPLE and writes it into a BPF ring; follows forks of targets. */
 #include "vmlinux.h"
@@ -357,6 +357,12 @@ static __always_inline __u32 raw_record_size(const struct rt_event *ev, const __
  * program may not load them from ctx, but the copy of the record has them:
  * their ip is the sample's ip, as perf records it (no stack walk). Syscall
  * tracepoints are sampled at the task's user regs, as perf samples them. */
+/* What a tracepoint program returns: 0 would make the kernel skip every perf
+ * event on the tracepoint (perf_trace_run_bpf_submit), other users' perf stat
+ * and perf record among them; 1 lets them count and sample as if ringtrace
+ * were not there. ringtrace's own perf event on it only counts. */
+#define KEEP_PERF_EVENTS 1
+
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
@@ -377,17 +383,17 @@ int on_tracepoint(void *ctx)
 	} common;
 
 	if (!ev || !s || !in_scope(pid_tgid, cpu))
-		return 0;
+		return KEEP_PERF_EVENTS;
 	if (ev->period > 1) {
 		count = bpf_map_lookup_elem(&hits, &idx);
 		if (!count || ++*count % ev->period)
-			return 0;
+			return KEEP_PERF_EVENTS;
 	}
 	syscall = ev->flags & RT_EVENT_SYSCALL;
 	now = bpf_ktime_get_ns();
 	n = begin_sample(ctx, s, ev, 0, syscall, pid_tgid, cpu, now, 1);
 	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
-		return 0;
+		return KEEP_PERF_EVENTS;
 	at = n;
 	raw = (__u8 *)&s->w[at] + 4;
 	/* the fixed part; the masks, behind opaque copies, are bounds the
@@ -396,11 +402,11 @@ int on_tracepoint(void *ctx)
 	barrier_var(raw_size);
 	raw_size &= RT_MAX_RAW - 1;
 	if (raw_size < sizeof(regs))
-		return 0;
+		return KEEP_PERF_EVENTS;
 	if (ev->nr_dynamic) {
 		/* the dynamic fields' extent is read from a first copy */
 		if (bpf_probe_read_kernel(raw, raw_size, ctx))
-			return 0;
+			return KEEP_PERF_EVENTS;
 		raw_size = raw_record_size(ev, raw);
 		barrier_var(raw_size);
 		raw_size &= RT_MAX_RAW - 1;
@@ -410,10 +416,10 @@ int on_tracepoint(void *ctx)
 	last = at + (4 + padded) / 8 - 1;
 	barrier_var(last);
 	if (last >= RT_SAMPLE_MAX_WORDS)
-		return 0;
+		return KEEP_PERF_EVENTS;
 	s->w[last] = 0;
 	if (bpf_probe_read_kernel(raw, raw_size, ctx))
-		return 0;
+		return KEEP_PERF_EVENTS;
 	if (syscall) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 		ip = BPF_CORE_READ(regs, ip);
@@ -429,7 +435,8 @@ int on_tracepoint(void *ctx)
 	__builtin_memcpy(raw, &common, sizeof(common));
 	*(__u32 *)&s->w[at] = padded;
 	n = last + 1;
-	return submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now);
+	submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now);
+	return KEEP_PERF_EVENTS;
 }
 
 /* Children of a followed process are followed too (perf's inherit). */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* trigger.bpf.c: in-kernel snapshot triggers of the flight recorder: a hit of
  * a chosen tracepoint, or a task that waited in the run queue longer than a
  * threshold (from sched_wakeup/sched_wakeup_new, or preemption, to sched_switch). */
@@ -34,11 +34,13 @@ static __always_inline void fire(__u32 kind, __u32 pid, __u64 value, __u64 now)
 	bpf_ringbuf_submit(t, 0);
 }
 
+/* Returns 1: 0 would make the kernel skip every perf event on the
+ * tracepoint, other users' among them. */
 SEC("tracepoint")
 int trigger_on_tracepoint(void *ctx)
 {
 	fire(RT_TRIGGER_EVENT, bpf_get_current_pid_tgid() >> 32, 0, bpf_ktime_get_ns());
-	return 0;
+	return 1;
 }
 
 SEC("tp_btf/sched_wakeup")

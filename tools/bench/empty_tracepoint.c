@@ -14,7 +14,7 @@
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,
-					.sample_period = 1, .disabled = 1 };
+					.disabled = 1 }; /* counting, as ringtrace's own */
 	struct tracepoint_format fmt;
 	struct bench_empty_bpf *skel;
 	struct bpf_link *link;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "capture/bpf_stats.h"
@@ -138,6 +139,9 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 	return 0;
 }
 
+/* The perf event the sampler runs on. A tracepoint's only counts: its
+ * program keeps every perf event on the tracepoint going (returns 1), so a
+ * sampling event of ringtrace's own would sample each hit for nothing. */
 static void event_attr(struct perf_event_attr *attr, const struct sampler_event *ev)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -148,7 +152,7 @@ static void event_attr(struct perf_event_attr *attr, const struct sampler_event 
 	attr->exclude_user = ev->exclude_user;
 	attr->exclude_kernel = ev->exclude_kernel;
 	if (ev->format) {
-		attr->sample_period = 1;
+		attr->sample_period = 0;
 	} else if (ev->rate.freq) {
 		attr->freq = 1;
 		attr->sample_freq = ev->rate.freq;
@@ -375,14 +379,29 @@ uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uin
 	return c.lost - reported;
 }
 
+/* Destroying a perf event's link closes the event too (libbpf owns it). */
 void bpf_sampler_stop(struct bpf_sampler *s)
 {
-	for (unsigned int i = 0; i < s->nr_attached; i++) {
+	for (unsigned int i = 0; i < s->nr_attached; i++)
 		bpf_link__destroy(s->attached[i].link);
-		if (s->attached[i].fd >= 0)
-			close(s->attached[i].fd);
-	}
 	s->nr_attached = 0;
+}
+
+uint64_t bpf_sampler_missed_runs(const struct bpf_sampler *s)
+{
+	const struct bpf_program *progs[] = { s->skel->progs.on_perf_event,
+					       s->skel->progs.on_tracepoint };
+	uint64_t missed = 0;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
 }
 
 int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out)

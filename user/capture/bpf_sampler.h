@@ -78,6 +78,10 @@ size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct bpf_program
 				 size_t max);
 /* Detaches every program: no sample is produced after this. */
 void bpf_sampler_stop(struct bpf_sampler *s);
+/* The events whose program the kernel did not run because another BPF
+ * program was running on that CPU (bpf_prog_info.recursion_misses): samples
+ * nobody produced, and so in no count of the BPF side. */
+uint64_t bpf_sampler_missed_runs(const struct bpf_sampler *s);
 /* The counters of one CPU. */
 int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out);
 /* After stop and a last drain: samples of cpu dropped that no record in the

@@ -273,6 +273,17 @@ static int report_unreported_losses(struct session *s, int cpu)
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
+/* Events the kernel never ran the sampler for: no sample was produced, so
+ * no count of the BPF side has them; they are said apart. */
+static void print_missed_runs(const struct session *s)
+{
+	uint64_t missed = bpf_sampler_missed_runs(s->sampler);
+
+	if (missed)
+		rt_warn("the kernel skipped the sampler %" PRIu64 " times: its event fired while another BPF program ran on that CPU",
+			missed);
+}
+
 /* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
  * ring), in the staging ring, on the way to the disk (a failed write);
  * side-band records and their losses. */
@@ -313,6 +324,7 @@ static void print_summary(const struct session *s, double seconds)
 		" lost, %.1f KiB",
 		seconds, s->opts->output, t_samples, t_kernel + t_staging + t_write,
 		(double)bytes / 1024.0);
+	print_missed_runs(s);
 }
 
 static double seconds_since(const struct timespec *t0)

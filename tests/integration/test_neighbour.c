@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_neighbour.c: ringtrace is a good neighbour: while it records a
+ * tracepoint (as a sampled event or as a snapshot trigger), perf stat and perf
+ * record of the same tracepoint see every hit, as they do without it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define CALLS 100000
+#define TRACEPOINT "syscalls:sys_enter_getpid"
+
+/* Starts `ringtrace record ARGS` in the background and waits until it has
+ * attached (its header is written, or its pid file for --overwrite). */
+static pid_t start_recording(const char *dir, const char *args, const char *ready)
+{
+	char path[4200];
+	pid_t pid = tu_start("exec %s record --force -o %s %s >%s.log 2>&1", tu_ringtrace(), dir,
+			     args, dir);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, ready);
+	for (int i = 0; i < 1000 && access(path, F_OK); i++)
+		usleep(10000);
+	if (access(path, F_OK))
+		fail_msg("the recording did not start: no %s", path);
+	return pid;
+}
+
+static void stop_recording(pid_t pid, const char *dir)
+{
+	char log[4200], *out = NULL;
+
+	kill(pid, SIGINT);
+	if (!tu_wait_gone(pid, 20))
+		fail_msg("the recording did not stop");
+	snprintf(log, sizeof(log), "%s.log", dir);
+	assert_int_equal(tu_sh(&out, "cat %s", log), 0);
+	print_message("%s", out);
+	free(out);
+	unlink(log);
+}
+
+/* perf stat's count of the tracepoint over CALLS getpid calls of loadgen. */
+static uint64_t perf_stat_count(void)
+{
+	char *out = NULL, *p;
+	uint64_t n;
+
+	assert_int_equal(tu_sh(&out, "perf stat -x, -e %s -- %s getpid %d 2>&1 >/dev/null",
+			       TRACEPOINT, tu_loadgen(), CALLS),
+			 0);
+	p = strstr(out, "," TRACEPOINT);
+	if (!p)
+		fail_msg("no count in perf stat's output:\n%s", out);
+	while (p > out && p[-1] != '\n')
+		p--;
+	n = strtoull(p, NULL, 10);
+	free(out);
+	return n;
+}
+
+/* perf record's samples of the tracepoint over CALLS getpid calls. */
+static uint64_t perf_record_count(const char *dir)
+{
+	char *out = NULL;
+	uint64_t n;
+
+	assert_int_equal(tu_sh(&out, "perf record -q -o %s/perf.data -e %s -- %s getpid %d >/dev/null 2>&1 && "
+				     "perf script -i %s/perf.data 2>/dev/null | grep -c loadgen",
+			       dir, TRACEPOINT, tu_loadgen(), CALLS, dir),
+			 0);
+	n = strtoull(out, NULL, 10);
+	free(out);
+	return n;
+}
+
+/* While ringtrace_args runs, perf sees every hit. */
+static void perf_sees_every_hit(const char *ringtrace_args, const char *ready)
+{
+	char *dir = tu_tempdir(), *perf_dir = tu_tempdir();
+	uint64_t stat, record;
+	pid_t pid;
+
+	pid = start_recording(dir, ringtrace_args, ready);
+	stat = perf_stat_count();
+	record = perf_record_count(perf_dir);
+	stop_recording(pid, dir);
+	print_message("while ringtrace %s: perf stat counted %" PRIu64 ", perf record sampled %" PRIu64
+		      " of %d calls\n", ringtrace_args, stat, record, CALLS);
+	assert_int_equal(stat, CALLS);
+	assert_int_equal(record, CALLS);
+	tu_rmtree(dir);
+	tu_rmtree(perf_dir);
+	free(dir);
+	free(perf_dir);
+}
+
+static void test_sampled_tracepoint_keeps_perf(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	perf_sees_every_hit("-a -e " TRACEPOINT, "data");
+	perf_sees_every_hit("-a -e " TRACEPOINT " --transport perfbuf", "data");
+}
+
+static void test_trigger_tracepoint_keeps_perf(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	perf_sees_every_hit("-a --overwrite --trigger " TRACEPOINT, "ringtrace.pid");
+}
+
+/* And ringtrace itself still records every hit while perf stat counts them. */
+static void test_ringtrace_exact_beside_perf(void **state)
+{
+	char *dir, *out = NULL;
+	struct tu_record_counts c;
+	pid_t stat;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	stat = tu_start("exec perf stat -a -e %s -- sleep 30", TRACEPOINT);
+	usleep(300000);
+	assert_int_equal(tu_sh(&out, "%s record --force -o %s -e %s -- %s getpid %d 2>&1",
+			       tu_ringtrace(), dir, TRACEPOINT, tu_loadgen(), CALLS),
+			 0);
+	free(out);
+	kill(stat, SIGINT);
+	tu_wait_gone(stat, 10);
+	tu_count_records(dir, TU_RECORDS_STRICT, &c);
+	print_message("%" PRIu64 " samples + %" PRIu64 " lost of %d calls\n", c.samples,
+		      c.lost_samples + c.lost, CALLS);
+	assert_int_equal(c.samples + c.lost_samples + c.lost, CALLS);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sampled_tracepoint_keeps_perf),
+		cmocka_unit_test(test_trigger_tracepoint_keeps_perf),
+		cmocka_unit_test(test_ringtrace_exact_beside_perf),
+	};
+
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
