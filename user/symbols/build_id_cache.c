@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "symbols/symbols.h"
+#include "symbols/build_id.h"
 
 struct seen_id {
 	char name[48]; /* xx/yyyy: the key */
