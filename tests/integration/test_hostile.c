@@ -297,10 +297,26 @@ static void record_ends_and_reads(const char *dir)
 	free(out);
 }
 
+/* Gives the ELF file path a build-id of its own (random): a copy of the same
+ * program run elsewhere on the machine meanwhile (other tests) would have
+ * its build-id seen outside the container first, and not copied. */
+static void unique_build_id(const char *path)
+{
+	char *out = NULL;
+
+	if (tu_sh(&out, "n=$(mktemp) && { printf '\\004\\000\\000\\000\\024\\000\\000\\000\\003\\000\\000\\000GNU\\000'; "
+			"head -c 20 /dev/urandom; } > $n && objcopy --update-section .note.gnu.build-id=$n '%s' 2>&1; "
+			"r=$?; rm -f $n; exit $r",
+		  path))
+		fail_msg("cannot give %s a build-id of its own (objcopy):\n%s", path, out);
+	free(out);
+}
+
 /* A directory anyone may write to, holding a copy of symgen_stripped
  * (mapped.src) the attacker may read and remove. */
 static char *attack_dir(void)
 {
+	char path[PATH_MAX + 16];
 	char *work = tu_tempdir(), *out = NULL;
 
 	assert_non_null(work);
@@ -309,6 +325,8 @@ static char *attack_dir(void)
 			       work, symgen_dir, work, work, NOBODY, NOBODY, work),
 			 0);
 	free(out);
+	snprintf(path, sizeof(path), "%s/mapped", work);
+	unique_build_id(path);
 	return work;
 }
 
@@ -468,6 +486,12 @@ static char *container_dir(void)
 			       work, work, symgen_dir, work, symgen_dir, work, work, work),
 			 0);
 	free(out);
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s/%s", work, i ? "hostbin" : "mapped");
+		unique_build_id(path);
+	}
 	return work;
 }
 
@@ -639,8 +663,8 @@ int main(void)
 	if (!why &&
 	    system("id " TEST_USER " >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin " TEST_USER))
 		why = "cannot create the test user " TEST_USER " (useradd)";
-	if (!why && system("command -v setcap runuser timeout readelf perf >/dev/null"))
-		why = "setcap, runuser, timeout, readelf or perf is missing (make deps)";
+	if (!why && system("command -v setcap runuser timeout readelf objcopy perf >/dev/null"))
+		why = "setcap, runuser, timeout, readelf, objcopy or perf is missing (make deps)";
 	tu_set_skip_reason(why);
 	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
 	return cmocka_run_group_tests(tests, NULL, NULL);
