@@ -17,7 +17,6 @@
 #include "cli/commands.h"
 #include "lib/log.h"
 #include "lib/options.h"
-#include "sys/safe_open.h"
 
 #define PID_FILE "ringtrace.pid"
 #define WAIT_SECONDS SNAPSHOT_WAIT_SECONDS
@@ -36,25 +35,28 @@ static int snapshot_option(void *ctx, int id, const char *arg)
 	return OPTIONS_CONTINUE;
 }
 
-/* The pid in DIR/ringtrace.pid, read without following a symlink (a FIFO or
- * anything else but a regular file planted there is refused, not waited on). */
+/* The pid in DIR/ringtrace.pid, read without following a symlink. */
 static int read_pid_file(const char *dir, int dirfd, pid_t *pid)
 {
-	char text[32];
-	ssize_t n = safe_read_file(dirfd, PID_FILE, text, sizeof(text));
+	char text[32] = { 0 };
+	struct stat st;
+	ssize_t n;
 	long v;
 	char *end;
+	int fd = openat(dirfd, PID_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (n < 0 && safe_open_refused(errno)) {
-		rt_error("%s/%s is %s: remove it and start the flight recording again", dir,
-			 PID_FILE, safe_open_strerror(errno));
-		return -1;
-	}
-	if (n < 0) {
+	if (fd < 0) {
 		rt_error("%s/%s: %s: is a flight recording (record --overwrite) writing there?", dir,
 			 PID_FILE, strerror(errno));
 		return -1;
 	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rt_error("%s/%s is not a regular file", dir, PID_FILE);
+		close(fd);
+		return -1;
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
 	v = n > 0 ? strtol(text, &end, 10) : 0;
 	if (n <= 0 || v <= 0 || (*end && *end != '\n')) {
 		rt_error("%s/%s does not hold a pid", dir, PID_FILE);
@@ -67,10 +69,17 @@ static int read_pid_file(const char *dir, int dirfd, pid_t *pid)
 /* Whether pid is a ringtrace process (so a stale pid is never signalled). */
 static bool is_ringtrace(pid_t pid)
 {
-	char path[64], comm[32];
+	char path[64], comm[32] = { 0 };
+	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	return safe_read_file(AT_FDCWD, path, comm, sizeof(comm)) > 0 && !strcmp(comm, "ringtrace\n");
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "ringtrace\n");
 }
 
 /* Snapshot directories in DIR that are complete (their accounting written
