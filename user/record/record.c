@@ -76,7 +76,7 @@ static void keep_container_binary(struct session *s, const void *rec)
 	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_MMAP2 &&
 	    !perf_mmap_decode(rec, RECORDING_SAMPLE_ID_TYPE, &m) && m.build_id_size &&
 	    (m.prot & PROT_EXEC))
-		build_id_cache_add(&s->build_ids, m.pid, m.filename, m.build_id, m.build_id_size);
+		build_id_cache_add(&s->build_ids, &m, -1);
 }
 
 /* Side-band records of the tracking event, the kernel's LOST among them. */

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.c: side-band records for what existed before recording began: the
  * kernel's text mapping, every live process's COMM and MMAP2 (with the build-id
- * of the file as the process sees it), every cgroup. */
+ * of the very file mapped, opened safely), every cgroup. */
 #include "record/synthesize.h"
 
-#include <elfutils/libdwelf.h>
-#include <libelf.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +18,9 @@
 #include "format/perf_record.h"
 #include "lib/hash_map.h"
 #include "lib/log.h"
+#include "symbols/build_id.h"
 #include "sys/cgroup.h"
+#include "sys/safe_open.h"
 
 int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen)
@@ -56,16 +56,8 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 
 static int read_comm(const char *path, char *comm, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
+	if (safe_read_file(AT_FDCWD, path, comm, len) <= 0)
 		return -1;
-	n = read(fd, comm, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
 	return 0;
 }
@@ -165,35 +157,31 @@ static bool equal_file(const void *a, const void *b)
 	return !memcmp(a, b, 3 * sizeof(uint64_t));
 }
 
-/* The GNU build-id of the file pid maps as path, read through /proc/PID/root
- * so that a container's binaries are its own, not the host's. */
-static void read_build_id(struct hash_map *cache, uint32_t pid, struct perf_mmap *m)
+/* The GNU build-id of the file pid maps at m: the mapped inode itself
+ * (/proc/PID/map_files), else m's path inside /proc/PID/root (a container's
+ * binaries are its own, not the host's) if it still is the device and inode
+ * mapped; never a FIFO or device planted there, never through a symlink. *fd
+ * is left open on the file when it was opened here, else -1. */
+static void read_build_id(struct hash_map *cache, uint32_t pid, struct perf_mmap *m, int *fd)
 {
 	struct build_id_entry *e, probe = { { m->maj, m->min, m->ino }, 0, { 0 } };
-	char path[4096 + 32];
-	const void *id;
+	struct safe_file_id dev = { m->maj, m->min, m->ino };
 	ssize_t len;
-	Elf *elf;
-	int fd;
 
+	*fd = -1;
 	e = hash_map_get(cache, probe.file);
 	if (!e) {
+		if (m->filename[0] != '/')
+			return;
+		*fd = safe_open_mapping(pid, m->start, m->start + m->len, m->filename, &dev, NULL);
+		if (*fd < 0)
+			return; /* gone, or not the file mapped: no build-id rather than a wrong one */
 		e = calloc(1, sizeof(*e));
 		if (!e)
 			return;
 		*e = probe;
-		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->filename);
-		fd = m->filename[0] == '/' ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-		elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-		len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
-		if (len > 0 && len <= 20) {
-			e->size = (uint8_t)len;
-			memcpy(e->id, id, (size_t)len);
-		}
-		if (elf)
-			elf_end(elf);
-		if (fd >= 0)
-			close(fd);
+		len = build_id_read(*fd, e->id);
+		e->size = len > 0 ? (uint8_t)len : 0;
 		if (hash_map_put(cache, e->file, e)) {
 			free(e);
 			return;
@@ -214,23 +202,31 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			    struct hash_map *build_ids, struct build_id_cache *cache)
 {
 	char path[64], line[4096 + 128], file[4096];
+	bool rest_of_line = false;
 	FILE *f;
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "re");
+	f = safe_fopen(path);
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		struct perf_sample_id sid = *base;
 		struct perf_mmap m;
+		bool continued = rest_of_line;
+		int fd;
 
-		if (parse_maps_line(line, &m, file, sizeof(file)))
+		/* the tail of a line longer than the buffer (a long file name)
+		 * is never taken for a line of its own */
+		rest_of_line = !strchr(line, '\n');
+		if (continued || rest_of_line || parse_maps_line(line, &m, file, sizeof(file)))
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
-		read_build_id(build_ids, pid, &m);
+		read_build_id(build_ids, pid, &m, &fd);
 		if (cache && m.build_id_size)
-			build_id_cache_add(cache, pid, m.filename, m.build_id, m.build_id_size);
+			build_id_cache_add(cache, &m, fd);
+		if (fd >= 0)
+			close(fd);
 		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
 			ret = -1;
 			break;
@@ -250,7 +246,6 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 
 	if (!proc)
 		return 0;
-	elf_version(EV_CURRENT);
 	hash_map_init(&build_ids, hash_file, equal_file);
 	while ((de = readdir(proc))) {
 		uint32_t pid;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* build_id_cache.c: copies, inside the recording (DIR/.build-id/xx/yyyy), of
  * the binaries only a container sees (a process in another mount namespace),
- * taken through /proc/PID/root at record time, so that report resolves their
- * symbols after the container is gone. */
+ * taken at record time through the mapped inode (/proc/PID/map_files) or the
+ * container's root, and only if it carries the build-id recorded. */
 #include "symbols/build_id_cache.h"
 
 #include <errno.h>
@@ -15,7 +15,11 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "symbols/symbols.h"
+#include "symbols/build_id.h"
+#include "sys/safe_open.h"
+
+/* Larger files are not copied: a sparse file would fill the disk. */
+#define BUILD_ID_CACHE_MAX_FILE ((off_t)1 << 30)
 
 struct seen_id {
 	char name[48]; /* xx/yyyy: the key */
@@ -45,16 +49,25 @@ static bool foreign_namespace(const struct build_id_cache *c, uint32_t pid)
 	return strcmp(ns, c->own_mnt_ns) != 0;
 }
 
-/* Copies src (open) to DIR/.build-id/name, created 0600 and exclusively. */
+/* Copies src (open, a regular file checked to carry the build-id name
+ * stands for) to DIR/.build-id/name, created 0600 and exclusively. */
 static int copy_in(struct build_id_cache *c, int src, const char *name)
 {
 	char dir[64], tmp[96];
 	struct stat st;
-	int out, ret = -1;
+	int out, err = 0;
 	off_t off = 0;
 
-	if (fstat(src, &st) || !S_ISREG(st.st_mode))
+	if (fstat(src, &st))
 		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (st.st_size > BUILD_ID_CACHE_MAX_FILE) {
+		errno = EFBIG;
+		return -1;
+	}
 	mkdirat(c->dirfd, BUILD_ID_CACHE_DIR, 0700);
 	snprintf(dir, sizeof(dir), "%s/%.2s", BUILD_ID_CACHE_DIR, name);
 	mkdirat(c->dirfd, dir, 0700);
@@ -65,49 +78,71 @@ static int copy_in(struct build_id_cache *c, int src, const char *name)
 	while (off < st.st_size) {
 		ssize_t n = sendfile(out, src, &off, (size_t)(st.st_size - off));
 
-		if (n <= 0)
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO; /* EIO: the file shrank meanwhile */
 			break;
+		}
 	}
-	if (off == st.st_size)
-		ret = 0;
-	if (close(out) || ret)
+	if (close(out) && !err)
+		err = errno;
+	if (err) {
 		unlinkat(c->dirfd, tmp, 0);
-	return ret;
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
-void build_id_cache_add(struct build_id_cache *c, uint32_t pid, const char *path,
-			const uint8_t *build_id, size_t len)
+/* Whether the build-id is new (it is then remembered as handled). */
+static bool first_time(struct build_id_cache *c, const char *name)
 {
 	struct seen_id *s;
-	char src[4096 + 32];
-	int fd;
 
-	if (!len || path[0] != '/')
-		return;
+	if (hash_map_get(&c->seen, name))
+		return false;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return;
-	build_id_path(s->name, sizeof(s->name), NULL, build_id, len, "");
-	if (hash_map_get(&c->seen, s->name)) {
-		free(s);
-		return;
-	}
+		return false;
+	snprintf(s->name, sizeof(s->name), "%s", name);
 	if (hash_map_put(&c->seen, s->name, s)) {
 		free(s);
+		return false;
+	}
+	return true;
+}
+
+void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd)
+{
+	char name[48];
+	bool own = fd < 0;
+
+	if (!m->build_id_size || m->filename[0] != '/')
+		return;
+	build_id_path(name, sizeof(name), NULL, m->build_id, m->build_id_size, "");
+	if (!first_time(c, name) || !foreign_namespace(c, m->pid))
+		return;
+	/* the mapped inode itself, or the path inside the container's root
+	 * without following any link: never a file outside that root */
+	if (own)
+		fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename, NULL, NULL);
+	if (fd < 0) {
+		/* a planted file is said; a process gone meanwhile, or one not
+		 * ours to read, is not */
+		if (safe_open_refused(errno))
+			rt_warn("not keeping a copy of %s (pid %u's mount namespace): it is %s, not the file mapped; its symbols may show as [unknown]",
+				m->filename, m->pid, safe_open_strerror(errno));
 		return;
 	}
-	if (!foreign_namespace(c, pid))
-		return;
-	snprintf(src, sizeof(src), "/proc/%u/root%s", pid, path);
-	fd = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (!copy_in(c, fd, s->name))
+	if (!build_id_matches(fd, m->build_id, m->build_id_size))
+		rt_warn("not keeping a copy of %s (pid %u's mount namespace): its build-id is not the one mapped (replaced since); its symbols may show as [unknown]",
+			m->filename, m->pid);
+	else if (!copy_in(c, fd, name))
 		c->copied++;
 	else
-		rt_warn("cannot keep a copy of %s (pid %u's mount namespace): its symbols may show as [unknown]",
-			path, pid);
-	close(fd);
+		rt_warn("cannot keep a copy of %s (pid %u's mount namespace): %s; its symbols may show as [unknown]",
+			m->filename, m->pid, strerror(errno));
+	if (own)
+		close(fd);
 }
 
 static void free_seen(void *value, void *ctx)

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* build_id_cache.h: copies, inside the recording (DIR/.build-id/xx/yyyy), of
  * the binaries only a container sees (a process in another mount namespace),
- * taken through /proc/PID/root at record time, so that report resolves their
- * symbols after the container is gone. */
+ * taken at record time through the mapped inode (/proc/PID/map_files) or the
+ * container's root, and only if it carries the build-id recorded. */
 #ifndef RINGTRACE_BUILD_ID_CACHE_H
 #define RINGTRACE_BUILD_ID_CACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/perf_record.h"
 #include "lib/hash_map.h"
 
 #define BUILD_ID_CACHE_DIR ".build-id"
@@ -16,16 +17,19 @@
 struct build_id_cache {
 	int dirfd;            /* the recording's directory */
 	char own_mnt_ns[64];  /* readlink /proc/self/ns/mnt */
-	struct hash_map seen; /* build-ids handled (copied or not needed) */
+	struct hash_map seen; /* build-ids handled (copied, not needed, refused) */
 	unsigned int copied;
 };
 
 /* dirfd is the recording's directory (kept open by the caller). */
 void build_id_cache_init(struct build_id_cache *c, int dirfd);
-/* Copies pid's file at path (as pid sees it) under its build-id, if pid
- * lives in another mount namespace and it is not there yet. */
-void build_id_cache_add(struct build_id_cache *c, uint32_t pid, const char *path,
-			const uint8_t *build_id, size_t len);
+/* Copies the file of m (a MMAP2 record of m->pid carrying its build-id)
+ * under that build-id, if m->pid lives in another mount namespace and the
+ * build-id is new. fd: the mapped file, opened by the caller with
+ * safe_open_mapping(), or -1 to open it here the same way. The file is copied
+ * through that fd only, and only if its build-id is the recorded one: a path
+ * swapped for a symlink, or for another file, is never copied. */
+void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd);
 void build_id_cache_free(struct build_id_cache *c);
 
 #endif

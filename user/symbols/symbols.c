@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "lib/byte_buffer.h"
+#include "symbols/build_id.h"
 #include "symbols/demangle.h"
+#include "sys/safe_open.h"
 
 #define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id"
 #include "lib/log.h"
@@ -206,18 +208,11 @@ static int load_elf_segments(Elf *elf, struct symtab *t)
 }
 
 /* Opens a regular file read-only. The paths come from the recording: a FIFO
- * or a device named there is refused, not waited on or read. */
+ * or a device named there is refused, not waited on or read. Symlinks are
+ * followed: debug files under /usr/lib/debug/.build-id often are ones. */
 static int open_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
+	return safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
 }
 
 /* Adds the symbols of a separate debug file, if it opens as ELF. */
@@ -238,18 +233,6 @@ static int add_debug_file_symbols(const char *debug_path, struct builder *b)
 		elf_end(elf);
 	close(fd);
 	return ret;
-}
-
-void build_id_path(char *buf, size_t buflen, const char *dir, const uint8_t *build_id,
-		   size_t len, const char *suffix)
-{
-	int n = snprintf(buf, buflen, "%s%s%02x/", dir ? dir : "", dir ? "/" : "",
-			 len ? build_id[0] : 0);
-
-	for (size_t i = 1; i < len && n >= 0 && (size_t)n + 3 < buflen; i++)
-		n += snprintf(buf + n, buflen - (size_t)n, "%02x", build_id[i]);
-	if (n >= 0 && (size_t)n < buflen)
-		snprintf(buf + n, buflen - (size_t)n, "%s", suffix);
 }
 
 /* Stripped binaries keep their full .symtab in a debug file, found by

@@ -40,10 +40,6 @@ int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen
  * under /usr/lib/debug/.build-id. -1 with err set if none is. */
 int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *build_id,
 			     size_t len, const char *const *dirs, char *err, size_t errlen);
-/* "DIR/xx/yyyy...SUFFIX", the place a file with that build-id is kept under
- * DIR (dir NULL: "xx/yyyy...SUFFIX"), as gdb and perf name them. */
-void build_id_path(char *buf, size_t buflen, const char *dir, const uint8_t *build_id,
-		   size_t len, const char *suffix);
 /* The symbol containing addr, or NULL. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* safe_open.c: opens files other users control (mapped files, build-ids, /proc
+ * files, pid files) read-only, regular files only, never blocking or steered. */
+#include "sys/safe_open.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+static void close_keep_errno(int fd)
+{
+	int saved = errno;
+
+	close(fd);
+	errno = saved;
+}
+
+bool safe_open_refused(int err)
+{
+	return err == ELOOP || err == EISDIR || err == EINVAL || err == ESTALE;
+}
+
+const char *safe_open_strerror(int err)
+{
+	switch (err) {
+	case ELOOP:
+		return "a symbolic link";
+	case EISDIR:
+		return "a directory";
+	case EINVAL:
+		return "not a regular file";
+	case ESTALE:
+		return "another file than the one expected (replaced)";
+	default:
+		return strerror(err);
+	}
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * Opens for reading the file pathfd (an O_PATH fd) stands for, if it is a
+ * regular file; closes pathfd. The file is reopened through /proc/self/fd,
+ * which names that very inode; without /proc mounted (report in a bare
+ * container), dirfd/path is opened again, with the same rules, and must be
+ * the same inode. path NULL: no such fallback.
+ */
+static int open_for_reading(int pathfd, int dirfd, const char *path, int nofollow,
+			    struct stat *out)
+{
+	struct stat st, again;
+	char self[64];
+	int fd;
+
+	if (fstat(pathfd, &st)) {
+		close_keep_errno(pathfd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(pathfd);
+		errno = S_ISLNK(st.st_mode) ? ELOOP : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pathfd);
+	fd = open(self, READ_FLAGS);
+	if (fd < 0 && errno == ENOENT && path)
+		fd = openat(dirfd, path, READ_FLAGS | nofollow);
+	close_keep_errno(pathfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &again) || !S_ISREG(again.st_mode) || !same_file(&st, &again)) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	if (out)
+		*out = again;
+	return fd;
+}
+
+int safe_openat(int dirfd, const char *path, unsigned int flags, struct stat *st)
+{
+	int nofollow = flags & SAFE_OPEN_FOLLOW ? 0 : O_NOFOLLOW;
+	int pathfd = openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
+
+	if (pathfd < 0)
+		return -1;
+	return open_for_reading(pathfd, dirfd, path, nofollow, st);
+}
+
+int safe_open_in_root(int rootfd, const char *path, struct stat *st)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long pathfd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+	if (pathfd < 0)
+		return -1;
+	return open_for_reading((int)pathfd, rootfd, NULL, 0, st);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* path inside pid's root directory, as safe_open_in_root opens it. */
+static int open_in_process_root(uint32_t pid, const char *path, struct stat *st)
+{
+	char root[64];
+	int rootfd, fd;
+
+	if (path[0] != '/' || ends_with(path, " (deleted)")) {
+		errno = ENOENT;
+		return -1;
+	}
+	snprintf(root, sizeof(root), "/proc/%u/root", pid);
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -1;
+	fd = safe_open_in_root(rootfd, path, st);
+	close_keep_errno(rootfd);
+	return fd;
+}
+
+int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *path,
+		      const struct safe_file_id *dev, struct stat *st)
+{
+	char link[96];
+	struct stat s;
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
+		 (unsigned long long)end);
+	fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
+	/* map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); a mapping
+	 * that is not a regular file is refused, not looked up by its name */
+	if (fd < 0 && safe_open_refused(errno))
+		return -1;
+	if (fd < 0)
+		fd = open_in_process_root(pid, path, &s);
+	if (fd < 0)
+		return -1;
+	if (dev && (major(s.st_dev) != dev->maj || minor(s.st_dev) != dev->min ||
+		    (uint64_t)s.st_ino != dev->ino)) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	if (st)
+		*st = s;
+	return fd;
+}
+
+ssize_t safe_pread(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t safe_read_file(int dirfd, const char *path, char *buf, size_t len)
+{
+	int fd;
+	ssize_t n;
+
+	if (!len) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = safe_openat(dirfd, path, 0, NULL);
+	if (fd < 0)
+		return -1;
+	n = safe_pread(fd, buf, len - 1, 0);
+	close_keep_errno(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+FILE *safe_fopen(const char *path)
+{
+	int fd = safe_openat(AT_FDCWD, path, 0, NULL);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+
+	if (fd >= 0 && !f)
+		close_keep_errno(fd);
+	return f;
+}
