@@ -46,7 +46,9 @@ void perf_attr_tracking(struct perf_event_attr *attr, uint64_t sample_id_type,
 	attr->comm_exec = 1;
 	attr->mmap = 1;
 	attr->mmap2 = 1;
-	attr->build_id = 1; /* MMAP2 records name the file by build-id when it has one */
+	/* no attr->build_id: the kernel's flag for build-id MMAP2 records
+	 * leaks into other perf events' MMAP2 records (misc is shared), which
+	 * breaks other users' perf record; ringtrace reads build-ids itself */
 	attr->task = 1;
 	attr->cgroup = cgroups;
 	attr->use_clockid = 1;

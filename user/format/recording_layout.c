@@ -52,7 +52,6 @@ void recording_tracking_attr(struct perf_event_attr *a, bool cgroup)
 	a->use_clockid = 1;
 	a->clockid = RINGTRACE_CLOCKID;
 	a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
-	a->build_id = 1;
 	a->cgroup = cgroup;
 }
 

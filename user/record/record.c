@@ -63,20 +63,39 @@ int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
-/* A binary mapped by a process in another mount namespace (a container) is
- * copied into the recording, by build-id, while that process still lives.
- * Reading /proc/PID/root of a root process needs capabilities this process
- * dropped once attached: for containers started during the recording this
- * works with --keep-caps only (those running at the start are copied while
- * the side-band is synthesized, before the drop). */
-static void keep_container_binary(struct session *s, const void *rec)
+/* An executable mapping's MMAP2 record, as the kernel wrote it (device and
+ * inode), is given its file's build-id read from the mapped inode, as the
+ * synthesized ones are: the tracking event does not ask the kernel for
+ * build-ids, whose MMAP2 flag for them leaks into every other perf event's
+ * MMAP2 records (other users' perf record would then misread theirs). A
+ * binary mapped by a process in another mount namespace (a container) is
+ * also copied into the recording, by build-id, while that process lives:
+ * for one that started during the recording, reading its files needs the
+ * capabilities dropped once attached (--keep-caps). Returns the record to
+ * write: rec, or the rewritten one. */
+static const void *with_build_id(struct session *s, const void *rec, size_t *size)
 {
+	const struct perf_event_header *h = rec;
+	struct perf_sample_id sid;
 	struct perf_mmap m;
+	int fd;
 
-	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_MMAP2 &&
-	    !perf_mmap_decode(rec, RECORDING_SAMPLE_ID_TYPE, &m) && m.build_id_size &&
-	    (m.prot & PROT_EXEC))
-		build_id_cache_add(&s->build_ids, &m, -1);
+	if (h->type != PERF_RECORD_MMAP2 || perf_mmap_decode(rec, RECORDING_SAMPLE_ID_TYPE, &m) ||
+	    !(m.prot & PROT_EXEC) || m.build_id_size ||
+	    perf_sample_id_decode(h, RECORDING_SAMPLE_ID_TYPE, &sid))
+		return rec;
+	mapped_build_ids_fill(&s->mapped, m.pid, &m, &fd);
+	if (m.build_id_size)
+		build_id_cache_add(&s->build_ids, &m, fd);
+	if (fd >= 0)
+		close(fd);
+	if (!m.build_id_size)
+		return rec;
+	byte_buffer_reset(&s->rewritten);
+	if (perf_mmap2_encode(&s->rewritten, RECORDING_SAMPLE_ID_TYPE, &m, &sid))
+		return rec;
+	*size = s->rewritten.len;
+	return s->rewritten.data;
 }
 
 /* Side-band records of the tracking event, the kernel's LOST among them. */
@@ -84,7 +103,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 {
 	struct session *s = ctx;
 
-	keep_container_binary(s, rec);
+	rec = with_build_id(s, rec, &size);
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
 
@@ -554,6 +573,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	if (output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error)))
 		return -1;
 	build_id_cache_init(&s->build_ids, s->out.fd);
+	mapped_build_ids_init(&s->mapped);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			  s->cgroup_field, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
@@ -604,8 +624,11 @@ static void end_session(struct session *s)
 			s->sinks[i]->ops->free(s->sinks[i]);
 	byte_buffer_free(&s->synthesized);
 	byte_buffer_free(&s->tracing);
-	if (s->out.fd >= 0)
+	if (s->out.fd >= 0) {
 		build_id_cache_free(&s->build_ids);
+		mapped_build_ids_free(&s->mapped);
+	}
+	byte_buffer_free(&s->rewritten);
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
 	bpf_sampler_close(s->sampler);

@@ -17,6 +17,7 @@
 #include "record/record_target.h"
 #include "record/workload.h"
 #include "symbols/build_id_cache.h"
+#include "symbols/mapped_build_ids.h"
 #include "sys/cpu_list.h"
 #include "sys/output_dir.h"
 
@@ -39,6 +40,8 @@ struct session {
 	struct byte_buffer synthesized;   /* side-band for what existed at the start */
 	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
 	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
+	struct mapped_build_ids mapped;   /* build-ids of the mapped files, by inode */
+	struct byte_buffer rewritten;     /* a side-band record given its build-id */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
 	struct sideband sideband;
 	struct bpf_sampler *sampler;

@@ -16,9 +16,7 @@
 #include <unistd.h>
 
 #include "format/perf_record.h"
-#include "lib/hash_map.h"
 #include "lib/log.h"
-#include "symbols/build_id.h"
 #include "sys/cgroup.h"
 #include "sys/safe_open.h"
 
@@ -139,67 +137,9 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 	return 0;
 }
 
-/* Build-ids of the files seen, by device and inode: most are mapped by many
- * processes. */
-struct build_id_entry {
-	uint64_t file[3]; /* major, minor, inode: the key */
-	uint8_t size;
-	uint8_t id[20];
-};
-
-static uint64_t hash_file(const void *k)
-{
-	return hash_bytes(k, 3 * sizeof(uint64_t), 0);
-}
-
-static bool equal_file(const void *a, const void *b)
-{
-	return !memcmp(a, b, 3 * sizeof(uint64_t));
-}
-
-/* The GNU build-id of the file pid maps at m: the mapped inode itself
- * (/proc/PID/map_files), else m's path inside /proc/PID/root (a container's
- * binaries are its own, not the host's) if it still is the device and inode
- * mapped; never a FIFO or device planted there, never through a symlink. *fd
- * is left open on the file when it was opened here, else -1. */
-static void read_build_id(struct hash_map *cache, uint32_t pid, struct perf_mmap *m, int *fd)
-{
-	struct build_id_entry *e, probe = { { m->maj, m->min, m->ino }, 0, { 0 } };
-	struct safe_file_id dev = { m->maj, m->min, m->ino };
-	ssize_t len;
-
-	*fd = -1;
-	e = hash_map_get(cache, probe.file);
-	if (!e) {
-		if (m->filename[0] != '/')
-			return;
-		*fd = safe_open_mapping(pid, m->start, m->start + m->len, m->filename, &dev, NULL);
-		if (*fd < 0)
-			return; /* gone, or not the file mapped: no build-id rather than a wrong one */
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return;
-		*e = probe;
-		len = build_id_read(*fd, e->id);
-		e->size = len > 0 ? (uint8_t)len : 0;
-		if (hash_map_put(cache, e->file, e)) {
-			free(e);
-			return;
-		}
-	}
-	m->build_id_size = e->size;
-	memcpy(m->build_id, e->id, sizeof(e->id));
-}
-
-static void free_entry(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			    const struct perf_sample_id *base, uint32_t pid,
-			    struct hash_map *build_ids, struct build_id_cache *cache)
+			    struct mapped_build_ids *build_ids, struct build_id_cache *cache)
 {
 	char path[64], line[4096 + 128], file[4096];
 	bool rest_of_line = false;
@@ -222,7 +162,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		if (continued || rest_of_line || parse_maps_line(line, &m, file, sizeof(file)))
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
-		read_build_id(build_ids, pid, &m, &fd);
+		mapped_build_ids_fill(build_ids, pid, &m, &fd);
 		if (cache && m.build_id_size)
 			build_id_cache_add(cache, &m, fd);
 		if (fd >= 0)
@@ -237,16 +177,15 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 }
 
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
-			  const struct perf_sample_id *sid, struct build_id_cache *cache)
+			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
+			  struct build_id_cache *cache)
 {
 	DIR *proc = opendir("/proc");
-	struct hash_map build_ids;
 	struct dirent *de;
 	long count = 0;
 
 	if (!proc)
 		return 0;
-	hash_map_init(&build_ids, hash_file, equal_file);
 	while ((de = readdir(proc))) {
 		uint32_t pid;
 
@@ -254,15 +193,13 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			continue;
 		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
 		if (synthesize_comms(b, sample_id_type, sid, pid) ||
-		    synthesize_mmaps(b, sample_id_type, sid, pid, &build_ids, cache)) {
+		    synthesize_mmaps(b, sample_id_type, sid, pid, build_ids, cache)) {
 			count = -1;
 			break;
 		}
 		count++;
 	}
 	closedir(proc);
-	hash_map_each(&build_ids, free_entry, NULL);
-	hash_map_free(&build_ids);
 	return count;
 }
 

@@ -10,6 +10,7 @@
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
 #include "symbols/build_id_cache.h"
+#include "symbols/mapped_build_ids.h"
 
 /* Every record gets the sample_id trailer of sample_id_type with the fields of
  * sid (the id, time 0), pid and tid set per record. */
@@ -20,11 +21,13 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen);
 
 /* Appends a COMM for every thread and an MMAP2 for every executable mapping of
- * every process in /proc, with its file's build-id. Processes that exit
- * meanwhile are skipped. A container's binaries go into cache (if not NULL).
- * Returns the number of processes, or -1 if memory ran out. */
+ * every process in /proc, with its file's build-id (known to build_ids, or
+ * read and added there). Processes that exit meanwhile are skipped. A
+ * container's binaries go into cache (if not NULL). Returns the number of
+ * processes, or -1 if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
-			  const struct perf_sample_id *sid, struct build_id_cache *cache);
+			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
+			  struct build_id_cache *cache);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -1 if memory ran out. */

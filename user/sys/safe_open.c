@@ -137,6 +137,22 @@ static int open_in_process_root(uint32_t pid, const char *path, struct stat *st)
 	return fd;
 }
 
+static int open_in_own_root(const char *path, struct stat *st)
+{
+	int rootfd, fd;
+
+	if (path[0] != '/' || ends_with(path, " (deleted)")) {
+		errno = ENOENT;
+		return -1;
+	}
+	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -1;
+	fd = safe_open_in_root(rootfd, path, st);
+	close_keep_errno(rootfd);
+	return fd;
+}
+
 int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 		      const struct safe_file_id *dev, struct stat *st)
 {
@@ -153,6 +169,11 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 		return -1;
 	if (fd < 0)
 		fd = open_in_process_root(pid, path, &s);
+	/* a process of higher privilege than ours (its root unreadable once our
+	 * capabilities are dropped): the path as we see it, which the device
+	 * and inode check below proves to be the same file, or refuses */
+	if (fd < 0 && dev && (errno == EACCES || errno == EPERM))
+		fd = open_in_own_root(path, &s);
 	if (fd < 0)
 		return -1;
 	if (dev && (major(s.st_dev) != dev->maj || minor(s.st_dev) != dev->min ||

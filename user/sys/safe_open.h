@@ -47,9 +47,11 @@ int safe_open_in_root(int rootfd, const char *path, struct stat *st);
  * /proc/PID/map_files/START-END, the very inode mapped even when deleted or
  * replaced (it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); else path
  * inside /proc/PID/root as safe_open_in_root resolves it, never a path that
- * ends in " (deleted)". If dev is not NULL, the file must be that device
- * (major, minor) and inode (ESTALE otherwise): a path another file took over
- * never stands for the one that was mapped. */
+ * ends in " (deleted)"; with dev, if that root cannot be read (a process of
+ * more privilege than ours), path as this process sees it. If dev is not
+ * NULL, the file must be that device (major, minor) and inode (ESTALE
+ * otherwise): a path another file took over never stands for the one that
+ * was mapped. */
 struct safe_file_id {
 	uint32_t maj, min;
 	uint64_t ino;

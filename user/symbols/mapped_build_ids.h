@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* mapped_build_ids.h: the build-ids of the files processes map, read from the
+ * mapped inode itself (never through a path another file could take over)
+ * and kept by device and inode, for the MMAP2 records ringtrace writes. */
+#ifndef RINGTRACE_MAPPED_BUILD_IDS_H
+#define RINGTRACE_MAPPED_BUILD_IDS_H
+
+#include <stdint.h>
+
+#include "format/perf_record.h"
+#include "lib/hash_map.h"
+
+struct mapped_build_ids {
+	struct hash_map by_file; /* (major, minor, inode) -> build-id, or none */
+};
+
+void mapped_build_ids_init(struct mapped_build_ids *t);
+/* Gives m (a mapping of pid, with its device, inode, range and path) its
+ * file's build-id: known for that device and inode, or read from the mapped
+ * inode (/proc/PID/map_files), else from m's path inside /proc/PID/root if it
+ * still is that device and inode. None (build_id_size 0) rather than a wrong
+ * one. *fd: the file, left open when it was opened here, else -1. */
+void mapped_build_ids_fill(struct mapped_build_ids *t, uint32_t pid, struct perf_mmap *m,
+			   int *fd);
+void mapped_build_ids_free(struct mapped_build_ids *t);
+
+#endif
