@@ -3,8 +3,10 @@
  * a busy process in a test cgroup shows as about one CPU second per second of
  * that cgroup's path,
  * promtool accepts a live scrape, a real Prometheus scrapes it (up == 1, the
- * cgroup's CPU seconds > 0), node_exporter serves the textfile without error.
- * Every process started here is stopped by its pid. */
+ * cgroup's CPU seconds > 0), node_exporter serves the textfile without error;
+ * a port taken is one line before anything starts, a port below 1024 is
+ * served without capabilities. Every process started here is stopped by its
+ * pid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -312,6 +317,137 @@ static void test_refused(void **state)
 	}
 }
 
+/* A port another process listens on: one line, exit 1, before anything is
+ * created or attached (record leaves no output directory). */
+static void test_port_in_use(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+	char *dir, *out = NULL, path[PATH_MAX + 32];
+	double t0, took;
+	struct stat st;
+
+	(void)state;
+	tu_skip_unless_possible();
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	dir = tu_tempdir();
+	t0 = now();
+	rc = tu_sh(&out, "%s export --listen 127.0.0.1:%d 2>&1", tu_ringtrace(), ntohs(a.sin_port));
+	took = now() - t0;
+	print_message("export on a port in use -> %d in %.3f s: %s", rc, took, out);
+	assert_int_equal(rc, 1);
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	assert_non_null(strstr(out, "in use"));
+	assert_true(took < 2);
+	free(out);
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	rc = tu_sh(&out, "%s record -a --metrics 127.0.0.1:%d -o %s -- true 2>&1", tu_ringtrace(),
+		   ntohs(a.sin_port), path);
+	print_message("record --metrics on a port in use -> %d: %s", rc, out);
+	assert_int_equal(rc, 1);
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	assert_non_null(strstr(out, "in use"));
+	if (!stat(path, &st))
+		fail_msg("record created %s before it found the port in use", path);
+	free(out);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A free port below 1024 on 127.0.0.1 (root binds it), or 0. */
+static int free_privileged_port(int from)
+{
+	for (int port = from; port < 1024; port++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, ok;
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		ok = !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !listen(fd, 1);
+		close(fd);
+		if (ok)
+			return port;
+	}
+	return 0;
+}
+
+/* The value of "Name:\t<hex>" in /proc/PID/status, or ~0. */
+static uint64_t status_hex(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	uint64_t v = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, strlen(name)) && line[strlen(name)] == ':')
+			v = strtoull(line + strlen(name) + 1, NULL, 16);
+	fclose(f);
+	return v;
+}
+
+/* Whether url, served by pid, answers while pid holds no capability; stops
+ * pid either way and fails the test if not. */
+static void check_serves_without_caps(pid_t pid, const char *url)
+{
+	char *body = fetch(url, 15), path[64], comm[32] = "";
+	uint64_t caps = status_hex(pid, "CapEff");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	stop(pid);
+	print_message("%s served by pid %d (%.*s), CapEff %016llx\n", url, (int)pid,
+		      (int)strcspn(comm, "\n"), comm, (unsigned long long)caps);
+	if (!body || !strstr(body, "ringtrace_build_info"))
+		fail_msg("%s does not serve the metrics: %s", url, body ? body : "(no answer)");
+	assert_string_equal(comm, "ringtrace\n");
+	assert_int_equal(caps, 0);
+	free(body);
+}
+
+/* Ports below 1024 as root: bound before the capabilities are dropped, served
+ * after, by export and by record --metrics. */
+static void test_privileged_port(void **state)
+{
+	char url[128], *dir;
+	int port;
+	pid_t pid;
+
+	(void)state;
+	tu_skip_unless_possible();
+	port = free_privileged_port(900 + (int)(getpid() % 60));
+	if (!port)
+		fail_msg("no free port below 1024 on 127.0.0.1");
+	dir = tu_tempdir();
+	pid = start("%s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(), port, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	check_serves_without_caps(pid, url);
+	port = free_privileged_port(port + 1);
+	if (!port)
+		fail_msg("no free port below 1024 on 127.0.0.1");
+	pid = start("%s record -a --metrics 127.0.0.1:%d -o %s/rec -- sleep 10 >%s/record.log 2>&1",
+		    tu_ringtrace(), port, dir, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	check_serves_without_caps(pid, url);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +455,8 @@ int main(void)
 		cmocka_unit_test(test_record_serves_metrics),
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_port_in_use),
+		cmocka_unit_test(test_privileged_port),
 	};
 
 	const char *why = tu_integration_skip_reason();

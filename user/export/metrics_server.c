@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* metrics_server.c: serves GET /metrics over HTTP with libmicrohttpd, the
- * body rendered on each scrape by the owner's callback. */
+/* metrics_server.c: serves GET /metrics over HTTP with libmicrohttpd on a
+ * socket bound before the capabilities are dropped, the body rendered on each
+ * scrape by the owner's callback. */
 #include "export/metrics_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "export/metrics.h"
 #include "lib/log.h"
@@ -109,34 +115,97 @@ int metrics_listen_valid(const char *listen)
 	return parse_listen(listen, &addr, &ipv6) == 0;
 }
 
-struct metrics_server *metrics_server_start(const char *listen, metrics_render_fn render,
-					    void *ctx, char *err, size_t errlen)
+/* What a failed bind or listen means, as the fix to append to the error line. */
+static const char *listen_hint(int err)
+{
+	switch (err) {
+	case EADDRINUSE:
+		return ": another process holds that port; stop it or give another ADDR:PORT";
+	case EACCES:
+		return ": a port below 1024 needs root or CAP_NET_BIND_SERVICE";
+	case EADDRNOTAVAIL:
+		return ": no interface of this machine has that address";
+	default:
+		return "";
+	}
+}
+
+int metrics_listen(const char *where, char *err, size_t errlen)
+{
+	struct sockaddr_storage addr;
+	const int on = 1;
+	bool ipv6 = false;
+	int fd, x;
+
+	if (parse_listen(where, &addr, &ipv6)) {
+		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435",
+			  where, METRICS_DEFAULT_LISTEN);
+		return -1;
+	}
+	fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rt_format(err, errlen, "cannot create a socket for %s: %s", where, strerror(errno));
+		return -1;
+	}
+	/* as libmicrohttpd sets its own: a restart binds despite connections
+	 * in TIME_WAIT; an IPv6 address serves IPv6 only */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (ipv6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	if (bind(fd, (struct sockaddr *)&addr,
+		 ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) ||
+	    listen(fd, SOMAXCONN)) {
+		x = errno;
+		close(fd);
+		rt_format(err, errlen, "cannot listen on %s: %s%s", where, strerror(x), listen_hint(x));
+		return -1;
+	}
+	return fd;
+}
+
+/* Closes fd if it is still the socket whose inode st names: libmicrohttpd
+ * closes the socket it was given on some of its failures, not on others. */
+static void close_if_same(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	if (!fstat(fd, &now) && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		close(fd);
+}
+
+struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
+					    char *err, size_t errlen)
 {
 	struct metrics_server *s = calloc(1, sizeof(*s));
-	struct sockaddr_storage addr;
-	bool ipv6 = false;
+	struct stat st;
+	int given;
 
-	if (!s) {
-		rt_format(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (parse_listen(listen, &addr, &ipv6)) {
-		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435",
-			  listen, METRICS_DEFAULT_LISTEN);
+	if (fstat(listen_fd, &st) || !s) {
+		rt_format(err, errlen, "%s", s ? strerror(errno) : "out of memory");
+		close(listen_fd);
 		free(s);
 		return NULL;
 	}
 	s->render = render;
 	s->ctx = ctx;
-	s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ipv6 ? MHD_USE_IPv6 : 0), 0,
-				     NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, &addr,
-				     MHD_OPTION_END);
+	/* the daemon gets a copy of the socket: whatever it does with it when
+	 * it fails, ours is closed here */
+	given = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+	if (given >= 0)
+		s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer,
+					     s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)given,
+					     MHD_OPTION_END);
 	if (!s->daemon) {
-		rt_format(err, errlen, "cannot serve on %s: %s (is the port in use?)", listen,
-			  strerror(errno));
+		int x = errno;
+
+		if (given >= 0)
+			close_if_same(given, &st);
+		close(listen_fd);
+		rt_format(err, errlen, "cannot start the HTTP server: %s", strerror(x));
 		free(s);
 		return NULL;
 	}
+	close(listen_fd);
 	return s;
 }
 
@@ -144,6 +213,7 @@ void metrics_server_stop(struct metrics_server *s)
 {
 	if (!s)
 		return;
+	/* closes every connection and the listening socket */
 	MHD_stop_daemon(s->daemon);
 	free(s);
 }
