@@ -4,9 +4,8 @@
  * that cgroup's path,
  * promtool accepts a live scrape, a real Prometheus scrapes it (up == 1, the
  * cgroup's CPU seconds > 0), node_exporter serves the textfile without error;
- * a port taken is one line before anything starts, a port below 1024 is
- * served without capabilities. Every process started here is stopped by its
- * pid. */
+ * and what a local user does cannot stop it: held connections, a port taken.
+ * Every process started here is stopped by its pid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +21,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -317,6 +317,100 @@ static void test_refused(void **state)
 	}
 }
 
+/* A port for a server of this test: below the ephemeral range (32768 and up
+ * here), where a client socket of some other test could hold it. */
+static int test_port(int salt)
+{
+	return 20000 + (int)((getpid() * 7 + salt) % 12000);
+}
+
+/* Waits until url, served by pid, answers (up to seconds); stops pid and
+ * fails the test if it never does. */
+static void wait_serving(pid_t pid, const char *url, double seconds)
+{
+	char *body = fetch(url, seconds);
+
+	if (!body) {
+		stop(pid);
+		fail_msg("%s never answered", url);
+	}
+	free(body);
+}
+
+/* A TCP connection to 127.0.0.1:port, not inherited by what the test runs. */
+static int connect_local(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		fail_msg("cannot connect to 127.0.0.1:%d: %s", port, strerror(errno));
+	return fd;
+}
+
+/* Room for n more descriptors in this process (root may raise the hard limit). */
+static void allow_fds(rlim_t n)
+{
+	struct rlimit rl;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur >= n)
+		return;
+	rl.rlim_cur = n;
+	if (rl.rlim_max < n)
+		rl.rlim_max = n;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		tu_skip("cannot allow %lu open files: %s", (unsigned long)n, strerror(errno));
+}
+
+/* One local user holds 1200 connections open, half of them idle, half with a
+ * request sent but for its end: a scraper that connects then is answered
+ * within 5 s (before the fix: refused at once, the daemon at its limit). */
+#define HELD_CONNECTIONS 1200
+
+static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
+{
+	static const char partial[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+	char url[128], dir_log[PATH_MAX + 32], *out = NULL, *dir;
+	int port = test_port(1), *held, rc;
+	double t0, took;
+	pid_t exporter;
+
+	(void)state;
+	tu_skip_unless_possible();
+	allow_fds(HELD_CONNECTIONS + 256);
+	dir = tu_tempdir();
+	snprintf(dir_log, sizeof(dir_log), "%s/export.log", dir);
+	exporter = start("%s export --listen 127.0.0.1:%d >%s 2>&1", tu_ringtrace(), port, dir_log);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	wait_serving(exporter, url, 15);
+	held = calloc(HELD_CONNECTIONS, sizeof(*held));
+	assert_non_null(held);
+	for (int i = 0; i < HELD_CONNECTIONS; i++) {
+		held[i] = connect_local(port);
+		if (i % 2 && write(held[i], partial, sizeof(partial) - 1) != sizeof(partial) - 1)
+			fail_msg("cannot send a partial request: %s", strerror(errno));
+	}
+	/* let the server take in every one of them before the scraper comes */
+	usleep(500000);
+	t0 = now();
+	rc = tu_sh(&out, "curl -sS --max-time 5 -o /dev/null -w '%%{http_code}' '%s' 2>&1", url);
+	took = now() - t0;
+	print_message("scrape with %d connections held (half of them half-sent): %s in %.3f s\n",
+		      HELD_CONNECTIONS, out, took);
+	for (int i = 0; i < HELD_CONNECTIONS; i++)
+		close(held[i]);
+	free(held);
+	stop(exporter);
+	if (rc || strcmp(out, "200") || took > 5)
+		fail_msg("the scrape failed while %d connections were held: curl %d: %s",
+			 HELD_CONNECTIONS, rc, out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A port another process listens on: one line, exit 1, before anything is
  * created or attached (record leaves no output directory). */
 static void test_port_in_use(void **state)
@@ -455,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_record_serves_metrics),
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_idle_connections_do_not_keep_a_scraper_out),
 		cmocka_unit_test(test_port_in_use),
 		cmocka_unit_test(test_privileged_port),
 	};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics_server.h: serves GET /metrics over HTTP with libmicrohttpd on a
  * socket bound before the capabilities are dropped, the body rendered on each
- * scrape by the owner's callback. */
+ * scrape by the owner's callback, and no client able to keep another out. */
 #ifndef RINGTRACE_METRICS_SERVER_H
 #define RINGTRACE_METRICS_SERVER_H
 
@@ -10,6 +10,15 @@
 #include "lib/byte_buffer.h"
 
 #define METRICS_DEFAULT_LISTEN "127.0.0.1:9435"
+
+/* Connections served at once, at most (fewer if the descriptors allowed by
+ * RLIMIT_NOFILE, raised to its hard limit, are fewer). When all but
+ * METRICS_CONNECTION_SLACK of them are open, a new connection closes the one
+ * that has waited longest for its request to be answered. */
+#define METRICS_MAX_CONNECTIONS 1024
+#define METRICS_CONNECTION_SLACK 32
+/* A connection that sends nothing and is sent nothing for this long is closed. */
+#define METRICS_IDLE_TIMEOUT_S 10
 
 /* Renders the metrics into out; 0, or -1 (the scrape gets a 500). Called
  * from the server's thread. */
