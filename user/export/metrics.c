@@ -161,22 +161,24 @@ static int keep_top(struct printed_row *rows, size_t *nr, size_t top)
 static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *nr)
 {
 	struct printed_row *rows = calloc(*nr ? *nr : 1, sizeof(*rows));
+	struct byte_buffer b = { 0 };
 
 	if (!rows)
 		return NULL;
+	/* escaped in one buffer, each copied at its size: thousands of comms
+	 * are thousands of small strings, not of buffers */
 	for (size_t i = 0; i < *nr; i++) {
-		struct byte_buffer b = { 0 };
-
+		b.len = 0;
 		if (metrics_escape_label(&b, in[i].label, strlen(in[i].label)) ||
-		    !byte_buffer_append(&b, "", 1)) {
+		    !byte_buffer_append(&b, "", 1) || !(rows[i].label = strdup((char *)b.data))) {
 			byte_buffer_free(&b);
 			free_rows(rows, i);
 			return NULL;
 		}
-		rows[i].label = (char *)b.data;
 		rows[i].samples = in[i].samples;
 		rows[i].ns = in[i].ns;
 	}
+	byte_buffer_free(&b);
 	sort_and_merge(rows, nr);
 	return rows;
 }
