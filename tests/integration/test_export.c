@@ -4,8 +4,8 @@
  * that cgroup's path,
  * promtool accepts a live scrape, a real Prometheus scrapes it (up == 1, the
  * cgroup's CPU seconds > 0), node_exporter serves the textfile without error;
- * and what a local user does cannot stop it: held connections, a port taken.
- * Every process started here is stopped by its pid. */
+ * and what a local user does cannot stop it: held connections, endless
+ * renames, a port taken. Every process started here is stopped by its pid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -411,6 +411,75 @@ static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
 	free(dir);
 }
 
+/* The sum of the values of the series of one family (lines "NAME{..." ). */
+static double family_sum(const char *scrape, const char *name)
+{
+	size_t len = strlen(name);
+	double sum = 0;
+
+	for (const char *p = scrape; (p = strstr(p, name)); p += len)
+		if ((p == scrape || p[-1] == '\n') && p[len] == '{')
+			sum += strtod(strchr(p, ' ') + 1, NULL);
+	return sum;
+}
+
+/* A process renames itself to 20000 distinct comms while it burns CPU (each
+ * name sampled, at 10 kHz): more than the comm map holds. A comm that comes
+ * after still shows, the evictions are counted, the evicted time is other
+ * (the comms add up to the cgroups), and a scrape stays fast. */
+static void test_renames_do_not_fill_the_comm_map(void **state)
+{
+	char url[128], series[64], fresh[16], *dir, *out = NULL, *body = NULL;
+	int port = test_port(2), cpus = tu_online_cpus(), rc;
+	double t0, took, comm_s, cgroup_s, evictions;
+	pid_t exporter;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	exporter = start("%s export -F 10000 --top 1000 --listen 127.0.0.1:%d >%s/export.log 2>&1",
+			 tu_ringtrace(), port, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	wait_serving(exporter, url, 15);
+	t0 = now();
+	if (cpus >= 2 ? tu_sh(&out, "%s --cpu 0 rename 10000 & %s --cpu 1 rename 10000; wait",
+			      tu_loadgen(), tu_loadgen())
+		      : tu_sh(&out, "%s rename 20000", tu_loadgen())) {
+		stop(exporter);
+		fail_msg("loadgen rename: %s", out);
+	}
+	free(out);
+	print_message("20000 renames in %.1f s\n", now() - t0);
+	snprintf(fresh, sizeof(fresh), "rtfresh%d", (int)(getpid() % 10000000));
+	rc = tu_sh(&out, "%s --name %s spin 2", tu_loadgen(), fresh);
+	free(out);
+	t0 = now();
+	rc = rc ? rc : tu_sh(&body, "curl -sf --max-time 10 '%s'", url);
+	took = now() - t0;
+	stop(exporter);
+	if (rc)
+		fail_msg("no scrape after the renames (%d): %s", rc, body ? body : "");
+	snprintf(series, sizeof(series), "ringtrace_comm_cpu_seconds_total{comm=\"%s\"} ", fresh);
+	evictions = series_value(body, "ringtrace_map_evictions_total{map=\"comm\"} ");
+	comm_s = family_sum(body, "ringtrace_comm_cpu_seconds_total");
+	cgroup_s = family_sum(body, "ringtrace_cpu_seconds_total");
+	print_message("scrape %.3f s; %s %.3f CPU s; %.0f comms evicted; comms %.3f s, cgroups %.3f s\n",
+		      took, fresh, series_value(body, series), evictions, comm_s, cgroup_s);
+	if (series_value(body, series) <= 0)
+		fail_msg("%s does not show after the renames", fresh);
+	if (evictions <= 0)
+		fail_msg("no eviction counted after 20000 renames");
+	if (took >= 1)
+		fail_msg("a scrape took %.3f s", took);
+	/* samples land between the reads of the two maps: a little slack */
+	if (comm_s < cgroup_s * 0.98 - 0.05 || comm_s > cgroup_s * 1.02 + 0.05)
+		fail_msg("comms add up to %.3f CPU s, cgroups to %.3f: evicted time vanished",
+			 comm_s, cgroup_s);
+	free(body);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A port another process listens on: one line, exit 1, before anything is
  * created or attached (record leaves no output directory). */
 static void test_port_in_use(void **state)
@@ -550,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_idle_connections_do_not_keep_a_scraper_out),
+		cmocka_unit_test(test_renames_do_not_fill_the_comm_map),
 		cmocka_unit_test(test_port_in_use),
 		cmocka_unit_test(test_privileged_port),
 	};
