@@ -21,15 +21,15 @@ struct {
 } cgroup_filter SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_EXPORT_MAP_ENTRIES);
 	__type(key, __u64); /* cgroup id */
 	__type(value, struct rt_cpu_time);
 } cgroup_time SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_EXPORT_MAP_ENTRIES);
 	__type(key, struct rt_comm_key);
 	__type(value, struct rt_cpu_time);
 } comm_time SEC(".maps");
@@ -48,24 +48,32 @@ struct {
 	__type(value, struct rt_export_counters);
 } counters SEC(".maps");
 
-/* Adds one sample of period ns to key's entry in map; false if the map is full. */
-static __always_inline bool add_time(void *map, const void *key, __u64 period)
+/* Adds one sample of period ns to key's entry in map (an LRU hash: a new key
+ * may evict the least recently used one) and counts it in adds; false if the
+ * kernel found no room even by evicting. */
+static __always_inline bool add_time(void *map, const void *key, __u64 period,
+				     struct rt_map_adds *adds)
 {
 	struct rt_cpu_time *t = bpf_map_lookup_elem(map, key), fresh = { 1, period };
 
-	if (t) {
-		__sync_fetch_and_add(&t->samples, 1);
-		__sync_fetch_and_add(&t->ns, period);
-		return true;
+	if (!t) {
+		if (!bpf_map_update_elem(map, key, &fresh, BPF_NOEXIST)) {
+			adds->inserts++;
+			goto added;
+		}
+		/* another CPU added it first */
+		t = bpf_map_lookup_elem(map, key);
+		if (!t)
+			return false;
 	}
-	if (!bpf_map_update_elem(map, key, &fresh, BPF_NOEXIST))
-		return true;
-	/* another CPU added it first */
-	t = bpf_map_lookup_elem(map, key);
-	if (!t)
-		return false;
+	/* if the key is evicted meanwhile, this lands in a freed entry (or a
+	 * new key's, if the kernel reused it at once): counted below either
+	 * way, the totals still add up */
 	__sync_fetch_and_add(&t->samples, 1);
 	__sync_fetch_and_add(&t->ns, period);
+added:
+	adds->added.samples++;
+	adds->added.ns += period;
 	return true;
 }
 
@@ -88,8 +96,8 @@ int export_sample(struct bpf_perf_event_data *ctx)
 	cnt->produced++;
 	cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(comm.comm, sizeof(comm.comm));
-	ok = add_time(&cgroup_time, &cgroup, period);
-	ok &= add_time(&comm_time, &comm, period);
+	ok = add_time(&cgroup_time, &cgroup, period, &cnt->cgroup);
+	ok &= add_time(&comm_time, &comm, period, &cnt->comm);
 	if (!ok)
 		cnt->lost++;
 	return 0;

@@ -3,8 +3,9 @@
  * a busy process in a test cgroup shows as about one CPU second per second of
  * that cgroup's path,
  * promtool accepts a live scrape, a real Prometheus scrapes it (up == 1, the
- * cgroup's CPU seconds > 0), node_exporter serves the textfile without error.
- * Every process started here is stopped by its pid. */
+ * cgroup's CPU seconds > 0), node_exporter serves the textfile without error;
+ * and what a local user does cannot stop it: held connections, endless
+ * renames, a port taken. Every process started here is stopped by its pid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -345,6 +350,300 @@ static void test_refused(void **state)
 	}
 }
 
+/* A port for a server of this test: below the ephemeral range (32768 and up
+ * here), where a client socket of some other test could hold it. */
+static int test_port(int salt)
+{
+	return 20000 + (int)((getpid() * 7 + salt) % 12000);
+}
+
+/* Waits until url, served by pid, answers (up to seconds); stops pid and
+ * fails the test if it never does. */
+static void wait_serving(pid_t pid, const char *url, double seconds)
+{
+	char *body = fetch(url, seconds);
+
+	if (!body) {
+		stop(pid);
+		fail_msg("%s never answered", url);
+	}
+	free(body);
+}
+
+/* A TCP connection to 127.0.0.1:port, not inherited by what the test runs. */
+static int connect_local(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		fail_msg("cannot connect to 127.0.0.1:%d: %s", port, strerror(errno));
+	return fd;
+}
+
+/* Room for n more descriptors in this process (root may raise the hard limit). */
+static void allow_fds(rlim_t n)
+{
+	struct rlimit rl;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur >= n)
+		return;
+	rl.rlim_cur = n;
+	if (rl.rlim_max < n)
+		rl.rlim_max = n;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		tu_skip("cannot allow %lu open files: %s", (unsigned long)n, strerror(errno));
+}
+
+/* One local user holds 1200 connections open, half of them idle, half with a
+ * request sent but for its end: a scraper that connects then is answered
+ * within 5 s (before the fix: refused at once, the daemon at its limit). */
+#define HELD_CONNECTIONS 1200
+
+static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
+{
+	static const char partial[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+	char url[128], dir_log[PATH_MAX + 32], *out = NULL, *dir;
+	int port = test_port(1), *held, rc;
+	double t0, took;
+	pid_t exporter;
+
+	(void)state;
+	tu_skip_unless_possible();
+	allow_fds(HELD_CONNECTIONS + 256);
+	dir = tu_tempdir();
+	snprintf(dir_log, sizeof(dir_log), "%s/export.log", dir);
+	exporter = start("%s export --listen 127.0.0.1:%d >%s 2>&1", tu_ringtrace(), port, dir_log);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	wait_serving(exporter, url, 15);
+	held = calloc(HELD_CONNECTIONS, sizeof(*held));
+	assert_non_null(held);
+	for (int i = 0; i < HELD_CONNECTIONS; i++) {
+		held[i] = connect_local(port);
+		if (i % 2 && write(held[i], partial, sizeof(partial) - 1) != sizeof(partial) - 1)
+			fail_msg("cannot send a partial request: %s", strerror(errno));
+	}
+	/* let the server take in every one of them before the scraper comes */
+	usleep(500000);
+	t0 = now();
+	rc = tu_sh(&out, "curl -sS --max-time 5 -o /dev/null -w '%%{http_code}' '%s' 2>&1", url);
+	took = now() - t0;
+	print_message("scrape with %d connections held (half of them half-sent): %s in %.3f s\n",
+		      HELD_CONNECTIONS, out, took);
+	for (int i = 0; i < HELD_CONNECTIONS; i++)
+		close(held[i]);
+	free(held);
+	stop(exporter);
+	if (rc || strcmp(out, "200") || took > 5)
+		fail_msg("the scrape failed while %d connections were held: curl %d: %s",
+			 HELD_CONNECTIONS, rc, out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The sum of the values of the series of one family (lines "NAME{..." ). */
+static double family_sum(const char *scrape, const char *name)
+{
+	size_t len = strlen(name);
+	double sum = 0;
+
+	for (const char *p = scrape; (p = strstr(p, name)); p += len)
+		if ((p == scrape || p[-1] == '\n') && p[len] == '{')
+			sum += strtod(strchr(p, ' ') + 1, NULL);
+	return sum;
+}
+
+/* A process renames itself to 20000 distinct comms while it burns CPU (each
+ * name sampled, at 10 kHz): more than the comm map holds. A comm that comes
+ * after still shows, the evictions are counted, the evicted time is other
+ * (the comms add up to the cgroups), and a scrape stays fast. */
+static void test_renames_do_not_fill_the_comm_map(void **state)
+{
+	char url[128], series[64], fresh[16], *dir, *out = NULL, *body = NULL;
+	int port = test_port(2), cpus = tu_online_cpus(), rc;
+	double t0, took, comm_s, cgroup_s, evictions;
+	pid_t exporter;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	exporter = start("%s export -F 10000 --top 1000 --listen 127.0.0.1:%d >%s/export.log 2>&1",
+			 tu_ringtrace(), port, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	wait_serving(exporter, url, 15);
+	t0 = now();
+	if (cpus >= 2 ? tu_sh(&out, "%s --cpu 0 rename 10000 & %s --cpu 1 rename 10000; wait",
+			      tu_loadgen(), tu_loadgen())
+		      : tu_sh(&out, "%s rename 20000", tu_loadgen())) {
+		stop(exporter);
+		fail_msg("loadgen rename: %s", out);
+	}
+	free(out);
+	print_message("20000 renames in %.1f s\n", now() - t0);
+	snprintf(fresh, sizeof(fresh), "rtfresh%d", (int)(getpid() % 10000000));
+	rc = tu_sh(&out, "%s --name %s spin 2", tu_loadgen(), fresh);
+	free(out);
+	t0 = now();
+	rc = rc ? rc : tu_sh(&body, "curl -sf --max-time 10 '%s'", url);
+	took = now() - t0;
+	stop(exporter);
+	if (rc)
+		fail_msg("no scrape after the renames (%d): %s", rc, body ? body : "");
+	snprintf(series, sizeof(series), "ringtrace_comm_cpu_seconds_total{comm=\"%s\"} ", fresh);
+	evictions = series_value(body, "ringtrace_map_evictions_total{map=\"comm\"} ");
+	comm_s = family_sum(body, "ringtrace_comm_cpu_seconds_total");
+	cgroup_s = family_sum(body, "ringtrace_cpu_seconds_total");
+	print_message("scrape %.3f s; %s %.3f CPU s; %.0f comms evicted; comms %.3f s, cgroups %.3f s\n",
+		      took, fresh, series_value(body, series), evictions, comm_s, cgroup_s);
+	if (series_value(body, series) <= 0)
+		fail_msg("%s does not show after the renames", fresh);
+	if (evictions <= 0)
+		fail_msg("no eviction counted after 20000 renames");
+	if (took >= 1)
+		fail_msg("a scrape took %.3f s", took);
+	/* samples land between the reads of the two maps: a little slack */
+	if (comm_s < cgroup_s * 0.98 - 0.05 || comm_s > cgroup_s * 1.02 + 0.05)
+		fail_msg("comms add up to %.3f CPU s, cgroups to %.3f: evicted time vanished",
+			 comm_s, cgroup_s);
+	free(body);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A port another process listens on: one line, exit 1, before anything is
+ * created or attached (record leaves no output directory). */
+static void test_port_in_use(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+	char *dir, *out = NULL, path[PATH_MAX + 32];
+	double t0, took;
+	struct stat st;
+
+	(void)state;
+	tu_skip_unless_possible();
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	dir = tu_tempdir();
+	t0 = now();
+	rc = tu_sh(&out, "%s export --listen 127.0.0.1:%d 2>&1", tu_ringtrace(), ntohs(a.sin_port));
+	took = now() - t0;
+	print_message("export on a port in use -> %d in %.3f s: %s", rc, took, out);
+	assert_int_equal(rc, 1);
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	assert_non_null(strstr(out, "in use"));
+	assert_true(took < 2);
+	free(out);
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	rc = tu_sh(&out, "%s record -a --metrics 127.0.0.1:%d -o %s -- true 2>&1", tu_ringtrace(),
+		   ntohs(a.sin_port), path);
+	print_message("record --metrics on a port in use -> %d: %s", rc, out);
+	assert_int_equal(rc, 1);
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	assert_non_null(strstr(out, "in use"));
+	if (!stat(path, &st))
+		fail_msg("record created %s before it found the port in use", path);
+	free(out);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A free port below 1024 on 127.0.0.1 (root binds it), or 0. */
+static int free_privileged_port(int from)
+{
+	for (int port = from; port < 1024; port++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, ok;
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		ok = !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !listen(fd, 1);
+		close(fd);
+		if (ok)
+			return port;
+	}
+	return 0;
+}
+
+/* The value of "Name:\t<hex>" in /proc/PID/status, or ~0. */
+static uint64_t status_hex(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	uint64_t v = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, strlen(name)) && line[strlen(name)] == ':')
+			v = strtoull(line + strlen(name) + 1, NULL, 16);
+	fclose(f);
+	return v;
+}
+
+/* Whether url, served by pid, answers while pid holds no capability; stops
+ * pid either way and fails the test if not. */
+static void check_serves_without_caps(pid_t pid, const char *url)
+{
+	char *body = fetch(url, 15), path[64], comm[32] = "";
+	uint64_t caps = status_hex(pid, "CapEff");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	stop(pid);
+	print_message("%s served by pid %d (%.*s), CapEff %016llx\n", url, (int)pid,
+		      (int)strcspn(comm, "\n"), comm, (unsigned long long)caps);
+	if (!body || !strstr(body, "ringtrace_build_info"))
+		fail_msg("%s does not serve the metrics: %s", url, body ? body : "(no answer)");
+	assert_string_equal(comm, "ringtrace\n");
+	assert_int_equal(caps, 0);
+	free(body);
+}
+
+/* Ports below 1024 as root: bound before the capabilities are dropped, served
+ * after, by export and by record --metrics. */
+static void test_privileged_port(void **state)
+{
+	char url[128], *dir;
+	int port;
+	pid_t pid;
+
+	(void)state;
+	tu_skip_unless_possible();
+	port = free_privileged_port(900 + (int)(getpid() % 60));
+	if (!port)
+		fail_msg("no free port below 1024 on 127.0.0.1");
+	dir = tu_tempdir();
+	pid = start("%s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(), port, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	check_serves_without_caps(pid, url);
+	port = free_privileged_port(port + 1);
+	if (!port)
+		fail_msg("no free port below 1024 on 127.0.0.1");
+	pid = start("%s record -a --metrics 127.0.0.1:%d -o %s/rec -- sleep 10 >%s/record.log 2>&1",
+		    tu_ringtrace(), port, dir, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	check_serves_without_caps(pid, url);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +651,10 @@ int main(void)
 		cmocka_unit_test(test_record_serves_metrics),
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_idle_connections_do_not_keep_a_scraper_out),
+		cmocka_unit_test(test_renames_do_not_fill_the_comm_map),
+		cmocka_unit_test(test_port_in_use),
+		cmocka_unit_test(test_privileged_port),
 	};
 
 	const char *why = tu_integration_skip_reason();

@@ -2,7 +2,8 @@
 /* test_metrics.c: the exposition text follows the rules validators miss:
  * label values escaped and valid UTF-8 (a comm with a quote, a backslash, a
  * newline and invalid bytes), one HELP/TYPE per family, families not
- * interleaved, no duplicate series, cumulative histogram, final newline. */
+ * interleaved, no duplicate series, cumulative histogram, final newline;
+ * time evicted from the kernel's maps is other, never dropped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +43,7 @@ static const struct metrics_cpu_row comms[] = {
 
 static const struct capture_cpu_counts cpus[] = { { 0, 100, 1, 0 }, { 1, 50, 0, 0 } };
 static const struct bpf_program_runs programs[] = { { "export_sample", 10, 5000 } };
+static const struct metrics_map_evictions evictions[] = { { "cgroup", 0 }, { "comm", 42 } };
 
 static struct metrics_snapshot snapshot(void)
 {
@@ -57,6 +59,8 @@ static struct metrics_snapshot snapshot(void)
 		.bpf_stats = true,
 		.programs = programs,
 		.nr_programs = 1,
+		.evictions = evictions,
+		.nr_evictions = 2,
 	};
 
 	m.runq_buckets[10] = 3; /* below 1.024 us */
@@ -181,6 +185,49 @@ static void test_top_comms(void **state)
 	free(text);
 }
 
+/* The CPU time of keys evicted from the kernel's maps: added to the comms'
+ * "other" (after the top N are chosen: it never takes one of their places),
+ * and to a cgroup "other"; the evictions counted per map. */
+static void test_evicted_time_is_other(void **state)
+{
+	struct metrics_snapshot m = snapshot();
+	char *text, *p;
+	int series = 0;
+
+	(void)state;
+	m.top_comms = 2;
+	m.comms_evicted = (struct metrics_cpu_row){ NULL, 50, 500000000 };
+	m.cgroups_evicted = (struct metrics_cpu_row){ NULL, 3, 30000000 };
+	text = render(&m);
+	for (p = text; (p = strstr(p, "ringtrace_comm_cpu_seconds_total{")); p++)
+		series++;
+	/* 0.5 s evicted is more than the busiest comm, which keeps its place */
+	assert_int_equal(series, 2);
+	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"a\\\"b") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"other\"} 0.517000000\n") ||
+	    !strstr(text, "ringtrace_cpu_samples_total{cgroup=\"other\"} 3\n") ||
+	    !strstr(text, "ringtrace_cpu_seconds_total{cgroup=\"other\"} 0.030000000\n") ||
+	    !strstr(text, "# TYPE ringtrace_map_evictions_total counter\n") ||
+	    !strstr(text, "ringtrace_map_evictions_total{map=\"cgroup\"} 0\n") ||
+	    !strstr(text, "ringtrace_map_evictions_total{map=\"comm\"} 42\n"))
+		fail_msg("evicted time or evictions not as expected:\n%s", text);
+	free(text);
+	/* every comm by name: other is the comm named so plus what was evicted */
+	m.top_comms = 0;
+	text = render(&m);
+	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"other\"} 0.510000000\n"))
+		fail_msg("evicted time not merged into other:\n%s", text);
+	free(text);
+	/* nothing evicted, no maps (record --metrics): no other, no family */
+	m = snapshot();
+	m.nr_comms = 4;
+	m.nr_evictions = 0;
+	text = render(&m);
+	assert_null(strstr(text, "\"other\""));
+	assert_null(strstr(text, "ringtrace_map_evictions_total"));
+	free(text);
+}
+
 /* Without kernel.bpf_stats_enabled, no program families at all. */
 static void test_program_stats_only_when_enabled(void **state)
 {
@@ -200,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_label_values_escaped_and_valid_utf8),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_top_comms),
+		cmocka_unit_test(test_evicted_time_is_other),
 		cmocka_unit_test(test_program_stats_only_when_enabled),
 	};
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* loadgen.c: known workloads for tests and benchmarks: one hot function, a
- * weighted mix of five, an exact number of getpid calls, a forked child. */
+ * weighted mix of five, an exact number of getpid calls, a forked child,
+ * a process that renames itself. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -169,6 +171,40 @@ static int run_fork(double seconds, int threads)
 	return WEXITSTATUS(status);
 }
 
+/* CPU time this thread has run, in ns. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* count distinct comms ("rPID.I"), each held for 300 us of CPU time, so that
+ * a sampler at 10 kHz or more sees nearly every one; then the first again. */
+static int run_rename(uint64_t count)
+{
+	char first[16], name[16];
+	uint64_t x = 1;
+
+	prctl(PR_GET_NAME, first, 0, 0, 0);
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t until;
+
+		snprintf(name, sizeof(name), "r%d.%llu", (int)getpid(), (unsigned long long)i);
+		if (prctl(PR_SET_NAME, name, 0, 0, 0)) {
+			fprintf(stderr, "loadgen: PR_SET_NAME: %s\n", strerror(errno));
+			return 1;
+		}
+		until = thread_cpu_ns() + 300000;
+		while (thread_cpu_ns() < until)
+			for (int k = 0; k < 1000; k++)
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	}
+	prctl(PR_SET_NAME, first, 0, 0, 0);
+	return x == 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -178,7 +214,10 @@ static void usage(void)
 		"       loadgen [--cpu N] getpid-getppid COUNT       (then one getppid, then 1 s idle)\n"
 		"       loadgen [--cpu N] getpid-rate RATE SECONDS   (RATE calls/s, 0 = flat out;\n"
 		"                                                     calls made on stderr)\n"
-		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n");
+		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n"
+		"       loadgen [--cpu N] rename COUNT               (COUNT distinct comms, each\n"
+		"                                                     for 300 us of CPU time)\n"
+		"       --name COMM before any of them: run as COMM (PR_SET_NAME)\n");
 }
 
 int main(int argc, char **argv)
@@ -193,6 +232,11 @@ int main(int argc, char **argv)
 			pin_to_cpu(atoi(argv[i + 1]));
 		} else if (!strcmp(argv[i], "--threads")) {
 			threads = atoi(argv[i + 1]);
+		} else if (!strcmp(argv[i], "--name")) {
+			if (prctl(PR_SET_NAME, argv[i + 1], 0, 0, 0)) {
+				fprintf(stderr, "loadgen: PR_SET_NAME: %s\n", strerror(errno));
+				return 1;
+			}
 		} else {
 			break;
 		}
@@ -213,6 +257,8 @@ int main(int argc, char **argv)
 		return run_getpid_then_getppid(strtoull(argv[i + 1], NULL, 10));
 	if (!strcmp(argv[i], "fork"))
 		return run_fork(atof(argv[i + 1]), threads);
+	if (!strcmp(argv[i], "rename"))
+		return run_rename(strtoull(argv[i + 1], NULL, 10));
 	usage();
 	return 2;
 }

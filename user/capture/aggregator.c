@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,16 @@
 #include "sys/cpu_list.h"
 #include "sys/privileges.h"
 
+enum { MAP_CGROUP, MAP_COMM, NR_MAPS };
+
+/* A map's keys and values as last read, and what was evicted from it. */
+struct map_dump {
+	uint8_t *keys;
+	struct rt_cpu_time *values;
+	size_t nr, cap;
+	struct aggregator_evicted evicted; /* as reported: never decreasing */
+};
+
 struct aggregator {
 	struct exporter_bpf *skel;
 	struct cpu_list cpus;
@@ -23,6 +34,8 @@ struct aggregator {
 	struct bpf_link **links;
 	unsigned int nr_links;
 	int nr_possible;
+	pthread_mutex_t lock; /* the dumps: one map read at a time */
+	struct map_dump dumps[NR_MAPS];
 };
 
 static int attach(struct aggregator *a, struct bpf_link *link, const char *what, char *err,
@@ -73,6 +86,7 @@ struct aggregator *aggregator_start(const struct aggregator_config *cfg, char *e
 		rt_format(err, errlen, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&a->lock, NULL);
 	a->nr_possible = libbpf_num_possible_cpus();
 	if (cpu_list_online(&a->cpus, err, errlen))
 		goto fail;
@@ -119,72 +133,154 @@ fail:
 	return NULL;
 }
 
-/* Every entry of a hash map keyed by key_size bytes, valued struct rt_cpu_time. */
-static int each_time(int fd, size_t key_size, int (*fn)(void *ctx, const void *key,
-							const struct rt_cpu_time *t),
-		     void *ctx)
+/* Room for n more entries in d. */
+static int dump_grow(struct map_dump *d, size_t key_size, size_t n)
 {
-	uint8_t key[RT_EXPORT_COMM_LEN], next[RT_EXPORT_COMM_LEN];
-	void *prev = NULL;
+	size_t cap = d->cap;
+	uint8_t *keys;
+	struct rt_cpu_time *values;
 
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		struct rt_cpu_time t;
-
-		memcpy(key, next, key_size);
-		prev = key;
-		if (bpf_map_lookup_elem(fd, key, &t))
-			continue; /* gone since */
-		if (fn(ctx, key, &t))
-			return -1;
-	}
-	return errno == ENOENT ? 0 : -1;
+	while (cap < d->nr + n)
+		cap = cap ? cap * 2 : RT_EXPORT_MAP_ENTRIES;
+	if (cap == d->cap)
+		return 0;
+	keys = realloc(d->keys, cap * key_size);
+	if (keys)
+		d->keys = keys;
+	values = keys ? realloc(d->values, cap * sizeof(*values)) : NULL;
+	if (!values)
+		return -1;
+	d->values = values;
+	d->cap = cap;
+	return 0;
 }
 
-struct each_cgroup {
-	int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t);
-	void *ctx;
-};
-
-static int on_cgroup_time(void *ctx, const void *key, const struct rt_cpu_time *t)
+/* Every entry of a hash map keyed by key_size bytes, valued struct
+ * rt_cpu_time, into d, with BPF_MAP_LOOKUP_BATCH: bucket by bucket, each
+ * entry once (get_next_key starts over when its key is evicted meanwhile). */
+static int dump_map(int fd, size_t key_size, struct map_dump *d)
 {
-	struct each_cgroup *e = ctx;
-	uint64_t id;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 token = 0;
+	bool first = true;
 
-	memcpy(&id, key, sizeof(id));
-	return e->fn(e->ctx, id, t);
+	d->nr = 0;
+	for (;;) {
+		__u32 count;
+		int err;
+
+		if (d->nr == d->cap && dump_grow(d, key_size, 1))
+			return -1;
+		count = (__u32)(d->cap - d->nr);
+		err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token,
+					   d->keys + d->nr * key_size, d->values + d->nr, &count,
+					   &opts);
+		if (err && errno == ENOSPC) {
+			/* a bucket holds more than there is room for: more
+			 * room, and start over (keys inserted meanwhile) */
+			if (dump_grow(d, key_size, d->cap))
+				return -1;
+			d->nr = 0;
+			first = true;
+			continue;
+		}
+		if (err && errno != ENOENT)
+			return -1;
+		first = false;
+		d->nr += count;
+		if (err || !count)
+			return 0; /* ENOENT: the last bucket was read */
+	}
+}
+
+/* What the BPF program added to map m, over every CPU. */
+static int map_adds(struct aggregator *a, int m, struct rt_map_adds *out)
+{
+	struct rt_export_counters *counters = calloc((size_t)a->nr_possible, sizeof(*counters));
+	__u32 zero = 0;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (counters && !bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.counters), &zero, counters)) {
+		for (int c = 0; c < a->nr_possible; c++) {
+			const struct rt_map_adds *x = m == MAP_COMM ? &counters[c].comm
+								    : &counters[c].cgroup;
+
+			out->inserts += x->inserts;
+			out->added.samples += x->added.samples;
+			out->added.ns += x->added.ns;
+		}
+		ret = 0;
+	}
+	free(counters);
+	return ret;
+}
+
+/* total - held if that is more than reported, else reported. */
+static uint64_t raised(uint64_t reported, uint64_t total, uint64_t held)
+{
+	return total > held && total - held > reported ? total - held : reported;
+}
+
+/* Reads map m into its dump and updates what was evicted from it: what was
+ * added, read after the map, less what the map holds. */
+static int read_map(struct aggregator *a, int m, size_t key_size)
+{
+	struct map_dump *d = &a->dumps[m];
+	int fd = bpf_map__fd(m == MAP_COMM ? a->skel->maps.comm_time : a->skel->maps.cgroup_time);
+	struct rt_cpu_time held = { 0, 0 };
+	struct rt_map_adds adds;
+
+	if (dump_map(fd, key_size, d) || map_adds(a, m, &adds))
+		return -1;
+	for (size_t i = 0; i < d->nr; i++) {
+		held.samples += d->values[i].samples;
+		held.ns += d->values[i].ns;
+	}
+	d->evicted.keys = raised(d->evicted.keys, adds.inserts, d->nr);
+	d->evicted.time.samples = raised(d->evicted.time.samples, adds.added.samples, held.samples);
+	d->evicted.time.ns = raised(d->evicted.time.ns, adds.added.ns, held.ns);
+	return 0;
 }
 
 int aggregator_each_cgroup(struct aggregator *a,
-			   int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t), void *ctx)
+			   int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t), void *ctx,
+			   struct aggregator_evicted *evicted)
 {
-	struct each_cgroup e = { fn, ctx };
+	struct map_dump *d = &a->dumps[MAP_CGROUP];
+	int ret;
 
-	return each_time(bpf_map__fd(a->skel->maps.cgroup_time), sizeof(uint64_t), on_cgroup_time,
-			 &e);
-}
+	pthread_mutex_lock(&a->lock);
+	ret = read_map(a, MAP_CGROUP, sizeof(uint64_t));
+	for (size_t i = 0; !ret && i < d->nr; i++) {
+		uint64_t id;
 
-struct each_comm {
-	int (*fn)(void *ctx, const char *comm, const struct rt_cpu_time *t);
-	void *ctx;
-};
-
-static int on_comm_time(void *ctx, const void *key, const struct rt_cpu_time *t)
-{
-	struct each_comm *e = ctx;
-	char comm[RT_EXPORT_COMM_LEN + 1] = { 0 };
-
-	memcpy(comm, key, RT_EXPORT_COMM_LEN);
-	return e->fn(e->ctx, comm, t);
+		memcpy(&id, d->keys + i * sizeof(id), sizeof(id));
+		ret = fn(ctx, id, &d->values[i]) ? -1 : 0;
+	}
+	*evicted = d->evicted;
+	pthread_mutex_unlock(&a->lock);
+	return ret;
 }
 
 int aggregator_each_comm(struct aggregator *a,
 			 int (*fn)(void *ctx, const char *comm, const struct rt_cpu_time *t),
-			 void *ctx)
+			 void *ctx, struct aggregator_evicted *evicted)
 {
-	struct each_comm e = { fn, ctx };
+	struct map_dump *d = &a->dumps[MAP_COMM];
+	int ret;
 
-	return each_time(bpf_map__fd(a->skel->maps.comm_time), RT_EXPORT_COMM_LEN, on_comm_time,
-			 &e);
+	pthread_mutex_lock(&a->lock);
+	ret = read_map(a, MAP_COMM, RT_EXPORT_COMM_LEN);
+	for (size_t i = 0; !ret && i < d->nr; i++) {
+		char comm[RT_EXPORT_COMM_LEN + 1] = { 0 };
+
+		memcpy(comm, d->keys + i * RT_EXPORT_COMM_LEN, RT_EXPORT_COMM_LEN);
+		ret = fn(ctx, comm, &d->values[i]) ? -1 : 0;
+	}
+	*evicted = d->evicted;
+	pthread_mutex_unlock(&a->lock);
+	return ret;
 }
 
 size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max)
@@ -244,6 +340,11 @@ void aggregator_stop(struct aggregator *a)
 		if (a->event_fds[i] >= 0)
 			close(a->event_fds[i]);
 	exporter_bpf__destroy(a->skel);
+	for (int m = 0; m < NR_MAPS; m++) {
+		free(a->dumps[m].keys);
+		free(a->dumps[m].values);
+	}
+	pthread_mutex_destroy(&a->lock);
 	cpu_list_free(&a->cpus);
 	free(a->event_fds);
 	free(a->links);

@@ -34,13 +34,25 @@ struct aggregator;
 /* Everything loaded and attached: aggregation has begun. NULL with err set. */
 struct aggregator *aggregator_start(const struct aggregator_config *cfg, char *err,
 				    size_t errlen);
-/* Calls fn for every cgroup id with CPU time; 0, or -1 if the map could not be read. */
+/* What the kernel evicted from a full map (an LRU hash) since the start: the
+ * keys, and the samples and CPU time they held. Both follow from counts the
+ * BPF program keeps (keys created, time added) less what the map holds when
+ * read; reads race with samples, so each is kept from ever decreasing. */
+struct aggregator_evicted {
+	uint64_t keys;
+	struct rt_cpu_time time;
+};
+
+/* Calls fn for every cgroup id with CPU time, and says what was evicted; 0,
+ * or -1 if the map could not be read. The map is read in batches: a full map
+ * (RT_EXPORT_MAP_ENTRIES keys) takes a few system calls. */
 int aggregator_each_cgroup(struct aggregator *a,
-			   int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t), void *ctx);
-/* Calls fn for every comm with CPU time (comm NUL-terminated). */
+			   int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t), void *ctx,
+			   struct aggregator_evicted *evicted);
+/* The same for every comm (comm NUL-terminated). */
 int aggregator_each_comm(struct aggregator *a,
 			 int (*fn)(void *ctx, const char *comm, const struct rt_cpu_time *t),
-			 void *ctx);
+			 void *ctx, struct aggregator_evicted *evicted);
 /* The samples seen and not counted, per CPU sampled; returns how many CPUs. */
 size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max);
 /* 0, or -1 if the histogram could not be read. */

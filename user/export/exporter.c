@@ -126,14 +126,25 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	struct rows cgroups = { .names = &e->cgroups }, comms = { 0 };
 	struct capture_cpu_counts *cpus = calloc(CPU_SETSIZE, sizeof(*cpus));
 	struct bpf_program_runs runs[MAX_PROGRAMS];
+	struct aggregator_evicted cgroups_evicted, comms_evicted;
+	struct metrics_map_evictions evictions[2];
 	int ret = -1;
 
 	pthread_mutex_lock(&e->lock);
 	/* a cgroup created since the last scrape is found by one more walk */
 	cgroup_names_rescan_allowed(&e->cgroups);
-	if (!cpus || aggregator_each_cgroup(e->aggregator, add_cgroup_row, &cgroups) ||
-	    aggregator_each_comm(e->aggregator, add_comm_row, &comms))
+	if (!cpus ||
+	    aggregator_each_cgroup(e->aggregator, add_cgroup_row, &cgroups, &cgroups_evicted) ||
+	    aggregator_each_comm(e->aggregator, add_comm_row, &comms, &comms_evicted))
 		goto out;
+	m.cgroups_evicted = (struct metrics_cpu_row){ NULL, cgroups_evicted.time.samples,
+						      cgroups_evicted.time.ns };
+	m.comms_evicted = (struct metrics_cpu_row){ NULL, comms_evicted.time.samples,
+						    comms_evicted.time.ns };
+	evictions[0] = (struct metrics_map_evictions){ "cgroup", cgroups_evicted.keys };
+	evictions[1] = (struct metrics_map_evictions){ "comm", comms_evicted.keys };
+	m.evictions = evictions;
+	m.nr_evictions = 2;
 	m.top_comms = e->top_comms;
 	m.cgroups = cgroups.rows;
 	m.nr_cgroups = cgroups.nr;

@@ -157,26 +157,30 @@ static int keep_top(struct printed_row *rows, size_t *nr, size_t top)
 	return 0;
 }
 
-/* Escapes, sorts and merges rows; *nr becomes the merged count. */
+/* Escapes, sorts and merges rows; *nr becomes the merged count; room is left
+ * for one row more. */
 static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *nr)
 {
-	struct printed_row *rows = calloc(*nr ? *nr : 1, sizeof(*rows));
+	/* one more: room for the row of evicted time */
+	struct printed_row *rows = calloc(*nr + 1, sizeof(*rows));
+	struct byte_buffer b = { 0 };
 
 	if (!rows)
 		return NULL;
+	/* escaped in one buffer, each copied at its size: thousands of comms
+	 * are thousands of small strings, not of buffers */
 	for (size_t i = 0; i < *nr; i++) {
-		struct byte_buffer b = { 0 };
-
+		b.len = 0;
 		if (metrics_escape_label(&b, in[i].label, strlen(in[i].label)) ||
-		    !byte_buffer_append(&b, "", 1)) {
+		    !byte_buffer_append(&b, "", 1) || !(rows[i].label = strdup((char *)b.data))) {
 			byte_buffer_free(&b);
 			free_rows(rows, i);
 			return NULL;
 		}
-		rows[i].label = (char *)b.data;
 		rows[i].samples = in[i].samples;
 		rows[i].ns = in[i].ns;
 	}
+	byte_buffer_free(&b);
 	sort_and_merge(rows, nr);
 	return rows;
 }
@@ -198,9 +202,25 @@ static int seconds(struct byte_buffer *out, uint64_t ns)
 	return put(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
 }
 
+/* Adds evicted time (if any) to the "other" row, which it creates if need be;
+ * rows has room for one row more. -1 if memory ran out. */
+static int add_evicted(struct printed_row *rows, size_t *nr, const struct metrics_cpu_row *evicted)
+{
+	if (!evicted->samples && !evicted->ns)
+		return 0;
+	rows[*nr].label = strdup("other");
+	if (!rows[*nr].label)
+		return -1;
+	rows[*nr].samples = evicted->samples;
+	rows[*nr].ns = evicted->ns;
+	(*nr)++;
+	sort_and_merge(rows, nr);
+	return 0;
+}
+
 static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row *in, size_t nr,
-			   size_t top, const char *label, const char *samples_name,
-			   const char *seconds_name, const char *what)
+			   size_t top, const struct metrics_cpu_row *evicted, const char *label,
+			   const char *samples_name, const char *seconds_name, const char *what)
 {
 	struct printed_row *rows = merge_rows(in, &nr);
 	char help[256];
@@ -208,7 +228,7 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row
 
 	if (!rows)
 		return -1;
-	if (keep_top(rows, &nr, top)) {
+	if (keep_top(rows, &nr, top) || add_evicted(rows, &nr, evicted)) {
 		free_rows(rows, nr);
 		return -1;
 	}
@@ -253,6 +273,21 @@ static int render_record_counts(struct byte_buffer *out, const struct metrics_sn
 				 c->cpu, m->transport, v);
 		}
 	}
+	return r;
+}
+
+static int render_evictions(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	const char *name = "ringtrace_map_evictions_total";
+	int r = 0;
+
+	if (!m->nr_evictions)
+		return 0;
+	r |= family(out, name, "counter",
+		    "Keys the kernel evicted from a full aggregation map to make room for new ones; their CPU time is counted as other.");
+	for (size_t i = 0; i < m->nr_evictions && !r; i++)
+		r |= put(out, "%s{map=\"%s\"} %" PRIu64 "\n", name, m->evictions[i].map,
+			 m->evictions[i].keys);
 	return r;
 }
 
@@ -321,11 +356,14 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 		       "ringtrace's version, as a label; the value is always 1.");
 
 	r |= put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
-	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, 0, "cgroup",
-			     "ringtrace_cpu_samples_total", "ringtrace_cpu_seconds_total", "cgroup path");
-	r |= render_cpu_rows(out, m->comms, m->nr_comms, m->top_comms, "comm", NULL,
-			     "ringtrace_comm_cpu_seconds_total", "comm (the busiest, the rest as other)");
+	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, 0, &m->cgroups_evicted, "cgroup",
+			     "ringtrace_cpu_samples_total", "ringtrace_cpu_seconds_total",
+			     "cgroup path (other: cgroups evicted from the kernel's map)");
+	r |= render_cpu_rows(out, m->comms, m->nr_comms, m->top_comms, &m->comms_evicted, "comm",
+			     NULL, "ringtrace_comm_cpu_seconds_total",
+			     "comm (the busiest, the rest as other)");
 	r |= render_record_counts(out, m);
+	r |= render_evictions(out, m);
 	r |= render_rings(out, m);
 	r |= render_runq(out, m);
 	r |= render_programs(out, m);

@@ -23,6 +23,12 @@ struct metrics_cpu_row {
 	uint64_t ns;
 };
 
+/* Keys the kernel evicted from one of its full aggregation maps. */
+struct metrics_map_evictions {
+	const char *map; /* "comm", "cgroup" */
+	uint64_t keys;
+};
+
 struct metrics_snapshot {
 	const char *version;
 	const char *transport;             /* label of the record counts */
@@ -31,6 +37,11 @@ struct metrics_snapshot {
 	const struct metrics_cpu_row *comms;
 	size_t nr_comms;
 	unsigned int top_comms;            /* comms shown by name, the rest as "other"; 0: all */
+	/* CPU time of keys evicted from the kernel's maps, added to an "other"
+	 * row (label ignored) of the cgroups or the comms */
+	struct metrics_cpu_row cgroups_evicted, comms_evicted;
+	const struct metrics_map_evictions *evictions;
+	size_t nr_evictions;
 	const struct capture_cpu_counts *cpus;
 	size_t nr_cpus;
 	uint64_t runq_buckets[METRICS_RUNQ_BUCKETS]; /* not cumulative: bucket i < 2^i ns */

@@ -1,25 +1,124 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* metrics_server.c: serves GET /metrics over HTTP with libmicrohttpd, the
- * body rendered on each scrape by the owner's callback. */
+/* metrics_server.c: serves GET /metrics over HTTP with libmicrohttpd on a
+ * socket bound before the capabilities are dropped, the body rendered on each
+ * scrape by the owner's callback, and no client able to keep another out. */
 #include "export/metrics_server.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "export/metrics.h"
 #include "lib/log.h"
+
+/* Descriptors kept for the rest of the process beyond twice those it has open
+ * when the server starts (a snapshot opens a file per CPU, for one). */
+#define FD_RESERVE 128
+
+/* A connection as the eviction policy sees it. */
+struct tracked_conn {
+	struct tracked_conn *prev, *next;
+	int fd;
+	bool evicted; /* shut down by the policy, not yet closed by the daemon */
+};
 
 struct metrics_server {
 	struct MHD_Daemon *daemon;
 	metrics_render_fn render;
 	void *ctx;
+	/* Open connections, the one waiting longest for an answer first (since
+	 * it connected, or since its last request was answered). Only the
+	 * daemon's one thread touches them: no lock. */
+	struct tracked_conn *head, *tail;
+	unsigned int nr_tracked, max_tracked;
 };
+
+static void unlink_conn(struct metrics_server *s, struct tracked_conn *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		s->head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		s->tail = t->prev;
+	t->prev = t->next = NULL;
+	s->nr_tracked--;
+}
+
+static void append_conn(struct metrics_server *s, struct tracked_conn *t)
+{
+	t->prev = s->tail;
+	t->next = NULL;
+	if (s->tail)
+		s->tail->next = t;
+	else
+		s->head = t;
+	s->tail = t;
+	s->nr_tracked++;
+}
+
+/* The daemon opens and closes connections: a new one beyond max_tracked
+ * shuts the oldest down (the daemon sees it end and closes it), so that idle
+ * or half-sent connections never fill the daemon's limit and a scraper that
+ * connects is always accepted and answered. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct metrics_server *s = cls;
+	struct tracked_conn *t = *socket_context;
+	const union MHD_ConnectionInfo *info;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (t && !t->evicted)
+			unlink_conn(s, t);
+		free(t);
+		*socket_context = NULL;
+		return;
+	}
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	t = info ? calloc(1, sizeof(*t)) : NULL;
+	if (!t)
+		return; /* not tracked: never evicted, still limited by the daemon */
+	t->fd = info->connect_fd;
+	*socket_context = t;
+	append_conn(s, t);
+	while (s->nr_tracked > s->max_tracked) {
+		struct tracked_conn *oldest = s->head;
+
+		unlink_conn(s, oldest);
+		oldest->evicted = true;
+		shutdown(oldest->fd, SHUT_RDWR);
+	}
+}
+
+/* A request arrived whole on conn: it is the last to be evicted now. */
+static void note_answered(struct metrics_server *s, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct tracked_conn *t = info ? info->socket_context : NULL;
+
+	if (!t || t->evicted)
+		return;
+	unlink_conn(s, t);
+	append_conn(s, t);
+}
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
@@ -36,6 +135,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)req_cls;
+	note_answered(server, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
 		type = "text/plain; charset=utf-8";
@@ -109,34 +209,145 @@ int metrics_listen_valid(const char *listen)
 	return parse_listen(listen, &addr, &ipv6) == 0;
 }
 
-struct metrics_server *metrics_server_start(const char *listen, metrics_render_fn render,
-					    void *ctx, char *err, size_t errlen)
+/* What a failed bind or listen means, as the fix to append to the error line. */
+static const char *listen_hint(int err)
+{
+	switch (err) {
+	case EADDRINUSE:
+		return ": another process holds that port; stop it or give another ADDR:PORT";
+	case EACCES:
+		return ": a port below 1024 needs root or CAP_NET_BIND_SERVICE";
+	case EADDRNOTAVAIL:
+		return ": no interface of this machine has that address";
+	default:
+		return "";
+	}
+}
+
+int metrics_listen(const char *where, char *err, size_t errlen)
+{
+	struct sockaddr_storage addr;
+	const int on = 1;
+	bool ipv6 = false;
+	int fd, x;
+
+	if (parse_listen(where, &addr, &ipv6)) {
+		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435",
+			  where, METRICS_DEFAULT_LISTEN);
+		return -1;
+	}
+	fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rt_format(err, errlen, "cannot create a socket for %s: %s", where, strerror(errno));
+		return -1;
+	}
+	/* as libmicrohttpd sets its own: a restart binds despite connections
+	 * in TIME_WAIT; an IPv6 address serves IPv6 only */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (ipv6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	if (bind(fd, (struct sockaddr *)&addr,
+		 ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) ||
+	    listen(fd, SOMAXCONN)) {
+		x = errno;
+		close(fd);
+		rt_format(err, errlen, "cannot listen on %s: %s%s", where, strerror(x), listen_hint(x));
+		return -1;
+	}
+	return fd;
+}
+
+/* Descriptors this process has open. */
+static unsigned long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned long n = 0;
+
+	if (!d)
+		return FD_RESERVE;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n > 3 ? n - 3 : 0; /* ".", ".." and the directory's own */
+}
+
+/* How many connections the descriptors allow, up to METRICS_MAX_CONNECTIONS:
+ * RLIMIT_NOFILE's soft limit is raised (up to the hard one) to have room for
+ * them beside twice the descriptors open now and FD_RESERVE. */
+static unsigned int connection_limit(void)
+{
+	unsigned long used = 2 * open_fds() + FD_RESERVE, avail;
+	rlim_t want = (rlim_t)(used + METRICS_MAX_CONNECTIONS);
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 2 * METRICS_CONNECTION_SLACK;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		struct rlimit raised = rl;
+
+		raised.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		if (!setrlimit(RLIMIT_NOFILE, &raised))
+			rl = raised;
+	}
+	avail = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > used + METRICS_MAX_CONNECTIONS
+			? METRICS_MAX_CONNECTIONS
+			: rl.rlim_cur > used ? (unsigned long)(rl.rlim_cur - used) : 0;
+	return avail < 2 * METRICS_CONNECTION_SLACK ? 2 * METRICS_CONNECTION_SLACK
+						    : (unsigned int)avail;
+}
+
+/* Closes fd if it is still the socket whose inode st names: libmicrohttpd
+ * closes the socket it was given on some of its failures, not on others. */
+static void close_if_same(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	if (!fstat(fd, &now) && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		close(fd);
+}
+
+struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
+					    char *err, size_t errlen)
 {
 	struct metrics_server *s = calloc(1, sizeof(*s));
-	struct sockaddr_storage addr;
-	bool ipv6 = false;
+	unsigned int flags = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+				     ? MHD_USE_EPOLL_INTERNAL_THREAD
+				     : MHD_USE_POLL_INTERNAL_THREAD;
+	unsigned int limit = connection_limit();
+	struct stat st;
+	int given;
 
-	if (!s) {
-		rt_format(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (parse_listen(listen, &addr, &ipv6)) {
-		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435",
-			  listen, METRICS_DEFAULT_LISTEN);
+	if (fstat(listen_fd, &st) || !s) {
+		rt_format(err, errlen, "%s", s ? strerror(errno) : "out of memory");
+		close(listen_fd);
 		free(s);
 		return NULL;
 	}
 	s->render = render;
 	s->ctx = ctx;
-	s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ipv6 ? MHD_USE_IPv6 : 0), 0,
-				     NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, &addr,
-				     MHD_OPTION_END);
+	s->max_tracked = limit - METRICS_CONNECTION_SLACK;
+	/* the daemon gets a copy of the socket: whatever it does with it when
+	 * it fails, ours is closed here */
+	given = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+	if (given >= 0)
+		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, s,
+					     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)given,
+					     MHD_OPTION_CONNECTION_LIMIT, limit,
+					     MHD_OPTION_CONNECTION_TIMEOUT,
+					     (unsigned int)METRICS_IDLE_TIMEOUT_S,
+					     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+					     MHD_OPTION_END);
 	if (!s->daemon) {
-		rt_format(err, errlen, "cannot serve on %s: %s (is the port in use?)", listen,
-			  strerror(errno));
+		int x = errno;
+
+		if (given >= 0)
+			close_if_same(given, &st);
+		close(listen_fd);
+		rt_format(err, errlen, "cannot start the HTTP server: %s", strerror(x));
 		free(s);
 		return NULL;
 	}
+	close(listen_fd);
 	return s;
 }
 
@@ -144,6 +355,7 @@ void metrics_server_stop(struct metrics_server *s)
 {
 	if (!s)
 		return;
+	/* closes every connection (each notified) and the listening socket */
 	MHD_stop_daemon(s->daemon);
 	free(s);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/aggregator.h"
 #include "capture/bpf_stats.h"
@@ -51,6 +52,7 @@ struct metrics_sink {
 	unsigned int top_comms;
 	struct record_source src;
 	const char *listen;
+	int listen_fd;                 /* bound at creation, until the server takes it */
 	struct aggregator *runq;       /* the run-queue histogram */
 	struct metrics_server *server;
 };
@@ -307,7 +309,8 @@ static int metrics_start(struct record_sink *s, char *err, size_t errlen)
 {
 	struct metrics_sink *rm = metrics_sink_of(s);
 
-	rm->server = metrics_server_start(rm->listen, render, rm, err, errlen);
+	rm->server = metrics_server_start(rm->listen_fd, render, rm, err, errlen);
+	rm->listen_fd = -1; /* the server's, or closed */
 	if (!rm->server)
 		return -1;
 	rt_info("ringtrace: serving metrics on http://%s/metrics", rm->listen);
@@ -332,6 +335,8 @@ static void metrics_free(struct record_sink *s)
 	if (!rm)
 		return;
 	metrics_server_stop(rm->server);
+	if (rm->listen_fd >= 0)
+		close(rm->listen_fd);
 	aggregator_stop(rm->runq);
 	hash_map_each(&rm->cgroups, free_cgroup, NULL);
 	hash_map_each(&rm->comms, free_comm, NULL);
@@ -361,6 +366,13 @@ struct record_sink *metrics_sink_create(const char *listen, unsigned int top_com
 
 	if (!rm) {
 		rt_format(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* bound now, before the recording creates or attaches anything, while
+	 * the capabilities last (a port below 1024); served once started */
+	rm->listen_fd = metrics_listen(listen, err, errlen);
+	if (rm->listen_fd < 0) {
+		free(rm);
 		return NULL;
 	}
 	rm->base.ops = &metrics_sink_ops;

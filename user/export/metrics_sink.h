@@ -9,9 +9,10 @@
 
 #include "capture/record_sink.h"
 
-/* Serves http://listen/metrics once started; top_comms comms are named, the
- * rest summed as "other". The samples must carry their cgroup. NULL with
- * err set. */
+/* Binds listen at once (a port in use is an error before the recording
+ * starts; a port below 1024 needs the capabilities not yet dropped) and serves
+ * http://listen/metrics once started; top_comms comms are named, the rest
+ * summed as "other". The samples must carry their cgroup. NULL with err set. */
 struct record_sink *metrics_sink_create(const char *listen, unsigned int top_comms, char *err,
 					size_t errlen);
 

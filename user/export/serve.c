@@ -39,7 +39,7 @@ int export_run(const struct export_options *o)
 	struct exporter *e = NULL;
 	sigset_t mask;
 	char err[512];
-	int sigfd = -1, status = 1;
+	int sigfd = -1, listen_fd = -1, status = 1;
 
 	if (o->textfile && textfile_open(&textfile, o->textfile, err, sizeof(err))) {
 		rt_error("%s", err);
@@ -48,6 +48,15 @@ int export_run(const struct export_options *o)
 	if (privileges_check("export", err, sizeof(err))) {
 		rt_error("%s", err);
 		goto out;
+	}
+	/* bound before anything is attached (a port in use costs nothing) and
+	 * while the capabilities last (a port below 1024) */
+	if (o->listen) {
+		listen_fd = metrics_listen(o->listen, err, sizeof(err));
+		if (listen_fd < 0) {
+			rt_error("%s", err);
+			goto out;
+		}
 	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -74,7 +83,8 @@ int export_run(const struct export_options *o)
 		goto out;
 	}
 	if (o->listen) {
-		server = metrics_server_start(o->listen, render_export, e, err, sizeof(err));
+		server = metrics_server_start(listen_fd, render_export, e, err, sizeof(err));
+		listen_fd = -1; /* the server's, or closed */
 		if (!server) {
 			rt_error("%s", err);
 			goto out;
@@ -102,6 +112,8 @@ out:
 	metrics_server_stop(server);
 	exporter_stop(e);
 	textfile_close(&textfile);
+	if (listen_fd >= 0)
+		close(listen_fd);
 	if (sigfd >= 0)
 		close(sigfd);
 	return status;
