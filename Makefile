@@ -234,10 +234,12 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 
 # Runs every target as $(1) says (-max_total_time=S or -runs=N), described
 # as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.
+# The targets' own stderr (warnings about each input) is closed: libFuzzer's
+# lines and the sanitizers' reports still reach the log.
 define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
 		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
-		if ! $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+		if ! $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
 			$(FUZZ_OUTPUT)/corpus-$$n $$seeds > $(FUZZ_OUTPUT)/$$n.log 2>&1; then \
 			tail -40 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \
