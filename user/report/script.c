@@ -94,12 +94,14 @@ static int parse_field(const char *line, struct tp_field *f)
 	name = name_end;
 	while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
 		name--;
-	if (name == name_end || (size_t)(name_end - name) >= sizeof(f->name) ||
-	    (size_t)(name - decl) + 2 >= sizeof(f->type))
+	if (name == name_end || (size_t)(name_end - name) >= sizeof(f->name))
 		return 0;
 	memcpy(f->name, name, (size_t)(name_end - name));
-	snprintf(f->type, sizeof(f->type), "%.*s%s", (int)(name - decl), decl,
-		 f->array ? "[]" : "");
+	/* a long type is cut, its array brackets kept */
+	snprintf(f->type, sizeof(f->type), "%.*s%s",
+		 (int)((size_t)(name - decl) < sizeof(f->type) - 3 ? (size_t)(name - decl)
+								   : sizeof(f->type) - 3),
+		 decl, f->array ? "[]" : "");
 	if (!field_number(semi, "offset:", UINT32_MAX, &f->offset) ||
 	    !field_number(semi, "size:", UINT32_MAX, &f->size))
 		return -1;
