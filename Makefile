@@ -77,7 +77,8 @@ RECORD_DIR ?= $(OUTPUT)/record.data
 # A failed step never leaves a half-written target (an empty skeleton) behind.
 .DELETE_ON_ERROR:
 .PHONY: all programs deps build-deps test-deps bench-deps test check check-layers unit-test \
-	integration-test record bench bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets soak
+	integration-test record bench bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets fuzz-seeds \
+	fuzz-long soak
 
 all: programs
 
@@ -203,11 +204,13 @@ bench: deps bench-deps
 
 # libFuzzer targets (clang, ASan, UBSan) for the recording reader and the
 # command-line parsers; seeds and regressions in tests/fuzz/. make test runs
-# each for FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS. They link the parts
-# that read recordings and parse options, built again with the fuzzer's flags.
+# each for FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS, make fuzz-long for
+# FUZZ_LONG_RUNS inputs. They link the parts that read recordings and parse
+# options, built again with the fuzzer's flags.
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_CI_SECONDS ?= 60
+FUZZ_LONG_RUNS ?= 10000000
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	       -DRINGTRACE_VERSION='"$(VERSION)"' -Iuser -Ibpf
@@ -229,11 +232,14 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -liberty -lpthread -o $@
 
-# Runs every target for $(1) seconds on a scratch corpus seeded from tests/fuzz/.
+# Runs every target as $(1) says (-max_total_time=S or -runs=N), described
+# as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.
+# The targets' own stderr (warnings about each input) is closed: libFuzzer's
+# lines and the sanitizers' reports still reach the log.
 define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
-		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(1) s"; \
-		if ! $$t -max_total_time=$(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
+		if ! $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
 			$(FUZZ_OUTPUT)/corpus-$$n $$seeds > $(FUZZ_OUTPUT)/$$n.log 2>&1; then \
 			tail -40 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \
@@ -242,12 +248,24 @@ endef
 
 fuzz-targets: $(FUZZ_TARGETS)
 
+# Rewrites the synthetic seeds of fuzz_perf_data, and compact copies of the
+# recordings named in FUZZ_SEED_RECORDINGS ("NAME=DIR ...").
+$(OUTPUT)/tests/fuzz_seeds: tests/fuzz/seeds.c $(TEST_UTIL) $(LIBRINGTRACE)
+	$(call msg,TEST,$@)
+	$(Q)$(TEST_LINK)
+
+fuzz-seeds: $(OUTPUT)/tests/fuzz_seeds
+	$(OUTPUT)/tests/fuzz_seeds tests/fuzz/perf_data $(FUZZ_SEED_RECORDINGS)
+
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-targets
-	$(call run_fuzzers,$(FUZZ_SECONDS))
+	$(call run_fuzzers,-max_total_time=$(FUZZ_SECONDS),$(FUZZ_SECONDS) s)
 
 fuzz-ci: fuzz-targets
-	$(call run_fuzzers,$(FUZZ_CI_SECONDS))
+	$(call run_fuzzers,-max_total_time=$(FUZZ_CI_SECONDS),$(FUZZ_CI_SECONDS) s)
+
+fuzz-long: fuzz-targets
+	$(call run_fuzzers,-runs=$(FUZZ_LONG_RUNS),$(FUZZ_LONG_RUNS) inputs)
 
 # A long flight recording at a high tracepoint rate (not in make test):
 # RSS, file descriptors and accounting; writes the Soak section of docs/BENCHMARKS.md.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_cli.c: bad command lines and unusable output paths get exactly one
- * error line naming the problem and a non-zero exit, before anything is attached. */
+/* test_cli.c: bad command lines, unusable output paths and unusable input get
+ * exactly one error line naming the problem and a non-zero exit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -208,6 +208,106 @@ static void test_output_directory_is_never_reused_blindly(void **state)
 	free(dir);
 }
 
+/* The first non-empty data.cpuN of dir, into name; -1 if none. */
+static int first_cpu_file(const char *dir, char *name, size_t len)
+{
+	for (int cpu = 0; cpu < tu_online_cpus(); cpu++) {
+		char path[4096];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/data.cpu%d", dir, cpu);
+		if (!stat(path, &st) && st.st_size > 0) {
+			snprintf(name, len, "data.cpu%d", cpu);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Each recording's sample ids are its own: a data.cpuN file copied from
+ * another recording is refused, with one line naming it, exit status 1. */
+static void test_foreign_cpu_file_is_refused(void **state)
+{
+	char *a = tu_tempdir(), *b = tu_tempdir(), *out = NULL, name[64], args[8192];
+	struct tu_records ra, rb;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (int i = 0; i < 2; i++) {
+		rc = tu_sh(&out, "%s record -a --force -o %s -- sh -c 'for i in 1 2 3; do ls / >/dev/null; done' 2>&1",
+			   tu_ringtrace(), i ? b : a);
+		if (rc)
+			fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+		free(out);
+	}
+	tu_records_open(&ra, a, 0);
+	tu_records_open(&rb, b, 0);
+	assert_true(ra.in.events[0].nr_ids == 1 && rb.in.events[0].nr_ids == 1);
+	if (ra.in.events[0].ids[0] == rb.in.events[0].ids[0])
+		fail_msg("two recordings share the sample id %#llx",
+			 (unsigned long long)ra.in.events[0].ids[0]);
+	tu_records_close(&ra);
+	tu_records_close(&rb);
+	/* both read; then b with a's file in place of its own */
+	snprintf(args, sizeof(args), "report %s >/dev/null", b);
+	rc = tu_sh(&out, "%s %s 2>&1", tu_ringtrace(), args);
+	if (rc)
+		fail_msg("ringtrace %s: exit %d:\n%s", args, rc, out);
+	free(out);
+	assert_int_equal(first_cpu_file(a, name, sizeof(name)), 0);
+	assert_int_equal(tu_sh(NULL, "cp %s/%s %s/%s", a, name, b, name), 0);
+	snprintf(args, sizeof(args), "%s/%s: offset 0: a record of sample id", b, name);
+	{
+		char cmd[8192];
+
+		snprintf(cmd, sizeof(cmd), "report %s", b);
+		expect_one_line_status(cmd, args, 1);
+		snprintf(cmd, sizeof(cmd), "script %s", b);
+		expect_one_line_status(cmd, args, 1);
+		snprintf(cmd, sizeof(cmd), "report --folded %s", b);
+		expect_one_line_status(cmd, "belongs to another recording", 1);
+	}
+	tu_rmtree(a);
+	tu_rmtree(b);
+	free(a);
+	free(b);
+}
+
+/* A tracepoint format whose field's offset + size wraps in 32 bits crashed
+ * script (SIGSEGV): now one line naming the file and offset, exit status 1. */
+static void test_crafted_format_is_one_line(void **state)
+{
+	static const char format[] =
+		"name: wrapping\nID: 77\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:long value;\toffset:4294967290;\tsize:8;\tsigned:1;\n"
+		"\nprint fmt: \"value=%ld\", REC->value\n";
+	uint8_t raw[20] = { 77 };
+	struct perf_sample s = { .ip = 0x400000, .pid = 1, .tid = 1, .time = 1, .period = 1,
+				 .raw_size = sizeof(raw), .raw = raw };
+	char *dir = tu_tempdir(), cmd[8192], needle[4200];
+	struct tu_recording r;
+
+	(void)state;
+	tu_skip_unless_possible();
+	tu_recording_init(&r, 1);
+	tu_recording_event(&r, "fake:wrapping", PERF_TYPE_TRACEPOINT, 77,
+			   PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW,
+			   102);
+	r.header.tracing_data = format;
+	r.header.tracing_data_size = sizeof(format) - 1;
+	tu_recording_sample(&r, 0, &s);
+	tu_recording_write(&r, dir);
+	tu_recording_free(&r);
+	snprintf(cmd, sizeof(cmd), "script %s", dir);
+	snprintf(needle, sizeof(needle), "%s/data: offset ", dir);
+	expect_one_line_status(cmd, needle, 1);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +316,8 @@ int main(void)
 		cmocka_unit_test(test_every_command_has_help),
 		cmocka_unit_test(test_scope_and_event_errors),
 		cmocka_unit_test(test_output_directory_is_never_reused_blindly),
+		cmocka_unit_test(test_foreign_cpu_file_is_refused),
+		cmocka_unit_test(test_crafted_format_is_one_line),
 	};
 
 	tu_set_skip_reason(tu_ringtrace() ? NULL

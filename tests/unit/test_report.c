@@ -205,6 +205,30 @@ static void test_sort_keys_and_filters(void **state)
 	free(text);
 }
 
+/* Binaries are looked for under --symfs: under an empty directory this
+ * binary is not found (its frames show their DSO), under / it is. */
+static void test_symfs(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .input = fx->dir, .pid_filter = -1, .kallsyms = fx->kallsyms,
+				    .symfs = fx->dir };
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_int_equal(report_parse_sort(&o, "dso,sym", err, sizeof(err)), 0);
+	assert_int_equal(report_run(&o, out, err, sizeof(err)), 0);
+	fclose(out);
+	expect_row(text, 0, "86.96%", "40  test_report", "[.] [unknown]");
+	free(text);
+	o.symfs = "/";
+	out = open_memstream(&text, &len);
+	assert_int_equal(report_run(&o, out, err, sizeof(err)), 0);
+	fclose(out);
+	expect_row(text, 0, "65.22%", "test_report", "[.] known_function_alpha");
+	free(text);
+}
+
 static void test_bad_sort_key(void **state)
 {
 	struct report_options o = { 0 };
@@ -254,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols_resolve_through_mmap2_and_kallsyms),
 		cmocka_unit_test(test_sort_keys_and_filters),
+		cmocka_unit_test(test_symfs),
 		cmocka_unit_test(test_bad_sort_key),
 		cmocka_unit_test(test_missing_input_is_an_error),
 		cmocka_unit_test(test_perf_reads_the_directory),

@@ -334,6 +334,76 @@ static void test_malformed_is_named(void **state)
 		fail_msg("error does not name the file and offset: %s", err);
 }
 
+/* A comm, a kernel symbol and a mapped file named with ';', spaces and a
+ * newline: the folded line has exactly its three frames and its count, as
+ * stackcollapse-perf.pl would write them, and the flame graph the same
+ * frames, their markup escaped. */
+static void test_names_cannot_forge_frames(void **state)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, LEAF + 4, PERF_CONTEXT_USER, 0x7f0000001000 };
+	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "a;b c\n9 \xff" };
+	struct perf_mmap m = { .pid = PID, .tid = PID, .start = 0x7f0000000000, .len = 0x10000,
+			       .prot = 5, .flags = 2, .filename = "/tmp/lib x\n99;y.so" };
+	struct perf_sample_id sid = { .pid = PID, .tid = PID, .id = CLOCK_ID };
+	struct perf_sample sample = { .misc = PERF_RECORD_MISC_KERNEL, .ip = LEAF + 4, .pid = PID,
+				      .tid = PID, .time = 1000, .period = 1, .nr_callchain = 4,
+				      .callchain = chain };
+	struct report_options o = { .pid_filter = -1, .output = REPORT_FOLDED };
+	struct fixture fx = { .dir = tu_tempdir() };
+	char path[PATH_MAX], *text, *svg = NULL;
+	struct tu_recording r;
+	size_t len = 0;
+	FILE *f, *out;
+	int c;
+
+	(void)state;
+	tu_recording_init(&r, 1);
+	tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, CLOCK_TYPE,
+			   CLOCK_ID);
+	assert_int_equal(perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, K(0), &sid), 0);
+	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &comm, &sid), 0);
+	assert_int_equal(perf_mmap2_encode(&r.side, SAMPLE_ID_TYPE, &m, &sid), 0);
+	tu_recording_sample(&r, 0, &sample);
+	r.kallsyms = "ffffffff81000000 T _text\n"
+		     "ffffffff81000100 T k;leaf <b>&\"'x  1\n"
+		     "ffffffff81000200 T kfunc_after\n";
+	tu_recording_write(&r, fx.dir);
+	tu_recording_free(&r);
+	snprintf(fx.kallsyms, sizeof(fx.kallsyms), "%s/kallsyms", fx.dir);
+
+	text = report_text(&fx, &o);
+	assert_string_equal(text, "a:b_c_9_\xff;[lib x 99:y.so];k:leaf <b>&\"'x 1 1\n");
+	free(text);
+
+	snprintf(path, sizeof(path), "%s/graph.svg", fx.dir);
+	o.output = REPORT_FLAMEGRAPH;
+	o.flamegraph_path = path;
+	free(report_text(&fx, &o));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	out = open_memstream(&svg, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, out);
+	fclose(f);
+	fclose(out);
+	/* four frames under "all": comm, the library, the symbol; invalid
+	 * UTF-8 as U+FFFD, markup as entities */
+	assert_non_null(strstr(svg, "<title>a:b_c_9_\xef\xbf\xbd (1 samples, 100.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>[lib x 99:y.so] (1 samples, 100.00%)</title>"));
+	assert_non_null(strstr(svg, "data-n=\"k:leaf &lt;b&gt;&amp;&quot;&apos;x 1\""));
+	assert_null(strstr(svg, "<b>"));
+	{
+		int frames = 0;
+
+		for (const char *p = svg; (p = strstr(p, "<g data-x=")); p++)
+			frames++;
+		assert_int_equal(frames, 4);
+	}
+	free(svg);
+	tu_rmtree(fx.dir);
+	free(fx.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +413,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flamegraph, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_is_named, setup, teardown),
+		cmocka_unit_test(test_names_cannot_forge_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,9 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
+	case REPORT_OPT_SYMFS:
+		o->symfs = arg;
+		break;
 	case REPORT_OPT_STDIO:
 		break;
 	}

@@ -22,6 +22,9 @@ static int script_option(void *ctx, int id, const char *arg)
 	case SCRIPT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
+	case SCRIPT_OPT_SYMFS:
+		o->symfs = arg;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }

@@ -126,6 +126,8 @@ static const struct options_entry report_options_table[] = {
 	  NULL, REPORT_OPT_TIME },
 	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
 	  "symbols", REPORT_OPT_KALLSYMS },
+	{ "symfs", 0, "DIR", "look for binaries and their debug files under DIR (as perf's --symfs)",
+	  NULL, REPORT_OPT_SYMFS },
 	{ 0 },
 };
 
@@ -142,6 +144,8 @@ static const struct options_entry script_options_table[] = {
 	{ "input", 'i', "DIR", "the recording (also the first argument)", NULL, SCRIPT_OPT_INPUT },
 	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
 	  NULL, SCRIPT_OPT_KALLSYMS },
+	{ "symfs", 0, "DIR", "look for binaries and their debug files under DIR (as perf's --symfs)",
+	  NULL, SCRIPT_OPT_SYMFS },
 	{ 0 },
 };
 

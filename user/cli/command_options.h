@@ -67,11 +67,13 @@ enum report_option_id {
 	REPORT_OPT_CGROUP,
 	REPORT_OPT_TIME,
 	REPORT_OPT_KALLSYMS,
+	REPORT_OPT_SYMFS,
 };
 
 enum script_option_id {
 	SCRIPT_OPT_INPUT = 1,
 	SCRIPT_OPT_KALLSYMS,
+	SCRIPT_OPT_SYMFS,
 };
 
 enum export_option_id {

@@ -3,6 +3,7 @@
  * read-only, validates its header and attrs, and iterates the records of each file. */
 #include "format/perf_data_reader.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,15 +21,52 @@
 	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |      \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
+/* Files up to this size are read into memory rather than mapped: cheaper
+ * (mapping costs page faults, and unmapping a TLB flush on every CPU the
+ * process runs on), and an overread of the buffer is an overread ASan sees. */
+#define READ_LIMIT (1u << 20)
+
 static void unmap_file(struct perf_input_file *f)
 {
-	if (f->map)
+	if (f->map && f->heap)
+		free((void *)f->map);
+	else if (f->map)
 		munmap((void *)f->map, f->map_size);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
 }
 
-/* Maps a regular file read-only. dirfd < 0 means name is a path. */
+/* The whole of a small file, into a buffer of exactly its size. */
+static int read_whole(int fd, struct perf_input_file *f, const char *display, char *err,
+		      size_t errlen)
+{
+	uint8_t *buf = malloc(f->map_size);
+	size_t got = 0;
+
+	if (!buf) {
+		rt_format(err, errlen, "out of memory reading %s", display);
+		return -1;
+	}
+	while (got < f->map_size) {
+		ssize_t n = pread(fd, buf + got, f->map_size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rt_format(err, errlen, "%s: cannot read: %s", display,
+				  n ? strerror(errno) : "it shrank while being read");
+			free(buf);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	f->map = buf;
+	f->heap = true;
+	return 0;
+}
+
+/* Maps a regular file read-only (or reads it, if small). dirfd < 0 means
+ * name is a path. */
 static int map_file(int dirfd, const char *name, const char *display, struct perf_input_file *f,
 		    char *err, size_t errlen)
 {
@@ -50,7 +88,13 @@ static int map_file(int dirfd, const char *name, const char *display, struct per
 		return -1;
 	}
 	f->map_size = (size_t)st.st_size;
-	if (f->map_size) {
+	if (f->map_size && f->map_size <= READ_LIMIT) {
+		if (read_whole(fd, f, display, err, errlen)) {
+			close(fd);
+			memset(f, 0, sizeof(*f));
+			return -1;
+		}
+	} else if (f->map_size) {
 		void *map = mmap(NULL, f->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (map == MAP_FAILED) {
@@ -91,17 +135,13 @@ static char *read_feature_string(const uint8_t **p, const uint8_t *end)
 }
 
 /* Names from HEADER_EVENT_DESC, matched to attrs by position. Best effort:
- * a missing or odd section leaves names NULL. */
+ * an odd section leaves names NULL; sec lies inside the file. */
 static void read_event_names(struct perf_input *in, const struct perf_file_section *sec)
 {
 	const struct perf_input_file *hf = &in->files[0];
-	const uint8_t *p, *end;
+	const uint8_t *p = hf->map + sec->offset, *end = p + sec->size;
 	uint32_t nr, attr_size;
 
-	if (sec->offset > hf->map_size || sec->size > hf->map_size - sec->offset)
-		return;
-	p = hf->map + sec->offset;
-	end = p + sec->size;
 	if (end - p < 8)
 		return;
 	memcpy(&nr, p, 4);
@@ -110,41 +150,78 @@ static void read_event_names(struct perf_input *in, const struct perf_file_secti
 	for (uint32_t i = 0; i < nr && i < in->nr_events; i++) {
 		uint32_t nr_ids;
 
-		if ((size_t)(end - p) < (size_t)attr_size + 4)
+		if ((uint64_t)(end - p) < (uint64_t)attr_size + 4)
 			return;
 		p += attr_size;
 		memcpy(&nr_ids, p, 4);
 		p += 4;
 		in->events[i].name = read_feature_string(&p, end);
-		if (!in->events[i].name || nr_ids > (size_t)(end - p) / 8)
+		if (!in->events[i].name || nr_ids > (uint64_t)(end - p) / 8)
 			return;
 		p += (size_t)nr_ids * 8;
 	}
 }
 
-/* Walks the feature index at data.offset + data.size. */
-static void read_features(struct perf_input *in)
+/* Walks the feature index at data.offset + data.size: the index and every
+ * section it names must lie inside the file. */
+static int read_features(struct perf_input *in, char *err, size_t errlen)
 {
 	const struct perf_input_file *hf = &in->files[0];
-	uint64_t at = in->header.data.offset + in->header.data.size;
+	uint64_t at = in->header.data.offset + in->header.data.size; /* both checked: no wrap */
 
 	for (int bit = 0; bit < PERF_FILE_FEATURE_BITS; bit++) {
 		struct perf_file_section sec;
 
 		if (!(in->header.features[bit / 64] & (1ULL << (bit % 64))))
 			continue;
-		if (at > hf->map_size || hf->map_size - at < sizeof(sec))
-			return;
+		if (at > hf->map_size || hf->map_size - at < sizeof(sec)) {
+			rt_format(err, errlen, "%s: offset %llu: the index of feature %d runs past the end of the file",
+				  hf->path, (unsigned long long)at, bit);
+			return -1;
+		}
 		memcpy(&sec, hf->map + at, sizeof(sec));
+		if (sec.offset > hf->map_size || sec.size > hf->map_size - sec.offset) {
+			rt_format(err, errlen, "%s: offset %llu: feature %d section [%llu, +%llu) runs past the end of the file",
+				  hf->path, (unsigned long long)at, bit, (unsigned long long)sec.offset,
+				  (unsigned long long)sec.size);
+			return -1;
+		}
 		at += sizeof(sec);
 		if (bit == PERF_FEAT_EVENT_DESC)
 			read_event_names(in, &sec);
-		if (bit == PERF_FEAT_TRACING_DATA && sec.offset <= hf->map_size &&
-		    sec.size <= hf->map_size - sec.offset) {
+		if (bit == PERF_FEAT_TRACING_DATA) {
 			in->tracing_data = hf->map + sec.offset;
 			in->tracing_data_size = sec.size;
 		}
 	}
+	return 0;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every attr's ids in one sorted array, for perf_input_check_id. */
+static int collect_ids(struct perf_input *in, char *err, size_t errlen)
+{
+	size_t nr = 0;
+
+	for (unsigned int i = 0; i < in->nr_events; i++)
+		nr += in->events[i].nr_ids;
+	in->declared_ids = malloc((nr ? nr : 1) * sizeof(uint64_t));
+	if (!in->declared_ids) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < in->nr_events; i++)
+		for (uint32_t j = 0; j < in->events[i].nr_ids; j++)
+			in->declared_ids[in->nr_declared_ids++] = in->events[i].ids[j];
+	if (nr)
+		qsort(in->declared_ids, nr, sizeof(uint64_t), compare_ids);
+	return 0;
 }
 
 static int read_attrs(struct perf_input *in, char *err, size_t errlen)
@@ -177,7 +254,8 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 		memcpy(&ev->attr, hf->map + at,
 		       attr_bytes < sizeof(ev->attr) ? attr_bytes : sizeof(ev->attr));
 		memcpy(&ids, hf->map + at + attr_bytes, sizeof(ids));
-		if (ids.size % 8 || ids.offset > hf->map_size || ids.size > hf->map_size - ids.offset) {
+		if (ids.size % 8 || ids.offset > hf->map_size || ids.size > hf->map_size - ids.offset ||
+		    ids.size / 8 > UINT32_MAX) {
 			rt_format(err, errlen, "%s: offset %llu: ids of attr %u run past the end of the file",
 				  hf->path, (unsigned long long)(at + attr_bytes), i);
 			return -1;
@@ -248,14 +326,26 @@ static int read_header(struct perf_input *in, char *err, size_t errlen)
 	return read_attrs(in, err, errlen);
 }
 
+/* N of "data.cpuN" (at most 2^31 - 1), or -1. */
+static long cpu_number(const char *name)
+{
+	const char *digits = name + strlen("data.cpu");
+	unsigned long n;
+	char *end;
+
+	if (strncmp(name, "data.cpu", strlen("data.cpu")) || !isdigit((unsigned char)*digits))
+		return -1;
+	errno = 0;
+	n = strtoul(digits, &end, 10);
+	return errno || n > INT32_MAX ? INT32_MAX : (long)n;
+}
+
 /* "data.cpuN" sorts by N; other "data.*" names after, by name. */
 static int compare_data_names(const void *a, const void *b)
 {
 	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int nx = -1, ny = -1;
+	long nx = cpu_number(x), ny = cpu_number(y);
 
-	sscanf(x, "data.cpu%d", &nx);
-	sscanf(y, "data.cpu%d", &ny);
 	if (nx >= 0 && ny >= 0 && nx != ny)
 		return nx < ny ? -1 : 1;
 	if ((nx >= 0) != (ny >= 0))
@@ -345,9 +435,9 @@ int perf_input_open(struct perf_input *in, const char *path, char *err, size_t e
 		goto fail;
 	}
 	in->nr_files = 1;
-	if (read_header(in, err, errlen))
+	if (read_header(in, err, errlen) || read_features(in, err, errlen) ||
+	    collect_ids(in, err, errlen))
 		goto fail;
-	read_features(in);
 	if (in->is_dir && open_data_files(in, dirfd, err, errlen))
 		goto fail;
 	if (dirfd >= 0)
@@ -367,6 +457,7 @@ void perf_input_close(struct perf_input *in)
 		free(in->events[i].ids);
 	}
 	free(in->events);
+	free(in->declared_ids);
 	for (unsigned int i = 0; i < in->nr_files; i++)
 		unmap_file(&in->files[i]);
 	free(in->files);
@@ -374,13 +465,14 @@ void perf_input_close(struct perf_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
-						   const struct perf_event_header *rec)
+/* The sample id rec carries: 1 with *id set, 0 if its layout has none, -1
+ * if it is too short to hold it. */
+static int record_id(const struct perf_input *in, const struct perf_event_header *rec,
+		     uint64_t *id)
 {
-	uint64_t id = 0;
-
-	if (in->nr_events == 1)
-		return &in->events[0];
+	*id = 0;
+	if (rec->type >= PERF_RECORD_USER_TYPE_START)
+		return 0;
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		const struct perf_input_event *first = &in->events[0];
 		struct perf_sample s;
@@ -388,26 +480,64 @@ const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 		/* the identifier is the first word whatever the rest holds: the
 		 * events' layouts may differ past it */
 		if (first->attr.sample_type & PERF_SAMPLE_IDENTIFIER) {
-			if (rec->size < sizeof(*rec) + sizeof(id))
-				return NULL;
-			memcpy(&id, rec + 1, sizeof(id));
-		} else if (perf_sample_decode(rec, first->attr.sample_type, &s)) {
-			return NULL;
-		} else {
-			id = s.id;
+			if (rec->size < sizeof(*rec) + sizeof(*id))
+				return -1;
+			memcpy(id, rec + 1, sizeof(*id));
+			return 1;
 		}
-	} else {
+		if (!(first->attr.sample_type & PERF_SAMPLE_ID))
+			return 0;
+		if (perf_sample_decode(rec, first->attr.sample_type, &s))
+			return -1;
+		*id = s.id;
+		return 1;
+	}
+	if (in->sample_id_all && (in->sample_id_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID))) {
 		struct perf_sample_id sid;
 
-		if (!in->sample_id_all || perf_sample_id_decode(rec, in->sample_id_type, &sid))
-			return NULL;
-		id = sid.id;
+		if (perf_sample_id_decode(rec, in->sample_id_type, &sid))
+			return -1;
+		*id = sid.id;
+		return 1;
 	}
+	return 0;
+}
+
+const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
+						   const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (in->nr_events == 1)
+		return &in->events[0];
+	if (record_id(in, rec, &id) != 1)
+		return NULL;
 	for (unsigned int i = 0; i < in->nr_events; i++)
 		for (uint32_t j = 0; j < in->events[i].nr_ids; j++)
 			if (in->events[i].ids[j] == id)
 				return &in->events[i];
 	return NULL;
+}
+
+int perf_input_check_id(const struct perf_input *in, const struct perf_input_file *f, uint64_t pos,
+			const struct perf_event_header *rec, char *err, size_t errlen)
+{
+	uint64_t id;
+	int r = record_id(in, rec, &id);
+
+	if (r < 0) {
+		rt_format(err, errlen, "%s: offset %llu: %s record too short for its sample id",
+			  f->path, (unsigned long long)pos,
+			  perf_record_type_name(rec->type) ? perf_record_type_name(rec->type) : "a");
+		return -1;
+	}
+	if (!r || !id ||
+	    bsearch(&id, in->declared_ids, in->nr_declared_ids, sizeof(id), compare_ids))
+		return 0;
+	rt_format(err, errlen, "%s: offset %llu: a record of sample id %#llx, which no event of %s declares: the file belongs to another recording (move it out of %s)",
+		  f->path, (unsigned long long)pos, (unsigned long long)id, in->files[0].path,
+		  in->path);
+	return -1;
 }
 
 void perf_record_iter_init(struct perf_record_iter *it, const struct perf_input_file *file)

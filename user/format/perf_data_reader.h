@@ -21,8 +21,9 @@ struct perf_input_event {
 /* One file of records: the header file's data section, or a whole data.* file. */
 struct perf_input_file {
 	char *path; /* for messages */
-	const uint8_t *map;
+	const uint8_t *map; /* the file's bytes: mapped, or read if small */
 	size_t map_size;
+	bool heap;          /* map was read into memory, not mapped */
 	uint64_t start, end; /* the record range inside the file */
 };
 
@@ -38,6 +39,8 @@ struct perf_input {
 	unsigned int nr_files;
 	const uint8_t *tracing_data; /* HEADER_TRACING_DATA (tracepoint formats), or NULL */
 	size_t tracing_data_size;
+	uint64_t *declared_ids; /* every attr's sample ids, sorted */
+	size_t nr_declared_ids;
 };
 
 /* Opens path; on failure returns -1 with one line in err naming the file, the
@@ -49,6 +52,15 @@ void perf_input_close(struct perf_input *in);
 /* The event a record belongs to (by sample id when there are several), or NULL. */
 const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 						   const struct perf_event_header *rec);
+
+/* Whether record rec, at offset pos of file f, belongs to this recording:
+ * 0 if it carries no sample id (no PERF_SAMPLE_IDENTIFIER or ID in its
+ * layout, id 0 as perf synthesizes records, perf's own record types) or one
+ * an attr of the header declares; -1 with err naming the file and offset if
+ * its id is declared by none (a data.* file of another recording) or it is
+ * too short to hold one. */
+int perf_input_check_id(const struct perf_input *in, const struct perf_input_file *f, uint64_t pos,
+			const struct perf_event_header *rec, char *err, size_t errlen);
 
 struct perf_record_iter {
 	const struct perf_input_file *file;

@@ -70,6 +70,8 @@ static int index_file(const struct perf_input *in, const struct perf_input_file 
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
 		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t = last;
 
+		if (perf_input_check_id(in, f, offset, rec, err, errlen))
+			return -1;
 		/* perf's own record types (>= 64) carry no time: keep their place */
 		if (rec->type < PERF_RECORD_USER_TYPE_START && record_time(in, rec, &t)) {
 			rt_format(err, errlen, "%s: offset %llu: malformed %s record", f->path,
@@ -81,7 +83,7 @@ static int index_file(const struct perf_input *in, const struct perf_input_file 
 		if (fi->nr == cap) {
 			struct index_entry *grown;
 
-			cap = cap ? cap * 2 : 4096;
+			cap = cap ? cap * 2 : 256;
 			grown = realloc(fi->entries, cap * sizeof(*grown));
 			if (!grown) {
 				rt_format(err, errlen, "out of memory indexing %s", f->path);

@@ -8,12 +8,18 @@
 #include "format/perf_record.h"
 #include "sample_record.h"
 
-/* The ids of ringtrace's own events: "RT" and the event number. */
-#define EVENT_ID_BASE 0x5254000000000000ULL
+/* The ids of ringtrace's own events: "RT", the recording's nonce and the
+ * event number. */
+#define EVENT_ID_RT 0x5254000000000000ULL
 
-uint64_t recording_event_id(unsigned int i)
+uint64_t recording_id_base(uint32_t nonce)
 {
-	return EVENT_ID_BASE + i + 1;
+	return EVENT_ID_RT | (uint64_t)nonce << 8;
+}
+
+uint64_t recording_event_id(uint64_t base, unsigned int i)
+{
+	return (base & ~0xffULL) | ((i + 1) & 0xff);
 }
 
 void recording_event_attr(struct perf_event_attr *a, const struct recording_event *ev)

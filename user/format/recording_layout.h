@@ -34,8 +34,16 @@ struct recording_event {
 	bool cgroup;             /* PERF_SAMPLE_CGROUP */
 };
 
-/* The id of event i's samples ("RT" and i + 1). */
-uint64_t recording_event_id(unsigned int i);
+/* A recording's sample ids: "RT" in the top 16 bits, a nonce drawn once per
+ * recording in the 32 bits above the low byte, the event number + 1 in the
+ * low byte. A data.cpuN file has no header: its records' ids tell which
+ * recording it belongs to. */
+#define RECORDING_MAX_EVENTS 255
+/* The base of a recording's ids, from its random nonce. */
+uint64_t recording_id_base(uint32_t nonce);
+/* The id of event i's samples (i < RECORDING_MAX_EVENTS) in the recording of
+ * that base. */
+uint64_t recording_event_id(uint64_t base, unsigned int i);
 
 /* The attr perf reads for an event: what was opened and the sample layout the
  * BPF program writes for it. */

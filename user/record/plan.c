@@ -2,13 +2,32 @@
 /* plan.c: a recording planned before anything is attached: events resolved,
  * scope checked, the sampler's events and what perf reads of them; then the
  * sampler loaded and attached as planned. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 #include "record/session.h"
 #include "sys/tracefs.h"
+
+_Static_assert(EVENT_SPEC_MAX < RECORDING_MAX_EVENTS, "an event's number fits its id's low byte");
+
+/* The recording's sample ids, unlike any other recording's: a data.cpuN file
+ * copied from another one is refused by report. */
+static int draw_id_base(struct session *s)
+{
+	uint32_t nonce;
+
+	if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce)) {
+		rt_format(s->error, sizeof(s->error),
+			  "cannot draw the recording's id with getrandom: %s", strerror(errno));
+		return -1;
+	}
+	s->id_base = recording_id_base(nonce);
+	return 0;
+}
 
 /* The events as the BPF sampler takes them, with their ids, and as perf
  * reads them. */
@@ -30,7 +49,7 @@ static int plan_events(struct session *s)
 		se->exclude_user = ev->exclude_user;
 		se->exclude_kernel = ev->exclude_kernel;
 		se->rate = o->rate;
-		se->id = recording_event_id(i);
+		se->id = recording_event_id(s->id_base, i);
 		if (ev->kind == EVENT_TRACEPOINT) {
 			se->format = &ev->format;
 			se->syscall = !strcmp(ev->system, "syscalls");
@@ -93,6 +112,8 @@ int session_plan(struct session *s)
 		rt_format(s->error, sizeof(s->error), "cannot read /sys/devices/system/cpu/possible");
 		return -1;
 	}
+	if (draw_id_base(s))
+		return -1;
 	if (cpu_list_copy(&s->cpus, &s->target.online) || plan_events(s)) {
 		rt_format(s->error, sizeof(s->error), "out of memory");
 		return -1;

@@ -13,6 +13,7 @@
 
 #include "lib/hash_map.h"
 #include "lib/log.h"
+#include "lib/utf8.h"
 
 #define IMAGE_WIDTH 1200
 #define FRAME_HEIGHT 16
@@ -138,10 +139,20 @@ static int build_tree(struct tree *t, const struct flamegraph_stack *stacks, siz
 	return 0;
 }
 
+/* Text from the recording as XML character data or a double-quoted
+ * attribute value: markup characters as entities, both quotes included,
+ * control characters (which XML 1.0 forbids) left out, invalid UTF-8 as
+ * U+FFFD: a name can neither end its attribute or element nor make the SVG
+ * ill-formed. */
 static void put_escaped(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	const uint8_t *p = (const uint8_t *)s;
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence(p + i, len - i);
+
+		switch (p[i]) {
 		case '&':
 			fputs("&amp;", out);
 			break;
@@ -154,10 +165,16 @@ static void put_escaped(FILE *out, const char *s)
 		case '"':
 			fputs("&quot;", out);
 			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
 		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, out);
+			if (!n)
+				fputs(UTF8_REPLACEMENT, out);
+			else if (p[i] >= 0x20 && p[i] != 0x7f)
+				fwrite(p + i, 1, n, out);
 		}
+		i += n ? n : 1;
 	}
 }
 

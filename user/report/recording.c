@@ -4,20 +4,22 @@
  * script and the stack outputs share. */
 #include "report/recording.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
 
-int recording_open(struct recording *r, const char *path, const char *kallsyms, char *err,
-		   size_t errlen)
+int recording_open(struct recording *r, const char *path, const char *kallsyms,
+		   const char *symfs, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	r->path = path;
 	if (perf_input_open(&r->in, path, err, errlen))
 		return -1;
 	address_space_init(&r->as, kallsyms ? kallsyms : "/proc/kallsyms");
+	r->as.symfs = symfs;
 	if (r->in.is_dir) {
 		/* binaries the recording kept: its own, or its parent's for a
 		 * flight-recorder snapshot */
@@ -27,12 +29,6 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms, 
 			r->build_id_dirs[1] = NULL;
 		r->as.build_id_dirs[0] = r->build_id_dirs[0];
 		r->as.build_id_dirs[1] = r->build_id_dirs[0] ? r->build_id_dirs[1] : NULL;
-	}
-	r->lost_by_cpu = calloc(RECORDING_MAX_CPUS, sizeof(*r->lost_by_cpu));
-	if (!r->lost_by_cpu) {
-		recording_close(r);
-		rt_format(err, errlen, "out of memory");
-		return -1;
 	}
 	return 0;
 }
@@ -71,6 +67,8 @@ static int on_lost(struct recording *r, const struct recording_visitor *v,
 		return 0;
 	}
 	r->lost += l.lost;
+	if (!r->lost_by_cpu && !(r->lost_by_cpu = calloc(RECORDING_MAX_CPUS, sizeof(uint64_t))))
+		return -ENOMEM;
 	if (sid.cpu < RECORDING_MAX_CPUS)
 		r->lost_by_cpu[sid.cpu] += l.lost;
 	return v->lost ? v->lost(v->ctx, r, sr, sid.cpu, l.lost) : 0;
@@ -116,6 +114,8 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 			ret = address_space_apply(&r->as, rec, r->in.sample_id_type);
 			break;
 		}
+		if (ret == -ENOMEM && !err[0])
+			rt_format(err, errlen, "out of memory");
 		if (ret == -1 && !err[0]) {
 			const char *name = perf_record_type_name(rec->type);
 

@@ -23,7 +23,7 @@ struct recording {
 	uint64_t first_time, last_time; /* of the records that carry one */
 	uint64_t samples;
 	uint64_t lost;                  /* samples reported lost, all CPUs */
-	uint64_t *lost_by_cpu;          /* RECORDING_MAX_CPUS entries */
+	uint64_t *lost_by_cpu;          /* RECORDING_MAX_CPUS entries, or NULL if none lost */
 	uint64_t sideband_lost;         /* side-band records the kernel dropped */
 	char *build_id_dirs[2];         /* PATH/.build-id, and PATH/../.build-id (a snapshot's) */
 };
@@ -38,9 +38,11 @@ struct recording_visitor {
 	void *ctx;
 };
 
-/* 0, or -1 with err set (unreadable, not a perf.data directory). */
-int recording_open(struct recording *r, const char *path, const char *kallsyms, char *err,
-		   size_t errlen);
+/* 0, or -1 with err set (unreadable, not a perf.data directory). Kernel
+ * symbols come from kallsyms (NULL: /proc/kallsyms), binaries are looked for
+ * under symfs (NULL: /). */
+int recording_open(struct recording *r, const char *path, const char *kallsyms,
+		   const char *symfs, char *err, size_t errlen);
 /* Replays every record in time order. A visitor's non-zero return stops it
  * and is returned; a malformed record is -1 with err naming file and offset. */
 int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,

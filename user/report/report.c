@@ -16,6 +16,7 @@
 #include "lib/hash_map.h"
 #include "lib/log.h"
 #include "report/flamegraph.h"
+#include "report/folded_name.h"
 #include "report/recording.h"
 #include "symbols/address_space.h"
 #include "sys/cpu_list.h"
@@ -164,9 +165,9 @@ struct report_state {
 	struct hash_map stacks;      /* interned stack -> struct folded */
 	struct event_totals *events; /* by index in rec.in.events */
 	int only_event;              /* the one event shown, or -1 */
-	/* the sample being added, frame by frame */
-	struct row_key frame_keys[MAX_FRAMES];
-	const char *frame_names[MAX_FRAMES];
+	/* the sample being added, frame by frame (MAX_FRAMES each) */
+	struct row_key *frame_keys;
+	const char **frame_names;
 	unsigned int nr_frames;
 	struct byte_buffer line;
 };
@@ -275,18 +276,18 @@ static int add_to_table(struct report_state *st, const struct perf_sample *s, ui
 	return 0;
 }
 
-/* comm;outermost;...;leaf, counted. */
+/* comm;outermost;...;leaf, counted; no name adds a frame or a line. */
 static int add_to_stacks(struct report_state *st, const char *comm)
 {
 	struct folded *f;
 	const char *key;
 
 	st->line.len = 0;
-	if (!byte_buffer_append(&st->line, comm, strlen(comm)))
+	if (folded_append_name(&st->line, comm, true))
 		return -ENOMEM;
 	for (unsigned int i = st->nr_frames; i-- > 0;)
 		if (!byte_buffer_append(&st->line, ";", 1) ||
-		    !byte_buffer_append(&st->line, st->frame_names[i], strlen(st->frame_names[i])))
+		    folded_append_name(&st->line, st->frame_names[i], false))
 			return -ENOMEM;
 	if (!byte_buffer_append(&st->line, "", 1))
 		return -ENOMEM;
@@ -540,7 +541,7 @@ static void print_header(const struct report_state *st, FILE *out)
 		seconds);
 	fprintf(out, "# lost per CPU:");
 	for (int c = 0; c < RECORDING_MAX_CPUS; c++)
-		if (r->lost_by_cpu[c]) {
+		if (r->lost_by_cpu && r->lost_by_cpu[c]) {
 			fprintf(out, " cpu%d %" PRIu64, c, r->lost_by_cpu[c]);
 			any = true;
 		}
@@ -681,10 +682,12 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
 	}
-	if (recording_open(&st.rec, o->input, o->kallsyms, err, errlen))
+	if (recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen))
 		goto out_maps;
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
-	if (!st.events) {
+	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
+	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
+	if (!st.events || !st.frame_keys || !st.frame_names) {
 		rt_format(err, errlen, "out of memory");
 		goto out;
 	}
@@ -718,5 +721,7 @@ out_maps:
 	byte_buffer_free(&st.line);
 	cpu_list_free(&st.cpus);
 	free(st.events);
+	free(st.frame_keys);
+	free(st.frame_names);
 	return ret;
 }

@@ -43,6 +43,7 @@ struct report_options {
 	bool time_filter;        /* only samples in [time_start, time_end] (ns) */
 	uint64_t time_start, time_end;
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */
+	const char *symfs;       /* binaries are looked for under this directory, or NULL: / */
 };
 
 /* Parses perf's "START,END" (seconds as perf script prints them, either one

@@ -10,6 +10,7 @@
 struct script_options {
 	const char *input;
 	const char *kallsyms; /* kernel symbols, normally /proc/kallsyms */
+	const char *symfs;    /* binaries are looked for under this directory, or NULL: / */
 };
 
 /* 0, or -1 with err set (unreadable or malformed input: file and offset). */

@@ -115,14 +115,19 @@ static struct thread *get_thread(struct address_space *as, uint32_t pid, uint32_
 static struct dso *get_dso_build_id(struct address_space *as, const char *path,
 				    const uint8_t *build_id, uint8_t size)
 {
+	static const char hex[] = "0123456789abcdef";
 	char key[4096 + 48];
-	int n = snprintf(key, sizeof(key), "%s", path);
+	size_t n = strnlen(path, 4096);
 	struct dso *d;
 
+	memcpy(key, path, n);
 	if (size)
-		n += snprintf(key + n, sizeof(key) - (size_t)n, "@");
-	for (uint8_t i = 0; i < size && n < (int)sizeof(key) - 3; i++)
-		n += snprintf(key + n, sizeof(key) - (size_t)n, "%02x", build_id[i]);
+		key[n++] = '@';
+	for (uint8_t i = 0; i < size && i < 20; i++) {
+		key[n++] = hex[build_id[i] >> 4];
+		key[n++] = hex[build_id[i] & 15];
+	}
+	key[n] = '\0';
 	d = hash_map_get(&as->dsos, key);
 	if (d)
 		return d;
@@ -212,6 +217,8 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 	}
 	if (!m.len)
 		return 0;
+	if (m.len > UINT64_MAX - m.start) /* no user mapping ends past 2^64 */
+		return -1;
 	p = get_process(as, m.pid);
 	map = (struct map){ m.start, m.start + m.len, m.pgoff,
 			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size) };
@@ -382,7 +389,7 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 	else if (d->path[0] == '[' || !strncmp(d->path, "//", 2))
 		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
 	else
-		d->unreadable = symtab_load_elf_build_id(&d->symtab, d->path, d->build_id,
+		d->unreadable = symtab_load_elf_build_id(&d->symtab, as->symfs, d->path, d->build_id,
 							 d->build_id_size, as->build_id_dirs, NULL,
 							 0) != 0;
 }

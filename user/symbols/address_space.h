@@ -47,6 +47,7 @@ struct address_space {
 	struct hash_map cgroups;   /* cgroup id -> struct cgroup_name */
 	struct dso *kernel;        /* set by the kernel's MMAP record */
 	const char *kallsyms_path;
+	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
 };
 

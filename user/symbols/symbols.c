@@ -236,18 +236,24 @@ static int add_debug_file_symbols(const char *debug_path, struct builder *b)
 }
 
 /* Stripped binaries keep their full .symtab in a debug file, found by
- * build-id under /usr/lib/debug/.build-id or by .gnu_debuglink, as gdb and
- * perf look for it. Returns 0 if one was read, 1 if none was found. */
-static int load_separate_debug_symbols(Elf *elf, const char *path, struct builder *b)
+ * build-id under /usr/lib/debug/.build-id or by .gnu_debuglink next to the
+ * recorded path, as gdb and perf look for it (all of it under root).
+ * Returns 0 if one was read, 1 if none was found. */
+static int load_separate_debug_symbols(Elf *elf, const char *root, const char *path,
+				       struct builder *b)
 {
 	const unsigned char *id;
 	ssize_t id_len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
 	const char *link;
 	GElf_Word crc;
-	char debug[4096];
+	char debug[4096], id_path[4096];
 
+	if (!root)
+		root = "";
 	if (id_len > 1) {
-		build_id_path(debug, sizeof(debug), DEBUG_BUILD_ID_DIR, id, (size_t)id_len, ".debug");
+		build_id_path(id_path, sizeof(id_path), DEBUG_BUILD_ID_DIR, id, (size_t)id_len,
+			      ".debug");
+		snprintf(debug, sizeof(debug), "%s%s", root, id_path);
 		if (add_debug_file_symbols(debug, b) <= 0)
 			return 0;
 	}
@@ -258,20 +264,21 @@ static int load_separate_debug_symbols(Elf *elf, const char *path, struct builde
 
 		snprintf(dir_copy, sizeof(dir_copy), "%s", path);
 		dir = dirname(dir_copy);
-		snprintf(debug, sizeof(debug), "%s/.debug/%s", dir, link);
+		snprintf(debug, sizeof(debug), "%s%s/.debug/%s", root, dir, link);
 		if (add_debug_file_symbols(debug, b) <= 0)
 			return 0;
-		snprintf(debug, sizeof(debug), "/usr/lib/debug%s/%s", dir, link);
+		snprintf(debug, sizeof(debug), "%s/usr/lib/debug%s/%s", root, dir, link);
 		if (add_debug_file_symbols(debug, b) <= 0)
 			return 0;
 	}
 	return 1;
 }
 
-/* Loads path's symbols and segments; with want_len, only if its build-id is
+/* Loads file's symbols and segments (file is what was recorded as path:
+ * itself under root, or a copy); with want_len, only if its build-id is
  * want_id (1 if it is another). */
-static int load_elf_file(struct symtab *t, const char *path, const uint8_t *want_id,
-			 size_t want_len, char *err, size_t errlen)
+static int load_elf_file(struct symtab *t, const char *root, const char *file, const char *path,
+			 const uint8_t *want_id, size_t want_len, char *err, size_t errlen)
 {
 	struct builder b = { 0 };
 	Elf *elf = NULL;
@@ -279,14 +286,14 @@ static int load_elf_file(struct symtab *t, const char *path, const uint8_t *want
 
 	memset(t, 0, sizeof(*t));
 	elf_version(EV_CURRENT);
-	fd = open_regular(path);
+	fd = open_regular(file);
 	if (fd < 0) {
-		rt_format(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		rt_format(err, errlen, "cannot open %s: %s", file, strerror(errno));
 		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		rt_format(err, errlen, "%s: not an ELF file", path);
+		rt_format(err, errlen, "%s: not an ELF file", file);
 		goto out;
 	}
 	if (want_len) {
@@ -295,14 +302,14 @@ static int load_elf_file(struct symtab *t, const char *path, const uint8_t *want
 
 		if (len != (ssize_t)want_len || memcmp(id, want_id, want_len)) {
 			rt_format(err, errlen, "%s: not the file that was recorded (its build-id differs)",
-				  path);
+				  file);
 			ret = 1;
 			goto out;
 		}
 	}
 	if (load_elf_segments(elf, t) || load_elf_symbols(elf, &b) ||
-	    load_separate_debug_symbols(elf, path, &b) < 0) {
-		rt_format(err, errlen, "%s: cannot read its symbols: %s", path, elf_errmsg(-1));
+	    load_separate_debug_symbols(elf, root, path, &b) < 0) {
+		rt_format(err, errlen, "%s: cannot read its symbols: %s", file, elf_errmsg(-1));
 		goto out;
 	}
 	builder_finish(&b, t);
@@ -320,28 +327,33 @@ out:
 
 int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen)
 {
-	return load_elf_file(t, path, NULL, 0, err, errlen) ? -1 : 0;
+	return load_elf_file(t, NULL, path, path, NULL, 0, err, errlen) ? -1 : 0;
 }
 
-int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *build_id,
-			     size_t len, const char *const *dirs, char *err, size_t errlen)
+int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
+			     const uint8_t *build_id, size_t len, const char *const *dirs,
+			     char *err, size_t errlen)
 {
-	char debug[4096];
+	char file[4096], id_path[4096];
 
+	if (!root)
+		root = "";
+	snprintf(file, sizeof(file), "%s%s", root, path);
 	if (!len)
-		return symtab_load_elf(t, path, err, errlen);
-	if (!load_elf_file(t, path, build_id, len, err, errlen))
+		return load_elf_file(t, root, file, path, NULL, 0, err, errlen) ? -1 : 0;
+	if (!load_elf_file(t, root, file, path, build_id, len, err, errlen))
 		return 0;
 	/* a copy the recording kept (a container's binary) */
 	for (; dirs && *dirs; dirs++) {
-		build_id_path(debug, sizeof(debug), *dirs, build_id, len, "");
-		if (!load_elf_file(t, debug, build_id, len, NULL, 0))
+		build_id_path(file, sizeof(file), *dirs, build_id, len, "");
+		if (!load_elf_file(t, root, file, path, build_id, len, NULL, 0))
 			return 0;
 	}
 	/* replaced since, or not on this machine (a container's): its debug
 	 * file, which carries the same build-id, segments and symbols */
-	build_id_path(debug, sizeof(debug), DEBUG_BUILD_ID_DIR, build_id, len, ".debug");
-	return load_elf_file(t, debug, build_id, len, NULL, 0) ? -1 : 0;
+	build_id_path(id_path, sizeof(id_path), DEBUG_BUILD_ID_DIR, build_id, len, ".debug");
+	snprintf(file, sizeof(file), "%s%s", root, id_path);
+	return load_elf_file(t, root, file, path, build_id, len, NULL, 0) ? -1 : 0;
 }
 
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
@@ -366,7 +378,7 @@ int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *va
 	for (size_t i = 0; i < t->nr_segments; i++) {
 		const struct elf_segment *s = &t->segments[i];
 
-		if (offset >= s->offset && offset < s->offset + s->size) {
+		if (offset >= s->offset && offset - s->offset < s->size) { /* no wrap */
 			*vaddr = offset - s->offset + s->vaddr;
 			return 0;
 		}

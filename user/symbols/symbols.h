@@ -37,9 +37,12 @@ int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen
 /* Like symtab_load_elf, but only from the file with that build-id: path if
  * it still is that file, else a copy named by build-id (xx/yyyy) in one of
  * the NULL-terminated dirs (a recording's .build-id), else its debug file
- * under /usr/lib/debug/.build-id. -1 with err set if none is. */
-int symtab_load_elf_build_id(struct symtab *t, const char *path, const uint8_t *build_id,
-			     size_t len, const char *const *dirs, char *err, size_t errlen);
+ * under /usr/lib/debug/.build-id. path and the debug files are looked for
+ * under root ("DIR": DIR/usr/bin/x for /usr/bin/x, as perf's --symfs; NULL
+ * for /), the dirs are not. -1 with err set if none is. */
+int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
+			     const uint8_t *build_id, size_t len, const char *const *dirs,
+			     char *err, size_t errlen);
 /* The symbol containing addr, or NULL. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_hostile_input.c: crafted recordings (sizes and offsets that wrap or
+ * point past their file or record) are one error line naming the file and
+ * the offset, never a crash or a read out of bounds (the tests run under ASan). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/perf_file.h"
+#include "report/report.h"
+#include "report/script.h"
+#include "test_util.h"
+
+#define SAMPLE_ID_TYPE \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define CLOCK_TYPE (SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define TP_TYPE (SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define PID 4242
+#define CLOCK_ID 101
+#define TP_ID 102
+
+/* A tracepoint format whose field offset + size wraps in 32 bits: 2, inside
+ * any record, to a reader that adds them as u32. */
+static const char wrapping_format[] =
+	"name: wrapping\nID: 77\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:long value;\toffset:4294967290;\tsize:8;\tsigned:1;\n"
+	"\nprint fmt: \"value=%ld\", REC->value\n";
+
+static const char good_format[] =
+	"name: good\nID: 77\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\nprint fmt: \"name=%s\", __get_str(name)\n";
+
+struct crafted {
+	char *dir;
+	char path[PATH_MAX]; /* of the file the test damages */
+};
+
+/* A recording of one cpu-clock sample with a callchain and one tracepoint
+ * sample with the given format; the samples are data.cpu0's only records. */
+static void write_recording(struct crafted *c, const char *format, const uint8_t *raw,
+			    uint32_t raw_size)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000110ULL };
+	struct perf_sample clock = { .misc = PERF_RECORD_MISC_KERNEL, .ip = chain[1], .pid = PID,
+				     .tid = PID, .time = 1000, .period = 1, .nr_callchain = 2,
+				     .callchain = chain };
+	struct perf_sample tp = { .misc = PERF_RECORD_MISC_USER, .ip = 0x400000, .pid = PID,
+				  .tid = PID, .time = 2000, .period = 1, .raw_size = raw_size,
+				  .raw = raw };
+	struct tu_recording r;
+
+	c->dir = tu_tempdir();
+	assert_non_null(c->dir);
+	tu_recording_init(&r, 1);
+	tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, CLOCK_TYPE,
+			   CLOCK_ID);
+	tu_recording_event(&r, "fake:event", PERF_TYPE_TRACEPOINT, 77, TP_TYPE, TP_ID);
+	r.header.tracing_data = format;
+	r.header.tracing_data_size = strlen(format);
+	tu_recording_sample(&r, 0, &clock);
+	tu_recording_sample(&r, 1, &tp);
+	r.kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T kfunc\n";
+	tu_recording_write(&r, c->dir);
+	tu_recording_free(&r);
+}
+
+static void crafted_free(struct crafted *c)
+{
+	tu_rmtree(c->dir);
+	free(c->dir);
+}
+
+/* Reads len bytes at offset of DIR/name, or writes them (write). */
+static void file_bytes(struct crafted *c, const char *name, uint64_t offset, void *buf,
+		       size_t len, bool write)
+{
+	int fd;
+
+	snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, name);
+	fd = open(c->path, write ? O_WRONLY : O_RDONLY);
+	assert_true(fd >= 0);
+	if (write)
+		assert_int_equal(pwrite(fd, buf, len, (off_t)offset), (ssize_t)len);
+	else
+		assert_int_equal(pread(fd, buf, len, (off_t)offset), (ssize_t)len);
+	close(fd);
+}
+
+/* Where in data.cpu0 each sample starts: the clock sample at 0, the
+ * tracepoint sample after it. */
+static uint64_t second_record(struct crafted *c)
+{
+	struct perf_event_header h;
+
+	file_bytes(c, "data.cpu0", 0, &h, sizeof(h), false);
+	return h.size;
+}
+
+/* err is one line naming file and "offset N". */
+static void expect_one_line(const char *what, const char *err, const char *file, uint64_t offset)
+{
+	char at[64];
+
+	snprintf(at, sizeof(at), "offset %llu", (unsigned long long)offset);
+	if (strchr(err, '\n') || !strstr(err, file) || !strstr(err, at))
+		fail_msg("%s: error \"%s\" is not one line naming %s and %s", what, err, file, at);
+}
+
+/* script and report (table, --children, --folded) all fail with that error. */
+static void expect_refused(struct crafted *c, const char *file, uint64_t offset, bool report_too)
+{
+	char kallsyms[PATH_MAX], err[1024], *text = NULL;
+	struct script_options so = { .input = c->dir, .kallsyms = kallsyms };
+	struct report_options o = { .input = c->dir, .pid_filter = -1, .kallsyms = kallsyms };
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c->dir);
+	err[0] = '\0';
+	assert_int_equal(script_run(&so, out, err, sizeof(err)), -1);
+	expect_one_line("script", err, file, offset);
+	assert_int_equal(report_parse_sort(&o, "comm,dso,sym", err, sizeof(err)), 0);
+	for (int mode = 0; report_too && mode < 3; mode++) {
+		o.children = mode == 1;
+		o.output = mode == 2 ? REPORT_FOLDED : REPORT_TABLE;
+		err[0] = '\0';
+		assert_int_equal(report_run(&o, out, err, sizeof(err)), -1);
+		expect_one_line("report", err, file, offset);
+	}
+	fclose(out);
+	free(text);
+}
+
+/* The crash fuzzing found: the field's offset + size wrapped to 2. */
+static void test_tracepoint_field_offset_wraps(void **state)
+{
+	uint8_t raw[20] = { 77 };
+	struct crafted c;
+	char data[PATH_MAX];
+	struct perf_file_header h;
+
+	(void)state;
+	write_recording(&c, wrapping_format, raw, sizeof(raw));
+	snprintf(data, sizeof(data), "%s/data", c.dir);
+	file_bytes(&c, "data", 0, &h, sizeof(h), false);
+	/* named at the line of the field, in the header file */
+	{
+		struct perf_input in;
+		char err[512];
+		const char *at;
+
+		assert_int_equal(perf_input_open(&in, c.dir, err, sizeof(err)), 0);
+		at = memmem(in.tracing_data, in.tracing_data_size, "\tfield:long value", 17);
+		assert_non_null(at);
+		expect_refused(&c, data, (uint64_t)((const uint8_t *)at - in.files[0].map), false);
+		perf_input_close(&in);
+	}
+	crafted_free(&c);
+}
+
+/* A callchain of 2^61 ips in a record of a few words. */
+static void test_huge_callchain_nr(void **state)
+{
+	uint8_t raw[12] = { 77 };
+	struct crafted c;
+	char cpu0[PATH_MAX];
+	/* header, identifier, ip, tid, time, cpu, period: nr is the 7th word */
+	uint64_t nr = 1ULL << 61, at = 8 + 6 * 8;
+
+	(void)state;
+	write_recording(&c, good_format, raw, sizeof(raw));
+	file_bytes(&c, "data.cpu0", at, &nr, sizeof(nr), true);
+	snprintf(cpu0, sizeof(cpu0), "%s/data.cpu0", c.dir);
+	expect_refused(&c, cpu0, 0, true);
+	crafted_free(&c);
+}
+
+/* A raw size of 4 GiB - 16 in a record of a few words. */
+static void test_raw_size_past_the_record(void **state)
+{
+	uint8_t raw[12] = { 77 };
+	struct crafted c;
+	char cpu0[PATH_MAX];
+	uint32_t size = 0xfffffff0u;
+	uint64_t at;
+
+	(void)state;
+	write_recording(&c, good_format, raw, sizeof(raw));
+	at = second_record(&c);
+	/* header, identifier, ip, tid, time, cpu, period: the raw size follows */
+	file_bytes(&c, "data.cpu0", at + 8 + 6 * 8, &size, sizeof(size), true);
+	snprintf(cpu0, sizeof(cpu0), "%s/data.cpu0", c.dir);
+	expect_refused(&c, cpu0, at, true);
+	crafted_free(&c);
+}
+
+/* The index entry of the first feature (tracing data), at data.offset + data.size. */
+static uint64_t first_feature(struct crafted *c, struct perf_file_section *sec)
+{
+	struct perf_file_header h;
+	uint64_t at;
+
+	file_bytes(c, "data", 0, &h, sizeof(h), false);
+	assert_true(h.features[0] & (1ULL << PERF_FEAT_TRACING_DATA));
+	at = h.data.offset + h.data.size;
+	file_bytes(c, "data", at, sec, sizeof(*sec), false);
+	return at;
+}
+
+/* A feature section that starts past the end of the file. */
+static void test_feature_offset_past_the_file(void **state)
+{
+	uint8_t raw[12] = { 77 };
+	struct perf_file_section sec;
+	struct crafted c;
+	char data[PATH_MAX];
+	struct stat st;
+	uint64_t at;
+
+	(void)state;
+	write_recording(&c, good_format, raw, sizeof(raw));
+	at = first_feature(&c, &sec);
+	assert_int_equal(stat(c.path, &st), 0);
+	sec.offset = (uint64_t)st.st_size + 4096;
+	file_bytes(&c, "data", at, &sec, sizeof(sec), true);
+	snprintf(data, sizeof(data), "%s/data", c.dir);
+	expect_refused(&c, data, at, true);
+	crafted_free(&c);
+}
+
+/* A feature section whose offset + size wraps to a small number. */
+static void test_feature_size_wraps(void **state)
+{
+	uint8_t raw[12] = { 77 };
+	struct perf_file_section sec;
+	struct crafted c;
+	char data[PATH_MAX];
+	uint64_t at;
+
+	(void)state;
+	write_recording(&c, good_format, raw, sizeof(raw));
+	at = first_feature(&c, &sec);
+	sec.size = UINT64_MAX - sec.offset + 17; /* offset + size == 16 */
+	file_bytes(&c, "data", at, &sec, sizeof(sec), true);
+	snprintf(data, sizeof(data), "%s/data", c.dir);
+	expect_refused(&c, data, at, true);
+	crafted_free(&c);
+}
+
+/* The data section past the end of the file, and an attr's ids whose
+ * offset + size wraps. */
+static void test_sections_past_the_file(void **state)
+{
+	uint8_t raw[12] = { 77 };
+	struct perf_file_header h;
+	struct perf_file_section ids;
+	struct crafted c;
+	char data[PATH_MAX];
+	uint64_t ids_at;
+
+	(void)state;
+	write_recording(&c, good_format, raw, sizeof(raw));
+	snprintf(data, sizeof(data), "%s/data", c.dir);
+	file_bytes(&c, "data", 0, &h, sizeof(h), false);
+	h.data.offset += 1ULL << 40;
+	file_bytes(&c, "data", 0, &h, sizeof(h), true);
+	expect_refused(&c, data, 40, true);
+	h.data.offset -= 1ULL << 40;
+	file_bytes(&c, "data", 0, &h, sizeof(h), true);
+
+	ids_at = h.attrs.offset + h.attr_size - sizeof(ids); /* attr 0's ids */
+	file_bytes(&c, "data", ids_at, &ids, sizeof(ids), false);
+	ids.size = UINT64_MAX - ids.offset + 9; /* offset + size == 8 */
+	file_bytes(&c, "data", ids_at, &ids, sizeof(ids), true);
+	expect_refused(&c, data, ids_at, true);
+	crafted_free(&c);
+}
+
+/* A __data_loc pointing past the record prints its length, reads nothing. */
+static void test_data_loc_past_the_record(void **state)
+{
+	uint8_t raw[16] = { 77 };
+	uint32_t loc = 0xfff0u << 16 | 0xfff0u;
+	char kallsyms[PATH_MAX], err[512], *text = NULL;
+	struct script_options so = { .kallsyms = kallsyms };
+	struct crafted c;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	memcpy(raw + 8, &loc, sizeof(loc));
+	write_recording(&c, good_format, raw, sizeof(raw));
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c.dir);
+	so.input = c.dir;
+	out = open_memstream(&text, &len);
+	assert_int_equal(script_run(&so, out, err, sizeof(err)), 0);
+	fclose(out);
+	if (!strstr(text, "name=[65520 bytes]"))
+		fail_msg("unexpected script output:\n%s", text);
+	free(text);
+	crafted_free(&c);
+}
+
+/* A recording whose cpu-clock samples carry id, on CPU 0, with side-band
+ * of its tracking event (tracking_id) in data.cpu0. */
+static char *recording_with_ids(uint64_t id, uint64_t tracking_id)
+{
+	struct perf_sample s = { .misc = PERF_RECORD_MISC_USER, .ip = 0x400000, .pid = PID,
+				 .tid = PID, .time = 1000, .period = 1 };
+	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "worker" };
+	struct perf_sample_id sid = { .pid = PID, .tid = PID, .time = 500, .id = tracking_id };
+	struct tu_recording r;
+	struct perf_event_attr *dummy;
+	char *dir = tu_tempdir();
+
+	tu_recording_init(&r, 1);
+	tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			   SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, id);
+	dummy = tu_recording_event(&r, "dummy:HG", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
+				   SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, tracking_id);
+	dummy->comm = dummy->mmap2 = dummy->task = 1;
+	assert_int_equal(perf_comm_encode(&r.cpu[0], SAMPLE_ID_TYPE, &comm, &sid), 0);
+	for (int i = 0; i < 3; i++) {
+		tu_recording_sample(&r, 0, &s);
+		s.time++;
+	}
+	tu_recording_write(&r, dir);
+	tu_recording_free(&r);
+	return dir;
+}
+
+static void expect_foreign(const char *dir, const char *file, uint64_t offset)
+{
+	struct crafted c = { .dir = (char *)dir };
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	expect_refused(&c, path, offset, true);
+}
+
+/* A data.cpuN is a stream of records with no header: its records' sample
+ * ids (a sample's identifier, a side-band record's sample_id trailer) say
+ * which recording it belongs to. */
+static void test_foreign_cpu_file(void **state)
+{
+	char *a = recording_with_ids(0x5254000011110001ULL, 7);
+	char *b = recording_with_ids(0x5254000022220001ULL, 9);
+	char from[PATH_MAX], to[PATH_MAX], *text = NULL, err[512];
+	struct script_options so = { .input = b };
+	struct perf_event_header h;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int fd;
+
+	(void)state;
+	/* b reads as it is */
+	assert_int_equal(script_run(&so, out, err, sizeof(err)), 0);
+	fclose(out);
+	free(text);
+
+	/* a's side-band record in b: its tracking id (7) is not b's (9) */
+	snprintf(from, sizeof(from), "%s/data.cpu0", a);
+	snprintf(to, sizeof(to), "%s/data.cpu0", b);
+	assert_int_equal(rename(from, to), 0);
+	expect_foreign(b, "data.cpu0", 0);
+
+	/* b's side-band, then a sample of a: named at its offset */
+	fd = open(to, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	{
+		struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "worker" };
+		struct perf_sample_id sid = { .pid = PID, .tid = PID, .time = 500, .id = 9 };
+		struct byte_buffer own = { 0 };
+
+		assert_int_equal(perf_comm_encode(&own, SAMPLE_ID_TYPE, &comm, &sid), 0);
+		assert_int_equal(own.len, h.size);
+		assert_int_equal(pwrite(fd, own.data, own.len, 0), (ssize_t)own.len);
+		byte_buffer_free(&own);
+	}
+	close(fd);
+	expect_foreign(b, "data.cpu0", h.size);
+
+	tu_rmtree(a);
+	tu_rmtree(b);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracepoint_field_offset_wraps),
+		cmocka_unit_test(test_huge_callchain_nr),
+		cmocka_unit_test(test_raw_size_past_the_record),
+		cmocka_unit_test(test_feature_offset_past_the_file),
+		cmocka_unit_test(test_feature_size_wraps),
+		cmocka_unit_test(test_sections_past_the_file),
+		cmocka_unit_test(test_data_loc_past_the_record),
+		cmocka_unit_test(test_foreign_cpu_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

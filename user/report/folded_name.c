@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* folded_name.c: a comm or a frame name as a folded stack line may hold it,
+ * as stackcollapse-perf.pl makes them: no ';' and no line break in a name. */
+#include "report/folded_name.h"
+
+static bool blank(unsigned char c)
+{
+	return c <= ' ' || c == 0x7f; /* space and the control characters */
+}
+
+int folded_append_name(struct byte_buffer *b, const char *name, bool comm)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t start = b->len;
+	bool pending_space = false;
+
+	for (; *p; p++) {
+		char c = (char)*p;
+
+		if (blank(*p)) {
+			if (comm)
+				c = '_';
+			else {
+				/* kept only between two words */
+				pending_space = b->len > start;
+				continue;
+			}
+		} else if (c == ';') {
+			c = ':';
+		}
+		if (pending_space && !byte_buffer_append(b, " ", 1))
+			return -1;
+		pending_space = false;
+		if (!byte_buffer_append(b, &c, 1))
+			return -1;
+	}
+	if (b->len == start && !byte_buffer_append(b, "[unknown]", 9))
+		return -1;
+	return 0;
+}
