@@ -140,13 +140,17 @@ static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
  * streams, its pid file, copies of binaries, snapshots never completed. */
 static int abandoned_entry(int dirfd, const char *name, void *ctx)
 {
+	unsigned int *streams = ctx;
 	struct stat st;
 	int fd;
 
-	(void)ctx;
 	if (!strcmp(name, "data"))
 		return 1; /* a header: a recording perf can read */
-	if (is_data_file(name) || !strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR))
+	if (is_data_file(name)) {
+		(*streams)++;
+		return 0;
+	}
+	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR))
 		return 0;
 	if (strncmp(name, "snapshot-", 9))
 		return 1; /* not ringtrace's */
@@ -162,11 +166,14 @@ static int abandoned_entry(int dirfd, const char *name, void *ctx)
 	return 0;
 }
 
-/* Whether an unlocked directory holds nothing of value: only what a
- * recording killed early left (no header, no complete snapshot). */
+/* Whether an unlocked directory holds nothing of value and is a recording's:
+ * only what a recording killed early left (its streams, but no header and no
+ * complete snapshot). An empty directory is nobody's leftover: refused. */
 static bool is_abandoned(int dirfd)
 {
-	return each_entry(dirfd, abandoned_entry, NULL) == 0;
+	unsigned int streams = 0;
+
+	return each_entry(dirfd, abandoned_entry, &streams) == 0 && streams > 0;
 }
 
 /* Opens path as a real directory owned by the caller. */
