@@ -176,7 +176,9 @@ static void write_record(struct file_sink *f, struct cpu_output *o,
 	bool sample = h->type == PERF_RECORD_SAMPLE;
 
 	o->last_time = recording_record_time(h);
-	if (!atomic_load(&f->error)) {
+	/* each CPU's file goes on until its own write fails (the recording
+	 * stops at the first failure of any) */
+	if (!o->stream.error) {
 		size_t before = o->stream.len;
 
 		if (!perf_data_stream_append(&o->stream, h, h->size)) {
@@ -210,8 +212,7 @@ static bool empty_one(struct file_sink *f, struct cpu_output *o)
 
 static void flush_one(struct file_sink *f, struct cpu_output *o)
 {
-	if (atomic_load(&f->error)) {
-		/* writing stopped at the first failure, on every CPU */
+	if (o->stream.error) {
 		note_unwritten(o);
 		return;
 	}
@@ -341,7 +342,8 @@ static int file_finish(struct record_sink *s, char *err, size_t errlen)
 		if (o->stream.fd < 0)
 			continue;
 		flush_one(f, o);
-		report_unwritten(f, o);
+		if (o->stream.error)
+			report_unwritten(f, o);
 		if (perf_data_stream_close(&o->stream) && !atomic_load(&f->error))
 			set_error(f, o->cpu, o->stream.error);
 	}
