@@ -25,41 +25,10 @@
 
 #include "test_util.h"
 
-/* Starts a recording in the background; its pid. */
+/* Starts a recording in the background, a child of the test; its pid. */
 static pid_t start_recording(const char *dir, const char *args, const char *log)
 {
-	char *out = NULL;
-	pid_t pid;
-
-	if (tu_sh(&out, "%s record --force -o %s %s > %s 2>&1 < /dev/null & echo $!", tu_ringtrace(), dir,
-		  args, log))
-		fail_msg("cannot start a recording: %s", out);
-	pid = (pid_t)atoi(out);
-	free(out);
-	assert_true(pid > 0);
-	return pid;
-}
-
-/* Whether pid still runs (a zombie waiting to be reaped has ended). */
-static bool running(pid_t pid)
-{
-	char path[64], state = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	fclose(f);
-	return state && state != 'Z' && state != 'X';
-}
-
-static void wait_gone(pid_t pid, double seconds)
-{
-	for (int i = 0; i < (int)(seconds * 100) && running(pid); i++)
-		usleep(10000);
+	return tu_start("exec %s record --force -o %s %s >%s 2>&1", tu_ringtrace(), dir, args, log);
 }
 
 /* report and perf report both read the directory (a cut last record is
@@ -98,7 +67,7 @@ static void test_sigkill_keeps_complete_records(void **state)
 	pid = start_recording(dir, "-a -g -F 4999 -- sleep 30", log);
 	usleep(700000 + (useconds_t)(rand() % 800) * 1000);
 	kill(pid, SIGKILL);
-	wait_gone(pid, 5);
+	tu_wait_gone(pid, 5);
 	samples = both_read(dir);
 	print_message("after SIGKILL: %" PRIu64 " samples readable\n", samples);
 	assert_true(samples > 0);
@@ -201,7 +170,7 @@ static void test_stalled_drain_counts_losses_and_resumes(void **state)
 	kill(pid, SIGSTOP);
 	sleep(1);
 	kill(pid, SIGCONT);
-	wait_gone(pid, 20);
+	tu_wait_gone(pid, 20);
 	assert_int_equal(tu_sh(&out, "cat %s", log), 0);
 	p = strstr(out, "calls=");
 	assert_non_null(p);
@@ -236,9 +205,9 @@ static void test_second_sigint_quits_at_once(void **state)
 	usleep(500000);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(pid, SIGINT);
-	wait_gone(pid, 10);
+	tu_wait_gone(pid, 10);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_false(running(pid));
+	assert_false(tu_running(pid));
 	print_message("gone %.3f s after the second SIGINT\n",
 		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	/* at once: not after the slow writer's flush (seconds) */
