@@ -28,7 +28,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
-LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lcap -lpthread
+LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
