@@ -51,7 +51,7 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 # read the Kubernetes manifest.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
-		     util-linux python3-yaml
+		     util-linux python3 python3-yaml
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -185,7 +185,8 @@ $(OUTPUT)/tests/%: tests/integration/%.c $(TEST_UTIL) $(LIBRINGTRACE)
 test: deps
 	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory programs
-	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san check
+	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san \
+		INSTALL_FROM="OUTPUT=$(abspath $(OUTPUT)) SANITIZE=" check
 	@$(MAKE) --no-print-directory fuzz-ci
 
 # Every include under user/ points down the layout; no file over 800 lines.
@@ -201,10 +202,14 @@ unit-test: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(SAN_ENV) $$t; done
 
 # Under CI (CI or REQUIRE_INTEGRATION set) a test that cannot run fails.
+# The deployment tests install and package the build INSTALL_FROM names (make
+# test: the plain one) with RINGTRACE_MAKE, and read deploy/ in RINGTRACE_SRC.
+INSTALL_FROM ?= OUTPUT=$(abspath $(OUTPUT)) SANITIZE=$(SANITIZE)
 integration-test: programs $(SYMGEN) $(INTEGRATION_TESTS)
 	@set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
 		$(SAN_ENV) RINGTRACE=$(abspath $(OUTPUT)/ringtrace) LOADGEN=$(abspath $(LOADGEN)) \
-		SYMGEN_DIR=$(abspath $(OUTPUT)) $$t; done
+		SYMGEN_DIR=$(abspath $(OUTPUT)) RINGTRACE_SRC=$(CURDIR) \
+		RINGTRACE_MAKE="make -C $(CURDIR) --no-print-directory $(INSTALL_FROM)" $$t; done
 
 BENCH_TOOLS := $(patsubst tools/bench/%.c,$(OUTPUT)/bench/%,$(wildcard tools/bench/*.c))
 
