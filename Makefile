@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Makefile: builds ringtrace (plain `make` only builds), installs its Debian
-# dependencies (`make deps`), runs the tests, the main job, the benchmarks.
+# dependencies (`make deps`), runs the tests, the main job, the benchmarks;
+# installs it (`make install`, PREFIX and DESTDIR) and packages it (`make deb`).
 # BPF objects are built CO-RE against vmlinux/, skeletons by bpftool; the user
 # side is one folder per part under user/, archived into libringtrace.a, which
 # the binary, the tests and the benchmark tools link.
@@ -28,7 +29,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
-LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lcap -lpthread
+LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -43,9 +44,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 # oracle, Prometheus and node_exporter check the exporter), what only the
 # benchmarks run.
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev
+		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
+		      libyaml-dev libcrypt-dev dpkg-dev binutils gzip
+# systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
+# openssl for a test certificate, util-linux for setpriv, python3-yaml to
+# read the Kubernetes manifest.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
-		     prometheus prometheus-node-exporter
+		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
+		     util-linux python3 python3-yaml
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -78,7 +84,7 @@ RECORD_DIR ?= $(OUTPUT)/record.data
 .DELETE_ON_ERROR:
 .PHONY: all programs deps build-deps test-deps bench-deps test check check-layers unit-test \
 	integration-test record bench bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets fuzz-seeds \
-	fuzz-long soak
+	fuzz-long soak docs install uninstall deb FORCE
 
 all: programs
 
@@ -111,6 +117,19 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX)
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# The commit built, for ringtrace_build_info, passed to build_info.c alone;
+# $(OUTPUT)/revision changes (and rebuilds it) only when the commit does.
+REVISION := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+
+$(OUTPUT)/revision: FORCE
+	@mkdir -p $(@D)
+	@echo '$(REVISION)' | cmp -s - $@ || echo '$(REVISION)' > $@
+
+$(OUTPUT)/export/build_info.o: $(OUTPUT)/revision
+$(OUTPUT)/export/build_info.o: CFLAGS += -DRINGTRACE_REVISION='"$(REVISION)"'
+
+FORCE:
 
 # Sources that include a skeleton need it first (after that, -MMD knows).
 $(OUTPUT)/%.o: user/%.c | $(SKELETONS)
@@ -166,7 +185,8 @@ $(OUTPUT)/tests/%: tests/integration/%.c $(TEST_UTIL) $(LIBRINGTRACE)
 test: deps
 	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory programs
-	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san check
+	@$(MAKE) --no-print-directory SANITIZE=1 OUTPUT=$(OUTPUT)/san \
+		INSTALL_FROM="OUTPUT=$(abspath $(OUTPUT)) SANITIZE=" check
 	@$(MAKE) --no-print-directory fuzz-ci
 
 # Every include under user/ points down the layout; no file over 800 lines.
@@ -182,10 +202,14 @@ unit-test: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(SAN_ENV) $$t; done
 
 # Under CI (CI or REQUIRE_INTEGRATION set) a test that cannot run fails.
+# The deployment tests install and package the build INSTALL_FROM names (make
+# test: the plain one) with RINGTRACE_MAKE, and read deploy/ in RINGTRACE_SRC.
+INSTALL_FROM ?= OUTPUT=$(abspath $(OUTPUT)) SANITIZE=$(SANITIZE)
 integration-test: programs $(SYMGEN) $(INTEGRATION_TESTS)
 	@set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
 		$(SAN_ENV) RINGTRACE=$(abspath $(OUTPUT)/ringtrace) LOADGEN=$(abspath $(LOADGEN)) \
-		SYMGEN_DIR=$(abspath $(OUTPUT)) $$t; done
+		SYMGEN_DIR=$(abspath $(OUTPUT)) RINGTRACE_SRC=$(CURDIR) \
+		RINGTRACE_MAKE="make -C $(CURDIR) --no-print-directory $(INSTALL_FROM)" $$t; done
 
 BENCH_TOOLS := $(patsubst tools/bench/%.c,$(OUTPUT)/bench/%,$(wildcard tools/bench/*.c))
 
@@ -282,6 +306,72 @@ record: build-deps
 	$(OUTPUT)/ringtrace record -a -g --force -o $(RECORD_DIR) -- sleep $(RECORD_SECONDS)
 	$(OUTPUT)/ringtrace report $(RECORD_DIR)
 
+# Installing: the binary, a man page per command and ringtrace(1), the bash
+# completion (both written by the binary from its option tables), the
+# systemd unit with its user and defaults, the docs and the Prometheus,
+# Grafana and Kubernetes files as examples. DESTDIR stages the tree.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/ringtrace
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+SYSCONFDIR ?= /etc
+DOC_OUTPUT := $(OUTPUT)/doc
+EXAMPLES := deploy/prometheus/ringtrace.rules.yml deploy/prometheus/ringtrace.rules.test.yml \
+	    deploy/prometheus/web-config.example.yml deploy/grafana/ringtrace-dashboard.json \
+	    deploy/kubernetes/ringtrace-exporter.yaml
+
+# The man pages and the completion, from the binary's tables; the commands
+# are those ringtrace --help lists. The unit names the installed binary.
+$(DOC_OUTPUT)/stamp: $(OUTPUT)/ringtrace
+	$(call msg,GEN,$(DOC_OUTPUT))
+	$(Q)rm -rf $(DOC_OUTPUT)/man && mkdir -p $(DOC_OUTPUT)/man
+	$(Q)$(OUTPUT)/ringtrace __man > $(DOC_OUTPUT)/man/ringtrace.1
+	$(Q)for c in $$($(OUTPUT)/ringtrace --help | awk '/^commands:/ { f = 1; next } f && !NF { exit } f { print $$1 }'); do \
+		$(OUTPUT)/ringtrace __man $$c > $(DOC_OUTPUT)/man/ringtrace-$$c.1 || exit 1; done
+	$(Q)$(OUTPUT)/ringtrace __completion > $(DOC_OUTPUT)/ringtrace.bash
+	$(Q)touch $@
+
+$(DOC_OUTPUT)/ringtrace-exporter.service: deploy/systemd/ringtrace-exporter.service.in FORCE
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
+
+docs: $(DOC_OUTPUT)/stamp $(DOC_OUTPUT)/ringtrace-exporter.service
+
+install: programs docs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/default \
+		$(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(OUTPUT)/ringtrace $(DESTDIR)$(BINDIR)/ringtrace
+	for f in $(DOC_OUTPUT)/man/*.1; do gzip -9n < $$f > $(DESTDIR)$(MANDIR)/man1/$$(basename $$f).gz && \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man1/$$(basename $$f).gz || exit 1; done
+	install -m 0644 $(DOC_OUTPUT)/ringtrace.bash $(DESTDIR)$(BASHCOMPDIR)/ringtrace
+	install -m 0644 $(DOC_OUTPUT)/ringtrace-exporter.service $(DESTDIR)$(UNITDIR)/ringtrace-exporter.service
+	install -m 0644 deploy/systemd/ringtrace.sysusers $(DESTDIR)$(SYSUSERSDIR)/ringtrace.conf
+	install -m 0644 deploy/systemd/ringtrace-exporter.default $(DESTDIR)$(SYSCONFDIR)/default/ringtrace-exporter
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+
+# Removes what install put there (the same PREFIX and DESTDIR).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ringtrace $(DESTDIR)$(MANDIR)/man1/ringtrace.1.gz \
+		$(DESTDIR)$(MANDIR)/man1/ringtrace-*.1.gz $(DESTDIR)$(BASHCOMPDIR)/ringtrace \
+		$(DESTDIR)$(UNITDIR)/ringtrace-exporter.service $(DESTDIR)$(SYSUSERSDIR)/ringtrace.conf \
+		$(DESTDIR)$(SYSCONFDIR)/default/ringtrace-exporter
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+# A Debian package of what install installs (PREFIX /usr), built with
+# dpkg-deb: $(OUTPUT)/ringtrace_VERSION_ARCH.deb; lintian checks it in the tests.
+DEB_ROOT := $(OUTPUT)/deb/root
+deb: programs
+	rm -rf $(DEB_ROOT)
+	@$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DEB_ROOT)) PREFIX=/usr \
+		UNITDIR=/lib/systemd/system SYSCONFDIR=/etc
+	tools/deb/build-deb $(DEB_ROOT) $(VERSION) $(OUTPUT)
+
 # Regenerates the CO-RE type header from the running kernel's BTF.
 vmlinux:
 	@mkdir -p $(dir $(VMLINUX))
@@ -291,4 +381,4 @@ clean:
 	rm -rf $(OUTPUT)
 
 # Header dependencies written by -MMD.
--include $(shell find $(OUTPUT) -path $(OUTPUT)/san -prune -o -name '*.d' -print 2>/dev/null)
+-include $(shell find $(OUTPUT) \( -path $(OUTPUT)/san -o -path $(OUTPUT)/deb \) -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -14,6 +14,9 @@
  * the least recently sampled key to make room for a new one (a user renaming
  * a process without end cannot fill them for good). */
 #define RT_EXPORT_MAP_ENTRIES 16384
+/* The ring announcing new cgroup ids (8 bytes each, plus the ring's 8-byte
+ * header): room for 4096 between two reads. */
+#define RT_NEW_CGROUPS_RING_BYTES (64 * 1024)
 /* log2 buckets of run-queue waits in ns: bucket i holds waits below 2^i ns
  * (and at least 2^(i-1)); the last one everything above. */
 #define RT_RUNQ_BUCKETS 40

@@ -27,6 +27,14 @@ struct {
 	__type(value, struct rt_cpu_time);
 } cgroup_time SEC(".maps");
 
+/* The id of each cgroup the moment its first sample creates its key, for
+ * user space to name it by its path while it still exists. Full: dropped,
+ * the cgroup is then named at the next scrape. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RT_NEW_CGROUPS_RING_BYTES);
+} new_cgroups SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, RT_EXPORT_MAP_ENTRIES);
@@ -50,15 +58,18 @@ struct {
 
 /* Adds one sample of period ns to key's entry in map (an LRU hash: a new key
  * may evict the least recently used one) and counts it in adds; false if the
- * kernel found no room even by evicting. */
+ * kernel found no room even by evicting. A key created is announced in the
+ * new_cgroups ring if announce. */
 static __always_inline bool add_time(void *map, const void *key, __u64 period,
-				     struct rt_map_adds *adds)
+				     struct rt_map_adds *adds, bool announce)
 {
 	struct rt_cpu_time *t = bpf_map_lookup_elem(map, key), fresh = { 1, period };
 
 	if (!t) {
 		if (!bpf_map_update_elem(map, key, &fresh, BPF_NOEXIST)) {
 			adds->inserts++;
+			if (announce)
+				bpf_ringbuf_output(&new_cgroups, (void *)key, sizeof(__u64), 0);
 			goto added;
 		}
 		/* another CPU added it first */
@@ -96,8 +107,8 @@ int export_sample(struct bpf_perf_event_data *ctx)
 	cnt->produced++;
 	cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(comm.comm, sizeof(comm.comm));
-	ok = add_time(&cgroup_time, &cgroup, period, &cnt->cgroup);
-	ok &= add_time(&comm_time, &comm, period, &cnt->comm);
+	ok = add_time(&cgroup_time, &cgroup, period, &cnt->cgroup, true);
+	ok &= add_time(&comm_time, &comm, period, &cnt->comm, false);
 	if (!ok)
 		cnt->lost++;
 	return 0;

@@ -25,6 +25,7 @@ struct map_dump {
 	struct rt_cpu_time *values;
 	size_t nr, cap;
 	struct aggregator_evicted evicted; /* as reported: never decreasing */
+	struct aggregator_evicted forgotten; /* keys removed by aggregator_forget_cgroup */
 };
 
 struct aggregator {
@@ -36,7 +37,22 @@ struct aggregator {
 	int nr_possible;
 	pthread_mutex_t lock; /* the dumps: one map read at a time */
 	struct map_dump dumps[NR_MAPS];
+	struct ring_buffer *new_cgroups;
+	void (*on_new_cgroup)(void *ctx, uint64_t id);
+	void *on_new_cgroup_ctx;
 };
+
+static int new_cgroup(void *ctx, void *data, size_t size)
+{
+	struct aggregator *a = ctx;
+	uint64_t id;
+
+	if (size >= sizeof(id) && a->on_new_cgroup) {
+		memcpy(&id, data, sizeof(id));
+		a->on_new_cgroup(a->on_new_cgroup_ctx, id);
+	}
+	return 0;
+}
 
 static int attach(struct aggregator *a, struct bpf_link *link, const char *what, char *err,
 		  size_t errlen)
@@ -119,6 +135,11 @@ struct aggregator *aggregator_start(const struct aggregator_config *cfg, char *e
 			rt_format(err, errlen, "cannot scope to the cgroup: %s", strerror(errno));
 			goto fail;
 		}
+	}
+	a->new_cgroups = ring_buffer__new(bpf_map__fd(a->skel->maps.new_cgroups), new_cgroup, a, NULL);
+	if (!a->new_cgroups) {
+		rt_format(err, errlen, "cannot map the ring of new cgroups: %s", strerror(errno));
+		goto fail;
 	}
 	if (!cfg->runq_only && attach_sampling(a, cfg, err, errlen))
 		goto fail;
@@ -228,16 +249,18 @@ static int read_map(struct aggregator *a, int m, size_t key_size)
 {
 	struct map_dump *d = &a->dumps[m];
 	int fd = bpf_map__fd(m == MAP_COMM ? a->skel->maps.comm_time : a->skel->maps.cgroup_time);
-	struct rt_cpu_time held = { 0, 0 };
+	struct rt_cpu_time held;
 	struct rt_map_adds adds;
 
 	if (dump_map(fd, key_size, d) || map_adds(a, m, &adds))
 		return -1;
+	/* what was removed on purpose is neither held nor evicted */
+	held = d->forgotten.time;
 	for (size_t i = 0; i < d->nr; i++) {
 		held.samples += d->values[i].samples;
 		held.ns += d->values[i].ns;
 	}
-	d->evicted.keys = raised(d->evicted.keys, adds.inserts, d->nr);
+	d->evicted.keys = raised(d->evicted.keys, adds.inserts, d->nr + d->forgotten.keys);
 	d->evicted.time.samples = raised(d->evicted.time.samples, adds.added.samples, held.samples);
 	d->evicted.time.ns = raised(d->evicted.time.ns, adds.added.ns, held.ns);
 	return 0;
@@ -281,6 +304,42 @@ int aggregator_each_comm(struct aggregator *a,
 	*evicted = d->evicted;
 	pthread_mutex_unlock(&a->lock);
 	return ret;
+}
+
+int aggregator_forget_cgroup(struct aggregator *a, uint64_t id)
+{
+	struct map_dump *d = &a->dumps[MAP_CGROUP];
+	int fd = bpf_map__fd(a->skel->maps.cgroup_time), ret = -1;
+	struct rt_cpu_time t;
+
+	pthread_mutex_lock(&a->lock);
+	/* a cgroup that is gone has no task to sample: its value is final */
+	if (!bpf_map_lookup_elem(fd, &id, &t) && !bpf_map_delete_elem(fd, &id)) {
+		d->forgotten.keys++;
+		d->forgotten.time.samples += t.samples;
+		d->forgotten.time.ns += t.ns;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return ret;
+}
+
+int aggregator_new_cgroups_fd(struct aggregator *a)
+{
+	return a->new_cgroups ? ring_buffer__epoll_fd(a->new_cgroups) : -1;
+}
+
+int aggregator_new_cgroups(struct aggregator *a, void (*fn)(void *ctx, uint64_t id), void *ctx)
+{
+	int n;
+
+	if (!a->new_cgroups)
+		return -1;
+	a->on_new_cgroup = fn;
+	a->on_new_cgroup_ctx = ctx;
+	n = ring_buffer__consume(a->new_cgroups);
+	a->on_new_cgroup = NULL;
+	return n < 0 ? -1 : n;
 }
 
 size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max)
@@ -336,6 +395,7 @@ void aggregator_stop(struct aggregator *a)
 		return;
 	for (unsigned int i = 0; i < a->nr_links; i++)
 		bpf_link__destroy(a->links[i]);
+	ring_buffer__free(a->new_cgroups);
 	for (unsigned int i = 0; a->event_fds && i < a->cpus.nr; i++)
 		if (a->event_fds[i] >= 0)
 			close(a->event_fds[i]);

@@ -53,6 +53,15 @@ int aggregator_each_cgroup(struct aggregator *a,
 int aggregator_each_comm(struct aggregator *a,
 			 int (*fn)(void *ctx, const char *comm, const struct rt_cpu_time *t),
 			 void *ctx, struct aggregator_evicted *evicted);
+/* Removes a cgroup's key from the map (a cgroup that is gone): its CPU time
+ * is no longer reported, nor counted as evicted. 0, or -1 if it was not there. */
+int aggregator_forget_cgroup(struct aggregator *a, uint64_t id);
+/* A descriptor that polls readable when cgroups had their first sample
+ * (the new_cgroups ring), or -1. */
+int aggregator_new_cgroups_fd(struct aggregator *a);
+/* Calls fn for each cgroup id announced since the last call (from one
+ * thread at a time); how many, or -1. */
+int aggregator_new_cgroups(struct aggregator *a, void (*fn)(void *ctx, uint64_t id), void *ctx);
 /* The samples seen and not counted, per CPU sampled; returns how many CPUs. */
 size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max);
 /* 0, or -1 if the histogram could not be read. */

@@ -52,6 +52,14 @@ static int export_option(void *ctx, int id, const char *arg)
 	case EXPORT_OPT_CGROUP:
 		cl->exporter.cgroup = arg;
 		break;
+	case EXPORT_OPT_CGROUP_GRACE:
+		if (option_parse_u64("--cgroup-grace", arg, 0, 86400, &v))
+			return OPTIONS_USAGE_ERROR;
+		cl->exporter.cgroup_grace_s = (unsigned int)v;
+		break;
+	case EXPORT_OPT_WEB_CONFIG:
+		cl->web_config = arg;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -62,7 +70,8 @@ int cmd_export(int argc, char **argv)
 		.exporter = { .event_type = PERF_TYPE_SOFTWARE,
 			 .event_config = PERF_COUNT_SW_CPU_CLOCK,
 			 .rate = { .freq = EXPORT_DEFAULT_FREQ },
-			 .top_comms = EXPORT_DEFAULT_TOP_COMMS },
+			 .top_comms = EXPORT_DEFAULT_TOP_COMMS,
+			 .cgroup_grace_s = EXPORT_DEFAULT_CGROUP_GRACE_S },
 		.interval = EXPORT_DEFAULT_INTERVAL_S,
 	};
 	int parsed, next;
@@ -77,8 +86,8 @@ int cmd_export(int argc, char **argv)
 	if (!cl.listen && !cl.textfile)
 		cl.listen = METRICS_DEFAULT_LISTEN;
 	if (cl.listen && !metrics_listen_valid(cl.listen)) {
-		rt_error("invalid --listen \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435", cl.listen,
-			 METRICS_DEFAULT_LISTEN);
+		rt_error("invalid --listen \"%s\": give ADDR:PORT, e.g. %s or [::1]:%s", cl.listen,
+			 METRICS_DEFAULT_LISTEN, METRICS_DEFAULT_PORT);
 		return 2;
 	}
 	return export_run(&cl);

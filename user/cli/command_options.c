@@ -183,16 +183,26 @@ static const struct options_entry export_options_table[] = {
 	  "comms named in ringtrace_comm_cpu_seconds_total; the rest are summed as \"other\" "
 	  "(default " OPTIONS_STR(EXPORT_DEFAULT_TOP_COMMS) ")",
 	  NULL, EXPORT_OPT_TOP },
+	{ "cgroup-grace", 0, "S",
+	  "seconds the series of a removed cgroup are still served before they are dropped "
+	  "(default " OPTIONS_STR(EXPORT_DEFAULT_CGROUP_GRACE_S) ")",
+	  NULL, EXPORT_OPT_CGROUP_GRACE },
+	{ "web-config-file", 0, "FILE",
+	  "TLS and basic auth, as the Prometheus exporters' --web.config.file: a YAML file with "
+	  "tls_server_config (cert_file, key_file) and basic_auth_users (bcrypt hashes)",
+	  NULL, EXPORT_OPT_WEB_CONFIG },
 	{ 0 },
 };
 
 const struct options_command export_command = {
 	.name = "export",
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
-		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]",
+		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
+		 "                 [--cgroup-grace S] [--web-config-file FILE]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
-		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics, "
-		       "until SIGINT/SIGTERM.",
+		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "
+		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "
+		       "then.",
 	.options = export_options_table,
 };
 

@@ -84,6 +84,8 @@ enum export_option_id {
 	EXPORT_OPT_FREQ,
 	EXPORT_OPT_CGROUP,
 	EXPORT_OPT_TOP,
+	EXPORT_OPT_WEB_CONFIG,
+	EXPORT_OPT_CGROUP_GRACE,
 };
 
 enum snapshot_option_id {

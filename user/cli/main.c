@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* main.c: the ringtrace command line: finds the subcommand in the command
- * table and runs it. */
+ * table and runs it (and, hidden, writes the man pages and completion). */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "lib/log.h"
+#include "lib/options_doc.h"
 
 struct command {
 	const char *name;
@@ -21,6 +23,48 @@ static const struct command commands[] = {
 	{ "export", cmd_export, "serve live Prometheus metrics (CPU per cgroup, run-queue latency)" },
 	{ "snapshot", cmd_snapshot, "ask a flight recording (record --overwrite) for a snapshot" },
 };
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define DESCRIPTION "an eBPF system-wide sampling profiler and Prometheus exporter"
+
+/* Each command with its option table, as the man pages and completion take them. */
+static size_t doc_commands(struct options_doc_command *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		for (unsigned int j = 0; j < nr_all_commands; j++)
+			if (!strcmp(all_commands[j]->name, commands[i].name))
+				out[n++] = (struct options_doc_command){ all_commands[j],
+									 commands[i].summary };
+	return n;
+}
+
+/* Hidden: "__man" writes ringtrace(1), "__man CMD" ringtrace-CMD(1),
+ * "__completion" the bash completion, all from the option tables (make
+ * install puts them in place). */
+static int write_doc(int argc, char **argv)
+{
+	struct options_doc_command docs[NR_COMMANDS];
+	size_t n = doc_commands(docs);
+
+	if (!strcmp(argv[1], "__completion") && argc == 2) {
+		options_print_completion("ringtrace", docs, n, stdout);
+		return 0;
+	}
+	if (argc == 2) {
+		options_print_man_index("ringtrace", RINGTRACE_VERSION, DESCRIPTION, docs, n, stdout);
+		return 0;
+	}
+	for (size_t i = 0; argc == 3 && i < n; i++) {
+		if (!strcmp(docs[i].cmd->name, argv[2])) {
+			options_print_man("ringtrace", RINGTRACE_VERSION, &docs[i], stdout);
+			return 0;
+		}
+	}
+	rt_error("usage: ringtrace __man [COMMAND] | ringtrace __completion");
+	return 2;
+}
 
 static void usage(FILE *out)
 {
@@ -44,7 +88,9 @@ int main(int argc, char **argv)
 		printf("ringtrace %s\n", RINGTRACE_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	if (!strcmp(argv[1], "__man") || !strcmp(argv[1], "__completion"))
+		return write_doc(argc, argv);
+	for (size_t i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
 	rt_error("unknown command \"%s\": run ringtrace --help for the list", argv[1]);

@@ -8,18 +8,24 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture/aggregator.h"
 #include "capture/bpf_stats.h"
+#include "export/build_info.h"
 #include "export/metrics.h"
 #include "lib/log.h"
 #include "sys/cgroup.h"
+#include "sys/process_stats.h"
 
 #define MAX_PROGRAMS 4
+/* New cgroups named by one walk of the tree, at most. */
+#define NEW_CGROUPS_BATCH 4096
 
 struct exporter {
 	struct aggregator *aggregator;
 	unsigned int top_comms;
+	uint64_t cgroup_grace_ms;
 	struct cgroup_dir cgroup;
 	pthread_mutex_t lock;      /* one render at a time: the cgroup names */
 	struct cgroup_names cgroups;
@@ -41,6 +47,7 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 	}
 	e->cgroup.fd = -1;
 	e->top_comms = cfg->top_comms;
+	e->cgroup_grace_ms = (uint64_t)cfg->cgroup_grace_s * 1000;
 	pthread_mutex_init(&e->lock, NULL);
 	cgroup_names_init(&e->cgroups);
 	if (cfg->cgroup) {
@@ -57,11 +64,22 @@ fail:
 	return NULL;
 }
 
-/* CPU time rows, labels malloc'd. */
+static uint64_t monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* CPU time rows, labels malloc'd; cgroups to drop. */
 struct rows {
 	struct metrics_cpu_row *rows;
 	size_t nr, cap;
-	struct cgroup_names *names;
+	struct exporter *e;
+	uint64_t now_ms;
+	uint64_t *gone; /* cgroups gone for longer than the grace period */
+	size_t nr_gone, cap_gone;
 };
 
 static int add_row(struct rows *r, const char *label, const struct rt_cpu_time *t)
@@ -88,8 +106,22 @@ static int add_cgroup_row(void *ctx, uint64_t id, const struct rt_cpu_time *t)
 {
 	struct rows *r = ctx;
 	char buf[64];
+	const char *name = cgroup_names_get(&r->e->cgroups, id, buf, sizeof(buf));
 
-	return add_row(r, cgroup_names_get(r->names, id, buf, sizeof(buf)), t);
+	if (!cgroup_names_gone_for(&r->e->cgroups, id, r->now_ms, r->e->cgroup_grace_ms))
+		return add_row(r, name, t);
+	/* gone long enough: its series end (dropped once the map is read) */
+	if (r->nr_gone == r->cap_gone) {
+		size_t cap = r->cap_gone ? r->cap_gone * 2 : 16;
+		uint64_t *grown = realloc(r->gone, cap * sizeof(*grown));
+
+		if (!grown)
+			return 0; /* dropped at a later scrape */
+		r->gone = grown;
+		r->cap_gone = cap;
+	}
+	r->gone[r->nr_gone++] = id;
+	return 0;
 }
 
 static int add_comm_row(void *ctx, const char *comm, const struct rt_cpu_time *t)
@@ -102,6 +134,7 @@ static void free_rows(struct rows *r)
 	for (size_t i = 0; i < r->nr; i++)
 		free((char *)r->rows[i].label);
 	free(r->rows);
+	free(r->gone);
 }
 
 void exporter_read_aggregator(struct aggregator *a, struct metrics_snapshot *m,
@@ -120,10 +153,13 @@ void exporter_read_aggregator(struct aggregator *a, struct metrics_snapshot *m,
 							  max_runs - m->nr_programs);
 }
 
-int exporter_render(struct exporter *e, struct byte_buffer *out)
+int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 {
-	struct metrics_snapshot m = { .version = RINGTRACE_VERSION, .transport = "map" };
-	struct rows cgroups = { .names = &e->cgroups }, comms = { 0 };
+	struct metrics_snapshot m = {
+		.version = RINGTRACE_VERSION, .build = build_info(), .transport = "map",
+	};
+	struct rows cgroups = { .e = e, .now_ms = monotonic_ms() }, comms = { 0 };
+	struct process_stats self;
 	struct capture_cpu_counts *cpus = calloc(CPU_SETSIZE, sizeof(*cpus));
 	struct bpf_program_runs runs[MAX_PROGRAMS];
 	struct aggregator_evicted cgroups_evicted, comms_evicted;
@@ -137,6 +173,10 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	    aggregator_each_cgroup(e->aggregator, add_cgroup_row, &cgroups, &cgroups_evicted) ||
 	    aggregator_each_comm(e->aggregator, add_comm_row, &comms, &comms_evicted))
 		goto out;
+	for (size_t i = 0; i < cgroups.nr_gone; i++) {
+		aggregator_forget_cgroup(e->aggregator, cgroups.gone[i]);
+		cgroup_names_forget(&e->cgroups, cgroups.gone[i]);
+	}
 	m.cgroups_evicted = (struct metrics_cpu_row){ NULL, cgroups_evicted.time.samples,
 						      cgroups_evicted.time.ns };
 	m.comms_evicted = (struct metrics_cpu_row){ NULL, comms_evicted.time.samples,
@@ -155,6 +195,8 @@ int exporter_render(struct exporter *e, struct byte_buffer *out)
 	m.bpf_stats = bpf_stats_enabled();
 	m.programs = runs;
 	exporter_read_aggregator(e->aggregator, &m, runs, MAX_PROGRAMS);
+	if (process && !process_stats_read(&self))
+		m.process = &self;
 	ret = metrics_render(&m, out);
 out:
 	pthread_mutex_unlock(&e->lock);
@@ -162,6 +204,39 @@ out:
 	free_rows(&comms);
 	free(cpus);
 	return ret;
+}
+
+int exporter_new_cgroups_fd(struct exporter *e)
+{
+	return aggregator_new_cgroups_fd(e->aggregator);
+}
+
+struct new_ids {
+	uint64_t ids[NEW_CGROUPS_BATCH];
+	size_t nr;
+};
+
+static void note_new_cgroup(void *ctx, uint64_t id)
+{
+	struct new_ids *n = ctx;
+
+	if (n->nr < NEW_CGROUPS_BATCH)
+		n->ids[n->nr++] = id;
+}
+
+void exporter_name_new_cgroups(struct exporter *e)
+{
+	struct new_ids *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return;
+	aggregator_new_cgroups(e->aggregator, note_new_cgroup, n);
+	if (n->nr) {
+		pthread_mutex_lock(&e->lock);
+		cgroup_names_learn(&e->cgroups, n->ids, n->nr);
+		pthread_mutex_unlock(&e->lock);
+	}
+	free(n);
 }
 
 void exporter_stop(struct exporter *e)

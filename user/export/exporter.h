@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_EXPORTER_H
 #define RINGTRACE_EXPORTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,14 +20,21 @@ struct exporter_config {
 	struct sample_rate rate;
 	const char *cgroup;      /* only tasks in this cgroup v2 (and below), or NULL */
 	unsigned int top_comms;  /* comms shown by name; the rest are "other" */
+	unsigned int cgroup_grace_s; /* a removed cgroup's series stay this long */
 };
 
 struct exporter;
 
 /* Everything loaded and attached: aggregation has begun. NULL with err set. */
 struct exporter *exporter_start(const struct exporter_config *cfg, char *err, size_t errlen);
-/* Reads the maps and renders the metrics into out (thread-safe). 0 or -1. */
-int exporter_render(struct exporter *e, struct byte_buffer *out);
+/* Reads the maps and renders the metrics into out (thread-safe), with the
+ * process_* metrics of this process if process. The series of a cgroup gone
+ * for cgroup_grace_s are dropped (and its key). 0 or -1. */
+int exporter_render(struct exporter *e, struct byte_buffer *out, bool process);
+/* A descriptor that polls readable when cgroups had their first sample, or -1. */
+int exporter_new_cgroups_fd(struct exporter *e);
+/* Names the cgroups that had their first sample, while they exist. */
+void exporter_name_new_cgroups(struct exporter *e);
 void exporter_stop(struct exporter *e);
 
 /* Adds the run-queue histogram of an aggregator into m and, if m->bpf_stats,

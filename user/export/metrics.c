@@ -322,12 +322,71 @@ static int render_programs(struct byte_buffer *out, const struct metrics_snapsho
 	return r;
 }
 
+/* A label value of ours (a version, a commit), escaped. */
+static int label(struct byte_buffer *out, const char *key, const char *value, bool last)
+{
+	if (!value)
+		value = "unknown";
+	return put(out, "%s=\"", key) || metrics_escape_label(out, value, strlen(value)) ||
+	       put(out, last ? "\"" : "\",");
+}
+
+static int render_build_info(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	const struct metrics_build_info *b = m->build;
+	int r = family(out, "ringtrace_build_info", "gauge",
+		       "ringtrace's version, the commit it was built from and its libraries' versions, as labels; the value is always 1.");
+
+	if (!b)
+		return r | put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
+	r |= put(out, "ringtrace_build_info{");
+	r |= label(out, "libbpf", b->libbpf, false);
+	r |= label(out, "libmicrohttpd", b->libmicrohttpd, false);
+	r |= label(out, "revision", b->revision, false);
+	r |= label(out, "version", b->version, true);
+	return r | put(out, "} 1\n");
+}
+
+/* A gauge of one series, or a counter. */
+static int single(struct byte_buffer *out, const char *name, const char *type, const char *help,
+		  const char *fmt, uint64_t value)
+{
+	return family(out, name, type, help) || put(out, "%s ", name) || put(out, fmt, value) ||
+	       put(out, "\n");
+}
+
+/* As the Prometheus client libraries name and explain them. */
+static int render_process(struct byte_buffer *out, const struct process_stats *p)
+{
+	int r = 0;
+
+	if (!p)
+		return 0;
+	r |= family(out, "process_cpu_seconds_total", "counter",
+		    "Total user and system CPU time spent in seconds.");
+	r |= put(out, "process_cpu_seconds_total ") || seconds(out, p->cpu_ns) || put(out, "\n");
+	r |= single(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.",
+		    "%" PRIu64, p->max_fds);
+	r |= single(out, "process_open_fds", "gauge", "Number of open file descriptors.",
+		    "%" PRIu64, p->open_fds);
+	r |= single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+		    "%" PRIu64, p->resident_bytes);
+	r |= family(out, "process_start_time_seconds", "gauge",
+		    "Start time of the process since unix epoch in seconds.");
+	r |= put(out, "process_start_time_seconds %" PRIu64 ".%03" PRIu64 "\n",
+		 p->start_time_ms / 1000, p->start_time_ms % 1000);
+	r |= single(out, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+		    "%" PRIu64, p->virtual_bytes);
+	r |= single(out, "process_virtual_memory_max_bytes", "gauge",
+		    "Maximum amount of virtual memory available in bytes.", "%" PRIu64,
+		    p->max_virtual_bytes);
+	return r;
+}
+
 int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 {
-	int r = family(out, "ringtrace_build_info", "gauge",
-		       "ringtrace's version, as a label; the value is always 1.");
+	int r = render_build_info(out, m);
 
-	r |= put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
 	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, 0, &m->cgroups_evicted, "cgroup",
 			     "ringtrace_cpu_samples_total", "ringtrace_cpu_seconds_total",
 			     "cgroup path (other: cgroups evicted from the kernel's map)");
@@ -339,5 +398,6 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 	r |= render_rings(out, m);
 	r |= render_runq(out, m);
 	r |= render_programs(out, m);
+	r |= render_process(out, m->process);
 	return r ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "capture/capture_counts.h"
 #include "lib/byte_buffer.h"
+#include "sys/process_stats.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define METRICS_RUNQ_BUCKETS 40 /* log2 ns bounds: 2^0 .. 2^38 ns, then +Inf */
@@ -29,8 +30,21 @@ struct metrics_map_evictions {
 	uint64_t keys;
 };
 
+/* The labels of ringtrace_build_info. */
+struct metrics_build_info {
+	const char *version;
+	const char *revision;      /* the git commit built, or "unknown" */
+	const char *libbpf;        /* the libraries' versions at run time */
+	const char *libmicrohttpd;
+};
+
 struct metrics_snapshot {
 	const char *version;
+	const struct metrics_build_info *build; /* if set, ringtrace_build_info's
+						   labels (else version alone) */
+	/* the process_* metrics of the Prometheus client libraries, or NULL
+	 * (a textfile: node_exporter serves its own process_*) */
+	const struct process_stats *process;
 	const char *transport;             /* label of the record counts */
 	const struct metrics_cpu_row *cgroups;
 	size_t nr_cgroups;

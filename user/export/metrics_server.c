@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* metrics_server.c: serves GET /metrics over HTTP with libmicrohttpd on a
+/* metrics_server.c: serves GET /metrics over HTTP(S) with libmicrohttpd on a
  * socket bound before the capabilities are dropped, the body rendered on each
  * scrape by the owner's callback, and no client able to keep another out. */
 #include "export/metrics_server.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -22,6 +21,7 @@
 
 #include "export/metrics.h"
 #include "lib/log.h"
+#include "sys/process_stats.h"
 
 /* Descriptors kept for the rest of the process beyond twice those it has open
  * when the server starts (a snapshot opens a file per CPU, for one). */
@@ -34,10 +34,22 @@ struct tracked_conn {
 	bool evicted; /* shut down by the policy, not yet closed by the daemon */
 };
 
+/* GnuTLS priorities: TLS 1.2 and 1.3 only, as the Prometheus exporters' default. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+#define REALM "ringtrace"
+
+static const char landing_page[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>ringtrace exporter</title></head>\n"
+	"<body>\n<h1>ringtrace exporter</h1>\n"
+	"<p>CPU time per cgroup and comm, run-queue latency and what ringtrace's BPF programs count, "
+	"for Prometheus.</p>\n<ul><li><a href=\"metrics\">Metrics</a></li></ul>\n"
+	"<p>ringtrace " RINGTRACE_VERSION "</p>\n</body>\n</html>\n";
+
 struct metrics_server {
 	struct MHD_Daemon *daemon;
 	metrics_render_fn render;
 	void *ctx;
+	struct web_config *web;
 	/* Open connections, the one waiting longest for an answer first (since
 	 * it connected, or since its last request was answered). Only the
 	 * daemon's one thread touches them: no lock. */
@@ -120,16 +132,53 @@ static void note_answered(struct metrics_server *s, struct MHD_Connection *conn)
 	append_conn(s, t);
 }
 
+/* Queues body with status and type; MHD_NO if that failed. A 401 asks for
+ * basic auth. */
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, const char *type,
+			     struct byte_buffer *body)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(body->len, body->data, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result r;
+
+	byte_buffer_free(body);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		r = MHD_queue_basic_auth_fail_response(conn, REALM, resp);
+	else
+		r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+/* Whether the request carries a user and password of the web config. */
+static bool authorized(struct metrics_server *s, struct MHD_Connection *conn)
+{
+	char *password = NULL, *user;
+	bool ok;
+
+	if (!s->web || !s->web->nr_users)
+		return true;
+	user = MHD_basic_auth_get_username_password(conn, &password);
+	ok = web_config_authorized(s->web, user, password);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
 	struct metrics_server *server = cls;
 	struct byte_buffer body = { 0 };
-	struct MHD_Response *resp;
-	unsigned int status = MHD_HTTP_OK;
-	const char *type = METRICS_CONTENT_TYPE;
-	enum MHD_Result r;
+	const char *text = "text/plain; charset=utf-8";
 
 	(void)version;
 	(void)upload_data;
@@ -137,27 +186,27 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	(void)req_cls;
 	note_answered(server, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		status = MHD_HTTP_METHOD_NOT_ALLOWED;
-		type = "text/plain; charset=utf-8";
-		byte_buffer_append(&body, "only GET /metrics\n", 18);
-	} else if (strcmp(url, "/metrics")) {
-		status = MHD_HTTP_NOT_FOUND;
-		type = "text/plain; charset=utf-8";
-		byte_buffer_append(&body, "ringtrace serves /metrics\n", 26);
-	} else if (server->render(server->ctx, &body)) {
-		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		type = "text/plain; charset=utf-8";
+		byte_buffer_append(&body, "only GET / and /metrics\n", 24);
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, text, &body);
+	}
+	if (!authorized(server, conn)) {
+		byte_buffer_append(&body, "Unauthorized\n", 13);
+		return reply(conn, MHD_HTTP_UNAUTHORIZED, text, &body);
+	}
+	if (!strcmp(url, "/")) {
+		byte_buffer_append(&body, landing_page, sizeof(landing_page) - 1);
+		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", &body);
+	}
+	if (strcmp(url, "/metrics")) {
+		byte_buffer_append(&body, "ringtrace serves / and /metrics\n", 32);
+		return reply(conn, MHD_HTTP_NOT_FOUND, text, &body);
+	}
+	if (server->render(server->ctx, &body)) {
 		body.len = 0;
 		byte_buffer_append(&body, "cannot read the metrics\n", 24);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, text, &body);
 	}
-	resp = MHD_create_response_from_buffer(body.len, body.data, MHD_RESPMEM_MUST_COPY);
-	byte_buffer_free(&body);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return r;
+	return reply(conn, MHD_HTTP_OK, METRICS_CONTENT_TYPE, &body);
 }
 
 /* "ADDR:PORT" or "[ADDR6]:PORT" into a socket address. */
@@ -232,8 +281,8 @@ int metrics_listen(const char *where, char *err, size_t errlen)
 	int fd, x;
 
 	if (parse_listen(where, &addr, &ipv6)) {
-		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:9435",
-			  where, METRICS_DEFAULT_LISTEN);
+		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:%s",
+			  where, METRICS_DEFAULT_LISTEN, METRICS_DEFAULT_PORT);
 		return -1;
 	}
 	fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -257,26 +306,12 @@ int metrics_listen(const char *where, char *err, size_t errlen)
 	return fd;
 }
 
-/* Descriptors this process has open. */
-static unsigned long open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned long n = 0;
-
-	if (!d)
-		return FD_RESERVE;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n > 3 ? n - 3 : 0; /* ".", ".." and the directory's own */
-}
-
 /* How many connections the descriptors allow, up to METRICS_MAX_CONNECTIONS:
  * RLIMIT_NOFILE's soft limit is raised (up to the hard one) to have room for
  * them beside twice the descriptors open now and FD_RESERVE. */
 static unsigned int connection_limit(void)
 {
-	unsigned long used = 2 * open_fds() + FD_RESERVE, avail;
+	unsigned long used = 2 * (unsigned long)process_open_fds() + FD_RESERVE, avail;
 	rlim_t want = (rlim_t)(used + METRICS_MAX_CONNECTIONS);
 	struct rlimit rl;
 
@@ -307,12 +342,13 @@ static void close_if_same(int fd, const struct stat *st)
 }
 
 struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
-					    char *err, size_t errlen)
+					    struct web_config *web, char *err, size_t errlen)
 {
 	struct metrics_server *s = calloc(1, sizeof(*s));
 	unsigned int flags = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
 				     ? MHD_USE_EPOLL_INTERNAL_THREAD
 				     : MHD_USE_POLL_INTERNAL_THREAD;
+	bool tls = web && web->cert_pem;
 	unsigned int limit = connection_limit();
 	struct stat st;
 	int given;
@@ -323,13 +359,31 @@ struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn ren
 		free(s);
 		return NULL;
 	}
+	if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		rt_format(err, errlen, "this libmicrohttpd was built without TLS: install one built with GnuTLS (Debian's is)");
+		close(listen_fd);
+		free(s);
+		return NULL;
+	}
 	s->render = render;
 	s->ctx = ctx;
+	s->web = web;
 	s->max_tracked = limit - METRICS_CONNECTION_SLACK;
 	/* the daemon gets a copy of the socket: whatever it does with it when
 	 * it fails, ours is closed here */
 	given = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
-	if (given >= 0)
+	if (given >= 0 && tls)
+		s->daemon = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, answer, s,
+					     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)given,
+					     MHD_OPTION_CONNECTION_LIMIT, limit,
+					     MHD_OPTION_CONNECTION_TIMEOUT,
+					     (unsigned int)METRICS_IDLE_TIMEOUT_S,
+					     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+					     MHD_OPTION_HTTPS_MEM_CERT, web->cert_pem,
+					     MHD_OPTION_HTTPS_MEM_KEY, web->key_pem,
+					     MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
+					     MHD_OPTION_END);
+	else if (given >= 0)
 		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, s,
 					     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)given,
 					     MHD_OPTION_CONNECTION_LIMIT, limit,

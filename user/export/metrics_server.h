@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* metrics_server.h: serves GET /metrics over HTTP with libmicrohttpd on a
+/* metrics_server.h: serves GET /metrics over HTTP(S) with libmicrohttpd on a
  * socket bound before the capabilities are dropped, the body rendered on each
  * scrape by the owner's callback, and no client able to keep another out. */
 #ifndef RINGTRACE_METRICS_SERVER_H
@@ -7,9 +7,13 @@
 
 #include <stddef.h>
 
+#include "export/web_config.h"
 #include "lib/byte_buffer.h"
 
-#define METRICS_DEFAULT_LISTEN "127.0.0.1:9435"
+/* The default port: 9100-9999, the range of the Prometheus project's default
+ * port allocations for exporters, is all taken (9435 is ebpf_exporter's). */
+#define METRICS_DEFAULT_PORT "19435"
+#define METRICS_DEFAULT_LISTEN "127.0.0.1:" METRICS_DEFAULT_PORT
 
 /* Connections served at once, at most (fewer if the descriptors allowed by
  * RLIMIT_NOFILE, raised to its hard limit, are fewer). When all but
@@ -32,10 +36,12 @@ int metrics_listen_valid(const char *listen);
  * or CAP_NET_BIND_SERVICE: call it before the capabilities are dropped). The
  * socket, or -1 with err set (one line: the port in use, the permission). */
 int metrics_listen(const char *listen, char *err, size_t errlen);
-/* Serves on listen_fd, from metrics_listen, until stopped; takes the socket
- * (closed on failure too). NULL with err set. */
+/* Serves on listen_fd, from metrics_listen, until stopped: GET / a page
+ * linking to /metrics, GET /metrics what render writes; over TLS and with
+ * basic auth if web (which must outlive the server) says so, or NULL. Takes
+ * the socket (closed on failure too). NULL with err set. */
 struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
-					    char *err, size_t errlen);
+					    struct web_config *web, char *err, size_t errlen);
 void metrics_server_stop(struct metrics_server *s);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "capture/aggregator.h"
 #include "capture/bpf_stats.h"
+#include "export/build_info.h"
 #include "export/exporter.h"
 #include "export/metrics.h"
 #include "export/metrics_server.h"
@@ -21,6 +22,7 @@
 #include "lib/log.h"
 #include "sample_record.h"
 #include "sys/cgroup.h"
+#include "sys/process_stats.h"
 
 #define COMM_LEN 16
 #define MAX_CPUS 4096
@@ -176,7 +178,10 @@ static void collect_comm(void *value, void *ctx)
 static int render(void *ctx, struct byte_buffer *out)
 {
 	struct metrics_sink *rm = ctx;
-	struct metrics_snapshot m = { .version = RINGTRACE_VERSION, .transport = rm->src.transport };
+	struct metrics_snapshot m = {
+		.version = RINGTRACE_VERSION, .build = build_info(), .transport = rm->src.transport,
+	};
+	struct process_stats self;
 	struct capture_cpu_counts *cpus = calloc(MAX_CPUS, sizeof(*cpus));
 	struct capture_ring_fill *rings = calloc(2 * MAX_CPUS, sizeof(*rings));
 	struct bpf_program_runs runs[MAX_PROGRAMS];
@@ -207,6 +212,8 @@ static int render(void *ctx, struct byte_buffer *out)
 	if (m.bpf_stats)
 		m.nr_programs = rm->src.programs(rm->src.ctx, runs, MAX_PROGRAMS);
 	exporter_read_aggregator(rm->runq, &m, runs, MAX_PROGRAMS);
+	if (!process_stats_read(&self))
+		m.process = &self;
 	/* rendering copies the labels: the lock covers the strings it reads */
 	ret = metrics_render(&m, out);
 out:
@@ -309,7 +316,7 @@ static int metrics_start(struct record_sink *s, char *err, size_t errlen)
 {
 	struct metrics_sink *rm = metrics_sink_of(s);
 
-	rm->server = metrics_server_start(rm->listen_fd, render, rm, err, errlen);
+	rm->server = metrics_server_start(rm->listen_fd, render, rm, NULL, err, errlen);
 	rm->listen_fd = -1; /* the server's, or closed */
 	if (!rm->server)
 		return -1;

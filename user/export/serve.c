@@ -8,34 +8,79 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export/metrics_server.h"
 #include "export/textfile.h"
+#include "export/web_config.h"
 #include "lib/log.h"
 #include "sys/privileges.h"
 
 static int render_export(void *ctx, struct byte_buffer *out)
 {
-	return exporter_render(ctx, out);
+	return exporter_render(ctx, out, true);
 }
 
+/* Without process_*: node_exporter, which reads the file, serves its own. */
 static void write_textfile(struct exporter *e, struct textfile *t)
 {
 	struct byte_buffer body = { 0 };
 	char err[512];
 
-	if (exporter_render(e, &body))
+	if (exporter_render(e, &body, false))
 		rt_warn("cannot render the metrics for %s/%s", t->dir, TEXTFILE_NAME);
 	else if (textfile_write(t, &body, err, sizeof(err)))
 		rt_warn("%s", err);
 	byte_buffer_free(&body);
 }
 
+static double monotonic_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Until SIGINT or SIGTERM: the textfile every interval, and new cgroups named
+ * as soon as the kernel announces them. 0, or -1 after one error line. */
+static int run_loop(const struct export_options *o, struct exporter *e, struct textfile *t,
+		    int sigfd)
+{
+	double next = monotonic_s();
+
+	for (;;) {
+		struct pollfd p[2] = { { sigfd, POLLIN, 0 }, { exporter_new_cgroups_fd(e), POLLIN, 0 } };
+		int n, timeout = -1;
+
+		if (o->textfile) {
+			double now = monotonic_s();
+
+			if (now >= next) {
+				write_textfile(e, t);
+				next = now + o->interval;
+			}
+			timeout = (int)((next - now) * 1000) + 1;
+		}
+		n = poll(p, p[1].fd >= 0 ? 2 : 1, timeout);
+		if (n < 0 && errno != EINTR) {
+			rt_error("poll: %s", strerror(errno));
+			return -1;
+		}
+		if (n > 0 && p[0].revents)
+			return 0;
+		if (n > 0 && p[1].revents)
+			exporter_name_new_cgroups(e);
+	}
+}
+
 int export_run(const struct export_options *o)
 {
 	struct textfile textfile = { .dirfd = -1 };
 	struct metrics_server *server = NULL;
+	struct web_config web = { 0 };
+	bool have_web = false;
 	struct exporter *e = NULL;
 	sigset_t mask;
 	char err[512];
@@ -44,6 +89,15 @@ int export_run(const struct export_options *o)
 	if (o->textfile && textfile_open(&textfile, o->textfile, err, sizeof(err))) {
 		rt_error("%s", err);
 		return 2;
+	}
+	/* read while the capabilities last (a key file only root reads) */
+	if (o->web_config) {
+		if (web_config_load(&web, o->web_config, err, sizeof(err))) {
+			rt_error("%s", err);
+			textfile_close(&textfile);
+			return 2;
+		}
+		have_web = true;
 	}
 	if (privileges_check("export", err, sizeof(err))) {
 		rt_error("%s", err);
@@ -83,35 +137,27 @@ int export_run(const struct export_options *o)
 		goto out;
 	}
 	if (o->listen) {
-		server = metrics_server_start(listen_fd, render_export, e, err, sizeof(err));
+		server = metrics_server_start(listen_fd, render_export, e, have_web ? &web : NULL, err,
+					      sizeof(err));
 		listen_fd = -1; /* the server's, or closed */
 		if (!server) {
 			rt_error("%s", err);
 			goto out;
 		}
-		rt_info("ringtrace: serving metrics on http://%s/metrics", o->listen);
+		rt_info("ringtrace: serving metrics on %s://%s/metrics",
+			web.cert_pem ? "https" : "http", o->listen);
 	}
 	if (o->textfile)
 		rt_info("ringtrace: writing %s/%s every %u s", o->textfile, TEXTFILE_NAME, o->interval);
-	for (;;) {
-		struct pollfd p = { sigfd, POLLIN, 0 };
-		int n;
-
-		if (o->textfile)
-			write_textfile(e, &textfile);
-		n = poll(&p, 1, o->textfile ? (int)o->interval * 1000 : -1);
-		if (n > 0)
-			break;
-		if (n < 0 && errno != EINTR) {
-			rt_error("poll: %s", strerror(errno));
-			goto out;
-		}
-	}
-	status = 0;
+	status = run_loop(o, e, &textfile, sigfd) ? 1 : 0;
 out:
 	metrics_server_stop(server);
 	exporter_stop(e);
+	if (o->textfile)
+		textfile_remove(&textfile);
 	textfile_close(&textfile);
+	if (have_web)
+		web_config_free(&web);
 	if (listen_fd >= 0)
 		close(listen_fd);
 	if (sigfd >= 0)

@@ -64,7 +64,14 @@ int textfile_write(struct textfile *t, const struct byte_buffer *body, char *err
 		unlinkat(t->dirfd, tmp, 0);
 		return -1;
 	}
+	t->written = true;
 	return 0;
+}
+
+void textfile_remove(struct textfile *t)
+{
+	if (t->written && t->dirfd >= 0 && unlinkat(t->dirfd, TEXTFILE_NAME, 0) && errno != ENOENT)
+		rt_warn("cannot remove %s/%s: %s", t->dir, TEXTFILE_NAME, strerror(errno));
 }
 
 void textfile_close(struct textfile *t)

@@ -66,6 +66,35 @@ int hash_map_put(struct hash_map *m, const void *key, void *value)
 	return 0;
 }
 
+void *hash_map_remove(struct hash_map *m, const void *key)
+{
+	struct hash_map_slot *s;
+	size_t mask = m->cap - 1, hole, j;
+	void *value;
+
+	if (!m->cap)
+		return NULL;
+	s = find_slot(m, key, m->hash(key));
+	if (!s->key)
+		return NULL;
+	value = s->value;
+	hole = (size_t)(s - m->slots);
+	/* backward shift: an entry later in the run moves into the hole unless
+	 * its home slot lies cyclically in (hole, j], where it must stay found */
+	for (j = (hole + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+		size_t home = m->slots[j].hash & mask;
+		bool stays = hole < j ? home > hole && home <= j : home > hole || home <= j;
+
+		if (!stays) {
+			m->slots[hole] = m->slots[j];
+			hole = j;
+		}
+	}
+	m->slots[hole] = (struct hash_map_slot){ 0 };
+	m->len--;
+	return value;
+}
+
 void hash_map_each(const struct hash_map *m, void (*fn)(void *value, void *ctx), void *ctx)
 {
 	for (size_t i = 0; i < m->cap; i++)

@@ -31,6 +31,8 @@ void *hash_map_get(const struct hash_map *m, const void *key);
 /* Stores value under key (key must stay valid while stored; typically it
  * points inside value). Replaces an equal key's value. -1 if memory ran out. */
 int hash_map_put(struct hash_map *m, const void *key, void *value);
+/* Removes key; its value (for the caller to free), or NULL if absent. */
+void *hash_map_remove(struct hash_map *m, const void *key);
 /* Calls fn on every value, in no particular order. */
 void hash_map_each(const struct hash_map *m, void (*fn)(void *value, void *ctx), void *ctx);
 void hash_map_free(struct hash_map *m);

@@ -168,6 +168,7 @@ static void add_cgroup_name(uint64_t id, const char *relative, void *ctx)
 void cgroup_names_init(struct cgroup_names *n)
 {
 	hash_map_init(&n->map, hash_u64_key, equal_u64_key);
+	hash_map_init(&n->gone, hash_u64_key, equal_u64_key);
 	n->walked = true;
 	cgroup_walk(add_cgroup_name, n);
 }
@@ -193,6 +194,76 @@ const char *cgroup_names_get(struct cgroup_names *n, uint64_t id, char *buf, siz
 	return buf;
 }
 
+void cgroup_names_learn(struct cgroup_names *n, const uint64_t *ids, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (!hash_map_get(&n->map, &ids[i])) {
+			cgroup_walk(add_cgroup_name, n);
+			return;
+		}
+	}
+}
+
+/* Whether the path named for id is still that cgroup. */
+static bool still_there(const struct cgroup_name *name)
+{
+	const char *root = cgroup2_mount();
+	char path[PATH_MAX];
+	uint64_t id;
+
+	if (!root || (size_t)snprintf(path, sizeof(path), "%s%s", root,
+				      strcmp(name->path, "/") ? name->path : "") >= sizeof(path))
+		return false;
+	return !cgroup_id_of(path, &id) && id == name->id;
+}
+
+/* When a cgroup was first found gone. */
+struct cgroup_gone {
+	uint64_t id;
+	uint64_t since_ms;
+};
+
+bool cgroup_names_gone_for(struct cgroup_names *n, uint64_t id, uint64_t now_ms,
+			   uint64_t grace_ms)
+{
+	struct cgroup_name *name = hash_map_get(&n->map, &id);
+	struct cgroup_gone *g = hash_map_get(&n->gone, &id);
+
+	if (name && still_there(name)) {
+		free(hash_map_remove(&n->gone, &id));
+		return false;
+	}
+	if (!g) {
+		g = malloc(sizeof(*g));
+		if (!g)
+			return false;
+		g->id = id;
+		g->since_ms = now_ms;
+		if (hash_map_put(&n->gone, &g->id, g)) {
+			free(g);
+			return false;
+		}
+	}
+	return now_ms - g->since_ms >= grace_ms;
+}
+
+void cgroup_names_forget(struct cgroup_names *n, uint64_t id)
+{
+	struct cgroup_name *name = hash_map_remove(&n->map, &id);
+
+	if (name) {
+		free(name->path);
+		free(name);
+	}
+	free(hash_map_remove(&n->gone, &id));
+}
+
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
 static void free_cgroup_name(void *value, void *ctx)
 {
 	struct cgroup_name *n = value;
@@ -206,4 +277,6 @@ void cgroup_names_free(struct cgroup_names *n)
 {
 	hash_map_each(&n->map, free_cgroup_name, NULL);
 	hash_map_free(&n->map);
+	hash_map_each(&n->gone, free_value, NULL);
+	hash_map_free(&n->gone);
 }

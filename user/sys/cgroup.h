@@ -33,10 +33,12 @@ int cgroup_id_of(const char *path, uint64_t *id);
 int cgroup_walk(void (*fn)(uint64_t id, const char *relative, void *ctx), void *ctx);
 
 /* Names of cgroup ids as paths from the cgroup v2 root, from walks of the
- * tree: one at init, another when an id not seen yet is asked for. */
+ * tree: one at init, another when an id not seen yet is asked for; and since
+ * when a cgroup is gone. */
 struct cgroup_names {
-	struct hash_map map; /* id -> path */
-	bool walked;         /* walked again since cgroup_names_rescan_allowed */
+	struct hash_map map;    /* id -> path */
+	struct hash_map gone;   /* id -> when it was first found gone */
+	bool walked;            /* walked again since cgroup_names_rescan_allowed */
 };
 
 void cgroup_names_init(struct cgroup_names *n);
@@ -44,6 +46,16 @@ void cgroup_names_init(struct cgroup_names *n);
 void cgroup_names_rescan_allowed(struct cgroup_names *n);
 /* The path of id, or "unknown_cgroup_id:N" written into buf. */
 const char *cgroup_names_get(struct cgroup_names *n, uint64_t id, char *buf, size_t len);
+/* Names the ids not named yet by one more walk of the tree, now: a cgroup
+ * seen for the first time is named while it still exists. */
+void cgroup_names_learn(struct cgroup_names *n, const uint64_t *ids, size_t nr);
+/* Whether the cgroup of id has been gone (its path no longer is that cgroup,
+ * or it never had one) for at least grace_ms at now_ms (any clock, the same
+ * every call). A cgroup found again is no longer gone. */
+bool cgroup_names_gone_for(struct cgroup_names *n, uint64_t id, uint64_t now_ms,
+			   uint64_t grace_ms);
+/* Drops what is known of id. */
+void cgroup_names_forget(struct cgroup_names *n, uint64_t id);
 void cgroup_names_free(struct cgroup_names *n);
 
 #endif

@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_fleet.c: ringtrace export as a fleet runs it: a landing page, the
+ * process_* metrics and build info; a cgroup created, sampled and removed
+ * before any scrape named by its path, then its series gone after the grace
+ * period; no textfile left after SIGTERM or SIGINT; TLS and basic auth from a
+ * web config (curl with a certificate made here); every query of the Grafana
+ * dashboard answered by a real Prometheus scraping export and record
+ * --metrics. Every process started here is stopped by its pid. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <crypt.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys/cgroup.h"
+#include "test_util.h"
+
+/* A port for a server of this test: below the ephemeral range (32768 and
+ * up), chosen by pid so that tests running at once do not collide. */
+static int test_port(int salt)
+{
+	return 20000 + (int)((getpid() * 13 + salt * 101) % 12000);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* SIGTERM, then SIGKILL after 5 s; reaps it; its wait status. */
+static int stop(pid_t pid)
+{
+	int status = -1;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	if (!tu_wait_gone(pid, 5))
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* GET url with curl's extra options until it answers 200 (up to seconds);
+ * the body, or NULL. */
+static char *fetch(const char *curl_opts, const char *url, double seconds)
+{
+	double until = now() + seconds;
+
+	do {
+		char *out = NULL;
+
+		if (!tu_sh(&out, "curl -sf --max-time 3 %s '%s'", curl_opts, url))
+			return out;
+		free(out);
+		usleep(200000);
+	} while (now() < until);
+	return NULL;
+}
+
+/* The value of the first line starting with series (name and labels, and a
+ * space), or -1. */
+static double value_of(const char *scrape, const char *series)
+{
+	size_t len = strlen(series);
+
+	for (const char *p = scrape; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, series, len) && p[len] == ' ')
+			return strtod(p + len + 1, NULL);
+	return -1;
+}
+
+/* An exporter on port with extra options; waits until it serves. */
+static pid_t start_exporter(const char *dir, int port, const char *opts)
+{
+	char url[128], *body;
+	pid_t pid = tu_start("exec %s export --listen 127.0.0.1:%d %s >%s/export.log 2>&1",
+			     tu_ringtrace(), port, opts, dir);
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+	body = strstr(opts, "web-config") ? (char *)"" : fetch("", url, 15);
+	if (!body) {
+		char *log = NULL;
+
+		stop(pid);
+		tu_sh(&log, "cat %s/export.log", dir);
+		fail_msg("the exporter never served %s: %s", url, log);
+	}
+	if (*body)
+		free(body);
+	return pid;
+}
+
+static void test_landing_page_and_process_metrics(void **state)
+{
+	char *dir = tu_tempdir(), url[128], *page, *metrics, *out = NULL, path[PATH_MAX + 32];
+	int port = test_port(1);
+	double start, open_fds, max_fds, rss, cpu;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	tu_skip_unless_possible();
+	pid = start_exporter(dir, port, "");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+	page = fetch("", url, 5);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	metrics = fetch("", url, 5);
+	assert_int_equal(tu_sh(&out, "curl -s -o /dev/null -w '%%{http_code} %%{content_type}' "
+				     "http://127.0.0.1:%d/", port), 0);
+	stop(pid);
+	assert_non_null(page);
+	assert_non_null(metrics);
+	print_message("/ -> %s\n", out);
+	assert_non_null(strstr(out, "200 text/html"));
+	if (!strstr(page, "<a href=\"metrics\">"))
+		fail_msg("/ does not link to /metrics:\n%s", page);
+	start = value_of(metrics, "process_start_time_seconds");
+	open_fds = value_of(metrics, "process_open_fds");
+	max_fds = value_of(metrics, "process_max_fds");
+	rss = value_of(metrics, "process_resident_memory_bytes");
+	cpu = value_of(metrics, "process_cpu_seconds_total");
+	print_message("start %.3f, fds %.0f of %.0f, rss %.0f, cpu %.3f s\n", start, open_fds, max_fds,
+		      rss, cpu);
+	/* started within the last minute, by the clock of the epoch */
+	assert_true(start > (double)time(NULL) - 60 && start <= (double)time(NULL) + 1);
+	assert_true(open_fds >= 3 && open_fds <= max_fds);
+	assert_true(rss > 1 << 20);
+	assert_true(cpu >= 0 && cpu < 60);
+	assert_true(value_of(metrics, "process_virtual_memory_bytes") >= rss);
+	assert_non_null(strstr(metrics, "# TYPE process_cpu_seconds_total counter\n"));
+	assert_non_null(strstr(metrics, "ringtrace_build_info{libbpf=\"v"));
+	assert_non_null(strstr(metrics, "version=\"" RINGTRACE_VERSION "\"} 1\n"));
+	assert_non_null(strstr(metrics, "revision=\""));
+	snprintf(path, sizeof(path), "%s/scrape.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(metrics, f);
+	fclose(f);
+	free(out);
+	if (tu_sh(&out, "promtool check metrics < %s 2>&1", path))
+		fail_msg("promtool check metrics:\n%s", out);
+	free(out);
+	free(page);
+	free(metrics);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Stopped by sig, the exporter exits 0 and leaves no textfile behind. */
+static void check_textfile_removed(int sig)
+{
+	char *dir = tu_tempdir(), path[PATH_MAX + 32];
+	struct stat st;
+	int status;
+	pid_t pid = tu_start("exec %s export --textfile %s --interval 1 >%s/export.log 2>&1",
+			     tu_ringtrace(), dir, dir);
+
+	snprintf(path, sizeof(path), "%s/ringtrace.prom", dir);
+	for (int i = 0; i < 100 && stat(path, &st); i++)
+		usleep(100000);
+	if (stat(path, &st)) {
+		stop(pid);
+		fail_msg("no %s after 10 s", path);
+	}
+	kill(pid, sig);
+	if (!tu_wait_gone(pid, 10))
+		kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	print_message("%s: exit status %d, %s\n", strsignal(sig), WEXITSTATUS(status),
+		      stat(path, &st) ? "no textfile" : "the textfile is still there");
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_not_equal(stat(path, &st), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_textfile_removed_on_exit(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	check_textfile_removed(SIGTERM);
+	check_textfile_removed(SIGINT);
+}
+
+#define GRACE_S 3
+
+/* A cgroup created, sampled and removed before any scrape: named by its path
+ * at its first sample; its series gone once it has been gone GRACE_S; what
+ * the exporter removed is not counted as evicted. */
+static void test_removed_cgroup(void **state)
+{
+	char *dir = tu_tempdir(), url[128], series[256], cgroup[PATH_MAX], label[128], opts[64];
+	char *body = NULL, *out = NULL, *unknown;
+	int port = test_port(2);
+	const char *mount = cgroup2_mount();
+	double removed, seconds, until;
+	pid_t pid;
+
+	(void)state;
+	tu_skip_unless_possible();
+	assert_non_null(mount);
+	snprintf(opts, sizeof(opts), "--cgroup-grace %d", GRACE_S);
+	pid = start_exporter(dir, port, opts);
+	snprintf(label, sizeof(label), "/ringtrace-fleet-%d", (int)getpid());
+	snprintf(cgroup, sizeof(cgroup), "%s%s", mount, label);
+	if (mkdir(cgroup, 0755) && errno != EEXIST) {
+		stop(pid);
+		fail_msg("cannot create %s: %s", cgroup, strerror(errno));
+	}
+	/* a second of CPU in the cgroup, then the cgroup is removed */
+	if (tu_sh(&out, "sh -c 'echo $$ > %s/cgroup.procs && exec %s spin 1' 2>&1", cgroup,
+		  tu_loadgen())) {
+		stop(pid);
+		rmdir(cgroup);
+		fail_msg("cannot run loadgen in %s: %s", cgroup, out);
+	}
+	free(out);
+	for (int i = 0; i < 50 && rmdir(cgroup) && errno == EBUSY; i++)
+		usleep(100000);
+	removed = now();
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	snprintf(series, sizeof(series), "ringtrace_cpu_seconds_total{cgroup=\"%s\"}", label);
+	body = fetch("", url, 5);
+	assert_non_null(body);
+	seconds = value_of(body, series);
+	unknown = strstr(body, "unknown_cgroup_id:");
+	print_message("%s: %.3f s after it was removed\n", series, seconds);
+	if (seconds < 0.3) {
+		stop(pid);
+		fail_msg("the removed cgroup %s has %.3f CPU s (it ran 1 s), or no name:\n%.*s", label,
+			 seconds, unknown ? (int)strcspn(unknown, "\n") : 0, unknown ? unknown : "");
+	}
+	free(body);
+	/* gone after the grace period (and never before it) */
+	until = removed + GRACE_S + 10;
+	do {
+		body = fetch("", url, 5);
+		assert_non_null(body);
+		seconds = value_of(body, series);
+		if (seconds < 0)
+			break;
+		free(body);
+		body = NULL;
+		usleep(250000);
+	} while (now() < until);
+	print_message("the series ended %.1f s after the cgroup was removed (grace %d s); cgroup "
+		      "evictions %.0f\n",
+		      now() - removed, GRACE_S,
+		      body ? value_of(body, "ringtrace_map_evictions_total{map=\"cgroup\"}") : -1);
+	stop(pid);
+	if (seconds >= 0)
+		fail_msg("%s still served %.0f s after the cgroup was removed", series, now() - removed);
+	assert_true(now() - removed >= GRACE_S - 0.5);
+	assert_true(value_of(body, "ringtrace_map_evictions_total{map=\"cgroup\"}") == 0);
+	free(body);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A self-signed certificate for 127.0.0.1, a bcrypt hash, a web config. */
+static void make_web_config(const char *dir, const char *user, const char *password)
+{
+	char *out = NULL, path[PATH_MAX + 32], *setting = crypt_gensalt_ra("$2b$", 6, NULL, 0);
+	const char *hash = setting ? crypt(password, setting) : NULL;
+	FILE *f;
+
+	assert_non_null(hash);
+	assert_true(hash[0] == '$');
+	if (tu_sh(&out, "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+			"-nodes -keyout key.pem -out cert.pem -days 2 -subj /CN=127.0.0.1 "
+			"-addext subjectAltName=IP:127.0.0.1 2>&1",
+		  dir))
+		fail_msg("openssl: %s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/web.yml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n"
+		   "basic_auth_users:\n  %s: %s\n", user, hash);
+	fclose(f);
+	free(setting);
+}
+
+static void test_tls_and_basic_auth(void **state)
+{
+	char *dir = tu_tempdir(), opts[PATH_MAX + 64], url[128], curl[PATH_MAX + 64], *out = NULL;
+	char *body = NULL;
+	int port = test_port(3);
+	pid_t pid;
+
+	(void)state;
+	tu_skip_unless_possible();
+	make_web_config(dir, "prometheus", "s3cret pass");
+	snprintf(opts, sizeof(opts), "--web-config-file %s/web.yml", dir);
+	pid = start_exporter(dir, port, opts);
+	snprintf(url, sizeof(url), "https://127.0.0.1:%d/metrics", port);
+	snprintf(curl, sizeof(curl), "--cacert %s/cert.pem -u 'prometheus:s3cret pass'", dir);
+	body = fetch(curl, url, 15);
+	if (!body) {
+		stop(pid);
+		tu_sh(&out, "cat %s/export.log", dir);
+		fail_msg("no TLS scrape with the password: %s", out);
+	}
+	assert_non_null(strstr(body, "ringtrace_build_info"));
+	free(body);
+	/* refused: no password, a wrong one, an unknown user, plain HTTP */
+	tu_sh(&out, "for u in '' '-u prometheus:wrong' '-u nobody:s3cret' ; do "
+		    "curl -s --max-time 5 --cacert %s/cert.pem $u -o /dev/null -w '%%{http_code} ' %s; done; "
+		    "curl -s --max-time 5 -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/metrics",
+	      dir, url, port);
+	print_message("without the password, with a wrong one, an unknown user, over HTTP: %s\n", out);
+	assert_string_equal(out, "401 401 401 000");
+	free(out);
+	/* the landing page asks for it too */
+	tu_sh(&out, "curl -s --max-time 5 --cacert %s/cert.pem -o /dev/null -w '%%{http_code}' "
+		    "https://127.0.0.1:%d/",
+	      dir, port);
+	assert_string_equal(out, "401");
+	free(out);
+	stop(pid);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Web configs refused: one line, exit 2, before anything is attached. */
+static void test_web_config_refused(void **state)
+{
+	static const char *const bad[] = {
+		"tls_server_config:\n  cert_file: missing.pem\n  key_file: missing.pem\n",
+		"tls_server_config:\n  cert_file: x.pem\n",
+		"tls_server_config:\n  cert_file: x.pem\n  key_file: x.pem\n  client_ca_file: ca.pem\n",
+		"basic_auth_users:\n  alice: not-a-hash\n",
+		"http_server_config:\n  http2: false\n",
+		"basic_auth_users: [alice\n",
+	};
+	char *dir = tu_tempdir(), path[PATH_MAX + 32];
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(path, sizeof(path), "%s/web.yml", dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *out = NULL;
+		FILE *f = fopen(path, "w");
+		int rc;
+
+		assert_non_null(f);
+		fputs(bad[i], f);
+		fclose(f);
+		rc = tu_sh(&out, "%s export --listen 127.0.0.1:1 --web-config-file %s 2>&1",
+			   tu_ringtrace(), path);
+		print_message("-> %d: %s", rc, out);
+		assert_int_equal(rc, 2);
+		assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+		free(out);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Each dashboard query with Grafana's variables as a dashboard of all jobs
+ * "ringtrace" would set them, into file, one a line. */
+static void dashboard_queries(const char *file)
+{
+	const char *src = getenv("RINGTRACE_SRC");
+	char *out = NULL;
+
+	if (!src || !*src)
+		tu_skip("RINGTRACE_SRC is not set: run the test through make (make check)");
+	if (tu_sh(&out, "python3 -c 'import json, sys\n"
+			"d = json.load(open(sys.argv[1]))\n"
+			"for p in d[\"panels\"]:\n"
+			"    for t in p[\"targets\"]:\n"
+			"        e = t[\"expr\"].replace(\"$__rate_interval\", \"20s\")\n"
+			"        e = e.replace(\"$job\", \"ringtrace\").replace(\"$instance\", \".*\")\n"
+			"        print(e.replace(\"\\n\", \" \"))' %s/deploy/grafana/ringtrace-dashboard.json > %s 2>&1",
+		  src, file))
+		fail_msg("reading the dashboard: %s", out);
+	free(out);
+}
+
+/* Waits for Prometheus at port to answer query with a non-empty vector (in
+ * promtool's JSON: an empty one is "[]"); the answer, or NULL after seconds. */
+static char *prometheus_query(int port, const char *query, double seconds)
+{
+	double until = now() + seconds;
+	char *out = NULL;
+
+	do {
+		free(out);
+		out = NULL;
+		if (!tu_sh(&out, "promtool query instant -o json http://127.0.0.1:%d '%s' 2>&1", port,
+			   query) &&
+		    strstr(out, "\"value\""))
+			return out;
+		sleep(1);
+	} while (now() < until);
+	print_message("promtool query instant '%s': %s\n", query, out ? out : "");
+	free(out);
+	return NULL;
+}
+
+static void test_dashboard_queries(void **state)
+{
+	char *dir = tu_tempdir(), path[PATH_MAX + 32], query[4096], *out = NULL;
+	int export_port = test_port(4), record_port = test_port(5), prom_port = test_port(6);
+	int failures = 0, nr = 0;
+	pid_t exporter, recording, prom;
+	FILE *f;
+
+	(void)state;
+	tu_skip_unless_possible();
+	exporter = start_exporter(dir, export_port, "");
+	recording = tu_start("exec %s record -a --metrics 127.0.0.1:%d -o %s/rec "
+			     ">%s/record.log 2>&1",
+			     tu_ringtrace(), record_port, dir, dir);
+	snprintf(path, sizeof(path), "%s/prometheus.yml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+		   "scrape_configs:\n  - job_name: ringtrace\n    static_configs:\n"
+		   "      - targets: ['127.0.0.1:%d', '127.0.0.1:%d']\n",
+		export_port, record_port);
+	fclose(f);
+	prom = tu_start("exec prometheus --config.file=%s --storage.tsdb.path=%s/data "
+			"--web.listen-address=127.0.0.1:%d >%s/prometheus.log 2>&1",
+			path, dir, prom_port, dir);
+	/* both targets up, and rates over a few scrapes */
+	out = prometheus_query(prom_port, "count(up{job=\"ringtrace\"} == 1) == 2", 20);
+	if (out) {
+		free(out);
+		out = prometheus_query(prom_port,
+				       "count(rate(ringtrace_cpu_seconds_total[20s])) > 0", 15);
+	}
+	if (!out) {
+		stop(prom);
+		stop(recording);
+		stop(exporter);
+		fail_msg("Prometheus never scraped both exporters");
+	}
+	free(out);
+	snprintf(path, sizeof(path), "%s/queries.txt", dir);
+	dashboard_queries(path);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(query, sizeof(query), f)) {
+		query[strcspn(query, "\n")] = '\0';
+		nr++;
+		out = prometheus_query(prom_port, query, 10);
+		if (!out) {
+			print_message("no answer to %s\n", query);
+			failures++;
+			continue;
+		}
+		print_message("%s:\n  %.*s\n", query, (int)strcspn(out, "\n"), out);
+		free(out);
+	}
+	fclose(f);
+	/* the variables' own queries: label_values(ringtrace_build_info, job) */
+	tu_sh(&out, "curl -s 'http://127.0.0.1:%d/api/v1/label/job/values?match%%5B%%5D=ringtrace_build_info'",
+	      prom_port);
+	stop(prom);
+	stop(recording);
+	stop(exporter);
+	print_message("%d queries, %d without an answer; job values: %s\n", nr, failures, out);
+	assert_true(nr >= 10);
+	assert_int_equal(failures, 0);
+	assert_non_null(strstr(out, "\"ringtrace\""));
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_landing_page_and_process_metrics),
+		cmocka_unit_test(test_textfile_removed_on_exit),
+		cmocka_unit_test(test_removed_cgroup),
+		cmocka_unit_test(test_tls_and_basic_auth),
+		cmocka_unit_test(test_web_config_refused),
+		cmocka_unit_test(test_dashboard_queries),
+	};
+	const char *why = tu_integration_skip_reason();
+
+	if (!why && system("command -v promtool prometheus curl openssl python3 >/dev/null"))
+		why = "promtool, prometheus, curl, openssl or python3 is missing (make deps installs them)";
+	tu_set_skip_reason(why);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_options_doc.c: the man pages and the bash completion are written from
+ * the option tables: every option of every command is on its page and in the
+ * completion, roff's special characters are escaped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/options_doc.h"
+/* The real commands' tables: cli/ is not in libringtrace.a. */
+#include "../../user/cli/command_options.c"
+
+__attribute__((noinline)) static char *capture(void (*write)(FILE *out, const void *arg),
+						 const void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	write(f, arg);
+	fclose(f);
+	return text;
+}
+
+static void write_page(FILE *out, const void *arg)
+{
+	options_print_man("ringtrace", "1.2.3", arg, out);
+}
+
+static void write_completion(FILE *out, const void *arg)
+{
+	const struct options_doc_command *docs = arg;
+
+	options_print_completion("ringtrace", docs, nr_all_commands, out);
+}
+
+/* "--name" as roff writes it: \-\-name, every '-' escaped. */
+static void roff_option(char *buf, size_t len, const char *name)
+{
+	size_t n = (size_t)snprintf(buf, len, "\\-\\-");
+
+	for (const char *p = name; *p && n + 3 < len; p++) {
+		if (*p == '-')
+			buf[n++] = '\\';
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+}
+
+static void test_pages_hold_every_option(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < nr_all_commands; i++) {
+		struct options_doc_command doc = { all_commands[i], "a summary" };
+		char *page = capture(write_page, &doc), want[128];
+
+		snprintf(want, sizeof(want), ".TH RINGTRACE-");
+		assert_non_null(strstr(page, want));
+		snprintf(want, sizeof(want), "ringtrace\\-%s \\- a summary\n", all_commands[i]->name);
+		if (!strstr(page, want))
+			fail_msg("no NAME line %s in:\n%s", want, page);
+		for (const struct options_entry *e = all_commands[i]->options;
+		     e->long_name || e->short_name || e->arg_name; e++) {
+			if (!e->long_name)
+				continue;
+			roff_option(want, sizeof(want), e->long_name);
+			if (!strstr(page, want))
+				fail_msg("%s is not on the page of %s", want, all_commands[i]->name);
+		}
+		/* no line a roff request by accident, no raw backslash */
+		for (const char *p = page; (p = strchr(p, '\n')); p++)
+			if (p[1] == '\'')
+				fail_msg("a line starts with ': %.40s", p + 1);
+		free(page);
+	}
+}
+
+static void test_completion_holds_every_option(void **state)
+{
+	struct options_doc_command docs[16];
+	char *script;
+
+	(void)state;
+	assert_true(nr_all_commands <= 16);
+	for (unsigned int i = 0; i < nr_all_commands; i++)
+		docs[i] = (struct options_doc_command){ all_commands[i], "summary" };
+	script = capture(write_completion, docs);
+	assert_non_null(strstr(script, "complete -o filenames -F _ringtrace ringtrace\n"));
+	for (unsigned int i = 0; i < nr_all_commands; i++) {
+		char want[128];
+		const char *start, *end;
+
+		snprintf(want, sizeof(want), "\t%s)\n\t\topts='", all_commands[i]->name);
+		start = strstr(script, want);
+		assert_non_null(start);
+		end = strstr(start, ";;");
+		for (const struct options_entry *e = all_commands[i]->options;
+		     e->long_name || e->short_name || e->arg_name; e++) {
+			const char *at;
+
+			if (!e->long_name)
+				continue;
+			snprintf(want, sizeof(want), "--%s", e->long_name);
+			at = strstr(start, want);
+			if (!at || at > end)
+				fail_msg("%s of %s is not completed", want, all_commands[i]->name);
+		}
+	}
+	free(script);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pages_hold_every_option),
+		cmocka_unit_test(test_completion_holds_every_option),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
