@@ -1,364 +1,313 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* symbols.c: symbol tables for addresses: the kernel's from /proc/kallsyms and
- * a binary's from its ELF .symtab and .dynsym (libelf), C++ and Rust names
- * demangled (libiberty), with lookup by address. */
+/* symbols.c: symbol tables built as perf 6.1 builds them (end fixups, one
+ * symbol per address by perf's rules), lookup by address, and /proc/kallsyms. */
 #include "symbols/symbols.h"
 
-#include <elfutils/libdwelf.h>
+#include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/byte_buffer.h"
-#include "symbols/build_id.h"
+#include "lib/log.h"
 #include "symbols/demangle.h"
 #include "sys/safe_open.h"
 
-#define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id"
-#include "lib/log.h"
+#define NO_OUTER UINT32_MAX
+#define PAGE 4096ULL
 
-/* Symbols are gathered with name offsets into an arena, then sorted. */
-struct builder {
-	struct symbol *syms;
-	size_t nr, cap;
-	struct byte_buffer names;
+struct builder_symbol {
+	struct symbol sym; /* name: an offset into the builder's names until finished */
+	uint32_t order;    /* the order it was added in: perf's among equal addresses */
+	bool module;
 };
 
-static int builder_add(struct builder *b, uint64_t start, uint64_t size, const char *name)
+void symtab_builder_init(struct symtab_builder *b, bool kallsyms)
+{
+	memset(b, 0, sizeof(*b));
+	b->kallsyms = kallsyms;
+}
+
+int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
+		       uint8_t type, const char *name, bool module)
 {
 	size_t len = strlen(name) + 1;
 	size_t at = b->names.len;
 
 	if (b->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct symbol *grown = realloc(b->syms, cap * sizeof(*grown));
+		struct builder_symbol *grown = realloc(b->syms, cap * sizeof(*grown));
 
 		if (!grown)
 			return -1;
 		b->syms = grown;
 		b->cap = cap;
 	}
-	if (!byte_buffer_append(&b->names, name, len))
+	if (b->added == UINT32_MAX || !byte_buffer_append(&b->names, name, len))
 		return -1;
-	/* name holds the arena offset until finish() turns it into a pointer */
-	b->syms[b->nr++] = (struct symbol){ start, start + size, (const char *)(uintptr_t)at };
+	/* as symbol__new: a size makes the end, none leaves end == start */
+	b->syms[b->nr++] = (struct builder_symbol){
+		.sym = { start, size && start + size > start ? start + size : start,
+			 (const char *)(uintptr_t)at, binding, type },
+		.order = b->added++,
+		.module = module,
+	};
 	return 0;
 }
 
-static int compare_symbols(const void *a, const void *b)
+int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
+				 uint8_t binding, uint8_t type, const char *name)
 {
-	const struct symbol *x = a, *y = b;
+	char *demangled = demangle(name);
+	int r = symtab_builder_add(b, start, size, binding, type, demangled ? demangled : name,
+				   false);
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* at one address prefer the sized symbol, then the longer one */
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return 0;
+	free(demangled);
+	return r;
 }
 
-/* Sorts, drops duplicates, gives zero-sized symbols the room up to the next
- * one, trims overlaps, and hands the result to t. */
-static void builder_finish(struct builder *b, struct symtab *t)
+static int compare_added(const void *a, const void *b)
+{
+	const struct builder_symbol *x = a, *y = b;
+
+	if (x->sym.start != y->sym.start)
+		return x->sym.start < y->sym.start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+int symbol_choose_best(const struct symbol *a, const struct symbol *b)
+{
+	uint64_t sa = a->end - a->start, sb = b->end - b->start;
+	size_t ua, ub, la, lb;
+
+	if (sa && !sb)
+		return 0;
+	if (!sa && sb)
+		return 1;
+	if ((a->binding == STB_WEAK) != (b->binding == STB_WEAK))
+		return a->binding == STB_WEAK;
+	if ((a->binding == STB_GLOBAL) != (b->binding == STB_GLOBAL))
+		return b->binding == STB_GLOBAL;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua > ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb;
+	/* arch__choose_best_symbol: no "SyS" kernel syscall aliases */
+	return !strncmp(a->name, "SyS", 3) || !strncmp(a->name, "compat_SyS", 10);
+}
+
+static uint64_t page_up(uint64_t x)
+{
+	return x > UINT64_MAX - (PAGE - 1) ? UINT64_MAX : (x + PAGE - 1) & ~(PAGE - 1);
+}
+
+static uint64_t add_page(uint64_t x)
+{
+	return x > UINT64_MAX - PAGE ? UINT64_MAX : x + PAGE;
+}
+
+/* symbols__fixup_end: a zero-sized symbol ends where the next one starts
+ * (in kallsyms, one page on where the kernel's end and a module's begin, or
+ * the reverse); the last one a page past the page it starts in. */
+static void fixup_ends(struct symtab_builder *b)
+{
+	for (size_t i = 0; i + 1 < b->nr; i++) {
+		struct builder_symbol *s = &b->syms[i];
+
+		if (s->sym.end != s->sym.start)
+			continue;
+		if (b->kallsyms && s->module != b->syms[i + 1].module)
+			s->sym.end = page_up(add_page(s->sym.end));
+		else
+			s->sym.end = b->syms[i + 1].sym.start;
+	}
+	if (b->nr && b->syms[b->nr - 1].sym.end == b->syms[b->nr - 1].sym.start)
+		b->syms[b->nr - 1].sym.end = add_page(page_up(b->syms[b->nr - 1].sym.start));
+}
+
+static bool choose_second(const struct symtab_builder *b, const struct builder_symbol *x,
+			  const struct builder_symbol *y)
+{
+	const char *names = (const char *)b->names.data;
+	struct symbol a = x->sym, c = y->sym;
+
+	a.name = names + (uintptr_t)x->sym.name;
+	c.name = names + (uintptr_t)y->sym.name;
+	return symbol_choose_best(&a, &c) == 1;
+}
+
+/* symbols__fixup_duplicate: of the symbols at one address, the best one by
+ * symbol_choose_best, taken in order. */
+static void fixup_duplicates(struct symtab_builder *b)
 {
 	size_t out = 0;
 
-	if (b->nr)
-		qsort(b->syms, b->nr, sizeof(*b->syms), compare_symbols);
 	for (size_t i = 0; i < b->nr; i++) {
-		if (out && b->syms[out - 1].start == b->syms[i].start)
+		if (out && b->syms[out - 1].sym.start == b->syms[i].sym.start) {
+			if (choose_second(b, &b->syms[out - 1], &b->syms[i]))
+				b->syms[out - 1] = b->syms[i];
 			continue;
+		}
 		b->syms[out++] = b->syms[i];
 	}
-	for (size_t i = 0; i < out; i++) {
-		uint64_t next = i + 1 < out ? b->syms[i + 1].start : UINT64_MAX;
-
-		if (b->syms[i].end <= b->syms[i].start || b->syms[i].end > next)
-			b->syms[i].end = next;
-		b->syms[i].name = (const char *)b->names.data + (uintptr_t)b->syms[i].name;
-	}
-	t->syms = b->syms;
-	t->nr = out;
-	t->names = (char *)b->names.data;
-	t->names_len = b->names.len;
+	b->nr = out;
 }
 
-static void builder_free(struct builder *b)
+int symtab_builder_fixup(struct symtab_builder *b)
+{
+	if (!b->nr)
+		return 0;
+	qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
+	fixup_ends(b);
+	fixup_duplicates(b);
+	return 0;
+}
+
+int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
+{
+	uint32_t *stack;
+	size_t depth = 0;
+
+	t->syms = calloc(b->nr ? b->nr : 1, sizeof(*t->syms));
+	t->outer = calloc(b->nr ? b->nr : 1, sizeof(*t->outer));
+	stack = calloc(b->nr ? b->nr : 1, sizeof(*stack));
+	if (!t->syms || !t->outer || !stack || b->nr >= NO_OUTER) {
+		free(stack);
+		free(t->syms);
+		free(t->outer);
+		t->syms = NULL;
+		t->outer = NULL;
+		return -1;
+	}
+	if (b->nr)
+		qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
+	/* outer[i]: the last symbol before i still open at i's start */
+	for (size_t i = 0; i < b->nr; i++) {
+		t->syms[i] = b->syms[i].sym;
+		t->syms[i].name = (const char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
+		while (depth && t->syms[stack[depth - 1]].end <= t->syms[i].start)
+			depth--;
+		t->outer[i] = depth ? stack[depth - 1] : NO_OUTER;
+		stack[depth++] = (uint32_t)i;
+	}
+	free(stack);
+	t->nr = b->nr;
+	t->names = (char *)b->names.data;
+	t->names_len = b->names.len;
+	free(b->syms);
+	memset(b, 0, sizeof(*b));
+	return 0;
+}
+
+void symtab_builder_free(struct symtab_builder *b)
 {
 	free(b->syms);
 	byte_buffer_free(&b->names);
+	memset(b, 0, sizeof(*b));
+}
+
+/* kallsyms__parse and map__process_kallsym_symbol: "ADDR TYPE NAME[\t[MOD]]"
+ * lines whose type is T, W, D or B in either case; 'W' binds weak, other
+ * upper case global, lower case local; t and w are functions. */
+static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero)
+{
+	char *end, *name, *tab, type;
+	unsigned long long addr = strtoull(line, &end, 16);
+	uint8_t binding;
+
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = end[1];
+	if (!strchr("TWDB", toupper((unsigned char)type)))
+		return 0;
+	name = end + 3;
+	name[strcspn(name, "\n")] = '\0';
+	if (name[0] == '$') /* ARM modules' local symbols */
+		return 0;
+	tab = strchr(name, '\t');
+	if (tab)
+		*tab = '\0';
+	binding = type == 'W' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	*nonzero |= addr != 0;
+	return symtab_builder_add(b, addr, 0, binding,
+				  tolower((unsigned char)type) == 't' ||
+						  tolower((unsigned char)type) == 'w'
+					  ? STT_FUNC
+					  : STT_OBJECT,
+				  name, tab && strchr(tab + 1, '['));
 }
 
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
 {
-	struct builder b = { 0 };
-	FILE *f = fopen(path, "re");
+	struct symtab_builder b;
+	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[1024];
-	int nonzero = 0;
+	bool nonzero = false;
 
 	memset(t, 0, sizeof(*t));
 	if (!f) {
-		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		rt_format(err, errlen, "cannot read %s: %s", path, safe_open_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	symtab_builder_init(&b, true);
 	while (fgets(line, sizeof(line), f)) {
-		char *end, *name, type;
-		unsigned long long addr = strtoull(line, &end, 16);
+		if (!strchr(line, '\n') && !feof(f)) { /* longer than a kernel symbol: skip it */
+			int c;
 
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
 			continue;
-		type = end[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		name = end + 3;
-		name[strcspn(name, "\t\n")] = '\0';
-		nonzero |= addr != 0;
-		if (builder_add(&b, addr, 0, name)) {
+		}
+		if (add_kallsyms_line(&b, line, &nonzero)) {
 			fclose(f);
-			builder_free(&b);
+			symtab_builder_free(&b);
 			rt_format(err, errlen, "out of memory reading %s", path);
 			return -1;
 		}
 	}
 	fclose(f);
 	if (!nonzero) {
-		builder_free(&b);
+		symtab_builder_free(&b);
 		rt_format(err, errlen, "%s shows no kernel addresses (kernel.kptr_restrict): run as root",
 			  path);
 		return -1;
 	}
-	builder_finish(&b, t);
-	return 0;
-}
-
-/* Adds a symbol under its demangled name when it is a C++ (_Z) or Rust
- * (_ZN...h<hash>E, _R) mangled one, as perf shows them. */
-static int builder_add_demangled(struct builder *b, uint64_t start, uint64_t size,
-				 const char *name)
-{
-	char *demangled = demangle(name);
-	int r;
-
-	r = builder_add(b, start, size, demangled ? demangled : name);
-	free(demangled);
-	return r;
-}
-
-static int load_elf_symbols(Elf *elf, struct builder *b)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			continue;
-		count = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < count; i++) {
-			GElf_Sym sym;
-			const char *name;
-			int type;
-
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_value ||
-			    sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (builder_add_demangled(b, sym.st_value, sym.st_size, name))
-				return -1;
-		}
+	if (symtab_builder_fixup(&b) || symtab_builder_finish(&b, t)) {
+		symtab_builder_free(&b);
+		rt_format(err, errlen, "out of memory reading %s", path);
+		return -1;
 	}
 	return 0;
 }
 
-static int load_elf_segments(Elf *elf, struct symtab *t)
+static bool holds(const struct symbol *s, uint64_t addr)
 {
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	t->segments = calloc(n ? n : 1, sizeof(*t->segments));
-	if (!t->segments)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		t->segments[t->nr_segments++] =
-			(struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-	}
-	return 0;
-}
-
-/* Opens a regular file read-only. The paths come from the recording: a FIFO
- * or a device named there is refused, not waited on or read. Symlinks are
- * followed: debug files under /usr/lib/debug/.build-id often are ones. */
-static int open_regular(const char *path)
-{
-	return safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
-}
-
-/* Adds the symbols of a separate debug file, if it opens as ELF. */
-static int add_debug_file_symbols(const char *debug_path, struct builder *b)
-{
-	int fd = open_regular(debug_path);
-	Elf *elf;
-	int ret = 0;
-
-	if (fd < 0)
-		return 1;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		ret = load_elf_symbols(elf, b);
-	else
-		ret = 1;
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ret;
-}
-
-/* Stripped binaries keep their full .symtab in a debug file, found by
- * build-id under /usr/lib/debug/.build-id or by .gnu_debuglink next to the
- * recorded path, as gdb and perf look for it (all of it under root).
- * Returns 0 if one was read, 1 if none was found. */
-static int load_separate_debug_symbols(Elf *elf, const char *root, const char *path,
-				       struct builder *b)
-{
-	const unsigned char *id;
-	ssize_t id_len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	const char *link;
-	GElf_Word crc;
-	char debug[4096], id_path[4096];
-
-	if (!root)
-		root = "";
-	if (id_len > 1) {
-		build_id_path(id_path, sizeof(id_path), DEBUG_BUILD_ID_DIR, id, (size_t)id_len,
-			      ".debug");
-		snprintf(debug, sizeof(debug), "%s%s", root, id_path);
-		if (add_debug_file_symbols(debug, b) <= 0)
-			return 0;
-	}
-	link = dwelf_elf_gnu_debuglink(elf, &crc);
-	if (link && !strchr(link, '/')) {
-		char dir_copy[4096];
-		const char *dir;
-
-		snprintf(dir_copy, sizeof(dir_copy), "%s", path);
-		dir = dirname(dir_copy);
-		snprintf(debug, sizeof(debug), "%s%s/.debug/%s", root, dir, link);
-		if (add_debug_file_symbols(debug, b) <= 0)
-			return 0;
-		snprintf(debug, sizeof(debug), "%s/usr/lib/debug%s/%s", root, dir, link);
-		if (add_debug_file_symbols(debug, b) <= 0)
-			return 0;
-	}
-	return 1;
-}
-
-/* Loads file's symbols and segments (file is what was recorded as path:
- * itself under root, or a copy); with want_len, only if its build-id is
- * want_id (1 if it is another). */
-static int load_elf_file(struct symtab *t, const char *root, const char *file, const char *path,
-			 const uint8_t *want_id, size_t want_len, char *err, size_t errlen)
-{
-	struct builder b = { 0 };
-	Elf *elf = NULL;
-	int fd, ret = -1;
-
-	memset(t, 0, sizeof(*t));
-	elf_version(EV_CURRENT);
-	fd = open_regular(file);
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot open %s: %s", file, strerror(errno));
-		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		rt_format(err, errlen, "%s: not an ELF file", file);
-		goto out;
-	}
-	if (want_len) {
-		const void *id;
-		ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
-
-		if (len != (ssize_t)want_len || memcmp(id, want_id, want_len)) {
-			rt_format(err, errlen, "%s: not the file that was recorded (its build-id differs)",
-				  file);
-			ret = 1;
-			goto out;
-		}
-	}
-	if (load_elf_segments(elf, t) || load_elf_symbols(elf, &b) ||
-	    load_separate_debug_symbols(elf, root, path, &b) < 0) {
-		rt_format(err, errlen, "%s: cannot read its symbols: %s", file, elf_errmsg(-1));
-		goto out;
-	}
-	builder_finish(&b, t);
-	memset(&b, 0, sizeof(b));
-	ret = 0;
-out:
-	if (ret)
-		symtab_free(t);
-	builder_free(&b);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ret;
-}
-
-int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen)
-{
-	return load_elf_file(t, NULL, path, path, NULL, 0, err, errlen) ? -1 : 0;
-}
-
-int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
-			     const uint8_t *build_id, size_t len, const char *const *dirs,
-			     char *err, size_t errlen)
-{
-	char file[4096], id_path[4096];
-
-	if (!root)
-		root = "";
-	snprintf(file, sizeof(file), "%s%s", root, path);
-	if (!len)
-		return load_elf_file(t, root, file, path, NULL, 0, err, errlen) ? -1 : 0;
-	if (!load_elf_file(t, root, file, path, build_id, len, err, errlen))
-		return 0;
-	/* a copy the recording kept (a container's binary) */
-	for (; dirs && *dirs; dirs++) {
-		build_id_path(file, sizeof(file), *dirs, build_id, len, "");
-		if (!load_elf_file(t, root, file, path, build_id, len, NULL, 0))
-			return 0;
-	}
-	/* replaced since, or not on this machine (a container's): its debug
-	 * file, which carries the same build-id, segments and symbols */
-	build_id_path(id_path, sizeof(id_path), DEBUG_BUILD_ID_DIR, build_id, len, ".debug");
-	snprintf(file, sizeof(file), "%s%s", root, id_path);
-	return load_elf_file(t, root, file, path, build_id, len, NULL, 0) ? -1 : 0;
+	return addr >= s->start && (addr < s->end || (addr == s->end && s->end == s->start));
 }
 
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->nr;
+	uint32_t i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -368,9 +317,13 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= t->syms[lo - 1].end)
+	if (!lo)
 		return NULL;
-	return &t->syms[lo - 1];
+	/* the last symbol starting at or before addr, else those still open there */
+	for (i = (uint32_t)(lo - 1); i != NO_OUTER; i = t->outer[i])
+		if (holds(&t->syms[i], addr))
+			return &t->syms[i];
+	return NULL;
 }
 
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
@@ -389,6 +342,7 @@ int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *va
 void symtab_free(struct symtab *t)
 {
 	free(t->syms);
+	free(t->outer);
 	free(t->names);
 	free(t->segments);
 	memset(t, 0, sizeof(*t));
