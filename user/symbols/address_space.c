@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format/perf_record.h"
+#include "symbols/vdso.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
 #define UNKNOWN "[unknown]"
@@ -386,8 +387,11 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 	d->loaded = true;
 	if (d->kernel)
 		d->unreadable = symtab_load_kallsyms(&d->symtab, kallsyms_path, NULL, 0) != 0;
+	else if (!strcmp(d->path, "[vdso]")) /* ours: the kernel maps one for all */
+		d->unreadable = symtab_load_vdso(&d->symtab, d->build_id, d->build_id_size, NULL,
+						 0) != 0;
 	else if (d->path[0] == '[' || !strncmp(d->path, "//", 2))
-		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
+		d->unreadable = true; /* [heap], //anon: nothing on disk to read */
 	else
 		d->unreadable = symtab_load_elf_build_id(&d->symtab, as->symfs, d->path, d->build_id,
 							 d->build_id_size, as->build_id_dirs, NULL,
