@@ -241,13 +241,9 @@ static int apply_comm(struct address_space *as, const struct perf_event_header *
 		return -1;
 	t->pid = c.pid;
 	t->comm = address_space_intern(as, c.comm);
-	if (c.exec) { /* a new program: the old mappings are gone */
-		struct process *p = get_process(as, c.pid);
-
-		if (!p)
-			return -1;
-		p->nr_maps = 0;
-	}
+	/* An exec keeps the old mappings, as perf keeps them: the new program's
+	 * replace them as they come, and until the exec returns, samples (of
+	 * the kernel loading the new program) carry the old program's user stack. */
 	return t->comm ? 0 : -1;
 }
 
