@@ -118,8 +118,9 @@ static bool mmap2_has_build_id(const char *dir, const char *path, const char *he
 	return found;
 }
 
-/* A binary replaced after the recording: its samples show [unknown] with the
- * file's name, never the new binary's symbols. */
+/* A binary replaced after the recording: its samples show their addresses
+ * (as perf shows an address without a symbol) with the file's name, never
+ * the new binary's symbols. */
 static void test_build_ids_and_replaced_binary(void **state)
 {
 	char *work, *dir, *out = NULL, prog[PATH_MAX + 32], hex[64] = { 0 }, sym[512];
@@ -144,7 +145,7 @@ static void test_build_ids_and_replaced_binary(void **state)
 	free(out);
 	top_symbol(dir, "symgen_copy", sym, sizeof(sym), &pct);
 	print_message("after replacing the binary: top %s %.2f%%\n", sym, pct);
-	assert_string_equal(sym, "[unknown]");
+	assert_true(!strncmp(sym, "0x", 2));
 	assert_int_equal(tu_sh(&out, "%s report %s --comm symgen_copy --sort dso", tu_ringtrace(), dir), 0);
 	assert_non_null(strstr(out, "symgen_copy"));
 	free(out);

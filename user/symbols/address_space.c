@@ -394,6 +394,15 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 							 0) != 0;
 }
 
+/* perf's is_anon_memory and is_no_dso_memory: mappings perf addresses by
+ * ip itself (identity__map_ip), not by offset in a file. */
+static bool anonymous(const char *path)
+{
+	return !strcmp(path, "//anon") || !strncmp(path, "/dev/zero", 9) ||
+	       !strncmp(path, "/anon_hugepage", 14) || !strncmp(path, "[stack", 6) ||
+	       !strncmp(path, "/SYSV", 5) || !strcmp(path, "[heap]");
+}
+
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			   uint16_t cpumode, struct resolved *out)
 {
@@ -401,7 +410,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
-	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, false };
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false };
 	if (cpumode == PERF_RECORD_MISC_KERNEL) {
 		out->kernel = true;
 		if (!as->kernel) {
@@ -418,6 +427,8 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		if (!m)
 			return;
 		dso = m->dso;
+		if (!anonymous(dso->path))
+			out->map_ip = ip - m->start + m->pgoff;
 		if (!dso->loaded)
 			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||
