@@ -267,7 +267,7 @@ static int add_plt_symbols(struct symtab_builder *b, const struct elf_file *f)
 		demangled = demangle(name);
 		snprintf(plt_name, sizeof(plt_name), "%s@plt", demangled ? demangled : name);
 		free(demangled);
-		if (symtab_builder_add(b, addr, entry, STB_GLOBAL, STT_FUNC, plt_name, false))
+		if (symtab_builder_add(b, addr, entry, STB_GLOBAL, STT_FUNC, plt_name))
 			return -1;
 	}
 	return 0;

@@ -22,7 +22,6 @@
 struct builder_symbol {
 	struct symbol sym; /* name: an offset into the builder's names until finished */
 	uint32_t order;    /* the order it was added in: perf's among equal addresses */
-	bool module;
 };
 
 void symtab_builder_init(struct symtab_builder *b, bool kallsyms)
@@ -32,7 +31,7 @@ void symtab_builder_init(struct symtab_builder *b, bool kallsyms)
 }
 
 int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
-		       uint8_t type, const char *name, bool module)
+		       uint8_t type, const char *name)
 {
 	size_t len = strlen(name) + 1;
 	size_t at = b->names.len;
@@ -53,7 +52,6 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 		.sym = { start, size && start + size > start ? start + size : start,
 			 (const char *)(uintptr_t)at, binding, type },
 		.order = b->added++,
-		.module = module,
 	};
 	return 0;
 }
@@ -62,8 +60,7 @@ int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint6
 				 uint8_t binding, uint8_t type, const char *name)
 {
 	char *demangled = demangle(name);
-	int r = symtab_builder_add(b, start, size, binding, type, demangled ? demangled : name,
-				   false);
+	int r = symtab_builder_add(b, start, size, binding, type, demangled ? demangled : name);
 
 	free(demangled);
 	return r;
@@ -122,9 +119,15 @@ static uint64_t add_page(uint64_t x)
 	return x > UINT64_MAX - PAGE ? UINT64_MAX : x + PAGE;
 }
 
+static const char *name_of(const struct symtab_builder *b, const struct builder_symbol *s)
+{
+	return (const char *)b->names.data + (uintptr_t)s->sym.name;
+}
+
 /* symbols__fixup_end: a zero-sized symbol ends where the next one starts
  * (in kallsyms, one page on where the kernel's end and a module's begin, or
- * the reverse); the last one a page past the page it starts in. */
+ * the reverse: a module's names end in "\t[MODULE]"); the last one a page
+ * past the page it starts in. */
 static void fixup_ends(struct symtab_builder *b)
 {
 	for (size_t i = 0; i + 1 < b->nr; i++) {
@@ -132,7 +135,8 @@ static void fixup_ends(struct symtab_builder *b)
 
 		if (s->sym.end != s->sym.start)
 			continue;
-		if (b->kallsyms && s->module != b->syms[i + 1].module)
+		if (b->kallsyms &&
+		    !strchr(name_of(b, s), '[') != !strchr(name_of(b, &b->syms[i + 1]), '['))
 			s->sym.end = page_up(add_page(s->sym.end));
 		else
 			s->sym.end = b->syms[i + 1].sym.start;
@@ -144,11 +148,10 @@ static void fixup_ends(struct symtab_builder *b)
 static bool choose_second(const struct symtab_builder *b, const struct builder_symbol *x,
 			  const struct builder_symbol *y)
 {
-	const char *names = (const char *)b->names.data;
 	struct symbol a = x->sym, c = y->sym;
 
-	a.name = names + (uintptr_t)x->sym.name;
-	c.name = names + (uintptr_t)y->sym.name;
+	a.name = name_of(b, x);
+	c.name = name_of(b, y);
 	return symbol_choose_best(&a, &c) == 1;
 }
 
@@ -222,14 +225,79 @@ void symtab_builder_free(struct symtab_builder *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * perf names a module's kallsyms symbols only where it has a map for the
+ * module: all of them when it reads /proc/kcore, else those of the modules
+ * /proc/modules lists, not ftrace's or BPF's pseudo-modules
+ * ([__builtin__ftrace], [bpf]). The kcore and modules beside the kallsyms
+ * file stand for those of /proc.
+ */
+struct modules {
+	bool all;                /* kcore is there: every module's symbols */
+	struct byte_buffer list; /* "\nname\nname\n" */
+	char last[64];           /* the module last asked about, and the answer */
+	bool last_known;
+};
+
+static void modules_init(struct modules *m, const char *kallsyms)
+{
+	const char *slash = strrchr(kallsyms, '/');
+	int dir = slash ? (int)(slash - kallsyms) : 1;
+	char path[4096], line[512];
+	FILE *f;
+	int fd;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%.*s/kcore", dir, slash ? kallsyms : ".");
+	if (!access(path, R_OK)) {
+		m->all = true;
+		return;
+	}
+	snprintf(path, sizeof(path), "%.*s/modules", dir, slash ? kallsyms : ".");
+	fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	byte_buffer_append(&m->list, "\n", 1);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, " \n");
+
+		if (n && (!byte_buffer_append(&m->list, line, n) ||
+			  !byte_buffer_append(&m->list, "\n", 1)))
+			break;
+	}
+	fclose(f);
+}
+
+static bool modules_has(struct modules *m, const char *name)
+{
+	char key[sizeof(m->last) + 2];
+
+	if (m->all)
+		return true;
+	if (!strcmp(name, m->last))
+		return m->last_known;
+	snprintf(m->last, sizeof(m->last), "%s", name);
+	snprintf(key, sizeof(key), "\n%s\n", name);
+	m->last_known = m->list.len && byte_buffer_append(&m->list, "", 1) &&
+			strstr((const char *)m->list.data, key);
+	if (m->list.len)
+		m->list.len--; /* the NUL is not part of the list */
+	return m->last_known;
+}
+
 /* kallsyms__parse and map__process_kallsym_symbol: "ADDR TYPE NAME[\t[MOD]]"
  * lines whose type is T, W, D or B in either case; 'W' binds weak, other
- * upper case global, lower case local; t and w are functions. */
+ * upper case global, lower case local; t and w are functions. The module
+ * stays in the name until the fixups are done, as in perf. */
 static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero)
 {
-	char *end, *name, *tab, type;
+	char *end, *name, type;
 	unsigned long long addr = strtoull(line, &end, 16);
-	uint8_t binding;
+	uint8_t binding, kind;
 
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 		return 0;
@@ -240,26 +308,46 @@ static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero
 	name[strcspn(name, "\n")] = '\0';
 	if (name[0] == '$') /* ARM modules' local symbols */
 		return 0;
-	tab = strchr(name, '\t');
-	if (tab)
-		*tab = '\0';
 	binding = type == 'W' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	kind = tolower((unsigned char)type) == 't' || tolower((unsigned char)type) == 'w'
+		       ? STT_FUNC
+		       : STT_OBJECT;
 	*nonzero |= addr != 0;
-	return symtab_builder_add(b, addr, 0, binding,
-				  tolower((unsigned char)type) == 't' ||
-						  tolower((unsigned char)type) == 'w'
-					  ? STT_FUNC
-					  : STT_OBJECT,
-				  name, tab && strchr(tab + 1, '['));
+	return symtab_builder_add(b, addr, 0, binding, kind, name);
+}
+
+/* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
+ * those of modules perf has no map for are dropped. */
+static void split_modules(struct symtab_builder *b, struct modules *m)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < b->nr; i++) {
+		char *name = (char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
+		char *tab = strchr(name, '\t');
+
+		if (tab) {
+			char *mod = tab + 1 + (tab[1] == '[');
+
+			mod[strcspn(mod, "]")] = '\0';
+			*tab = '\0';
+			if (!modules_has(m, mod))
+				continue;
+		}
+		b->syms[out++] = b->syms[i];
+	}
+	b->nr = out;
 }
 
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
 {
 	struct symtab_builder b;
+	struct modules m;
 	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[1024];
 	bool nonzero = false;
+	int r = -1;
 
 	memset(t, 0, sizeof(*t));
 	if (!f) {
@@ -277,26 +365,30 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 				;
 			continue;
 		}
-		if (add_kallsyms_line(&b, line, &nonzero)) {
-			fclose(f);
-			symtab_builder_free(&b);
-			rt_format(err, errlen, "out of memory reading %s", path);
-			return -1;
-		}
+		if (add_kallsyms_line(&b, line, &nonzero))
+			break;
 	}
-	fclose(f);
-	if (!nonzero) {
-		symtab_builder_free(&b);
+	if (ferror(f) || !feof(f))
+		rt_format(err, errlen, "out of memory reading %s", path);
+	else if (!nonzero)
 		rt_format(err, errlen, "%s shows no kernel addresses (kernel.kptr_restrict): run as root",
 			  path);
-		return -1;
-	}
-	if (symtab_builder_fixup(&b) || symtab_builder_finish(&b, t)) {
-		symtab_builder_free(&b);
+	else if (symtab_builder_fixup(&b))
 		rt_format(err, errlen, "out of memory reading %s", path);
-		return -1;
+	else
+		r = 0;
+	fclose(f);
+	if (!r) {
+		modules_init(&m, path);
+		split_modules(&b, &m);
+		byte_buffer_free(&m.list);
+		if (symtab_builder_finish(&b, t)) {
+			rt_format(err, errlen, "out of memory reading %s", path);
+			r = -1;
+		}
 	}
-	return 0;
+	symtab_builder_free(&b);
+	return r;
 }
 
 static bool holds(const struct symbol *s, uint64_t addr)

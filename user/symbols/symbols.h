@@ -71,7 +71,7 @@ void symtab_free(struct symtab *t);
  * an address (symbols__fixup_duplicate, by symbol_choose_best()). perf runs
  * that once per symbol section, and adds PLT entries after the last one.
  */
-struct builder_symbol; /* a symbol, its place in the file, its module */
+struct builder_symbol; /* a symbol and its place in the file */
 
 struct symtab_builder {
 	struct builder_symbol *syms;
@@ -83,10 +83,10 @@ struct symtab_builder {
 
 /* An empty builder; kallsyms: the table is /proc/kallsyms's. */
 void symtab_builder_init(struct symtab_builder *b, bool kallsyms);
-/* Adds a symbol (size 0: none given); module: a kernel module's symbol
- * (kallsyms). -1 if memory ran out. */
+/* Adds a symbol (size 0: none given); in kallsyms, a module's symbol is
+ * named "NAME\t[MODULE]" until its fixups are done. -1 if memory ran out. */
 int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
-		       uint8_t type, const char *name, bool module);
+		       uint8_t type, const char *name);
 /* Adds a symbol under its demangled name when it has one (demangle.h). */
 int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
 				 uint8_t binding, uint8_t type, const char *name);
