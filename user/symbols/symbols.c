@@ -16,7 +16,6 @@
 #include "symbols/demangle.h"
 #include "sys/safe_open.h"
 
-#define NO_OUTER UINT32_MAX
 #define PAGE 4096ULL
 
 struct builder_symbol {
@@ -28,6 +27,7 @@ void symtab_builder_init(struct symtab_builder *b, bool kallsyms)
 {
 	memset(b, 0, sizeof(*b));
 	b->kallsyms = kallsyms;
+	symbol_tree_init(&b->tree);
 }
 
 int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
@@ -45,8 +45,23 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 		b->syms = grown;
 		b->cap = cap;
 	}
-	if (b->added == UINT32_MAX || !byte_buffer_append(&b->names, name, len))
+	if (b->added == TREE_NONE || !byte_buffer_append(&b->names, name, len))
 		return -1;
+	if (!b->kallsyms) { /* perf inserts it into its tree at once */
+		uint64_t *starts = b->starts;
+
+		if (!(b->added % 1024)) {
+			starts = realloc(b->starts, ((size_t)b->added + 1024) * sizeof(*starts));
+			if (starts)
+				b->starts = starts;
+		}
+		if (!starts || symbol_tree_reserve(&b->tree, (size_t)b->added + 1)) {
+			b->names.len = at;
+			return -1;
+		}
+		starts[b->added] = start;
+		symbol_tree_insert(&b->tree, b->added, starts);
+	}
 	/* as symbol__new: a size makes the end, none leaves end == start */
 	b->syms[b->nr++] = (struct builder_symbol){
 		.sym = { start, size && start + size > start ? start + size : start,
@@ -155,16 +170,27 @@ static bool choose_second(const struct symtab_builder *b, const struct builder_s
 	return symbol_choose_best(&a, &c) == 1;
 }
 
+static void drop(struct symtab_builder *b, const struct builder_symbol *s)
+{
+	if (!b->kallsyms)
+		symbol_tree_erase(&b->tree, s->order);
+}
+
 /* symbols__fixup_duplicate: of the symbols at one address, the best one by
- * symbol_choose_best, taken in order. */
+ * symbol_choose_best, taken in order; the others leave perf's tree in the
+ * order perf erases them. */
 static void fixup_duplicates(struct symtab_builder *b)
 {
 	size_t out = 0;
 
 	for (size_t i = 0; i < b->nr; i++) {
 		if (out && b->syms[out - 1].sym.start == b->syms[i].sym.start) {
-			if (choose_second(b, &b->syms[out - 1], &b->syms[i]))
+			if (choose_second(b, &b->syms[out - 1], &b->syms[i])) {
+				drop(b, &b->syms[out - 1]);
 				b->syms[out - 1] = b->syms[i];
+			} else {
+				drop(b, &b->syms[i]);
+			}
 			continue;
 		}
 		b->syms[out++] = b->syms[i];
@@ -182,38 +208,53 @@ int symtab_builder_fixup(struct symtab_builder *b)
 	return 0;
 }
 
-int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
+/* The tree's links by node (the order added) become links by index in t. */
+static int keep_tree(struct symtab_builder *b, struct symtab *t)
 {
-	uint32_t *stack;
-	size_t depth = 0;
+	uint32_t *index = malloc(((size_t)b->added ? b->added : 1) * sizeof(*index));
 
-	t->syms = calloc(b->nr ? b->nr : 1, sizeof(*t->syms));
-	t->outer = calloc(b->nr ? b->nr : 1, sizeof(*t->outer));
-	stack = calloc(b->nr ? b->nr : 1, sizeof(*stack));
-	if (!t->syms || !t->outer || !stack || b->nr >= NO_OUTER) {
-		free(stack);
-		free(t->syms);
-		free(t->outer);
-		t->syms = NULL;
-		t->outer = NULL;
+	t->tree = malloc((b->nr ? b->nr : 1) * 2 * sizeof(*t->tree));
+	if (!index || !t->tree) {
+		free(index);
 		return -1;
 	}
+	for (size_t i = 0; i < b->nr; i++)
+		index[b->syms[i].order] = (uint32_t)i;
+	for (size_t i = 0; i < b->nr; i++) {
+		uint32_t node = b->syms[i].order, l = b->tree.left[node], r = b->tree.right[node];
+
+		t->tree[2 * i] = l == TREE_NONE ? TREE_NONE : index[l];
+		t->tree[2 * i + 1] = r == TREE_NONE ? TREE_NONE : index[r];
+	}
+	t->root = b->tree.root == TREE_NONE ? TREE_NONE : index[b->tree.root];
+	free(index);
+	return 0;
+}
+
+int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
+{
+	t->syms = calloc(b->nr ? b->nr : 1, sizeof(*t->syms));
+	t->tree = NULL;
+	t->root = TREE_NONE;
+	if (!t->syms)
+		return -1;
 	if (b->nr)
 		qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
-	/* outer[i]: the last symbol before i still open at i's start */
+	if (!b->kallsyms && keep_tree(b, t)) {
+		free(t->syms);
+		t->syms = NULL;
+		return -1;
+	}
 	for (size_t i = 0; i < b->nr; i++) {
 		t->syms[i] = b->syms[i].sym;
 		t->syms[i].name = (const char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
-		while (depth && t->syms[stack[depth - 1]].end <= t->syms[i].start)
-			depth--;
-		t->outer[i] = depth ? stack[depth - 1] : NO_OUTER;
-		stack[depth++] = (uint32_t)i;
 	}
-	free(stack);
 	t->nr = b->nr;
 	t->names = (char *)b->names.data;
 	t->names_len = b->names.len;
 	free(b->syms);
+	free(b->starts);
+	symbol_tree_free(&b->tree);
 	memset(b, 0, sizeof(*b));
 	return 0;
 }
@@ -221,6 +262,8 @@ int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 void symtab_builder_free(struct symtab_builder *b)
 {
 	free(b->syms);
+	free(b->starts);
+	symbol_tree_free(&b->tree);
 	byte_buffer_free(&b->names);
 	memset(b, 0, sizeof(*b));
 }
@@ -399,8 +442,23 @@ static bool holds(const struct symbol *s, uint64_t addr)
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->nr;
-	uint32_t i;
 
+	if (t->tree) { /* perf's symbols__find: down its tree, the first that holds addr */
+		uint32_t at = t->root;
+
+		while (at != TREE_NONE) {
+			const struct symbol *s = &t->syms[at];
+
+			if (addr < s->start)
+				at = t->tree[2 * at];
+			else if (!holds(s, addr))
+				at = t->tree[2 * at + 1];
+			else
+				return s;
+		}
+		return NULL;
+	}
+	/* kallsyms: no symbols overlap */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -409,13 +467,7 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return NULL;
-	/* the last symbol starting at or before addr, else those still open there */
-	for (i = (uint32_t)(lo - 1); i != NO_OUTER; i = t->outer[i])
-		if (holds(&t->syms[i], addr))
-			return &t->syms[i];
-	return NULL;
+	return lo && holds(&t->syms[lo - 1], addr) ? &t->syms[lo - 1] : NULL;
 }
 
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
@@ -434,7 +486,7 @@ int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *va
 void symtab_free(struct symtab *t)
 {
 	free(t->syms);
-	free(t->outer);
+	free(t->tree);
 	free(t->names);
 	free(t->segments);
 	memset(t, 0, sizeof(*t));

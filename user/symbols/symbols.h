@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "lib/byte_buffer.h"
+#include "symbols/symbol_tree.h"
 
 struct symbol {
 	uint64_t start;
@@ -28,8 +29,9 @@ struct elf_segment {
 struct symtab {
 	struct symbol *syms; /* sorted by start; they may overlap, as perf's do */
 	size_t nr;
-	uint32_t *outer;     /* outer[i]: the last symbol before i that holds syms[i].start,
-			      * or UINT32_MAX */
+	uint32_t *tree;      /* 2 per symbol, its left and right child in perf's tree
+			      * (TREE_NONE: none), or NULL: found by binary search */
+	uint32_t root;
 	char *names;         /* one arena holding every name */
 	size_t names_len;
 	struct elf_segment *segments;
@@ -54,9 +56,9 @@ int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *pat
  * want_len, only if its build-id is want_id. */
 int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
 			  const uint8_t *want_id, size_t want_len, char *err, size_t errlen);
-/* The symbol holding addr, or NULL. Where symbols overlap (perf does not trim
- * them), the one that starts last wins: a PLT entry over the _init that
- * perf's end fixup stretched across the PLT. */
+/* The symbol holding addr, or NULL. Symbols may overlap (perf does not trim
+ * them: the _init its end fixup stretches across the PLT, the PLT entries
+ * added after): the one perf's tree search meets first, as it meets it. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
  * and sets *vaddr, or -1 if no PT_LOAD segment holds that offset. */
@@ -77,8 +79,10 @@ struct symtab_builder {
 	struct builder_symbol *syms;
 	size_t nr, cap;
 	uint32_t added;  /* symbols added so far: the order among equals */
-	bool kallsyms;   /* end fixups as for /proc/kallsyms */
+	bool kallsyms;   /* end fixups as for /proc/kallsyms, no tree */
 	struct byte_buffer names;
+	struct symbol_tree tree; /* perf's, nodes numbered by the order added */
+	uint64_t *starts;        /* by the order added: the tree's keys */
 };
 
 /* An empty builder; kallsyms: the table is /proc/kallsyms's. */
