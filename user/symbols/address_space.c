@@ -432,7 +432,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		if (!dso->loaded)
 			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||
-		    symtab_offset_to_vaddr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
+		    symtab_offset_to_lookup_addr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
 			out->dso = dso->path;
 			return;
 		}

@@ -483,6 +483,22 @@ int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *va
 	return -1;
 }
 
+int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
+{
+	const struct elf_segment *before = NULL;
+
+	if (!symtab_offset_to_vaddr(t, offset, vaddr))
+		return 0;
+	for (size_t i = 0; i < t->nr_segments; i++)
+		if (t->segments[i].offset <= offset &&
+		    (!before || t->segments[i].offset > before->offset))
+			before = &t->segments[i];
+	if (!before)
+		return -1;
+	*vaddr = offset - before->offset + before->vaddr;
+	return 0;
+}
+
 void symtab_free(struct symtab *t)
 {
 	free(t->syms);

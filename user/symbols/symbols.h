@@ -63,6 +63,12 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
  * and sets *vaddr, or -1 if no PT_LOAD segment holds that offset. */
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
+/* The address perf looks a file offset up at, as a virtual address: the
+ * offset moved as symtab_offset_to_vaddr moves it, or, past every segment's
+ * bytes (the rest of a mapping's last page), as the last segment before it
+ * moves its own (perf looks symbols up by file offset). -1 if no segment
+ * starts at or before it. */
+int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
 void symtab_free(struct symtab *t);
 
 /*
