@@ -379,8 +379,8 @@ static int load_runtime(struct symtab *t, const struct elf_file *runtime, const 
 	n = add_symbols(&b, has_debug ? &debug : runtime, runtime);
 	if (has_debug)
 		elf_file_close(&debug);
-	if (n < 0 || load_segments(runtime->elf, t) || (n > 0 && add_plt_symbols(&b, runtime)) ||
-	    symtab_builder_finish(&b, t)) {
+	if (n < 0 || (n > 0 && add_plt_symbols(&b, runtime)) || symtab_builder_finish(&b, t) ||
+	    load_segments(runtime->elf, t)) {
 		symtab_builder_free(&b);
 		symtab_free(t);
 		return -1;

@@ -233,8 +233,8 @@ static int keep_tree(struct symtab_builder *b, struct symtab *t)
 
 int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 {
+	memset(t, 0, sizeof(*t));
 	t->syms = calloc(b->nr ? b->nr : 1, sizeof(*t->syms));
-	t->tree = NULL;
 	t->root = TREE_NONE;
 	if (!t->syms)
 		return -1;

@@ -102,8 +102,9 @@ int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint6
 				 uint8_t binding, uint8_t type, const char *name);
 /* Ends, fixup and duplicates, of everything added so far; -1 if memory ran out. */
 int symtab_builder_fixup(struct symtab_builder *b);
-/* Sorts what was added since (without fixups) and hands the table to t; the
- * builder is left empty. -1 if memory ran out (t is then empty). */
+/* Sorts what was added since (without fixups) and hands the table to t (all
+ * of t: no segments yet); the builder is left empty. -1 if memory ran out (t
+ * is then empty). */
 int symtab_builder_finish(struct symtab_builder *b, struct symtab *t);
 void symtab_builder_free(struct symtab_builder *b);
 
