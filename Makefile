@@ -41,8 +41,8 @@ endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Werror
 
 # Debian packages: what building needs, what the tests add (perf is the
-# oracle, Prometheus and node_exporter check the exporter), what only the
-# benchmarks run.
+# oracle, Prometheus and node_exporter check the exporter, libc6-dbg gives libc,
+# libm and ld.so the debug symbols perf names them by), what only the benchmarks run.
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
 		      libyaml-dev libcrypt-dev dpkg-dev binutils gzip
@@ -51,7 +51,7 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 # read the Kubernetes manifest.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
-		     util-linux python3 python3-yaml
+		     util-linux python3 python3-yaml libc6-dbg
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -70,8 +70,9 @@ CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 
 LOADGEN := $(OUTPUT)/loadgen
-# Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only).
-SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped
+# Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only),
+# PLT entries, libm, brk and the vdso (names).
+SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -163,6 +164,12 @@ $(OUTPUT)/symgen_stripped: tools/symgen/symgen_stripped.c
 	$(call msg,CLANG,$@)
 	$(Q)$(CLANG) -std=gnu11 -O1 -fno-omit-frame-pointer -rdynamic -Wall -Wextra -Werror $< -o $@
 	$(Q)strip --strip-all $@
+
+# Calls libm through its PLT entries (sin@plt): no -fno-plt, nothing inlined.
+$(OUTPUT)/symgen_names: tools/symgen/symgen_names.c
+	@mkdir -p $(@D)
+	$(call msg,CLANG,$@)
+	$(Q)$(CLANG) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -Wall -Wextra -Werror $< -lm -o $@
 
 $(TEST_UTIL): tests/test_util.c
 	@mkdir -p $(@D)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_demangle.c: C++ and Rust (legacy and v0) names demangled as perf shows
- * them; plain C names left alone. */
+/* test_demangle.c: C++ and Rust (legacy and v0) names demangled as perf 6.1
+ * shows them (no parameter lists); plain C names left alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,9 +28,10 @@ static void expect(const char *mangled, const char *want)
 static void test_cxx(void **state)
 {
 	(void)state;
-	expect("_ZN14ringtrace_test7Spinner4spinEi", "ringtrace_test::Spinner::spin(int)");
+	/* perf demangles with DMGL_NO_OPTS unless -v: no parameters */
+	expect("_ZN14ringtrace_test7Spinner4spinEi", "ringtrace_test::Spinner::spin");
 	expect("_ZNSt6vectorIiSaIiEE9push_backERKi",
-	       "std::vector<int, std::allocator<int> >::push_back(int const&)");
+	       "std::vector<int, std::allocator<int> >::push_back");
 }
 
 static void test_rust(void **state)

@@ -181,7 +181,8 @@ static void test_symbols_resolve_through_mmap2_and_kallsyms(void **state)
 	expect_row(text, 0, "65.22%", "30", "[.] known_function_alpha");
 	expect_row(text, 1, "21.74%", "10", "[.] known_function_beta");
 	expect_row(text, 2, "10.87%", "5", "[k] kfunc_synthetic");
-	expect_row(text, 3, "2.17%", "1", "[.] [unknown]");
+	/* an address without a symbol is named as perf names it */
+	expect_row(text, 3, "2.17%", "1", "[.] 0x0000000000000010");
 	free(text);
 }
 
@@ -219,7 +220,9 @@ static void test_symfs(void **state)
 	assert_int_equal(report_parse_sort(&o, "dso,sym", err, sizeof(err)), 0);
 	assert_int_equal(report_run(&o, out, err, sizeof(err)), 0);
 	fclose(out);
-	expect_row(text, 0, "86.96%", "40  test_report", "[.] [unknown]");
+	/* each address its own row, by its offset in the file, as perf shows it */
+	expect_row(text, 0, "65.22%", "30  test_report", "[.] 0x0000");
+	expect_row(text, 1, "21.74%", "10  test_report", "[.] 0x0000");
 	free(text);
 	o.symfs = "/";
 	out = open_memstream(&text, &len);
@@ -268,8 +271,10 @@ static void test_perf_reads_the_directory(void **state)
 	free(out);
 	rc = tu_sh(&out, "perf report -i %s --stdio --sort sym 2>&1", fx->dir);
 	assert_int_equal(rc, 0);
-	if (!strstr(out, "known_function_alpha") || !strstr(out, "65.22%"))
-		fail_msg("perf report output lacks known_function_alpha at 65.22%%:\n%s", out);
+	if (!strstr(out, "known_function_alpha") || !strstr(out, "65.22%") ||
+	    !strstr(out, "[.] 0x0000000000000010"))
+		fail_msg("perf report output lacks known_function_alpha at 65.22%% or the "
+			 "unmapped address:\n%s", out);
 	free(out);
 }
 

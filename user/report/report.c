@@ -197,9 +197,12 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 	return row;
 }
 
-/* The key of a sample's row, the frame's dso and symbol in it. */
-static void frame_key(struct report_state *st, const struct row_key *base,
-		      const struct resolved *where, struct row_key *key)
+/* The key of a sample's row, the frame's dso and symbol in it. An address
+ * without a symbol is a row of its own, named as perf names it: the address
+ * perf's map gives it, "%#.16llx" (its offset in the mapped file, or the ip).
+ * -1 if memory ran out. */
+static int frame_key(struct report_state *st, const struct row_key *base,
+		     const struct resolved *where, struct row_key *key)
 {
 	const struct report_options *o = st->o;
 
@@ -209,7 +212,16 @@ static void frame_key(struct report_state *st, const struct row_key *base,
 	if (has_key(o, REPORT_KEY_SYM)) {
 		key->sym = where->symbol;
 		key->kernel = where->kernel;
+		if (!strcmp(where->symbol, "[unknown]")) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "%#.16" PRIx64, where->map_ip);
+			key->sym = address_space_intern(&st->rec.as, name);
+			if (!key->sym)
+				return -1;
+		}
 	}
+	return 0;
 }
 
 /* The name of a frame in a folded stack: its symbol, or [dso] when only
@@ -239,9 +251,10 @@ static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 	(void)ip;
 	if (st->nr_frames == MAX_FRAMES)
 		return 1; /* deeper frames are left out */
-	if (st->o->output == REPORT_TABLE)
-		frame_key(st, w->base, where, &st->frame_keys[st->nr_frames]);
-	else if (!(st->frame_names[st->nr_frames] = frame_name(st, where)))
+	if (st->o->output == REPORT_TABLE) {
+		if (frame_key(st, w->base, where, &st->frame_keys[st->nr_frames]))
+			return -ENOMEM;
+	} else if (!(st->frame_names[st->nr_frames] = frame_name(st, where)))
 		return -ENOMEM;
 	st->nr_frames++;
 	return 0;
@@ -362,7 +375,8 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		if (has_key(o, REPORT_KEY_DSO) || has_key(o, REPORT_KEY_SYM)) {
 			address_space_resolve(&rec->as, s->pid, s->ip,
 					      s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &where);
-			frame_key(st, &base, &where, &st->frame_keys[0]);
+			if (frame_key(st, &base, &where, &st->frame_keys[0]))
+				return -ENOMEM;
 		} else {
 			st->frame_keys[0] = base;
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format/perf_record.h"
+#include "symbols/vdso.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
 #define UNKNOWN "[unknown]"
@@ -240,13 +241,9 @@ static int apply_comm(struct address_space *as, const struct perf_event_header *
 		return -1;
 	t->pid = c.pid;
 	t->comm = address_space_intern(as, c.comm);
-	if (c.exec) { /* a new program: the old mappings are gone */
-		struct process *p = get_process(as, c.pid);
-
-		if (!p)
-			return -1;
-		p->nr_maps = 0;
-	}
+	/* An exec keeps the old mappings, as perf keeps them: the new program's
+	 * replace them as they come, and until the exec returns, samples (of
+	 * the kernel loading the new program) carry the old program's user stack. */
 	return t->comm ? 0 : -1;
 }
 
@@ -386,12 +383,24 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 	d->loaded = true;
 	if (d->kernel)
 		d->unreadable = symtab_load_kallsyms(&d->symtab, kallsyms_path, NULL, 0) != 0;
+	else if (!strcmp(d->path, "[vdso]")) /* ours: the kernel maps one for all */
+		d->unreadable = symtab_load_vdso(&d->symtab, d->build_id, d->build_id_size, NULL,
+						 0) != 0;
 	else if (d->path[0] == '[' || !strncmp(d->path, "//", 2))
-		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
+		d->unreadable = true; /* [heap], //anon: nothing on disk to read */
 	else
 		d->unreadable = symtab_load_elf_build_id(&d->symtab, as->symfs, d->path, d->build_id,
 							 d->build_id_size, as->build_id_dirs, NULL,
 							 0) != 0;
+}
+
+/* perf's is_anon_memory and is_no_dso_memory: mappings perf addresses by
+ * ip itself (identity__map_ip), not by offset in a file. */
+static bool anonymous(const char *path)
+{
+	return !strcmp(path, "//anon") || !strncmp(path, "/dev/zero", 9) ||
+	       !strncmp(path, "/anon_hugepage", 14) || !strncmp(path, "[stack", 6) ||
+	       !strncmp(path, "/SYSV", 5) || !strcmp(path, "[heap]");
 }
 
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
@@ -401,7 +410,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
-	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, false };
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false };
 	if (cpumode == PERF_RECORD_MISC_KERNEL) {
 		out->kernel = true;
 		if (!as->kernel) {
@@ -418,10 +427,12 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		if (!m)
 			return;
 		dso = m->dso;
+		if (!anonymous(dso->path))
+			out->map_ip = ip - m->start + m->pgoff;
 		if (!dso->loaded)
 			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||
-		    symtab_offset_to_vaddr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
+		    symtab_offset_to_lookup_addr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
 			out->dso = dso->path;
 			return;
 		}

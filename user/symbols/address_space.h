@@ -57,6 +57,9 @@ struct resolved {
 	const char *symbol; /* a name, or "[unknown]" */
 	uint64_t symbol_start;
 	uint64_t addr;      /* ip where symbols live: symbol_start's address space */
+	uint64_t map_ip;    /* ip as perf's map__map_ip gives it, which perf shows for an
+			     * address without a symbol: its offset in the mapped file, or
+			     * ip itself (kernel, anonymous memory, no mapping) */
 	bool kernel;
 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* demangle.c: C++ and Rust symbol names as people read them, by libiberty's
+/* demangle.c: C++ and Rust symbol names as perf 6.1 shows them, by libiberty's
  * demangler (kept apart: libiberty's headers clash with libgen.h). */
 #include "symbols/demangle.h"
 
@@ -7,8 +7,7 @@
 
 char *demangle(const char *name)
 {
-	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
-		return NULL;
-	/* AUTO tries Rust (legacy and v0) and then the C++ ABI */
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	/* perf's demangle_sym: cplus_demangle without options unless verbose
+	 * (no parameter lists); AUTO tries Rust (legacy and v0), then the C++ ABI */
+	return cplus_demangle(name, DMGL_NO_OPTS | DMGL_AUTO);
 }

@@ -1,365 +1,464 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* symbols.c: symbol tables for addresses: the kernel's from /proc/kallsyms and
- * a binary's from its ELF .symtab and .dynsym (libelf), C++ and Rust names
- * demangled (libiberty), with lookup by address. */
+/* symbols.c: symbol tables built as perf 6.1 builds them (end fixups, one
+ * symbol per address by perf's rules), lookup by address, and /proc/kallsyms. */
 #include "symbols/symbols.h"
 
-#include <elfutils/libdwelf.h>
+#include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/byte_buffer.h"
-#include "symbols/build_id.h"
+#include "lib/log.h"
 #include "symbols/demangle.h"
 #include "sys/safe_open.h"
 
-#define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id"
-#include "lib/log.h"
+#define PAGE 4096ULL
 
-/* Symbols are gathered with name offsets into an arena, then sorted. */
-struct builder {
-	struct symbol *syms;
-	size_t nr, cap;
-	struct byte_buffer names;
+struct builder_symbol {
+	struct symbol sym; /* name: an offset into the builder's names until finished */
+	uint32_t order;    /* the order it was added in: perf's among equal addresses */
 };
 
-static int builder_add(struct builder *b, uint64_t start, uint64_t size, const char *name)
+void symtab_builder_init(struct symtab_builder *b, bool kallsyms)
+{
+	memset(b, 0, sizeof(*b));
+	b->kallsyms = kallsyms;
+	symbol_tree_init(&b->tree);
+}
+
+int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
+		       uint8_t type, const char *name)
 {
 	size_t len = strlen(name) + 1;
 	size_t at = b->names.len;
 
 	if (b->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct symbol *grown = realloc(b->syms, cap * sizeof(*grown));
+		struct builder_symbol *grown = realloc(b->syms, cap * sizeof(*grown));
 
 		if (!grown)
 			return -1;
 		b->syms = grown;
 		b->cap = cap;
 	}
-	if (!byte_buffer_append(&b->names, name, len))
+	if (b->added == TREE_NONE || !byte_buffer_append(&b->names, name, len))
 		return -1;
-	/* name holds the arena offset until finish() turns it into a pointer */
-	b->syms[b->nr++] = (struct symbol){ start, start + size, (const char *)(uintptr_t)at };
-	return 0;
-}
+	if (!b->kallsyms) { /* perf inserts it into its tree at once */
+		uint64_t *starts = b->starts;
 
-static int compare_symbols(const void *a, const void *b)
-{
-	const struct symbol *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* at one address prefer the sized symbol, then the longer one */
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return 0;
-}
-
-/* Sorts, drops duplicates, gives zero-sized symbols the room up to the next
- * one, trims overlaps, and hands the result to t. */
-static void builder_finish(struct builder *b, struct symtab *t)
-{
-	size_t out = 0;
-
-	if (b->nr)
-		qsort(b->syms, b->nr, sizeof(*b->syms), compare_symbols);
-	for (size_t i = 0; i < b->nr; i++) {
-		if (out && b->syms[out - 1].start == b->syms[i].start)
-			continue;
-		b->syms[out++] = b->syms[i];
-	}
-	for (size_t i = 0; i < out; i++) {
-		uint64_t next = i + 1 < out ? b->syms[i + 1].start : UINT64_MAX;
-
-		if (b->syms[i].end <= b->syms[i].start || b->syms[i].end > next)
-			b->syms[i].end = next;
-		b->syms[i].name = (const char *)b->names.data + (uintptr_t)b->syms[i].name;
-	}
-	t->syms = b->syms;
-	t->nr = out;
-	t->names = (char *)b->names.data;
-	t->names_len = b->names.len;
-}
-
-static void builder_free(struct builder *b)
-{
-	free(b->syms);
-	byte_buffer_free(&b->names);
-}
-
-int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
-{
-	struct builder b = { 0 };
-	FILE *f = fopen(path, "re");
-	char line[1024];
-	int nonzero = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *end, *name, type;
-		unsigned long long addr = strtoull(line, &end, 16);
-
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = end[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		name = end + 3;
-		name[strcspn(name, "\t\n")] = '\0';
-		nonzero |= addr != 0;
-		if (builder_add(&b, addr, 0, name)) {
-			fclose(f);
-			builder_free(&b);
-			rt_format(err, errlen, "out of memory reading %s", path);
+		if (!(b->added % 1024)) {
+			starts = realloc(b->starts, ((size_t)b->added + 1024) * sizeof(*starts));
+			if (starts)
+				b->starts = starts;
+		}
+		if (!starts || symbol_tree_reserve(&b->tree, (size_t)b->added + 1)) {
+			b->names.len = at;
 			return -1;
 		}
+		starts[b->added] = start;
+		symbol_tree_insert(&b->tree, b->added, starts);
 	}
-	fclose(f);
-	if (!nonzero) {
-		builder_free(&b);
-		rt_format(err, errlen, "%s shows no kernel addresses (kernel.kptr_restrict): run as root",
-			  path);
-		return -1;
-	}
-	builder_finish(&b, t);
+	/* as symbol__new: a size makes the end, none leaves end == start */
+	b->syms[b->nr++] = (struct builder_symbol){
+		.sym = { start, size && start + size > start ? start + size : start,
+			 (const char *)(uintptr_t)at, binding, type },
+		.order = b->added++,
+	};
 	return 0;
 }
 
-/* Adds a symbol under its demangled name when it is a C++ (_Z) or Rust
- * (_ZN...h<hash>E, _R) mangled one, as perf shows them. */
-static int builder_add_demangled(struct builder *b, uint64_t start, uint64_t size,
-				 const char *name)
+int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
+				 uint8_t binding, uint8_t type, const char *name)
 {
 	char *demangled = demangle(name);
-	int r;
+	int r = symtab_builder_add(b, start, size, binding, type, demangled ? demangled : name);
 
-	r = builder_add(b, start, size, demangled ? demangled : name);
 	free(demangled);
 	return r;
 }
 
-static int load_elf_symbols(Elf *elf, struct builder *b)
+static int compare_added(const void *a, const void *b)
 {
-	Elf_Scn *scn = NULL;
+	const struct builder_symbol *x = a, *y = b;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			continue;
-		count = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < count; i++) {
-			GElf_Sym sym;
-			const char *name;
-			int type;
-
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_value ||
-			    sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (builder_add_demangled(b, sym.st_value, sym.st_size, name))
-				return -1;
-		}
-	}
-	return 0;
+	if (x->sym.start != y->sym.start)
+		return x->sym.start < y->sym.start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int load_elf_segments(Elf *elf, struct symtab *t)
+static size_t leading_underscores(const char *s)
 {
-	size_t n;
+	size_t n = 0;
 
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	t->segments = calloc(n ? n : 1, sizeof(*t->segments));
-	if (!t->segments)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		t->segments[t->nr_segments++] =
-			(struct elf_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-	}
-	return 0;
+	while (s[n] == '_')
+		n++;
+	return n;
 }
 
-/* Opens a regular file read-only. The paths come from the recording: a FIFO
- * or a device named there is refused, not waited on or read. Symlinks are
- * followed: debug files under /usr/lib/debug/.build-id often are ones. */
-static int open_regular(const char *path)
+int symbol_choose_best(const struct symbol *a, const struct symbol *b)
 {
-	return safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
-}
+	uint64_t sa = a->end - a->start, sb = b->end - b->start;
+	size_t ua, ub, la, lb;
 
-/* Adds the symbols of a separate debug file, if it opens as ELF. */
-static int add_debug_file_symbols(const char *debug_path, struct builder *b)
-{
-	int fd = open_regular(debug_path);
-	Elf *elf;
-	int ret = 0;
-
-	if (fd < 0)
+	if (sa && !sb)
+		return 0;
+	if (!sa && sb)
 		return 1;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		ret = load_elf_symbols(elf, b);
-	else
-		ret = 1;
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ret;
+	if ((a->binding == STB_WEAK) != (b->binding == STB_WEAK))
+		return a->binding == STB_WEAK;
+	if ((a->binding == STB_GLOBAL) != (b->binding == STB_GLOBAL))
+		return b->binding == STB_GLOBAL;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua > ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb;
+	/* arch__choose_best_symbol: no "SyS" kernel syscall aliases */
+	return !strncmp(a->name, "SyS", 3) || !strncmp(a->name, "compat_SyS", 10);
 }
 
-/* Stripped binaries keep their full .symtab in a debug file, found by
- * build-id under /usr/lib/debug/.build-id or by .gnu_debuglink next to the
- * recorded path, as gdb and perf look for it (all of it under root).
- * Returns 0 if one was read, 1 if none was found. */
-static int load_separate_debug_symbols(Elf *elf, const char *root, const char *path,
-				       struct builder *b)
+static uint64_t page_up(uint64_t x)
 {
-	const unsigned char *id;
-	ssize_t id_len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	const char *link;
-	GElf_Word crc;
-	char debug[4096], id_path[4096];
-
-	if (!root)
-		root = "";
-	if (id_len > 1) {
-		build_id_path(id_path, sizeof(id_path), DEBUG_BUILD_ID_DIR, id, (size_t)id_len,
-			      ".debug");
-		snprintf(debug, sizeof(debug), "%s%s", root, id_path);
-		if (add_debug_file_symbols(debug, b) <= 0)
-			return 0;
-	}
-	link = dwelf_elf_gnu_debuglink(elf, &crc);
-	if (link && !strchr(link, '/')) {
-		char dir_copy[4096];
-		const char *dir;
-
-		snprintf(dir_copy, sizeof(dir_copy), "%s", path);
-		dir = dirname(dir_copy);
-		snprintf(debug, sizeof(debug), "%s%s/.debug/%s", root, dir, link);
-		if (add_debug_file_symbols(debug, b) <= 0)
-			return 0;
-		snprintf(debug, sizeof(debug), "%s/usr/lib/debug%s/%s", root, dir, link);
-		if (add_debug_file_symbols(debug, b) <= 0)
-			return 0;
-	}
-	return 1;
+	return x > UINT64_MAX - (PAGE - 1) ? UINT64_MAX : (x + PAGE - 1) & ~(PAGE - 1);
 }
 
-/* Loads file's symbols and segments (file is what was recorded as path:
- * itself under root, or a copy); with want_len, only if its build-id is
- * want_id (1 if it is another). */
-static int load_elf_file(struct symtab *t, const char *root, const char *file, const char *path,
-			 const uint8_t *want_id, size_t want_len, char *err, size_t errlen)
+static uint64_t add_page(uint64_t x)
 {
-	struct builder b = { 0 };
-	Elf *elf = NULL;
-	int fd, ret = -1;
+	return x > UINT64_MAX - PAGE ? UINT64_MAX : x + PAGE;
+}
+
+static const char *name_of(const struct symtab_builder *b, const struct builder_symbol *s)
+{
+	return (const char *)b->names.data + (uintptr_t)s->sym.name;
+}
+
+/* symbols__fixup_end: a zero-sized symbol ends where the next one starts
+ * (in kallsyms, one page on where the kernel's end and a module's begin, or
+ * the reverse: a module's names end in "\t[MODULE]"); the last one a page
+ * past the page it starts in. */
+static void fixup_ends(struct symtab_builder *b)
+{
+	for (size_t i = 0; i + 1 < b->nr; i++) {
+		struct builder_symbol *s = &b->syms[i];
+
+		if (s->sym.end != s->sym.start)
+			continue;
+		if (b->kallsyms &&
+		    !strchr(name_of(b, s), '[') != !strchr(name_of(b, &b->syms[i + 1]), '['))
+			s->sym.end = page_up(add_page(s->sym.end));
+		else
+			s->sym.end = b->syms[i + 1].sym.start;
+	}
+	if (b->nr && b->syms[b->nr - 1].sym.end == b->syms[b->nr - 1].sym.start)
+		b->syms[b->nr - 1].sym.end = add_page(page_up(b->syms[b->nr - 1].sym.start));
+}
+
+static bool choose_second(const struct symtab_builder *b, const struct builder_symbol *x,
+			  const struct builder_symbol *y)
+{
+	struct symbol a = x->sym, c = y->sym;
+
+	a.name = name_of(b, x);
+	c.name = name_of(b, y);
+	return symbol_choose_best(&a, &c) == 1;
+}
+
+static void drop(struct symtab_builder *b, const struct builder_symbol *s)
+{
+	if (!b->kallsyms)
+		symbol_tree_erase(&b->tree, s->order);
+}
+
+/* symbols__fixup_duplicate: of the symbols at one address, the best one by
+ * symbol_choose_best, taken in order; the others leave perf's tree in the
+ * order perf erases them. */
+static void fixup_duplicates(struct symtab_builder *b)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < b->nr; i++) {
+		if (out && b->syms[out - 1].sym.start == b->syms[i].sym.start) {
+			if (choose_second(b, &b->syms[out - 1], &b->syms[i])) {
+				drop(b, &b->syms[out - 1]);
+				b->syms[out - 1] = b->syms[i];
+			} else {
+				drop(b, &b->syms[i]);
+			}
+			continue;
+		}
+		b->syms[out++] = b->syms[i];
+	}
+	b->nr = out;
+}
+
+int symtab_builder_fixup(struct symtab_builder *b)
+{
+	if (!b->nr)
+		return 0;
+	qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
+	fixup_ends(b);
+	fixup_duplicates(b);
+	return 0;
+}
+
+/* The tree's links by node (the order added) become links by index in t. */
+static int keep_tree(struct symtab_builder *b, struct symtab *t)
+{
+	uint32_t *index = malloc(((size_t)b->added ? b->added : 1) * sizeof(*index));
+
+	t->tree = malloc((b->nr ? b->nr : 1) * 2 * sizeof(*t->tree));
+	if (!index || !t->tree) {
+		free(index);
+		return -1;
+	}
+	for (size_t i = 0; i < b->nr; i++)
+		index[b->syms[i].order] = (uint32_t)i;
+	for (size_t i = 0; i < b->nr; i++) {
+		uint32_t node = b->syms[i].order, l = b->tree.left[node], r = b->tree.right[node];
+
+		t->tree[2 * i] = l == TREE_NONE ? TREE_NONE : index[l];
+		t->tree[2 * i + 1] = r == TREE_NONE ? TREE_NONE : index[r];
+	}
+	t->root = b->tree.root == TREE_NONE ? TREE_NONE : index[b->tree.root];
+	free(index);
+	return 0;
+}
+
+int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->syms = calloc(b->nr ? b->nr : 1, sizeof(*t->syms));
+	t->root = TREE_NONE;
+	if (!t->syms)
+		return -1;
+	if (b->nr)
+		qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
+	if (!b->kallsyms && keep_tree(b, t)) {
+		free(t->syms);
+		t->syms = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < b->nr; i++) {
+		t->syms[i] = b->syms[i].sym;
+		t->syms[i].name = (const char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
+	}
+	t->nr = b->nr;
+	t->names = (char *)b->names.data;
+	t->names_len = b->names.len;
+	free(b->syms);
+	free(b->starts);
+	symbol_tree_free(&b->tree);
+	memset(b, 0, sizeof(*b));
+	return 0;
+}
+
+void symtab_builder_free(struct symtab_builder *b)
+{
+	free(b->syms);
+	free(b->starts);
+	symbol_tree_free(&b->tree);
+	byte_buffer_free(&b->names);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * perf names a module's kallsyms symbols only where it has a map for the
+ * module: all of them when it reads /proc/kcore, else those of the modules
+ * /proc/modules lists, not ftrace's or BPF's pseudo-modules
+ * ([__builtin__ftrace], [bpf]). The kcore and modules beside the kallsyms
+ * file stand for those of /proc.
+ */
+struct modules {
+	bool all;                /* kcore is there: every module's symbols */
+	struct byte_buffer list; /* "\nname\nname\n" */
+	char last[64];           /* the module last asked about, and the answer */
+	bool last_known;
+};
+
+static void modules_init(struct modules *m, const char *kallsyms)
+{
+	const char *slash = strrchr(kallsyms, '/');
+	int dir = slash ? (int)(slash - kallsyms) : 1;
+	char path[4096], line[512];
+	FILE *f;
+	int fd;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%.*s/kcore", dir, slash ? kallsyms : ".");
+	if (!access(path, R_OK)) {
+		m->all = true;
+		return;
+	}
+	snprintf(path, sizeof(path), "%.*s/modules", dir, slash ? kallsyms : ".");
+	fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	byte_buffer_append(&m->list, "\n", 1);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, " \n");
+
+		if (n && (!byte_buffer_append(&m->list, line, n) ||
+			  !byte_buffer_append(&m->list, "\n", 1)))
+			break;
+	}
+	fclose(f);
+}
+
+static bool modules_has(struct modules *m, const char *name)
+{
+	char key[sizeof(m->last) + 2];
+
+	if (m->all)
+		return true;
+	if (!strcmp(name, m->last))
+		return m->last_known;
+	snprintf(m->last, sizeof(m->last), "%s", name);
+	snprintf(key, sizeof(key), "\n%s\n", name);
+	m->last_known = m->list.len && byte_buffer_append(&m->list, "", 1) &&
+			strstr((const char *)m->list.data, key);
+	if (m->list.len)
+		m->list.len--; /* the NUL is not part of the list */
+	return m->last_known;
+}
+
+/* kallsyms__parse and map__process_kallsym_symbol: "ADDR TYPE NAME[\t[MOD]]"
+ * lines whose type is T, W, D or B in either case; 'W' binds weak, other
+ * upper case global, lower case local; t and w are functions. The module
+ * stays in the name until the fixups are done, as in perf. */
+static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero)
+{
+	char *end, *name, type;
+	unsigned long long addr = strtoull(line, &end, 16);
+	uint8_t binding, kind;
+
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = end[1];
+	if (!strchr("TWDB", toupper((unsigned char)type)))
+		return 0;
+	name = end + 3;
+	name[strcspn(name, "\n")] = '\0';
+	if (name[0] == '$') /* ARM modules' local symbols */
+		return 0;
+	binding = type == 'W' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	kind = tolower((unsigned char)type) == 't' || tolower((unsigned char)type) == 'w'
+		       ? STT_FUNC
+		       : STT_OBJECT;
+	*nonzero |= addr != 0;
+	return symtab_builder_add(b, addr, 0, binding, kind, name);
+}
+
+/* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
+ * those of modules perf has no map for are dropped. */
+static void split_modules(struct symtab_builder *b, struct modules *m)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < b->nr; i++) {
+		char *name = (char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
+		char *tab = strchr(name, '\t');
+
+		if (tab) {
+			char *mod = tab + 1 + (tab[1] == '[');
+
+			mod[strcspn(mod, "]")] = '\0';
+			*tab = '\0';
+			if (!modules_has(m, mod))
+				continue;
+		}
+		b->syms[out++] = b->syms[i];
+	}
+	b->nr = out;
+}
+
+int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
+{
+	struct symtab_builder b;
+	struct modules m;
+	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char line[1024];
+	bool nonzero = false;
+	int r = -1;
 
 	memset(t, 0, sizeof(*t));
-	elf_version(EV_CURRENT);
-	fd = open_regular(file);
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot open %s: %s", file, strerror(errno));
+	if (!f) {
+		rt_format(err, errlen, "cannot read %s: %s", path, safe_open_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		rt_format(err, errlen, "%s: not an ELF file", file);
-		goto out;
-	}
-	if (want_len) {
-		const void *id;
-		ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+	symtab_builder_init(&b, true);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '\n') && !feof(f)) { /* longer than a kernel symbol: skip it */
+			int c;
 
-		if (len != (ssize_t)want_len || memcmp(id, want_id, want_len)) {
-			rt_format(err, errlen, "%s: not the file that was recorded (its build-id differs)",
-				  file);
-			ret = 1;
-			goto out;
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (add_kallsyms_line(&b, line, &nonzero))
+			break;
+	}
+	if (ferror(f) || !feof(f))
+		rt_format(err, errlen, "out of memory reading %s", path);
+	else if (!nonzero)
+		rt_format(err, errlen, "%s shows no kernel addresses (kernel.kptr_restrict): run as root",
+			  path);
+	else if (symtab_builder_fixup(&b))
+		rt_format(err, errlen, "out of memory reading %s", path);
+	else
+		r = 0;
+	fclose(f);
+	if (!r) {
+		modules_init(&m, path);
+		split_modules(&b, &m);
+		byte_buffer_free(&m.list);
+		if (symtab_builder_finish(&b, t)) {
+			rt_format(err, errlen, "out of memory reading %s", path);
+			r = -1;
 		}
 	}
-	if (load_elf_segments(elf, t) || load_elf_symbols(elf, &b) ||
-	    load_separate_debug_symbols(elf, root, path, &b) < 0) {
-		rt_format(err, errlen, "%s: cannot read its symbols: %s", file, elf_errmsg(-1));
-		goto out;
-	}
-	builder_finish(&b, t);
-	memset(&b, 0, sizeof(b));
-	ret = 0;
-out:
-	if (ret)
-		symtab_free(t);
-	builder_free(&b);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ret;
+	symtab_builder_free(&b);
+	return r;
 }
 
-int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen)
+static bool holds(const struct symbol *s, uint64_t addr)
 {
-	return load_elf_file(t, NULL, path, path, NULL, 0, err, errlen) ? -1 : 0;
-}
-
-int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
-			     const uint8_t *build_id, size_t len, const char *const *dirs,
-			     char *err, size_t errlen)
-{
-	char file[4096], id_path[4096];
-
-	if (!root)
-		root = "";
-	snprintf(file, sizeof(file), "%s%s", root, path);
-	if (!len)
-		return load_elf_file(t, root, file, path, NULL, 0, err, errlen) ? -1 : 0;
-	if (!load_elf_file(t, root, file, path, build_id, len, err, errlen))
-		return 0;
-	/* a copy the recording kept (a container's binary) */
-	for (; dirs && *dirs; dirs++) {
-		build_id_path(file, sizeof(file), *dirs, build_id, len, "");
-		if (!load_elf_file(t, root, file, path, build_id, len, NULL, 0))
-			return 0;
-	}
-	/* replaced since, or not on this machine (a container's): its debug
-	 * file, which carries the same build-id, segments and symbols */
-	build_id_path(id_path, sizeof(id_path), DEBUG_BUILD_ID_DIR, build_id, len, ".debug");
-	snprintf(file, sizeof(file), "%s%s", root, id_path);
-	return load_elf_file(t, root, file, path, build_id, len, NULL, 0) ? -1 : 0;
+	return addr >= s->start && (addr < s->end || (addr == s->end && s->end == s->start));
 }
 
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->nr;
 
+	if (t->tree) { /* perf's symbols__find: down its tree, the first that holds addr */
+		uint32_t at = t->root;
+
+		while (at != TREE_NONE) {
+			const struct symbol *s = &t->syms[at];
+
+			if (addr < s->start)
+				at = t->tree[2 * at];
+			else if (!holds(s, addr))
+				at = t->tree[2 * at + 1];
+			else
+				return s;
+		}
+		return NULL;
+	}
+	/* kallsyms: no symbols overlap */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -368,9 +467,7 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= t->syms[lo - 1].end)
-		return NULL;
-	return &t->syms[lo - 1];
+	return lo && holds(&t->syms[lo - 1], addr) ? &t->syms[lo - 1] : NULL;
 }
 
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
@@ -386,9 +483,26 @@ int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *va
 	return -1;
 }
 
+int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
+{
+	const struct elf_segment *before = NULL;
+
+	if (!symtab_offset_to_vaddr(t, offset, vaddr))
+		return 0;
+	for (size_t i = 0; i < t->nr_segments; i++)
+		if (t->segments[i].offset <= offset &&
+		    (!before || t->segments[i].offset > before->offset))
+			before = &t->segments[i];
+	if (!before)
+		return -1;
+	*vaddr = offset - before->offset + before->vaddr;
+	return 0;
+}
+
 void symtab_free(struct symtab *t)
 {
 	free(t->syms);
+	free(t->tree);
 	free(t->names);
 	free(t->segments);
 	memset(t, 0, sizeof(*t));

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* symbols.h: symbol tables for addresses: the kernel's from /proc/kallsyms and
- * a binary's from its ELF .symtab and .dynsym (libelf), with lookup by address. */
+/* symbols.h: symbol tables for addresses, made as perf 6.1 makes them: the
+ * kernel's from /proc/kallsyms, a binary's from its ELF files, lookup by address. */
 #ifndef RINGTRACE_SYMBOLS_H
 #define RINGTRACE_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/byte_buffer.h"
+#include "symbols/symbol_tree.h"
+
 struct symbol {
 	uint64_t start;
-	uint64_t end; /* exclusive */
+	uint64_t end;     /* exclusive; end == start: the symbol holds start alone */
 	const char *name;
+	uint8_t binding;  /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	uint8_t type;     /* STT_FUNC, STT_GNU_IFUNC, STT_OBJECT, STT_NOTYPE (a label) */
 };
 
 /* A loadable segment: file offsets [offset, offset+size) live at vaddr. */
@@ -21,18 +27,21 @@ struct elf_segment {
 };
 
 struct symtab {
-	struct symbol *syms; /* sorted by start, non-overlapping */
+	struct symbol *syms; /* sorted by start; they may overlap, as perf's do */
 	size_t nr;
+	uint32_t *tree;      /* 2 per symbol, its left and right child in perf's tree
+			      * (TREE_NONE: none), or NULL: found by binary search */
+	uint32_t root;
 	char *names;         /* one arena holding every name */
 	size_t names_len;
 	struct elf_segment *segments;
 	size_t nr_segments;
 };
 
-/* Loads the function symbols of /proc/kallsyms (or another file in its format).
+/* Loads the symbols of /proc/kallsyms (or another file in its format).
  * Returns 0, or -1 with err set. */
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
-/* Loads the function symbols and PT_LOAD segments of an ELF file. */
+/* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c). */
 int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen);
 /* Like symtab_load_elf, but only from the file with that build-id: path if
  * it still is that file, else a copy named by build-id (xx/yyyy) in one of
@@ -43,11 +52,66 @@ int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen
 int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
 			     const uint8_t *build_id, size_t len, const char *const *dirs,
 			     char *err, size_t errlen);
-/* The symbol containing addr, or NULL. */
+/* Loads the symbols of an ELF image in memory (the vdso's), len bytes; with
+ * want_len, only if its build-id is want_id. */
+int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
+			  const uint8_t *want_id, size_t want_len, char *err, size_t errlen);
+/* The symbol holding addr, or NULL. Symbols may overlap (perf does not trim
+ * them: the _init its end fixup stretches across the PLT, the PLT entries
+ * added after): the one perf's tree search meets first, as it meets it. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
  * and sets *vaddr, or -1 if no PT_LOAD segment holds that offset. */
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
+/* The address perf looks a file offset up at, as a virtual address: the
+ * offset moved as symtab_offset_to_vaddr moves it, or, past every segment's
+ * bytes (the rest of a mapping's last page), as the last segment before it
+ * moves its own (perf looks symbols up by file offset). -1 if no segment
+ * starts at or before it. */
+int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
 void symtab_free(struct symtab *t);
+
+/*
+ * Building a table as perf 6.1 does (util/symbol.c): symbols are added in the
+ * order their file lists them; symtab_builder_fixup() then sorts them by
+ * address (keeping that order among equals), gives each zero-sized one the
+ * room up to the next (symbols__fixup_end), and keeps one of those that share
+ * an address (symbols__fixup_duplicate, by symbol_choose_best()). perf runs
+ * that once per symbol section, and adds PLT entries after the last one.
+ */
+struct builder_symbol; /* a symbol and its place in the file */
+
+struct symtab_builder {
+	struct builder_symbol *syms;
+	size_t nr, cap;
+	uint32_t added;  /* symbols added so far: the order among equals */
+	bool kallsyms;   /* end fixups as for /proc/kallsyms, no tree */
+	struct byte_buffer names;
+	struct symbol_tree tree; /* perf's, nodes numbered by the order added */
+	uint64_t *starts;        /* by the order added: the tree's keys */
+};
+
+/* An empty builder; kallsyms: the table is /proc/kallsyms's. */
+void symtab_builder_init(struct symtab_builder *b, bool kallsyms);
+/* Adds a symbol (size 0: none given); in kallsyms, a module's symbol is
+ * named "NAME\t[MODULE]" until its fixups are done. -1 if memory ran out. */
+int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
+		       uint8_t type, const char *name);
+/* Adds a symbol under its demangled name when it has one (demangle.h). */
+int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
+				 uint8_t binding, uint8_t type, const char *name);
+/* Ends, fixup and duplicates, of everything added so far; -1 if memory ran out. */
+int symtab_builder_fixup(struct symtab_builder *b);
+/* Sorts what was added since (without fixups) and hands the table to t (all
+ * of t: no segments yet); the builder is left empty. -1 if memory ran out (t
+ * is then empty). */
+int symtab_builder_finish(struct symtab_builder *b, struct symtab *t);
+void symtab_builder_free(struct symtab_builder *b);
+
+/* perf's choose_best_symbol() for two symbols at one address: the sized one,
+ * then the one not weak, then the global one, then the one with fewer
+ * leading underscores, then the longer name; then a (but a "SyS" or
+ * "compat_SyS" alias loses). Returns 0 for a, 1 for b. */
+int symbol_choose_best(const struct symbol *a, const struct symbol *b);
 
 #endif

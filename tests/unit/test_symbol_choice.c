@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_symbol_choice.c: symbol tables as perf 6.1 makes them: which alias it keeps,
+ * how far a symbol reaches, kallsyms' rules, and its tree's lookups among overlaps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symbol_tree.h"
+#include "symbols/symbols.h"
+#include "test_util.h"
+
+static struct symbol sym(const char *name, uint64_t size, uint8_t binding)
+{
+	return (struct symbol){ 0x1000, 0x1000 + size, name, binding, STT_FUNC };
+}
+
+/* choose_best_symbol's rules, each deciding where the ones before tie. */
+static void test_choose_best_rules(void **state)
+{
+	struct symbol a, b;
+
+	(void)state;
+	/* a size over none */
+	a = sym("zzz", 0, STB_GLOBAL), b = sym("y", 8, STB_LOCAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+	assert_int_equal(symbol_choose_best(&b, &a), 0);
+	/* not weak over weak: __brk, not brk */
+	a = sym("brk", 8, STB_WEAK), b = sym("__brk", 8, STB_GLOBAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+	assert_int_equal(symbol_choose_best(&b, &a), 0);
+	/* a local beats a weak one: __GI___execve over execve */
+	a = sym("execve", 8, STB_WEAK), b = sym("__GI___execve", 8, STB_LOCAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+	/* global over local */
+	a = sym("local", 8, STB_LOCAL), b = sym("__global", 8, STB_GLOBAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+	/* fewer leading underscores: mprotect over __mprotect and __GI_mprotect */
+	a = sym("__mprotect", 8, STB_LOCAL), b = sym("mprotect", 8, STB_LOCAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+	/* then the longer name: __GI___execve over __execve */
+	a = sym("__execve", 8, STB_LOCAL), b = sym("__GI___execve", 8, STB_LOCAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+	/* all equal: the first, unless it is a SyS alias */
+	a = sym("abc", 8, STB_GLOBAL), b = sym("xyz", 8, STB_GLOBAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 0);
+	a = sym("SyS_read", 8, STB_GLOBAL), b = sym("sys_read", 8, STB_GLOBAL);
+	assert_int_equal(symbol_choose_best(&a, &b), 1);
+}
+
+/* One phase of perf's loading: the symbols in file order, then the fixups. */
+static void add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
+		const char *name)
+{
+	assert_int_equal(symtab_builder_add(b, start, size, binding, STT_FUNC, name), 0);
+}
+
+static const char *name_at(const struct symtab *t, uint64_t addr)
+{
+	const struct symbol *s = symtab_find(t, addr);
+
+	return s ? s->name : "(none)";
+}
+
+/* The end fixup comes before the choice among aliases, so of two zero-sized
+ * aliases the second reaches the next symbol and wins; a sized alias keeps
+ * its size and its rules. */
+static void test_fixups_then_aliases(void **state)
+{
+	struct symtab_builder b;
+	struct symtab t;
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	add(&b, 0x1000, 0, STB_GLOBAL, "first_zero");
+	add(&b, 0x1000, 0, STB_WEAK, "second_zero");
+	add(&b, 0x1100, 0x20, STB_WEAK, "brk");
+	add(&b, 0x1100, 0x20, STB_GLOBAL, "__brk");
+	add(&b, 0x1200, 0x10, STB_LOCAL, "__sin_fma");
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	assert_int_equal(t.nr, 3);
+	assert_string_equal(name_at(&t, 0x1000), "second_zero");
+	assert_string_equal(name_at(&t, 0x10ff), "second_zero");
+	assert_string_equal(name_at(&t, 0x1110), "__brk");
+	/* a sized symbol keeps its end: past it, nothing */
+	assert_string_equal(name_at(&t, 0x1150), "(none)");
+	/* the last symbol with a size ends there */
+	assert_string_equal(name_at(&t, 0x120f), "__sin_fma");
+	assert_string_equal(name_at(&t, 0x1210), "(none)");
+	symtab_free(&t);
+}
+
+/* A second table (.dynsym after .symtab) is fixed up with the first one's
+ * symbols in place: a zero-sized alias there reaches the next symbol too, and
+ * the rules decide (global over local). */
+static void test_second_table(void **state)
+{
+	struct symtab_builder b;
+	struct symtab t;
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	add(&b, 0x1000, 0, STB_LOCAL, "_init");
+	add(&b, 0x1100, 0x40, STB_LOCAL, "__local_name");
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	add(&b, 0x1000, 0, STB_GLOBAL, "_init_alias");
+	add(&b, 0x1100, 0x40, STB_GLOBAL, "exported");
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	assert_string_equal(name_at(&t, 0x1000), "_init_alias");
+	assert_string_equal(name_at(&t, 0x1120), "exported");
+	symtab_free(&t);
+}
+
+/*
+ * PLT entries come after the fixups, inside the _init stretched to _start,
+ * and perf finds a symbol by walking its red-black tree, not by interval:
+ * with _init and _start inserted, then sin@plt, the tree is sin@plt over
+ * _init and _start, so an address of _init past sin@plt is found in neither.
+ */
+static void test_lookup_walks_perfs_tree(void **state)
+{
+	struct symtab_builder b;
+	struct symtab t;
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	add(&b, 0x1000, 0, STB_GLOBAL, "_init");
+	add(&b, 0x10b0, 0x22, STB_GLOBAL, "_start");
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	add(&b, 0x1030, 0x10, STB_GLOBAL, "sin@plt");
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	assert_string_equal(name_at(&t, 0x1005), "_init");
+	assert_string_equal(name_at(&t, 0x1035), "sin@plt");
+	assert_string_equal(name_at(&t, 0x1048), "(none)");
+	assert_string_equal(name_at(&t, 0x10b5), "_start");
+	symtab_free(&t);
+}
+
+/* kallsyms: of the aliases at one address the last one listed (the only one
+ * its fixup sizes); a page past the kernel's last symbol before a module's;
+ * no symbols of modules perf has no map for (no modules file beside it). */
+static void test_kallsyms(void **state)
+{
+	static const char text[] = "ffffffff81000000 T _text\n"
+				   "ffffffff81000100 T sys_alias_a\n"
+				   "ffffffff81000100 t sys_alias_b\n"
+				   "ffffffff81000200 W weak_func\n"
+				   "ffffffff81000300 r not_text\n"
+				   "ffffffff81000400 t last_kernel\n"
+				   "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+	char *dir = tu_tempdir(), path[4096], err[256];
+	struct symtab t;
+
+	(void)state;
+	tu_write_file(dir, "kallsyms", text, strlen(text));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	assert_int_equal(symtab_load_kallsyms(&t, path, err, sizeof(err)), 0);
+	assert_string_equal(name_at(&t, 0xffffffff81000150), "sys_alias_b");
+	/* 'r' is not read: weak_func reaches last_kernel */
+	assert_string_equal(name_at(&t, 0xffffffff81000350), "weak_func");
+	assert_string_equal(name_at(&t, 0xffffffff81001fff), "last_kernel");
+	assert_string_equal(name_at(&t, 0xffffffff81002000), "(none)");
+	assert_string_equal(name_at(&t, 0xffffffffc0201000), "(none)");
+	symtab_free(&t);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The red-black properties and the in-order sequence (by key, then by the
+ * order added) after every insertion and erasure; returns the black height. */
+static int check_subtree(const struct symbol_tree *t, uint32_t n, uint32_t parent,
+			 const uint64_t *keys, uint32_t *seq, size_t *nr)
+{
+	int lh, rh;
+
+	if (n == TREE_NONE)
+		return 1;
+	assert_int_equal(t->parent[n], parent);
+	if (t->red[n])
+		assert_true((t->left[n] == TREE_NONE || !t->red[t->left[n]]) &&
+			    (t->right[n] == TREE_NONE || !t->red[t->right[n]]));
+	lh = check_subtree(t, t->left[n], n, keys, seq, nr);
+	seq[(*nr)++] = n;
+	rh = check_subtree(t, t->right[n], n, keys, seq, nr);
+	assert_int_equal(lh, rh);
+	return lh + !t->red[n];
+}
+
+static void check_tree(const struct symbol_tree *t, const uint64_t *keys, size_t live)
+{
+	uint32_t seq[512];
+	size_t nr = 0;
+
+	if (t->root != TREE_NONE)
+		assert_false(t->red[t->root]);
+	check_subtree(t, t->root, TREE_NONE, keys, seq, &nr);
+	assert_int_equal(nr, live);
+	for (size_t i = 1; i < nr; i++)
+		assert_true(keys[seq[i - 1]] < keys[seq[i]] ||
+			    (keys[seq[i - 1]] == keys[seq[i]] && seq[i - 1] < seq[i]));
+}
+
+static void test_tree_stays_red_black(void **state)
+{
+	struct symbol_tree t;
+	uint64_t keys[512];
+	bool live[512] = { false };
+	size_t nr = 0;
+	uint32_t seed = 12345;
+
+	(void)state;
+	symbol_tree_init(&t);
+	assert_int_equal(symbol_tree_reserve(&t, 512), 0);
+	for (uint32_t i = 0; i < 512; i++) {
+		seed = seed * 1103515245 + 12345;
+		keys[i] = (seed >> 16) % 64; /* many equal keys */
+		symbol_tree_insert(&t, i, keys);
+		live[i] = true;
+		nr++;
+		if (i % 3 == 2) {
+			uint32_t victim = (seed >> 8) % (i + 1);
+
+			if (live[victim]) {
+				symbol_tree_erase(&t, victim);
+				live[victim] = false;
+				nr--;
+			}
+		}
+		check_tree(&t, keys, nr);
+	}
+	symbol_tree_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_choose_best_rules),
+		cmocka_unit_test(test_fixups_then_aliases),
+		cmocka_unit_test(test_second_table),
+		cmocka_unit_test(test_lookup_walks_perfs_tree),
+		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_tree_stays_red_black),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

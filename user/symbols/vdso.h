@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* vdso.h: the vdso's symbols, read from this process's own vdso as perf reads
+ * its own: the kernel maps one image into every process of a boot. */
+#ifndef RINGTRACE_VDSO_H
+#define RINGTRACE_VDSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/symbols.h"
+
+/* Loads the symbols of this process's [vdso]; with want_len, only if its
+ * build-id is want_id (the recording named the one it saw). Returns 0, or -1
+ * with err set (no vdso, another build). */
+int symtab_load_vdso(struct symtab *t, const uint8_t *want_id, size_t want_len, char *err,
+		     size_t errlen);
+
+#endif
