@@ -6,11 +6,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "format/perf_record.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
+#define VDSO_DSO "[vdso]"
 #define UNKNOWN "[unknown]"
+
+/* Memory perf takes for anonymous (is_anon_memory, and MAP_HUGETLB) or for
+ * no file (is_no_dso_memory). */
+static bool is_anonymous(const char *name)
+{
+	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
+	       !strncmp(name, "/anon_hugepage", 14);
+}
+
+static bool has_no_file(const char *name)
+{
+	return !strncmp(name, "[stack", 6) || !strncmp(name, "/SYSV", 5) || !strcmp(name, "[heap]");
+}
 
 void address_space_init(struct address_space *as, const char *kallsyms_path)
 {
@@ -202,9 +217,12 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 	struct perf_mmap m;
 	struct process *p;
 	struct map map;
+	char jit_map[48];
+	const char *name;
 
 	if (perf_mmap_decode(rec, sample_id_type, &m))
 		return -1;
+	name = m.filename;
 	if ((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 	    m.pid == (uint32_t)-1) {
 		if (!strncmp(m.filename, KERNEL_DSO, strlen(KERNEL_DSO))) {
@@ -220,9 +238,22 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 	if (m.len > UINT64_MAX - m.start) /* no user mapping ends past 2^64 */
 		return -1;
 	p = get_process(as, m.pid);
-	map = (struct map){ m.start, m.start + m.len, m.pgoff,
-			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size) };
-	if (!p || !map.dso)
+	if (!p)
+		return -1;
+	map = (struct map){ m.start, m.start + m.len, m.pgoff, NULL, false };
+	if (is_anonymous(m.filename) || (m.flags & MAP_HUGETLB) || has_no_file(m.filename)) {
+		/* perf names executable anonymous memory after the JIT map file
+		 * it would read, and shows its addresses as they are */
+		map.identity = true;
+		if (m.prot & PROT_EXEC) {
+			snprintf(jit_map, sizeof(jit_map), "/tmp/perf-%u.map", m.pid);
+			name = jit_map;
+		}
+	} else if (!strcmp(m.filename, VDSO_DSO)) {
+		map.pgoff = 0; /* as perf: the vDSO's offsets count from its start */
+	}
+	map.dso = get_dso_build_id(as, name, m.build_id, m.build_id_size);
+	if (!map.dso)
 		return -1;
 	return insert_map(p, &map);
 }
@@ -239,14 +270,9 @@ static int apply_comm(struct address_space *as, const struct perf_event_header *
 	if (!t)
 		return -1;
 	t->pid = c.pid;
+	/* an exec keeps the old mappings until new ones cover them, as perf
+	 * keeps them: the samples of the exec itself still unwind through them */
 	t->comm = address_space_intern(as, c.comm);
-	if (c.exec) { /* a new program: the old mappings are gone */
-		struct process *p = get_process(as, c.pid);
-
-		if (!p)
-			return -1;
-		p->nr_maps = 0;
-	}
 	return t->comm ? 0 : -1;
 }
 
@@ -386,6 +412,8 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 	d->loaded = true;
 	if (d->kernel)
 		d->unreadable = symtab_load_kallsyms(&d->symtab, kallsyms_path, NULL, 0) != 0;
+	else if (!strcmp(d->path, VDSO_DSO))
+		d->unreadable = symtab_load_vdso(&d->symtab) != 0;
 	else if (d->path[0] == '[' || !strncmp(d->path, "//", 2))
 		d->unreadable = true; /* [vdso], //anon: nothing on disk to read */
 	else
@@ -401,7 +429,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
-	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, false };
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false, false };
 	if (cpumode == PERF_RECORD_MISC_KERNEL) {
 		out->kernel = true;
 		if (!as->kernel) {
@@ -418,6 +446,9 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		if (!m)
 			return;
 		dso = m->dso;
+		if (!m->identity)
+			out->map_addr = ip - m->start + m->pgoff;
+		out->mapped = true;
 		if (!dso->loaded)
 			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||
@@ -426,6 +457,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			return;
 		}
 	}
+	out->mapped = true;
 	out->dso = dso->path;
 	out->addr = addr;
 	if (!dso->loaded)

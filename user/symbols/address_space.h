@@ -25,6 +25,7 @@ struct dso {
 struct map {
 	uint64_t start, end, pgoff;
 	struct dso *dso;
+	bool identity; /* anonymous memory: addresses are not file offsets */
 };
 
 struct process {
@@ -57,6 +58,9 @@ struct resolved {
 	const char *symbol; /* a name, or "[unknown]" */
 	uint64_t symbol_start;
 	uint64_t addr;      /* ip where symbols live: symbol_start's address space */
+	uint64_t map_addr;  /* ip in its mapping as perf shows it: the file offset
+			     * (ip itself for the kernel, anonymous memory, or no mapping) */
+	bool mapped;        /* ip lies in a mapping (user) or the kernel */
 	bool kernel;
 };
 

@@ -32,7 +32,10 @@ struct symtab {
 /* Loads the function symbols of /proc/kallsyms (or another file in its format).
  * Returns 0, or -1 with err set. */
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
-/* Loads the function symbols and PT_LOAD segments of an ELF file. */
+/* Loads the symbols and PT_LOAD segments of an ELF file: those perf 6.1
+ * loads (functions, objects, labels in text; its .symtab, or a debug file's,
+ * then its .dynsym; NAME@plt for its PLT entries), with perf's choice among
+ * symbols at one address, so that addresses resolve to the names perf shows. */
 int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen);
 /* Like symtab_load_elf, but only from the file with that build-id: path if
  * it still is that file, else a copy named by build-id (xx/yyyy) in one of
@@ -43,6 +46,9 @@ int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen
 int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
 			     const uint8_t *build_id, size_t len, const char *const *dirs,
 			     char *err, size_t errlen);
+/* Loads the symbols of this process's own vDSO, which is every process's on
+ * this kernel (perf reads its own too). 0, or -1. */
+int symtab_load_vdso(struct symtab *t);
 /* The symbol containing addr, or NULL. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
