@@ -144,7 +144,7 @@ static const struct options_entry script_options_table[] = {
 	{ "input", 'i', "DIR", "the recording (also the first argument)", NULL, SCRIPT_OPT_INPUT },
 	{ "fields", 'F', "[TYPE:]FIELDS",
 	  "print these fields, comma-separated, from comm, tid, pid, cpu, time, period, event, "
-	  "ip, sym, symoff, dso, trace (as perf script -F: +F adds, -F removes; TYPE sw, hw or "
+	  "ip, sym, symoff, dso, trace (as perf script -F: +FIELD adds, -FIELD removes; TYPE sw, hw or "
 	  "trace for those events only)",
 	  NULL, SCRIPT_OPT_FIELDS },
 	{ "ns", 0, NULL, "times to the nanosecond", NULL, SCRIPT_OPT_NS },
