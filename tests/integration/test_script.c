@@ -143,6 +143,29 @@ static void test_loadgen_matches_perf(void **state)
 	free(text);
 }
 
+/* A C++ program (names demangled as perf shows them, without parameters) and
+ * a stripped one (.dynsym only). */
+static void test_cxx_and_stripped_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	const char *symgen = getenv("SYMGEN_DIR");
+	char args[1024];
+	char *text;
+
+	tu_skip_unless_possible();
+	if (!symgen || !*symgen)
+		tu_skip("SYMGEN_DIR is not set: make sets it to the directory of symgen_cxx");
+	snprintf(args, sizeof(args), "-g -- %s/symgen_cxx 1", symgen);
+	record(fx, "cxx", args);
+	text = expect_same_as_perf(fx, "cxx", "", 100);
+	if (!strstr(text, " ringtrace_test::Spinner::spin+0x"))
+		fail_msg("the C++ method is not named as perf names it:\n%.2000s", text);
+	free(text);
+	snprintf(args, sizeof(args), "-g -- %s/symgen_stripped 1", symgen);
+	record(fx, "stripped", args);
+	free(expect_same_as_perf(fx, "stripped", "", 100));
+}
+
 /* Tracepoints with a __data_loc string (sched_process_exec's filename) and
  * with pointers (sys_enter_openat's), printed by their print fmt. */
 static void test_tracepoints_match_perf(void **state)
@@ -229,6 +252,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_callchains_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loadgen_matches_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cxx_and_stripped_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracepoints_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_events_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_faults_match_perf, setup, teardown),

@@ -65,7 +65,7 @@ static void test_cxx_names_are_demangled(void **state)
 	dir = record_program(prog);
 	top_symbol(dir, "symgen_cxx", sym, sizeof(sym), &pct);
 	print_message("top: %s %.2f%%\n", sym, pct);
-	assert_string_equal(sym, "ringtrace_test::Spinner::spin(int)");
+	assert_string_equal(sym, "ringtrace_test::Spinner::spin"); /* perf's form */
 	assert_true(pct > 50.0);
 	tu_rmtree(dir);
 	free(dir);

@@ -9,6 +9,7 @@ char *demangle(const char *name)
 {
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
-	/* AUTO tries Rust (legacy and v0) and then the C++ ABI */
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	/* AUTO tries Rust (legacy and v0) and then the C++ ABI; without
+	 * DMGL_PARAMS, as perf demangles (unless verbose): no parameter lists */
+	return cplus_demangle(name, DMGL_AUTO);
 }
