@@ -176,7 +176,9 @@ check-layers:
 check: programs $(SYMGEN) $(UNIT_TESTS) $(INTEGRATION_TESTS)
 	@$(MAKE) --no-print-directory unit-test integration-test
 
-SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+LSAN_SUPPRESSIONS := $(abspath tests/fuzz/lsan.supp)
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	   LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS)
 
 unit-test: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(SAN_ENV) $$t; done
@@ -239,7 +241,7 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
 		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
-		if ! $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
+		if ! LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS) $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
 			$(FUZZ_OUTPUT)/corpus-$$n $$seeds > $(FUZZ_OUTPUT)/$$n.log 2>&1; then \
 			tail -40 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \

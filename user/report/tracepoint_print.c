@@ -6,8 +6,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "format/tracing_data.h"
@@ -115,6 +118,11 @@ static bool bounded_arg(const struct tep_print_arg *a)
 			if (!strcmp(a->op.op, "[") || !bounded_arg(a->op.left) ||
 			    !bounded_arg(a->op.right))
 				return false;
+			/* a division by the record could divide by zero */
+			if ((!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%")) &&
+			    (!a->op.right || a->op.right->type != TEP_PRINT_ATOM ||
+			     !strtoull(a->op.right->atom.atom, NULL, 0)))
+				return false;
 			break;
 		default:
 			break;
@@ -129,9 +137,81 @@ static void set_error(char *err, size_t errlen, const struct perf_input *in, uin
 	rt_format(err, errlen, "%s: offset %" PRIu64 ": %s", in->files[0].path, offset, what);
 }
 
+/* Whether libtraceevent parses this format, and prints a record of zeros by
+ * it, without crashing: it dereferences NULL on some malformed print fmts (a
+ * recording is untrusted input), so a child process tries it first. */
+static bool try_in_child(const struct tracing_data_contents *c, const struct tracing_data_text *t)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		struct tep_handle *tep = tep_alloc();
+		struct tep_event *ev = NULL;
+		uint8_t *zeros = calloc(1, SCRATCH_SIZE);
+		struct tep_record record = { .data = zeros, .size = 64 };
+		struct trace_seq s;
+
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL); /* die quietly, not in a handler */
+		if (!tep || !zeros)
+			_exit(1);
+		tep_set_file_bigendian(tep, c->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+		tep_set_long_size(tep, c->long_size);
+		if (!tep_parse_format(tep, &ev, t->text, t->len, t->system) && ev) {
+			trace_seq_init(&s);
+			tep_print_event(tep, &s, &record, "%s", TEP_PRINT_INFO);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The verdicts on formats tried, by a 64-bit FNV-1a hash of their layout,
+ * system and text: a process that reads many recordings (the fuzzer) forks
+ * once per distinct format. Direct-mapped; 0 is an empty slot. */
+#define VERDICT_SLOTS 1024
+static struct {
+	uint64_t hash;
+	bool safe;
+} verdicts[VERDICT_SLOTS];
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool parses_safely(const struct tracing_data_contents *c, const struct tracing_data_text *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t slot;
+
+	h = fnv1a(h, &c->big_endian, sizeof(c->big_endian));
+	h = fnv1a(h, &c->long_size, sizeof(c->long_size));
+	h = fnv1a(h, t->system, strlen(t->system) + 1);
+	h = fnv1a(h, t->text, t->len) | 1; /* never 0 */
+	slot = h % VERDICT_SLOTS;
+	if (verdicts[slot].hash != h) {
+		verdicts[slot].safe = try_in_child(c, t);
+		verdicts[slot].hash = h;
+	}
+	return verdicts[slot].safe;
+}
+
 /* Parses one event format, after checking its fields; -1 with err set. */
 static int add_event(struct tracepoint_printer *p, const struct perf_input *in, uint64_t base,
-		     const struct tracing_data_text *t, char *err, size_t errlen)
+		     const struct tracing_data_contents *c, const struct tracing_data_text *t,
+		     char *err, size_t errlen)
 {
 	int64_t bad = bad_field_line(t->text, t->len);
 	struct tep_event *ev = NULL;
@@ -141,8 +221,9 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 			  "a tracepoint field that no record can hold");
 		return -1;
 	}
-	if (tep_parse_format(p->tep, &ev, t->text, t->len, t->system) || !ev)
-		return 0; /* perf skips a format it cannot parse too */
+	if (!parses_safely(c, t) || tep_parse_format(p->tep, &ev, t->text, t->len, t->system) ||
+	    !ev)
+		return 0; /* its samples print no fields (perf skips a format it cannot parse) */
 	if (!fields_fit(ev->format.common_fields) || !fields_fit(ev->format.fields)) {
 		set_error(err, errlen, in, base + t->offset,
 			  "a tracepoint field that no record can hold");
@@ -152,6 +233,48 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 		/* its print fmt reads where the record says: name=value instead */
 		ev->flags |= TEP_EVENT_FL_FAILED;
 	}
+	return 0;
+}
+
+/* Whether a printk format line is one libtraceevent reads safely:
+ * 0xADDR : "TEXT" (it reads past an empty or unquoted one). */
+static bool printk_line_ok(const char *line, size_t len)
+{
+	size_t i = 2;
+
+	if (len < 2 || memcmp(line, "0x", 2))
+		return false;
+	while (i < len && isxdigit((unsigned char)line[i]))
+		i++;
+	if (i == 2 || len - i < 5 || memcmp(line + i, " : \"", 4) || line[len - 1] != '"')
+		return false;
+	return !memchr(line, '\0', len);
+}
+
+/* The printk formats (addresses of constant strings some print fmts print),
+ * the well-formed lines only. 0, or -1 if memory ran out. */
+static int add_printk_formats(struct tracepoint_printer *p, const struct tracing_data_text *t)
+{
+	char *kept = malloc(t->len + 2);
+	size_t n = 0;
+
+	if (!kept)
+		return -1;
+	for (size_t at = 0; at < t->len;) {
+		const char *line = t->text + at, *eol = memchr(line, '\n', t->len - at);
+		size_t len = eol ? (size_t)(eol - line) : t->len - at;
+
+		if (printk_line_ok(line, len)) {
+			memcpy(kept + n, line, len);
+			n += len;
+			kept[n++] = '\n';
+		}
+		at += len + 1;
+	}
+	kept[n] = '\0';
+	if (n)
+		tep_parse_printk_formats(p->tep, kept);
+	free(kept);
 	return 0;
 }
 
@@ -187,17 +310,15 @@ int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_i
 	tep_set_long_size(p->tep, c.long_size);
 	tep_set_page_size(p->tep, (int)c.page_size);
 	for (size_t i = 0; i < c.nr_events; i++) {
-		if (add_event(p, in, base, &c.events[i], err, errlen)) {
+		if (add_event(p, in, base, &c, &c.events[i], err, errlen)) {
 			tracing_data_contents_free(&c);
 			return -1;
 		}
 	}
-	if (c.printk.len) {
-		char *formats = strndup(c.printk.text, c.printk.len);
-
-		if (formats)
-			tep_parse_printk_formats(p->tep, formats);
-		free(formats);
+	if (c.printk.len && add_printk_formats(p, &c.printk)) {
+		tracing_data_contents_free(&c);
+		rt_format(err, errlen, "out of memory");
+		return -1;
 	}
 	tracing_data_contents_free(&c);
 	return 0;
