@@ -466,3 +466,46 @@ bool tu_wait_gone(pid_t pid, double seconds)
 		usleep(10000);
 	return !tu_running(pid);
 }
+
+/* HEADER_TRACING_DATA as perf writes it (trace-cmd 0.6), from format texts. */
+static void put_tracing_file(struct byte_buffer *b, const char *text, int size_bytes)
+{
+	uint64_t len = strlen(text);
+
+	byte_buffer_append(b, &len, (size_t)size_bytes);
+	byte_buffer_append(b, text, len);
+}
+
+void tu_tracing_data(struct byte_buffer *b, const char *system, const char *const *formats,
+			 uint32_t nr)
+{
+	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	uint8_t little_endian = 0, long_size = 8;
+	uint32_t page_size = 4096, zero = 0, one = 1;
+	uint64_t no_cmdlines = 0;
+
+	byte_buffer_append(b, magic, sizeof(magic));
+	byte_buffer_append(b, "0.6", 4);
+	byte_buffer_append(b, &little_endian, 1);
+	byte_buffer_append(b, &long_size, 1);
+	byte_buffer_append(b, &page_size, 4);
+	byte_buffer_append(b, "header_page", 12);
+	put_tracing_file(b, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n", 8);
+	byte_buffer_append(b, "header_event", 13);
+	put_tracing_file(b, "# compressed entry header\n\ttype_len    :    5 bits\n"
+		    "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
+		    "\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+		    "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n", 8);
+	byte_buffer_append(b, &zero, 4); /* no ftrace formats */
+	byte_buffer_append(b, &one, 4);  /* one system */
+	byte_buffer_append(b, system, strlen(system) + 1);
+	byte_buffer_append(b, &nr, 4);
+	for (uint32_t i = 0; i < nr; i++)
+		put_tracing_file(b, formats[i], 8);
+	byte_buffer_append(b, &zero, 4); /* no kallsyms */
+	byte_buffer_append(b, &zero, 4); /* no printk formats */
+	byte_buffer_append(b, &no_cmdlines, 8);
+}

@@ -144,6 +144,11 @@ void tu_recording_sample(struct tu_recording *r, unsigned int event, const struc
 void tu_recording_write(const struct tu_recording *r, const char *dir);
 void tu_recording_free(struct tu_recording *r);
 
+/* Appends HEADER_TRACING_DATA as perf writes it (trace-cmd 0.6): the header
+ * files, then these nr event formats (their text) of one system. */
+void tu_tracing_data(struct byte_buffer *b, const char *system, const char *const *formats,
+		     uint32_t nr);
+
 /* Appends one PERF_RECORD_SAMPLE laid out by sample_type as the kernel and
  * ringtrace's BPF sampler lay it out: IDENTIFIER, IP, TID, TIME, ADDR, ID,
  * STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW (padded to 8 bytes), CGROUP; misc

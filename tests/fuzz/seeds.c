@@ -69,49 +69,6 @@ static void write_seed(const char *name, const char *dir)
 	byte_buffer_free(&seed);
 }
 
-/* HEADER_TRACING_DATA as perf writes it (trace-cmd 0.6), from format texts. */
-static void put_file(struct byte_buffer *b, const char *text, int size_bytes)
-{
-	uint64_t len = strlen(text);
-
-	byte_buffer_append(b, &len, (size_t)size_bytes);
-	byte_buffer_append(b, text, len);
-}
-
-static void tracing_data(struct byte_buffer *b, const char *system, const char *const *formats,
-			 uint32_t nr)
-{
-	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	uint8_t little_endian = 0, long_size = 8;
-	uint32_t page_size = 4096, zero = 0, one = 1;
-	uint64_t no_cmdlines = 0;
-
-	byte_buffer_append(b, magic, sizeof(magic));
-	byte_buffer_append(b, "0.6", 4);
-	byte_buffer_append(b, &little_endian, 1);
-	byte_buffer_append(b, &long_size, 1);
-	byte_buffer_append(b, &page_size, 4);
-	byte_buffer_append(b, "header_page", 12);
-	put_file(b, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n", 8);
-	byte_buffer_append(b, "header_event", 13);
-	put_file(b, "# compressed entry header\n\ttype_len    :    5 bits\n"
-		    "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
-		    "\tpadding     : type == 29\n\ttime_extend : type == 30\n"
-		    "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n", 8);
-	byte_buffer_append(b, &zero, 4); /* no ftrace formats */
-	byte_buffer_append(b, &one, 4);  /* one system */
-	byte_buffer_append(b, system, strlen(system) + 1);
-	byte_buffer_append(b, &nr, 4);
-	for (uint32_t i = 0; i < nr; i++)
-		put_file(b, formats[i], 8);
-	byte_buffer_append(b, &zero, 4); /* no kallsyms */
-	byte_buffer_append(b, &zero, 4); /* no printk formats */
-	byte_buffer_append(b, &no_cmdlines, 8);
-}
-
 static const char fixed_format[] =
 	"name: fixed\nID: 77\nformat:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -186,7 +143,7 @@ static void synthetic_tracepoints(void)
 		->sample_period = 1;
 	tu_recording_event(&r, "synthetic:dynamic", PERF_TYPE_TRACEPOINT, 78, TP_TYPE, 103)
 		->sample_period = 1;
-	tracing_data(&td, "synthetic", formats, 2);
+	tu_tracing_data(&td, "synthetic", formats, 2);
 	r.header.tracing_data = td.data;
 	r.header.tracing_data_size = td.len;
 	perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, K(0), &sid);
@@ -258,7 +215,7 @@ static void regression_field_offset_wraps(void)
 	tu_recording_init(&r, 1);
 	tu_recording_event(&r, "synthetic:wrapping", PERF_TYPE_TRACEPOINT, 77, TP_TYPE, 102)
 		->sample_period = 1;
-	tracing_data(&td, "synthetic", formats, 1);
+	tu_tracing_data(&td, "synthetic", formats, 1);
 	r.header.tracing_data = td.data;
 	r.header.tracing_data_size = td.len;
 	common_fields(raw, 77);

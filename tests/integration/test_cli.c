@@ -289,6 +289,7 @@ static void test_crafted_format_is_one_line(void **state)
 				 .raw_size = sizeof(raw), .raw = raw };
 	char *dir = tu_tempdir(), cmd[8192], needle[4200];
 	struct tu_recording r;
+	struct byte_buffer td = { 0 };
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -297,11 +298,13 @@ static void test_crafted_format_is_one_line(void **state)
 			   PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW,
 			   102);
-	r.header.tracing_data = format;
-	r.header.tracing_data_size = sizeof(format) - 1;
+	tu_tracing_data(&td, "fake", (const char *const[]){ format }, 1);
+	r.header.tracing_data = td.data;
+	r.header.tracing_data_size = td.len;
 	tu_recording_sample(&r, 0, &s);
 	tu_recording_write(&r, dir);
 	tu_recording_free(&r);
+	byte_buffer_free(&td);
 	snprintf(cmd, sizeof(cmd), "script %s", dir);
 	snprintf(needle, sizeof(needle), "%s/data: offset ", dir);
 	expect_one_line_status(cmd, needle, 1);

@@ -38,10 +38,10 @@
 #define EXPECTED_DIR "tests/unit/expected"
 #endif
 
-static const char tracing_data[] =
+static const char fake_format[] =
 	"name: fake_event\nID: 77\nformat:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:char label[8];\toffset:12;\tsize:8;\tsigned:0;\n"
 	"\nprint fmt: \"value=%d\", REC->value\n";
@@ -84,6 +84,7 @@ static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	struct tu_recording r;
+	struct byte_buffer td = { 0 };
 	struct perf_event_attr *clock, *tp;
 	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "synthetic" };
 	struct perf_sample_id sid = { .pid = PID, .tid = PID, .id = CLOCK_ID };
@@ -103,8 +104,9 @@ static int setup(void **state)
 				TP_ID);
 	tp->size = sizeof(*tp);
 	tp->sample_period = 1;
-	r.header.tracing_data = tracing_data;
-	r.header.tracing_data_size = sizeof(tracing_data) - 1;
+	tu_tracing_data(&td, "fake", (const char *const[]){ fake_format }, 1);
+	r.header.tracing_data = td.data;
+	r.header.tracing_data_size = td.len;
 	assert_int_equal(perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, K(0), &sid), 0);
 	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &comm, &sid), 0);
 
@@ -126,6 +128,7 @@ static int setup(void **state)
 	tu_recording_write(&r, fx->dir);
 	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s/kallsyms", fx->dir);
 	tu_recording_free(&r);
+	byte_buffer_free(&td);
 	*state = fx;
 	return 0;
 }

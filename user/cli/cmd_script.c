@@ -14,8 +14,30 @@
 static int script_option(void *ctx, int id, const char *arg)
 {
 	struct script_options *o = ctx;
+	char err[512];
 
 	switch ((enum script_option_id)id) {
+	case SCRIPT_OPT_FIELDS:
+		if (!o->fields_set)
+			script_fields_default(&o->fields);
+		o->fields_set = true;
+		if (script_fields_parse(&o->fields, arg, err, sizeof(err))) {
+			rt_error("%s", err);
+			return OPTIONS_USAGE_ERROR;
+		}
+		break;
+	case SCRIPT_OPT_NS:
+		o->nanosecs = true;
+		break;
+	case SCRIPT_OPT_HIDE_CALL_GRAPH:
+		o->no_callchain = true;
+		break;
+	case SCRIPT_OPT_SHOW_LOST_EVENTS:
+		o->show_lost_events = true;
+		break;
+	case SCRIPT_OPT_SHOW_LOST_SAMPLES:
+		o->show_lost_samples = true;
+		break;
 	case SCRIPT_OPT_INPUT:
 		o->input = arg;
 		break;
@@ -42,6 +64,10 @@ int cmd_script(int argc, char **argv)
 		o.input = argv[next++];
 	if (next < argc) {
 		rt_error("unexpected argument \"%s\": script reads one recording", argv[next]);
+		return 2;
+	}
+	if (o.fields_set && script_fields_check(&o.fields, err, sizeof(err))) {
+		rt_error("%s", err);
 		return 2;
 	}
 	if (script_run(&o, stdout, err, sizeof(err))) {

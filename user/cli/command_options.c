@@ -142,6 +142,20 @@ const struct options_command report_command = {
 
 static const struct options_entry script_options_table[] = {
 	{ "input", 'i', "DIR", "the recording (also the first argument)", NULL, SCRIPT_OPT_INPUT },
+	{ "fields", 'F', "[TYPE:]FIELDS",
+	  "print these fields, comma-separated, from comm, tid, pid, cpu, time, period, event, "
+	  "ip, sym, symoff, dso, trace (as perf script -F: +FIELD adds, -FIELD removes; TYPE sw, hw or "
+	  "trace for those events only)",
+	  NULL, SCRIPT_OPT_FIELDS },
+	{ "ns", 0, NULL, "times to the nanosecond", NULL, SCRIPT_OPT_NS },
+	{ "hide-call-graph", 'G', NULL, "no callchains", NULL, SCRIPT_OPT_HIDE_CALL_GRAPH },
+	{ "show-lost-events", 0, NULL,
+	  "also print PERF_RECORD_LOST records (the perf buffer's losses), as perf script does",
+	  NULL, SCRIPT_OPT_SHOW_LOST_EVENTS },
+	{ "show-lost-samples", 0, NULL,
+	  "also print PERF_RECORD_LOST_SAMPLES records (the BPF ring's, the staging ring's and "
+	  "the disk's losses) alike; perf 6.1 script never prints them",
+	  NULL, SCRIPT_OPT_SHOW_LOST_SAMPLES },
 	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
 	  NULL, SCRIPT_OPT_KALLSYMS },
 	{ "symfs", 0, "DIR", "look for binaries and their debug files under DIR (as perf's --symfs)",
@@ -151,12 +165,13 @@ static const struct options_entry script_options_table[] = {
 
 const struct options_command script_command = {
 	.name = "script",
-	.usage = "ringtrace script [DIR]",
-	.description = "Prints every sample and LOST record of a recording (default "
-		       REPORT_DEFAULT_INPUT "), one per line in time order across CPUs, with "
-		       "perf script's default fields: comm, tid, [cpu], time, period, event, ip "
-		       "symbol+offset (dso); callchains one frame per line; tracepoint fields as "
-		       "name=value.",
+	.usage = "ringtrace script [DIR] [-F FIELDS] [--ns] [-G] [--show-lost-events] "
+		 "[--show-lost-samples]",
+	.description = "Prints every sample of a recording (default " REPORT_DEFAULT_INPUT
+		       "), one per line in time order across CPUs, as perf script (perf 6.1) "
+		       "prints them: comm, tid, [cpu], time, period, event, then ip sym+off "
+		       "(dso), or one such line per callchain frame and a blank line; "
+		       "tracepoints by their print format.",
 	.options = script_options_table,
 };
 

@@ -3,7 +3,9 @@
  * formats of the recorded tracepoints, so perf script can print their fields. */
 #include "format/tracing_data.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -98,4 +100,118 @@ int tracing_data_build(struct byte_buffer *b, const struct tracepoint_name *tps,
 fail:
 	rt_format(err, errlen, "cannot read tracefs to describe the tracepoints for perf script");
 	return -1;
+}
+
+/* A cursor over the tracing data; every read checked against its end. */
+struct cursor {
+	const uint8_t *data;
+	uint64_t size, at;
+};
+
+static bool take(struct cursor *c, void *out, uint64_t n)
+{
+	if (n > c->size - c->at)
+		return false;
+	memcpy(out, c->data + c->at, n);
+	c->at += n;
+	return true;
+}
+
+/* A NUL-terminated string: its start, or NULL if the data ends first. */
+static const char *take_string(struct cursor *c)
+{
+	const uint8_t *nul = memchr(c->data + c->at, '\0', c->size - c->at);
+	const char *s = (const char *)c->data + c->at;
+
+	if (!nul)
+		return NULL;
+	c->at = (uint64_t)(nul - c->data) + 1;
+	return s;
+}
+
+/* A size (u32 or u64, as the layout has it) and that many bytes. */
+static bool take_text(struct cursor *c, unsigned int size_bytes, struct tracing_data_text *t)
+{
+	uint64_t len = 0;
+	uint32_t len32;
+
+	if (size_bytes == 4) {
+		if (!take(c, &len32, 4))
+			return false;
+		len = len32;
+	} else if (!take(c, &len, 8)) {
+		return false;
+	}
+	if (len > c->size - c->at)
+		return false;
+	*t = (struct tracing_data_text){ c->at, (const char *)c->data + c->at, (size_t)len, NULL };
+	c->at += len;
+	return true;
+}
+
+int tracing_data_read(const uint8_t *data, uint64_t size, struct tracing_data_contents *out,
+		      uint64_t *bad_at)
+{
+	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct cursor c = { data, size, 0 };
+	char got_magic[sizeof(magic)];
+	const char *version, *name;
+	uint8_t endian;
+	uint32_t count, systems;
+	struct tracing_data_text skip;
+
+	memset(out, 0, sizeof(*out));
+	if (!take(&c, got_magic, sizeof(magic)) || memcmp(got_magic, magic, sizeof(magic)))
+		goto bad;
+	if (!(version = take_string(&c)) || (strcmp(version, "0.6") && strcmp(version, "0.5")) ||
+	    !take(&c, &endian, 1) || !take(&c, &out->long_size, 1) || !take(&c, &out->page_size, 4))
+		goto bad;
+	out->big_endian = endian != 0;
+	if (!(name = take_string(&c)) || strcmp(name, "header_page") ||
+	    !take_text(&c, 8, &out->header_page) || !(name = take_string(&c)) ||
+	    strcmp(name, "header_event") || !take_text(&c, 8, &skip))
+		goto bad;
+	if (!take(&c, &count, 4)) /* ftrace formats: not ours to print */
+		goto bad;
+	for (uint32_t i = 0; i < count; i++)
+		if (!take_text(&c, 8, &skip))
+			goto bad;
+	if (!take(&c, &systems, 4))
+		goto bad;
+	for (uint32_t s = 0; s < systems; s++) {
+		const char *system = take_string(&c);
+
+		if (!system || !take(&c, &count, 4))
+			goto bad;
+		for (uint32_t i = 0; i < count; i++) {
+			struct tracing_data_text *grown;
+
+			if (count > (c.size - c.at) / 8) /* each takes 8 bytes at least */
+				goto bad;
+			grown = realloc(out->events, (out->nr_events + 1) * sizeof(*grown));
+			if (!grown) {
+				tracing_data_contents_free(out);
+				return -ENOMEM;
+			}
+			out->events = grown;
+			if (!take_text(&c, 8, &out->events[out->nr_events]))
+				goto bad;
+			out->events[out->nr_events++].system = system;
+		}
+	}
+	/* kallsyms, then the printk formats (perf reads on if they are missing) */
+	if (take_text(&c, 4, &skip))
+		take_text(&c, 4, &out->printk);
+	return 0;
+bad:
+	*bad_at = c.at;
+	tracing_data_contents_free(out);
+	return -1;
+}
+
+void tracing_data_contents_free(struct tracing_data_contents *c)
+{
+	free(c->events);
+	c->events = NULL;
+	c->nr_events = 0;
 }

@@ -64,14 +64,15 @@ static int on_lost(struct recording *r, const struct recording_visitor *v,
 	perf_sample_id_decode(rec, r->in.sample_id_type, &sid);
 	if (rec->type == PERF_RECORD_LOST && ev && recording_is_tracking(r, (unsigned int)(ev - r->in.events))) {
 		r->sideband_lost += l.lost;
-		return 0;
+	} else {
+		r->lost += l.lost;
+		if (!r->lost_by_cpu &&
+		    !(r->lost_by_cpu = calloc(RECORDING_MAX_CPUS, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (sid.cpu < RECORDING_MAX_CPUS)
+			r->lost_by_cpu[sid.cpu] += l.lost;
 	}
-	r->lost += l.lost;
-	if (!r->lost_by_cpu && !(r->lost_by_cpu = calloc(RECORDING_MAX_CPUS, sizeof(uint64_t))))
-		return -ENOMEM;
-	if (sid.cpu < RECORDING_MAX_CPUS)
-		r->lost_by_cpu[sid.cpu] += l.lost;
-	return v->lost ? v->lost(v->ctx, r, sr, sid.cpu, l.lost) : 0;
+	return v->lost ? v->lost(v->ctx, r, sr, ev, &sid, l.lost) : 0;
 }
 
 int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,

@@ -32,8 +32,10 @@ struct recording_visitor {
 	/* a sample of event index event (in r->in.events) */
 	int (*sample)(void *ctx, struct recording *r, unsigned int event,
 		      const struct perf_sample *s, const struct stream_record *sr);
-	/* a LOST or LOST_SAMPLES record: count items of cpu, at time */
-	int (*lost)(void *ctx, struct recording *r, const struct stream_record *sr, uint32_t cpu,
+	/* a LOST or LOST_SAMPLES record (the side-band's too): count items lost,
+	 * of event ev (NULL if its id names none), its sample_id in *sid */
+	int (*lost)(void *ctx, struct recording *r, const struct stream_record *sr,
+		    const struct perf_input_event *ev, const struct perf_sample_id *sid,
 		    uint64_t count);
 	void *ctx;
 };

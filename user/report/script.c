@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* script.c: "ringtrace script": every sample and LOST record of a recording,
- * one per line in time order across CPUs, in perf script's default format. */
+/* script.c: "ringtrace script": every sample of a recording, one per line in
+ * time order across CPUs, printed line for line as perf 6.1's perf script. */
 #include "report/script.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,257 +11,148 @@
 
 #include "lib/log.h"
 #include "report/recording.h"
+#include "report/tracepoint_print.h"
 
-#define MAX_FIELDS 64
-#define MAX_LINE 512
-/* A tracepoint's record is a sample's PERF_SAMPLE_RAW, inside a record of at
- * most 64 KiB: a field must lie below that. */
-#define MAX_RAW_END 65536u
-
-/* A field of a tracepoint's record, from its format text. */
-struct tp_field {
-	char type[64];
-	char name[64];
-	uint32_t offset, size;
-	bool is_signed;
-	bool chars;   /* of char: printed as a string */
-	bool array;   /* a fixed array: NAME[N] */
-	bool dynamic; /* __data_loc or __rel_loc: a u32 of (length << 16 | offset) */
-	bool relative; /* __rel_loc: the offset counts from the field's end */
-	bool pointer;
-};
-
-/* The fields of one event, parsed once, when its first sample is printed. */
-struct tp_format {
-	struct tp_field fields[MAX_FIELDS];
-	unsigned int nr;
-};
+/* perf script's --max-stack default (PERF_MAX_STACK_DEPTH): frames printed
+ * per callchain, context markers not counted. */
+#define SCRIPT_MAX_STACK 127
+/* perf's kernel_start on x86_64: every address from 2^63 up is the kernel's. */
+#define KERNEL_START (1ULL << 63)
 
 struct script_state {
 	FILE *out;
-	struct tp_format **formats; /* by event index; NULL until parsed */
+	const struct script_options *o;
+	struct script_fields fields;
+	bool use_callchain;   /* some event records callchains (perf's symbol_conf) */
+	int name_width;       /* of the longest event name, as perf aligns them */
+	struct tracepoint_printer *tracepoints;
 	char *err;
 	size_t errlen;
 };
 
-/* The number after key in line ("offset:8"), at most max. */
-static bool field_number(const char *line, const char *key, uint64_t max, uint32_t *out)
+static enum script_kind kind_of(const struct perf_input_event *ev)
 {
-	const char *p = strstr(line, key);
-	unsigned long long v;
-	char *end;
-
-	if (!p)
-		return false;
-	p += strlen(key);
-	if (!isdigit((unsigned char)*p))
-		return false;
-	errno = 0;
-	v = strtoull(p, &end, 10);
-	if (errno || v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
+	return ev->attr.type == PERF_TYPE_TRACEPOINT ? SCRIPT_KIND_TRACEPOINT : SCRIPT_KIND_SAMPLE;
 }
 
-/* Parses "\tfield:TYPE NAME;\toffset:O;\tsize:S;\tsigned:X;" (line is one
- * NUL-terminated line): 1, or 0 for a declaration it cannot name, or -1 if
- * the field cannot lie in any record (bad numbers, past 64 KiB, a dynamic
- * field that is not a u32). */
-static int parse_field(const char *line, struct tp_field *f)
+static bool has_callchain(const struct perf_input_event *ev)
 {
-	const char *decl = line + strlen("\tfield:"), *semi = strchr(decl, ';');
-	const char *name, *name_end;
-	size_t len;
+	return ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
+}
 
-	memset(f, 0, sizeof(*f));
-	if (!semi)
-		return 0;
-	len = (size_t)(semi - decl);
-	while (len && decl[len - 1] == ' ')
-		len--;
-	name_end = decl + len;
-	/* NAME[N]: the name is the word before the brackets */
-	if (len && decl[len - 1] == ']') {
-		const char *open = memchr(decl, '[', len);
+static const char *event_name(const struct perf_input_event *ev)
+{
+	return ev->name ? ev->name : "[unknown]";
+}
 
-		if (!open)
-			return 0;
-		name_end = open;
-		f->array = true;
+/* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
+ * [cpu], time. */
+static void print_start(struct script_state *st, struct recording *r,
+			const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu,
+			uint64_t time)
+{
+	uint32_t f = st->fields.fields[kind_of(ev)];
+	FILE *out = st->out;
+
+	if (f & SCRIPT_FIELD_COMM) {
+		const char *comm = tid == (uint32_t)-1 ? ":-1" : address_space_comm(&r->as, pid, tid);
+
+		if ((f & SCRIPT_FIELD_IP) && has_callchain(ev) && st->use_callchain)
+			fprintf(out, "%s ", comm);
+		else
+			fprintf(out, "%16s ", comm);
 	}
-	name = name_end;
-	while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-		name--;
-	if (name == name_end || (size_t)(name_end - name) >= sizeof(f->name))
-		return 0;
-	memcpy(f->name, name, (size_t)(name_end - name));
-	/* a long type is cut, its array brackets kept */
-	snprintf(f->type, sizeof(f->type), "%.*s%s",
-		 (int)((size_t)(name - decl) < sizeof(f->type) - 3 ? (size_t)(name - decl)
-								   : sizeof(f->type) - 3),
-		 decl, f->array ? "[]" : "");
-	if (!field_number(semi, "offset:", UINT32_MAX, &f->offset) ||
-	    !field_number(semi, "size:", UINT32_MAX, &f->size))
-		return -1;
-	f->is_signed = strstr(semi, "signed:1") != NULL;
-	f->chars = strstr(f->type, "char") != NULL;
-	f->pointer = strchr(f->type, '*') != NULL;
-	f->relative = strstr(f->type, "__rel_loc") != NULL;
-	f->dynamic = f->relative || strstr(f->type, "__data_loc") != NULL;
-	if ((uint64_t)f->offset + f->size > MAX_RAW_END || (f->dynamic && f->size != 4))
-		return -1;
-	return 1;
-}
+	if ((f & SCRIPT_FIELD_PID) && (f & SCRIPT_FIELD_TID))
+		fprintf(out, "%5d/%-5d ", (int)pid, (int)tid);
+	else if (f & SCRIPT_FIELD_PID)
+		fprintf(out, "%5d ", (int)pid);
+	else if (f & SCRIPT_FIELD_TID)
+		fprintf(out, "%5d ", (int)tid);
+	if (f & SCRIPT_FIELD_CPU)
+		fprintf(out, "[%03d] ", (int)cpu);
+	if (f & SCRIPT_FIELD_TIME) {
+		if (st->o->nanosecs)
+			fprintf(out, "%5" PRIu64 ".%09" PRIu64 ": ", time / 1000000000u,
+				time % 1000000000u);
+		else {
+			char t[48];
 
-/* Whether the bytes [p, end) start with prefix. */
-static bool starts_with(const char *p, const char *end, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return (size_t)(end - p) >= n && !memcmp(p, prefix, n);
-}
-
-/* The format of tracepoint id in the recording's tracing data; -1 with err
- * naming the header file and the offset of a field that cannot be. */
-static int load_format(const struct perf_input *in, uint64_t id, struct tp_format *fmt, char *err,
-		       size_t errlen)
-{
-	const char *data = (const char *)in->tracing_data, *end, *at, *line;
-	char needle[40];
-	int n = snprintf(needle, sizeof(needle), "\nID: %" PRIu64 "\n", id);
-
-	if (!data)
-		return 0;
-	end = data + in->tracing_data_size;
-	at = memmem(data, in->tracing_data_size, needle, (size_t)n);
-	if (!at)
-		return 0;
-	for (line = at + n; line < end && fmt->nr < MAX_FIELDS;) {
-		const char *eol = memchr(line, '\n', (size_t)(end - line));
-		char text[MAX_LINE];
-		size_t len;
-		int r;
-
-		if (!eol)
-			eol = end;
-		if (starts_with(line, eol, "print fmt:") || starts_with(line, eol, "name:"))
-			break;
-		if (starts_with(line, eol, "\tfield:")) {
-			len = (size_t)(eol - line);
-			if (len >= sizeof(text))
-				len = sizeof(text) - 1; /* then its numbers do not parse */
-			memcpy(text, line, len);
-			text[len] = '\0';
-			r = parse_field(text, &fmt->fields[fmt->nr]);
-			if (r < 0) {
-				for (char *c = text; *c; c++) /* the message is one printable line */
-					if (!isprint((unsigned char)*c))
-						*c = ' ';
-				rt_format(err, errlen, "%s: offset %llu: tracepoint %" PRIu64 " has a field that no record can hold: %s",
-					  in->files[0].path,
-					  (unsigned long long)((const uint8_t *)line - in->files[0].map),
-					  id, text + 1);
-				return -1;
-			}
-			fmt->nr += (unsigned int)r;
+			snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, time / 1000000000u,
+				 time % 1000000000u / 1000u);
+			fprintf(out, "%12s: ", t);
 		}
-		line = eol + 1;
-	}
-	return 0;
-}
-
-static uint64_t read_uint(const uint8_t *p, unsigned int size)
-{
-	uint8_t b1;
-	uint16_t b2;
-	uint32_t b4;
-	uint64_t b8 = 0;
-
-	switch (size) {
-	case 1:
-		memcpy(&b1, p, 1);
-		return b1;
-	case 2:
-		memcpy(&b2, p, 2);
-		return b2;
-	case 4:
-		memcpy(&b4, p, 4);
-		return b4;
-	default:
-		memcpy(&b8, p, 8);
-		return b8;
 	}
 }
 
-static void print_string(FILE *out, const uint8_t *p, size_t max)
+/* sym+off (dso), as perf's sample__fprintf_sym prints them after the address. */
+static void print_symbol(FILE *out, uint32_t f, const struct resolved *w)
 {
-	fputc('"', out);
-	for (size_t i = 0; i < max && p[i]; i++)
-		fputc(isprint(p[i]) && p[i] != '"' ? p[i] : '.', out);
-	fputc('"', out);
+	if (f & SCRIPT_FIELD_SYM) {
+		fputc(' ', out);
+		fputs(w->symbol, out);
+		if ((f & SCRIPT_FIELD_SYMOFF) && strcmp(w->symbol, "[unknown]"))
+			fprintf(out, "+0x%" PRIx64, w->addr - w->symbol_start);
+	}
+	if (f & SCRIPT_FIELD_DSO)
+		fprintf(out, " (%s)", w->dso);
 }
 
-/* name=value for every field past the common ones, as far as the record
- * holds them: a field or dynamic data past its end is left out. */
-static void print_fields(FILE *out, const struct tp_format *fmt, const uint8_t *raw, uint32_t size)
+/* The callchain, leaf first, as perf resolves it (thread__resolve_callchain):
+ * user mode until a context marker says otherwise, markers not counted, at
+ * most SCRIPT_MAX_STACK frames, nothing if a marker is one perf does not know;
+ * a user frame's address shown as the offset in its file. */
+static void print_callchain(struct script_state *st, struct recording *r, uint32_t f,
+			    const struct perf_sample *s)
 {
-	for (unsigned int i = 0; i < fmt->nr; i++) {
-		const struct tp_field *f = &fmt->fields[i];
-		const uint8_t *p = raw + f->offset;
+	uint16_t cpumode = PERF_RECORD_MISC_USER;
+	unsigned int frames = 0;
 
-		if (!strncmp(f->name, "common_", 7) || (uint64_t)f->offset + f->size > size)
-			continue;
-		fprintf(out, " %s=", f->name);
-		if (f->dynamic) {
-			uint32_t loc = (uint32_t)read_uint(p, 4), len = loc >> 16;
-			uint64_t off = loc & 0xffff;
+	for (uint64_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
 
-			if (f->relative)
-				off += (uint64_t)f->offset + f->size;
-			if (off + len <= size && f->chars)
-				print_string(out, raw + off, len);
-			else
-				fprintf(out, "[%u bytes]", len);
-		} else if (f->chars && f->array) {
-			print_string(out, p, f->size);
-		} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
-			uint64_t v = read_uint(p, f->size);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX &&
+		    ip != (uint64_t)PERF_CONTEXT_KERNEL && ip != (uint64_t)PERF_CONTEXT_USER &&
+		    ip != (uint64_t)PERF_CONTEXT_HV)
+			return;
+	}
+	for (uint64_t i = 0; i < s->nr_callchain && frames < SCRIPT_MAX_STACK; i++) {
+		uint64_t ip = s->callchain[i];
+		struct resolved w;
 
-			if (f->pointer)
-				fprintf(out, "0x%" PRIx64, v);
-			else if (f->is_signed)
-				fprintf(out, "%" PRId64,
-					f->size == 8 ? (int64_t)v : (int64_t)(v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
-			else
-				fprintf(out, "%" PRIu64, v);
+		if (ip == (uint64_t)PERF_CONTEXT_KERNEL) {
+			cpumode = PERF_RECORD_MISC_KERNEL;
+		} else if (ip == (uint64_t)PERF_CONTEXT_USER) {
+			cpumode = PERF_RECORD_MISC_USER;
+		} else if (ip == (uint64_t)PERF_CONTEXT_HV) {
+			cpumode = PERF_RECORD_MISC_HYPERVISOR;
 		} else {
-			fprintf(out, "[%u bytes]", f->size);
+			frames++;
+			if (cpumode == PERF_RECORD_MISC_HYPERVISOR) /* perf has no maps there */
+				w = (struct resolved){ "[unknown]", "[unknown]", 0, ip, ip, false, false };
+			else
+				address_space_resolve(&r->as, s->pid, ip, cpumode, &w);
+			if (f & SCRIPT_FIELD_IP)
+				fprintf(st->out, "\t%16" PRIx64, w.mapped && !w.kernel ? w.map_ip : ip);
+			print_symbol(st->out, f, &w);
+			fputc('\n', st->out);
 		}
 	}
 }
 
-static void print_time(FILE *out, uint64_t t)
+/* The sample's own ip: its map found as perf finds it, in the other address
+ * space if its mode's has none. */
+static void print_ip(struct script_state *st, struct recording *r, uint32_t f,
+		     const struct perf_sample *s)
 {
-	fprintf(out, "%5" PRIu64 ".%06" PRIu64 ":", t / 1000000000u, t % 1000000000u / 1000u);
-}
+	uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct resolved where;
 
-static void print_where(FILE *out, uint64_t ip, const struct resolved *w)
-{
-	fprintf(out, "%16" PRIx64 " %s", ip, w->symbol);
-	if (strcmp(w->symbol, "[unknown]"))
-		fprintf(out, "+0x%" PRIx64, w->addr - w->symbol_start);
-	fprintf(out, " (%s)", w->dso);
-}
-
-static int print_frame(void *ctx, uint64_t ip, const struct resolved *where)
-{
-	FILE *out = ctx;
-
-	fputs("\t", out);
-	print_where(out, ip, where);
-	fputc('\n', out);
-	return 0;
+	address_space_resolve(&r->as, s->pid, s->ip, cpumode, &where);
+	if (!where.mapped && cpumode == PERF_RECORD_MISC_USER && s->ip >= KERNEL_START)
+		address_space_resolve(&r->as, s->pid, s->ip, PERF_RECORD_MISC_KERNEL, &where);
+	if (f & SCRIPT_FIELD_IP)
+		fprintf(st->out, "%16" PRIx64, s->ip);
+	print_symbol(st->out, f, &where);
 }
 
 static int on_sample(void *ctx, struct recording *r, unsigned int event,
@@ -270,80 +160,137 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 {
 	struct script_state *st = ctx;
 	const struct perf_input_event *ev = &r->in.events[event];
-	bool tracepoint = ev->attr.type == PERF_TYPE_TRACEPOINT;
-	struct tp_format **fmt = &st->formats[event];
+	uint32_t f = st->fields.fields[kind_of(ev)];
 	FILE *out = st->out;
 
 	(void)sr;
-	/* the format first: a malformed one is an error before any output */
-	if (tracepoint && s->raw && !*fmt) {
-		if (!(*fmt = calloc(1, sizeof(**fmt)))) {
-			rt_format(st->err, st->errlen, "out of memory");
-			return -1;
+	if (!f)
+		return 0;
+	print_start(st, r, ev, s->pid, s->tid, s->cpu, s->time);
+	if (f & SCRIPT_FIELD_PERIOD)
+		fprintf(out, "%10" PRIu64 " ", s->period);
+	if (f & SCRIPT_FIELD_EVENT)
+		fprintf(out, "%*s: ", st->name_width, event_name(ev));
+	if ((f & SCRIPT_FIELD_TRACE) && s->raw &&
+	    tracepoint_printer_print(st->tracepoints, ev->attr.config, s->cpu, s->raw, s->raw_size,
+				     out))
+		return -ENOMEM;
+	if (f & SCRIPT_FIELD_IP) {
+		if (st->use_callchain && has_callchain(ev)) {
+			fputc('\n', out);
+			print_callchain(st, r, f, s);
+		} else {
+			fputc(' ', out);
+			print_ip(st, r, f, s);
 		}
-		if (load_format(&r->in, ev->attr.config, *fmt, st->err, st->errlen))
-			return -1;
 	}
-	fprintf(out, "%16s %6u [%03u] ", address_space_comm(&r->as, s->pid, s->tid), s->tid, s->cpu);
-	print_time(out, s->time);
-	if (!tracepoint)
-		fprintf(out, " %10" PRIu64, s->period);
-	fprintf(out, " %s:", ev->name ? ev->name : "unknown");
-	if (tracepoint && s->raw)
-		print_fields(out, *fmt, s->raw, s->raw_size);
-	if (s->nr_callchain) {
-		fputc('\n', out);
-		recording_each_frame(r, s, print_frame, out);
-		fputc('\n', out);
-	} else if (!tracepoint) {
-		struct resolved where;
-
-		address_space_resolve(&r->as, s->pid, s->ip, s->misc & PERF_RECORD_MISC_CPUMODE_MASK,
-				      &where);
-		fputs("  ", out);
-		print_where(out, s->ip, &where);
-		fputc('\n', out);
-	} else {
-		fputc('\n', out);
-	}
+	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
 }
 
-static int on_lost(void *ctx, struct recording *r, const struct stream_record *sr, uint32_t cpu,
+/* perf script --show-lost-events prints PERF_RECORD_LOST records (perf 6.1
+ * has no handler for LOST_SAMPLES: --show-lost-samples prints those alike). */
+static int on_lost(void *ctx, struct recording *r, const struct stream_record *sr,
+		   const struct perf_input_event *ev, const struct perf_sample_id *sid,
 		   uint64_t count)
 {
 	struct script_state *st = ctx;
+	bool lost = sr->rec->type == PERF_RECORD_LOST;
 
-	(void)r;
-	fprintf(st->out, "%16s %6s [%03u] ", "", "", cpu);
-	print_time(st->out, sr->time);
-	fprintf(st->out, " %s lost %" PRIu64 "\n",
-		sr->rec->type == PERF_RECORD_LOST ? "PERF_RECORD_LOST" : "PERF_RECORD_LOST_SAMPLES",
-		count);
+	if (lost ? !st->o->show_lost_events : !st->o->show_lost_samples)
+		return 0;
+	if (ev)
+		print_start(st, r, ev, sid->pid, sid->tid, sid->cpu, sid->time);
+	fprintf(st->out, "%s lost %" PRIu64 "\n",
+		lost ? "PERF_RECORD_LOST" : "PERF_RECORD_LOST_SAMPLES", count);
+	return ferror(st->out) ? -1 : 0;
+}
+
+/* perf_session__check_output_opt: fields an event kind cannot have are
+ * dropped from the defaults, or an error if -F asked for them; callchains are
+ * printed if any event has them, and then tracepoints print their ip too. */
+static int check_fields(struct script_state *st, const struct recording *r)
+{
+	static const struct {
+		uint32_t field;
+		uint64_t sample;
+		const char *name, *attr;
+	} needs[] = {
+		{ SCRIPT_FIELD_IP, PERF_SAMPLE_IP, "ip", "IP" },
+		{ SCRIPT_FIELD_PID | SCRIPT_FIELD_TID, PERF_SAMPLE_TID, "tid", "TID" },
+		{ SCRIPT_FIELD_TIME, PERF_SAMPLE_TIME, "time", "TIME" },
+		{ SCRIPT_FIELD_CPU, PERF_SAMPLE_CPU, "cpu", "CPU" },
+		{ SCRIPT_FIELD_PERIOD, PERF_SAMPLE_PERIOD, "period", "PERIOD" },
+	};
+	bool first_seen[SCRIPT_KINDS] = { false };
+
+	for (unsigned int e = 0; e < r->in.nr_events; e++) {
+		const struct perf_input_event *ev = &r->in.events[e];
+		enum script_kind k = kind_of(ev);
+		int len = (int)strlen(event_name(ev));
+
+		if (len > st->name_width)
+			st->name_width = len;
+		st->use_callchain |= has_callchain(ev);
+		if (first_seen[k])
+			continue;
+		first_seen[k] = true;
+		for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+			if (!(st->fields.fields[k] & needs[i].field) ||
+			    (ev->attr.sample_type & needs[i].sample))
+				continue;
+			if (st->fields.user_set[k]) {
+				rt_format(st->err, st->errlen,
+					  "samples of %s do not have %s: cannot print the '%s' field",
+					  event_name(ev), needs[i].attr, needs[i].name);
+				return -1;
+			}
+			st->fields.fields[k] &= ~needs[i].field;
+		}
+	}
+	if (st->o->no_callchain)
+		st->use_callchain = false;
+	if (st->use_callchain && !st->fields.user_set[SCRIPT_KIND_TRACEPOINT]) {
+		for (unsigned int e = 0; e < r->in.nr_events; e++) {
+			const struct perf_input_event *ev = &r->in.events[e];
+
+			if (kind_of(ev) == SCRIPT_KIND_TRACEPOINT && has_callchain(ev)) {
+				st->fields.fields[SCRIPT_KIND_TRACEPOINT] |=
+					SCRIPT_FIELD_IP | SCRIPT_FIELD_SYM | SCRIPT_FIELD_SYMOFF |
+					SCRIPT_FIELD_DSO;
+				break;
+			}
+		}
+	}
 	return 0;
 }
 
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen)
 {
 	struct recording rec;
-	struct script_state st = { .out = out, .err = err, .errlen = errlen };
+	struct script_state st = { .out = out, .o = o, .err = err, .errlen = errlen };
 	struct recording_visitor v = { on_sample, on_lost, &st };
 	int r;
 
+	if (o->fields_set)
+		st.fields = o->fields;
+	else
+		script_fields_default(&st.fields);
 	if (recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen))
 		return -1;
-	st.formats = calloc(rec.in.nr_events ? rec.in.nr_events : 1, sizeof(*st.formats));
-	if (!st.formats) {
+	/* the formats first: a malformed one is an error before any output */
+	if (check_fields(&st, &rec) ||
+	    tracepoint_printer_open(&st.tracepoints, &rec.in, err, errlen)) {
+		tracepoint_printer_close(st.tracepoints);
 		recording_close(&rec);
-		rt_format(err, errlen, "out of memory");
 		return -1;
 	}
 	r = recording_replay(&rec, &v, err, errlen);
+	if (r == -ENOMEM && !err[0])
+		rt_format(err, errlen, "out of memory");
 	if (r && !err[0])
 		rt_format(err, errlen, "cannot write the output");
-	for (unsigned int i = 0; i < rec.in.nr_events; i++)
-		free(st.formats[i]);
-	free(st.formats);
+	tracepoint_printer_close(st.tracepoints);
 	recording_close(&rec);
 	return r ? -1 : 0;
 }

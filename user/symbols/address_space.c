@@ -410,9 +410,10 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
-	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false };
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false, false };
 	if (cpumode == PERF_RECORD_MISC_KERNEL) {
 		out->kernel = true;
+		out->mapped = true;
 		if (!as->kernel) {
 			as->kernel = get_dso(as, KERNEL_DSO);
 			if (!as->kernel)
@@ -427,6 +428,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		if (!m)
 			return;
 		dso = m->dso;
+		out->mapped = true;
 		if (!anonymous(dso->path))
 			out->map_ip = ip - m->start + m->pgoff;
 		if (!dso->loaded)

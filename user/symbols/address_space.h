@@ -60,6 +60,7 @@ struct resolved {
 	uint64_t map_ip;    /* ip as perf's map__map_ip gives it, which perf shows for an
 			     * address without a symbol: its offset in the mapped file, or
 			     * ip itself (kernel, anonymous memory, no mapping) */
+	bool mapped;        /* ip lies in a mapping of its process, or is the kernel's */
 	bool kernel;
 };
 

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_script.c: ringtrace script against perf script on the same real
+ * recordings (callchains, tracepoints, page faults, losses): identical output. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+/* Lines of a difference shown when outputs differ. */
+#define DIFF_LINES 60
+
+struct fixture {
+	char *dir;  /* recordings and outputs */
+	char *home; /* an empty HOME for perf */
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	char *out = NULL;
+
+	fx->dir = tu_tempdir();
+	if (asprintf(&fx->home, "%s/home", fx->dir) < 0)
+		return -1;
+	tu_sh(&out, "mkdir -p %s", fx->home);
+	free(out);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx->home);
+	free(fx);
+	return 0;
+}
+
+/* Records into DIR/name with these record arguments; fails the test unless
+ * the recording succeeds. */
+static void record(struct fixture *fx, const char *name, const char *args)
+{
+	char *out = NULL;
+	int rc = tu_sh(&out, "%s record --force -o %s/%s %s 2>&1", tu_ringtrace(), fx->dir, name, args);
+
+	if (rc)
+		fail_msg("ringtrace record %s failed (%d):\n%s", args, rc, out);
+	free(out);
+}
+
+/*
+ * Runs perf script and ringtrace script with the same options on DIR/name and
+ * requires the same standard output, and at least min_lines of it. perf runs
+ * with an empty HOME: its build-id cache (~/.debug) holds whatever perf
+ * recorded on this machine before (other binaries' symbols under the same
+ * build-id, a [vdso] of another boot), which ringtrace does not read; the
+ * recording's own .build-id copies stand in for it. Returns ringtrace's output.
+ */
+static char *expect_same_as_perf(struct fixture *fx, const char *name, const char *opts,
+				 int min_lines)
+{
+	char *out = NULL, *text = NULL;
+	int rc, lines = 0;
+
+	rc = tu_sh(&out, "HOME=%s perf script %s -i %s/%s > %s/%s.perf 2>/dev/null", fx->home, opts,
+		   fx->dir, name, fx->dir, name);
+	if (rc)
+		fail_msg("perf script %s failed (%d): %s", opts, rc, out);
+	free(out);
+	rc = tu_sh(&out, "%s script %s %s/%s > %s/%s.rt", tu_ringtrace(), opts, fx->dir, name, fx->dir,
+		   name);
+	if (rc)
+		fail_msg("ringtrace script %s failed (%d): %s", opts, rc, out);
+	free(out);
+	rc = tu_sh(&out, "diff %s/%s.perf %s/%s.rt | head -%d", fx->dir, name, fx->dir, name,
+		   DIFF_LINES);
+	if (rc || out[0])
+		fail_msg("ringtrace script %s differs from perf script on %s (< perf, > ringtrace):\n%s",
+			 opts, name, out);
+	free(out);
+	tu_sh(&text, "cat %s/%s.rt", fx->dir, name);
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	if (lines < min_lines)
+		fail_msg("%s: %d lines of script output, expected %d at least:\n%s", name, lines,
+			 min_lines, text);
+	return text;
+}
+
+/* cpu-clock on every CPU with callchains: the load generator and a few system
+ * programs (frames in libc, ld.so, the vDSO, the kernel); perf's default
+ * output, and with the fields and options a profiler's converter uses. */
+static void test_callchains_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char args[2048];
+	char *text;
+
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args),
+		 "-a -g -- sh -c '%s spin 1 & ls -R /usr/share/doc > /dev/null; "
+		 "gzip -c /usr/bin/perf > /dev/null; cat /proc/self/maps > /dev/null; wait'",
+		 tu_loadgen());
+	record(fx, "callchains", args);
+	text = expect_same_as_perf(fx, "callchains", "", 500);
+	/* a user frame of the load generator shows as an offset in its file */
+	if (!strstr(text, " loadgen_") || !strstr(text, "\t            ") ||
+	    strstr(text, "\t    5555"))
+		fail_msg("no loadgen frame printed as a file offset:\n%.2000s", text);
+	free(text);
+	free(expect_same_as_perf(fx, "callchains", "--ns", 500));
+	free(expect_same_as_perf(fx, "callchains", "-F comm,pid,tid,cpu,time,period,event,ip,sym,dso",
+				 500));
+	free(expect_same_as_perf(fx, "callchains", "-F +pid,-period", 500));
+	free(expect_same_as_perf(fx, "callchains", "-F comm,tid,time,event", 100));
+	free(expect_same_as_perf(fx, "callchains", "-G", 100));
+}
+
+/* The load generator alone, in its own mode (perf's default per-task
+ * recording): its hot functions by name, at their file offsets. */
+static void test_loadgen_matches_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char args[1024];
+	char *text;
+
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args), "-g -- %s mix 1", tu_loadgen());
+	record(fx, "loadgen", args);
+	text = expect_same_as_perf(fx, "loadgen", "", 500);
+	if (!strstr(text, "loadgen_mix_16+0x"))
+		fail_msg("the hot function is not named:\n%.2000s", text);
+	free(text);
+}
+
+/* A C++ program (names demangled as perf shows them, without parameters) and
+ * a stripped one (.dynsym only). */
+static void test_cxx_and_stripped_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	const char *symgen = getenv("SYMGEN_DIR");
+	char args[1024];
+	char *text;
+
+	tu_skip_unless_possible();
+	if (!symgen || !*symgen)
+		tu_skip("SYMGEN_DIR is not set: make sets it to the directory of symgen_cxx");
+	snprintf(args, sizeof(args), "-g -- %s/symgen_cxx 1", symgen);
+	record(fx, "cxx", args);
+	text = expect_same_as_perf(fx, "cxx", "", 100);
+	if (!strstr(text, " ringtrace_test::Spinner::spin+0x"))
+		fail_msg("the C++ method is not named as perf names it:\n%.2000s", text);
+	free(text);
+	snprintf(args, sizeof(args), "-g -- %s/symgen_stripped 1", symgen);
+	record(fx, "stripped", args);
+	free(expect_same_as_perf(fx, "stripped", "", 100));
+}
+
+/* Tracepoints with a __data_loc string (sched_process_exec's filename) and
+ * with pointers (sys_enter_openat's), printed by their print fmt. */
+static void test_tracepoints_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char *text;
+
+	tu_skip_unless_possible();
+	record(fx, "tracepoints",
+	       "-a -e sched:sched_process_exec,syscalls:sys_enter_openat -- "
+	       "sh -c 'ls / > /dev/null; cat /etc/hostname > /dev/null'");
+	text = expect_same_as_perf(fx, "tracepoints", "", 10);
+	if (!strstr(text, "sched:sched_process_exec: filename=/usr/bin/ls pid=") ||
+	    !strstr(text, "syscalls:sys_enter_openat: dfd: 0x"))
+		fail_msg("tracepoint fields are not printed by their print fmt:\n%.2000s", text);
+	free(text);
+	free(expect_same_as_perf(fx, "tracepoints", "-F trace:comm,cpu,event,trace", 10));
+	free(expect_same_as_perf(fx, "tracepoints", "-F comm,tid,ip,sym,dso,trace", 10));
+}
+
+/* A tracepoint with callchains beside a counting event: tracepoints then
+ * print their ip and frames too. */
+static void test_mixed_events_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char args[1024];
+
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args),
+		 "-a -g -e sched:sched_process_exec,page-faults -- sh -c 'ls / > /dev/null; %s spin 0.2'",
+		 tu_loadgen());
+	record(fx, "mixed", args);
+	free(expect_same_as_perf(fx, "mixed", "", 20));
+}
+
+/* page-faults without callchains: one line per sample, the sample's ip. */
+static void test_page_faults_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_skip_unless_possible();
+	record(fx, "faults", "-a -e page-faults -- sh -c 'ls /usr/bin > /dev/null'");
+	free(expect_same_as_perf(fx, "faults", "", 10));
+	free(expect_same_as_perf(fx, "faults", "-F comm,pid,tid,ip,sym,symoff,dso", 10));
+}
+
+/* A recording with losses, both transports: without --show-lost-events
+ * neither prints them; with it, perf 6.1 prints the PERF_RECORD_LOST records
+ * (the perf buffer's) and not the PERF_RECORD_LOST_SAMPLES ones, and so does
+ * ringtrace; --show-lost-samples (ringtrace's) prints those, whose counts add
+ * up to what the recording says it lost. */
+static void test_losses_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char args[1024], *text, *out = NULL;
+
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args),
+		 "-m 1 --debug-drain-delay-ms 200 -e syscalls:sys_enter_getpid -- %s getpid 100000",
+		 tu_loadgen());
+	record(fx, "lost", args);
+	free(expect_same_as_perf(fx, "lost", "", 10));
+	free(expect_same_as_perf(fx, "lost", "--show-lost-events", 10));
+	assert_int_equal(tu_sh(&out, "%s script --show-lost-samples %s/lost | grep "
+				     "PERF_RECORD_LOST_SAMPLES | awk '{s += $NF} END {print s + 0}'",
+			       tu_ringtrace(), fx->dir), 0);
+	assert_true(strtoull(out, NULL, 10) > 0);
+	free(out);
+
+	snprintf(args, sizeof(args),
+		 "--transport perfbuf -m 1 --debug-drain-delay-ms 200 -e syscalls:sys_enter_getpid "
+		 "-- %s getpid-rate 20000 1",
+		 tu_loadgen());
+	record(fx, "perf-lost", args);
+	free(expect_same_as_perf(fx, "perf-lost", "", 10));
+	text = expect_same_as_perf(fx, "perf-lost", "--show-lost-events", 10);
+	if (!strstr(text, ": PERF_RECORD_LOST lost "))
+		fail_msg("no PERF_RECORD_LOST line:\n%.2000s", text);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_callchains_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loadgen_matches_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cxx_and_stripped_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tracepoints_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_events_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_faults_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_losses_match_perf, setup, teardown),
+	};
+
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

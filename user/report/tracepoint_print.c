@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* tracepoint_print.c: a tracepoint sample's fields as perf script prints them,
+ * by its format's print fmt, through libtraceevent (what perf itself uses). */
+#include "report/tracepoint_print.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+
+#include "format/tracing_data.h"
+#include "lib/log.h"
+
+/* A tracepoint's record is a sample's PERF_SAMPLE_RAW, inside a record of at
+ * most 64 KiB: a fixed field must lie below that. */
+#define MAX_RAW_END 65536u
+/* What libtraceevent may read of a record: fixed fields below 64 KiB, dynamic
+ * data at a 16-bit offset (from a field's end for __rel_loc) of 16-bit length,
+ * a string on to its NUL. A record is copied into this many zeroed bytes. */
+#define SCRATCH_SIZE (4 * MAX_RAW_END)
+
+struct tracepoint_printer {
+	struct tep_handle *tep;
+	uint8_t *scratch;
+	uint32_t scratch_used; /* bytes of scratch a record was copied into */
+};
+
+/* The number after key in line ("offset:8"), at most max. */
+static bool field_number(const char *line, const char *key, uint64_t max, uint64_t *out)
+{
+	const char *p = strstr(line, key);
+	unsigned long long v;
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	if (!isdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Checks each "\tfield:" line of a format: its offset and size numbers lie
+ * within a record, a __data_loc or __rel_loc is a u32. The offset (in the
+ * format's text) of the first line that does not, or -1 if all do. */
+static int64_t bad_field_line(const char *text, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *line = text + at, *eol = memchr(line, '\n', len - at);
+		size_t n = eol ? (size_t)(eol - line) : len - at;
+		char copy[512];
+		uint64_t offset, size;
+
+		if (n > 7 && !memcmp(line, "\tfield:", 7)) {
+			const char *semi;
+
+			if (n >= sizeof(copy))
+				return (int64_t)at;
+			memcpy(copy, line, n);
+			copy[n] = '\0';
+			semi = strchr(copy, ';');
+			if (!semi || !field_number(semi, "offset:", UINT32_MAX, &offset) ||
+			    !field_number(semi, "size:", UINT32_MAX, &size) ||
+			    offset + size > MAX_RAW_END ||
+			    ((strstr(copy, "__data_loc") || strstr(copy, "__rel_loc")) && size != 4))
+				return (int64_t)at;
+		}
+		at += n + 1;
+	}
+	return -1;
+}
+
+/* Whether libtraceevent's own reading of the fields keeps within a record. */
+static bool fields_fit(const struct tep_format_field *f)
+{
+	for (; f; f = f->next)
+		if ((uint64_t)f->offset + f->size > MAX_RAW_END ||
+		    ((f->flags & TEP_FIELD_IS_DYNAMIC) && f->size != 4))
+			return false;
+	return true;
+}
+
+/* Whether a print fmt argument reads only what the record's fields bound:
+ * not an array index, a length or a count taken from the record (__print_hex,
+ * __print_array, REC->a[REC->i]), nor a helper function. */
+static bool bounded_arg(const struct tep_print_arg *a)
+{
+	for (; a; a = a->next) {
+		switch (a->type) {
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+		case TEP_PRINT_INT_ARRAY:
+		case TEP_PRINT_FUNC:
+			return false;
+		case TEP_PRINT_FLAGS:
+			if (!bounded_arg(a->flags.field))
+				return false;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if (!bounded_arg(a->symbol.field))
+				return false;
+			break;
+		case TEP_PRINT_TYPE:
+			if (!bounded_arg(a->typecast.item))
+				return false;
+			break;
+		case TEP_PRINT_OP:
+			if (!strcmp(a->op.op, "[") || !bounded_arg(a->op.left) ||
+			    !bounded_arg(a->op.right))
+				return false;
+			/* a division by the record could divide by zero */
+			if ((!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%")) &&
+			    (!a->op.right || a->op.right->type != TEP_PRINT_ATOM ||
+			     !strtoull(a->op.right->atom.atom, NULL, 0)))
+				return false;
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+static void set_error(char *err, size_t errlen, const struct perf_input *in, uint64_t offset,
+		      const char *what)
+{
+	rt_format(err, errlen, "%s: offset %" PRIu64 ": %s", in->files[0].path, offset, what);
+}
+
+/* Whether libtraceevent parses this format, and prints a record of zeros by
+ * it, without crashing: it dereferences NULL on some malformed print fmts (a
+ * recording is untrusted input), so a child process tries it first. */
+static bool try_in_child(const struct tracing_data_contents *c, const struct tracing_data_text *t)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		struct tep_handle *tep = tep_alloc();
+		struct tep_event *ev = NULL;
+		uint8_t *zeros = calloc(1, SCRATCH_SIZE);
+		struct tep_record record = { .data = zeros, .size = 64 };
+		struct trace_seq s;
+
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL); /* die quietly, not in a handler */
+		if (!tep || !zeros)
+			_exit(1);
+		tep_set_file_bigendian(tep, c->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+		tep_set_long_size(tep, c->long_size);
+		if (!tep_parse_format(tep, &ev, t->text, t->len, t->system) && ev) {
+			trace_seq_init(&s);
+			tep_print_event(tep, &s, &record, "%s", TEP_PRINT_INFO);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The verdicts on formats tried, by a 64-bit FNV-1a hash of their layout,
+ * system and text: a process that reads many recordings (the fuzzer) forks
+ * once per distinct format. Direct-mapped; 0 is an empty slot. */
+#define VERDICT_SLOTS 1024
+static struct {
+	uint64_t hash;
+	bool safe;
+} verdicts[VERDICT_SLOTS];
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool parses_safely(const struct tracing_data_contents *c, const struct tracing_data_text *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t slot;
+
+	h = fnv1a(h, &c->big_endian, sizeof(c->big_endian));
+	h = fnv1a(h, &c->long_size, sizeof(c->long_size));
+	h = fnv1a(h, t->system, strlen(t->system) + 1);
+	h = fnv1a(h, t->text, t->len) | 1; /* never 0 */
+	slot = h % VERDICT_SLOTS;
+	if (verdicts[slot].hash != h) {
+		verdicts[slot].safe = try_in_child(c, t);
+		verdicts[slot].hash = h;
+	}
+	return verdicts[slot].safe;
+}
+
+/* Parses one event format, after checking its fields; -1 with err set. */
+static int add_event(struct tracepoint_printer *p, const struct perf_input *in, uint64_t base,
+		     const struct tracing_data_contents *c, const struct tracing_data_text *t,
+		     char *err, size_t errlen)
+{
+	int64_t bad = bad_field_line(t->text, t->len);
+	struct tep_event *ev = NULL;
+
+	if (bad >= 0) {
+		set_error(err, errlen, in, base + t->offset + (uint64_t)bad,
+			  "a tracepoint field that no record can hold");
+		return -1;
+	}
+	if (!parses_safely(c, t) || tep_parse_format(p->tep, &ev, t->text, t->len, t->system) ||
+	    !ev)
+		return 0; /* its samples print no fields (perf skips a format it cannot parse) */
+	if (!fields_fit(ev->format.common_fields) || !fields_fit(ev->format.fields)) {
+		set_error(err, errlen, in, base + t->offset,
+			  "a tracepoint field that no record can hold");
+		return -1;
+	}
+	if (!bounded_arg(ev->print_fmt.args)) {
+		/* its print fmt reads where the record says: name=value instead */
+		ev->flags |= TEP_EVENT_FL_FAILED;
+	}
+	return 0;
+}
+
+/* Whether a printk format line is one libtraceevent reads safely:
+ * 0xADDR : "TEXT" (it reads past an empty or unquoted one). */
+static bool printk_line_ok(const char *line, size_t len)
+{
+	size_t i = 2;
+
+	if (len < 2 || memcmp(line, "0x", 2))
+		return false;
+	while (i < len && isxdigit((unsigned char)line[i]))
+		i++;
+	if (i == 2 || len - i < 5 || memcmp(line + i, " : \"", 4) || line[len - 1] != '"')
+		return false;
+	return !memchr(line, '\0', len);
+}
+
+/* The printk formats (addresses of constant strings some print fmts print),
+ * the well-formed lines only. 0, or -1 if memory ran out. */
+static int add_printk_formats(struct tracepoint_printer *p, const struct tracing_data_text *t)
+{
+	char *kept = malloc(t->len + 2);
+	size_t n = 0;
+
+	if (!kept)
+		return -1;
+	for (size_t at = 0; at < t->len;) {
+		const char *line = t->text + at, *eol = memchr(line, '\n', t->len - at);
+		size_t len = eol ? (size_t)(eol - line) : t->len - at;
+
+		if (printk_line_ok(line, len)) {
+			memcpy(kept + n, line, len);
+			n += len;
+			kept[n++] = '\n';
+		}
+		at += len + 1;
+	}
+	kept[n] = '\0';
+	if (n)
+		tep_parse_printk_formats(p->tep, kept);
+	free(kept);
+	return 0;
+}
+
+int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_input *in,
+			    char *err, size_t errlen)
+{
+	struct tracepoint_printer *p = calloc(1, sizeof(*p));
+	struct tracing_data_contents c;
+	uint64_t base, bad_at = 0;
+	int r;
+
+	*out = NULL;
+	if (!p || !(p->tep = tep_alloc()) || !(p->scratch = calloc(1, SCRATCH_SIZE))) {
+		tracepoint_printer_close(p);
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	*out = p;
+	if (!in->tracing_data)
+		return 0;
+	base = (uint64_t)((const uint8_t *)in->tracing_data - in->files[0].map);
+	r = tracing_data_read(in->tracing_data, in->tracing_data_size, &c, &bad_at);
+	if (r == -ENOMEM) {
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	if (r) {
+		set_error(err, errlen, in, base + bad_at, "malformed tracing data");
+		return -1;
+	}
+	tep_set_file_bigendian(p->tep, c.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(p->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(p->tep, c.long_size);
+	tep_set_page_size(p->tep, (int)c.page_size);
+	for (size_t i = 0; i < c.nr_events; i++) {
+		if (add_event(p, in, base, &c, &c.events[i], err, errlen)) {
+			tracing_data_contents_free(&c);
+			return -1;
+		}
+	}
+	if (c.printk.len && add_printk_formats(p, &c.printk)) {
+		tracing_data_contents_free(&c);
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	tracing_data_contents_free(&c);
+	return 0;
+}
+
+bool tracepoint_printer_knows(const struct tracepoint_printer *p, uint64_t id)
+{
+	return id <= INT32_MAX && tep_find_event(p->tep, (int)id) != NULL;
+}
+
+int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t cpu,
+			     const uint8_t *raw, uint32_t size, FILE *out)
+{
+	struct tep_event *ev = id <= INT32_MAX ? tep_find_event(p->tep, (int)id) : NULL;
+	struct tep_record record;
+	struct trace_seq s;
+
+	if (!ev)
+		return 0;
+	if (size > MAX_RAW_END)
+		size = MAX_RAW_END;
+	memset(p->scratch, 0, p->scratch_used);
+	memcpy(p->scratch, raw, size);
+	p->scratch_used = size;
+	memset(&record, 0, sizeof(record));
+	record.cpu = (int)cpu;
+	record.size = (int)size;
+	record.data = p->scratch;
+	trace_seq_init(&s);
+	tep_print_event(p->tep, &s, &record, "%s", TEP_PRINT_INFO);
+	if (s.state == TRACE_SEQ__MEM_ALLOC_FAILED) {
+		trace_seq_destroy(&s);
+		return -ENOMEM;
+	}
+	fwrite(s.buffer, 1, s.len, out);
+	trace_seq_destroy(&s);
+	return 0;
+}
+
+void tracepoint_printer_close(struct tracepoint_printer *p)
+{
+	if (!p)
+		return;
+	if (p->tep)
+		tep_free(p->tep);
+	free(p->scratch);
+	free(p);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* tracepoint_print.h: a tracepoint sample's fields as perf script prints them,
+ * by its format's print fmt, through libtraceevent (what perf itself uses). */
+#ifndef RINGTRACE_TRACEPOINT_PRINT_H
+#define RINGTRACE_TRACEPOINT_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/perf_data_reader.h"
+
+struct tracepoint_printer;
+
+/* Reads the formats of the recording's tracing data. 0, or -1 with err naming
+ * the header file and the offset of a malformed layout or of a field that no
+ * record can hold. A print fmt that would read where the record says (an index,
+ * a length or a count from the record) is not used: such an event prints its
+ * fields as name=value, as libtraceevent does for a format it cannot parse. */
+int tracepoint_printer_open(struct tracepoint_printer **p, const struct perf_input *in,
+			    char *err, size_t errlen);
+/* Whether the tracing data describes tracepoint id. */
+bool tracepoint_printer_knows(const struct tracepoint_printer *p, uint64_t id);
+/* Prints the fields of a record of tracepoint id (nothing if unknown). 0 or -ENOMEM. */
+int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t cpu,
+			     const uint8_t *raw, uint32_t size, FILE *out);
+void tracepoint_printer_close(struct tracepoint_printer *p);
+
+#endif
