@@ -65,7 +65,8 @@ LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 
 LOADGEN := $(OUTPUT)/loadgen
 # Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only).
-SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped
+SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/unwindgen \
+	  $(OUTPUT)/unwindgen_stripped
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -144,6 +145,19 @@ $(OUTPUT)/symgen_stripped: tools/symgen/symgen_stripped.c
 	$(call msg,CLANG,$@)
 	$(Q)$(CLANG) -std=gnu11 -O1 -fno-omit-frame-pointer -rdynamic -Wall -Wextra -Werror $< -o $@
 	$(Q)strip --strip-all $@
+
+# A call chain main -> uw_a -> uw_b -> uw_c built as Debian builds (no frame
+# pointers: only DWARF CFI unwinds it), and a stripped copy whose symbols are
+# only in its separate debug file (unwindgen_stripped.debug).
+$(OUTPUT)/unwindgen: tools/unwindgen/unwindgen.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -Wl,--build-id -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/unwindgen_stripped: $(OUTPUT)/unwindgen
+	$(call msg,STRIP,$@)
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)strip --strip-all $< -o $@
 
 $(TEST_UTIL): tests/test_util.c
 	@mkdir -p $(@D)

@@ -575,7 +575,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	build_id_cache_init(&s->build_ids, s->out.fd);
 	mapped_build_ids_init(&s->mapped);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			  s->cgroup_field, s->error, sizeof(s->error)) ||
+			  s->cgroup_field, o->stack_user > 0, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",

@@ -98,7 +98,8 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 		switch (rec->type) {
 		case PERF_RECORD_SAMPLE:
 			ev = perf_input_event_of(&r->in, rec);
-			if (!ev || perf_sample_decode(rec, ev->attr.sample_type, &s)) {
+			if (!ev || perf_sample_decode_regs(rec, ev->attr.sample_type,
+							   ev->attr.sample_regs_user, &s)) {
 				ret = -1;
 				break;
 			}
