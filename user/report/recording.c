@@ -40,6 +40,8 @@ void recording_close(struct recording *r)
 	r->build_id_dirs[0] = r->build_id_dirs[1] = NULL;
 	free(r->lost_by_cpu);
 	r->lost_by_cpu = NULL;
+	unwinder_free(r->unwinder);
+	r->unwinder = NULL;
 	address_space_free(&r->as);
 	perf_input_close(&r->in);
 }
@@ -129,6 +131,28 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 	return ret;
 }
 
+/* The user frames of a --call-graph dwarf sample, unwound. */
+static int each_unwound_frame(struct recording *r, const struct perf_sample *s,
+			      int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
+			      void *ctx)
+{
+	uint64_t ips[RECORDING_MAX_UNWOUND];
+	struct resolved where;
+	size_t nr;
+	int ret;
+
+	if (!r->unwinder && !(r->unwinder = unwinder_new(&r->as)))
+		return -ENOMEM;
+	nr = unwinder_user_frames(r->unwinder, s, ips, RECORDING_MAX_UNWOUND);
+	for (size_t i = 0; i < nr; i++) {
+		address_space_resolve(&r->as, s->pid, ips[i], PERF_RECORD_MISC_USER, &where);
+		ret = fn(ctx, ips[i], &where);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int recording_each_frame(struct recording *r, const struct perf_sample *s,
 			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			 void *ctx)
@@ -137,6 +161,8 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 	struct resolved where;
 	int ret;
 
+	if (!s->nr_callchain && s->regs_abi)
+		return each_unwound_frame(r, s, fn, ctx);
 	if (!s->nr_callchain) {
 		address_space_resolve(&r->as, s->pid, s->ip, cpumode, &where);
 		return fn(ctx, s->ip, &where);
@@ -156,5 +182,5 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return s->regs_abi ? each_unwound_frame(r, s, fn, ctx) : 0;
 }

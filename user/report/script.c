@@ -291,7 +291,7 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	fprintf(out, " %s:", ev->name ? ev->name : "unknown");
 	if (tracepoint && s->raw)
 		print_fields(out, *fmt, s->raw, s->raw_size);
-	if (s->nr_callchain) {
+	if (s->nr_callchain || s->regs_abi) { /* --call-graph dwarf: user frames unwound */
 		fputc('\n', out);
 		recording_each_frame(r, s, print_frame, out);
 		fputc('\n', out);

@@ -381,6 +381,13 @@ static const struct map *find_map(const struct process *p, uint64_t ip)
 	return &p->maps[lo - 1];
 }
 
+const struct map *address_space_find_map(struct address_space *as, uint32_t pid, uint64_t ip)
+{
+	const struct process *p = hash_map_get(&as->processes, &pid);
+
+	return p ? find_map(p, ip) : NULL;
+}
+
 static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
 {
 	d->loaded = true;

@@ -79,6 +79,9 @@ const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t 
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			   uint16_t cpumode, struct resolved *out);
 
+/* The mapping of pid holding ip, or NULL. */
+const struct map *address_space_find_map(struct address_space *as, uint32_t pid, uint64_t ip);
+
 /* An interned copy of s, or NULL if memory ran out. */
 const char *address_space_intern(struct address_space *as, const char *s);
 
