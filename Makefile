@@ -28,7 +28,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
-LDLIBS := -lbpf -ldw -lelf -liberty -lmicrohttpd -lcap -lpthread
+LDLIBS := -lbpf -ldw -lelf -ldebuginfod -liberty -lmicrohttpd -lcap -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -43,9 +43,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 # oracle, Prometheus and node_exporter check the exporter), what only the
 # benchmarks run.
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev
+		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libdebuginfod-dev
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
-		     prometheus prometheus-node-exporter
+		     prometheus prometheus-node-exporter debuginfod
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.

@@ -18,6 +18,7 @@
 
 #include "lib/byte_buffer.h"
 #include "symbols/build_id.h"
+#include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
 #include "sys/safe_open.h"
 
@@ -271,6 +272,11 @@ static int load_separate_debug_symbols(Elf *elf, const char *root, const char *p
 		if (add_debug_file_symbols(debug, b) <= 0)
 			return 0;
 	}
+	/* none on this machine: from debuginfod, when DEBUGINFOD_URLS names servers */
+	if (id_len > 1 && debuginfod_wanted(elf) &&
+	    !debuginfod_fetch_debuginfo(id, (size_t)id_len, debug, sizeof(debug)) &&
+	    add_debug_file_symbols(debug, b) <= 0)
+		return 0;
 	return 1;
 }
 
