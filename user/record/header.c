@@ -34,6 +34,8 @@ int session_synthesize(struct session *s)
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
 		return -1;
 	}
+	/* JITs running already: their perf-PID.map is kept */
+	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
 	/* tracepoint formats, for perf script: tracefs is read only if needed */
 	for (unsigned int i = 0; i < o->nr_events; i++)
 		if (o->events[i].kind == EVENT_TRACEPOINT)

@@ -29,6 +29,11 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms,
 			r->build_id_dirs[1] = NULL;
 		r->as.build_id_dirs[0] = r->build_id_dirs[0];
 		r->as.build_id_dirs[1] = r->build_id_dirs[0] ? r->build_id_dirs[1] : NULL;
+		/* JITs' maps it kept: its own, or its parent's */
+		if (asprintf(&r->jit_dirs[1], "%s/..", path) < 0)
+			r->jit_dirs[1] = NULL;
+		r->as.jit_dirs[0] = path;
+		r->as.jit_dirs[1] = r->jit_dirs[1];
 	}
 	return 0;
 }
@@ -37,6 +42,7 @@ void recording_close(struct recording *r)
 {
 	free(r->build_id_dirs[0]);
 	free(r->build_id_dirs[1]);
+	free(r->jit_dirs[1]);
 	r->build_id_dirs[0] = r->build_id_dirs[1] = NULL;
 	free(r->lost_by_cpu);
 	r->lost_by_cpu = NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format/perf_record.h"
+#include "symbols/perf_map.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
 #define UNKNOWN "[unknown]"
@@ -29,6 +30,7 @@ static void free_process(void *value, void *ctx)
 
 	(void)ctx;
 	free(p->maps);
+	symtab_free(&p->jit);
 	free(p);
 }
 
@@ -401,6 +403,31 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 							 0) != 0;
 }
 
+/* Anonymous executable memory (a JIT's code) is named by the process's
+ * perf-PID.map, as perf names it. */
+static bool resolve_jit(struct address_space *as, struct process *p, uint64_t ip,
+			struct resolved *out)
+{
+	const struct symbol *sym;
+	char name[64];
+
+	if (!p->jit_loaded) {
+		p->jit_loaded = true;
+		snprintf(name, sizeof(name), "/tmp/perf-%u.map", p->pid);
+		if (!perf_map_load(&p->jit, as->symfs, p->pid, as->jit_dirs))
+			p->jit_dso = address_space_intern(as, name);
+	}
+	if (!p->jit_dso)
+		return false;
+	out->dso = p->jit_dso;
+	sym = symtab_find(&p->jit, ip);
+	if (sym) {
+		out->symbol = sym->name;
+		out->symbol_start = sym->start;
+	}
+	return true;
+}
+
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			   uint16_t cpumode, struct resolved *out)
 {
@@ -419,12 +446,14 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		}
 		dso = as->kernel;
 	} else {
-		const struct process *p = hash_map_get(&as->processes, &pid);
+		struct process *p = hash_map_get(&as->processes, &pid);
 		const struct map *m = p ? find_map(p, ip) : NULL;
 
 		if (!m)
 			return;
 		dso = m->dso;
+		if (!strncmp(dso->path, "//anon", 6) && resolve_jit(as, p, ip, out))
+			return;
 		if (!dso->loaded)
 			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||

@@ -31,6 +31,9 @@ struct process {
 	uint32_t pid;
 	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr_maps;
+	struct symtab jit;   /* its JIT's perf-PID.map, read when first needed */
+	const char *jit_dso; /* "/tmp/perf-PID.map" once read, else NULL */
+	bool jit_loaded;
 };
 
 struct thread {
@@ -49,6 +52,7 @@ struct address_space {
 	const char *kallsyms_path;
 	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
+	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
 };
 
 /* A resolved address; strings live as long as the address space. */
