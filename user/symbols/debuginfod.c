@@ -31,7 +31,7 @@ bool debuginfod_wanted(Elf *elf)
 /* What a fetch says on stderr: once, when a transfer starts (a file in the
  * client's cache needs none). */
 struct fetch_note {
-	char id[2 * BUILD_ID_MAX + 2]; /* hex, and the slash build_id_path puts in */
+	char id[2 * BUILD_ID_MAX + 1]; /* hex */
 	bool said;
 };
 
@@ -63,9 +63,8 @@ int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, 
 	c = debuginfod_begin();
 	if (!c)
 		return -1;
-	build_id_path(note.id, sizeof(note.id), NULL, build_id, len, "");
-	/* build_id_path names "xx/yyyy": the hex without its slash */
-	memmove(note.id + 2, note.id + 3, strlen(note.id + 3) + 1);
+	for (size_t i = 0; i < len; i++)
+		snprintf(note.id + 2 * i, 3, "%02x", build_id[i]);
 	debuginfod_set_user_data(c, &note);
 	debuginfod_set_progressfn(c, on_progress);
 	fd = debuginfod_find_debuginfo(c, build_id, (int)len, &found);
