@@ -244,7 +244,7 @@ $(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS))
 
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -liberty -lpthread -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -ldebuginfod -liberty -lpthread -o $@
 
 # Runs every target as $(1) says (-max_total_time=S or -runs=N), described
 # as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.
