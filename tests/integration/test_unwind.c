@@ -19,6 +19,12 @@
 
 static char symgen_dir[PATH_MAX];
 
+/* What a --call-graph dwarf sample of cpu-clock holds. */
+#define SAMPLE_TYPE_DWARF                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |     \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
+	 PERF_SAMPLE_STACK_USER)
+
 /* Of the folded stacks of comm in out, the samples in all, and those whose
  * stack holds needle. */
 static void folded_count(const char *out, const char *comm, const char *needle,
@@ -341,11 +347,81 @@ static void test_debuginfod_names_stripped_binary(void **state)
 	free(dir);
 }
 
+/* Garbage in the registers and stack copies (a stack being rewritten as it
+ * was copied, a corrupt file) ends stacks early, never crashes the unwinder. */
+static void test_garbage_stacks_end_early(void **state)
+{
+	char prog[PATH_MAX + 32], path[PATH_MAX], *dir = tu_tempdir(), *out = NULL;
+	unsigned int corrupted = 0, seed = 17;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	rc = tu_sh(&out, "%s record --call-graph dwarf,2048 -F 999 -o %s/rt -- %s chain 0.5 2>&1",
+		   tu_ringtrace(), dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	for (int cpu = 0; cpu < tu_online_cpus(); cpu++) {
+		FILE *f;
+		uint8_t *buf;
+		long len;
+
+		snprintf(path, sizeof(path), "%s/rt/data.cpu%d", dir, cpu);
+		f = fopen(path, "r+b");
+		if (!f)
+			continue;
+		fseek(f, 0, SEEK_END);
+		len = ftell(f);
+		buf = malloc((size_t)len + 1);
+		assert_non_null(buf);
+		rewind(f);
+		assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+		for (long at = 0; at + 8 <= len;) {
+			struct perf_event_header h;
+			struct perf_sample s;
+
+			memcpy(&h, buf + at, sizeof(h));
+			if (h.size < 8 || at + h.size > len)
+				break;
+			/* the registers (the ip and sp among them) and the stack
+			 * bytes, the sizes left as they are */
+			if (h.type == PERF_RECORD_SAMPLE &&
+			    !perf_sample_decode_regs((const void *)(buf + at), SAMPLE_TYPE_DWARF,
+						     0xff0fff, &s) &&
+			    s.regs_abi && s.stack_size) {
+				uint8_t *regs = (uint8_t *)s.regs_user, *stack = (uint8_t *)s.stack_user;
+
+				for (size_t i = 0; i < 20 * 8; i++)
+					regs[i] ^= (uint8_t)(rand_r(&seed) & (corrupted % 3 ? 0xff : 0x0f));
+				for (size_t i = 0; i < s.stack_size; i++)
+					stack[i] ^= (uint8_t)rand_r(&seed);
+				corrupted++;
+			}
+			at += h.size;
+		}
+		rewind(f);
+		assert_int_equal(fwrite(buf, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		free(buf);
+	}
+	assert_true(corrupted > 100);
+	assert_int_equal(tu_sh(&out, "%s report %s/rt --folded >/dev/null && %s report %s/rt --children "
+				     ">/dev/null && %s script %s/rt | grep -c unwindgen",
+			       tu_ringtrace(), dir, tu_ringtrace(), dir, tu_ringtrace(), dir), 0);
+	assert_true(atoi(out) > 100);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
 		cmocka_unit_test(test_dwarf_attrs_as_perf),
+		cmocka_unit_test(test_garbage_stacks_end_early),
 		cmocka_unit_test(test_call_graph_option_errors),
 		cmocka_unit_test(test_distro_program_through_libc),
 		cmocka_unit_test(test_no_loss_at_99hz),

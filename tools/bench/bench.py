@@ -447,13 +447,13 @@ class Bench:
 
     def stacks(self):
         secs = 1 if self.quick else 3
-        workload = [self.unwindgen, "chain", str(secs)]
+        workload = ["sleep", str(secs)]
         modes = [("fp", ["-g"]), ("dwarf", ["--call-graph", "dwarf"])]
 
         def ringtrace(args):
             def f():
                 d = self.fresh("s6.rt")
-                _, e, usage, _ = self.must([self.ringtrace, "record", "-F", "999"] + args +
+                _, e, usage, _ = self.must([self.ringtrace, "record", "-a", "-F", "999"] + args +
                                            ["--force", "-o", d, "--"] + workload)
                 samples, lost = self.ringtrace_totals(e)
                 o, _, _, wall = self.must([self.ringtrace, "report", d, "--children"])
@@ -464,7 +464,7 @@ class Bench:
                         n = int(line.rsplit(" ", 1)[1])
                         total += n
                         full += n if ";main;uw_a;uw_b;uw_c" in line else 0
-                _, _, _, perf_wall = self.must(["perf", "report", "-i", d, "--stdio"])
+                _, _, _, perf_wall = self.must(["perf", "report", "-i", d, "--stdio", "--no-inline"])
                 return (usage[0], samples, lost, self.size_of(d), wall, perf_wall,
                         100.0 * full / total if total else 0.0)
             return f
@@ -472,12 +472,12 @@ class Bench:
         def perf(args):
             def f():
                 p = self.fresh("s6.perf")
-                _, e, usage, _ = self.must(["perf", "record", "-F", "999"] + args + ["-o", p, "--"] +
+                _, e, usage, _ = self.must(["perf", "record", "-a", "-F", "999"] + args + ["-o", p, "--"] +
                                            workload)
                 m = re.search(r"\((\d+) samples\)", e)
                 samples = int(m.group(1)) if m else 0
                 _, lost = self.perf_count(p, comm="unwindgen")
-                _, _, _, wall = self.must(["perf", "report", "-i", p, "--stdio"])
+                _, _, _, wall = self.must(["perf", "report", "-i", p, "--stdio", "--no-inline"])
                 return usage[0], samples, lost, self.size_of(p), None, wall, None
             return f
 
@@ -487,6 +487,8 @@ class Bench:
             tools.append(("perf record %s" % " ".join(args), mode, perf(args)))
         keys = ("cpu", "samples", "lost", "bps", "ours", "perf", "full")
         m = {name: {k: [] for k in keys} for name, _, _ in tools}
+        busy = subprocess.Popen([self.unwindgen, "chain", str(self.reps * len(tools) * (secs + 15))])
+        time.sleep(0.3)
         for rep_ in range(self.reps):
             for name, _, fn in self.rotated(tools, rep_):
                 cpu, samples, lost, size, ours, theirs, full = fn()
@@ -499,6 +501,8 @@ class Bench:
                 if ours is not None:
                     r["ours"].append(ours)
                     r["full"].append(full)
+        busy.kill()
+        busy.wait()
         rows = []
         for name, mode, _ in tools:
             r = m[name]
@@ -511,14 +515,19 @@ class Bench:
                                   for name, _, _ in tools}
         self.section(
             "6. Stacks: DWARF against frame pointers",
-            "`tools/unwindgen chain %d` (main -> uw_a -> uw_b -> uw_c, built `-O2 "
-            "-fomit-frame-pointer` as Debian builds) recorded at 999 Hz by each tool with `-g` "
-            "(frame pointers) and `--call-graph dwarf` (8 KiB of user stack per sample). Bytes "
-            "per sample = output size over samples; record CPU = user + system seconds of the "
-            "recorder (GNU time); report = wall seconds of `ringtrace report --children` "
-            "(every frame resolved, user stacks unwound with libdw) and of `perf report --stdio` "
-            "on the same recording (for ringtrace's rows, perf reading ringtrace's recording); "
-            "full path = samples whose folded stack holds main;uw_a;uw_b;uw_c." % secs,
+            "`tools/unwindgen chain` (main -> uw_a -> uw_b -> uw_c, built `-O2 "
+            "-fomit-frame-pointer` as Debian builds) spins on one CPU; each tool records every "
+            "CPU at 999 Hz for %d s (`record -a -F 999 -- sleep %d`) with `-g` (frame pointers) "
+            "and with `--call-graph dwarf` (8 KiB of user stack per sample). Bytes per sample = "
+            "output size over samples; record CPU = user + system seconds of the recorder "
+            "(GNU time); report = wall seconds of `ringtrace report --children` "
+            "(every frame resolved, user stacks unwound with libdw) and of `perf report --stdio "
+            "--no-inline` on the same recording (for ringtrace's rows, perf reading ringtrace's "
+            "recording; without `--no-inline` perf runs addr2line on every binary with debug "
+            "information that other processes on the machine ran, which took 36 s of one such "
+            "report and 2.3 s with it); "
+            "full path = unwindgen's samples whose folded stack holds main;uw_a;uw_b;uw_c."
+            % (secs, secs),
             ["recorder", "bytes/sample", "samples", "lost", "record CPU s", "ringtrace report s",
              "perf report s", "spread", "full path"],
             rows)
@@ -590,10 +599,11 @@ class Bench:
         for new in self.sections:
             number = new.split(".", 1)[0]
             at = [i for i, sec in enumerate(sections) if sec.split(".", 1)[0] == number]
+            numbered = [i for i, sec in enumerate(sections) if sec[3:4].isdigit()]
             if at:
                 sections[at[0]] = new + "\n"
-            else:
-                sections.append(new + "\n")
+            else:  # after the numbered scenarios, before the soak
+                sections.insert(numbered[-1] + 1 if numbered else len(sections), new + "\n")
         note = ("Scenario %s rerun alone by `%s` on %s in %.0f s; the other tables are from the "
                 "full run above." % (", ".join(t.split(":")[0] for t in self.timings), command,
                                      datetime.date.today().isoformat(), seconds))
