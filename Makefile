@@ -29,7 +29,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
-LDLIBS := -lbpf -ldw -lelf -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap -lpthread
+LDLIBS := -lbpf -ldw -lelf -ldebuginfod -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -45,13 +45,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 # libm and ld.so the debug symbols perf names them by), what only the benchmarks run.
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
-		      libyaml-dev libcrypt-dev libtraceevent-dev dpkg-dev binutils gzip
+		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip
 # systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
 # openssl for a test certificate, util-linux for setpriv, python3-yaml to
-# read the Kubernetes manifest.
+# read the Kubernetes manifest, debuginfod for a server of debug files.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
-		     util-linux python3 python3-yaml libc6-dbg
+		     util-linux python3 python3-yaml libc6-dbg \
+		     debuginfod
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -71,8 +72,10 @@ LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 
 LOADGEN := $(OUTPUT)/loadgen
 # Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only),
-# PLT entries, libm, brk and the vdso (names).
-SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names
+# PLT entries, libm, brk and the vdso (names), and a call chain without frame
+# pointers (unwindgen, and a stripped copy).
+SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
+	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -171,6 +174,19 @@ $(OUTPUT)/symgen_names: tools/symgen/symgen_names.c
 	$(call msg,CLANG,$@)
 	$(Q)$(CLANG) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -Wall -Wextra -Werror $< -lm -o $@
 
+# A call chain main -> uw_a -> uw_b -> uw_c built as Debian builds (no frame
+# pointers: only DWARF CFI unwinds it), and a stripped copy whose symbols are
+# only in its separate debug file (unwindgen_stripped.debug).
+$(OUTPUT)/unwindgen: tools/unwindgen/unwindgen.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -Wl,--build-id -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/unwindgen_stripped: $(OUTPUT)/unwindgen
+	$(call msg,STRIP,$@)
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)strip --strip-all $< -o $@
+
 $(TEST_UTIL): tests/test_util.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
@@ -263,7 +279,7 @@ $(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS))
 
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -liberty -ltraceevent -lpthread -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -ldebuginfod -liberty -ltraceevent -lpthread -o $@
 
 # Runs every target as $(1) says (-max_total_time=S or -runs=N), described
 # as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.

@@ -20,11 +20,16 @@
 #define RT_MAX_DYNAMIC_FIELDS 4
 
 /* A sample is a complete PERF_RECORD_SAMPLE with sample_type
- * IDENTIFIER | IP | TID | TIME | CPU | PERIOD [| CALLCHAIN] [| RAW] [| CGROUP]:
+ * IDENTIFIER | IP | TID | TIME | CPU | PERIOD [| CALLCHAIN] [| RAW]
+ * [| REGS_USER | STACK_USER] [| CGROUP]:
  * this fixed head, then the callchain (u64 nr, PERF_CONTEXT_KERNEL, ips,
  * PERF_CONTEXT_USER, ips), the raw record (u32 size, bytes, zero padding to
- * 8) and the cgroup id, which is then the sample's last u64. The one place
- * the layout is named: the BPF side builds it, the loader reads it. */
+ * 8), the user registers (u64 abi, then RT_REGS_USER_COUNT u64 in the bit
+ * order of RT_REGS_USER_MASK when abi is not 0), the user stack (u64 size;
+ * when not 0, size bytes copied from the user sp up, then u64 dyn_size, the
+ * bytes of them actually read), and the cgroup id, which is then the
+ * sample's last u64. The one place the layout is named: the BPF side builds
+ * it, the loader reads it. */
 struct rt_sample_head {
 	struct perf_event_header header; /* PERF_RECORD_SAMPLE, cpumode, size */
 	__u64 id;                        /* PERF_SAMPLE_IDENTIFIER */
@@ -42,8 +47,25 @@ struct rt_sample_head {
 #define RT_SAMPLE_FIXED_WORDS (sizeof(struct rt_sample_head) / 8)
 #define RT_CALLCHAIN_MAX_WORDS (1 + 2 * (1 + RT_MAX_STACK_DEPTH))
 #define RT_RAW_MAX_WORDS ((4 + RT_MAX_RAW + 7) / 8)
-#define RT_SAMPLE_MAX_WORDS \
-	(RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS + RT_RAW_MAX_WORDS + 1)
+
+/* --call-graph dwarf: the user registers perf samples on x86_64
+ * (sample_regs_user, PERF_REGS_MASK: ax bx cx dx si di bp sp ip flags cs ss
+ * r8-r15, in perf_event_x86_regs order) and the user stack bytes copied,
+ * perf's default and its most (a multiple of 8). */
+#define RT_REGS_USER_MASK 0xff0fffULL
+#define RT_REGS_USER_COUNT 20
+#define RT_REGS_ABI_64 2 /* PERF_SAMPLE_REGS_ABI_64 */
+#define RT_STACK_USER_DEFAULT 8192
+#define RT_STACK_USER_MAX 65528
+#define RT_REGS_MAX_WORDS (1 + RT_REGS_USER_COUNT)
+
+/* The most words before the stack copy, and the largest sample: a record's
+ * size is a u16, and a perf ring's BPF-output record wraps the sample (a
+ * header and a u32 more). */
+#define RT_SAMPLE_BEFORE_STACK_WORDS \
+	(RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS + RT_RAW_MAX_WORDS + RT_REGS_MAX_WORDS + 1)
+#define RT_SAMPLE_MAX_BYTES 65512
+#define RT_SAMPLE_MAX_WORDS (RT_SAMPLE_MAX_BYTES / 8)
 
 /* perf_event_header.misc cpumode values (uapi #defines, absent from BTF). */
 #define RT_MISC_KERNEL 1

@@ -9,6 +9,9 @@
 
 /* Set by the loader before load. */
 const volatile bool capture_callchain = false;
+/* --call-graph dwarf: no user callchain, the user regs and stack instead */
+const volatile bool capture_user_stack = false;
+const volatile __u32 stack_user_size = RT_STACK_USER_DEFAULT; /* a multiple of 8 */
 const volatile bool capture_cgroup = false;
 const volatile bool single_ring = false; /* one ring for every CPU (per-thread mode) */
 const volatile bool use_perfbuf = false;  /* perf event array instead of BPF rings */
@@ -82,14 +85,20 @@ struct {
 	__type(value, __u32);
 } target_cgroup SEC(".maps");
 
+/* Room for the largest sample, and for the verifier to see that a stack
+ * chunk (at most a page) read at any offset below RT_SAMPLE_MAX_BYTES fits. */
+#define SCRATCH_WORDS (RT_SAMPLE_BEFORE_STACK_WORDS + 65536 / 8 + 4096 / 8 + 1)
+
 struct sample_words {
-	__u64 w[RT_SAMPLE_MAX_WORDS];
+	__u64 w[SCRATCH_WORDS];
 };
 
-/* Scratch space to build one sample: too large for the BPF stack. */
+/* Scratch space to build one sample, one per CPU: too large for the BPF
+ * stack, and for a per-CPU map's value (32 KiB at most). A program never
+ * interrupts another of this object on its CPU (bpf_prog_active). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
 	__type(key, __u32);
 	__type(value, struct sample_words);
 } scratch SEC(".maps");
@@ -151,6 +160,79 @@ static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u
 	return n + 1 + frames;
 }
 
+/* x86-64 pt_regs as words (its layout is ABI): where each register of
+ * RT_REGS_USER_MASK is, in perf_event_x86_regs order. */
+#define PT_REGS_WORDS 21
+#define PT_SP 19
+static const __u8 perf_reg_word[RT_REGS_USER_COUNT] = {
+	10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 20, /* ax bx cx dx si di bp sp ip flags cs ss */
+	9, 8, 7, 6, 3, 2, 1, 0,                       /* r8 .. r15 */
+};
+#define PF_KTHREAD 0x00200000
+
+/* Appends PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER at word n, as the
+ * kernel's perf_output_sample_regs/_ustack write them: abi 0 and size 0 for
+ * a kernel thread; else the regs, the stack size, the bytes copied from the
+ * user sp (page by page, so that an unmapped page ends the copy as it ends
+ * the kernel's copy_from_user_nmi) and how many were. ctx_regs: the perf
+ * event's regs when it was taken in user mode, else NULL (the task's saved
+ * user regs). tail: bytes that follow (the cgroup). Returns the new n. */
+static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
+					       const __u64 *ctx_regs, __u32 tail)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pt[PT_REGS_WORDS], sp, size, done = 0, room;
+
+	if (n > RT_SAMPLE_BEFORE_STACK_WORDS - RT_REGS_MAX_WORDS - 1)
+		return n;
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD) {
+		s->w[n] = 0;     /* PERF_SAMPLE_REGS_ABI_NONE */
+		s->w[n + 1] = 0; /* no stack */
+		return n + 2;
+	}
+	if (ctx_regs) {
+#pragma unroll
+		for (int i = 0; i < PT_REGS_WORDS; i++)
+			pt[i] = ctx_regs[i];
+	} else if (bpf_probe_read_kernel(pt, sizeof(pt),
+						 (const void *)bpf_task_pt_regs(task))) {
+		__builtin_memset(pt, 0, sizeof(pt));
+	}
+	s->w[n++] = RT_REGS_ABI_64;
+#pragma unroll
+	for (int i = 0; i < RT_REGS_USER_COUNT; i++)
+		s->w[n + i] = pt[perf_reg_word[i]];
+	n += RT_REGS_USER_COUNT;
+	/* as perf_sample_ustack_size: what is asked, or what fits */
+	size = stack_user_size;
+	room = RT_SAMPLE_MAX_BYTES - (n + 2) * 8 - tail;
+	if (size > room)
+		size = room & ~7ULL;
+	s->w[n++] = size;
+	sp = pt[PT_SP];
+	for (int i = 0; i < RT_STACK_USER_MAX / 4096 + 2; i++) {
+		__u64 chunk = 4096 - ((sp + done) & 4095), at;
+
+		if (done >= size)
+			break;
+		if (chunk > size - done)
+			chunk = size - done;
+		at = n * 8 + done;
+		barrier_var(at);
+		barrier_var(chunk);
+		if (at > RT_SAMPLE_MAX_BYTES || chunk > 4096)
+			break;
+		if (bpf_probe_read_user((__u8 *)s->w + at, chunk, (const void *)(sp + done)))
+			break;
+		done += chunk;
+	}
+	n += size / 8;
+	if (n >= RT_SAMPLE_MAX_WORDS)
+		return RT_SAMPLE_MAX_WORDS; /* cannot happen: size was cut to fit */
+	s->w[n++] = done;
+	return n;
+}
+
 /* Fills the head but its header and seq, and the callchain; returns the
  * word count so far. */
 static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
@@ -171,7 +253,7 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 		n++; /* word 7 is nr */
 		if (!user)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
-		if (pid_tgid >> 32)
+		if ((pid_tgid >> 32) && !capture_user_stack)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
 	}
@@ -238,7 +320,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 	 * is how a flight-recorder snapshot accounts for every sample */
 	h->seq = (__u32)cnt->produced;
 	if (capture_cgroup) {
-		if (n >= RT_SAMPLE_MAX_WORDS) {
+		if (n >= RT_SAMPLE_MAX_WORDS || n >= SCRATCH_WORDS) {
 			count_loss(cnt, now, !use_perfbuf);
 			return 0;
 		}
@@ -312,10 +394,10 @@ static __always_inline bool sampled_in_user_mode(struct bpf_perf_event_data *ctx
 SEC("perf_event")
 int on_perf_event(struct bpf_perf_event_data *ctx)
 {
-	__u32 zero = 0, idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
-	struct sample_words *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct sample_words *s = bpf_map_lookup_elem(&scratch, &cpu);
 	bool user = sampled_in_user_mode(ctx);
 	__u64 now;
 	__u32 n;
@@ -325,6 +407,9 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	now = bpf_ktime_get_ns();
 	n = begin_sample(ctx, s, ev, PT_REGS_IP(&ctx->regs), user, pid_tgid, cpu, now,
 			 ctx->sample_period);
+	if (capture_user_stack)
+		n = append_user_stack(s, n, user ? (const __u64 *)&ctx->regs : NULL,
+				      capture_cgroup ? 8 : 0);
 	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now);
 }
 
@@ -366,10 +451,10 @@ static __always_inline __u32 raw_record_size(const struct rt_event *ev, const __
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
-	__u32 zero = 0, idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
-	struct sample_words *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct sample_words *s = bpf_map_lookup_elem(&scratch, &cpu);
 	__u32 n, raw_size, padded, at, last;
 	__u64 now, *count, ip = 0;
 	struct pt_regs *regs;
@@ -435,6 +520,8 @@ int on_tracepoint(void *ctx)
 	__builtin_memcpy(raw, &common, sizeof(common));
 	*(__u32 *)&s->w[at] = padded;
 	n = last + 1;
+	if (capture_user_stack)
+		n = append_user_stack(s, n, NULL, capture_cgroup ? 8 : 0);
 	submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now);
 	return KEEP_PERF_EVENTS;
 }

@@ -402,6 +402,54 @@ static void test_sample_decode_rejects_overlong_callchain(void **state)
 	byte_buffer_free(&b);
 }
 
+/* --call-graph dwarf samples: the registers the mask names, the stack copy
+ * and its dyn_size, each size checked. */
+static void test_sample_decode_user_regs_and_stack(void **state)
+{
+	const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	uint64_t w[1 + 1 + 1 + 3 + 1 + 4 + 1], reg;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(w) };
+	struct perf_sample s;
+
+	(void)state;
+	memcpy(&w[0], &h, sizeof(h));
+	w[1] = 0x1234;           /* ip */
+	w[2] = 2;                /* abi 64 */
+	w[3] = 10, w[4] = 20, w[5] = 30; /* regs of mask bits 0, 7, 8 */
+	w[6] = 32;               /* stack size */
+	w[7] = 0xa, w[8] = 0xb, w[9] = 0xc, w[10] = 0xd;
+	w[11] = 24;              /* dyn_size */
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), 0);
+	assert_int_equal(s.regs_abi, 2);
+	assert_int_equal(perf_sample_user_reg(&s, 7, &reg), 0);
+	assert_int_equal(reg, 20);
+	assert_int_equal(perf_sample_user_reg(&s, 8, &reg), 0);
+	assert_int_equal(reg, 30);
+	assert_int_equal(perf_sample_user_reg(&s, 1, &reg), -1);
+	assert_int_equal(s.stack_size, 32);
+	assert_int_equal(s.stack_dyn_size, 24);
+	assert_memory_equal(s.stack_user, &w[7], 32);
+	/* a mask naming more registers than the record holds */
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, ~0ULL, &s), -1);
+	/* dyn_size beyond the copy, a size not a multiple of 8, past the end */
+	w[11] = 40;
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -1);
+	w[11] = 24;
+	w[6] = 31;
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -1);
+	w[6] = 1ULL << 40;
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -1);
+	/* a kernel thread: abi 0, size 0, nothing else */
+	w[2] = 0;
+	w[3] = 0;
+	h.size = 4 * 8;
+	memcpy(&w[0], &h, sizeof(h));
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), 0);
+	assert_int_equal(s.regs_abi, 0);
+	assert_int_equal(s.stack_size, 0);
+	assert_int_equal(perf_sample_user_reg(&s, 7, &reg), -1);
+}
+
 static void test_strings_must_be_terminated(void **state)
 {
 	struct byte_buffer b = { 0 };
@@ -425,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_headers_are_errors),
 		cmocka_unit_test(test_bad_and_truncated_records),
 		cmocka_unit_test(test_sample_decode_rejects_overlong_callchain),
+		cmocka_unit_test(test_sample_decode_user_regs_and_stack),
 		cmocka_unit_test(test_strings_must_be_terminated),
 	};
 

@@ -3,8 +3,9 @@
 # bench.py: runs ringtrace, perf record and bpftrace on the same workloads in one
 # run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
-throughput and report speed, each tool against the others on the same machine in
-the same run. Medians and spreads (min-max) over REPS repetitions."""
+throughput, report speed and the cost of DWARF stacks, each tool against the
+others on the same machine in the same run. Medians and spreads (min-max) over
+REPS repetitions."""
 
 import argparse
 import datetime
@@ -27,6 +28,7 @@ class Bench:
         self.build = os.path.abspath(build)
         self.ringtrace = os.path.join(self.build, "ringtrace")
         self.loadgen = os.path.join(self.build, "loadgen")
+        self.unwindgen = os.path.join(self.build, "unwindgen")
         self.tools = os.path.join(self.build, "bench")
         self.reps = reps
         self.quick = quick
@@ -441,6 +443,95 @@ class Bench:
             ["tool", "seconds (median)", "spread", "x ringtrace report"],
             rows)
 
+    # -- 6: stacks: DWARF against frame pointers -----------------------
+
+    def stacks(self):
+        secs = 1 if self.quick else 3
+        workload = ["sleep", str(secs)]
+        modes = [("fp", ["-g"]), ("dwarf", ["--call-graph", "dwarf"])]
+
+        def ringtrace(args):
+            def f():
+                d = self.fresh("s6.rt")
+                _, e, usage, _ = self.must([self.ringtrace, "record", "-a", "-F", "999"] + args +
+                                           ["--force", "-o", d, "--"] + workload)
+                samples, lost = self.ringtrace_totals(e)
+                o, _, _, wall = self.must([self.ringtrace, "report", d, "--children"])
+                folded, _, _, _ = self.must([self.ringtrace, "report", d, "--folded"])
+                total = full = 0
+                for line in folded.splitlines():
+                    if line.startswith("unwindgen;"):
+                        n = int(line.rsplit(" ", 1)[1])
+                        total += n
+                        full += n if ";main;uw_a;uw_b;uw_c" in line else 0
+                _, _, _, perf_wall = self.must(["perf", "report", "-i", d, "--stdio", "--no-inline"])
+                return (usage[0], samples, lost, self.size_of(d), wall, perf_wall,
+                        100.0 * full / total if total else 0.0)
+            return f
+
+        def perf(args):
+            def f():
+                p = self.fresh("s6.perf")
+                _, e, usage, _ = self.must(["perf", "record", "-a", "-F", "999"] + args + ["-o", p, "--"] +
+                                           workload)
+                m = re.search(r"\((\d+) samples\)", e)
+                samples = int(m.group(1)) if m else 0
+                _, lost = self.perf_count(p, comm="unwindgen")
+                _, _, _, wall = self.must(["perf", "report", "-i", p, "--stdio", "--no-inline"])
+                return usage[0], samples, lost, self.size_of(p), None, wall, None
+            return f
+
+        tools = []
+        for mode, args in modes:
+            tools.append(("ringtrace record %s" % " ".join(args), mode, ringtrace(args)))
+            tools.append(("perf record %s" % " ".join(args), mode, perf(args)))
+        keys = ("cpu", "samples", "lost", "bps", "ours", "perf", "full")
+        m = {name: {k: [] for k in keys} for name, _, _ in tools}
+        busy = subprocess.Popen([self.unwindgen, "chain", str(self.reps * len(tools) * (secs + 15))])
+        time.sleep(0.3)
+        for rep_ in range(self.reps):
+            for name, _, fn in self.rotated(tools, rep_):
+                cpu, samples, lost, size, ours, theirs, full = fn()
+                r = m[name]
+                r["cpu"].append(cpu)
+                r["samples"].append(samples)
+                r["lost"].append(lost)
+                r["bps"].append(size / samples if samples else 0)
+                r["perf"].append(theirs)
+                if ours is not None:
+                    r["ours"].append(ours)
+                    r["full"].append(full)
+        busy.kill()
+        busy.wait()
+        rows = []
+        for name, mode, _ in tools:
+            r = m[name]
+            rows.append([name, "%.0f" % self.med(r["bps"]), "%.0f" % self.med(r["samples"]),
+                         "%.0f" % self.med(r["lost"]), "%.3f" % self.med(r["cpu"]),
+                         "%.2f" % self.med(r["ours"]) if r["ours"] else "-",
+                         "%.2f" % self.med(r["perf"]), self.spread(r["perf"], "%.2f"),
+                         "%.1f%%" % self.med(r["full"]) if r["full"] else "-"])
+        self.results["stacks"] = {name: {k: self.med(v) for k, v in m[name].items() if v}
+                                  for name, _, _ in tools}
+        self.section(
+            "6. Stacks: DWARF against frame pointers",
+            "`tools/unwindgen chain` (main -> uw_a -> uw_b -> uw_c, built `-O2 "
+            "-fomit-frame-pointer` as Debian builds) spins on one CPU; each tool records every "
+            "CPU at 999 Hz for %d s (`record -a -F 999 -- sleep %d`) with `-g` (frame pointers) "
+            "and with `--call-graph dwarf` (8 KiB of user stack per sample). Bytes per sample = "
+            "output size over samples; record CPU = user + system seconds of the recorder "
+            "(GNU time); report = wall seconds of `ringtrace report --children` "
+            "(every frame resolved, user stacks unwound with libdw) and of `perf report --stdio "
+            "--no-inline` on the same recording (for ringtrace's rows, perf reading ringtrace's "
+            "recording; without `--no-inline` perf runs addr2line on every binary with debug "
+            "information that other processes on the machine ran, which took 36 s of one such "
+            "report and 2.3 s with it); "
+            "full path = unwindgen's samples whose folded stack holds main;uw_a;uw_b;uw_c."
+            % (secs, secs),
+            ["recorder", "bytes/sample", "samples", "lost", "record CPU s", "ringtrace report s",
+             "perf report s", "spread", "full path"],
+            rows)
+
     # -- the document ----------------------------------------------------
 
     def versions(self):
@@ -498,6 +589,29 @@ class Bench:
                             p["perf script"] / p["ringtrace report"]))
         return lines
 
+    def merge(self, path, command, seconds):
+        """Puts the sections run into the document at path, replacing those of
+        the same numbers and keeping the others, and says which were rerun."""
+        with open(path) as f:
+            old = f.read()
+        parts = old.split("\n## ")
+        head, sections = parts[0], ["## " + p for p in parts[1:]]
+        for new in self.sections:
+            number = new.split(".", 1)[0]
+            at = [i for i, sec in enumerate(sections) if sec.split(".", 1)[0] == number]
+            numbered = [i for i, sec in enumerate(sections) if sec[3:4].isdigit()]
+            if at:
+                sections[at[0]] = new + "\n"
+            else:  # after the numbered scenarios, before the soak
+                sections.insert(numbered[-1] + 1 if numbered else len(sections), new + "\n")
+        note = ("Scenario %s rerun alone by `%s` on %s in %.0f s; the other tables are from the "
+                "full run above." % (", ".join(t.split(":")[0] for t in self.timings), command,
+                                     datetime.date.today().isoformat(), seconds))
+        head = "\n".join(line for line in head.splitlines() if not line.startswith("Scenario "))
+        head = head.rstrip("\n") + "\n\n" + note + "\n"
+        with open(path, "w") as f:
+            f.write(head + "\n" + "\n".join(s.rstrip("\n") + "\n" for s in sections))
+
     def write(self, path, command, seconds):
         head = ["# ringtrace benchmarks", "",
                 "Written by `%s` on %s, in %.0f s (scenario %s). Every scenario runs each tool %d times, "
@@ -523,7 +637,8 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench: run as root (the tracers load BPF programs)")
     b = Bench(args.build, args.reps, args.quick)
-    scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed]
+    scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
+                 b.stacks]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     try:
@@ -535,7 +650,10 @@ def main():
     finally:
         shutil.rmtree(b.tmp, ignore_errors=True)
     command = "make bench" if not (args.quick or only or args.reps != REPS) else " ".join(sys.argv)
-    b.write(args.out, command, time.monotonic() - t0)
+    if only and os.path.exists(args.out):
+        b.merge(args.out, command, time.monotonic() - t0)
+    else:
+        b.write(args.out, command, time.monotonic() - t0)
     print("bench: wrote %s in %.0f s" % (args.out, time.monotonic() - t0))
 
 

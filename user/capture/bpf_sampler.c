@@ -238,6 +238,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	if (sc->cgroup_fd >= 0)
 		flags |= RT_FILTER_CGROUP;
 	k->rodata->capture_callchain = cfg->callchain;
+	k->rodata->capture_user_stack = cfg->stack_user > 0;
+	k->rodata->stack_user_size = cfg->stack_user;
 	k->rodata->capture_cgroup = cfg->cgroup_field;
 	k->rodata->single_ring = sc->nr_threads > 0;
 	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
@@ -250,6 +252,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
 	    (transport_inner_map_template(s->transport) >= 0 &&
 	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
 				       transport_inner_map_template(s->transport)))) {

@@ -51,6 +51,8 @@ struct bpf_sampler_config {
 	struct sampler_scope scope;
 	const struct cpu_list *online; /* CPUs a perf ring is needed on (per-thread mode) */
 	bool callchain;
+	uint32_t stack_user; /* --call-graph dwarf: user regs and this many stack bytes
+				instead of the user callchain; 0 for frame pointers */
 	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */

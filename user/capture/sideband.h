@@ -25,9 +25,11 @@ struct sideband {
 };
 
 /* Opens one tracking event per CPU of cpus (disabled) with data_pages pages of
- * ring each, CGROUP records too if cgroups. Returns 0, or -1 with err set. */
+ * ring each, CGROUP records too if cgroups, MMAP2 records of mappings that
+ * are not executable too if mmap_data (--call-graph dwarf: perf's unwinder
+ * reads a binary's .eh_frame_hdr through them). Returns 0, or -1 with err set. */
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
-		  size_t data_pages, bool cgroups, char *err, size_t errlen);
+		  size_t data_pages, bool cgroups, bool mmap_data, char *err, size_t errlen);
 int sideband_enable(struct sideband *sb);
 int sideband_disable(struct sideband *sb);
 

@@ -46,6 +46,29 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/* --call-graph fp | dwarf[,SIZE], as perf parses it: SIZE rounded up to a
+ * multiple of 8. */
+static int parse_call_graph(struct record_options *o, const char *arg)
+{
+	uint64_t size = RT_STACK_USER_DEFAULT;
+
+	if (!strcmp(arg, "fp")) {
+		o->callchain = true;
+		o->stack_user = 0;
+		return OPTIONS_CONTINUE;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		rt_error("unknown --call-graph mode \"%s\": use fp or dwarf[,SIZE]", arg);
+		return OPTIONS_USAGE_ERROR;
+	}
+	if (arg[5] && option_parse_u64("--call-graph dwarf,SIZE", arg + 6, 1,
+				       RT_STACK_USER_MAX, &size))
+		return OPTIONS_USAGE_ERROR;
+	o->callchain = true;
+	o->stack_user = (uint32_t)((size + 7) & ~7ULL);
+	return OPTIONS_CONTINUE;
+}
+
 /* One option of record into cl; an enum options_result. */
 static int record_option(void *ctx, int id, const char *arg)
 {
@@ -106,7 +129,10 @@ static int record_option(void *ctx, int id, const char *arg)
 		break;
 	case RECORD_OPT_CALL_GRAPH:
 		o->callchain = true;
+		o->stack_user = 0;
 		break;
+	case RECORD_OPT_CALL_GRAPH_MODE:
+		return parse_call_graph(o, arg);
 	case RECORD_OPT_OUTPUT:
 		if (!arg[0]) {
 			rt_error("-o needs a directory name");

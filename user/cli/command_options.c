@@ -17,8 +17,14 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_FREQ },
 	{ "count", 'c', "PERIOD", "sample every PERIOD events (ns for clocks; tracepoints too)",
 	  NULL, RECORD_OPT_COUNT },
-	{ "call-graph", 'g', NULL, "record kernel and user callchains (frame pointers)",
+	{ NULL, 'g', NULL, "record kernel and user callchains (frame pointers)",
 	  NULL, RECORD_OPT_CALL_GRAPH },
+	{ "call-graph", 0, "MODE",
+	  "fp (as -g), or dwarf[,SIZE]: kernel callchains, and the user registers and top SIZE "
+	  "bytes of the user stack (default " OPTIONS_STR(RT_STACK_USER_DEFAULT) ", at most "
+	  OPTIONS_STR(RT_STACK_USER_MAX) ") in each sample, unwound with DWARF CFI when read, as "
+	  "perf record --call-graph dwarf",
+	  NULL, RECORD_OPT_CALL_GRAPH_MODE },
 	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
 	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
 	  NULL, RECORD_OPT_CPU },

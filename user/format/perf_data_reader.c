@@ -487,7 +487,8 @@ static int record_id(const struct perf_input *in, const struct perf_event_header
 		}
 		if (!(first->attr.sample_type & PERF_SAMPLE_ID))
 			return 0;
-		if (perf_sample_decode(rec, first->attr.sample_type, &s))
+		if (perf_sample_decode_regs(rec, first->attr.sample_type,
+					    first->attr.sample_regs_user, &s))
 			return -1;
 		*id = s.id;
 		return 1;

@@ -4,6 +4,7 @@
 #include "format/perf_record.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 /* A bounded cursor over a record's bytes; fields are copied, never cast, so
  * misaligned or truncated input cannot fault. */
@@ -122,8 +123,60 @@ static int put_sample_id(struct byte_buffer *b, uint64_t sample_type,
 	return 0;
 }
 
+/* PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, as perf's
+ * evsel__parse_sample reads them: a stack's size a multiple of 8, its
+ * dyn_size no more than it. */
+static int take_user_regs_stack(struct cursor *c, uint64_t sample_type, uint64_t regs_mask,
+				struct perf_sample *out)
+{
+	if (sample_type & PERF_SAMPLE_REGS_USER) {
+		uint64_t nr = (uint64_t)__builtin_popcountll(regs_mask);
+
+		if (take_u64(c, &out->regs_abi))
+			return -1;
+		if (out->regs_abi) {
+			if (nr > (uint64_t)(c->end - c->p) / sizeof(uint64_t))
+				return -1;
+			out->regs_mask = regs_mask;
+			out->regs_user = c->p;
+			c->p += nr * sizeof(uint64_t);
+		}
+	}
+	if (sample_type & PERF_SAMPLE_STACK_USER) {
+		if (take_u64(c, &out->stack_size))
+			return -1;
+		if (out->stack_size) {
+			if (out->stack_size % 8 || out->stack_size > (uint64_t)(c->end - c->p))
+				return -1;
+			out->stack_user = c->p;
+			c->p += out->stack_size;
+			if (take_u64(c, &out->stack_dyn_size) ||
+			    out->stack_dyn_size > out->stack_size)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int perf_sample_user_reg(const struct perf_sample *s, unsigned int reg, uint64_t *value)
+{
+	if (!s->regs_abi || reg >= 64 || !(s->regs_mask & (1ULL << reg)))
+		return -1;
+	/* a fuzzed raw field may leave the registers unaligned */
+	memcpy(value, (const uint8_t *)s->regs_user +
+			      8 * __builtin_popcountll(s->regs_mask & ((1ULL << reg) - 1)),
+	       sizeof(*value));
+	return 0;
+}
+
 int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type,
 		       struct perf_sample *out)
+{
+	return perf_sample_decode_regs(rec, sample_type, 0, out);
+}
+
+int perf_sample_decode_regs(const struct perf_event_header *rec, uint64_t sample_type,
+			    uint64_t regs_mask, struct perf_sample *out)
 {
 	struct cursor c = record_cursor(rec);
 
@@ -166,6 +219,8 @@ int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type
 		if (take(&c, NULL, out->raw_size))
 			return -1;
 	}
+	if (take_user_regs_stack(&c, sample_type, regs_mask, out))
+		return -1;
 	/* Fixed-size u64 fields up to and including CGROUP, in sample_type order. */
 	if ((sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && take(&c, NULL, 8))
 		return -1;
@@ -334,6 +389,9 @@ int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct 
 		uint32_t prot, flags;
 	} body = { m->pid, m->tid, m->start, m->len, m->pgoff, { 0 }, m->prot, m->flags };
 	uint16_t misc = PERF_RECORD_MISC_USER;
+
+	if (m->prot && !(m->prot & PROT_EXEC))
+		misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks mmap_data's */
 	size_t start;
 
 	_Static_assert(sizeof(body) == 64, "MMAP2 fixed part is 64 bytes");

@@ -46,6 +46,12 @@ struct perf_sample {
 	const uint64_t *callchain;
 	uint32_t raw_size;
 	const uint8_t *raw;
+	uint64_t regs_abi;          /* PERF_SAMPLE_REGS_USER: 0 (none, a kernel thread) or ... */
+	uint64_t regs_mask;         /* ...the attr's sample_regs_user, whose bits say which... */
+	const void *regs_user;      /* ...registers these u64 are, in bit order */
+	uint64_t stack_size;        /* PERF_SAMPLE_STACK_USER: bytes copied from the user sp */
+	const uint8_t *stack_user;  /* ...there, of which... */
+	uint64_t stack_dyn_size;    /* ...these were read (<= stack_size) */
 	uint64_t cgroup;
 };
 
@@ -54,6 +60,7 @@ struct perf_sample {
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |        \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |                                    \
 	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |             \
 	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |      \
 	 PERF_SAMPLE_WEIGHT_STRUCT)
@@ -95,6 +102,13 @@ struct perf_lost {
  * (too short, unterminated string, fields past its end). */
 int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type,
 		       struct perf_sample *out);
+/* The same, for a layout with PERF_SAMPLE_REGS_USER: regs_mask is the attr's
+ * sample_regs_user (perf_sample_decode takes it as 0). */
+int perf_sample_decode_regs(const struct perf_event_header *rec, uint64_t sample_type,
+			    uint64_t regs_mask, struct perf_sample *out);
+/* The value of register bit reg (a bit of regs_mask) of s's user registers:
+ * 0, or -1 if the sample has none or not that one. */
+int perf_sample_user_reg(const struct perf_sample *s, unsigned int reg, uint64_t *value);
 int perf_sample_id_decode(const struct perf_event_header *rec, uint64_t sample_type,
 			  struct perf_sample_id *out);
 int perf_comm_decode(const struct perf_event_header *rec, uint64_t sample_type,
@@ -113,7 +127,8 @@ int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out)
  * 0 on success, -1 if memory ran out or the record would be too large. */
 int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_comm *c,
 		     const struct perf_sample_id *sid);
-/* PERF_RECORD_MMAP2 from a user mapping (misc USER, build-id form if build_id_size). */
+/* PERF_RECORD_MMAP2 from a user mapping (misc USER, build-id form if
+ * build_id_size, MMAP_DATA if prot is given without PROT_EXEC). */
 int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid);
 /* PERF_RECORD_MMAP of the kernel: pid -1, misc KERNEL, "[kernel.kallsyms]_text". */

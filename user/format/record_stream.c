@@ -33,7 +33,8 @@ int record_time(const struct perf_input *in, const struct perf_event_header *rec
 		const struct perf_input_event *ev = perf_input_event_of(in, rec);
 		struct perf_sample s;
 
-		if (!ev || perf_sample_decode(rec, ev->attr.sample_type, &s))
+		if (!ev || perf_sample_decode_regs(rec, ev->attr.sample_type,
+						   ev->attr.sample_regs_user, &s))
 			return -1;
 		*time = s.time;
 		return 0;

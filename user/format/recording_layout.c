@@ -37,6 +37,13 @@ void recording_event_attr(struct perf_event_attr *a, const struct recording_even
 	a->sample_type = RECORDING_SAMPLE_TYPE | (ev->callchain ? PERF_SAMPLE_CALLCHAIN : 0) |
 			 (ev->tracepoint ? PERF_SAMPLE_RAW : 0) |
 			 (ev->cgroup ? PERF_SAMPLE_CGROUP : 0);
+	if (ev->stack_user) {
+		/* as perf's evsel__config_callchain for CALLCHAIN_DWARF */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = RT_REGS_USER_MASK;
+		a->sample_stack_user = ev->stack_user;
+		a->exclude_callchain_user = 1;
+	}
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
 	a->exclude_user = ev->exclude_user;
@@ -45,7 +52,7 @@ void recording_event_attr(struct perf_event_attr *a, const struct recording_even
 	a->clockid = RINGTRACE_CLOCKID;
 }
 
-void recording_tracking_attr(struct perf_event_attr *a, bool cgroup)
+void recording_tracking_attr(struct perf_event_attr *a, bool cgroup, bool mmap_data)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -59,6 +66,7 @@ void recording_tracking_attr(struct perf_event_attr *a, bool cgroup)
 	a->clockid = RINGTRACE_CLOCKID;
 	a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
 	a->cgroup = cgroup;
+	a->mmap_data = mmap_data;
 }
 
 uint64_t recording_record_time(const void *rec)

@@ -31,6 +31,8 @@ struct recording_event {
 	uint64_t period;         /* ...every period events */
 	bool exclude_user, exclude_kernel;
 	bool callchain;          /* PERF_SAMPLE_CALLCHAIN */
+	uint32_t stack_user;     /* --call-graph dwarf: PERF_SAMPLE_REGS_USER and
+				    _STACK_USER of this size, no user callchain */
 	bool cgroup;             /* PERF_SAMPLE_CGROUP */
 };
 
@@ -50,7 +52,7 @@ uint64_t recording_event_id(uint64_t base, unsigned int i);
 void recording_event_attr(struct perf_event_attr *a, const struct recording_event *ev);
 
 /* The side-band tracking event as perf records it ("dummy:HG"). */
-void recording_tracking_attr(struct perf_event_attr *a, bool cgroup);
+void recording_tracking_attr(struct perf_event_attr *a, bool cgroup, bool mmap_data);
 
 /* The time of a record of a ringtrace recording: a sample's own, else its
  * sample_id trailer's (0 if it has none). */

@@ -28,12 +28,14 @@ int session_synthesize(struct session *s)
 		rt_warn("%s; kernel frames will show as [unknown]", s->error);
 	s->error[0] = '\0';
 	if (synthesize_processes(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, &s->mapped,
-				 &s->build_ids) < 0 ||
+				 &s->build_ids, o->stack_user > 0) < 0 ||
 	    (s->cgroup_field &&
 	     synthesize_cgroups(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid) < 0)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
 		return -1;
 	}
+	/* JITs running already: their perf-PID.map is kept */
+	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
 	/* tracepoint formats, for perf script: tracefs is read only if needed */
 	for (unsigned int i = 0; i < o->nr_events; i++)
 		if (o->events[i].kind == EVENT_TRACEPOINT)
@@ -70,7 +72,7 @@ int session_write_header(struct session *s, int dirfd, const char *dirpath, char
 	for (unsigned int c = 0; c < s->sideband.nr; c++)
 		tracking_ids[c] = s->sideband.cpus[c].id;
 	memset(&evs[o->nr_events], 0, sizeof(evs[0]));
-	recording_tracking_attr(&evs[o->nr_events].attr, s->cgroup_field);
+	recording_tracking_attr(&evs[o->nr_events].attr, s->cgroup_field, o->stack_user > 0);
 	evs[o->nr_events].name = "dummy:HG";
 	evs[o->nr_events].ids = tracking_ids;
 	evs[o->nr_events].nr_ids = s->sideband.nr;

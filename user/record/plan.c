@@ -65,6 +65,7 @@ static int plan_events(struct session *s)
 			.exclude_user = ev->exclude_user,
 			.exclude_kernel = ev->exclude_kernel,
 			.callchain = o->callchain,
+			.stack_user = o->stack_user,
 			.cgroup = s->cgroup_field,
 		};
 	}
@@ -145,6 +146,7 @@ int session_start_sampler(struct session *s)
 			.cgroup_exact = o->cgroup_exact,
 		},
 		.callchain = o->callchain,
+		.stack_user = o->stack_user,
 		.cgroup_field = s->cgroup_field,
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
 		.overwrite = o->overwrite,

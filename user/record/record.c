@@ -102,7 +102,14 @@ static const void *with_build_id(struct session *s, const void *rec, size_t *siz
 static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
 {
 	struct session *s = ctx;
+	const struct perf_event_header *h = rec;
+	struct perf_task t;
 
+	/* a JIT's map is copied when it maps code, and again as it exits */
+	if (h->type == PERF_RECORD_MMAP2)
+		jit_maps_note_records(&s->jit_maps, rec, size);
+	else if (h->type == PERF_RECORD_EXIT && !perf_task_decode(rec, &t) && t.pid == t.tid)
+		jit_maps_copy(&s->jit_maps, t.pid);
 	rec = with_build_id(s, rec, &size);
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
@@ -368,6 +375,7 @@ static int finish(struct session *s, const struct timespec *t0)
 	seconds = seconds_since(t0);
 	if (drain_all(s))
 		ret = -1;
+	jit_maps_copy_all(&s->jit_maps);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
 		if (report_unreported_losses(s, s->target.cpus.cpus[i]) && !s->error[0]) {
 			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",
@@ -573,9 +581,10 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	if (output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error)))
 		return -1;
 	build_id_cache_init(&s->build_ids, s->out.fd);
+	jit_maps_init(&s->jit_maps, s->out.fd);
 	mapped_build_ids_init(&s->mapped);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			  s->cgroup_field, s->error, sizeof(s->error)) ||
+			  s->cgroup_field, o->stack_user > 0, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
@@ -626,6 +635,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->tracing);
 	if (s->out.fd >= 0) {
 		build_id_cache_free(&s->build_ids);
+		jit_maps_free(&s->jit_maps);
 		mapped_build_ids_free(&s->mapped);
 	}
 	byte_buffer_free(&s->rewritten);

@@ -27,6 +27,7 @@ struct record_options {
 	struct sample_rate rate; /* software and hardware events */
 	bool period_given;       /* -c also thins tracepoints */
 	bool callchain;
+	uint32_t stack_user;     /* --call-graph dwarf: user stack bytes per sample, else 0 */
 	const char *output;
 	bool force;
 	bool overwrite;          /* flight recorder: keep the newest, write snapshots */

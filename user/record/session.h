@@ -13,6 +13,7 @@
 #include "capture/snapshot_trigger.h"
 #include "format/recording_layout.h"
 #include "lib/byte_buffer.h"
+#include "record/jit_maps.h"
 #include "record/record.h"
 #include "record/record_target.h"
 #include "record/workload.h"
@@ -41,6 +42,7 @@ struct session {
 	struct byte_buffer synthesized;   /* side-band for what existed at the start */
 	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
 	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
+	struct jit_maps jit_maps;         /* JITs' perf-PID.map, kept in DIR */
 	struct mapped_build_ids mapped;   /* build-ids of the mapped files, by inode */
 	struct byte_buffer rewritten;     /* a side-band record given its build-id */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */

@@ -105,8 +105,10 @@ static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type,
 	return ret;
 }
 
-/* One line of /proc/PID/maps as an MMAP2 record if it is executable; 1 if not. */
-static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen)
+/* One line of /proc/PID/maps as an MMAP2 record if it is executable, or
+ * readable with mmap_data (as perf synthesizes them); 1 if not. */
+static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen,
+			   bool mmap_data)
 {
 	unsigned long long start, end, pgoff, ino;
 	unsigned int maj, min;
@@ -117,7 +119,7 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
 		   &min, &ino, &consumed) < 7)
 		return 1;
-	if (strlen(perms) < 4 || perms[2] != 'x')
+	if (strlen(perms) < 4 || (perms[2] != 'x' && (!mmap_data || perms[0] != 'r')))
 		return 1;
 	name = line + consumed;
 	snprintf(path, pathlen, "%s", name);
@@ -131,7 +133,8 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 	m->maj = maj;
 	m->min = min;
 	m->ino = ino;
-	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
 	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 	m->filename = path;
 	return 0;
@@ -139,7 +142,8 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 
 static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			    const struct perf_sample_id *base, uint32_t pid,
-			    struct mapped_build_ids *build_ids, struct build_id_cache *cache)
+			    struct mapped_build_ids *build_ids, struct build_id_cache *cache,
+			    bool mmap_data)
 {
 	char path[64], line[4096 + 128], file[4096];
 	bool rest_of_line = false;
@@ -159,10 +163,13 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		/* the tail of a line longer than the buffer (a long file name)
 		 * is never taken for a line of its own */
 		rest_of_line = !strchr(line, '\n');
-		if (continued || rest_of_line || parse_maps_line(line, &m, file, sizeof(file)))
+		if (continued || rest_of_line ||
+		    parse_maps_line(line, &m, file, sizeof(file), mmap_data))
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
-		mapped_build_ids_fill(build_ids, pid, &m, &fd);
+		fd = -1;
+		if (m.prot & PROT_EXEC)
+			mapped_build_ids_fill(build_ids, pid, &m, &fd);
 		if (cache && m.build_id_size)
 			build_id_cache_add(cache, &m, fd);
 		if (fd >= 0)
@@ -178,7 +185,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache)
+			  struct build_id_cache *cache, bool mmap_data)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *de;
@@ -193,7 +200,7 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			continue;
 		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
 		if (synthesize_comms(b, sample_id_type, sid, pid) ||
-		    synthesize_mmaps(b, sample_id_type, sid, pid, build_ids, cache)) {
+		    synthesize_mmaps(b, sample_id_type, sid, pid, build_ids, cache, mmap_data)) {
 			count = -1;
 			break;
 		}

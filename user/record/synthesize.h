@@ -27,7 +27,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
  * processes, or -1 if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache);
+			  struct build_id_cache *cache, bool mmap_data);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -1 if memory ran out. */

@@ -29,6 +29,11 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms,
 			r->build_id_dirs[1] = NULL;
 		r->as.build_id_dirs[0] = r->build_id_dirs[0];
 		r->as.build_id_dirs[1] = r->build_id_dirs[0] ? r->build_id_dirs[1] : NULL;
+		/* JITs' maps it kept: its own, or its parent's */
+		if (asprintf(&r->jit_dirs[1], "%s/..", path) < 0)
+			r->jit_dirs[1] = NULL;
+		r->as.jit_dirs[0] = path;
+		r->as.jit_dirs[1] = r->jit_dirs[1];
 	}
 	return 0;
 }
@@ -37,9 +42,12 @@ void recording_close(struct recording *r)
 {
 	free(r->build_id_dirs[0]);
 	free(r->build_id_dirs[1]);
+	free(r->jit_dirs[1]);
 	r->build_id_dirs[0] = r->build_id_dirs[1] = NULL;
 	free(r->lost_by_cpu);
 	r->lost_by_cpu = NULL;
+	unwinder_free(r->unwinder);
+	r->unwinder = NULL;
 	address_space_free(&r->as);
 	perf_input_close(&r->in);
 }
@@ -99,7 +107,8 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 		switch (rec->type) {
 		case PERF_RECORD_SAMPLE:
 			ev = perf_input_event_of(&r->in, rec);
-			if (!ev || perf_sample_decode(rec, ev->attr.sample_type, &s)) {
+			if (!ev || perf_sample_decode_regs(rec, ev->attr.sample_type,
+							   ev->attr.sample_regs_user, &s)) {
 				ret = -1;
 				break;
 			}
@@ -129,6 +138,27 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 	return ret;
 }
 
+int recording_each_unwound_frame(struct recording *r, const struct perf_sample *s,
+			      int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
+			      void *ctx)
+{
+	uint64_t ips[RECORDING_MAX_UNWOUND];
+	struct resolved where;
+	size_t nr;
+	int ret;
+
+	if (!r->unwinder && !(r->unwinder = unwinder_new(&r->as)))
+		return -ENOMEM;
+	nr = unwinder_user_frames(r->unwinder, s, ips, RECORDING_MAX_UNWOUND);
+	for (size_t i = 0; i < nr; i++) {
+		address_space_resolve(&r->as, s->pid, ips[i], PERF_RECORD_MISC_USER, &where);
+		ret = fn(ctx, ips[i], &where);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int recording_each_frame(struct recording *r, const struct perf_sample *s,
 			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			 void *ctx)
@@ -137,6 +167,8 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 	struct resolved where;
 	int ret;
 
+	if (!s->nr_callchain && s->regs_abi)
+		return recording_each_unwound_frame(r, s, fn, ctx);
 	if (!s->nr_callchain) {
 		address_space_resolve(&r->as, s->pid, s->ip, cpumode, &where);
 		return fn(ctx, s->ip, &where);
@@ -156,5 +188,5 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return s->regs_abi ? recording_each_unwound_frame(r, s, fn, ctx) : 0;
 }

@@ -13,8 +13,12 @@
 #include "format/perf_record.h"
 #include "format/record_stream.h"
 #include "symbols/address_space.h"
+#include "symbols/unwind.h"
 
 #define RECORDING_MAX_CPUS 4096
+/* Most user frames unwound from a sample's stack, as perf's default
+ * kernel.perf_event_max_stack. */
+#define RECORDING_MAX_UNWOUND 127
 
 struct recording {
 	const char *path;
@@ -26,6 +30,8 @@ struct recording {
 	uint64_t *lost_by_cpu;          /* RECORDING_MAX_CPUS entries, or NULL if none lost */
 	uint64_t sideband_lost;         /* side-band records the kernel dropped */
 	char *build_id_dirs[2];         /* PATH/.build-id, and PATH/../.build-id (a snapshot's) */
+	char *jit_dirs[2];              /* [1]: PATH/.., a snapshot's parent (JITs' maps) */
+	struct unwinder *unwinder;      /* user stacks of --call-graph dwarf samples, made when needed */
 };
 
 struct recording_visitor {
@@ -55,9 +61,16 @@ void recording_close(struct recording *r);
 bool recording_is_tracking(const struct recording *r, unsigned int e);
 
 /* Calls fn for each frame of a sample, leaf first: its callchain when it has
- * one (context markers followed, the leaf's ip included), else its ip. */
+ * one (context markers followed, the leaf's ip included), then, for a sample
+ * with user registers and stack (--call-graph dwarf), the user frames
+ * unwound from them, as perf adds them; else its ip. */
 int recording_each_frame(struct recording *r, const struct perf_sample *s,
 			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			 void *ctx);
+/* Calls fn for each user frame of a --call-graph dwarf sample, unwound from
+ * its registers and stack copy, leaf first. */
+int recording_each_unwound_frame(struct recording *r, const struct perf_sample *s,
+				 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
+				 void *ctx);
 
 #endif

@@ -97,15 +97,44 @@ static void print_symbol(FILE *out, uint32_t f, const struct resolved *w)
 		fprintf(out, " (%s)", w->dso);
 }
 
+/* One frame of a callchain, as perf prints it: a user frame's address shown
+ * as the offset in its file. */
+static void print_frame(struct script_state *st, uint32_t f, uint64_t ip, const struct resolved *w)
+{
+	if (f & SCRIPT_FIELD_IP)
+		fprintf(st->out, "\t%16" PRIx64, w->mapped && !w->kernel ? w->map_ip : ip);
+	print_symbol(st->out, f, w);
+	fputc('\n', st->out);
+}
+
+struct unwound_frames {
+	struct script_state *st;
+	uint32_t fields;
+	unsigned int frames;
+};
+
+static int print_unwound_frame(void *ctx, uint64_t ip, const struct resolved *where)
+{
+	struct unwound_frames *u = ctx;
+
+	if (u->frames >= SCRIPT_MAX_STACK)
+		return 1;
+	u->frames++;
+	print_frame(u->st, u->fields, ip, where);
+	return 0;
+}
+
 /* The callchain, leaf first, as perf resolves it (thread__resolve_callchain):
  * user mode until a context marker says otherwise, markers not counted, at
  * most SCRIPT_MAX_STACK frames, nothing if a marker is one perf does not know;
- * a user frame's address shown as the offset in its file. */
-static void print_callchain(struct script_state *st, struct recording *r, uint32_t f,
-			    const struct perf_sample *s)
+ * then, for --call-graph dwarf, the user frames unwound from the sample's
+ * registers and stack, as perf appends them. */
+static int print_callchain(struct script_state *st, struct recording *r, uint32_t f,
+			   const struct perf_sample *s)
 {
 	uint16_t cpumode = PERF_RECORD_MISC_USER;
-	unsigned int frames = 0;
+	struct unwound_frames u = { st, f, 0 };
+	int ret;
 
 	for (uint64_t i = 0; i < s->nr_callchain; i++) {
 		uint64_t ip = s->callchain[i];
@@ -113,9 +142,9 @@ static void print_callchain(struct script_state *st, struct recording *r, uint32
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX &&
 		    ip != (uint64_t)PERF_CONTEXT_KERNEL && ip != (uint64_t)PERF_CONTEXT_USER &&
 		    ip != (uint64_t)PERF_CONTEXT_HV)
-			return;
+			return 0;
 	}
-	for (uint64_t i = 0; i < s->nr_callchain && frames < SCRIPT_MAX_STACK; i++) {
+	for (uint64_t i = 0; i < s->nr_callchain && u.frames < SCRIPT_MAX_STACK; i++) {
 		uint64_t ip = s->callchain[i];
 		struct resolved w;
 
@@ -126,17 +155,18 @@ static void print_callchain(struct script_state *st, struct recording *r, uint32
 		} else if (ip == (uint64_t)PERF_CONTEXT_HV) {
 			cpumode = PERF_RECORD_MISC_HYPERVISOR;
 		} else {
-			frames++;
+			u.frames++;
 			if (cpumode == PERF_RECORD_MISC_HYPERVISOR) /* perf has no maps there */
 				w = (struct resolved){ "[unknown]", "[unknown]", 0, ip, ip, false, false };
 			else
 				address_space_resolve(&r->as, s->pid, ip, cpumode, &w);
-			if (f & SCRIPT_FIELD_IP)
-				fprintf(st->out, "\t%16" PRIx64, w.mapped && !w.kernel ? w.map_ip : ip);
-			print_symbol(st->out, f, &w);
-			fputc('\n', st->out);
+			print_frame(st, f, ip, &w);
 		}
 	}
+	if (!s->regs_abi)
+		return 0;
+	ret = recording_each_unwound_frame(r, s, print_unwound_frame, &u);
+	return ret < 0 ? ret : 0;
 }
 
 /* The sample's own ip: its map found as perf finds it, in the other address
@@ -178,7 +208,8 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	if (f & SCRIPT_FIELD_IP) {
 		if (st->use_callchain && has_callchain(ev)) {
 			fputc('\n', out);
-			print_callchain(st, r, f, s);
+			if (print_callchain(st, r, f, s))
+				return -ENOMEM;
 		} else {
 			fputc(' ', out);
 			print_ip(st, r, f, s);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format/perf_record.h"
+#include "symbols/perf_map.h"
 #include "symbols/vdso.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
@@ -30,6 +31,7 @@ static void free_process(void *value, void *ctx)
 
 	(void)ctx;
 	free(p->maps);
+	symtab_free(&p->jit);
 	free(p);
 }
 
@@ -378,6 +380,13 @@ static const struct map *find_map(const struct process *p, uint64_t ip)
 	return &p->maps[lo - 1];
 }
 
+const struct map *address_space_find_map(struct address_space *as, uint32_t pid, uint64_t ip)
+{
+	const struct process *p = hash_map_get(&as->processes, &pid);
+
+	return p ? find_map(p, ip) : NULL;
+}
+
 static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
 {
 	d->loaded = true;
@@ -403,6 +412,31 @@ static bool anonymous(const char *path)
 	       !strncmp(path, "/SYSV", 5) || !strcmp(path, "[heap]");
 }
 
+/* Anonymous executable memory (a JIT's code) is named by the process's
+ * perf-PID.map, as perf names it. */
+static bool resolve_jit(struct address_space *as, struct process *p, uint64_t ip,
+			struct resolved *out)
+{
+	const struct symbol *sym;
+	char name[64];
+
+	if (!p->jit_loaded) {
+		p->jit_loaded = true;
+		snprintf(name, sizeof(name), "/tmp/perf-%u.map", p->pid);
+		if (!perf_map_load(&p->jit, as->symfs, p->pid, as->jit_dirs))
+			p->jit_dso = address_space_intern(as, name);
+	}
+	if (!p->jit_dso)
+		return false;
+	out->dso = p->jit_dso;
+	sym = symtab_find(&p->jit, ip);
+	if (sym) {
+		out->symbol = sym->name;
+		out->symbol_start = sym->start;
+	}
+	return true;
+}
+
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			   uint16_t cpumode, struct resolved *out)
 {
@@ -422,7 +456,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		}
 		dso = as->kernel;
 	} else {
-		const struct process *p = hash_map_get(&as->processes, &pid);
+		struct process *p = hash_map_get(&as->processes, &pid);
 		const struct map *m = p ? find_map(p, ip) : NULL;
 
 		if (!m)
@@ -431,6 +465,8 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		out->mapped = true;
 		if (!anonymous(dso->path))
 			out->map_ip = ip - m->start + m->pgoff;
+		if (!strncmp(dso->path, "//anon", 6) && resolve_jit(as, p, ip, out))
+			return;
 		if (!dso->loaded)
 			load_dso(as, dso, as->kallsyms_path);
 		if (dso->unreadable ||

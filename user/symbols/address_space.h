@@ -31,6 +31,9 @@ struct process {
 	uint32_t pid;
 	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr_maps;
+	struct symtab jit;   /* its JIT's perf-PID.map, read when first needed */
+	const char *jit_dso; /* "/tmp/perf-PID.map" once read, else NULL */
+	bool jit_loaded;
 };
 
 struct thread {
@@ -49,6 +52,7 @@ struct address_space {
 	const char *kallsyms_path;
 	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
+	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
 };
 
 /* A resolved address; strings live as long as the address space. */
@@ -82,6 +86,9 @@ const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t 
 /* Resolves ip of pid in the given cpumode (PERF_RECORD_MISC_KERNEL/USER). */
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			   uint16_t cpumode, struct resolved *out);
+
+/* The mapping of pid holding ip, or NULL. */
+const struct map *address_space_find_map(struct address_space *as, uint32_t pid, uint64_t ip);
 
 /* An interned copy of s, or NULL if memory ran out. */
 const char *address_space_intern(struct address_space *as, const char *s);

@@ -15,6 +15,7 @@
 
 #include "lib/log.h"
 #include "symbols/build_id.h"
+#include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
 #include "sys/safe_open.h"
 
@@ -363,6 +364,11 @@ static int find_symbols_file(struct elf_file *out, const struct elf_file *runtim
 		if (try_symbols_file(out, file, id, id_len))
 			return 1;
 	}
+	/* none on this machine: from debuginfod, when DEBUGINFOD_URLS names servers */
+	if (id_len > 1 && debuginfod_wanted(runtime->elf) &&
+	    !debuginfod_fetch_debuginfo(id, (size_t)id_len, file, sizeof(file)) &&
+	    try_symbols_file(out, file, id, id_len))
+		return 1;
 	return 0;
 }
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* vdso.c: the vdso's symbols, read from this process's own vdso as perf reads
- * its own: the kernel maps one image into every process of a boot. */
+/* vdso.c: the vdso, read from this process's own as perf reads its own (the
+ * kernel maps one image into every process of a boot): its symbols, and the
+ * image as a file to unwind through a recorded process's [vdso]. */
 #include "symbols/vdso.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 
@@ -33,16 +37,47 @@ static size_t image_size(const ElfW(Ehdr) *e)
 	return end <= VDSO_MAX ? end : 0;
 }
 
+/* This process's vdso image and its size, or NULL. */
+static const ElfW(Ehdr) *own_image(size_t *len)
+{
+	const ElfW(Ehdr) *e = (const void *)getauxval(AT_SYSINFO_EHDR);
+
+	*len = e ? image_size(e) : 0;
+	return *len ? e : NULL;
+}
+
 int symtab_load_vdso(struct symtab *t, const uint8_t *want_id, size_t want_len, char *err,
 		     size_t errlen)
 {
-	const ElfW(Ehdr) *e = (const void *)getauxval(AT_SYSINFO_EHDR);
-	size_t len = e ? image_size(e) : 0;
+	size_t len;
+	const ElfW(Ehdr) *e = own_image(&len);
 
 	memset(t, 0, sizeof(*t));
-	if (!len) {
+	if (!e) {
 		rt_format(err, errlen, "this process has no vdso to read");
 		return -1;
 	}
 	return symtab_load_elf_image(t, e, len, want_id, want_len, err, errlen);
+}
+
+static int vdso_fd = -2; /* -2: not made yet */
+
+int vdso_open_own(void)
+{
+	size_t len;
+	const ElfW(Ehdr) *e;
+
+	if (vdso_fd == -2) {
+		vdso_fd = -1;
+		e = own_image(&len);
+		if (e) {
+			int fd = memfd_create("ringtrace-vdso", MFD_CLOEXEC);
+
+			if (fd >= 0 && write(fd, e, len) == (ssize_t)len)
+				vdso_fd = fd;
+			else if (fd >= 0)
+				close(fd);
+		}
+	}
+	return vdso_fd >= 0 ? fcntl(vdso_fd, F_DUPFD_CLOEXEC, 0) : -1;
 }

@@ -20,6 +20,14 @@ static bool is_data_file(const char *name)
 	return !strcmp(name, "data") || !strncmp(name, "data.", 5);
 }
 
+/* A JIT's symbol map copied by a recording: perf-PID.map. */
+static bool is_jit_map(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(name, "perf-", 5) && n > 9 && !strcmp(name + n - 4, ".map");
+}
+
 static bool is_dot(const char *name)
 {
 	return !strcmp(name, ".") || !strcmp(name, "..");
@@ -109,7 +117,7 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 
 	if (!strncmp(name, "snapshot-", 9))
 		r = remove_files_and_dir(dirfd, name, is_snapshot_file);
-	else if (is_data_file(name) || !strcmp(name, OUTPUT_PID_FILE))
+	else if (is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE))
 		r = unlinkat(dirfd, name, 0);
 	else
 		return 0;
@@ -121,8 +129,8 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 	return 0;
 }
 
-/* Removes the perf.data files ("data", "data.*"), snapshot directories and
- * pid file a previous recording left. */
+/* Removes the perf.data files ("data", "data.*"), snapshot directories, JIT
+ * maps and pid file a previous recording left. */
 static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 {
 	struct clearing c = { path, err, errlen };
@@ -150,7 +158,7 @@ static int abandoned_entry(int dirfd, const char *name, void *ctx)
 		(*streams)++;
 		return 0;
 	}
-	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR))
+	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR) || is_jit_map(name))
 		return 0;
 	if (strncmp(name, "snapshot-", 9))
 		return 1; /* not ringtrace's */

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_unwind.c: real-world stacks: --call-graph dwarf unwound by ringtrace and
+ * by perf, its attrs as perf's, no losses at 99 Hz, JIT maps, debuginfod. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static char symgen_dir[PATH_MAX];
+
+/* libc's start as perf names it from Debian's debug file (libc6-dbg, a test
+ * dependency): the versioned name the debug file spells. */
+#define LIBC_START_MAIN "__libc_start_main@@GLIBC_2.34"
+
+/* What a --call-graph dwarf sample of cpu-clock holds. */
+#define SAMPLE_TYPE_DWARF                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |     \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
+	 PERF_SAMPLE_STACK_USER)
+
+/* Of the folded stacks of comm in out, the samples in all, and those whose
+ * stack holds needle. */
+static void folded_count(const char *out, const char *comm, const char *needle,
+			 unsigned long *total, unsigned long *matching)
+{
+	size_t n = strlen(comm);
+
+	*total = *matching = 0;
+	for (const char *line = out; line && *line;) {
+		const char *end = strchr(line, '\n'), *space;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[8192];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+		space = strrchr(buf, ' ');
+		if (space && !strncmp(buf, comm, n) && buf[n] == ';') {
+			unsigned long count = strtoul(space + 1, NULL, 10);
+
+			*total += count;
+			if (strstr(buf, needle))
+				*matching += count;
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* Of the samples of comm that perf script prints (blocks: a header line,
+ * then a frame per line), how many there are, and how many have these
+ * frames (symbol names) one after the other. */
+static void perf_script_count(const char *out, const char *comm, const char *const *frames,
+			      size_t nr_frames, unsigned long *total, unsigned long *matching)
+{
+	const char *block = out;
+
+	*total = *matching = 0;
+	while (block && *block) {
+		const char *end = strstr(block, "\n\n"), *line;
+		size_t len = end ? (size_t)(end - block) : strlen(block), at = 0;
+		char *b = strndup(block, len);
+
+		assert_non_null(b);
+		line = b + strspn(b, " \n");
+		if (!strncmp(line, comm, strlen(comm))) {
+			char *save = NULL;
+
+			(*total)++;
+			strtok_r(b + (line - b), "\n", &save); /* the header */
+			for (char *f = strtok_r(NULL, "\n", &save); f && at < nr_frames;
+			     f = strtok_r(NULL, "\n", &save)) {
+				char want[128];
+
+				snprintf(want, sizeof(want), " %s+0x", frames[at]);
+				at = strstr(f, want) ? at + 1 : 0;
+			}
+			if (at == nr_frames)
+				(*matching)++;
+		}
+		free(b);
+		block = end ? end + 2 : NULL;
+	}
+}
+
+static void test_dwarf_unwinds_frameless_chain(void **state)
+{
+	static const char *const chain[] = { "uw_c", "uw_b", "uw_a", "main" };
+	char prog[PATH_MAX + 32], *dir, *out = NULL, *script = NULL, *folded = NULL;
+	unsigned long total, full, ptotal, pfull;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	/* built like Debian's binaries: no frame pointer anywhere in the chain */
+	assert_int_equal(tu_sh(&out, "objdump -d %s | grep -A3 '<uw_b>:' | grep -c 'push.*%%rbp' || true",
+			       prog), 0);
+	assert_int_equal(atoi(out), 0);
+	free(out);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record --call-graph dwarf -F 999 --force -o %s -- %s chain 2 2>&1",
+		   tu_ringtrace(), dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
+	assert_int_equal(tu_sh(&script, "perf script -i %s --comms unwindgen 2>/dev/null", dir), 0);
+	perf_script_count(script, "unwindgen", chain, 4, &ptotal, &pfull);
+	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c; perf script: %lu of %lu\n",
+		      full, total, pfull, ptotal);
+	assert_true(total > 1500);
+	assert_true(full * 100 >= total * 95);
+	assert_true(ptotal > 1500);
+	assert_true(pfull * 100 >= ptotal * 95);
+	/* and through libc's start to _start, as perf shows it */
+	folded_count(folded, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN ";__libc_start_call_main;main;uw_a",
+		     &total, &full);
+	assert_true(full * 100 >= total * 95);
+	free(folded);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The value of "key: value" on the line of perf evlist -v about event. */
+static void evlist_value(const char *evlist, const char *event, const char *key, char *value,
+			 size_t len)
+{
+	const char *line = evlist, *k;
+	char want[64];
+
+	while (line && strncmp(line, event, strlen(event)))
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+	assert_non_null(line);
+	snprintf(want, sizeof(want), " %s: ", key);
+	k = strstr(line, want);
+	if (!k || (strchr(line, '\n') && k > strchr(line, '\n'))) {
+		snprintf(value, len, "(none)");
+		return;
+	}
+	k += strlen(want);
+	snprintf(value, len, "%.*s", (int)strcspn(k, ",\n"), k);
+}
+
+static void test_dwarf_attrs_as_perf(void **state)
+{
+	static const char *const keys[] = { "sample_regs_user", "sample_stack_user",
+					    "exclude_callchain_user" };
+	static const char *const types[] = { "CALLCHAIN", "REGS_USER", "STACK_USER" };
+	char *dir = tu_tempdir(), *out = NULL, *theirs = NULL, *ours = NULL, a[128], b[128];
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "perf record -q --call-graph dwarf,4100 -a -F 99 -o %s/perf.data -- sleep 0.2 2>&1 && "
+			 "%s record --call-graph dwarf,4100 -a -F 99 -o %s/rt -- sleep 0.2 2>&1",
+		   dir, tu_ringtrace(), dir);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&theirs, "perf evlist -v -i %s/perf.data", dir), 0);
+	assert_int_equal(tu_sh(&ours, "perf evlist -v -i %s/rt", dir), 0);
+	print_message("perf:      %sringtrace: %s", theirs, ours);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		evlist_value(theirs, "cpu-clock", keys[i], a, sizeof(a));
+		evlist_value(ours, "cpu-clock", keys[i], b, sizeof(b));
+		assert_string_equal(b, a);
+	}
+	evlist_value(ours, "cpu-clock", "sample_stack_user", b, sizeof(b));
+	assert_string_equal(b, "4104"); /* rounded up to a multiple of 8, as perf does */
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		evlist_value(theirs, "cpu-clock", "sample_type", a, sizeof(a));
+		evlist_value(ours, "cpu-clock", "sample_type", b, sizeof(b));
+		assert_non_null(strstr(a, types[i]));
+		assert_non_null(strstr(b, types[i]));
+	}
+	/* the tracking event asks for the mappings of data too */
+	evlist_value(theirs, "dummy:HG", "mmap_data", a, sizeof(a));
+	evlist_value(ours, "dummy:HG", "mmap_data", b, sizeof(b));
+	assert_string_equal(b, a);
+	free(theirs);
+	free(ours);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_call_graph_option_errors(void **state)
+{
+	static const char *const bad[] = { "lbr", "dwarf,0", "dwarf,65536", "dwarf,x", "dwarfy" };
+	char *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(tu_sh(&out, "%s record --call-graph %s -o /nonexistent/x -- true 2>&1",
+				       tu_ringtrace(), bad[i]), 2);
+		/* one line, naming the option */
+		assert_non_null(strstr(out, "--call-graph"));
+		assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+		free(out);
+	}
+}
+
+/* A distro binary built without frame pointers (gzip, stripped), through
+ * libc's start: its stacks reach main and the frames under it. */
+static void test_distro_program_through_libc(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	unsigned long total, through;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "head -c 40000000 /dev/urandom > %s/big && "
+			 "%s record --call-graph dwarf -F 499 -o %s/rt -- gzip -c %s/big 2>&1 >/dev/null",
+		   dir, tu_ringtrace(), dir, dir);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s/rt --folded", tu_ringtrace(), dir), 0);
+	/* _start, libc's start, then gzip's main and at least one more frame */
+	folded_count(out, "gzip", ";" LIBC_START_MAIN ";__libc_start_call_main;[gzip];", &total,
+		     &through);
+	print_message("gzip: %lu of %lu samples through __libc_start_call_main and main\n", through,
+		      total);
+	assert_true(total > 200);
+	assert_true(through * 100 >= total * 90);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* perf's default ring sizes hold 8 KiB samples of both CPUs at 99 Hz. */
+static void test_no_loss_at_99hz(void **state)
+{
+	char prog[PATH_MAX + 32], *dir = tu_tempdir(), *out = NULL;
+	unsigned long samples = 0, lost = 1;
+	const char *line;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	rc = tu_sh(&out, "%s record --call-graph dwarf -a -F 99 -o %s/rt -- sh -c '%s chain 10 & %s chain 10; wait' 2>&1",
+		   tu_ringtrace(), dir, prog, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	line = strstr(out, "ringtrace: recorded");
+	assert_non_null(line);
+	line = strstr(line, " into ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(strstr(line, ": ") + 2, "%lu samples, %lu lost", &samples, &lost), 2);
+	print_message("%s", strstr(out, "   cpu "));
+	assert_int_equal(lost, 0);
+	assert_true(samples > 99 * 2 * 9);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A JIT's code is named from its perf-PID.map after it exited and the map
+ * was removed: from the recording's copy. */
+static void test_jit_map_kept(void **state)
+{
+	char prog[PATH_MAX + 32], *dir = tu_tempdir(), *out = NULL, *report = NULL, *script = NULL;
+	int rc, pid = 0;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	rc = tu_sh(&out, "%s record -F 999 -o %s/rt -- %s jit 1 2>&1", tu_ringtrace(), dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "cd %s/rt && ls perf-*.map | sed 's/[^0-9]//g'", dir), 0);
+	pid = atoi(out);
+	free(out);
+	assert_true(pid > 0);
+	assert_int_equal(tu_sh(&out, "rm -f /tmp/perf-%d.map", pid), 0);
+	free(out);
+	assert_int_equal(tu_sh(&report, "%s report %s/rt --comm unwindgen --sort sym", tu_ringtrace(), dir), 0);
+	assert_int_equal(tu_sh(&script, "%s script %s/rt", tu_ringtrace(), dir), 0);
+	print_message("%s", report);
+	assert_non_null(strstr(report, "[.] jit_spin_hot"));
+	assert_true(strtod(strstr(report, "\n     ") + 1, NULL) > 90.0);
+	assert_non_null(strstr(script, "jit_spin_hot+0x"));
+	free(report);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A stripped binary's names come from a local debuginfod server serving its
+ * debug file, and only from there. */
+static void test_debuginfod_names_stripped_binary(void **state)
+{
+	char prog[PATH_MAX + 32], *dir = tu_tempdir(), *out = NULL, *id = NULL, *with = NULL,
+				      *without = NULL;
+	int port = 20000 + (int)(getpid() % 20000), up = 0, rc;
+	pid_t server;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_sh(&out, "command -v debuginfod") != 0)
+		tu_skip("no debuginfod server (Debian package debuginfod): run make deps");
+	free(out);
+	snprintf(prog, sizeof(prog), "%s/unwindgen_stripped", symgen_dir);
+	assert_int_equal(tu_sh(&id, "readelf -n %s | sed -n 's/.*Build ID: //p' | tr -d '\\n'", prog), 0);
+	assert_int_equal(strlen(id), 40);
+	rc = tu_sh(&out, "%s record --call-graph dwarf -F 999 -o %s/rt -- %s chain 1 2>&1",
+		   tu_ringtrace(), dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "mkdir -p %s/srv %s/cache && cp %s.debug %s/srv/", dir, dir, prog, dir), 0);
+	free(out);
+	server = tu_start("exec debuginfod -F %s/srv -p %d -d %s/db.sqlite -t 0 -g 0 >%s/server.log 2>&1",
+			  dir, port, dir, dir);
+	for (int i = 0; i < 200 && !up && tu_running(server); i++) {
+		up = tu_sh(&out, "curl -sf -o /dev/null http://127.0.0.1:%d/buildid/%s/debuginfo", port, id) == 0;
+		free(out);
+		if (!up)
+			usleep(100 * 1000);
+	}
+	tu_sh(&without, "env -u DEBUGINFOD_URLS %s report %s/rt --folded 2>&1", tu_ringtrace(), dir);
+	rc = tu_sh(&with, "DEBUGINFOD_URLS=http://127.0.0.1:%d DEBUGINFOD_CACHE_PATH=%s/cache "
+			  "%s report %s/rt --folded 2>&1", port, dir, tu_ringtrace(), dir);
+	kill(server, SIGTERM);
+	tu_wait_gone(server, 10);
+	waitpid(server, NULL, 0);
+	assert_true(up);
+	assert_int_equal(rc, 0);
+	print_message("%s", with);
+	assert_null(strstr(without, "uw_c"));
+	assert_non_null(strstr(with, ";main;uw_a;uw_b;uw_c "));
+	assert_non_null(strstr(with, "fetching the debug file of build-id"));
+	free(with);
+	free(without);
+	free(id);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Garbage in the registers and stack copies (a stack being rewritten as it
+ * was copied, a corrupt file) ends stacks early, never crashes the unwinder. */
+static void test_garbage_stacks_end_early(void **state)
+{
+	char prog[PATH_MAX + 32], path[PATH_MAX], *dir = tu_tempdir(), *out = NULL;
+	unsigned int corrupted = 0, seed = 17;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	rc = tu_sh(&out, "%s record --call-graph dwarf,2048 -F 999 -o %s/rt -- %s chain 0.5 2>&1",
+		   tu_ringtrace(), dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	for (int cpu = 0; cpu < tu_online_cpus(); cpu++) {
+		FILE *f;
+		uint8_t *buf;
+		long len;
+
+		snprintf(path, sizeof(path), "%s/rt/data.cpu%d", dir, cpu);
+		f = fopen(path, "r+b");
+		if (!f)
+			continue;
+		fseek(f, 0, SEEK_END);
+		len = ftell(f);
+		buf = malloc((size_t)len + 1);
+		assert_non_null(buf);
+		rewind(f);
+		assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+		for (long at = 0; at + 8 <= len;) {
+			struct perf_event_header h;
+			struct perf_sample s;
+
+			memcpy(&h, buf + at, sizeof(h));
+			if (h.size < 8 || at + h.size > len)
+				break;
+			/* the registers (the ip and sp among them) and the stack
+			 * bytes, the sizes left as they are */
+			if (h.type == PERF_RECORD_SAMPLE &&
+			    !perf_sample_decode_regs((const void *)(buf + at), SAMPLE_TYPE_DWARF,
+						     0xff0fff, &s) &&
+			    s.regs_abi && s.stack_size) {
+				uint8_t *regs = (uint8_t *)s.regs_user, *stack = (uint8_t *)s.stack_user;
+
+				for (size_t i = 0; i < 20 * 8; i++)
+					regs[i] ^= (uint8_t)(rand_r(&seed) & (corrupted % 3 ? 0xff : 0x0f));
+				for (size_t i = 0; i < s.stack_size; i++)
+					stack[i] ^= (uint8_t)rand_r(&seed);
+				corrupted++;
+			}
+			at += h.size;
+		}
+		rewind(f);
+		assert_int_equal(fwrite(buf, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		free(buf);
+	}
+	assert_true(corrupted > 100);
+	assert_int_equal(tu_sh(&out, "%s report %s/rt --folded >/dev/null && %s report %s/rt --children "
+				     ">/dev/null && %s script %s/rt | grep -c unwindgen",
+			       tu_ringtrace(), dir, tu_ringtrace(), dir, tu_ringtrace(), dir), 0);
+	assert_true(atoi(out) > 100);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
+		cmocka_unit_test(test_dwarf_attrs_as_perf),
+		cmocka_unit_test(test_garbage_stacks_end_early),
+		cmocka_unit_test(test_call_graph_option_errors),
+		cmocka_unit_test(test_distro_program_through_libc),
+		cmocka_unit_test(test_no_loss_at_99hz),
+		cmocka_unit_test(test_jit_map_kept),
+		cmocka_unit_test(test_debuginfod_names_stripped_binary),
+	};
+	const char *why = tu_integration_skip_reason();
+	const char *d = getenv("SYMGEN_DIR");
+
+	if (!why && !d)
+		why = "SYMGEN_DIR is not set (run through make test)";
+	tu_set_skip_reason(why);
+	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwindgen.c: a program with a known call path built without frame pointers
+ * (main -> uw_a -> uw_b -> uw_c), and a JIT that names its code in perf-PID.map. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Deep enough that a stack copy of perf's default 8 KiB holds main's frame,
+ * with a caller-saved value live across each call so that no call is a tail
+ * call and every frame has CFI of its own. */
+#define NOINLINE __attribute__((noinline, noipa))
+
+static volatile uint64_t sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+NOINLINE uint64_t uw_c(uint64_t n)
+{
+	uint64_t x = n;
+
+	for (uint64_t i = 0; i < 200000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+NOINLINE uint64_t uw_b(uint64_t n)
+{
+	volatile char pad[64];
+	uint64_t r;
+
+	pad[0] = (char)n;
+	r = uw_c(n + (uint64_t)pad[0]);
+	return r ^ (uint64_t)pad[0];
+}
+
+NOINLINE uint64_t uw_a(uint64_t n)
+{
+	uint64_t r = uw_b(n * 3);
+
+	return r + n;
+}
+
+/* x86-64 code of a spinning leaf: mov eax, 200000; 1: dec eax; jnz 1b; ret */
+static const uint8_t jit_spin_code[] = { 0xb8, 0x40, 0x0d, 0x03, 0x00, 0xff, 0xc8, 0x75, 0xfc, 0xc3 };
+
+/* Generates two functions, names them in /tmp/perf-PID.map (perf's format:
+ * "START SIZE name" in hex), runs the first for seconds and exits, leaving
+ * the map (as JITs do: the tests remove it). */
+static int run_jit(double seconds)
+{
+	char path[64];
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void (*spin)(void);
+	double end;
+	FILE *f;
+
+	if (code == MAP_FAILED) {
+		perror("unwindgen: mmap");
+		return 1;
+	}
+	memcpy(code, jit_spin_code, sizeof(jit_spin_code));
+	memcpy(code + 256, jit_spin_code, sizeof(jit_spin_code));
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (!f) {
+		perror("unwindgen: perf map");
+		return 1;
+	}
+	fprintf(f, "%lx %lx jit_spin_hot\n", (unsigned long)(uintptr_t)code,
+		(unsigned long)sizeof(jit_spin_code));
+	fprintf(f, "%lx %lx jit_spin_cold\n", (unsigned long)(uintptr_t)(code + 256),
+		(unsigned long)sizeof(jit_spin_code));
+	fclose(f);
+	spin = (void (*)(void))(uintptr_t)code;
+	for (end = now() + seconds; now() < end;)
+		spin();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 2 ? atof(argv[2]) : 1.0, end;
+	uint64_t i = 0;
+
+	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit"))) {
+		fprintf(stderr, "usage: unwindgen chain|jit [SECONDS]\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "jit"))
+		return run_jit(seconds);
+	for (end = now() + seconds; now() < end; i++)
+		sink += uw_a(i);
+	return 0;
+}

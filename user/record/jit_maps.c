@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* jit_maps.c: copies into the recording (DIR/perf-PID.map) the symbol maps
+ * JITs write for their code (/tmp/perf-PID.map, perf's format). */
+#include "record/jit_maps.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/perf_record.h"
+#include "format/recording_layout.h"
+#include "sys/safe_open.h"
+
+/* A map larger than this is not copied. */
+#define JIT_MAP_MAX_BYTES (256u << 20)
+
+struct jit_process {
+	uint32_t pid;
+	uint32_t nspid;  /* its pid in its own namespace: its map's name */
+	uid_t uid;       /* whose its map must be */
+	bool same_mnt_ns; /* /tmp is ours: the map is readable after it exits */
+};
+
+void jit_maps_init(struct jit_maps *j, int dirfd)
+{
+	ssize_t n;
+
+	memset(j, 0, sizeof(*j));
+	j->dirfd = dirfd;
+	hash_map_init(&j->pids, hash_u32_key, equal_u32_key);
+	n = readlink("/proc/self/ns/mnt", j->own_mnt_ns, sizeof(j->own_mnt_ns) - 1);
+	j->own_mnt_ns[n > 0 ? n : 0] = '\0';
+}
+
+/* Its user, its pid in its own namespace and whether it shares our /tmp, from
+ * /proc while it runs. */
+static int describe(struct jit_maps *j, struct jit_process *p)
+{
+	char path[64], buf[4096], ns[64];
+	struct stat st;
+	const char *line;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u", p->pid);
+	if (stat(path, &st))
+		return -1;
+	p->uid = st.st_uid;
+	p->nspid = p->pid;
+	snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
+	if (safe_read_file(AT_FDCWD, path, buf, sizeof(buf)) > 0 &&
+	    (line = strstr(buf, "\nNSpid:"))) {
+		const char *last = NULL, *q = line + 7;
+
+		/* the last of the pids is the one of its innermost namespace */
+		while (*q && *q != '\n') {
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q >= '0' && *q <= '9')
+				last = q;
+			while (*q && *q != '\n' && *q != ' ' && *q != '\t')
+				q++;
+		}
+		if (last)
+			p->nspid = (uint32_t)strtoul(last, NULL, 10);
+	}
+	/* its mount namespace, when we may still look (a process with
+	 * capabilities we dropped hides it): else one in our pid namespace is
+	 * taken to share our /tmp */
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", p->pid);
+	n = readlink(path, ns, sizeof(ns) - 1);
+	ns[n > 0 ? n : 0] = '\0';
+	p->same_mnt_ns = n > 0 ? !strcmp(ns, j->own_mnt_ns) : p->nspid == p->pid;
+	return 0;
+}
+
+static void note(struct jit_maps *j, uint32_t pid)
+{
+	struct jit_process *p;
+
+	if (hash_map_get(&j->pids, &pid) || !(p = calloc(1, sizeof(*p))))
+		return;
+	p->pid = pid;
+	if (describe(j, p) || hash_map_put(&j->pids, &p->pid, p))
+		free(p);
+}
+
+void jit_maps_note_records(struct jit_maps *j, const void *recs, size_t len)
+{
+	const uint8_t *at = recs, *end = at + len;
+
+	while ((size_t)(end - at) >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		struct perf_mmap m;
+
+		memcpy(&h, at, sizeof(h));
+		if (h.size < sizeof(h) || h.size > (size_t)(end - at))
+			break;
+		if (h.type == PERF_RECORD_MMAP2 && !((uintptr_t)at % 8) &&
+		    !perf_mmap_decode((const void *)at, RECORDING_SAMPLE_ID_TYPE, &m) &&
+		    (m.prot & PROT_EXEC) && !strncmp(m.filename, "//anon", 6))
+			note(j, m.pid);
+		at += h.size;
+	}
+}
+
+/* The map as the process sees it: in its root while it lives, else ours if
+ * it shared it. */
+static int open_map(const struct jit_process *p, struct stat *st)
+{
+	char path[64];
+	int rootfd, fd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%u/root", p->pid);
+	rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd >= 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->nspid);
+		fd = safe_open_in_root(rootfd, path, st);
+		close(rootfd);
+	}
+	if (fd < 0 && p->same_mnt_ns) {
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
+		fd = safe_openat(AT_FDCWD, path, 0, st);
+	}
+	return fd;
+}
+
+void jit_maps_copy(struct jit_maps *j, uint32_t pid)
+{
+	const struct jit_process *p = hash_map_get(&j->pids, &pid);
+	char name[64], tmp[64], buf[65536];
+	struct stat st;
+	off_t off = 0;
+	ssize_t n;
+	int in, out;
+
+	if (!p || (in = open_map(p, &st)) < 0)
+		return;
+	if (st.st_uid != p->uid || st.st_size > JIT_MAP_MAX_BYTES) {
+		close(in);
+		return;
+	}
+	snprintf(name, sizeof(name), "perf-%u.map", pid);
+	snprintf(tmp, sizeof(tmp), ".perf-%u.map.tmp", pid);
+	out = openat(j->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out >= 0) {
+		while (off < (off_t)JIT_MAP_MAX_BYTES &&
+		       (n = safe_pread(in, buf, sizeof(buf), off)) > 0 &&
+		       write(out, buf, (size_t)n) == n)
+			off += n;
+		if (close(out) || renameat(j->dirfd, tmp, j->dirfd, name))
+			unlinkat(j->dirfd, tmp, 0);
+		else
+			j->copied++;
+	}
+	close(in);
+}
+
+static void copy_one(void *value, void *ctx)
+{
+	jit_maps_copy(ctx, ((struct jit_process *)value)->pid);
+}
+
+void jit_maps_copy_all(struct jit_maps *j)
+{
+	hash_map_each(&j->pids, copy_one, j);
+}
+
+static void free_one(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+void jit_maps_free(struct jit_maps *j)
+{
+	hash_map_each(&j->pids, free_one, NULL);
+	hash_map_free(&j->pids);
+}

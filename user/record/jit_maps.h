@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* jit_maps.h: copies into the recording (DIR/perf-PID.map) the symbol maps
+ * JITs write for their code (/tmp/perf-PID.map, perf's format), which are
+ * gone or another process's once the process exits. */
+#ifndef RINGTRACE_JIT_MAPS_H
+#define RINGTRACE_JIT_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/hash_map.h"
+
+struct jit_maps {
+	int dirfd;            /* the recording's directory */
+	char own_mnt_ns[64];  /* readlink /proc/self/ns/mnt */
+	struct hash_map pids; /* pid -> struct jit_process: processes with JIT code */
+	unsigned int copied;
+};
+
+/* dirfd is the recording's directory (kept open by the caller). */
+void jit_maps_init(struct jit_maps *j, int dirfd);
+/* Notes the processes of the MMAP2 records in recs (len bytes of side-band)
+ * that map anonymous executable memory ("//anon"): a JIT's code. */
+void jit_maps_note_records(struct jit_maps *j, const void *recs, size_t len);
+/* Copies the map of pid, if it was noted, into DIR/perf-PID.map: read as
+ * its own process sees /tmp/perf-PID.map (inside a container's root, by the
+ * pid its namespace gives it), only if it is a regular file reached through
+ * no symlink and owned by the process's user. */
+void jit_maps_copy(struct jit_maps *j, uint32_t pid);
+/* Copies the map of every process noted (at the end of a recording). */
+void jit_maps_copy_all(struct jit_maps *j);
+void jit_maps_free(struct jit_maps *j);
+
+#endif

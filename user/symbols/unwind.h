@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind.h: unwinds a sample's user stack from its registers and stack copy
+ * (--call-graph dwarf) with libdw's dwfl and the CFI of the mapped files. */
+#ifndef RINGTRACE_UNWIND_H
+#define RINGTRACE_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/perf_record.h"
+#include "symbols/address_space.h"
+
+struct unwinder;
+
+/* An unwinder over the processes of as (which it only reads): one dwfl per
+ * process, each mapped file reported once, its CFI kept with it. NULL if
+ * memory ran out. */
+struct unwinder *unwinder_new(struct address_space *as);
+void unwinder_free(struct unwinder *u);
+
+/* The user frames of sample s (of pid s->pid, thread s->tid) from its
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, leaf first, into ips (at
+ * most max), as perf's unwind-libdw gives them: the registers' ip, then each
+ * caller's return address less one. Returns how many; 0 if the sample has no
+ * user registers. A stack that cannot be unwound further ends with the last
+ * frame found. */
+size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, uint64_t *ips,
+			    size_t max);
+
+#endif
