@@ -95,7 +95,7 @@ static int map_file(int dirfd, const char *name, const char *display, struct per
 			return -1;
 		}
 	} else if (f->map_size) {
-		void *map = mmap(NULL, f->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		void *map = mmap(NULL, f->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 
 		if (map == MAP_FAILED) {
 			rt_format(err, errlen, "%s: cannot map: %s", display, strerror(errno));

@@ -23,6 +23,7 @@ void address_space_init(struct address_space *as, const char *kallsyms_path)
 	hash_map_init(&as->strings, hash_string, equal_string);
 	hash_map_init(&as->cgroups, hash_u64_key, equal_u64_key);
 	as->kallsyms_path = kallsyms_path;
+	as->generation = 1; /* a zeroed cache entry is stale */
 }
 
 static void free_process(void *value, void *ctx)
@@ -52,6 +53,7 @@ static void free_value(void *value, void *ctx)
 
 void address_space_free(struct address_space *as)
 {
+	free(as->cache);
 	hash_map_each(&as->processes, free_process, NULL);
 	hash_map_each(&as->threads, free_value, NULL);
 	hash_map_each(&as->dsos, free_dso, NULL);
@@ -335,10 +337,12 @@ int address_space_apply(struct address_space *as, const struct perf_event_header
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
+		as->generation++; /* what resolved before may resolve otherwise now */
 		return apply_mmap(as, rec, sample_id_type);
 	case PERF_RECORD_COMM:
 		return apply_comm(as, rec, sample_id_type);
 	case PERF_RECORD_FORK:
+		as->generation++;
 		return apply_fork(as, rec);
 	case PERF_RECORD_CGROUP:
 		return apply_cgroup(as, rec, sample_id_type);
@@ -437,8 +441,8 @@ static bool resolve_jit(struct address_space *as, struct process *p, uint64_t ip
 	return true;
 }
 
-void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
-			   uint16_t cpumode, struct resolved *out)
+static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_t cpumode,
+		    struct resolved *out)
 {
 	const struct symbol *sym = NULL;
 	struct dso *dso = NULL;
@@ -485,4 +489,37 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		out->symbol = sym->name;
 		out->symbol_start = sym->start;
 	}
+}
+
+/* A direct-mapped cache of resolved addresses: a profile hits the same few
+ * thousand addresses again and again, and a hit skips the process, map and
+ * symbol lookups. Any new mapping makes every entry stale. */
+#define RESOLVE_CACHE_SLOTS 8192
+
+struct resolve_cache_entry {
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t generation;
+	uint16_t cpumode;
+	struct resolved resolved;
+};
+
+void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
+			   uint16_t cpumode, struct resolved *out)
+{
+	struct resolve_cache_entry *e;
+	uint64_t h = (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
+
+	if (!as->cache && !(as->cache = calloc(RESOLVE_CACHE_SLOTS, sizeof(*as->cache)))) {
+		resolve(as, pid, ip, cpumode, out);
+		return;
+	}
+	e = &as->cache[h >> 51]; /* the top 13 bits: RESOLVE_CACHE_SLOTS */
+	if (e->generation == as->generation && e->ip == ip && e->pid == pid &&
+	    e->cpumode == cpumode) {
+		*out = e->resolved;
+		return;
+	}
+	resolve(as, pid, ip, cpumode, out);
+	*e = (struct resolve_cache_entry){ ip, pid, as->generation, cpumode, *out };
 }

@@ -53,9 +53,12 @@ struct address_space {
 	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
 	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
+	struct resolve_cache_entry *cache; /* addresses resolved lately, or NULL */
+	uint32_t generation;               /* of the mappings: cache entries of older ones are stale */
 };
 
 /* A resolved address; strings live as long as the address space. */
+struct resolve_cache_entry;
 struct resolved {
 	const char *dso;    /* "[kernel.kallsyms]", a path, or "[unknown]" */
 	const char *symbol; /* a name, or "[unknown]" */
