@@ -118,9 +118,9 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 	perf_script_count(script, "unwindgen", chain, 4, &ptotal, &pfull);
 	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c; perf script: %lu of %lu\n",
 		      full, total, pfull, ptotal);
-	assert_true(total > 1500);
+	assert_true(total > 500); /* 2 s at 999 Hz, fewer on a busy machine */
 	assert_true(full * 100 >= total * 95);
-	assert_true(ptotal > 1500);
+	assert_true(ptotal > 500);
 	assert_true(pfull * 100 >= ptotal * 95);
 	/* and through libc's start to _start, as perf shows it */
 	folded_count(folded, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN ";__libc_start_call_main;main;uw_a",

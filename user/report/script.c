@@ -45,66 +45,141 @@ static const char *event_name(const struct perf_input_event *ev)
 	return ev->name ? ev->name : "[unknown]";
 }
 
+/* Writes s (len bytes) padded with spaces to width: on the left (right-
+ * aligned) or, when left, after it. */
+static void put_padded(FILE *out, const char *s, size_t len, int width, bool left)
+{
+	static const char spaces[] = "                                ";
+	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
+
+	if (!left)
+		for (size_t n; pad; pad -= n)
+			fwrite_unlocked(spaces, 1, n = pad < 32 ? pad : 32, out);
+	fwrite_unlocked(s, 1, len, out);
+	for (size_t n; pad; pad -= n)
+		fwrite_unlocked(spaces, 1, n = pad < 32 ? pad : 32, out);
+}
+
+/* The decimal digits of v, at least min_digits of them (zeros in front),
+ * ending at end; returns where they start. */
+static char *decimal(char *end, uint64_t v, int min_digits)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || end - p < min_digits);
+	return p;
+}
+
+/* printf's %[-]<width>d of a value printed as a C int (pid -1 prints -1). */
+static void put_int(FILE *out, uint32_t value, int width, bool left)
+{
+	int v = (int)value;
+	char buf[16], *end = buf + sizeof(buf), *p;
+
+	p = decimal(end, v < 0 ? -(uint64_t)v : (uint64_t)v, 1);
+	if (v < 0)
+		*--p = '-';
+	put_padded(out, p, (size_t)(end - p), width, left);
+}
+
 /* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
- * [cpu], time. */
+ * [cpu], time. Formatted by hand: this runs once per sample. */
 static void print_start(struct script_state *st, struct recording *r,
 			const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu,
 			uint64_t time)
 {
 	uint32_t f = st->fields.fields[kind_of(ev)];
 	FILE *out = st->out;
+	char buf[48], *end = buf + sizeof(buf), *p;
 
 	if (f & SCRIPT_FIELD_COMM) {
 		const char *comm = tid == (uint32_t)-1 ? ":-1" : address_space_comm(&r->as, pid, tid);
+		bool unpadded = (f & SCRIPT_FIELD_IP) && has_callchain(ev) && st->use_callchain;
 
-		if ((f & SCRIPT_FIELD_IP) && has_callchain(ev) && st->use_callchain)
-			fprintf(out, "%s ", comm);
-		else
-			fprintf(out, "%16s ", comm);
+		put_padded(out, comm, strlen(comm), unpadded ? 0 : 16, false);
+		putc_unlocked(' ', out);
 	}
-	if ((f & SCRIPT_FIELD_PID) && (f & SCRIPT_FIELD_TID))
-		fprintf(out, "%5d/%-5d ", (int)pid, (int)tid);
-	else if (f & SCRIPT_FIELD_PID)
-		fprintf(out, "%5d ", (int)pid);
-	else if (f & SCRIPT_FIELD_TID)
-		fprintf(out, "%5d ", (int)tid);
-	if (f & SCRIPT_FIELD_CPU)
-		fprintf(out, "[%03d] ", (int)cpu);
-	if (f & SCRIPT_FIELD_TIME) {
-		if (st->o->nanosecs)
-			fprintf(out, "%5" PRIu64 ".%09" PRIu64 ": ", time / 1000000000u,
-				time % 1000000000u);
-		else {
-			char t[48];
-
-			snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, time / 1000000000u,
-				 time % 1000000000u / 1000u);
-			fprintf(out, "%12s: ", t);
+	if ((f & SCRIPT_FIELD_PID) && (f & SCRIPT_FIELD_TID)) {
+		put_int(out, pid, 5, false);
+		putc_unlocked('/', out);
+		put_int(out, tid, 5, true);
+		putc_unlocked(' ', out);
+	} else if (f & (SCRIPT_FIELD_PID | SCRIPT_FIELD_TID)) {
+		put_int(out, f & SCRIPT_FIELD_PID ? pid : tid, 5, false);
+		putc_unlocked(' ', out);
+	}
+	if (f & SCRIPT_FIELD_CPU) {
+		if ((int)cpu < 0) {
+			fprintf(out, "[%03d] ", (int)cpu);
+		} else {
+			putc_unlocked('[', out);
+			p = decimal(end, cpu, 3);
+			fwrite_unlocked(p, 1, (size_t)(end - p), out);
+			fputs_unlocked("] ", out);
 		}
 	}
+	if (f & SCRIPT_FIELD_TIME) {
+		/* "%5lu.%09lu: " with --ns, else "%12s: " of "%lu.%06lu" */
+		bool ns = st->o->nanosecs;
+
+		p = decimal(end, ns ? time % 1000000000u : time % 1000000000u / 1000u, ns ? 9 : 6);
+		*--p = '.';
+		p = decimal(p, time / 1000000000u, 1);
+		/* seconds in 5 columns and a fraction of 10: 15 in all */
+		put_padded(out, p, (size_t)(end - p), ns ? 15 : 12, false);
+		fputs_unlocked(": ", out);
+	}
+}
+
+/* Writes v in lowercase hex, right-aligned in width columns (0: as wide as
+ * it is): the frames are millions of lines, and parsing printf's format for
+ * each costs more than the rest of script together. */
+static void put_hex(FILE *out, uint64_t v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[32];
+	int at = sizeof(buf);
+
+	do {
+		buf[--at] = digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	while ((int)sizeof(buf) - at < width)
+		buf[--at] = ' ';
+	fwrite_unlocked(buf + at, 1, sizeof(buf) - at, out);
 }
 
 /* sym+off (dso), as perf's sample__fprintf_sym prints them after the address. */
 static void print_symbol(FILE *out, uint32_t f, const struct resolved *w)
 {
 	if (f & SCRIPT_FIELD_SYM) {
-		fputc(' ', out);
-		fputs(w->symbol, out);
-		if ((f & SCRIPT_FIELD_SYMOFF) && strcmp(w->symbol, "[unknown]"))
-			fprintf(out, "+0x%" PRIx64, w->addr - w->symbol_start);
+		putc_unlocked(' ', out);
+		fputs_unlocked(w->symbol, out);
+		if ((f & SCRIPT_FIELD_SYMOFF) && strcmp(w->symbol, "[unknown]")) {
+			fputs_unlocked("+0x", out);
+			put_hex(out, w->addr - w->symbol_start, 0);
+		}
 	}
-	if (f & SCRIPT_FIELD_DSO)
-		fprintf(out, " (%s)", w->dso);
+	if (f & SCRIPT_FIELD_DSO) {
+		fputs_unlocked(" (", out);
+		fputs_unlocked(w->dso, out);
+		putc_unlocked(')', out);
+	}
 }
 
 /* One frame of a callchain, as perf prints it: a user frame's address shown
  * as the offset in its file. */
 static void print_frame(struct script_state *st, uint32_t f, uint64_t ip, const struct resolved *w)
 {
-	if (f & SCRIPT_FIELD_IP)
-		fprintf(st->out, "\t%16" PRIx64, w->mapped && !w->kernel ? w->map_ip : ip);
+	if (f & SCRIPT_FIELD_IP) {
+		putc_unlocked('\t', st->out);
+		put_hex(st->out, w->mapped && !w->kernel ? w->map_ip : ip, 16);
+	}
 	print_symbol(st->out, f, w);
-	fputc('\n', st->out);
+	putc_unlocked('\n', st->out);
 }
 
 struct unwound_frames {
@@ -181,7 +256,7 @@ static void print_ip(struct script_state *st, struct recording *r, uint32_t f,
 	if (!where.mapped && cpumode == PERF_RECORD_MISC_USER && s->ip >= KERNEL_START)
 		address_space_resolve(&r->as, s->pid, s->ip, PERF_RECORD_MISC_KERNEL, &where);
 	if (f & SCRIPT_FIELD_IP)
-		fprintf(st->out, "%16" PRIx64, s->ip);
+		put_hex(st->out, s->ip, 16);
 	print_symbol(st->out, f, &where);
 }
 
@@ -197,10 +272,18 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	if (!f)
 		return 0;
 	print_start(st, r, ev, s->pid, s->tid, s->cpu, s->time);
-	if (f & SCRIPT_FIELD_PERIOD)
-		fprintf(out, "%10" PRIu64 " ", s->period);
-	if (f & SCRIPT_FIELD_EVENT)
-		fprintf(out, "%*s: ", st->name_width, event_name(ev));
+	if (f & SCRIPT_FIELD_PERIOD) {
+		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, s->period, 1);
+
+		put_padded(out, p, (size_t)(end - p), 10, false);
+		putc_unlocked(' ', out);
+	}
+	if (f & SCRIPT_FIELD_EVENT) {
+		const char *name = event_name(ev);
+
+		put_padded(out, name, strlen(name), st->name_width, false);
+		fputs_unlocked(": ", out);
+	}
 	if ((f & SCRIPT_FIELD_TRACE) && s->raw &&
 	    tracepoint_printer_print(st->tracepoints, ev->attr.config, s->cpu, s->raw, s->raw_size,
 				     out))
