@@ -175,6 +175,21 @@ int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type
 	return perf_sample_decode_regs(rec, sample_type, 0, out);
 }
 
+int perf_sample_time(const struct perf_event_header *rec, uint64_t sample_type, uint64_t *time)
+{
+	/* IDENTIFIER, IP and TID come before TIME, each 8 bytes */
+	size_t at = sizeof(*rec) + 8 * (size_t)__builtin_popcountll(
+		sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+
+	*time = 0;
+	if (!(sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (rec->size < at + sizeof(*time))
+		return -1;
+	memcpy(time, (const uint8_t *)rec + at, sizeof(*time));
+	return 0;
+}
+
 int perf_sample_decode_regs(const struct perf_event_header *rec, uint64_t sample_type,
 			    uint64_t regs_mask, struct perf_sample *out)
 {

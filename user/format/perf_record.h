@@ -98,6 +98,10 @@ struct perf_lost {
 	uint64_t lost;
 };
 
+/* The time of a PERF_RECORD_SAMPLE alone, read where sample_type puts it,
+ * without decoding the rest (the reader's index reads every record's time).
+ * 0 with *time set (0 if the sample has none), -1 if the record is too short. */
+int perf_sample_time(const struct perf_event_header *rec, uint64_t sample_type, uint64_t *time);
 /* Decoders: 0 on success, -1 if the record is malformed for its type
  * (too short, unterminated string, fields past its end). */
 int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type,

@@ -32,13 +32,9 @@ int record_time(const struct perf_input *in, const struct perf_event_header *rec
 	*time = 0;
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		const struct perf_input_event *ev = perf_input_event_of(in, rec);
-		struct perf_sample s;
 
-		if (!ev || perf_sample_decode_regs(rec, ev->attr.sample_type,
-						   ev->attr.sample_regs_user, &s))
-			return -1;
-		*time = s.time;
-		return 0;
+		/* only the time: the rest is checked as the sample is replayed */
+		return ev ? perf_sample_time(rec, ev->attr.sample_type, time) : -1;
 	}
 	if (in->sample_id_all && (in->sample_id_type & PERF_SAMPLE_TIME)) {
 		struct perf_sample_id sid;
