@@ -52,13 +52,19 @@ int session_on_sample(void *ctx, int cpu, const void *rec, size_t size)
 	return to_sinks(ctx, cpu, rec, size, false);
 }
 
-/* The kernel's PERF_RECORD_LOST of a perf ring, replayed in our layout. */
-int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
+/* The kernel's PERF_RECORD_LOST of a perf ring, replayed as what it counts:
+ * samples lost (the ring carries nothing else), PERF_RECORD_LOST_SAMPLES, as
+ * the BPF side reports its own ring's losses, so perf report --stats and
+ * "Total Lost Samples" count the same on either transport. Stamped as the
+ * kernel stamped it: the task and time of the sample that followed. */
+int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
+			   uint32_t tid)
 {
 	struct session *s = ctx;
 	uint8_t buf[RECORDING_LOST_MAX];
-	size_t n = recording_lost_record(buf, sizeof(buf), PERF_RECORD_LOST,
-					 s->sampler_events[0].id, count, time, cpu);
+	size_t n = recording_lost_record_of_task(buf, sizeof(buf), PERF_RECORD_LOST_SAMPLES,
+						 s->sampler_events[0].id, count, time, cpu, pid,
+						 tid);
 
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
