@@ -252,10 +252,12 @@ static const struct options_entry list_options_table[] = {
 
 const struct options_command list_command = {
 	.name = "list",
-	.usage = "ringtrace list",
+	.usage = "ringtrace list [PATTERN...]",
 	.description = "Lists the events record -e accepts (also record -e list): software "
 		       "events, hardware events where the machine has a PMU, and tracepoints "
-		       "as SYSTEM:NAME.",
+		       "as SYSTEM:NAME; with PATTERNs, as perf list filters them: hw, sw, "
+		       "tracepoint, SYSTEM:NAME globs (sched:*), or a word an event's name "
+		       "contains (sched_switch, clock).",
 	.options = list_options_table,
 };
 
