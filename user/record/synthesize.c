@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.c: side-band records for what existed before recording began: the
- * kernel's text mapping, every live process's COMM and MMAP2 (with the build-id
- * of the very file mapped, opened safely), every cgroup. */
+ * kernel's and modules' text mappings, every live process's COMM and MMAP2, all
+ * with build-ids (of the very file mapped, opened safely), every cgroup. */
 #include "record/synthesize.h"
 
 #include <ctype.h>

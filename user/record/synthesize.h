@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.h: side-band records for what existed before recording began: the
- * kernel's text mapping, every live process's COMM and MMAP2, every cgroup. */
+ * kernel's and modules' text mappings, each process's COMM and MMAP2, each cgroup. */
 #ifndef RINGTRACE_SYNTHESIZE_H
 #define RINGTRACE_SYNTHESIZE_H
 
