@@ -68,14 +68,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u8); /* 1: admitted; 0: the command, not yet exec'd */
 } target_tgids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u8); /* as target_tgids' */
 } target_tids SEC(".maps");
 
 struct {
@@ -120,14 +120,16 @@ static __always_inline bool in_scope(__u64 pid_tgid, __u32 cpu)
 	}
 	if (filter_flags & RT_FILTER_TGID) {
 		__u32 tgid = pid_tgid >> 32;
+		__u8 *on = bpf_map_lookup_elem(&target_tgids, &tgid);
 
-		if (!bpf_map_lookup_elem(&target_tgids, &tgid))
+		if (!on || !*on)
 			return false;
 	}
 	if (filter_flags & RT_FILTER_TID) {
 		__u32 tid = (__u32)pid_tgid;
+		__u8 *on = bpf_map_lookup_elem(&target_tids, &tid);
 
-		if (!bpf_map_lookup_elem(&target_tids, &tid))
+		if (!on || !*on)
 			return false;
 	}
 	if (filter_flags & RT_FILTER_CGROUP) {
@@ -541,6 +543,22 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 		if (cnt)
 			cnt->follow_failed++;
 	}
+	return 0;
+}
+
+/* The command ringtrace runs is admitted once it has exec'd it, as perf's
+ * enable_on_exec: never sampled as ringtrace's child before. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(admit_on_exec, struct task_struct *task)
+{
+	__u32 tgid = task->tgid, tid = task->pid;
+	__u8 *tg = bpf_map_lookup_elem(&target_tgids, &tgid);
+	__u8 *t = bpf_map_lookup_elem(&target_tids, &tid);
+
+	if (tg)
+		*tg = 1;
+	if (t)
+		*t = 1;
 	return 0;
 }
 

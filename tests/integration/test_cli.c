@@ -312,12 +312,49 @@ static void test_crafted_format_is_one_line(void **state)
 	free(dir);
 }
 
+/* ringtrace list PATTERN filters as perf list PATTERN: the same lines in the
+ * same order for tracepoint globs, event names and words; for a class, the
+ * events ringtrace takes among perf's (perf lists more software events). */
+static void test_list_filters_as_perf(void **state)
+{
+	static const char *const same[] = { "sched:*", "sched_switch", "sys*:*_getpid",
+					     "clock", "cs", "sched:sched_s*", "page" };
+	char *ours = NULL, *theirs = NULL, *dir;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		assert_int_equal(tu_sh(&ours, "%s list '%s' 2>&1", tu_ringtrace(), same[i]), 0);
+		assert_int_equal(tu_sh(&theirs, "perf list '%s' 2>&1", same[i]), 0);
+		print_message("ringtrace list '%s' as perf's:\n%s", same[i], ours);
+		if (!ours[0] || strcmp(ours, theirs))
+			fail_msg("ringtrace list '%s':\n%s\nperf list '%s':\n%s", same[i], ours,
+				 same[i], theirs);
+		free(ours);
+		free(theirs);
+	}
+	/* a class: every line of ours is one of perf's, in perf's order */
+	assert_int_equal(tu_sh(&ours, "perf list sw > %s/perf && %s list sw > %s/ours && "
+				     "grep -vxF -f %s/perf %s/ours | wc -l",
+			       dir, tu_ringtrace(), dir, dir, dir),
+			 0);
+	assert_int_equal(atoi(ours), 0);
+	free(ours);
+	assert_int_equal(tu_sh(&ours, "wc -l < %s/ours", dir), 0);
+	assert_true(atoi(ours) >= 9);
+	free(ours);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_errors),
 		cmocka_unit_test(test_every_command_refuses_bad_options),
 		cmocka_unit_test(test_every_command_has_help),
+		cmocka_unit_test(test_list_filters_as_perf),
 		cmocka_unit_test(test_scope_and_event_errors),
 		cmocka_unit_test(test_output_directory_is_never_reused_blindly),
 		cmocka_unit_test(test_foreign_cpu_file_is_refused),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_loss.c: both transports with real BPF: exact counts when rings overflow
- * (samples + LOST == N), perf agrees on the losses, no loss at default sizes. */
+ * (samples + LOST == N), perf report --stats agrees on the losses, no loss at
+ * default sizes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +71,52 @@ static uint64_t perf_lost_total(const char *dir)
 	return total;
 }
 
+/* The samples perf report --stats counts lost, per event ("LOST_SAMPLES
+ * events:" under each event's name), summed. */
+static uint64_t perf_stats_lost_samples(const char *dir)
+{
+	char *out = NULL;
+	uint64_t total;
+
+	assert_int_equal(tu_sh(&out, "perf report --stats -i %s 2>/dev/null | "
+				     "awk '/ stats:$/ && !/^Aggregated/ {ev = 1} ev && /LOST_SAMPLES events:/ {s += $3} END {print s + 0}'",
+			       dir), 0);
+	total = strtoull(out, NULL, 10);
+	free(out);
+	return total;
+}
+
+/* Every LOST_SAMPLES record the kernel's loss became (all but each CPU's
+ * last, which ringtrace writes at stop) is stamped with the task of the
+ * sample after it, never pid 0: loadgen's here. Returns how many there were. */
+static unsigned int replayed_losses_name_the_task(const char *dir)
+{
+	const struct perf_event_header *rec;
+	struct tu_records r;
+	unsigned int stamped = 0, unstamped = 0;
+
+	tu_records_open(&r, dir, TU_RECORDS_STRICT);
+	while (tu_records_next(&r, &rec)) {
+		struct perf_sample_id sid;
+
+		if (rec->type == PERF_RECORD_LOST)
+			fail_msg("a PERF_RECORD_LOST in %s: sample losses are LOST_SAMPLES",
+				 r.in.files[r.file].path);
+		if (rec->type != PERF_RECORD_LOST_SAMPLES)
+			continue;
+		assert_int_equal(perf_sample_id_decode(rec, r.in.sample_id_type, &sid), 0);
+		if (sid.pid)
+			stamped++;
+		else
+			unstamped++;
+	}
+	tu_records_close(&r);
+	print_message("LOST_SAMPLES with a task: %u, without (written at stop): %u\n", stamped,
+		      unstamped);
+	assert_true(unstamped <= (unsigned int)tu_online_cpus());
+	return stamped;
+}
+
 static void exact_count(const char *transport, const char *knobs, unsigned int n,
 			bool staging_losses)
 {
@@ -94,6 +141,11 @@ static void exact_count(const char *transport, const char *knobs, unsigned int n
 	assert_int_equal(ours, a.lost);
 	if (!staging_losses || !a.sideband_lost)
 		assert_int_equal(perf_lost_total(dir), a.lost);
+	/* samples lost are LOST_SAMPLES on both transports: perf report
+	 * --stats totals them as ringtrace's summary does */
+	assert_int_equal(perf_stats_lost_samples(dir), ours);
+	if (!staging_losses && !strcmp(transport, "perfbuf"))
+		assert_true(replayed_losses_name_the_task(dir) > 0);
 	free(out);
 	tu_rmtree(dir);
 	free(dir);

@@ -300,7 +300,7 @@ static void test_usage_errors_exit_2(void **state)
 		"record -c -5 -o %s/x -- true",
 		"export --interval 99999 --textfile %s",
 		"export --top -1 --textfile %s",
-		"list %s",
+		"list --nosuch %s",
 		"report %s/none --cpu x",
 		"snapshot %s",
 		"snapshot 1 # %s",

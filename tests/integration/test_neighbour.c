@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_neighbour.c: ringtrace is a good neighbour: while it records a
- * tracepoint (as a sampled event or as a snapshot trigger), perf stat and perf
- * record of the same tracepoint see every hit, as they do without it. */
+/* test_neighbour.c: ringtrace is a good neighbour that agrees with perf:
+ * perf sees every hit of a tracepoint ringtrace records, and perf's tools find
+ * the kernel's and the modules' build-ids in a recording. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,12 +154,60 @@ static void test_ringtrace_exact_beside_perf(void **state)
 	free(dir);
 }
 
+/* perf buildid-list shows the kernel's build-id (the running kernel's, as
+ * perf buildid-list -k reads it), and every loaded module's MMAP carries its
+ * own, so perf archive and perf report elsewhere find their symbols. */
+static void test_kernel_build_id_for_perf(void **state)
+{
+	char *dir, *kernel = NULL, *list = NULL, *mmaps = NULL, *modules = NULL;
+	char line[200];
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	assert_int_equal(tu_sh(&kernel, "perf buildid-list -k 2>&1"), 0);
+	kernel[strcspn(kernel, "\n")] = '\0';
+	assert_int_equal(strlen(kernel), 40);
+	assert_int_equal(tu_sh(&list, "%s record --force -o %s -a -- %s getpid %d >/dev/null 2>&1 && "
+				      "perf buildid-list -i %s 2>&1",
+			       tu_ringtrace(), dir, tu_loadgen(), CALLS, dir),
+			 0);
+	print_message("perf buildid-list -k: %s\nperf buildid-list -i:\n%s", kernel, list);
+	snprintf(line, sizeof(line), "%s [kernel.kallsyms]\n", kernel);
+	assert_non_null(strstr(list, line));
+	/* modules: each "[NAME]" MMAP2 with the build-id of its sysfs notes */
+	tu_sh(&modules, "cut -d' ' -f1 /proc/modules 2>/dev/null | while read m; do "
+			"f=/sys/module/$m/notes/.note.gnu.build-id; [ -r $f ] && "
+			"printf '<%%s>]: ---p [%%s]\\n' $(od -An -tx1 -v -j16 $f | tr -d ' \\n') $m; done");
+	if (!modules[0]) {
+		print_message("no module loaded (this kernel lists none in /proc/modules)\n");
+	} else {
+		char *m = modules, *nl;
+
+		assert_int_equal(tu_sh(&mmaps, "perf script -D -i %s 2>&1 | grep 'PERF_RECORD_MMAP2 -1/0'",
+				       dir),
+				 0);
+		for (; (nl = strchr(m, '\n')); m = nl + 1) {
+			*nl = '\0';
+			if (!strstr(mmaps, m))
+				fail_msg("module MMAP2 %s missing in:\n%s", m, mmaps);
+		}
+	}
+	free(kernel);
+	free(list);
+	free(mmaps);
+	free(modules);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sampled_tracepoint_keeps_perf),
 		cmocka_unit_test(test_trigger_tracepoint_keeps_perf),
 		cmocka_unit_test(test_ringtrace_exact_beside_perf),
+		cmocka_unit_test(test_kernel_build_id_for_perf),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

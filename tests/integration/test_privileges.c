@@ -62,6 +62,39 @@ static char *copy_binary(const char *name, bool with_caps)
 	return dir;
 }
 
+static int read_sysctl(const char *name)
+{
+	char *out = NULL;
+	int v;
+
+	assert_int_equal(tu_sh(&out, "cat /proc/sys/kernel/%s", name), 0);
+	v = atoi(out);
+	free(out);
+	return v;
+}
+
+/* Without CAP_SYSLOG, /proc/kallsyms hides kernel addresses when
+ * kptr_restrict is above 0, or perf_event_paranoid above 1: the recording's
+ * warning names the setting that hides them, with its value here. */
+static void kallsyms_warning_names_settings(const char *log)
+{
+	int kptr = read_sysctl("kptr_restrict"), paranoid = read_sysctl("perf_event_paranoid");
+	char want[96];
+
+	if (kptr > 0)
+		snprintf(want, sizeof(want), "kernel.kptr_restrict=%d", kptr);
+	else if (paranoid > 1)
+		snprintf(want, sizeof(want), "kernel.perf_event_paranoid=%d", paranoid);
+	else
+		want[0] = '\0';
+	print_message("kptr_restrict %d, perf_event_paranoid %d: the warning names \"%s\"\n", kptr,
+		      paranoid, want);
+	if (want[0] && (!strstr(log, "hides kernel addresses") || !strstr(log, want)))
+		fail_msg("no warning naming %s in:\n%s", want, log);
+	if (!want[0] && strstr(log, "hides kernel addresses"))
+		fail_msg("a warning though kallsyms shows addresses:\n%s", log);
+}
+
 static void test_file_capabilities_are_enough_and_dropped(void **state)
 {
 	char *dir, *out = NULL, prefix[PATH_MAX + 64];
@@ -87,6 +120,7 @@ static void test_file_capabilities_are_enough_and_dropped(void **state)
 	assert_int_equal(rc, 0);
 	if (!strstr(out, "ringtrace: recorded") || !strstr(out, "samples, 0 lost"))
 		fail_msg("the non-root recording:\n%s", out);
+	kallsyms_warning_names_settings(out);
 	free(out);
 	tu_rmtree(dir);
 	free(dir);

@@ -254,6 +254,48 @@ static void test_workload_exit_status(void **state)
 	free(dir);
 }
 
+/* The duration the record footer prints ("recorded X s") is the one the
+ * report header prints ("# N samples, L lost, X s"), on both transports:
+ * the time from the first sample to the last, which perf script's first
+ * and last sample times give too. */
+static void test_record_and_report_durations_agree(void **state)
+{
+	static const char *const transports[] = { "ringbuf", "perfbuf" };
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (int i = 0; i < 2; i++) {
+		char *dir = tu_tempdir(), *out = NULL, *rep = NULL, *perf = NULL, *p;
+		double recorded = -1, reported = -1, first = 0, last = 0;
+
+		assert_int_equal(tu_sh(&out, "%s record --force -o %s --transport %s -a -- sleep 0.5 2>&1",
+				       tu_ringtrace(), dir, transports[i]),
+				 0);
+		assert_int_equal(tu_sh(&rep, "%s report %s | head -3", tu_ringtrace(), dir), 0);
+		assert_int_equal(tu_sh(&perf, "perf script -i %s -F time 2>/dev/null | tr -d ' :' | "
+					      "sort -n | sed -n '1p;$p' | tr '\\n' ' '",
+				       dir),
+				 0);
+		p = strstr(out, "ringtrace: recorded ");
+		if (p)
+			recorded = strtod(p + strlen("ringtrace: recorded "), NULL);
+		p = strstr(rep, " lost, ");
+		if (p)
+			reported = strtod(p + strlen(" lost, "), NULL);
+		assert_int_equal(sscanf(perf, "%lf %lf", &first, &last), 2);
+		print_message("%s: record says %.3f s, report %.3f s, perf script's samples span %.6f s\n",
+			      transports[i], recorded, reported, last - first);
+		assert_true(recorded > 0.3);
+		assert_true(recorded == reported);
+		assert_true(fabs(recorded - (last - first)) < 0.0015);
+		free(out);
+		free(rep);
+		free(perf);
+		tu_rmtree(dir);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),
+		cmocka_unit_test(test_record_and_report_durations_agree),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

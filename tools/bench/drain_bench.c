@@ -68,12 +68,15 @@ static int stage_record(void *ctx, int cpu, const void *rec, size_t size)
 	return b->files->ops->sample(b->files, cpu, rec, size);
 }
 
-static int ignore_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
+static int ignore_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
+		       uint32_t tid)
 {
 	(void)ctx;
 	(void)cpu;
 	(void)count;
 	(void)time;
+	(void)pid;
+	(void)tid;
 	return 0;
 }
 

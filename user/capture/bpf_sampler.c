@@ -61,7 +61,7 @@ static int fill_scope_maps(struct bpf_sampler *s, const struct sampler_scope *sc
 			   size_t errlen)
 {
 	struct sampler_bpf *k = s->skel;
-	__u8 yes = 1;
+	__u8 yes = 1, pending = 0;
 
 	for (unsigned int i = 0; sc->only_these_cpus && i < sc->cpus->nr; i++) {
 		__u32 cpu = (__u32)sc->cpus->cpus[i];
@@ -70,10 +70,12 @@ static int fill_scope_maps(struct bpf_sampler *s, const struct sampler_scope *sc
 			goto fail;
 	}
 	for (unsigned int i = 0; i < sc->nr_tgids; i++)
-		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tgids), &sc->tgids[i], &yes, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tgids), &sc->tgids[i],
+					sc->tgids[i] == sc->exec_pending ? &pending : &yes, BPF_ANY))
 			goto fail;
 	for (unsigned int i = 0; i < sc->nr_tids; i++)
-		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tids), &sc->tids[i], &yes, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.target_tids), &sc->tids[i],
+					sc->tids[i] == sc->exec_pending ? &pending : &yes, BPF_ANY))
 			goto fail;
 	if (sc->cgroup_fd >= 0) {
 		__u32 zero = 0, fd = (__u32)sc->cgroup_fd;
@@ -249,6 +251,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
+	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
@@ -318,6 +321,14 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		    remember(s, -1, exit_link)) {
 			rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
 				  strerror(errno));
+			goto fail;
+		}
+	}
+	if (cfg->scope.exec_pending) {
+		struct bpf_link *exec_link = bpf_program__attach(s->skel->progs.admit_on_exec);
+
+		if (!exec_link || remember(s, -1, exec_link)) {
+			rt_format(err, errlen, "cannot watch the command's exec: %s", strerror(errno));
 			goto fail;
 		}
 	}

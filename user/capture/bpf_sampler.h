@@ -39,6 +39,8 @@ struct sampler_scope {
 	bool follow_forks;           /* ...and the processes they fork */
 	const uint32_t *tids;        /* only these threads */
 	unsigned int nr_tids;
+	uint32_t exec_pending;       /* a pid among tgids/tids admitted only once it has
+				      * exec'd (the command run: perf's enable_on_exec), or 0 */
 	int cgroup_fd;               /* only this cgroup v2 (and below), or -1 */
 	uint64_t cgroup_id;
 	bool cgroup_exact;           /* not below */

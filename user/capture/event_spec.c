@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,18 +185,65 @@ int event_resolve(struct event_desc *ev, char *err, size_t errlen)
 	return 0;
 }
 
-static void print_tracepoint(const char *system_name, void *ctx)
+/* The tracepoints of available_events, sorted as perf list sorts them. */
+struct tracepoint_names {
+	char **names; /* "system:name" */
+	size_t nr, cap;
+	bool failed;
+};
+
+static void add_tracepoint(const char *system_name, void *ctx)
 {
-	fprintf(ctx, "  %-50s [Tracepoint event]\n", system_name);
+	struct tracepoint_names *t = ctx;
+	char **grown;
+
+	if (t->failed)
+		return;
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		grown = realloc(t->names, t->cap * sizeof(*grown));
+		if (!grown) {
+			t->failed = true;
+			return;
+		}
+		t->names = grown;
+	}
+	t->names[t->nr] = strdup(system_name);
+	if (!t->names[t->nr])
+		t->failed = true;
+	else
+		t->nr++;
 }
 
-void event_list_print(FILE *out)
+/* perf list sorts "system:name" as whole strings ("fib6:..." before "fib:...") */
+static int compare_tracepoints(const void *a, const void *b)
 {
-	fprintf(out, "List of events for -e (perf's names):\n\n");
-	for (size_t i = 0; i < NR_NAMED; i++) {
-		const struct named_event *e = &named_events[i];
-		struct event_desc ev = { .kind = e->type == PERF_TYPE_HARDWARE ? EVENT_HARDWARE
-										 : EVENT_SOFTWARE,
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int compare_named(const void *a, const void *b)
+{
+	return strcmp((*(const struct named_event *const *)a)->name,
+		      (*(const struct named_event *const *)b)->name);
+}
+
+/* Named events of type whose name or alias matches glob (NULL: all), by
+ * name, as perf list's print_symbol_events. */
+static void print_named(FILE *out, uint32_t type, const char *glob)
+{
+	const struct named_event *sorted[NR_NAMED];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NR_NAMED; i++)
+		if (named_events[i].type == type &&
+		    (!glob || !fnmatch(glob, named_events[i].name, 0) ||
+		     (named_events[i].alias && !fnmatch(glob, named_events[i].alias, 0))))
+			sorted[n++] = &named_events[i];
+	qsort(sorted, n, sizeof(sorted[0]), compare_named);
+	for (size_t i = 0; i < n; i++) {
+		const struct named_event *e = sorted[i];
+		struct event_desc ev = { .kind = type == PERF_TYPE_HARDWARE ? EVENT_HARDWARE
+									  : EVENT_SOFTWARE,
 					 .type = e->type, .config = e->config };
 		char name[96];
 		const char *note = "";
@@ -210,7 +258,77 @@ void event_list_print(FILE *out)
 		fprintf(out, "  %-50s [%s event%s]\n", name,
 			ev.kind == EVENT_HARDWARE ? "Hardware" : "Software", note);
 	}
-	fprintf(out, "\n");
-	if (tracefs_each_event(print_tracepoint, out))
-		fprintf(out, "  (tracepoints: tracefs is not readable here)\n");
+}
+
+/* Tracepoints whose system matches system_glob and name name_glob (NULL:
+ * any), as perf list's print_tracepoint_events. */
+static void print_tracepoints(FILE *out, const struct tracepoint_names *t,
+			      const char *system_glob, const char *name_glob)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		char system[256];
+		const char *name = strchr(t->names[i], ':');
+
+		if (!name || (size_t)(name - t->names[i]) >= sizeof(system))
+			continue;
+		snprintf(system, sizeof(system), "%.*s", (int)(name - t->names[i]), t->names[i]);
+		name++;
+		if ((system_glob && fnmatch(system_glob, system, 0)) ||
+		    (name_glob && fnmatch(name_glob, name, 0)))
+			continue;
+		fprintf(out, "  %-50s [Tracepoint event]\n", t->names[i]);
+	}
+}
+
+/* One argument of perf list: a class (hw, sw, tracepoint), SYSTEM:NAME
+ * globs, or a glob any event's name contains. */
+static void print_matching(FILE *out, const struct tracepoint_names *t, const char *pattern)
+{
+	char glob[512];
+	const char *colon = strchr(pattern, ':');
+
+	if (!strcmp(pattern, "tracepoint")) {
+		print_tracepoints(out, t, NULL, NULL);
+	} else if (!strcmp(pattern, "hw") || !strcmp(pattern, "hardware")) {
+		print_named(out, PERF_TYPE_HARDWARE, NULL);
+	} else if (!strcmp(pattern, "sw") || !strcmp(pattern, "software")) {
+		print_named(out, PERF_TYPE_SOFTWARE, NULL);
+	} else if (colon) {
+		snprintf(glob, sizeof(glob), "%.*s", (int)(colon - pattern), pattern);
+		print_tracepoints(out, t, glob, colon + 1);
+	} else {
+		snprintf(glob, sizeof(glob), "*%s*", pattern);
+		print_named(out, PERF_TYPE_HARDWARE, glob);
+		print_named(out, PERF_TYPE_SOFTWARE, glob);
+		print_tracepoints(out, t, NULL, glob);
+	}
+}
+
+int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
+{
+	struct tracepoint_names t = { 0 };
+	bool no_tracefs = tracefs_each_event(add_tracepoint, &t) != 0;
+
+	if (t.failed) {
+		for (size_t i = 0; i < t.nr; i++)
+			free(t.names[i]);
+		free(t.names);
+		return -1;
+	}
+	qsort(t.names, t.nr, sizeof(t.names[0]), compare_tracepoints);
+	if (!nr_patterns) {
+		fprintf(out, "List of events for -e (perf's names):\n\n");
+		print_named(out, PERF_TYPE_SOFTWARE, NULL);
+		print_named(out, PERF_TYPE_HARDWARE, NULL);
+		fprintf(out, "\n");
+		if (no_tracefs)
+			fprintf(out, "  (tracepoints: tracefs is not readable here)\n");
+		print_tracepoints(out, &t, NULL, NULL);
+	}
+	for (int i = 0; i < nr_patterns; i++)
+		print_matching(out, &t, patterns[i]);
+	for (size_t i = 0; i < t.nr; i++)
+		free(t.names[i]);
+	free(t.names);
+	return 0;
 }

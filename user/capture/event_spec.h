@@ -40,7 +40,11 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
  * tracefs if needed), tries a hardware event once. 0, or -1 with err set. */
 int event_resolve(struct event_desc *ev, char *err, size_t errlen);
 
-/* Prints every event "-e" accepts, as perf list does. */
-void event_list_print(FILE *out);
+/* Prints the events "-e" accepts, as perf list does: all of them (none
+ * given), or for each pattern in turn as perf list PATTERN filters: "hw",
+ * "sw", "tracepoint", SYSTEM:NAME globs ("sched:*"), or any other word as a
+ * glob an event's name contains ("*WORD*"). Tracepoints sorted as perf
+ * sorts them. 0, or -1 if memory ran out. */
+int event_list_print(FILE *out, char *const *patterns, int nr_patterns);
 
 #endif

@@ -33,6 +33,8 @@ struct record_sink_totals {
 	uint64_t sideband;    /* side-band records the sink dropped */
 	uint64_t overwritten; /* samples overwritten (flight recorder) */
 	uint64_t bytes;       /* bytes written */
+	uint64_t first_time, last_time; /* the first and last sample times in the
+					 * file (0 if none), as report reads them */
 	uint64_t ring_used, ring_capacity; /* its staging ring, if any */
 };
 

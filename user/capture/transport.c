@@ -118,7 +118,10 @@ static int on_perf_record(void *ctx, const struct perf_event_header *rec)
 		return r;
 	o->last_time = t->bounce[4];
 	if (o->held_lost) {
-		r = t->sink.kernel_lost(t->sink.ctx, o->cpu, o->held_lost, o->last_time);
+		const struct rt_sample_head *next = (const void *)t->bounce;
+
+		r = t->sink.kernel_lost(t->sink.ctx, o->cpu, o->held_lost, o->last_time, next->pid,
+					next->tid);
 		if (r)
 			return r;
 		o->kernel_lost += o->held_lost;

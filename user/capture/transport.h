@@ -22,9 +22,10 @@ struct transport_sink {
 	 * on cpu */
 	int (*record)(void *ctx, int cpu, const void *rec, size_t size);
 	/* the kernel's PERF_RECORD_LOST in cpu's perf ring: count samples lost,
-	 * reported at time (that of the record that follows it, when the kernel
-	 * wrote it) */
-	int (*kernel_lost)(void *ctx, int cpu, uint64_t count, uint64_t time);
+	 * reported at time, with the pid and tid of the sample that follows it
+	 * (the kernel wrote it just before that one, stamped with that task) */
+	int (*kernel_lost)(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
+			   uint32_t tid);
 	void *ctx;
 };
 

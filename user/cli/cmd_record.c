@@ -38,11 +38,10 @@ int cmd_list(int argc, char **argv)
 
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
-	if (next < argc) {
-		rt_error("unexpected argument \"%s\": list takes none", argv[next]);
-		return 2;
+	if (event_list_print(stdout, argv + next, argc - next)) {
+		rt_error("out of memory listing the events");
+		return 1;
 	}
-	event_list_print(stdout);
 	return 0;
 }
 
@@ -80,7 +79,8 @@ static int record_option(void *ctx, int id, const char *arg)
 	switch ((enum record_option_id)id) {
 	case RECORD_OPT_EVENT:
 		if (!strcmp(arg, "list")) {
-			event_list_print(stdout);
+			if (event_list_print(stdout, NULL, 0))
+				rt_error("out of memory listing the events");
 			return OPTIONS_DONE;
 		}
 		if (event_spec_parse(arg, o->events, &o->nr_events, err, sizeof(err))) {

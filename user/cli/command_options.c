@@ -33,7 +33,9 @@ static const struct options_entry record_options_table[] = {
 	{ "tid", 't', "TIDS", "only these threads", NULL, RECORD_OPT_TID },
 	{ "per-thread", 0, NULL, "events follow each thread instead of watching CPUs, one ring",
 	  NULL, RECORD_OPT_PER_THREAD },
-	{ "no-inherit", 'i', NULL, "do not follow forked children", NULL, RECORD_OPT_NO_INHERIT },
+	{ "no-inherit", 'i', NULL,
+	  "only the threads there at the start (the command's first): no new thread, no child",
+	  NULL, RECORD_OPT_NO_INHERIT },
 	{ "cgroup", 'G', "PATH",
 	  "with -a/-C: only tasks in this cgroup v2 directory and below (absolute, or relative "
 	  "to the cgroup v2 mount)",
@@ -250,10 +252,12 @@ static const struct options_entry list_options_table[] = {
 
 const struct options_command list_command = {
 	.name = "list",
-	.usage = "ringtrace list",
+	.usage = "ringtrace list [PATTERN...]",
 	.description = "Lists the events record -e accepts (also record -e list): software "
 		       "events, hardware events where the machine has a PMU, and tracepoints "
-		       "as SYSTEM:NAME.",
+		       "as SYSTEM:NAME; with PATTERNs, as perf list filters them: hw, sw, "
+		       "tracepoint, SYSTEM:NAME globs (sched:*), or a word an event's name "
+		       "contains (sched_switch, clock).",
 	.options = list_options_table,
 };
 

@@ -394,8 +394,10 @@ int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct p
 			  sample_type, sid);
 }
 
-int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
-		      const struct perf_sample_id *sid)
+/* MMAP2 of m with misc's cpumode: build-id form if m has one, else device
+ * and inode. */
+static int mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
+			uint16_t misc, const struct perf_sample_id *sid)
 {
 	struct {
 		uint32_t pid, tid;
@@ -403,10 +405,6 @@ int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct 
 		uint8_t ids[24];
 		uint32_t prot, flags;
 	} body = { m->pid, m->tid, m->start, m->len, m->pgoff, { 0 }, m->prot, m->flags };
-	uint16_t misc = PERF_RECORD_MISC_USER;
-
-	if (m->prot && !(m->prot & PROT_EXEC))
-		misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks mmap_data's */
 	size_t start;
 
 	_Static_assert(sizeof(body) == 64, "MMAP2 fixed part is 64 bytes");
@@ -429,22 +427,44 @@ int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct 
 	return end_record(b, start, PERF_RECORD_MMAP2, misc, sample_type, sid);
 }
 
-int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_t text_start,
-			    const struct perf_sample_id *sid)
+int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
+		      const struct perf_sample_id *sid)
+{
+	uint16_t misc = PERF_RECORD_MISC_USER;
+
+	if (m->prot && !(m->prot & PROT_EXEC))
+		misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks mmap_data's */
+	return mmap2_encode(b, sample_type, m, misc, sid);
+}
+
+int perf_kernel_map_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
+			   const struct perf_sample_id *sid)
 {
 	struct {
 		uint32_t pid, tid;
 		uint64_t start, len, pgoff;
-	} body = { (uint32_t)-1, 0, text_start, ~0ULL - text_start, text_start };
+	} body = { m->pid, m->tid, m->start, m->len, m->pgoff };
 	size_t start;
 
+	if (m->build_id_size)
+		return mmap2_encode(b, sample_type, m, PERF_RECORD_MISC_KERNEL, sid);
 	if (begin_record(b, &start))
 		return -1;
-	if (!byte_buffer_append(b, &body, sizeof(body)) || put_string(b, "[kernel.kallsyms]_text")) {
+	if (!byte_buffer_append(b, &body, sizeof(body)) || put_string(b, m->filename)) {
 		b->len = start;
 		return -1;
 	}
 	return end_record(b, start, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, sample_type, sid);
+}
+
+int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_t text_start,
+			    const struct perf_sample_id *sid)
+{
+	struct perf_mmap m = { .pid = (uint32_t)-1, .start = text_start,
+			       .len = ~0ULL - text_start, .pgoff = text_start,
+			       .filename = PERF_KERNEL_TEXT_NAME };
+
+	return perf_kernel_map_encode(b, sample_type, &m, sid);
 }
 
 int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,

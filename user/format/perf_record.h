@@ -135,6 +135,13 @@ int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct p
  * build_id_size, MMAP_DATA if prot is given without PROT_EXEC). */
 int perf_mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid);
+/* The name of the kernel's text mapping, as perf names it. */
+#define PERF_KERNEL_TEXT_NAME "[kernel.kallsyms]_text"
+/* A kernel mapping (the kernel's text, a module: pid -1, misc KERNEL) as perf
+ * writes it: PERF_RECORD_MMAP2 with the build-id if m has one (perf record
+ * --buildid-mmap), else PERF_RECORD_MMAP. */
+int perf_kernel_map_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_mmap *m,
+			   const struct perf_sample_id *sid);
 /* PERF_RECORD_MMAP of the kernel: pid -1, misc KERNEL, "[kernel.kallsyms]_text". */
 int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_t text_start,
 			    const struct perf_sample_id *sid);

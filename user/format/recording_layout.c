@@ -85,9 +85,17 @@ uint64_t recording_record_time(const void *rec)
 size_t recording_lost_record(void *buf, size_t cap, uint32_t type, uint64_t id, uint64_t count,
 			     uint64_t time, int cpu)
 {
+	return recording_lost_record_of_task(buf, cap, type, id, count, time, cpu, 0, 0);
+}
+
+size_t recording_lost_record_of_task(void *buf, size_t cap, uint32_t type, uint64_t id,
+				     uint64_t count, uint64_t time, int cpu, uint32_t pid,
+				     uint32_t tid)
+{
 	struct byte_buffer b = { 0 };
 	struct perf_lost l = { .id = id, .lost = count };
-	struct perf_sample_id sid = { .time = time, .cpu = (uint32_t)cpu, .id = id };
+	struct perf_sample_id sid = { .pid = pid, .tid = tid, .time = time, .cpu = (uint32_t)cpu,
+				      .id = id };
 	size_t size = 0;
 
 	if (!perf_lost_encode(&b, RECORDING_SAMPLE_ID_TYPE, type, &l, &sid) && b.len <= cap) {

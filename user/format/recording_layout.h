@@ -63,6 +63,12 @@ uint64_t recording_record_time(const void *rec);
  * since time. Returns its size, or 0 if it does not fit. */
 size_t recording_lost_record(void *buf, size_t cap, uint32_t type, uint64_t id, uint64_t count,
 			     uint64_t time, int cpu);
+/* The same, with the task whose record followed the loss in sample_id's pid
+ * and tid, as the kernel stamps the LOST record it writes before that one
+ * (the others carry 0, as perf record's own LOST_SAMPLES do). */
+size_t recording_lost_record_of_task(void *buf, size_t cap, uint32_t type, uint64_t id,
+				     uint64_t count, uint64_t time, int cpu, uint32_t pid,
+				     uint32_t tid);
 
 /* The count of a LOST or LOST_SAMPLES record (0 if malformed). */
 uint64_t recording_lost_count(const void *rec);

@@ -39,6 +39,7 @@ struct cpu_output {
 	uint64_t items_unwritten[STAGING_CLASSES]; /* ...that never reached the file */
 	uint64_t samples_unwritten;        /* SAMPLE records among them */
 	uint64_t last_time;                /* of the newest record taken */
+	uint64_t span_first, span_last;    /* earliest and latest sample times appended */
 	unsigned int lost_records_rescued; /* LOST records written after a failure */
 	/* drain thread: records dropped because the staging ring was full */
 	uint64_t dropped_samples;
@@ -182,6 +183,10 @@ static void write_record(struct file_sink *f, struct cpu_output *o,
 		size_t before = o->stream.len;
 
 		if (!perf_data_stream_append(&o->stream, h, h->size)) {
+			if (sample && (!o->span_first || o->last_time < o->span_first))
+				o->span_first = o->last_time;
+			if (sample && o->last_time > o->span_last)
+				o->span_last = o->last_time;
 			/* a buffer that was full went to the file first */
 			if (o->stream.len < before + h->size)
 				note_written(o);
@@ -362,6 +367,8 @@ static bool file_totals(struct record_sink *s, int cpu, struct record_sink_total
 		.unwritten = o->samples_unwritten,
 		.sideband = o->dropped_sideband + o->items_unwritten[STAGING_OTHER],
 		.bytes = o->stream.bytes_written,
+		.first_time = o->span_first,
+		.last_time = o->span_last,
 		.ring_used = staging_ring_used(&o->staging),
 		.ring_capacity = o->staging.size,
 	};

@@ -141,6 +141,7 @@ int session_start_sampler(struct session *s)
 			.follow_forks = t->follow_forks,
 			.tids = t->tids,
 			.nr_tids = t->nr_tids,
+			.exec_pending = t->exec_pending,
 			.cgroup_fd = t->has_cgroup ? t->cgroup.fd : -1,
 			.cgroup_id = t->cgroup.id,
 			.cgroup_exact = o->cgroup_exact,

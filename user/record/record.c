@@ -52,13 +52,19 @@ int session_on_sample(void *ctx, int cpu, const void *rec, size_t size)
 	return to_sinks(ctx, cpu, rec, size, false);
 }
 
-/* The kernel's PERF_RECORD_LOST of a perf ring, replayed in our layout. */
-int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time)
+/* The kernel's PERF_RECORD_LOST of a perf ring, replayed as what it counts:
+ * samples lost (the ring carries nothing else), PERF_RECORD_LOST_SAMPLES, as
+ * the BPF side reports its own ring's losses, so perf report --stats and
+ * "Total Lost Samples" count the same on either transport. Stamped as the
+ * kernel stamped it: the task and time of the sample that followed. */
+int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
+			   uint32_t tid)
 {
 	struct session *s = ctx;
 	uint8_t buf[RECORDING_LOST_MAX];
-	size_t n = recording_lost_record(buf, sizeof(buf), PERF_RECORD_LOST,
-					 s->sampler_events[0].id, count, time, cpu);
+	size_t n = recording_lost_record_of_task(buf, sizeof(buf), PERF_RECORD_LOST_SAMPLES,
+						 s->sampler_events[0].id, count, time, cpu, pid,
+						 tid);
 
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
@@ -313,10 +319,10 @@ static void print_missed_runs(const struct session *s)
 /* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
  * ring), in the staging ring, on the way to the disk (a failed write);
  * side-band records and their losses. */
-static void print_summary(const struct session *s, double seconds)
+static void print_summary(const struct session *s)
 {
 	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
-		 t_side_lost = 0, bytes = 0;
+		 t_side_lost = 0, bytes = 0, first = 0, last = 0;
 
 	rt_info("%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
 		"staging-lost", "write-lost", "side-band", "sb-lost");
@@ -343,36 +349,32 @@ static void print_summary(const struct session *s, double seconds)
 		t_side += sb->records;
 		t_side_lost += side_lost;
 		bytes += t.bytes;
+		if (t.first_time && (!first || t.first_time < first))
+			first = t.first_time;
+		if (t.last_time > last)
+			last = t.last_time;
 	}
 	rt_info("%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 		" %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write, t_side, t_side_lost);
+	/* the time the samples span, from the first to the last, as report
+	 * prints it (perf's "sample duration") */
 	rt_info("ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		" lost, %.1f KiB",
-		seconds, s->opts->output, t_samples, t_kernel + t_staging + t_write,
-		(double)bytes / 1024.0);
+		last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
+		t_kernel + t_staging + t_write, (double)bytes / 1024.0);
 	print_missed_runs(s);
-}
-
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 /* Stops sampling, drains what is left, reports the losses nothing reported,
  * lets the sinks finish, then prints the totals. */
-static int finish(struct session *s, const struct timespec *t0)
+static int finish(struct session *s)
 {
-	double seconds;
 	int ret = 0;
 
 	snapshot_trigger_stop(s->trigger);
 	s->trigger = NULL;
 	bpf_sampler_stop(s->sampler);
 	sideband_disable(&s->sideband);
-	seconds = seconds_since(t0);
 	if (drain_all(s))
 		ret = -1;
 	jit_maps_copy_all(&s->jit_maps);
@@ -393,7 +395,7 @@ static int finish(struct session *s, const struct timespec *t0)
 	}
 	/* the flight recorder prints its own totals, per snapshot */
 	if (!s->opts->overwrite)
-		print_summary(s, seconds);
+		print_summary(s);
 	return s->error[0] ? -1 : ret;
 }
 
@@ -663,7 +665,6 @@ int record_run(struct record_options *opts)
 	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1,
 			     .target.cgroup.fd = -1 };
 	sigset_t mask, orig_mask;
-	struct timespec t0;
 	bool failed;
 	int status = 1;
 
@@ -704,10 +705,9 @@ int record_run(struct record_options *opts)
 		goto out;
 	}
 	s.started = true;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	failed = run_loop(&s) != 0;
 	/* even after a failure, stop cleanly and keep what was recorded */
-	failed |= finish(&s, &t0) != 0;
+	failed |= finish(&s) != 0;
 	if (failed) {
 		rt_error("%s", s.error);
 		goto out;

@@ -62,8 +62,23 @@ static int add_thread(struct record_target *t, int tid)
 	return 0;
 }
 
-/* Every thread of every process, for per-thread mode. */
-static int add_threads_of(struct record_target *t, uint32_t pid)
+/* A thread the BPF filter admits (-t, or a thread that existed at the start
+ * with -i). */
+static int add_tid(struct record_target *t, int tid)
+{
+	uint32_t *grown = realloc(t->tids, (t->nr_tids + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	t->tids = grown;
+	t->tids[t->nr_tids++] = (uint32_t)tid;
+	return 0;
+}
+
+/* Every thread of a process, given to add: the threads per-thread mode
+ * follows, or those -i keeps to. */
+static int add_threads_of(struct record_target *t, uint32_t pid,
+			  int (*add)(struct record_target *, int))
 {
 	char path[64];
 	struct dirent *de;
@@ -73,9 +88,9 @@ static int add_threads_of(struct record_target *t, uint32_t pid)
 	snprintf(path, sizeof(path), "/proc/%u/task", pid);
 	d = opendir(path);
 	if (!d)
-		return add_thread(t, (int)pid);
+		return add(t, (int)pid);
 	while ((de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]) && add_thread(t, atoi(de->d_name))) {
+		if (isdigit((unsigned char)de->d_name[0]) && add(t, atoi(de->d_name))) {
 			ret = -1;
 			break;
 		}
@@ -141,12 +156,18 @@ int record_target_resolve(struct record_target *t, const struct record_options *
 	if (check_conflicts(o, err, errlen) || resolve_cpus(t, o, err, errlen))
 		return -1;
 	t->per_thread = o->per_thread;
+	t->no_inherit = o->no_inherit;
 	t->follow_forks = !o->no_inherit && !o->per_thread;
 	if (o->pid_list) {
 		if (parse_task_list(o->pid_list, "process", &t->tgids, &t->nr_tgids, err, errlen))
 			return -1;
 		for (unsigned int i = 0; o->per_thread && i < t->nr_tgids; i++)
-			if (add_threads_of(t, t->tgids[i]))
+			if (add_threads_of(t, t->tgids[i], add_thread))
+				return -1;
+		/* -i: as perf's attr.inherit = 0, only the threads there now,
+		 * none they start later, no process they fork */
+		for (unsigned int i = 0; o->no_inherit && !o->per_thread && i < t->nr_tgids; i++)
+			if (add_threads_of(t, t->tgids[i], add_tid))
 				return -1;
 	} else if (o->tid_list) {
 		if (parse_task_list(o->tid_list, "thread", &t->tids, &t->nr_tids, err, errlen))
@@ -179,7 +200,12 @@ int record_target_add_workload(struct record_target *t, pid_t pid)
 		return -1;
 	t->tgids = grown;
 	t->tgids[t->nr_tgids++] = (uint32_t)pid;
-	return t->per_thread ? add_thread(t, pid) : 0;
+	/* not sampled as ringtrace's child, before it runs the command */
+	t->exec_pending = (uint32_t)pid;
+	if (t->per_thread)
+		return add_thread(t, pid);
+	/* -i: its first thread only, as perf's attr.inherit = 0 */
+	return t->no_inherit ? add_tid(t, pid) : 0;
 }
 
 void record_target_free(struct record_target *t)

@@ -23,8 +23,10 @@ struct record_target {
 	bool per_thread;
 	int *threads;           /* --per-thread: events follow these threads */
 	unsigned int nr_threads;
+	bool no_inherit;        /* -i: only the threads there at the start (tids) */
 	bool follow_forks;      /* processes forked by targets become targets */
 	bool follow_workload;   /* the workload's pid becomes the target */
+	uint32_t exec_pending;  /* ...admitted once it has exec'd the command, or 0 */
 	bool has_cgroup;
 	struct cgroup_dir cgroup;
 };

@@ -62,7 +62,8 @@ struct session {
 /* record.c: the transport's records (a SAMPLE, the BPF side's LOST_SAMPLES)
  * and the kernel's LOST records of a perf ring, handed to every sink. */
 int session_on_sample(void *ctx, int cpu, const void *rec, size_t size);
-int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time);
+int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
+			   uint32_t tid);
 
 /* plan.c: everything that can be wrong with the request is found here, before
  * any file is created or anything attached. 0, or -1 with s->error set. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.c: side-band records for what existed before recording began: the
- * kernel's text mapping, every live process's COMM and MMAP2 (with the build-id
- * of the very file mapped, opened safely), every cgroup. */
+ * kernel's and modules' text mappings, every live process's COMM and MMAP2, all
+ * with build-ids (of the very file mapped, opened safely), every cgroup. */
 #include "record/synthesize.h"
 
 #include <ctype.h>
@@ -17,15 +17,54 @@
 
 #include "format/perf_record.h"
 #include "lib/log.h"
+#include "symbols/build_id.h"
 #include "sys/cgroup.h"
+#include "sys/kallsyms_access.h"
 #include "sys/safe_open.h"
+
+/* MMAP2 of every loaded module with its build-id, as perf record
+ * --buildid-mmap synthesizes them ("[NAME]": perf names a module it has no
+ * file of so, and finds it by its build-id); none without /proc/modules (a
+ * kernel built without module support). */
+static int synthesize_modules(struct byte_buffer *b, uint64_t sample_id_type,
+			      const struct perf_sample_id *sid)
+{
+	FILE *f = fopen("/proc/modules", "re");
+	char line[512];
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		struct perf_mmap m = { .pid = (uint32_t)-1 };
+		char name[64], state[16], notes[128], dso[80];
+		unsigned long long size, addr;
+		ssize_t n;
+
+		if (sscanf(line, "%63s %llu %*s %*s %15s %llx", name, &size, state, &addr) != 4 ||
+		    !addr)
+			continue;
+		snprintf(notes, sizeof(notes), "/sys/module/%s/notes/.note.gnu.build-id", name);
+		n = build_id_read_notes(notes, m.build_id);
+		snprintf(dso, sizeof(dso), "[%s]", name);
+		m.build_id_size = n > 0 ? (uint8_t)n : 0;
+		m.start = addr;
+		m.len = size;
+		m.filename = dso;
+		ret = perf_kernel_map_encode(b, sample_id_type, &m, sid);
+	}
+	fclose(f);
+	return ret;
+}
 
 int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
+	struct perf_mmap m = { .pid = (uint32_t)-1, .filename = PERF_KERNEL_TEXT_NAME };
 	char line[512];
 	uint64_t text = 0;
+	ssize_t n;
 
 	if (!f) {
 		rt_format(err, errlen, "cannot read /proc/kallsyms: %s", strerror(errno));
@@ -42,10 +81,21 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 	}
 	fclose(f);
 	if (!text) {
-		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: set kernel.kptr_restrict=0 or run as root");
+		char cause[256];
+
+		kallsyms_hidden_cause(cause, sizeof(cause));
+		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: %s", cause);
 		return -1;
 	}
-	if (perf_kernel_mmap_encode(b, sample_id_type, text, sid)) {
+	/* the kernel's build-id, for perf buildid-list, archive and report on
+	 * another machine (none if /sys/kernel/notes cannot be read) */
+	n = build_id_read_notes("/sys/kernel/notes", m.build_id);
+	m.build_id_size = n > 0 ? (uint8_t)n : 0;
+	m.start = text;
+	m.len = ~0ULL - text;
+	m.pgoff = text;
+	if (perf_kernel_map_encode(b, sample_id_type, &m, sid) ||
+	    synthesize_modules(b, sample_id_type, sid)) {
 		rt_format(err, errlen, "out of memory");
 		return -1;
 	}

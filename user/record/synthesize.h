@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* synthesize.h: side-band records for what existed before recording began: the
- * kernel's text mapping, every live process's COMM and MMAP2, every cgroup. */
+ * kernel's and modules' text mappings, each process's COMM and MMAP2, each cgroup. */
 #ifndef RINGTRACE_SYNTHESIZE_H
 #define RINGTRACE_SYNTHESIZE_H
 
@@ -15,7 +15,9 @@
 /* Every record gets the sample_id trailer of sample_id_type with the fields of
  * sid (the id, time 0), pid and tid set per record. */
 
-/* Appends PERF_RECORD_MMAP "[kernel.kallsyms]_text" at _text from /proc/kallsyms.
+/* Appends the kernel's text mapping "[kernel.kallsyms]_text" at _text from
+ * /proc/kallsyms, and every loaded module's, each with its build-id (MMAP2,
+ * as perf record --buildid-mmap) or without one (MMAP) if it cannot be read.
  * Returns 0, or -1 with err set (e.g. addresses hidden by kptr_restrict). */
 int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen);

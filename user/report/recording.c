@@ -98,7 +98,7 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 		const struct perf_input_event *ev;
 		struct perf_sample s;
 
-		if (sr.time) {
+		if (sr.time && rec->type == PERF_RECORD_SAMPLE) {
 			if (!r->first_time || sr.time < r->first_time)
 				r->first_time = sr.time;
 			if (sr.time > r->last_time)

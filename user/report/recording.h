@@ -24,7 +24,7 @@ struct recording {
 	const char *path;
 	struct perf_input in;
 	struct address_space as;
-	uint64_t first_time, last_time; /* of the records that carry one */
+	uint64_t first_time, last_time; /* of the first and last samples */
 	uint64_t samples;
 	uint64_t lost;                  /* samples reported lost, all CPUs */
 	uint64_t *lost_by_cpu;          /* RECORDING_MAX_CPUS entries, or NULL if none lost */

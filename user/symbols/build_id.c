@@ -3,10 +3,15 @@
  * never mapped) and the place a file with a given build-id is kept. */
 #include "symbols/build_id.h"
 
+#include <elf.h>
 #include <elfutils/libdwelf.h>
+#include <fcntl.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "sys/safe_open.h"
 
 ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX])
 {
@@ -27,6 +32,37 @@ ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX])
 	if (elf)
 		elf_end(elf);
 	return len;
+}
+
+/* Bare notes have no ELF header for libelf to start from: each is an
+ * Elf64_Nhdr, its name and its descriptor, both padded to 4 bytes. */
+ssize_t build_id_read_notes(const char *path, uint8_t id[BUILD_ID_MAX])
+{
+	uint8_t buf[4096];
+	ssize_t n = safe_read_file(AT_FDCWD, path, (char *)buf, sizeof(buf));
+	size_t off = 0;
+
+	if (n < 0)
+		return -1;
+	while (off + sizeof(Elf64_Nhdr) <= (size_t)n) {
+		Elf64_Nhdr nh;
+		size_t name, desc;
+
+		memcpy(&nh, buf + off, sizeof(nh));
+		name = off + sizeof(nh);
+		desc = name + ((nh.n_namesz + 3u) & ~3u);
+		if (nh.n_namesz > (size_t)n || nh.n_descsz > (size_t)n || desc + nh.n_descsz > (size_t)n)
+			return 0;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(buf + name, "GNU", 4)) {
+			if (!nh.n_descsz || nh.n_descsz > BUILD_ID_MAX)
+				return 0;
+			memcpy(id, buf + desc, nh.n_descsz);
+			return nh.n_descsz;
+		}
+		off = desc + ((nh.n_descsz + 3u) & ~3u);
+	}
+	return 0;
 }
 
 bool build_id_matches(int fd, const uint8_t *id, size_t len)

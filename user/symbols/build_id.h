@@ -17,6 +17,12 @@
  * pread, not mapped: a file its owner truncates meanwhile cannot fault us. */
 ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX]);
 
+/* The GNU build-id in a file of bare ELF notes, as the kernel exports its own
+ * (/sys/kernel/notes) and each module's (/sys/module/NAME/notes/
+ * .note.gnu.build-id): its length (1..BUILD_ID_MAX), 0 if it has none, -1 if
+ * the file cannot be read. */
+ssize_t build_id_read_notes(const char *path, uint8_t id[BUILD_ID_MAX]);
+
 /* Whether the ELF file fd has exactly that build-id (len > 0). */
 bool build_id_matches(int fd, const uint8_t *id, size_t len);
 

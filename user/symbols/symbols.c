@@ -14,6 +14,7 @@
 
 #include "lib/log.h"
 #include "symbols/demangle.h"
+#include "sys/kallsyms_access.h"
 #include "sys/safe_open.h"
 
 #define PAGE 4096ULL
@@ -413,9 +414,15 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 	}
 	if (ferror(f) || !feof(f))
 		rt_format(err, errlen, "out of memory reading %s", path);
-	else if (!nonzero)
-		rt_format(err, errlen, "%s shows no kernel addresses (kernel.kptr_restrict): run as root",
-			  path);
+	else if (!nonzero) {
+		char cause[256];
+
+		if (strcmp(path, "/proc/kallsyms"))
+			snprintf(cause, sizeof(cause), "it was copied without them");
+		else
+			kallsyms_hidden_cause(cause, sizeof(cause));
+		rt_format(err, errlen, "%s shows no kernel addresses: %s", path, cause);
+	}
 	else if (symtab_builder_fixup(&b))
 		rt_format(err, errlen, "out of memory reading %s", path);
 	else

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kallsyms_access.c: why /proc/kallsyms hides kernel addresses from us, from
+ * kernel.kptr_restrict, kernel.perf_event_paranoid and CAP_SYSLOG as they are. */
+#include "sys/kallsyms_access.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/capability.h>
+
+#include "sys/safe_open.h"
+
+int kallsyms_read_sysctl(const char *name, int fallback)
+{
+	char path[128], buf[32], *end;
+	long v;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	if (safe_read_file(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
+		return fallback;
+	v = strtol(buf, &end, 10);
+	return end == buf ? fallback : (int)v;
+}
+
+static int has_cap_syslog(void)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return 0;
+	cap_get_flag(caps, CAP_SYSLOG, CAP_EFFECTIVE, &v);
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
+void kallsyms_hidden_cause(char *buf, size_t len)
+{
+	int kptr = kallsyms_read_sysctl("kernel/kptr_restrict", -1);
+	int paranoid = kallsyms_read_sysctl("kernel/perf_event_paranoid", -1);
+	int syslog = has_cap_syslog();
+
+	if (kptr >= 2)
+		snprintf(buf, len,
+			 "kernel.kptr_restrict=%d hides them from everyone: set it to 0 (sysctl kernel.kptr_restrict=0)",
+			 kptr);
+	else if (kptr == 1 && !syslog)
+		snprintf(buf, len,
+			 "kernel.kptr_restrict=1 shows them only with CAP_SYSLOG: run as root, or set kernel.kptr_restrict=0%s",
+			 paranoid > 1 ? " and kernel.perf_event_paranoid=1" : "");
+	else if (kptr == 0 && paranoid > 1 && !syslog)
+		snprintf(buf, len,
+			 "kernel.perf_event_paranoid=%d (above 1) with kernel.kptr_restrict=0 shows them only with CAP_SYSLOG: run as root, or set kernel.perf_event_paranoid=1",
+			 paranoid);
+	else
+		snprintf(buf, len,
+			 "kernel.kptr_restrict=%d and kernel.perf_event_paranoid=%d should show them%s: is /proc/kallsyms another file here (a container)?",
+			 kptr, paranoid, syslog ? " with CAP_SYSLOG" : "");
+}
