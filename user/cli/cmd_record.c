@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "record/probe_resolve.h"
 #include "record/record.h"
 
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
@@ -38,9 +39,19 @@ int cmd_list(int argc, char **argv)
 
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
-	if (next < argc) {
-		rt_error("unexpected argument \"%s\": list takes none", argv[next]);
+	if (next + 1 < argc) {
+		rt_error("unexpected argument \"%s\": list takes at most one, uprobe:BINARY or usdt:BINARY",
+			 argv[next + 1]);
 		return 2;
+	}
+	if (next < argc) {
+		char err[512];
+
+		if (probe_list_print(argv[next], stdout, err, sizeof(err))) {
+			rt_error("%s", err);
+			return 2;
+		}
+		return 0;
 	}
 	event_list_print(stdout);
 	return 0;

@@ -250,10 +250,11 @@ static const struct options_entry list_options_table[] = {
 
 const struct options_command list_command = {
 	.name = "list",
-	.usage = "ringtrace list",
+	.usage = "ringtrace list [uprobe:BINARY | usdt:BINARY]",
 	.description = "Lists the events record -e accepts (also record -e list): software "
 		       "events, hardware events where the machine has a PMU, and tracepoints "
-		       "as SYSTEM:NAME.",
+		       "as SYSTEM:NAME. With uprobe:BINARY, the functions of BINARY a uprobe "
+		       "can trace; with usdt:BINARY, its USDT (SDT) probes and their arguments.",
 	.options = list_options_table,
 };
 
