@@ -4,7 +4,6 @@
 #include "record/probe_resolve.h"
 
 #include <ctype.h>
-#include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,8 +14,8 @@
 #include "format/probe_format.h"
 #include "lib/log.h"
 #include "sample_record.h"
+#include "symbols/elf_functions.h"
 #include "symbols/sdt_notes.h"
-#include "symbols/symbols.h"
 
 /* Does file name base mean name: the same, or name followed by ".so" or
  * "." or "-" (libc: libc.so.6; python3: python3.11), or "lib" name ".so". */
@@ -124,7 +123,8 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 	if (strchr(p->binary, '/')) {
 		snprintf(p->path, sizeof(p->path), "%s", p->binary);
 		if (access(p->path, F_OK)) {
-			rt_format(err, errlen, "probe binary %s: %s", p->path, strerror(errno));
+			rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
+				  p->path, strerror(errno));
 			return -1;
 		}
 	} else if (!(pid > 0 && find_in_maps(pid, p->binary, p->path, sizeof(p->path))) &&
@@ -143,12 +143,6 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 		return -1;
 	}
 	return 0;
-}
-
-/* A function libbpf can find: not a PLT entry (named by ringtrace, not the file). */
-static bool probed_function(const struct symbol *sym)
-{
-	return sym->type == STT_FUNC && !strstr(sym->name, "@plt");
 }
 
 /* A symbol named func as libbpf matches it: the name, or the name and a
@@ -170,7 +164,7 @@ static void list_some(char *err, size_t errlen, const char *what, const char *co
 		rt_format(err + at, errlen - at, "; it has no %s", what);
 		return;
 	}
-	if (nr > 8) {
+	if (nr > 20) {
 		rt_format(err + at, errlen - at, "; it has %zu %s: %s", nr, what, hint);
 		return;
 	}
@@ -183,27 +177,20 @@ static void list_some(char *err, size_t errlen, const char *what, const char *co
 
 static int check_function(const struct user_probe *p, char *err, size_t errlen)
 {
-	struct symtab t = { 0 };
-	const char **names;
-	size_t nr = 0;
-	char hint[320];
+	char **names, hint[320];
+	size_t nr;
 
-	if (symtab_load_elf(&t, p->path, err, errlen))
+	if (elf_function_names(p->path, &names, &nr, err, errlen))
 		return -1;
-	for (size_t i = 0; i < t.nr; i++)
-		if (probed_function(&t.syms[i]) && same_function(t.syms[i].name, p->func)) {
-			symtab_free(&t);
+	for (size_t i = 0; i < nr; i++)
+		if (same_function(names[i], p->func)) {
+			free(names);
 			return 0;
 		}
-	names = calloc(t.nr + 1, sizeof(*names));
-	for (size_t i = 0; names && i < t.nr; i++)
-		if (probed_function(&t.syms[i]))
-			names[nr++] = t.syms[i].name;
 	rt_format(err, errlen, "no function \"%s\" in %s", p->func, p->path);
 	snprintf(hint, sizeof(hint), "ringtrace list uprobe:%s lists them", p->path);
-	list_some(err, errlen, "functions", names, nr, hint);
+	list_some(err, errlen, "functions", (const char *const *)names, nr, hint);
 	free(names);
-	symtab_free(&t);
 	return -1;
 }
 
@@ -289,34 +276,18 @@ int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t
 	return 0;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int list_functions(const struct user_probe *p, FILE *out, char *err, size_t errlen)
 {
-	struct symtab t = { 0 };
-	const char **names;
-	size_t nr = 0;
+	char **names;
+	size_t nr;
 
-	if (symtab_load_elf(&t, p->path, err, errlen))
+	if (elf_function_names(p->path, &names, &nr, err, errlen))
 		return -1;
-	names = calloc(t.nr + 1, sizeof(*names));
-	if (!names) {
-		symtab_free(&t);
-		rt_format(err, errlen, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < t.nr; i++)
-		if (probed_function(&t.syms[i]))
-			names[nr++] = t.syms[i].name;
-	qsort(names, nr, sizeof(*names), compare_names);
 	for (size_t i = 0; i < nr; i++)
-		if (!i || strcmp(names[i], names[i - 1]))
-			fprintf(out, "uprobe:%s:%s\n", p->path, names[i]);
+		fprintf(out, "uprobe:%s:%s\n", p->path, names[i]);
+	if (!nr)
+		fprintf(out, "# %s defines no functions in .symtab or .dynsym\n", p->path);
 	free(names);
-	symtab_free(&t);
 	return 0;
 }
 
