@@ -38,7 +38,7 @@ static bool regular_file(const char *path, bool executable)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && (!executable || !access(path, X_OK));
 }
 
-/* A file mapped in process pid that name means. */
+/* A file mapped in process pid that name means, by its path in /proc/PID/root. */
 static bool find_in_maps(int pid, const char *name, char *out, size_t cap)
 {
 	char maps[64], *line = NULL;
@@ -57,10 +57,10 @@ static bool find_in_maps(int pid, const char *name, char *out, size_t cap)
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		base = strrchr(path, '/') + 1;
-		if (names_file(base, name) && regular_file(path, false)) {
-			snprintf(out, cap, "%s", path);
-			found = true;
-		}
+		/* the file as the process sees it, inside its root (a container's) */
+		if (names_file(base, name) &&
+		    snprintf(out, cap, "/proc/%d/root%s", pid, path) < (int)cap)
+			found = regular_file(out, false);
 	}
 	free(line);
 	fclose(f);
