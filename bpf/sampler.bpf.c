@@ -280,7 +280,7 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 
 static __always_inline void count_loss(struct rt_cpu_counters *cnt, __u64 now, bool pending)
 {
-	cnt->lost++;
+	__sync_fetch_and_add(&cnt->lost, 1);
 	cnt->last_lost_time = now;
 	if (pending) {
 		if (!cnt->pending_lost)
@@ -332,11 +332,11 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 
 	if (!cnt)
 		return 0;
-	cnt->produced++;
 	/* the reserved half of the cpu word carries the sample's sequence
 	 * number: what this CPU produced so far, this sample included, which
-	 * is how a flight-recorder snapshot accounts for every sample */
-	h->seq = (__u32)cnt->produced;
+	 * is how a flight-recorder snapshot accounts for every sample. Atomic:
+	 * the perf event program may interrupt a probe program on its CPU. */
+	h->seq = (__u32)(__sync_fetch_and_add(&cnt->produced, 1) + 1);
 	if (capture_cgroup) {
 		if (n >= RT_SAMPLE_MAX_WORDS || n >= SCRATCH_WORDS) {
 			count_loss(cnt, now, !use_perfbuf);
@@ -359,7 +359,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 		if (bpf_perf_event_output(ctx, &perf_rings, BPF_F_CURRENT_CPU, s, size))
 			count_loss(cnt, now, false);
 		else
-			cnt->written++;
+			__sync_fetch_and_add(&cnt->written, 1);
 		return 0;
 	}
 	ring = bpf_map_lookup_elem(&cpu_rings, &ring_key);
@@ -390,7 +390,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 		count_loss(cnt, now, true);
 		return 0;
 	}
-	cnt->written++;
+	__sync_fetch_and_add(&cnt->written, 1);
 	return 0;
 }
 
@@ -569,7 +569,7 @@ static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx,
 		__sync_fetch_and_add(busy, -1);
 		cnt = bpf_map_lookup_elem(&counters, &zero);
 		if (cnt) {
-			cnt->produced++;
+			__sync_fetch_and_add(&cnt->produced, 1);
 			count_loss(cnt, now, !use_perfbuf);
 		}
 		return 0;
