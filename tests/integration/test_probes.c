@@ -286,6 +286,95 @@ static void test_python_function_entry(void **state)
 	free(dir);
 }
 
+/* Waits up to 10 s for file to hold text. */
+static bool file_says(const char *file, const char *text)
+{
+	for (int i = 0; i < 200; i++) {
+		char *out = NULL;
+		bool says;
+
+		tu_sh(&out, "cat %s 2>/dev/null", file);
+		says = strstr(out, text) != NULL;
+		free(out);
+		if (says)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+struct pid_tally {
+	int pid;
+	unsigned int of_pid, others;
+};
+
+static void tally_pid(const char *line, void *ctx)
+{
+	struct pid_tally *t = ctx;
+	int tid = 0;
+
+	if (sscanf(line, "%*s %d", &tid) == 1 && tid == t->pid)
+		t->of_pid++;
+	else
+		t->others++;
+}
+
+/* -p: the binary and library named as the process maps them ("sdtgen",
+ * "libc"), and only that process's hits, while another runs the same code. */
+static void test_pid_scope_and_names_as_mapped(void **state)
+{
+	char *dir, rec[PATH_MAX], a_out[PATH_MAX + 8], b_out[PATH_MAX + 8], args[256], cmd[128];
+	char *script;
+	uint64_t samples, lost;
+	struct pid_tally ticks, printfs;
+	bool ready;
+	pid_t a, b;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	snprintf(a_out, sizeof(a_out), "%s/a.out", dir);
+	snprintf(b_out, sizeof(b_out), "%s/b.out", dir);
+	a = tu_start("exec %s 700 wait >%s", sdtgen, a_out);
+	b = tu_start("exec %s 300 wait >%s", sdtgen, b_out);
+	ready = file_says(a_out, "waiting") && file_says(b_out, "waiting");
+	if (ready) {
+		snprintf(args, sizeof(args),
+			 "-p %d -e usdt:sdtgen:ringtrace_test:tick,uretprobe:libc:printf", (int)a);
+		/* both fire once the probes are attached; the command ends the recording */
+		snprintf(cmd, sizeof(cmd), "sh -c 'kill -USR1 %d %d; sleep 2'", (int)a, (int)b);
+		record(rec, args, cmd, &samples, &lost);
+	}
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	tu_wait_gone(a, 5);
+	tu_wait_gone(b, 5);
+	if (!ready)
+		fail_msg("sdtgen did not start");
+	assert_true(file_says(a_out, "700 iterations"));
+	assert_int_equal(lost, 0);
+	script = perf_script(rec);
+	ticks = (struct pid_tally){ .pid = (int)a };
+	printfs = (struct pid_tally){ .pid = (int)a };
+	{
+		char *copy = strdup(script);
+
+		each_line(copy, "usdt_ringtrace_test:tick", tally_pid, &ticks);
+		free(copy);
+	}
+	each_line(script, "uprobe_libc:printf__return", tally_pid, &printfs);
+	print_message("-p %d: %u ticks of it, %u of others; %u printf returns, %u of others\n",
+		      (int)a, ticks.of_pid, ticks.others, printfs.of_pid, printfs.others);
+	assert_int_equal(ticks.of_pid, 700);
+	assert_int_equal(ticks.others, 0);
+	assert_int_equal(printfs.of_pid, 1);
+	assert_int_equal(printfs.others, 0);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* One line, naming what is wrong, exit status 2. */
 static void expect_usage_error(const char *args, const char *want1, const char *want2)
 {
@@ -385,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_usdt_counted_with_arguments),
 		cmocka_unit_test(test_uprobe_and_uretprobe_counted_with_values),
 		cmocka_unit_test(test_python_function_entry),
+		cmocka_unit_test(test_pid_scope_and_names_as_mapped),
 		cmocka_unit_test(test_bad_probes_are_named),
 		cmocka_unit_test(test_sigkill_leaves_nothing_attached),
 	};
