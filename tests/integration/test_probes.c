@@ -188,6 +188,39 @@ static void test_usdt_counted_with_arguments(void **state)
 	free(dir);
 }
 
+/* A ring too small and drained too late: every hit is a sample or counted
+ * lost, and the samples that arrive carry their own arguments. */
+static void test_usdt_losses_counted_exactly(void **state)
+{
+	const char *const events[] = { "usdt_ringtrace_test:tick" };
+	void (*const checks[])(const char *, void *) = { check_tick };
+	char *dir, args[2 * PATH_MAX], cmd[PATH_MAX + 16], *script;
+	uint64_t samples, lost;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	snprintf(args, sizeof(args), "-m 1 --debug-drain-delay-ms 200 -e usdt:%s:ringtrace_test:tick",
+		 sdtgen);
+	snprintf(cmd, sizeof(cmd), "%s 50000", sdtgen);
+	record(dir, args, cmd, &samples, &lost);
+	print_message("%" PRIu64 " samples + %" PRIu64 " lost\n", samples, lost);
+	assert_true(lost > 0);
+	assert_true(samples > 0);
+	script = perf_script(dir);
+	check_events(script, events, checks, 1, 50000, samples, lost);
+	free(script);
+	/* the losses are in the recording, as perf counts them */
+	if (tu_sh(&script, "perf report -i %s --stdio 2>/dev/null | grep 'Total Lost Samples'", dir))
+		fail_msg("perf report:\n%s", script);
+	snprintf(cmd, sizeof(cmd), "Total Lost Samples: %" PRIu64 "\n", lost);
+	if (!strstr(script, cmd))
+		fail_msg("perf report says %s, the recording %s", script, cmd);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_uprobe_and_uretprobe_counted_with_values(void **state)
 {
 	const char *const events[] = { "uprobe_sdtgen:sdtgen_add",
@@ -472,6 +505,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usdt_counted_with_arguments),
+		cmocka_unit_test(test_usdt_losses_counted_exactly),
 		cmocka_unit_test(test_uprobe_and_uretprobe_counted_with_values),
 		cmocka_unit_test(test_python_function_entry),
 		cmocka_unit_test(test_pid_scope_and_names_as_mapped),
