@@ -79,7 +79,7 @@ static bool find_in_path(const char *name, char *out, size_t cap)
 		return false;
 	for (dir = strtok_r(dirs, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
 		if (snprintf(out, cap, "%s/%s", dir, name) < (int)cap)
-			found = regular_file(out, true) && sdt_is_elf_file(out, NULL, 0) == 1;
+			found = regular_file(out, true) && elf_is_elf_file(out, NULL, 0) == 1;
 	}
 	free(dirs);
 	return found;
@@ -134,7 +134,7 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 			  p->binary, pid > 0 ? " in the process's mappings, PATH or ld.so's cache" : " in PATH or ld.so's cache");
 		return -1;
 	}
-	is_elf = sdt_is_elf_file(p->path, err, errlen);
+	is_elf = elf_is_elf_file(p->path, err, errlen);
 	if (is_elf < 0)
 		return -1;
 	if (!is_elf) {

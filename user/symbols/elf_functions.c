@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* elf_functions.c: the function names an ELF file itself defines in .symtab
- * and .dynsym, aliases and all, as libbpf looks a uprobe's function up. */
+/* elf_functions.c: whether a file is ELF, and the function names it defines in
+ * .symtab and .dynsym, aliases and all, as libbpf looks a uprobe's function up. */
 #include "symbols/elf_functions.h"
 
 #include <errno.h>
@@ -13,6 +13,25 @@
 
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
+
+int elf_is_elf_file(const char *path, char *err, size_t errlen)
+{
+	int fd, is_elf;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	is_elf = elf && elf_kind(elf) == ELF_K_ELF;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return is_elf;
+}
 
 static int compare_names(const void *a, const void *b)
 {

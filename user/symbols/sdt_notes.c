@@ -38,25 +38,6 @@ static Elf *open_elf(const char *path, int *fd, char *err, size_t errlen)
 	return elf;
 }
 
-int sdt_is_elf_file(const char *path, char *err, size_t errlen)
-{
-	int fd, is_elf;
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	is_elf = elf && elf_kind(elf) == ELF_K_ELF;
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return is_elf;
-}
-
 /* The argument count and signedness of a spec: "N@LOC" words, N < 0 signed. */
 static void count_args(struct sdt_probe *p)
 {

@@ -21,7 +21,4 @@ struct sdt_probe {
 int sdt_notes_read(const char *path, struct sdt_probe **out, size_t *nr, char *err,
 		   size_t errlen);
 
-/* 1 if path is an ELF file, 0 if not, -1 with err set if it cannot be read. */
-int sdt_is_elf_file(const char *path, char *err, size_t errlen);
-
 #endif
