@@ -38,7 +38,11 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 CFLAGS += $(SAN_FLAGS)
 LDFLAGS += $(SAN_FLAGS)
 endif
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Werror
+# The multiarch include directory after the others: libbpf's usdt.bpf.h
+# includes <linux/errno.h>, whose <asm/errno.h> lives there.
+MULTIARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Werror \
+	      -idirafter /usr/include/$(MULTIARCH)
 
 # Debian packages: what building needs, what the tests add (perf is the
 # oracle, Prometheus and node_exporter check the exporter, libc6-dbg gives libc,
@@ -48,11 +52,12 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip
 # systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
 # openssl for a test certificate, util-linux for setpriv, python3-yaml to
-# read the Kubernetes manifest, debuginfod for a server of debug files.
+# read the Kubernetes manifest, debuginfod for a server of debug files,
+# systemtap-sdt-dev for <sys/sdt.h> (tools/sdtgen).
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
 		     util-linux python3 python3-yaml libc6-dbg \
-		     debuginfod
+		     debuginfod systemtap-sdt-dev
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -75,7 +80,7 @@ LOADGEN := $(OUTPUT)/loadgen
 # PLT entries, libm, brk and the vdso (names), and a call chain without frame
 # pointers (unwindgen, and a stripped copy).
 SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
-	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped
+	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/sdtgen
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -186,6 +191,13 @@ $(OUTPUT)/unwindgen_stripped: $(OUTPUT)/unwindgen
 	$(call msg,STRIP,$@)
 	$(Q)objcopy --only-keep-debug $< $@.debug
 	$(Q)strip --strip-all $< -o $@
+
+# USDT probes from <sys/sdt.h> (systemtap-sdt-dev), one behind a semaphore,
+# and a function for uprobes, hit a known number of times (test_probes).
+$(OUTPUT)/sdtgen: tools/sdtgen/sdtgen.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
 
 $(TEST_UTIL): tests/test_util.c
 	@mkdir -p $(@D)

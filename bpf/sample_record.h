@@ -74,6 +74,9 @@ struct rt_sample_head {
 /* rt_event.flags */
 #define RT_EVENT_TRACEPOINT 1u /* a tracepoint: copy its record as PERF_SAMPLE_RAW */
 #define RT_EVENT_SYSCALL 2u    /* a syscalls: tracepoint: the sample is of the user regs */
+#define RT_EVENT_UPROBE 4u     /* a uprobe: its record is a struct rt_probe_record */
+#define RT_EVENT_URETPROBE 8u  /* a uretprobe: function, return address, return value */
+#define RT_EVENT_USDT 16u      /* a USDT probe: its arguments, read by libbpf's usdt.bpf.h */
 
 /* One event of the recording, indexed by the attach cookie of its perf events. */
 struct rt_event {
@@ -85,8 +88,29 @@ struct rt_event {
 	__u16 dynamic_offset[RT_MAX_DYNAMIC_FIELDS]; /* u32 (offset | len << 16) fields */
 	__u8 nr_dynamic;
 	__u8 dynamic_relative; /* bit i: field i is __rel_loc (offset from its end) */
-	__u8 pad[2];
+	__u8 nr_args;          /* uprobes and USDT probes: argument words recorded */
+	__u8 pad;
 };
+
+/* Arguments a uprobe records (x86-64's integer argument registers), and the
+ * most a USDT probe has (libbpf's BPF_USDT_MAX_ARG_CNT). */
+#define RT_UPROBE_ARGS 6
+#define RT_PROBE_MAX_ARGS 12
+
+/* The raw record (PERF_SAMPLE_RAW) of a user-space probe's sample, laid out
+ * as the kernel's uprobe_events lays out its events (the format the
+ * recording's tracing data declares for it): the common tracepoint header,
+ * then __probe_ip (uprobes, USDT) or __probe_func and __probe_ret_ip
+ * (uretprobes), then the argument words: arg1..argN, or the return value. */
+struct rt_probe_record {
+	__u16 common_type; /* the event's id in the recording's tracing data */
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u64 word[2 + RT_PROBE_MAX_ARGS];
+};
+#define RT_PROBE_HEAD_WORDS 1     /* __probe_ip */
+#define RT_RETPROBE_HEAD_WORDS 2  /* __probe_func, __probe_ret_ip */
 
 /* Scope filters (the sampler's filter_flags). */
 #define RT_FILTER_CPU 1u    /* only CPUs marked in cpu_filter */

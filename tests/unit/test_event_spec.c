@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_event_spec.c: "-e" parsing (names, aliases, modifiers, tracepoints,
- * errors) and tracepoint format parsing (fixed size, dynamic fields). */
+ * user probes, errors) and tracepoint formats (parsed, and the probes'). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "capture/event_spec.h"
+#include "format/probe_format.h"
 #include "sys/cpu_list.h"
 #include "sys/tracefs.h"
 
@@ -95,6 +96,69 @@ static void test_format_fixed_size_and_dynamic_fields(void **state)
 	assert_int_equal(tracefs_parse_format("name: x\nformat:\n", &f), -1);
 }
 
+static void test_user_probe_specs(void **state)
+{
+	struct event_desc ev[EVENT_SPEC_MAX];
+	unsigned int nr = 0;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(event_spec_parse("uprobe:/bin/x:main+0x10,uretprobe:libc:malloc", ev, &nr,
+					  err, sizeof(err)), 0);
+	assert_int_equal(event_spec_parse("usdt:/a:b/python3.11:python:function__entry", ev, &nr,
+					  err, sizeof(err)), 0);
+	assert_int_equal(nr, 3);
+	assert_int_equal(ev[0].kind, EVENT_UPROBE);
+	assert_int_equal(ev[0].type, PERF_TYPE_TRACEPOINT);
+	assert_string_equal(ev[0].probe.binary, "/bin/x");
+	assert_string_equal(ev[0].probe.func, "main");
+	assert_int_equal(ev[0].probe.offset, 16);
+	assert_int_equal(ev[1].kind, EVENT_URETPROBE);
+	assert_string_equal(ev[1].probe.binary, "libc");
+	assert_string_equal(ev[1].probe.func, "malloc");
+	assert_int_equal(ev[2].kind, EVENT_USDT);
+	/* the binary keeps its colons: provider and name are the last parts */
+	assert_string_equal(ev[2].probe.binary, "/a:b/python3.11");
+	assert_string_equal(ev[2].probe.provider, "python");
+	assert_string_equal(ev[2].probe.probe, "function__entry");
+	assert_true(event_is_user_probe(&ev[2]));
+	expect_parse_error("uprobe:onlyone", "give uprobe:BINARY:FUNC[+OFFSET]");
+	expect_parse_error("uretprobe:/bin/x:main+4", "give uretprobe:BINARY:FUNC");
+	expect_parse_error("usdt:/bin/x:name", "give usdt:BINARY:PROVIDER:NAME");
+	expect_parse_error("uprobe:/bin/x:main+zz", "invalid probe");
+	expect_parse_error("uprobe:/bin/x:", "invalid probe");
+}
+
+/* A probe's format reads back as the kernel's: its fixed size is its record's. */
+static void test_probe_formats(void **state)
+{
+	struct probe_format usdt = { .name = "function__entry", .id = 65535, .nr_args = 3,
+				     .arg_signed = 4, .args_decimal = true };
+	struct probe_format ret = { .name = "malloc__return", .id = 65534, .retprobe = true,
+				    .nr_args = 1 };
+	struct tracepoint_format parsed;
+	struct byte_buffer b = { 0 };
+
+	(void)state;
+	assert_int_equal(probe_format_text(&b, &usdt), 0);
+	byte_buffer_append(&b, "", 1);
+	assert_int_equal(tracefs_parse_format((const char *)b.data, &parsed), 0);
+	assert_int_equal(parsed.id, 65535);
+	assert_int_equal(parsed.fixed_size, probe_format_size(&usdt));
+	assert_int_equal(parsed.fixed_size, 8 + 8 + 3 * 8);
+	assert_non_null(strstr((const char *)b.data, "\tfield:s64 arg3;\toffset:32;\tsize:8;\tsigned:1;\n"));
+	assert_non_null(strstr((const char *)b.data,
+			       "print fmt: \"(%lx) arg1=%Lu arg2=%Lu arg3=%Ld\", REC->__probe_ip, REC->arg1, REC->arg2, REC->arg3\n"));
+	byte_buffer_free(&b);
+	assert_int_equal(probe_format_text(&b, &ret), 0);
+	byte_buffer_append(&b, "", 1);
+	assert_int_equal(tracefs_parse_format((const char *)b.data, &parsed), 0);
+	assert_int_equal(parsed.fixed_size, 8 + 16 + 8);
+	assert_non_null(strstr((const char *)b.data,
+			       "print fmt: \"(%lx <- %lx) ret=0x%Lx\", REC->__probe_func, REC->__probe_ret_ip, REC->ret\n"));
+	byte_buffer_free(&b);
+}
+
 static void test_cpu_lists(void **state)
 {
 	struct cpu_list l;
@@ -125,6 +189,8 @@ int main(void)
 		cmocka_unit_test(test_names_aliases_and_modifiers),
 		cmocka_unit_test(test_bad_specs),
 		cmocka_unit_test(test_format_fixed_size_and_dynamic_fields),
+		cmocka_unit_test(test_user_probe_specs),
+		cmocka_unit_test(test_probe_formats),
 		cmocka_unit_test(test_cpu_lists),
 	};
 

@@ -163,6 +163,49 @@ static void event_attr(struct perf_event_attr *attr, const struct sampler_event 
 	}
 }
 
+/* A uprobe, uretprobe or USDT probe, in every process (the scope filters in
+ * BPF, so forked children are followed as for other events), through
+ * libbpf: uprobe perf events (no tracefs uprobe_events entry), a USDT
+ * probe's semaphore raised by the kernel's reference counter. The link owns
+ * the perf event: a killed recording leaves nothing attached. */
+static int attach_user_probe(struct bpf_sampler *s, const struct sampler_event *ev,
+			     unsigned int i, char *err, size_t errlen)
+{
+	const struct user_probe *p = ev->probe;
+	struct bpf_link *link;
+	int e;
+
+	if (ev->probe_flags & RT_EVENT_USDT) {
+		LIBBPF_OPTS(bpf_usdt_opts, uopts, .usdt_cookie = i);
+
+		link = bpf_program__attach_usdt(s->skel->progs.on_usdt, -1, p->path, p->provider,
+						p->probe, &uopts);
+	} else {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i, .func_name = p->func,
+			    .retprobe = (ev->probe_flags & RT_EVENT_URETPROBE) != 0);
+
+		link = bpf_program__attach_uprobe_opts(s->skel->progs.on_uprobe, -1, p->path,
+						       p->offset, &opts);
+	}
+	if (!link) {
+		e = errno;
+		if (ev->probe_flags & RT_EVENT_USDT)
+			rt_format(err, errlen, "cannot attach to USDT probe %s:%s in %s: %s%s",
+				  p->provider, p->probe, p->path, strerror(e), privileges_hint(e));
+		else
+			rt_format(err, errlen, "cannot attach a %s to %s in %s: %s%s",
+				  ev->probe_flags & RT_EVENT_URETPROBE ? "uretprobe" : "uprobe",
+				  p->func, p->path, strerror(e), privileges_hint(e));
+		return -1;
+	}
+	if (remember(s, -1, link)) {
+		bpf_link__destroy(link);
+		rt_format(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* Tracepoint programs run on every hit of the tracepoint once attached to any
  * one of its perf events: one event per tracepoint, scope filtered in BPF.
  * Other events sample per CPU, or per thread in per-thread mode. */
@@ -173,6 +216,8 @@ static int attach_event(struct bpf_sampler *s, const struct bpf_sampler_config *
 	const struct sampler_event *ev = &cfg->events[i];
 	struct perf_event_attr attr;
 
+	if (ev->probe)
+		return attach_user_probe(s, ev, i, err, errlen);
 	event_attr(&attr, ev);
 	if (ev->format)
 		return open_and_attach(s, s->skel->progs.on_tracepoint, &attr, -1, sc->cpus->cpus[0], i,
@@ -204,7 +249,12 @@ static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sample
 {
 	struct rt_event e = { .id = ev->id, .period = 1 };
 
-	if (ev->format) {
+	if (ev->probe) {
+		e.flags = ev->probe_flags;
+		e.tp_type = (__u16)ev->format->id;
+		e.fixed_size = (__u16)ev->format->fixed_size;
+		e.nr_args = (__u8)ev->probe->nr_args;
+	} else if (ev->format) {
 		e.flags = RT_EVENT_TRACEPOINT | (ev->syscall ? RT_EVENT_SYSCALL : 0);
 		e.period = ev->tracepoint_period ? ev->tracepoint_period : 1;
 		e.tp_type = (__u16)ev->format->id;
@@ -229,7 +279,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 {
 	const struct sampler_scope *sc = &cfg->scope;
 	struct sampler_bpf *k = s->skel;
-	__u32 flags = 0;
+	__u32 flags = 0, probe_cpus;
+	bool uprobes = false, usdt = false;
 
 	if (sc->only_these_cpus)
 		flags |= RT_FILTER_CPU;
@@ -249,13 +300,23 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->cgroup_exact = sc->cgroup_exact;
 	k->rodata->target_cgroup_id = sc->cgroup_id;
 	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	for (unsigned int i = 0; i < cfg->nr_events; i++) {
+		uprobes |= (cfg->events[i].probe_flags & (RT_EVENT_UPROBE | RT_EVENT_URETPROBE)) != 0;
+		usdt |= (cfg->events[i].probe_flags & RT_EVENT_USDT) != 0;
+	}
+	bpf_program__set_autoload(k->progs.on_uprobe, uprobes);
+	bpf_program__set_autoload(k->progs.on_usdt, usdt);
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
+	/* the probes' scratch space only when there are probes */
+	probe_cpus = uprobes || usdt ? (__u32)s->nr_possible : 1;
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.probe_scratch, probe_cpus) ||
+	    bpf_map__set_max_entries(k->maps.probe_busy, probe_cpus) ||
 	    (transport_inner_map_template(s->transport) >= 0 &&
 	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
 				       transport_inner_map_template(s->transport)))) {
@@ -404,7 +465,8 @@ void bpf_sampler_stop(struct bpf_sampler *s)
 uint64_t bpf_sampler_missed_runs(const struct bpf_sampler *s)
 {
 	const struct bpf_program *progs[] = { s->skel->progs.on_perf_event,
-					       s->skel->progs.on_tracepoint };
+					       s->skel->progs.on_tracepoint,
+					       s->skel->progs.on_uprobe, s->skel->progs.on_usdt };
 	uint64_t missed = 0;
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {

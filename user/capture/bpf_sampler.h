@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "capture/capture_counts.h"
+#include "capture/event_spec.h"
 #include "capture/perf_events.h"
 #include "capture/transport.h"
 #include "sample_record.h"
@@ -23,7 +24,9 @@ struct sampler_event {
 	bool exclude_kernel;
 	struct sample_rate rate;               /* software and hardware events */
 	uint64_t tracepoint_period;            /* tracepoints: keep every n-th hit */
-	const struct tracepoint_format *format; /* set for tracepoints */
+	const struct tracepoint_format *format; /* set for tracepoints and user probes */
+	const struct user_probe *probe;        /* set for user probes... */
+	uint32_t probe_flags;                  /* ...RT_EVENT_UPROBE, _URETPROBE or _USDT */
 	bool syscall;                          /* a syscalls: tracepoint */
 	uint64_t id;                           /* PERF_SAMPLE_IDENTIFIER of its samples */
 };

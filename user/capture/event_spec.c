@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* event_spec.c: perf's event names as "-e" takes them: software and hardware
- * events (with :u/:k modifiers) and tracepoints as subsystem:name. */
+/* event_spec.c: the event names "-e" takes: perf's software and hardware events
+ * (with :u/:k modifiers), tracepoints as subsystem:name, bpftrace's user probes. */
 #include "capture/event_spec.h"
 
 #include <ctype.h>
@@ -69,9 +69,83 @@ static bool valid_tracepoint_part(const char *s, size_t len)
 	return true;
 }
 
-/* One event of a spec: NAME, NAME:MODIFIERS, or SYSTEM:NAME. */
+bool event_is_user_probe(const struct event_desc *ev)
+{
+	return ev->kind == EVENT_UPROBE || ev->kind == EVENT_URETPROBE || ev->kind == EVENT_USDT;
+}
+
+/* Copies s[0, len) into out (cap bytes); false if empty or too long. */
+static bool copy_part(char *out, size_t cap, const char *s, size_t len)
+{
+	if (!len || len >= cap)
+		return false;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	return true;
+}
+
+/* The last colon of s[0, len), or NULL. */
+static const char *last_colon(const char *s, size_t len)
+{
+	while (len--)
+		if (s[len] == ':')
+			return s + len;
+	return NULL;
+}
+
+/* uprobe:BINARY:FUNC[+OFFSET], uretprobe:BINARY:FUNC, usdt:BINARY:PROVIDER:NAME
+ * (BINARY may hold colons: the last parts are split off); len counts text
+ * after the KIND: prefix. */
+static int parse_user_probe(enum event_kind kind, const char *text, size_t len,
+			    struct event_desc *ev, char *err, size_t errlen)
+{
+	struct user_probe *p = &ev->probe;
+	const char *end = text + len, *c1 = last_colon(text, len), *c2;
+	char *plus, *rest;
+
+	ev->kind = kind;
+	ev->type = PERF_TYPE_TRACEPOINT;
+	if (!c1)
+		goto bad;
+	if (kind == EVENT_USDT) {
+		c2 = last_colon(text, (size_t)(c1 - text));
+		if (!c2 || !copy_part(p->binary, sizeof(p->binary), text, (size_t)(c2 - text)) ||
+		    !copy_part(p->provider, sizeof(p->provider), c2 + 1, (size_t)(c1 - c2 - 1)) ||
+		    !copy_part(p->probe, sizeof(p->probe), c1 + 1, (size_t)(end - c1 - 1)))
+			goto bad;
+		return 0;
+	}
+	if (!copy_part(p->binary, sizeof(p->binary), text, (size_t)(c1 - text)) ||
+	    !copy_part(p->func, sizeof(p->func), c1 + 1, (size_t)(end - c1 - 1)))
+		goto bad;
+	plus = strchr(p->func, '+');
+	if (plus) {
+		if (kind == EVENT_URETPROBE || plus == p->func || !plus[1])
+			goto bad;
+		errno = 0;
+		p->offset = strtoull(plus + 1, &rest, 0);
+		if (errno || *rest || plus[1] == '-')
+			goto bad;
+		*plus = '\0';
+	}
+	return 0;
+bad:
+	rt_format(err, errlen, "invalid probe \"%s\": give %s", ev->name,
+		  kind == EVENT_USDT ? "usdt:BINARY:PROVIDER:NAME"
+		  : kind == EVENT_URETPROBE ? "uretprobe:BINARY:FUNC"
+					    : "uprobe:BINARY:FUNC[+OFFSET]");
+	return -1;
+}
+
+/* One event of a spec: NAME, NAME:MODIFIERS, SYSTEM:NAME, or a user probe. */
 static int parse_one(const char *text, size_t len, struct event_desc *ev, char *err, size_t errlen)
 {
+	static const struct {
+		const char *prefix;
+		enum event_kind kind;
+	} probes[] = { { "uprobe:", EVENT_UPROBE },
+		       { "uretprobe:", EVENT_URETPROBE },
+		       { "usdt:", EVENT_USDT } };
 	const char *colon = memchr(text, ':', len);
 	size_t head = colon ? (size_t)(colon - text) : len;
 	const struct named_event *named = find_named(text, head);
@@ -82,6 +156,13 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 		return -1;
 	}
 	snprintf(ev->name, sizeof(ev->name), "%.*s", (int)len, text);
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		size_t plen = strlen(probes[i].prefix);
+
+		if (len > plen && !strncmp(text, probes[i].prefix, plen))
+			return parse_user_probe(probes[i].kind, text + plen, len - plen, ev, err,
+						errlen);
+	}
 	if (named) {
 		ev->kind = named->type == PERF_TYPE_HARDWARE ? EVENT_HARDWARE : EVENT_SOFTWARE;
 		ev->type = named->type;
@@ -320,6 +401,12 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 		fprintf(out, "List of events for -e (perf's names):\n\n");
 		print_named(out, PERF_TYPE_SOFTWARE, NULL);
 		print_named(out, PERF_TYPE_HARDWARE, NULL);
+		fprintf(out, "\n");
+		fprintf(out, "  %-50s [User probe: list uprobe:BINARY lists them]\n",
+			"uprobe:BINARY:FUNC[+OFFSET]");
+		fprintf(out, "  %-50s [User probe: the return value]\n", "uretprobe:BINARY:FUNC");
+		fprintf(out, "  %-50s [USDT probe: list usdt:BINARY lists them]\n",
+			"usdt:BINARY:PROVIDER:NAME");
 		fprintf(out, "\n");
 		if (no_tracefs)
 			fprintf(out, "  (tracepoints: tracefs is not readable here)\n");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* event_spec.h: perf's event names as "-e" takes them: software and hardware
- * events (with :u/:k modifiers) and tracepoints as subsystem:name. */
+/* event_spec.h: the event names "-e" takes: perf's software and hardware events
+ * (with :u/:k modifiers), tracepoints as subsystem:name, bpftrace's user probes. */
 #ifndef RINGTRACE_EVENT_SPEC_H
 #define RINGTRACE_EVENT_SPEC_H
 
@@ -15,6 +15,22 @@ enum event_kind {
 	EVENT_SOFTWARE,
 	EVENT_HARDWARE,
 	EVENT_TRACEPOINT,
+	EVENT_UPROBE,    /* uprobe:BINARY:FUNC[+OFFSET] */
+	EVENT_URETPROBE, /* uretprobe:BINARY:FUNC */
+	EVENT_USDT,      /* usdt:BINARY:PROVIDER:NAME */
+};
+
+/* A user-space probe as -e names it (bpftrace's syntax); path, the argument
+ * count and signedness are filled when it is resolved (record/probe_resolve.c). */
+struct user_probe {
+	char binary[256];   /* as given: a path, a program in PATH, a library name */
+	char path[256];     /* the ELF file it names */
+	char func[128];     /* uprobes: the function */
+	uint64_t offset;    /* uprobes: +OFFSET bytes into it */
+	char provider[64];  /* USDT: the probe's provider and name */
+	char probe[64];
+	unsigned int nr_args; /* argument words recorded */
+	uint16_t arg_signed;  /* bit i: argument i+1 is signed */
 };
 
 struct event_desc {
@@ -26,8 +42,13 @@ struct event_desc {
 	bool exclude_kernel;
 	char system[64];     /* tracepoints */
 	char tracepoint[96];
-	struct tracepoint_format format; /* tracepoints, once resolved */
+	struct tracepoint_format format; /* tracepoints, once resolved (probes: the id
+					    and size of their record in the recording) */
+	struct user_probe probe;         /* EVENT_UPROBE, EVENT_URETPROBE, EVENT_USDT */
 };
+
+/* True for the user-space probes. */
+bool event_is_user_probe(const struct event_desc *ev);
 
 #define EVENT_SPEC_MAX 32
 
@@ -37,7 +58,8 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 		     size_t errlen);
 
 /* Makes sure the event can be opened here: reads a tracepoint's format (mounting
- * tracefs if needed), tries a hardware event once. 0, or -1 with err set. */
+ * tracefs if needed), tries a hardware event once (user probes are resolved
+ * by record/probe_resolve.c). 0, or -1 with err set. */
 int event_resolve(struct event_desc *ev, char *err, size_t errlen);
 
 /* Prints the events "-e" accepts, as perf list does: all of them (none

@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "record/probe_resolve.h"
 #include "record/record.h"
 
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
@@ -38,6 +39,15 @@ int cmd_list(int argc, char **argv)
 
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
+	if (next + 1 == argc && (!strncmp(argv[next], "uprobe:", 7) || !strncmp(argv[next], "usdt:", 5))) {
+		char err[512];
+
+		if (probe_list_print(argv[next], stdout, err, sizeof(err))) {
+			rt_error("%s", err);
+			return 2;
+		}
+		return 0;
+	}
 	if (event_list_print(stdout, argv + next, argc - next)) {
 		rt_error("out of memory listing the events");
 		return 1;

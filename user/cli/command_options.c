@@ -252,12 +252,14 @@ static const struct options_entry list_options_table[] = {
 
 const struct options_command list_command = {
 	.name = "list",
-	.usage = "ringtrace list [PATTERN...]",
+	.usage = "ringtrace list [PATTERN... | uprobe:BINARY | usdt:BINARY]",
 	.description = "Lists the events record -e accepts (also record -e list): software "
 		       "events, hardware events where the machine has a PMU, and tracepoints "
 		       "as SYSTEM:NAME; with PATTERNs, as perf list filters them: hw, sw, "
 		       "tracepoint, SYSTEM:NAME globs (sched:*), or a word an event's name "
-		       "contains (sched_switch, clock).",
+		       "contains (sched_switch, clock). With uprobe:BINARY, the functions of "
+		       "BINARY a uprobe can trace; with usdt:BINARY, its USDT (SDT) probes and "
+		       "their arguments.",
 	.options = list_options_table,
 };
 

@@ -44,8 +44,8 @@ out:
 }
 
 /* "system\0" then u32 count and each format (u64 size + text) of that system. */
-static int put_system(struct byte_buffer *b, const struct tracepoint_name *tps, unsigned int nr,
-		      const char *system)
+static int put_system(struct byte_buffer *b, const struct tracing_data_event *tps,
+		      unsigned int nr, const char *system)
 {
 	uint32_t count = 0;
 
@@ -58,6 +58,13 @@ static int put_system(struct byte_buffer *b, const struct tracepoint_name *tps, 
 
 		if (strcmp(tps[i].system, system))
 			continue;
+		if (tps[i].format) {
+			uint64_t len = tps[i].format_len;
+
+			if (put(b, &len, 8) || put(b, tps[i].format, tps[i].format_len))
+				return -1;
+			continue;
+		}
 		snprintf(rel, sizeof(rel), "events/%s/%s/format", system, tps[i].name);
 		if (put_file(b, rel, 8))
 			return -1;
@@ -66,7 +73,7 @@ static int put_system(struct byte_buffer *b, const struct tracepoint_name *tps, 
 }
 
 /* True if an earlier tracepoint already named this system. */
-static int seen_system(const struct tracepoint_name *tps, unsigned int upto, const char *system)
+static int seen_system(const struct tracing_data_event *tps, unsigned int upto, const char *system)
 {
 	for (unsigned int i = 0; i < upto; i++)
 		if (!strcmp(tps[i].system, system))
@@ -74,8 +81,8 @@ static int seen_system(const struct tracepoint_name *tps, unsigned int upto, con
 	return 0;
 }
 
-int tracing_data_build(struct byte_buffer *b, const struct tracepoint_name *tps, unsigned int nr,
-		       char *err, size_t errlen)
+int tracing_data_build(struct byte_buffer *b, const struct tracing_data_event *tps,
+		       unsigned int nr, char *err, size_t errlen)
 {
 	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	uint8_t little_endian = 0, long_size = sizeof(long);

@@ -11,10 +11,19 @@
 #include "lib/byte_buffer.h"
 #include "sys/tracefs.h"
 
-/* Appends the tracing data of these tracepoints to b (in perf's trace-cmd
+/* One event the tracing data describes: a tracepoint whose format is read
+ * from tracefs, or an event of ringtrace's own with its format's text. */
+struct tracing_data_event {
+	const char *system;
+	const char *name;
+	const char *format; /* NULL: tracefs' events/SYSTEM/NAME/format */
+	size_t format_len;
+};
+
+/* Appends the tracing data of these events to b (in perf's trace-cmd
  * layout, version 0.6). 0, or -1 with err set. */
-int tracing_data_build(struct byte_buffer *b, const struct tracepoint_name *tps, unsigned int nr,
-		       char *err, size_t errlen);
+int tracing_data_build(struct byte_buffer *b, const struct tracing_data_event *evs,
+		       unsigned int nr, char *err, size_t errlen);
 
 /* A piece of the tracing data: where it starts (from the tracing data's start) and its bytes. */
 struct tracing_data_text {

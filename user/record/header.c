@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "format/perf_data_writer.h"
+#include "format/probe_format.h"
 #include "format/tracing_data.h"
 #include "lib/log.h"
 #include "record/session.h"
@@ -20,8 +21,10 @@ int session_synthesize(struct session *s)
 {
 	const struct record_options *o = s->opts;
 	struct perf_sample_id sid = { .id = s->tracking_id };
-	struct tracepoint_name tps[EVENT_SPEC_MAX];
+	struct tracing_data_event tps[EVENT_SPEC_MAX];
+	struct byte_buffer formats[EVENT_SPEC_MAX] = { { 0 } };
 	unsigned int nr_tps = 0;
+	int ret = 0;
 
 	if (synthesize_kernel_mmap(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, s->error,
 				   sizeof(s->error)))
@@ -36,14 +39,41 @@ int session_synthesize(struct session *s)
 	}
 	/* JITs running already: their perf-PID.map is kept */
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
-	/* tracepoint formats, for perf script: tracefs is read only if needed */
-	for (unsigned int i = 0; i < o->nr_events; i++)
-		if (o->events[i].kind == EVENT_TRACEPOINT)
-			tps[nr_tps++] = (struct tracepoint_name){ o->events[i].system,
-								  o->events[i].tracepoint };
+	/* tracepoint formats, for perf script: tracefs is read only if needed;
+	 * the user probes' are ringtrace's own, nothing is defined in tracefs */
+	for (unsigned int i = 0; i < o->nr_events; i++) {
+		const struct event_desc *ev = &o->events[i];
+
+		if (event_is_user_probe(ev)) {
+			struct probe_format f = {
+				.name = ev->tracepoint,
+				.id = (uint16_t)ev->format.id,
+				.retprobe = ev->kind == EVENT_URETPROBE,
+				.nr_args = ev->probe.nr_args,
+				.arg_signed = ev->probe.arg_signed,
+				.args_decimal = ev->kind == EVENT_USDT,
+			};
+
+			if (probe_format_text(&formats[nr_tps], &f)) {
+				rt_format(s->error, sizeof(s->error), "out of memory");
+				ret = -1;
+				goto out;
+			}
+			tps[nr_tps] = (struct tracing_data_event){ ev->system, ev->tracepoint,
+								   (const char *)formats[nr_tps].data,
+								   formats[nr_tps].len };
+			nr_tps++;
+		} else if (ev->kind == EVENT_TRACEPOINT) {
+			tps[nr_tps++] = (struct tracing_data_event){ ev->system, ev->tracepoint,
+								   NULL, 0 };
+		}
+	}
 	if (nr_tps && tracing_data_build(&s->tracing, tps, nr_tps, s->error, sizeof(s->error)))
-		return -1;
-	return 0;
+		ret = -1;
+out:
+	for (unsigned int i = 0; i < nr_tps; i++)
+		byte_buffer_free(&formats[i]);
+	return ret;
 }
 
 int session_write_header(struct session *s, int dirfd, const char *dirpath, char *err,

@@ -8,7 +8,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "format/probe_format.h"
 #include "lib/log.h"
+#include "record/probe_resolve.h"
 #include "record/session.h"
 #include "sys/tracefs.h"
 
@@ -50,7 +52,14 @@ static int plan_events(struct session *s)
 		se->exclude_kernel = ev->exclude_kernel;
 		se->rate = o->rate;
 		se->id = recording_event_id(s->id_base, i);
-		if (ev->kind == EVENT_TRACEPOINT) {
+		if (event_is_user_probe(ev)) {
+			se->format = &ev->format;
+			se->probe = &ev->probe;
+			se->probe_flags = ev->kind == EVENT_USDT	   ? RT_EVENT_USDT
+					  : ev->kind == EVENT_URETPROBE ? RT_EVENT_URETPROBE
+									: RT_EVENT_UPROBE;
+			se->tracepoint_period = 1; /* every hit */
+		} else if (ev->kind == EVENT_TRACEPOINT) {
 			se->format = &ev->format;
 			se->syscall = !strcmp(ev->system, "syscalls");
 			/* every hit, as perf records tracepoints, unless -c thins them */
@@ -59,9 +68,9 @@ static int plan_events(struct session *s)
 		*fe = (struct recording_event){
 			.type = ev->type,
 			.config = ev->config,
-			.tracepoint = ev->kind == EVENT_TRACEPOINT,
-			.freq = ev->kind == EVENT_TRACEPOINT ? 0 : o->rate.freq,
-			.period = ev->kind == EVENT_TRACEPOINT ? se->tracepoint_period : o->rate.period,
+			.tracepoint = se->format != NULL,
+			.freq = se->format ? 0 : o->rate.freq,
+			.period = se->format ? se->tracepoint_period : o->rate.period,
 			.exclude_user = ev->exclude_user,
 			.exclude_kernel = ev->exclude_kernel,
 			.callchain = o->callchain,
@@ -94,6 +103,42 @@ static int check_trigger_event(const char *event, char *err, size_t errlen)
 	return 0;
 }
 
+/* True if a recorded tracepoint has this id. */
+static bool tracepoint_id_taken(const struct record_options *o, uint32_t id)
+{
+	for (unsigned int i = 0; i < o->nr_events; i++)
+		if (o->events[i].kind == EVENT_TRACEPOINT && o->events[i].format.id == id)
+			return true;
+	return false;
+}
+
+/* The user probes: binaries found (with -p, as the first process maps
+ * them), functions and SDT probes checked, each given an id of its own in
+ * the recording's tracing data and perf probe's name, which no two share. */
+static int resolve_probes(struct session *s)
+{
+	struct record_options *o = s->opts;
+	int pid = o->pid_list && s->target.nr_tgids ? (int)s->target.tgids[0] : 0;
+	uint32_t id = PROBE_FORMAT_FIRST_ID;
+
+	for (unsigned int i = 0; i < o->nr_events; i++) {
+		if (!event_is_user_probe(&o->events[i]))
+			continue;
+		while (tracepoint_id_taken(o, id))
+			id--;
+		if (probe_resolve(&o->events[i], pid, (uint16_t)id--, s->error, sizeof(s->error)))
+			return -1;
+		for (unsigned int j = 0; j < i; j++)
+			if (!strcmp(o->events[j].name, o->events[i].name)) {
+				rt_format(s->error, sizeof(s->error),
+					  "two probes are both named %s: record them one at a time",
+					  o->events[i].name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int session_plan(struct session *s)
 {
 	struct record_options *o = s->opts;
@@ -103,7 +148,8 @@ int session_plan(struct session *s)
 			return -1;
 	if (o->trigger_event && check_trigger_event(o->trigger_event, s->error, sizeof(s->error)))
 		return -1;
-	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)))
+	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)) ||
+	    resolve_probes(s))
 		return -1;
 	if (output_dir_check(o->output, o->force, s->error, sizeof(s->error)))
 		return -1;
