@@ -110,6 +110,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_note_records(&s->jit_maps, rec, size);
 	else if (h->type == PERF_RECORD_EXIT && !perf_task_decode(rec, &t) && t.pid == t.tid)
 		jit_maps_copy(&s->jit_maps, t.pid);
+	unwind_tables_note_record(&s->unwind, rec, size);
 	rec = with_build_id(s, rec, &size);
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
@@ -394,6 +395,7 @@ static int finish(struct session *s, const struct timespec *t0)
 	/* the flight recorder prints its own totals, per snapshot */
 	if (!s->opts->overwrite)
 		print_summary(s, seconds);
+	unwind_tables_print_totals(&s->unwind, s->sampler);
 	return s->error[0] ? -1 : ret;
 }
 
@@ -584,7 +586,9 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	jit_maps_init(&s->jit_maps, s->out.fd);
 	mapped_build_ids_init(&s->mapped);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			  s->cgroup_field, o->stack_user > 0, s->error, sizeof(s->error)) ||
+			  s->cgroup_field, o->stack_user > 0,
+			  /* the in-kernel unwinder learns of mappings from it */
+			  o->unwind_ehframe, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
@@ -641,6 +645,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->rewritten);
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
+	unwind_tables_free(&s->unwind);
 	bpf_sampler_close(s->sampler);
 	sideband_close(&s->sideband);
 	if (s->epfd >= 0)

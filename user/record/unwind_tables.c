@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_tables.c: the in-kernel unwinder's tables kept current: one per file
+ * (by build-id, or device and inode), each process's executable mappings. */
+#include "record/unwind_tables.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/perf_record.h"
+#include "lib/log.h"
+#include "symbols/build_id.h"
+#include "symbols/unwind_table.h"
+#include "sys/safe_open.h"
+
+/* A file: its build-id (kind 1) or device and inode (kind 2), and its rows. */
+struct file_key {
+	uint8_t kind, len;
+	uint8_t id[BUILD_ID_MAX + 2];
+	uint64_t maj, min, ino;
+};
+
+struct unwind_file {
+	struct file_key key;
+	uint32_t first_row, nr_rows; /* nr_rows 0: no table, frame pointers */
+	int64_t exec_vaddr_delta;
+};
+
+struct unwind_process {
+	uint32_t pid;
+	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
+	struct rt_process_mappings pm;
+};
+
+static uint64_t hash_file_key(const void *k)
+{
+	return hash_bytes(k, sizeof(struct file_key), 0);
+}
+
+static bool equal_file_key(const void *a, const void *b)
+{
+	return !memcmp(a, b, sizeof(struct file_key));
+}
+
+uint32_t unwind_tables_rows_for(uint64_t mem)
+{
+	uint64_t rows = mem / sizeof(struct rt_unwind_row);
+
+	return rows > RT_UNWIND_MAX_ROWS ? RT_UNWIND_MAX_ROWS : (uint32_t)(rows ? rows : 1);
+}
+
+static struct unwind_process *add_process(struct unwind_tables *t, uint32_t pid)
+{
+	struct unwind_process *p = hash_map_get(&t->processes, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hash_map_put(&t->processes, &p->pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
+		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
+		       uint64_t sample_id_type)
+{
+	memset(t, 0, sizeof(*t));
+	t->on = true;
+	unwind_maps_init(&t->maps, s, rows);
+	hash_map_init(&t->files, hash_file_key, equal_file_key);
+	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
+	t->every_process = nr_tgids == 0;
+	t->follow_forks = follow_forks;
+	t->sample_id_type = sample_id_type;
+	for (unsigned int i = 0; i < nr_tgids; i++)
+		if (!add_process(t, tgids[i]))
+			return -1;
+	return 0;
+}
+
+/* The file's table compiled and loaded (or refused, then remembered without
+ * rows so it is not tried again). */
+static void load_table(struct unwind_tables *t, struct unwind_file *f, int fd)
+{
+	struct unwind_table table;
+	struct rt_unwind_row *rows;
+	struct timespec t0, t1;
+	char err[256];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (unwind_table_build(fd, &table, err, sizeof(err))) {
+		t->files_without_table++;
+		return;
+	}
+	f->exec_vaddr_delta = table.exec_vaddr_delta;
+	rows = calloc(table.nr ? table.nr : 1, sizeof(*rows));
+	for (size_t i = 0; rows && i < table.nr; i++) {
+		const struct unwind_row *r = &table.rows[i];
+
+		if (r->pc > UINT32_MAX) { /* beyond what a row's pc holds */
+			free(rows);
+			rows = NULL;
+			break;
+		}
+		rows[i] = (struct rt_unwind_row){ (uint32_t)r->pc, r->cfa_offset, r->rbp_offset,
+						  r->cfa, r->rbp };
+	}
+	if (!rows || table.nr > UINT32_MAX) {
+		t->files_without_table++;
+	} else if (unwind_maps_add_rows(&t->maps, rows, (uint32_t)table.nr, &f->first_row)) {
+		if (errno == ENOSPC)
+			t->files_without_room++;
+		else
+			t->files_without_table++;
+	} else {
+		f->nr_rows = (uint32_t)table.nr;
+		t->rows += table.nr;
+	}
+	free(rows);
+	unwind_table_free(&table);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t->build_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* The file m maps, its table loaded the first time it is seen; NULL if it
+ * cannot be opened now (gone, or not the file that was mapped). */
+static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m)
+{
+	struct safe_file_id dev = { m->maj, m->min, m->ino };
+	struct file_key key;
+	struct unwind_file *f;
+	int fd;
+
+	memset(&key, 0, sizeof(key));
+	if (m->build_id_size) {
+		key.kind = 1;
+		key.len = m->build_id_size;
+		memcpy(key.id, m->build_id, m->build_id_size);
+	} else {
+		key.kind = 2;
+		key.maj = m->maj;
+		key.min = m->min;
+		key.ino = m->ino;
+	}
+	f = hash_map_get(&t->files, &key);
+	if (f)
+		return f;
+	fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
+			       m->build_id_size ? NULL : &dev, NULL);
+	if (fd < 0)
+		return NULL;
+	if (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size)) {
+		close(fd);
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
+		free(f);
+		close(fd);
+		return NULL;
+	}
+	t->nr_files++;
+	load_table(t, f, fd);
+	close(fd);
+	return f;
+}
+
+/* Puts [start, end) into p's sorted mappings, in place of what it overlaps. */
+static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
+			   const struct rt_unwind_mapping *nm)
+{
+	struct rt_process_mappings *pm = &p->pm;
+	uint32_t kept = 0, at;
+
+	for (uint32_t i = 0; i < pm->nr; i++)
+		if (pm->m[i].end <= nm->start || pm->m[i].start >= nm->end)
+			pm->m[kept++] = pm->m[i];
+	pm->nr = kept;
+	if (pm->nr == RT_UNWIND_MAX_MAPPINGS) {
+		t->mappings_dropped++;
+		return;
+	}
+	for (at = 0; at < pm->nr && pm->m[at].start < nm->start; at++)
+		;
+	memmove(&pm->m[at + 1], &pm->m[at], (pm->nr - at) * sizeof(pm->m[0]));
+	pm->m[at] = *nm;
+	pm->nr++;
+}
+
+static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
+{
+	struct unwind_process *p = hash_map_get(&t->processes, &m->pid);
+	struct rt_unwind_mapping nm;
+	struct unwind_file *f;
+
+	if (!(m->prot & PROT_EXEC) || !m->filename || m->filename[0] != '/' || !m->len)
+		return;
+	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
+		return;
+	if (p->until_exec)
+		return;
+	f = file_of(t, m);
+	nm = (struct rt_unwind_mapping){
+		.start = m->start,
+		.end = m->start + m->len,
+		.bias = f ? m->start - m->pgoff - (uint64_t)f->exec_vaddr_delta : 0,
+		.first_row = f ? f->first_row : 0,
+		.nr_rows = f ? f->nr_rows : 0,
+	};
+	insert_mapping(t, p, &nm);
+	unwind_maps_set_process(&t->maps, p->pid, &p->pm);
+}
+
+static void forget_process(struct unwind_tables *t, uint32_t pid)
+{
+	struct unwind_process *p = hash_map_remove(&t->processes, &pid);
+
+	if (p) {
+		unwind_maps_forget_process(&t->maps, pid);
+		free(p);
+	}
+}
+
+void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+	struct unwind_process *p, *child;
+	struct perf_mmap m;
+	struct perf_comm c;
+	struct perf_task k;
+
+	if (!t->on || size < sizeof(*h))
+		return;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		if (!perf_mmap_decode(h, t->sample_id_type, &m))
+			note_mmap(t, &m);
+		break;
+	case PERF_RECORD_COMM:
+		/* an exec: a new address space, mapped again from nothing */
+		if (!perf_comm_decode(h, t->sample_id_type, &c) && c.exec &&
+		    (p = hash_map_get(&t->processes, &c.pid))) {
+			p->until_exec = false;
+			p->pm.nr = 0;
+			unwind_maps_set_process(&t->maps, p->pid, &p->pm);
+		}
+		break;
+	case PERF_RECORD_FORK:
+		/* a new process starts with a copy of its parent's mappings */
+		if (perf_task_decode(h, &k) || k.pid == k.ppid)
+			break;
+		p = hash_map_get(&t->processes, &k.ppid);
+		if (!p || (!t->every_process && !t->follow_forks))
+			break;
+		child = add_process(t, k.pid);
+		if (child) {
+			child->pm = p->pm;
+			unwind_maps_set_process(&t->maps, child->pid, &child->pm);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if (!perf_task_decode(h, &k) && k.pid == k.tid)
+			forget_process(t, k.pid);
+		break;
+	default:
+		break;
+	}
+}
+
+void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid)
+{
+	struct unwind_process *p = add_process(t, pid);
+
+	if (p)
+		p->until_exec = true;
+}
+
+void unwind_tables_note_records(struct unwind_tables *t, const void *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)((const char *)buf + off);
+
+		if (h->size < sizeof(*h) || off + h->size > len)
+			break;
+		unwind_tables_note_record(t, h, h->size);
+		off += h->size;
+	}
+}
+
+void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
+{
+	struct rt_unwind_counters c;
+
+	if (!t->on)
+		return;
+	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s; %" PRIu64
+		" files without a table, %" PRIu64 " without room (--unwind-mem), %" PRIu64
+		" mappings dropped",
+		t->nr_files, t->rows, (double)t->rows * sizeof(struct rt_unwind_row) / 1048576.0,
+		(double)t->maps.capacity * sizeof(struct rt_unwind_row) / 1048576.0,
+		t->build_seconds, t->files_without_table, t->files_without_room,
+		t->mappings_dropped);
+	if (bpf_sampler_unwind_counters(s, &c))
+		return;
+	rt_info("ringtrace: user stacks unwound in the kernel: %llu stacks, %llu frames (%llu by .eh_frame, %llu by frame pointers: %llu no process, %llu no mapping, %llu no table, %llu expression); %llu signal frames; ends: %llu outermost, %llu truncated, %llu read failed, %llu bad frame",
+		(unsigned long long)c.samples, (unsigned long long)c.frames,
+		(unsigned long long)c.table_frames, (unsigned long long)c.fp_frames,
+		(unsigned long long)c.no_process, (unsigned long long)c.no_mapping,
+		(unsigned long long)c.no_table, (unsigned long long)c.expression,
+		(unsigned long long)c.signal_frames, (unsigned long long)c.outermost,
+		(unsigned long long)c.truncated, (unsigned long long)c.read_failed,
+		(unsigned long long)c.bad_frame);
+}
+
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+void unwind_tables_free(struct unwind_tables *t)
+{
+	if (!t->on)
+		return;
+	hash_map_each(&t->files, free_value, NULL);
+	hash_map_free(&t->files);
+	hash_map_each(&t->processes, free_value, NULL);
+	hash_map_free(&t->processes);
+	t->on = false;
+}
