@@ -229,6 +229,21 @@ static size_t code_ranges(Elf *elf, uint64_t (*ranges)[2], size_t max)
 	return n;
 }
 
+static int64_t exec_vaddr_delta(Elf *elf)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			return (int64_t)(ph.p_vaddr - ph.p_offset);
+	}
+	return 0;
+}
+
 int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 {
 	uint64_t ranges[64][2];
@@ -250,6 +265,7 @@ int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 		goto out;
 	}
 	n = code_ranges(elf, ranges, sizeof(ranges) / sizeof(ranges[0]));
+	t->exec_vaddr_delta = exec_vaddr_delta(elf);
 	ret = 0;
 	for (size_t i = 0; i < n && !ret; i++) {
 		ret = compile_range(cfi, ranges[i][0], ranges[i][1], t);

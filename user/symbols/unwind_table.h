@@ -41,6 +41,9 @@ struct unwind_table {
 	struct unwind_row *rows; /* sorted by pc; the last one is UNWIND_CFA_NONE */
 	size_t nr, cap;
 	size_t expression_rows; /* rows of UNWIND_CFA_EXPRESSION */
+	/* the executable segment's p_vaddr - p_offset: a mapping of it at
+	 * start from file offset pgoff puts vaddr v at v + start - pgoff - delta */
+	int64_t exec_vaddr_delta;
 };
 
 /* Compiles the .eh_frame of the ELF file fd (read through libelf, for every
