@@ -160,7 +160,8 @@ int session_start_sampler(struct session *s)
 	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
 	if (!s->sampler)
 		return -1;
-	/* the tables of what runs already; the side-band keeps them current */
+	/* the tables of what runs already, built while the recording runs;
+	 * the side-band keeps them current */
 	if (o->unwind_ehframe) {
 		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, t->tgids, t->nr_tgids,
 				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE)) {
@@ -169,7 +170,7 @@ int session_start_sampler(struct session *s)
 		}
 		if (s->has_workload)
 			unwind_tables_await_exec(&s->unwind, (uint32_t)s->workload.pid);
-		unwind_tables_note_records(&s->unwind, s->synthesized.data, s->synthesized.len);
+		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
 	}
 	return 0;
 }

@@ -110,6 +110,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_note_records(&s->jit_maps, rec, size);
 	else if (h->type == PERF_RECORD_EXIT && !perf_task_decode(rec, &t) && t.pid == t.tid)
 		jit_maps_copy(&s->jit_maps, t.pid);
+	/* as the kernel wrote it: the device and inode prove the file opened */
 	unwind_tables_note_record(&s->unwind, rec, size);
 	rec = with_build_id(s, rec, &size);
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
@@ -262,11 +263,17 @@ static void handle_signal(struct session *s)
 	}
 }
 
+/* Building the unwind tables of what ran at the start: a slice at a time,
+ * between drains. */
+#define UNWIND_WORK_SLICE_MS 20
+
 static int run_loop(struct session *s)
 {
+	bool unwind_work = s->unwind.on;
+
 	while (!s->stopping) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(s->epfd, evs, 16, DRAIN_INTERVAL_MS);
+		int n = epoll_wait(s->epfd, evs, 16, unwind_work ? 0 : DRAIN_INTERVAL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
@@ -281,6 +288,8 @@ static int run_loop(struct session *s)
 			return -1;
 		if (s->trigger_reason[0])
 			pass_trigger(s);
+		if (unwind_work)
+			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 	}
 	return 0;
 }

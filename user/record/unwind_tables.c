@@ -30,6 +30,12 @@ struct unwind_file {
 	int64_t exec_vaddr_delta;
 };
 
+/* A file known by its device and inode, whose table is kept by build-id. */
+struct inode_alias {
+	struct file_key key;
+	struct unwind_file *file;
+};
+
 struct unwind_process {
 	uint32_t pid;
 	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
@@ -44,6 +50,12 @@ static uint64_t hash_file_key(const void *k)
 static bool equal_file_key(const void *a, const void *b)
 {
 	return !memcmp(a, b, sizeof(struct file_key));
+}
+
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
 }
 
 uint32_t unwind_tables_rows_for(uint64_t mem)
@@ -78,6 +90,8 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	t->on = true;
 	unwind_maps_init(&t->maps, s, rows);
 	hash_map_init(&t->files, hash_file_key, equal_file_key);
+	hash_map_init(&t->by_inode, hash_file_key, equal_file_key);
+	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
 	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
 	t->every_process = nr_tgids == 0;
 	t->follow_forks = follow_forks;
@@ -132,29 +146,46 @@ static void load_table(struct unwind_tables *t, struct unwind_file *f, int fd)
 	t->build_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
-/* The file m maps, its table loaded the first time it is seen; NULL if it
- * cannot be opened now (gone, or not the file that was mapped). */
+static void build_id_key(struct file_key *key, const uint8_t *id, size_t len)
+{
+	memset(key, 0, sizeof(*key));
+	key->kind = 1;
+	key->len = (uint8_t)len;
+	memcpy(key->id, id, len);
+}
+
+static void inode_key(struct file_key *key, const struct perf_mmap *m)
+{
+	memset(key, 0, sizeof(*key));
+	key->kind = 2;
+	key->maj = m->maj;
+	key->min = m->min;
+	key->ino = m->ino;
+}
+
+/* The file m maps, its table loaded the first time it is seen, by build-id
+ * (synthesized records carry it) or by device and inode (the kernel's
+ * records: the file opened is proved that inode, and its build-id read, so
+ * that both name one table); NULL if it cannot be opened now. */
 static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m)
 {
 	struct safe_file_id dev = { m->maj, m->min, m->ino };
-	struct file_key key;
+	struct file_key key, by_inode;
+	struct inode_alias *alias = NULL;
 	struct unwind_file *f;
+	uint8_t id[BUILD_ID_MAX];
+	ssize_t len = 0;
 	int fd;
 
-	memset(&key, 0, sizeof(key));
 	if (m->build_id_size) {
-		key.kind = 1;
-		key.len = m->build_id_size;
-		memcpy(key.id, m->build_id, m->build_id_size);
+		build_id_key(&key, m->build_id, m->build_id_size);
+		if ((f = hash_map_get(&t->files, &key)))
+			return f;
 	} else {
-		key.kind = 2;
-		key.maj = m->maj;
-		key.min = m->min;
-		key.ino = m->ino;
+		inode_key(&by_inode, m);
+		if ((alias = hash_map_get(&t->by_inode, &by_inode)))
+			return alias->file;
 	}
-	f = hash_map_get(&t->files, &key);
-	if (f)
-		return f;
 	fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
 			       m->build_id_size ? NULL : &dev, NULL);
 	if (fd < 0)
@@ -163,14 +194,32 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 		close(fd);
 		return NULL;
 	}
-	f = calloc(1, sizeof(*f));
-	if (!f || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
-		free(f);
-		close(fd);
-		return NULL;
+	if (!m->build_id_size) {
+		len = build_id_read(fd, id);
+		if (len > 0)
+			build_id_key(&key, id, (size_t)len);
+		else
+			key = by_inode;
+		alias = calloc(1, sizeof(*alias));
+		if (!alias || (alias->key = by_inode, hash_map_put(&t->by_inode, &alias->key, alias))) {
+			free(alias);
+			close(fd);
+			return NULL;
+		}
 	}
-	t->nr_files++;
-	load_table(t, f, fd);
+	f = hash_map_get(&t->files, &key);
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
+			free(f);
+			f = NULL;
+		} else {
+			t->nr_files++;
+			load_table(t, f, fd);
+		}
+	}
+	if (alias)
+		alias->file = f;
 	close(fd);
 	return f;
 }
@@ -207,8 +256,14 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 		return;
 	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
 		return;
-	if (p->until_exec)
+	if (p->until_exec) {
+		/* but the C library and the dynamic loader it maps are the
+		 * workload's too, mapped in its first milliseconds: their
+		 * tables are ready before it runs */
+		if (strstr(m->filename, "/libc.so") || strstr(m->filename, "/ld-linux"))
+			file_of(t, m);
 		return;
+	}
 	f = file_of(t, m);
 	nm = (struct rt_unwind_mapping){
 		.start = m->start,
@@ -231,7 +286,20 @@ static void forget_process(struct unwind_tables *t, uint32_t pid)
 	}
 }
 
-void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
+/* While the start's side-band is queued, a process that execs or exits
+ * meanwhile must not be given the mappings it had at the start. */
+static void supersede(struct unwind_tables *t, uint32_t pid)
+{
+	uint32_t *key;
+
+	if (t->queued_off >= t->queued_len || hash_map_get(&t->superseded, &pid))
+		return;
+	key = malloc(sizeof(*key));
+	if (key && (*key = pid, hash_map_put(&t->superseded, key, key)))
+		free(key);
+}
+
+static void note(struct unwind_tables *t, const void *rec, size_t size, bool queued)
 {
 	const struct perf_event_header *h = rec;
 	struct unwind_process *p, *child;
@@ -243,13 +311,16 @@ void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t 
 		return;
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
-		if (!perf_mmap_decode(h, t->sample_id_type, &m))
+		if (!perf_mmap_decode(h, t->sample_id_type, &m) &&
+		    !(queued && hash_map_get(&t->superseded, &m.pid)))
 			note_mmap(t, &m);
 		break;
 	case PERF_RECORD_COMM:
 		/* an exec: a new address space, mapped again from nothing */
-		if (!perf_comm_decode(h, t->sample_id_type, &c) && c.exec &&
-		    (p = hash_map_get(&t->processes, &c.pid))) {
+		if (perf_comm_decode(h, t->sample_id_type, &c) || !c.exec)
+			break;
+		supersede(t, c.pid);
+		if ((p = hash_map_get(&t->processes, &c.pid))) {
 			p->until_exec = false;
 			p->pm.nr = 0;
 			unwind_maps_set_process(&t->maps, p->pid, &p->pm);
@@ -269,12 +340,19 @@ void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t 
 		}
 		break;
 	case PERF_RECORD_EXIT:
-		if (!perf_task_decode(h, &k) && k.pid == k.tid)
+		if (!perf_task_decode(h, &k) && k.pid == k.tid) {
+			supersede(t, k.pid);
 			forget_process(t, k.pid);
+		}
 		break;
 	default:
 		break;
 	}
+}
+
+void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
+{
+	note(t, rec, size, false);
 }
 
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid)
@@ -285,18 +363,42 @@ void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid)
 		p->until_exec = true;
 }
 
-void unwind_tables_note_records(struct unwind_tables *t, const void *buf, size_t len)
+void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len)
 {
-	size_t off = 0;
+	t->queued = buf;
+	t->queued_len = len;
+	t->queued_off = 0;
+}
 
-	while (off + sizeof(struct perf_event_header) <= len) {
-		const struct perf_event_header *h = (const void *)((const char *)buf + off);
+static double now_ms(void)
+{
+	struct timespec ts;
 
-		if (h->size < sizeof(*h) || off + h->size > len)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
+{
+	double end = now_ms() + budget_ms;
+
+	if (!t->on)
+		return false;
+	while (t->queued_off + sizeof(struct perf_event_header) <= t->queued_len) {
+		const struct perf_event_header *h = (const void *)(t->queued + t->queued_off);
+
+		if (h->size < sizeof(*h) || t->queued_off + h->size > t->queued_len)
 			break;
-		unwind_tables_note_record(t, h, h->size);
-		off += h->size;
+		note(t, h, h->size, true);
+		t->queued_off += h->size;
+		if (now_ms() >= end)
+			return t->queued_off < t->queued_len;
 	}
+	t->queued_off = t->queued_len;
+	hash_map_each(&t->superseded, free_value, NULL);
+	hash_map_free(&t->superseded);
+	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
+	return false;
 }
 
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
@@ -324,18 +426,16 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		(unsigned long long)c.bad_frame);
 }
 
-static void free_value(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 void unwind_tables_free(struct unwind_tables *t)
 {
 	if (!t->on)
 		return;
 	hash_map_each(&t->files, free_value, NULL);
 	hash_map_free(&t->files);
+	hash_map_each(&t->by_inode, free_value, NULL);
+	hash_map_free(&t->by_inode);
+	hash_map_each(&t->superseded, free_value, NULL);
+	hash_map_free(&t->superseded);
 	hash_map_each(&t->processes, free_value, NULL);
 	hash_map_free(&t->processes);
 	t->on = false;

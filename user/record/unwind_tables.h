@@ -21,7 +21,12 @@
 struct unwind_tables {
 	bool on;
 	struct unwind_maps maps;
-	struct hash_map files;     /* file key -> struct unwind_file */
+	struct hash_map files;     /* build-id (or device and inode) -> struct unwind_file */
+	struct hash_map by_inode;  /* device and inode -> the same files */
+	/* side-band synthesized at the start, worked through a slice at a time */
+	const uint8_t *queued;
+	size_t queued_len, queued_off;
+	struct hash_map superseded; /* pids whose exec or exit was seen meanwhile */
 	struct hash_map processes; /* pid -> struct unwind_process */
 	bool every_process;        /* -a and the like: not only the targets */
 	bool follow_forks;
@@ -40,7 +45,12 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 		       uint64_t sample_id_type);
 /* Side-band records (MMAP2, COMM of an exec, FORK, EXIT), one or a buffer of them. */
 void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size);
-void unwind_tables_note_records(struct unwind_tables *t, const void *buf, size_t len);
+/* Queues the side-band synthesized at the start (buf must outlive the
+ * work): its tables are built by unwind_tables_work, a slice at a time, so
+ * that the recording drains its rings meanwhile. */
+void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len);
+/* Works through the queue for about budget_ms; true while some is left. */
+bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms);
 /* pid is a workload forked but not yet exec'd: what it maps until its exec
  * is ringtrace's own, not worth a table. */
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid);
