@@ -183,6 +183,38 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
 	free(dir);
 }
 
+/* -g on a stack 40 frameless frames deep (45 in all): every frame, through
+ * libc's start. */
+static void test_ehframe_unwinds_deep_stack(void **state)
+{
+	char prog[PATH_MAX + 32], needle[1024], *dir, *out = NULL;
+	unsigned long total, full;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s deep 2 2>&1", tu_ringtrace(), dir,
+		   prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	snprintf(needle, sizeof(needle), "unwindgen;_start;%s;__libc_start_call_main;main",
+		 LIBC_START_MAIN);
+	for (int i = 0; i < 40; i++)
+		strcat(needle, ";uw_deep");
+	strcat(needle, ";uw_c");
+	assert_int_equal(tu_sh(&out, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(out, "unwindgen", needle, &total, &full);
+	print_message("deep: %lu of %lu samples with all 45 frames\n", full, total);
+	assert_true(total > 500);
+	assert_true(full * 100 >= total * 95);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* -g on Debian's gzip (no frame pointers): through libc's start into main. */
 static void test_ehframe_distro_program_through_libc(void **state)
 {
@@ -503,6 +535,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
+		cmocka_unit_test(test_ehframe_unwinds_deep_stack),
 		cmocka_unit_test(test_ehframe_distro_program_through_libc),
 		cmocka_unit_test(test_dwarf_attrs_as_perf),
 		cmocka_unit_test(test_garbage_stacks_end_early),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwindgen.c: a program with a known call path built without frame pointers
- * (main -> uw_a -> uw_b -> uw_c), and a JIT that names its code in perf-PID.map. */
+/* unwindgen.c: programs with known call paths built without frame pointers
+ * (main -> uw_a -> uw_b -> uw_c, and 40 frames deep), and a JIT naming its code. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +51,21 @@ NOINLINE uint64_t uw_a(uint64_t n)
 	return r + n;
 }
 
+/* "deep": main -> uw_deep x DEEP_FRAMES -> uw_c, each frame without a frame
+ * pointer and its result used after the call (no tail call), but the last
+ * one's (depth 0 jumps to uw_c). */
+#define DEEP_FRAMES 40
+
+NOINLINE uint64_t uw_deep(int depth, uint64_t n)
+{
+	uint64_t r;
+
+	if (depth == 0)
+		return uw_c(n);
+	r = uw_deep(depth - 1, n + 1);
+	return r ^ (uint64_t)depth;
+}
+
 /* x86-64 code of a spinning leaf: mov eax, 200000; 1: dec eax; jnz 1b; ret */
 static const uint8_t jit_spin_code[] = { 0xb8, 0x40, 0x0d, 0x03, 0x00, 0xff, 0xc8, 0x75, 0xfc, 0xc3 };
 
@@ -94,12 +109,18 @@ int main(int argc, char **argv)
 	double seconds = argc > 2 ? atof(argv[2]) : 1.0, end;
 	uint64_t i = 0;
 
-	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit"))) {
-		fprintf(stderr, "usage: unwindgen chain|jit [SECONDS]\n");
+	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
+			 strcmp(argv[1], "deep"))) {
+		fprintf(stderr, "usage: unwindgen chain|deep|jit [SECONDS]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "jit"))
 		return run_jit(seconds);
+	if (!strcmp(argv[1], "deep")) {
+		for (end = now() + seconds; now() < end; i++)
+			sink += uw_deep(DEEP_FRAMES, i);
+		return 0;
+	}
 	for (end = now() + seconds; now() < end; i++)
 		sink += uw_a(i);
 	return 0;
