@@ -27,7 +27,7 @@
 
 #define DRAIN_INTERVAL_MS 100
 
-enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER };
+enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER, TAG_UNWIND };
 
 /* Hands a record to every sink; the first error stops the recording. */
 static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband)
@@ -290,6 +290,7 @@ static int run_loop(struct session *s)
 			pass_trigger(s);
 		if (unwind_work)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
+		unwind_tables_collect(&s->unwind);
 	}
 	return 0;
 }
@@ -564,6 +565,12 @@ static int setup_epoll(struct session *s)
 	if (s->trigger) {
 		ev.data.u64 = TAG_TRIGGER;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, snapshot_trigger_epoll_fd(s->trigger), &ev))
+			return -1;
+	}
+	/* unwind tables compiled in the builder's thread wake the loop */
+	if (unwind_tables_fd(&s->unwind) >= 0) {
+		ev.data.u64 = TAG_UNWIND;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, unwind_tables_fd(&s->unwind), &ev))
 			return -1;
 	}
 	ev.data.u64 = TAG_SIDEBAND;

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "format/perf_record.h"
+#include "record/unwind_builder.h"
 #include "lib/log.h"
 #include "symbols/build_id.h"
-#include "symbols/unwind_table.h"
 #include "sys/safe_open.h"
 
 /* A file: its build-id (kind 1) or device and inode (kind 2), and its rows. */
@@ -26,6 +27,7 @@ struct file_key {
 
 struct unwind_file {
 	struct file_key key;
+	bool ready;                  /* its table compiled (or found impossible) */
 	uint32_t first_row, nr_rows; /* nr_rows 0: no table, frame pointers */
 	int64_t exec_vaddr_delta;
 };
@@ -36,10 +38,17 @@ struct inode_alias {
 	struct unwind_file *file;
 };
 
+/* What a mapping of pm came from, at the same index. */
+struct mapping_origin {
+	struct unwind_file *file; /* NULL if it could not be opened */
+	uint64_t pgoff;
+};
+
 struct unwind_process {
 	uint32_t pid;
 	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
 	struct rt_process_mappings pm;
+	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
 };
 
 static uint64_t hash_file_key(const void *k)
@@ -58,9 +67,12 @@ static void free_value(void *value, void *ctx)
 	free(value);
 }
 
+/* A row's size in the kernel's array map: the value rounded up to 8. */
+#define ROW_KERNEL_BYTES ((sizeof(struct rt_unwind_row) + 7) & ~(size_t)7)
+
 uint32_t unwind_tables_rows_for(uint64_t mem)
 {
-	uint64_t rows = mem / sizeof(struct rt_unwind_row);
+	uint64_t rows = mem / ROW_KERNEL_BYTES;
 
 	return rows > RT_UNWIND_MAX_ROWS ? RT_UNWIND_MAX_ROWS : (uint32_t)(rows ? rows : 1);
 }
@@ -96,54 +108,48 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	t->every_process = nr_tgids == 0;
 	t->follow_forks = follow_forks;
 	t->sample_id_type = sample_id_type;
+	t->builder = unwind_builder_new();
+	if (!t->builder)
+		return -1;
 	for (unsigned int i = 0; i < nr_tgids; i++)
 		if (!add_process(t, tgids[i]))
 			return -1;
 	return 0;
 }
 
-/* The file's table compiled and loaded (or refused, then remembered without
- * rows so it is not tried again). */
-static void load_table(struct unwind_tables *t, struct unwind_file *f, int fd)
+/* Files smaller than this are compiled in the recording's thread: a few ms. */
+#define SMALL_FILE_BYTES (512 << 10)
+
+struct file_ready {
+	struct unwind_tables *t;
+	struct unwind_file *f;
+};
+
+/* A file's table compiled: loaded, and given to the mappings of it. */
+static void give_rows(void *value, void *ctx);
+
+static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 {
-	struct unwind_table table;
-	struct rt_unwind_row *rows;
-	struct timespec t0, t1;
-	char err[256];
+	struct unwind_file *f = built->tag;
+	struct file_ready r = { t, f };
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (unwind_table_build(fd, &table, err, sizeof(err))) {
+	t->build_seconds += built->seconds;
+	f->exec_vaddr_delta = built->exec_vaddr_delta;
+	f->ready = true;
+	if (!built->rows) {
 		t->files_without_table++;
-		return;
-	}
-	f->exec_vaddr_delta = table.exec_vaddr_delta;
-	rows = calloc(table.nr ? table.nr : 1, sizeof(*rows));
-	for (size_t i = 0; rows && i < table.nr; i++) {
-		const struct unwind_row *r = &table.rows[i];
-
-		if (r->pc > UINT32_MAX) { /* beyond what a row's pc holds */
-			free(rows);
-			rows = NULL;
-			break;
-		}
-		rows[i] = (struct rt_unwind_row){ (uint32_t)r->pc, r->cfa_offset, r->rbp_offset,
-						  r->cfa, r->rbp };
-	}
-	if (!rows || table.nr > UINT32_MAX) {
-		t->files_without_table++;
-	} else if (unwind_maps_add_rows(&t->maps, rows, (uint32_t)table.nr, &f->first_row)) {
+	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->first_row)) {
 		if (errno == ENOSPC)
 			t->files_without_room++;
 		else
 			t->files_without_table++;
 	} else {
-		f->nr_rows = (uint32_t)table.nr;
-		t->rows += table.nr;
+		f->nr_rows = built->nr;
+		t->rows += built->nr;
 	}
-	free(rows);
-	unwind_table_free(&table);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	t->build_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	free(built->rows);
+	if (f->nr_rows)
+		hash_map_each(&t->processes, give_rows, &r);
 }
 
 static void build_id_key(struct file_key *key, const uint8_t *id, size_t len)
@@ -174,6 +180,7 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 	struct inode_alias *alias = NULL;
 	struct unwind_file *f;
 	uint8_t id[BUILD_ID_MAX];
+	struct stat st;
 	ssize_t len = 0;
 	int fd;
 
@@ -214,26 +221,42 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 			free(f);
 			f = NULL;
 		} else {
+			/* a small file compiled at once, a large one by the
+			 * builder's thread: its mappings fall back to frame
+			 * pointers until then */
 			t->nr_files++;
-			load_table(t, f, fd);
+			if (fstat(fd, &st) == 0 && st.st_size < SMALL_FILE_BYTES) {
+				struct unwind_built built;
+
+				unwind_builder_compile_now(f, fd, &built);
+				file_ready(t, &built);
+			} else if (unwind_builder_submit(t->builder, f, fd)) {
+				f->ready = true;
+				t->files_without_table++;
+				close(fd);
+			}
+			fd = -1;
 		}
 	}
 	if (alias)
 		alias->file = f;
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return f;
 }
 
 /* Puts [start, end) into p's sorted mappings, in place of what it overlaps. */
 static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
-			   const struct rt_unwind_mapping *nm)
+			   const struct rt_unwind_mapping *nm, const struct mapping_origin *origin)
 {
 	struct rt_process_mappings *pm = &p->pm;
 	uint32_t kept = 0, at;
 
 	for (uint32_t i = 0; i < pm->nr; i++)
-		if (pm->m[i].end <= nm->start || pm->m[i].start >= nm->end)
+		if (pm->m[i].end <= nm->start || pm->m[i].start >= nm->end) {
+			p->origin[kept] = p->origin[i];
 			pm->m[kept++] = pm->m[i];
+		}
 	pm->nr = kept;
 	if (pm->nr == RT_UNWIND_MAX_MAPPINGS) {
 		t->mappings_dropped++;
@@ -242,8 +265,18 @@ static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
 	for (at = 0; at < pm->nr && pm->m[at].start < nm->start; at++)
 		;
 	memmove(&pm->m[at + 1], &pm->m[at], (pm->nr - at) * sizeof(pm->m[0]));
+	memmove(&p->origin[at + 1], &p->origin[at], (pm->nr - at) * sizeof(p->origin[0]));
 	pm->m[at] = *nm;
+	p->origin[at] = *origin;
 	pm->nr++;
+}
+
+/* The mapping's load bias and rows, from its file's table. */
+static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, uint64_t pgoff)
+{
+	m->bias = m->start - pgoff - (uint64_t)f->exec_vaddr_delta;
+	m->first_row = f->first_row;
+	m->nr_rows = f->nr_rows;
 }
 
 static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
@@ -265,14 +298,10 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 		return;
 	}
 	f = file_of(t, m);
-	nm = (struct rt_unwind_mapping){
-		.start = m->start,
-		.end = m->start + m->len,
-		.bias = f ? m->start - m->pgoff - (uint64_t)f->exec_vaddr_delta : 0,
-		.first_row = f ? f->first_row : 0,
-		.nr_rows = f ? f->nr_rows : 0,
-	};
-	insert_mapping(t, p, &nm);
+	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len };
+	if (f && f->ready)
+		set_rows(&nm, f, m->pgoff);
+	insert_mapping(t, p, &nm, &(struct mapping_origin){ f, m->pgoff });
 	unwind_maps_set_process(&t->maps, p->pid, &p->pm);
 }
 
@@ -336,6 +365,7 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		child = add_process(t, k.pid);
 		if (child) {
 			child->pm = p->pm;
+			memcpy(child->origin, p->origin, sizeof(p->origin));
 			unwind_maps_set_process(&t->maps, child->pid, &child->pm);
 		}
 		break;
@@ -401,6 +431,40 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 	return false;
 }
 
+/* A process mapping the file whose table arrived gets its rows. */
+static void give_rows(void *value, void *ctx)
+{
+	struct unwind_process *p = value;
+	struct file_ready *r = ctx;
+	bool changed = false;
+
+	for (uint32_t i = 0; i < p->pm.nr && i < RT_UNWIND_MAX_MAPPINGS; i++)
+		if (p->origin[i].file == r->f) {
+			set_rows(&p->pm.m[i], r->f, p->origin[i].pgoff);
+			changed = true;
+		}
+	if (changed)
+		unwind_maps_set_process(&r->t->maps, p->pid, &p->pm);
+}
+
+int unwind_tables_fd(const struct unwind_tables *t)
+{
+	return t->on ? unwind_builder_fd(t->builder) : -1;
+}
+
+void unwind_tables_collect(struct unwind_tables *t)
+{
+	struct unwind_built built[16];
+	size_t n;
+
+	if (!t->on)
+		return;
+	while ((n = unwind_builder_collect(t->builder, built, 16)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			file_ready(t, &built[i]);
+	}
+}
+
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
 {
 	struct rt_unwind_counters c;
@@ -410,8 +474,8 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s; %" PRIu64
 		" files without a table, %" PRIu64 " without room (--unwind-mem), %" PRIu64
 		" mappings dropped",
-		t->nr_files, t->rows, (double)t->rows * sizeof(struct rt_unwind_row) / 1048576.0,
-		(double)t->maps.capacity * sizeof(struct rt_unwind_row) / 1048576.0,
+		t->nr_files, t->rows, (double)t->rows * ROW_KERNEL_BYTES / 1048576.0,
+		(double)t->maps.capacity * ROW_KERNEL_BYTES / 1048576.0,
 		t->build_seconds, t->files_without_table, t->files_without_room,
 		t->mappings_dropped);
 	if (bpf_sampler_unwind_counters(s, &c))
@@ -430,6 +494,7 @@ void unwind_tables_free(struct unwind_tables *t)
 {
 	if (!t->on)
 		return;
+	unwind_builder_free(t->builder);
 	hash_map_each(&t->files, free_value, NULL);
 	hash_map_free(&t->files);
 	hash_map_each(&t->by_inode, free_value, NULL);

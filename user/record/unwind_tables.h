@@ -18,8 +18,11 @@
 /* Processes whose mappings the unwinder knows at once. */
 #define UNWIND_MAX_PROCESSES 16384
 
+struct unwind_builder;
+
 struct unwind_tables {
 	bool on;
+	struct unwind_builder *builder; /* compiles tables in a thread of its own */
 	struct unwind_maps maps;
 	struct hash_map files;     /* build-id (or device and inode) -> struct unwind_file */
 	struct hash_map by_inode;  /* device and inode -> the same files */
@@ -54,6 +57,10 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms);
 /* pid is a workload forked but not yet exec'd: what it maps until its exec
  * is ringtrace's own, not worth a table. */
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid);
+/* Readable when compiled tables wait: then unwind_tables_collect loads them
+ * and gives their rows to the mappings waiting for them. */
+int unwind_tables_fd(const struct unwind_tables *t);
+void unwind_tables_collect(struct unwind_tables *t);
 /* One line of totals, with the BPF side's counters (NULL if none). */
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s);
 void unwind_tables_free(struct unwind_tables *t);
