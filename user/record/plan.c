@@ -168,9 +168,10 @@ int session_start_sampler(struct session *s)
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -1;
 		}
-		if (s->has_workload)
-			unwind_tables_await_exec(&s->unwind, (uint32_t)s->workload.pid);
 		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
+		if (s->has_workload)
+			unwind_tables_await_exec(&s->unwind, (uint32_t)s->workload.pid,
+						 o->workload_argv[0]);
 	}
 	return 0;
 }

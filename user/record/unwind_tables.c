@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -289,14 +291,8 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 		return;
 	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
 		return;
-	if (p->until_exec) {
-		/* but the C library and the dynamic loader it maps are the
-		 * workload's too, mapped in its first milliseconds: their
-		 * tables are ready before it runs */
-		if (strstr(m->filename, "/libc.so") || strstr(m->filename, "/ld-linux"))
-			file_of(t, m);
+	if (p->until_exec)
 		return;
-	}
 	f = file_of(t, m);
 	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len };
 	if (f && f->ready)
@@ -385,12 +381,89 @@ void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t 
 	note(t, rec, size, false);
 }
 
-void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid)
+/* The table of the file at path (opened as this process sees it), compiled
+ * now under its build-id (or device and inode), for a program about to start. */
+static void prebuild(struct unwind_tables *t, const char *path)
+{
+	struct perf_mmap m = { .filename = path };
+	struct unwind_built built;
+	struct unwind_file *f;
+	struct file_key key;
+	uint8_t id[BUILD_ID_MAX];
+	struct stat st;
+	ssize_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	len = build_id_read(fd, id);
+	if (len > 0) {
+		build_id_key(&key, id, (size_t)len);
+	} else if (!fstat(fd, &st)) {
+		m.maj = major(st.st_dev);
+		m.min = minor(st.st_dev);
+		m.ino = st.st_ino;
+		inode_key(&key, &m);
+	} else {
+		close(fd);
+		return;
+	}
+	f = hash_map_get(&t->files, &key);
+	if (f || !(f = calloc(1, sizeof(*f))) || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
+		if (f && !hash_map_get(&t->files, &key))
+			free(f);
+		close(fd);
+		return;
+	}
+	t->nr_files++;
+	unwind_builder_compile_now(f, fd, &built);
+	file_ready(t, &built);
+}
+
+/* The program a workload will exec, as execvp finds it. */
+static void prebuild_program(struct unwind_tables *t, const char *program)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+
+	if (strchr(program, '/')) {
+		prebuild(t, program);
+		return;
+	}
+	for (const char *dir = path ? path : "/usr/bin:/bin"; dir && *dir;) {
+		size_t n = strcspn(dir, ":");
+
+		snprintf(full, sizeof(full), "%.*s/%s", (int)n, dir, program);
+		if (!access(full, X_OK)) {
+			prebuild(t, full);
+			return;
+		}
+		dir = dir[n] ? dir + n + 1 : NULL;
+	}
+}
+
+void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program)
 {
 	struct unwind_process *p = add_process(t, pid);
+	size_t off = t->queued_off;
 
 	if (p)
 		p->until_exec = true;
+	/* before it runs: its program, and the C library and the dynamic
+	 * loader it maps in its first milliseconds (ours: the same files) */
+	prebuild_program(t, program);
+	while (off + sizeof(struct perf_event_header) <= t->queued_len) {
+		const struct perf_event_header *h = (const void *)(t->queued + off);
+		struct perf_mmap m;
+
+		if (h->size < sizeof(*h) || off + h->size > t->queued_len)
+			break;
+		if (h->type == PERF_RECORD_MMAP2 && !perf_mmap_decode(h, t->sample_id_type, &m) &&
+		    m.pid == pid && (m.prot & PROT_EXEC) && m.filename &&
+		    (strstr(m.filename, "/libc.so") || strstr(m.filename, "/ld-linux")))
+			prebuild(t, m.filename);
+		off += h->size;
+	}
 }
 
 void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len)

@@ -55,8 +55,10 @@ void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len);
 /* Works through the queue for about budget_ms; true while some is left. */
 bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms);
 /* pid is a workload forked but not yet exec'd: what it maps until its exec
- * is ringtrace's own, not worth a table. */
-void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid);
+ * is ringtrace's own, not worth a table; but program's table, and those of
+ * the C library and dynamic loader, are compiled now, before it runs. Call
+ * after unwind_tables_queue. */
+void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program);
 /* Readable when compiled tables wait: then unwind_tables_collect loads them
  * and gives their rows to the mappings waiting for them. */
 int unwind_tables_fd(const struct unwind_tables *t);
