@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_unwind.c: real-world stacks: --call-graph dwarf unwound by ringtrace and
- * by perf, -g unwound in the kernel from .eh_frame, JIT maps, debuginfod. */
+/* test_unwind.c: real-world stacks: --call-graph dwarf unwound by ringtrace and perf,
+ * -g unwound in the kernel (deep, dlopen, gzip), JIT maps, debuginfod. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -210,6 +210,37 @@ static void test_ehframe_unwinds_deep_stack(void **state)
 	print_message("deep: %lu of %lu samples with all 45 frames\n", full, total);
 	assert_true(total > 500);
 	assert_true(full * 100 >= total * 95);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* -g through a library the program loads with dlopen once running (Debian's
+ * zlib, no frame pointers): its table is made from the side-band's MMAP2. */
+static void test_ehframe_unwinds_dlopened_library(void **state)
+{
+	char prog[PATH_MAX + 32], *dir, *out = NULL;
+	unsigned long total, in_zlib, whole;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
+		tu_skip("no libz.so.1 (zlib1g) to dlopen");
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s dlopen 2 2>&1", tu_ringtrace(),
+		   dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(out, "unwindgen", ";compress2;", &total, &in_zlib);
+	folded_count(out, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN
+		     ";__libc_start_call_main;main;uw_zlib;compress2;", &total, &whole);
+	print_message("dlopen: %lu of %lu samples in zlib reach _start\n", whole, in_zlib);
+	assert_true(in_zlib > 300);
+	assert_true(whole * 100 >= in_zlib * 95);
 	free(out);
 	tu_rmtree(dir);
 	free(dir);
@@ -536,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_unwinds_deep_stack),
+		cmocka_unit_test(test_ehframe_unwinds_dlopened_library),
 		cmocka_unit_test(test_ehframe_distro_program_through_libc),
 		cmocka_unit_test(test_dwarf_attrs_as_perf),
 		cmocka_unit_test(test_garbage_stacks_end_early),
