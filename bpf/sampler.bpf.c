@@ -190,6 +190,8 @@ static const __u8 perf_reg_word[RT_REGS_USER_COUNT] = {
 };
 #define PF_KTHREAD 0x00200000
 
+#include "ehframe_unwind.bpf.h"
+
 /* Appends PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER at word n, as the
  * kernel's perf_output_sample_regs/_ustack write them: abi 0 and size 0 for
  * a kernel thread; else the regs, the stack size, the bytes copied from the
@@ -257,7 +259,8 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
  * word count so far. */
 static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 					  const struct rt_event *ev, __u64 ip, bool user,
-					  __u64 pid_tgid, __u32 cpu, __u64 now, __u64 period)
+					  const __u64 *user_regs, __u64 pid_tgid, __u32 cpu,
+					  __u64 now, __u64 period)
 {
 	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
 	__u32 n = RT_SAMPLE_FIXED_WORDS;
@@ -273,7 +276,9 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 		n++; /* word 7 is nr */
 		if (!user)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
-		if ((pid_tgid >> 32) && !capture_user_stack)
+		if ((pid_tgid >> 32) && unwind_ehframe)
+			n = append_unwound_user_stack(ctx, s, n, user_regs, pid_tgid >> 32);
+		else if ((pid_tgid >> 32) && !capture_user_stack)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
 	}
@@ -425,7 +430,8 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	if (!ev || !s || !in_scope(pid_tgid, cpu))
 		return 0;
 	now = bpf_ktime_get_ns();
-	n = begin_sample(ctx, s, ev, PT_REGS_IP(&ctx->regs), user, pid_tgid, cpu, now,
+	n = begin_sample(ctx, s, ev, PT_REGS_IP(&ctx->regs), user,
+			 user ? (const __u64 *)&ctx->regs : NULL, pid_tgid, cpu, now,
 			 ctx->sample_period);
 	if (capture_user_stack)
 		n = append_user_stack(s, n, user ? (const __u64 *)&ctx->regs : NULL,
@@ -496,7 +502,7 @@ int on_tracepoint(void *ctx)
 	}
 	syscall = ev->flags & RT_EVENT_SYSCALL;
 	now = bpf_ktime_get_ns();
-	n = begin_sample(ctx, s, ev, 0, syscall, pid_tgid, cpu, now, 1);
+	n = begin_sample(ctx, s, ev, 0, syscall, NULL, pid_tgid, cpu, now, 1);
 	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
 		return KEEP_PERF_EVENTS;
 	at = n;
@@ -580,7 +586,8 @@ static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx,
 	rec->common_flags = 0;
 	rec->common_preempt_count = 0;
 	rec->common_pid = (__s32)pid_tgid;
-	n = begin_sample(ctx, s, ev, PT_REGS_IP(ctx), true, pid_tgid, cpu, now, 1);
+	n = begin_sample(ctx, s, ev, PT_REGS_IP(ctx), true, (const __u64 *)ctx, pid_tgid, cpu, now,
+			 1);
 	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
 		goto out;
 	at = n;

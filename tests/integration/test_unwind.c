@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_unwind.c: real-world stacks: --call-graph dwarf unwound by ringtrace and
- * by perf, its attrs as perf's, no losses at 99 Hz, JIT maps, debuginfod. */
+/* test_unwind.c: real-world stacks: --call-graph dwarf unwound by ringtrace and perf,
+ * -g unwound in the kernel (deep, dlopen, gzip), JIT maps, debuginfod. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,6 +128,147 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 	assert_true(full * 100 >= total * 95);
 	free(folded);
 	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* -g (--call-graph ehframe): the same frameless chain unwound in the kernel
+ * into the plain callchain, which ringtrace and perf script both show, at a
+ * few hundred bytes per sample. */
+static void test_ehframe_unwinds_frameless_chain(void **state)
+{
+	static const char *const chain[] = { "uw_c", "uw_b", "uw_a", "main" };
+	char prog[PATH_MAX + 32], *dir, *out = NULL, *script = NULL, *folded = NULL;
+	unsigned long total, full, ptotal, pfull, samples = 0;
+	const char *line;
+	double kib = 0;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s chain 2 2>&1", tu_ringtrace(),
+		   dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	print_message("%s", out);
+	line = strstr(out, "samples, ");
+	assert_non_null(line);
+	while (line > out && line[-1] != ':')
+		line--;
+	assert_int_equal(sscanf(line, " %lu samples, %*u lost, %lf KiB", &samples, &kib), 2);
+	assert_non_null(strstr(out, "by .eh_frame"));
+	free(out);
+	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
+	assert_int_equal(tu_sh(&script, "perf script -i %s --comms unwindgen 2>/dev/null", dir), 0);
+	perf_script_count(script, "unwindgen", chain, 4, &ptotal, &pfull);
+	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c; perf script: %lu of %lu; %.0f bytes per sample\n",
+		      full, total, pfull, ptotal, kib * 1024 / (double)samples);
+	/* enough samples of the chain even on a loaded machine */
+	assert_true(total > 500);
+	assert_true(full * 100 >= total * 95);
+	assert_true(ptotal > 500);
+	assert_true(pfull * 100 >= ptotal * 95);
+	/* through libc's start to _start, from libc's table */
+	folded_count(folded, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN ";__libc_start_call_main;main;uw_a",
+		     &total, &full);
+	assert_true(full * 100 >= total * 95);
+	/* a callchain, no registers or stack copies: far below dwarf's 8 KiB */
+	assert_true(kib * 1024 / (double)samples < 512);
+	free(folded);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* -g on a stack 40 frameless frames deep (45 in all): every frame, through
+ * libc's start. */
+static void test_ehframe_unwinds_deep_stack(void **state)
+{
+	char prog[PATH_MAX + 32], needle[1024], *dir, *out = NULL;
+	unsigned long total, full;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s deep 2 2>&1", tu_ringtrace(), dir,
+		   prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	snprintf(needle, sizeof(needle), "unwindgen;_start;%s;__libc_start_call_main;main",
+		 LIBC_START_MAIN);
+	for (int i = 0; i < 40; i++)
+		strcat(needle, ";uw_deep");
+	strcat(needle, ";uw_c");
+	assert_int_equal(tu_sh(&out, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(out, "unwindgen", needle, &total, &full);
+	print_message("deep: %lu of %lu samples with all 45 frames\n", full, total);
+	assert_true(total > 500);
+	assert_true(full * 100 >= total * 95);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* -g through a library the program loads with dlopen once running (Debian's
+ * zlib, no frame pointers): its table is made from the side-band's MMAP2. */
+static void test_ehframe_unwinds_dlopened_library(void **state)
+{
+	char prog[PATH_MAX + 32], *dir, *out = NULL;
+	unsigned long total, in_zlib, whole;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
+		tu_skip("no libz.so.1 (zlib1g) to dlopen");
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s dlopen 2 2>&1", tu_ringtrace(),
+		   dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(out, "unwindgen", ";compress2;", &total, &in_zlib);
+	folded_count(out, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN
+		     ";__libc_start_call_main;main;uw_zlib;compress2;", &total, &whole);
+	print_message("dlopen: %lu of %lu samples in zlib reach _start\n", whole, in_zlib);
+	assert_true(in_zlib > 300);
+	assert_true(whole * 100 >= in_zlib * 95);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* -g on Debian's gzip (no frame pointers): through libc's start into main. */
+static void test_ehframe_distro_program_through_libc(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	unsigned long total, through;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "head -c 40000000 /dev/urandom > %s/big && "
+			 "%s record -g -F 499 -o %s/rt -- gzip -c %s/big 2>&1 >/dev/null",
+		   dir, tu_ringtrace(), dir, dir);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s/rt --folded", tu_ringtrace(), dir), 0);
+	folded_count(out, "gzip", ";" LIBC_START_MAIN ";__libc_start_call_main;[gzip];", &total,
+		     &through);
+	print_message("gzip: %lu of %lu samples through __libc_start_call_main and main\n", through,
+		      total);
+	assert_true(total > 200);
+	assert_true(through * 100 >= total * 90);
+	free(out);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -424,6 +565,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
+		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
+		cmocka_unit_test(test_ehframe_unwinds_deep_stack),
+		cmocka_unit_test(test_ehframe_unwinds_dlopened_library),
+		cmocka_unit_test(test_ehframe_distro_program_through_libc),
 		cmocka_unit_test(test_dwarf_attrs_as_perf),
 		cmocka_unit_test(test_garbage_stacks_end_early),
 		cmocka_unit_test(test_call_graph_option_errors),

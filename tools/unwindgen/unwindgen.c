@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwindgen.c: a program with a known call path built without frame pointers
- * (main -> uw_a -> uw_b -> uw_c), and a JIT that names its code in perf-PID.map. */
+/* unwindgen.c: programs with known call paths built without frame pointers
+ * (main -> uw_a -> uw_b -> uw_c, 40 frames deep, into a dlopen'd zlib), a JIT. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,64 @@ NOINLINE uint64_t uw_a(uint64_t n)
 	return r + n;
 }
 
+/* "deep": main -> uw_deep x DEEP_FRAMES -> uw_c, each frame without a frame
+ * pointer and its result used after the call (no tail call), but the last
+ * one's (depth 0 jumps to uw_c). */
+#define DEEP_FRAMES 40
+
+NOINLINE uint64_t uw_deep(int depth, uint64_t n)
+{
+	uint64_t r;
+
+	if (depth == 0)
+		return uw_c(n);
+	r = uw_deep(depth - 1, n + 1);
+	return r ^ (uint64_t)depth;
+}
+
+/* "dlopen": zlib (Debian's, no frame pointers) loaded while running, its
+ * compress2 called from uw_zlib: the library's frames must unwind by a table
+ * made after the process started. */
+typedef int (*compress2_fn)(unsigned char *, unsigned long *, const unsigned char *,
+			    unsigned long, int);
+
+NOINLINE uint64_t uw_zlib(compress2_fn compress2, const unsigned char *in, size_t len)
+{
+	static unsigned char out[1 << 17];
+	unsigned long out_len = sizeof(out);
+
+	if (compress2(out, &out_len, in, len, 9))
+		return 0;
+	return out_len + out[0];
+}
+
+static int run_dlopen(double seconds)
+{
+	static unsigned char in[1 << 16];
+	void *z;
+	compress2_fn compress2;
+	double end;
+	uint64_t i;
+
+	/* after its start, as a plugin is loaded */
+	for (end = now() + 0.2; now() < end;)
+		;
+	z = dlopen("libz.so.1", RTLD_NOW);
+	if (!z) {
+		fprintf(stderr, "unwindgen: %s\n", dlerror());
+		return 1;
+	}
+	compress2 = (compress2_fn)(uintptr_t)dlsym(z, "compress2");
+	if (!compress2)
+		return 1;
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 2654435761u >> 13);
+	for (end = now() + seconds; now() < end;)
+		sink += uw_zlib(compress2, in, sizeof(in));
+	dlclose(z);
+	return 0;
+}
+
 /* x86-64 code of a spinning leaf: mov eax, 200000; 1: dec eax; jnz 1b; ret */
 static const uint8_t jit_spin_code[] = { 0xb8, 0x40, 0x0d, 0x03, 0x00, 0xff, 0xc8, 0x75, 0xfc, 0xc3 };
 
@@ -94,12 +153,20 @@ int main(int argc, char **argv)
 	double seconds = argc > 2 ? atof(argv[2]) : 1.0, end;
 	uint64_t i = 0;
 
-	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit"))) {
-		fprintf(stderr, "usage: unwindgen chain|jit [SECONDS]\n");
+	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
+			 strcmp(argv[1], "deep") && strcmp(argv[1], "dlopen"))) {
+		fprintf(stderr, "usage: unwindgen chain|deep|dlopen|jit [SECONDS]\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "dlopen"))
+		return run_dlopen(seconds);
 	if (!strcmp(argv[1], "jit"))
 		return run_jit(seconds);
+	if (!strcmp(argv[1], "deep")) {
+		for (end = now() + seconds; now() < end; i++)
+			sink += uw_deep(DEEP_FRAMES, i);
+		return 0;
+	}
 	for (end = now() + seconds; now() < end; i++)
 		sink += uw_a(i);
 	return 0;

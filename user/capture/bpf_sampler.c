@@ -31,6 +31,7 @@ struct bpf_sampler {
 	struct attachment *attached;
 	unsigned int nr_attached, cap_attached;
 	int nr_possible;
+	bool unwind_ehframe;
 };
 
 static bool libbpf_verbose;
@@ -294,6 +295,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->capture_user_stack = cfg->stack_user > 0;
 	k->rodata->stack_user_size = cfg->stack_user;
 	k->rodata->capture_cgroup = cfg->cgroup_field;
+	k->rodata->unwind_ehframe = cfg->unwind_ehframe;
 	k->rodata->single_ring = sc->nr_threads > 0;
 	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
 	k->rodata->filter_flags = flags;
@@ -317,6 +319,9 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.probe_scratch, probe_cpus) ||
 	    bpf_map__set_max_entries(k->maps.probe_busy, probe_cpus) ||
+	    (cfg->unwind_ehframe &&
+	     (bpf_map__set_max_entries(k->maps.unwind_rows, cfg->unwind_rows) ||
+	      bpf_map__set_max_entries(k->maps.process_mappings, cfg->unwind_processes))) ||
 	    (transport_inner_map_template(s->transport) >= 0 &&
 	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
 				       transport_inner_map_template(s->transport)))) {
@@ -355,6 +360,7 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		return NULL;
 	}
 	s->transport_kind = cfg->transport;
+	s->unwind_ehframe = cfg->unwind_ehframe;
 	s->nr_possible = libbpf_num_possible_cpus();
 	s->skel = sampler_bpf__open();
 	if (!s->skel) {
@@ -508,4 +514,37 @@ void bpf_sampler_close(struct bpf_sampler *s)
 	transport_free(s->transport);
 	sampler_bpf__destroy(s->skel);
 	free(s);
+}
+
+void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *processes_fd)
+{
+	*rows_fd = bpf_map__fd(s->skel->maps.unwind_rows);
+	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);
+}
+
+int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum)
+{
+	struct rt_unwind_counters *all;
+	__u32 zero = 0;
+	int ret = -1;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!s || !s->unwind_ehframe)
+		return -1;
+	all = calloc((size_t)s->nr_possible, sizeof(*all));
+	if (!all)
+		return -1;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.unwind_counters), &zero, all)) {
+		/* every field is a __u64 count: summed as words */
+		for (int cpu = 0; cpu < s->nr_possible; cpu++) {
+			const __u64 *from = (const __u64 *)&all[cpu];
+			__u64 *to = (__u64 *)sum;
+
+			for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+				to[i] += from[i];
+		}
+		ret = 0;
+	}
+	free(all);
+	return ret;
 }

@@ -13,6 +13,7 @@
 #include "capture/perf_events.h"
 #include "capture/transport.h"
 #include "sample_record.h"
+#include "unwind_maps.h"
 #include "sys/cpu_list.h"
 #include "sys/tracefs.h"
 
@@ -58,6 +59,9 @@ struct bpf_sampler_config {
 	bool callchain;
 	uint32_t stack_user; /* --call-graph dwarf: user regs and this many stack bytes
 				instead of the user callchain; 0 for frame pointers */
+	bool unwind_ehframe;     /* --call-graph ehframe: user stacks unwound in the kernel */
+	uint32_t unwind_rows;    /* ...room for this many rows of every file's tables */
+	uint32_t unwind_processes; /* ...and for this many processes' mappings */
 	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
@@ -97,6 +101,12 @@ int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_cou
  * report them at. 0 if none. */
 uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time);
 void bpf_sampler_close(struct bpf_sampler *s);
+
+/* --call-graph ehframe: the maps of the unwind rows and of the processes'
+ * mappings (see unwind_maps.h), for capture/unwind_loader.c. */
+void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *processes_fd);
+/* The unwinder's counters summed over CPUs; -1 if it does not run. */
+int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum);
 
 /* Routes libbpf's messages to stderr only when verbose. */
 void bpf_sampler_set_verbose(bool verbose);

@@ -15,7 +15,8 @@
 #include "lib/log.h"
 
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
-		  size_t data_pages, bool cgroups, bool mmap_data, char *err, size_t errlen)
+		  size_t data_pages, bool cgroups, bool mmap_data, bool wake_each_record,
+		  char *err, size_t errlen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -30,7 +31,8 @@ int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sam
 		struct perf_event_attr attr;
 		int fd, r;
 
-		perf_attr_tracking(&attr, sample_id_type, (uint32_t)(data_pages * page / 4), cgroups);
+		perf_attr_tracking(&attr, sample_id_type,
+				   wake_each_record ? 1 : (uint32_t)(data_pages * page / 4), cgroups);
 		attr.mmap_data = mmap_data;
 		c->cpu = cpus->cpus[i];
 		fd = perf_event_open_fd(&attr, -1, c->cpu, -1, 0);

@@ -27,9 +27,12 @@ struct sideband {
 /* Opens one tracking event per CPU of cpus (disabled) with data_pages pages of
  * ring each, CGROUP records too if cgroups, MMAP2 records of mappings that
  * are not executable too if mmap_data (--call-graph dwarf: perf's unwinder
- * reads a binary's .eh_frame_hdr through them). Returns 0, or -1 with err set. */
+ * reads a binary's .eh_frame_hdr through them). wake_each_record: the reader
+ * is woken at every record, not at a quarter of the ring (the in-kernel
+ * unwinder waits for MMAP2). Returns 0, or -1 with err set. */
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
-		  size_t data_pages, bool cgroups, bool mmap_data, char *err, size_t errlen);
+		  size_t data_pages, bool cgroups, bool mmap_data, bool wake_each_record,
+		  char *err, size_t errlen);
 int sideband_enable(struct sideband *sb);
 int sideband_disable(struct sideband *sb);
 

@@ -55,19 +55,21 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-/* --call-graph fp | dwarf[,SIZE], as perf parses it: SIZE rounded up to a
- * multiple of 8. */
+/* --call-graph ehframe | fp | dwarf[,SIZE], as perf parses it: SIZE rounded
+ * up to a multiple of 8. */
 static int parse_call_graph(struct record_options *o, const char *arg)
 {
 	uint64_t size = RT_STACK_USER_DEFAULT;
 
-	if (!strcmp(arg, "fp")) {
+	o->unwind_ehframe = false;
+	if (!strcmp(arg, "fp") || !strcmp(arg, "ehframe")) {
 		o->callchain = true;
 		o->stack_user = 0;
+		o->unwind_ehframe = !strcmp(arg, "ehframe");
 		return OPTIONS_CONTINUE;
 	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
-		rt_error("unknown --call-graph mode \"%s\": use fp or dwarf[,SIZE]", arg);
+		rt_error("unknown --call-graph mode \"%s\": use ehframe, fp or dwarf[,SIZE]", arg);
 		return OPTIONS_USAGE_ERROR;
 	}
 	if (arg[5] && option_parse_u64("--call-graph dwarf,SIZE", arg + 6, 1,
@@ -140,6 +142,12 @@ static int record_option(void *ctx, int id, const char *arg)
 	case RECORD_OPT_CALL_GRAPH:
 		o->callchain = true;
 		o->stack_user = 0;
+		o->unwind_ehframe = true;
+		break;
+	case RECORD_OPT_UNWIND_MEM:
+		if (option_parse_size("--unwind-mem", arg, 64 << 10, 1ULL << 32, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->unwind_mem = v;
 		break;
 	case RECORD_OPT_CALL_GRAPH_MODE:
 		return parse_call_graph(o, arg);
@@ -246,6 +254,7 @@ int cmd_record(int argc, char **argv)
 	o->output = RECORD_DEFAULT_OUTPUT;
 	o->ring_pages = RECORD_DEFAULT_RING_PAGES;
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
+	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
 	o->transport = TRANSPORT_RINGBUF;
 	o->sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o->argc = argc;

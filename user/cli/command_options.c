@@ -17,14 +17,22 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_FREQ },
 	{ "count", 'c', "PERIOD", "sample every PERIOD events (ns for clocks; tracepoints too)",
 	  NULL, RECORD_OPT_COUNT },
-	{ NULL, 'g', NULL, "record kernel and user callchains (frame pointers)",
+	{ NULL, 'g', NULL,
+	  "record kernel and user callchains, user stacks unwound in the kernel from .eh_frame "
+	  "(--call-graph ehframe)",
 	  NULL, RECORD_OPT_CALL_GRAPH },
 	{ "call-graph", 0, "MODE",
-	  "fp (as -g), or dwarf[,SIZE]: kernel callchains, and the user registers and top SIZE "
+	  "ehframe (as -g: user stacks unwound in the kernel from tables compiled from .eh_frame, "
+	  "frame pointers where there are none), fp (frame pointers only), or dwarf[,SIZE]: "
+	  "kernel callchains, and the user registers and top SIZE "
 	  "bytes of the user stack (default " OPTIONS_STR(RT_STACK_USER_DEFAULT) ", at most "
 	  OPTIONS_STR(RT_STACK_USER_MAX) ") in each sample, unwound with DWARF CFI when read, as "
 	  "perf record --call-graph dwarf",
 	  NULL, RECORD_OPT_CALL_GRAPH_MODE },
+	{ "unwind-mem", 0, "SIZE",
+	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
+	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
+	  NULL, RECORD_OPT_UNWIND_MEM },
 	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
 	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
 	  NULL, RECORD_OPT_CPU },

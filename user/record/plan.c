@@ -194,6 +194,9 @@ int session_start_sampler(struct session *s)
 		},
 		.callchain = o->callchain,
 		.stack_user = o->stack_user,
+		.unwind_ehframe = o->unwind_ehframe,
+		.unwind_rows = unwind_tables_rows_for(o->unwind_mem),
+		.unwind_processes = UNWIND_MAX_PROCESSES,
 		.cgroup_field = s->cgroup_field,
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
 		.overwrite = o->overwrite,
@@ -202,5 +205,20 @@ int session_start_sampler(struct session *s)
 
 	cfg.wakeup_bytes = cfg.ring_bytes / 4;
 	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
-	return s->sampler ? 0 : -1;
+	if (!s->sampler)
+		return -1;
+	/* the tables of what runs already, built while the recording runs;
+	 * the side-band keeps them current */
+	if (o->unwind_ehframe) {
+		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, t->tgids, t->nr_tgids,
+				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE)) {
+			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
+			return -1;
+		}
+		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
+		if (s->has_workload)
+			unwind_tables_await_exec(&s->unwind, (uint32_t)s->workload.pid,
+						 o->workload_argv[0]);
+	}
+	return 0;
 }

@@ -27,7 +27,7 @@
 
 #define DRAIN_INTERVAL_MS 100
 
-enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER };
+enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER, TAG_UNWIND };
 
 /* Hands a record to every sink; the first error stops the recording. */
 static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband)
@@ -116,6 +116,8 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_note_records(&s->jit_maps, rec, size);
 	else if (h->type == PERF_RECORD_EXIT && !perf_task_decode(rec, &t) && t.pid == t.tid)
 		jit_maps_copy(&s->jit_maps, t.pid);
+	/* as the kernel wrote it: the device and inode prove the file opened */
+	unwind_tables_note_record(&s->unwind, rec, size);
 	rec = with_build_id(s, rec, &size);
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
@@ -267,11 +269,17 @@ static void handle_signal(struct session *s)
 	}
 }
 
+/* Building the unwind tables of what ran at the start: a slice at a time,
+ * between drains. */
+#define UNWIND_WORK_SLICE_MS 20
+
 static int run_loop(struct session *s)
 {
+	bool unwind_work = s->unwind.on;
+
 	while (!s->stopping) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(s->epfd, evs, 16, DRAIN_INTERVAL_MS);
+		int n = epoll_wait(s->epfd, evs, 16, unwind_work ? 0 : DRAIN_INTERVAL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
@@ -286,6 +294,9 @@ static int run_loop(struct session *s)
 			return -1;
 		if (s->trigger_reason[0])
 			pass_trigger(s);
+		if (unwind_work)
+			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
+		unwind_tables_collect(&s->unwind);
 	}
 	return 0;
 }
@@ -396,6 +407,7 @@ static int finish(struct session *s)
 	/* the flight recorder prints its own totals, per snapshot */
 	if (!s->opts->overwrite)
 		print_summary(s);
+	unwind_tables_print_totals(&s->unwind, s->sampler);
 	return s->error[0] ? -1 : ret;
 }
 
@@ -557,6 +569,12 @@ static int setup_epoll(struct session *s)
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, snapshot_trigger_epoll_fd(s->trigger), &ev))
 			return -1;
 	}
+	/* unwind tables compiled in the builder's thread wake the loop */
+	if (unwind_tables_fd(&s->unwind) >= 0) {
+		ev.data.u64 = TAG_UNWIND;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, unwind_tables_fd(&s->unwind), &ev))
+			return -1;
+	}
 	ev.data.u64 = TAG_SIDEBAND;
 	for (unsigned int i = 0; i < s->sideband.nr; i++)
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
@@ -586,7 +604,9 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	jit_maps_init(&s->jit_maps, s->out.fd);
 	mapped_build_ids_init(&s->mapped);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			  s->cgroup_field, o->stack_user > 0, s->error, sizeof(s->error)) ||
+			  s->cgroup_field, o->stack_user > 0,
+			  /* the in-kernel unwinder learns of mappings from it */
+			  o->unwind_ehframe, s->error, sizeof(s->error)) ||
 	    sideband_enable(&s->sideband)) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
@@ -643,6 +663,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->rewritten);
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
+	unwind_tables_free(&s->unwind);
 	bpf_sampler_close(s->sampler);
 	sideband_close(&s->sideband);
 	if (s->epfd >= 0)

@@ -16,6 +16,7 @@
 #include "record/jit_maps.h"
 #include "record/record.h"
 #include "record/record_target.h"
+#include "record/unwind_tables.h"
 #include "record/workload.h"
 #include "symbols/build_id_cache.h"
 #include "symbols/mapped_build_ids.h"
@@ -48,6 +49,7 @@ struct session {
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
 	struct sideband sideband;
 	struct bpf_sampler *sampler;
+	struct unwind_tables unwind;      /* --call-graph ehframe: the unwinder's tables */
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
 	struct workload workload;

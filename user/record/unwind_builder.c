@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_builder.c: a thread that compiles unwind tables from .eh_frame into
+ * the BPF rows' layout, so that the recording goes on draining meanwhile. */
+#include "record/unwind_builder.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symbols/unwind_table.h"
+
+struct job {
+	struct job *next;
+	void *tag;
+	int fd;
+	struct unwind_built done;
+};
+
+struct unwind_builder {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool started, stopping;
+	int event_fd;
+	struct job *todo, **todo_tail; /* FIFO */
+	struct job *done, **done_tail;
+	size_t pending;                /* submitted, not collected */
+};
+
+/* The rows in the BPF layout; NULL if a pc does not fit its 32 bits. */
+static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
+{
+	struct rt_unwind_row *rows;
+
+	if (!t->nr || t->nr > RT_UNWIND_MAX_ROWS)
+		return NULL;
+	rows = calloc(t->nr, sizeof(*rows));
+	for (size_t i = 0; rows && i < t->nr; i++) {
+		const struct unwind_row *r = &t->rows[i];
+
+		if (r->pc > UINT32_MAX) {
+			free(rows);
+			return NULL;
+		}
+		rows[i] = (struct rt_unwind_row){ (uint32_t)r->pc, r->cfa_offset, r->rbp_offset,
+						  r->cfa, r->rbp };
+	}
+	return rows;
+}
+
+static void compile(struct job *j)
+{
+	struct unwind_table table;
+	struct timespec t0, t1;
+	char err[256];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j->done.tag = j->tag;
+	if (!unwind_table_build(j->fd, &table, err, sizeof(err))) {
+		j->done.rows = to_bpf_rows(&table);
+		j->done.nr = j->done.rows ? (uint32_t)table.nr : 0;
+		j->done.exec_vaddr_delta = table.exec_vaddr_delta;
+		unwind_table_free(&table);
+	}
+	close(j->fd);
+	j->fd = -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	j->done.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+void unwind_builder_compile_now(void *tag, int fd, struct unwind_built *out)
+{
+	struct job j = { .tag = tag, .fd = fd };
+
+	compile(&j);
+	*out = j.done;
+}
+
+static void *run(void *arg)
+{
+	struct unwind_builder *b = arg;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		struct job *j;
+
+		while (!b->todo && !b->stopping)
+			pthread_cond_wait(&b->wake, &b->lock);
+		if (b->stopping)
+			break;
+		j = b->todo;
+		b->todo = j->next;
+		if (!b->todo)
+			b->todo_tail = &b->todo;
+		pthread_mutex_unlock(&b->lock);
+		compile(j);
+		pthread_mutex_lock(&b->lock);
+		j->next = NULL;
+		*b->done_tail = j;
+		b->done_tail = &j->next;
+		if (write(b->event_fd, &one, sizeof(one)) < 0) {
+			/* the counter cannot overflow here: the reader drains it */
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+struct unwind_builder *unwind_builder_new(void)
+{
+	struct unwind_builder *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (b->event_fd < 0) {
+		free(b);
+		return NULL;
+	}
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->wake, NULL);
+	b->todo_tail = &b->todo;
+	b->done_tail = &b->done;
+	return b;
+}
+
+int unwind_builder_fd(const struct unwind_builder *b)
+{
+	return b->event_fd;
+}
+
+int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -1;
+	j->tag = tag;
+	j->fd = fd;
+	pthread_mutex_lock(&b->lock);
+	if (!b->started) {
+		if (pthread_create(&b->thread, NULL, run, b)) {
+			pthread_mutex_unlock(&b->lock);
+			free(j);
+			return -1;
+		}
+		b->started = true;
+	}
+	*b->todo_tail = j;
+	b->todo_tail = &j->next;
+	b->pending++;
+	pthread_cond_signal(&b->wake);
+	pthread_mutex_unlock(&b->lock);
+	return 0;
+}
+
+size_t unwind_builder_collect(struct unwind_builder *b, struct unwind_built *out, size_t max)
+{
+	uint64_t count;
+	size_t n = 0;
+
+	if (read(b->event_fd, &count, sizeof(count)) < 0) {
+		/* nothing signalled: there may still be nothing to collect */
+	}
+	pthread_mutex_lock(&b->lock);
+	while (b->done && n < max) {
+		struct job *j = b->done;
+
+		b->done = j->next;
+		if (!b->done)
+			b->done_tail = &b->done;
+		out[n++] = j->done;
+		b->pending--;
+		free(j);
+	}
+	/* what is left is signalled again, for the next collect */
+	if (b->done) {
+		uint64_t one = 1;
+
+		if (write(b->event_fd, &one, sizeof(one)) < 0) {
+			/* as in run() */
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+size_t unwind_builder_pending(const struct unwind_builder *b)
+{
+	return b->pending;
+}
+
+static void free_jobs(struct job *j)
+{
+	while (j) {
+		struct job *next = j->next;
+
+		if (j->fd >= 0)
+			close(j->fd);
+		free(j->done.rows);
+		free(j);
+		j = next;
+	}
+}
+
+void unwind_builder_free(struct unwind_builder *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->stopping = true;
+	pthread_cond_signal(&b->wake);
+	pthread_mutex_unlock(&b->lock);
+	if (b->started)
+		pthread_join(b->thread, NULL);
+	free_jobs(b->todo);
+	free_jobs(b->done);
+	close(b->event_fd);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->wake);
+	free(b);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_builder.h: a thread that compiles unwind tables from .eh_frame into
+ * the BPF rows' layout, so that the recording goes on draining meanwhile. */
+#ifndef RINGTRACE_UNWIND_BUILDER_H
+#define RINGTRACE_UNWIND_BUILDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind_maps.h"
+
+/* A table compiled for the caller's file (its tag). */
+struct unwind_built {
+	void *tag;
+	struct rt_unwind_row *rows; /* the caller frees them; NULL if no table */
+	uint32_t nr;
+	int64_t exec_vaddr_delta;
+	double seconds; /* spent compiling */
+};
+
+struct unwind_builder;
+
+/* NULL if out of memory or no eventfd. The thread starts at the first job,
+ * with the caller's privileges of that moment. */
+struct unwind_builder *unwind_builder_new(void);
+/* Readable while compiled tables wait to be collected. */
+int unwind_builder_fd(const struct unwind_builder *b);
+/* Compiles the ELF file fd (closed when done) for tag. -1 if it cannot. */
+int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd);
+/* Compiles fd (closed when done) in the calling thread: a small file's table
+ * costs less than the round trip. */
+void unwind_builder_compile_now(void *tag, int fd, struct unwind_built *out);
+/* Up to max compiled tables, oldest first. */
+size_t unwind_builder_collect(struct unwind_builder *b, struct unwind_built *out, size_t max);
+/* Jobs submitted and not collected yet. */
+size_t unwind_builder_pending(const struct unwind_builder *b);
+/* Stops the thread (after the job at hand) and frees what is left. */
+void unwind_builder_free(struct unwind_builder *b);
+
+#endif

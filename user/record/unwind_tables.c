@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_tables.c: the in-kernel unwinder's tables kept current: one per file
+ * (by build-id, or device and inode), each process's executable mappings. */
+#include "record/unwind_tables.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/perf_record.h"
+#include "record/unwind_builder.h"
+#include "lib/log.h"
+#include "symbols/build_id.h"
+#include "sys/safe_open.h"
+
+/* A file: its build-id (kind 1) or device and inode (kind 2), and its rows. */
+struct file_key {
+	uint8_t kind, len;
+	uint8_t id[BUILD_ID_MAX + 2];
+	uint64_t maj, min, ino;
+};
+
+struct unwind_file {
+	struct file_key key;
+	bool ready;                  /* its table compiled (or found impossible) */
+	uint32_t first_row, nr_rows; /* nr_rows 0: no table, frame pointers */
+	int64_t exec_vaddr_delta;
+};
+
+/* A file known by its device and inode, whose table is kept by build-id. */
+struct inode_alias {
+	struct file_key key;
+	struct unwind_file *file;
+};
+
+/* What a mapping of pm came from, at the same index. */
+struct mapping_origin {
+	struct unwind_file *file; /* NULL if it could not be opened */
+	uint64_t pgoff;
+};
+
+struct unwind_process {
+	uint32_t pid;
+	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
+	struct rt_process_mappings pm;
+	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
+};
+
+static uint64_t hash_file_key(const void *k)
+{
+	return hash_bytes(k, sizeof(struct file_key), 0);
+}
+
+static bool equal_file_key(const void *a, const void *b)
+{
+	return !memcmp(a, b, sizeof(struct file_key));
+}
+
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+/* A row's size in the kernel's array map: the value rounded up to 8. */
+#define ROW_KERNEL_BYTES ((sizeof(struct rt_unwind_row) + 7) & ~(size_t)7)
+
+uint32_t unwind_tables_rows_for(uint64_t mem)
+{
+	uint64_t rows = mem / ROW_KERNEL_BYTES;
+
+	return rows > RT_UNWIND_MAX_ROWS ? RT_UNWIND_MAX_ROWS : (uint32_t)(rows ? rows : 1);
+}
+
+static struct unwind_process *add_process(struct unwind_tables *t, uint32_t pid)
+{
+	struct unwind_process *p = hash_map_get(&t->processes, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hash_map_put(&t->processes, &p->pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
+		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
+		       uint64_t sample_id_type)
+{
+	memset(t, 0, sizeof(*t));
+	t->on = true;
+	unwind_maps_init(&t->maps, s, rows);
+	hash_map_init(&t->files, hash_file_key, equal_file_key);
+	hash_map_init(&t->by_inode, hash_file_key, equal_file_key);
+	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
+	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
+	t->every_process = nr_tgids == 0;
+	t->follow_forks = follow_forks;
+	t->sample_id_type = sample_id_type;
+	t->builder = unwind_builder_new();
+	if (!t->builder)
+		return -1;
+	for (unsigned int i = 0; i < nr_tgids; i++)
+		if (!add_process(t, tgids[i]))
+			return -1;
+	return 0;
+}
+
+/* Files smaller than this are compiled in the recording's thread: a few ms. */
+#define SMALL_FILE_BYTES (512 << 10)
+
+struct file_ready {
+	struct unwind_tables *t;
+	struct unwind_file *f;
+};
+
+/* A file's table compiled: loaded, and given to the mappings of it. */
+static void give_rows(void *value, void *ctx);
+
+static void file_ready(struct unwind_tables *t, struct unwind_built *built)
+{
+	struct unwind_file *f = built->tag;
+	struct file_ready r = { t, f };
+
+	t->build_seconds += built->seconds;
+	f->exec_vaddr_delta = built->exec_vaddr_delta;
+	f->ready = true;
+	if (!built->rows) {
+		t->files_without_table++;
+	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->first_row)) {
+		if (errno == ENOSPC)
+			t->files_without_room++;
+		else
+			t->files_without_table++;
+	} else {
+		f->nr_rows = built->nr;
+		t->rows += built->nr;
+	}
+	free(built->rows);
+	if (f->nr_rows)
+		hash_map_each(&t->processes, give_rows, &r);
+}
+
+static void build_id_key(struct file_key *key, const uint8_t *id, size_t len)
+{
+	memset(key, 0, sizeof(*key));
+	key->kind = 1;
+	key->len = (uint8_t)len;
+	memcpy(key->id, id, len);
+}
+
+static void inode_key(struct file_key *key, const struct perf_mmap *m)
+{
+	memset(key, 0, sizeof(*key));
+	key->kind = 2;
+	key->maj = m->maj;
+	key->min = m->min;
+	key->ino = m->ino;
+}
+
+/* The file m maps, its table loaded the first time it is seen, by build-id
+ * (synthesized records carry it) or by device and inode (the kernel's
+ * records: the file opened is proved that inode, and its build-id read, so
+ * that both name one table); NULL if it cannot be opened now. */
+static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m)
+{
+	struct safe_file_id dev = { m->maj, m->min, m->ino };
+	struct file_key key, by_inode;
+	struct inode_alias *alias = NULL;
+	struct unwind_file *f;
+	uint8_t id[BUILD_ID_MAX];
+	struct stat st;
+	ssize_t len = 0;
+	int fd;
+
+	if (m->build_id_size) {
+		build_id_key(&key, m->build_id, m->build_id_size);
+		if ((f = hash_map_get(&t->files, &key)))
+			return f;
+	} else {
+		inode_key(&by_inode, m);
+		if ((alias = hash_map_get(&t->by_inode, &by_inode)))
+			return alias->file;
+	}
+	fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
+			       m->build_id_size ? NULL : &dev, NULL);
+	if (fd < 0)
+		return NULL;
+	if (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size)) {
+		close(fd);
+		return NULL;
+	}
+	if (!m->build_id_size) {
+		len = build_id_read(fd, id);
+		if (len > 0)
+			build_id_key(&key, id, (size_t)len);
+		else
+			key = by_inode;
+		alias = calloc(1, sizeof(*alias));
+		if (!alias || (alias->key = by_inode, hash_map_put(&t->by_inode, &alias->key, alias))) {
+			free(alias);
+			close(fd);
+			return NULL;
+		}
+	}
+	f = hash_map_get(&t->files, &key);
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
+			free(f);
+			f = NULL;
+		} else {
+			/* a small file compiled at once, a large one by the
+			 * builder's thread: its mappings fall back to frame
+			 * pointers until then */
+			t->nr_files++;
+			if (fstat(fd, &st) == 0 && st.st_size < SMALL_FILE_BYTES) {
+				struct unwind_built built;
+
+				unwind_builder_compile_now(f, fd, &built);
+				file_ready(t, &built);
+			} else if (unwind_builder_submit(t->builder, f, fd)) {
+				f->ready = true;
+				t->files_without_table++;
+				close(fd);
+			}
+			fd = -1;
+		}
+	}
+	if (alias)
+		alias->file = f;
+	if (fd >= 0)
+		close(fd);
+	return f;
+}
+
+/* Puts [start, end) into p's sorted mappings, in place of what it overlaps. */
+static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
+			   const struct rt_unwind_mapping *nm, const struct mapping_origin *origin)
+{
+	struct rt_process_mappings *pm = &p->pm;
+	uint32_t kept = 0, at;
+
+	for (uint32_t i = 0; i < pm->nr; i++)
+		if (pm->m[i].end <= nm->start || pm->m[i].start >= nm->end) {
+			p->origin[kept] = p->origin[i];
+			pm->m[kept++] = pm->m[i];
+		}
+	pm->nr = kept;
+	if (pm->nr == RT_UNWIND_MAX_MAPPINGS) {
+		t->mappings_dropped++;
+		return;
+	}
+	for (at = 0; at < pm->nr && pm->m[at].start < nm->start; at++)
+		;
+	memmove(&pm->m[at + 1], &pm->m[at], (pm->nr - at) * sizeof(pm->m[0]));
+	memmove(&p->origin[at + 1], &p->origin[at], (pm->nr - at) * sizeof(p->origin[0]));
+	pm->m[at] = *nm;
+	p->origin[at] = *origin;
+	pm->nr++;
+}
+
+/* The mapping's load bias and rows, from its file's table. */
+static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, uint64_t pgoff)
+{
+	m->bias = m->start - pgoff - (uint64_t)f->exec_vaddr_delta;
+	m->first_row = f->first_row;
+	m->nr_rows = f->nr_rows;
+}
+
+static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
+{
+	struct unwind_process *p = hash_map_get(&t->processes, &m->pid);
+	struct rt_unwind_mapping nm;
+	struct unwind_file *f;
+
+	if (!(m->prot & PROT_EXEC) || !m->filename || m->filename[0] != '/' || !m->len)
+		return;
+	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
+		return;
+	if (p->until_exec)
+		return;
+	f = file_of(t, m);
+	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len };
+	if (f && f->ready)
+		set_rows(&nm, f, m->pgoff);
+	insert_mapping(t, p, &nm, &(struct mapping_origin){ f, m->pgoff });
+	unwind_maps_set_process(&t->maps, p->pid, &p->pm);
+}
+
+static void forget_process(struct unwind_tables *t, uint32_t pid)
+{
+	struct unwind_process *p = hash_map_remove(&t->processes, &pid);
+
+	if (p) {
+		unwind_maps_forget_process(&t->maps, pid);
+		free(p);
+	}
+}
+
+/* While the start's side-band is queued, a process that execs or exits
+ * meanwhile must not be given the mappings it had at the start. */
+static void supersede(struct unwind_tables *t, uint32_t pid)
+{
+	uint32_t *key;
+
+	if (t->queued_off >= t->queued_len || hash_map_get(&t->superseded, &pid))
+		return;
+	key = malloc(sizeof(*key));
+	if (key && (*key = pid, hash_map_put(&t->superseded, key, key)))
+		free(key);
+}
+
+static void note(struct unwind_tables *t, const void *rec, size_t size, bool queued)
+{
+	const struct perf_event_header *h = rec;
+	struct unwind_process *p, *child;
+	struct perf_mmap m;
+	struct perf_comm c;
+	struct perf_task k;
+
+	if (!t->on || size < sizeof(*h))
+		return;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		if (!perf_mmap_decode(h, t->sample_id_type, &m) &&
+		    !(queued && hash_map_get(&t->superseded, &m.pid)))
+			note_mmap(t, &m);
+		break;
+	case PERF_RECORD_COMM:
+		/* an exec: a new address space, mapped again from nothing */
+		if (perf_comm_decode(h, t->sample_id_type, &c) || !c.exec)
+			break;
+		supersede(t, c.pid);
+		if ((p = hash_map_get(&t->processes, &c.pid))) {
+			p->until_exec = false;
+			p->pm.nr = 0;
+			unwind_maps_set_process(&t->maps, p->pid, &p->pm);
+		}
+		break;
+	case PERF_RECORD_FORK:
+		/* a new process starts with a copy of its parent's mappings */
+		if (perf_task_decode(h, &k) || k.pid == k.ppid)
+			break;
+		p = hash_map_get(&t->processes, &k.ppid);
+		if (!p || (!t->every_process && !t->follow_forks))
+			break;
+		child = add_process(t, k.pid);
+		if (child) {
+			child->pm = p->pm;
+			memcpy(child->origin, p->origin, sizeof(p->origin));
+			unwind_maps_set_process(&t->maps, child->pid, &child->pm);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if (!perf_task_decode(h, &k) && k.pid == k.tid) {
+			supersede(t, k.pid);
+			forget_process(t, k.pid);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
+{
+	note(t, rec, size, false);
+}
+
+/* The table of the file at path (opened as this process sees it), compiled
+ * now under its build-id (or device and inode), for a program about to start. */
+static void prebuild(struct unwind_tables *t, const char *path)
+{
+	struct perf_mmap m = { .filename = path };
+	struct unwind_built built;
+	struct unwind_file *f;
+	struct file_key key;
+	uint8_t id[BUILD_ID_MAX];
+	struct stat st;
+	ssize_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	len = build_id_read(fd, id);
+	if (len > 0) {
+		build_id_key(&key, id, (size_t)len);
+	} else if (!fstat(fd, &st)) {
+		m.maj = major(st.st_dev);
+		m.min = minor(st.st_dev);
+		m.ino = st.st_ino;
+		inode_key(&key, &m);
+	} else {
+		close(fd);
+		return;
+	}
+	f = hash_map_get(&t->files, &key);
+	if (f || !(f = calloc(1, sizeof(*f))) || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
+		if (f && !hash_map_get(&t->files, &key))
+			free(f);
+		close(fd);
+		return;
+	}
+	t->nr_files++;
+	unwind_builder_compile_now(f, fd, &built);
+	file_ready(t, &built);
+}
+
+/* The program a workload will exec, as execvp finds it. */
+static void prebuild_program(struct unwind_tables *t, const char *program)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+
+	if (strchr(program, '/')) {
+		prebuild(t, program);
+		return;
+	}
+	for (const char *dir = path ? path : "/usr/bin:/bin"; dir && *dir;) {
+		size_t n = strcspn(dir, ":");
+
+		snprintf(full, sizeof(full), "%.*s/%s", (int)n, dir, program);
+		if (!access(full, X_OK)) {
+			prebuild(t, full);
+			return;
+		}
+		dir = dir[n] ? dir + n + 1 : NULL;
+	}
+}
+
+void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program)
+{
+	struct unwind_process *p = add_process(t, pid);
+	size_t off = t->queued_off;
+
+	if (p)
+		p->until_exec = true;
+	/* before it runs: its program, and the C library and the dynamic
+	 * loader it maps in its first milliseconds (ours: the same files) */
+	prebuild_program(t, program);
+	while (off + sizeof(struct perf_event_header) <= t->queued_len) {
+		const struct perf_event_header *h = (const void *)(t->queued + off);
+		struct perf_mmap m;
+
+		if (h->size < sizeof(*h) || off + h->size > t->queued_len)
+			break;
+		if (h->type == PERF_RECORD_MMAP2 && !perf_mmap_decode(h, t->sample_id_type, &m) &&
+		    m.pid == pid && (m.prot & PROT_EXEC) && m.filename &&
+		    (strstr(m.filename, "/libc.so") || strstr(m.filename, "/ld-linux")))
+			prebuild(t, m.filename);
+		off += h->size;
+	}
+}
+
+void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len)
+{
+	t->queued = buf;
+	t->queued_len = len;
+	t->queued_off = 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
+{
+	double end = now_ms() + budget_ms;
+
+	if (!t->on)
+		return false;
+	while (t->queued_off + sizeof(struct perf_event_header) <= t->queued_len) {
+		const struct perf_event_header *h = (const void *)(t->queued + t->queued_off);
+
+		if (h->size < sizeof(*h) || t->queued_off + h->size > t->queued_len)
+			break;
+		note(t, h, h->size, true);
+		t->queued_off += h->size;
+		if (now_ms() >= end)
+			return t->queued_off < t->queued_len;
+	}
+	t->queued_off = t->queued_len;
+	hash_map_each(&t->superseded, free_value, NULL);
+	hash_map_free(&t->superseded);
+	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
+	return false;
+}
+
+/* A process mapping the file whose table arrived gets its rows. */
+static void give_rows(void *value, void *ctx)
+{
+	struct unwind_process *p = value;
+	struct file_ready *r = ctx;
+	bool changed = false;
+
+	for (uint32_t i = 0; i < p->pm.nr && i < RT_UNWIND_MAX_MAPPINGS; i++)
+		if (p->origin[i].file == r->f) {
+			set_rows(&p->pm.m[i], r->f, p->origin[i].pgoff);
+			changed = true;
+		}
+	if (changed)
+		unwind_maps_set_process(&r->t->maps, p->pid, &p->pm);
+}
+
+int unwind_tables_fd(const struct unwind_tables *t)
+{
+	return t->on ? unwind_builder_fd(t->builder) : -1;
+}
+
+void unwind_tables_collect(struct unwind_tables *t)
+{
+	struct unwind_built built[16];
+	size_t n;
+
+	if (!t->on)
+		return;
+	while ((n = unwind_builder_collect(t->builder, built, 16)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			file_ready(t, &built[i]);
+	}
+}
+
+void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
+{
+	struct rt_unwind_counters c;
+
+	if (!t->on)
+		return;
+	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s; %" PRIu64
+		" files without a table, %" PRIu64 " without room (--unwind-mem), %" PRIu64
+		" mappings dropped",
+		t->nr_files, t->rows, (double)t->rows * ROW_KERNEL_BYTES / 1048576.0,
+		(double)t->maps.capacity * ROW_KERNEL_BYTES / 1048576.0,
+		t->build_seconds, t->files_without_table, t->files_without_room,
+		t->mappings_dropped);
+	if (bpf_sampler_unwind_counters(s, &c))
+		return;
+	rt_info("ringtrace: user stacks unwound in the kernel: %llu stacks, %llu frames (%llu by .eh_frame, %llu by frame pointers: %llu no process, %llu no mapping, %llu no table, %llu expression); %llu signal frames; ends: %llu outermost, %llu truncated, %llu read failed, %llu bad frame",
+		(unsigned long long)c.samples, (unsigned long long)c.frames,
+		(unsigned long long)c.table_frames, (unsigned long long)c.fp_frames,
+		(unsigned long long)c.no_process, (unsigned long long)c.no_mapping,
+		(unsigned long long)c.no_table, (unsigned long long)c.expression,
+		(unsigned long long)c.signal_frames, (unsigned long long)c.outermost,
+		(unsigned long long)c.truncated, (unsigned long long)c.read_failed,
+		(unsigned long long)c.bad_frame);
+}
+
+void unwind_tables_free(struct unwind_tables *t)
+{
+	if (!t->on)
+		return;
+	unwind_builder_free(t->builder);
+	hash_map_each(&t->files, free_value, NULL);
+	hash_map_free(&t->files);
+	hash_map_each(&t->by_inode, free_value, NULL);
+	hash_map_free(&t->by_inode);
+	hash_map_each(&t->superseded, free_value, NULL);
+	hash_map_free(&t->superseded);
+	hash_map_each(&t->processes, free_value, NULL);
+	hash_map_free(&t->processes);
+	t->on = false;
+}

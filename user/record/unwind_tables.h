@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_tables.h: the in-kernel unwinder's tables kept current: one per file
+ * (by build-id, or device and inode), each process's executable mappings. */
+#ifndef RINGTRACE_UNWIND_TABLES_H
+#define RINGTRACE_UNWIND_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/unwind_loader.h"
+#include "lib/hash_map.h"
+
+/* The default of --unwind-mem: room for the rows of a busy machine's files. */
+#define UNWIND_MEM_DEFAULT (64ULL << 20)
+#define UNWIND_MEM_DEFAULT_TEXT "64M"
+/* Processes whose mappings the unwinder knows at once. */
+#define UNWIND_MAX_PROCESSES 16384
+
+struct unwind_builder;
+
+struct unwind_tables {
+	bool on;
+	struct unwind_builder *builder; /* compiles tables in a thread of its own */
+	struct unwind_maps maps;
+	struct hash_map files;     /* build-id (or device and inode) -> struct unwind_file */
+	struct hash_map by_inode;  /* device and inode -> the same files */
+	/* side-band synthesized at the start, worked through a slice at a time */
+	const uint8_t *queued;
+	size_t queued_len, queued_off;
+	struct hash_map superseded; /* pids whose exec or exit was seen meanwhile */
+	struct hash_map processes; /* pid -> struct unwind_process */
+	bool every_process;        /* -a and the like: not only the targets */
+	bool follow_forks;
+	uint64_t sample_id_type;   /* of the side-band records */
+	/* totals */
+	uint64_t nr_files, files_without_table, files_without_room, mappings_dropped;
+	uint64_t rows;
+	double build_seconds;
+};
+
+/* Rows that fit in mem bytes. */
+uint32_t unwind_tables_rows_for(uint64_t mem);
+/* Starts with the processes in tgids (or every process when nr_tgids is 0). */
+int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
+		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
+		       uint64_t sample_id_type);
+/* Side-band records (MMAP2, COMM of an exec, FORK, EXIT), one or a buffer of them. */
+void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size);
+/* Queues the side-band synthesized at the start (buf must outlive the
+ * work): its tables are built by unwind_tables_work, a slice at a time, so
+ * that the recording drains its rings meanwhile. */
+void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len);
+/* Works through the queue for about budget_ms; true while some is left. */
+bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms);
+/* pid is a workload forked but not yet exec'd: what it maps until its exec
+ * is ringtrace's own, not worth a table; but program's table, and those of
+ * the C library and dynamic loader, are compiled now, before it runs. Call
+ * after unwind_tables_queue. */
+void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program);
+/* Readable when compiled tables wait: then unwind_tables_collect loads them
+ * and gives their rows to the mappings waiting for them. */
+int unwind_tables_fd(const struct unwind_tables *t);
+void unwind_tables_collect(struct unwind_tables *t);
+/* One line of totals, with the BPF side's counters (NULL if none). */
+void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s);
+void unwind_tables_free(struct unwind_tables *t);
+
+#endif

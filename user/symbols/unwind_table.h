@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_table.h: an ELF file's .eh_frame compiled with libdw's CFI API into
+ * compact rows (how to find the CFA, the return address and the saved rbp). */
+#ifndef RINGTRACE_UNWIND_TABLE_H
+#define RINGTRACE_UNWIND_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a row finds the CFA (the caller's sp) of the x86-64 code it covers. */
+enum unwind_cfa {
+	UNWIND_CFA_NONE,       /* no CFI here: frame pointers */
+	UNWIND_CFA_RSP,        /* rsp + cfa_offset */
+	UNWIND_CFA_RBP,        /* rbp + cfa_offset */
+	UNWIND_CFA_PLT10,      /* a PLT entry: rsp + 8, + 8 more when (rip & 15) >= 10 */
+	UNWIND_CFA_PLT11,      /* the same with 11 (lazy-binding PLT0 push pattern) */
+	UNWIND_CFA_EXPRESSION, /* another DWARF expression, or a return address not
+				  at CFA - 8: frame pointers, and counted */
+	UNWIND_CFA_SIGNAL,     /* a signal trampoline: the registers are in the
+				  ucontext on the stack */
+	UNWIND_CFA_OUTERMOST,  /* the return address is undefined: the stack ends */
+};
+
+/* Where the caller's rbp is. */
+enum unwind_rbp {
+	UNWIND_RBP_SAME,  /* unchanged (same value, or no rule) */
+	UNWIND_RBP_SAVED, /* at CFA + rbp_offset */
+	UNWIND_RBP_UNDEFINED,
+};
+
+/* A row covers [pc, the next row's pc) in the file's virtual addresses. */
+struct unwind_row {
+	uint64_t pc;
+	int32_t cfa_offset;
+	int16_t rbp_offset;
+	uint8_t cfa; /* enum unwind_cfa */
+	uint8_t rbp; /* enum unwind_rbp */
+};
+
+struct unwind_table {
+	struct unwind_row *rows; /* sorted by pc; the last one is UNWIND_CFA_NONE */
+	size_t nr, cap;
+	size_t expression_rows; /* rows of UNWIND_CFA_EXPRESSION */
+	/* the executable segment's p_vaddr - p_offset: a mapping of it at
+	 * start from file offset pgoff puts vaddr v at v + start - pgoff - delta */
+	int64_t exec_vaddr_delta;
+};
+
+/* Compiles the .eh_frame of the ELF file fd (read through libelf, for every
+ * executable section). 0, or -1 with err set (no ELF, no .eh_frame). */
+int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen);
+/* The row covering pc, or NULL outside every row. */
+const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc);
+void unwind_table_free(struct unwind_table *t);
+
+#endif
