@@ -64,6 +64,10 @@ static int report_option(void *ctx, int id, const char *arg)
 		o->output = REPORT_FLAMEGRAPH;
 		o->flamegraph_path = arg;
 		break;
+	case REPORT_OPT_PPROF:
+		o->output = REPORT_PPROF;
+		o->pprof_path = arg;
+		break;
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;

@@ -118,6 +118,11 @@ static const struct options_entry report_options_table[] = {
 	{ "flamegraph", 0, "FILE.svg",
 	  "an interactive SVG flame graph (click to zoom, Ctrl-F or Search to search)",
 	  NULL, REPORT_OPT_FLAMEGRAPH },
+	{ "pprof", 0, "FILE",
+	  "a gzipped pprof profile (go tool pprof, Pyroscope, Parca, Grafana): samples and "
+	  "cpu time by stack, with mappings, build-ids and comm, pid, tid, cpu, cgroup labels "
+	  "(- for stdout)",
+	  NULL, REPORT_OPT_PPROF },
 	{ "event", 0, "NAME",
 	  "only this event's samples (folded stacks and flame graphs: the recording's first "
 	  "event without it)",
@@ -140,7 +145,7 @@ static const struct options_entry report_options_table[] = {
 const struct options_command report_command = {
 	.name = "report",
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
-		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg [filters]",
+		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
 		       ") fell, by overhead; or their stacks, folded or as a flame graph.",
 	.options = report_options_table,

@@ -69,6 +69,7 @@ enum report_option_id {
 	REPORT_OPT_TIME,
 	REPORT_OPT_KALLSYMS,
 	REPORT_OPT_SYMFS,
+	REPORT_OPT_PPROF,
 };
 
 enum script_option_id {
