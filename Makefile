@@ -212,6 +212,9 @@ $(TEST_UTIL): tests/test_util.c
 TEST_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -Itests -MMD -MP -MF $@.d $< $(TEST_UTIL) $(LIBRINGTRACE) \
 	    $(LDLIBS) -lcmocka -lm -lpthread -o $@
 
+# The flame graph rendering test reads Chromium's screenshots with libpng.
+$(OUTPUT)/tests/test_flamegraph_render: LDLIBS += -lpng
+
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_UTIL) $(LIBRINGTRACE)
 	$(call msg,TEST,$@)
 	$(Q)$(TEST_LINK)

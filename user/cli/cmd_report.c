@@ -68,6 +68,17 @@ static int report_option(void *ctx, int id, const char *arg)
 		o->output = REPORT_PPROF;
 		o->pprof_path = arg;
 		break;
+	case REPORT_OPT_TITLE:
+		o->title = arg;
+		break;
+	case REPORT_OPT_WIDTH:
+		if (option_parse_u64("--width", arg, 200, 100000, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->width = (unsigned int)v;
+		break;
+	case REPORT_OPT_INVERTED:
+		o->inverted = true;
+		break;
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;

@@ -4,6 +4,7 @@
 #include "cli/command_options.h"
 
 #include "export/metrics_server.h"
+#include "report/flamegraph.h"
 
 static const struct options_entry record_options_table[] = {
 	{ "event", 'e', "EVENTS",
@@ -116,8 +117,16 @@ static const struct options_entry report_options_table[] = {
 	  "format)",
 	  NULL, REPORT_OPT_FOLDED },
 	{ "flamegraph", 0, "FILE.svg",
-	  "an interactive SVG flame graph (click to zoom, Ctrl-F or Search to search)",
+	  "an SVG flame graph (- for stdout) that shows as an image anywhere and, in a browser, "
+	  "zooms on click and searches (Ctrl-F or Search); kernel frames end in _[k]",
 	  NULL, REPORT_OPT_FLAMEGRAPH },
+	{ "title", 0, "TEXT", "the flame graph's title (default: ringtrace: DIR)", NULL,
+	  REPORT_OPT_TITLE },
+	{ "width", 0, "PIXELS",
+	  "the flame graph's width (default " OPTIONS_STR(FLAMEGRAPH_DEFAULT_WIDTH) ")", NULL,
+	  REPORT_OPT_WIDTH },
+	{ "inverted", 0, NULL, "an icicle graph: the flame graph upside down, roots at the top",
+	  NULL, REPORT_OPT_INVERTED },
 	{ "pprof", 0, "FILE",
 	  "a gzipped pprof profile (go tool pprof, Pyroscope, Parca, Grafana): samples and "
 	  "cpu time by stack, with mappings, build-ids and comm, pid, tid, cpu, cgroup labels "
@@ -147,7 +156,8 @@ const struct options_command report_command = {
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
 		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
-		       ") fell, by overhead; or their stacks, folded or as a flame graph.",
+		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
+		       "profile.",
 	.options = report_options_table,
 };
 

@@ -70,6 +70,9 @@ enum report_option_id {
 	REPORT_OPT_KALLSYMS,
 	REPORT_OPT_SYMFS,
 	REPORT_OPT_PPROF,
+	REPORT_OPT_TITLE,
+	REPORT_OPT_WIDTH,
+	REPORT_OPT_INVERTED,
 };
 
 enum script_option_id {

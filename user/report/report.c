@@ -18,6 +18,7 @@
 #include "report/flamegraph.h"
 #include "report/folded_name.h"
 #include "report/recording.h"
+#include "report/report_output.h"
 #include "report/report_pprof.h"
 #include "symbols/address_space.h"
 #include "sys/cpu_list.h"
@@ -243,7 +244,7 @@ static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 		if (frame_key(st, w->base, where, &st->frame_keys[st->nr_frames]))
 			return -ENOMEM;
 	} else if (!(st->frame_names[st->nr_frames] =
-			     folded_frame_name(&st->rec.as, where, false)))
+			     folded_frame_name(&st->rec.as, where, st->o->output == REPORT_FLAMEGRAPH)))
 		return -ENOMEM;
 	st->nr_frames++;
 	return 0;
@@ -617,7 +618,10 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 			fprintf(out, "%s %" PRIu64 "\n", stacks[i]->stack, stacks[i]->count);
 	} else {
 		struct flamegraph_stack *fs = calloc(nr ? nr : 1, sizeof(*fs));
+		struct flamegraph_options fo = { .title = st->o->title, .width = st->o->width,
+						 .inverted = st->o->inverted };
 		char title[512];
+		FILE *f = NULL;
 
 		if (!fs) {
 			free(stacks);
@@ -629,7 +633,13 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 			fs[i].count = stacks[i]->count;
 		}
 		snprintf(title, sizeof(title), "ringtrace: %s", st->o->input);
-		ret = flamegraph_write_file(st->o->flamegraph_path, title, fs, nr, err, errlen);
+		if (!fo.title)
+			fo.title = title;
+		f = report_output_open(st->o->flamegraph_path, out, err, errlen);
+		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : -1;
+		if (f && report_output_close(f, out, st->o->flamegraph_path, ret ? title : err,
+					     ret ? sizeof(title) : errlen))
+			ret = -1;
 		free(fs);
 	}
 	free(stacks);
