@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "report/diff.h"
 #include "report/report.h"
 
 /* One option of report into the report_options at ctx; an enum options_result. */
@@ -79,6 +80,9 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_INVERTED:
 		o->inverted = true;
 		break;
+	case REPORT_OPT_DIFF:
+		o->diff_before = arg;
+		break;
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
@@ -107,7 +111,8 @@ int cmd_report(int argc, char **argv)
 		rt_error("unexpected argument \"%s\": report reads one recording", argv[next]);
 		return 2;
 	}
-	status = report_run(&o, stdout, err, sizeof(err));
+	status = o.diff_before ? report_diff_run(&o, stdout, err, sizeof(err))
+			       : report_run(&o, stdout, err, sizeof(err));
 	if (status) {
 		rt_error("%s", err);
 		return status == REPORT_BAD_REQUEST ? 2 : 1;

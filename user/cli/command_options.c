@@ -127,6 +127,12 @@ static const struct options_entry report_options_table[] = {
 	  REPORT_OPT_WIDTH },
 	{ "inverted", 0, NULL, "an icicle graph: the flame graph upside down, roots at the top",
 	  NULL, REPORT_OPT_INVERTED },
+	{ "diff", 0, "BEFORE",
+	  "compare BEFORE with the recording (each a recording or a file of folded stacks), "
+	  "BEFORE's samples scaled to the recording's total: --folded prints \"stack before "
+	  "after\" lines, --flamegraph draws the recording's stacks red where they grew, blue "
+	  "where they shrank",
+	  NULL, REPORT_OPT_DIFF },
 	{ "pprof", 0, "FILE",
 	  "a gzipped pprof profile (go tool pprof, Pyroscope, Parca, Grafana): samples and "
 	  "cpu time by stack, with mappings, build-ids and comm, pid, tid, cpu, cgroup labels "
@@ -154,7 +160,8 @@ static const struct options_entry report_options_table[] = {
 const struct options_command report_command = {
 	.name = "report",
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
-		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]",
+		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
+		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
 		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
 		       "profile.",

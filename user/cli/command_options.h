@@ -73,6 +73,7 @@ enum report_option_id {
 	REPORT_OPT_TITLE,
 	REPORT_OPT_WIDTH,
 	REPORT_OPT_INVERTED,
+	REPORT_OPT_DIFF,
 };
 
 enum script_option_id {
