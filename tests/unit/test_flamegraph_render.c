@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_flamegraph_render.c: flame graphs drawn by headless Chromium as an
- * <img> (no JavaScript) and read back with libpng: the bars are where, as
- * wide and of the colours the samples say; icicle, width, narrow frames. */
+ * <img> (no JavaScript) and read back with libpng: bars where, as wide and
+ * of the colours the samples say; icicle, narrow frames; zoom and search. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,11 +202,77 @@ static void test_icicle_graph_shows_as_image(void **state)
 	free(dir);
 }
 
+/* The script a test adds to the graph: it zooms on "cold", unzooms,
+ * searches "^hot$" and resets the search, noting what each left in the
+ * document, into the root's data-result for --dump-dom to print. */
+static const char probe[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"function frame(name) {\n"
+	"  for (const g of document.getElementById('frames').children)\n"
+	"    if (g.getAttribute('data-n') === name) return g;\n"
+	"}\n"
+	"function w(name) { return frame(name).querySelector('rect').getAttribute('width'); }\n"
+	"window.addEventListener('load', function () { setTimeout(function () {\n"
+	"  var out = [];\n"
+	"  zoom(frame('cold'));\n"
+	"  out.push('zoom cold=' + w('cold') + ' hot=' + frame('hot').style.display +\n"
+	"           ' main=' + frame('main').style.opacity + ' reset=' + unzoombtn.style.display);\n"
+	"  unzoom();\n"
+	"  out.push('unzoom cold=' + w('cold') + ' hot=' + w('hot') + ' reset=' + unzoombtn.style.display);\n"
+	"  search('^hot$');\n"
+	"  out.push('search ' + matchedtxt.nodeValue + ' fill=' + frame('hot').querySelector('rect').getAttribute('fill'));\n"
+	"  reset_search();\n"
+	"  out.push('reset fill=' + frame('hot').querySelector('rect').getAttribute('fill'));\n"
+	"  document.documentElement.setAttribute('data-result', out.join(';'));\n"
+	"}, 100); });\n"
+	"]]></script>\n";
+
+/* In a browser, the graph's own script still zooms, unzooms and searches. */
+static void test_zoom_and_search_in_browser(void **state)
+{
+	struct flamegraph_options o = { .width = WIDTH };
+	char *dir = tu_tempdir(), path[PATH_MAX], err[256], *svg = NULL, *out = NULL, *end;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	(void)state;
+	need_chromium();
+	f = open_memstream(&svg, &len);
+	assert_int_equal(flamegraph_write(f, &o, stacks, 4, err, sizeof(err)), 0);
+	fclose(f);
+	end = strstr(svg, "</svg>");
+	assert_non_null(end);
+	*end = '\0';
+	snprintf(path, sizeof(path), "%s/graph.svg", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s%s</svg>\n", svg, probe);
+	fclose(f);
+	rc = tu_sh(&out, "cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+		   "--user-data-dir=%s/profile --virtual-time-budget=5000 --dump-dom file://%s "
+		   "2>/dev/null", dir, dir, path);
+	if (rc)
+		fail_msg("chromium failed (%d):\n%s", rc, out);
+	/* cold is 1/4 of the 780 px span, hot 1/2; zoomed, cold spans it all */
+	if (!strstr(out, "data-result=\"zoom cold=780.00 hot=none main=0.6 reset=;"
+			 "unzoom cold=195.00 hot=390.00 reset=none;"
+			 "search Matched: 50.00% fill=rgb(230,0,230);"
+			 "reset fill=rgb("))
+		fail_msg("zoom, unzoom or search did not do what they do:\n%.2000s",
+			 strstr(out, "data-result") ? strstr(out, "data-result") : out);
+	free(out);
+	free(svg);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flame_graph_shows_as_image),
 		cmocka_unit_test(test_icicle_graph_shows_as_image),
+		cmocka_unit_test(test_zoom_and_search_in_browser),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
