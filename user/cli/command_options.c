@@ -82,6 +82,10 @@ static const struct options_entry record_options_table[] = {
 	  "events are attached and the files opened)",
 	  NULL, RECORD_OPT_KEEP_CAPS },
 	{ "verbose", 'v', NULL, "show libbpf's messages", NULL, RECORD_OPT_VERBOSE },
+	{ "quiet", 'q', NULL,
+	  "no live progress line (elapsed, samples/s, lost, bytes, once a second, shown when "
+	  "stderr is a terminal)",
+	  NULL, RECORD_OPT_QUIET },
 	{ "debug-drain-delay-ms", 0, "MS", "test knob: a slow drain", NULL,
 	  RECORD_OPT_DEBUG_DRAIN_DELAY },
 	{ "debug-writer-delay-ms", 0, "MS", "test knob: a slow disk", NULL,

@@ -261,6 +261,27 @@ static void handle_signal(struct session *s)
 	}
 }
 
+/* Every CPU's samples in the files, samples lost anywhere, bytes written,
+ * once a second on the terminal. */
+static void show_progress(struct session *s)
+{
+	struct progress_counts c = { 0 };
+
+	if (!progress_due(&s->progress))
+		return;
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		struct rt_cpu_counters k = { 0 };
+		struct record_sink_totals t;
+
+		sink_totals(s, s->cpus.cpus[i], &t);
+		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &k);
+		c.samples += t.samples;
+		c.lost += k.lost + t.lost + t.unwritten;
+		c.bytes += t.bytes;
+	}
+	progress_show(&s->progress, &c);
+}
+
 static int run_loop(struct session *s)
 {
 	while (!s->stopping) {
@@ -280,6 +301,7 @@ static int run_loop(struct session *s)
 			return -1;
 		if (s->trigger_reason[0])
 			pass_trigger(s);
+		show_progress(s);
 	}
 	return 0;
 }
@@ -368,6 +390,7 @@ static int finish(struct session *s, const struct timespec *t0)
 	double seconds;
 	int ret = 0;
 
+	progress_clear(&s->progress);
 	snapshot_trigger_stop(s->trigger);
 	s->trigger = NULL;
 	bpf_sampler_stop(s->sampler);
@@ -705,6 +728,7 @@ int record_run(struct record_options *opts)
 	}
 	s.started = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	progress_init(&s.progress, stderr, opts->quiet);
 	failed = run_loop(&s) != 0;
 	/* even after a failure, stop cleanly and keep what was recorded */
 	failed |= finish(&s, &t0) != 0;

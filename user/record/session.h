@@ -14,6 +14,7 @@
 #include "format/recording_layout.h"
 #include "lib/byte_buffer.h"
 #include "record/jit_maps.h"
+#include "record/progress.h"
 #include "record/record.h"
 #include "record/record_target.h"
 #include "record/workload.h"
@@ -54,6 +55,7 @@ struct session {
 	bool has_workload;
 	int sigfd;
 	int epfd;
+	struct progress progress;         /* the live line on a terminal */
 	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;
 	char error[512];
