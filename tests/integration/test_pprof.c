@@ -123,8 +123,8 @@ static void test_top_matches_folded(void **state)
 	if (!strstr(row, HOT) || strstr(row, "\n") < strstr(row, HOT) ||
 	    sscanf(strchr(row, 's') + 1, "%lf%%", &flat) != 1 || flat < 80.0)
 		fail_msg("%s is not the top function over 80%%:\n%s", HOT, out);
-	if (!strstr(out, "Type: cpu"))
-		fail_msg("the profile's type is not cpu:\n%s", out);
+	if (!strstr(out, "Type: cpu") || !strstr(out, "File: loadgen\nBuild ID: "))
+		fail_msg("the profile's type is not cpu, or its main file not loadgen's:\n%s", out);
 	free(out);
 	/* the sample counts add up to --folded's */
 	assert_int_equal(pprof(&out, fx, "-sample_index=samples -top -nodecount=1 p.pb.gz"), 0);

@@ -216,6 +216,9 @@ static void test_profile_contents(void **state)
 		assert_int_equal(location(p, deep->location_id[2])->address, LIB + 0x1234);
 	}
 	assert_true(lib_seen);
+	/* mapping[0], which pprof takes for the main binary, is a file, not the
+	 * kernel met first */
+	assert_string_equal(str(p, p->mapping[0]->filename), "/opt/libw.so");
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 

@@ -25,6 +25,7 @@ struct mapping {
 	uint64_t start, limit, pgoff;
 	int64_t filename, build_id;
 	bool grows; /* no known bounds (the kernel): those of its addresses */
+	uint64_t leaves; /* samples taken in it */
 };
 
 struct function {
@@ -240,6 +241,12 @@ int pprof_add_sample(struct pprof_builder *b, const struct pprof_sample_labels *
 	for (size_t i = 0; i < nr; i++)
 		if (location_of(b, &frames[i], &b->stack[i]))
 			return -1;
+	if (nr) {
+		const struct location *leaf = b->location_list[b->stack[0] - 1];
+
+		if (leaf->mapping_id)
+			((struct mapping *)b->mapping_list[leaf->mapping_id - 1])->leaves++;
+	}
 	/* samples of one stack and the same labels add up */
 	snprintf(head, sizeof(head), "%" PRId64 "/%" PRId64 "/%u/%u/%u|", comm, cgroup, labels->pid,
 		 labels->tid, labels->cpu);
@@ -410,6 +417,24 @@ static int fill_tables(struct pprof_builder *b, struct messages *m)
 		out->build_id = in->build_id;
 		out->has_functions = true; /* resolved here: nothing left to symbolize */
 		m->mapping_ptrs[i] = out;
+	}
+	/* pprof takes mapping[0] for the main binary: the file most samples
+	 * were taken in, not the kernel's "[kernel.kallsyms]" nor another "[...]" */
+	{
+		size_t main = SIZE_MAX;
+
+		for (size_t i = 0; i < b->nr_mappings; i++) {
+			const struct mapping *in = b->mapping_list[i];
+
+			if (((struct entry *)b->string_list[in->filename])->key[0] != '[' &&
+			    (main == SIZE_MAX ||
+			     in->leaves > ((struct mapping *)b->mapping_list[main])->leaves))
+				main = i;
+		}
+		if (main != SIZE_MAX) {
+			m->mapping_ptrs[main] = m->mapping_ptrs[0];
+			m->mapping_ptrs[0] = &m->mappings[main];
+		}
 	}
 	for (size_t i = 0; i < b->nr_functions; i++) {
 		const struct function *in = b->function_list[i];
