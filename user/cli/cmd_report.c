@@ -111,6 +111,10 @@ int cmd_report(int argc, char **argv)
 		rt_error("unexpected argument \"%s\": report reads one recording", argv[next]);
 		return 2;
 	}
+	if ((o.title || o.width || o.inverted) && o.output != REPORT_FLAMEGRAPH) {
+		rt_error("--title, --width and --inverted shape a flame graph: add --flamegraph FILE.svg");
+		return 2;
+	}
 	status = o.diff_before ? report_diff_run(&o, stdout, err, sizeof(err))
 			       : report_run(&o, stdout, err, sizeof(err));
 	if (status) {

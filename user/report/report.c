@@ -620,7 +620,7 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 		struct flamegraph_stack *fs = calloc(nr ? nr : 1, sizeof(*fs));
 		struct flamegraph_options fo = { .title = st->o->title, .width = st->o->width,
 						 .inverted = st->o->inverted };
-		char title[512];
+		char title[512], close_err[512];
 		FILE *f = NULL;
 
 		if (!fs) {
@@ -637,9 +637,11 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 			fo.title = title;
 		f = report_output_open(st->o->flamegraph_path, out, err, errlen);
 		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : -1;
-		if (f && report_output_close(f, out, st->o->flamegraph_path, ret ? title : err,
-					     ret ? sizeof(title) : errlen))
+		if (f && report_output_close(f, out, st->o->flamegraph_path, close_err,
+					     sizeof(close_err)) && !ret) {
+			rt_format(err, errlen, "%s", close_err);
 			ret = -1;
+		}
 		free(fs);
 	}
 	free(stacks);
