@@ -29,7 +29,8 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
-LDLIBS := -lbpf -ldw -lelf -ldebuginfod -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap -lpthread
+LDLIBS := -lbpf -ldw -lelf -ldebuginfod -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
+	  -lprotobuf-c -lz -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -49,15 +50,18 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 # libm and ld.so the debug symbols perf names them by), what only the benchmarks run.
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
-		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip
+		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip \
+		      libprotobuf-c-dev protobuf-c-compiler
 # systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
 # openssl for a test certificate, util-linux for setpriv, python3-yaml to
 # read the Kubernetes manifest, debuginfod for a server of debug files,
-# systemtap-sdt-dev for <sys/sdt.h> (tools/sdtgen).
+# systemtap-sdt-dev for <sys/sdt.h> (tools/sdtgen), golang-go for go tool pprof
+# (reads report --pprof), chromium and libpng-dev to render flame graphs as
+# images and read their pixels.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
 		     util-linux python3 python3-yaml libc6-dbg \
-		     debuginfod systemtap-sdt-dev
+		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -71,7 +75,10 @@ BENCH_SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BENCH_BPF_PROGS))
 PARTS := lib sys format symbols capture record report export
 LIB_SRCS := $(foreach p,$(PARTS),$(wildcard user/$(p)/*.c))
 CLI_SRCS := $(wildcard user/cli/*.c)
-LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# pprof's profile.proto, compiled by protoc-c into build/ (never committed).
+PROTO_C := $(OUTPUT)/report/profile.pb-c.c
+PROTO_H := $(OUTPUT)/report/profile.pb-c.h
+LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(LIB_SRCS)) $(OUTPUT)/report/profile.pb-c.o
 CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 
@@ -140,9 +147,19 @@ $(OUTPUT)/export/build_info.o: CFLAGS += -DRINGTRACE_REVISION='"$(REVISION)"'
 
 FORCE:
 
-# Sources that include a skeleton need it first (after that, -MMD knows).
-$(OUTPUT)/%.o: user/%.c | $(SKELETONS)
+# Sources that include a skeleton or the generated protobuf code need it
+# first (after that, -MMD knows).
+$(OUTPUT)/%.o: user/%.c | $(SKELETONS) $(PROTO_H)
 	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(PROTO_C) $(PROTO_H) &: user/report/profile.proto
+	@mkdir -p $(@D)
+	$(call msg,PROTOC-C,$@)
+	$(Q)protoc-c --proto_path=user/report --c_out=$(@D) $<
+
+$(OUTPUT)/report/profile.pb-c.o: $(PROTO_C) $(PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
@@ -206,6 +223,9 @@ $(TEST_UTIL): tests/test_util.c
 
 TEST_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -Itests -MMD -MP -MF $@.d $< $(TEST_UTIL) $(LIBRINGTRACE) \
 	    $(LDLIBS) -lcmocka -lm -lpthread -o $@
+
+# The flame graph rendering test reads Chromium's screenshots with libpng.
+$(OUTPUT)/tests/test_flamegraph_render: LDLIBS += -lpng
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_UTIL) $(LIBRINGTRACE)
 	$(call msg,TEST,$@)
@@ -278,20 +298,26 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)) \
 	     user/capture/event_spec.c user/capture/perf_events.c user/export/metrics.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
+FUZZ_LIBS := -ldw -lelf -ldebuginfod -liberty -ltraceevent -lprotobuf-c -lz -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(FUZZ_OUTPUT)/%.o: user/%.c
+$(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_OUTPUT)/report/profile.pb-c.o: $(PROTO_C) $(PROTO_H)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS))
+$(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS)) $(FUZZ_OUTPUT)/report/profile.pb-c.o
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -ldw -lelf -ldebuginfod -liberty -ltraceevent -lpthread -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) $(FUZZ_LIBS) -o $@
 
 # Runs every target as $(1) says (-max_total_time=S or -runs=N), described
 # as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_perf_data.c: libFuzzer target for everything that reads a recording:
  * the input is a perf.data directory and the command that reads it (below),
- * run as report (table, --children, --folded, --flamegraph, filters) or script.
+ * run as report (table, --children, --folded, --flamegraph, --pprof, filters)
+ * or script.
  * Nothing may crash, hang or leak.
  *
  * Input: a u32 whose low 24 bits are the length of the header file "data"
@@ -28,7 +29,8 @@ enum {
 	FUZZ_FLAMEGRAPH, /* report --flamegraph */
 	FUZZ_SCRIPT,     /* script */
 	FUZZ_CGROUP,     /* report --sort cgroup --cgroup / */
-	FUZZ_NR_COMMANDS = 6,
+	FUZZ_PPROF,      /* report --pprof - */
+	FUZZ_NR_COMMANDS = 7,
 };
 /* Filters, in the selector's high bits, for the report commands. */
 #define FUZZ_FILTER_COMM 0x08u
@@ -129,8 +131,10 @@ static void run_command(unsigned int selector)
 		abort();
 	o.children = command == FUZZ_CHILDREN;
 	o.output = command == FUZZ_FOLDED ? REPORT_FOLDED
-		   : command == FUZZ_FLAMEGRAPH ? REPORT_FLAMEGRAPH : REPORT_TABLE;
+		   : command == FUZZ_FLAMEGRAPH ? REPORT_FLAMEGRAPH
+		   : command == FUZZ_PPROF ? REPORT_PPROF : REPORT_TABLE;
 	o.flamegraph_path = svg;
+	o.pprof_path = "-"; /* into devnull */
 	o.cgroup_filter = command == FUZZ_CGROUP ? "/" : NULL;
 	o.comm_filter = selector & FUZZ_FILTER_COMM ? "bash" : NULL;
 	o.pid_filter = selector & FUZZ_FILTER_PID ? 4242 : -1;

@@ -58,6 +58,11 @@ static void test_option_errors(void **state)
 	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");
 	expect_one_line_error("report /nonexistent/dir", "/nonexistent/dir");
 	expect_one_line_error("report a b", "unexpected argument \"b\"");
+	expect_usage_error("report --inverted", "shape a flame graph: add --flamegraph FILE.svg");
+	expect_usage_error("report --width 10 --flamegraph x.svg", "invalid value \"10\" for --width");
+	expect_usage_error("report --diff a b", "--diff writes --folded or --flamegraph FILE");
+	expect_usage_error("report --diff /nonexistent/before b --folded",
+			   "cannot read /nonexistent/before: No such file or directory");
 }
 
 /* Every command: an unknown option or a missing value is one line naming it

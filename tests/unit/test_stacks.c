@@ -290,9 +290,14 @@ static void test_flamegraph(void **state)
 	assert_non_null(strstr(svg, "</svg>"));
 	assert_non_null(strstr(svg, "<title>all (6 samples, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>synthetic (6 samples, 100.00%)</title>"));
-	assert_non_null(strstr(svg, "<title>kfunc_root (5 samples, 83.33%)</title>"));
-	assert_non_null(strstr(svg, "<title>kfunc_mid (5 samples, 83.33%)</title>"));
-	assert_non_null(strstr(svg, "<title>kfunc_leaf (3 samples, 50.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>kfunc_root_[k] (5 samples, 83.33%)</title>"));
+	assert_non_null(strstr(svg, "<title>kfunc_mid_[k] (5 samples, 83.33%)</title>"));
+	assert_non_null(strstr(svg, "<title>kfunc_leaf_[k] (3 samples, 50.00%)</title>"));
+	/* the geometry is in the file: "all" spans the 1180 px between the margins,
+	 * kfunc_leaf_[k] half of them, and shows its name */
+	assert_non_null(strstr(svg, "<rect x=\"10.00\" y=\"108.0\" width=\"1180.00\""));
+	assert_non_null(strstr(svg, "width=\"590.00\" height=\"15\" fill=\"rgb("));
+	assert_non_null(strstr(svg, ">kfunc_leaf_[k]</text>"));
 	assert_non_null(strstr(svg, "<title>[unknown] (1 samples, 16.67%)</title>"));
 	assert_non_null(strstr(svg, "function zoom("));
 	assert_non_null(strstr(svg, "function search("));
@@ -311,6 +316,24 @@ static void test_flamegraph(void **state)
 		fclose(sink);
 		free(text);
 	}
+}
+
+/* --flamegraph - prints the SVG where the report prints; --title, --width
+ * and --inverted (the root at the top) shape it. */
+static void test_flamegraph_stdout_and_options(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = -1, .output = REPORT_FLAMEGRAPH,
+				    .flamegraph_path = "-", .title = "T <1>", .width = 600,
+				    .inverted = true };
+	char *svg = report_text(fx, &o);
+
+	assert_non_null(strstr(svg, "<svg version=\"1.1\" width=\"600\" height=\"158\""));
+	assert_non_null(strstr(svg, ">T &lt;1&gt;</text>"));
+	/* inverted: "all" in the first row under the title, 580 px wide */
+	assert_non_null(strstr(svg, "<rect x=\"10.00\" y=\"44.0\" width=\"580.00\""));
+	assert_non_null(strstr(svg, "var W = 600;"));
+	free(svg);
 }
 
 /* A record cut in the middle of a file is named with its file and offset. */
@@ -393,7 +416,7 @@ static void test_names_cannot_forge_frames(void **state)
 	 * UTF-8 as U+FFFD, markup as entities */
 	assert_non_null(strstr(svg, "<title>a:b_c_9_\xef\xbf\xbd (1 samples, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>[lib x 99:y.so] (1 samples, 100.00%)</title>"));
-	assert_non_null(strstr(svg, "data-n=\"k:leaf &lt;b&gt;&amp;&quot;&apos;x 1\""));
+	assert_non_null(strstr(svg, "data-n=\"k:leaf &lt;b&gt;&amp;&quot;&apos;x 1_[k]\""));
 	assert_null(strstr(svg, "<b>"));
 	{
 		int frames = 0;
@@ -415,6 +438,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_children, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flamegraph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flamegraph_stdout_and_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_is_named, setup, teardown),
 		cmocka_unit_test(test_names_cannot_forge_frames),
 	};

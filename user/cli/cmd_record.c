@@ -217,6 +217,9 @@ static int record_option(void *ctx, int id, const char *arg)
 		}
 		o->trigger_event = arg;
 		break;
+	case RECORD_OPT_QUIET:
+		o->quiet = true;
+		break;
 	case RECORD_OPT_KEEP_CAPS:
 		o->keep_caps = true;
 		break;

@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "report/diff.h"
 #include "report/report.h"
 
 /* One option of report into the report_options at ctx; an enum options_result. */
@@ -64,6 +65,24 @@ static int report_option(void *ctx, int id, const char *arg)
 		o->output = REPORT_FLAMEGRAPH;
 		o->flamegraph_path = arg;
 		break;
+	case REPORT_OPT_PPROF:
+		o->output = REPORT_PPROF;
+		o->pprof_path = arg;
+		break;
+	case REPORT_OPT_TITLE:
+		o->title = arg;
+		break;
+	case REPORT_OPT_WIDTH:
+		if (option_parse_u64("--width", arg, 200, 100000, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->width = (unsigned int)v;
+		break;
+	case REPORT_OPT_INVERTED:
+		o->inverted = true;
+		break;
+	case REPORT_OPT_DIFF:
+		o->diff_before = arg;
+		break;
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
@@ -92,7 +111,12 @@ int cmd_report(int argc, char **argv)
 		rt_error("unexpected argument \"%s\": report reads one recording", argv[next]);
 		return 2;
 	}
-	status = report_run(&o, stdout, err, sizeof(err));
+	if ((o.title || o.width || o.inverted) && o.output != REPORT_FLAMEGRAPH) {
+		rt_error("--title, --width and --inverted shape a flame graph: add --flamegraph FILE.svg");
+		return 2;
+	}
+	status = o.diff_before ? report_diff_run(&o, stdout, err, sizeof(err))
+			       : report_run(&o, stdout, err, sizeof(err));
 	if (status) {
 		rt_error("%s", err);
 		return status == REPORT_BAD_REQUEST ? 2 : 1;

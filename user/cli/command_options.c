@@ -4,6 +4,7 @@
 #include "cli/command_options.h"
 
 #include "export/metrics_server.h"
+#include "report/flamegraph.h"
 
 static const struct options_entry record_options_table[] = {
 	{ "event", 'e', "EVENTS",
@@ -91,6 +92,10 @@ static const struct options_entry record_options_table[] = {
 	  "events are attached and the files opened)",
 	  NULL, RECORD_OPT_KEEP_CAPS },
 	{ "verbose", 'v', NULL, "show libbpf's messages", NULL, RECORD_OPT_VERBOSE },
+	{ "quiet", 'q', NULL,
+	  "no live progress line (elapsed, samples/s, lost, bytes, once a second, shown when "
+	  "stderr is a terminal)",
+	  NULL, RECORD_OPT_QUIET },
 	{ "debug-drain-delay-ms", 0, "MS", "test knob: a slow drain", NULL,
 	  RECORD_OPT_DEBUG_DRAIN_DELAY },
 	{ "debug-writer-delay-ms", 0, "MS", "test knob: a slow disk", NULL,
@@ -126,8 +131,27 @@ static const struct options_entry report_options_table[] = {
 	  "format)",
 	  NULL, REPORT_OPT_FOLDED },
 	{ "flamegraph", 0, "FILE.svg",
-	  "an interactive SVG flame graph (click to zoom, Ctrl-F or Search to search)",
+	  "an SVG flame graph (- for stdout) that shows as an image anywhere and, in a browser, "
+	  "zooms on click and searches (Ctrl-F or Search); kernel frames end in _[k]",
 	  NULL, REPORT_OPT_FLAMEGRAPH },
+	{ "title", 0, "TEXT", "the flame graph's title (default: ringtrace: DIR)", NULL,
+	  REPORT_OPT_TITLE },
+	{ "width", 0, "PIXELS",
+	  "the flame graph's width (default " OPTIONS_STR(FLAMEGRAPH_DEFAULT_WIDTH) ")", NULL,
+	  REPORT_OPT_WIDTH },
+	{ "inverted", 0, NULL, "an icicle graph: the flame graph upside down, roots at the top",
+	  NULL, REPORT_OPT_INVERTED },
+	{ "diff", 0, "BEFORE",
+	  "compare BEFORE with the recording (each a recording or a file of folded stacks), "
+	  "BEFORE's samples scaled to the recording's total: --folded prints \"stack before "
+	  "after\" lines, --flamegraph draws the recording's stacks red where they grew, blue "
+	  "where they shrank",
+	  NULL, REPORT_OPT_DIFF },
+	{ "pprof", 0, "FILE",
+	  "a gzipped pprof profile (go tool pprof, Pyroscope, Parca, Grafana): samples and "
+	  "cpu time by stack, with mappings, build-ids and comm, pid, tid, cpu, cgroup labels "
+	  "(- for stdout)",
+	  NULL, REPORT_OPT_PPROF },
 	{ "event", 0, "NAME",
 	  "only this event's samples (folded stacks and flame graphs: the recording's first "
 	  "event without it)",
@@ -150,9 +174,11 @@ static const struct options_entry report_options_table[] = {
 const struct options_command report_command = {
 	.name = "report",
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
-		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg [filters]",
+		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
+		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
-		       ") fell, by overhead; or their stacks, folded or as a flame graph.",
+		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
+		       "profile.",
 	.options = report_options_table,
 };
 

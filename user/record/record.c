@@ -273,6 +273,27 @@ static void handle_signal(struct session *s)
  * between drains. */
 #define UNWIND_WORK_SLICE_MS 20
 
+/* Every CPU's samples in the files, samples lost anywhere, bytes written,
+ * once a second on the terminal. */
+static void show_progress(struct session *s)
+{
+	struct progress_counts c = { 0 };
+
+	if (!progress_due(&s->progress))
+		return;
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		struct rt_cpu_counters k = { 0 };
+		struct record_sink_totals t;
+
+		sink_totals(s, s->cpus.cpus[i], &t);
+		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &k);
+		c.samples += t.samples;
+		c.lost += k.lost + t.lost + t.unwritten;
+		c.bytes += t.bytes;
+	}
+	progress_show(&s->progress, &c);
+}
+
 static int run_loop(struct session *s)
 {
 	bool unwind_work = s->unwind.on;
@@ -297,6 +318,7 @@ static int run_loop(struct session *s)
 		if (unwind_work)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
+		show_progress(s);
 	}
 	return 0;
 }
@@ -382,6 +404,7 @@ static int finish(struct session *s)
 {
 	int ret = 0;
 
+	progress_clear(&s->progress);
 	snapshot_trigger_stop(s->trigger);
 	s->trigger = NULL;
 	bpf_sampler_stop(s->sampler);
@@ -726,6 +749,7 @@ int record_run(struct record_options *opts)
 		goto out;
 	}
 	s.started = true;
+	progress_init(&s.progress, stderr, opts->quiet);
 	failed = run_loop(&s) != 0;
 	/* even after a failure, stop cleanly and keep what was recorded */
 	failed |= finish(&s) != 0;

@@ -49,6 +49,7 @@ struct record_options {
 	int argc;                /* the whole command line, for the header */
 	char **argv;
 	bool verbose;
+	bool quiet;              /* no live progress line */
 };
 
 /* Runs the recording, and frees opts->sinks. Returns the process exit status: 0, the workload's exit

@@ -14,6 +14,7 @@
 #include "format/recording_layout.h"
 #include "lib/byte_buffer.h"
 #include "record/jit_maps.h"
+#include "record/progress.h"
 #include "record/record.h"
 #include "record/record_target.h"
 #include "record/unwind_tables.h"
@@ -56,6 +57,7 @@ struct session {
 	bool has_workload;
 	int sigfd;
 	int epfd;
+	struct progress progress;         /* the live line on a terminal */
 	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;
 	char error[512];

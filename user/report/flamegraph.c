@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* flamegraph.c: an interactive SVG flame graph from folded stacks, written
- * natively: zoom by click, search, a tooltip with samples and percentage. */
+/* flamegraph.c: an SVG flame graph from folded stacks with every frame's
+ * geometry written out (an image without JavaScript), and zoom and search. */
 #include "report/flamegraph.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/hash_map.h"
 #include "lib/log.h"
 #include "lib/utf8.h"
 
-#define IMAGE_WIDTH 1200
 #define FRAME_HEIGHT 16
 #define PAD_X 10
 #define PAD_TOP 44
@@ -30,6 +27,7 @@ struct node {
 	uint32_t parent; /* NO_NODE for the root */
 	const char *name;
 	uint64_t count;
+	uint64_t before; /* differential graphs */
 	uint32_t depth;
 	uint32_t *children;
 	uint32_t nr_children, cap_children;
@@ -129,11 +127,13 @@ static int build_tree(struct tree *t, const struct flamegraph_stack *stacks, siz
 		if (!(*copies)[i])
 			return -1;
 		t->nodes[root].count += stacks[i].count;
+		t->nodes[root].before += stacks[i].before;
 		for (name = strtok_r((*copies)[i], ";", &save); name; name = strtok_r(NULL, ";", &save)) {
 			at = child(t, at, name);
 			if (at == NO_NODE)
 				return -1;
 			t->nodes[at].count += stacks[i].count;
+			t->nodes[at].before += stacks[i].before;
 		}
 	}
 	return 0;
@@ -178,19 +178,50 @@ static void put_escaped(FILE *out, const char *s)
 	}
 }
 
-/* flamegraph.pl's "hot" palette, from a hash of the name so that a function
- * keeps its colour from one graph to the next. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* flamegraph.pl's palettes, from a hash of the name so that a function keeps
+ * its colour from one graph to the next: "java" for kernel (orange), JIT
+ * (green) and inlined (aqua) frames, "hot" for the others. */
 static void colour(const char *name, int *r, int *g, int *b)
 {
 	uint64_t h = hash_bytes(name, strlen(name), 0x5254);
+	double v1 = (double)(h & 0xff) / 255.0, v2 = (double)((h >> 8) & 0xff) / 255.0;
+	double v3 = (double)((h >> 16) & 0xff) / 255.0;
 
-	*r = 205 + (int)(h % 51);
-	*g = (int)((h >> 8) % 231);
-	*b = (int)((h >> 16) % 56);
+	if (ends_with(name, "_[k]")) {
+		*r = 190 + (int)(65 * v1), *g = 90 + (int)(65 * v1), *b = 0;
+	} else if (ends_with(name, "_[j]")) {
+		*r = 50 + (int)(60 * v1), *g = 200 + (int)(55 * v1), *b = 50 + (int)(60 * v1);
+	} else if (ends_with(name, "_[i]")) {
+		*r = 50 + (int)(60 * v1), *g = 165 + (int)(55 * v1), *b = 165 + (int)(55 * v1);
+	} else {
+		*r = 205 + (int)(50 * v3), *g = (int)(230 * v1), *b = (int)(55 * v2);
+	}
+}
+
+/* A differential frame's colour, as flamegraph.pl's: red as much as it grew,
+ * blue as much as it shrank, of the largest change; white unchanged. */
+static void diff_colour(const struct node *n, uint64_t max_delta, int *r, int *g, int *b)
+{
+	double delta = (double)n->count - (double)n->before;
+	int fade = max_delta ? (int)(210.0 * (1.0 - fabs(delta) / (double)max_delta)) : 210;
+
+	if (delta > 0)
+		*r = 255, *g = *b = fade;
+	else if (delta < 0)
+		*b = 255, *r = *g = fade;
+	else
+		*r = *g = *b = 250;
 }
 
 static const char *const script =
-	"var W = " "1200" ", PAD = 10, frames, details, unzoombtn, matchedtxt;\n"
+	"var PAD = 10, frames, details, unzoombtn, matchedtxt;\n"
 	"function init(evt) {\n"
 	"  frames = document.getElementById('frames');\n"
 	"  details = document.getElementById('details').firstChild;\n"
@@ -210,9 +241,9 @@ static const char *const script =
 	"function num(g, a) { return parseFloat(g.getAttribute(a)); }\n"
 	"function place(g, x, w) {\n"
 	"  var r = g.querySelector('rect'), t = g.querySelector('text'), px = w * (W - 2 * PAD);\n"
-	"  r.setAttribute('x', PAD + x * (W - 2 * PAD));\n"
-	"  r.setAttribute('width', Math.max(px, 0));\n"
-	"  t.setAttribute('x', PAD + x * (W - 2 * PAD) + 3);\n"
+	"  r.setAttribute('x', (PAD + x * (W - 2 * PAD)).toFixed(2)); /* as written */\n"
+	"  r.setAttribute('width', Math.max(px, 0).toFixed(2));\n"
+	"  t.setAttribute('x', (PAD + x * (W - 2 * PAD) + 3).toFixed(2));\n"
 	"  var name = g.getAttribute('data-n'), fit = Math.floor((px - 6) / 7.2);\n"
 	"  t.textContent = fit < 3 ? '' : (name.length <= fit ? name : name.substring(0, fit - 2) + '..');\n"
 	"}\n"
@@ -260,28 +291,90 @@ static const char *const script =
 	"  if (term) search(term); else reset_search();\n"
 	"}\n";
 
+/* How the frames are laid out. */
+struct layout {
+	const struct flamegraph_options *o;
+	unsigned int width;  /* of the image */
+	int height;
+	uint64_t total;      /* samples of the root */
+	uint64_t max_delta;  /* differential: the largest change of a frame */
+};
+
+/* The text a frame of px pixels shows: its name, cut with ".." to fit the
+ * 12 px monospace font, or nothing if under three characters fit (as the
+ * script's place() does when zooming). */
+static void put_fitted(FILE *out, const char *name, double px)
+{
+	int fit = (int)floor((px - 6) / FONT_WIDTH);
+	size_t len = strlen(name), keep = 0, chars = 0;
+	char *cut;
+
+	if (fit < 3)
+		return;
+	/* count characters (UTF-8 sequences), not bytes */
+	for (size_t i = 0; i < len; chars++) {
+		size_t n = utf8_sequence((const uint8_t *)name + i, len - i);
+
+		i += n ? n : 1;
+		if (chars + 1 <= (size_t)fit - 2)
+			keep = i;
+	}
+	if (chars <= (size_t)fit) {
+		put_escaped(out, name);
+		return;
+	}
+	cut = strndup(name, keep);
+	if (!cut)
+		return;
+	put_escaped(out, cut);
+	fputs("..", out);
+	free(cut);
+}
+
+static void max_delta(const struct tree *t, uint64_t *max)
+{
+	for (uint32_t i = 0; i < t->nr; i++) {
+		const struct node *n = &t->nodes[i];
+		uint64_t d = n->count > n->before ? n->count - n->before : n->before - n->count;
+
+		if (d > *max)
+			*max = d;
+	}
+}
+
 /* Writes node i and what is above it, starting at fraction x of the width. */
-static void write_node(FILE *out, const struct tree *t, uint32_t i, double x, uint64_t total,
-		       int height)
+static void write_node(FILE *out, const struct tree *t, const struct layout *l, uint32_t i,
+		       double x)
 {
 	const struct node *n = &t->nodes[i];
-	double w = total ? (double)n->count / (double)total : 0.0;
-	double y = height - PAD_BOTTOM - (double)(n->depth + 1) * FRAME_HEIGHT;
+	double w = (double)n->count / (double)l->total;
+	double span = (double)(l->width - 2 * PAD_X), px = w * span, left = PAD_X + x * span;
+	double y = l->o->inverted ? PAD_TOP + (double)n->depth * FRAME_HEIGHT
+				  : l->height - PAD_BOTTOM - (double)(n->depth + 1) * FRAME_HEIGHT;
 	int r, g, b;
 	uint32_t *order;
 
-	if (w * (IMAGE_WIDTH - 2 * PAD_X) < MIN_WIDTH_PX)
+	if (px < MIN_WIDTH_PX)
 		return;
-	colour(n->name, &r, &g, &b);
-	if (!n->depth)
+	if (l->o->differential)
+		diff_colour(n, l->max_delta, &r, &g, &b);
+	else if (!n->depth)
 		r = 240, g = 150, b = 60;
+	else
+		colour(n->name, &r, &g, &b);
 	fprintf(out, "<g data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\" data-c=\"rgb(%d,%d,%d)\" data-n=\"",
 		x, w, n->depth, r, g, b);
 	put_escaped(out, n->name);
 	fprintf(out, "\"><title>");
 	put_escaped(out, n->name);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"0\" y=\"%.1f\" width=\"0\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/><text x=\"0\" y=\"%.1f\"></text></g>\n",
-		n->count, 100.0 * w, y, FRAME_HEIGHT - 1, r, g, b, y + 11.5);
+	fprintf(out, " (%" PRIu64 " samples, %.2f%%", n->count, 100.0 * w);
+	if (l->o->differential)
+		fprintf(out, "; before %" PRIu64 ", %+.2f%%", n->before,
+			100.0 * ((double)n->count - (double)n->before) / (double)l->total);
+	fprintf(out, ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+		left, y, px, FRAME_HEIGHT - 1, r, g, b, left + 3, y + 11.5);
+	put_fitted(out, n->name, px);
+	fprintf(out, "</text></g>\n");
 	/* callers in name order, as flamegraph.pl merges them */
 	order = malloc((n->nr_children ? n->nr_children : 1) * sizeof(*order));
 	if (!order)
@@ -296,47 +389,54 @@ static void write_node(FILE *out, const struct tree *t, uint32_t i, double x, ui
 			order[c - 1] = tmp;
 		}
 	for (uint32_t c = 0; c < n->nr_children; c++) {
-		write_node(out, t, order[c], x, total, height);
-		x += (double)t->nodes[order[c]].count / (double)total;
+		write_node(out, t, l, order[c], x);
+		x += (double)t->nodes[order[c]].count / (double)l->total;
 	}
 	free(order);
 }
 
-int flamegraph_write(FILE *out, const char *title, const struct flamegraph_stack *stacks,
-		     size_t nr, char *err, size_t errlen)
+int flamegraph_write(FILE *out, const struct flamegraph_options *o,
+		     const struct flamegraph_stack *stacks, size_t nr, char *err, size_t errlen)
 {
 	struct tree t = { 0 };
+	struct layout l = { .o = o, .width = o->width ? o->width : FLAMEGRAPH_DEFAULT_WIDTH };
 	char **copies = NULL;
-	int height, ret = -1;
+	int ret = -1, title_y, details_y;
 
 	if (build_tree(&t, stacks, nr, &copies)) {
 		rt_format(err, errlen, "out of memory");
 		goto out;
 	}
-	height = PAD_TOP + PAD_BOTTOM + (int)(t.max_depth + 1) * FRAME_HEIGHT;
+	l.height = PAD_TOP + PAD_BOTTOM + (int)(t.max_depth + 1) * FRAME_HEIGHT;
+	l.total = t.nodes[0].count;
+	if (o->differential)
+		max_delta(&t, &l.max_delta);
+	title_y = 24;
+	details_y = l.height - 12;
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		     "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" onload=\"init(evt)\" "
+		     "<svg version=\"1.1\" width=\"%u\" height=\"%d\" viewBox=\"0 0 %u %d\" onload=\"init(evt)\" "
 		     "xmlns=\"http://www.w3.org/2000/svg\">\n",
-		IMAGE_WIDTH, height, IMAGE_WIDTH, height);
+		l.width, l.height, l.width, l.height);
 	fprintf(out, "<style>text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
 		     "#frames g:hover rect { stroke: black; stroke-width: 0.5; }\n"
 		     "#frames g, .button { cursor: pointer; }</style>\n");
-	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", script);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"rgb(248,248,248)\"/>\n",
-		IMAGE_WIDTH, height);
-	fprintf(out, "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">",
-		IMAGE_WIDTH / 2);
-	put_escaped(out, title);
-	fprintf(out, "</text>\n<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"24\" style=\"display: none\" onclick=\"unzoom()\">Reset Zoom</text>\n",
-		PAD_X);
-	fprintf(out, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\" onclick=\"search_prompt()\">Search</text>\n",
-		IMAGE_WIDTH - PAD_X - 60);
-	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD_X, height - 12);
-	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n", IMAGE_WIDTH - PAD_X - 140,
-		height - 12);
+	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar W = %u;\n%s]]></script>\n",
+		l.width, script);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%d\" fill=\"rgb(248,248,248)\"/>\n",
+		l.width, l.height);
+	fprintf(out, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\" style=\"font-size: 17px\">",
+		l.width / 2, title_y);
+	put_escaped(out, o->title ? o->title : (o->inverted ? "Icicle Graph" : "Flame Graph"));
+	fprintf(out, "</text>\n<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"%d\" style=\"display: none\" onclick=\"unzoom()\">Reset Zoom</text>\n",
+		PAD_X, title_y);
+	fprintf(out, "<text id=\"search\" class=\"button\" x=\"%u\" y=\"%d\" onclick=\"search_prompt()\">Search</text>\n",
+		l.width - PAD_X - 60, title_y);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD_X, details_y);
+	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%d\"> </text>\n", l.width - PAD_X - 140,
+		details_y);
 	fprintf(out, "<g id=\"frames\">\n");
-	if (t.nr && t.nodes[0].count)
-		write_node(out, &t, 0, 0.0, t.nodes[0].count, height);
+	if (l.total)
+		write_node(out, &t, &l, 0, 0.0);
 	fprintf(out, "</g>\n</svg>\n");
 	ret = 0;
 out:
@@ -347,32 +447,5 @@ out:
 	for (size_t i = 0; copies && i < nr; i++)
 		free(copies[i]);
 	free(copies);
-	return ret;
-}
-
-int flamegraph_write_file(const char *path, const char *title,
-			  const struct flamegraph_stack *stacks, size_t nr, char *err,
-			  size_t errlen)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *out;
-	int ret;
-
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot create %s: %s%s", path, strerror(errno),
-			  errno == EEXIST ? " (remove it or choose another name)" : "");
-		return -1;
-	}
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
-		rt_format(err, errlen, "out of memory");
-		return -1;
-	}
-	ret = flamegraph_write(out, title, stacks, nr, err, errlen);
-	if (fclose(out) && !ret) {
-		rt_format(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		ret = -1;
-	}
 	return ret;
 }

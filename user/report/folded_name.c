@@ -3,6 +3,9 @@
  * as stackcollapse-perf.pl makes them: no ';' and no line break in a name. */
 #include "report/folded_name.h"
 
+#include <stdio.h>
+#include <string.h>
+
 static bool blank(unsigned char c)
 {
 	return c <= ' ' || c == 0x7f; /* space and the control characters */
@@ -37,4 +40,25 @@ int folded_append_name(struct byte_buffer *b, const char *name, bool comm)
 	if (b->len == start && !byte_buffer_append(b, "[unknown]", 9))
 		return -1;
 	return 0;
+}
+
+const char *folded_frame_name(struct address_space *as, const struct resolved *where,
+			      bool annotate)
+{
+	char buf[1024];
+	const char *slash, *suffix = "";
+
+	if (annotate && where->kernel)
+		suffix = "_[k]";
+	else if (annotate && !strncmp(where->dso, "/tmp/perf-", 10))
+		suffix = "_[j]";
+	if (strcmp(where->symbol, "[unknown]") || !strcmp(where->dso, "[unknown]")) {
+		if (!*suffix)
+			return where->symbol;
+		snprintf(buf, sizeof(buf), "%s%s", where->symbol, suffix);
+	} else {
+		slash = strrchr(where->dso, '/');
+		snprintf(buf, sizeof(buf), "[%s]%s", slash ? slash + 1 : where->dso, suffix);
+	}
+	return address_space_intern(as, buf);
 }

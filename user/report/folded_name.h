@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "lib/byte_buffer.h"
+#include "symbols/address_space.h"
 
 /*
  * Appends name to b as one frame of "comm;outer;...;leaf COUNT" (no NUL):
@@ -17,5 +18,13 @@
  * an empty name is "[unknown]". Returns 0, or -1 if memory ran out.
  */
 int folded_append_name(struct byte_buffer *b, const char *name, bool comm);
+
+/* What a frame is called in a stack: its symbol, or [file] when only the
+ * file is known (as stackcollapse-perf.pl writes it), or [unknown]; with
+ * annotate, "_[k]" after a kernel function and "_[j]" after a JIT's (as
+ * stackcollapse-perf.pl --all), for flame graphs to colour them. Interned
+ * in as; NULL if memory ran out. */
+const char *folded_frame_name(struct address_space *as, const struct resolved *where,
+			      bool annotate);
 
 #endif

@@ -18,6 +18,8 @@
 #include "report/flamegraph.h"
 #include "report/folded_name.h"
 #include "report/recording.h"
+#include "report/report_output.h"
+#include "report/report_pprof.h"
 #include "symbols/address_space.h"
 #include "sys/cpu_list.h"
 
@@ -170,6 +172,7 @@ struct report_state {
 	const char **frame_names;
 	unsigned int nr_frames;
 	struct byte_buffer line;
+	struct report_pprof pprof;   /* --pprof */
 };
 
 static bool has_key(const struct report_options *o, enum report_key k)
@@ -224,20 +227,6 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 	return 0;
 }
 
-/* The name of a frame in a folded stack: its symbol, or [dso] when only
- * the DSO is known (as stackcollapse-perf writes it), or [unknown]. */
-static const char *frame_name(struct report_state *st, const struct resolved *where)
-{
-	char buf[512];
-	const char *slash;
-
-	if (strcmp(where->symbol, "[unknown]") || !strcmp(where->dso, "[unknown]"))
-		return where->symbol;
-	slash = strrchr(where->dso, '/');
-	snprintf(buf, sizeof(buf), "[%s]", slash ? slash + 1 : where->dso);
-	return address_space_intern(&st->rec.as, buf);
-}
-
 struct frame_walk {
 	struct report_state *st;
 	const struct row_key *base;
@@ -254,7 +243,8 @@ static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 	if (st->o->output == REPORT_TABLE) {
 		if (frame_key(st, w->base, where, &st->frame_keys[st->nr_frames]))
 			return -ENOMEM;
-	} else if (!(st->frame_names[st->nr_frames] = frame_name(st, where)))
+	} else if (!(st->frame_names[st->nr_frames] =
+			     folded_frame_name(&st->rec.as, where, st->o->output == REPORT_FLAMEGRAPH)))
 		return -ENOMEM;
 	st->nr_frames++;
 	return 0;
@@ -370,6 +360,8 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 	if (has_key(o, REPORT_KEY_CGROUP))
 		base.cgroup = address_space_cgroup(&rec->as, s->cgroup);
 	st->nr_frames = 0;
+	if (o->output == REPORT_PPROF)
+		return report_pprof_add(&st->pprof, rec, s, comm, period);
 	if (o->output == REPORT_TABLE && !o->children) {
 		/* the leaf only, resolved only if a key needs it */
 		if (has_key(o, REPORT_KEY_DSO) || has_key(o, REPORT_KEY_SYM)) {
@@ -626,7 +618,10 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 			fprintf(out, "%s %" PRIu64 "\n", stacks[i]->stack, stacks[i]->count);
 	} else {
 		struct flamegraph_stack *fs = calloc(nr ? nr : 1, sizeof(*fs));
-		char title[512];
+		struct flamegraph_options fo = { .title = st->o->title, .width = st->o->width,
+						 .inverted = st->o->inverted };
+		char title[512], close_err[512];
+		FILE *f = NULL;
 
 		if (!fs) {
 			free(stacks);
@@ -638,7 +633,15 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 			fs[i].count = stacks[i]->count;
 		}
 		snprintf(title, sizeof(title), "ringtrace: %s", st->o->input);
-		ret = flamegraph_write_file(st->o->flamegraph_path, title, fs, nr, err, errlen);
+		if (!fo.title)
+			fo.title = title;
+		f = report_output_open(st->o->flamegraph_path, out, err, errlen);
+		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : -1;
+		if (f && report_output_close(f, out, st->o->flamegraph_path, close_err,
+					     sizeof(close_err)) && !ret) {
+			rt_format(err, errlen, "%s", close_err);
+			ret = -1;
+		}
 		free(fs);
 	}
 	free(stacks);
@@ -701,7 +704,8 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
-	if (!st.events || !st.frame_keys || !st.frame_names) {
+	if (!st.events || !st.frame_keys || !st.frame_names ||
+	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
 		goto out;
 	}
@@ -721,6 +725,14 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 			rt_format(err, errlen, "out of memory");
 			goto out;
 		}
+	} else if (o->output == REPORT_PPROF) {
+		if (st.only_event < 0) {
+			rt_format(err, errlen, "%s has no sampled event to profile", o->input);
+			goto out;
+		}
+		if (report_pprof_write(&st.pprof, &st.rec, &st.rec.in.events[st.only_event],
+				       o->pprof_path, out, err, errlen))
+			goto out;
 	} else if (print_stacks(&st, out, err, errlen)) {
 		goto out;
 	}
@@ -737,5 +749,7 @@ out_maps:
 	free(st.events);
 	free(st.frame_keys);
 	free(st.frame_names);
+	if (o->output == REPORT_PPROF)
+		report_pprof_free(&st.pprof);
 	return ret;
 }

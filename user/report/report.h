@@ -25,6 +25,7 @@ enum report_output {
 	REPORT_TABLE,      /* rows by overhead, per event */
 	REPORT_FOLDED,     /* one line per unique stack and its count */
 	REPORT_FLAMEGRAPH, /* an interactive SVG flame graph */
+	REPORT_PPROF,      /* a gzipped pprof profile.proto */
 };
 
 struct report_options {
@@ -32,7 +33,12 @@ struct report_options {
 	enum report_key keys[REPORT_MAX_KEYS];
 	unsigned int nr_keys;
 	enum report_output output;
-	const char *flamegraph_path; /* REPORT_FLAMEGRAPH: the SVG file to create */
+	const char *flamegraph_path; /* REPORT_FLAMEGRAPH: the SVG file to create ("-": out) */
+	const char *title;       /* the flame graph's, or NULL: "ringtrace: INPUT" */
+	unsigned int width;      /* the flame graph's in pixels, or 0: the default */
+	bool inverted;           /* an icicle graph: roots at the top */
+	const char *pprof_path;  /* REPORT_PPROF: the profile to create ("-": out) */
+	const char *diff_before; /* --diff: the recording or folded file input is compared with */
 	bool children;           /* also credit every caller on the stack */
 	const char *event_filter; /* only this event (folded stacks and flame graphs
 				   * take the first one without it), or NULL */

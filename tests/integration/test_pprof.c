@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_pprof.c: report --pprof of a real recording of the load generator, read
+ * by go tool pprof: the hot function, its callers and the totals as --folded. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_util.h"
+
+#define HOT "loadgen_hot_loop"
+
+struct fixture {
+	char *dir;
+	char *folded;
+};
+
+/* go tool pprof with a scratch HOME (it keeps its state there). */
+static int pprof(char **out, const struct fixture *fx, const char *args)
+{
+	return tu_sh(out, "cd %s && HOME=%s go tool pprof %s 2>&1", fx->dir, fx->dir, args);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	char *out = NULL;
+	int rc;
+
+	fx->dir = tu_tempdir();
+	*state = fx;
+	if (tu_integration_skip_reason())
+		return 0;
+	rc = tu_sh(&out, "%s record -g -F 999 -o %s/rec -- %s --cpu %d spin 2 2>&1", tu_ringtrace(),
+		   fx->dir, tu_loadgen(), tu_online_cpus() - 1);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	free(out);
+	rc = tu_sh(&fx->folded, "%s report %s/rec --folded", tu_ringtrace(), fx->dir);
+	if (rc)
+		fail_msg("report --folded failed (%d):\n%s", rc, fx->folded);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx->folded);
+	free(fx);
+	return 0;
+}
+
+static void need_go(void)
+{
+	char *out = NULL;
+
+	tu_skip_unless_possible();
+	if (tu_sh(&out, "command -v go"))
+		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	free(out);
+}
+
+/* The heaviest folded line of comm loadgen ending in the hot function: its
+ * frames (comm left out) root first, separated by ';', and its count. */
+static char *hot_stack(const char *folded, uint64_t *count, uint64_t *total)
+{
+	const char *best = NULL;
+	size_t best_len = 0;
+
+	*count = *total = 0;
+	for (const char *line = folded; *line;) {
+		const char *end = strchr(line, '\n'), *space;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		uint64_t n;
+
+		space = memrchr(line, ' ', len);
+		assert_non_null(space);
+		n = strtoull(space + 1, NULL, 10);
+		*total += n;
+		if (!strncmp(line, "loadgen;", 8) && space - line > (ptrdiff_t)strlen(HOT) &&
+		    !strncmp(space - strlen(HOT), HOT, strlen(HOT)) && n > *count) {
+			*count = n;
+			best = line + 8;
+			best_len = (size_t)(space - best);
+		}
+		line += len + (end ? 1 : 0);
+	}
+	assert_non_null(best);
+	return strndup(best, best_len);
+}
+
+/* go tool pprof -top names the hot function first, and counts every sample
+ * --folded counts. */
+static void test_top_matches_folded(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL, *stack, want[64];
+	uint64_t count, total;
+	double flat;
+	const char *row;
+
+	need_go();
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof %s/p.pb.gz", tu_ringtrace(), fx->dir,
+			       fx->dir), 0);
+	free(out);
+	stack = hot_stack(fx->folded, &count, &total);
+	if (pprof(&out, fx, "-top -nodecount=5 p.pb.gz"))
+		fail_msg("go tool pprof -top failed:\n%s", out);
+	/* the first row after the header is the hot function, at over 80% */
+	row = strstr(out, "flat%");
+	assert_non_null(row);
+	row = strchr(row, '\n') + 1;
+	if (!strstr(row, HOT) || strstr(row, "\n") < strstr(row, HOT) ||
+	    sscanf(strchr(row, 's') + 1, "%lf%%", &flat) != 1 || flat < 80.0)
+		fail_msg("%s is not the top function over 80%%:\n%s", HOT, out);
+	if (!strstr(out, "Type: cpu") || !strstr(out, "File: loadgen\nBuild ID: "))
+		fail_msg("the profile's type is not cpu, or its main file not loadgen's:\n%s", out);
+	free(out);
+	/* the sample counts add up to --folded's */
+	assert_int_equal(pprof(&out, fx, "-sample_index=samples -top -nodecount=1 p.pb.gz"), 0);
+	snprintf(want, sizeof(want), "of %" PRIu64 " total", total);
+	if (!strstr(out, want))
+		fail_msg("pprof does not count the %" PRIu64 " samples of --folded:\n%s", total, out);
+	free(out);
+	free(stack);
+}
+
+/* go tool pprof -traces shows the hot stack, leaf first, with the callers of
+ * --folded, labelled with comm, pid and tid. */
+static void test_traces_match_folded(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL, *stack, *save = NULL, *frames[64], *trace = NULL;
+	uint64_t count, total;
+	int nr = 0;
+	size_t len = 0;
+	FILE *f;
+
+	need_go();
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --comm loadgen --pprof %s/c.pb.gz",
+			       tu_ringtrace(), fx->dir, fx->dir), 0);
+	free(out);
+	stack = hot_stack(fx->folded, &count, &total);
+	for (char *t = strtok_r(stack, ";", &save); t && nr < 64; t = strtok_r(NULL, ";", &save))
+		frames[nr++] = t;
+	/* the trace as pprof prints it: leaf first, one frame a line */
+	f = open_memstream(&trace, &len);
+	fprintf(f, " %s\n", frames[nr - 1]);
+	for (int i = nr - 2; i >= 0; i--)
+		fprintf(f, "             %s\n", frames[i]);
+	fclose(f);
+	if (pprof(&out, fx, "-traces c.pb.gz"))
+		fail_msg("go tool pprof -traces failed:\n%s", out);
+	if (!strstr(out, trace))
+		fail_msg("no trace\n%swhere --folded has %s in\n%s", trace, HOT, out);
+	if (!strstr(out, "comm:  loadgen") || !strstr(out, "pid:  ") || !strstr(out, "tid:  "))
+		fail_msg("labels missing:\n%s", out);
+	/* --comm filtered the other processes out */
+	if (strstr(out, "comm:  ringtrace") || strstr(out, "comm:  sh"))
+		fail_msg("--comm loadgen let other comms in:\n%s", out);
+	free(out);
+	free(trace);
+	free(stack);
+}
+
+/* "-" writes the gzipped profile to stdout; an existing file is refused
+ * with exit status 1, and a file created is mode 0600. */
+static void test_stdout_and_existing_file(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL, path[4096];
+	struct stat st;
+
+	tu_skip_unless_possible();
+	snprintf(path, sizeof(path), "%s/e.pb.gz", fx->dir);
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof - | head -c 2 | od -An -tx1",
+			       tu_ringtrace(), fx->dir), 0);
+	if (!strstr(out, "1f 8b"))
+		fail_msg("--pprof - is not gzip on stdout: %s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof %s/e.pb.gz", tu_ringtrace(), fx->dir,
+			       fx->dir), 0);
+	free(out);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof %s/e.pb.gz 2>&1", tu_ringtrace(),
+			       fx->dir, fx->dir), 1);
+	if (!strstr(out, "File exists") || strchr(out, '\n') != strrchr(out, '\n'))
+		fail_msg("not one line naming the cause: %s", out);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_top_matches_folded),
+		cmocka_unit_test(test_traces_match_folded),
+		cmocka_unit_test(test_stdout_and_existing_file),
+	};
+
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

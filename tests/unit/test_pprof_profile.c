@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_pprof_profile.c: report --pprof of a synthetic recording, decoded again with
+ * zlib and protobuf-c: types, samples, labels, mappings with build-ids, filters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "report/profile.pb-c.h"
+#include "report/report.h"
+#include "test_util.h"
+
+#define SAMPLE_ID_TYPE \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define CLOCK_TYPE (SAMPLE_ID_TYPE | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define PID 4242
+#define OTHER 4343
+#define CLOCK_ID 101
+#define K(off) (0xffffffff81000000ULL + (off))
+#define LIB 0x7f0000000000ULL
+
+struct fixture {
+	char *dir;
+	char kallsyms[PATH_MAX];
+};
+
+/* CPU 0: 3 samples of PID kfunc_leaf <- kfunc_root <- lib (user), and 1 of
+ * OTHER in kfunc_root; period 1 ms each, at 1 s and 2 s. */
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct tu_recording r;
+	struct perf_event_attr *clock;
+	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "worker" };
+	struct perf_comm other = { .pid = OTHER, .tid = OTHER, .comm = "other" };
+	struct perf_mmap m = { .pid = PID, .tid = PID, .start = LIB, .len = 0x10000, .pgoff = 0x2000,
+			       .build_id_size = 20, .prot = 5, .flags = 2, .filename = "/opt/libw.so" };
+	struct perf_sample_id sid = { .pid = PID, .tid = PID, .id = CLOCK_ID };
+	const uint64_t deep[] = { PERF_CONTEXT_KERNEL, K(0x110), K(0x310), PERF_CONTEXT_USER,
+				  LIB + 0x1234 };
+	const uint64_t shallow[] = { PERF_CONTEXT_KERNEL, K(0x320) };
+
+	for (int i = 0; i < 20; i++)
+		m.build_id[i] = (uint8_t)(0xa0 + i);
+	fx->dir = tu_tempdir();
+	tu_recording_init(&r, 1);
+	clock = tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				   CLOCK_TYPE, CLOCK_ID);
+	clock->sample_period = 1000000;
+	assert_int_equal(perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, K(0), &sid), 0);
+	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &comm, &sid), 0);
+	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &other, &sid), 0);
+	assert_int_equal(perf_mmap2_encode(&r.side, SAMPLE_ID_TYPE, &m, &sid), 0);
+	for (int i = 0; i < 3; i++) {
+		struct perf_sample s = { .misc = PERF_RECORD_MISC_KERNEL, .ip = deep[1], .pid = PID,
+					 .tid = PID, .time = 1000000000ULL + i, .period = 1000000,
+					 .nr_callchain = 5, .callchain = deep };
+
+		tu_recording_sample(&r, 0, &s);
+	}
+	{
+		struct perf_sample s = { .misc = PERF_RECORD_MISC_KERNEL, .ip = shallow[1], .pid = OTHER,
+					 .tid = OTHER, .time = 2000000000ULL, .period = 1000000,
+					 .nr_callchain = 2, .callchain = shallow };
+
+		tu_recording_sample(&r, 0, &s);
+	}
+	r.kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T kfunc_leaf\n"
+		     "ffffffff81000300 T kfunc_root\nffffffff81000400 T kfunc_after\n";
+	tu_recording_write(&r, fx->dir);
+	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "%s/kallsyms", fx->dir);
+	tu_recording_free(&r);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* The profile report --pprof - prints with these options, decoded. */
+static Perftools__Profiles__Profile *profile_of(struct fixture *fx, struct report_options *o)
+{
+	char *gz = NULL, err[512];
+	size_t len = 0, cap = 1 << 20;
+	uint8_t *raw = malloc(cap);
+	FILE *out = open_memstream(&gz, &len);
+	z_stream z = { 0 };
+	Perftools__Profiles__Profile *p;
+
+	o->input = fx->dir;
+	o->kallsyms = fx->kallsyms;
+	o->output = REPORT_PPROF;
+	o->pprof_path = "-";
+	if (report_run(o, out, err, sizeof(err)))
+		fail_msg("report: %s", err);
+	fclose(out);
+	assert_true(len > 2 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (uint8_t *)gz;
+	z.avail_in = (uInt)len;
+	z.next_out = raw;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	assert_non_null(p);
+	inflateEnd(&z);
+	free(raw);
+	free(gz);
+	return p;
+}
+
+static const char *str(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < p->n_string_table);
+	return p->string_table[i];
+}
+
+static const Perftools__Profiles__Location *location(const Perftools__Profiles__Profile *p,
+						     uint64_t id)
+{
+	for (size_t i = 0; i < p->n_location; i++)
+		if (p->location[i]->id == id)
+			return p->location[i];
+	fail_msg("no location %llu", (unsigned long long)id);
+	return NULL;
+}
+
+static const char *function_name(const Perftools__Profiles__Profile *p, uint64_t location_id)
+{
+	const Perftools__Profiles__Location *l = location(p, location_id);
+
+	assert_int_equal(l->n_line, 1);
+	for (size_t i = 0; i < p->n_function; i++)
+		if (p->function[i]->id == l->line[0]->function_id)
+			return str(p, p->function[i]->name);
+	fail_msg("no function for location %llu", (unsigned long long)location_id);
+	return NULL;
+}
+
+static const char *label_str(const Perftools__Profiles__Profile *p,
+			     const Perftools__Profiles__Sample *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_label; i++)
+		if (!strcmp(str(p, s->label[i]->key), key))
+			return s->label[i]->str ? str(p, s->label[i]->str) : NULL;
+	return NULL;
+}
+
+static int64_t label_num(const Perftools__Profiles__Profile *p,
+			 const Perftools__Profiles__Sample *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_label; i++)
+		if (!strcmp(str(p, s->label[i]->key), key))
+			return s->label[i]->num;
+	return -1;
+}
+
+/* Types, period, duration; one sample per stack and labels, leaf first;
+ * the library's mapping with its build-id and offset. */
+static void test_profile_contents(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = -1 };
+	Perftools__Profiles__Profile *p = profile_of(fx, &o);
+	const Perftools__Profiles__Sample *deep = NULL;
+	bool lib_seen = false;
+
+	assert_string_equal(str(p, 0), "");
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(str(p, p->sample_type[0]->type), "samples");
+	assert_string_equal(str(p, p->sample_type[0]->unit), "count");
+	assert_string_equal(str(p, p->sample_type[1]->type), "cpu");
+	assert_string_equal(str(p, p->sample_type[1]->unit), "nanoseconds");
+	assert_int_equal(p->period, 1000000);
+	assert_int_equal(p->duration_nanos, 1000000000);
+	assert_true(p->time_nanos > 0);
+	assert_int_equal(p->n_sample, 2);
+	for (size_t i = 0; i < p->n_sample; i++)
+		if (p->sample[i]->n_location_id == 3)
+			deep = p->sample[i];
+	assert_non_null(deep);
+	assert_int_equal(deep->value[0], 3);
+	assert_int_equal(deep->value[1], 3000000);
+	assert_string_equal(function_name(p, deep->location_id[0]), "kfunc_leaf");
+	assert_string_equal(function_name(p, deep->location_id[1]), "kfunc_root");
+	assert_string_equal(function_name(p, deep->location_id[2]), "[libw.so]");
+	assert_string_equal(label_str(p, deep, "comm"), "worker");
+	assert_int_equal(label_num(p, deep, "pid"), PID);
+	assert_int_equal(label_num(p, deep, "tid"), PID);
+	assert_int_equal(label_num(p, deep, "cpu"), 0);
+	for (size_t i = 0; i < p->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *m = p->mapping[i];
+
+		if (strcmp(str(p, m->filename), "/opt/libw.so"))
+			continue;
+		lib_seen = true;
+		assert_int_equal(m->memory_start, LIB);
+		assert_int_equal(m->memory_limit, LIB + 0x10000);
+		assert_int_equal(m->file_offset, 0x2000);
+		assert_string_equal(str(p, m->build_id), "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3");
+		assert_int_equal(location(p, deep->location_id[2])->mapping_id, m->id);
+		assert_int_equal(location(p, deep->location_id[2])->address, LIB + 0x1234);
+	}
+	assert_true(lib_seen);
+	/* mapping[0], which pprof takes for the main binary, is a file, not the
+	 * kernel met first */
+	assert_string_equal(str(p, p->mapping[0]->filename), "/opt/libw.so");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/* The report's filters choose the samples. */
+static void test_filters_apply(void **state)
+{
+	struct fixture *fx = *state;
+	struct report_options o = { .pid_filter = OTHER };
+	Perftools__Profiles__Profile *p = profile_of(fx, &o);
+
+	assert_int_equal(p->n_sample, 1);
+	assert_string_equal(label_str(p, p->sample[0], "comm"), "other");
+	assert_int_equal(p->sample[0]->value[0], 1);
+	assert_string_equal(function_name(p, p->sample[0]->location_id[0]), "kfunc_root");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_profile_contents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filters_apply, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
