@@ -7,6 +7,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 #include "sample_record.h"
+#include "scope_filter.bpf.h"
 
 /* Set by the loader before load. */
 const volatile bool capture_callchain = false;
@@ -16,9 +17,6 @@ const volatile __u32 stack_user_size = RT_STACK_USER_DEFAULT; /* a multiple of 8
 const volatile bool capture_cgroup = false;
 const volatile bool single_ring = false; /* one ring for every CPU (per-thread mode) */
 const volatile bool use_perfbuf = false;  /* perf event array instead of BPF rings */
-const volatile __u32 filter_flags = 0;
-const volatile bool cgroup_exact = false;
-const volatile __u64 target_cgroup_id = 0;
 /* Wake the reader only once this many bytes wait in a ring (batched wakeups). */
 const volatile __u64 wakeup_bytes = 64 * 1024;
 
@@ -58,33 +56,6 @@ struct {
 	__type(value, __u64);
 } hits SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized to the number of possible CPUs */
-	__type(key, __u32);
-	__type(value, __u8);
-} cpu_filter SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8); /* 1: admitted; 0: the command, not yet exec'd */
-} target_tgids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8); /* as target_tgids' */
-} target_tids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} target_cgroup SEC(".maps");
 
 /* Room for the largest sample, and for the verifier to see that a stack
  * chunk (at most a page) read at any offset below RT_SAMPLE_MAX_BYTES fits. */
@@ -127,39 +98,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rt_cpu_counters);
 } counters SEC(".maps");
-
-static __always_inline bool in_scope(__u64 pid_tgid, __u32 cpu)
-{
-	if (filter_flags & RT_FILTER_CPU) {
-		__u8 *on = bpf_map_lookup_elem(&cpu_filter, &cpu);
-
-		if (!on || !*on)
-			return false;
-	}
-	if (filter_flags & RT_FILTER_TGID) {
-		__u32 tgid = pid_tgid >> 32;
-		__u8 *on = bpf_map_lookup_elem(&target_tgids, &tgid);
-
-		if (!on || !*on)
-			return false;
-	}
-	if (filter_flags & RT_FILTER_TID) {
-		__u32 tid = (__u32)pid_tgid;
-		__u8 *on = bpf_map_lookup_elem(&target_tids, &tid);
-
-		if (!on || !*on)
-			return false;
-	}
-	if (filter_flags & RT_FILTER_CGROUP) {
-		if (cgroup_exact) {
-			if (bpf_get_current_cgroup_id() != target_cgroup_id)
-				return false;
-		} else if (bpf_current_task_under_cgroup(&target_cgroup, 0) != 1) {
-			return false;
-		}
-	}
-	return true;
-}
 
 /* Appends "marker, frames..." at word n; returns the new word count. */
 static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u32 n,

@@ -7,6 +7,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "runq_wait.bpf.h"
+#include "scope_filter.bpf.h"
 #include "trigger.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -34,12 +35,17 @@ static __always_inline void fire(__u32 kind, __u32 pid, __u64 value, __u64 now)
 	bpf_ringbuf_submit(t, 0);
 }
 
-/* Returns 1: 0 would make the kernel skip every perf event on the
+/* A hit of the chosen tracepoint by a task in the recording's scope.
+ * Returns 1: 0 would make the kernel skip every perf event on the
  * tracepoint, other users' among them. */
 SEC("tracepoint")
 int trigger_on_tracepoint(void *ctx)
 {
-	fire(RT_TRIGGER_EVENT, bpf_get_current_pid_tgid() >> 32, 0, bpf_ktime_get_ns());
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	/* only a hit the recording would sample: in its scope */
+	if (in_scope(pid_tgid, bpf_get_smp_processor_id()))
+		fire(RT_TRIGGER_EVENT, pid_tgid >> 32, 0, bpf_ktime_get_ns());
 	return 1;
 }
 

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +319,36 @@ static void test_refused(void **state)
 	}
 }
 
+/* The trigger fires for hits in the recording's scope only: another
+ * process calling getppid over and over does not snapshot a recording of
+ * a command that never calls it. */
+static void test_trigger_keeps_to_scope(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL, *reason = NULL, snap[4096];
+	pid_t other;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	/* outside the scope: shells, each calling getppid as it starts */
+	other = tu_start("exec sh -c 'while :; do sh -c :; done'");
+	rc = tu_sh(&out, "%s record --overwrite --force -o %s -e syscalls:sys_enter_getpid --trigger syscalls:sys_enter_getppid --max-snapshots 1 -- %s getpid-rate 1000 2 2>&1",
+		   tu_ringtrace(), dir, tu_loadgen());
+	kill(other, SIGKILL);
+	tu_wait_gone(other, 5);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	/* the one snapshot is the end of the recording's, not a trigger's */
+	snprintf(snap, sizeof(snap), "%s/snapshot-000", dir);
+	read_accounting(snap, &reason);
+	print_message("snapshot-000: %s\n", reason);
+	assert_null(strstr(reason, "hit by pid"));
+	free(reason);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_losses_counted_ringbuf),
 		cmocka_unit_test(test_snapshot_command_and_limit),
 		cmocka_unit_test(test_runqlat_trigger),
+		cmocka_unit_test(test_trigger_keeps_to_scope),
 		cmocka_unit_test(test_refused),
 	};
 

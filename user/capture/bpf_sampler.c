@@ -548,3 +548,18 @@ int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_co
 	free(all);
 	return ret;
 }
+
+void bpf_sampler_scope_filter(const struct bpf_sampler *s, struct sampler_scope_filter *out)
+{
+	const struct sampler_bpf *k = s->skel;
+
+	*out = (struct sampler_scope_filter){
+		.flags = k->rodata->filter_flags,
+		.cgroup_exact = k->rodata->cgroup_exact,
+		.cgroup_id = k->rodata->target_cgroup_id,
+		.cpu_filter_fd = bpf_map__fd(k->maps.cpu_filter),
+		.tgids_fd = bpf_map__fd(k->maps.target_tgids),
+		.tids_fd = bpf_map__fd(k->maps.target_tids),
+		.cgroup_fd = bpf_map__fd(k->maps.target_cgroup),
+	};
+}

@@ -111,4 +111,15 @@ int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_co
 /* Routes libbpf's messages to stderr only when verbose. */
 void bpf_sampler_set_verbose(bool verbose);
 
+/* What a started sampler keeps in scope, for other programs to test the
+ * same way (scope_filter.bpf.h): its rodata flags and its filter maps. */
+struct sampler_scope_filter {
+	uint32_t flags; /* RT_FILTER_*; 0: the whole machine */
+	bool cgroup_exact;
+	uint64_t cgroup_id;
+	int cpu_filter_fd, tgids_fd, tids_fd, cgroup_fd;
+};
+
+void bpf_sampler_scope_filter(const struct bpf_sampler *s, struct sampler_scope_filter *out);
+
 #endif

@@ -57,6 +57,20 @@ static int attach(struct snapshot_trigger *t, struct bpf_link *link, const char 
 	return 0;
 }
 
+/* The tracepoint trigger tests hits against the sampler's own filter maps. */
+static int use_scope(struct trigger_bpf *k, const struct sampler_scope_filter *f)
+{
+	k->rodata->filter_flags = f->flags;
+	k->rodata->cgroup_exact = f->cgroup_exact;
+	k->rodata->target_cgroup_id = f->cgroup_id;
+	if (bpf_map__reuse_fd(k->maps.cpu_filter, f->cpu_filter_fd) ||
+	    bpf_map__reuse_fd(k->maps.target_tgids, f->tgids_fd) ||
+	    bpf_map__reuse_fd(k->maps.target_tids, f->tids_fd) ||
+	    bpf_map__reuse_fd(k->maps.target_cgroup, f->cgroup_fd))
+		return -1;
+	return 0;
+}
+
 struct snapshot_trigger *snapshot_trigger_start(const struct snapshot_trigger_config *cfg,
 						char *err, size_t errlen)
 {
@@ -74,6 +88,11 @@ struct snapshot_trigger *snapshot_trigger_start(const struct snapshot_trigger_co
 		goto fail;
 	}
 	t->skel->rodata->runqlat_threshold_ns = cfg->runqlat_ns;
+	if (cfg->scope && use_scope(t->skel, cfg->scope)) {
+		rt_format(err, errlen, "cannot share the recording's scope with the triggers: %s",
+			  strerror(errno));
+		goto fail;
+	}
 	bpf_program__set_autoload(t->skel->progs.trigger_on_tracepoint, cfg->event != NULL);
 	bpf_program__set_autoload(t->skel->progs.trigger_wakeup, cfg->runqlat_ns != 0);
 	bpf_program__set_autoload(t->skel->progs.trigger_wakeup_new, cfg->runqlat_ns != 0);

@@ -7,9 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/bpf_sampler.h"
+
 struct snapshot_trigger_config {
 	const char *event;      /* SYSTEM:NAME, or NULL */
 	uint64_t runqlat_ns;    /* 0: none */
+	/* the recording's scope: the tracepoint trigger fires only for hits in
+	 * it, as the sampler samples them (NULL: the whole machine) */
+	const struct sampler_scope_filter *scope;
 	/* called with a description of each trigger, e.g. "run-queue wait
 	 * of 12.3 ms by pid 42 (stress)" */
 	void (*fired)(void *ctx, const char *reason);

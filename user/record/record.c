@@ -561,15 +561,18 @@ static void on_trigger_fired(void *ctx, const char *reason)
 static int start_triggers(struct session *s)
 {
 	const struct record_options *o = s->opts;
+	struct sampler_scope_filter scope;
 	struct snapshot_trigger_config cfg = {
 		.event = o->trigger_event,
 		.runqlat_ns = o->trigger_runqlat_ns,
+		.scope = &scope,
 		.fired = on_trigger_fired,
 		.ctx = s,
 	};
 
 	if (!o->trigger_event && !o->trigger_runqlat_ns)
 		return 0;
+	bpf_sampler_scope_filter(s->sampler, &scope);
 	s->trigger = snapshot_trigger_start(&cfg, s->error, sizeof(s->error));
 	return s->trigger ? 0 : -1;
 }

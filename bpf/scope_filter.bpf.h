@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* scope_filter.bpf.h: what a recording keeps in scope (CPUs, processes,
+ * threads, a cgroup), one test shared by the sampler and the triggers. */
+#ifndef RINGTRACE_SCOPE_FILTER_BPF_H
+#define RINGTRACE_SCOPE_FILTER_BPF_H
+
+#include "sample_record.h"
+
+/* Set by the loader before load: RT_FILTER_* bits. */
+const volatile __u32 filter_flags = 0;
+const volatile bool cgroup_exact = false;
+const volatile __u64 target_cgroup_id = 0;
+
+/* The sampler fills these; the triggers reuse the sampler's maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, __u8);
+} cpu_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8); /* 1: admitted; 0: the command, not yet exec'd */
+} target_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8); /* as target_tgids' */
+} target_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
+
+static __always_inline bool in_scope(__u64 pid_tgid, __u32 cpu)
+{
+	if (filter_flags & RT_FILTER_CPU) {
+		__u8 *on = bpf_map_lookup_elem(&cpu_filter, &cpu);
+
+		if (!on || !*on)
+			return false;
+	}
+	if (filter_flags & RT_FILTER_TGID) {
+		__u32 tgid = pid_tgid >> 32;
+		__u8 *on = bpf_map_lookup_elem(&target_tgids, &tgid);
+
+		if (!on || !*on)
+			return false;
+	}
+	if (filter_flags & RT_FILTER_TID) {
+		__u32 tid = (__u32)pid_tgid;
+		__u8 *on = bpf_map_lookup_elem(&target_tids, &tid);
+
+		if (!on || !*on)
+			return false;
+	}
+	if (filter_flags & RT_FILTER_CGROUP) {
+		if (cgroup_exact) {
+			if (bpf_get_current_cgroup_id() != target_cgroup_id)
+				return false;
+		} else if (bpf_current_task_under_cgroup(&target_cgroup, 0) != 1) {
+			return false;
+		}
+	}
+	return true;
+}
+
+#endif
