@@ -135,6 +135,38 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 /* -g (--call-graph ehframe): the same frameless chain unwound in the kernel
  * into the plain callchain, which ringtrace and perf script both show, at a
  * few hundred bytes per sample. */
+/* -a -g of a program already running when the recording starts: its
+ * tables are built from the side-band synthesized at the start, from files
+ * opened before the capabilities are dropped. */
+static void test_ehframe_unwinds_running_process(void **state)
+{
+	char *dir, *out = NULL, *folded = NULL;
+	unsigned long total, full;
+	pid_t busy;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	busy = tu_start("exec %s/unwindgen chain 6", symgen_dir);
+	usleep(300000);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -a -g -F 999 --force -o %s -- sleep 2 2>&1", tu_ringtrace(), dir);
+	kill(busy, SIGKILL);
+	tu_wait_gone(busy, 5);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
+	print_message("running process: %lu of %lu samples with main;uw_a;uw_b;uw_c\n", full, total);
+	assert_true(total > 500);
+	/* all but those taken before its table was built */
+	assert_true(full * 100 >= total * 90);
+	free(folded);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_ehframe_unwinds_frameless_chain(void **state)
 {
 	static const char *const chain[] = { "uw_c", "uw_b", "uw_a", "main" };
@@ -566,6 +598,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
+		cmocka_unit_test(test_ehframe_unwinds_running_process),
 		cmocka_unit_test(test_ehframe_unwinds_deep_stack),
 		cmocka_unit_test(test_ehframe_unwinds_dlopened_library),
 		cmocka_unit_test(test_ehframe_distro_program_through_libc),

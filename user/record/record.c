@@ -743,9 +743,11 @@ int record_run(struct record_options *opts)
 		rt_error("%s", s.error);
 		goto out;
 	}
-	/* everything loaded, attached and opened: no capability is needed
+	/* everything loaded, attached and opened (the files the unwind tables
+	 * of running processes are compiled from too): no capability is needed
 	 * any more, and none is kept for the threads started after */
 	if (start_session(&s, &orig_mask) ||
+	    (unwind_tables_open_queued(&s.unwind), false) ||
 	    (!opts->keep_caps && privileges_drop_all(s.error, sizeof(s.error))) ||
 	    start_threads(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "cannot start recording");

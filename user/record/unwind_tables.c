@@ -106,6 +106,7 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	hash_map_init(&t->files, hash_file_key, equal_file_key);
 	hash_map_init(&t->by_inode, hash_file_key, equal_file_key);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
+	hash_map_init(&t->preopened, hash_file_key, equal_file_key);
 	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
 	t->every_process = nr_tgids == 0;
 	t->follow_forks = follow_forks;
@@ -171,6 +172,69 @@ static void inode_key(struct file_key *key, const struct perf_mmap *m)
 	key->ino = m->ino;
 }
 
+/* A queued file opened before the capabilities were dropped. */
+struct preopened {
+	struct file_key key;
+	int fd;
+};
+
+#define MAX_PREOPENED 512
+
+/* The descriptor opened for key before the drop (now the caller's), or -1. */
+static int take_preopened(struct unwind_tables *t, const struct file_key *key)
+{
+	struct preopened *p = hash_map_remove(&t->preopened, key);
+	int fd = p ? p->fd : -1;
+
+	free(p);
+	return fd;
+}
+
+static void close_preopened(void *value, void *ctx)
+{
+	struct preopened *p = value;
+
+	(void)ctx;
+	close(p->fd);
+	free(p);
+}
+
+void unwind_tables_open_queued(struct unwind_tables *t)
+{
+	for (size_t off = t->queued_off; t->on && off + sizeof(struct perf_event_header) <= t->queued_len;) {
+		const struct perf_event_header *h = (const void *)(t->queued + off);
+		struct perf_mmap m;
+		struct file_key key;
+		struct preopened *p;
+		struct safe_file_id dev;
+		int fd;
+
+		if (h->size < sizeof(*h) || off + h->size > t->queued_len ||
+		    t->preopened.len >= MAX_PREOPENED)
+			break;
+		off += h->size;
+		if (h->type != PERF_RECORD_MMAP2 || perf_mmap_decode(h, t->sample_id_type, &m) ||
+		    !(m.prot & PROT_EXEC) || !m.filename || m.filename[0] != '/' || !m.len)
+			continue;
+		if (m.build_id_size)
+			build_id_key(&key, m.build_id, m.build_id_size);
+		else
+			inode_key(&key, &m);
+		if (hash_map_get(&t->preopened, &key))
+			continue;
+		dev = (struct safe_file_id){ m.maj, m.min, m.ino };
+		fd = safe_open_mapping(m.pid, m.start, m.start + m.len, m.filename,
+				       m.build_id_size ? NULL : &dev, NULL);
+		if (fd < 0)
+			continue;
+		p = malloc(sizeof(*p));
+		if (!p || (p->key = key, p->fd = fd, hash_map_put(&t->preopened, &p->key, p))) {
+			free(p);
+			close(fd);
+		}
+	}
+}
+
 /* The file m maps, its table loaded the first time it is seen, by build-id
  * (synthesized records carry it) or by device and inode (the kernel's
  * records: the file opened is proved that inode, and its build-id read, so
@@ -195,8 +259,10 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 		if ((alias = hash_map_get(&t->by_inode, &by_inode)))
 			return alias->file;
 	}
-	fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
-			       m->build_id_size ? NULL : &dev, NULL);
+	fd = take_preopened(t, m->build_id_size ? &key : &by_inode);
+	if (fd < 0)
+		fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
+				       m->build_id_size ? NULL : &dev, NULL);
 	if (fd < 0)
 		return NULL;
 	if (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size)) {
@@ -498,6 +564,9 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 			return t->queued_off < t->queued_len;
 	}
 	t->queued_off = t->queued_len;
+	hash_map_each(&t->preopened, close_preopened, NULL);
+	hash_map_free(&t->preopened);
+	hash_map_init(&t->preopened, hash_file_key, equal_file_key);
 	hash_map_each(&t->superseded, free_value, NULL);
 	hash_map_free(&t->superseded);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
@@ -574,6 +643,8 @@ void unwind_tables_free(struct unwind_tables *t)
 	hash_map_free(&t->by_inode);
 	hash_map_each(&t->superseded, free_value, NULL);
 	hash_map_free(&t->superseded);
+	hash_map_each(&t->preopened, close_preopened, NULL);
+	hash_map_free(&t->preopened);
 	hash_map_each(&t->processes, free_value, NULL);
 	hash_map_free(&t->processes);
 	t->on = false;

@@ -30,6 +30,8 @@ struct unwind_tables {
 	const uint8_t *queued;
 	size_t queued_len, queued_off;
 	struct hash_map superseded; /* pids whose exec or exit was seen meanwhile */
+	struct hash_map preopened;  /* file key -> struct preopened: the queued files,
+				     * opened while ringtrace still had its capabilities */
 	struct hash_map processes; /* pid -> struct unwind_process */
 	bool every_process;        /* -a and the like: not only the targets */
 	bool follow_forks;
@@ -54,6 +56,10 @@ void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t 
 void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len);
 /* Works through the queue for about budget_ms; true while some is left. */
 bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms);
+/* Opens the files the queued side-band maps executable (at most a few
+ * hundred), before the capabilities that open other processes' files
+ * (/proc/PID/map_files) are dropped; the slices compile from them later. */
+void unwind_tables_open_queued(struct unwind_tables *t);
 /* pid is a workload forked but not yet exec'd: what it maps until its exec
  * is ringtrace's own, not worth a table; but program's table, and those of
  * the C library and dynamic loader, are compiled now, before it runs. Call
