@@ -310,12 +310,12 @@ class Bench:
         rows = []
         self.results["sampling"] = {}
         for hz in (999, 9999):
-            def ringtrace(transport):
+            def ringtrace(transport, call_graph):
                 def f():
                     d = self.fresh("s3.rt")
-                    _, e, usage, _ = self.must([self.ringtrace, "record", "-a", "-g", "-F", str(hz),
-                                             "--transport", transport, "--force", "-o", d, "--",
-                                             "sleep", str(secs)])
+                    _, e, usage, _ = self.must([self.ringtrace, "record", "-a", "--call-graph", call_graph,
+                                             "-F", str(hz), "--transport", transport, "--force", "-o", d,
+                                             "--", "sleep", str(secs)])
                     samples, lost = self.ringtrace_totals(e)
                     return usage, samples, lost, self.size_of(d)
                 return f
@@ -337,7 +337,11 @@ class Bench:
                 lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", e))
                 return usage, samples, lost, len(o.encode())
 
-            tools = [("ringtrace ringbuf", ringtrace("ringbuf")), ("ringtrace perfbuf", ringtrace("perfbuf")),
+            # fp against perf's -g (frame pointers too); ehframe (ringtrace's -g)
+            # also compiles unwind tables for every process at the start
+            tools = [("ringtrace ringbuf", ringtrace("ringbuf", "fp")),
+                     ("ringtrace perfbuf", ringtrace("perfbuf", "fp")),
+                     ("ringtrace ringbuf -g (ehframe)", ringtrace("ringbuf", "ehframe")),
                      ("perf record -a -g", perf), ("bpftrace profile:hz", bpftrace)]
             m = {name: {"cpu": [], "rss": [], "bps": [], "samples": [], "lost": []} for name, _ in tools}
             busy = subprocess.Popen([self.loadgen, "--threads", "2", "spin",
@@ -367,7 +371,9 @@ class Bench:
         self.section(
             "3. Sampling profiler",
             "Two threads spin (`loadgen --threads 2 spin`); each tool samples every CPU with "
-            "callchains for %d s (`record -a -g -F HZ -- sleep %d`, bpftrace `profile:hz:HZ` "
+            "callchains for %d s (`record -a --call-graph fp -F HZ -- sleep %d`, as perf's `-g`, "
+            "and ringtrace's own `-g`, which unwinds user stacks in the kernel from .eh_frame "
+            "tables it compiles for every process at the start; bpftrace `profile:hz:HZ` "
             "counting stacks in a map). CPU = user + system seconds of the tracer process and "
             "its children, RSS = its peak, both from GNU time; bytes per sample = output size over samples "
             "(bpftrace prints its aggregated map)." % (secs, secs),
@@ -573,8 +579,11 @@ class Bench:
             s = r["sampling"]
             for hz in (999, 9999):
                 ours, perf = s[(hz, "ringtrace ringbuf")], s[(hz, "perf record -a -g")]
-                lines.append("- sampling at %d Hz: ringtrace ringbuf uses %.2fx perf record's CPU and %.2fx its peak RSS"
-                             % (hz, ours[0] / perf[0] if perf[0] else 0, ours[1] / perf[1] if perf[1] else 0))
+                eh = s[(hz, "ringtrace ringbuf -g (ehframe)")]
+                lines.append("- sampling at %d Hz with frame pointers: ringtrace ringbuf uses %.2fx perf record's CPU and %.2fx its peak RSS; "
+                             "with -g (ehframe, tables compiled at start) %.2fx and %.2fx"
+                             % (hz, ours[0] / perf[0] if perf[0] else 0, ours[1] / perf[1] if perf[1] else 0,
+                                eh[0] / perf[0] if perf[0] else 0, eh[1] / perf[1] if perf[1] else 0))
         if r.get("drain"):
             d = r["drain"]
             lines.append("- drain into files: ringtrace ringbuf %.2fx, perfbuf %.2fx libbpf's consumer writing "
