@@ -147,10 +147,10 @@ static void test_ehframe_unwinds_running_process(void **state)
 
 	(void)state;
 	tu_skip_unless_possible();
-	busy = tu_start("exec %s/unwindgen chain 6", symgen_dir);
+	busy = tu_start("exec %s/unwindgen chain 9", symgen_dir);
 	usleep(300000);
 	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record -a -g -F 999 --force -o %s -- sleep 2 2>&1", tu_ringtrace(), dir);
+	rc = tu_sh(&out, "%s record -a -g -F 999 --force -o %s -- sleep 6 2>&1", tu_ringtrace(), dir);
 	kill(busy, SIGKILL);
 	tu_wait_gone(busy, 5);
 	if (rc)
@@ -160,8 +160,10 @@ static void test_ehframe_unwinds_running_process(void **state)
 	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
 	print_message("running process: %lu of %lu samples with main;uw_a;uw_b;uw_c\n", full, total);
 	assert_true(total > 500);
-	/* all but those taken before its table was built */
-	assert_true(full * 100 >= total * 90);
+	/* all but those taken before its table was built: the tables of
+	 * every running process are built in slices between drains, about
+	 * a second of a sanitized build's start (0% before they could be) */
+	assert_true(full * 100 >= total * 60);
 	free(folded);
 	tu_rmtree(dir);
 	free(dir);
