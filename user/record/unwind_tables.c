@@ -172,6 +172,32 @@ static void inode_key(struct file_key *key, const struct perf_mmap *m)
 	key->ino = m->ino;
 }
 
+/* The key a mapping's file is first looked up by: its build-id when the
+ * record carries one, else its device and inode. */
+static void mapping_key(struct file_key *key, const struct perf_mmap *m)
+{
+	if (m->build_id_size)
+		build_id_key(key, m->build_id, m->build_id_size);
+	else
+		inode_key(key, m);
+}
+
+/* An executable mapping of a file: what a table is kept for. */
+static bool wants_table(const struct perf_mmap *m)
+{
+	return (m->prot & PROT_EXEC) && m->filename && m->filename[0] == '/' && m->len;
+}
+
+/* Opens the file m maps, proved the device and inode recorded when the
+ * record has no build-id to prove it by; -1 if it cannot be opened. */
+static int open_mapping(const struct perf_mmap *m)
+{
+	struct safe_file_id dev = { m->maj, m->min, m->ino };
+
+	return safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
+				 m->build_id_size ? NULL : &dev, NULL);
+}
+
 /* A queued file opened before the capabilities were dropped. */
 struct preopened {
 	struct file_key key;
@@ -206,7 +232,6 @@ void unwind_tables_open_queued(struct unwind_tables *t)
 		struct perf_mmap m;
 		struct file_key key;
 		struct preopened *p;
-		struct safe_file_id dev;
 		int fd;
 
 		if (h->size < sizeof(*h) || off + h->size > t->queued_len ||
@@ -214,17 +239,12 @@ void unwind_tables_open_queued(struct unwind_tables *t)
 			break;
 		off += h->size;
 		if (h->type != PERF_RECORD_MMAP2 || perf_mmap_decode(h, t->sample_id_type, &m) ||
-		    !(m.prot & PROT_EXEC) || !m.filename || m.filename[0] != '/' || !m.len)
+		    !wants_table(&m))
 			continue;
-		if (m.build_id_size)
-			build_id_key(&key, m.build_id, m.build_id_size);
-		else
-			inode_key(&key, &m);
+		mapping_key(&key, &m);
 		if (hash_map_get(&t->preopened, &key))
 			continue;
-		dev = (struct safe_file_id){ m.maj, m.min, m.ino };
-		fd = safe_open_mapping(m.pid, m.start, m.start + m.len, m.filename,
-				       m.build_id_size ? NULL : &dev, NULL);
+		fd = open_mapping(&m);
 		if (fd < 0)
 			continue;
 		p = malloc(sizeof(*p));
@@ -241,7 +261,6 @@ void unwind_tables_open_queued(struct unwind_tables *t)
  * that both name one table); NULL if it cannot be opened now. */
 static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m)
 {
-	struct safe_file_id dev = { m->maj, m->min, m->ino };
 	struct file_key key, by_inode;
 	struct inode_alias *alias = NULL;
 	struct unwind_file *f;
@@ -261,8 +280,7 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 	}
 	fd = take_preopened(t, m->build_id_size ? &key : &by_inode);
 	if (fd < 0)
-		fd = safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
-				       m->build_id_size ? NULL : &dev, NULL);
+		fd = open_mapping(m);
 	if (fd < 0)
 		return NULL;
 	if (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size)) {
@@ -353,7 +371,7 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 	struct rt_unwind_mapping nm;
 	struct unwind_file *f;
 
-	if (!(m->prot & PROT_EXEC) || !m->filename || m->filename[0] != '/' || !m->len)
+	if (!wants_table(m))
 		return;
 	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
 		return;
