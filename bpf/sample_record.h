@@ -144,4 +144,20 @@ struct rt_cpu_counters {
 	__u64 unwoken_bytes;  /* written since the reader was last woken */
 };
 
+/* Per-CPU counters of the off-CPU program (--off-cpu), read by the loader at
+ * stop. Its samples are counted and lost as every sample is (rt_cpu_counters). */
+struct rt_offcpu_counters {
+	__u64 slept;          /* tasks in scope that left the CPU to sleep, timed... */
+	__u64 pending_full;   /* ...and not: the table of sleeping tasks was full */
+	__u64 pending_failed; /* ...and not: no memory for the entry */
+	__u64 short_blocks;   /* woke before --off-cpu-min: no sample */
+	__u64 short_ns;       /* ...their nanoseconds off CPU */
+	__u64 samples;        /* off-CPU samples produced */
+	__u64 sample_ns;      /* ...their nanoseconds off CPU */
+	__u64 stale;          /* entries of an exited task whose thread id came back */
+	__u64 replaced;       /* a task slept again before it was seen to run (a switch
+			       * the program missed): the earlier sleep is not sampled */
+	__u64 unreadable;     /* an entry that could not be made a sample */
+};
+
 #endif

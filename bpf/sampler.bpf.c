@@ -264,10 +264,10 @@ static __always_inline bool report_pending_loss(void *ring, struct rt_cpu_counte
 	return true;
 }
 
-/* Ends the sample at word n (cgroup, header) and writes it out. */
-static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u32 n,
-					 const struct rt_event *ev, bool user, __u64 pid_tgid,
-					 __u32 cpu, __u64 now)
+/* Ends the sample at word n (cgroup_id, header) and writes it out. */
+static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, __u32 n,
+					    const struct rt_event *ev, bool user, __u64 pid_tgid,
+					    __u32 cpu, __u64 now, __u64 cgroup_id)
 {
 	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
@@ -287,7 +287,7 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 			count_loss(cnt, now, !use_perfbuf);
 			return 0;
 		}
-		s->w[n++] = bpf_get_current_cgroup_id();
+		s->w[n++] = cgroup_id;
 	}
 	if (n > RT_SAMPLE_MAX_WORDS) {
 		count_loss(cnt, now, !use_perfbuf);
@@ -337,6 +337,15 @@ static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u3
 	}
 	__sync_fetch_and_add(&cnt->written, 1);
 	return 0;
+}
+
+/* A sample of the current task. */
+static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u32 n,
+					 const struct rt_event *ev, bool user, __u64 pid_tgid,
+					 __u32 cpu, __u64 now)
+{
+	return submit_sample_of(ctx, s, n, ev, user, pid_tgid, cpu, now,
+				capture_cgroup ? bpf_get_current_cgroup_id() : 0);
 }
 
 static __always_inline bool sampled_in_user_mode(struct bpf_perf_event_data *ctx)
@@ -652,5 +661,7 @@ int BPF_PROG(forget_exit, struct task_struct *task)
 		bpf_map_delete_elem(&target_tgids, &tgid);
 	return 0;
 }
+
+#include "offcpu.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

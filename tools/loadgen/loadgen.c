@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* loadgen.c: known workloads for tests and benchmarks: one hot function, a
  * weighted mix of five, an exact number of getpid calls, a forked child,
- * a process that renames itself. */
+ * a process that renames itself, known sleeps in known functions. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -205,6 +205,43 @@ static int run_rename(uint64_t count)
 	return x == 0;
 }
 
+/* Sleeps count times for ns each, in nanosleep: the time off CPU the
+ * off-CPU tests expect under these two names. */
+static int sleep_ns(uint64_t count, uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	for (uint64_t i = 0; i < count; i++)
+		if (nanosleep(&ts, NULL)) {
+			fprintf(stderr, "loadgen: nanosleep: %s\n", strerror(errno));
+			return 1;
+		}
+	return 0;
+}
+
+__attribute__((noinline)) int sleep_in_known_function(uint64_t count, uint64_t ms)
+{
+	return sleep_ns(count, ms * 1000000ull);
+}
+
+__attribute__((noinline)) int sleep_briefly(uint64_t count, uint64_t us)
+{
+	return sleep_ns(count, us * 1000ull);
+}
+
+/* count sleeps of ms ms in sleep_in_known_function, after brief_count of
+ * brief_us us in sleep_briefly; the time slept on stderr. */
+static int run_sleep(uint64_t count, uint64_t ms, uint64_t brief_count, uint64_t brief_us)
+{
+	uint64_t start = now_ns();
+
+	if (sleep_briefly(brief_count, brief_us) || sleep_in_known_function(count, ms))
+		return 1;
+	if (report_time)
+		fprintf(stderr, "slept %llu ns\n", (unsigned long long)(now_ns() - start));
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -217,6 +254,10 @@ static void usage(void)
 		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n"
 		"       loadgen [--cpu N] rename COUNT               (COUNT distinct comms, each\n"
 		"                                                     for 300 us of CPU time)\n"
+		"       loadgen [--time] sleep COUNT MS [BRIEF_COUNT BRIEF_US]\n"
+		"                                                    (BRIEF_COUNT nanosleeps of BRIEF_US us\n"
+		"                                                     in sleep_briefly, then COUNT of MS ms\n"
+		"                                                     in sleep_in_known_function)\n"
 		"       --name COMM before any of them: run as COMM (PR_SET_NAME)\n");
 }
 
@@ -241,6 +282,10 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	if ((i + 3 == argc || i + 5 == argc) && !strcmp(argv[i], "sleep"))
+		return run_sleep(strtoull(argv[i + 1], NULL, 10), strtoull(argv[i + 2], NULL, 10),
+				 i + 5 == argc ? strtoull(argv[i + 3], NULL, 10) : 0,
+				 i + 5 == argc ? strtoull(argv[i + 4], NULL, 10) : 0);
 	if (i + 3 == argc && !strcmp(argv[i], "getpid-rate"))
 		return run_getpid_paced(atof(argv[i + 1]), atof(argv[i + 2]));
 	if (i + 2 != argc) {

@@ -32,6 +32,7 @@ struct bpf_sampler {
 	unsigned int nr_attached, cap_attached;
 	int nr_possible;
 	bool unwind_ehframe;
+	bool offcpu;
 };
 
 static bool libbpf_verbose;
@@ -217,6 +218,8 @@ static int attach_event(struct bpf_sampler *s, const struct bpf_sampler_config *
 	const struct sampler_event *ev = &cfg->events[i];
 	struct perf_event_attr attr;
 
+	if (ev->offcpu)
+		return 0; /* the switch program, attached once for every CPU */
 	if (ev->probe)
 		return attach_user_probe(s, ev, i, err, errlen);
 	event_attr(&attr, ev);
@@ -303,6 +306,10 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->target_cgroup_id = sc->cgroup_id;
 	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
 	for (unsigned int i = 0; i < cfg->nr_events; i++) {
+		if (cfg->events[i].offcpu) {
+			s->offcpu = true;
+			k->rodata->offcpu_event = i;
+		}
 		uprobes |= (cfg->events[i].probe_flags & (RT_EVENT_UPROBE | RT_EVENT_URETPROBE)) != 0;
 		usdt |= (cfg->events[i].probe_flags & RT_EVENT_USDT) != 0;
 	}
@@ -311,6 +318,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
+	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
+	k->rodata->offcpu_min_ns = cfg->offcpu_min_ns;
 	/* the probes' scratch space only when there are probes */
 	probe_cpus = uprobes || usdt ? (__u32)s->nr_possible : 1;
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
@@ -319,6 +328,9 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.probe_scratch, probe_cpus) ||
 	    bpf_map__set_max_entries(k->maps.probe_busy, probe_cpus) ||
+	    bpf_map__set_max_entries(k->maps.offcpu_scratch, s->offcpu ? (__u32)s->nr_possible : 1) ||
+	    (s->offcpu && bpf_map__set_max_entries(k->maps.offcpu_pending,
+						   cfg->offcpu_max_sleepers)) ||
 	    (cfg->unwind_ehframe &&
 	     (bpf_map__set_max_entries(k->maps.unwind_rows, cfg->unwind_rows) ||
 	      bpf_map__set_max_entries(k->maps.process_mappings, cfg->unwind_processes))) ||
@@ -406,6 +418,18 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 	for (unsigned int i = 0; i < cfg->nr_events; i++)
 		if (attach_event(s, cfg, i, err, errlen))
 			goto fail;
+	if (s->offcpu) {
+		struct bpf_link *link = bpf_program__attach(s->skel->progs.offcpu_switch);
+
+		if (!link || remember(s, -1, link)) {
+			int e = errno;
+
+			bpf_link__destroy(link);
+			rt_format(err, errlen, "cannot attach the off-CPU program to sched_switch: %s%s",
+				  strerror(e), privileges_hint(e));
+			goto fail;
+		}
+	}
 	return s;
 fail:
 	bpf_sampler_close(s);
@@ -472,7 +496,8 @@ uint64_t bpf_sampler_missed_runs(const struct bpf_sampler *s)
 {
 	const struct bpf_program *progs[] = { s->skel->progs.on_perf_event,
 					       s->skel->progs.on_tracepoint,
-					       s->skel->progs.on_uprobe, s->skel->progs.on_usdt };
+					       s->skel->progs.on_uprobe, s->skel->progs.on_usdt,
+					       s->skel->progs.offcpu_switch };
 	uint64_t missed = 0;
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
@@ -546,6 +571,42 @@ int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_co
 		ret = 0;
 	}
 	free(all);
+	return ret;
+}
+
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
+				uint64_t *asleep)
+{
+	struct rt_offcpu_counters *all;
+	int fd = bpf_map__fd(s->skel->maps.offcpu_pending);
+	__u32 key, next, zero = 0;
+	void *prev = NULL;
+	int ret = -1;
+
+	memset(sum, 0, sizeof(*sum));
+	*asleep = 0;
+	if (!s->offcpu)
+		return -1;
+	all = calloc((size_t)s->nr_possible, sizeof(*all));
+	if (!all)
+		return -1;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.offcpu_counters), &zero, all)) {
+		/* every field is a __u64 count: summed as words */
+		for (int cpu = 0; cpu < s->nr_possible; cpu++) {
+			const __u64 *from = (const __u64 *)&all[cpu];
+			__u64 *to = (__u64 *)sum;
+
+			for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+				to[i] += from[i];
+		}
+		ret = 0;
+	}
+	free(all);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		(*asleep)++;
+		key = next;
+		prev = &key;
+	}
 	return ret;
 }
 

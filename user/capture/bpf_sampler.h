@@ -29,6 +29,7 @@ struct sampler_event {
 	const struct user_probe *probe;        /* set for user probes... */
 	uint32_t probe_flags;                  /* ...RT_EVENT_UPROBE, _URETPROBE or _USDT */
 	bool syscall;                          /* a syscalls: tracepoint */
+	bool offcpu;                           /* offcpu-time: written by the switch program */
 	uint64_t id;                           /* PERF_SAMPLE_IDENTIFIER of its samples */
 };
 
@@ -66,6 +67,8 @@ struct bpf_sampler_config {
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
 	bool overwrite;      /* perfbuf: backward rings, read by bpf_sampler_snapshot */
+	uint64_t offcpu_min_ns;      /* --off-cpu: blocks shorter give no sample */
+	uint32_t offcpu_max_sleepers; /* --off-cpu: tasks of the scope asleep at once, at most */
 };
 
 struct bpf_sampler;
@@ -101,6 +104,11 @@ int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_cou
  * report them at. 0 if none. */
 uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time);
 void bpf_sampler_close(struct bpf_sampler *s);
+
+/* --off-cpu: its counters summed over CPUs, and the tasks still asleep (their
+ * time off CPU not sampled); -1 if it does not run. */
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
+				uint64_t *asleep);
 
 /* --call-graph ehframe: the maps of the unwind rows and of the processes'
  * mappings (see unwind_maps.h), for capture/unwind_loader.c. */

@@ -238,6 +238,25 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 	return 0;
 }
 
+/* As perf's off_cpu_config: a BPF-output software event named offcpu-time. */
+int event_offcpu_append(struct event_desc *list, unsigned int *nr, char *err, size_t errlen)
+{
+	struct event_desc *ev;
+
+	if (*nr == EVENT_SPEC_MAX) {
+		rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
+		return -1;
+	}
+	ev = &list[*nr];
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "%s", EVENT_OFFCPU_NAME);
+	ev->kind = EVENT_OFFCPU;
+	ev->type = PERF_TYPE_SOFTWARE;
+	ev->config = PERF_COUNT_SW_BPF_OUTPUT;
+	(*nr)++;
+	return 0;
+}
+
 int event_resolve(struct event_desc *ev, char *err, size_t errlen)
 {
 	if (ev->kind == EVENT_TRACEPOINT) {

@@ -18,7 +18,11 @@ enum event_kind {
 	EVENT_UPROBE,    /* uprobe:BINARY:FUNC[+OFFSET] */
 	EVENT_URETPROBE, /* uretprobe:BINARY:FUNC */
 	EVENT_USDT,      /* usdt:BINARY:PROVIDER:NAME */
+	EVENT_OFFCPU,    /* record --off-cpu: time off CPU, from sched_switch */
 };
+
+/* The off-CPU event's name, as perf record --off-cpu names it. */
+#define EVENT_OFFCPU_NAME "offcpu-time"
 
 /* A user-space probe as -e names it (bpftrace's syntax); path, the argument
  * count and signedness are filled when it is resolved (record/probe_resolve.c). */
@@ -56,6 +60,9 @@ bool event_is_user_probe(const struct event_desc *ev);
  * err naming the offending event and what is accepted. */
 int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr, char *err,
 		     size_t errlen);
+
+/* Appends the off-CPU event (record --off-cpu). 0, or -1 with err set. */
+int event_offcpu_append(struct event_desc *list, unsigned int *nr, char *err, size_t errlen);
 
 /* Makes sure the event can be opened here: reads a tracepoint's format (mounting
  * tracefs if needed), tries a hardware event once (user probes are resolved

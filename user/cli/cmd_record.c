@@ -25,6 +25,7 @@ struct record_command_line {
 	struct record_options o;
 	const char *metrics_listen; /* --metrics */
 	bool freq_given;
+	bool off_cpu_min_given;
 	uint64_t max_rate; /* kernel.perf_event_max_sample_rate, or 0 */
 };
 
@@ -238,6 +239,15 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->trigger_runqlat_ns = v * 1000000ull;
 		break;
+	case RECORD_OPT_OFF_CPU:
+		o->off_cpu = true;
+		break;
+	case RECORD_OPT_OFF_CPU_MIN:
+		if (option_parse_duration("--off-cpu-min", arg, 3600ULL * 1000000000ULL,
+					  &o->off_cpu_min_ns))
+			return OPTIONS_USAGE_ERROR;
+		cl->off_cpu_min_given = true;
+		break;
 	case RECORD_OPT_VERBOSE:
 		o->verbose = true;
 		break;
@@ -258,6 +268,7 @@ int cmd_record(int argc, char **argv)
 	o->ring_pages = RECORD_DEFAULT_RING_PAGES;
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
 	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
+	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;
 	o->transport = TRANSPORT_RINGBUF;
 	o->sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o->argc = argc;
@@ -275,8 +286,17 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o->period_given && !cl.freq_given)
 		o->rate.freq = RECORD_DEFAULT_FREQ;
+	if (cl.off_cpu_min_given && !o->off_cpu) {
+		rt_error("--off-cpu-min needs --off-cpu: it sets which of the off-CPU blocks are sampled");
+		return 2;
+	}
 	if (!o->nr_events)
 		event_spec_parse("cpu-clock", o->events, &o->nr_events, err, sizeof(err));
+	/* beside the sampling events, as perf record --off-cpu adds it */
+	if (o->off_cpu && event_offcpu_append(o->events, &o->nr_events, err, sizeof(err))) {
+		rt_error("%s", err);
+		return 2;
+	}
 	for (unsigned int i = 0; i < o->nr_events; i++)
 		if (o->events[i].type == PERF_TYPE_SOFTWARE && o->events[i].config <= PERF_COUNT_SW_TASK_CLOCK &&
 		    o->period_given && o->rate.period < 1000) {

@@ -34,6 +34,15 @@ static const struct options_entry record_options_table[] = {
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
 	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
 	  NULL, RECORD_OPT_UNWIND_MEM },
+	{ "off-cpu", 0, NULL,
+	  "also record the time tasks in scope sleep off CPU, as an event named offcpu-time "
+	  "(perf record --off-cpu): one sample per block, its period the nanoseconds off CPU, "
+	  "with its kernel and user callchain",
+	  NULL, RECORD_OPT_OFF_CPU },
+	{ "off-cpu-min", 0, "TIME",
+	  "with --off-cpu: no sample for blocks shorter than TIME, e.g. 500us, 1ms (default "
+	  RECORD_DEFAULT_OFF_CPU_MIN_TEXT "); they are counted in the totals",
+	  NULL, RECORD_OPT_OFF_CPU_MIN },
 	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
 	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
 	  NULL, RECORD_OPT_CPU },

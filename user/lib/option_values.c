@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/log.h"
 
@@ -58,5 +59,35 @@ int option_parse_size(const char *option, const char *text, uint64_t min, uint64
 bad:
 	rt_error("invalid size \"%s\" for %s: expected bytes from %" PRIu64 " to %" PRIu64 " (K, M, G suffixes allowed)",
 		 text ? text : "", option, min, max);
+	return -1;
+}
+
+int option_parse_duration(const char *option, const char *text, uint64_t max_ns, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = text && isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+	if (!text || !isdigit((unsigned char)text[0]) || errno)
+		goto bad;
+	if (!*end && v == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > max_ns / units[i].ns)
+				goto bad;
+			*out = v * units[i].ns;
+			return 0;
+		}
+bad:
+	rt_error("invalid duration \"%s\" for %s: expected a number and its unit (ns, us, ms, s), e.g. 500us or 1ms, at most %" PRIu64 " s",
+		 text ? text : "", option, max_ns / 1000000000);
 	return -1;
 }

@@ -15,4 +15,8 @@ int option_parse_u64(const char *option, const char *text, uint64_t min, uint64_
 int option_parse_size(const char *option, const char *text, uint64_t min, uint64_t max,
 		      uint64_t *out);
 
+/* Parses a duration, a whole number and its unit (ns, us, ms, s; 0 alone
+ * needs none), into nanoseconds, at most max_ns. */
+int option_parse_duration(const char *option, const char *text, uint64_t max_ns, uint64_t *out);
+
 #endif

@@ -14,6 +14,10 @@
 #include "record/session.h"
 #include "sys/tracefs.h"
 
+/* --off-cpu: the tasks of the scope asleep at once that can be timed (an
+ * entry holds a callchain, about 2 KiB, allocated as a task sleeps). */
+#define OFFCPU_MAX_SLEEPERS 16384
+
 _Static_assert(EVENT_SPEC_MAX < RECORDING_MAX_EVENTS, "an event's number fits its id's low byte");
 
 /* The recording's sample ids, unlike any other recording's: a data.cpuN file
@@ -59,6 +63,8 @@ static int plan_events(struct session *s)
 					  : ev->kind == EVENT_URETPROBE ? RT_EVENT_URETPROBE
 									: RT_EVENT_UPROBE;
 			se->tracepoint_period = 1; /* every hit */
+		} else if (ev->kind == EVENT_OFFCPU) {
+			se->offcpu = true;
 		} else if (ev->kind == EVENT_TRACEPOINT) {
 			se->format = &ev->format;
 			se->syscall = !strcmp(ev->system, "syscalls");
@@ -77,6 +83,15 @@ static int plan_events(struct session *s)
 			.stack_user = o->stack_user,
 			.cgroup = s->cgroup_field,
 		};
+		if (se->offcpu) {
+			/* as perf's off_cpu_config: freq 1, period 1, and always
+			 * a callchain (the user one unwound as -g, else by frame
+			 * pointers: no stack dump with dwarf) */
+			fe->freq = 1;
+			fe->period = 0;
+			fe->callchain = true;
+			fe->stack_user = 0;
+		}
 	}
 	return 0;
 }
@@ -200,6 +215,8 @@ int session_start_sampler(struct session *s)
 		.cgroup_field = s->cgroup_field,
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
 		.overwrite = o->overwrite,
+		.offcpu_min_ns = o->off_cpu_min_ns,
+		.offcpu_max_sleepers = OFFCPU_MAX_SLEEPERS,
 	};
 	struct transport_sink sink = { session_on_sample, session_on_kernel_lost, s };
 

@@ -21,6 +21,7 @@
 #include "record/file_sink.h"
 #include "record/flight_control.h"
 #include "record/flight_recorder.h"
+#include "record/offcpu_totals.h"
 #include "record/session.h"
 #include "sys/output_dir.h"
 #include "sys/privileges.h"
@@ -430,6 +431,7 @@ static int finish(struct session *s)
 	/* the flight recorder prints its own totals, per snapshot */
 	if (!s->opts->overwrite)
 		print_summary(s);
+	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns);
 	unwind_tables_print_totals(&s->unwind, s->sampler);
 	return s->error[0] ? -1 : ret;
 }

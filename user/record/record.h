@@ -39,6 +39,8 @@ struct record_options {
 	unsigned int max_snapshots; /* 0: no limit */
 	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
 	uint64_t trigger_runqlat_ns; /* a run-queue wait longer than this takes one */
+	bool off_cpu;            /* --off-cpu: an offcpu-time event beside the others */
+	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks give no sample */
 	enum transport_kind transport;
 	size_t ring_pages;       /* per kernel ring (BPF or perf), in pages (a power of two) */
 	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */

@@ -151,11 +151,16 @@ struct event_totals {
 	uint64_t shown_period;  /* the 100% of the event's section */
 };
 
-/* A unique folded stack and its samples. */
+/* A unique folded stack and its samples (or, for offcpu-time, its
+ * nanoseconds off CPU). */
 struct folded {
 	const char *stack; /* interned */
 	uint64_t count;
 };
+
+/* The off-CPU event (record --off-cpu, perf record --off-cpu): its folded
+ * stacks count microseconds off CPU, as bcc's offcputime folds them. */
+#define OFFCPU_EVENT_NAME "offcpu-time"
 
 #define MAX_FRAMES 512
 
@@ -167,6 +172,7 @@ struct report_state {
 	struct hash_map stacks;      /* interned stack -> struct folded */
 	struct event_totals *events; /* by index in rec.in.events */
 	int only_event;              /* the one event shown, or -1 */
+	bool weigh_by_time;          /* it is offcpu-time: stacks weigh its periods */
 	/* the sample being added, frame by frame (MAX_FRAMES each) */
 	struct row_key *frame_keys;
 	const char **frame_names;
@@ -279,8 +285,8 @@ static int add_to_table(struct report_state *st, const struct perf_sample *s, ui
 	return 0;
 }
 
-/* comm;outermost;...;leaf, counted; no name adds a frame or a line. */
-static int add_to_stacks(struct report_state *st, const char *comm)
+/* comm;outermost;...;leaf, counted (or weighed); no name adds a frame or a line. */
+static int add_to_stacks(struct report_state *st, const char *comm, uint64_t period)
 {
 	struct folded *f;
 	const char *key;
@@ -308,7 +314,7 @@ static int add_to_stacks(struct report_state *st, const char *comm)
 			return -ENOMEM;
 		}
 	}
-	f->count++;
+	f->count += st->weigh_by_time ? period : 1;
 	return 0;
 }
 
@@ -380,7 +386,8 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		if (!st->nr_frames)
 			return 0;
 	}
-	return o->output == REPORT_TABLE ? add_to_table(st, s, period) : add_to_stacks(st, comm);
+	return o->output == REPORT_TABLE ? add_to_table(st, s, period)
+					 : add_to_stacks(st, comm, period);
 }
 
 static int compare_rows(const void *a, const void *b, bool children)
@@ -599,6 +606,9 @@ static struct folded **sorted_stacks(struct report_state *st, size_t *nr)
 		return NULL;
 	hash_map_each(&st->stacks, collect_item, &c);
 	qsort(c.items, c.nr, sizeof(void *), compare_folded);
+	/* nanoseconds off CPU to microseconds, rounded */
+	for (size_t i = 0; st->weigh_by_time && i < c.nr; i++)
+		((struct folded *)c.items[i])->count = (((struct folded *)c.items[i])->count + 500) / 1000;
 	*nr = c.nr;
 	return (struct folded **)c.items;
 }
@@ -676,6 +686,8 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 		if (st->o->event_filter ? in->events[e].name && !strcmp(in->events[e].name, st->o->event_filter)
 					: st->o->output != REPORT_TABLE) {
 			st->only_event = (int)e;
+			st->weigh_by_time = in->events[e].name &&
+					    !strcmp(in->events[e].name, OFFCPU_EVENT_NAME);
 			return 0;
 		}
 	}

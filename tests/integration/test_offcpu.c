@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_offcpu.c: record --off-cpu of the load generator sleeping a known time in a
+ * known function: folded weights, perf's reading, --off-cpu-min, scope, bad values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+/* The workload: BRIEF nanosleeps of BRIEF_US us in sleep_briefly, then
+ * SLEEPS of SLEEP_MS ms in sleep_in_known_function; recorded with
+ * --off-cpu-min MIN, which the brief ones stay far below. */
+#define SLEEPS 20
+#define SLEEP_MS 50
+#define BRIEF 200
+#define BRIEF_US 100
+#define MIN "20ms"
+#define KNOWN_US ((uint64_t)SLEEPS * SLEEP_MS * 1000)
+
+struct fixture {
+	char *dir;
+	char *record_out; /* record's output: its totals */
+	char *folded;     /* report --folded --event offcpu-time */
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	int rc;
+
+	fx->dir = tu_tempdir();
+	*state = fx;
+	if (tu_integration_skip_reason())
+		return 0;
+	rc = tu_sh(&fx->record_out,
+		   "%s record -g --off-cpu --off-cpu-min " MIN " -o %s/rec -- %s sleep %d %d %d %d 2>&1",
+		   tu_ringtrace(), fx->dir, tu_loadgen(), SLEEPS, SLEEP_MS, BRIEF, BRIEF_US);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, fx->record_out);
+	rc = tu_sh(&fx->folded, "%s report %s/rec --folded --event offcpu-time", tu_ringtrace(),
+		   fx->dir);
+	if (rc)
+		fail_msg("report --folded failed (%d):\n%s", rc, fx->folded);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx->record_out);
+	free(fx->folded);
+	free(fx);
+	return 0;
+}
+
+/* The sum of the counts of the folded lines holding every one of the
+ * given frames (";NAME;" or ";NAME" at the end), and how many lines. */
+static uint64_t folded_weight(const char *folded, const char *const *frames, unsigned int nr,
+			      unsigned int *lines)
+{
+	uint64_t sum = 0;
+	const char *line = folded;
+
+	*lines = 0;
+	while (*line) {
+		const char *end = strchr(line, '\n'), *space;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *copy = strndup(line, len);
+		bool all = true;
+
+		space = strrchr(copy, ' ');
+		assert_non_null(space);
+		copy[space - copy] = '\0';
+		for (unsigned int i = 0; i < nr && all; i++) {
+			char mid[128], *at;
+			size_t flen;
+
+			snprintf(mid, sizeof(mid), ";%s;", frames[i]);
+			flen = strlen(frames[i]);
+			at = strstr(copy, mid);
+			if (!at) {
+				size_t clen = strlen(copy);
+
+				all = clen > flen && copy[clen - flen - 1] == ';' &&
+				      !strcmp(copy + clen - flen, frames[i]);
+			}
+		}
+		if (all) {
+			sum += strtoull(space + 1, NULL, 10);
+			(*lines)++;
+		}
+		free(copy);
+		line += len;
+		if (*line == '\n')
+			line++;
+	}
+	return sum;
+}
+
+/* The folded weight through sleep_in_known_function and the kernel's
+ * schedule is the time slept there: microseconds, within 10%. */
+static void test_known_sleep_weighs_its_time(void **state)
+{
+	struct fixture *fx = *state;
+	const char *frames[] = { "sleep_in_known_function", "schedule" };
+	unsigned int lines;
+	uint64_t us;
+
+	tu_skip_unless_possible();
+	us = folded_weight(fx->folded, frames, 2, &lines);
+	print_message("off-CPU through sleep_in_known_function;...;schedule: %" PRIu64
+		      " us in %u stacks (slept %" PRIu64 " us)\n",
+		      us, lines, KNOWN_US);
+	if (us < KNOWN_US * 9 / 10 || us > KNOWN_US * 11 / 10)
+		fail_msg("folded weight %" PRIu64 " us, expected %" PRIu64 " us within 10%%:\n%s\n%s",
+			 us, KNOWN_US, fx->folded, fx->record_out);
+	assert_non_null(strstr(fx->folded, "loadgen;"));
+}
+
+/* Blocks shorter than --off-cpu-min give no sample; the totals count them. */
+static void test_short_blocks_are_not_sampled(void **state)
+{
+	struct fixture *fx = *state;
+	const char *frames[] = { "sleep_briefly" };
+	const char *at;
+	unsigned int lines;
+	unsigned long long samples = 0, timed = 0, short_blocks = 0;
+
+	tu_skip_unless_possible();
+	folded_weight(fx->folded, frames, 1, &lines);
+	if (lines)
+		fail_msg("%u stacks through sleep_briefly, whose sleeps are under " MIN ":\n%s", lines,
+			 fx->folded);
+	at = strstr(fx->record_out, "ringtrace: off-CPU: ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "ringtrace: off-CPU: %llu sleeps timed: %llu samples (%*f s off CPU); %llu blocks under",
+				&timed, &samples, &short_blocks), 3);
+	print_message("%llu sleeps timed, %llu samples, %llu under " MIN "\n", timed, samples,
+		      short_blocks);
+	if (short_blocks < BRIEF)
+		fail_msg("%llu blocks under --off-cpu-min, expected at least %d:\n%s", short_blocks,
+			 BRIEF, fx->record_out);
+	if (samples < SLEEPS - 1)
+		fail_msg("%llu samples, expected about %d:\n%s", samples, SLEEPS, fx->record_out);
+}
+
+/* perf reads the recording: the offcpu-time event, its samples as ringtrace
+ * counts them, its total period, and the stack through the known function. */
+static void test_perf_reads_offcpu_time(void **state)
+{
+	struct fixture *fx = *state;
+	char *perf = NULL, *ours = NULL, *script = NULL;
+	unsigned long long perf_samples = 0, our_samples = 0, perf_count = 0, our_count = 0;
+	const char *at, *line;
+	int rc;
+
+	tu_skip_unless_possible();
+	rc = tu_sh(&perf, "perf report -i %s/rec --stdio --no-children --sort sym 2>&1", fx->dir);
+	assert_int_equal(rc, 0);
+	at = strstr(perf, "of event 'offcpu-time'");
+	if (!at)
+		fail_msg("perf report shows no offcpu-time event:\n%s", perf);
+	/* "# Samples: N  of event 'offcpu-time'\n# Event count (approx.): C" */
+	for (line = at; line > perf && line[-1] != '\n'; line--)
+		;
+	assert_int_equal(sscanf(line, "# Samples: %llu", &perf_samples), 1);
+	at = strstr(at, "# Event count (approx.): ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "# Event count (approx.): %llu", &perf_count), 1);
+	assert_non_null(strstr(at, "sleep_in_known_function"));
+	rc = tu_sh(&ours, "%s report %s/rec --event offcpu-time --sort sym", tu_ringtrace(), fx->dir);
+	assert_int_equal(rc, 0);
+	at = strstr(ours, "# event offcpu-time: ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "# event offcpu-time: %llu samples", &our_samples), 1);
+	rc = tu_sh(&script, "%s script %s/rec -F event,period", tu_ringtrace(), fx->dir);
+	assert_int_equal(rc, 0);
+	for (line = script; (line = strstr(line, "offcpu-time")); line++) {
+		const char *start = line;
+
+		while (start > script && start[-1] != '\n')
+			start--;
+		our_count += strtoull(start, NULL, 10);
+	}
+	print_message("perf: %llu samples, %llu ns; ringtrace: %llu samples, %llu ns\n",
+		      perf_samples, perf_count, our_samples, our_count);
+	assert_true(perf_samples > 0);
+	assert_int_equal(perf_samples, our_samples);
+	assert_int_equal(perf_count, our_count);
+	free(perf);
+	free(ours);
+	free(script);
+}
+
+/* -p of one process: no off-CPU sample of another, though another sleeps the
+ * same way beside it, nor of the command that sets the duration. */
+static void test_pid_scope(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL, *script = NULL;
+	pid_t target, other;
+	unsigned int ours = 0, others = 0;
+	const char *line;
+	int rc;
+
+	tu_skip_unless_possible();
+	target = tu_start("exec %s sleep 400 10", tu_loadgen());
+	other = tu_start("exec %s sleep 400 10", tu_loadgen());
+	rc = tu_sh(&out, "%s record --off-cpu -p %d -o %s/scope -- sleep 1.5 2>&1", tu_ringtrace(),
+		   (int)target, fx->dir);
+	kill(target, SIGKILL);
+	kill(other, SIGKILL);
+	waitpid(target, NULL, 0);
+	waitpid(other, NULL, 0);
+	if (rc)
+		fail_msg("record -p failed (%d):\n%s", rc, out);
+	rc = tu_sh(&script, "perf script -i %s/scope -F pid,event 2>&1", fx->dir);
+	assert_int_equal(rc, 0);
+	for (line = script; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (memmem(line, len, "offcpu-time", 11)) {
+			if (strtol(line, NULL, 10) == target)
+				ours++;
+			else
+				others++;
+		}
+		line += len;
+		if (*line)
+			line++;
+	}
+	print_message("-p %d: %u off-CPU samples of it, %u of others\n", (int)target, ours, others);
+	if (!ours || others)
+		fail_msg("expected off-CPU samples of %d only:\n%s\n%s", (int)target, script, out);
+	free(out);
+	free(script);
+}
+
+/* A bad --off-cpu-min is a usage error: one line, exit status 2. */
+static void test_bad_min_is_usage_error(void **state)
+{
+	const char *bad[] = { "5", "1xs", "-1ms", "ms", "99999999999s" };
+	struct fixture *fx = *state;
+	char *out = NULL;
+	int rc;
+
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = tu_sh(&out, "%s record --off-cpu --off-cpu-min '%s' -o %s/bad -- true 2>&1",
+			   tu_ringtrace(), bad[i], fx->dir);
+		if (rc != 2 || !strstr(out, "--off-cpu-min") || strchr(out, '\n') != out + strlen(out) - 1)
+			fail_msg("--off-cpu-min %s: exit %d, expected 2 and one line:\n%s", bad[i], rc, out);
+		free(out);
+	}
+	rc = tu_sh(&out, "%s record --off-cpu-min 1ms -o %s/bad -- true 2>&1", tu_ringtrace(), fx->dir);
+	if (rc != 2 || !strstr(out, "--off-cpu"))
+		fail_msg("--off-cpu-min without --off-cpu: exit %d, expected 2:\n%s", rc, out);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_sleep_weighs_its_time),
+		cmocka_unit_test(test_short_blocks_are_not_sampled),
+		cmocka_unit_test(test_perf_reads_offcpu_time),
+		cmocka_unit_test(test_pid_scope),
+		cmocka_unit_test(test_bad_min_is_usage_error),
+	};
+
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
