@@ -119,24 +119,31 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev, __
 		c->pending_failed++;
 }
 
-/* next (about to run) slept in scope: a sample of the time it was off CPU,
- * if at least --off-cpu-min, stamped with this time and CPU. */
+/* next (about to run) slept in scope, as p says: a sample of the time it
+ * was off CPU, if at least --off-cpu-min, stamped with this time and CPU. */
 static __always_inline void offcpu_return(void *ctx, struct task_struct *next,
-					  struct sample_words *s, struct rt_offcpu_counters *c,
-					  __u32 cpu, __u64 now)
+					  struct offcpu_pending *p, struct sample_words *s,
+					  struct rt_offcpu_counters *c, __u32 cpu, __u64 now)
 {
-	__u32 tid = next->pid, idx = offcpu_event, words;
-	struct offcpu_pending *p = bpf_map_lookup_elem(&offcpu_pending, &tid);
+	__u32 tid = next->pid, idx = offcpu_event, words, size;
 	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
 	struct rt_event *ev;
 	__u64 pid_tgid, off;
 	bool user;
 
-	if (!p)
-		return;
 	if (p->task_start != BPF_CORE_READ(next, start_time)) {
 		c->stale++;
 		goto out;
+	}
+	if (filter_flags & RT_FILTER_CPU) {
+		/* the sample is written where the task runs again: with -C,
+		 * only those CPUs have a ring and a file */
+		__u8 *on = bpf_map_lookup_elem(&cpu_filter, &cpu);
+
+		if (!on || !*on) {
+			c->other_cpu++;
+			goto out;
+		}
 	}
 	off = now - p->left;
 	if (off < offcpu_min_ns) {
@@ -145,10 +152,14 @@ static __always_inline void offcpu_return(void *ctx, struct task_struct *next,
 		goto out;
 	}
 	ev = bpf_map_lookup_elem(&events, &idx);
-	if (!ev || bpf_probe_read_kernel(&s->w[RT_SAMPLE_FIXED_WORDS], sizeof(p->chain), p->chain))
+	if (!ev || p->chain[0] >= RT_CALLCHAIN_MAX_WORDS)
 		goto unreadable;
-	words = 1 + (__u32)s->w[RT_SAMPLE_FIXED_WORDS];
-	if (words > RT_CALLCHAIN_MAX_WORDS)
+	/* the words the callchain has, not the entry's whole room */
+	words = 1 + (__u32)p->chain[0];
+	size = words * sizeof(__u64);
+	barrier_var(size); /* a bound the verifier sees, kept by clang */
+	if (size > sizeof(p->chain) ||
+	    bpf_probe_read_kernel(&s->w[RT_SAMPLE_FIXED_WORDS], size, p->chain))
 		goto unreadable;
 	pid_tgid = (__u64)next->tgid << 32 | tid;
 	/* the sample is of its first frame, the kernel's where there is one */
@@ -172,30 +183,45 @@ out:
 }
 
 /* Every context switch of the machine: the cheap tests first (a sleeping
- * user task, then the scope). A BTF tracepoint: no perf event on
- * sched_switch, so other users' perf events there see every switch. */
+ * user task in scope; a task that slept), the clock and the scratch space
+ * only for those. A BTF tracepoint: no perf event on sched_switch, so other
+ * users' perf events there see every switch. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
-	struct rt_offcpu_counters *c = bpf_map_lookup_elem(&offcpu_counters, &zero);
-	struct sample_words *s = bpf_map_lookup_elem(&offcpu_scratch, &cpu);
-	__u64 now, pid_tgid;
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0, next_tid = next->pid;
+	struct rt_offcpu_counters *c = NULL;
+	struct sample_words *s = NULL;
+	struct offcpu_pending *p;
+	__u64 now = 0, pid_tgid;
 
 	(void)preempt;
-	if (!c || !s)
-		return 0;
-	now = bpf_ktime_get_ns();
 	if ((prev_state & (OFFCPU_TASK_INTERRUPTIBLE | OFFCPU_TASK_UNINTERRUPTIBLE)) &&
 	    !(prev->flags & PF_KTHREAD)) {
 		/* prev is still the current task: the scope's tests, its
 		 * cgroup's among them, are of it */
 		pid_tgid = (__u64)prev->tgid << 32 | (__u32)prev->pid;
-		if (in_scope(pid_tgid, cpu))
+		if (in_scope(pid_tgid, cpu)) {
+			c = bpf_map_lookup_elem(&offcpu_counters, &zero);
+			s = bpf_map_lookup_elem(&offcpu_scratch, &cpu);
+			if (!c || !s)
+				return 0;
+			now = bpf_ktime_get_ns();
 			offcpu_leave(ctx, prev, pid_tgid, s, c, now);
+		}
 	}
-	offcpu_return(ctx, next, s, c, cpu, now);
+	p = bpf_map_lookup_elem(&offcpu_pending, &next_tid);
+	if (!p)
+		return 0;
+	if (!c || !s) {
+		c = bpf_map_lookup_elem(&offcpu_counters, &zero);
+		s = bpf_map_lookup_elem(&offcpu_scratch, &cpu);
+		if (!c || !s)
+			return 0;
+		now = bpf_ktime_get_ns();
+	}
+	offcpu_return(ctx, next, p, s, c, cpu, now);
 	return 0;
 }
 

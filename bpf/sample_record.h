@@ -158,6 +158,7 @@ struct rt_offcpu_counters {
 	__u64 replaced;       /* a task slept again before it was seen to run (a switch
 			       * the program missed): the earlier sleep is not sampled */
 	__u64 unreadable;     /* an entry that could not be made a sample */
+	__u64 other_cpu;      /* ran again on a CPU outside -C (no ring there): no sample */
 };
 
 #endif

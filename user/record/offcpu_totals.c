@@ -19,8 +19,8 @@ void offcpu_print_totals(const struct bpf_sampler *s, uint64_t min_ns)
 		" tasks still asleep at the end; not timed: %" PRIu64
 		" sleeps (table of sleeping tasks full), %" PRIu64 " (no memory), %" PRIu64
 		" (thread id reused), %" PRIu64 " (slept again before seen to run), %" PRIu64
-		" (unreadable)",
+		" (unreadable), %" PRIu64 " (ran again outside -C)",
 		(uint64_t)c.slept, (uint64_t)c.samples, (double)c.sample_ns / 1e9, (uint64_t)c.short_blocks, (double)min_ns / 1e6,
 		(double)c.short_ns / 1e9, asleep, (uint64_t)c.pending_full, (uint64_t)c.pending_failed, (uint64_t)c.stale,
-		(uint64_t)c.replaced, (uint64_t)c.unreadable);
+		(uint64_t)c.replaced, (uint64_t)c.unreadable, (uint64_t)c.other_cpu);
 }
