@@ -115,7 +115,8 @@ static const struct options_entry record_options_table[] = {
 const struct options_command record_command = {
 	.name = "record",
 	.usage = "ringtrace record [-e EVENTS] [-a | -C CPUS | -p PIDS | -t TIDS] [-G CGROUP]\n"
-		 "                 [-F HZ | -c PERIOD] [-g] [-o DIR] [-m PAGES] [-- CMD ARGS...]",
+		 "                 [-F HZ | -c PERIOD] [-g] [--off-cpu [--off-cpu-min TIME]] [-o DIR]\n"
+		 "                 [-m PAGES] [-- CMD ARGS...]",
 	.description = "Samples through BPF and writes a perf.data directory (DIR/data and "
 		       "DIR/data.cpuN) that ringtrace report and perf report read.",
 	.options = record_options_table,
