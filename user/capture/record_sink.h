@@ -22,6 +22,8 @@ struct record_source {
 	const char *transport;   /* "ringbuf" or "perfbuf" */
 	uint64_t sample_id_type; /* the sample_id trailer of side-band records */
 	bool samples_carry_cgroup; /* PERF_SAMPLE_CGROUP: the sample's last u64 */
+	uint64_t offcpu_id;        /* the id of offcpu-time samples (time off CPU, not
+				    * on it; record --off-cpu), or 0 */
 	void *ctx;
 };
 

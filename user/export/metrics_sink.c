@@ -249,7 +249,8 @@ static void free_thread(void *value, void *ctx)
 	free(value);
 }
 
-/* --metrics: the sample's CPU time, to its thread's comm and its cgroup. */
+/* --metrics: the sample's CPU time, to its thread's comm and its cgroup
+ * (--off-cpu's samples are left out). */
 static int metrics_sample(struct record_sink *s, int cpu, const void *rec, size_t size)
 {
 	struct metrics_sink *rm = metrics_sink_of(s);
@@ -261,6 +262,9 @@ static int metrics_sample(struct record_sink *s, int cpu, const void *rec, size_
 	    size < sizeof(head) + (rm->src.samples_carry_cgroup ? sizeof(cgroup) : 0))
 		return 0;
 	memcpy(&head, rec, sizeof(head));
+	/* time off CPU is no CPU time */
+	if (rm->src.offcpu_id && head.id == rm->src.offcpu_id)
+		return 0;
 	if (rm->src.samples_carry_cgroup)
 		memcpy(&cgroup, (const uint8_t *)rec + size - sizeof(cgroup), sizeof(cgroup));
 	note_sample(rm, head.tid, cgroup, head.period);

@@ -543,6 +543,9 @@ static int open_sinks(struct session *s)
 		.samples_carry_cgroup = s->cgroup_field,
 		.ctx = s,
 	};
+	for (unsigned int i = 0; i < s->opts->nr_events; i++)
+		if (s->sampler_events[i].offcpu)
+			s->source.offcpu_id = s->sampler_events[i].id;
 	for (unsigned int i = 0; i < s->nr_sinks; i++) {
 		struct record_sink *k = s->sinks[i];
 
