@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_offcpu.c: record --off-cpu of the load generator sleeping a known time in a
- * known function: folded weights, perf's reading, --off-cpu-min, -p and -G, bad values. */
+ * known function (-g, fp): folded weights, perf's reading, --off-cpu-min, -p, -G, bad values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,7 +46,7 @@ static int setup(void **state)
 	if (tu_integration_skip_reason())
 		return 0;
 	rc = tu_sh(&fx->record_out,
-		   "%s record -g --off-cpu --off-cpu-min " MIN " -o %s/rec -- %s sleep %d %d %d %d 2>&1",
+		   "%s record -g --off-cpu --off-cpu-min " MIN " -o %s/rec -- %s --time sleep %d %d %d %d 2>&1",
 		   tu_ringtrace(), fx->dir, tu_loadgen(), SLEEPS, SLEEP_MS, BRIEF, BRIEF_US);
 	if (rc)
 		fail_msg("record failed (%d):\n%s", rc, fx->record_out);
@@ -131,6 +131,36 @@ static void test_known_sleep_weighs_its_time(void **state)
 		fail_msg("folded weight %" PRIu64 " us, expected %" PRIu64 " us within 10%%:\n%s\n%s",
 			 us, KNOWN_US, fx->folded, fx->record_out);
 	assert_non_null(strstr(fx->folded, "loadgen;"));
+}
+
+/* --call-graph fp: the user stack by frame pointers, from the syscall the
+ * load generator makes itself (libc's has none) up through the known
+ * function: its weight is the time slept there, within 10%. */
+static void test_frame_pointers(void **state)
+{
+	struct fixture *fx = *state;
+	const char *frames[] = { "sleep_in_known_function", "nanosleep_syscall", "schedule" };
+	char *out = NULL, *folded = NULL;
+	const uint64_t known = 10 * 100 * 1000;
+	unsigned int lines;
+	uint64_t us;
+	int rc;
+
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "%s record --call-graph fp --off-cpu -o %s/fp -- %s --time sleep-raw 10 100 2>&1",
+		   tu_ringtrace(), fx->dir, tu_loadgen());
+	if (rc)
+		fail_msg("record --call-graph fp failed (%d):\n%s", rc, out);
+	rc = tu_sh(&folded, "%s report %s/fp --folded --event offcpu-time", tu_ringtrace(), fx->dir);
+	assert_int_equal(rc, 0);
+	us = folded_weight(folded, frames, 3, &lines);
+	print_message("fp: off-CPU through sleep_in_known_function;nanosleep_syscall;...;schedule: %" PRIu64
+		      " us (slept %" PRIu64 " us)\n", us, known);
+	if (us < known * 9 / 10 || us > known * 11 / 10)
+		fail_msg("folded weight %" PRIu64 " us, expected %" PRIu64 " us within 10%%:\n%s\n%s", us,
+			 known, folded, out);
+	free(out);
+	free(folded);
 }
 
 /* Blocks shorter than --off-cpu-min give no sample; the totals count them,
@@ -348,6 +378,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_sleep_weighs_its_time),
+		cmocka_unit_test(test_frame_pointers),
 		cmocka_unit_test(test_short_blocks_are_not_sampled),
 		cmocka_unit_test(test_perf_reads_offcpu_time),
 		cmocka_unit_test(test_pid_scope),

@@ -205,6 +205,25 @@ static int run_rename(uint64_t count)
 	return x == 0;
 }
 
+/* sleep-raw: nanosleep made here, not in libc (built without frame
+ * pointers): frame pointers unwind from the syscall to main. */
+static int raw_syscalls;
+
+__attribute__((noinline)) static long nanosleep_syscall(const struct timespec *ts)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_nanosleep), "D"(ts), "S"(0L)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return 0;
+}
+
 /* Sleeps count times for ns each, in nanosleep: the time off CPU the
  * off-CPU tests expect under these two names. */
 static int sleep_ns(uint64_t count, uint64_t ns)
@@ -212,7 +231,7 @@ static int sleep_ns(uint64_t count, uint64_t ns)
 	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 
 	for (uint64_t i = 0; i < count; i++)
-		if (nanosleep(&ts, NULL)) {
+		if (raw_syscalls ? nanosleep_syscall(&ts) : nanosleep(&ts, NULL)) {
 			fprintf(stderr, "loadgen: nanosleep: %s\n", strerror(errno));
 			return 1;
 		}
@@ -258,6 +277,9 @@ static void usage(void)
 		"                                                    (BRIEF_COUNT nanosleeps of BRIEF_US us\n"
 		"                                                     in sleep_briefly, then COUNT of MS ms\n"
 		"                                                     in sleep_in_known_function)\n"
+		"       loadgen [--time] sleep-raw COUNT MS [BRIEF_COUNT BRIEF_US]\n"
+		"                                                    (the same, the syscall made by\n"
+		"                                                     loadgen itself: frame pointers unwind)\n"
 		"       --name COMM before any of them: run as COMM (PR_SET_NAME)\n");
 }
 
@@ -282,7 +304,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if ((i + 3 == argc || i + 5 == argc) && !strcmp(argv[i], "sleep"))
+	raw_syscalls = !strcmp(argv[i], "sleep-raw");
+	if ((i + 3 == argc || i + 5 == argc) && (!strcmp(argv[i], "sleep") || raw_syscalls))
 		return run_sleep(strtoull(argv[i + 1], NULL, 10), strtoull(argv[i + 2], NULL, 10),
 				 i + 5 == argc ? strtoull(argv[i + 3], NULL, 10) : 0,
 				 i + 5 == argc ? strtoull(argv[i + 4], NULL, 10) : 0);
