@@ -352,6 +352,48 @@ static void test_cgroup_scope(void **state)
 	free(out);
 }
 
+/* The switch program opens no perf event on sched_switch: while -a --off-cpu
+ * records, perf stat counts every switch of a task that sleeps 200 times
+ * (a BPF program on a perf tracepoint event returning 0 would leave perf
+ * none, see DESIGN.md). */
+static void test_perf_still_counts_sched_switch(void **state)
+{
+	struct fixture *fx = *state;
+	char dir[512], path[600], *out = NULL, *p;
+	unsigned long long switches = 0;
+	pid_t rec;
+	int rc;
+
+	tu_skip_unless_possible();
+	snprintf(dir, sizeof(dir), "%s/neighbour", fx->dir);
+	rec = tu_start("exec %s record -a --off-cpu -q -o %s", tu_ringtrace(), dir);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	for (int i = 0; i < 1000 && access(path, F_OK); i++)
+		usleep(10000);
+	if (access(path, F_OK)) {
+		kill(rec, SIGKILL);
+		waitpid(rec, NULL, 0);
+		fail_msg("the recording did not start: no %s", path);
+	}
+	rc = tu_sh(&out, "perf stat -x, -e sched:sched_switch -- %s sleep 200 1 2>&1 >/dev/null",
+		   tu_loadgen());
+	kill(rec, SIGINT);
+	if (!tu_wait_gone(rec, 20))
+		fail_msg("the recording did not stop");
+	waitpid(rec, NULL, 0);
+	assert_int_equal(rc, 0);
+	p = strstr(out, ",sched:sched_switch");
+	assert_non_null(p);
+	while (p > out && p[-1] != '\n')
+		p--;
+	switches = strtoull(p, NULL, 10);
+	print_message("perf stat beside record -a --off-cpu: %llu switches of a task sleeping 200 times\n",
+		      switches);
+	if (switches < 200)
+		fail_msg("perf stat counted %llu sched_switch, expected at least 200:\n%s", switches, out);
+	free(out);
+}
+
 /* A bad --off-cpu-min is a usage error: one line, exit status 2. */
 static void test_bad_min_is_usage_error(void **state)
 {
@@ -383,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_perf_reads_offcpu_time),
 		cmocka_unit_test(test_pid_scope),
 		cmocka_unit_test(test_cgroup_scope),
+		cmocka_unit_test(test_perf_still_counts_sched_switch),
 		cmocka_unit_test(test_bad_min_is_usage_error),
 	};
 
