@@ -298,6 +298,12 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 			print_ip(st, r, f, s);
 		}
 	}
+	/* perf's default fields of a BPF-output event (offcpu-time) take in
+	 * its bpf-output field, printed as a line break and the raw data,
+	 * which ringtrace's samples of it do not have */
+	if (!st->fields.user_set[kind_of(ev)] && ev->attr.type == PERF_TYPE_SOFTWARE &&
+	    ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
+		fputc('\n', out);
 	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
 }
