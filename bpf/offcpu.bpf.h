@@ -17,18 +17,18 @@ const volatile __u64 offcpu_min_ns = 0;  /* --off-cpu-min: shorter blocks give n
 #define OFFCPU_EEXIST 17 /* BPF_NOEXIST's, -EEXIST */
 
 /* The kernel callchain begins, as perf's sched:sched_switch samples begin, in
- * __schedule (the ksym's address, from kallsyms; 0 if it has no such symbol),
+ * __schedule (its address, from kallsyms, set by the loader; 0 if unknown),
  * not in the frames of the BPF program and of the tracepoint's call into it:
  * how many of those there are, found on the first switch, is the same on
  * every one. */
-extern const void __schedule __ksym __weak;
+const volatile __u64 offcpu_schedule_addr = 0;
 #define OFFCPU_SCHEDULE_MAX_BYTES 0x4000 /* the return address is this near its start */
 #define OFFCPU_SKIP_PROBE 8              /* frames looked at for it */
 __u32 offcpu_kernel_skip = 0;            /* frames before __schedule, plus 1 once found */
 
 static __always_inline __u64 offcpu_kernel_stack_flags(void *ctx, struct sample_words *s)
 {
-	__u64 schedule = (__u64)&__schedule;
+	__u64 schedule = offcpu_schedule_addr;
 	__u32 skip = offcpu_kernel_skip;
 	long bytes;
 

@@ -16,6 +16,7 @@
 #include "capture/bpf_stats.h"
 #include "lib/log.h"
 #include "sampler.skel.h"
+#include "sys/kernel_symbol.h"
 #include "sys/privileges.h"
 
 /* One opened perf event and the program's link to it. */
@@ -320,6 +321,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
 	k->rodata->offcpu_min_ns = cfg->offcpu_min_ns;
+	/* read only when needed: kallsyms takes a tenth of a second */
+	k->rodata->offcpu_schedule_addr = s->offcpu ? kernel_symbol_address("__schedule") : 0;
 	/* the probes' scratch space only when there are probes */
 	probe_cpus = uprobes || usdt ? (__u32)s->nr_possible : 1;
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
