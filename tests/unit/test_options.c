@@ -410,7 +410,25 @@ static void test_option_values(void **state)
 	assert_int_equal(v, 8u << 20);
 	assert_int_equal(option_parse_size("--staging-size", "64kb", 1, 1ULL << 34, &v), 0);
 	assert_int_equal(v, 64u << 10);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "500us", 1000000000, &v), 0);
+	assert_int_equal(v, 500000);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "1ms", 1000000000, &v), 0);
+	assert_int_equal(v, 1000000);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "2s", 3000000000ULL, &v), 0);
+	assert_int_equal(v, 2000000000ULL);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "0", 1000, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "7ns", 1000, &v), 0);
+	assert_int_equal(v, 7);
 	capture_start(&c, 2);
+	/* a bare number (whose unit?), an unknown unit, too long, not a number */
+	assert_int_equal(option_parse_duration("--off-cpu-min", "5", 1000000000, &v), -1);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "5m", 1000000000, &v), -1);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "2s", 1000000000, &v), -1);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "ms", 1000000000, &v), -1);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "-1ms", 1000000000, &v), -1);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "99999999999999999999ns",
+					       UINT64_MAX, &v), -1);
 	assert_int_equal(option_parse_u64("-F", "101", 1, 100, &v), -1);
 	assert_int_equal(option_parse_u64("-F", "-1", 1, 100, &v), -1);
 	assert_int_equal(option_parse_u64("-F", "1x", 1, 100, &v), -1);
@@ -419,6 +437,7 @@ static void test_option_values(void **state)
 	assert_non_null(strstr(err, "ringtrace: invalid value \"101\" for -F: "
 				    "expected a number from 1 to 100\n"));
 	assert_non_null(strstr(err, "ringtrace: invalid size \"2T\" for -S"));
+	assert_non_null(strstr(err, "ringtrace: invalid duration \"5\" for --off-cpu-min: expected a number and its unit (ns, us, ms, s)"));
 	free(err);
 }
 
