@@ -135,6 +135,24 @@ static void test_known_sleep_weighs_its_time(void **state)
 	assert_non_null(strstr(fx->folded, "loadgen;"));
 }
 
+/* The flame graph of offcpu-time counts microseconds (flamegraph.pl's
+ * --countname=us), as its folded stacks do. */
+static void test_flamegraph_counts_microseconds(void **state)
+{
+	struct fixture *fx = *state;
+	char *svg = NULL;
+	int rc;
+
+	tu_skip_unless_possible();
+	rc = tu_sh(&svg, "%s report %s/rec --event offcpu-time --flamegraph -", tu_ringtrace(),
+		   fx->dir);
+	assert_int_equal(rc, 0);
+	if (!strstr(svg, "<title>sleep_in_known_function (") || !strstr(svg, " us, ") ||
+	    strstr(svg, " samples, "))
+		fail_msg("the off-CPU flame graph does not count microseconds:\n%.2000s", svg);
+	free(svg);
+}
+
 /* --call-graph fp: the user stack by frame pointers, from the syscall the
  * load generator makes itself (libc's has none) up through the known
  * function: its weight is the time slept there, within 10%. */
@@ -435,6 +453,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_sleep_weighs_its_time),
+		cmocka_unit_test(test_flamegraph_counts_microseconds),
 		cmocka_unit_test(test_frame_pointers),
 		cmocka_unit_test(test_short_blocks_are_not_sampled),
 		cmocka_unit_test(test_perf_reads_offcpu_time),

@@ -367,7 +367,8 @@ static void write_node(FILE *out, const struct tree *t, const struct layout *l, 
 	put_escaped(out, n->name);
 	fprintf(out, "\"><title>");
 	put_escaped(out, n->name);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%", n->count, 100.0 * w);
+	fprintf(out, " (%" PRIu64 " %s, %.2f%%", n->count,
+		l->o->count_name ? l->o->count_name : "samples", 100.0 * w);
 	if (l->o->differential)
 		fprintf(out, "; before %" PRIu64 ", %+.2f%%", n->before,
 			100.0 * ((double)n->count - (double)n->before) / (double)l->total);

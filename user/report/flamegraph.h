@@ -24,6 +24,8 @@ struct flamegraph_options {
 	unsigned int width;  /* pixels; 0: FLAMEGRAPH_DEFAULT_WIDTH */
 	bool inverted;       /* an icicle graph: the root at the top */
 	bool differential;   /* colour by after - before: red grew, blue shrank */
+	const char *count_name; /* what a count is, in the tooltips (flamegraph.pl's
+				 * --countname); NULL: "samples" */
 };
 
 /*

@@ -629,7 +629,8 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 	} else {
 		struct flamegraph_stack *fs = calloc(nr ? nr : 1, sizeof(*fs));
 		struct flamegraph_options fo = { .title = st->o->title, .width = st->o->width,
-						 .inverted = st->o->inverted };
+						 .inverted = st->o->inverted,
+						 .count_name = st->weigh_by_time ? "us" : NULL };
 		char title[512], close_err[512];
 		FILE *f = NULL;
 
