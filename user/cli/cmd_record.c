@@ -55,11 +55,12 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-/* --call-graph ehframe | fp | dwarf[,SIZE], as perf parses it: SIZE rounded
- * up to a multiple of 8. */
+/* --call-graph ehframe | fp | dwarf[,SIZE] | ehframe+dwarf[,SIZE], as perf
+ * parses it: SIZE rounded up to a multiple of 8. */
 static int parse_call_graph(struct record_options *o, const char *arg)
 {
 	uint64_t size = RT_STACK_USER_DEFAULT;
+	const char *dwarf = arg;
 
 	o->unwind_ehframe = false;
 	if (!strcmp(arg, "fp") || !strcmp(arg, "ehframe")) {
@@ -68,15 +69,20 @@ static int parse_call_graph(struct record_options *o, const char *arg)
 		o->unwind_ehframe = !strcmp(arg, "ehframe");
 		return OPTIONS_CONTINUE;
 	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
-		rt_error("unknown --call-graph mode \"%s\": use ehframe, fp or dwarf[,SIZE]", arg);
+	/* both in each sample, for report --unwind-check */
+	if (!strncmp(arg, "ehframe+", 8))
+		dwarf = arg + 8;
+	if (strncmp(dwarf, "dwarf", 5) || (dwarf[5] && dwarf[5] != ',')) {
+		rt_error("unknown --call-graph mode \"%s\": use ehframe, fp, dwarf[,SIZE] or "
+			 "ehframe+dwarf[,SIZE]", arg);
 		return OPTIONS_USAGE_ERROR;
 	}
-	if (arg[5] && option_parse_u64("--call-graph dwarf,SIZE", arg + 6, 1,
-				       RT_STACK_USER_MAX, &size))
+	if (dwarf[5] && option_parse_u64("--call-graph dwarf,SIZE", dwarf + 6, 1,
+					 RT_STACK_USER_MAX, &size))
 		return OPTIONS_USAGE_ERROR;
 	o->callchain = true;
 	o->stack_user = (uint32_t)((size + 7) & ~7ULL);
+	o->unwind_ehframe = dwarf != arg;
 	return OPTIONS_CONTINUE;
 }
 

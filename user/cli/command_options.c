@@ -28,7 +28,8 @@ static const struct options_entry record_options_table[] = {
 	  "kernel callchains, and the user registers and top SIZE "
 	  "bytes of the user stack (default " OPTIONS_STR(RT_STACK_USER_DEFAULT) ", at most "
 	  OPTIONS_STR(RT_STACK_USER_MAX) ") in each sample, unwound with DWARF CFI when read, as "
-	  "perf record --call-graph dwarf",
+	  "perf record --call-graph dwarf; or ehframe+dwarf[,SIZE]: both in each sample, for "
+	  "report --unwind-check (a diagnostic: perf shows such user stacks twice)",
 	  NULL, RECORD_OPT_CALL_GRAPH_MODE },
 	{ "unwind-mem", 0, "SIZE",
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
@@ -147,6 +148,11 @@ static const struct options_entry report_options_table[] = {
 	  "after\" lines, --flamegraph draws the recording's stacks red where they grew, blue "
 	  "where they shrank",
 	  NULL, REPORT_OPT_DIFF },
+	{ "unwind-check", 0, NULL,
+	  "of a recording made with --call-graph ehframe+dwarf: how many of each DSO's user "
+	  "frames the kernel's unwinding and libdw's unwinding of the same samples' stack copies "
+	  "agree on",
+	  NULL, REPORT_OPT_UNWIND_CHECK },
 	{ "pprof", 0, "FILE",
 	  "a gzipped pprof profile (go tool pprof, Pyroscope, Parca, Grafana): samples and "
 	  "cpu time by stack, with mappings, build-ids and comm, pid, tid, cpu, cgroup labels "
@@ -175,7 +181,8 @@ const struct options_command report_command = {
 	.name = "report",
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
 		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
-		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]",
+		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]\n"
+		 "ringtrace report [DIR] --unwind-check [--comm COMM] [--pid PID]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
 		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
 		       "profile.",

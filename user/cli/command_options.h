@@ -78,6 +78,7 @@ enum report_option_id {
 	REPORT_OPT_WIDTH,
 	REPORT_OPT_INVERTED,
 	REPORT_OPT_DIFF,
+	REPORT_OPT_UNWIND_CHECK,
 };
 
 enum script_option_id {

@@ -75,6 +75,7 @@ static int plan_events(struct session *s)
 			.exclude_kernel = ev->exclude_kernel,
 			.callchain = o->callchain,
 			.stack_user = o->stack_user,
+			.user_callchain = o->unwind_ehframe,
 			.cgroup = s->cgroup_field,
 		};
 	}

@@ -18,6 +18,7 @@
 #include "record/unwind_builder.h"
 #include "lib/log.h"
 #include "symbols/build_id.h"
+#include "symbols/vdso.h"
 #include "sys/safe_open.h"
 
 /* A file: its build-id (kind 1) or device and inode (kind 2), and its rows. */
@@ -182,18 +183,29 @@ static void mapping_key(struct file_key *key, const struct perf_mmap *m)
 		inode_key(key, m);
 }
 
-/* An executable mapping of a file: what a table is kept for. */
+/* The vdso: the kernel maps one image into every (64-bit) process of a boot,
+ * the one ringtrace has too. */
+static bool is_vdso(const struct perf_mmap *m)
+{
+	return m->filename && !strcmp(m->filename, "[vdso]");
+}
+
+/* An executable mapping of a file, or the vdso: what a table is kept for. */
 static bool wants_table(const struct perf_mmap *m)
 {
-	return (m->prot & PROT_EXEC) && m->filename && m->filename[0] == '/' && m->len;
+	return (m->prot & PROT_EXEC) && m->filename && (m->filename[0] == '/' || is_vdso(m)) &&
+	       m->len;
 }
 
 /* Opens the file m maps, proved the device and inode recorded when the
- * record has no build-id to prove it by; -1 if it cannot be opened. */
+ * record has no build-id to prove it by (the vdso: ringtrace's own image);
+ * -1 if it cannot be opened. */
 static int open_mapping(const struct perf_mmap *m)
 {
 	struct safe_file_id dev = { m->maj, m->min, m->ino };
 
+	if (is_vdso(m))
+		return vdso_open_own();
 	return safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
 				 m->build_id_size ? NULL : &dev, NULL);
 }
