@@ -187,6 +187,13 @@ static size_t source_programs(void *ctx, struct bpf_program_runs *out, size_t ma
 	return bpf_sampler_program_stats(s->sampler, out, max);
 }
 
+static int source_unwind(void *ctx, struct rt_unwind_counters *out)
+{
+	struct session *s = ctx;
+
+	return bpf_sampler_unwind_counters(s->sampler, out);
+}
+
 /* Moves everything waiting in the kernel's rings into the sinks. Never blocks
  * on the disk. */
 static int drain_all(struct session *s)
@@ -350,24 +357,6 @@ static void print_missed_runs(const struct session *s)
 			missed);
 }
 
-/* With kernel.bpf_stats_enabled on: how often and how long each of the
- * sampler's programs that ran did (in the kernel's count: a perf event's
- * program runs for every event, in scope or not), the unwinder included. */
-static void print_bpf_run_time(const struct session *s)
-{
-	struct bpf_program_runs runs[16];
-	size_t n;
-
-	if (!bpf_stats_enabled())
-		return;
-	n = bpf_sampler_program_stats(s->sampler, runs, sizeof(runs) / sizeof(runs[0]));
-	for (size_t i = 0; i < n; i++)
-		if (runs[i].runs)
-			rt_info("ringtrace: BPF run time (kernel.bpf_stats_enabled): %s: %" PRIu64
-				" runs, %.0f ns per run",
-				runs[i].name, runs[i].runs, (double)runs[i].run_ns / (double)runs[i].runs);
-}
-
 /* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
  * ring), in the staging ring, on the way to the disk (a failed write);
  * side-band records and their losses. */
@@ -415,7 +404,11 @@ static void print_summary(const struct session *s)
 		last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
 		t_kernel + t_staging + t_write, (double)bytes / 1024.0);
 	print_missed_runs(s);
-	print_bpf_run_time(s);
+	if (bpf_stats_enabled()) {
+		struct bpf_program_runs runs[16];
+
+		bpf_stats_print(runs, bpf_sampler_program_stats(s->sampler, runs, 16));
+	}
 }
 
 /* Stops sampling, drains what is left, reports the losses nothing reported,
@@ -556,6 +549,7 @@ static int open_sinks(struct session *s)
 		.cpu_counts = source_cpu_counts,
 		.rings = source_rings,
 		.programs = source_programs,
+		.unwind = source_unwind,
 		.transport = s->opts->transport == TRANSPORT_PERFBUF ? "perfbuf" : "ringbuf",
 		.sample_id_type = RECORDING_SAMPLE_ID_TYPE,
 		.samples_carry_cgroup = s->cgroup_field,
