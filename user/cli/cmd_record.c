@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/event_spec.h"
 #include "capture/perf_events.h"
@@ -16,6 +17,7 @@
 #include "lib/options.h"
 #include "record/probe_resolve.h"
 #include "record/record.h"
+#include "record/unwind_cache.h"
 
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
 #define METRICS_TOP_COMMS 20       /* comms named by --metrics, as export's default */
@@ -155,6 +157,13 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->unwind_mem = v;
 		break;
+	case RECORD_OPT_UNWIND_CACHE:
+		if (!arg[0]) {
+			rt_error("--unwind-cache needs a directory, or none");
+			return OPTIONS_USAGE_ERROR;
+		}
+		o->unwind_cache = strcmp(arg, "none") ? arg : NULL;
+		break;
 	case RECORD_OPT_CALL_GRAPH_MODE:
 		return parse_call_graph(o, arg);
 	case RECORD_OPT_OUTPUT:
@@ -264,6 +273,7 @@ int cmd_record(int argc, char **argv)
 	o->ring_pages = RECORD_DEFAULT_RING_PAGES;
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
 	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
+	o->unwind_cache = geteuid() == 0 ? UNWIND_CACHE_DEFAULT_DIR : NULL;
 	o->transport = TRANSPORT_RINGBUF;
 	o->sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o->argc = argc;

@@ -4,6 +4,7 @@
 #include "cli/command_options.h"
 
 #include "export/metrics_server.h"
+#include "record/unwind_cache.h"
 #include "report/flamegraph.h"
 
 static const struct options_entry record_options_table[] = {
@@ -35,6 +36,11 @@ static const struct options_entry record_options_table[] = {
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
 	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
 	  NULL, RECORD_OPT_UNWIND_MEM },
+	{ "unwind-cache", 0, "DIR",
+	  "with ehframe: keep the compiled unwind tables in DIR between runs, by build-id (or "
+	  "device, inode, mtime and size), or none (default " UNWIND_CACHE_DEFAULT_DIR " when run "
+	  "as root, else none); a file there that is corrupt, or that another user could have written, is rebuilt",
+	  NULL, RECORD_OPT_UNWIND_CACHE },
 	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
 	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
 	  NULL, RECORD_OPT_CPU },

@@ -185,9 +185,9 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 		rt_format(err, errlen, "out of memory");
 	if (!ret && !st.both) {
 		rt_format(err, errlen,
-			  "%s: no sample holds both the kernel's user frames and a stack copy: record "
+			  "%s: no sample%s holds both the kernel's user frames and a stack copy: record "
 			  "with --call-graph ehframe+dwarf",
-			  o->input);
+			  o->input, o->comm_filter || o->pid_filter >= 0 ? " of --comm/--pid" : "");
 		ret = REPORT_BAD_REQUEST;
 	}
 	if (!ret) {
