@@ -127,17 +127,22 @@ static void hex(char *out, const uint8_t *bytes, size_t n)
 int unwind_cache_key_of(int fd, struct unwind_cache_key *key)
 {
 	uint8_t id[BUILD_ID_MAX];
-	ssize_t len = build_id_read(fd, id);
+	ssize_t len;
 	struct stat st;
 
 	memset(key, 0, sizeof(*key));
+	if (fstat(fd, &st))
+		return -1;
+	/* a build-id names the table every later run of every file with that
+	 * build-id reads: only root's files that no one else may write name
+	 * theirs by it, so that a user's file claiming a system library's
+	 * build-id cannot leave its rows for the library's later runs */
+	len = st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)) ? build_id_read(fd, id) : 0;
 	if (len > 0 && (size_t)len <= sizeof(key->name) / 2 - 4) {
 		memcpy(key->name, "b-", 2);
 		hex(key->name + 2, id, (size_t)len);
 		return 0;
 	}
-	if (fstat(fd, &st))
-		return -1;
 	snprintf(key->name, sizeof(key->name), "i-%llx-%llx-%lld.%09ld-%lld",
 		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size);

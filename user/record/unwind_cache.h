@@ -20,7 +20,8 @@ struct unwind_cache;
 struct unwind_cache *unwind_cache_open(const char *path, char *err, size_t errlen);
 void unwind_cache_close(struct unwind_cache *c);
 
-/* The key of the ELF file fd: its build-id, else its device, inode, mtime and
+/* The key of the ELF file fd: its build-id if it has one and is root's alone
+ * (not writable by group or others), else its device, inode, mtime and
  * size. 0, or -1 if fd cannot be read. */
 struct unwind_cache_key {
 	char name[2 * 64 + 8]; /* the cache file's name, which is the key */
