@@ -53,13 +53,13 @@ static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
 	return rows;
 }
 
+/* The job's table: read from the cache, or compiled (and then kept there). */
 static void compile(struct job *j)
 {
 	struct unwind_table table;
 	struct timespec t0, t1;
-	char err[256];
-
 	struct unwind_cache_key key;
+	char err[256];
 	bool keyed;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
