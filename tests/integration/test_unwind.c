@@ -362,6 +362,7 @@ static void unwind_check(const char *label, const char *setup, const char *cmd,
 		   dir, setup ? setup : "true", tu_ringtrace(), dir, cmd);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
+	print_message("%s", out); /* its totals, the side-band's and the unwinder's */
 	free(out);
 	rc = tu_sh(&out, "%s report %s/rt --unwind-check 2>&1", tu_ringtrace(), dir);
 	if (rc)
