@@ -293,6 +293,78 @@ static void test_record_serves_metrics(void **state)
 	teardown_env(&env);
 }
 
+/* The counter of name{reason="reason"} in a scrape, or -1. */
+static double reason_value(const char *scrape, const char *name, const char *reason)
+{
+	char series[256];
+
+	snprintf(series, sizeof(series), "%s{reason=\"%s\"} ", name, reason);
+	return series_value(scrape, series);
+}
+
+/* record -g --metrics: the in-kernel unwinder's counts (what the totals
+ * print at the end), the fall-backs to frame pointers and the ends of the
+ * stacks each by reason; a scrape never shows more than the totals. */
+static void test_record_metrics_unwind_counts(void **state)
+{
+	static const char *const fallbacks[] = { "no_process", "no_mapping", "no_table",
+						 "expression" };
+	static const char *const ends[] = { "outermost", "truncated", "read_failed", "bad_frame" };
+	char url[128], path[PATH_MAX + 32], *dir, *body = NULL, *out = NULL;
+	int port = 20000 + (int)((getpid() + 29) % 20000);
+	unsigned long long total_stacks = 0, total_outermost = 0;
+	double stacks = 0, outermost;
+	const char *line;
+	pid_t recording;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	recording = start("%s record -g -F 499 --metrics 127.0.0.1:%d --force -o %s/rec -- %s spin 6 >%s/record.log 2>&1",
+			  tu_ringtrace(), port, dir, tu_loadgen(), dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	/* until some stacks were unwound */
+	for (int i = 0; i < 40 && stacks <= 0; i++) {
+		free(body);
+		body = fetch(url, 5);
+		assert_non_null(body);
+		stacks = series_value(body, "\nringtrace_unwind_stacks_total ");
+		if (stacks <= 0)
+			usleep(100000);
+	}
+	if (stacks <= 0)
+		fail_msg("no ringtrace_unwind_stacks_total above 0 in:\n%s", body);
+	for (size_t i = 0; i < 4; i++) {
+		assert_true(reason_value(body, "ringtrace_unwind_fp_fallbacks_total", fallbacks[i]) >= 0);
+		assert_true(reason_value(body, "ringtrace_unwind_stack_ends_total", ends[i]) >= 0);
+	}
+	outermost = reason_value(body, "ringtrace_unwind_stack_ends_total", "outermost");
+	assert_non_null(strstr(body, "# TYPE ringtrace_unwind_stack_ends_total counter\n"));
+	snprintf(path, sizeof(path), "%s/scrape.txt", dir);
+	tu_write_file(dir, "scrape.txt", body, strlen(body));
+	if (tu_sh(&out, "promtool check metrics < %s 2>&1", path))
+		fail_msg("promtool check metrics:\n%s", out);
+	free(out);
+	/* the recording ends with its command: its totals count at least as much */
+	assert_true(tu_wait_gone(recording, 30));
+	assert_int_equal(tu_sh(&out, "cat %s/record.log", dir), 0);
+	line = strstr(out, "user stacks unwound in the kernel: ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "user stacks unwound in the kernel: %llu stacks", &total_stacks), 1);
+	line = strstr(line, "ends: ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "ends: %llu outermost", &total_outermost), 1);
+	print_message("scraped %.0f stacks (%.0f outermost); the totals: %llu (%llu)\n", stacks,
+		      outermost, total_stacks, total_outermost);
+	assert_true(stacks <= (double)total_stacks);
+	assert_true(outermost <= (double)total_outermost);
+	assert_true(total_outermost > 0);
+	free(out);
+	free(body);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_textfile_for_node_exporter(void **state)
 {
 	struct env env = { 0 };
@@ -649,6 +721,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_prometheus_and_promtool),
 		cmocka_unit_test(test_record_serves_metrics),
+		cmocka_unit_test(test_record_metrics_unwind_counts),
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_idle_connections_do_not_keep_a_scraper_out),

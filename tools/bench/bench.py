@@ -3,7 +3,8 @@
 # bench.py: runs ringtrace, perf record and bpftrace on the same workloads in one
 # run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
-throughput, report speed and the cost of DWARF stacks, each tool against the
+throughput, report speed and the cost of stacks (in-kernel .eh_frame, frame
+pointers, DWARF), each tool against the
 others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
 
@@ -449,93 +450,138 @@ class Bench:
             ["tool", "seconds (median)", "spread", "x ringtrace report"],
             rows)
 
-    # -- 6: stacks: DWARF against frame pointers -----------------------
+    # -- 6: stacks: in-kernel .eh_frame, frame pointers, DWARF ----------
+
+    BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
+    PARCA_NS = 285  # Parca's published P50 per stack of over 90 frames (bare metal)
 
     def stacks(self):
         secs = 1 if self.quick else 3
-        workload = ["sleep", str(secs)]
-        modes = [("fp", ["-g"]), ("dwarf", ["--call-graph", "dwarf"])]
+        deep_needle = ";main" + ";uw_deep" * 40 + ";uw_c"
+        workloads = [("chain", ";main;uw_a;uw_b;uw_c"), ("deep", deep_needle)]
+        modes = [("ehframe", ["-g"]), ("fp", ["--call-graph", "fp"]),
+                 ("dwarf", ["--call-graph", "dwarf"])]
 
-        def ringtrace(args):
-            def f():
+        def sample_bytes(path):
+            """The mean size of the recording's SAMPLE records, as perf script -D lists them."""
+            p = subprocess.run("perf script -D -i %s 2>/dev/null | grep -o '\\[0x[0-9a-f]*\\]: PERF_RECORD_SAMPLE'"
+                               % path, shell=True, capture_output=True, text=True)
+            sizes = [int(x[1:].split("]")[0], 16) for x in p.stdout.split()
+                     if x.startswith("[")]
+            return sum(sizes) / len(sizes) if sizes else 0.0
+
+        def full_path(folded, needle):
+            total = full = 0
+            for line in folded.splitlines():
+                if line.startswith("unwindgen;"):
+                    n = int(line.rsplit(" ", 1)[1])
+                    total += n
+                    full += n if needle in line else 0
+            return 100.0 * full / total if total else 0.0
+
+        def ringtrace(args, needle):
+            def f(pid):
                 d = self.fresh("s6.rt")
-                _, e, usage, _ = self.must([self.ringtrace, "record", "-a", "-F", "999"] + args +
-                                           ["--force", "-o", d, "--"] + workload)
+                _, e, usage, _ = self.must([self.ringtrace, "record", "--per-thread", "-p", str(pid),
+                                            "-F", "999"] + args + ["--force", "-o", d, "--", "sleep",
+                                                                   str(secs)])
                 samples, lost = self.ringtrace_totals(e)
-                o, _, _, wall = self.must([self.ringtrace, "report", d, "--children"])
+                m = re.search(r"on_perf_event: (\d+) runs, (\d+) ns per run", e)
+                bpf_ns = float(m.group(2)) if m else None
+                _, _, _, wall = self.must([self.ringtrace, "report", d, "--children"])
                 folded, _, _, _ = self.must([self.ringtrace, "report", d, "--folded"])
-                total = full = 0
-                for line in folded.splitlines():
-                    if line.startswith("unwindgen;"):
-                        n = int(line.rsplit(" ", 1)[1])
-                        total += n
-                        full += n if ";main;uw_a;uw_b;uw_c" in line else 0
                 _, _, _, perf_wall = self.must(["perf", "report", "-i", d, "--stdio", "--no-inline"])
-                return (usage[0], samples, lost, self.size_of(d), wall, perf_wall,
-                        100.0 * full / total if total else 0.0)
+                return (usage[0], samples, lost, self.size_of(d), sample_bytes(d), wall, perf_wall,
+                        full_path(folded, needle), bpf_ns)
             return f
 
-        def perf(args):
-            def f():
+        def perf(args, needle):
+            def f(pid):
                 p = self.fresh("s6.perf")
-                _, e, usage, _ = self.must(["perf", "record", "-a", "-F", "999"] + args + ["-o", p, "--"] +
-                                           workload)
+                _, e, usage, _ = self.must(["perf", "record", "-p", str(pid), "-F", "999"] + args +
+                                           ["-o", p, "--", "sleep", str(secs)])
                 m = re.search(r"\((\d+) samples\)", e)
                 samples = int(m.group(1)) if m else 0
                 _, lost = self.perf_count(p, comm="unwindgen")
                 _, _, _, wall = self.must(["perf", "report", "-i", p, "--stdio", "--no-inline"])
-                return usage[0], samples, lost, self.size_of(p), None, wall, None
+                return (usage[0], samples, lost, self.size_of(p), sample_bytes(p), None, wall, None,
+                        None)
             return f
 
         tools = []
         for mode, args in modes:
-            tools.append(("ringtrace record %s" % " ".join(args), mode, ringtrace(args)))
-            tools.append(("perf record %s" % " ".join(args), mode, perf(args)))
-        keys = ("cpu", "samples", "lost", "bps", "ours", "perf", "full")
-        m = {name: {k: [] for k in keys} for name, _, _ in tools}
-        busy = subprocess.Popen([self.unwindgen, "chain", str(self.reps * len(tools) * (secs + 15))])
-        time.sleep(0.3)
-        for rep_ in range(self.reps):
-            for name, _, fn in self.rotated(tools, rep_):
-                cpu, samples, lost, size, ours, theirs, full = fn()
-                r = m[name]
-                r["cpu"].append(cpu)
-                r["samples"].append(samples)
-                r["lost"].append(lost)
-                r["bps"].append(size / samples if samples else 0)
-                r["perf"].append(theirs)
-                if ours is not None:
-                    r["ours"].append(ours)
-                    r["full"].append(full)
-        busy.kill()
-        busy.wait()
+            tools.append(("ringtrace record %s" % " ".join(args), mode, ringtrace))
+        tools.append(("perf record --call-graph fp", "fp", perf))
+        tools.append(("perf record --call-graph dwarf", "dwarf", perf))
+        keys = ("cpu", "samples", "lost", "bps", "sample", "ours", "perf", "full", "bpf")
+        with open(self.BPF_STATS) as f:
+            stats_before = f.read().strip()
         rows = []
-        for name, mode, _ in tools:
-            r = m[name]
-            rows.append([name, "%.0f" % self.med(r["bps"]), "%.0f" % self.med(r["samples"]),
-                         "%.0f" % self.med(r["lost"]), "%.3f" % self.med(r["cpu"]),
-                         "%.2f" % self.med(r["ours"]) if r["ours"] else "-",
-                         "%.2f" % self.med(r["perf"]), self.spread(r["perf"], "%.2f"),
-                         "%.1f%%" % self.med(r["full"]) if r["full"] else "-"])
-        self.results["stacks"] = {name: {k: self.med(v) for k, v in m[name].items() if v}
-                                  for name, _, _ in tools}
+        self.results["stacks"] = {}
+        try:
+            with open(self.BPF_STATS, "w") as f:
+                f.write("1")
+            for wl, needle in workloads:
+                m = {name: {k: [] for k in keys} for name, _, _ in tools}
+                busy = subprocess.Popen([self.unwindgen, wl, str(self.reps * len(tools) * (secs + 20))])
+                time.sleep(0.3)
+                for rep_ in range(self.reps):
+                    for name, mode, make in self.rotated(tools, rep_):
+                        args = ["-g"] if name.endswith("-g") else ["--call-graph", mode]
+                        fn = make(args, needle)
+                        cpu, samples, lost, size, sample, ours, theirs, full, bpf_ns = fn(busy.pid)
+                        r = m[name]
+                        r["sample"].append(sample)
+                        r["cpu"].append(cpu)
+                        r["samples"].append(samples)
+                        r["lost"].append(lost)
+                        r["bps"].append(size / samples if samples else 0)
+                        r["perf"].append(theirs)
+                        if ours is not None:
+                            r["ours"].append(ours)
+                            r["full"].append(full)
+                        if bpf_ns is not None:
+                            r["bpf"].append(bpf_ns)
+                busy.kill()
+                busy.wait()
+                for name, mode, _ in tools:
+                    r = m[name]
+                    rows.append([wl, name,
+                                 "%.0f" % self.med(r["bpf"]) if r["bpf"] else "-",
+                                 self.spread(r["bpf"]) if r["bpf"] else "-",
+                                 "%.0f" % self.med(r["sample"]),
+                                 "%.0f" % self.med(r["bps"]), "%.0f" % self.med(r["samples"]),
+                                 "%.0f" % self.med(r["lost"]), "%.3f" % self.med(r["cpu"]),
+                                 "%.2f" % self.med(r["ours"]) if r["ours"] else "-",
+                                 "%.2f" % self.med(r["perf"]), self.spread(r["perf"], "%.2f"),
+                                 "%.1f%%" % self.med(r["full"]) if r["full"] else "-"])
+                    self.results["stacks"][(wl, name)] = {k: self.med(v) for k, v in r.items() if v}
+        finally:
+            with open(self.BPF_STATS, "w") as f:
+                f.write(stats_before)
         self.section(
-            "6. Stacks: DWARF against frame pointers",
-            "`tools/unwindgen chain` (main -> uw_a -> uw_b -> uw_c, built `-O2 "
-            "-fomit-frame-pointer` as Debian builds) spins on one CPU; each tool records every "
-            "CPU at 999 Hz for %d s (`record -a -F 999 -- sleep %d`) with `-g` (frame pointers) "
-            "and with `--call-graph dwarf` (8 KiB of user stack per sample). Bytes per sample = "
-            "output size over samples; record CPU = user + system seconds of the recorder "
-            "(GNU time); report = wall seconds of `ringtrace report --children` "
-            "(every frame resolved, user stacks unwound with libdw) and of `perf report --stdio "
-            "--no-inline` on the same recording (for ringtrace's rows, perf reading ringtrace's "
-            "recording; without `--no-inline` perf runs addr2line on every binary with debug "
-            "information that other processes on the machine ran, which took 36 s of one such "
-            "report and 2.3 s with it); "
-            "full path = unwindgen's samples whose folded stack holds main;uw_a;uw_b;uw_c."
-            % (secs, secs),
-            ["recorder", "bytes/sample", "samples", "lost", "record CPU s", "ringtrace report s",
-             "perf report s", "spread", "full path"],
+            "6. Stacks: in-kernel .eh_frame against frame pointers and DWARF",
+            "`tools/unwindgen chain` (main -> uw_a -> uw_b -> uw_c: 7 user frames with libc's "
+            "start and `_start`) and `tools/unwindgen deep` (40 more uw_deep frames: 47), built `-O2 "
+            "-fomit-frame-pointer` as Debian builds, spin on one CPU; each tool records that "
+            "process at 999 Hz for %d s (`ringtrace record --per-thread -p PID -F 999 MODE -- sleep "
+            "%d`, `perf record -p PID -F 999 MODE -- sleep %d`) with `-g` (ringtrace: user stacks "
+            "unwound in the kernel from .eh_frame tables), `--call-graph fp` and `--call-graph "
+            "dwarf` (8 KiB of user stack per sample). BPF ns/sample = `run_time_ns / run_cnt` of "
+            "ringtrace's `on_perf_event` from the kernel's bpf_stats (`kernel.bpf_stats_enabled` "
+            "set to 1 for the scenario, restored after), the kernel callchain and the record's "
+            "output included; Parca publishes P50 %d ns for stacks over 90 frames (bare metal). "
+            "Sample bytes = the mean size of a SAMPLE record (`perf script -D`); file bytes per "
+            "sample = output size over samples (side-band records included: the machine's "
+            "processes at the start, and what they mapped and ran meanwhile); record CPU = user + system seconds of "
+            "the recorder (GNU time); report = wall seconds of `ringtrace report --children` "
+            "(every frame resolved, dwarf's user stacks unwound with libdw) and of `perf report "
+            "--stdio --no-inline` on the same recording (for ringtrace's rows, perf reading "
+            "ringtrace's recording); full path = unwindgen's samples whose folded stack (ringtrace "
+            "report) holds main and every frame under it." % (secs, secs, secs, self.PARCA_NS),
+            ["stack", "recorder", "BPF ns/sample (median)", "spread", "sample bytes",
+             "file bytes/sample", "samples",
+             "lost", "record CPU s", "ringtrace report s", "perf report s", "spread", "full path"],
             rows)
 
     # -- the document ----------------------------------------------------

@@ -5,7 +5,10 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <inttypes.h>
 #include <stdio.h>
+
+#include "lib/log.h"
 
 bool bpf_stats_enabled(void)
 {
@@ -40,4 +43,13 @@ size_t bpf_stats_read(struct bpf_object *obj, struct bpf_program_runs *out, size
 		n++;
 	}
 	return n;
+}
+
+void bpf_stats_print(const struct bpf_program_runs *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].runs)
+			rt_info("ringtrace: BPF run time (kernel.bpf_stats_enabled): %s: %" PRIu64
+				" runs, %.0f ns per run",
+				runs[i].name, runs[i].runs, (double)runs[i].run_ns / (double)runs[i].runs);
 }

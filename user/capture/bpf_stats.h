@@ -15,5 +15,9 @@ struct bpf_object;
 bool bpf_stats_enabled(void);
 /* Appends the loaded programs of obj to out (at most max); returns how many. */
 size_t bpf_stats_read(struct bpf_object *obj, struct bpf_program_runs *out, size_t max);
+/* One line each for the programs of runs that ran: their runs and the
+ * average time of one (the kernel counts every run: a perf event's program
+ * runs for each event, in scope or not). */
+void bpf_stats_print(const struct bpf_program_runs *runs, size_t n);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "capture/capture_counts.h"
+#include "unwind_maps.h"
 
 /* What the session can be asked for while it records, from any thread. */
 struct record_source {
@@ -19,6 +20,9 @@ struct record_source {
 	size_t (*rings)(void *ctx, struct capture_ring_fill *out, size_t max);
 	/* the capture's BPF programs' runs; returns how many */
 	size_t (*programs)(void *ctx, struct bpf_program_runs *out, size_t max);
+	/* the in-kernel unwinder's counts (--call-graph ehframe): 0, or -1 if
+	 * it is off; may be NULL */
+	int (*unwind)(void *ctx, struct rt_unwind_counters *out);
 	const char *transport;   /* "ringbuf" or "perfbuf" */
 	uint64_t sample_id_type; /* the sample_id trailer of side-band records */
 	bool samples_carry_cgroup; /* PERF_SAMPLE_CGROUP: the sample's last u64 */

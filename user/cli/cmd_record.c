@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/event_spec.h"
 #include "capture/perf_events.h"
@@ -16,6 +17,7 @@
 #include "lib/options.h"
 #include "record/probe_resolve.h"
 #include "record/record.h"
+#include "record/unwind_cache.h"
 
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
 #define METRICS_TOP_COMMS 20       /* comms named by --metrics, as export's default */
@@ -56,11 +58,12 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-/* --call-graph ehframe | fp | dwarf[,SIZE], as perf parses it: SIZE rounded
- * up to a multiple of 8. */
+/* --call-graph ehframe | fp | dwarf[,SIZE] | ehframe+dwarf[,SIZE], as perf
+ * parses it: SIZE rounded up to a multiple of 8. */
 static int parse_call_graph(struct record_options *o, const char *arg)
 {
 	uint64_t size = RT_STACK_USER_DEFAULT;
+	const char *dwarf = arg;
 
 	o->unwind_ehframe = false;
 	if (!strcmp(arg, "fp") || !strcmp(arg, "ehframe")) {
@@ -69,15 +72,20 @@ static int parse_call_graph(struct record_options *o, const char *arg)
 		o->unwind_ehframe = !strcmp(arg, "ehframe");
 		return OPTIONS_CONTINUE;
 	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
-		rt_error("unknown --call-graph mode \"%s\": use ehframe, fp or dwarf[,SIZE]", arg);
+	/* both in each sample, for report --unwind-check */
+	if (!strncmp(arg, "ehframe+", 8))
+		dwarf = arg + 8;
+	if (strncmp(dwarf, "dwarf", 5) || (dwarf[5] && dwarf[5] != ',')) {
+		rt_error("unknown --call-graph mode \"%s\": use ehframe, fp, dwarf[,SIZE] or "
+			 "ehframe+dwarf[,SIZE]", arg);
 		return OPTIONS_USAGE_ERROR;
 	}
-	if (arg[5] && option_parse_u64("--call-graph dwarf,SIZE", arg + 6, 1,
-				       RT_STACK_USER_MAX, &size))
+	if (dwarf[5] && option_parse_u64("--call-graph dwarf,SIZE", dwarf + 6, 1,
+					 RT_STACK_USER_MAX, &size))
 		return OPTIONS_USAGE_ERROR;
 	o->callchain = true;
 	o->stack_user = (uint32_t)((size + 7) & ~7ULL);
+	o->unwind_ehframe = dwarf != arg;
 	return OPTIONS_CONTINUE;
 }
 
@@ -149,6 +157,13 @@ static int record_option(void *ctx, int id, const char *arg)
 		if (option_parse_size("--unwind-mem", arg, 64 << 10, 1ULL << 32, &v))
 			return OPTIONS_USAGE_ERROR;
 		o->unwind_mem = v;
+		break;
+	case RECORD_OPT_UNWIND_CACHE:
+		if (!arg[0]) {
+			rt_error("--unwind-cache needs a directory, or none");
+			return OPTIONS_USAGE_ERROR;
+		}
+		o->unwind_cache = strcmp(arg, "none") ? arg : NULL;
 		break;
 	case RECORD_OPT_CALL_GRAPH_MODE:
 		return parse_call_graph(o, arg);
@@ -269,6 +284,7 @@ int cmd_record(int argc, char **argv)
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
 	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
 	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;
+	o->unwind_cache = geteuid() == 0 ? UNWIND_CACHE_DEFAULT_DIR : NULL;
 	o->transport = TRANSPORT_RINGBUF;
 	o->sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o->argc = argc;

@@ -11,6 +11,7 @@
 #include "lib/options.h"
 #include "report/diff.h"
 #include "report/report.h"
+#include "report/unwind_check.h"
 
 /* One option of report into the report_options at ctx; an enum options_result. */
 static int report_option(void *ctx, int id, const char *arg)
@@ -83,6 +84,9 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_DIFF:
 		o->diff_before = arg;
 		break;
+	case REPORT_OPT_UNWIND_CHECK:
+		o->unwind_check = true;
+		break;
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
@@ -115,8 +119,18 @@ int cmd_report(int argc, char **argv)
 		rt_error("--title, --width and --inverted shape a flame graph: add --flamegraph FILE.svg");
 		return 2;
 	}
-	status = o.diff_before ? report_diff_run(&o, stdout, err, sizeof(err))
-			       : report_run(&o, stdout, err, sizeof(err));
+	if (o.unwind_check && (o.diff_before || o.output != REPORT_TABLE || o.children ||
+			       o.event_filter || o.cpu_filter || o.cgroup_filter || o.time_filter)) {
+		rt_error("--unwind-check prints its own table and takes only --comm and --pid: "
+			 "drop the other options");
+		return 2;
+	}
+	if (o.unwind_check)
+		status = report_unwind_check_run(&o, stdout, err, sizeof(err));
+	else if (o.diff_before)
+		status = report_diff_run(&o, stdout, err, sizeof(err));
+	else
+		status = report_run(&o, stdout, err, sizeof(err));
 	if (status) {
 		rt_error("%s", err);
 		return status == REPORT_BAD_REQUEST ? 2 : 1;

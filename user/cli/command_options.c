@@ -4,6 +4,7 @@
 #include "cli/command_options.h"
 
 #include "export/metrics_server.h"
+#include "record/unwind_cache.h"
 #include "report/flamegraph.h"
 
 static const struct options_entry record_options_table[] = {
@@ -28,7 +29,8 @@ static const struct options_entry record_options_table[] = {
 	  "kernel callchains, and the user registers and top SIZE "
 	  "bytes of the user stack (default " OPTIONS_STR(RT_STACK_USER_DEFAULT) ", at most "
 	  OPTIONS_STR(RT_STACK_USER_MAX) ") in each sample, unwound with DWARF CFI when read, as "
-	  "perf record --call-graph dwarf",
+	  "perf record --call-graph dwarf; or ehframe+dwarf[,SIZE]: both in each sample, for "
+	  "report --unwind-check (a diagnostic: perf shows such user stacks twice)",
 	  NULL, RECORD_OPT_CALL_GRAPH_MODE },
 	{ "unwind-mem", 0, "SIZE",
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
@@ -43,6 +45,11 @@ static const struct options_entry record_options_table[] = {
 	  "with --off-cpu: no sample for blocks shorter than TIME, e.g. 500us, 1ms (default "
 	  RECORD_DEFAULT_OFF_CPU_MIN_TEXT "); they are counted in the totals",
 	  NULL, RECORD_OPT_OFF_CPU_MIN },
+	{ "unwind-cache", 0, "DIR",
+	  "with ehframe: keep the compiled unwind tables in DIR between runs, by build-id (or "
+	  "device, inode, mtime and size), or none (default " UNWIND_CACHE_DEFAULT_DIR " when run "
+	  "as root, else none); a file there that is corrupt, or that another user could have written, is rebuilt",
+	  NULL, RECORD_OPT_UNWIND_CACHE },
 	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
 	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
 	  NULL, RECORD_OPT_CPU },
@@ -157,6 +164,11 @@ static const struct options_entry report_options_table[] = {
 	  "after\" lines, --flamegraph draws the recording's stacks red where they grew, blue "
 	  "where they shrank",
 	  NULL, REPORT_OPT_DIFF },
+	{ "unwind-check", 0, NULL,
+	  "of a recording made with --call-graph ehframe+dwarf: how many of each DSO's user "
+	  "frames the kernel's unwinding and libdw's unwinding of the same samples' stack copies "
+	  "agree on",
+	  NULL, REPORT_OPT_UNWIND_CHECK },
 	{ "pprof", 0, "FILE",
 	  "a gzipped pprof profile (go tool pprof, Pyroscope, Parca, Grafana): samples and "
 	  "cpu time by stack, with mappings, build-ids and comm, pid, tid, cpu, cgroup labels "
@@ -185,7 +197,8 @@ const struct options_command report_command = {
 	.name = "report",
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
 		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
-		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]",
+		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]\n"
+		 "ringtrace report [DIR] --unwind-check [--comm COMM] [--pid PID]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
 		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
 		       "profile.",

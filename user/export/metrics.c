@@ -355,6 +355,55 @@ static int single(struct byte_buffer *out, const char *name, const char *type, c
 	       put(out, "\n");
 }
 
+/* One series of name per reason, label "reason". */
+struct reason_count {
+	const char *reason;
+	uint64_t count;
+};
+
+static int render_reasons(struct byte_buffer *out, const char *name, const char *help,
+			  const struct reason_count *rc, size_t n)
+{
+	int r = family(out, name, "counter", help);
+
+	for (size_t i = 0; i < n && !r; i++)
+		r |= put(out, "%s{reason=\"%s\"} %" PRIu64 "\n", name, rc[i].reason, rc[i].count);
+	return r;
+}
+
+/* The in-kernel unwinder's counts, as the recording's totals print them. */
+static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counters *u)
+{
+	const struct reason_count fallbacks[] = {
+		{ "no_process", u->no_process }, { "no_mapping", u->no_mapping },
+		{ "no_table", u->no_table },     { "expression", u->expression },
+	};
+	const struct reason_count ends[] = {
+		{ "outermost", u->outermost },     { "truncated", u->truncated },
+		{ "read_failed", u->read_failed }, { "bad_frame", u->bad_frame },
+	};
+	int r = 0;
+
+	r |= single(out, "ringtrace_unwind_stacks_total", "counter",
+		    "User stacks unwound in the kernel (--call-graph ehframe).", "%" PRIu64,
+		    u->samples);
+	r |= single(out, "ringtrace_unwind_frames_total", "counter",
+		    "User frames the in-kernel unwinder wrote.", "%" PRIu64, u->frames);
+	r |= single(out, "ringtrace_unwind_eh_frame_steps_total", "counter",
+		    "Steps to a caller found from .eh_frame rows.", "%" PRIu64, u->table_frames);
+	r |= single(out, "ringtrace_unwind_signal_frames_total", "counter",
+		    "Signal trampolines unwound through.", "%" PRIu64, u->signal_frames);
+	r |= render_reasons(out, "ringtrace_unwind_fp_fallbacks_total",
+			    "Steps by frame pointers instead of .eh_frame rows, by reason (no_process: "
+			    "a whole stack, the process's mappings not known yet).",
+			    fallbacks, sizeof(fallbacks) / sizeof(fallbacks[0]));
+	r |= render_reasons(out, "ringtrace_unwind_stack_ends_total",
+			    "How user stacks unwound in the kernel ended: outermost (where the CFI "
+			    "ends them), truncated (127 frames), read_failed, bad_frame.",
+			    ends, sizeof(ends) / sizeof(ends[0]));
+	return r;
+}
+
 /* As the Prometheus client libraries name and explain them. */
 static int render_process(struct byte_buffer *out, const struct process_stats *p)
 {
@@ -398,6 +447,8 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 	r |= render_rings(out, m);
 	r |= render_runq(out, m);
 	r |= render_programs(out, m);
+	if (m->unwind)
+		r |= render_unwind(out, m->unwind);
 	r |= render_process(out, m->process);
 	return r ? -1 : 0;
 }

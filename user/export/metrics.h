@@ -12,6 +12,7 @@
 #include "capture/capture_counts.h"
 #include "lib/byte_buffer.h"
 #include "sys/process_stats.h"
+#include "unwind_maps.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define METRICS_RUNQ_BUCKETS 40 /* log2 ns bounds: 2^0 .. 2^38 ns, then +Inf */
@@ -66,6 +67,8 @@ struct metrics_snapshot {
 	bool bpf_stats;                    /* kernel.bpf_stats_enabled was on */
 	const struct bpf_program_runs *programs;
 	size_t nr_programs;
+	/* --call-graph ehframe: the in-kernel unwinder's counts, or NULL */
+	const struct rt_unwind_counters *unwind;
 };
 
 /* Appends the exposition text to out. 0, or -1 if memory ran out. */

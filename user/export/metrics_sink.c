@@ -185,6 +185,7 @@ static int render(void *ctx, struct byte_buffer *out)
 	struct capture_cpu_counts *cpus = calloc(MAX_CPUS, sizeof(*cpus));
 	struct capture_ring_fill *rings = calloc(2 * MAX_CPUS, sizeof(*rings));
 	struct bpf_program_runs runs[MAX_PROGRAMS];
+	struct rt_unwind_counters unwind;
 	struct rows cg = { 0 }, co = { 0 };
 	int ret = -1;
 
@@ -211,6 +212,8 @@ static int render(void *ctx, struct byte_buffer *out)
 	m.programs = runs;
 	if (m.bpf_stats)
 		m.nr_programs = rm->src.programs(rm->src.ctx, runs, MAX_PROGRAMS);
+	if (rm->src.unwind && !rm->src.unwind(rm->src.ctx, &unwind))
+		m.unwind = &unwind;
 	exporter_read_aggregator(rm->runq, &m, runs, MAX_PROGRAMS);
 	if (!process_stats_read(&self))
 		m.process = &self;

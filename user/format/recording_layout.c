@@ -42,7 +42,9 @@ void recording_event_attr(struct perf_event_attr *a, const struct recording_even
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = RT_REGS_USER_MASK;
 		a->sample_stack_user = ev->stack_user;
-		a->exclude_callchain_user = 1;
+		/* ehframe+dwarf: the callchain has the kernel's unwinding of
+		 * the same stack */
+		a->exclude_callchain_user = !ev->user_callchain;
 	}
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;

@@ -32,7 +32,8 @@ struct recording_event {
 	bool exclude_user, exclude_kernel;
 	bool callchain;          /* PERF_SAMPLE_CALLCHAIN */
 	uint32_t stack_user;     /* --call-graph dwarf: PERF_SAMPLE_REGS_USER and
-				    _STACK_USER of this size, no user callchain */
+				    _STACK_USER of this size, no user callchain... */
+	bool user_callchain;     /* ...unless this (ehframe+dwarf): user frames too */
 	bool cgroup;             /* PERF_SAMPLE_CGROUP */
 };
 

@@ -81,6 +81,7 @@ static int plan_events(struct session *s)
 			.exclude_kernel = ev->exclude_kernel,
 			.callchain = o->callchain,
 			.stack_user = o->stack_user,
+			.user_callchain = o->unwind_ehframe,
 			.cgroup = s->cgroup_field,
 		};
 		if (se->offcpu) {
@@ -228,7 +229,7 @@ int session_start_sampler(struct session *s)
 	 * the side-band keeps them current */
 	if (o->unwind_ehframe) {
 		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, t->tgids, t->nr_tgids,
-				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE)) {
+				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache)) {
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -1;
 		}

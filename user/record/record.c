@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/bpf_stats.h"
 #include "format/perf_record.h"
 #include "lib/log.h"
 #include "record/file_sink.h"
@@ -185,6 +186,13 @@ static size_t source_programs(void *ctx, struct bpf_program_runs *out, size_t ma
 	struct session *s = ctx;
 
 	return bpf_sampler_program_stats(s->sampler, out, max);
+}
+
+static int source_unwind(void *ctx, struct rt_unwind_counters *out)
+{
+	struct session *s = ctx;
+
+	return bpf_sampler_unwind_counters(s->sampler, out);
 }
 
 /* Moves everything waiting in the kernel's rings into the sinks. Never blocks
@@ -397,6 +405,11 @@ static void print_summary(const struct session *s)
 		last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
 		t_kernel + t_staging + t_write, (double)bytes / 1024.0);
 	print_missed_runs(s);
+	if (bpf_stats_enabled()) {
+		struct bpf_program_runs runs[16];
+
+		bpf_stats_print(runs, bpf_sampler_program_stats(s->sampler, runs, 16));
+	}
 }
 
 /* Stops sampling, drains what is left, reports the losses nothing reported,
@@ -538,6 +551,7 @@ static int open_sinks(struct session *s)
 		.cpu_counts = source_cpu_counts,
 		.rings = source_rings,
 		.programs = source_programs,
+		.unwind = source_unwind,
 		.transport = s->opts->transport == TRANSPORT_PERFBUF ? "perfbuf" : "ringbuf",
 		.sample_id_type = RECORDING_SAMPLE_ID_TYPE,
 		.samples_carry_cgroup = s->cgroup_field,

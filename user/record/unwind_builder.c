@@ -16,6 +16,7 @@ struct job {
 	struct job *next;
 	void *tag;
 	int fd;
+	struct unwind_cache *cache;
 	struct unwind_built done;
 };
 
@@ -25,6 +26,7 @@ struct unwind_builder {
 	pthread_t thread;
 	bool started, stopping;
 	int event_fd;
+	struct unwind_cache *cache;
 	struct job *todo, **todo_tail; /* FIFO */
 	struct job *done, **done_tail;
 	size_t pending;                /* submitted, not collected */
@@ -51,19 +53,30 @@ static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
 	return rows;
 }
 
+/* The job's table: read from the cache, or compiled (and then kept there). */
 static void compile(struct job *j)
 {
 	struct unwind_table table;
 	struct timespec t0, t1;
+	struct unwind_cache_key key;
 	char err[256];
+	bool keyed;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	j->done.tag = j->tag;
-	if (!unwind_table_build(j->fd, &table, err, sizeof(err))) {
+	keyed = j->cache && !unwind_cache_key_of(j->fd, &key);
+	if (keyed && !unwind_cache_load(j->cache, &key, &j->done.rows, &j->done.nr,
+					&j->done.exec_vaddr_delta)) {
+		j->done.from_cache = true;
+	} else if (!unwind_table_build(j->fd, &table, err, sizeof(err))) {
 		j->done.rows = to_bpf_rows(&table);
 		j->done.nr = j->done.rows ? (uint32_t)table.nr : 0;
 		j->done.exec_vaddr_delta = table.exec_vaddr_delta;
 		unwind_table_free(&table);
+		/* a failure to keep it costs the next run the compiling only */
+		if (keyed && j->done.rows)
+			unwind_cache_store(j->cache, &key, j->done.rows, j->done.nr,
+					   j->done.exec_vaddr_delta);
 	}
 	close(j->fd);
 	j->fd = -1;
@@ -71,9 +84,10 @@ static void compile(struct job *j)
 	j->done.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
-void unwind_builder_compile_now(void *tag, int fd, struct unwind_built *out)
+void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
+				struct unwind_built *out)
 {
-	struct job j = { .tag = tag, .fd = fd };
+	struct job j = { .tag = tag, .fd = fd, .cache = b->cache };
 
 	compile(&j);
 	*out = j.done;
@@ -110,12 +124,13 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct unwind_builder *unwind_builder_new(void)
+struct unwind_builder *unwind_builder_new(struct unwind_cache *cache)
 {
 	struct unwind_builder *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return NULL;
+	b->cache = cache;
 	b->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (b->event_fd < 0) {
 		free(b);
@@ -141,6 +156,7 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd)
 		return -1;
 	j->tag = tag;
 	j->fd = fd;
+	j->cache = b->cache;
 	pthread_mutex_lock(&b->lock);
 	if (!b->started) {
 		if (pthread_create(&b->thread, NULL, run, b)) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/unwind_cache.h"
 #include "unwind_maps.h"
 
 /* A table compiled for the caller's file (its tag). */
@@ -16,21 +17,25 @@ struct unwind_built {
 	struct rt_unwind_row *rows; /* the caller frees them; NULL if no table */
 	uint32_t nr;
 	int64_t exec_vaddr_delta;
-	double seconds; /* spent compiling */
+	double seconds;  /* spent compiling (or reading the cache) */
+	bool from_cache; /* read from the unwind cache, not compiled */
 };
 
 struct unwind_builder;
 
 /* NULL if out of memory or no eventfd. The thread starts at the first job,
- * with the caller's privileges of that moment. */
-struct unwind_builder *unwind_builder_new(void);
+ * with the caller's privileges of that moment. Tables are looked up in cache
+ * first and kept there once compiled (NULL: no cache; the builder does not
+ * own it). */
+struct unwind_builder *unwind_builder_new(struct unwind_cache *cache);
 /* Readable while compiled tables wait to be collected. */
 int unwind_builder_fd(const struct unwind_builder *b);
 /* Compiles the ELF file fd (closed when done) for tag. -1 if it cannot. */
 int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd);
 /* Compiles fd (closed when done) in the calling thread: a small file's table
  * costs less than the round trip. */
-void unwind_builder_compile_now(void *tag, int fd, struct unwind_built *out);
+void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
+				struct unwind_built *out);
 /* Up to max compiled tables, oldest first. */
 size_t unwind_builder_collect(struct unwind_builder *b, struct unwind_built *out, size_t max);
 /* Jobs submitted and not collected yet. */

@@ -18,6 +18,7 @@
 #include "record/unwind_builder.h"
 #include "lib/log.h"
 #include "symbols/build_id.h"
+#include "symbols/vdso.h"
 #include "sys/safe_open.h"
 
 /* A file: its build-id (kind 1) or device and inode (kind 2), and its rows. */
@@ -98,8 +99,10 @@ static struct unwind_process *add_process(struct unwind_tables *t, uint32_t pid)
 
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
-		       uint64_t sample_id_type)
+		       uint64_t sample_id_type, const char *cache_dir)
 {
+	char err[512];
+
 	memset(t, 0, sizeof(*t));
 	t->on = true;
 	unwind_maps_init(&t->maps, s, rows);
@@ -111,7 +114,14 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	t->every_process = nr_tgids == 0;
 	t->follow_forks = follow_forks;
 	t->sample_id_type = sample_id_type;
-	t->builder = unwind_builder_new();
+	if (cache_dir) {
+		t->cache = unwind_cache_open(cache_dir, err, sizeof(err));
+		if (!t->cache)
+			rt_warn("%s; recording without it", err);
+		else if (!(t->cache_dir = strdup(cache_dir)))
+			return -1;
+	}
+	t->builder = unwind_builder_new(t->cache);
 	if (!t->builder)
 		return -1;
 	for (unsigned int i = 0; i < nr_tgids; i++)
@@ -137,6 +147,7 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 	struct file_ready r = { t, f };
 
 	t->build_seconds += built->seconds;
+	t->files_from_cache += built->from_cache;
 	f->exec_vaddr_delta = built->exec_vaddr_delta;
 	f->ready = true;
 	if (!built->rows) {
@@ -182,18 +193,29 @@ static void mapping_key(struct file_key *key, const struct perf_mmap *m)
 		inode_key(key, m);
 }
 
-/* An executable mapping of a file: what a table is kept for. */
+/* The vdso: the kernel maps one image into every (64-bit) process of a boot,
+ * the one ringtrace has too. */
+static bool is_vdso(const struct perf_mmap *m)
+{
+	return m->filename && !strcmp(m->filename, "[vdso]");
+}
+
+/* An executable mapping of a file, or the vdso: what a table is kept for. */
 static bool wants_table(const struct perf_mmap *m)
 {
-	return (m->prot & PROT_EXEC) && m->filename && m->filename[0] == '/' && m->len;
+	return (m->prot & PROT_EXEC) && m->filename && (m->filename[0] == '/' || is_vdso(m)) &&
+	       m->len;
 }
 
 /* Opens the file m maps, proved the device and inode recorded when the
- * record has no build-id to prove it by; -1 if it cannot be opened. */
+ * record has no build-id to prove it by (the vdso: ringtrace's own image);
+ * -1 if it cannot be opened. */
 static int open_mapping(const struct perf_mmap *m)
 {
 	struct safe_file_id dev = { m->maj, m->min, m->ino };
 
+	if (is_vdso(m))
+		return vdso_open_own();
 	return safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
 				 m->build_id_size ? NULL : &dev, NULL);
 }
@@ -314,7 +336,7 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 			if (fstat(fd, &st) == 0 && st.st_size < SMALL_FILE_BYTES) {
 				struct unwind_built built;
 
-				unwind_builder_compile_now(f, fd, &built);
+				unwind_builder_compile_now(t->builder, f, fd, &built);
 				file_ready(t, &built);
 			} else if (unwind_builder_submit(t->builder, f, fd)) {
 				f->ready = true;
@@ -500,7 +522,7 @@ static void prebuild(struct unwind_tables *t, const char *path)
 		return;
 	}
 	t->nr_files++;
-	unwind_builder_compile_now(f, fd, &built);
+	unwind_builder_compile_now(t->builder, f, fd, &built);
 	file_ready(t, &built);
 }
 
@@ -631,13 +653,14 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 
 	if (!t->on)
 		return;
-	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s; %" PRIu64
+	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s (%" PRIu64
+		" read from the cache %s); %" PRIu64
 		" files without a table, %" PRIu64 " without room (--unwind-mem), %" PRIu64
 		" mappings dropped",
 		t->nr_files, t->rows, (double)t->rows * ROW_KERNEL_BYTES / 1048576.0,
 		(double)t->maps.capacity * ROW_KERNEL_BYTES / 1048576.0,
-		t->build_seconds, t->files_without_table, t->files_without_room,
-		t->mappings_dropped);
+		t->build_seconds, t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)",
+		t->files_without_table, t->files_without_room, t->mappings_dropped);
 	if (bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: user stacks unwound in the kernel: %llu stacks, %llu frames (%llu by .eh_frame, %llu by frame pointers: %llu no process, %llu no mapping, %llu no table, %llu expression); %llu signal frames; ends: %llu outermost, %llu truncated, %llu read failed, %llu bad frame",
@@ -655,6 +678,8 @@ void unwind_tables_free(struct unwind_tables *t)
 	if (!t->on)
 		return;
 	unwind_builder_free(t->builder);
+	unwind_cache_close(t->cache);
+	free(t->cache_dir);
 	hash_map_each(&t->files, free_value, NULL);
 	hash_map_free(&t->files);
 	hash_map_each(&t->by_inode, free_value, NULL);

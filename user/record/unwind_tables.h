@@ -23,6 +23,8 @@ struct unwind_builder;
 struct unwind_tables {
 	bool on;
 	struct unwind_builder *builder; /* compiles tables in a thread of its own */
+	struct unwind_cache *cache;     /* tables kept between runs, or NULL */
+	char *cache_dir;
 	struct unwind_maps maps;
 	struct hash_map files;     /* build-id (or device and inode) -> struct unwind_file */
 	struct hash_map by_inode;  /* device and inode -> the same files */
@@ -39,15 +41,18 @@ struct unwind_tables {
 	/* totals */
 	uint64_t nr_files, files_without_table, files_without_room, mappings_dropped;
 	uint64_t rows;
+	uint64_t files_from_cache;
 	double build_seconds;
 };
 
 /* Rows that fit in mem bytes. */
 uint32_t unwind_tables_rows_for(uint64_t mem);
-/* Starts with the processes in tgids (or every process when nr_tgids is 0). */
+/* Starts with the processes in tgids (or every process when nr_tgids is 0).
+ * Tables are kept in the directory cache_dir between runs (NULL: none; one
+ * that cannot be used is warned about, and the recording goes on without). */
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
-		       uint64_t sample_id_type);
+		       uint64_t sample_id_type, const char *cache_dir);
 /* Side-band records (MMAP2, COMM of an exec, FORK, EXIT), one or a buffer of them. */
 void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size);
 /* Queues the side-band synthesized at the start (buf must outlive the

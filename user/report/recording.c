@@ -164,6 +164,7 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 			 void *ctx)
 {
 	uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	bool user_frames = false;
 	struct resolved where;
 	int ret;
 
@@ -179,8 +180,10 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
 				cpumode = PERF_RECORD_MISC_KERNEL;
-			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+			if (ip == (uint64_t)PERF_CONTEXT_USER) {
 				cpumode = PERF_RECORD_MISC_USER;
+				user_frames = true;
+			}
 			continue;
 		}
 		address_space_resolve(&r->as, s->pid, ip, cpumode, &where);
@@ -188,5 +191,7 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 		if (ret)
 			return ret;
 	}
-	return s->regs_abi ? recording_each_unwound_frame(r, s, fn, ctx) : 0;
+	/* the user frames from the stack copy, unless the kernel unwound them
+	 * already (--call-graph ehframe+dwarf) */
+	return s->regs_abi && !user_frames ? recording_each_unwound_frame(r, s, fn, ctx) : 0;
 }

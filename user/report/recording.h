@@ -63,7 +63,8 @@ bool recording_is_tracking(const struct recording *r, unsigned int e);
 /* Calls fn for each frame of a sample, leaf first: its callchain when it has
  * one (context markers followed, the leaf's ip included), then, for a sample
  * with user registers and stack (--call-graph dwarf), the user frames
- * unwound from them, as perf adds them; else its ip. */
+ * unwound from them, as perf adds them (unless the callchain has user frames:
+ * --call-graph ehframe+dwarf); else its ip. */
 int recording_each_frame(struct recording *r, const struct perf_sample *s,
 			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			 void *ctx);

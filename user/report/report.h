@@ -39,6 +39,7 @@ struct report_options {
 	bool inverted;           /* an icicle graph: roots at the top */
 	const char *pprof_path;  /* REPORT_PPROF: the profile to create ("-": out) */
 	const char *diff_before; /* --diff: the recording or folded file input is compared with */
+	bool unwind_check;       /* --unwind-check: the kernel's user frames against libdw's */
 	bool children;           /* also credit every caller on the stack */
 	const char *event_filter; /* only this event (folded stacks and flame graphs
 				   * take the first one without it), or NULL */

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_cache.c: compiled unwind tables kept on disk between recordings, one
+ * file each, keyed by build-id (or device, inode, mtime and size). */
+#include "record/unwind_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/hash_map.h"
+#include "lib/log.h"
+#include "symbols/build_id.h"
+
+#define CACHE_MAGIC "RTUNWIND"
+/* Bumped whenever struct rt_unwind_row or the way rows are made changes. */
+#define CACHE_VERSION 1u
+
+/* A cache file: this header, then nr_rows struct rt_unwind_row. */
+struct cache_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t row_size;        /* sizeof(struct rt_unwind_row) */
+	char key[sizeof(((struct unwind_cache_key *)0)->name)];
+	uint32_t nr_rows;
+	uint32_t pad;
+	int64_t exec_vaddr_delta;
+	uint64_t checksum;        /* hash_bytes of the rows, seeded with nr_rows */
+};
+
+struct unwind_cache {
+	int dirfd;
+	atomic_uint next_temp; /* temporary files' names: pid and this */
+};
+
+/* Whether st is something of this user's that no one else may write. */
+static bool ours_alone(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Opens (creating it 0700 if missing) the directory name under at; -1 with
+ * errno set. */
+static int open_dir_at(int at, const char *name)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdirat(at, name, 0700) && errno != EEXIST)
+			return -1;
+		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	return fd;
+}
+
+struct unwind_cache *unwind_cache_open(const char *path, char *err, size_t errlen)
+{
+	char *copy = strdup(path), *save = NULL;
+	int fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct unwind_cache *c = NULL;
+	struct stat st;
+
+	if (!copy || fd < 0) {
+		rt_format(err, errlen, "cannot open the unwind cache %s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* each component in turn, none a symlink, the missing ones made 0700 */
+	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (!strcmp(name, "..")) {
+			rt_format(err, errlen, "the unwind cache %s goes up a directory (..): name it "
+				  "without", path);
+			goto out;
+		}
+		next = open_dir_at(fd, name);
+
+		close(fd);
+		fd = next;
+		if (fd < 0) {
+			rt_format(err, errlen, "cannot open the unwind cache %s: %s%s", path,
+				  strerror(errno), errno == ELOOP || errno == ENOTDIR ?
+				  " (a symlink or not a directory on the way)" : "");
+			goto out;
+		}
+	}
+	if (fstat(fd, &st) || !ours_alone(&st)) {
+		rt_format(err, errlen,
+			  "the unwind cache %s is not a directory of this user that no one else may "
+			  "write: fix its owner and mode, or choose another with --unwind-cache DIR|none",
+			  path);
+		goto out;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		rt_format(err, errlen, "out of memory");
+		goto out;
+	}
+	c->dirfd = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return c;
+}
+
+void unwind_cache_close(struct unwind_cache *c)
+{
+	if (!c)
+		return;
+	close(c->dirfd);
+	free(c);
+}
+
+static void hex(char *out, const uint8_t *bytes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", bytes[i]);
+}
+
+int unwind_cache_key_of(int fd, struct unwind_cache_key *key)
+{
+	uint8_t id[BUILD_ID_MAX];
+	ssize_t len;
+	struct stat st;
+
+	memset(key, 0, sizeof(*key));
+	if (fstat(fd, &st))
+		return -1;
+	/* a build-id names the table every later run of every file with that
+	 * build-id reads: only root's files that no one else may write name
+	 * theirs by it, so that a user's file claiming a system library's
+	 * build-id cannot leave its rows for the library's later runs */
+	len = st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)) ? build_id_read(fd, id) : 0;
+	if (len > 0 && (size_t)len <= sizeof(key->name) / 2 - 4) {
+		memcpy(key->name, "b-", 2);
+		hex(key->name + 2, id, (size_t)len);
+		return 0;
+	}
+	snprintf(key->name, sizeof(key->name), "i-%llx-%llx-%lld.%09ld-%lld",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size);
+	return 0;
+}
+
+static uint64_t checksum(const struct rt_unwind_row *rows, uint32_t nr)
+{
+	return hash_bytes(rows, (size_t)nr * sizeof(*rows), nr);
+}
+
+/* Reads exactly len bytes at off; false if fewer. */
+static bool read_all(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+
+		if (n <= 0)
+			return false;
+		done += (size_t)n;
+	}
+	return true;
+}
+
+int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key,
+		      struct rt_unwind_row **rows, uint32_t *nr, int64_t *exec_vaddr_delta)
+{
+	int fd = openat(c->dirfd, key->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct cache_header h;
+	struct rt_unwind_row *r = NULL;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !ours_alone(&st) ||
+	    (size_t)st.st_size < sizeof(h) || !read_all(fd, &h, sizeof(h), 0) ||
+	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) || h.version != CACHE_VERSION ||
+	    h.row_size != sizeof(**rows) || memcmp(h.key, key->name, sizeof(h.key)) ||
+	    !h.nr_rows || h.nr_rows > RT_UNWIND_MAX_ROWS ||
+	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.nr_rows * sizeof(**rows))
+		goto miss;
+	r = malloc((size_t)h.nr_rows * sizeof(*r));
+	if (!r || !read_all(fd, r, (size_t)h.nr_rows * sizeof(*r), sizeof(h)) ||
+	    checksum(r, h.nr_rows) != h.checksum)
+		goto miss;
+	close(fd);
+	*rows = r;
+	*nr = h.nr_rows;
+	*exec_vaddr_delta = h.exec_vaddr_delta;
+	return 0;
+miss:
+	free(r);
+	close(fd);
+	return -1;
+}
+
+/* Writes exactly len bytes; false if it could not. */
+static bool write_all(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n <= 0)
+			return false;
+		done += (size_t)n;
+	}
+	return true;
+}
+
+int unwind_cache_store(struct unwind_cache *c, const struct unwind_cache_key *key,
+		       const struct rt_unwind_row *rows, uint32_t nr, int64_t exec_vaddr_delta)
+{
+	struct cache_header h = { .version = CACHE_VERSION, .row_size = sizeof(*rows),
+				  .nr_rows = nr, .exec_vaddr_delta = exec_vaddr_delta };
+	char temp[64];
+	bool ok;
+	int fd;
+
+	if (!nr)
+		return -1;
+	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
+	memcpy(h.key, key->name, sizeof(h.key));
+	h.checksum = checksum(rows, nr);
+	snprintf(temp, sizeof(temp), ".tmp-%d-%u", (int)getpid(),
+		 atomic_fetch_add(&c->next_temp, 1));
+	fd = openat(c->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	ok = write_all(fd, &h, sizeof(h)) && write_all(fd, rows, (size_t)nr * sizeof(*rows));
+	if (close(fd))
+		ok = false;
+	/* in place at once: a reader sees the old file or the whole new one */
+	if (!ok || renameat(c->dirfd, temp, c->dirfd, key->name)) {
+		unlinkat(c->dirfd, temp, 0);
+		return -1;
+	}
+	return 0;
+}
