@@ -433,13 +433,20 @@ static __always_inline const __u64 *record_words(void *ctx)
  * dynamic fields, with bpf_probe_read_kernel. */
 #define RT_DIRECT_RAW_WORDS 16
 
-/* The ip of the regs whose address the kernel put in the record's first
- * word (the tracepoint's caller, or a syscall's user regs). */
-static __always_inline __u64 tracepoint_ip(void *ctx)
+/* The sample's ip: a syscall tracepoint's is the task's user ip, as perf
+ * samples it (the regs the kernel puts in a syscall record are the
+ * tracepoint's caller's, in the kernel); another tracepoint's is the ip of
+ * the regs whose address the kernel put in the record's first word (the
+ * tracepoint's caller). Both loads are plain loads of BTF-typed pointers. */
+static __always_inline __u64 tracepoint_ip(void *ctx, bool syscall)
 {
 	const struct pt_regs *regs;
 
-	regs = bpf_rdonly_cast((void *)record_words(ctx)[0], bpf_core_type_id_kernel(struct pt_regs));
+	if (syscall)
+		regs = (const struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	else
+		regs = bpf_rdonly_cast((void *)record_words(ctx)[0],
+				       bpf_core_type_id_kernel(struct pt_regs));
 	return regs->ip;
 }
 
@@ -469,7 +476,7 @@ static __always_inline void copy_record_words(void *ctx, __u8 *raw, __u32 raw_si
 /* A tracepoint was hit; ctx is its record, whose first 8 bytes the kernel has
  * replaced with a pointer to the pt_regs of the tracepoint's caller. Their ip
  * is the sample's ip, as perf records it (no stack walk); a syscall
- * tracepoint's regs are the task's user regs, as perf samples them.
+ * tracepoint's sample is of the task's user regs, as perf samples it.
  * What it returns: 0 would make the kernel skip every perf event on the
  * tracepoint (perf_trace_run_bpf_submit), other users' perf stat and perf
  * record among them; 1 lets them count and sample as if ringtrace were not
@@ -536,7 +543,7 @@ int on_tracepoint(void *ctx)
 		if (bpf_probe_read_kernel(raw, raw_size, ctx))
 			return KEEP_PERF_EVENTS;
 	}
-	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx);
+	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, syscall);
 	common.type = ev->tp_type;
 	common.flags = 0;
 	common.preempt_count = 0;
