@@ -21,6 +21,9 @@
 #include "sample_record.h"
 #include "sys/privileges.h"
 
+/* Passes over a perf ring per drain (see transport_drain). */
+#define PERF_DRAIN_PASSES 4
+
 struct ring {
 	int map_fd;
 	int cpu; /* -1: the single ring */
@@ -317,12 +320,20 @@ long transport_drain(struct transport *t)
 	}
 	if (t->overwrite)
 		return 0;
+	/* a perf ring is polled ready only once per watermark wakeup: what
+	 * comes while it is read is read too (a few passes, each to the head
+	 * as it was then, so a producer as fast as the drain does not keep the
+	 * caller from its other work), not left to wait for the next wakeup */
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
-		long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
+		for (int pass = 0; pass < PERF_DRAIN_PASSES; pass++) {
+			long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
 
-		if (n < 0)
-			return n;
-		total += n;
+			if (n < 0)
+				return n;
+			total += n;
+			if (!n)
+				break;
+		}
 	}
 	return total;
 }
