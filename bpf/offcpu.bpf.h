@@ -173,8 +173,10 @@ static __always_inline void offcpu_return(void *ctx, struct task_struct *next,
 	h->period = off;
 	c->samples++;
 	c->sample_ns += off;
+	/* a hardware event's NMI may run the perf event program in the middle of
+	 * this one (the context switch runs with interrupts off, not NMIs) */
 	submit_sample_of(ctx, s, RT_SAMPLE_FIXED_WORDS + words, ev, user, pid_tgid, cpu, now,
-			 p->cgroup_id);
+			 p->cgroup_id, true);
 	goto out;
 unreadable:
 	c->unreadable++;

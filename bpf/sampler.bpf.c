@@ -264,10 +264,25 @@ static __always_inline bool report_pending_loss(void *ring, struct rt_cpu_counte
 	return true;
 }
 
-/* Ends the sample at word n (cgroup_id, header) and writes it out. */
+/* Adds one to a counter of this CPU's. Only the user-space probe programs
+ * can be interrupted, by the perf event program, in the middle of a
+ * read-modify-write: theirs is one locked instruction. The perf event and
+ * tracepoint programs never interrupt each other on a CPU (the kernel's
+ * bpf_prog_active) and nothing runs them in the middle of a probe's: a
+ * plain add, without the lock's cost on every sample. */
+static __always_inline __u64 count_one(__u64 *counter, bool interruptible)
+{
+	if (interruptible)
+		return __sync_fetch_and_add(counter, 1) + 1;
+	return ++*counter;
+}
+
+/* Ends the sample at word n (cgroup_id, header) and writes it out.
+ * interruptible: called by a program that another of ours may interrupt on
+ * its CPU (see count_one). */
 static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, __u32 n,
 					    const struct rt_event *ev, bool user, __u64 pid_tgid,
-					    __u32 cpu, __u64 now, __u64 cgroup_id)
+					    __u32 cpu, __u64 now, __u64 cgroup_id, bool interruptible)
 {
 	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
@@ -279,9 +294,8 @@ static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, _
 		return 0;
 	/* the reserved half of the cpu word carries the sample's sequence
 	 * number: what this CPU produced so far, this sample included, which
-	 * is how a flight-recorder snapshot accounts for every sample. Atomic:
-	 * the perf event program may interrupt a probe program on its CPU. */
-	h->seq = (__u32)(__sync_fetch_and_add(&cnt->produced, 1) + 1);
+	 * is how a flight-recorder snapshot accounts for every sample */
+	h->seq = (__u32)count_one(&cnt->produced, interruptible);
 	if (capture_cgroup) {
 		if (n >= RT_SAMPLE_MAX_WORDS || n >= SCRATCH_WORDS) {
 			count_loss(cnt, now, !use_perfbuf);
@@ -304,7 +318,7 @@ static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, _
 		if (bpf_perf_event_output(ctx, &perf_rings, BPF_F_CURRENT_CPU, s, size))
 			count_loss(cnt, now, false);
 		else
-			__sync_fetch_and_add(&cnt->written, 1);
+			count_one(&cnt->written, interruptible);
 		return 0;
 	}
 	ring = bpf_map_lookup_elem(&cpu_rings, &ring_key);
@@ -335,17 +349,17 @@ static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, _
 		count_loss(cnt, now, true);
 		return 0;
 	}
-	__sync_fetch_and_add(&cnt->written, 1);
+	count_one(&cnt->written, interruptible);
 	return 0;
 }
 
 /* A sample of the current task. */
 static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u32 n,
 					 const struct rt_event *ev, bool user, __u64 pid_tgid,
-					 __u32 cpu, __u64 now)
+					 __u32 cpu, __u64 now, bool interruptible)
 {
 	return submit_sample_of(ctx, s, n, ev, user, pid_tgid, cpu, now,
-				capture_cgroup ? bpf_get_current_cgroup_id() : 0);
+				capture_cgroup ? bpf_get_current_cgroup_id() : 0, interruptible);
 }
 
 static __always_inline bool sampled_in_user_mode(struct bpf_perf_event_data *ctx)
@@ -383,7 +397,7 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	if (capture_user_stack)
 		n = append_user_stack(s, n, user ? (const __u64 *)&ctx->regs : NULL,
 				      capture_cgroup ? 8 : 0);
-	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now);
+	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now, false);
 }
 
 /* The bytes of a tracepoint record: its fixed part and its dynamic data. */
@@ -410,15 +424,73 @@ static __always_inline __u32 raw_record_size(const struct rt_event *ev, const __
 	return size > RT_MAX_RAW - 1 ? RT_MAX_RAW - 1 : size;
 }
 
+/* A read-only view of kernel memory of a BTF type: its loads are plain loads
+ * the kernel makes safe (a fault reads 0), where bpf_probe_read_kernel is a
+ * helper call of its own (about 40 ns here). In the kernel since 6.2. */
+extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
+
+/* The record seen as words through that view: as a pt_regs (21 words), an
+ * ordinary loads' view of its first 168 bytes. Not ctx loads: the kernel
+ * refuses to attach a program whose ctx loads reach past the end of a
+ * tracepoint's fields, and one program serves every tracepoint. */
+static __always_inline const __u64 *record_words(void *ctx)
+{
+	return bpf_rdonly_cast(ctx, bpf_core_type_id_kernel(struct pt_regs));
+}
+
+/* Tracepoint records up to this long (at most the 168 bytes of that view)
+ * are copied with plain loads at fixed offsets; longer ones, and those with
+ * dynamic fields, with bpf_probe_read_kernel. */
+#define RT_DIRECT_RAW_WORDS 16
+
+/* The sample's ip: a syscall tracepoint's is the task's user ip, as perf
+ * samples it (the regs the kernel puts in a syscall record are the
+ * tracepoint's caller's, in the kernel); another tracepoint's is the ip of
+ * the regs whose address the kernel put in the record's first word (the
+ * tracepoint's caller). Both loads are plain loads of BTF-typed pointers. */
+static __always_inline __u64 tracepoint_ip(void *ctx, bool syscall)
+{
+	const struct pt_regs *regs;
+
+	if (syscall)
+		regs = (const struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	else
+		regs = bpf_rdonly_cast((void *)record_words(ctx)[0],
+				       bpf_core_type_id_kernel(struct pt_regs));
+	return regs->ip;
+}
+
+/* Copies the record's words 1.. (word 0 is the regs pointer, which the
+ * common header replaces) to raw, then zeroes the bytes of the last word
+ * past raw_size: they pad the field. raw_size is at most 8 *
+ * RT_DIRECT_RAW_WORDS. */
+static __always_inline void copy_record_words(void *ctx, __u8 *raw, __u32 raw_size)
+{
+	const __u64 *rec = record_words(ctx);
+	__u32 tail;
+
+#pragma unroll
+	for (int i = 1; i < RT_DIRECT_RAW_WORDS; i++)
+		if (raw_size > i * 8)
+			*(__u64 *)(raw + i * 8) = rec[i];
+	tail = raw_size & 7;
+	if (tail) {
+		__u32 at = raw_size & ~7u;
+
+		barrier_var(at);
+		if (at >= 8 && at <= (RT_DIRECT_RAW_WORDS - 1) * 8)
+			*(__u64 *)(raw + at) &= (1ULL << (tail * 8)) - 1;
+	}
+}
+
 /* A tracepoint was hit; ctx is its record, whose first 8 bytes the kernel has
- * replaced with a pointer to the pt_regs of the tracepoint's caller. The
- * program may not load them from ctx, but the copy of the record has them:
- * their ip is the sample's ip, as perf records it (no stack walk). Syscall
- * tracepoints are sampled at the task's user regs, as perf samples them. */
-/* What a tracepoint program returns: 0 would make the kernel skip every perf
- * event on the tracepoint (perf_trace_run_bpf_submit), other users' perf stat
- * and perf record among them; 1 lets them count and sample as if ringtrace
- * were not there. ringtrace's own perf event on it only counts. */
+ * replaced with a pointer to the pt_regs of the tracepoint's caller. Their ip
+ * is the sample's ip, as perf records it (no stack walk); a syscall
+ * tracepoint's sample is of the task's user regs, as perf samples it.
+ * What it returns: 0 would make the kernel skip every perf event on the
+ * tracepoint (perf_trace_run_bpf_submit), other users' perf stat and perf
+ * record among them; 1 lets them count and sample as if ringtrace were not
+ * there. ringtrace's own perf event on it only counts. */
 #define KEEP_PERF_EVENTS 1
 
 SEC("tracepoint")
@@ -429,8 +501,7 @@ int on_tracepoint(void *ctx)
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
 	struct sample_words *s = bpf_map_lookup_elem(&scratch, &cpu);
 	__u32 n, raw_size, padded, at, last;
-	__u64 now, *count, ip = 0;
-	struct pt_regs *regs;
+	__u64 now, *count;
 	bool syscall;
 	__u8 *raw;
 	struct {
@@ -459,7 +530,7 @@ int on_tracepoint(void *ctx)
 	raw_size = ev->fixed_size;
 	barrier_var(raw_size);
 	raw_size &= RT_MAX_RAW - 1;
-	if (raw_size < sizeof(regs))
+	if (raw_size < 8)
 		return KEEP_PERF_EVENTS;
 	if (ev->nr_dynamic) {
 		/* the dynamic fields' extent is read from a first copy */
@@ -475,17 +546,14 @@ int on_tracepoint(void *ctx)
 	barrier_var(last);
 	if (last >= RT_SAMPLE_MAX_WORDS)
 		return KEEP_PERF_EVENTS;
-	s->w[last] = 0;
-	if (bpf_probe_read_kernel(raw, raw_size, ctx))
-		return KEEP_PERF_EVENTS;
-	if (syscall) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-		ip = BPF_CORE_READ(regs, ip);
+	if (!ev->nr_dynamic && raw_size <= RT_DIRECT_RAW_WORDS * 8) {
+		copy_record_words(ctx, raw, raw_size);
 	} else {
-		__builtin_memcpy(&regs, raw, sizeof(regs));
-		bpf_probe_read_kernel(&ip, sizeof(ip), &regs->ip);
+		s->w[last] = 0;
+		if (bpf_probe_read_kernel(raw, raw_size, ctx))
+			return KEEP_PERF_EVENTS;
 	}
-	((struct rt_sample_head *)s->w)->ip = ip;
+	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, syscall);
 	common.type = ev->tp_type;
 	common.flags = 0;
 	common.preempt_count = 0;
@@ -495,7 +563,7 @@ int on_tracepoint(void *ctx)
 	n = last + 1;
 	if (capture_user_stack)
 		n = append_user_stack(s, n, NULL, capture_cgroup ? 8 : 0);
-	submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now);
+	submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now, false);
 	return KEEP_PERF_EVENTS;
 }
 
@@ -557,7 +625,7 @@ static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx,
 	n = last + 1;
 	if (capture_user_stack)
 		n = append_user_stack(s, n, (const __u64 *)ctx, capture_cgroup ? 8 : 0);
-	submit_sample(ctx, s, n, ev, true, pid_tgid, cpu, now);
+	submit_sample(ctx, s, n, ev, true, pid_tgid, cpu, now, true);
 out:
 	__sync_fetch_and_add(busy, -1);
 	return 0;

@@ -120,6 +120,11 @@ class Bench:
             return "-"
         return (fmt + "-" + fmt) % (min(values), max(values))
 
+    @staticmethod
+    def verdict(what, value, goal, ok):
+        """One line of a scenario's notes: a measured figure, its goal, PASS or FAIL."""
+        return "- %s: %s (goal %s): %s" % (what, value, goal, "PASS" if ok else "FAIL")
+
     def rotated(self, items, rep):
         k = rep % len(items)
         return items[k:] + items[:k]
@@ -205,6 +210,15 @@ class Bench:
                          "%.2f" % (add / perf_add) if name != "no tracer" and perf_add > 0 else "-",
                          "%.0f" % self.med(lost[name])])
         self.results["overhead"] = {name: self.med(ns[name]) - base for name, _ in tools}
+        notes = []
+        for name in ("ringtrace ringbuf", "ringtrace perfbuf"):
+            add = self.med(ns[name]) - base
+            if perf_add > 0:
+                notes.append(self.verdict("%s, added cost against perf record's" % name,
+                                          "%.2fx" % (add / perf_add), "<= 0.60x", add <= 0.6 * perf_add))
+            if floor_add > 0:
+                notes.append(self.verdict("%s, added cost against the empty program's" % name,
+                                          "%.2fx" % (add / floor_add), "<= 1.30x", add <= 1.3 * floor_add))
         self.section(
             "1. Per-event overhead on a tracepoint stream",
             "A generator pinned to the last CPU makes %d getpid calls (`loadgen --cpu %s --time "
@@ -212,7 +226,7 @@ class Bench:
             "under the tool minus without one. ringtrace and perf record every process's hits "
             "(`-a`); bpftrace filters on the generator's pid in the kernel." % (n, cpu, n, TRACEPOINT),
             ["tool", "ns/call (median)", "spread", "added ns/call", "x floor", "x perf record", "events lost"],
-            rows)
+            rows, notes)
 
     # -- 2: highest lossless rate ----------------------------------------
 
@@ -291,6 +305,10 @@ class Bench:
                  "%.0f" % self.med(rate[name]), "%.1f%%" % self.med(top[name]),
                  self.spread(top[name], "%.1f")] for name, _ in tools]
         self.results["lossless"] = {name: shown(name) for name, _ in tools}
+        notes = [self.verdict("%s, lost at the generators' top rate" % name,
+                              "%.1f%% (most %.1f%%)" % (self.med(top[name]), max(top[name])),
+                              "nothing lost in any run", best[name] is None)
+                 for name in ("ringtrace ringbuf", "ringtrace perfbuf")]
         self.section(
             "2. Highest lossless rate",
             "Two generators, one pinned to each CPU, make getpid calls at a set total rate for %s s "
@@ -302,7 +320,7 @@ class Bench:
             % (secs, secs, TRACEPOINT, self.reps, ladder),
             ["tool", "highest lossless rate (calls/s)", "flat-out rate (calls/s, median)",
              "lost at flat out (median)", "spread"],
-            rows)
+            rows, notes)
 
     # -- 3: sampling profiler ---------------------------------------------
 
@@ -408,6 +426,9 @@ class Bench:
                  "%.2f M" % (self.med(produced[m]) / 1e6), "%.1f%%" % self.med(lost[m])]
                 for label, m in modes]
         self.results["drain"] = {m: self.med(rate[m]) for _, m in modes}
+        ring, perf = self.med(rate["ringbuf"]), self.med(rate["perfbuf"])
+        notes = [self.verdict("perf-array drain against the ring-buffer drain",
+                              "%.2fx" % (perf / ring) if ring else "-", ">= 1.00x", ring and perf >= ring)]
         self.section(
             "4. Drain throughput",
             "A BPF program run by `BPF_PROG_TEST_RUN` on one CPU writes 96-byte sample records "
@@ -418,7 +439,7 @@ class Bench:
             "delivered per second (`tools/bench/drain_bench`)." % secs,
             ["path", "records/s delivered (median)", "spread (M)", "x libbpf counting", "produced/s",
              "lost (median)"],
-            rows)
+            rows, notes)
 
     # -- 5: report speed -------------------------------------------------
 

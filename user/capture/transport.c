@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* transport.c: how ringtrace's BPF records reach user space: BPF ring buffers
- * drained with libbpf, or a perf event array whose perf rings are read here. */
+ * or a perf event array, whose rings are read here. */
 #include "capture/transport.h"
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stddef.h>
 #include <linux/perf_event.h>
@@ -15,18 +14,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "capture/bpf_ring.h"
 #include "capture/perf_events.h"
 #include "capture/perf_ring.h"
 #include "lib/log.h"
 #include "sample_record.h"
 #include "sys/privileges.h"
 
+/* Passes over a perf ring per drain (see transport_drain). */
+#define PERF_DRAIN_PASSES 4
+
 struct ring {
 	int map_fd;
 	int cpu; /* -1: the single ring */
-	/* read-only views of the ring's positions, for its fill level */
-	const unsigned long *consumer_pos, *producer_pos;
-	size_t bytes;
+	struct bpf_ring reader;
 };
 
 /* One CPU's perf ring of the perf event array. */
@@ -42,8 +43,8 @@ struct perf_output {
 struct transport {
 	enum transport_kind kind;
 	struct transport_sink sink;
-	struct ring_buffer *consumer; /* ringbuf */
-	struct ring *rings;
+	struct ring *rings; /* ringbuf */
+	size_t release_bytes; /* a ring's consumer position is stored this often */
 	unsigned int nr_rings;
 	struct perf_output *outputs; /* perfbuf */
 	unsigned int nr_outputs;
@@ -54,7 +55,7 @@ struct transport {
 
 /* Samples and the BPF side's LOST_SAMPLES records carry the CPU they were
  * taken on. */
-static int on_ring_record(void *ctx, void *data, size_t size)
+static int on_ring_record(void *ctx, const void *data, size_t size)
 {
 	struct transport *t = ctx;
 	struct perf_event_header h;
@@ -184,27 +185,6 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 	return 0;
 }
 
-/* The consumer and producer position pages of a BPF ring, mapped read-only
- * (libbpf 1.1 has no call that tells a ring's fill). Left unmapped if that
- * fails: the fill is then unknown, nothing else depends on it. */
-static void map_positions(struct ring *r, size_t bytes)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *c = mmap(NULL, page, PROT_READ, MAP_SHARED, r->map_fd, 0);
-	void *p = mmap(NULL, page, PROT_READ, MAP_SHARED, r->map_fd, (off_t)page);
-
-	if (c == MAP_FAILED || p == MAP_FAILED) {
-		if (c != MAP_FAILED)
-			munmap(c, page);
-		if (p != MAP_FAILED)
-			munmap(p, page);
-		return;
-	}
-	r->consumer_pos = c;
-	r->producer_pos = p;
-	r->bytes = bytes;
-}
-
 static int create_rings(struct transport *t, const struct transport_config *cfg, char *err,
 			size_t errlen)
 {
@@ -218,6 +198,7 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 		t->rings[i].map_fd = -1;
 	for (unsigned int i = 0; i < t->nr_rings; i++) {
 		struct ring *r = &t->rings[i];
+		int e;
 
 		r->cpu = cfg->single_ring ? -1 : cfg->cpus->cpus[i];
 		r->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rt_ring", 0, 0,
@@ -229,8 +210,17 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 				  strerror(e), privileges_hint(e));
 			return -1;
 		}
-		map_positions(r, cfg->ring_bytes);
+		e = bpf_ring_map(&r->reader, r->map_fd, cfg->ring_bytes);
+		if (e) {
+			rt_format(err, errlen, "cannot map a %zu-byte BPF ring: %s", cfg->ring_bytes,
+				  strerror(-e));
+			return -1;
+		}
 	}
+	/* an eighth of a ring: the producer gets room back well before the
+	 * ring is full, and the consumer's cache line moves once per
+	 * hundreds of records */
+	t->release_bytes = cfg->ring_bytes / 8;
 	return 0;
 }
 
@@ -247,12 +237,12 @@ struct transport *transport_create(const struct transport_config *cfg,
 	t->kind = cfg->kind;
 	t->sink = *sink;
 	t->overwrite = cfg->overwrite;
-	t->epoll_fd = -1;
-	if (cfg->kind == TRANSPORT_PERFBUF) {
-		t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-		r = t->epoll_fd < 0 ? -1 : open_perf_outputs(t, cfg, err, errlen);
-		if (t->epoll_fd < 0)
-			rt_format(err, errlen, "epoll_create1: %s", strerror(errno));
+	t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (t->epoll_fd < 0) {
+		rt_format(err, errlen, "epoll_create1: %s", strerror(errno));
+		r = -1;
+	} else if (cfg->kind == TRANSPORT_PERFBUF) {
+		r = open_perf_outputs(t, cfg, err, errlen);
 	} else {
 		r = create_rings(t, cfg, err, errlen);
 	}
@@ -273,20 +263,14 @@ static int install_rings(struct transport *t, int ring_array_fd, char *err, size
 	for (unsigned int i = 0; i < t->nr_rings; i++) {
 		struct ring *r = &t->rings[i];
 		__u32 key = r->cpu < 0 ? 0 : (__u32)r->cpu;
-		int e;
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = r->map_fd };
 
 		if (bpf_map_update_elem(ring_array_fd, &key, &r->map_fd, BPF_ANY)) {
 			rt_format(err, errlen, "cannot install a BPF ring: %s", strerror(errno));
 			return -1;
 		}
-		if (!t->consumer) {
-			t->consumer = ring_buffer__new(r->map_fd, on_ring_record, t, NULL);
-			e = t->consumer ? 0 : -errno;
-		} else {
-			e = ring_buffer__add(t->consumer, r->map_fd, on_ring_record, t);
-		}
-		if (e) {
-			rt_format(err, errlen, "cannot poll a BPF ring: %s", strerror(-e));
+		if (epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, r->map_fd, &ev)) {
+			rt_format(err, errlen, "cannot poll a BPF ring: %s", strerror(errno));
 			return -1;
 		}
 	}
@@ -317,23 +301,39 @@ int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd,
 
 int transport_epoll_fd(const struct transport *t)
 {
-	return t->kind == TRANSPORT_PERFBUF ? t->epoll_fd : ring_buffer__epoll_fd(t->consumer);
+	return t->epoll_fd;
 }
 
 long transport_drain(struct transport *t)
 {
 	long total = 0;
 
-	if (t->kind == TRANSPORT_RINGBUF)
-		return ring_buffer__consume(t->consumer);
+	if (t->kind == TRANSPORT_RINGBUF) {
+		for (unsigned int i = 0; i < t->nr_rings; i++) {
+			long n = bpf_ring_drain(&t->rings[i].reader, t->release_bytes, on_ring_record, t);
+
+			if (n < 0)
+				return n;
+			total += n;
+		}
+		return total;
+	}
 	if (t->overwrite)
 		return 0;
+	/* a perf ring is polled ready only once per watermark wakeup: what
+	 * comes while it is read is read too (a few passes, each to the head
+	 * as it was then, so a producer as fast as the drain does not keep the
+	 * caller from its other work), not left to wait for the next wakeup */
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
-		long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
+		for (int pass = 0; pass < PERF_DRAIN_PASSES; pass++) {
+			long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
 
-		if (n < 0)
-			return n;
-		total += n;
+			if (n < 0)
+				return n;
+			total += n;
+			if (!n)
+				break;
+		}
 	}
 	return total;
 }
@@ -393,12 +393,11 @@ int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, ui
 	if (t->kind == TRANSPORT_RINGBUF) {
 		const struct ring *r = i < t->nr_rings ? &t->rings[i] : NULL;
 
-		if (!r || !r->consumer_pos)
+		if (!r || !r->reader.consumer_pos)
 			return -1;
 		*cpu = r->cpu;
-		*used = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
-			__atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
-		*capacity = r->bytes;
+		*used = bpf_ring_pending(&r->reader);
+		*capacity = r->reader.data_size;
 		return 0;
 	}
 	if (t->overwrite || i >= t->nr_outputs)
@@ -413,14 +412,8 @@ void transport_free(struct transport *t)
 {
 	if (!t)
 		return;
-	ring_buffer__free(t->consumer);
 	for (unsigned int i = 0; i < t->nr_rings; i++) {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-		if (t->rings[i].consumer_pos) {
-			munmap((void *)t->rings[i].consumer_pos, page);
-			munmap((void *)t->rings[i].producer_pos, page);
-		}
+		bpf_ring_unmap(&t->rings[i].reader);
 		if (t->rings[i].map_fd >= 0)
 			close(t->rings[i].map_fd);
 	}

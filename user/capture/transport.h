@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* transport.h: how ringtrace's BPF records reach user space: BPF ring buffers
- * drained with libbpf, or a perf event array whose perf rings are read here. */
+ * or a perf event array, whose rings are read here. */
 #ifndef RINGTRACE_TRANSPORT_H
 #define RINGTRACE_TRANSPORT_H
 
