@@ -123,16 +123,20 @@ struct row {
 	uint64_t children; /* self and every sample it was a caller in */
 };
 
+/* Once per sample: the fields folded by multiplying (a polynomial in an odd
+ * constant, cheap), then mixed once. */
 static uint64_t hash_row(const void *k)
 {
 	const struct row_key *r = k;
-	uint64_t h = hash_u64((uintptr_t)r->comm);
+	const uint64_t m = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (uintptr_t)r->comm;
 
-	h = hash_u64(h ^ (uintptr_t)r->dso);
-	h = hash_u64(h ^ (uintptr_t)r->sym);
-	h = hash_u64(h ^ (uintptr_t)r->cgroup);
-	h = hash_u64(h ^ r->pid_tid);
-	return hash_u64(h ^ ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 | r->kernel));
+	h = h * m + (uintptr_t)r->dso;
+	h = h * m + (uintptr_t)r->sym;
+	h = h * m + (uintptr_t)r->cgroup;
+	h = h * m + r->pid_tid;
+	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 | r->kernel);
+	return hash_u64(h);
 }
 
 static bool equal_row(const void *a, const void *b)
@@ -215,7 +219,7 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 	if (has_key(o, REPORT_KEY_SYM)) {
 		key->sym = where->symbol;
 		key->kernel = where->kernel;
-		if (!strcmp(where->symbol, "[unknown]")) {
+		if (where->symbol[0] == '[' && !strcmp(where->symbol, "[unknown]")) {
 			char name[32];
 
 			snprintf(name, sizeof(name), "%#.16" PRIx64, where->map_ip);

@@ -353,11 +353,16 @@ int address_space_apply(struct address_space *as, const struct perf_event_header
 
 const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t tid)
 {
-	struct thread *t = hash_map_get(&as->threads, &tid);
+	struct thread *t = as->last_thread;
 	char name[32];
 
-	if (t && t->comm)
+	/* samples come in runs of one thread: its comm is then one compare away */
+	if (!t || t->tid != tid)
+		t = hash_map_get(&as->threads, &tid);
+	if (t && t->comm) {
+		as->last_thread = t;
 		return t->comm;
+	}
 	if (!pid && !tid)
 		return "swapper";
 	snprintf(name, sizeof(name), ":%u", tid);

@@ -45,6 +45,7 @@ struct thread {
 struct address_space {
 	struct hash_map processes; /* pid -> struct process */
 	struct hash_map threads;   /* tid -> struct thread */
+	struct thread *last_thread; /* the one address_space_comm found last (threads never move) */
 	struct hash_map dsos;      /* path -> struct dso */
 	struct hash_map strings;   /* interned strings */
 	struct hash_map cgroups;   /* cgroup id -> struct cgroup_name */
