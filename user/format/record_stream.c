@@ -28,6 +28,11 @@ struct file_cursor {
 
 struct record_stream {
 	const struct perf_input *in;
+	/* where every event's samples keep their time (every event puts the
+	 * same fields before it), or 0: looked up by the sample's event */
+	size_t sample_time_at;
+	/* a sample's id needs no check (no event's sample carries one) */
+	bool samples_unchecked;
 	struct file_cursor *files;
 	unsigned int *heap; /* file numbers, min-heap on their next record's time */
 	unsigned int heap_len;
@@ -55,11 +60,36 @@ int record_time(const struct perf_input *in, const struct perf_event_header *rec
 /* The time a record sorts by: its own, or, for perf's own record types
  * (>= 64, no time), that of the record before it, keeping their place. -1
  * if it is too malformed to tell. */
-static int sort_time(const struct perf_input *in, const struct perf_event_header *rec,
+static int sort_time(const struct record_stream *rs, const struct perf_event_header *rec,
 		     uint64_t before, uint64_t *time)
 {
 	*time = before;
-	return rec->type < PERF_RECORD_USER_TYPE_START ? record_time(in, rec, time) : 0;
+	if (rec->type == PERF_RECORD_SAMPLE && rs->sample_time_at) {
+		if (rec->size < rs->sample_time_at + sizeof(*time))
+			return -1;
+		memcpy(time, (const uint8_t *)rec + rs->sample_time_at, sizeof(*time));
+		return 0;
+	}
+	return rec->type < PERF_RECORD_USER_TYPE_START ? record_time(rs->in, rec, time) : 0;
+}
+
+/* What every event's samples share: where their time is, whether they carry an id. */
+static void sample_layout(struct record_stream *rs)
+{
+	const struct perf_input *in = rs->in;
+	const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME;
+	uint64_t first = in->nr_events ? in->events[0].attr.sample_type : 0;
+
+	rs->samples_unchecked = in->nr_events == 1 &&
+				!(first & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID));
+	for (unsigned int i = 1; i < in->nr_events; i++)
+		if ((in->events[i].attr.sample_type & before) != (first & before))
+			return;
+	if (in->nr_events && (first & PERF_SAMPLE_TIME))
+		rs->sample_time_at = sizeof(struct perf_event_header) +
+				     8 * (!!(first & PERF_SAMPLE_IDENTIFIER) +
+					  !!(first & PERF_SAMPLE_IP) + !!(first & PERF_SAMPLE_TID));
 }
 
 static int compare_entries(const void *a, const void *b)
@@ -73,7 +103,7 @@ static int compare_entries(const void *a, const void *b)
 
 /* The records of a file out of time order, sorted by time; its records were
  * checked already. */
-static int index_file(const struct perf_input *in, const struct perf_input_file *f,
+static int index_file(const struct record_stream *rs, const struct perf_input_file *f,
 		      struct file_cursor *fc, char *err, size_t errlen)
 {
 	uint64_t last = 0, nr = 0;
@@ -88,7 +118,7 @@ static int index_file(const struct perf_input *in, const struct perf_input_file 
 	for (uint64_t pos = fc->pos; pos < fc->end;) {
 		const struct perf_event_header *rec = (const struct perf_event_header *)(f->map + pos);
 
-		sort_time(in, rec, last, &last);
+		sort_time(rs, rec, last, &last);
 		fc->entries[fc->nr++] = (struct index_entry){ last, pos };
 		pos += rec->size;
 	}
@@ -100,9 +130,10 @@ static int index_file(const struct perf_input *in, const struct perf_input_file 
 /* Checks every record of a file (its size, its sample id, its time), finds
  * where the whole ones end, and whether they are in time order; indexes the
  * file if not. */
-static int open_file(const struct perf_input *in, const struct perf_input_file *f,
+static int open_file(const struct record_stream *rs, const struct perf_input_file *f,
 		     struct file_cursor *fc, char *err, size_t errlen)
 {
+	const struct perf_input *in = rs->in;
 	struct perf_record_iter it;
 	const struct perf_event_header *rec;
 	uint64_t last = 0, first = 0;
@@ -113,9 +144,13 @@ static int open_file(const struct perf_input *in, const struct perf_input_file *
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
 		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t;
 
-		if (perf_input_check_id(in, f, offset, rec, err, errlen))
+		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
+		    perf_input_check_id(in, f, offset, rec, err, errlen))
 			return -1;
-		if (sort_time(in, rec, last, &t)) {
+		/* a sample must belong to an event, whose layout it is read by */
+		if ((rec->type == PERF_RECORD_SAMPLE && in->nr_events > 1 &&
+		     !perf_input_event_of(in, rec)) ||
+		    sort_time(rs, rec, last, &t)) {
 			rt_format(err, errlen, "%s: offset %llu: malformed %s record", f->path,
 				  (unsigned long long)offset,
 				  perf_record_type_name(rec->type) ? perf_record_type_name(rec->type)
@@ -138,7 +173,7 @@ static int open_file(const struct perf_input *in, const struct perf_input_file *
 	fc->pos = f->start;
 	fc->end = any ? it.pos : f->start;
 	fc->time = first;
-	return sorted ? 0 : index_file(in, f, fc, err, errlen);
+	return sorted ? 0 : index_file(rs, f, fc, err, errlen);
 }
 
 static bool file_done(const struct file_cursor *fc)
@@ -186,8 +221,9 @@ struct record_stream *record_stream_open(const struct perf_input *in, char *err,
 		record_stream_close(rs);
 		return NULL;
 	}
+	sample_layout(rs);
 	for (unsigned int i = 0; i < in->nr_files; i++) {
-		if (open_file(in, &in->files[i], &rs->files[i], err, errlen)) {
+		if (open_file(rs, &in->files[i], &rs->files[i], err, errlen)) {
 			record_stream_close(rs);
 			return NULL;
 		}
@@ -218,7 +254,7 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 		out->offset = fc->pos;
 		fc->pos += ((const struct perf_event_header *)(fc->map + fc->pos))->size;
 		if (fc->pos < fc->end) /* checked when the file was opened: cannot fail */
-			sort_time(rs->in, (const struct perf_event_header *)(fc->map + fc->pos),
+			sort_time(rs, (const struct perf_event_header *)(fc->map + fc->pos),
 				  fc->time, &fc->time);
 	}
 	out->rec = (const struct perf_event_header *)(fc->map + out->offset);
