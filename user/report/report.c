@@ -148,6 +148,18 @@ static bool equal_row(const void *a, const void *b)
 	       x->kernel == y->kernel && x->event == y->event;
 }
 
+/* A folded stack's key: the address of its interned string (one string per
+ * stack, so the pointer tells stacks apart). */
+static uint64_t hash_interned(const void *k)
+{
+	return hash_u64((uintptr_t)*(const char *const *)k);
+}
+
+static bool equal_interned(const void *a, const void *b)
+{
+	return *(const char *const *)a == *(const char *const *)b;
+}
+
 /* What one event's samples add up to. */
 struct event_totals {
 	uint64_t samples;       /* all of them */
@@ -163,12 +175,27 @@ struct folded {
 
 #define MAX_FRAMES 512
 
+/* Without --children, the row a sample's leaf lands in, kept by what decides
+ * it (the sample's own keys, and its ip as resolved in its process until the
+ * mappings change): the same few thousand leaves come back a million times,
+ * and a hit skips resolving, naming and hashing the row. Direct-mapped. */
+#define LEAF_ROW_SLOTS 4096
+
+struct leaf_row {
+	struct row_key base; /* the sample's keys but dso and sym */
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t generation; /* of the mappings; 0: empty */
+	uint16_t cpumode;
+	struct row *row;
+};
+
 struct report_state {
 	const struct report_options *o;
 	struct recording rec;
 	struct cpu_list cpus;        /* --cpu */
 	struct hash_map rows;
-	struct hash_map stacks;      /* interned stack -> struct folded */
+	struct hash_map stacks;      /* &interned stack -> struct folded */
 	struct event_totals *events; /* by index in rec.in.events */
 	int only_event;              /* the one event shown, or -1 */
 	/* the sample being added, frame by frame (MAX_FRAMES each) */
@@ -177,6 +204,7 @@ struct report_state {
 	unsigned int nr_frames;
 	struct byte_buffer line;
 	struct report_pprof pprof;   /* --pprof */
+	struct leaf_row *leaf_rows;  /* LEAF_ROW_SLOTS, or NULL */
 };
 
 static bool has_key(const struct report_options *o, enum report_key k)
@@ -369,13 +397,32 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 	if (o->output == REPORT_TABLE && !o->children) {
 		/* the leaf only, resolved only if a key needs it */
 		if (has_key(o, REPORT_KEY_DSO) || has_key(o, REPORT_KEY_SYM)) {
-			address_space_resolve(&rec->as, s->pid, s->ip,
-					      s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &where);
+			uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+			uint64_t h = (s->ip ^ ((uint64_t)s->pid << 40) ^ ((uint64_t)cpumode << 32) ^
+				      (uintptr_t)base.comm ^ base.pid_tid ^ base.cpu) *
+				     0x9e3779b97f4a7c15ULL;
+			struct leaf_row *e = st->leaf_rows ? &st->leaf_rows[h >> 52] : NULL;
+			struct row *row;
+
+			if (e && e->generation == rec->as.generation && e->ip == s->ip &&
+			    e->pid == s->pid && e->cpumode == cpumode && equal_row(&e->base, &base)) {
+				e->row->samples++;
+				e->row->period += period;
+				return 0;
+			}
+			address_space_resolve(&rec->as, s->pid, s->ip, cpumode, &where);
 			if (frame_key(st, &base, &where, &st->frame_keys[0]))
 				return -ENOMEM;
-		} else {
-			st->frame_keys[0] = base;
+			row = get_row(st, &st->frame_keys[0]);
+			if (!row)
+				return -ENOMEM;
+			row->samples++;
+			row->period += period;
+			if (e)
+				*e = (struct leaf_row){ base, s->ip, s->pid, rec->as.generation, cpumode, row };
+			return 0;
 		}
+		st->frame_keys[0] = base;
 		st->nr_frames = 1;
 	} else {
 		r = recording_each_frame(rec, s, on_frame, &walk);
@@ -698,7 +745,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	int ret = -1, r;
 
 	hash_map_init(&st.rows, hash_row, equal_row);
-	hash_map_init(&st.stacks, hash_string, equal_string);
+	hash_map_init(&st.stacks, hash_interned, equal_interned);
 	if (o->cpu_filter && cpu_list_parse(&st.cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen)) {
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
@@ -708,6 +755,9 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
+	/* a hint: without it every leaf is resolved afresh */
+	if (o->output == REPORT_TABLE && !o->children)
+		st.leaf_rows = calloc(LEAF_ROW_SLOTS, sizeof(*st.leaf_rows));
 	if (!st.events || !st.frame_keys || !st.frame_names ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
@@ -753,6 +803,7 @@ out_maps:
 	free(st.events);
 	free(st.frame_keys);
 	free(st.frame_names);
+	free(st.leaf_rows);
 	if (o->output == REPORT_PPROF)
 		report_pprof_free(&st.pprof);
 	return ret;
