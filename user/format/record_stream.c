@@ -10,6 +10,9 @@
 #include "format/perf_record.h"
 #include "lib/log.h"
 
+/* How far ahead of the record being checked its file is fetched. */
+#define STREAM_PREFETCH 1024
+
 struct index_entry {
 	uint64_t time;
 	uint64_t offset;
@@ -143,6 +146,11 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 	perf_record_iter_init(&it, f);
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
 		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t;
+
+		/* each record's place hangs on the size of the one before: fetch
+		 * ahead, or every record waits for memory (a third of a report) */
+		if (f->end - offset > STREAM_PREFETCH)
+			__builtin_prefetch(f->map + offset + STREAM_PREFETCH);
 
 		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
 		    perf_input_check_id(in, f, offset, rec, err, errlen))
