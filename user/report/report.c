@@ -205,6 +205,7 @@ struct report_state {
 	struct byte_buffer line;
 	struct report_pprof pprof;   /* --pprof */
 	struct leaf_row *leaf_rows;  /* LEAF_ROW_SLOTS, or NULL */
+	unsigned int keys;           /* key_mask(o) */
 };
 
 static bool has_key(const struct report_options *o, enum report_key k)
@@ -214,6 +215,18 @@ static bool has_key(const struct report_options *o, enum report_key k)
 			return true;
 	return false;
 }
+
+/* The sort keys as a mask of 1 << report_key, asked once per sample. */
+static unsigned int key_mask(const struct report_options *o)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < o->nr_keys; i++)
+		m |= 1u << o->keys[i];
+	return m;
+}
+
+#define KEY(k) (1u << (k))
 
 static struct row *get_row(struct report_state *st, const struct row_key *key)
 {
@@ -239,12 +252,10 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 static int frame_key(struct report_state *st, const struct row_key *base,
 		     const struct resolved *where, struct row_key *key)
 {
-	const struct report_options *o = st->o;
-
 	*key = *base;
-	if (has_key(o, REPORT_KEY_DSO))
+	if (st->keys & KEY(REPORT_KEY_DSO))
 		key->dso = where->dso;
-	if (has_key(o, REPORT_KEY_SYM)) {
+	if (st->keys & KEY(REPORT_KEY_SYM)) {
 		key->sym = where->symbol;
 		key->kernel = where->kernel;
 		if (where->symbol[0] == '[' && !strcmp(where->symbol, "[unknown]")) {
@@ -381,22 +392,22 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		return 0;
 	totals->shown_samples++;
 	totals->shown_period += period;
-	if (has_key(o, REPORT_KEY_COMM))
+	if (st->keys & KEY(REPORT_KEY_COMM))
 		base.comm = comm;
-	if (has_key(o, REPORT_KEY_PID))
+	if (st->keys & KEY(REPORT_KEY_PID))
 		base.pid_tid |= (uint64_t)s->pid << 32;
-	if (has_key(o, REPORT_KEY_TID))
+	if (st->keys & KEY(REPORT_KEY_TID))
 		base.pid_tid |= s->tid;
-	if (has_key(o, REPORT_KEY_CPU))
+	if (st->keys & KEY(REPORT_KEY_CPU))
 		base.cpu = s->cpu;
-	if (has_key(o, REPORT_KEY_CGROUP))
+	if (st->keys & KEY(REPORT_KEY_CGROUP))
 		base.cgroup = address_space_cgroup(&rec->as, s->cgroup);
 	st->nr_frames = 0;
 	if (o->output == REPORT_PPROF)
 		return report_pprof_add(&st->pprof, rec, s, comm, period);
 	if (o->output == REPORT_TABLE && !o->children) {
 		/* the leaf only, resolved only if a key needs it */
-		if (has_key(o, REPORT_KEY_DSO) || has_key(o, REPORT_KEY_SYM)) {
+		if (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) {
 			uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 			uint64_t h = (s->ip ^ ((uint64_t)s->pid << 40) ^ ((uint64_t)cpumode << 32) ^
 				      (uintptr_t)base.comm ^ base.pid_tid ^ base.cpu) *
@@ -740,7 +751,7 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen)
 {
-	struct report_state st = { .o = o };
+	struct report_state st = { .o = o, .keys = key_mask(o) };
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
 	int ret = -1, r;
 
