@@ -12,13 +12,11 @@
 
 void prefault(void *p, size_t len)
 {
-	static uintptr_t page;
-	uintptr_t start, end;
+	uintptr_t page, start, end;
 
 	if (len < PREFAULT_MIN)
 		return;
-	if (!page)
-		page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	start = ((uintptr_t)p + page - 1) & ~(page - 1);
 	end = ((uintptr_t)p + len) & ~(page - 1);
 	if (end > start)
