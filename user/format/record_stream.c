@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.c: the records of every file of a perf.data input as one
- * stream in time order: each file indexed and sorted, then k-way merged. */
+ * stream in time order: each file checked (and, if out of time order,
+ * indexed and sorted), then k-way merged. */
 #include "format/record_stream.h"
 
 #include <stdbool.h>
