@@ -37,9 +37,12 @@ REPORT_TIME = (
     "CPU); libdebuginfod (and libcurl's 19 libraries) loaded with dlopen when a fetch is wanted, "
     "not at every start (30 -> 21 ms for ringtrace --version); a leaf's report row cached; "
     "kallsyms read by a thread beside the first pass over the files. What is left of a report of "
-    "1M samples (about 0.2 s CPU): reading kallsyms (a quarter: half of it the kernel making the "
-    "text), the first touch of the 109 MB of mapped files (a sixth, whichever pass touches them "
-    "first), starting the process and its 24 libraries (a tenth), and the samples themselves.")
+    "1M samples (0.14-0.2 s CPU), by a profile of one: reading kallsyms about a quarter (half of "
+    "it the kernel making the text; read beside the first pass, so wall time hides it when a CPU "
+    "is free), the first touch of the 109 MB of mapped files about a sixth (whichever pass touches "
+    "them first pays it: each new page costs this VM a trap), starting the process and loading its "
+    "24 libraries about a tenth, the rest the samples themselves. Wall times here swing with the "
+    "load other users put on the 2 CPUs: compare the CPU columns.")
 TRACEPOINT = "syscalls:sys_enter_getpid"
 
 
@@ -665,8 +668,13 @@ class Bench:
         note = ("Scenario %s rerun alone by `%s` on %s in %.0f s; the other tables are from the "
                 "full run above." % (", ".join(t.split(":")[0] for t in self.timings), command,
                                      datetime.date.today().isoformat(), seconds))
-        head = "\n".join(line for line in head.splitlines() if not line.startswith("Scenario "))
-        head = head.rstrip("\n") + "\n\n" + note + "\n"
+        rerun = {t.split(":")[0] for t in self.timings}
+
+        def superseded(line):  # the note of an earlier rerun of a scenario rerun now
+            return line.startswith("Scenario ") and bool(
+                set(re.findall(r"\d+", line.split(" rerun")[0])) & rerun)
+        kept = [line for line in head.splitlines() if not superseded(line)]
+        head = "\n".join(kept).rstrip("\n") + "\n\n" + note + "\n"
         with open(path, "w") as f:
             f.write(head + "\n" + "\n".join(s.rstrip("\n") + "\n" for s in sections))
 
