@@ -12,6 +12,7 @@
 
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
+#include "lib/prefault.h"
 #include "report/recording.h"
 #include "report/tracepoint_print.h"
 
@@ -23,8 +24,9 @@
 
 /* Output is formatted into a buffer of our own and handed to the FILE in
  * big blocks: millions of lines, and a stdio call per field costs more than
- * formatting the field. */
-#define SCRIPT_OUT_FLUSH (256u << 10)
+ * formatting the field. 1 MiB blocks cost less CPU than 256 KiB ones here
+ * (a script of 1M samples to a file: 0.52 against 0.64 s, median of 6). */
+#define SCRIPT_OUT_FLUSH (1u << 20)
 
 /* The text of a frame, kept: a profile's callchains pass through the same
  * few thousand addresses again and again, and the line an address prints
@@ -78,6 +80,7 @@ static bool out_room(struct script_state *st, size_t n)
 		st->out_of_memory = true;
 		return false;
 	}
+	prefault(grown + b->len, cap - b->len);
 	b->data = grown;
 	b->cap = cap;
 	return true;
