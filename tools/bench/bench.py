@@ -32,7 +32,7 @@ REPORT_TIME = (
     "of the builder's array, big arrays populated in one call (a report of 1000 samples 150-170 "
     "-> 90 ms CPU, page faults 4400 -> 960); files already in time order merged straight from "
     "their mapping with no index (16 MB of index no longer faulted in: 1M samples 375 -> 226 ms); "
-    "script formats into a buffer of its own handed to an unbuffered stdout in 256 KiB blocks, and "
+    "script formats into a buffer of its own handed to an unbuffered stdout in 1 MiB blocks, and "
     "keeps each frame's formatted line in a cache keyed like the resolve cache (1.3-1.6 -> 0.40 s "
     "CPU); libdebuginfod (and libcurl's 19 libraries) loaded with dlopen when a fetch is wanted, "
     "not at every start (30 -> 21 ms for ringtrace --version); a leaf's report row cached; "
