@@ -37,12 +37,13 @@ REPORT_TIME = (
     "CPU); libdebuginfod (and libcurl's 19 libraries) loaded with dlopen when a fetch is wanted, "
     "not at every start (30 -> 21 ms for ringtrace --version); a leaf's report row cached; "
     "kallsyms read by a thread beside the first pass over the files. What is left of a report of "
-    "1M samples (0.14-0.2 s CPU), by a profile of one: reading kallsyms about a quarter (half of "
-    "it the kernel making the text; read beside the first pass, so wall time hides it when a CPU "
-    "is free), the first touch of the 109 MB of mapped files about a sixth (whichever pass touches "
-    "them first pays it: each new page costs this VM a trap), starting the process and loading its "
-    "24 libraries about a tenth, the rest the samples themselves. Wall times here swing with the "
-    "load other users put on the 2 CPUs: compare the CPU columns.")
+    "1M samples (0.14-0.2 s CPU), by profiles of it (shares vary with the load): reading kallsyms "
+    "a fifth to a quarter (half of it the kernel making the text; read by a thread beside the first "
+    "pass, so wall time hides it when a CPU is free), mapping the 109 MB of files (MAP_POPULATE) "
+    "and touching them first a quarter to a third (whichever pass touches them first pays it: each "
+    "new page costs this VM a trap), starting the process and loading its 24 libraries a few "
+    "percent to a tenth, the rest the samples themselves. Wall times here swing with the load "
+    "other users put on the 2 CPUs: compare the CPU columns.")
 TRACEPOINT = "syscalls:sys_enter_getpid"
 
 
