@@ -29,7 +29,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer -fno-strict-aliasing \
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
-LDLIBS := -lbpf -ldw -lelf -ldebuginfod -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
+LDLIBS := -lbpf -ldw -lelf -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
 	  -lprotobuf-c -lz -lpthread
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
@@ -300,7 +300,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)) \
 	     user/capture/event_spec.c user/capture/perf_events.c user/export/metrics.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
-FUZZ_LIBS := -ldw -lelf -ldebuginfod -liberty -ltraceevent -lprotobuf-c -lz -lcap -lpthread
+FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)

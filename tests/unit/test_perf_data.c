@@ -19,6 +19,7 @@
 #include "format/perf_data_writer.h"
 #include "format/perf_file.h"
 #include "format/perf_record.h"
+#include "format/record_stream.h"
 #include "lib/byte_buffer.h"
 #include "test_util.h"
 
@@ -465,6 +466,62 @@ static void test_strings_must_be_terminated(void **state)
 	byte_buffer_free(&b);
 }
 
+/* The stream merges the files by time, a tie going to the lower file, then
+ * to the record first in its file: files in time order are read as they lie,
+ * a file out of order is sorted first. */
+static void test_stream_merges_files_in_time_order(void **state)
+{
+	static const struct {
+		uint32_t cpu;
+		uint64_t time;
+	} written[] = {
+		{ 0, 10 }, { 0, 30 }, { 0, 50 },            /* data.cpu0: in order */
+		{ 1, 40 }, { 1, 20 }, { 1, 60 }, { 1, 20 }, /* data.cpu1: out of order */
+		{ 2, 20 }, { 2, 30 },                       /* data.cpu2: in order */
+	};
+	/* the ips (100 * cpu + place in its file) in the order expected */
+	static const uint64_t expected[] = { 0, 101, 103, 200, 1, 201, 100, 2, 102 };
+	unsigned int placed[3] = { 0 };
+	struct tu_recording recording;
+	struct record_stream *rs;
+	struct stream_record sr;
+	struct perf_input in;
+	char *dir = tu_tempdir(), err[512];
+	size_t n = 0;
+
+	(void)state;
+	recording_init(&recording, 3);
+	for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+		struct perf_sample s = {
+			.misc = PERF_RECORD_MISC_USER, .ip = 100 * written[i].cpu + placed[written[i].cpu]++,
+			.pid = 7, .tid = 7, .time = written[i].time, .cpu = written[i].cpu, .period = 1,
+		};
+
+		tu_recording_sample(&recording, 0, &s);
+	}
+	tu_recording_write(&recording, dir);
+	tu_recording_free(&recording);
+	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
+	rs = record_stream_open(&in, err, sizeof(err));
+	assert_non_null(rs);
+	while (record_stream_next(rs, &sr)) {
+		struct perf_sample s;
+
+		assert_int_equal(sr.rec->type, PERF_RECORD_SAMPLE);
+		assert_int_equal(perf_sample_decode(sr.rec, SAMPLE_TYPE, &s), 0);
+		assert_true(n < sizeof(expected) / sizeof(expected[0]));
+		assert_int_equal(s.ip, expected[n]);
+		assert_int_equal(sr.time, s.time);
+		assert_int_equal(sr.file, 1 + s.cpu); /* files[0] is the header file */
+		n++;
+	}
+	assert_int_equal(n, sizeof(expected) / sizeof(expected[0]));
+	record_stream_close(rs);
+	perf_input_close(&in);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_sample_decode_rejects_overlong_callchain),
 		cmocka_unit_test(test_sample_decode_user_regs_and_stack),
 		cmocka_unit_test(test_strings_must_be_terminated),
+		cmocka_unit_test(test_stream_merges_files_in_time_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

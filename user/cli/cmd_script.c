@@ -2,7 +2,6 @@
 /* cmd_script.c: "ringtrace script": parses the options and prints every
  * record of a recording to stdout. */
 #include <stdio.h>
-#include <unistd.h>
 #include <string.h>
 
 #include "cli/command_options.h"
@@ -71,9 +70,9 @@ int cmd_script(int argc, char **argv)
 		rt_error("%s", err);
 		return 2;
 	}
-	/* millions of lines: written in big blocks, unless someone watches */
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOFBF, 1 << 18);
+	/* millions of lines: script_run formats them into big blocks itself
+	 * (record by record on a terminal), which stdio passes on uncopied */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	if (script_run(&o, stdout, err, sizeof(err))) {
 		rt_error("%s", err);
 		return 1;

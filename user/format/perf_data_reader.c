@@ -204,23 +204,48 @@ static int compare_ids(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every attr's ids in one sorted array, for perf_input_check_id. */
+struct declared_id {
+	uint64_t id;
+	unsigned int event;
+};
+
+static int compare_declared(const void *a, const void *b)
+{
+	const struct declared_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->event < y->event ? -1 : x->event > y->event;
+}
+
+/* Every attr's ids in one sorted array, with the event of each (the first
+ * event declaring an id first), for perf_input_check_id and
+ * perf_input_event_of. */
 static int collect_ids(struct perf_input *in, char *err, size_t errlen)
 {
+	struct declared_id *pairs;
 	size_t nr = 0;
 
 	for (unsigned int i = 0; i < in->nr_events; i++)
 		nr += in->events[i].nr_ids;
+	pairs = malloc((nr ? nr : 1) * sizeof(*pairs));
 	in->declared_ids = malloc((nr ? nr : 1) * sizeof(uint64_t));
-	if (!in->declared_ids) {
+	in->declared_id_events = malloc((nr ? nr : 1) * sizeof(unsigned int));
+	if (!pairs || !in->declared_ids || !in->declared_id_events) {
+		free(pairs);
 		rt_format(err, errlen, "out of memory");
 		return -1;
 	}
 	for (unsigned int i = 0; i < in->nr_events; i++)
 		for (uint32_t j = 0; j < in->events[i].nr_ids; j++)
-			in->declared_ids[in->nr_declared_ids++] = in->events[i].ids[j];
+			pairs[in->nr_declared_ids++] = (struct declared_id){ in->events[i].ids[j], i };
 	if (nr)
-		qsort(in->declared_ids, nr, sizeof(uint64_t), compare_ids);
+		qsort(pairs, nr, sizeof(*pairs), compare_declared);
+	for (size_t i = 0; i < nr; i++) {
+		in->declared_ids[i] = pairs[i].id;
+		in->declared_id_events[i] = pairs[i].event;
+	}
+	free(pairs);
 	return 0;
 }
 
@@ -458,6 +483,7 @@ void perf_input_close(struct perf_input *in)
 	}
 	free(in->events);
 	free(in->declared_ids);
+	free(in->declared_id_events);
 	for (unsigned int i = 0; i < in->nr_files; i++)
 		unmap_file(&in->files[i]);
 	free(in->files);
@@ -511,13 +537,22 @@ const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 
 	if (in->nr_events == 1)
 		return &in->events[0];
+	size_t lo = 0, hi;
+
 	if (record_id(in, rec, &id) != 1)
 		return NULL;
-	for (unsigned int i = 0; i < in->nr_events; i++)
-		for (uint32_t j = 0; j < in->events[i].nr_ids; j++)
-			if (in->events[i].ids[j] == id)
-				return &in->events[i];
-	return NULL;
+	/* the first of the declared ids not below id: the first event declaring it */
+	for (hi = in->nr_declared_ids; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->declared_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == in->nr_declared_ids || in->declared_ids[lo] != id)
+		return NULL;
+	return &in->events[in->declared_id_events[lo]];
 }
 
 int perf_input_check_id(const struct perf_input *in, const struct perf_input_file *f, uint64_t pos,

@@ -40,6 +40,7 @@ struct perf_input {
 	const uint8_t *tracing_data; /* HEADER_TRACING_DATA (tracepoint formats), or NULL */
 	size_t tracing_data_size;
 	uint64_t *declared_ids; /* every attr's sample ids, sorted */
+	unsigned int *declared_id_events; /* the event (index) of each, the first declaring it */
 	size_t nr_declared_ids;
 };
 

@@ -177,9 +177,11 @@ int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type
 
 int perf_sample_time(const struct perf_event_header *rec, uint64_t sample_type, uint64_t *time)
 {
-	/* IDENTIFIER, IP and TID come before TIME, each 8 bytes */
-	size_t at = sizeof(*rec) + 8 * (size_t)__builtin_popcountll(
-		sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+	/* IDENTIFIER, IP and TID come before TIME, each 8 bytes (counted by
+	 * hand: without -mpopcnt, __builtin_popcountll is a call into libgcc) */
+	size_t at = sizeof(*rec) + 8 * (!!(sample_type & PERF_SAMPLE_IDENTIFIER) +
+					 !!(sample_type & PERF_SAMPLE_IP) +
+					 !!(sample_type & PERF_SAMPLE_TID));
 
 	*time = 0;
 	if (!(sample_type & PERF_SAMPLE_TIME))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.c: the records of every file of a perf.data input as one
- * stream in time order: each file indexed and sorted, then k-way merged. */
+ * stream in time order: each file checked (and, if out of time order,
+ * indexed and sorted), then k-way merged. */
 #include "format/record_stream.h"
 
 #include <stdbool.h>
@@ -10,20 +11,34 @@
 #include "format/perf_record.h"
 #include "lib/log.h"
 
+/* How far ahead of the record being checked its file is fetched. */
+#define STREAM_PREFETCH 1024
+
 struct index_entry {
 	uint64_t time;
 	uint64_t offset;
 };
 
-struct file_index {
-	struct index_entry *entries;
+/* One file's place in the merge. A file in time order (most are) is read
+ * straight from its mapping, each record's time taken as it comes up; only
+ * a file out of order gets an index of its records, sorted. */
+struct file_cursor {
+	const uint8_t *map;
+	uint64_t pos, end;          /* the next record; end: after the last whole one */
+	uint64_t time;              /* of the record at pos */
+	struct index_entry *entries; /* NULL: in order, read from pos */
 	size_t nr, next;
 };
 
 struct record_stream {
 	const struct perf_input *in;
-	struct file_index *files;
-	unsigned int *heap; /* file numbers, min-heap on their next entry */
+	/* where every event's samples keep their time (every event puts the
+	 * same fields before it), or 0: looked up by the sample's event */
+	size_t sample_time_at;
+	/* a sample's id needs no check (no event's sample carries one) */
+	bool samples_unchecked;
+	struct file_cursor *files;
+	unsigned int *heap; /* file numbers, min-heap on their next record's time */
 	unsigned int heap_len;
 };
 
@@ -46,6 +61,41 @@ int record_time(const struct perf_input *in, const struct perf_event_header *rec
 	return 0;
 }
 
+/* The time a record sorts by: its own, or, for perf's own record types
+ * (>= 64, no time), that of the record before it, keeping their place. -1
+ * if it is too malformed to tell. */
+static int sort_time(const struct record_stream *rs, const struct perf_event_header *rec,
+		     uint64_t before, uint64_t *time)
+{
+	*time = before;
+	if (rec->type == PERF_RECORD_SAMPLE && rs->sample_time_at) {
+		if (rec->size < rs->sample_time_at + sizeof(*time))
+			return -1;
+		memcpy(time, (const uint8_t *)rec + rs->sample_time_at, sizeof(*time));
+		return 0;
+	}
+	return rec->type < PERF_RECORD_USER_TYPE_START ? record_time(rs->in, rec, time) : 0;
+}
+
+/* What every event's samples share: where their time is, whether they carry an id. */
+static void sample_layout(struct record_stream *rs)
+{
+	const struct perf_input *in = rs->in;
+	const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME;
+	uint64_t first = in->nr_events ? in->events[0].attr.sample_type : 0;
+
+	rs->samples_unchecked = in->nr_events == 1 &&
+				!(first & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID));
+	for (unsigned int i = 1; i < in->nr_events; i++)
+		if ((in->events[i].attr.sample_type & before) != (first & before))
+			return;
+	if (in->nr_events && (first & PERF_SAMPLE_TIME))
+		rs->sample_time_at = sizeof(struct perf_event_header) +
+				     8 * (!!(first & PERF_SAMPLE_IDENTIFIER) +
+					  !!(first & PERF_SAMPLE_IP) + !!(first & PERF_SAMPLE_TID));
+}
+
 static int compare_entries(const void *a, const void *b)
 {
 	const struct index_entry *x = a, *y = b;
@@ -55,42 +105,70 @@ static int compare_entries(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static int index_file(const struct perf_input *in, const struct perf_input_file *f,
-		      struct file_index *fi, char *err, size_t errlen)
+/* The records of a file out of time order, sorted by time; its records were
+ * checked already. */
+static int index_file(const struct record_stream *rs, const struct perf_input_file *f,
+		      struct file_cursor *fc, char *err, size_t errlen)
 {
+	uint64_t last = 0, nr = 0;
+
+	for (uint64_t pos = fc->pos; pos < fc->end; nr++)
+		pos += ((const struct perf_event_header *)(f->map + pos))->size;
+	fc->entries = malloc(nr * sizeof(*fc->entries));
+	if (!fc->entries) {
+		rt_format(err, errlen, "out of memory indexing %s", f->path);
+		return -1;
+	}
+	for (uint64_t pos = fc->pos; pos < fc->end;) {
+		const struct perf_event_header *rec = (const struct perf_event_header *)(f->map + pos);
+
+		sort_time(rs, rec, last, &last);
+		fc->entries[fc->nr++] = (struct index_entry){ last, pos };
+		pos += rec->size;
+	}
+	qsort(fc->entries, fc->nr, sizeof(*fc->entries), compare_entries);
+	fc->time = fc->entries[0].time;
+	return 0;
+}
+
+/* Checks every record of a file (its size, its sample id, its time), finds
+ * where the whole ones end, and whether they are in time order; indexes the
+ * file if not. */
+static int open_file(const struct record_stream *rs, const struct perf_input_file *f,
+		     struct file_cursor *fc, char *err, size_t errlen)
+{
+	const struct perf_input *in = rs->in;
 	struct perf_record_iter it;
 	const struct perf_event_header *rec;
-	size_t cap = 0;
-	uint64_t last = 0;
-	bool sorted = true;
+	uint64_t last = 0, first = 0;
+	bool sorted = true, any = false;
 	int r;
 
 	perf_record_iter_init(&it, f);
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
-		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t = last;
+		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t;
 
-		if (perf_input_check_id(in, f, offset, rec, err, errlen))
+		/* each record's place hangs on the size of the one before: fetch
+		 * ahead, or every record waits for memory (a third of a report) */
+		if (f->end - offset > STREAM_PREFETCH)
+			__builtin_prefetch(f->map + offset + STREAM_PREFETCH);
+
+		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
+		    perf_input_check_id(in, f, offset, rec, err, errlen))
 			return -1;
-		/* perf's own record types (>= 64) carry no time: keep their place */
-		if (rec->type < PERF_RECORD_USER_TYPE_START && record_time(in, rec, &t)) {
+		/* a sample must belong to an event, whose layout it is read by */
+		if ((rec->type == PERF_RECORD_SAMPLE && in->nr_events > 1 &&
+		     !perf_input_event_of(in, rec)) ||
+		    sort_time(rs, rec, last, &t)) {
 			rt_format(err, errlen, "%s: offset %llu: malformed %s record", f->path,
 				  (unsigned long long)offset,
 				  perf_record_type_name(rec->type) ? perf_record_type_name(rec->type)
 								   : "unknown");
 			return -1;
 		}
-		if (fi->nr == cap) {
-			struct index_entry *grown;
-
-			cap = cap ? cap * 2 : 256;
-			grown = realloc(fi->entries, cap * sizeof(*grown));
-			if (!grown) {
-				rt_format(err, errlen, "out of memory indexing %s", f->path);
-				return -1;
-			}
-			fi->entries = grown;
-		}
-		fi->entries[fi->nr++] = (struct index_entry){ t, offset };
+		if (!any)
+			first = t;
+		any = true;
 		sorted &= t >= last;
 		last = t;
 	}
@@ -100,22 +178,24 @@ static int index_file(const struct perf_input *in, const struct perf_input_file 
 		rt_warn("%s: offset %llu: the last record is cut short (%llu bytes); ignoring it",
 			f->path, (unsigned long long)it.pos,
 			(unsigned long long)(f->end - it.pos));
-	/* a file written in time order (most are) is sorted already: offsets
-	 * rise; an empty file has no index, and qsort must not see NULL */
-	if (fi->nr && !sorted)
-		qsort(fi->entries, fi->nr, sizeof(*fi->entries), compare_entries);
-	return 0;
+	fc->map = f->map;
+	fc->pos = f->start;
+	fc->end = any ? it.pos : f->start;
+	fc->time = first;
+	return sorted ? 0 : index_file(rs, f, fc, err, errlen);
 }
 
-/* Orders files by their next entry: time, then file number. */
-static int heap_less(const struct record_stream *rs, unsigned int a, unsigned int b)
+static bool file_done(const struct file_cursor *fc)
 {
-	const struct index_entry *x = &rs->files[a].entries[rs->files[a].next];
-	const struct index_entry *y = &rs->files[b].entries[rs->files[b].next];
+	return fc->entries ? fc->next == fc->nr : fc->pos == fc->end;
+}
 
-	if (x->time != y->time)
-		return x->time < y->time;
-	return a < b;
+/* Orders files by their next record: time, then file number. */
+static bool heap_less(const struct record_stream *rs, unsigned int a, unsigned int b)
+{
+	uint64_t x = rs->files[a].time, y = rs->files[b].time;
+
+	return x != y ? x < y : a < b;
 }
 
 static void sift_down(struct record_stream *rs, unsigned int i)
@@ -150,12 +230,13 @@ struct record_stream *record_stream_open(const struct perf_input *in, char *err,
 		record_stream_close(rs);
 		return NULL;
 	}
+	sample_layout(rs);
 	for (unsigned int i = 0; i < in->nr_files; i++) {
-		if (index_file(in, &in->files[i], &rs->files[i], err, errlen)) {
+		if (open_file(rs, &in->files[i], &rs->files[i], err, errlen)) {
 			record_stream_close(rs);
 			return NULL;
 		}
-		if (rs->files[i].nr)
+		if (!file_done(&rs->files[i]))
 			rs->heap[rs->heap_len++] = i;
 	}
 	for (unsigned int i = rs->heap_len / 2; i-- > 0;)
@@ -165,20 +246,28 @@ struct record_stream *record_stream_open(const struct perf_input *in, char *err,
 
 int record_stream_next(struct record_stream *rs, struct stream_record *out)
 {
-	struct file_index *fi;
-	const struct index_entry *e;
+	struct file_cursor *fc;
 	unsigned int f;
 
 	if (!rs->heap_len)
 		return 0;
 	f = rs->heap[0];
-	fi = &rs->files[f];
-	e = &fi->entries[fi->next++];
+	fc = &rs->files[f];
 	out->file = f;
-	out->offset = e->offset;
-	out->time = e->time;
-	out->rec = (const struct perf_event_header *)(rs->in->files[f].map + e->offset);
-	if (fi->next == fi->nr)
+	out->time = fc->time;
+	if (fc->entries) {
+		out->offset = fc->entries[fc->next++].offset;
+		if (fc->next < fc->nr)
+			fc->time = fc->entries[fc->next].time;
+	} else {
+		out->offset = fc->pos;
+		fc->pos += ((const struct perf_event_header *)(fc->map + fc->pos))->size;
+		if (fc->pos < fc->end) /* checked when the file was opened: cannot fail */
+			sort_time(rs, (const struct perf_event_header *)(fc->map + fc->pos),
+				  fc->time, &fc->time);
+	}
+	out->rec = (const struct perf_event_header *)(fc->map + out->offset);
+	if (file_done(fc))
 		rs->heap[0] = rs->heap[--rs->heap_len];
 	sift_down(rs, 0);
 	return 1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.h: the records of every file of a perf.data input as one
- * stream in time order: each file indexed and sorted, then k-way merged. */
+ * stream in time order: each file checked (and, if out of time order,
+ * indexed and sorted), then k-way merged. */
 #ifndef RINGTRACE_RECORD_STREAM_H
 #define RINGTRACE_RECORD_STREAM_H
 
@@ -18,8 +19,9 @@ struct stream_record {
 
 struct record_stream;
 
-/* Indexes every file. Malformed records are an error naming the file and the
- * offset; a last record cut short is dropped with a warning on stderr. */
+/* Checks every file (indexing those out of time order). Malformed records are
+ * an error naming the file and the offset; a last record cut short is dropped
+ * with a warning on stderr. */
 struct record_stream *record_stream_open(const struct perf_input *in, char *err, size_t errlen);
 /* 1 with *out set, 0 when every file is exhausted. */
 int record_stream_next(struct record_stream *rs, struct stream_record *out);

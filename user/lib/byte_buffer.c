@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/prefault.h"
+
 void *byte_buffer_append(struct byte_buffer *b, const void *src, size_t len)
 {
 	uint8_t *at;
@@ -21,6 +23,7 @@ void *byte_buffer_append(struct byte_buffer *b, const void *src, size_t len)
 		grown = realloc(b->data, cap);
 		if (!grown)
 			return NULL;
+		prefault(grown + b->len, cap - b->len); /* what is about to be written */
 		b->data = grown;
 		b->cap = cap;
 	}

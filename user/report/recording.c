@@ -83,13 +83,26 @@ static int on_lost(struct recording *r, const struct recording_visitor *v,
 	return v->lost ? v->lost(v->ctx, r, sr, ev, &sid, l.lost) : 0;
 }
 
+/* Whether an event may sample the kernel: its symbols will be wanted. */
+static bool samples_kernel(const struct recording *r)
+{
+	for (unsigned int e = 0; e < r->in.nr_events; e++)
+		if (!recording_is_tracking(r, e) && !r->in.events[e].attr.exclude_kernel)
+			return true;
+	return false;
+}
+
 int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,
 		     size_t errlen)
 {
-	struct record_stream *rs = record_stream_open(&r->in, err, errlen);
+	struct record_stream *rs;
 	struct stream_record sr;
 	int ret = 0;
 
+	/* kallsyms is read while the files are checked (no fork comes after) */
+	if (samples_kernel(r))
+		address_space_load_kernel_beside(&r->as);
+	rs = record_stream_open(&r->in, err, errlen);
 	if (!rs)
 		return -1;
 	err[0] = '\0';

@@ -23,85 +23,11 @@
 #include "symbols/address_space.h"
 #include "sys/cpu_list.h"
 
-static const char *const key_names[] = {
-	[REPORT_KEY_COMM] = "comm", [REPORT_KEY_PID] = "pid", [REPORT_KEY_TID] = "tid",
-	[REPORT_KEY_DSO] = "dso",   [REPORT_KEY_SYM] = "sym", [REPORT_KEY_CPU] = "cpu",
-	[REPORT_KEY_CGROUP] = "cgroup",
-};
-
 static const char *const key_titles[] = {
 	[REPORT_KEY_COMM] = "Command", [REPORT_KEY_PID] = "Pid", [REPORT_KEY_TID] = "Tid",
 	[REPORT_KEY_DSO] = "Shared Object", [REPORT_KEY_SYM] = "Symbol", [REPORT_KEY_CPU] = "CPU",
 	[REPORT_KEY_CGROUP] = "Cgroup",
 };
-
-#define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
-
-int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen)
-{
-	char *copy = strdup(text), *save = NULL, *tok;
-
-	if (!copy)
-		return -1;
-	o->nr_keys = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t k;
-
-		for (k = 0; k < NR_KEY_NAMES; k++)
-			if (!strcmp(tok, key_names[k]))
-				break;
-		if (k == NR_KEY_NAMES) {
-			rt_format(err, errlen, "unknown sort key \"%s\": use comm, pid, tid, dso, sym, cpu or cgroup",
-				  tok);
-			free(copy);
-			return -1;
-		}
-		if (o->nr_keys == REPORT_MAX_KEYS) {
-			rt_format(err, errlen, "too many sort keys in \"%s\"", text);
-			free(copy);
-			return -1;
-		}
-		o->keys[o->nr_keys++] = (enum report_key)k;
-	}
-	free(copy);
-	if (!o->nr_keys) {
-		rt_format(err, errlen, "empty sort key list");
-		return -1;
-	}
-	return 0;
-}
-
-int report_parse_time(struct report_options *o, const char *text, char *err, size_t errlen)
-{
-	const char *comma = strchr(text, ',');
-	double start = 0, end = INFINITY;
-	char *stop;
-
-	if (!comma) {
-		rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds as perf script prints them, either may be empty",
-			  text);
-		return -1;
-	}
-	/* nanoseconds must fit in 64 bits: 1.8e10 s */
-	if (comma != text) {
-		start = strtod(text, &stop);
-		if (stop != comma || !(start >= 0 && start < 1.8e10))
-			goto bad;
-	}
-	if (comma[1]) {
-		end = strtod(comma + 1, &stop);
-		if (*stop || !(end >= start && end < 1.8e10))
-			goto bad;
-	}
-	o->time_filter = true;
-	o->time_start = (uint64_t)(start * 1e9 + 0.5);
-	o->time_end = isinf(end) ? UINT64_MAX : (uint64_t)(end * 1e9 + 0.5);
-	return 0;
-bad:
-	rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds (e.g. 7493.5,7494), START before END",
-		  text);
-	return -1;
-}
 
 /* One row of the report; fields of keys not selected stay zero so that
  * hashing and comparing the whole key groups by the selected ones only. */
@@ -123,16 +49,20 @@ struct row {
 	uint64_t children; /* self and every sample it was a caller in */
 };
 
+/* Once per sample: the fields folded by multiplying (a polynomial in an odd
+ * constant, cheap), then mixed once. */
 static uint64_t hash_row(const void *k)
 {
 	const struct row_key *r = k;
-	uint64_t h = hash_u64((uintptr_t)r->comm);
+	const uint64_t m = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (uintptr_t)r->comm;
 
-	h = hash_u64(h ^ (uintptr_t)r->dso);
-	h = hash_u64(h ^ (uintptr_t)r->sym);
-	h = hash_u64(h ^ (uintptr_t)r->cgroup);
-	h = hash_u64(h ^ r->pid_tid);
-	return hash_u64(h ^ ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 | r->kernel));
+	h = h * m + (uintptr_t)r->dso;
+	h = h * m + (uintptr_t)r->sym;
+	h = h * m + (uintptr_t)r->cgroup;
+	h = h * m + r->pid_tid;
+	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 | r->kernel);
+	return hash_u64(h);
 }
 
 static bool equal_row(const void *a, const void *b)
@@ -142,6 +72,18 @@ static bool equal_row(const void *a, const void *b)
 	return x->comm == y->comm && x->dso == y->dso && x->sym == y->sym &&
 	       x->cgroup == y->cgroup && x->pid_tid == y->pid_tid && x->cpu == y->cpu &&
 	       x->kernel == y->kernel && x->event == y->event;
+}
+
+/* A folded stack's key: the address of its interned string (one string per
+ * stack, so the pointer tells stacks apart). */
+static uint64_t hash_interned(const void *k)
+{
+	return hash_u64((uintptr_t)*(const char *const *)k);
+}
+
+static bool equal_interned(const void *a, const void *b)
+{
+	return *(const char *const *)a == *(const char *const *)b;
 }
 
 /* What one event's samples add up to. */
@@ -164,12 +106,27 @@ struct folded {
 
 #define MAX_FRAMES 512
 
+/* Without --children, the row a sample's leaf lands in, kept by what decides
+ * it (the sample's own keys, and its ip as resolved in its process until the
+ * mappings change): the same few thousand leaves come back a million times,
+ * and a hit skips resolving, naming and hashing the row. Direct-mapped. */
+#define LEAF_ROW_SLOTS 4096
+
+struct leaf_row {
+	struct row_key base; /* the sample's keys but dso and sym */
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t generation; /* of the mappings; 0: empty */
+	uint16_t cpumode;
+	struct row *row;
+};
+
 struct report_state {
 	const struct report_options *o;
 	struct recording rec;
 	struct cpu_list cpus;        /* --cpu */
 	struct hash_map rows;
-	struct hash_map stacks;      /* interned stack -> struct folded */
+	struct hash_map stacks;      /* &interned stack -> struct folded */
 	struct event_totals *events; /* by index in rec.in.events */
 	int only_event;              /* the one event shown, or -1 */
 	bool weigh_by_time;          /* it is offcpu-time: stacks weigh its periods */
@@ -179,6 +136,8 @@ struct report_state {
 	unsigned int nr_frames;
 	struct byte_buffer line;
 	struct report_pprof pprof;   /* --pprof */
+	struct leaf_row *leaf_rows;  /* LEAF_ROW_SLOTS, or NULL */
+	unsigned int keys;           /* key_mask(o) */
 };
 
 static bool has_key(const struct report_options *o, enum report_key k)
@@ -188,6 +147,18 @@ static bool has_key(const struct report_options *o, enum report_key k)
 			return true;
 	return false;
 }
+
+/* The sort keys as a mask of 1 << report_key, asked once per sample. */
+static unsigned int key_mask(const struct report_options *o)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < o->nr_keys; i++)
+		m |= 1u << o->keys[i];
+	return m;
+}
+
+#define KEY(k) (1u << (k))
 
 static struct row *get_row(struct report_state *st, const struct row_key *key)
 {
@@ -213,15 +184,13 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 static int frame_key(struct report_state *st, const struct row_key *base,
 		     const struct resolved *where, struct row_key *key)
 {
-	const struct report_options *o = st->o;
-
 	*key = *base;
-	if (has_key(o, REPORT_KEY_DSO))
+	if (st->keys & KEY(REPORT_KEY_DSO))
 		key->dso = where->dso;
-	if (has_key(o, REPORT_KEY_SYM)) {
+	if (st->keys & KEY(REPORT_KEY_SYM)) {
 		key->sym = where->symbol;
 		key->kernel = where->kernel;
-		if (!strcmp(where->symbol, "[unknown]")) {
+		if (where->symbol[0] == '[' && !strcmp(where->symbol, "[unknown]")) {
 			char name[32];
 
 			snprintf(name, sizeof(name), "%#.16" PRIx64, where->map_ip);
@@ -355,29 +324,48 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		return 0;
 	totals->shown_samples++;
 	totals->shown_period += period;
-	if (has_key(o, REPORT_KEY_COMM))
+	if (st->keys & KEY(REPORT_KEY_COMM))
 		base.comm = comm;
-	if (has_key(o, REPORT_KEY_PID))
+	if (st->keys & KEY(REPORT_KEY_PID))
 		base.pid_tid |= (uint64_t)s->pid << 32;
-	if (has_key(o, REPORT_KEY_TID))
+	if (st->keys & KEY(REPORT_KEY_TID))
 		base.pid_tid |= s->tid;
-	if (has_key(o, REPORT_KEY_CPU))
+	if (st->keys & KEY(REPORT_KEY_CPU))
 		base.cpu = s->cpu;
-	if (has_key(o, REPORT_KEY_CGROUP))
+	if (st->keys & KEY(REPORT_KEY_CGROUP))
 		base.cgroup = address_space_cgroup(&rec->as, s->cgroup);
 	st->nr_frames = 0;
 	if (o->output == REPORT_PPROF)
 		return report_pprof_add(&st->pprof, rec, s, comm, period);
 	if (o->output == REPORT_TABLE && !o->children) {
 		/* the leaf only, resolved only if a key needs it */
-		if (has_key(o, REPORT_KEY_DSO) || has_key(o, REPORT_KEY_SYM)) {
-			address_space_resolve(&rec->as, s->pid, s->ip,
-					      s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &where);
+		if (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) {
+			uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+			uint64_t h = (s->ip ^ ((uint64_t)s->pid << 40) ^ ((uint64_t)cpumode << 32) ^
+				      (uintptr_t)base.comm ^ base.pid_tid ^ base.cpu) *
+				     0x9e3779b97f4a7c15ULL;
+			struct leaf_row *e = st->leaf_rows ? &st->leaf_rows[h >> 52] : NULL;
+			struct row *row;
+
+			if (e && e->generation == rec->as.generation && e->ip == s->ip &&
+			    e->pid == s->pid && e->cpumode == cpumode && equal_row(&e->base, &base)) {
+				e->row->samples++;
+				e->row->period += period;
+				return 0;
+			}
+			address_space_resolve(&rec->as, s->pid, s->ip, cpumode, &where);
 			if (frame_key(st, &base, &where, &st->frame_keys[0]))
 				return -ENOMEM;
-		} else {
-			st->frame_keys[0] = base;
+			row = get_row(st, &st->frame_keys[0]);
+			if (!row)
+				return -ENOMEM;
+			row->samples++;
+			row->period += period;
+			if (e)
+				*e = (struct leaf_row){ base, s->ip, s->pid, rec->as.generation, cpumode, row };
+			return 0;
 		}
+		st->frame_keys[0] = base;
 		st->nr_frames = 1;
 	} else {
 		r = recording_each_frame(rec, s, on_frame, &walk);
@@ -702,12 +690,12 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen)
 {
-	struct report_state st = { .o = o };
+	struct report_state st = { .o = o, .keys = key_mask(o) };
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
 	int ret = -1, r;
 
 	hash_map_init(&st.rows, hash_row, equal_row);
-	hash_map_init(&st.stacks, hash_string, equal_string);
+	hash_map_init(&st.stacks, hash_interned, equal_interned);
 	if (o->cpu_filter && cpu_list_parse(&st.cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen)) {
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
@@ -717,6 +705,9 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
+	/* a hint: without it every leaf is resolved afresh */
+	if (o->output == REPORT_TABLE && !o->children)
+		st.leaf_rows = calloc(LEAF_ROW_SLOTS, sizeof(*st.leaf_rows));
 	if (!st.events || !st.frame_keys || !st.frame_names ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
@@ -762,6 +753,7 @@ out_maps:
 	free(st.events);
 	free(st.frame_keys);
 	free(st.frame_names);
+	free(st.leaf_rows);
 	if (o->output == REPORT_PPROF)
 		report_pprof_free(&st.pprof);
 	return ret;

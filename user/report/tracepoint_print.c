@@ -330,7 +330,7 @@ bool tracepoint_printer_knows(const struct tracepoint_printer *p, uint64_t id)
 }
 
 int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t cpu,
-			     const uint8_t *raw, uint32_t size, FILE *out)
+			     const uint8_t *raw, uint32_t size, struct byte_buffer *out)
 {
 	struct tep_event *ev = id <= INT32_MAX ? tep_find_event(p->tep, (int)id) : NULL;
 	struct tep_record record;
@@ -353,7 +353,10 @@ int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t
 		trace_seq_destroy(&s);
 		return -ENOMEM;
 	}
-	fwrite(s.buffer, 1, s.len, out);
+	if (s.len && !byte_buffer_append(out, s.buffer, s.len)) {
+		trace_seq_destroy(&s);
+		return -ENOMEM;
+	}
 	trace_seq_destroy(&s);
 	return 0;
 }

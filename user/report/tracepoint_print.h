@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "format/perf_data_reader.h"
+#include "lib/byte_buffer.h"
 
 struct tracepoint_printer;
 
@@ -21,9 +21,10 @@ int tracepoint_printer_open(struct tracepoint_printer **p, const struct perf_inp
 			    char *err, size_t errlen);
 /* Whether the tracing data describes tracepoint id. */
 bool tracepoint_printer_knows(const struct tracepoint_printer *p, uint64_t id);
-/* Prints the fields of a record of tracepoint id (nothing if unknown). 0 or -ENOMEM. */
+/* Appends the fields of a record of tracepoint id to out, as they print
+ * (nothing if unknown). 0 or -ENOMEM. */
 int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t cpu,
-			     const uint8_t *raw, uint32_t size, FILE *out);
+			     const uint8_t *raw, uint32_t size, struct byte_buffer *out);
 void tracepoint_printer_close(struct tracepoint_printer *p);
 
 #endif

@@ -3,6 +3,7 @@
  * threads and their comms, each process's mappings, and symbol lookup through them. */
 #include "symbols/address_space.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,65 @@ static void free_value(void *value, void *ctx)
 	free(value);
 }
 
+/* kallsyms read by a thread of its own: a fixed 50 ms (half of it the
+ * kernel's, making the text) that the reader's first pass over the files
+ * hides. */
+struct kernel_loader {
+	pthread_t thread;
+	const char *path;
+	struct symtab symtab;
+	int result;
+};
+
+static void *load_kernel(void *arg)
+{
+	struct kernel_loader *l = arg;
+
+	l->result = symtab_load_kallsyms(&l->symtab, l->path, NULL, 0);
+	return NULL;
+}
+
+void address_space_load_kernel_beside(struct address_space *as)
+{
+	struct kernel_loader *l;
+
+	if (as->kernel_loader || (as->kernel && as->kernel->loaded))
+		return;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return;
+	l->path = as->kallsyms_path;
+	if (pthread_create(&l->thread, NULL, load_kernel, l)) {
+		free(l);
+		return;
+	}
+	as->kernel_loader = l;
+}
+
+/* The loader's table, once it is done; -1 if there was no loader or it failed. */
+static int take_kernel(struct address_space *as, struct symtab *t)
+{
+	struct kernel_loader *l = as->kernel_loader;
+	int r;
+
+	if (!l)
+		return -1;
+	pthread_join(l->thread, NULL);
+	as->kernel_loader = NULL;
+	*t = l->symtab;
+	r = l->result;
+	free(l);
+	return r;
+}
+
 void address_space_free(struct address_space *as)
 {
+	struct symtab unused;
+
+	if (as->kernel_loader) {
+		take_kernel(as, &unused);
+		symtab_free(&unused);
+	}
 	free(as->cache);
 	hash_map_each(&as->processes, free_process, NULL);
 	hash_map_each(&as->threads, free_value, NULL);
@@ -353,11 +411,16 @@ int address_space_apply(struct address_space *as, const struct perf_event_header
 
 const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t tid)
 {
-	struct thread *t = hash_map_get(&as->threads, &tid);
+	struct thread **recent = &as->recent_threads[tid % 64];
+	struct thread *t = *recent;
 	char name[32];
 
-	if (t && t->comm)
+	if (!t || t->tid != tid)
+		t = hash_map_get(&as->threads, &tid);
+	if (t && t->comm) {
+		*recent = t;
 		return t->comm;
+	}
 	if (!pid && !tid)
 		return "swapper";
 	snprintf(name, sizeof(name), ":%u", tid);
@@ -394,7 +457,9 @@ const struct map *address_space_find_map(struct address_space *as, uint32_t pid,
 static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
 {
 	d->loaded = true;
-	if (d->kernel)
+	if (d->kernel && as->kernel_loader)
+		d->unreadable = take_kernel(as, &d->symtab) != 0;
+	else if (d->kernel)
 		d->unreadable = symtab_load_kallsyms(&d->symtab, kallsyms_path, NULL, 0) != 0;
 	else if (!strcmp(d->path, "[vdso]")) /* ours: the kernel maps one for all */
 		d->unreadable = symtab_load_vdso(&d->symtab, d->build_id, d->build_id_size, NULL,

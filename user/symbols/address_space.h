@@ -45,6 +45,9 @@ struct thread {
 struct address_space {
 	struct hash_map processes; /* pid -> struct process */
 	struct hash_map threads;   /* tid -> struct thread */
+	/* threads address_space_comm found lately, by tid: a profile's samples
+	 * come from a few threads again and again (threads never move) */
+	struct thread *recent_threads[64];
 	struct hash_map dsos;      /* path -> struct dso */
 	struct hash_map strings;   /* interned strings */
 	struct hash_map cgroups;   /* cgroup id -> struct cgroup_name */
@@ -53,6 +56,7 @@ struct address_space {
 	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
 	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
+	struct kernel_loader *kernel_loader; /* kallsyms being read beside, or NULL */
 	struct resolve_cache_entry *cache; /* addresses resolved lately, or NULL */
 	uint32_t generation;               /* of the mappings: cache entries of older ones are stale */
 };
@@ -73,6 +77,12 @@ struct resolved {
 
 void address_space_init(struct address_space *as, const char *kallsyms_path);
 void address_space_free(struct address_space *as);
+
+/* Starts reading the kernel's symbols (kallsyms) in a thread of its own,
+ * for the first kernel address resolved to take; a hint: without a thread
+ * they are read when first needed. Call it when no fork is to come while it
+ * runs. */
+void address_space_load_kernel_beside(struct address_space *as);
 
 /* Applies a COMM, MMAP, MMAP2, FORK, EXIT or CGROUP record (others are ignored).
  * Returns 0, or -1 if the record is malformed or memory ran out. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/prefault.h"
 #include "symbols/demangle.h"
 #include "sys/kallsyms_access.h"
 #include "sys/safe_open.h"
@@ -43,6 +44,7 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 
 		if (!grown)
 			return -1;
+		prefault(grown + b->nr, (cap - b->nr) * sizeof(*grown));
 		b->syms = grown;
 		b->cap = cap;
 	}
@@ -199,11 +201,48 @@ static void fixup_duplicates(struct symtab_builder *b)
 	b->nr = out;
 }
 
+/* Sorts the symbols by address, then the order added. Tables come nearly
+ * sorted (/proc/kallsyms is, but for a few modules at its end): the sorted
+ * run at the front is kept, the rest sorted and merged into it. */
+static int sort_added(struct symtab_builder *b)
+{
+	struct builder_symbol *tail;
+	size_t run = 1, nr_tail, i, j, k;
+
+	if (b->nr < 2)
+		return 0;
+	while (run < b->nr && compare_added(&b->syms[run - 1], &b->syms[run]) < 0)
+		run++;
+	if (run == b->nr)
+		return 0;
+	nr_tail = b->nr - run;
+	if (nr_tail > run) { /* mostly unsorted: qsort it all */
+		qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
+		return 0;
+	}
+	tail = malloc(nr_tail * sizeof(*tail));
+	if (!tail)
+		return -1;
+	memcpy(tail, b->syms + run, nr_tail * sizeof(*tail));
+	qsort(tail, nr_tail, sizeof(*tail), compare_added);
+	/* merge from the back: the front run stays in place until overwritten */
+	i = run, j = nr_tail, k = b->nr;
+	while (j) {
+		if (i && compare_added(&b->syms[i - 1], &tail[j - 1]) > 0)
+			b->syms[--k] = b->syms[--i];
+		else
+			b->syms[--k] = tail[--j];
+	}
+	free(tail);
+	return 0;
+}
+
 int symtab_builder_fixup(struct symtab_builder *b)
 {
 	if (!b->nr)
 		return 0;
-	qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
+	if (sort_added(b))
+		return -1;
 	fixup_ends(b);
 	fixup_duplicates(b);
 	return 0;
@@ -234,26 +273,42 @@ static int keep_tree(struct symtab_builder *b, struct symtab *t)
 
 int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 {
+	struct symbol *syms;
+
 	memset(t, 0, sizeof(*t));
-	t->syms = calloc(b->nr ? b->nr : 1, sizeof(*t->syms));
 	t->root = TREE_NONE;
-	if (!t->syms)
+	if (sort_added(b) || (!b->kallsyms && keep_tree(b, t)))
 		return -1;
-	if (b->nr)
-		qsort(b->syms, b->nr, sizeof(*b->syms), compare_added);
-	if (!b->kallsyms && keep_tree(b, t)) {
-		free(t->syms);
-		t->syms = NULL;
-		return -1;
-	}
+	/* the table takes the builder's array, each symbol moved down into
+	 * the space of the (larger) builder_symbol it was: no second copy of
+	 * the kernel's 100000 symbols to fault in */
+	_Static_assert(sizeof(struct symbol) <= sizeof(struct builder_symbol),
+		       "a symbol fits where its builder_symbol was");
+	syms = (struct symbol *)b->syms;
 	for (size_t i = 0; i < b->nr; i++) {
-		t->syms[i] = b->syms[i].sym;
-		t->syms[i].name = (const char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
+		struct symbol s = b->syms[i].sym;
+
+		s.name = (const char *)b->names.data + (uintptr_t)s.name;
+		syms[i] = s;
+	}
+	b->syms = NULL;
+	if (b->nr) {
+		t->syms = realloc(syms, b->nr * sizeof(*syms));
+		if (!t->syms) /* shrinking failed: keep it as it is */
+			t->syms = syms;
+	} else {
+		free(syms);
+		t->syms = calloc(1, sizeof(*t->syms));
+		if (!t->syms) {
+			free(t->tree);
+			t->tree = NULL;
+			symtab_builder_free(b);
+			return -1;
+		}
 	}
 	t->nr = b->nr;
 	t->names = (char *)b->names.data;
 	t->names_len = b->names.len;
-	free(b->syms);
 	free(b->starts);
 	symbol_tree_free(&b->tree);
 	memset(b, 0, sizeof(*b));
@@ -333,31 +388,110 @@ static bool modules_has(struct modules *m, const char *name)
 	return m->last_known;
 }
 
+/* The address at the start of a kallsyms line, as strtoull reads it: by
+ * hand for the plain hex digits every real line starts with. */
+static unsigned long long kallsyms_address(char *line, char **end)
+{
+	unsigned long long addr = 0;
+	char *p = line;
+
+	for (; p - line < 16; p++) {
+		unsigned int c = (unsigned char)*p, d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		addr = addr << 4 | d;
+	}
+	if (p == line || *p != ' ') /* odd: anything strtoull would take */
+		return strtoull(line, end, 16);
+	*end = p;
+	return addr;
+}
+
 /* kallsyms__parse and map__process_kallsym_symbol: "ADDR TYPE NAME[\t[MOD]]"
  * lines whose type is T, W, D or B in either case; 'W' binds weak, other
  * upper case global, lower case local; t and w are functions. The module
- * stays in the name until the fixups are done, as in perf. */
+ * stays in the name until the fixups are done, as in perf. line ends in a
+ * NUL where its newline was. */
 static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero)
 {
-	char *end, *name, type;
-	unsigned long long addr = strtoull(line, &end, 16);
+	char *end, *name, type, upper;
+	unsigned long long addr = kallsyms_address(line, &end);
 	uint8_t binding, kind;
 
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 		return 0;
 	type = end[1];
-	if (!strchr("TWDB", toupper((unsigned char)type)))
+	upper = (char)toupper((unsigned char)type);
+	if (upper != 'T' && upper != 'W' && upper != 'D' && upper != 'B')
 		return 0;
 	name = end + 3;
-	name[strcspn(name, "\n")] = '\0';
 	if (name[0] == '$') /* ARM modules' local symbols */
 		return 0;
-	binding = type == 'W' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
-	kind = tolower((unsigned char)type) == 't' || tolower((unsigned char)type) == 'w'
-		       ? STT_FUNC
-		       : STT_OBJECT;
+	binding = type == 'W' ? STB_WEAK : type == upper ? STB_GLOBAL : STB_LOCAL;
+	kind = upper == 'T' || upper == 'W' ? STT_FUNC : STT_OBJECT;
 	*nonzero |= addr != 0;
 	return symtab_builder_add(b, addr, 0, binding, kind, name);
+}
+
+/* Longest line read: as fgets into 1024 bytes reads them; a longer one (no
+ * kernel symbol is) is skipped. */
+#define KALLSYMS_LINE_MAX 1023
+#define KALLSYMS_CHUNK (128u << 10)
+
+/* Reads fd's lines in big chunks (a read of /proc/kallsyms costs the kernel
+ * the same whatever its size, and there are 100000 lines and more) into b.
+ * 0 at the end of the file, -1 if reading failed or memory ran out. */
+static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
+{
+	char *buf = malloc(KALLSYMS_CHUNK + 1);
+	size_t have = 0;
+	bool skipping = false; /* the rest of a line too long */
+	int r = 0;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, KALLSYMS_CHUNK - have);
+		char *line, *nl, *stop;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -1;
+			break;
+		}
+		have += (size_t)n;
+		stop = buf + have;
+		line = buf;
+		while ((nl = memchr(line, '\n', (size_t)(stop - line)))) {
+			*nl = '\0';
+			if (!skipping && nl - line < KALLSYMS_LINE_MAX && add_kallsyms_line(b, line, nonzero)) {
+				free(buf);
+				return -1;
+			}
+			skipping = false;
+			line = nl + 1;
+		}
+		if (stop - line >= KALLSYMS_LINE_MAX) { /* no newline in sight */
+			skipping = true;
+			line = stop;
+		}
+		have = (size_t)(stop - line);
+		memmove(buf, line, have);
+		if (!n) { /* the end: a last line without its newline */
+			buf[have] = '\0';
+			if (have && !skipping && add_kallsyms_line(b, buf, nonzero))
+				r = -1;
+			break;
+		}
+	}
+	free(buf);
+	return r;
 }
 
 /* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
@@ -388,31 +522,16 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 	struct symtab_builder b;
 	struct modules m;
 	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char line[1024];
 	bool nonzero = false;
 	int r = -1;
 
 	memset(t, 0, sizeof(*t));
-	if (!f) {
+	if (fd < 0) {
 		rt_format(err, errlen, "cannot read %s: %s", path, safe_open_strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	symtab_builder_init(&b, true);
-	while (fgets(line, sizeof(line), f)) {
-		if (!strchr(line, '\n') && !feof(f)) { /* longer than a kernel symbol: skip it */
-			int c;
-
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (add_kallsyms_line(&b, line, &nonzero))
-			break;
-	}
-	if (ferror(f) || !feof(f))
+	if (read_kallsyms_lines(fd, &b, &nonzero))
 		rt_format(err, errlen, "out of memory reading %s", path);
 	else if (!nonzero) {
 		char cause[256];
@@ -427,7 +546,7 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		rt_format(err, errlen, "out of memory reading %s", path);
 	else
 		r = 0;
-	fclose(f);
+	close(fd);
 	if (!r) {
 		modules_init(&m, path);
 		split_modules(&b, &m);

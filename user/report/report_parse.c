@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report_parse.c: report's option values that need parsing: the sort keys
+ * (--sort) and the time window (--time). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "report/report.h"
+
+static const char *const key_names[] = {
+	[REPORT_KEY_COMM] = "comm", [REPORT_KEY_PID] = "pid", [REPORT_KEY_TID] = "tid",
+	[REPORT_KEY_DSO] = "dso",   [REPORT_KEY_SYM] = "sym", [REPORT_KEY_CPU] = "cpu",
+	[REPORT_KEY_CGROUP] = "cgroup",
+};
+
+#define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
+
+int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen)
+{
+	char *copy = strdup(text), *save = NULL, *tok;
+
+	if (!copy)
+		return -1;
+	o->nr_keys = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t k;
+
+		for (k = 0; k < NR_KEY_NAMES; k++)
+			if (!strcmp(tok, key_names[k]))
+				break;
+		if (k == NR_KEY_NAMES) {
+			rt_format(err, errlen, "unknown sort key \"%s\": use comm, pid, tid, dso, sym, cpu or cgroup",
+				  tok);
+			free(copy);
+			return -1;
+		}
+		if (o->nr_keys == REPORT_MAX_KEYS) {
+			rt_format(err, errlen, "too many sort keys in \"%s\"", text);
+			free(copy);
+			return -1;
+		}
+		o->keys[o->nr_keys++] = (enum report_key)k;
+	}
+	free(copy);
+	if (!o->nr_keys) {
+		rt_format(err, errlen, "empty sort key list");
+		return -1;
+	}
+	return 0;
+}
+
+int report_parse_time(struct report_options *o, const char *text, char *err, size_t errlen)
+{
+	const char *comma = strchr(text, ',');
+	double start = 0, end = INFINITY;
+	char *stop;
+
+	if (!comma) {
+		rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds as perf script prints them, either may be empty",
+			  text);
+		return -1;
+	}
+	/* nanoseconds must fit in 64 bits: 1.8e10 s */
+	if (comma != text) {
+		start = strtod(text, &stop);
+		if (stop != comma || !(start >= 0 && start < 1.8e10))
+			goto bad;
+	}
+	if (comma[1]) {
+		end = strtod(comma + 1, &stop);
+		if (*stop || !(end >= start && end < 1.8e10))
+			goto bad;
+	}
+	o->time_filter = true;
+	o->time_start = (uint64_t)(start * 1e9 + 0.5);
+	o->time_end = isinf(end) ? UINT64_MAX : (uint64_t)(end * 1e9 + 0.5);
+	return 0;
+bad:
+	rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds (e.g. 7493.5,7494), START before END",
+		  text);
+	return -1;
+}
+
