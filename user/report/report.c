@@ -272,13 +272,13 @@ static int add_to_stacks(struct report_state *st, const char *comm, uint64_t per
 	key = address_space_intern(&st->rec.as, (const char *)st->line.data);
 	if (!key)
 		return -ENOMEM;
-	f = hash_map_get(&st->stacks, key);
+	f = hash_map_get(&st->stacks, &key);
 	if (!f) {
 		f = calloc(1, sizeof(*f));
 		if (!f)
 			return -ENOMEM;
 		f->stack = key;
-		if (hash_map_put(&st->stacks, f->stack, f)) {
+		if (hash_map_put(&st->stacks, &f->stack, f)) {
 			free(f);
 			return -ENOMEM;
 		}
