@@ -85,9 +85,10 @@ LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 LOADGEN := $(OUTPUT)/loadgen
 # Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only),
 # PLT entries, libm, brk and the vdso (names), and a call chain without frame
-# pointers (unwindgen, and a stripped copy).
+# pointers (unwindgen, a stripped copy, and a build whose CFI is in .debug_frame).
 SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
-	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/sdtgen
+	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/unwindgen_debugframe \
+	  $(OUTPUT)/sdtgen
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -203,6 +204,14 @@ $(OUTPUT)/unwindgen: tools/unwindgen/unwindgen.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -Wl,--build-id -Wall -Wextra -Werror $< -o $@
+
+# The same chain without unwind tables: its functions' CFI only in
+# .debug_frame, as -fno-asynchronous-unwind-tables -g leaves it.
+$(OUTPUT)/unwindgen_debugframe: tools/unwindgen/unwindgen.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -Wl,--build-id -Wall -Wextra -Werror $< -o $@
 
 $(OUTPUT)/unwindgen_stripped: $(OUTPUT)/unwindgen
 	$(call msg,STRIP,$@)

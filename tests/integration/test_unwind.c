@@ -135,6 +135,35 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 /* -g (--call-graph ehframe): the same frameless chain unwound in the kernel
  * into the plain callchain, which ringtrace and perf script both show, at a
  * few hundred bytes per sample. */
+
+/* A program built without unwind tables (-fno-asynchronous-unwind-tables
+ * -g): its functions' CFI is only in .debug_frame, which -g's tables read
+ * where the .eh_frame says nothing. */
+static void test_ehframe_reads_debug_frame(void **state)
+{
+	char prog[PATH_MAX + 32], *dir, *out = NULL, *folded = NULL;
+	unsigned long total, full;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen_debugframe", symgen_dir);
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record -g -F 999 --unwind-cache none --force -o %s -- %s chain 2 2>&1",
+		   tu_ringtrace(), dir, prog);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(folded, "unwindgen_debug", ";main;uw_a;uw_b;uw_c", &total, &full);
+	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c\n", full, total);
+	assert_true(total > 500);
+	assert_true(full * 100 >= total * 95);
+	free(folded);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* -a -g of a program already running when the recording starts: its
  * tables are built from the side-band synthesized at the start, from files
  * opened before the capabilities are dropped. */
@@ -800,6 +829,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
+		cmocka_unit_test(test_ehframe_reads_debug_frame),
 		cmocka_unit_test(test_ehframe_unwinds_running_process),
 		cmocka_unit_test(test_ehframe_unwinds_deep_stack),
 		cmocka_unit_test(test_ehframe_unwinds_dlopened_library),

@@ -104,7 +104,7 @@ static void test_read_back_and_misses(void **state)
 		"truncate -s -1 %s",
 		"printf x >> %s",
 		"printf X | dd of=%s bs=1 seek=0 conv=notrunc 2>/dev/null",
-		"printf '\\2' | dd of=%s bs=1 seek=8 conv=notrunc 2>/dev/null",
+		"printf '\\377' | dd of=%s bs=1 seek=8 conv=notrunc 2>/dev/null",
 	};
 	for (size_t i = 0; i < sizeof(spoilers) / sizeof(spoilers[0]); i++) {
 		char cmd[PATH_MAX + 256];

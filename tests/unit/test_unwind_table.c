@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_unwind_table.c: the rows compiled from .eh_frame agree with every row
- * binutils' readelf --debug-dump=frames-interp prints, for unwindgen and libc. */
+/* test_unwind_table.c: the rows compiled from .eh_frame and .debug_frame agree
+ * with every row binutils' readelf --debug-dump=frames-interp prints, for
+ * unwindgen (with either section) and libc. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 struct agreement {
 	size_t rows, agreed, fdes;
+	size_t debug_frame_rows; /* of rows, those of .debug_frame */
 };
 
 /* The column of readelf's header line named name ("CFA", "rbp", "ra"), or -1. */
@@ -74,13 +76,14 @@ static bool row_agrees(const struct unwind_table *t, uint64_t loc, const char *c
 	return r->rbp == UNWIND_RBP_SAVED && !strcmp(want, rbp);
 }
 
-/* Every row readelf interprets in path's .eh_frame, checked against ours. */
+/* Every row readelf interprets in path's .eh_frame and .debug_frame, checked
+ * against ours. */
 static void compare_with_readelf(const char *path, const struct unwind_table *t,
 				 struct agreement *a)
 {
 	char cmd[1024], line[4096], header[4096], *cols[64], *hcols[64];
 	int ncols = 0, cfa_col = -1, rbp_col = -1, ra_col = -1;
-	bool in_fde = false;
+	bool in_fde = false, in_debug_frame = false;
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames-interp '%s'", path);
@@ -91,6 +94,11 @@ static void compare_with_readelf(const char *path, const struct unwind_table *t,
 		unsigned long long loc;
 		int n;
 
+		if (strstr(line, "Contents of the ")) {
+			in_debug_frame = strstr(line, " .debug_frame ") != NULL;
+			in_fde = false;
+			continue;
+		}
 		if (strstr(line, " FDE ")) {
 			a->fdes++;
 			in_fde = true;
@@ -116,6 +124,7 @@ static void compare_with_readelf(const char *path, const struct unwind_table *t,
 		if (n != ncols || sscanf(cols[0], "%llx", &loc) != 1)
 			continue;
 		a->rows++;
+		a->debug_frame_rows += in_debug_frame;
 		if (row_agrees(t, loc, cols[cfa_col], rbp_col >= 0 ? cols[rbp_col] : NULL,
 			       cols[ra_col]))
 			a->agreed++;
@@ -162,6 +171,26 @@ static void test_unwindgen_rows_match_readelf(void **state)
 	assert_int_equal(a.agreed, a.rows);
 }
 
+/* unwindgen built without unwind tables (-fno-asynchronous-unwind-tables
+ * -g): its own functions described only by .debug_frame, the C runtime's by
+ * .eh_frame; both sections' rows, as readelf reads each. */
+static void test_debug_frame_rows_match_readelf(void **state)
+{
+	const char *dir = getenv("SYMGEN_DIR");
+	struct agreement a = { 0 };
+	char path[512];
+
+	(void)state;
+	if (!dir)
+		tu_skip("SYMGEN_DIR is not set: run through make check");
+	snprintf(path, sizeof(path), "%s/unwindgen_debugframe", dir);
+	check_file(path, &a);
+	print_message("unwindgen_debugframe: %zu of %zu rows (%zu of .debug_frame) of %zu FDEs agree\n",
+		      a.agreed, a.rows, a.debug_frame_rows, a.fdes);
+	assert_true(a.debug_frame_rows >= 5);
+	assert_int_equal(a.agreed, a.rows);
+}
+
 /* libc: thousands of functions, hand-written assembly, a signal trampoline. */
 static void test_libc_rows_match_readelf(void **state)
 {
@@ -205,6 +234,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unwindgen_rows_match_readelf),
+		cmocka_unit_test(test_debug_frame_rows_match_readelf),
 		cmocka_unit_test(test_libc_rows_match_readelf),
 		cmocka_unit_test(test_gaps_are_none),
 	};

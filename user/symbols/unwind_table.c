@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_table.c: an ELF file's .eh_frame compiled with libdw's CFI API into
- * compact rows (how to find the CFA, the return address and the saved rbp). */
+/* unwind_table.c: an ELF file's .eh_frame (and its .debug_frame, for code the
+ * .eh_frame does not describe) compiled with libdw's CFI API into compact
+ * rows (how to find the CFA, the return address and the saved rbp). */
 #include "symbols/unwind_table.h"
 
 #include <dwarf.h>
@@ -159,7 +160,18 @@ static void compile_row(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
 /* The rows of [start, end): one per CFI row libdw finds, a NONE row over
  * each gap. A gap is stepped over a byte at a time (libdw's lookup is a
  * binary search in .eh_frame_hdr): padding between functions. */
-static int compile_range(Dwarf_CFI *cfi, uint64_t start, uint64_t end, struct unwind_table *t)
+/* The frame of pc from the first of cfi (.eh_frame, .debug_frame) that
+ * describes it. 0 if one does. */
+static int frame_at(Dwarf_CFI *const cfi[2], uint64_t pc, Dwarf_Frame **frame)
+{
+	for (int i = 0; i < 2; i++)
+		if (cfi[i] && !dwarf_cfi_addrframe(cfi[i], pc, frame))
+			return 0;
+	return -1;
+}
+
+static int compile_range(Dwarf_CFI *const cfi[2], uint64_t start, uint64_t end,
+			 struct unwind_table *t)
 {
 	uint64_t pc = start;
 	bool in_gap = false;
@@ -170,7 +182,7 @@ static int compile_range(Dwarf_CFI *cfi, uint64_t start, uint64_t end, struct un
 		Dwarf_Addr fstart, fend;
 		bool signal = false;
 
-		if (dwarf_cfi_addrframe(cfi, pc, &frame)) {
+		if (frame_at(cfi, pc, &frame)) {
 			if (!in_gap && push_row(t, &r))
 				return -1;
 			in_gap = true;
@@ -247,7 +259,8 @@ static int64_t exec_vaddr_delta(Elf *elf)
 int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 {
 	uint64_t ranges[64][2];
-	Dwarf_CFI *cfi;
+	Dwarf_CFI *cfi[2] = { NULL, NULL };
+	Dwarf *dwarf = NULL;
 	size_t n;
 	Elf *elf;
 	int ret = -1;
@@ -259,9 +272,13 @@ int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 		rt_format(err, errlen, "not an ELF file: %s", elf_errmsg(-1));
 		goto out;
 	}
-	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi) {
-		rt_format(err, errlen, "no .eh_frame: frame pointers unwind it");
+	cfi[0] = dwarf_getcfi_elf(elf);
+	/* .debug_frame, owned by the Dwarf: code built without unwind tables
+	 * (-fno-asynchronous-unwind-tables -g), assembly with only debug CFI */
+	dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	cfi[1] = dwarf ? dwarf_getcfi(dwarf) : NULL;
+	if (!cfi[0] && !cfi[1]) {
+		rt_format(err, errlen, "no .eh_frame or .debug_frame: frame pointers unwind it");
 		goto out;
 	}
 	n = code_ranges(elf, ranges, sizeof(ranges) / sizeof(ranges[0]));
@@ -275,10 +292,13 @@ int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 			ret = push_row(t, &end);
 		}
 	}
-	dwarf_cfi_end(cfi);
 	if (ret)
 		rt_format(err, errlen, "out of memory for an unwind table");
 out:
+	if (cfi[0])
+		dwarf_cfi_end(cfi[0]);
+	if (dwarf)
+		dwarf_end(dwarf);
 	if (elf)
 		elf_end(elf);
 	if (ret)

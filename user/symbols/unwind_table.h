@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_table.h: an ELF file's .eh_frame compiled with libdw's CFI API into
- * compact rows (how to find the CFA, the return address and the saved rbp). */
+/* unwind_table.h: an ELF file's .eh_frame (and .debug_frame) compiled with
+ * libdw's CFI API into compact rows (how to find the CFA, the return address
+ * and the saved rbp). */
 #ifndef RINGTRACE_UNWIND_TABLE_H
 #define RINGTRACE_UNWIND_TABLE_H
 
@@ -46,8 +47,9 @@ struct unwind_table {
 	int64_t exec_vaddr_delta;
 };
 
-/* Compiles the .eh_frame of the ELF file fd (read through libelf, for every
- * executable section). 0, or -1 with err set (no ELF, no .eh_frame). */
+/* Compiles the .eh_frame of the ELF file fd, and its .debug_frame where the
+ * .eh_frame says nothing (read through libelf, for every executable
+ * section). 0, or -1 with err set (no ELF, neither section). */
 int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen);
 /* The row covering pc, or NULL outside every row. */
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc);
