@@ -755,9 +755,16 @@ class Bench:
                    self.reps), ""]
         head += ["| | |", "|---|---|"] + ["| %s | %s |" % kv for kv in self.versions()] + [""]
         head += ["Headline:", ""] + self.headline() + [""]
+        # sections no scenario writes (findings written by hand, make soak's)
+        # are kept, after the scenarios
+        kept = []
+        if os.path.exists(path):
+            with open(path) as f:
+                kept = ["## " + p.rstrip("\n") + "\n" for p in f.read().split("\n## ")[1:]
+                        if not p[:1].isdigit()]
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w") as f:
-            f.write("\n".join(head + self.sections) + "\n")
+            f.write("\n".join(head + self.sections + kept) + "\n")
 
 
 def main():
