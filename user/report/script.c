@@ -63,15 +63,13 @@ struct script_state {
 	size_t errlen;
 };
 
-/* Room for n more bytes in the buffer; false if memory ran out. */
-static bool out_room(struct script_state *st, size_t n)
+/* Grows the buffer to room for n more bytes; false if memory ran out. */
+static __attribute__((noinline)) bool out_grow(struct script_state *st, size_t n)
 {
 	struct byte_buffer *b = &st->buf;
 	size_t cap;
 	uint8_t *grown;
 
-	if (b->cap - b->len >= n)
-		return true;
 	cap = b->cap ? b->cap : SCRIPT_OUT_FLUSH + 4096;
 	while (cap - b->len < n)
 		cap *= 2;
@@ -84,6 +82,14 @@ static bool out_room(struct script_state *st, size_t n)
 	b->data = grown;
 	b->cap = cap;
 	return true;
+}
+
+/* Room for n more bytes in the buffer; false if memory ran out. Inlined in
+ * every writer: it runs for every field of millions of lines, and the
+ * buffer grows only at the start. */
+static inline __attribute__((always_inline)) bool out_room(struct script_state *st, size_t n)
+{
+	return st->buf.cap - st->buf.len >= n || out_grow(st, n);
 }
 
 static void out_bytes(struct script_state *st, const void *p, size_t n)
