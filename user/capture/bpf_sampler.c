@@ -550,61 +550,50 @@ void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *proc
 	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);
 }
 
-int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum)
+/* The sum over every CPU of the one element of a per-CPU array whose value
+ * is size bytes of __u64 counts (summed as words) into sum: 0, or -1. */
+static int sum_percpu_counts(const struct bpf_sampler *s, const struct bpf_map *map, void *sum,
+			     size_t size)
 {
-	struct rt_unwind_counters *all;
+	size_t words = size / sizeof(__u64);
+	__u64 *all = calloc((size_t)s->nr_possible, size), *to = sum;
 	__u32 zero = 0;
 	int ret = -1;
 
-	memset(sum, 0, sizeof(*sum));
-	if (!s || !s->unwind_ehframe)
-		return -1;
-	all = calloc((size_t)s->nr_possible, sizeof(*all));
+	memset(sum, 0, size);
 	if (!all)
 		return -1;
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.unwind_counters), &zero, all)) {
-		/* every field is a __u64 count: summed as words */
-		for (int cpu = 0; cpu < s->nr_possible; cpu++) {
-			const __u64 *from = (const __u64 *)&all[cpu];
-			__u64 *to = (__u64 *)sum;
-
-			for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
-				to[i] += from[i];
-		}
+	if (!bpf_map_lookup_elem(bpf_map__fd(map), &zero, all)) {
+		for (size_t cpu = 0; cpu < (size_t)s->nr_possible; cpu++)
+			for (size_t i = 0; i < words; i++)
+				to[i] += all[cpu * words + i];
 		ret = 0;
 	}
 	free(all);
 	return ret;
 }
 
+int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	if (!s || !s->unwind_ehframe)
+		return -1;
+	return sum_percpu_counts(s, s->skel->maps.unwind_counters, sum, sizeof(*sum));
+}
+
 int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
 				uint64_t *asleep)
 {
-	struct rt_offcpu_counters *all;
 	int fd = bpf_map__fd(s->skel->maps.offcpu_pending);
-	__u32 key, next, zero = 0;
+	__u32 key, next;
 	void *prev = NULL;
-	int ret = -1;
+	int ret;
 
 	memset(sum, 0, sizeof(*sum));
 	*asleep = 0;
 	if (!s->offcpu)
 		return -1;
-	all = calloc((size_t)s->nr_possible, sizeof(*all));
-	if (!all)
-		return -1;
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.offcpu_counters), &zero, all)) {
-		/* every field is a __u64 count: summed as words */
-		for (int cpu = 0; cpu < s->nr_possible; cpu++) {
-			const __u64 *from = (const __u64 *)&all[cpu];
-			__u64 *to = (__u64 *)sum;
-
-			for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
-				to[i] += from[i];
-		}
-		ret = 0;
-	}
-	free(all);
+	ret = sum_percpu_counts(s, s->skel->maps.offcpu_counters, sum, sizeof(*sum));
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		(*asleep)++;
 		key = next;
