@@ -151,22 +151,30 @@ static void check_file(const char *path, struct agreement *a)
 	assert_int_equal(t.rows[t.nr - 1].cfa, UNWIND_CFA_NONE);
 	compare_with_readelf(path, &t, a);
 	unwind_table_free(&t);
+	print_message("%s: %zu of %zu rows (%zu of .debug_frame) of %zu FDEs agree\n", path,
+		      a->agreed, a->rows, a->debug_frame_rows, a->fdes);
+}
+
+/* The path of the test program name in SYMGEN_DIR (skips without it). */
+static void symgen_path(char *path, size_t size, const char *name)
+{
+	const char *dir = getenv("SYMGEN_DIR");
+
+	if (!dir)
+		tu_skip("SYMGEN_DIR is not set: run through make check");
+	snprintf(path, size, "%s/%s", dir, name);
 }
 
 /* unwindgen (built -fomit-frame-pointer): every row, its PLT's expression
  * and _start's undefined return address among them. */
 static void test_unwindgen_rows_match_readelf(void **state)
 {
-	const char *dir = getenv("SYMGEN_DIR");
 	struct agreement a = { 0 };
 	char path[512];
 
 	(void)state;
-	if (!dir)
-		tu_skip("SYMGEN_DIR is not set: run through make check");
-	snprintf(path, sizeof(path), "%s/unwindgen", dir);
+	symgen_path(path, sizeof(path), "unwindgen");
 	check_file(path, &a);
-	print_message("unwindgen: %zu of %zu rows of %zu FDEs agree\n", a.agreed, a.rows, a.fdes);
 	assert_true(a.rows >= 10);
 	assert_int_equal(a.agreed, a.rows);
 }
@@ -176,17 +184,12 @@ static void test_unwindgen_rows_match_readelf(void **state)
  * .eh_frame; both sections' rows, as readelf reads each. */
 static void test_debug_frame_rows_match_readelf(void **state)
 {
-	const char *dir = getenv("SYMGEN_DIR");
 	struct agreement a = { 0 };
 	char path[512];
 
 	(void)state;
-	if (!dir)
-		tu_skip("SYMGEN_DIR is not set: run through make check");
-	snprintf(path, sizeof(path), "%s/unwindgen_debugframe", dir);
+	symgen_path(path, sizeof(path), "unwindgen_debugframe");
 	check_file(path, &a);
-	print_message("unwindgen_debugframe: %zu of %zu rows (%zu of .debug_frame) of %zu FDEs agree\n",
-		      a.agreed, a.rows, a.debug_frame_rows, a.fdes);
 	assert_true(a.debug_frame_rows >= 5);
 	assert_int_equal(a.agreed, a.rows);
 }
@@ -201,7 +204,6 @@ static void test_libc_rows_match_readelf(void **state)
 	if (access(libc, R_OK))
 		tu_skip("no %s on this machine", libc);
 	check_file(libc, &a);
-	print_message("libc: %zu of %zu rows of %zu FDEs agree\n", a.agreed, a.rows, a.fdes);
 	assert_true(a.rows >= 1000);
 	assert_int_equal(a.agreed, a.rows);
 }
@@ -209,16 +211,13 @@ static void test_libc_rows_match_readelf(void **state)
 /* Addresses outside any FDE fall back to frame pointers. */
 static void test_gaps_are_none(void **state)
 {
-	const char *dir = getenv("SYMGEN_DIR");
 	const struct unwind_row *r;
 	struct unwind_table t;
 	char path[512], err[256];
 	int fd;
 
 	(void)state;
-	if (!dir)
-		tu_skip("SYMGEN_DIR is not set: run through make check");
-	snprintf(path, sizeof(path), "%s/unwindgen", dir);
+	symgen_path(path, sizeof(path), "unwindgen");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(unwind_table_build(fd, &t, err, sizeof(err)), 0);
