@@ -237,7 +237,9 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 }
 
 /* Whether a printk format line is one libtraceevent reads safely:
- * 0xADDR : "TEXT" (it reads past an empty or unquoted one). */
+ * 0xADDR : "TEXT", TEXT of 2 bytes or more (tep_register_print_string looks
+ * for a "\n" two bytes before the closing quote: before the start of its
+ * copy of a shorter one; past the end of an unquoted one). */
 static bool printk_line_ok(const char *line, size_t len)
 {
 	size_t i = 2;
@@ -246,7 +248,7 @@ static bool printk_line_ok(const char *line, size_t len)
 		return false;
 	while (i < len && isxdigit((unsigned char)line[i]))
 		i++;
-	if (i == 2 || len - i < 5 || memcmp(line + i, " : \"", 4) || line[len - 1] != '"')
+	if (i == 2 || len - i < 7 || memcmp(line + i, " : \"", 4) || line[len - 1] != '"')
 		return false;
 	return !memchr(line, '\0', len);
 }
