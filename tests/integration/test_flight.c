@@ -20,6 +20,7 @@
 #include "test_util.h"
 
 #define EVENTS 200000
+#define MAX_CPUS 64
 
 /* The "all" row of a snapshot's accounting file, every row checked to add
  * up; *reason gets the trigger it names (caller frees). */
@@ -27,7 +28,9 @@ struct counts {
 	uint64_t produced, held, overwritten, lost;
 };
 
-static struct counts read_accounting(const char *snapshot, char **reason)
+/* The same, with each CPU's row in by_cpu (MAX_CPUS of them) if not NULL. */
+static struct counts read_accounting_by_cpu(const char *snapshot, char **reason,
+					    struct counts *by_cpu)
 {
 	char path[4096], line[512];
 	struct counts all = { 0 };
@@ -57,6 +60,8 @@ static struct counts read_accounting(const char *snapshot, char **reason)
 		if (!strcmp(cpu, "all")) {
 			all = c;
 			found = true;
+		} else if (by_cpu && (unsigned int)atoi(cpu) < MAX_CPUS) {
+			by_cpu[atoi(cpu)] = c;
 		}
 	}
 	fclose(f);
@@ -64,12 +69,18 @@ static struct counts read_accounting(const char *snapshot, char **reason)
 	return all;
 }
 
+static struct counts read_accounting(const char *snapshot, char **reason)
+{
+	return read_accounting_by_cpu(snapshot, reason, NULL);
+}
+
 /* What a snapshot's files hold: samples (their sequence numbers, from the
  * reserved half of the cpu word, must grow and their times be in order),
- * the gaps between their numbers, the newest, and the samples reported lost. */
+ * the gaps between their numbers, the newest of each CPU (numbers are per
+ * CPU), and the samples reported lost. */
 struct held {
 	uint64_t samples;
-	uint64_t newest_seq;
+	uint64_t newest_seq[MAX_CPUS];
 	uint64_t lost;
 	uint64_t gaps; /* samples missing between two held ones */
 };
@@ -88,8 +99,6 @@ static struct held read_snapshot(const char *snapshot)
 		struct perf_lost l;
 
 		if (r.file != file) { /* the next file: its own sequence */
-			if (prev_seq > h.newest_seq)
-				h.newest_seq = prev_seq;
 			prev_seq = prev_time = 0;
 			file = r.file;
 		}
@@ -108,12 +117,12 @@ static struct held read_snapshot(const char *snapshot)
 			h.gaps += head.seq - prev_seq - 1;
 		}
 		assert_true(head.time >= prev_time);
+		assert_true(head.cpu < MAX_CPUS);
 		prev_seq = head.seq;
 		prev_time = head.time;
+		h.newest_seq[head.cpu] = head.seq;
 		h.samples++;
 	}
-	if (prev_seq > h.newest_seq)
-		h.newest_seq = prev_seq;
 	tu_records_close(&r);
 	return h;
 }
@@ -130,7 +139,7 @@ static bool exists(const char *path)
 static void newest_kept(const char *transport, const char *ring_knob)
 {
 	char *dir = tu_tempdir(), *out = NULL, *reason = NULL, snap[4096];
-	struct counts c, total = { 0 };
+	struct counts c, total = { 0 }, by_cpu[MAX_CPUS];
 	struct held h;
 	int rc;
 
@@ -148,7 +157,8 @@ static void newest_kept(const char *transport, const char *ring_knob)
 			break;
 		free(reason);
 		reason = NULL;
-		c = read_accounting(snap, &reason);
+		memset(by_cpu, 0, sizeof(by_cpu));
+		c = read_accounting_by_cpu(snap, &reason, by_cpu);
 		total.produced += c.produced;
 		total.held += c.held;
 		if (i == 0) {
@@ -158,11 +168,14 @@ static void newest_kept(const char *transport, const char *ring_knob)
 			h = read_snapshot(snap);
 			assert_int_equal(h.samples, c.held);
 			assert_int_equal(h.lost, c.lost);
-			/* contiguous, ending at the last call, unless the
-			 * BPF ring overflowed (then the gaps were lost) */
+			/* contiguous, ending at each CPU's last call (the
+			 * workload may move between CPUs, which number their
+			 * samples each), unless the BPF ring overflowed (then
+			 * the gaps were lost) */
 			assert_true(h.gaps <= c.lost);
-			if (!c.lost)
-				assert_int_equal(h.newest_seq, EVENTS);
+			for (int cpu = 0; cpu < MAX_CPUS; cpu++)
+				if (!by_cpu[cpu].lost && by_cpu[cpu].held)
+					assert_int_equal(h.newest_seq[cpu], by_cpu[cpu].produced);
 			assert_int_equal(c.produced, EVENTS);
 			if (c.held * 10 > EVENTS)
 				fail_msg("%" PRIu64 " of %d held: the ring must hold far fewer", c.held,
