@@ -61,12 +61,12 @@ uint64_t perf_ring_pending(const struct perf_ring *r)
 	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE) - r->meta->data_tail;
 }
 
-long perf_ring_drain(struct perf_ring *r, perf_ring_record_fn fn, void *ctx)
+long perf_ring_drain(struct perf_ring *r, size_t release_bytes, perf_ring_record_fn fn, void *ctx)
 {
 	/* (C): the head is read before any record it covers. */
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail; /* only we write it */
-	uint64_t mask = r->data_size - 1;
+	uint64_t released = tail, mask = r->data_size - 1;
 	long count = 0;
 	int err = 0;
 
@@ -90,6 +90,12 @@ long perf_ring_drain(struct perf_ring *r, perf_ring_record_fn fn, void *ctx)
 			break;
 		tail += size;
 		count++;
+		if (tail - released >= release_bytes) {
+			/* (D), as below: room for the kernel as the pass goes,
+			 * not only at its end */
+			__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+			released = tail;
+		}
 	}
 	/* (D): the records are read before the kernel may overwrite them. */
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);

@@ -28,9 +28,10 @@ void perf_ring_unmap(struct perf_ring *r);
 typedef int (*perf_ring_record_fn)(void *ctx, const struct perf_event_header *rec);
 
 /* Consumes every record present: (C) load data_head with acquire, read the
- * records, (D) store data_tail with release. Returns the number of records or
+ * records, (D) store data_tail with release, after each release_bytes read
+ * and at the end. Returns the number of records or
  * a negative errno (-EBADMSG if the ring holds a record of impossible size). */
-long perf_ring_drain(struct perf_ring *r, perf_ring_record_fn fn, void *ctx);
+long perf_ring_drain(struct perf_ring *r, size_t release_bytes, perf_ring_record_fn fn, void *ctx);
 
 /* Maps fd's ring read-only: the kernel then overwrites its oldest records
  * (the event must be opened with write_backward). */

@@ -14,6 +14,9 @@
 #include "format/perf_record.h"
 #include "lib/log.h"
 
+/* the side-band ring is released a page at a time, as the sample rings are */
+#define SIDEBAND_RELEASE_BYTES 4096
+
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
 		  size_t data_pages, bool cgroups, bool mmap_data, bool wake_each_record,
 		  char *err, size_t errlen)
@@ -107,7 +110,7 @@ long sideband_drain(struct sideband *sb, unsigned int i, sideband_record_fn fn, 
 {
 	struct drain_ctx d = { &sb->cpus[i], i, fn, ctx };
 
-	return perf_ring_drain(&sb->cpus[i].ring, on_ring_record, &d);
+	return perf_ring_drain(&sb->cpus[i].ring, SIDEBAND_RELEASE_BYTES, on_ring_record, &d);
 }
 
 void sideband_close(struct sideband *sb)

@@ -328,7 +328,7 @@ long transport_drain(struct transport *t)
 	 * caller from its other work), not left to wait for the next wakeup */
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
 		for (int pass = 0; pass < PERF_DRAIN_PASSES; pass++) {
-			long n = perf_ring_drain(&t->outputs[i].ring, on_perf_record, &t->outputs[i]);
+			long n = perf_ring_drain(&t->outputs[i].ring, t->release_bytes, on_perf_record, &t->outputs[i]);
 
 			if (n < 0)
 				return n;
