@@ -665,8 +665,18 @@ class Bench:
                 if line.startswith("model name"):
                     cpu = line.split(":", 1)[1].strip()
                     break
+        try:
+            with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+                clock = f.read().strip()
+        except OSError:
+            clock = "unknown"
+        gen = [self.loadgen, "--cpu", str(os.cpu_count() - 1), "--time", "getpid", "200000"]
+        bare = self.med([self.ns_per_call(self.must(gen)[1]) for _ in range(3)])
         return [("machine", "%s, %d CPUs, %.0f GiB" % (cpu, os.cpu_count(),
                  os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)),
+                ("bare syscall", "getpid %.0f ns (`%s`, median of 3, when the run began)"
+                 % (bare, " ".join(["loadgen"] + gen[1:]))),
+                ("clocksource", clock),
                 ("kernel", platform.release()),
                 ("ringtrace", first_line([self.ringtrace, "--version"])),
                 ("perf", first_line(["perf", "--version"])),
