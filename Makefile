@@ -333,15 +333,20 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 # Runs every target as $(1) says (-max_total_time=S or -runs=N), described
 # as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.
 # The targets' own stderr (warnings about each input) is closed: libFuzzer's
-# lines and the sanitizers' reports still reach the log.
+# lines and the sanitizers' reports still reach the log. A target's scratch
+# files go in a directory of this run's (in /dev/shm when it can), removed
+# after it even when the target died; a crash prints the sanitizer's report
+# from its first line, not only the log's tail.
 define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
 		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
-		if ! LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS) $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
+		scratch=$$(mktemp -d /dev/shm/ringtrace-fuzz-run.XXXXXX 2>/dev/null || mktemp -d); \
+		if ! TMPDIR=$$scratch LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS) $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
 			$(FUZZ_OUTPUT)/corpus-$$n $$seeds > $(FUZZ_OUTPUT)/$$n.log 2>&1; then \
-			tail -40 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \
-			exit 1; fi; tail -8 $(FUZZ_OUTPUT)/$$n.log; done
+			rm -rf $$scratch; grep -m1 -A60 -E '^==[0-9]+==ERROR|runtime error|^==[0-9]+== ERROR' $(FUZZ_OUTPUT)/$$n.log || true; \
+			echo "..."; tail -12 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \
+			exit 1; fi; rm -rf $$scratch; tail -8 $(FUZZ_OUTPUT)/$$n.log; done
 endef
 
 fuzz-targets: $(FUZZ_TARGETS)
