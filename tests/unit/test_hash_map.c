@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_hash_map.c: the hash map against a plain array through random puts
- * and removes (removal shifts the entries after it back: nothing is lost). */
+ * and removes (removal shifts the entries after it back: nothing is lost),
+ * and get-or-add of values keyed by their own u32. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,10 +49,53 @@ static void test_put_get_remove(void **state)
 	assert_null(hash_map_remove(&m, &keys[0]));
 }
 
+struct keyed {
+	uint64_t other;
+	uint32_t id; /* the key, inside the value */
+	uint32_t more;
+};
+
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+/* get-or-add: the first call adds a zeroed value keyed by its own field,
+ * later calls find it; other keys get their own. */
+static void test_get_or_add_u32(void **state)
+{
+	struct hash_map m;
+	struct keyed *a, *b, *again;
+	bool added;
+
+	(void)state;
+	hash_map_init(&m, hash_u32_key, equal_u32_key);
+	a = hash_map_get_or_add_u32(&m, 7, sizeof(*a), offsetof(struct keyed, id), &added);
+	assert_non_null(a);
+	assert_true(added);
+	assert_int_equal(a->id, 7);
+	assert_int_equal(a->other + a->more, 0);
+	a->more = 99;
+	again = hash_map_get_or_add_u32(&m, 7, sizeof(*a), offsetof(struct keyed, id), &added);
+	assert_ptr_equal(again, a);
+	assert_false(added);
+	assert_int_equal(again->more, 99);
+	b = hash_map_get_or_add_u32(&m, 8, sizeof(*b), offsetof(struct keyed, id), NULL);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(b->id, 8);
+	assert_int_equal(m.len, 2);
+	assert_ptr_equal(hash_map_get(&m, &(uint32_t){ 8 }), b);
+	hash_map_each(&m, free_value, NULL);
+	hash_map_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get_remove),
+		cmocka_unit_test(test_get_or_add_u32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,29 @@ int hash_map_put(struct hash_map *m, const void *key, void *value)
 	return 0;
 }
 
+void *hash_map_get_or_add_u32(struct hash_map *m, uint32_t key, size_t value_size,
+			      size_t key_offset, bool *added)
+{
+	void *value = hash_map_get(m, &key);
+	uint8_t *fresh;
+
+	if (added)
+		*added = false;
+	if (value)
+		return value;
+	fresh = calloc(1, value_size);
+	if (!fresh)
+		return NULL;
+	memcpy(fresh + key_offset, &key, sizeof(key));
+	if (hash_map_put(m, fresh + key_offset, fresh)) {
+		free(fresh);
+		return NULL;
+	}
+	if (added)
+		*added = true;
+	return fresh;
+}
+
 void *hash_map_remove(struct hash_map *m, const void *key)
 {
 	struct hash_map_slot *s;

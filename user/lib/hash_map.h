@@ -31,6 +31,12 @@ void *hash_map_get(const struct hash_map *m, const void *key);
 /* Stores value under key (key must stay valid while stored; typically it
  * points inside value). Replaces an equal key's value. -1 if memory ran out. */
 int hash_map_put(struct hash_map *m, const void *key, void *value);
+/* The value stored under the u32 key of a map keyed by u32s inside their
+ * values; else a new zeroed value of value_size bytes, key written at its
+ * key_offset, stored under it (*added set if added is not NULL). NULL if
+ * memory ran out. */
+void *hash_map_get_or_add_u32(struct hash_map *m, uint32_t key, size_t value_size,
+			      size_t key_offset, bool *added);
 /* Removes key; its value (for the caller to free), or NULL if absent. */
 void *hash_map_remove(struct hash_map *m, const void *key);
 /* Calls fn on every value, in no particular order. */

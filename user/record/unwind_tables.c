@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -82,19 +83,8 @@ uint32_t unwind_tables_rows_for(uint64_t mem)
 
 static struct unwind_process *add_process(struct unwind_tables *t, uint32_t pid)
 {
-	struct unwind_process *p = hash_map_get(&t->processes, &pid);
-
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	if (hash_map_put(&t->processes, &p->pid, p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
+	return hash_map_get_or_add_u32(&t->processes, pid, sizeof(struct unwind_process),
+				       offsetof(struct unwind_process, pid), NULL);
 }
 
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,

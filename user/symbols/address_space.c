@@ -4,6 +4,7 @@
 #include "symbols/address_space.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,36 +141,18 @@ const char *address_space_intern(struct address_space *as, const char *s)
 
 static struct process *get_process(struct address_space *as, uint32_t pid)
 {
-	struct process *p = hash_map_get(&as->processes, &pid);
-
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	if (hash_map_put(&as->processes, &p->pid, p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
+	return hash_map_get_or_add_u32(&as->processes, pid, sizeof(struct process),
+				       offsetof(struct process, pid), NULL);
 }
 
 static struct thread *get_thread(struct address_space *as, uint32_t pid, uint32_t tid)
 {
-	struct thread *t = hash_map_get(&as->threads, &tid);
+	bool added;
+	struct thread *t = hash_map_get_or_add_u32(&as->threads, tid, sizeof(struct thread),
+						   offsetof(struct thread, tid), &added);
 
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->tid = tid;
-	t->pid = pid;
-	if (hash_map_put(&as->threads, &t->tid, t)) {
-		free(t);
-		return NULL;
-	}
+	if (t && added)
+		t->pid = pid;
 	return t;
 }
 
