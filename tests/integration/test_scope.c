@@ -133,6 +133,41 @@ static pid_t spawn_spinner(int cpu, int threads, double seconds)
 	return pid;
 }
 
+/* CPU time pid has run so far (user + system, all its threads), in ms. */
+static uint64_t cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *after;
+	unsigned long long utime, stime;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	after = strrchr(buf, ')'); /* the comm may hold spaces */
+	assert_non_null(after);
+	/* after the comm: state, then fields 4..13, then utime and stime */
+	assert_int_equal(sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				&utime, &stime), 2);
+	return (utime + stime) * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
+/* A spinner that ran ran_ms while a 1 s recording at 999 Hz ran got a
+ * sample per ms of it while sampling was on: the recording's start and end,
+ * when it was not, make it less, never below a third. On a busy machine
+ * the spinner runs less than the wall time, and so is sampled less. */
+static void assert_sampled_as_ran(uint64_t samples, uint64_t ran_ms)
+{
+	print_message("%llu samples of a spinner that ran %llu ms during the recording\n",
+		      (unsigned long long)samples, (unsigned long long)ran_ms);
+	assert_true(samples > 50);
+	assert_true(samples * 3 > ran_ms);
+	assert_true(samples <= ran_ms + ran_ms / 20 + 5);
+}
+
 static void reap(pid_t pid)
 {
 	kill(pid, SIGTERM);
@@ -184,19 +219,22 @@ static void test_cpu_list_scope(void **state)
 	char *dir;
 	int cpu = last_cpu();
 
+	uint64_t ran;
 	(void)state;
 	tu_skip_unless_possible();
 	if (cpu < 1)
 		tu_skip("one CPU online: -C needs a second one to leave out");
 	a = spawn_spinner(0, 1, 5);
 	b = spawn_spinner(cpu, 1, 5);
+	ran = cpu_ms(b);
 	dir = record("-C %d -- sleep 1", cpu);
+	ran = cpu_ms(b) - ran;
 	reap(a);
 	reap(b);
 	tally_recording(dir, &t);
 	print_message("%llu samples, %llu on CPU %d\n", (unsigned long long)t.total,
 		      (unsigned long long)t.by_cpu[cpu], cpu);
-	assert_true(t.total > 500);
+	assert_sampled_as_ran(samples_of(&t, (uint32_t)b), ran);
 	assert_int_equal(t.by_cpu[cpu], t.total);
 	assert_int_equal(samples_of(&t, (uint32_t)a), 0);
 	done(dir);
@@ -209,17 +247,20 @@ static void test_pid_scope(void **state)
 	pid_t a, b;
 	char *dir;
 
+	uint64_t ran;
 	(void)state;
 	tu_skip_unless_possible();
 	a = spawn_spinner(0, 1, 5);
 	b = spawn_spinner(last_cpu(), 1, 5);
+	ran = cpu_ms(a);
 	dir = record("-p %d -- sleep 1", (int)a);
+	ran = cpu_ms(a) - ran;
 	reap(a);
 	reap(b);
 	tally_recording(dir, &t);
 	print_message("%llu samples, %llu of pid %d\n", (unsigned long long)t.total,
 		      (unsigned long long)samples_of(&t, (uint32_t)a), (int)a);
-	assert_true(t.total > 500);
+	assert_sampled_as_ran(t.total, ran);
 	assert_int_equal(samples_of(&t, (uint32_t)a), t.total);
 	done(dir);
 }
@@ -231,16 +272,19 @@ static void test_per_thread_scope(void **state)
 	pid_t a, b;
 	char *dir;
 
+	uint64_t ran;
 	(void)state;
 	tu_skip_unless_possible();
 	a = spawn_spinner(0, 2, 5);
 	b = spawn_spinner(last_cpu(), 1, 5);
+	ran = cpu_ms(a);
 	dir = record("--per-thread -p %d -- sleep 1", (int)a);
+	ran = cpu_ms(a) - ran;
 	reap(a);
 	reap(b);
 	tally_recording(dir, &t);
 	print_message("%llu samples over %u threads\n", (unsigned long long)t.total, t.nr_tids);
-	assert_true(t.total > 500);
+	assert_sampled_as_ran(t.total, ran);
 	assert_int_equal(samples_of(&t, (uint32_t)a), t.total);
 	assert_int_equal(t.nr_tids, 2);
 	done(dir);
@@ -251,24 +295,37 @@ static void test_command_follows_children(void **state)
 {
 	struct tally t;
 	pid_t other;
-	char *dir;
-	uint64_t child = 0;
+	char *dir = tu_tempdir(), *out = NULL;
+	const char *cpu_ms;
+	uint64_t child = 0, expected;
+	int rc;
 
 	(void)state;
 	tu_skip_unless_possible();
 	other = spawn_spinner(0, 1, 5);
-	dir = record("-- %s --cpu %d fork 1", tu_loadgen(), last_cpu());
+	rc = tu_sh(&out, "%s record --force -o %s -- %s --cpu %d fork 1 2>&1", tu_ringtrace(), dir,
+		   tu_loadgen(), last_cpu());
+	if (rc)
+		fail_msg("record failed:\n%s", out);
 	reap(other);
+	/* what the child ran, which a busy machine makes less than its 1 s */
+	cpu_ms = strstr(out, "child_cpu_ms=");
+	assert_non_null(cpu_ms);
+	expected = strtoull(cpu_ms + strlen("child_cpu_ms="), NULL, 10) * 999 / 1000;
+	free(out);
 	tally_recording(dir, &t);
 	assert_int_equal(samples_of(&t, (uint32_t)other), 0);
 	assert_true(t.nr_pids >= 1 && t.nr_pids <= 2);
 	for (unsigned int i = 0; i < t.nr_pids; i++)
 		if (t.by_pid[i] > child)
 			child = t.by_pid[i];
-	print_message("%llu samples over %u processes, the busiest with %llu\n",
-		      (unsigned long long)t.total, t.nr_pids, (unsigned long long)child);
-	/* the child spins for 1 s at 999 Hz; the parent only waits */
-	assert_true(child > 800);
+	print_message("%llu samples over %u processes, the busiest with %llu, the child ran %llu "
+		      "sampling periods\n", (unsigned long long)t.total, t.nr_pids,
+		      (unsigned long long)child, (unsigned long long)expected);
+	/* the child spins for 1 s at 999 Hz (a sample per ms of its CPU time);
+	 * the parent only waits */
+	assert_true(expected > 200);
+	assert_true(child * 10 > expected * 9 && child <= expected + expected / 20 + 5);
 	done(dir);
 }
 
@@ -326,6 +383,7 @@ static void test_cgroup_scope(void **state)
 	pid_t inside, outside;
 	FILE *f;
 
+	uint64_t ran;
 	(void)state;
 	tu_skip_unless_possible();
 	root = getenv("CGROUP2_ROOT");
@@ -342,7 +400,9 @@ static void test_cgroup_scope(void **state)
 	assert_non_null(f);
 	fprintf(f, "%d\n", (int)inside);
 	assert_int_equal(fclose(f), 0);
+	ran = cpu_ms(inside);
 	dir = record("-a -G %s -- sleep 1", rel);
+	ran = cpu_ms(inside) - ran;
 	reap(inside);
 	reap(outside);
 	rmdir(cg);
@@ -350,7 +410,7 @@ static void test_cgroup_scope(void **state)
 	print_message("%llu samples: %llu inside, %llu outside\n", (unsigned long long)t.total,
 		      (unsigned long long)samples_of(&t, (uint32_t)inside),
 		      (unsigned long long)samples_of(&t, (uint32_t)outside));
-	assert_true(samples_of(&t, (uint32_t)inside) > 500);
+	assert_sampled_as_ran(samples_of(&t, (uint32_t)inside), ran);
 	assert_int_equal(samples_of(&t, (uint32_t)outside), 0);
 	assert_int_equal(samples_of(&t, (uint32_t)inside), t.total);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -157,17 +158,23 @@ static int run_getpid_paced(double rate, double seconds)
 	return 0;
 }
 
+/* The child spins; its CPU time (user + system) is printed on stderr, so
+ * that a sampler's count can be checked against what the child really ran. */
 static int run_fork(double seconds, int threads)
 {
 	pid_t child = fork();
+	struct rusage ru;
 	int status;
 
 	if (child < 0)
 		return 1;
 	if (child == 0)
 		_exit(run_spin(seconds, threads));
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+	if (wait4(child, &status, 0, &ru) != child || !WIFEXITED(status))
 		return 1;
+	fprintf(stderr, "loadgen: child_cpu_ms=%lld\n",
+		(long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
 	return WEXITSTATUS(status);
 }
 
@@ -275,7 +282,8 @@ static void usage(void)
 		"       loadgen [--cpu N] getpid-getppid COUNT       (then one getppid, then 1 s idle)\n"
 		"       loadgen [--cpu N] getpid-rate RATE SECONDS   (RATE calls/s, 0 = flat out;\n"
 		"                                                     calls made on stderr)\n"
-		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins)\n"
+		"       loadgen [--cpu N] [--threads N] fork SECONDS   (a child process spins;\n"
+		"                                                     its CPU time on stderr)\n"
 		"       loadgen [--cpu N] rename COUNT               (COUNT distinct comms, each\n"
 		"                                                     for 300 us of CPU time)\n"
 		"       loadgen [--time] sleep COUNT MS [BRIEF_COUNT BRIEF_US]\n"
