@@ -33,7 +33,7 @@
  * is the same until the mappings change. Direct-mapped, as the address
  * space's resolve cache; lines longer than a slot are formatted each time. */
 #define FRAME_LINE_SLOTS 4096
-#define FRAME_LINE_TEXT 100
+#define FRAME_LINE_TEXT 104 /* a slot of 128 bytes, two cache lines */
 
 struct frame_line {
 	uint64_t ip;
@@ -45,8 +45,26 @@ struct frame_line {
 	char text[FRAME_LINE_TEXT];
 };
 
+_Static_assert(sizeof(struct frame_line) == 128, "a frame line's slot is two cache lines");
+
 /* In frame_line.fields: the sample's own ip, printed on its line. */
 #define FRAME_OF_SAMPLE (1u << 31)
+
+/* The start of a sample's line, "comm pid/tid [cpu] ", kept by event,
+ * thread and CPU: a profile's samples come from a few threads again and
+ * again, and formatting it was a third of script. */
+#define THREAD_LINE_BITS 8
+#define THREAD_LINE_TEXT 40
+
+struct thread_line {
+	const char *comm; /* interned: the same pointer is the same name */
+	uint32_t pid, tid, cpu;
+	uint16_t event;   /* + 1; 0: empty */
+	uint16_t len;
+	char text[THREAD_LINE_TEXT];
+};
+
+_Static_assert(sizeof(struct thread_line) == 64, "a thread line's slot is a cache line");
 
 struct script_state {
 	FILE *out;
@@ -59,6 +77,7 @@ struct script_state {
 	int name_width;       /* of the longest event name, as perf aligns them */
 	struct tracepoint_printer *tracepoints;
 	struct frame_line *frame_lines; /* FRAME_LINE_SLOTS, or NULL: none kept */
+	struct thread_line thread_lines[1u << THREAD_LINE_BITS];
 	char *err;
 	size_t errlen;
 };
@@ -165,16 +184,33 @@ static void put_padded(struct script_state *st, const char *s, size_t len, int w
 	st->buf.len += len + pad;
 }
 
+/* "00" to "99": decimals are written two digits a step. */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* The decimal digits of v, at least min_digits of them (zeros in front),
  * ending at end; returns where they start. */
 static char *decimal(char *end, uint64_t v, int min_digits)
 {
 	char *p = end;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v || end - p < min_digits);
+	while (v >= 100) {
+		const char *d = &digit_pairs[v % 100 * 2];
+
+		v /= 100;
+		*--p = d[1];
+		*--p = d[0];
+	}
+	if (v >= 10) {
+		*--p = digit_pairs[v * 2 + 1];
+		*--p = digit_pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (end - p < min_digits)
+		*--p = '0';
 	return p;
 }
 
@@ -190,11 +226,10 @@ static void put_int(struct script_state *st, uint32_t value, int width, bool lef
 	put_padded(st, p, (size_t)(end - p), width, left);
 }
 
-/* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
- * [cpu], time. Formatted by hand: this runs once per sample. */
-static void print_start(struct script_state *st, struct recording *r,
-			const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu,
-			uint64_t time)
+/* The start of perf_sample__fprintf_start: comm (unpadded before a
+ * callchain), pid/tid, [cpu]. */
+static void put_thread(struct script_state *st, struct recording *r,
+		       const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu)
 {
 	uint32_t f = st->fields.fields[kind_of(ev)];
 	char buf[48], *end = buf + sizeof(buf), *p;
@@ -226,20 +261,75 @@ static void print_start(struct script_state *st, struct recording *r,
 			p = decimal(end, cpu, 3);
 			*--p = '[';
 			out_bytes(st, p, (size_t)(buf + sizeof(buf) - p));
-			end = buf + sizeof(buf);
 		}
 	}
-	if (f & SCRIPT_FIELD_TIME) {
-		/* "%5lu.%09lu: " with --ns, else "%12s: " of "%lu.%06lu" */
-		bool ns = st->o->nanosecs;
+}
 
-		p = decimal(end, ns ? time % 1000000000u : time % 1000000000u / 1000u, ns ? 9 : 6);
-		*--p = '.';
-		p = decimal(p, time / 1000000000u, 1);
-		/* seconds in 5 columns and a fraction of 10: 15 in all */
-		put_padded(st, p, (size_t)(end - p), ns ? 15 : 12, false);
-		out_bytes(st, ": ", 2);
+/* The thread's part of a sample's line from the kept ones, else formatted
+ * and kept. */
+static void put_thread_kept(struct script_state *st, struct recording *r, unsigned int event,
+			    uint32_t pid, uint32_t tid, uint32_t cpu)
+{
+	const struct perf_input_event *ev = &r->in.events[event];
+	uint32_t f = st->fields.fields[kind_of(ev)];
+	const char *comm = !(f & SCRIPT_FIELD_COMM) ? NULL :
+			   tid == (uint32_t)-1	    ? ":-1" :
+						      address_space_comm(&r->as, pid, tid);
+	uint64_t h = (((uint64_t)pid << 32 | tid) ^ ((uint64_t)cpu << 20) ^ event) *
+		     0x9e3779b97f4a7c15ULL;
+	struct thread_line *e = &st->thread_lines[h >> (64 - THREAD_LINE_BITS)];
+	size_t start = st->buf.len, len;
+
+	if (e->event == event + 1 && e->comm == comm && e->pid == pid && e->tid == tid &&
+	    e->cpu == cpu) {
+		if (!out_room(st, THREAD_LINE_TEXT))
+			return;
+		memcpy(st->buf.data + st->buf.len, e->text, THREAD_LINE_TEXT);
+		st->buf.len += e->len;
+		return;
 	}
+	put_thread(st, r, ev, pid, tid, cpu);
+	len = st->buf.len - start;
+	if (st->out_of_memory || len > THREAD_LINE_TEXT || event >= UINT16_MAX) {
+		e->event = 0;
+		return;
+	}
+	*e = (struct thread_line){ comm, pid, tid, cpu, (uint16_t)(event + 1), (uint16_t)len, { 0 } };
+	memcpy(e->text, st->buf.data + start, len);
+}
+
+/* The end of perf_sample__fprintf_start: the time, "%5lu.%09lu: " with
+ * --ns, else "%12s: " of "%lu.%06lu". */
+static void put_time(struct script_state *st, uint64_t time)
+{
+	bool ns = st->o->nanosecs;
+	char buf[64], *end = buf + 32, *p;
+	size_t width = ns ? 15 : 12;
+
+	/* built to end at buf + 32 and copied 32 bytes whole, a size copied
+	 * inline: it is at most 11 + 1 + 9 + 2 long */
+	*--end = ' ';
+	*--end = ':';
+	p = decimal(end, ns ? time % 1000000000u : time % 1000000000u / 1000u, ns ? 9 : 6);
+	*--p = '.';
+	p = decimal(p, time / 1000000000u, 1);
+	while ((size_t)(end - p) < width)
+		*--p = ' ';
+	if (!out_room(st, 32))
+		return;
+	memcpy(st->buf.data + st->buf.len, p, 32);
+	st->buf.len += (size_t)(buf + 32 - p);
+}
+
+/* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
+ * [cpu], time. */
+static void print_start(struct script_state *st, struct recording *r,
+			const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu,
+			uint64_t time)
+{
+	put_thread(st, r, ev, pid, tid, cpu);
+	if (st->fields.fields[kind_of(ev)] & SCRIPT_FIELD_TIME)
+		put_time(st, time);
 }
 
 /* Writes v in lowercase hex, right-aligned in width columns (0: as wide as
@@ -317,7 +407,13 @@ static void print_address(struct script_state *st, struct recording *r, uint32_t
 
 	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == pid &&
 	    e->cpumode == cpumode && e->fields == f) {
-		out_bytes(st, e->text, e->len);
+		/* the whole slot copied, a size the compiler copies inline (a
+		 * call to memcpy of its length cost a tenth of script), and only
+		 * the line kept: what follows is written over */
+		if (!out_room(st, FRAME_LINE_TEXT))
+			return;
+		memcpy(st->buf.data + st->buf.len, e->text, FRAME_LINE_TEXT);
+		st->buf.len += e->len;
 		return;
 	}
 	if (f & FRAME_OF_SAMPLE) {
@@ -407,7 +503,9 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	(void)sr;
 	if (!f)
 		return 0;
-	print_start(st, r, ev, s->pid, s->tid, s->cpu, s->time);
+	put_thread_kept(st, r, event, s->pid, s->tid, s->cpu);
+	if (f & SCRIPT_FIELD_TIME)
+		put_time(st, s->time);
 	if (f & SCRIPT_FIELD_PERIOD) {
 		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, s->period, 1);
 
