@@ -66,6 +66,19 @@ struct thread_line {
 
 _Static_assert(sizeof(struct thread_line) == 64, "a thread line's slot is a cache line");
 
+/* An event's period and name as its samples print them, kept for its last
+ * period. */
+struct event_text {
+	uint64_t period;
+	size_t len; /* 0: none kept */
+	char *text; /* EVENT_TEXT_ROOM bytes */
+};
+
+/* Room for a period (20 digits and a space) and the widest name with ": ",
+ * and for EVENT_TEXT_COPY bytes read whole. */
+#define EVENT_TEXT_COPY 64
+#define EVENT_TEXT_ROOM(st) (EVENT_TEXT_COPY + (size_t)(st)->name_width)
+
 struct script_state {
 	FILE *out;
 	struct byte_buffer buf; /* formatted, not yet written to out */
@@ -78,6 +91,10 @@ struct script_state {
 	struct tracepoint_printer *tracepoints;
 	struct frame_line *frame_lines; /* FRAME_LINE_SLOTS, or NULL: none kept */
 	struct thread_line thread_lines[1u << THREAD_LINE_BITS];
+	struct event_text *event_texts; /* one per event, or NULL: none kept */
+	uint64_t time_sec;   /* of the sample before */
+	uint8_t time_len;    /* of time_text; 0: none */
+	char time_text[24];  /* its seconds, right-aligned as perf pads them, and "." */
 	char *err;
 	size_t errlen;
 };
@@ -299,26 +316,44 @@ static void put_thread_kept(struct script_state *st, struct recording *r, unsign
 }
 
 /* The end of perf_sample__fprintf_start: the time, "%5lu.%09lu: " with
- * --ns, else "%12s: " of "%lu.%06lu". */
+ * --ns, else "%12s: " of "%lu.%06lu". The seconds and the padding before
+ * them are kept from the sample before (times go up: they seldom change);
+ * the fraction, 6 or 9 digits, is written two digits a step. */
 static void put_time(struct script_state *st, uint64_t time)
 {
 	bool ns = st->o->nanosecs;
-	char buf[64], *end = buf + 32, *p;
-	size_t width = ns ? 15 : 12;
+	uint64_t sec = time / 1000000000u;
+	uint32_t frac = (uint32_t)(time % 1000000000u);
+	unsigned int digits = ns ? 9 : 6;
+	uint8_t *at;
 
-	/* built to end at buf + 32 and copied 32 bytes whole, a size copied
-	 * inline: it is at most 11 + 1 + 9 + 2 long */
-	*--end = ' ';
-	*--end = ':';
-	p = decimal(end, ns ? time % 1000000000u : time % 1000000000u / 1000u, ns ? 9 : 6);
-	*--p = '.';
-	p = decimal(p, time / 1000000000u, 1);
-	while ((size_t)(end - p) < width)
-		*--p = ' ';
-	if (!out_room(st, 32))
+	if (sec != st->time_sec || !st->time_len) {
+		char buf[sizeof(st->time_text)], *end = buf + sizeof(buf), *p;
+		size_t width = ns ? 15 : 12;
+
+		*--end = '.';
+		p = decimal(end, sec, 1);
+		while ((size_t)(buf + sizeof(buf) - p) + digits < width)
+			*--p = ' ';
+		st->time_len = (uint8_t)(buf + sizeof(buf) - p);
+		memcpy(st->time_text, p, st->time_len);
+		st->time_sec = sec;
+	}
+	if (!out_room(st, sizeof(st->time_text) + 16))
 		return;
-	memcpy(st->buf.data + st->buf.len, p, 32);
-	st->buf.len += (size_t)(buf + 32 - p);
+	at = st->buf.data + st->buf.len;
+	memcpy(at, st->time_text, sizeof(st->time_text));
+	at += st->time_len;
+	if (ns) {
+		at[8] = (char)('0' + frac % 10);
+		frac /= 10;
+	} else {
+		frac /= 1000;
+	}
+	for (unsigned int i = ns ? 8 : 6; i > 0; i -= 2, frac /= 100)
+		memcpy(at + i - 2, &digit_pairs[frac % 100 * 2], 2);
+	memcpy(at + digits, ": ", 2);
+	st->buf.len += st->time_len + digits + 2;
 }
 
 /* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
@@ -395,27 +430,16 @@ static void print_ip(struct script_state *st, struct recording *r, uint32_t f, u
 	print_symbol(st, f, &where);
 }
 
-/* A callchain frame's line (fields f), or with FRAME_OF_SAMPLE in f the
- * sample's own ip: from the kept lines, else resolved, formatted and kept. */
-static void print_address(struct script_state *st, struct recording *r, uint32_t f, uint32_t pid,
-			  uint64_t ip, uint16_t cpumode)
+/* The line of an address not kept: resolved, formatted and kept in e (if
+ * not NULL). Out of line: the kept ones, most, need none of its registers. */
+static __attribute__((noinline)) void print_address_afresh(struct script_state *st,
+							    struct recording *r, uint32_t f,
+							    uint32_t pid, uint64_t ip,
+							    uint16_t cpumode, struct frame_line *e)
 {
-	uint64_t h = (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
-	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> 52] : NULL;
 	size_t start = st->buf.len, len;
 	struct resolved w;
 
-	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == pid &&
-	    e->cpumode == cpumode && e->fields == f) {
-		/* the whole slot copied, a size the compiler copies inline (a
-		 * call to memcpy of its length cost a tenth of script), and only
-		 * the line kept: what follows is written over */
-		if (!out_room(st, FRAME_LINE_TEXT))
-			return;
-		memcpy(st->buf.data + st->buf.len, e->text, FRAME_LINE_TEXT);
-		st->buf.len += e->len;
-		return;
-	}
 	if (f & FRAME_OF_SAMPLE) {
 		print_ip(st, r, f & ~FRAME_OF_SAMPLE, pid, ip, cpumode);
 	} else {
@@ -434,6 +458,28 @@ static void print_address(struct script_state *st, struct recording *r, uint32_t
 	}
 	*e = (struct frame_line){ ip, pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
 	memcpy(e->text, st->buf.data + start, len);
+}
+
+/* A callchain frame's line (fields f), or with FRAME_OF_SAMPLE in f the
+ * sample's own ip: from the kept lines, else resolved, formatted and kept. */
+static inline __attribute__((always_inline)) void print_address(struct script_state *st,
+								 struct recording *r, uint32_t f,
+								 uint32_t pid, uint64_t ip,
+								 uint16_t cpumode)
+{
+	uint64_t h = (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
+	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> 52] : NULL;
+
+	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == pid &&
+	    e->cpumode == cpumode && e->fields == f && out_room(st, FRAME_LINE_TEXT)) {
+		/* the whole slot copied, a size the compiler copies inline (a
+		 * call to memcpy of its length cost a tenth of script), and only
+		 * the line kept: what follows is written over */
+		memcpy(st->buf.data + st->buf.len, e->text, FRAME_LINE_TEXT);
+		st->buf.len += e->len;
+		return;
+	}
+	print_address_afresh(st, r, f, pid, ip, cpumode, e);
 }
 
 struct unwound_frames {
@@ -493,6 +539,51 @@ static int print_callchain(struct script_state *st, struct recording *r, uint32_
 	return ret < 0 ? ret : 0;
 }
 
+/* The period and the event's name, as perf prints them after the time. */
+static void put_period_event(struct script_state *st, const struct perf_input_event *ev,
+			     uint32_t f, uint64_t period)
+{
+	if (f & SCRIPT_FIELD_PERIOD) {
+		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, period, 1);
+
+		put_padded(st, p, (size_t)(end - p), 10, false);
+		out_char(st, ' ');
+	}
+	if (f & SCRIPT_FIELD_EVENT) {
+		const char *name = event_name(ev);
+
+		put_padded(st, name, strlen(name), st->name_width, false);
+		out_bytes(st, ": ", 2);
+	}
+}
+
+/* The same, kept for each event's last period (an event's period seldom
+ * changes, unless it samples by frequency). */
+static void put_period_event_kept(struct script_state *st, unsigned int event,
+				  const struct perf_input_event *ev, uint32_t f, uint64_t period)
+{
+	struct event_text *t = st->event_texts ? &st->event_texts[event] : NULL;
+	size_t start = st->buf.len, len;
+
+	if (t && t->len && t->period == period) {
+		if (t->len <= EVENT_TEXT_COPY && out_room(st, EVENT_TEXT_COPY)) {
+			/* a size copied inline, as the frames' lines */
+			memcpy(st->buf.data + st->buf.len, t->text, EVENT_TEXT_COPY);
+			st->buf.len += t->len;
+		} else {
+			out_bytes(st, t->text, t->len);
+		}
+		return;
+	}
+	put_period_event(st, ev, f, period);
+	len = st->buf.len - start;
+	if (!t || st->out_of_memory || len > EVENT_TEXT_ROOM(st))
+		return;
+	memcpy(t->text, st->buf.data + start, len);
+	t->len = len;
+	t->period = period;
+}
+
 static int on_sample(void *ctx, struct recording *r, unsigned int event,
 		     const struct perf_sample *s, const struct stream_record *sr)
 {
@@ -506,18 +597,8 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	put_thread_kept(st, r, event, s->pid, s->tid, s->cpu);
 	if (f & SCRIPT_FIELD_TIME)
 		put_time(st, s->time);
-	if (f & SCRIPT_FIELD_PERIOD) {
-		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, s->period, 1);
-
-		put_padded(st, p, (size_t)(end - p), 10, false);
-		out_char(st, ' ');
-	}
-	if (f & SCRIPT_FIELD_EVENT) {
-		const char *name = event_name(ev);
-
-		put_padded(st, name, strlen(name), st->name_width, false);
-		out_bytes(st, ": ", 2);
-	}
+	if (f & (SCRIPT_FIELD_PERIOD | SCRIPT_FIELD_EVENT))
+		put_period_event_kept(st, event, ev, f, s->period);
 	if ((f & SCRIPT_FIELD_TRACE) && s->raw &&
 	    tracepoint_printer_print(st->tracepoints, ev->attr.config, s->cpu, s->raw, s->raw_size,
 				     &st->buf))
@@ -623,6 +704,17 @@ static int check_fields(struct script_state *st, const struct recording *r)
 	return 0;
 }
 
+/* Room to keep each event's period and name, in one block; NULL if memory
+ * ran out (a hint: they are formatted each time then). */
+static struct event_text *new_event_texts(const struct script_state *st, unsigned int nr)
+{
+	struct event_text *t = calloc(1, nr * (sizeof(*t) + EVENT_TEXT_ROOM(st)));
+
+	for (unsigned int i = 0; t && i < nr; i++)
+		t[i].text = (char *)(t + nr) + i * EVENT_TEXT_ROOM(st);
+	return t;
+}
+
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen)
 {
 	struct recording rec;
@@ -646,6 +738,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	st.line_by_line = fileno(out) >= 0 && isatty(fileno(out));
 	/* a hint: without it every line is formatted afresh */
 	st.frame_lines = calloc(FRAME_LINE_SLOTS, sizeof(*st.frame_lines));
+	st.event_texts = new_event_texts(&st, rec.in.nr_events);
 	r = recording_replay(&rec, &v, err, errlen);
 	flushed = out_flush(&st); /* what came before a malformed record too */
 	if (!r)
@@ -657,6 +750,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	tracepoint_printer_close(st.tracepoints);
 	recording_close(&rec);
 	free(st.frame_lines);
+	free(st.event_texts);
 	byte_buffer_free(&st.buf);
 	return r ? -1 : 0;
 }
