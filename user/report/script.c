@@ -37,7 +37,7 @@
 
 struct frame_line {
 	uint64_t ip;
-	uint32_t pid;
+	uint32_t pid;        /* 0 for a kernel address: the same in every process */
 	uint32_t generation; /* of the mappings it was resolved in; 0: empty */
 	uint32_t fields;     /* what it prints, FRAME_OF_SAMPLE for a sample's own ip */
 	uint16_t cpumode;
@@ -447,8 +447,9 @@ static void print_ip(struct script_state *st, struct recording *r, uint32_t f, u
  * not NULL). Out of line: the kept ones, most, need none of its registers. */
 static __attribute__((noinline)) void print_address_afresh(struct script_state *st,
 							    struct recording *r, uint32_t f,
-							    uint32_t pid, uint64_t ip,
-							    uint16_t cpumode, struct frame_line *e)
+							    uint32_t pid, uint32_t key_pid,
+							    uint64_t ip, uint16_t cpumode,
+							    struct frame_line *e)
 {
 	size_t start = st->buf.len, len;
 	struct resolved w;
@@ -469,7 +470,7 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 		e->generation = 0;
 		return;
 	}
-	*e = (struct frame_line){ ip, pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
+	*e = (struct frame_line){ ip, key_pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
 	memcpy(e->text, st->buf.data + start, len);
 }
 
@@ -480,10 +481,14 @@ static inline __attribute__((always_inline)) void print_address(struct script_st
 								 uint32_t pid, uint64_t ip,
 								 uint16_t cpumode)
 {
-	uint64_t h = (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
+	/* a kernel address resolves alike in every process (the kernel's map
+	 * is everyone's): kept once, not once per process */
+	uint32_t key_pid = cpumode == PERF_RECORD_MISC_KERNEL ? 0 : pid;
+	uint64_t h = (ip ^ ((uint64_t)key_pid << 40) ^ ((uint64_t)cpumode << 32)) *
+		     0x9e3779b97f4a7c15ULL;
 	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> 52] : NULL;
 
-	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == pid &&
+	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == key_pid &&
 	    e->cpumode == cpumode && e->fields == f && out_room(st, FRAME_LINE_TEXT)) {
 		/* the whole slot copied in 16-byte moves (a call to memcpy of
 		 * its length cost a tenth of script), and only the line kept:
@@ -492,7 +497,7 @@ static inline __attribute__((always_inline)) void print_address(struct script_st
 		st->buf.len += e->len;
 		return;
 	}
-	print_address_afresh(st, r, f, pid, ip, cpumode, e);
+	print_address_afresh(st, r, f, pid, key_pid, ip, cpumode, e);
 }
 
 struct unwound_frames {
