@@ -325,7 +325,8 @@ static void put_thread_kept(struct script_state *st, struct recording *r, unsign
 		return;
 	}
 	*e = (struct thread_line){ comm, pid, tid, cpu, (uint16_t)(event + 1), (uint16_t)len, { 0 } };
-	memcpy(e->text, st->buf.data + start, len);
+	if (len) /* none with -F fields that leave it out: the buffer may be NULL yet */
+		memcpy(e->text, st->buf.data + start, len);
 }
 
 /* The end of perf_sample__fprintf_start: the time, "%5lu.%09lu: " with
@@ -471,7 +472,8 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 		return;
 	}
 	*e = (struct frame_line){ ip, key_pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
-	memcpy(e->text, st->buf.data + start, len);
+	if (len)
+		memcpy(e->text, st->buf.data + start, len);
 }
 
 /* A callchain frame's line (fields f), or with FRAME_OF_SAMPLE in f the
@@ -595,7 +597,7 @@ static void put_period_event_kept(struct script_state *st, unsigned int event,
 	}
 	put_period_event(st, ev, f, period);
 	len = st->buf.len - start;
-	if (!t || st->out_of_memory || len > EVENT_TEXT_ROOM(st))
+	if (!t || !len || st->out_of_memory || len > EVENT_TEXT_ROOM(st))
 		return;
 	memcpy(t->text, st->buf.data + start, len);
 	t->len = len;
