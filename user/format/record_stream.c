@@ -150,8 +150,10 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 
 		/* each record's place hangs on the size of the one before: fetch
 		 * ahead, or every record waits for memory (a third of a report) */
-		if (f->end - offset > STREAM_PREFETCH)
+		if (f->end - offset > STREAM_PREFETCH + 64) {
 			__builtin_prefetch(f->map + offset + STREAM_PREFETCH);
+			__builtin_prefetch(f->map + offset + STREAM_PREFETCH + 64);
+		}
 
 		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
 		    perf_input_check_id(in, f, offset, rec, err, errlen))
@@ -261,6 +263,11 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 			fc->time = fc->entries[fc->next].time;
 	} else {
 		out->offset = fc->pos;
+		/* as open_file: fetched ahead, or each record waits for memory */
+		if (fc->end - fc->pos > STREAM_PREFETCH + 64) {
+			__builtin_prefetch(fc->map + fc->pos + STREAM_PREFETCH);
+			__builtin_prefetch(fc->map + fc->pos + STREAM_PREFETCH + 64);
+		}
 		fc->pos += ((const struct perf_event_header *)(fc->map + fc->pos))->size;
 		if (fc->pos < fc->end) /* checked when the file was opened: cannot fail */
 			sort_time(rs, (const struct perf_event_header *)(fc->map + fc->pos),

@@ -33,11 +33,11 @@
  * is the same until the mappings change. Direct-mapped, as the address
  * space's resolve cache; lines longer than a slot are formatted each time. */
 #define FRAME_LINE_SLOTS 4096
-#define FRAME_LINE_TEXT 100
+#define FRAME_LINE_TEXT 104 /* a slot of 128 bytes, two cache lines */
 
 struct frame_line {
 	uint64_t ip;
-	uint32_t pid;
+	uint32_t pid;        /* 0 for a kernel address: the same in every process */
 	uint32_t generation; /* of the mappings it was resolved in; 0: empty */
 	uint32_t fields;     /* what it prints, FRAME_OF_SAMPLE for a sample's own ip */
 	uint16_t cpumode;
@@ -45,8 +45,39 @@ struct frame_line {
 	char text[FRAME_LINE_TEXT];
 };
 
+_Static_assert(sizeof(struct frame_line) == 128, "a frame line's slot is two cache lines");
+
 /* In frame_line.fields: the sample's own ip, printed on its line. */
 #define FRAME_OF_SAMPLE (1u << 31)
+
+/* The start of a sample's line, "comm pid/tid [cpu] ", kept by event,
+ * thread and CPU: a profile's samples come from a few threads again and
+ * again, and formatting it was a third of script. */
+#define THREAD_LINE_BITS 8
+#define THREAD_LINE_TEXT 40
+
+struct thread_line {
+	const char *comm; /* interned: the same pointer is the same name */
+	uint32_t pid, tid, cpu;
+	uint16_t event;   /* + 1; 0: empty */
+	uint16_t len;
+	char text[THREAD_LINE_TEXT];
+};
+
+_Static_assert(sizeof(struct thread_line) == 64, "a thread line's slot is a cache line");
+
+/* An event's period and name as its samples print them, kept for its last
+ * period. */
+struct event_text {
+	uint64_t period;
+	size_t len; /* 0: none kept */
+	char *text; /* EVENT_TEXT_ROOM bytes */
+};
+
+/* Room for a period (20 digits and a space) and the widest name with ": ",
+ * and for EVENT_TEXT_COPY bytes read whole. */
+#define EVENT_TEXT_COPY 64
+#define EVENT_TEXT_ROOM(st) (EVENT_TEXT_COPY + (size_t)(st)->name_width)
 
 struct script_state {
 	FILE *out;
@@ -59,6 +90,11 @@ struct script_state {
 	int name_width;       /* of the longest event name, as perf aligns them */
 	struct tracepoint_printer *tracepoints;
 	struct frame_line *frame_lines; /* FRAME_LINE_SLOTS, or NULL: none kept */
+	struct thread_line thread_lines[1u << THREAD_LINE_BITS];
+	struct event_text *event_texts; /* one per event, or NULL: none kept */
+	uint64_t time_sec;   /* of the sample before */
+	uint8_t time_len;    /* of time_text; 0: none */
+	char time_text[24];  /* its seconds, right-aligned as perf pads them, and "." */
 	char *err;
 	size_t errlen;
 };
@@ -90,6 +126,19 @@ static __attribute__((noinline)) bool out_grow(struct script_state *st, size_t n
 static inline __attribute__((always_inline)) bool out_room(struct script_state *st, size_t n)
 {
 	return st->buf.cap - st->buf.len >= n || out_grow(st, n);
+}
+
+/* Copies n bytes (a constant of 16 or more) in 16-byte moves, the last one
+ * overlapping: memcpy of a constant size is compiled to "rep movs" here,
+ * which costs tens of cycles to start, more than the copy. */
+typedef uint8_t bytes16 __attribute__((vector_size(16), aligned(1), may_alias));
+
+static inline __attribute__((always_inline)) void copy_whole(void *dst, const void *src,
+							      size_t n)
+{
+	for (size_t i = 0; i + 16 < n; i += 16)
+		*(bytes16 *)((uint8_t *)dst + i) = *(const bytes16 *)((const uint8_t *)src + i);
+	*(bytes16 *)((uint8_t *)dst + n - 16) = *(const bytes16 *)((const uint8_t *)src + n - 16);
 }
 
 static void out_bytes(struct script_state *st, const void *p, size_t n)
@@ -165,16 +214,33 @@ static void put_padded(struct script_state *st, const char *s, size_t len, int w
 	st->buf.len += len + pad;
 }
 
+/* "00" to "99": decimals are written two digits a step. */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* The decimal digits of v, at least min_digits of them (zeros in front),
  * ending at end; returns where they start. */
 static char *decimal(char *end, uint64_t v, int min_digits)
 {
 	char *p = end;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v || end - p < min_digits);
+	while (v >= 100) {
+		const char *d = &digit_pairs[v % 100 * 2];
+
+		v /= 100;
+		*--p = d[1];
+		*--p = d[0];
+	}
+	if (v >= 10) {
+		*--p = digit_pairs[v * 2 + 1];
+		*--p = digit_pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (end - p < min_digits)
+		*--p = '0';
 	return p;
 }
 
@@ -190,11 +256,10 @@ static void put_int(struct script_state *st, uint32_t value, int width, bool lef
 	put_padded(st, p, (size_t)(end - p), width, left);
 }
 
-/* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
- * [cpu], time. Formatted by hand: this runs once per sample. */
-static void print_start(struct script_state *st, struct recording *r,
-			const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu,
-			uint64_t time)
+/* The start of perf_sample__fprintf_start: comm (unpadded before a
+ * callchain), pid/tid, [cpu]. */
+static void put_thread(struct script_state *st, struct recording *r,
+		       const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu)
 {
 	uint32_t f = st->fields.fields[kind_of(ev)];
 	char buf[48], *end = buf + sizeof(buf), *p;
@@ -226,20 +291,94 @@ static void print_start(struct script_state *st, struct recording *r,
 			p = decimal(end, cpu, 3);
 			*--p = '[';
 			out_bytes(st, p, (size_t)(buf + sizeof(buf) - p));
-			end = buf + sizeof(buf);
 		}
 	}
-	if (f & SCRIPT_FIELD_TIME) {
-		/* "%5lu.%09lu: " with --ns, else "%12s: " of "%lu.%06lu" */
-		bool ns = st->o->nanosecs;
+}
 
-		p = decimal(end, ns ? time % 1000000000u : time % 1000000000u / 1000u, ns ? 9 : 6);
-		*--p = '.';
-		p = decimal(p, time / 1000000000u, 1);
-		/* seconds in 5 columns and a fraction of 10: 15 in all */
-		put_padded(st, p, (size_t)(end - p), ns ? 15 : 12, false);
-		out_bytes(st, ": ", 2);
+/* The thread's part of a sample's line from the kept ones, else formatted
+ * and kept. */
+static void put_thread_kept(struct script_state *st, struct recording *r, unsigned int event,
+			    uint32_t pid, uint32_t tid, uint32_t cpu)
+{
+	const struct perf_input_event *ev = &r->in.events[event];
+	uint32_t f = st->fields.fields[kind_of(ev)];
+	const char *comm = !(f & SCRIPT_FIELD_COMM) ? NULL :
+			   tid == (uint32_t)-1	    ? ":-1" :
+						      address_space_comm(&r->as, pid, tid);
+	uint64_t h = (((uint64_t)pid << 32 | tid) ^ ((uint64_t)cpu << 20) ^ event) *
+		     0x9e3779b97f4a7c15ULL;
+	struct thread_line *e = &st->thread_lines[h >> (64 - THREAD_LINE_BITS)];
+	size_t start = st->buf.len, len;
+
+	if (e->event == event + 1 && e->comm == comm && e->pid == pid && e->tid == tid &&
+	    e->cpu == cpu) {
+		if (!out_room(st, THREAD_LINE_TEXT))
+			return;
+		copy_whole(st->buf.data + st->buf.len, e->text, THREAD_LINE_TEXT);
+		st->buf.len += e->len;
+		return;
 	}
+	put_thread(st, r, ev, pid, tid, cpu);
+	len = st->buf.len - start;
+	if (st->out_of_memory || len > THREAD_LINE_TEXT || event >= UINT16_MAX) {
+		e->event = 0;
+		return;
+	}
+	*e = (struct thread_line){ comm, pid, tid, cpu, (uint16_t)(event + 1), (uint16_t)len, { 0 } };
+	if (len) /* none with -F fields that leave it out: the buffer may be NULL yet */
+		memcpy(e->text, st->buf.data + start, len);
+}
+
+/* The end of perf_sample__fprintf_start: the time, "%5lu.%09lu: " with
+ * --ns, else "%12s: " of "%lu.%06lu". The seconds and the padding before
+ * them are kept from the sample before (times go up: they seldom change);
+ * the fraction, 6 or 9 digits, is written two digits a step. */
+static void put_time(struct script_state *st, uint64_t time)
+{
+	bool ns = st->o->nanosecs;
+	uint64_t sec = time / 1000000000u;
+	uint32_t frac = (uint32_t)(time % 1000000000u);
+	unsigned int digits = ns ? 9 : 6;
+	uint8_t *at;
+
+	if (sec != st->time_sec || !st->time_len) {
+		char buf[sizeof(st->time_text)], *end = buf + sizeof(buf), *p;
+		size_t width = ns ? 15 : 12;
+
+		*--end = '.';
+		p = decimal(end, sec, 1);
+		while ((size_t)(buf + sizeof(buf) - p) + digits < width)
+			*--p = ' ';
+		st->time_len = (uint8_t)(buf + sizeof(buf) - p);
+		memcpy(st->time_text, p, st->time_len);
+		st->time_sec = sec;
+	}
+	if (!out_room(st, sizeof(st->time_text) + 16))
+		return;
+	at = st->buf.data + st->buf.len;
+	copy_whole(at, st->time_text, sizeof(st->time_text));
+	at += st->time_len;
+	if (ns) {
+		at[8] = (char)('0' + frac % 10);
+		frac /= 10;
+	} else {
+		frac /= 1000;
+	}
+	for (unsigned int i = ns ? 8 : 6; i > 0; i -= 2, frac /= 100)
+		memcpy(at + i - 2, &digit_pairs[frac % 100 * 2], 2);
+	memcpy(at + digits, ": ", 2);
+	st->buf.len += st->time_len + digits + 2;
+}
+
+/* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
+ * [cpu], time. */
+static void print_start(struct script_state *st, struct recording *r,
+			const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu,
+			uint64_t time)
+{
+	put_thread(st, r, ev, pid, tid, cpu);
+	if (st->fields.fields[kind_of(ev)] & SCRIPT_FIELD_TIME)
+		put_time(st, time);
 }
 
 /* Writes v in lowercase hex, right-aligned in width columns (0: as wide as
@@ -305,21 +444,17 @@ static void print_ip(struct script_state *st, struct recording *r, uint32_t f, u
 	print_symbol(st, f, &where);
 }
 
-/* A callchain frame's line (fields f), or with FRAME_OF_SAMPLE in f the
- * sample's own ip: from the kept lines, else resolved, formatted and kept. */
-static void print_address(struct script_state *st, struct recording *r, uint32_t f, uint32_t pid,
-			  uint64_t ip, uint16_t cpumode)
+/* The line of an address not kept: resolved, formatted and kept in e (if
+ * not NULL). Out of line: the kept ones, most, need none of its registers. */
+static __attribute__((noinline)) void print_address_afresh(struct script_state *st,
+							    struct recording *r, uint32_t f,
+							    uint32_t pid, uint32_t key_pid,
+							    uint64_t ip, uint16_t cpumode,
+							    struct frame_line *e)
 {
-	uint64_t h = (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
-	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> 52] : NULL;
 	size_t start = st->buf.len, len;
 	struct resolved w;
 
-	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == pid &&
-	    e->cpumode == cpumode && e->fields == f) {
-		out_bytes(st, e->text, e->len);
-		return;
-	}
 	if (f & FRAME_OF_SAMPLE) {
 		print_ip(st, r, f & ~FRAME_OF_SAMPLE, pid, ip, cpumode);
 	} else {
@@ -336,8 +471,35 @@ static void print_address(struct script_state *st, struct recording *r, uint32_t
 		e->generation = 0;
 		return;
 	}
-	*e = (struct frame_line){ ip, pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
-	memcpy(e->text, st->buf.data + start, len);
+	*e = (struct frame_line){ ip, key_pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
+	if (len)
+		memcpy(e->text, st->buf.data + start, len);
+}
+
+/* A callchain frame's line (fields f), or with FRAME_OF_SAMPLE in f the
+ * sample's own ip: from the kept lines, else resolved, formatted and kept. */
+static inline __attribute__((always_inline)) void print_address(struct script_state *st,
+								 struct recording *r, uint32_t f,
+								 uint32_t pid, uint64_t ip,
+								 uint16_t cpumode)
+{
+	/* a kernel address resolves alike in every process (the kernel's map
+	 * is everyone's): kept once, not once per process */
+	uint32_t key_pid = cpumode == PERF_RECORD_MISC_KERNEL ? 0 : pid;
+	uint64_t h = (ip ^ ((uint64_t)key_pid << 40) ^ ((uint64_t)cpumode << 32)) *
+		     0x9e3779b97f4a7c15ULL;
+	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> 52] : NULL;
+
+	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == key_pid &&
+	    e->cpumode == cpumode && e->fields == f && out_room(st, FRAME_LINE_TEXT)) {
+		/* the whole slot copied in 16-byte moves (a call to memcpy of
+		 * its length cost a tenth of script), and only the line kept:
+		 * what follows is written over */
+		copy_whole(st->buf.data + st->buf.len, e->text, FRAME_LINE_TEXT);
+		st->buf.len += e->len;
+		return;
+	}
+	print_address_afresh(st, r, f, pid, key_pid, ip, cpumode, e);
 }
 
 struct unwound_frames {
@@ -397,19 +559,12 @@ static int print_callchain(struct script_state *st, struct recording *r, uint32_
 	return ret < 0 ? ret : 0;
 }
 
-static int on_sample(void *ctx, struct recording *r, unsigned int event,
-		     const struct perf_sample *s, const struct stream_record *sr)
+/* The period and the event's name, as perf prints them after the time. */
+static void put_period_event(struct script_state *st, const struct perf_input_event *ev,
+			     uint32_t f, uint64_t period)
 {
-	struct script_state *st = ctx;
-	const struct perf_input_event *ev = &r->in.events[event];
-	uint32_t f = st->fields.fields[kind_of(ev)];
-
-	(void)sr;
-	if (!f)
-		return 0;
-	print_start(st, r, ev, s->pid, s->tid, s->cpu, s->time);
 	if (f & SCRIPT_FIELD_PERIOD) {
-		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, s->period, 1);
+		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, period, 1);
 
 		put_padded(st, p, (size_t)(end - p), 10, false);
 		out_char(st, ' ');
@@ -420,6 +575,50 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 		put_padded(st, name, strlen(name), st->name_width, false);
 		out_bytes(st, ": ", 2);
 	}
+}
+
+/* The same, kept for each event's last period (an event's period seldom
+ * changes, unless it samples by frequency). */
+static void put_period_event_kept(struct script_state *st, unsigned int event,
+				  const struct perf_input_event *ev, uint32_t f, uint64_t period)
+{
+	struct event_text *t = st->event_texts ? &st->event_texts[event] : NULL;
+	size_t start = st->buf.len, len;
+
+	if (t && t->len && t->period == period) {
+		if (t->len <= EVENT_TEXT_COPY && out_room(st, EVENT_TEXT_COPY)) {
+			/* copied whole, as the frames' lines */
+			copy_whole(st->buf.data + st->buf.len, t->text, EVENT_TEXT_COPY);
+			st->buf.len += t->len;
+		} else {
+			out_bytes(st, t->text, t->len);
+		}
+		return;
+	}
+	put_period_event(st, ev, f, period);
+	len = st->buf.len - start;
+	if (!t || !len || st->out_of_memory || len > EVENT_TEXT_ROOM(st))
+		return;
+	memcpy(t->text, st->buf.data + start, len);
+	t->len = len;
+	t->period = period;
+}
+
+static int on_sample(void *ctx, struct recording *r, unsigned int event,
+		     const struct perf_sample *s, const struct stream_record *sr)
+{
+	struct script_state *st = ctx;
+	const struct perf_input_event *ev = &r->in.events[event];
+	uint32_t f = st->fields.fields[kind_of(ev)];
+
+	(void)sr;
+	if (!f)
+		return 0;
+	put_thread_kept(st, r, event, s->pid, s->tid, s->cpu);
+	if (f & SCRIPT_FIELD_TIME)
+		put_time(st, s->time);
+	if (f & (SCRIPT_FIELD_PERIOD | SCRIPT_FIELD_EVENT))
+		put_period_event_kept(st, event, ev, f, s->period);
 	if ((f & SCRIPT_FIELD_TRACE) && s->raw &&
 	    tracepoint_printer_print(st->tracepoints, ev->attr.config, s->cpu, s->raw, s->raw_size,
 				     &st->buf))
@@ -525,6 +724,17 @@ static int check_fields(struct script_state *st, const struct recording *r)
 	return 0;
 }
 
+/* Room to keep each event's period and name, in one block; NULL if memory
+ * ran out (a hint: they are formatted each time then). */
+static struct event_text *new_event_texts(const struct script_state *st, unsigned int nr)
+{
+	struct event_text *t = calloc(1, nr * (sizeof(*t) + EVENT_TEXT_ROOM(st)));
+
+	for (unsigned int i = 0; t && i < nr; i++)
+		t[i].text = (char *)(t + nr) + i * EVENT_TEXT_ROOM(st);
+	return t;
+}
+
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen)
 {
 	struct recording rec;
@@ -548,6 +758,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	st.line_by_line = fileno(out) >= 0 && isatty(fileno(out));
 	/* a hint: without it every line is formatted afresh */
 	st.frame_lines = calloc(FRAME_LINE_SLOTS, sizeof(*st.frame_lines));
+	st.event_texts = new_event_texts(&st, rec.in.nr_events);
 	r = recording_replay(&rec, &v, err, errlen);
 	flushed = out_flush(&st); /* what came before a malformed record too */
 	if (!r)
@@ -559,6 +770,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	tracepoint_printer_close(st.tracepoints);
 	recording_close(&rec);
 	free(st.frame_lines);
+	free(st.event_texts);
 	byte_buffer_free(&st.buf);
 	return r ? -1 : 0;
 }
