@@ -467,6 +467,28 @@ bool tu_wait_gone(pid_t pid, double seconds)
 	return !tu_running(pid);
 }
 
+double tu_process_cpu_seconds(pid_t pid)
+{
+	char path[64], text[1024], *p;
+	unsigned long long utime, stime;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	/* after "(comm)": state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime */
+	p = strrchr(text, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				&utime, &stime), 2);
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* HEADER_TRACING_DATA as perf writes it (trace-cmd 0.6), from format texts. */
 static void put_tracing_file(struct byte_buffer *b, const char *text, int size_bytes)
 {

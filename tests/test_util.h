@@ -39,6 +39,10 @@ pid_t tu_start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool tu_running(pid_t pid);
 /* Waits up to seconds for pid to end; whether it did. */
 bool tu_wait_gone(pid_t pid, double seconds);
+/* The CPU seconds (user + system, all its threads) the kernel has charged to
+ * process pid so far, from /proc/PID/stat: clock ticks, so in steps of
+ * 1/_SC_CLK_TCK s. */
+double tu_process_cpu_seconds(pid_t pid);
 
 /* Number of online CPUs. */
 int tu_online_cpus(void);

@@ -128,29 +128,6 @@ static void teardown_env(struct env *env)
 	free(env->dir);
 }
 
-/* The CPU seconds the kernel has charged to process pid so far. */
-static double process_cpu_seconds(pid_t pid)
-{
-	char path[64], text[1024], *p;
-	unsigned long long utime, stime;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	/* after "(comm)": state ppid pgrp session tty tpgid flags minflt
-	 * cminflt majflt cmajflt utime stime */
-	p = strrchr(text, ')');
-	assert_non_null(p);
-	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-				&utime, &stime), 2);
-	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
-}
-
 /* The busy cgroup's CPU seconds per second as the kernel charges them to its
  * one process (about 1, less on a loaded machine), within 20%; and
  * promtool's check. */
@@ -164,12 +141,12 @@ static void check_cpu_seconds(struct env *env, const char *url)
 	sleep(1);
 	a = fetch(url, 5);
 	ta = now();
-	ka = process_cpu_seconds(env->busy);
+	ka = tu_process_cpu_seconds(env->busy);
 	assert_non_null(a);
 	sleep(3);
 	b = fetch(url, 5);
 	tb = now();
-	kb = process_cpu_seconds(env->busy);
+	kb = tu_process_cpu_seconds(env->busy);
 	assert_non_null(b);
 	va = series_value(a, series);
 	vb = series_value(b, series);

@@ -136,23 +136,7 @@ static pid_t spawn_spinner(int cpu, int threads, double seconds)
 /* CPU time pid has run so far (user + system, all its threads), in ms. */
 static uint64_t cpu_ms(pid_t pid)
 {
-	char path[64], buf[1024], *after;
-	unsigned long long utime, stime;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	after = strrchr(buf, ')'); /* the comm may hold spaces */
-	assert_non_null(after);
-	/* after the comm: state, then fields 4..13, then utime and stime */
-	assert_int_equal(sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-				&utime, &stime), 2);
-	return (utime + stime) * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
+	return (uint64_t)(tu_process_cpu_seconds(pid) * 1000 + 0.5);
 }
 
 /* A spinner that ran ran_ms while a 1 s recording at 999 Hz ran got a
