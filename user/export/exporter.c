@@ -8,13 +8,13 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "capture/aggregator.h"
 #include "capture/bpf_stats.h"
 #include "export/build_info.h"
 #include "export/metrics.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "sys/cgroup.h"
 #include "sys/process_stats.h"
 
@@ -62,14 +62,6 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 fail:
 	exporter_stop(e);
 	return NULL;
-}
-
-static uint64_t monotonic_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 /* CPU time rows, labels malloc'd; cgroups to drop. */
@@ -158,7 +150,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	struct metrics_snapshot m = {
 		.version = RINGTRACE_VERSION, .build = build_info(), .transport = "map",
 	};
-	struct rows cgroups = { .e = e, .now_ms = monotonic_ms() }, comms = { 0 };
+	struct rows cgroups = { .e = e, .now_ms = (uint64_t)(monotonic_seconds() * 1e3) }, comms = { 0 };
 	struct process_stats self;
 	struct capture_cpu_counts *cpus = calloc(CPU_SETSIZE, sizeof(*cpus));
 	struct bpf_program_runs runs[MAX_PROGRAMS];

@@ -8,13 +8,13 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "export/metrics_server.h"
 #include "export/textfile.h"
 #include "export/web_config.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "sys/privileges.h"
 
 static int render_export(void *ctx, struct byte_buffer *out)
@@ -35,27 +35,19 @@ static void write_textfile(struct exporter *e, struct textfile *t)
 	byte_buffer_free(&body);
 }
 
-static double monotonic_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Until SIGINT or SIGTERM: the textfile every interval, and new cgroups named
  * as soon as the kernel announces them. 0, or -1 after one error line. */
 static int run_loop(const struct export_options *o, struct exporter *e, struct textfile *t,
 		    int sigfd)
 {
-	double next = monotonic_s();
+	double next = monotonic_seconds();
 
 	for (;;) {
 		struct pollfd p[2] = { { sigfd, POLLIN, 0 }, { exporter_new_cgroups_fd(e), POLLIN, 0 } };
 		int n, timeout = -1;
 
 		if (o->textfile) {
-			double now = monotonic_s();
+			double now = monotonic_seconds();
 
 			if (now >= next) {
 				write_textfile(e, t);

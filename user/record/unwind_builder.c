@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "symbols/unwind_table.h"
 
 struct job {
@@ -57,12 +57,11 @@ static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
 static void compile(struct job *j)
 {
 	struct unwind_table table;
-	struct timespec t0, t1;
+	double t0 = monotonic_seconds();
 	struct unwind_cache_key key;
 	char err[256];
 	bool keyed;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	j->done.tag = j->tag;
 	keyed = j->cache && !unwind_cache_key_of(j->fd, &key);
 	if (keyed && !unwind_cache_load(j->cache, &key, &j->done.rows, &j->done.nr,
@@ -80,8 +79,7 @@ static void compile(struct job *j)
 	}
 	close(j->fd);
 	j->fd = -1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	j->done.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	j->done.seconds = monotonic_seconds() - t0;
 }
 
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
