@@ -198,6 +198,60 @@ static void test_ehframe_unwinds_running_process(void **state)
 	free(dir);
 }
 
+/* -g of a process forked, by one already running, while the tables of what
+ * ran at the start are still being built (held back 5 s here, as on a
+ * machine of many processes): the child has its parent's mappings of the
+ * start too, and unwinds with their tables once they are built. Under -a
+ * and under -p of the parent (which follows its forks). */
+static void child_forked_during_start(bool of_parent)
+{
+	char *dir, *out = NULL, *folded = NULL, *tasks = NULL, target[64];
+	unsigned long total, full;
+	pid_t parent;
+	int rc;
+
+	/* idle 2.5 s, then the chain in a child until 10 s */
+	parent = tu_start("exec %s/unwindgen fork 10 2.5", symgen_dir);
+	usleep(300000);
+	if (of_parent)
+		snprintf(target, sizeof(target), "-p %d", (int)parent);
+	else
+		snprintf(target, sizeof(target), "-a");
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "%s record %s -g -F 999 --debug-start-tables-delay-ms 5000 --force -o %s -- sleep 8 2>&1",
+		   tu_ringtrace(), target, dir);
+	kill(parent, SIGKILL);
+	tu_wait_gone(parent, 5);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	/* the fork came after the start (the kernel's FORK record, not /proc's) */
+	assert_int_equal(tu_sh(&tasks, "perf script -i %s --show-task-events 2>/dev/null | "
+				      "grep -c 'unwindgen.*PERF_RECORD_FORK(.*):(%d:%d)'",
+			       dir, (int)parent, (int)parent), 0);
+	assert_true(atoi(tasks) >= 1);
+	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
+	print_message("%s: child forked during the start: %lu of %lu samples with main;uw_a;uw_b;uw_c\n",
+		      target, full, total);
+	assert_true(total > 1000);
+	/* the child runs ~5.5 s of the recording, the last ~2.5 of them with
+	 * the tables (about half its samples; none without its parent's) */
+	assert_true(full * 100 >= total * 25);
+	free(tasks);
+	free(folded);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_ehframe_unwinds_child_forked_during_start(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	child_forked_during_start(false);
+	child_forked_during_start(true);
+}
+
 /* Bytes per sample of a recording, from the totals line record printed in out. */
 static double bytes_per_sample(const char *out)
 {
@@ -831,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_reads_debug_frame),
 		cmocka_unit_test(test_ehframe_unwinds_running_process),
+		cmocka_unit_test(test_ehframe_unwinds_child_forked_during_start),
 		cmocka_unit_test(test_ehframe_unwinds_deep_stack),
 		cmocka_unit_test(test_ehframe_unwinds_dlopened_library),
 		cmocka_unit_test(test_ehframe_distro_program_through_libc),

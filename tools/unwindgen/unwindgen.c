@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwindgen.c: programs with known call paths built without frame pointers
- * (main -> uw_a -> uw_b -> uw_c, 40 frames deep, into a dlopen'd zlib), a JIT. */
+ * (main -> uw_a -> uw_b -> uw_c, 40 frames deep, into a dlopen'd zlib), a JIT,
+ * the chain in a child forked late. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,16 +150,43 @@ static int run_jit(double seconds)
 	return 0;
 }
 
+/* Idle for after seconds, then the chain in a child until seconds have
+ * passed since the start: a process forked from one that was already running. */
+static int run_fork(double seconds, double after)
+{
+	double end = now() + seconds;
+	int status;
+	pid_t child;
+
+	usleep((useconds_t)(after * 1e6));
+	child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (child == 0) {
+		for (uint64_t i = 0; now() < end; i++)
+			sink += uw_a(i);
+		_exit(0);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = argc > 2 ? atof(argv[2]) : 1.0, end;
 	uint64_t i = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
-			 strcmp(argv[1], "deep") && strcmp(argv[1], "dlopen"))) {
-		fprintf(stderr, "usage: unwindgen chain|deep|dlopen|jit [SECONDS]\n");
+			 strcmp(argv[1], "deep") && strcmp(argv[1], "dlopen") &&
+			 strcmp(argv[1], "fork"))) {
+		fprintf(stderr, "usage: unwindgen chain|deep|dlopen|jit [SECONDS] | fork SECONDS AFTER\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "fork"))
+		return run_fork(seconds, argc > 3 ? atof(argv[3]) : 0.5);
 	if (!strcmp(argv[1], "dlopen"))
 		return run_dlopen(seconds);
 	if (!strcmp(argv[1], "jit"))

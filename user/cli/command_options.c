@@ -116,6 +116,9 @@ static const struct options_entry record_options_table[] = {
 	  RECORD_OPT_DEBUG_DRAIN_DELAY },
 	{ "debug-writer-delay-ms", 0, "MS", "test knob: a slow disk", NULL,
 	  RECORD_OPT_DEBUG_WRITER_DELAY },
+	{ "debug-start-tables-delay-ms", 0, "MS",
+	  "test knob: -g's tables of what ran at the start built MS later", NULL,
+	  RECORD_OPT_DEBUG_START_TABLES_DELAY },
 	{ 0 },
 };
 

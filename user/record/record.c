@@ -19,6 +19,7 @@
 #include "capture/bpf_stats.h"
 #include "format/perf_record.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "record/file_sink.h"
 #include "record/flight_control.h"
 #include "record/flight_recorder.h"
@@ -306,10 +307,13 @@ static void show_progress(struct session *s)
 static int run_loop(struct session *s)
 {
 	bool unwind_work = s->unwind.on;
+	/* test knob: the start's tables built late, as on a machine of many processes */
+	double unwind_from = monotonic_seconds() + s->opts->debug_start_tables_delay_ms / 1e3;
 
 	while (!s->stopping) {
 		struct epoll_event evs[16];
-		int n = epoll_wait(s->epfd, evs, 16, unwind_work ? 0 : DRAIN_INTERVAL_MS);
+		bool unwind_now = unwind_work && monotonic_seconds() >= unwind_from;
+		int n = epoll_wait(s->epfd, evs, 16, unwind_now ? 0 : DRAIN_INTERVAL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
@@ -324,7 +328,7 @@ static int run_loop(struct session *s)
 			return -1;
 		if (s->trigger_reason[0])
 			pass_trigger(s);
-		if (unwind_work)
+		if (unwind_now)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
 		show_progress(s);

@@ -47,7 +47,8 @@ struct record_options {
 	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */
 	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
 	unsigned int debug_drain_delay_ms;  /* test knobs: a slow drain... */
-	unsigned int debug_writer_delay_ms; /* ...and a slow disk */
+	unsigned int debug_writer_delay_ms; /* ...and a slow disk... */
+	unsigned int debug_start_tables_delay_ms; /* ...and the start's tables late */
 	char **workload_argv;    /* NULL-terminated command after "--", or NULL */
 	int argc;                /* the whole command line, for the header */
 	char **argv;

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "format/perf_record.h"
 #include "record/unwind_builder.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "symbols/build_id.h"
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
@@ -46,6 +46,12 @@ struct inode_alias {
 struct mapping_origin {
 	struct unwind_file *file; /* NULL if it could not be opened */
 	uint64_t pgoff;
+};
+
+/* A process forked while the start's side-band is queued: the queued
+ * mappings of the process it descends from are its too. */
+struct start_heir {
+	uint32_t pid, from;
 };
 
 struct unwind_process {
@@ -420,6 +426,55 @@ static void supersede(struct unwind_tables *t, uint32_t pid)
 		free(key);
 }
 
+static bool start_pending(const struct unwind_tables *t)
+{
+	return t->queued_off < t->queued_len;
+}
+
+/* The queued process whose start mappings pid has (pid itself when none
+ * forked meanwhile descends from another). */
+static uint32_t start_ancestor(const struct unwind_tables *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->nr_heirs; i++)
+		if (t->heirs[i].pid == pid)
+			return t->heirs[i].from;
+	return pid;
+}
+
+/* child, forked from parent while the start's side-band is queued, is
+ * given the queued mappings parent had at the start as they are worked
+ * through (unless parent has exec'd since: its address space is new). */
+static void add_heir(struct unwind_tables *t, uint32_t child, uint32_t parent)
+{
+	struct start_heir *h;
+
+	if (!start_pending(t) || hash_map_get(&t->superseded, &parent))
+		return;
+	if (t->nr_heirs == t->heirs_cap) {
+		size_t cap = t->heirs_cap ? 2 * t->heirs_cap : 16;
+
+		h = realloc(t->heirs, cap * sizeof(*h));
+		if (!h)
+			return;
+		t->heirs = h;
+		t->heirs_cap = cap;
+	}
+	t->heirs[t->nr_heirs++] = (struct start_heir){ child, start_ancestor(t, parent) };
+}
+
+/* A queued mapping of m->pid, given to the processes forked from it
+ * meanwhile (those that have not exec'd or exited since). */
+static void note_heirs_mmap(struct unwind_tables *t, const struct perf_mmap *m)
+{
+	struct perf_mmap own = *m;
+
+	for (size_t i = 0; i < t->nr_heirs; i++)
+		if (t->heirs[i].from == m->pid && !hash_map_get(&t->superseded, &t->heirs[i].pid)) {
+			own.pid = t->heirs[i].pid;
+			note_mmap(t, &own);
+		}
+}
+
 static void note(struct unwind_tables *t, const void *rec, size_t size, bool queued)
 {
 	const struct perf_event_header *h = rec;
@@ -432,9 +487,12 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		return;
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
-		if (!perf_mmap_decode(h, t->sample_id_type, &m) &&
-		    !(queued && hash_map_get(&t->superseded, &m.pid)))
+		if (perf_mmap_decode(h, t->sample_id_type, &m))
+			break;
+		if (!(queued && hash_map_get(&t->superseded, &m.pid)))
 			note_mmap(t, &m);
+		if (queued)
+			note_heirs_mmap(t, &m);
 		break;
 	case PERF_RECORD_COMM:
 		/* an exec: a new address space, mapped again from nothing */
@@ -452,10 +510,17 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		if (perf_task_decode(h, &k) || k.pid == k.ppid)
 			break;
 		p = hash_map_get(&t->processes, &k.ppid);
-		if (!p || (!t->every_process && !t->follow_forks))
+		/* under -a, a parent whose queued mappings are not reached yet
+		 * is not known yet: its child is, and inherits them later */
+		if (!p && !(t->every_process && start_pending(t)))
+			break;
+		if (!t->every_process && !t->follow_forks)
 			break;
 		child = add_process(t, k.pid);
-		if (child) {
+		if (!child)
+			break;
+		add_heir(t, k.pid, k.ppid);
+		if (p) {
 			child->pm = p->pm;
 			memcpy(child->origin, p->origin, sizeof(p->origin));
 			unwind_maps_set_process(&t->maps, child->pid, &child->pm);
@@ -569,17 +634,9 @@ void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len)
 	t->queued_off = 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 {
-	double end = now_ms() + budget_ms;
+	double end = monotonic_seconds() + budget_ms / 1e3;
 
 	if (!t->on)
 		return false;
@@ -590,7 +647,7 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 			break;
 		note(t, h, h->size, true);
 		t->queued_off += h->size;
-		if (now_ms() >= end)
+		if (monotonic_seconds() >= end)
 			return t->queued_off < t->queued_len;
 	}
 	t->queued_off = t->queued_len;
@@ -600,6 +657,9 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 	hash_map_each(&t->superseded, free_value, NULL);
 	hash_map_free(&t->superseded);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
+	free(t->heirs);
+	t->heirs = NULL;
+	t->nr_heirs = t->heirs_cap = 0;
 	return false;
 }
 
@@ -680,5 +740,6 @@ void unwind_tables_free(struct unwind_tables *t)
 	hash_map_free(&t->preopened);
 	hash_map_each(&t->processes, free_value, NULL);
 	hash_map_free(&t->processes);
+	free(t->heirs);
 	t->on = false;
 }

@@ -32,6 +32,10 @@ struct unwind_tables {
 	const uint8_t *queued;
 	size_t queued_len, queued_off;
 	struct hash_map superseded; /* pids whose exec or exit was seen meanwhile */
+	/* processes forked meanwhile, each with the queued process whose
+	 * start mappings it inherits (its parent's, or that one's own) */
+	struct start_heir *heirs;
+	size_t nr_heirs, heirs_cap;
 	struct hash_map preopened;  /* file key -> struct preopened: the queued files,
 				     * opened while ringtrace still had its capabilities */
 	struct hash_map processes; /* pid -> struct unwind_process */
