@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_staging_ring.c: the staging ring under two threads (millions of records,
- * checked in order), wrap-around at every alignment, its pending LOST records,
+ * checked in order), wrap-around at every alignment, an empty ring starting
+ * again at its start, its pending LOST records,
  * and overwrite mode: the newest records kept, exact counts, snapshots taken
  * while the producer runs. */
 #include <setjmp.h>
@@ -176,7 +177,20 @@ static void test_slow_consumer_losses_are_exact(void **state)
 	assert_true(lost > 0);
 }
 
-/* A record straddles the end of the ring at every 8-byte alignment. */
+/* Writes a filler record of n bytes (a multiple of 8, 8 to 1024). */
+static void write_filler(struct staging_ring *r, size_t n)
+{
+	struct perf_event_header fh = { PERF_RECORD_SAMPLE, 0, (uint16_t)n };
+	uint8_t buf[1024];
+
+	memset(buf, 0, n);
+	memcpy(buf, &fh, sizeof(fh));
+	assert_int_equal(staging_ring_write(r, buf, n, 1, STAGING_SAMPLES, 1), 1);
+}
+
+/* A record straddles the end of the ring at every 8-byte alignment. The
+ * ring is never empty meanwhile (an empty ring starts again at its start):
+ * each filler is consumed once the next is written. */
 static void test_wrap_at_every_alignment(void **state)
 {
 	struct staging_ring r;
@@ -185,22 +199,18 @@ static void test_wrap_at_every_alignment(void **state)
 
 	(void)state;
 	assert_int_equal(staging_ring_init(&r, RING_BYTES, build_lost, NULL), 0);
+	write_filler(&r, 8);
 	for (size_t before_end = 8; before_end <= 1008; before_end += 8) {
 		uint64_t head = atomic_load(&r.head);
 		uint64_t to_boundary = RING_BYTES - (head % RING_BYTES);
 		const struct perf_event_header *h;
 		uint64_t filler = (to_boundary + RING_BYTES - before_end) % RING_BYTES;
 
-		/* fillers, consumed at once, bring the head to before_end bytes
-		 * short of the end */
+		/* fillers bring the head to before_end bytes short of the end */
 		while (filler) {
 			size_t n = filler > 1024 ? 1024 : filler;
-			struct perf_event_header fh = { PERF_RECORD_SAMPLE, 0, (uint16_t)n };
 
-			memset(buf, 0, n);
-			fh.size = (uint16_t)n;
-			memcpy(buf, &fh, sizeof(fh));
-			assert_int_equal(staging_ring_write(&r, buf, n, 1, STAGING_SAMPLES, 1), 1);
+			write_filler(&r, n);
 			assert_non_null(staging_ring_peek(&r));
 			staging_ring_consume(&r);
 			filler -= n;
@@ -211,12 +221,51 @@ static void test_wrap_at_every_alignment(void **state)
 			seq++;
 		make_record(buf, seq, size_for(seq));
 		assert_int_equal(staging_ring_write(&r, buf, size_for(seq), 1, STAGING_SAMPLES, 1), 1);
+		/* the last filler, then the record across the end */
+		assert_non_null(staging_ring_peek(&r));
+		staging_ring_consume(&r);
 		h = staging_ring_peek(&r);
 		assert_non_null(h);
 		assert_int_equal(check_record(h), seq);
 		staging_ring_consume(&r);
 		assert_null(staging_ring_peek(&r));
+		write_filler(&r, 8);
 	}
+	staging_ring_free(&r);
+}
+
+/* A forward ring found empty starts again at its start: a writer that keeps
+ * up touches the pages of one burst, not the whole ring. */
+static void test_empty_ring_starts_again_at_its_start(void **state)
+{
+	struct staging_ring r;
+	uint8_t buf[1024];
+
+	(void)state;
+	assert_int_equal(staging_ring_init(&r, RING_BYTES, build_lost, NULL), 0);
+	for (uint64_t seq = 0; seq < 10000; seq++) {
+		const struct perf_event_header *h;
+
+		/* bursts of 1 to 4 records, each emptied before the next */
+		for (uint64_t i = 0; i <= seq % 4; i++) {
+			make_record(buf, seq * 4 + i, size_for(seq * 4 + i));
+			assert_int_equal(staging_ring_write(&r, buf, size_for(seq * 4 + i), 1,
+							    STAGING_SAMPLES, 1),
+					 1);
+		}
+		h = staging_ring_peek(&r);
+		assert_ptr_equal(h, r.data);
+		for (uint64_t i = 0; i <= seq % 4; i++, h = staging_ring_peek(&r)) {
+			assert_non_null(h);
+			assert_int_equal(check_record(h), seq * 4 + i);
+			assert_true((const uint8_t *)h + h->size <= r.data + 4 * 1024);
+			staging_ring_consume(&r);
+		}
+		assert_null(h);
+		assert_int_equal(staging_ring_used(&r), 0);
+	}
+	assert_int_equal(r.written_records, 25000);
+	assert_int_equal(r.dropped[STAGING_SAMPLES], 0);
 	staging_ring_free(&r);
 }
 
@@ -502,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_millions_of_records_in_order),
 		cmocka_unit_test(test_slow_consumer_losses_are_exact),
 		cmocka_unit_test(test_wrap_at_every_alignment),
+		cmocka_unit_test(test_empty_ring_starts_again_at_its_start),
 		cmocka_unit_test(test_consumer_synthesizes_pending_lost),
 		cmocka_unit_test(test_producer_emits_pending_lost_first),
 		cmocka_unit_test(test_bad_sizes),

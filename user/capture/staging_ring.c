@@ -24,7 +24,10 @@ static int ring_init(struct staging_ring *r, size_t size, enum staging_mode mode
 		return -1;
 	/* kept out of forked children (the workload): copy-on-write faults on
 	 * every page would slow the drain exactly when it must keep up. Pages
-	 * are touched as the ring first fills, so a quiet recording stays small */
+	 * are touched as the ring first fills, and a forward ring starts again
+	 * at its start whenever it is empty, so a recording whose writer keeps
+	 * up touches only the pages of its largest burst (a page fault costs
+	 * 10-15 us on the project's VM) */
 	data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (data != MAP_FAILED)
 		madvise(data, size, MADV_DONTFORK);
@@ -65,8 +68,11 @@ void staging_ring_free(struct staging_ring *r)
 
 uint64_t staging_ring_used(const struct staging_ring *r)
 {
-	return atomic_load_explicit(&r->head, memory_order_acquire) -
-	       atomic_load_explicit(&r->tail, memory_order_acquire);
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+
+	/* read apart, the two may pass each other: a consumer, or a rewind */
+	return head > tail ? head - tail : 0;
 }
 
 /* Copies len bytes to ring position pos, wrapping at the end. */
@@ -121,13 +127,38 @@ static uint64_t take_pending(struct staging_pending *p, uint64_t *time)
 	return 0;
 }
 
+/* Producer, forward mode, the ring found empty at head: both positions move
+ * on to the ring's next start, where the next record goes. The consumer
+ * stores tail only after reading a record below head, and there is none: it
+ * cannot move tail meanwhile. It reads head (acquire) before tail, and tail
+ * is stored here before any head at the new place is published: a tail it
+ * reads is never older than the head it reads with it, so it never reads
+ * from the old position once records are written at the new one. Returns
+ * the new head. */
+static uint64_t rewind_empty(struct staging_ring *r, uint64_t head)
+{
+	uint64_t off = head & (r->size - 1);
+
+	if (!off)
+		return head;
+	head += r->size - off;
+	atomic_store_explicit(&r->tail, head, memory_order_release);
+	/* an empty ring at the new place, even if no record follows */
+	atomic_store_explicit(&r->head, head, memory_order_release);
+	return head;
+}
+
 int staging_ring_write(struct staging_ring *r, const void *rec, size_t size, uint64_t time,
 		       enum staging_class cls, uint64_t weight)
 {
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-	uint64_t room = r->size - (head - tail), need = size;
+	uint64_t room, need = size;
 	uint8_t lost[STAGING_LOST_MAX];
+
+	if (head == tail)
+		head = tail = rewind_empty(r, head);
+	room = r->size - (head - tail);
 
 	for (int c = 0; c < STAGING_CLASSES; c++)
 		if (atomic_load_explicit(&r->pending[c].word, memory_order_acquire) & COUNT_MASK)
@@ -184,8 +215,10 @@ static uint64_t take_pending_if_empty(struct staging_ring *r, struct staging_pen
 
 const struct perf_event_header *staging_ring_peek(struct staging_ring *r)
 {
-	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	/* head before tail: a tail read first could be one the producer's
+	 * rewind (rewind_empty) has moved past since, its bytes rewritten */
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
 	if (tail < head) {
 		uint64_t off = tail & (r->size - 1);
