@@ -7,10 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static double seconds_between(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
+#include "lib/monotonic.h"
 
 void progress_init(struct progress *p, FILE *out, bool quiet)
 {
@@ -18,33 +15,26 @@ void progress_init(struct progress *p, FILE *out, bool quiet)
 	if (quiet || !isatty(fileno(out)))
 		return;
 	p->out = out;
-	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	p->last = p->start;
+	p->start = p->last = monotonic_seconds();
 }
 
 bool progress_due(struct progress *p)
 {
-	struct timespec now;
-
-	if (!p->out)
-		return false;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return seconds_between(&p->last, &now) >= 1.0;
+	return p->out && monotonic_seconds() - p->last >= 1.0;
 }
 
 void progress_show(struct progress *p, const struct progress_counts *c)
 {
-	struct timespec now;
-	double since_last;
+	double now, since_last;
 
 	if (!p->out)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	since_last = seconds_between(&p->last, &now);
+	now = monotonic_seconds();
+	since_last = now - p->last;
 	/* \r to the line's start, \033[K erases what a longer line left */
 	fprintf(p->out, "\rringtrace: %.0f s, %.0f samples/s, %" PRIu64 " samples, %" PRIu64
 		" lost, %.1f MiB\033[K",
-		seconds_between(&p->start, &now),
+		now - p->start,
 		since_last > 0 && c->samples >= p->last_samples
 			? (double)(c->samples - p->last_samples) / since_last : 0.0,
 		c->samples, c->lost, (double)c->bytes / (1024.0 * 1024.0));

@@ -7,11 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 struct progress {
 	FILE *out;             /* NULL: off */
-	struct timespec start, last;
+	double start, last;    /* monotonic_seconds() */
 	uint64_t last_samples;
 	bool shown;            /* a line is on the terminal */
 };
