@@ -17,9 +17,14 @@
 #define RT_CFA_EXPRESSION 5 /* not supported: frame pointers, counted */
 #define RT_CFA_SIGNAL 6     /* a signal trampoline: registers in the ucontext at rsp */
 #define RT_CFA_OUTERMOST 7  /* the stack ends here */
+#define RT_CFA_RBX 8        /* rbx + cfa_offset (ld.so's _dl_runtime_resolve_*) */
+#define RT_CFA_REG 9        /* DWARF register cfa_reg + cfa_offset: known only in a
+			       frame whose every register is known (the first one,
+			       or one a signal interrupted); else frame pointers */
 
+/* Where the caller's rbp (and rbx) is. */
 #define RT_RBP_SAME 0
-#define RT_RBP_SAVED 1 /* at CFA + rbp_offset */
+#define RT_RBP_SAVED 1 /* at CFA + rbp_offset (rbx_offset) */
 #define RT_RBP_UNDEFINED 2
 
 /* One row of a file's table, covering [pc, the next row's pc) of the file's
@@ -28,8 +33,11 @@ struct rt_unwind_row {
 	__u32 pc;
 	__s32 cfa_offset;
 	__s16 rbp_offset;
-	__u8 cfa;
-	__u8 rbp;
+	__s16 rbx_offset;
+	__u8 cfa;     /* RT_CFA_* */
+	__u8 rbp;     /* RT_RBP_* */
+	__u8 rbx;     /* RT_RBP_*, for rbx */
+	__u8 cfa_reg; /* RT_CFA_REG's DWARF register number */
 };
 
 /* One executable mapping of a process: [start, end), whose address a is the

@@ -138,11 +138,12 @@ static void compare_with_readelf(const char *path, const struct unwind_table *t,
 static void check_file(const char *path, struct agreement *a)
 {
 	struct unwind_table t;
+	enum unwind_refusal why;
 	char err[256];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	if (unwind_table_build(fd, &t, err, sizeof(err)))
+	if (unwind_table_build(fd, NULL, &t, &why, err, sizeof(err)))
 		fail_msg("%s: %s", path, err);
 	close(fd);
 	assert_true(t.nr > 0);
@@ -213,6 +214,7 @@ static void test_gaps_are_none(void **state)
 {
 	const struct unwind_row *r;
 	struct unwind_table t;
+	enum unwind_refusal why;
 	char path[512], err[256];
 	int fd;
 
@@ -220,7 +222,7 @@ static void test_gaps_are_none(void **state)
 	symgen_path(path, sizeof(path), "unwindgen");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(unwind_table_build(fd, &t, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build(fd, NULL, &t, &why, err, sizeof(err)), 0);
 	close(fd);
 	assert_null(unwind_table_find(&t, 0));
 	r = unwind_table_find(&t, t.rows[t.nr - 1].pc + 100);

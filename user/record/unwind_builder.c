@@ -47,8 +47,14 @@ static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
 			free(rows);
 			return NULL;
 		}
-		rows[i] = (struct rt_unwind_row){ (uint32_t)r->pc, r->cfa_offset, r->rbp_offset,
-						  r->cfa, r->rbp };
+		rows[i] = (struct rt_unwind_row){ .pc = (uint32_t)r->pc,
+						  .cfa_offset = r->cfa_offset,
+						  .rbp_offset = r->rbp_offset,
+						  .rbx_offset = r->rbx_offset,
+						  .cfa = r->cfa,
+						  .rbp = r->rbp,
+						  .rbx = r->rbx,
+						  .cfa_reg = r->cfa_reg };
 	}
 	return rows;
 }
@@ -59,6 +65,7 @@ static void compile(struct job *j)
 	struct unwind_table table;
 	double t0 = monotonic_seconds();
 	struct unwind_cache_key key;
+	enum unwind_refusal why;
 	char err[256];
 	bool keyed;
 
@@ -67,7 +74,7 @@ static void compile(struct job *j)
 	if (keyed && !unwind_cache_load(j->cache, &key, &j->done.rows, &j->done.nr,
 					&j->done.exec_vaddr_delta)) {
 		j->done.from_cache = true;
-	} else if (!unwind_table_build(j->fd, &table, err, sizeof(err))) {
+	} else if (!unwind_table_build(j->fd, NULL, &table, &why, err, sizeof(err))) {
 		j->done.rows = to_bpf_rows(&table);
 		j->done.nr = j->done.rows ? (uint32_t)table.nr : 0;
 		j->done.exec_vaddr_delta = table.exec_vaddr_delta;

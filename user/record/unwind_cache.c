@@ -19,7 +19,7 @@
 
 #define CACHE_MAGIC "RTUNWIND"
 /* Bumped whenever struct rt_unwind_row or the way rows are made changes. */
-#define CACHE_VERSION 2u /* 2: rows from .debug_frame too */
+#define CACHE_VERSION 3u /* 2: rows from .debug_frame too; 3: rbx rules */
 
 /* A cache file: this header, then nr_rows struct rt_unwind_row. */
 struct cache_header {

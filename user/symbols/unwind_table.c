@@ -256,7 +256,25 @@ static int64_t exec_vaddr_delta(Elf *elf)
 	return 0;
 }
 
-int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
+const char *unwind_refusal_name(enum unwind_refusal why)
+{
+	static const char *const names[UNWIND_NR_REFUSALS] = {
+		[UNWIND_BUILT] = "built",
+		[UNWIND_NOT_ELF] = "not ELF",
+		[UNWIND_NO_CFI] = "no CFI",
+		[UNWIND_LYING_HEADER] = "lying header",
+		[UNWIND_OVER_ROWS] = "over the row budget",
+		[UNWIND_OVER_BYTES] = "over the CFI byte budget",
+		[UNWIND_OVER_TIME] = "over the time budget",
+		[UNWIND_CANCELLED] = "cancelled",
+		[UNWIND_NO_MEMORY] = "out of memory",
+	};
+
+	return (unsigned int)why < UNWIND_NR_REFUSALS ? names[why] : "?";
+}
+
+int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
+		       enum unwind_refusal *why, char *err, size_t errlen)
 {
 	uint64_t ranges[64][2];
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
@@ -265,6 +283,8 @@ int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 	Elf *elf;
 	int ret = -1;
 
+	(void)budget;
+	*why = UNWIND_NOT_ELF;
 	memset(t, 0, sizeof(*t));
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -278,6 +298,7 @@ int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 	dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	cfi[1] = dwarf ? dwarf_getcfi(dwarf) : NULL;
 	if (!cfi[0] && !cfi[1]) {
+		*why = UNWIND_NO_CFI;
 		rt_format(err, errlen, "no .eh_frame or .debug_frame: frame pointers unwind it");
 		goto out;
 	}
@@ -292,6 +313,7 @@ int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen)
 			ret = push_row(t, &end);
 		}
 	}
+	*why = ret ? UNWIND_NO_MEMORY : UNWIND_BUILT;
 	if (ret)
 		rt_format(err, errlen, "out of memory for an unwind table");
 out:

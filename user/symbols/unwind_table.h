@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_UNWIND_TABLE_H
 #define RINGTRACE_UNWIND_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,9 +21,11 @@ enum unwind_cfa {
 	UNWIND_CFA_SIGNAL,     /* a signal trampoline: the registers are in the
 				  ucontext on the stack */
 	UNWIND_CFA_OUTERMOST,  /* the return address is undefined: the stack ends */
+	UNWIND_CFA_RBX,        /* rbx + cfa_offset */
+	UNWIND_CFA_REG,        /* DWARF register cfa_reg + cfa_offset (rdi, rdx, ...) */
 };
 
-/* Where the caller's rbp is. */
+/* Where the caller's rbp (or rbx) is. */
 enum unwind_rbp {
 	UNWIND_RBP_SAME,  /* unchanged (same value, or no rule) */
 	UNWIND_RBP_SAVED, /* at CFA + rbp_offset */
@@ -34,9 +37,44 @@ struct unwind_row {
 	uint64_t pc;
 	int32_t cfa_offset;
 	int16_t rbp_offset;
-	uint8_t cfa; /* enum unwind_cfa */
-	uint8_t rbp; /* enum unwind_rbp */
+	int16_t rbx_offset;
+	uint8_t cfa;     /* enum unwind_cfa */
+	uint8_t rbp;     /* enum unwind_rbp */
+	uint8_t rbx;     /* enum unwind_rbp, for rbx */
+	uint8_t cfa_reg; /* UNWIND_CFA_REG's DWARF register number */
 };
+
+/* What compiling one file may spend. A file over it gets no table (its
+ * mappings are unwound by frame pointers) and the reason is counted. */
+struct unwind_budget {
+	uint64_t max_rows;      /* rows of the table */
+	uint64_t max_cfi_bytes; /* .eh_frame and .debug_frame bytes, together */
+	double max_seconds;     /* time spent compiling (CPU of the thread) */
+	/* set by another thread to stop the compile at once (NULL: never) */
+	const _Atomic bool *cancel;
+};
+
+/* Why a file has no table. */
+enum unwind_refusal {
+	UNWIND_BUILT,          /* it has one */
+	UNWIND_NOT_ELF,        /* not an ELF file (or not one libelf reads) */
+	UNWIND_NO_CFI,         /* neither .eh_frame nor .debug_frame */
+	UNWIND_LYING_HEADER,   /* a section or segment claims bytes past the file's end */
+	UNWIND_OVER_ROWS,      /* more rows than budget.max_rows */
+	UNWIND_OVER_BYTES,     /* more CFI than budget.max_cfi_bytes */
+	UNWIND_OVER_TIME,      /* compiling took longer than budget.max_seconds */
+	UNWIND_CANCELLED,      /* budget.cancel was set */
+	UNWIND_NO_MEMORY,
+	UNWIND_NR_REFUSALS
+};
+
+/* A refusal's name for the totals ("over the row budget", ...). */
+const char *unwind_refusal_name(enum unwind_refusal why);
+
+/* The budget a recording gives each file unless told otherwise. */
+#define UNWIND_DEFAULT_MAX_ROWS (4u << 20)
+#define UNWIND_DEFAULT_MAX_CFI_BYTES (256ull << 20)
+#define UNWIND_DEFAULT_MAX_SECONDS 2.0
 
 struct unwind_table {
 	struct unwind_row *rows; /* sorted by pc; the last one is UNWIND_CFA_NONE */
@@ -48,9 +86,11 @@ struct unwind_table {
 };
 
 /* Compiles the .eh_frame of the ELF file fd, and its .debug_frame where the
- * .eh_frame says nothing (read through libelf, for every executable
- * section). 0, or -1 with err set (no ELF, neither section). */
-int unwind_table_build(int fd, struct unwind_table *t, char *err, size_t errlen);
+ * .eh_frame says nothing (read through a mapping, for every executable
+ * section), within budget (NULL: the defaults, never cancelled). 0, or -1
+ * with *why and err set. */
+int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
+		       enum unwind_refusal *why, char *err, size_t errlen);
 /* The row covering pc, or NULL outside every row. */
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc);
 void unwind_table_free(struct unwind_table *t);
