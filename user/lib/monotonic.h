@@ -3,7 +3,11 @@
 #ifndef RINGTRACE_MONOTONIC_H
 #define RINGTRACE_MONOTONIC_H
 
+#include <stdint.h>
+
 /* CLOCK_MONOTONIC now, in seconds. */
 double monotonic_seconds(void);
+/* The same in ns: the clock perf records are stamped with (attr.clockid). */
+uint64_t monotonic_ns(void);
 
 #endif

@@ -23,6 +23,7 @@
 #include "record/file_sink.h"
 #include "record/flight_control.h"
 #include "record/flight_recorder.h"
+#include "record/mmap2_build_id.h"
 #include "record/offcpu_totals.h"
 #include "record/session.h"
 #include "sys/output_dir.h"
@@ -72,41 +73,6 @@ int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, ui
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
-/* An executable mapping's MMAP2 record, as the kernel wrote it (device and
- * inode), is given its file's build-id read from the mapped inode, as the
- * synthesized ones are: the tracking event does not ask the kernel for
- * build-ids, whose MMAP2 flag for them leaks into every other perf event's
- * MMAP2 records (other users' perf record would then misread theirs). A
- * binary mapped by a process in another mount namespace (a container) is
- * also copied into the recording, by build-id, while that process lives:
- * for one that started during the recording, reading its files needs the
- * capabilities dropped once attached (--keep-caps). Returns the record to
- * write: rec, or the rewritten one. */
-static const void *with_build_id(struct session *s, const void *rec, size_t *size)
-{
-	const struct perf_event_header *h = rec;
-	struct perf_sample_id sid;
-	struct perf_mmap m;
-	int fd;
-
-	if (h->type != PERF_RECORD_MMAP2 || perf_mmap_decode(rec, RECORDING_SAMPLE_ID_TYPE, &m) ||
-	    !(m.prot & PROT_EXEC) || m.build_id_size ||
-	    perf_sample_id_decode(h, RECORDING_SAMPLE_ID_TYPE, &sid))
-		return rec;
-	mapped_build_ids_fill(&s->mapped, m.pid, &m, &fd);
-	if (m.build_id_size)
-		build_id_cache_add(&s->build_ids, &m, fd);
-	if (fd >= 0)
-		close(fd);
-	if (!m.build_id_size)
-		return rec;
-	byte_buffer_reset(&s->rewritten);
-	if (perf_mmap2_encode(&s->rewritten, RECORDING_SAMPLE_ID_TYPE, &m, &sid))
-		return rec;
-	*size = s->rewritten.len;
-	return s->rewritten.data;
-}
-
 /* Side-band records of the tracking event, the kernel's LOST among them. */
 static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
 {
@@ -121,7 +87,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_copy(&s->jit_maps, t.pid);
 	/* as the kernel wrote it: the device and inode prove the file opened */
 	unwind_tables_note_record(&s->unwind, rec, size);
-	rec = with_build_id(s, rec, &size);
+	rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &size);
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
 
@@ -200,10 +166,12 @@ static int source_unwind(void *ctx, struct rt_unwind_counters *out)
  * on the disk. */
 static int drain_all(struct session *s)
 {
+	uint64_t pass_start;
 	long r;
 
 	if (s->opts->debug_drain_delay_ms)
 		usleep(s->opts->debug_drain_delay_ms * 1000);
+	pass_start = monotonic_ns();
 	r = bpf_sampler_drain(s->sampler);
 	if (r < 0) {
 		if (!s->error[0])
@@ -221,6 +189,7 @@ static int drain_all(struct session *s)
 			return -1;
 		}
 	}
+	unwind_tables_drained(&s->unwind, pass_start);
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i]->ops->flush &&
 		    s->sinks[i]->ops->flush(s->sinks[i], s->error, sizeof(s->error)))
@@ -429,6 +398,7 @@ static int finish(struct session *s)
 	sideband_disable(&s->sideband);
 	if (drain_all(s))
 		ret = -1;
+	unwind_tables_release(&s->unwind, UINT64_MAX);
 	jit_maps_copy_all(&s->jit_maps);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
 		if (report_unreported_losses(s, s->target.cpus.cpus[i]) && !s->error[0]) {

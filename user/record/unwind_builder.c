@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_builder.c: a thread that compiles unwind tables from .eh_frame into
- * the BPF rows' layout, so that the recording goes on draining meanwhile. */
+ * the BPF rows' layout, within a budget and cancellable, so that the
+ * recording goes on draining meanwhile and stops at once when told. */
 #include "record/unwind_builder.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -17,6 +19,7 @@ struct job {
 	void *tag;
 	int fd;
 	struct unwind_cache *cache;
+	const struct unwind_budget *budget;
 	struct unwind_built done;
 };
 
@@ -25,6 +28,8 @@ struct unwind_builder {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool started, stopping;
+	_Atomic bool cancel;           /* the compile at hand stops at once */
+	struct unwind_budget budget;   /* each file's */
 	int event_fd;
 	struct unwind_cache *cache;
 	struct job *todo, **todo_tail; /* FIFO */
@@ -74,10 +79,15 @@ static void compile(struct job *j)
 	if (keyed && !unwind_cache_load(j->cache, &key, &j->done.rows, &j->done.nr,
 					&j->done.exec_vaddr_delta)) {
 		j->done.from_cache = true;
-	} else if (!unwind_table_build(j->fd, NULL, &table, &why, err, sizeof(err))) {
+	} else if (unwind_table_build(j->fd, j->budget, &table, &why, err, sizeof(err))) {
+		j->done.refusal = why;
+	} else {
 		j->done.rows = to_bpf_rows(&table);
 		j->done.nr = j->done.rows ? (uint32_t)table.nr : 0;
 		j->done.exec_vaddr_delta = table.exec_vaddr_delta;
+		if (!j->done.rows)
+			j->done.refusal = table.nr > RT_UNWIND_MAX_ROWS ? UNWIND_OVER_ROWS
+									: UNWIND_PAST_4GIB;
 		unwind_table_free(&table);
 		/* a failure to keep it costs the next run the compiling only */
 		if (keyed && j->done.rows)
@@ -92,7 +102,7 @@ static void compile(struct job *j)
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
 				struct unwind_built *out)
 {
-	struct job j = { .tag = tag, .fd = fd, .cache = b->cache };
+	struct job j = { .tag = tag, .fd = fd, .cache = b->cache, .budget = &b->budget };
 
 	compile(&j);
 	*out = j.done;
@@ -129,13 +139,16 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct unwind_builder *unwind_builder_new(struct unwind_cache *cache)
+struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
+					 const struct unwind_budget *budget)
 {
 	struct unwind_builder *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return NULL;
 	b->cache = cache;
+	b->budget = *budget;
+	b->budget.cancel = &b->cancel;
 	b->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (b->event_fd < 0) {
 		free(b);
@@ -162,6 +175,7 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd)
 	j->tag = tag;
 	j->fd = fd;
 	j->cache = b->cache;
+	j->budget = &b->budget;
 	pthread_mutex_lock(&b->lock);
 	if (!b->started) {
 		if (pthread_create(&b->thread, NULL, run, b)) {
@@ -232,6 +246,8 @@ void unwind_builder_free(struct unwind_builder *b)
 {
 	if (!b)
 		return;
+	/* the compile at hand gives up at its next check (milliseconds) */
+	atomic_store(&b->cancel, true);
 	pthread_mutex_lock(&b->lock);
 	b->stopping = true;
 	pthread_cond_signal(&b->wake);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "record/unwind_cache.h"
+#include "symbols/unwind_table.h"
 #include "unwind_maps.h"
 
 /* A table compiled for the caller's file (its tag). */
@@ -19,6 +20,7 @@ struct unwind_built {
 	int64_t exec_vaddr_delta;
 	double seconds;  /* spent compiling (or reading the cache) */
 	bool from_cache; /* read from the unwind cache, not compiled */
+	enum unwind_refusal refusal; /* why rows is NULL (UNWIND_BUILT if it is not) */
 };
 
 struct unwind_builder;
@@ -26,21 +28,24 @@ struct unwind_builder;
 /* NULL if out of memory or no eventfd. The thread starts at the first job,
  * with the caller's privileges of that moment. Tables are looked up in cache
  * first and kept there once compiled (NULL: no cache; the builder does not
- * own it). */
-struct unwind_builder *unwind_builder_new(struct unwind_cache *cache);
+ * own it); each file's compile spends at most budget (its cancel is the
+ * builder's own: unwind_builder_free sets it). */
+struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
+					 const struct unwind_budget *budget);
 /* Readable while compiled tables wait to be collected. */
 int unwind_builder_fd(const struct unwind_builder *b);
 /* Compiles the ELF file fd (closed when done) for tag. -1 if it cannot. */
 int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd);
-/* Compiles fd (closed when done) in the calling thread: a small file's table
- * costs less than the round trip. */
+/* Compiles fd (closed when done) in the calling thread, within the budget:
+ * for a program not yet started, whose table is wanted before it runs. */
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
 				struct unwind_built *out);
 /* Up to max compiled tables, oldest first. */
 size_t unwind_builder_collect(struct unwind_builder *b, struct unwind_built *out, size_t max);
 /* Jobs submitted and not collected yet. */
 size_t unwind_builder_pending(const struct unwind_builder *b);
-/* Stops the thread (after the job at hand) and frees what is left. */
+/* Stops the thread (the job at hand cancelled: milliseconds) and frees
+ * what is left. */
 void unwind_builder_free(struct unwind_builder *b);
 
 #endif

@@ -16,18 +16,12 @@
 
 #include "format/perf_record.h"
 #include "record/unwind_builder.h"
+#include "record/unwind_file_key.h"
 #include "lib/log.h"
 #include "lib/monotonic.h"
 #include "symbols/build_id.h"
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
-
-/* A file: its build-id (kind 1) or device and inode (kind 2), and its rows. */
-struct file_key {
-	uint8_t kind, len;
-	uint8_t id[BUILD_ID_MAX + 2];
-	uint64_t maj, min, ino;
-};
 
 struct unwind_file {
 	struct file_key key;
@@ -57,19 +51,10 @@ struct start_heir {
 struct unwind_process {
 	uint32_t pid;
 	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
+	bool exec_seen;  /* its exec was tracked: what its parent maps is not its */
 	struct rt_process_mappings pm;
 	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
 };
-
-static uint64_t hash_file_key(const void *k)
-{
-	return hash_bytes(k, sizeof(struct file_key), 0);
-}
-
-static bool equal_file_key(const void *a, const void *b)
-{
-	return !memcmp(a, b, sizeof(struct file_key));
-}
 
 static void free_value(void *value, void *ctx)
 {
@@ -87,6 +72,9 @@ uint32_t unwind_tables_rows_for(uint64_t mem)
 	return rows > RT_UNWIND_MAX_ROWS ? RT_UNWIND_MAX_ROWS : (uint32_t)(rows ? rows : 1);
 }
 
+/* Side-band kept for ordering at once: a busy machine's 100 ms of it. */
+#define SIDEBAND_ORDER_MAX_BYTES (16u << 20)
+
 static struct unwind_process *add_process(struct unwind_tables *t, uint32_t pid)
 {
 	return hash_map_get_or_add_u32(&t->processes, pid, sizeof(struct unwind_process),
@@ -102,10 +90,10 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	memset(t, 0, sizeof(*t));
 	t->on = true;
 	unwind_maps_init(&t->maps, s, rows);
-	hash_map_init(&t->files, hash_file_key, equal_file_key);
-	hash_map_init(&t->by_inode, hash_file_key, equal_file_key);
+	hash_map_init(&t->files, file_key_hash, file_key_equal);
+	hash_map_init(&t->by_inode, file_key_hash, file_key_equal);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
-	hash_map_init(&t->preopened, hash_file_key, equal_file_key);
+	hash_map_init(&t->preopened, file_key_hash, file_key_equal);
 	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
 	t->every_process = nr_tgids == 0;
 	t->follow_forks = follow_forks;
@@ -117,7 +105,12 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 		else if (!(t->cache_dir = strdup(cache_dir)))
 			return -1;
 	}
-	t->builder = unwind_builder_new(t->cache);
+	sideband_order_init(&t->order, SIDEBAND_ORDER_MAX_BYTES);
+	t->builder = unwind_builder_new(t->cache, &(struct unwind_budget){
+		.max_rows = UNWIND_DEFAULT_MAX_ROWS,
+		.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
+		.max_seconds = UNWIND_DEFAULT_MAX_SECONDS,
+	});
 	if (!t->builder)
 		return -1;
 	for (unsigned int i = 0; i < nr_tgids; i++)
@@ -125,9 +118,6 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 			return -1;
 	return 0;
 }
-
-/* Files smaller than this are compiled in the recording's thread: a few ms. */
-#define SMALL_FILE_BYTES (512 << 10)
 
 struct file_ready {
 	struct unwind_tables *t;
@@ -148,6 +138,8 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 	f->ready = true;
 	if (!built->rows) {
 		t->files_without_table++;
+		if (built->refusal < UNWIND_NR_REFUSALS)
+			t->files_refused[built->refusal]++;
 	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->first_row)) {
 		if (errno == ENOSPC)
 			t->files_without_room++;
@@ -160,60 +152,6 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 	free(built->rows);
 	if (f->nr_rows)
 		hash_map_each(&t->processes, give_rows, &r);
-}
-
-static void build_id_key(struct file_key *key, const uint8_t *id, size_t len)
-{
-	memset(key, 0, sizeof(*key));
-	key->kind = 1;
-	key->len = (uint8_t)len;
-	memcpy(key->id, id, len);
-}
-
-static void inode_key(struct file_key *key, const struct perf_mmap *m)
-{
-	memset(key, 0, sizeof(*key));
-	key->kind = 2;
-	key->maj = m->maj;
-	key->min = m->min;
-	key->ino = m->ino;
-}
-
-/* The key a mapping's file is first looked up by: its build-id when the
- * record carries one, else its device and inode. */
-static void mapping_key(struct file_key *key, const struct perf_mmap *m)
-{
-	if (m->build_id_size)
-		build_id_key(key, m->build_id, m->build_id_size);
-	else
-		inode_key(key, m);
-}
-
-/* The vdso: the kernel maps one image into every (64-bit) process of a boot,
- * the one ringtrace has too. */
-static bool is_vdso(const struct perf_mmap *m)
-{
-	return m->filename && !strcmp(m->filename, "[vdso]");
-}
-
-/* An executable mapping of a file, or the vdso: what a table is kept for. */
-static bool wants_table(const struct perf_mmap *m)
-{
-	return (m->prot & PROT_EXEC) && m->filename && (m->filename[0] == '/' || is_vdso(m)) &&
-	       m->len;
-}
-
-/* Opens the file m maps, proved the device and inode recorded when the
- * record has no build-id to prove it by (the vdso: ringtrace's own image);
- * -1 if it cannot be opened. */
-static int open_mapping(const struct perf_mmap *m)
-{
-	struct safe_file_id dev = { m->maj, m->min, m->ino };
-
-	if (is_vdso(m))
-		return vdso_open_own();
-	return safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
-				 m->build_id_size ? NULL : &dev, NULL);
 }
 
 /* A queued file opened before the capabilities were dropped. */
@@ -257,12 +195,12 @@ void unwind_tables_open_queued(struct unwind_tables *t)
 			break;
 		off += h->size;
 		if (h->type != PERF_RECORD_MMAP2 || perf_mmap_decode(h, t->sample_id_type, &m) ||
-		    !wants_table(&m))
+		    !mapping_wants_table(&m))
 			continue;
-		mapping_key(&key, &m);
+		file_key_of_mapping(&key, &m);
 		if (hash_map_get(&t->preopened, &key))
 			continue;
-		fd = open_mapping(&m);
+		fd = mapping_open(&m);
 		if (fd < 0)
 			continue;
 		p = malloc(sizeof(*p));
@@ -283,22 +221,21 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 	struct inode_alias *alias = NULL;
 	struct unwind_file *f;
 	uint8_t id[BUILD_ID_MAX];
-	struct stat st;
 	ssize_t len = 0;
 	int fd;
 
 	if (m->build_id_size) {
-		build_id_key(&key, m->build_id, m->build_id_size);
+		file_key_of_build_id(&key, m->build_id, m->build_id_size);
 		if ((f = hash_map_get(&t->files, &key)))
 			return f;
 	} else {
-		inode_key(&by_inode, m);
+		file_key_of_inode(&by_inode, m);
 		if ((alias = hash_map_get(&t->by_inode, &by_inode)))
 			return alias->file;
 	}
 	fd = take_preopened(t, m->build_id_size ? &key : &by_inode);
 	if (fd < 0)
-		fd = open_mapping(m);
+		fd = mapping_open(m);
 	if (fd < 0)
 		return NULL;
 	if (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size)) {
@@ -308,7 +245,7 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 	if (!m->build_id_size) {
 		len = build_id_read(fd, id);
 		if (len > 0)
-			build_id_key(&key, id, (size_t)len);
+			file_key_of_build_id(&key, id, (size_t)len);
 		else
 			key = by_inode;
 		alias = calloc(1, sizeof(*alias));
@@ -325,16 +262,10 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 			free(f);
 			f = NULL;
 		} else {
-			/* a small file compiled at once, a large one by the
-			 * builder's thread: its mappings fall back to frame
-			 * pointers until then */
+			/* compiled by the builder's thread, never this one:
+			 * its mappings fall back to frame pointers until then */
 			t->nr_files++;
-			if (fstat(fd, &st) == 0 && st.st_size < SMALL_FILE_BYTES) {
-				struct unwind_built built;
-
-				unwind_builder_compile_now(t->builder, f, fd, &built);
-				file_ready(t, &built);
-			} else if (unwind_builder_submit(t->builder, f, fd)) {
+			if (unwind_builder_submit(t->builder, f, fd)) {
 				f->ready = true;
 				t->files_without_table++;
 				close(fd);
@@ -389,7 +320,7 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 	struct rt_unwind_mapping nm;
 	struct unwind_file *f;
 
-	if (!wants_table(m))
+	if (!mapping_wants_table(m))
 		return;
 	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
 		return;
@@ -475,6 +406,30 @@ static void note_heirs_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 		}
 }
 
+/* A child gets its parent's mappings, but never over what it has of its
+ * own already (its exec, or mappings the start's queue gave it first). */
+static void inherit_mappings(struct unwind_tables *t, struct unwind_process *child,
+			     const struct unwind_process *parent)
+{
+	if (child->exec_seen)
+		return;
+	if (!child->pm.nr) {
+		child->pm = parent->pm;
+		memcpy(child->origin, parent->origin, sizeof(parent->origin));
+	} else {
+		for (uint32_t i = 0; i < parent->pm.nr; i++) {
+			const struct rt_unwind_mapping *m = &parent->pm.m[i];
+			bool overlaps = false;
+
+			for (uint32_t j = 0; j < child->pm.nr && !overlaps; j++)
+				overlaps = child->pm.m[j].start < m->end && m->start < child->pm.m[j].end;
+			if (!overlaps)
+				insert_mapping(t, child, m, &parent->origin[i]);
+		}
+	}
+	unwind_maps_set_process(&t->maps, child->pid, &child->pm);
+}
+
 static void note(struct unwind_tables *t, const void *rec, size_t size, bool queued)
 {
 	const struct perf_event_header *h = rec;
@@ -501,6 +456,7 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		supersede(t, c.pid);
 		if ((p = hash_map_get(&t->processes, &c.pid))) {
 			p->until_exec = false;
+			p->exec_seen = true;
 			p->pm.nr = 0;
 			unwind_maps_set_process(&t->maps, p->pid, &p->pm);
 		}
@@ -520,11 +476,8 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		if (!child)
 			break;
 		add_heir(t, k.pid, k.ppid);
-		if (p) {
-			child->pm = p->pm;
-			memcpy(child->origin, p->origin, sizeof(p->origin));
-			unwind_maps_set_process(&t->maps, child->pid, &child->pm);
-		}
+		if (p)
+			inherit_mappings(t, child, p);
 		break;
 	case PERF_RECORD_EXIT:
 		if (!perf_task_decode(h, &k) && k.pid == k.tid) {
@@ -537,9 +490,40 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 	}
 }
 
+static void track_in_order(void *ctx, const void *rec, size_t size)
+{
+	note(ctx, rec, size, false);
+}
+
 void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
 {
-	note(t, rec, size, false);
+	const struct perf_event_header *h = rec;
+	struct perf_sample_id sid;
+
+	if (!t->on || size < sizeof(*h) ||
+	    (h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_COMM &&
+	     h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT))
+		return;
+	if (perf_sample_id_decode(h, t->sample_id_type, &sid)) {
+		note(t, rec, size, false);
+		return;
+	}
+	sideband_order_add(&t->order, rec, size, sid.time, track_in_order, t);
+}
+
+void unwind_tables_release(struct unwind_tables *t, uint64_t until)
+{
+	if (t->on)
+		sideband_order_release(&t->order, until, track_in_order, t);
+}
+
+/* A side-band record is in its ring this long after its time stamp, at
+ * most: the kernel stamps it as its write begins. */
+#define SIDEBAND_WRITE_NS 1000000ull
+
+void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start)
+{
+	unwind_tables_release(t, pass_start > SIDEBAND_WRITE_NS ? pass_start - SIDEBAND_WRITE_NS : 0);
 }
 
 /* The table of the file at path (opened as this process sees it), compiled
@@ -559,12 +543,12 @@ static void prebuild(struct unwind_tables *t, const char *path)
 		return;
 	len = build_id_read(fd, id);
 	if (len > 0) {
-		build_id_key(&key, id, (size_t)len);
+		file_key_of_build_id(&key, id, (size_t)len);
 	} else if (!fstat(fd, &st)) {
 		m.maj = major(st.st_dev);
 		m.min = minor(st.st_dev);
 		m.ino = st.st_ino;
-		inode_key(&key, &m);
+		file_key_of_inode(&key, &m);
 	} else {
 		close(fd);
 		return;
@@ -653,7 +637,7 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 	t->queued_off = t->queued_len;
 	hash_map_each(&t->preopened, close_preopened, NULL);
 	hash_map_free(&t->preopened);
-	hash_map_init(&t->preopened, hash_file_key, equal_file_key);
+	hash_map_init(&t->preopened, file_key_hash, file_key_equal);
 	hash_map_each(&t->superseded, free_value, NULL);
 	hash_map_free(&t->superseded);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
@@ -701,16 +685,27 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 {
 	struct rt_unwind_counters c;
 
+	char refused[256] = "";
+	size_t used = 0;
+
 	if (!t->on)
 		return;
+	/* the files without a table, by why: a budget overrun named */
+	for (int why = UNWIND_BUILT + 1; why < UNWIND_NR_REFUSALS && used < sizeof(refused); why++)
+		if (t->files_refused[why])
+			used += (size_t)snprintf(refused + used, sizeof(refused) - used, "%s%" PRIu64 " %s",
+						 used ? ", " : " (", t->files_refused[why],
+						 unwind_refusal_name((enum unwind_refusal)why));
+	if (used && used < sizeof(refused) - 1)
+		snprintf(refused + used, sizeof(refused) - used, ")");
 	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s (%" PRIu64
 		" read from the cache %s); %" PRIu64
-		" files without a table, %" PRIu64 " without room (--unwind-mem), %" PRIu64
+		" files without a table%s, %" PRIu64 " without room (--unwind-mem), %" PRIu64
 		" mappings dropped",
 		t->nr_files, t->rows, (double)t->rows * ROW_KERNEL_BYTES / 1048576.0,
 		(double)t->maps.capacity * ROW_KERNEL_BYTES / 1048576.0,
 		t->build_seconds, t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)",
-		t->files_without_table, t->files_without_room, t->mappings_dropped);
+		t->files_without_table, refused, t->files_without_room, t->mappings_dropped);
 	if (bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: user stacks unwound in the kernel: %llu stacks, %llu frames (%llu by .eh_frame, %llu by frame pointers: %llu no process, %llu no mapping, %llu no table, %llu expression); %llu signal frames; ends: %llu outermost, %llu truncated, %llu read failed, %llu bad frame",
@@ -741,5 +736,6 @@ void unwind_tables_free(struct unwind_tables *t)
 	hash_map_each(&t->processes, free_value, NULL);
 	hash_map_free(&t->processes);
 	free(t->heirs);
+	sideband_order_free(&t->order);
 	t->on = false;
 }

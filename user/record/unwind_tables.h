@@ -11,6 +11,8 @@
 #include "capture/bpf_sampler.h"
 #include "capture/unwind_loader.h"
 #include "lib/hash_map.h"
+#include "record/sideband_order.h"
+#include "symbols/unwind_table.h"
 
 /* The default of --unwind-mem: room for the rows of a busy machine's files. */
 #define UNWIND_MEM_DEFAULT (64ULL << 20)
@@ -42,8 +44,11 @@ struct unwind_tables {
 	bool every_process;        /* -a and the like: not only the targets */
 	bool follow_forks;
 	uint64_t sample_id_type;   /* of the side-band records */
+	/* the side-band of every CPU, put back in time order before tracking */
+	struct sideband_order order;
 	/* totals */
 	uint64_t nr_files, files_without_table, files_without_room, mappings_dropped;
+	uint64_t files_refused[UNWIND_NR_REFUSALS]; /* files without a table, by why */
 	uint64_t rows;
 	uint64_t files_from_cache;
 	double build_seconds;
@@ -57,8 +62,17 @@ uint32_t unwind_tables_rows_for(uint64_t mem);
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
 		       uint64_t sample_id_type, const char *cache_dir);
-/* Side-band records (MMAP2, COMM of an exec, FORK, EXIT), one or a buffer of them. */
+/* A side-band record (MMAP2, COMM of an exec, FORK, EXIT) as drained from
+ * one CPU's ring: kept until unwind_tables_release passes its time, so that
+ * a process's fork, exec and mappings are tracked in the order they
+ * happened whichever CPUs they landed on and whichever was drained first. */
 void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size);
+/* Tracks the records noted so far that are stamped at or before until (the
+ * side-band clock's ns): every CPU's ring has been drained past it. */
+void unwind_tables_release(struct unwind_tables *t, uint64_t until);
+/* Every CPU's side-band ring was drained from pass_start on (the side-band
+ * clock's ns): tracks what is surely in the rings by then. */
+void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start);
 /* Queues the side-band synthesized at the start (buf must outlive the
  * work): its tables are built by unwind_tables_work, a slice at a time, so
  * that the recording drains its rings meanwhile. */

@@ -268,6 +268,7 @@ const char *unwind_refusal_name(enum unwind_refusal why)
 		[UNWIND_OVER_TIME] = "over the time budget",
 		[UNWIND_CANCELLED] = "cancelled",
 		[UNWIND_NO_MEMORY] = "out of memory",
+		[UNWIND_PAST_4GIB] = "code past 4 GiB",
 	};
 
 	return (unsigned int)why < UNWIND_NR_REFUSALS ? names[why] : "?";

@@ -65,6 +65,7 @@ enum unwind_refusal {
 	UNWIND_OVER_TIME,      /* compiling took longer than budget.max_seconds */
 	UNWIND_CANCELLED,      /* budget.cancel was set */
 	UNWIND_NO_MEMORY,
+	UNWIND_PAST_4GIB,      /* code past the rows' 32-bit addresses */
 	UNWIND_NR_REFUSALS
 };
 
