@@ -282,7 +282,9 @@ static int run_loop(struct session *s)
 	while (!s->stopping) {
 		struct epoll_event evs[16];
 		bool unwind_now = unwind_work && monotonic_seconds() >= unwind_from;
-		int n = epoll_wait(s->epfd, evs, 16, unwind_now ? 0 : DRAIN_INTERVAL_MS);
+		/* side-band held for ordering is tracked a pass later: soon */
+		int n = epoll_wait(s->epfd, evs, 16,
+				   unwind_now ? 0 : unwind_tables_holding(&s->unwind) ? 2 : DRAIN_INTERVAL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));

@@ -518,8 +518,14 @@ void unwind_tables_release(struct unwind_tables *t, uint64_t until)
 }
 
 /* A side-band record is in its ring this long after its time stamp, at
- * most: the kernel stamps it as its write begins. */
-#define SIDEBAND_WRITE_NS 1000000ull
+ * most: the kernel stamps it as its write begins, and writes it with
+ * preemption off. */
+#define SIDEBAND_WRITE_NS 200000ull
+
+bool unwind_tables_holding(const struct unwind_tables *t)
+{
+	return t->on && t->order.nr;
+}
 
 void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start)
 {
