@@ -33,6 +33,7 @@ struct unwind_builder {
 	int event_fd;
 	struct unwind_cache *cache;
 	struct job *todo, **todo_tail; /* FIFO */
+	struct job *urgent, **urgent_tail; /* FIFO, taken before todo */
 	struct job *done, **done_tail;
 	size_t pending;                /* submitted, not collected */
 };
@@ -117,14 +118,21 @@ static void *run(void *arg)
 	for (;;) {
 		struct job *j;
 
-		while (!b->todo && !b->stopping)
+		while (!b->todo && !b->urgent && !b->stopping)
 			pthread_cond_wait(&b->wake, &b->lock);
 		if (b->stopping)
 			break;
-		j = b->todo;
-		b->todo = j->next;
-		if (!b->todo)
-			b->todo_tail = &b->todo;
+		if (b->urgent) {
+			j = b->urgent;
+			b->urgent = j->next;
+			if (!b->urgent)
+				b->urgent_tail = &b->urgent;
+		} else {
+			j = b->todo;
+			b->todo = j->next;
+			if (!b->todo)
+				b->todo_tail = &b->todo;
+		}
 		pthread_mutex_unlock(&b->lock);
 		compile(j);
 		pthread_mutex_lock(&b->lock);
@@ -157,6 +165,7 @@ struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->wake, NULL);
 	b->todo_tail = &b->todo;
+	b->urgent_tail = &b->urgent;
 	b->done_tail = &b->done;
 	return b;
 }
@@ -166,7 +175,7 @@ int unwind_builder_fd(const struct unwind_builder *b)
 	return b->event_fd;
 }
 
-int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd)
+int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urgent)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
@@ -185,12 +194,36 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd)
 		}
 		b->started = true;
 	}
-	*b->todo_tail = j;
-	b->todo_tail = &j->next;
+	if (urgent) {
+		*b->urgent_tail = j;
+		b->urgent_tail = &j->next;
+	} else {
+		*b->todo_tail = j;
+		b->todo_tail = &j->next;
+	}
 	b->pending++;
 	pthread_cond_signal(&b->wake);
 	pthread_mutex_unlock(&b->lock);
 	return 0;
+}
+
+void unwind_builder_hurry(struct unwind_builder *b, void *tag)
+{
+	pthread_mutex_lock(&b->lock);
+	for (struct job **at = &b->todo; *at; at = &(*at)->next) {
+		struct job *j = *at;
+
+		if (j->tag != tag)
+			continue;
+		*at = j->next;
+		if (b->todo_tail == &j->next)
+			b->todo_tail = at;
+		j->next = NULL;
+		*b->urgent_tail = j;
+		b->urgent_tail = &j->next;
+		break;
+	}
+	pthread_mutex_unlock(&b->lock);
 }
 
 size_t unwind_builder_collect(struct unwind_builder *b, struct unwind_built *out, size_t max)
@@ -255,6 +288,7 @@ void unwind_builder_free(struct unwind_builder *b)
 	if (b->started)
 		pthread_join(b->thread, NULL);
 	free_jobs(b->todo);
+	free_jobs(b->urgent);
 	free_jobs(b->done);
 	close(b->event_fd);
 	pthread_mutex_destroy(&b->lock);

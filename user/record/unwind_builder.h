@@ -34,12 +34,16 @@ struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 					 const struct unwind_budget *budget);
 /* Readable while compiled tables wait to be collected. */
 int unwind_builder_fd(const struct unwind_builder *b);
-/* Compiles the ELF file fd (closed when done) for tag. -1 if it cannot. */
-int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd);
+/* Compiles the ELF file fd (closed when done) for tag; urgent ones (a
+ * process that runs now) before the others, each in the order given. -1 if
+ * it cannot. */
+int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urgent);
 /* Compiles fd (closed when done) in the calling thread, within the budget:
  * for a program not yet started, whose table is wanted before it runs. */
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
 				struct unwind_built *out);
+/* tag's job, if it waits among the others, goes to the urgent ones' end. */
+void unwind_builder_hurry(struct unwind_builder *b, void *tag);
 /* Up to max compiled tables, oldest first. */
 size_t unwind_builder_collect(struct unwind_builder *b, struct unwind_built *out, size_t max);
 /* Jobs submitted and not collected yet. */

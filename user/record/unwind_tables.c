@@ -26,6 +26,7 @@
 struct unwind_file {
 	struct file_key key;
 	bool ready;                  /* its table compiled (or found impossible) */
+	bool urgent;                 /* its compile goes before the start's backlog */
 	uint32_t first_row, nr_rows; /* nr_rows 0: no table, frame pointers */
 	int64_t exec_vaddr_delta;
 };
@@ -215,7 +216,8 @@ void unwind_tables_open_queued(struct unwind_tables *t)
  * (synthesized records carry it) or by device and inode (the kernel's
  * records: the file opened is proved that inode, and its build-id read, so
  * that both name one table); NULL if it cannot be opened now. */
-static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m)
+static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m,
+				   bool urgent)
 {
 	struct file_key key, by_inode;
 	struct inode_alias *alias = NULL;
@@ -263,9 +265,12 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 			f = NULL;
 		} else {
 			/* compiled by the builder's thread, never this one:
-			 * its mappings fall back to frame pointers until then */
+			 * its mappings fall back to frame pointers until then;
+			 * a process's that started during the recording before
+			 * those of the start's backlog */
 			t->nr_files++;
-			if (unwind_builder_submit(t->builder, f, fd)) {
+			f->urgent = urgent;
+			if (unwind_builder_submit(t->builder, f, fd, urgent)) {
 				f->ready = true;
 				t->files_without_table++;
 				close(fd);
@@ -314,7 +319,7 @@ static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, u
 	m->nr_rows = f->nr_rows;
 }
 
-static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
+static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool urgent)
 {
 	struct unwind_process *p = hash_map_get(&t->processes, &m->pid);
 	struct rt_unwind_mapping nm;
@@ -326,7 +331,12 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 		return;
 	if (p->until_exec)
 		return;
-	f = file_of(t, m);
+	f = file_of(t, m, urgent);
+	/* a file of the start's backlog that a process maps now goes first */
+	if (urgent && f && !f->ready && !f->urgent) {
+		unwind_builder_hurry(t->builder, f);
+		f->urgent = true;
+	}
 	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len };
 	if (f && f->ready)
 		set_rows(&nm, f, m->pgoff);
@@ -402,7 +412,7 @@ static void note_heirs_mmap(struct unwind_tables *t, const struct perf_mmap *m)
 	for (size_t i = 0; i < t->nr_heirs; i++)
 		if (t->heirs[i].from == m->pid && !hash_map_get(&t->superseded, &t->heirs[i].pid)) {
 			own.pid = t->heirs[i].pid;
-			note_mmap(t, &own);
+			note_mmap(t, &own, false);
 		}
 }
 
@@ -445,7 +455,7 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		if (perf_mmap_decode(h, t->sample_id_type, &m))
 			break;
 		if (!(queued && hash_map_get(&t->superseded, &m.pid)))
-			note_mmap(t, &m);
+			note_mmap(t, &m, !queued);
 		if (queued)
 			note_heirs_mmap(t, &m);
 		break;
