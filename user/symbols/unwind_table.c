@@ -190,7 +190,14 @@ static void compile_row(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
 	if (ra != 1 || off != -8 || !callee_saved(frame, DWARF_RBP, &r->rbp, &r->rbp_offset) ||
 	    !callee_saved(frame, DWARF_RBX, &r->rbx, &r->rbx_offset)) {
 		*r = (struct unwind_row){ .pc = r->pc, .cfa = UNWIND_CFA_EXPRESSION };
+		return;
 	}
+	/* libdw's x86-64 ABI rules (backends/x86_64_cfi.c, to 0.188 at least)
+	 * name register 0 callee-saved where they mean rbx (3): rbx with no
+	 * rule in the CFI reads as undefined. The ABI says unchanged, and an
+	 * explicit DW_CFA_undefined rbx cannot be told from it. */
+	if (r->rbx == UNWIND_RBP_UNDEFINED)
+		r->rbx = UNWIND_RBP_SAME;
 }
 
 /* One compile: its table, its budget and what it has spent. */
