@@ -423,8 +423,12 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (!elf) {
 		rt_format(err, errlen, "not an ELF file: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		rt_format(err, errlen, "not an ELF file");
 		goto out;
 	}
 	*why = unwind_elf_check_claims(elf, (uint64_t)st.st_size, err, errlen);
