@@ -149,36 +149,167 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 	return DW_EH_PE_absptr;
 }
 
-/* The FDE encoding of the CIE at offset: the last few looked up are kept
- * (a file has a handful of CIEs, each FDE names one). */
+/* What libdw is let read of one FDE. It grows a frame to the largest
+ * register number the FDE or its CIE names (up to 2^27, 16 bytes each) and
+ * copies that frame at every DW_CFA_remember_state, for each row looked up;
+ * and it runs the instructions from the start for each row. x86-64's DWARF
+ * numbers end at 125 (k7), compilers nest a state or two, the largest FDE
+ * of chromium is 1.7 KB: an FDE past these is left out, a gap (frame
+ * pointers), not gigabytes. */
+#define CFI_MAX_REGISTER 127
+#define CFI_MAX_REMEMBERED 64
+#define CFI_MAX_FDE_BYTES (64u << 10)
+
+/* What the CFA instructions of a CIE, then of an FDE, ask of libdw. */
+struct cfi_demand {
+	uint64_t max_register;
+	unsigned int depth, max_depth; /* of remembered states */
+	bool unreadable;
+};
+
+static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
+{
+	if ((uint64_t)(end - *p) < n)
+		return false;
+	*p += n;
+	return true;
+}
+
+/* Walks the CFA instructions [p, end) for their register numbers and
+ * remembered states (their operands' sizes are all it decodes); set_loc's
+ * address is encoded as loc_enc. */
+static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uint8_t *end,
+			uint8_t loc_enc, struct cfi_demand *d)
+{
+	while (p < end && !d->unreadable) {
+		uint8_t op = *p++;
+		uint64_t reg = 0, operand = 0;
+		bool ok = true;
+
+		switch (op & 0xc0 ? op & 0xc0 : op) {
+		case DW_CFA_offset: /* the register in the low 6 bits, as restore's */
+			ok = read_leb128(&p, end, false, &operand);
+			break;
+		case DW_CFA_advance_loc:
+		case DW_CFA_restore:
+		case DW_CFA_nop:
+		case DW_CFA_GNU_window_save:
+			break;
+		case DW_CFA_remember_state:
+			if (++d->depth > d->max_depth)
+				d->max_depth = d->depth;
+			break;
+		case DW_CFA_restore_state:
+			d->depth -= d->depth > 0;
+			break;
+		case DW_CFA_set_loc:
+			ok = read_encoded(rd, &p, end, loc_enc & 0x0f, false, &operand);
+			break;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			ok = skip(&p, end, 1u << (op - DW_CFA_advance_loc1));
+			break;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_GNU_args_size:
+			ok = read_leb128(&p, end, false, &operand);
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			ok = read_leb128(&p, end, true, &operand);
+			break;
+		case DW_CFA_def_cfa_expression:
+			ok = read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			break;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+		case DW_CFA_def_cfa_register:
+			ok = read_leb128(&p, end, false, &reg);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_def_cfa:
+		case DW_CFA_val_offset:
+		case DW_CFA_GNU_negative_offset_extended:
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, false, &operand);
+			break;
+		case DW_CFA_register: /* two registers */
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, false, &operand);
+			reg = operand > reg ? operand : reg;
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_def_cfa_sf:
+		case DW_CFA_val_offset_sf:
+			ok = read_leb128(&p, end, false, &reg) && read_leb128(&p, end, true, &operand);
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			break;
+		default: /* libdw does not read it either */
+			ok = false;
+		}
+		d->unreadable = !ok;
+		if (reg > d->max_register)
+			d->max_register = reg;
+	}
+}
+
+static bool within_reason(const struct cfi_demand *d)
+{
+	return !d->unreadable && d->max_register <= CFI_MAX_REGISTER &&
+	       d->max_depth <= CFI_MAX_REMEMBERED;
+}
+
+/* What an FDE needs of its CIE. */
+struct cie_facts {
+	int encoding; /* of the FDEs' addresses; -1 not understood */
+	bool z;       /* the FDEs have augmentation data to skip */
+	size_t bytes; /* of initial instructions */
+	struct cfi_demand demand;
+};
+
+/* The CIE at offset: the last few looked up are kept (a file has a handful
+ * of CIEs, each FDE names one). */
 struct cie_cache {
 	struct {
 		Dwarf_Off offset;
-		int encoding;
+		struct cie_facts facts;
 		bool valid;
 	} slot[8];
 	unsigned int next;
 };
 
-static int cie_encoding(const struct cfi_reader *rd, const unsigned char *ident, Elf_Data *data,
-			bool eh_frame, Dwarf_Off offset, struct cie_cache *cache)
+static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigned char *ident,
+				      Elf_Data *data, bool eh_frame, Dwarf_Off offset,
+				      struct cie_cache *cache)
 {
+	struct cie_facts *f;
 	Dwarf_CFI_Entry entry;
 	Dwarf_Off next;
 	unsigned int i;
-	int encoding = -1;
 
 	for (i = 0; i < 8; i++)
 		if (cache->slot[i].valid && cache->slot[i].offset == offset)
-			return cache->slot[i].encoding;
-	if (!dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) &&
-	    dwarf_cfi_cie_p(&entry))
-		encoding = fde_encoding(rd, &entry.cie);
+			return &cache->slot[i].facts;
 	i = cache->next++ % 8;
 	cache->slot[i].offset = offset;
-	cache->slot[i].encoding = encoding;
 	cache->slot[i].valid = true;
-	return encoding;
+	f = &cache->slot[i].facts;
+	*f = (struct cie_facts){ .encoding = -1 };
+	if (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) ||
+	    !dwarf_cfi_cie_p(&entry))
+		return f;
+	f->encoding = eh_frame ? fde_encoding(rd, &entry.cie) : DW_EH_PE_absptr;
+	if (!eh_frame && entry.cie.augmentation && entry.cie.augmentation[0])
+		f->encoding = -1; /* .debug_frame's addresses are absolute, its CIEs plain */
+	f->z = entry.cie.augmentation && entry.cie.augmentation[0] == 'z';
+	f->bytes = (size_t)(entry.cie.initial_instructions_end - entry.cie.initial_instructions);
+	cfi_demands(rd, entry.cie.initial_instructions, entry.cie.initial_instructions_end,
+		    f->encoding < 0 ? 0 : (uint8_t)f->encoding, &f->demand);
+	return f;
 }
 
 static int push_range(struct cfi_fde_ranges *out, const struct cfi_fde_range *r)
@@ -196,28 +327,34 @@ static int push_range(struct cfi_fde_ranges *out, const struct cfi_fde_range *r)
 	return 0;
 }
 
-/* The range an FDE describes; false if it cannot be read, or is empty. */
-static bool fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde, int encoding,
-		      bool eh_frame, struct cfi_fde_range *r)
+/* The range an FDE describes; false if it cannot be read, is empty, or
+ * asks more of libdw than is reasonable. */
+static bool fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
+		      const struct cie_facts *cie, bool eh_frame, struct cfi_fde_range *r)
 {
+	struct cfi_demand demand = cie->demand;
 	const uint8_t *p = fde->start;
-	uint64_t size;
+	uint8_t enc = (uint8_t)cie->encoding;
+	uint64_t size, augmentation;
 
-	if (eh_frame) {
-		if (encoding < 0 ||
-		    !read_encoded(rd, &p, fde->end, (uint8_t)encoding, true, &r->lo) ||
-		    !read_encoded(rd, &p, fde->end, (uint8_t)encoding & 0x0f, false, &size))
-			return false;
-	} else if (!read_uint(rd, &p, fde->end, rd->address_size, &r->lo) ||
-		   !read_uint(rd, &p, fde->end, rd->address_size, &size)) {
+	if (cie->encoding < 0 || !read_encoded(rd, &p, fde->end, enc, eh_frame, &r->lo) ||
+	    !read_encoded(rd, &p, fde->end, enc & 0x0f, false, &size))
 		return false;
-	}
+	if (cie->z && (!read_leb128(&p, fde->end, false, &augmentation) ||
+		       !skip(&p, fde->end, augmentation)))
+		return false;
+	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
+		return false;
+	cfi_demands(rd, p, fde->end, enc, &demand);
+	if (!within_reason(&demand))
+		return false;
 	if (rd->address_size == 4) {
 		r->lo &= 0xffffffffu;
 		size &= 0xffffffffu;
 	}
 	r->hi = r->lo + size;
 	r->source = eh_frame ? CFI_EH_FRAME : CFI_DEBUG_FRAME;
+	r->cfi_bytes = (uint32_t)(cie->bytes + (size_t)(fde->end - p));
 	return size && r->hi > r->lo;
 }
 
@@ -240,8 +377,8 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, boo
 	rd.msb = ident[EI_DATA] == ELFDATA2MSB;
 	for (;;) {
 		Dwarf_CFI_Entry entry;
+		const struct cie_facts *cie;
 		struct cfi_fde_range r;
-		int encoding = -1;
 
 		/* 1 at the end (or .eh_frame's zero terminator), -1 at an
 		 * entry libdw cannot read: the ranges before it stand */
@@ -252,10 +389,8 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, boo
 			return why;
 		if (dwarf_cfi_cie_p(&entry))
 			continue;
-		if (eh_frame)
-			encoding = cie_encoding(&rd, ident, data, eh_frame, entry.fde.CIE_pointer,
-						&cache);
-		if (!fde_range(&rd, &entry.fde, encoding, eh_frame, &r))
+		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
+		if (!fde_range(&rd, &entry.fde, cie, eh_frame, &r))
 			continue;
 		if (out->nr >= max_fdes)
 			return UNWIND_OVER_ROWS;

@@ -20,7 +20,8 @@ enum cfi_source {
 /* [lo, hi) in the file's virtual addresses, described by one FDE of source. */
 struct cfi_fde_range {
 	uint64_t lo, hi;
-	uint8_t source; /* enum cfi_source */
+	uint32_t cfi_bytes; /* its CIE's and its instructions: libdw runs them per row */
+	uint8_t source;     /* enum cfi_source */
 };
 
 struct cfi_fde_ranges {
@@ -34,7 +35,9 @@ typedef enum unwind_refusal (*cfi_fdes_go_on)(void *arg);
 
 /* Appends the range of every FDE of section scn (an .eh_frame if eh_frame,
  * else a .debug_frame; its data as dwarf_next_cfi reads it) to out, at most
- * max_fdes of them, asking go_on(arg) as it goes. UNWIND_BUILT, or
+ * max_fdes of them, asking go_on(arg) as it goes. An FDE that asks libdw
+ * for an unreasonable frame (a register number past x86-64's, states
+ * remembered deep, instructions past 64 KB) is left out: a gap. UNWIND_BUILT, or
  * UNWIND_OVER_ROWS past max_fdes, UNWIND_NO_MEMORY, or go_on's refusal. */
 enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,

@@ -205,7 +205,8 @@ struct compile {
 	struct unwind_table *t;
 	const struct unwind_budget *budget;
 	double cpu_start;
-	unsigned int steps;
+	unsigned int work;   /* since the clock was last read */
+	unsigned int weight; /* of a step: a row of a long FDE costs more */
 };
 
 static double thread_cpu_seconds(void)
@@ -216,17 +217,21 @@ static double thread_cpu_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Asked before each FDE and row: the cancel flag each time, the clock every
- * 256 (a step is microseconds: a cancel is answered within a millisecond). */
+/* Asked before each row and every 256 FDEs: the cancel flag each time, the
+ * clock every 256 steps of ordinary weight (a step is microseconds: a
+ * cancel is answered within a millisecond, the budget within a few). */
 static enum unwind_refusal go_on(void *arg)
 {
 	struct compile *c = arg;
 
 	if (c->budget->cancel && atomic_load_explicit(c->budget->cancel, memory_order_relaxed))
 		return UNWIND_CANCELLED;
-	if (++c->steps % 256 == 0 &&
-	    thread_cpu_seconds() - c->cpu_start > c->budget->max_seconds)
-		return UNWIND_OVER_TIME;
+	c->work += c->weight;
+	if (c->work >= 256) {
+		c->work = 0;
+		if (thread_cpu_seconds() - c->cpu_start > c->budget->max_seconds)
+			return UNWIND_OVER_TIME;
+	}
 	return UNWIND_BUILT;
 }
 
@@ -238,34 +243,39 @@ static enum unwind_refusal push(struct compile *c, const struct unwind_row *r)
 }
 
 /* The rows of [lo, hi), described by one FDE of cfi: one per CFI row libdw
- * steps to (each lookup finds the FDE by binary search). */
-static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi, uint64_t lo, uint64_t hi)
+ * steps to (each lookup finds the FDE by binary search, then runs its
+ * instructions from the start: a row weighs as much as they). */
+static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi,
+				       const struct cfi_fde_range *fde, uint64_t lo, uint64_t hi)
 {
-	enum unwind_refusal why;
+	enum unwind_refusal why = UNWIND_BUILT;
 
-	for (uint64_t pc = lo; pc < hi;) {
+	c->weight = 1 + fde->cfi_bytes / 256;
+	for (uint64_t pc = lo; pc < hi && why == UNWIND_BUILT;) {
 		struct unwind_row r = { .pc = pc };
 		Dwarf_Frame *frame;
 		Dwarf_Addr start, end;
 		bool signal = false;
 
 		if ((why = go_on(c)) != UNWIND_BUILT)
-			return why;
+			break;
 		/* libdw finds no FDE after all (its .eh_frame_hdr disagrees):
 		 * frame pointers for the rest */
-		if (dwarf_cfi_addrframe(cfi, pc, &frame))
-			return push(c, &r);
+		if (dwarf_cfi_addrframe(cfi, pc, &frame)) {
+			why = push(c, &r);
+			break;
+		}
 		if (dwarf_frame_info(frame, &start, &end, &signal) < 0 || end <= pc || end > hi)
 			end = hi;
 		compile_row(frame, signal, &r);
 		free(frame);
 		if (r.cfa == UNWIND_CFA_EXPRESSION)
 			c->t->expression_rows++;
-		if ((why = push(c, &r)) != UNWIND_BUILT)
-			return why;
+		why = push(c, &r);
 		pc = end;
 	}
-	return UNWIND_BUILT;
+	c->weight = 1;
+	return why;
 }
 
 /* The rows of the code at [start, end): each FDE's (fdes from *first on,
@@ -290,7 +300,8 @@ static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[
 			continue;
 		if (lo > pc && (why = push(c, &gap)) != UNWIND_BUILT)
 			return why;
-		if ((why = compile_fde(c, cfi[fdes->v[i].source], lo, hi)) != UNWIND_BUILT)
+		why = compile_fde(c, cfi[fdes->v[i].source], &fdes->v[i], lo, hi);
+		if (why != UNWIND_BUILT)
 			return why;
 		pc = hi;
 	}
@@ -406,7 +417,7 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 		.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
 		.max_seconds = UNWIND_DEFAULT_MAX_SECONDS,
 	};
-	struct compile c = { .t = t, .budget = budget ? budget : &defaults };
+	struct compile c = { .t = t, .budget = budget ? budget : &defaults, .weight = 1 };
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
 	Elf_Scn *scn[2] = { NULL, NULL };
 	Dwarf *dwarf = NULL;
