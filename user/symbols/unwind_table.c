@@ -1,22 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_table.c: an ELF file's .eh_frame (and its .debug_frame, for code the
  * .eh_frame does not describe) compiled with libdw's CFI API into compact
- * rows (how to find the CFA, the return address and the saved rbp). */
+ * rows (how to find the CFA, the return address, the saved rbp and rbx),
+ * FDE by FDE and gap by gap: the work grows with the CFI, never the code. */
 #include "symbols/unwind_table.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "lib/log.h"
+#include "symbols/cfi_fdes.h"
+#include "symbols/unwind_elf.h"
 
-/* DWARF register numbers of x86-64. */
+/* DWARF register numbers of x86-64: rax 0, rdx 1, rcx 2, rbx 3, rsi 4,
+ * rdi 5, rbp 6, rsp 7, r8-r15 8-15, the return address 16. */
+#define DWARF_RBX 3
 #define DWARF_RBP 6
 #define DWARF_RSP 7
+#define DWARF_R15 15
 #define DWARF_RA 16
+
+static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
+{
+	return a->cfa == b->cfa && a->cfa_offset == b->cfa_offset && a->cfa_reg == b->cfa_reg &&
+	       a->rbp == b->rbp && a->rbp_offset == b->rbp_offset && a->rbx == b->rbx &&
+	       a->rbx_offset == b->rbx_offset;
+}
 
 static int push_row(struct unwind_table *t, const struct unwind_row *r)
 {
@@ -24,8 +42,7 @@ static int push_row(struct unwind_table *t, const struct unwind_row *r)
 		struct unwind_row *last = &t->rows[t->nr - 1];
 
 		/* the same rule as the row before: that row covers it too */
-		if (last->cfa == r->cfa && last->cfa_offset == r->cfa_offset &&
-		    last->rbp == r->rbp && last->rbp_offset == r->rbp_offset)
+		if (same_rule(last, r))
 			return 0;
 		if (last->pc == r->pc) {
 			*last = *r;
@@ -78,7 +95,7 @@ static void cfa_rule(Dwarf_Frame *frame, struct unwind_row *r)
 	if (dwarf_frame_cfa(frame, &ops, &nops) || nops == 0)
 		return;
 	if (nops == 1 && ops[0].atom == DW_OP_bregx) {
-		reg = (int)ops[0].number;
+		reg = ops[0].number <= DWARF_R15 ? (int)ops[0].number : -1;
 		offset = (int64_t)ops[0].number2;
 	} else if (nops == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
 		reg = ops[0].atom - DW_OP_breg0;
@@ -88,10 +105,23 @@ static void cfa_rule(Dwarf_Frame *frame, struct unwind_row *r)
 		r->cfa_offset = 8;
 		return;
 	}
-	if ((reg != DWARF_RSP && reg != DWARF_RBP) || offset < INT32_MIN || offset > INT32_MAX)
+	if (reg < 0 || reg > DWARF_R15 || offset < INT32_MIN || offset > INT32_MAX)
 		return;
-	r->cfa = reg == DWARF_RSP ? UNWIND_CFA_RSP : UNWIND_CFA_RBP;
 	r->cfa_offset = (int32_t)offset;
+	switch (reg) {
+	case DWARF_RSP:
+		r->cfa = UNWIND_CFA_RSP;
+		break;
+	case DWARF_RBP:
+		r->cfa = UNWIND_CFA_RBP;
+		break;
+	case DWARF_RBX:
+		r->cfa = UNWIND_CFA_RBX;
+		break;
+	default: /* rdi, rdx, ...: known in the first frame only */
+		r->cfa = UNWIND_CFA_REG;
+		r->cfa_reg = (uint8_t)reg;
+	}
 }
 
 /* A register saved at CFA + offset: libdw's [DW_OP_call_frame_cfa,
@@ -119,6 +149,29 @@ static int saved_at(Dwarf_Frame *frame, int regno, int64_t *offset)
 	return -2;
 }
 
+/* Where the caller's value of regno (rbp, rbx) is, into *how and *offset;
+ * false for a rule the rows cannot say. */
+static bool callee_saved(Dwarf_Frame *frame, int regno, uint8_t *how, int16_t *offset)
+{
+	int64_t off = 0;
+
+	switch (saved_at(frame, regno, &off)) {
+	case 1:
+		if (off < INT16_MIN || off > INT16_MAX)
+			return false;
+		*how = UNWIND_RBP_SAVED;
+		*offset = (int16_t)off;
+		return true;
+	case -1:
+		*how = UNWIND_RBP_UNDEFINED;
+		return true;
+	case 0:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void compile_row(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
 {
 	int64_t off = 0;
@@ -134,126 +187,131 @@ static void compile_row(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
 		return;
 	}
 	cfa_rule(frame, r);
-	if (ra != 1 || off != -8) {
-		r->cfa = UNWIND_CFA_EXPRESSION;
+	if (ra != 1 || off != -8 || !callee_saved(frame, DWARF_RBP, &r->rbp, &r->rbp_offset) ||
+	    !callee_saved(frame, DWARF_RBX, &r->rbx, &r->rbx_offset)) {
+		*r = (struct unwind_row){ .pc = r->pc, .cfa = UNWIND_CFA_EXPRESSION };
 		return;
 	}
-	switch (saved_at(frame, DWARF_RBP, &off)) {
-	case 1:
-		if (off < INT16_MIN || off > INT16_MAX) {
-			r->cfa = UNWIND_CFA_EXPRESSION;
-			return;
-		}
-		r->rbp = UNWIND_RBP_SAVED;
-		r->rbp_offset = (int16_t)off;
-		break;
-	case -1:
-		r->rbp = UNWIND_RBP_UNDEFINED;
-		break;
-	case 0:
-		break;
-	default:
-		r->cfa = UNWIND_CFA_EXPRESSION;
+	/* libdw's x86-64 ABI rules (backends/x86_64_cfi.c, to 0.188 at least)
+	 * name register 0 callee-saved where they mean rbx (3): rbx with no
+	 * rule in the CFI reads as undefined. The ABI says unchanged, and an
+	 * explicit DW_CFA_undefined rbx cannot be told from it. */
+	if (r->rbx == UNWIND_RBP_UNDEFINED)
+		r->rbx = UNWIND_RBP_SAME;
+}
+
+/* One compile: its table, its budget and what it has spent. */
+struct compile {
+	struct unwind_table *t;
+	const struct unwind_budget *budget;
+	double cpu_start;
+	unsigned int work;   /* since the clock was last read */
+	unsigned int weight; /* of a step: a row of a long FDE costs more */
+};
+
+static double thread_cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Asked before each row and every 256 FDEs: the cancel flag each time, the
+ * clock every 256 steps of ordinary weight (a step is microseconds: a
+ * cancel is answered within a millisecond, the budget within a few). */
+static enum unwind_refusal go_on(void *arg)
+{
+	struct compile *c = arg;
+
+	if (c->budget->cancel && atomic_load_explicit(c->budget->cancel, memory_order_relaxed))
+		return UNWIND_CANCELLED;
+	c->work += c->weight;
+	if (c->work >= 256) {
+		c->work = 0;
+		if (thread_cpu_seconds() - c->cpu_start > c->budget->max_seconds)
+			return UNWIND_OVER_TIME;
 	}
+	return UNWIND_BUILT;
 }
 
-/* The rows of [start, end): one per CFI row libdw finds, a NONE row over
- * each gap. A gap is stepped over a byte at a time (libdw's lookup is a
- * binary search in .eh_frame_hdr): padding between functions. */
-/* The frame of pc from the first of cfi (.eh_frame, .debug_frame) that
- * describes it. 0 if one does. */
-static int frame_at(Dwarf_CFI *const cfi[2], uint64_t pc, Dwarf_Frame **frame)
+static enum unwind_refusal push(struct compile *c, const struct unwind_row *r)
 {
-	for (int i = 0; i < 2; i++)
-		if (cfi[i] && !dwarf_cfi_addrframe(cfi[i], pc, frame))
-			return 0;
-	return -1;
+	if (push_row(c->t, r))
+		return UNWIND_NO_MEMORY;
+	return c->t->nr > c->budget->max_rows ? UNWIND_OVER_ROWS : UNWIND_BUILT;
 }
 
-static int compile_range(Dwarf_CFI *const cfi[2], uint64_t start, uint64_t end,
-			 struct unwind_table *t)
+/* The rows of [lo, hi), described by one FDE of cfi: one per CFI row libdw
+ * steps to (each lookup finds the FDE by binary search, then runs its
+ * instructions from the start: a row weighs as much as they). */
+static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi,
+				       const struct cfi_fde_range *fde, uint64_t lo, uint64_t hi)
 {
-	uint64_t pc = start;
-	bool in_gap = false;
+	enum unwind_refusal why = UNWIND_BUILT;
 
-	while (pc < end) {
+	c->weight = 1 + fde->cfi_bytes / 256;
+	for (uint64_t pc = lo; pc < hi && why == UNWIND_BUILT;) {
 		struct unwind_row r = { .pc = pc };
 		Dwarf_Frame *frame;
-		Dwarf_Addr fstart, fend;
+		Dwarf_Addr start, end;
 		bool signal = false;
 
-		if (frame_at(cfi, pc, &frame)) {
-			if (!in_gap && push_row(t, &r))
-				return -1;
-			in_gap = true;
-			pc++;
-			continue;
+		if ((why = go_on(c)) != UNWIND_BUILT)
+			break;
+		/* libdw finds no FDE after all (its .eh_frame_hdr disagrees):
+		 * frame pointers for the rest */
+		if (dwarf_cfi_addrframe(cfi, pc, &frame)) {
+			why = push(c, &r);
+			break;
 		}
-		in_gap = false;
-		if (dwarf_frame_info(frame, &fstart, &fend, &signal) < 0 || fend <= pc)
-			fend = pc + 1;
+		if (dwarf_frame_info(frame, &start, &end, &signal) < 0 || end <= pc || end > hi)
+			end = hi;
 		compile_row(frame, signal, &r);
 		free(frame);
 		if (r.cfa == UNWIND_CFA_EXPRESSION)
-			t->expression_rows++;
-		if (push_row(t, &r))
-			return -1;
-		pc = fend;
+			c->t->expression_rows++;
+		why = push(c, &r);
+		pc = end;
 	}
-	return 0;
+	c->weight = 1;
+	return why;
 }
 
-static int cmp_range(const void *a, const void *b)
+/* The rows of the code at [start, end): each FDE's (fdes from *first on,
+ * sorted, not overlapping), one NONE row over each gap, and a NONE row at
+ * end. *first moves past the FDEs that end before start. */
+static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[2],
+					const struct cfi_fde_ranges *fdes, size_t *first,
+					uint64_t start, uint64_t end)
 {
-	const uint64_t *x = a, *y = b;
+	const struct unwind_row at_end = { .pc = end };
+	enum unwind_refusal why;
+	uint64_t pc = start;
 
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
+	while (*first < fdes->nr && fdes->v[*first].hi <= start)
+		(*first)++;
+	for (size_t i = *first; i < fdes->nr && fdes->v[i].lo < end; i++) {
+		uint64_t lo = fdes->v[i].lo > pc ? fdes->v[i].lo : pc;
+		uint64_t hi = fdes->v[i].hi < end ? fdes->v[i].hi : end;
+		const struct unwind_row gap = { .pc = pc };
 
-/* The executable sections' [start, end), sorted; or the executable
- * segments' when there are no section headers. */
-static size_t code_ranges(Elf *elf, uint64_t (*ranges)[2], size_t max)
-{
-	Elf_Scn *scn = NULL;
-	size_t n = 0, phnum;
-
-	while ((scn = elf_nextscn(elf, scn)) && n < max) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
-		    sh.sh_type == SHT_PROGBITS && sh.sh_size) {
-			ranges[n][0] = sh.sh_addr;
-			ranges[n++][1] = sh.sh_addr + sh.sh_size;
-		}
+		if (lo >= hi)
+			continue;
+		if (lo > pc && (why = push(c, &gap)) != UNWIND_BUILT)
+			return why;
+		why = compile_fde(c, cfi[fdes->v[i].source], &fdes->v[i], lo, hi);
+		if (why != UNWIND_BUILT)
+			return why;
+		pc = hi;
 	}
-	if (n == 0 && !elf_getphdrnum(elf, &phnum)) {
-		for (size_t i = 0; i < phnum && n < max; i++) {
-			GElf_Phdr ph;
+	if (pc < end) {
+		const struct unwind_row gap = { .pc = pc };
 
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    (ph.p_flags & PF_X)) {
-				ranges[n][0] = ph.p_vaddr;
-				ranges[n++][1] = ph.p_vaddr + ph.p_memsz;
-			}
-		}
+		if ((why = push(c, &gap)) != UNWIND_BUILT)
+			return why;
 	}
-	qsort(ranges, n, sizeof(ranges[0]), cmp_range);
-	return n;
-}
-
-static int64_t exec_vaddr_delta(Elf *elf)
-{
-	size_t phnum;
-
-	if (elf_getphdrnum(elf, &phnum))
-		return 0;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-			return (int64_t)(ph.p_vaddr - ph.p_offset);
-	}
-	return 0;
+	return push(c, &at_end);
 }
 
 const char *unwind_refusal_name(enum unwind_refusal why)
@@ -274,49 +332,141 @@ const char *unwind_refusal_name(enum unwind_refusal why)
 	return (unsigned int)why < UNWIND_NR_REFUSALS ? names[why] : "?";
 }
 
+/* .debug_frame's bytes: libdw decompressed them if they were compressed
+ * (dwarf_begin_elf); if it did not, they are decompressed here. */
+static Elf_Data *debug_frame_data(Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+
+	if (!gelf_getshdr(scn, &sh) ||
+	    ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0))
+		return NULL;
+	return elf_getdata(scn, NULL);
+}
+
+/* The FDE ranges of both sections, sorted, .eh_frame's winning. */
+static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf, Elf_Scn *const scn[2],
+					Dwarf_CFI *const cfi[2], struct cfi_fde_ranges *fdes)
+{
+	struct cfi_fde_ranges debug = { 0 };
+	enum unwind_refusal why = UNWIND_BUILT;
+	size_t max = c->budget->max_rows;
+
+	/* each FDE in the code is a row at least: past max_rows, so is the table */
+	if (cfi[0])
+		why = cfi_fdes_collect(elf, scn[0], elf_rawdata(scn[0], NULL), true, max, go_on, c,
+				       fdes);
+	if (why == UNWIND_BUILT && cfi[1])
+		why = cfi_fdes_collect(elf, scn[1], debug_frame_data(scn[1]), false, max, go_on,
+				       c, &debug);
+	if (why == UNWIND_BUILT) {
+		cfi_fdes_sort(fdes);
+		cfi_fdes_sort(&debug);
+		if (cfi_fdes_combine(fdes, &debug))
+			why = UNWIND_NO_MEMORY;
+	}
+	cfi_fdes_free(&debug);
+	return why;
+}
+
+static void refusal_message(enum unwind_refusal why, const struct compile *c, char *err,
+			    size_t errlen)
+{
+	switch (why) {
+	case UNWIND_OVER_ROWS:
+		rt_format(err, errlen, "more than %" PRIu64 " unwind rows", c->budget->max_rows);
+		break;
+	case UNWIND_OVER_TIME:
+		rt_format(err, errlen, "compiling took more than %.3f s of CPU",
+			  c->budget->max_seconds);
+		break;
+	case UNWIND_CANCELLED:
+		rt_format(err, errlen, "compiling was cancelled");
+		break;
+	default:
+		rt_format(err, errlen, "out of memory for an unwind table");
+	}
+}
+
+/* Compiles the open ELF file's rows into c->t. */
+static enum unwind_refusal compile_file(struct compile *c, Elf *elf, Elf_Scn *const scn[2],
+					Dwarf_CFI *const cfi[2], char *err, size_t errlen)
+{
+	struct cfi_fde_ranges fdes = { 0 };
+	struct code_range *code = NULL;
+	enum unwind_refusal why;
+	size_t first = 0;
+	ssize_t n;
+
+	why = collect_fdes(c, elf, scn, cfi, &fdes);
+	if (why == UNWIND_BUILT && (n = unwind_elf_code_ranges(elf, &code)) < 0)
+		why = UNWIND_NO_MEMORY;
+	for (ssize_t i = 0; why == UNWIND_BUILT && i < n; i++)
+		why = compile_code(c, cfi, &fdes, &first, code[i].start, code[i].end);
+	if (why != UNWIND_BUILT)
+		refusal_message(why, c, err, errlen);
+	free(code);
+	cfi_fdes_free(&fdes);
+	return why;
+}
+
 int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
 		       enum unwind_refusal *why, char *err, size_t errlen)
 {
-	uint64_t ranges[64][2];
+	static const struct unwind_budget defaults = {
+		.max_rows = UNWIND_DEFAULT_MAX_ROWS,
+		.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
+		.max_seconds = UNWIND_DEFAULT_MAX_SECONDS,
+	};
+	struct compile c = { .t = t, .budget = budget ? budget : &defaults, .weight = 1 };
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
+	Elf_Scn *scn[2] = { NULL, NULL };
 	Dwarf *dwarf = NULL;
-	size_t n;
-	Elf *elf;
-	int ret = -1;
+	Elf *elf = NULL;
+	struct stat st;
+	uint64_t bytes;
 
-	(void)budget;
+	c.cpu_start = thread_cpu_seconds();
 	*why = UNWIND_NOT_ELF;
 	memset(t, 0, sizeof(*t));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rt_format(err, errlen, "not a regular file");
+		goto out;
+	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
 		rt_format(err, errlen, "not an ELF file: %s", elf_errmsg(-1));
 		goto out;
 	}
-	cfi[0] = dwarf_getcfi_elf(elf);
+	if (elf_kind(elf) != ELF_K_ELF) {
+		rt_format(err, errlen, "not an ELF file");
+		goto out;
+	}
+	*why = unwind_elf_check_claims(elf, (uint64_t)st.st_size, err, errlen);
+	if (*why != UNWIND_BUILT)
+		goto out;
+	scn[CFI_EH_FRAME] = unwind_elf_section(elf, ".eh_frame");
+	scn[CFI_DEBUG_FRAME] = unwind_elf_section(elf, ".debug_frame");
+	bytes = unwind_elf_section_bytes(scn[0]) + unwind_elf_section_bytes(scn[1]);
+	if (bytes > c.budget->max_cfi_bytes) {
+		*why = UNWIND_OVER_BYTES;
+		rt_format(err, errlen, "%" PRIu64 " bytes of CFI, over the budget of %" PRIu64,
+			  bytes, c.budget->max_cfi_bytes);
+		goto out;
+	}
+	cfi[0] = scn[0] ? dwarf_getcfi_elf(elf) : NULL;
 	/* .debug_frame, owned by the Dwarf: code built without unwind tables
 	 * (-fno-asynchronous-unwind-tables -g), assembly with only debug CFI */
-	dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	dwarf = scn[1] ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 	cfi[1] = dwarf ? dwarf_getcfi(dwarf) : NULL;
 	if (!cfi[0] && !cfi[1]) {
 		*why = UNWIND_NO_CFI;
 		rt_format(err, errlen, "no .eh_frame or .debug_frame: frame pointers unwind it");
 		goto out;
 	}
-	n = code_ranges(elf, ranges, sizeof(ranges) / sizeof(ranges[0]));
-	t->exec_vaddr_delta = exec_vaddr_delta(elf);
-	ret = 0;
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = compile_range(cfi, ranges[i][0], ranges[i][1], t);
-		if (!ret) {
-			struct unwind_row end = { .pc = ranges[i][1] };
-
-			ret = push_row(t, &end);
-		}
-	}
-	*why = ret ? UNWIND_NO_MEMORY : UNWIND_BUILT;
-	if (ret)
-		rt_format(err, errlen, "out of memory for an unwind table");
+	t->exec_vaddr_delta = unwind_elf_exec_vaddr_delta(elf);
+	*why = compile_file(&c, elf, scn, cfi, err, errlen);
 out:
 	if (cfi[0])
 		dwarf_cfi_end(cfi[0]);
@@ -324,9 +474,11 @@ out:
 		dwarf_end(dwarf);
 	if (elf)
 		elf_end(elf);
-	if (ret)
+	if (*why != UNWIND_BUILT) {
 		unwind_table_free(t);
-	return ret;
+		return -1;
+	}
+	return 0;
 }
 
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc)

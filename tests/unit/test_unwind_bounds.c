@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_unwind_bounds.c: compiling an unwind table costs what the CFI costs,
+ * not the code: chromium in a second, lying headers refused fast and small,
+ * and the budget (rows, time, cancel) answered. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symbols/unwind_table.h"
+#include "test_util.h"
+
+#define CHROMIUM "/usr/lib/chromium/chromium"
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+
+/* What one compile did, measured in a child process of its own (its peak
+ * RSS is its own, and a hang is cut short by alarm). */
+struct outcome {
+	int ret;
+	enum unwind_refusal why;
+	size_t rows;
+	double cpu_seconds;
+	long rss_growth_kb;
+	bool left_behind; /* a refusal that left rows in the table */
+	char err[256];
+};
+
+static double thread_cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long max_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Compiles path within budget (NULL: the defaults) here; no assertions (a
+ * child process runs it too). */
+static void compile_here(const char *path, const struct unwind_budget *budget, struct outcome *o)
+{
+	struct unwind_table t;
+	double start;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(o, 0, sizeof(*o));
+	start = thread_cpu_seconds();
+	o->ret = unwind_table_build(fd, budget, &t, &o->why, o->err, sizeof(o->err));
+	o->cpu_seconds = thread_cpu_seconds() - start;
+	if (fd >= 0)
+		close(fd);
+	o->rows = t.nr;
+	o->left_behind = o->ret && (t.rows || t.nr);
+	unwind_table_free(&t);
+}
+
+/* What every compile must be: a refusal leaves nothing behind and says why
+ * in one line. */
+static void check_outcome(const char *path, const struct outcome *o)
+{
+	print_message("%s: %s%s, %zu rows, %.1f ms CPU, peak RSS +%ld KB\n", path,
+		      o->ret ? "refused: " : "built", o->ret ? o->err : "", o->rows,
+		      o->cpu_seconds * 1e3, o->rss_growth_kb);
+	if (o->ret) {
+		assert_int_equal(o->ret, -1);
+		assert_false(o->left_behind);
+		assert_true(o->why != UNWIND_BUILT);
+		assert_true(o->err[0] != '\0');
+		assert_null(strchr(o->err, '\n'));
+	} else {
+		assert_int_equal(o->why, UNWIND_BUILT);
+	}
+}
+
+static void compile(const char *path, const struct unwind_budget *budget, struct outcome *o)
+{
+	compile_here(path, budget, o);
+	check_outcome(path, o);
+}
+
+/* The same in a child process: with its peak RSS growth, killed after 20 s. */
+static void compile_apart(const char *path, const struct unwind_budget *budget, struct outcome *o)
+{
+	int pipefd[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long before;
+
+		close(pipefd[0]);
+		alarm(20);
+		before = max_rss_kb();
+		compile_here(path, budget, o);
+		o->rss_growth_kb = max_rss_kb() - before;
+		_exit(write(pipefd[1], o, sizeof(*o)) == (ssize_t)sizeof(*o) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(read(pipefd[0], o, sizeof(*o)), (ssize_t)sizeof(*o));
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check_outcome(path, o);
+}
+
+/* The path of the test program name in SYMGEN_DIR (skips without it). */
+static void symgen_path(char *path, size_t size, const char *name)
+{
+	const char *dir = getenv("SYMGEN_DIR");
+
+	if (!dir)
+		tu_skip("SYMGEN_DIR is not set: run through make check");
+	snprintf(path, size, "%s/%s", dir, name);
+}
+
+/* How many FDEs readelf counts in path. */
+static size_t readelf_fde_count(const char *path)
+{
+	char cmd[1024], line[4096];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		n += strstr(line, " FDE ") != NULL;
+	pclose(p);
+	return n;
+}
+
+/* Chromium: 236 MB of .text, 420 KB of .eh_frame, compiled in a second. */
+static void test_chromium_in_a_second(void **state)
+{
+	struct outcome o;
+	size_t fdes;
+
+	(void)state;
+	if (access(CHROMIUM, R_OK))
+		tu_skip("no %s on this machine (apt-get install chromium)", CHROMIUM);
+	compile_apart(CHROMIUM, NULL, &o);
+	assert_int_equal(o.ret, 0);
+	fdes = readelf_fde_count(CHROMIUM);
+	print_message("%s: %zu FDEs, %zu rows\n", CHROMIUM, fdes, o.rows);
+	assert_true(fdes > 1000);
+	assert_true(o.rows > fdes);
+	assert_true(o.cpu_seconds <= 1.0);
+}
+
+/* A copy of src in dir as name, with section section's sh_size set to
+ * size (patched in the section header table, by offset); its path. */
+static char *lying_copy(const char *dir, const char *name, const char *src, const char *section,
+			uint64_t size)
+{
+	char *path, *cmd;
+	size_t shstrndx, index = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd;
+
+	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+	assert_true(asprintf(&cmd, "cp '%s' '%s'", src, path) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	assert_non_null(gelf_getehdr(elf, &eh));
+	assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS64);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, section))
+			index = elf_ndxscn(scn);
+	}
+	elf_end(elf);
+	assert_true(index > 0);
+	assert_int_equal(pwrite(fd, &size, sizeof(size),
+				(off_t)(eh.e_shoff + index * eh.e_shentsize +
+					offsetof(Elf64_Shdr, sh_size))),
+			 (ssize_t)sizeof(size));
+	close(fd);
+	return path;
+}
+
+/* A .text that claims 2^62 bytes: refused, or compiled, at once. */
+static void test_huge_text_is_bounded(void **state)
+{
+	char src[512], *dir = tu_tempdir(), *path;
+	struct outcome o;
+
+	(void)state;
+	assert_non_null(dir);
+	symgen_path(src, sizeof(src), "unwindgen");
+	path = lying_copy(dir, "huge_text", src, ".text", 1ull << 62);
+	compile_apart(path, NULL, &o);
+	if (o.ret)
+		assert_int_equal(o.why, UNWIND_LYING_HEADER);
+	assert_true(o.cpu_seconds <= 0.1);
+	assert_true(o.rss_growth_kb <= 64 * 1024);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* An .eh_frame that claims 2 GiB: in a small file (a lie), and in one made
+ * sparse to 2 GiB and more (true to the file's size: over the byte budget,
+ * and within a budget that allows it, read through the mapping as far as
+ * its entries go). Each answered within 100 ms and 64 MB. */
+static void test_huge_eh_frame_is_bounded(void **state)
+{
+	const struct unwind_budget roomy = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
+					     .max_cfi_bytes = 4ull << 30,
+					     .max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
+	char src[512], *dir = tu_tempdir(), *path;
+	struct outcome o;
+	int fd;
+
+	(void)state;
+	assert_non_null(dir);
+	symgen_path(src, sizeof(src), "unwindgen");
+	path = lying_copy(dir, "huge_eh_frame", src, ".eh_frame", 2ull << 30);
+	compile_apart(path, NULL, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_LYING_HEADER);
+	assert_true(o.cpu_seconds <= 0.1);
+	assert_true(o.rss_growth_kb <= 64 * 1024);
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(2ull << 30) + (1 << 20)), 0);
+	close(fd);
+	compile_apart(path, NULL, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_OVER_BYTES);
+	assert_true(o.cpu_seconds <= 0.1);
+	assert_true(o.rss_growth_kb <= 64 * 1024);
+
+	compile_apart(path, &roomy, &o);
+	if (o.ret)
+		assert_true(o.why == UNWIND_LYING_HEADER || o.why == UNWIND_OVER_BYTES);
+	assert_true(o.cpu_seconds <= 0.1);
+	assert_true(o.rss_growth_kb <= 64 * 1024);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Past max_rows the table is refused, whether the FDEs or the rows pass it. */
+static void test_row_budget(void **state)
+{
+	struct unwind_budget budget = { .max_rows = 5,
+					.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
+					.max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
+	char path[512];
+	struct outcome o;
+
+	(void)state;
+	symgen_path(path, sizeof(path), "unwindgen");
+	compile(path, &budget, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_OVER_ROWS);
+	budget.max_rows = 1000;
+	if (access(LIBC, R_OK))
+		tu_skip("no %s on this machine", LIBC);
+	compile(LIBC, &budget, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_OVER_ROWS);
+	budget.max_rows = 20;
+	budget.max_cfi_bytes = 1000;
+	compile(LIBC, &budget, &o);
+	assert_int_equal(o.why, UNWIND_OVER_BYTES);
+}
+
+/* No CPU time to spend: refused after the first few hundred steps. */
+static void test_time_budget(void **state)
+{
+	const struct unwind_budget budget = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
+					      .max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
+					      .max_seconds = 0 };
+	struct outcome o;
+
+	(void)state;
+	if (access(LIBC, R_OK))
+		tu_skip("no %s on this machine", LIBC);
+	compile(LIBC, &budget, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_OVER_TIME);
+	assert_true(o.cpu_seconds <= 0.05);
+}
+
+struct canceller {
+	_Atomic bool *cancel;
+	struct timespec at; /* when it was set */
+};
+
+static void *cancel_soon(void *arg)
+{
+	struct canceller *c = arg;
+	const struct timespec wait = { .tv_nsec = 20 * 1000 * 1000 };
+
+	nanosleep(&wait, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &c->at);
+	atomic_store(c->cancel, true);
+	return NULL;
+}
+
+/* Cancelled before it starts: refused at once; cancelled by another thread
+ * while compiling chromium: answered within milliseconds. */
+static void test_cancel(void **state)
+{
+	static _Atomic bool cancel = true;
+	const struct unwind_budget budget = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
+					      .max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
+					      .max_seconds = 60,
+					      .cancel = &cancel };
+	struct canceller c = { .cancel = &cancel };
+	struct timespec done;
+	char path[512];
+	struct outcome o;
+	pthread_t thread;
+	double latency;
+
+	(void)state;
+	symgen_path(path, sizeof(path), "unwindgen");
+	compile(path, &budget, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_CANCELLED);
+	assert_true(o.cpu_seconds <= 0.01);
+	if (access(CHROMIUM, R_OK))
+		tu_skip("no %s on this machine (apt-get install chromium)", CHROMIUM);
+	atomic_store(&cancel, false);
+	assert_int_equal(pthread_create(&thread, NULL, cancel_soon, &c), 0);
+	compile(CHROMIUM, &budget, &o);
+	clock_gettime(CLOCK_MONOTONIC, &done);
+	pthread_join(thread, NULL);
+	if (o.ret == 0) /* done before the cancel came: nothing to answer */
+		return;
+	assert_int_equal(o.why, UNWIND_CANCELLED);
+	latency = (double)(done.tv_sec - c.at.tv_sec) + (double)(done.tv_nsec - c.at.tv_nsec) / 1e9;
+	print_message("%s: cancel answered in %.3f ms\n", CHROMIUM, latency * 1e3);
+	assert_true(latency <= 0.05);
+}
+
+/* Not ELF: refused, and said so. */
+static void test_not_elf(void **state)
+{
+	struct outcome o;
+
+	(void)state;
+	compile("/etc/passwd", NULL, &o);
+	assert_int_equal(o.ret, -1);
+	assert_int_equal(o.why, UNWIND_NOT_ELF);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chromium_in_a_second),
+		cmocka_unit_test(test_huge_text_is_bounded),
+		cmocka_unit_test(test_huge_eh_frame_is_bounded),
+		cmocka_unit_test(test_row_budget),
+		cmocka_unit_test(test_time_budget),
+		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_not_elf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

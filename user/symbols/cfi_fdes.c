@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* cfi_fdes.c: the code ranges every FDE of an .eh_frame or .debug_frame
+ * section describes, sorted, and the two sections' ranges combined.
+ *
+ * libdw walks a CFI section's CIEs and FDEs (dwarf_next_cfi) but has no
+ * public way to give an FDE's decoded initial_location and address_range
+ * (dwarf_cfi_addrframe only answers for one pc): so the pointer encodings of
+ * those two fields (the CIE's 'R' augmentation) are decoded here, and
+ * nothing else of the CFI is. */
+#include "symbols/cfi_fdes.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How the section's numbers are read. */
+struct cfi_reader {
+	const Elf_Data *data;
+	uint64_t vaddr; /* of data's first byte: pcrel is relative to a field's */
+	size_t address_size;
+	bool msb;
+};
+
+static bool read_uint(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
+		      size_t size, uint64_t *value)
+{
+	uint64_t v = 0;
+
+	if ((size_t)(end - *p) < size)
+		return false;
+	for (size_t i = 0; i < size; i++) {
+		size_t at = rd->msb ? i : size - 1 - i;
+
+		v = v << 8 | (*p)[at];
+	}
+	*p += size;
+	*value = v;
+	return true;
+}
+
+static bool read_leb128(const uint8_t **p, const uint8_t *end, bool is_signed, uint64_t *value)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+	uint8_t byte;
+
+	do {
+		if (*p >= end || shift >= 64)
+			return false;
+		byte = *(*p)++;
+		v |= (uint64_t)(byte & 0x7f) << shift;
+		shift += 7;
+	} while (byte & 0x80);
+	if (is_signed && shift < 64 && (byte & 0x40))
+		v |= ~0ull << shift;
+	*value = v;
+	return true;
+}
+
+static uint64_t sign_extend(uint64_t v, size_t size)
+{
+	unsigned int bits = (unsigned int)size * 8;
+
+	return bits < 64 && (v >> (bits - 1)) & 1 ? v | ~0ull << bits : v;
+}
+
+/* A pointer encoded as enc (DW_EH_PE_*) at *p. With apply, its application
+ * counts (initial_location): pcrel adds the field's own address; textrel
+ * and datarel add 0, the bases libdw (and libgcc on x86-64) give .eh_frame.
+ * Without, only its format (address_range, a CIE's 'P' personality). */
+static bool read_encoded(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
+			 uint8_t enc, bool apply, uint64_t *value)
+{
+	const uint8_t *field = *p;
+	static const size_t sizes[16] = { [DW_EH_PE_udata2] = 2,  [DW_EH_PE_udata4] = 4,
+					  [DW_EH_PE_udata8] = 8,  [DW_EH_PE_sdata2] = 2,
+					  [DW_EH_PE_sdata4] = 4,  [DW_EH_PE_sdata8] = 8 };
+	uint8_t format = enc & 0x0f;
+	bool ok;
+
+	if (enc == DW_EH_PE_omit || (enc & DW_EH_PE_indirect))
+		return false;
+	if (format == DW_EH_PE_uleb128 || format == DW_EH_PE_sleb128) {
+		ok = read_leb128(p, end, format == DW_EH_PE_sleb128, value);
+	} else if (format == DW_EH_PE_absptr) {
+		ok = read_uint(rd, p, end, rd->address_size, value);
+	} else if (sizes[format]) {
+		ok = read_uint(rd, p, end, sizes[format], value);
+		if (ok && (format & DW_EH_PE_signed))
+			*value = sign_extend(*value, sizes[format]);
+	} else {
+		return false;
+	}
+	if (!ok || !apply)
+		return ok;
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_textrel:
+	case DW_EH_PE_datarel:
+		return true;
+	case DW_EH_PE_pcrel:
+		*value += rd->vaddr + (uint64_t)(field - (const uint8_t *)rd->data->d_buf);
+		return true;
+	default: /* funcrel, aligned: not for an FDE's initial_location */
+		return false;
+	}
+}
+
+/* The encoding of the FDEs of cie (its 'R' augmentation), or -1 if its
+ * augmentation is not understood. */
+static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
+{
+	const char *aug = cie->augmentation;
+	const uint8_t *p = cie->augmentation_data;
+	const uint8_t *end = p ? p + cie->augmentation_data_size : NULL;
+
+	if (!aug || aug[0] == '\0')
+		return DW_EH_PE_absptr;
+	if (aug[0] != 'z' || !p)
+		return -1;
+	for (aug++; *aug; aug++) {
+		uint64_t personality;
+		uint8_t enc;
+
+		switch (*aug) {
+		case 'R':
+			return p < end ? *p : -1;
+		case 'L':
+			if (p++ >= end)
+				return -1;
+			break;
+		case 'P':
+			if (p >= end)
+				return -1;
+			enc = *p++;
+			enc &= ~DW_EH_PE_indirect; /* the pointer's own bytes are all we skip */
+			if ((enc & 0x70) == DW_EH_PE_aligned ||
+			    !read_encoded(rd, &p, end, enc, false, &personality))
+				return -1;
+			break;
+		case 'S': /* a signal frame */
+		case 'B': /* AArch64 BTI */
+			break;
+		default:
+			return -1;
+		}
+	}
+	return DW_EH_PE_absptr;
+}
+
+/* What libdw is let read of one FDE. It grows a frame to the largest
+ * register number the FDE or its CIE names (up to 2^27, 16 bytes each) and
+ * copies that frame at every DW_CFA_remember_state, for each row looked up;
+ * and it runs the instructions from the start for each row. x86-64's DWARF
+ * numbers end at 125 (k7), compilers nest a state or two, the largest FDE
+ * of chromium is 1.7 KB: an FDE past these is left out, a gap (frame
+ * pointers), not gigabytes. */
+#define CFI_MAX_REGISTER 127
+#define CFI_MAX_REMEMBERED 64
+#define CFI_MAX_FDE_BYTES (64u << 10)
+
+/* What the CFA instructions of a CIE, then of an FDE, ask of libdw. */
+struct cfi_demand {
+	uint64_t max_register;
+	unsigned int depth, max_depth; /* of remembered states */
+	bool unreadable;
+};
+
+static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
+{
+	if ((uint64_t)(end - *p) < n)
+		return false;
+	*p += n;
+	return true;
+}
+
+/* Walks the CFA instructions [p, end) for their register numbers and
+ * remembered states (their operands' sizes are all it decodes); set_loc's
+ * address is encoded as loc_enc. */
+static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uint8_t *end,
+			uint8_t loc_enc, struct cfi_demand *d)
+{
+	while (p < end && !d->unreadable) {
+		uint8_t op = *p++;
+		uint64_t reg = 0, operand = 0;
+		bool ok = true;
+
+		switch (op & 0xc0 ? op & 0xc0 : op) {
+		case DW_CFA_offset: /* the register in the low 6 bits, as restore's */
+			ok = read_leb128(&p, end, false, &operand);
+			break;
+		case DW_CFA_advance_loc:
+		case DW_CFA_restore:
+		case DW_CFA_nop:
+		case DW_CFA_GNU_window_save:
+			break;
+		case DW_CFA_remember_state:
+			if (++d->depth > d->max_depth)
+				d->max_depth = d->depth;
+			break;
+		case DW_CFA_restore_state:
+			d->depth -= d->depth > 0;
+			break;
+		case DW_CFA_set_loc:
+			ok = read_encoded(rd, &p, end, loc_enc & 0x0f, false, &operand);
+			break;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			ok = skip(&p, end, 1u << (op - DW_CFA_advance_loc1));
+			break;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_GNU_args_size:
+			ok = read_leb128(&p, end, false, &operand);
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			ok = read_leb128(&p, end, true, &operand);
+			break;
+		case DW_CFA_def_cfa_expression:
+			ok = read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			break;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+		case DW_CFA_def_cfa_register:
+			ok = read_leb128(&p, end, false, &reg);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_def_cfa:
+		case DW_CFA_val_offset:
+		case DW_CFA_GNU_negative_offset_extended:
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, false, &operand);
+			break;
+		case DW_CFA_register: /* two registers */
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, false, &operand);
+			reg = operand > reg ? operand : reg;
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_def_cfa_sf:
+		case DW_CFA_val_offset_sf:
+			ok = read_leb128(&p, end, false, &reg) && read_leb128(&p, end, true, &operand);
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			break;
+		default: /* libdw does not read it either */
+			ok = false;
+		}
+		d->unreadable = !ok;
+		if (reg > d->max_register)
+			d->max_register = reg;
+	}
+}
+
+static bool within_reason(const struct cfi_demand *d)
+{
+	return !d->unreadable && d->max_register <= CFI_MAX_REGISTER &&
+	       d->max_depth <= CFI_MAX_REMEMBERED;
+}
+
+/* What an FDE needs of its CIE. */
+struct cie_facts {
+	int encoding; /* of the FDEs' addresses; -1 not understood */
+	bool z;       /* the FDEs have augmentation data to skip */
+	size_t bytes; /* of initial instructions */
+	struct cfi_demand demand;
+};
+
+/* The CIE at offset: the last few looked up are kept (a file has a handful
+ * of CIEs, each FDE names one). */
+struct cie_cache {
+	struct {
+		Dwarf_Off offset;
+		struct cie_facts facts;
+		bool valid;
+	} slot[8];
+	unsigned int next;
+};
+
+static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigned char *ident,
+				      Elf_Data *data, bool eh_frame, Dwarf_Off offset,
+				      struct cie_cache *cache)
+{
+	struct cie_facts *f;
+	Dwarf_CFI_Entry entry;
+	Dwarf_Off next;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		if (cache->slot[i].valid && cache->slot[i].offset == offset)
+			return &cache->slot[i].facts;
+	i = cache->next++ % 8;
+	cache->slot[i].offset = offset;
+	cache->slot[i].valid = true;
+	f = &cache->slot[i].facts;
+	*f = (struct cie_facts){ .encoding = -1 };
+	if (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) ||
+	    !dwarf_cfi_cie_p(&entry))
+		return f;
+	f->encoding = eh_frame ? fde_encoding(rd, &entry.cie) : DW_EH_PE_absptr;
+	if (!eh_frame && entry.cie.augmentation && entry.cie.augmentation[0])
+		f->encoding = -1; /* .debug_frame's addresses are absolute, its CIEs plain */
+	f->z = entry.cie.augmentation && entry.cie.augmentation[0] == 'z';
+	f->bytes = (size_t)(entry.cie.initial_instructions_end - entry.cie.initial_instructions);
+	cfi_demands(rd, entry.cie.initial_instructions, entry.cie.initial_instructions_end,
+		    f->encoding < 0 ? 0 : (uint8_t)f->encoding, &f->demand);
+	return f;
+}
+
+static int push_range(struct cfi_fde_ranges *out, const struct cfi_fde_range *r)
+{
+	if (out->nr == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 256;
+		struct cfi_fde_range *grown = realloc(out->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		out->v = grown;
+		out->cap = cap;
+	}
+	out->v[out->nr++] = *r;
+	return 0;
+}
+
+/* The range an FDE describes; false if it cannot be read, is empty, or
+ * asks more of libdw than is reasonable. */
+static bool fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
+		      const struct cie_facts *cie, bool eh_frame, struct cfi_fde_range *r)
+{
+	struct cfi_demand demand = cie->demand;
+	const uint8_t *p = fde->start;
+	uint8_t enc = (uint8_t)cie->encoding;
+	uint64_t size, augmentation;
+
+	if (cie->encoding < 0 || !read_encoded(rd, &p, fde->end, enc, eh_frame, &r->lo) ||
+	    !read_encoded(rd, &p, fde->end, enc & 0x0f, false, &size))
+		return false;
+	if (cie->z && (!read_leb128(&p, fde->end, false, &augmentation) ||
+		       !skip(&p, fde->end, augmentation)))
+		return false;
+	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
+		return false;
+	cfi_demands(rd, p, fde->end, enc, &demand);
+	if (!within_reason(&demand))
+		return false;
+	if (rd->address_size == 4) {
+		r->lo &= 0xffffffffu;
+		size &= 0xffffffffu;
+	}
+	r->hi = r->lo + size;
+	r->source = eh_frame ? CFI_EH_FRAME : CFI_DEBUG_FRAME;
+	r->cfi_bytes = (uint32_t)(cie->bytes + (size_t)(fde->end - p));
+	return size && r->hi > r->lo;
+}
+
+enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, bool eh_frame,
+				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
+				     struct cfi_fde_ranges *out)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	struct cie_cache cache = { .next = 0 };
+	struct cfi_reader rd = { .data = data };
+	enum unwind_refusal why;
+	Dwarf_Off offset = 0, next;
+	GElf_Shdr sh;
+	size_t entries = 0;
+
+	if (!ident || !data || !data->d_buf || !gelf_getshdr(scn, &sh))
+		return UNWIND_BUILT;
+	rd.vaddr = sh.sh_addr;
+	rd.address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	rd.msb = ident[EI_DATA] == ELFDATA2MSB;
+	for (;;) {
+		Dwarf_CFI_Entry entry;
+		const struct cie_facts *cie;
+		struct cfi_fde_range r;
+
+		/* 1 at the end (or .eh_frame's zero terminator), -1 at an
+		 * entry libdw cannot read: the ranges before it stand */
+		if (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) || next <= offset)
+			break;
+		offset = next;
+		if (++entries % 256 == 0 && (why = go_on(arg)) != UNWIND_BUILT)
+			return why;
+		if (dwarf_cfi_cie_p(&entry))
+			continue;
+		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
+		if (!fde_range(&rd, &entry.fde, cie, eh_frame, &r))
+			continue;
+		if (out->nr >= max_fdes)
+			return UNWIND_OVER_ROWS;
+		if (push_range(out, &r))
+			return UNWIND_NO_MEMORY;
+	}
+	return UNWIND_BUILT;
+}
+
+static int cmp_fde_range(const void *a, const void *b)
+{
+	const struct cfi_fde_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+void cfi_fdes_sort(struct cfi_fde_ranges *ranges)
+{
+	size_t n = 0;
+	uint64_t end = 0;
+
+	if (ranges->nr)
+		qsort(ranges->v, ranges->nr, sizeof(ranges->v[0]), cmp_fde_range);
+	for (size_t i = 0; i < ranges->nr; i++) {
+		struct cfi_fde_range r = ranges->v[i];
+
+		if (n && r.lo < end)
+			r.lo = end;
+		if (r.lo >= r.hi)
+			continue;
+		ranges->v[n++] = r;
+		end = r.hi;
+	}
+	ranges->nr = n;
+}
+
+int cfi_fdes_combine(struct cfi_fde_ranges *eh, const struct cfi_fde_ranges *debug)
+{
+	struct cfi_fde_ranges out = { 0 };
+	size_t first = 0;
+
+	if (!debug->nr)
+		return 0;
+	for (size_t i = 0; i < debug->nr; i++) {
+		struct cfi_fde_range piece = debug->v[i];
+		uint64_t hi = piece.hi;
+
+		/* eh's ranges before this one end before it, for every later one too */
+		while (first < eh->nr && eh->v[first].hi <= piece.lo)
+			first++;
+		for (size_t k = first; k < eh->nr && eh->v[k].lo < hi; k++) {
+			if (eh->v[k].lo > piece.lo) {
+				piece.hi = eh->v[k].lo;
+				if (push_range(&out, &piece))
+					goto oom;
+			}
+			if (eh->v[k].hi > piece.lo)
+				piece.lo = eh->v[k].hi;
+		}
+		piece.hi = hi;
+		if (piece.lo < piece.hi && push_range(&out, &piece))
+			goto oom;
+	}
+	for (size_t i = 0; i < eh->nr; i++)
+		if (push_range(&out, &eh->v[i]))
+			goto oom;
+	cfi_fdes_sort(&out);
+	cfi_fdes_free(eh);
+	*eh = out;
+	return 0;
+oom:
+	cfi_fdes_free(&out);
+	return -1;
+}
+
+void cfi_fdes_free(struct cfi_fde_ranges *ranges)
+{
+	free(ranges->v);
+	memset(ranges, 0, sizeof(*ranges));
+}

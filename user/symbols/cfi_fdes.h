@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* cfi_fdes.h: the code ranges every FDE of an .eh_frame or .debug_frame
+ * section describes, sorted, and the two sections' ranges combined. */
+#ifndef RINGTRACE_CFI_FDES_H
+#define RINGTRACE_CFI_FDES_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/unwind_table.h"
+
+/* Which section describes a range. */
+enum cfi_source {
+	CFI_EH_FRAME,
+	CFI_DEBUG_FRAME,
+};
+
+/* [lo, hi) in the file's virtual addresses, described by one FDE of source. */
+struct cfi_fde_range {
+	uint64_t lo, hi;
+	uint32_t cfi_bytes; /* its CIE's and its instructions: libdw runs them per row */
+	uint8_t source;     /* enum cfi_source */
+};
+
+struct cfi_fde_ranges {
+	struct cfi_fde_range *v;
+	size_t nr, cap;
+};
+
+/* Asked every few hundred entries whether to go on: UNWIND_BUILT does, any
+ * other refusal stops the walk and is returned. */
+typedef enum unwind_refusal (*cfi_fdes_go_on)(void *arg);
+
+/* Appends the range of every FDE of section scn (an .eh_frame if eh_frame,
+ * else a .debug_frame; its data as dwarf_next_cfi reads it) to out, at most
+ * max_fdes of them, asking go_on(arg) as it goes. An FDE that asks libdw
+ * for an unreasonable frame (a register number past x86-64's, states
+ * remembered deep, instructions past 64 KB) is left out: a gap. UNWIND_BUILT, or
+ * UNWIND_OVER_ROWS past max_fdes, UNWIND_NO_MEMORY, or go_on's refusal. */
+enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, bool eh_frame,
+				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
+				     struct cfi_fde_ranges *out);
+
+/* Sorts ranges by lo and clips each to start where the one before ends
+ * (dropping the ones left empty): no two overlap. */
+void cfi_fdes_sort(struct cfi_fde_ranges *ranges);
+
+/* Adds to eh (.eh_frame's, sorted) the parts of debug's ranges (sorted) that
+ * no range of eh covers, keeping eh sorted: .eh_frame wins where both
+ * describe a pc. 0, or -1 out of memory. */
+int cfi_fdes_combine(struct cfi_fde_ranges *eh, const struct cfi_fde_ranges *debug);
+
+void cfi_fdes_free(struct cfi_fde_ranges *ranges);
+
+#endif

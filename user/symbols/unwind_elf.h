@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_elf.h: the ELF headers an unwind table is compiled from, checked
+ * against the file's real size and read: its code ranges, its CFI sections. */
+#ifndef RINGTRACE_UNWIND_ELF_H
+#define RINGTRACE_UNWIND_ELF_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symbols/unwind_table.h"
+
+/* [start, end) of executable code, in the file's virtual addresses. */
+struct code_range {
+	uint64_t start, end;
+};
+
+/* Every size the headers claim, against file_size (fstat's): a section's or
+ * a loaded segment's bytes past the end, or executable addresses that wrap,
+ * are a lie. UNWIND_BUILT if none; else the refusal, and err says which. */
+enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *err,
+					    size_t errlen);
+/* The executable sections' ranges (the executable segments' without section
+ * headers) into *ranges (to free), sorted, none overlapping: how many, or
+ * -1 out of memory. */
+ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges);
+/* The section named name that has bytes in the file, or NULL. */
+Elf_Scn *unwind_elf_section(Elf *elf, const char *name);
+/* How many bytes scn holds once read (decompressed if compressed); 0 for NULL. */
+uint64_t unwind_elf_section_bytes(Elf_Scn *scn);
+/* The executable segment's p_vaddr - p_offset (unwind_table's exec_vaddr_delta). */
+int64_t unwind_elf_exec_vaddr_delta(Elf *elf);
+
+#endif
