@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "symbols/unwind_elf.h"
 #include "symbols/unwind_table.h"
 #include "test_util.h"
 
@@ -366,6 +367,72 @@ static void test_hostile_register_is_bounded(void **state)
 	free(dir);
 }
 
+/* The first FDE of path's .debug_frame that covers code: where it starts. */
+static uint64_t first_debug_frame_pc(const char *path)
+{
+	char cmd[1024], line[512];
+	unsigned long long lo = 0, hi;
+	bool in_debug_frame = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		const char *pc = strstr(line, " pc=");
+
+		if (strstr(line, "Contents of the "))
+			in_debug_frame = strstr(line, ".debug_frame") != NULL;
+		if (!lo && in_debug_frame && pc && sscanf(pc, " pc=%llx..%llx", &lo, &hi) == 2 &&
+		    lo >= hi)
+			lo = 0;
+	}
+	pclose(p);
+	return lo;
+}
+
+/* libdw inflates every compressed debug section when .debug_frame is
+ * opened: those bytes count. Within the budget with them, .debug_frame's
+ * rows are there; past it, they are not (and .eh_frame's still are). */
+static void test_compressed_dwarf_counts(void **state)
+{
+	char src[512], cmd[2048], *dir = tu_tempdir(), *path;
+	struct unwind_budget budget = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
+					.max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
+	struct outcome o = { 0 };
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_non_null(dir);
+	symgen_path(src, sizeof(src), "unwindgen_debugframe");
+	assert_true(asprintf(&path, "%s/compressed", dir) > 0);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zlib-gabi '%s' '%s'", src,
+		 path);
+	assert_int_equal(system(cmd), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	budget.max_cfi_bytes = unwind_elf_section_bytes(unwind_elf_section(elf, ".eh_frame")) +
+			       unwind_elf_section_bytes(unwind_elf_section(elf, ".debug_frame"));
+	assert_true(unwind_elf_inflated_bytes(elf, unwind_elf_section(elf, ".debug_frame")) > 0);
+	elf_end(elf);
+	close(fd);
+	o.probe_pc = first_debug_frame_pc(src);
+	assert_true(o.probe_pc > 0);
+	compile(path, NULL, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_not_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	compile(path, &budget, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Past max_rows the table is refused, whether the FDEs or the rows pass it. */
 static void test_row_budget(void **state)
 {
@@ -480,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_huge_text_is_bounded),
 		cmocka_unit_test(test_huge_eh_frame_is_bounded),
 		cmocka_unit_test(test_hostile_register_is_bounded),
+		cmocka_unit_test(test_compressed_dwarf_counts),
 		cmocka_unit_test(test_row_budget),
 		cmocka_unit_test(test_time_budget),
 		cmocka_unit_test(test_cancel),

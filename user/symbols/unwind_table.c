@@ -454,6 +454,19 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 			  bytes, c.budget->max_cfi_bytes);
 		goto out;
 	}
+	/* dwarf_begin_elf inflates every compressed debug section, not only
+	 * .debug_frame: past the budget with them, .debug_frame goes unread */
+	if (scn[1] && bytes + unwind_elf_inflated_bytes(elf, scn[1]) > c.budget->max_cfi_bytes) {
+		if (!scn[0]) {
+			*why = UNWIND_OVER_BYTES;
+			rt_format(err, errlen,
+				  ".debug_frame needs %" PRIu64 " bytes of compressed DWARF "
+				  "inflated, over the budget of %" PRIu64,
+				  unwind_elf_inflated_bytes(elf, scn[1]), c.budget->max_cfi_bytes);
+			goto out;
+		}
+		scn[1] = NULL;
+	}
 	cfi[0] = scn[0] ? dwarf_getcfi_elf(elf) : NULL;
 	/* .debug_frame, owned by the Dwarf: code built without unwind tables
 	 * (-fno-asynchronous-unwind-tables -g), assembly with only debug CFI */
