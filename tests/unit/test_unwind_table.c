@@ -175,8 +175,8 @@ static void compare_with_readelf(const char *path, const struct unwind_table *t,
 			       rbx_col >= 0 ? cols[rbx_col] : NULL, cols[ra_col]))
 			a->agreed++;
 		else if (a->rows - a->agreed <= 5)
-			print_message("%s: at %#llx readelf says CFA %s rbp %s rbx %s ra %s\n", path,
-				      loc, cols[cfa_col], rbp_col >= 0 ? cols[rbp_col] : "-",
+			print_message("%s: at %#llx readelf says CFA %s rbp %s rbx %s ra %s\n",
+				      path, loc, cols[cfa_col], rbp_col >= 0 ? cols[rbp_col] : "-",
 				      rbx_col >= 0 ? cols[rbx_col] : "-", cols[ra_col]);
 	}
 	pclose(p);
@@ -400,7 +400,8 @@ static void check_fde_ranges(const char *path, const char *section)
 		if (ours.v[i].lo != theirs.v[i].lo || ours.v[i].hi != theirs.v[i].hi)
 			fail_msg("%s: FDE %zu is %#" PRIx64 "..%#" PRIx64 ", readelf's %#" PRIx64
 				 "..%#" PRIx64,
-				 path, i, ours.v[i].lo, ours.v[i].hi, theirs.v[i].lo, theirs.v[i].hi);
+				 path, i, ours.v[i].lo, ours.v[i].hi, theirs.v[i].lo,
+				 theirs.v[i].hi);
 	}
 	cfi_fdes_free(&ours);
 	cfi_fdes_free(&theirs);

@@ -241,7 +241,8 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 		case DW_CFA_offset_extended_sf:
 		case DW_CFA_def_cfa_sf:
 		case DW_CFA_val_offset_sf:
-			ok = read_leb128(&p, end, false, &reg) && read_leb128(&p, end, true, &operand);
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, true, &operand);
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
