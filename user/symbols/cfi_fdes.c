@@ -5,8 +5,11 @@
  * libdw walks a CFI section's CIEs and FDEs (dwarf_next_cfi) but has no
  * public way to give an FDE's decoded initial_location and address_range
  * (dwarf_cfi_addrframe only answers for one pc): so the pointer encodings of
- * those two fields (the CIE's 'R' augmentation) are decoded here, and
- * nothing else of the CFI is. */
+ * those two fields (the CIE's 'R' augmentation) are decoded here. And libdw
+ * trusts the instructions it runs (a register number makes a frame that
+ * large): each FDE's are walked once, for their operands' sizes, register
+ * numbers and remembered states only, before libdw is asked for its rows.
+ * The rows themselves are libdw's. */
 #include "symbols/cfi_fdes.h"
 
 #include <dwarf.h>
