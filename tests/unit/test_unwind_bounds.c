@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dwarf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "symbols/unwind_elf.h"
 #include "symbols/unwind_table.h"
 #include "test_util.h"
 
@@ -36,6 +38,8 @@ struct outcome {
 	long rss_growth_kb;
 	bool left_behind; /* a refusal that left rows in the table */
 	char err[256];
+	uint64_t probe_pc; /* asked before: the rule of the row there */
+	int probe_cfa;     /* its enum unwind_cfa, -1 no row */
 };
 
 static double thread_cpu_seconds(void)
@@ -58,11 +62,14 @@ static long max_rss_kb(void)
  * child process runs it too). */
 static void compile_here(const char *path, const struct unwind_budget *budget, struct outcome *o)
 {
+	const struct unwind_row *probed;
+	uint64_t probe_pc = o->probe_pc;
 	struct unwind_table t;
 	double start;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	memset(o, 0, sizeof(*o));
+	o->probe_pc = probe_pc;
 	start = thread_cpu_seconds();
 	o->ret = unwind_table_build(fd, budget, &t, &o->why, o->err, sizeof(o->err));
 	o->cpu_seconds = thread_cpu_seconds() - start;
@@ -70,6 +77,8 @@ static void compile_here(const char *path, const struct unwind_budget *budget, s
 		close(fd);
 	o->rows = t.nr;
 	o->left_behind = o->ret && (t.rows || t.nr);
+	probed = o->ret ? NULL : unwind_table_find(&t, probe_pc);
+	o->probe_cfa = probed ? probed->cfa : -1;
 	unwind_table_free(&t);
 }
 
@@ -117,7 +126,6 @@ static void compile_apart(const char *path, const struct unwind_budget *budget, 
 		_exit(write(pipefd[1], o, sizeof(*o)) == (ssize_t)sizeof(*o) ? 0 : 1);
 	}
 	close(pipefd[1]);
-	memset(o, 0, sizeof(*o));
 	assert_int_equal(read(pipefd[0], o, sizeof(*o)), (ssize_t)sizeof(*o));
 	close(pipefd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -154,7 +162,7 @@ static size_t readelf_fde_count(const char *path)
 /* Chromium: 236 MB of .text, 420 KB of .eh_frame, compiled in a second. */
 static void test_chromium_in_a_second(void **state)
 {
-	struct outcome o;
+	struct outcome o = { 0 };
 	size_t fdes;
 
 	(void)state;
@@ -169,23 +177,28 @@ static void test_chromium_in_a_second(void **state)
 	assert_true(o.cpu_seconds <= 1.0);
 }
 
-/* A copy of src in dir as name, with section section's sh_size set to
- * size (patched in the section header table, by offset); its path. */
-static char *lying_copy(const char *dir, const char *name, const char *src, const char *section,
-			uint64_t size)
+/* A copy of src in dir as name; its path. */
+static char *copy_of(const char *dir, const char *name, const char *src)
 {
 	char *path, *cmd;
-	size_t shstrndx, index = 0;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	Elf *elf;
-	int fd;
 
 	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
 	assert_true(asprintf(&cmd, "cp '%s' '%s'", src, path) > 0);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	return path;
+}
+
+/* The file offset of section's header in path (a 64-bit ELF file) into
+ * *header_at, and the header into *sh. */
+static void find_section(const char *path, const char *section, off_t *header_at, GElf_Shdr *sh)
+{
+	size_t shstrndx, index = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
 	assert_true(fd >= 0);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -193,21 +206,40 @@ static char *lying_copy(const char *dir, const char *name, const char *src, cons
 	assert_non_null(gelf_getehdr(elf, &eh));
 	assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS64);
 	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
+	while (!index && (scn = elf_nextscn(elf, scn))) {
 		const char *n;
 
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
 		    !strcmp(n, section))
 			index = elf_ndxscn(scn);
 	}
 	elf_end(elf);
-	assert_true(index > 0);
-	assert_int_equal(pwrite(fd, &size, sizeof(size),
-				(off_t)(eh.e_shoff + index * eh.e_shentsize +
-					offsetof(Elf64_Shdr, sh_size))),
-			 (ssize_t)sizeof(size));
 	close(fd);
+	assert_true(index > 0);
+	*header_at = (off_t)(eh.e_shoff + index * eh.e_shentsize);
+}
+
+/* Writes size bytes of data at offset of path. */
+static void patch(const char *path, off_t offset, const void *data, size_t size)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, data, size, offset), (ssize_t)size);
+	close(fd);
+}
+
+/* A copy of src in dir as name, with section section's sh_size set to
+ * size (patched in the section header table, by offset); its path. */
+static char *lying_copy(const char *dir, const char *name, const char *src, const char *section,
+			uint64_t size)
+{
+	char *path = copy_of(dir, name, src);
+	GElf_Shdr sh;
+	off_t header_at;
+
+	find_section(path, section, &header_at, &sh);
+	patch(path, header_at + (off_t)offsetof(Elf64_Shdr, sh_size), &size, sizeof(size));
 	return path;
 }
 
@@ -215,7 +247,7 @@ static char *lying_copy(const char *dir, const char *name, const char *src, cons
 static void test_huge_text_is_bounded(void **state)
 {
 	char src[512], *dir = tu_tempdir(), *path;
-	struct outcome o;
+	struct outcome o = { 0 };
 
 	(void)state;
 	assert_non_null(dir);
@@ -241,7 +273,7 @@ static void test_huge_eh_frame_is_bounded(void **state)
 					     .max_cfi_bytes = 4ull << 30,
 					     .max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
 	char src[512], *dir = tu_tempdir(), *path;
-	struct outcome o;
+	struct outcome o = { 0 };
 	int fd;
 
 	(void)state;
@@ -274,6 +306,133 @@ static void test_huge_eh_frame_is_bounded(void **state)
 	free(dir);
 }
 
+/* The longest FDE of path's .eh_frame: its offset in the section, its
+ * length and where its code starts. */
+static void longest_fde(const char *path, uint64_t *offset, uint64_t *length, uint64_t *pc)
+{
+	char cmd[1024], line[512];
+	FILE *p;
+
+	*length = 0;
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long off, len, lo;
+
+		if (strstr(line, " FDE ") &&
+		    sscanf(line, "%llx %llx %*x FDE cie=%*x pc=%llx", &off, &len, &lo) == 3 &&
+		    len > *length) {
+			*offset = off;
+			*length = len;
+			*pc = lo;
+		}
+	}
+	pclose(p);
+}
+
+/* An FDE whose first instruction makes register 2^27 - 1 undefined: libdw
+ * would grow a frame of 2 GB for it, for each of its rows. The FDE is left
+ * out (a gap: frame pointers), within 100 ms and 64 MB. */
+static void test_hostile_register_is_bounded(void **state)
+{
+	static const uint8_t undefined_huge_register[] = { DW_CFA_undefined, 0xff, 0xff, 0xff,
+							   0x3f };
+	/* length, CIE pointer, pc_begin, pc_range ("zR", sdata4: 4 bytes
+	 * each), augmentation length 0: then the instructions */
+	const uint64_t instructions = 4 + 4 + 4 + 4 + 1;
+	char src[512], *dir = tu_tempdir(), *path;
+	uint64_t offset = 0, length, pc = 0;
+	struct outcome o = { 0 };
+	off_t header_at;
+	GElf_Shdr sh;
+
+	(void)state;
+	assert_non_null(dir);
+	symgen_path(src, sizeof(src), "unwindgen");
+	longest_fde(src, &offset, &length, &pc);
+	assert_true(length + 4 >= instructions + sizeof(undefined_huge_register));
+	path = copy_of(dir, "huge_register", src);
+	find_section(path, ".eh_frame", &header_at, &sh);
+	patch(path, (off_t)(sh.sh_offset + offset + instructions), undefined_huge_register,
+	      sizeof(undefined_huge_register));
+	o.probe_pc = pc;
+	compile_apart(path, NULL, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	assert_true(o.cpu_seconds <= 0.1);
+	assert_true(o.rss_growth_kb <= 64 * 1024);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The first FDE of path's .debug_frame that covers code: where it starts. */
+static uint64_t first_debug_frame_pc(const char *path)
+{
+	char cmd[1024], line[512];
+	unsigned long long lo = 0, hi;
+	bool in_debug_frame = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		const char *pc = strstr(line, " pc=");
+
+		if (strstr(line, "Contents of the "))
+			in_debug_frame = strstr(line, ".debug_frame") != NULL;
+		if (!lo && in_debug_frame && pc && sscanf(pc, " pc=%llx..%llx", &lo, &hi) == 2 &&
+		    lo >= hi)
+			lo = 0;
+	}
+	pclose(p);
+	return lo;
+}
+
+/* libdw inflates every compressed debug section when .debug_frame is
+ * opened: those bytes count. Within the budget with them, .debug_frame's
+ * rows are there; past it, they are not (and .eh_frame's still are). */
+static void test_compressed_dwarf_counts(void **state)
+{
+	char src[512], cmd[2048], *dir = tu_tempdir(), *path;
+	struct unwind_budget budget = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
+					.max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
+	struct outcome o = { 0 };
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_non_null(dir);
+	symgen_path(src, sizeof(src), "unwindgen_debugframe");
+	assert_true(asprintf(&path, "%s/compressed", dir) > 0);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zlib-gabi '%s' '%s'", src,
+		 path);
+	assert_int_equal(system(cmd), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	budget.max_cfi_bytes = unwind_elf_section_bytes(unwind_elf_section(elf, ".eh_frame")) +
+			       unwind_elf_section_bytes(unwind_elf_section(elf, ".debug_frame"));
+	assert_true(unwind_elf_inflated_bytes(elf, unwind_elf_section(elf, ".debug_frame")) > 0);
+	elf_end(elf);
+	close(fd);
+	o.probe_pc = first_debug_frame_pc(src);
+	assert_true(o.probe_pc > 0);
+	compile(path, NULL, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_not_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	compile(path, &budget, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Past max_rows the table is refused, whether the FDEs or the rows pass it. */
 static void test_row_budget(void **state)
 {
@@ -281,7 +440,7 @@ static void test_row_budget(void **state)
 					.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
 					.max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
 	char path[512];
-	struct outcome o;
+	struct outcome o = { 0 };
 
 	(void)state;
 	symgen_path(path, sizeof(path), "unwindgen");
@@ -306,7 +465,7 @@ static void test_time_budget(void **state)
 	const struct unwind_budget budget = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
 					      .max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
 					      .max_seconds = 0 };
-	struct outcome o;
+	struct outcome o = { 0 };
 
 	(void)state;
 	if (access(LIBC, R_OK))
@@ -345,7 +504,7 @@ static void test_cancel(void **state)
 	struct canceller c = { .cancel = &cancel };
 	struct timespec done;
 	char path[512];
-	struct outcome o;
+	struct outcome o = { 0 };
 	pthread_t thread;
 	double latency;
 
@@ -373,7 +532,7 @@ static void test_cancel(void **state)
 /* Not ELF: refused, and said so. */
 static void test_not_elf(void **state)
 {
-	struct outcome o;
+	struct outcome o = { 0 };
 
 	(void)state;
 	compile("/etc/passwd", NULL, &o);
@@ -387,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_chromium_in_a_second),
 		cmocka_unit_test(test_huge_text_is_bounded),
 		cmocka_unit_test(test_huge_eh_frame_is_bounded),
+		cmocka_unit_test(test_hostile_register_is_bounded),
+		cmocka_unit_test(test_compressed_dwarf_counts),
 		cmocka_unit_test(test_row_budget),
 		cmocka_unit_test(test_time_budget),
 		cmocka_unit_test(test_cancel),

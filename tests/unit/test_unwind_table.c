@@ -175,14 +175,16 @@ static void compare_with_readelf(const char *path, const struct unwind_table *t,
 			       rbx_col >= 0 ? cols[rbx_col] : NULL, cols[ra_col]))
 			a->agreed++;
 		else if (a->rows - a->agreed <= 5)
-			print_message("%s: at %#llx readelf says CFA %s rbp %s rbx %s ra %s\n", path,
-				      loc, cols[cfa_col], rbp_col >= 0 ? cols[rbp_col] : "-",
+			print_message("%s: at %#llx readelf says CFA %s rbp %s rbx %s ra %s\n",
+				      path, loc, cols[cfa_col], rbp_col >= 0 ? cols[rbp_col] : "-",
 				      rbx_col >= 0 ? cols[rbx_col] : "-", cols[ra_col]);
 	}
 	pclose(p);
 }
 
-static void check_file(const char *path, struct agreement *a)
+/* path's rows against what readelf reads in readelf_path (path itself, or
+ * the file path is a copy of). */
+static void check_copy(const char *path, const char *readelf_path, struct agreement *a)
 {
 	struct unwind_table t;
 	enum unwind_refusal why;
@@ -197,12 +199,17 @@ static void check_file(const char *path, struct agreement *a)
 	for (size_t i = 1; i < t.nr; i++)
 		assert_true(t.rows[i - 1].pc < t.rows[i].pc);
 	assert_int_equal(t.rows[t.nr - 1].cfa, UNWIND_CFA_NONE);
-	compare_with_readelf(path, &t, a);
+	compare_with_readelf(readelf_path, &t, a);
 	unwind_table_free(&t);
 	print_message("%s: %zu of %zu rows (%zu of .debug_frame, %zu with the CFA at rbx, %zu "
 		      "with rbx saved) of %zu FDEs agree\n",
 		      path, a->agreed, a->rows, a->debug_frame_rows, a->rbx_cfa_rows,
 		      a->rbx_saved_rows, a->fdes);
+}
+
+static void check_file(const char *path, struct agreement *a)
+{
+	check_copy(path, path, a);
 }
 
 /* The path of the test program name in SYMGEN_DIR (skips without it). */
@@ -274,6 +281,39 @@ static void test_ld_so_rbx_rows_match_readelf(void **state)
 	assert_int_equal(a.agreed, a.rows);
 }
 
+/* A copy of unwindgen without section headers (e_shoff, e_shnum and
+ * e_shstrndx zero): its .eh_frame found through PT_GNU_EH_FRAME, its code
+ * the executable segment; every row readelf reads in the original agrees. */
+static void test_no_section_headers(void **state)
+{
+	const Elf64_Half none = 0;
+	const Elf64_Off no_offset = 0;
+	struct agreement a = { 0 };
+	char src[512], path[1024], cmd[2100], *dir = tu_tempdir();
+	int fd;
+
+	(void)state;
+	assert_non_null(dir);
+	symgen_path(src, sizeof(src), "unwindgen");
+	snprintf(path, sizeof(path), "%s/unwindgen_no_sections", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, path);
+	assert_int_equal(system(cmd), 0);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &no_offset, sizeof(no_offset), offsetof(Elf64_Ehdr, e_shoff)),
+			 sizeof(no_offset));
+	assert_int_equal(pwrite(fd, &none, sizeof(none), offsetof(Elf64_Ehdr, e_shnum)),
+			 sizeof(none));
+	assert_int_equal(pwrite(fd, &none, sizeof(none), offsetof(Elf64_Ehdr, e_shstrndx)),
+			 sizeof(none));
+	close(fd);
+	check_copy(path, src, &a);
+	assert_true(a.rows >= 10);
+	assert_int_equal(a.agreed, a.rows);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static int cmp_fde_range(const void *a, const void *b)
 {
 	const struct cfi_fde_range *x = a, *y = b;
@@ -332,7 +372,8 @@ static void check_fde_ranges(const char *path, const char *section)
 {
 	struct cfi_fde_ranges ours = { 0 }, theirs = { 0 };
 	bool eh_frame = !strcmp(section, ".eh_frame");
-	Elf_Data *data;
+	struct cfi_section sec;
+	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf *elf;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -343,9 +384,10 @@ static void check_fde_ranges(const char *path, const char *section)
 	assert_non_null(elf);
 	scn = unwind_elf_section(elf, section);
 	assert_non_null(scn);
-	data = eh_frame ? elf_rawdata(scn, NULL) : elf_getdata(scn, NULL);
-	assert_int_equal(cfi_fdes_collect(elf, scn, data, eh_frame, SIZE_MAX, always_go_on, NULL,
-					  &ours),
+	assert_non_null(gelf_getshdr(scn, &sh));
+	sec.data = eh_frame ? elf_rawdata(scn, NULL) : elf_getdata(scn, NULL);
+	sec.vaddr = sh.sh_addr;
+	assert_int_equal(cfi_fdes_collect(elf, &sec, eh_frame, SIZE_MAX, always_go_on, NULL, &ours),
 			 UNWIND_BUILT);
 	elf_end(elf);
 	close(fd);
@@ -358,7 +400,8 @@ static void check_fde_ranges(const char *path, const char *section)
 		if (ours.v[i].lo != theirs.v[i].lo || ours.v[i].hi != theirs.v[i].hi)
 			fail_msg("%s: FDE %zu is %#" PRIx64 "..%#" PRIx64 ", readelf's %#" PRIx64
 				 "..%#" PRIx64,
-				 path, i, ours.v[i].lo, ours.v[i].hi, theirs.v[i].lo, theirs.v[i].hi);
+				 path, i, ours.v[i].lo, ours.v[i].hi, theirs.v[i].lo,
+				 theirs.v[i].hi);
 	}
 	cfi_fdes_free(&ours);
 	cfi_fdes_free(&theirs);
@@ -454,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_libc_rows_match_readelf),
 		cmocka_unit_test(test_ld_so_rbx_rows_match_readelf),
 		cmocka_unit_test(test_fde_ranges_match_readelf),
+		cmocka_unit_test(test_no_section_headers),
 		cmocka_unit_test(test_gaps_are_none),
 	};
 

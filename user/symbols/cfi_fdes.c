@@ -5,8 +5,11 @@
  * libdw walks a CFI section's CIEs and FDEs (dwarf_next_cfi) but has no
  * public way to give an FDE's decoded initial_location and address_range
  * (dwarf_cfi_addrframe only answers for one pc): so the pointer encodings of
- * those two fields (the CIE's 'R' augmentation) are decoded here, and
- * nothing else of the CFI is. */
+ * those two fields (the CIE's 'R' augmentation) are decoded here. And libdw
+ * trusts the instructions it runs (a register number makes a frame that
+ * large): each FDE's are walked once, for their operands' sizes, register
+ * numbers and remembered states only, before libdw is asked for its rows.
+ * The rows themselves are libdw's. */
 #include "symbols/cfi_fdes.h"
 
 #include <dwarf.h>
@@ -241,7 +244,8 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 		case DW_CFA_offset_extended_sf:
 		case DW_CFA_def_cfa_sf:
 		case DW_CFA_val_offset_sf:
-			ok = read_leb128(&p, end, false, &reg) && read_leb128(&p, end, true, &operand);
+			ok = read_leb128(&p, end, false, &reg) &&
+			     read_leb128(&p, end, true, &operand);
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
@@ -358,23 +362,73 @@ static bool fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
 	return size && r->hi > r->lo;
 }
 
-enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, bool eh_frame,
+/* A reader of data, whose first byte is at vaddr, in elf's byte order. */
+static bool reader_of(Elf *elf, Elf_Data *data, uint64_t vaddr, struct cfi_reader *rd)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+
+	if (!ident || !data || !data->d_buf)
+		return false;
+	rd->data = data;
+	rd->vaddr = vaddr;
+	rd->address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	rd->msb = ident[EI_DATA] == ELFDATA2MSB;
+	return true;
+}
+
+int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec)
+{
+	GElf_Phdr hdr = { .p_type = PT_NULL }, ph;
+	struct cfi_reader rd;
+	const uint8_t *p;
+	Elf_Data *data;
+	uint64_t vaddr;
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	for (size_t i = 0; i < phnum && hdr.p_type != PT_GNU_EH_FRAME; i++)
+		if (!gelf_getphdr(elf, (int)i, &hdr))
+			hdr.p_type = PT_NULL;
+	if (hdr.p_type != PT_GNU_EH_FRAME || hdr.p_filesz < 8 ||
+	    !(data = elf_getdata_rawchunk(elf, (int64_t)hdr.p_offset, hdr.p_filesz, ELF_T_BYTE)) ||
+	    !reader_of(elf, data, hdr.p_vaddr, &rd))
+		return -1;
+	/* version 1, eh_frame_ptr's encoding, then eh_frame_ptr at byte 4
+	 * (datarel: from the header's start) */
+	p = (const uint8_t *)data->d_buf + 4;
+	if (((const uint8_t *)data->d_buf)[0] != 1 ||
+	    !read_encoded(&rd, &p, p + data->d_size - 4, ((const uint8_t *)data->d_buf)[1], true,
+			  &vaddr))
+		return -1;
+	if ((((const uint8_t *)data->d_buf)[1] & 0x70) == DW_EH_PE_datarel)
+		vaddr += hdr.p_vaddr;
+	for (size_t i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		sec->data = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)),
+						 ph.p_filesz - (vaddr - ph.p_vaddr), ELF_T_BYTE);
+		sec->vaddr = vaddr;
+		return sec->data ? 0 : -1;
+	}
+	return -1;
+}
+
+enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
 				     struct cfi_fde_ranges *out)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	struct cie_cache cache = { .next = 0 };
-	struct cfi_reader rd = { .data = data };
+	Elf_Data *data = sec->data;
 	enum unwind_refusal why;
 	Dwarf_Off offset = 0, next;
-	GElf_Shdr sh;
+	struct cfi_reader rd;
 	size_t entries = 0;
 
-	if (!ident || !data || !data->d_buf || !gelf_getshdr(scn, &sh))
+	if (!reader_of(elf, data, sec->vaddr, &rd))
 		return UNWIND_BUILT;
-	rd.vaddr = sh.sh_addr;
-	rd.address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-	rd.msb = ident[EI_DATA] == ELFDATA2MSB;
 	for (;;) {
 		Dwarf_CFI_Entry entry;
 		const struct cie_facts *cie;

@@ -33,15 +33,27 @@ struct cfi_fde_ranges {
  * other refusal stops the walk and is returned. */
 typedef enum unwind_refusal (*cfi_fdes_go_on)(void *arg);
 
-/* Appends the range of every FDE of section scn (an .eh_frame if eh_frame,
- * else a .debug_frame; its data as dwarf_next_cfi reads it) to out, at most
- * max_fdes of them, asking go_on(arg) as it goes. An FDE that asks libdw
- * for an unreasonable frame (a register number past x86-64's, states
- * remembered deep, instructions past 64 KB) is left out: a gap. UNWIND_BUILT, or
- * UNWIND_OVER_ROWS past max_fdes, UNWIND_NO_MEMORY, or go_on's refusal. */
-enum unwind_refusal cfi_fdes_collect(Elf *elf, Elf_Scn *scn, Elf_Data *data, bool eh_frame,
+/* A CFI section's bytes (as dwarf_next_cfi reads them) and the address of
+ * the first. */
+struct cfi_section {
+	Elf_Data *data;
+	uint64_t vaddr;
+};
+
+/* Appends the range of every FDE of sec (an .eh_frame if eh_frame, else a
+ * .debug_frame) to out, at most max_fdes of them, asking go_on(arg) as it
+ * goes. An FDE that asks libdw for an unreasonable frame (a register number
+ * past x86-64's, states remembered deep, instructions past 64 KB) is left
+ * out: a gap. UNWIND_BUILT, or UNWIND_OVER_ROWS past max_fdes,
+ * UNWIND_NO_MEMORY, or go_on's refusal. */
+enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
 				     struct cfi_fde_ranges *out);
+
+/* The .eh_frame of a file without its section, where its .eh_frame_hdr
+ * (PT_GNU_EH_FRAME) points: to the end of the loaded bytes that hold it
+ * (dwarf_next_cfi stops at its zero terminator). 0, or -1 if none. */
+int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec);
 
 /* Sorts ranges by lo and clips each to start where the one before ends
  * (dropping the ones left empty): no two overlap. */

@@ -168,6 +168,46 @@ uint64_t unwind_elf_section_bytes(Elf_Scn *scn)
 	return sh.sh_size;
 }
 
+/* A GNU-compressed section's (.zdebug_*) inflated size: "ZLIB", then it in
+ * 8 bytes big-endian. */
+static uint64_t zdebug_bytes(Elf_Scn *scn)
+{
+	Elf_Data *raw = elf_rawdata(scn, NULL);
+	const uint8_t *p = raw ? raw->d_buf : NULL;
+	uint64_t size = 0;
+
+	if (!p || raw->d_size < 12 || memcmp(p, "ZLIB", 4))
+		return 0;
+	for (int i = 4; i < 12; i++)
+		size = size << 8 | p[i];
+	return size;
+}
+
+uint64_t unwind_elf_inflated_bytes(Elf *elf, Elf_Scn *except)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t total = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		uint64_t bytes = 0;
+
+		if (scn == except || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strncmp(n, ".debug_", 7) && (sh.sh_flags & SHF_COMPRESSED))
+			bytes = unwind_elf_section_bytes(scn);
+		else if (!strncmp(n, ".zdebug_", 8))
+			bytes = zdebug_bytes(scn);
+		total = total + bytes < total ? UINT64_MAX : total + bytes;
+	}
+	return total;
+}
+
 int64_t unwind_elf_exec_vaddr_delta(Elf *elf)
 {
 	size_t phnum;

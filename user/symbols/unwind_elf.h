@@ -29,6 +29,10 @@ ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges);
 Elf_Scn *unwind_elf_section(Elf *elf, const char *name);
 /* How many bytes scn holds once read (decompressed if compressed); 0 for NULL. */
 uint64_t unwind_elf_section_bytes(Elf_Scn *scn);
+/* The bytes libdw's dwarf_begin_elf would inflate (it inflates every
+ * compressed debug section it knows at once): the decompressed sizes of the
+ * compressed .debug_* and .zdebug_* sections but except. */
+uint64_t unwind_elf_inflated_bytes(Elf *elf, Elf_Scn *except);
 /* The executable segment's p_vaddr - p_offset (unwind_table's exec_vaddr_delta). */
 int64_t unwind_elf_exec_vaddr_delta(Elf *elf);
 

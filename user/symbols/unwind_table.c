@@ -345,8 +345,9 @@ static Elf_Data *debug_frame_data(Elf_Scn *scn)
 }
 
 /* The FDE ranges of both sections, sorted, .eh_frame's winning. */
-static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf, Elf_Scn *const scn[2],
-					Dwarf_CFI *const cfi[2], struct cfi_fde_ranges *fdes)
+static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf,
+					const struct cfi_section sec[2], Dwarf_CFI *const cfi[2],
+					struct cfi_fde_ranges *fdes)
 {
 	struct cfi_fde_ranges debug = { 0 };
 	enum unwind_refusal why = UNWIND_BUILT;
@@ -354,11 +355,9 @@ static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf, Elf_Scn *co
 
 	/* each FDE in the code is a row at least: past max_rows, so is the table */
 	if (cfi[0])
-		why = cfi_fdes_collect(elf, scn[0], elf_rawdata(scn[0], NULL), true, max, go_on, c,
-				       fdes);
+		why = cfi_fdes_collect(elf, &sec[0], true, max, go_on, c, fdes);
 	if (why == UNWIND_BUILT && cfi[1])
-		why = cfi_fdes_collect(elf, scn[1], debug_frame_data(scn[1]), false, max, go_on,
-				       c, &debug);
+		why = cfi_fdes_collect(elf, &sec[1], false, max, go_on, c, &debug);
 	if (why == UNWIND_BUILT) {
 		cfi_fdes_sort(fdes);
 		cfi_fdes_sort(&debug);
@@ -389,16 +388,17 @@ static void refusal_message(enum unwind_refusal why, const struct compile *c, ch
 }
 
 /* Compiles the open ELF file's rows into c->t. */
-static enum unwind_refusal compile_file(struct compile *c, Elf *elf, Elf_Scn *const scn[2],
-					Dwarf_CFI *const cfi[2], char *err, size_t errlen)
+static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
+					const struct cfi_section sec[2], Dwarf_CFI *const cfi[2],
+					char *err, size_t errlen)
 {
 	struct cfi_fde_ranges fdes = { 0 };
 	struct code_range *code = NULL;
 	enum unwind_refusal why;
 	size_t first = 0;
-	ssize_t n;
+	ssize_t n = 0;
 
-	why = collect_fdes(c, elf, scn, cfi, &fdes);
+	why = collect_fdes(c, elf, sec, cfi, &fdes);
 	if (why == UNWIND_BUILT && (n = unwind_elf_code_ranges(elf, &code)) < 0)
 		why = UNWIND_NO_MEMORY;
 	for (ssize_t i = 0; why == UNWIND_BUILT && i < n; i++)
@@ -420,10 +420,12 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 	};
 	struct compile c = { .t = t, .budget = budget ? budget : &defaults, .weight = 1 };
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
-	Elf_Scn *scn[2] = { NULL, NULL };
+	struct cfi_section sec[2] = { { NULL, 0 }, { NULL, 0 } };
+	Elf_Scn *eh_frame, *debug_frame;
 	Dwarf *dwarf = NULL;
 	Elf *elf = NULL;
 	struct stat st;
+	GElf_Shdr sh;
 	uint64_t bytes;
 
 	c.cpu_start = thread_cpu_seconds();
@@ -446,27 +448,50 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 	*why = unwind_elf_check_claims(elf, (uint64_t)st.st_size, err, errlen);
 	if (*why != UNWIND_BUILT)
 		goto out;
-	scn[CFI_EH_FRAME] = unwind_elf_section(elf, ".eh_frame");
-	scn[CFI_DEBUG_FRAME] = unwind_elf_section(elf, ".debug_frame");
-	bytes = unwind_elf_section_bytes(scn[0]) + unwind_elf_section_bytes(scn[1]);
+	eh_frame = unwind_elf_section(elf, ".eh_frame");
+	debug_frame = unwind_elf_section(elf, ".debug_frame");
+	if (eh_frame && gelf_getshdr(eh_frame, &sh)) {
+		sec[0].data = elf_rawdata(eh_frame, NULL);
+		sec[0].vaddr = sh.sh_addr;
+	} else if (!eh_frame) { /* no section headers: where .eh_frame_hdr says */
+		cfi_fdes_eh_frame_of_segments(elf, &sec[0]);
+	}
+	bytes = (sec[0].data ? sec[0].data->d_size : 0) + unwind_elf_section_bytes(debug_frame);
 	if (bytes > c.budget->max_cfi_bytes) {
 		*why = UNWIND_OVER_BYTES;
 		rt_format(err, errlen, "%" PRIu64 " bytes of CFI, over the budget of %" PRIu64,
 			  bytes, c.budget->max_cfi_bytes);
 		goto out;
 	}
-	cfi[0] = scn[0] ? dwarf_getcfi_elf(elf) : NULL;
+	/* dwarf_begin_elf inflates every compressed debug section, not only
+	 * .debug_frame: past the budget with them, .debug_frame goes unread */
+	if (debug_frame &&
+	    bytes + unwind_elf_inflated_bytes(elf, debug_frame) > c.budget->max_cfi_bytes) {
+		if (!sec[0].data) {
+			*why = UNWIND_OVER_BYTES;
+			rt_format(err, errlen,
+				  ".debug_frame needs %" PRIu64 " bytes of compressed DWARF "
+				  "inflated, over the budget of %" PRIu64,
+				  unwind_elf_inflated_bytes(elf, debug_frame),
+				  c.budget->max_cfi_bytes);
+			goto out;
+		}
+		debug_frame = NULL;
+	}
+	cfi[0] = sec[0].data ? dwarf_getcfi_elf(elf) : NULL;
 	/* .debug_frame, owned by the Dwarf: code built without unwind tables
 	 * (-fno-asynchronous-unwind-tables -g), assembly with only debug CFI */
-	dwarf = scn[1] ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	dwarf = debug_frame ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 	cfi[1] = dwarf ? dwarf_getcfi(dwarf) : NULL;
+	if (cfi[1])
+		sec[1].data = debug_frame_data(debug_frame);
 	if (!cfi[0] && !cfi[1]) {
 		*why = UNWIND_NO_CFI;
 		rt_format(err, errlen, "no .eh_frame or .debug_frame: frame pointers unwind it");
 		goto out;
 	}
 	t->exec_vaddr_delta = unwind_elf_exec_vaddr_delta(elf);
-	*why = compile_file(&c, elf, scn, cfi, err, errlen);
+	*why = compile_file(&c, elf, sec, cfi, err, errlen);
 out:
 	if (cfi[0])
 		dwarf_cfi_end(cfi[0]);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_table.h: an ELF file's .eh_frame (and .debug_frame) compiled with
  * libdw's CFI API into compact rows (how to find the CFA, the return address
- * and the saved rbp). */
+ * and the saved rbp and rbx). */
 #ifndef RINGTRACE_UNWIND_TABLE_H
 #define RINGTRACE_UNWIND_TABLE_H
 
@@ -59,9 +59,12 @@ enum unwind_refusal {
 	UNWIND_BUILT,          /* it has one */
 	UNWIND_NOT_ELF,        /* not an ELF file (or not one libelf reads) */
 	UNWIND_NO_CFI,         /* neither .eh_frame nor .debug_frame */
-	UNWIND_LYING_HEADER,   /* a section or segment claims bytes past the file's end */
-	UNWIND_OVER_ROWS,      /* more rows than budget.max_rows */
-	UNWIND_OVER_BYTES,     /* more CFI than budget.max_cfi_bytes */
+	UNWIND_LYING_HEADER,   /* a section or segment claims bytes past the file's end,
+				  or executable addresses that wrap */
+	UNWIND_OVER_ROWS,      /* more rows (or FDEs) than budget.max_rows */
+	UNWIND_OVER_BYTES,     /* more CFI than budget.max_cfi_bytes (for a
+				  .debug_frame alone, with the compressed debug
+				  sections libdw inflates to read it) */
 	UNWIND_OVER_TIME,      /* compiling took longer than budget.max_seconds */
 	UNWIND_CANCELLED,      /* budget.cancel was set */
 	UNWIND_NO_MEMORY,
@@ -88,8 +91,10 @@ struct unwind_table {
 
 /* Compiles the .eh_frame of the ELF file fd, and its .debug_frame where the
  * .eh_frame says nothing (read through a mapping, for every executable
- * section), within budget (NULL: the defaults, never cancelled). 0, or -1
- * with *why and err set. */
+ * section), within budget (NULL: the defaults, never cancelled): FDE by FDE,
+ * each gap between them one UNWIND_CFA_NONE row, so the work follows the
+ * CFI, never the size of the code. 0, or -1 with *why and err (one line)
+ * set and t empty. */
 int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
 		       enum unwind_refusal *why, char *err, size_t errlen);
 /* The row covering pc, or NULL outside every row. */
