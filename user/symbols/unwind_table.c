@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "lib/log.h"
+#include "sys/sigbus_guard.h"
 #include "symbols/cfi_fdes.h"
 #include "symbols/unwind_elf.h"
 
@@ -327,6 +328,7 @@ const char *unwind_refusal_name(enum unwind_refusal why)
 		[UNWIND_CANCELLED] = "cancelled",
 		[UNWIND_NO_MEMORY] = "out of memory",
 		[UNWIND_PAST_4GIB] = "code past 4 GiB",
+		[UNWIND_FILE_CHANGED] = "file shrank while read",
 	};
 
 	return (unsigned int)why < UNWIND_NR_REFUSALS ? names[why] : "?";
@@ -410,8 +412,8 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	return why;
 }
 
-int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
-		       enum unwind_refusal *why, char *err, size_t errlen)
+static int build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
+		 enum unwind_refusal *why, char *err, size_t errlen)
 {
 	static const struct unwind_budget defaults = {
 		.max_rows = UNWIND_DEFAULT_MAX_ROWS,
@@ -504,6 +506,37 @@ out:
 		return -1;
 	}
 	return 0;
+}
+
+struct build_call {
+	int fd;
+	const struct unwind_budget *budget;
+	struct unwind_table *t;
+	enum unwind_refusal *why;
+	char *err;
+	size_t errlen;
+};
+
+static int build_guarded(void *arg)
+{
+	struct build_call *b = arg;
+
+	return build(b->fd, b->budget, b->t, b->why, b->err, b->errlen);
+}
+
+/* The file is read through a mapping: its owner may truncate it meanwhile.
+ * What the compile had allocated then is lost (a file is compiled once). */
+int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
+		       enum unwind_refusal *why, char *err, size_t errlen)
+{
+	struct build_call b = { fd, budget, t, why, err, errlen };
+
+	if (sigbus_guard_run(build_guarded, &b) != SIGBUS_GUARD_FAULT)
+		return *why == UNWIND_BUILT ? 0 : -1;
+	*why = UNWIND_FILE_CHANGED;
+	rt_format(err, errlen, "the file shrank while it was read");
+	memset(t, 0, sizeof(*t));
+	return -1;
 }
 
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc)

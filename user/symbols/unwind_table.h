@@ -69,6 +69,7 @@ enum unwind_refusal {
 	UNWIND_CANCELLED,      /* budget.cancel was set */
 	UNWIND_NO_MEMORY,
 	UNWIND_PAST_4GIB,      /* code past the rows' 32-bit addresses */
+	UNWIND_FILE_CHANGED,   /* the file shrank while it was read (SIGBUS) */
 	UNWIND_NR_REFUSALS
 };
 
@@ -77,7 +78,7 @@ const char *unwind_refusal_name(enum unwind_refusal why);
 
 /* The budget a recording gives each file unless told otherwise. */
 #define UNWIND_DEFAULT_MAX_ROWS (4u << 20)
-#define UNWIND_DEFAULT_MAX_CFI_BYTES (256ull << 20)
+#define UNWIND_DEFAULT_MAX_CFI_BYTES (64ull << 20)
 #define UNWIND_DEFAULT_MAX_SECONDS 2.0
 
 struct unwind_table {
