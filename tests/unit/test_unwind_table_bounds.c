@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_unwind_bounds.c: compiling an unwind table costs what the CFI costs,
+/* test_unwind_table_bounds.c: compiling an unwind table costs what the CFI costs,
  * not the code: chromium in a second, lying headers refused fast and small,
  * and the budget (rows, time, cancel) answered. */
 #include <setjmp.h>
