@@ -17,6 +17,14 @@ struct {
 	__type(value, struct rt_unwind_row);
 } unwind_rows SEC(".maps");
 
+/* Every file's page index (struct rt_unwind_slice), one slice each. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} unwind_pages SEC(".maps");
+
 /* Each process's executable mappings, by tgid. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -26,6 +34,15 @@ struct {
 	__type(value, struct rt_process_mappings);
 } process_mappings SEC(".maps");
 
+/* No mappings: what a walk of a process not known yet searches (a pointer
+ * the verifier knows is never NULL, where NULL makes it fail). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_process_mappings);
+} no_process_mappings SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -33,24 +50,87 @@ struct {
 	__type(value, struct rt_unwind_counters);
 } unwind_counters SEC(".maps");
 
+/* The sigcontext in the rt_sigframe at a signal frame's sp, and the words
+ * of it a step reads: rbp, rbx, rdx, rax, rcx, rsp, rip. */
+#define SIGFRAME_SIGCONTEXT 40
+#define SIGCONTEXT_FIRST_READ 10
+#define SIGCONTEXT_WORDS_READ 7
+
+/* A copy of the part of the user stack a walk reads next: one read of up to
+ * STACK_WINDOW_BYTES instead of one per word (a read costs ~80 ns here,
+ * whatever its size up to a few hundred bytes). Never across a page end, so
+ * that an unmapped page past the stack's top fails no read below it. */
+#define STACK_WINDOW_BYTES 512
+#define STACK_PAGE 4096
+struct stack_window {
+	__u64 base, len; /* [base, base + len) copied to w */
+	__u64 w[STACK_WINDOW_BYTES / 8];
+	__u64 signal[SIGCONTEXT_WORDS_READ]; /* what a signal frame's step reads */
+	__u64 word; /* a word read alone */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_window);
+} unwind_stack_window SEC(".maps");
+
 /* The highest user address on x86-64 (4-level paging, and 5-level's low half). */
 #define USER_ADDR_MAX 0x00ffffffffffffffULL
+
+/* DWARF's x86-64 register numbers the walk keeps. */
+#define DW_RBX 3
+#define DW_RBP 6
+#define DW_RSP 7
+#define DW_REGS 16
+
+/* Where DWARF register r is among pt_regs' words (r15 r14 r13 r12 bp bx r11
+ * r10 r9 r8 ax cx dx si di), and among a signal frame's sigcontext words (r8
+ * .. r15 di si bp bx dx ax cx sp ip): byte r & 7 of the first constant for r
+ * < 8, of the second for the others (constants, where a table would be a
+ * data section of its own). */
+#define PT_REGS_WORDS_OF_DWARF 0x13040E0D050B0C0AULL, 0x0001020306070809ULL
+#define SIGCONTEXT_WORDS_OF_DWARF 0x0F0A08090B0E0C0DULL, 0x0706050403020100ULL
+static __always_inline __u32 word_of_dwarf(__u64 low, __u64 high, __u8 reg)
+{
+	return ((reg < 8 ? low : high) >> ((reg & 7) * 8)) & 0xff;
+}
+
+/* How the frame the walk writes next was found, and why by frame pointers:
+ * in the order of their counters. */
+enum { FOUND_FIRST, FOUND_TABLE, FOUND_SIGNAL, FOUND_FP };
+enum { FP_NO_PROCESS, FP_NO_MAPPING, FP_NO_TABLE, FP_EXPRESSION };
+#define COUNTER_AT(first, i) (__builtin_offsetof(struct rt_unwind_counters, first) / 8 + (i))
+_Static_assert(COUNTER_AT(first_frames, FOUND_FP) ==
+		       __builtin_offsetof(struct rt_unwind_counters, fp_frames) / 8,
+	       "frames counted by how they were found, in that order");
+_Static_assert(COUNTER_AT(no_process_frames, FP_EXPRESSION) ==
+		       __builtin_offsetof(struct rt_unwind_counters, expression) / 8,
+	       "frames by frame pointers counted by why, in that order");
+/* How a walk ended. */
+enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED,
+       END_BAD_FRAME, END_TRUNCATED };
 
 /* The state of one walk, on the BPF stack of the sampling program. */
 struct unwind_walk {
 	struct sample_words *s;
 	struct rt_process_mappings *pm;
-	__u64 ip, sp, bp;
+	struct stack_window *stack;
+	__u64 ip, sp, bp, bx;
+	/* where every register of this frame is, when it is known: the
+	 * sampled frame's in the task's pt_regs (kernel memory), a frame a
+	 * signal interrupted in its sigcontext (user memory); else 0 */
+	__u64 regs_at;
+	bool regs_in_user;
 	__u32 first;  /* the word the first frame goes to */
 	__u32 frames; /* frames written */
+	__s32 last_mapping; /* the mapping of the frame before, tried first */
 	bool exact_ip; /* the first frame, or the one a signal interrupted */
-	bool done;
-	/* what the walk counted, added to unwind_counters at its end */
-	__u32 table_frames, fp_frames, no_mapping, no_table, expression, signal_frames;
-	__u8 end_reason; /* 0 ok, else an index into the counters below */
+	bool no_process; /* its mappings not known: frame pointers alone */
+	__u8 found, fp_reason, end_reason;
+	struct rt_unwind_counters *c; /* where the frames are counted */
 };
-
-enum { END_NONE, END_OUTERMOST, END_READ_FAILED, END_BAD_FRAME, END_TRUNCATED };
 
 /* A binary search among a process's mappings for the one holding pc. */
 struct mapping_search {
@@ -86,17 +166,23 @@ static long mapping_search_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* The mapping of pm covering pc, or NULL. */
-static __always_inline const struct rt_unwind_mapping *
-find_mapping(const struct rt_process_mappings *pm, __u64 pc)
+/* The mapping of w's process covering pc, or NULL: the last frame's first
+ * (a stack's frames are mostly in one file), else a binary search. */
+static __always_inline const struct rt_unwind_mapping *find_mapping(struct unwind_walk *w,
+								  __u64 pc)
 {
+	const struct rt_process_mappings *pm = w->pm;
 	struct mapping_search r = { pm, pc, 0, pm->nr, -1 };
-	__s32 found;
+	__s32 found = w->last_mapping;
 
+	if (found >= 0 && found < RT_UNWIND_MAX_MAPPINGS && pc >= pm->m[found].start &&
+	    pc < pm->m[found].end)
+		return &pm->m[found];
 	bpf_loop(RT_UNWIND_MAPPING_STEPS, mapping_search_step, &r, 0);
 	found = r.found;
 	if (found < 0 || found >= RT_UNWIND_MAX_MAPPINGS)
 		return NULL;
+	w->last_mapping = found;
 	return &pm->m[found];
 }
 
@@ -106,7 +192,7 @@ struct row_search {
 };
 
 /* One step of it, as bpf_loop's body: the verifier checks one step, where
- * an unrolled search would make it walk every path. */
+ * an unrolled search of a whole table would make it walk every path. */
 static long row_search_step(__u32 i, void *arg)
 {
 	struct row_search *r = arg;
@@ -127,68 +213,185 @@ static long row_search_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* The last row of [first, first + nr) whose pc <= vaddr, or NULL. */
-static __always_inline const struct rt_unwind_row *find_row(__u32 first, __u32 nr, __u32 vaddr)
+/* The last row among [lo, hi] whose pc <= vaddr, rows[lo].pc <= vaddr: by a
+ * loop the verifier unrolls when they are few (a page's), else bpf_loop's
+ * (a call per step that costs more than the step). */
+static __always_inline const struct rt_unwind_row *search_rows(__u32 lo, __u32 hi, __u32 vaddr)
 {
-	struct row_search r = { first, first + nr, vaddr };
-	const struct rt_unwind_row *row = bpf_map_lookup_elem(&unwind_rows, &first);
+	const struct rt_unwind_row *row;
+	struct row_search r;
+	__u32 mid;
 
-	if (!row || vaddr < row->pc)
-		return NULL;
+	if (hi - lo < (1u << RT_UNWIND_PAGE_STEPS)) {
+		for (int k = 0; k < RT_UNWIND_PAGE_STEPS && lo < hi; k++) {
+			mid = lo + (hi - lo + 1) / 2;
+			row = bpf_map_lookup_elem(&unwind_rows, &mid);
+			if (!row)
+				return NULL;
+			if (row->pc <= vaddr)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		return bpf_map_lookup_elem(&unwind_rows, &lo);
+	}
+	r.lo = lo;
+	r.hi = hi + 1;
+	r.vaddr = vaddr;
 	bpf_loop(RT_UNWIND_ROW_STEPS, row_search_step, &r, 0);
 	return bpf_map_lookup_elem(&unwind_rows, &r.lo);
 }
 
-static __always_inline bool read_user_word(__u64 addr, __u64 *out)
+/* The row in force at the file's virtual address vaddr, or NULL: the page
+ * index names the rows to search among. */
+static __always_inline const struct rt_unwind_row *find_row(const struct rt_unwind_slice *t,
+							    __u32 vaddr)
 {
-	return bpf_probe_read_user(out, sizeof(*out), (const void *)addr) == 0;
+	__u32 first = t->first_row, last = t->first_row + t->nr_rows - 1, page, at;
+	const struct rt_unwind_row *row = bpf_map_lookup_elem(&unwind_rows, &first);
+	const __u32 *entry;
+	__u32 lo, hi;
+
+	if (!row || vaddr < row->pc)
+		return NULL;
+	if (!t->nr_pages)
+		return search_rows(first, last, vaddr);
+	page = (vaddr - t->page_base) >> (t->page_shift & 31);
+	if (page >= t->nr_pages)
+		page = t->nr_pages - 1;
+	at = t->first_page + page;
+	entry = bpf_map_lookup_elem(&unwind_pages, &at);
+	if (!entry)
+		return NULL;
+	lo = first + *entry;
+	hi = last;
+	if (page + 1 < t->nr_pages) {
+		at++;
+		entry = bpf_map_lookup_elem(&unwind_pages, &at);
+		if (!entry)
+			return NULL;
+		hi = first + *entry;
+	}
+	if (lo > hi || hi > last)
+		return NULL; /* an index not of these rows: cannot be */
+	return search_rows(lo, hi, vaddr);
 }
 
-/* One step up by frame pointers: rbp points at the saved rbp, the return
- * address above it. */
-static __always_inline int step_by_frame_pointer(struct unwind_walk *w)
+/* A word of user (or kernel) memory read alone. Helpers write into map
+ * memory only: this kernel's verifier fails ("verifier bug: stack slot")
+ * on a helper writing a bpf_loop body's own stack in some walks. */
+static __always_inline bool read_word(struct unwind_walk *w, __u64 addr, bool user, __u64 *out)
 {
-	__u64 saved[2];
+	__u64 *word = &w->stack->word;
 
-	w->fp_frames++;
+	if ((user ? bpf_probe_read_user(word, sizeof(*word), (const void *)addr)
+		  : bpf_probe_read_kernel(word, sizeof(*word), (const void *)addr)))
+		return false;
+	*out = *word;
+	return true;
+}
+
+/* The stack word at addr, from the window, refilled from addr when addr is
+ * not in it. */
+static __always_inline bool stack_word(struct unwind_walk *w, __u64 addr, __u64 *out)
+{
+	struct stack_window *win = w->stack;
+	__u64 off = addr - win->base, len;
+
+	if (addr & 7)
+		return read_word(w, addr, true, out);
+	if (addr >= win->base && off < win->len) {
+		*out = win->w[(off / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
+		return true;
+	}
+	len = STACK_PAGE - (addr & (STACK_PAGE - 1));
+	if (len > STACK_WINDOW_BYTES)
+		len = STACK_WINDOW_BYTES;
+	barrier_var(len);
+	if (len < 8 || len > STACK_WINDOW_BYTES ||
+	    bpf_probe_read_user(win->w, len, (const void *)addr)) {
+		win->len = 0;
+		return false;
+	}
+	win->base = addr;
+	win->len = len;
+	*out = win->w[0];
+	return true;
+}
+
+/* The next frame found by frame pointers, for why: rbp points at the saved
+ * rbp, the return address above it. */
+static __always_inline int step_by_frame_pointer(struct unwind_walk *w, __u8 why)
+{
+	__u64 bp, ip;
+
 	if (!w->bp || w->bp < w->sp || w->bp > USER_ADDR_MAX) {
 		w->end_reason = END_BAD_FRAME;
 		return 1;
 	}
-	if (bpf_probe_read_user(saved, sizeof(saved), (const void *)w->bp)) {
+	if (!stack_word(w, w->bp, &bp) || !stack_word(w, w->bp + 8, &ip)) {
 		w->end_reason = END_READ_FAILED;
 		return 1;
 	}
 	w->sp = w->bp + 16;
-	w->bp = saved[0];
-	w->ip = saved[1];
+	w->bp = bp;
+	w->ip = ip;
 	w->exact_ip = false;
+	w->regs_at = 0;
+	w->found = FOUND_FP;
+	w->fp_reason = why;
 	return 0;
 }
 
-/* The registers a signal interrupted, from the rt_sigframe's ucontext at sp
- * (uc_mcontext at 40; rbp, rsp, rip at 80, 120, 128 of the sigcontext). */
+/* The registers a signal interrupted, from the rt_sigframe's sigcontext at sp. */
 static __always_inline int step_over_signal(struct unwind_walk *w)
 {
-	__u64 mc = w->sp + 40, bp, sp, ip;
+	__u64 sc = w->sp + SIGFRAME_SIGCONTEXT, *regs = w->stack->signal;
 
-	if (!read_user_word(mc + 80, &bp) || !read_user_word(mc + 120, &sp) ||
-	    !read_user_word(mc + 128, &ip)) {
+	if (bpf_probe_read_user(regs, sizeof(w->stack->signal),
+				(const void *)(sc + SIGCONTEXT_FIRST_READ * 8))) {
 		w->end_reason = END_READ_FAILED;
 		return 1;
 	}
-	w->signal_frames++;
-	w->bp = bp;
-	w->sp = sp;
-	w->ip = ip;
+	w->bp = regs[0];
+	w->bx = regs[1];
+	w->sp = regs[5];
+	w->ip = regs[6];
 	w->exact_ip = true;
+	w->regs_at = sc;
+	w->regs_in_user = true;
+	w->found = FOUND_SIGNAL;
 	return 0;
+}
+
+/* DWARF register reg of this frame into *value, where every register of the
+ * frame is known. */
+static __always_inline bool frame_register(struct unwind_walk *w, __u8 reg, __u64 *value)
+{
+	if (!w->regs_at || reg >= DW_REGS)
+		return false;
+	if (w->regs_in_user)
+		return read_word(w, w->regs_at + word_of_dwarf(SIGCONTEXT_WORDS_OF_DWARF, reg) * 8,
+				 true, value);
+	return read_word(w, w->regs_at + word_of_dwarf(PT_REGS_WORDS_OF_DWARF, reg) * 8, false,
+			 value);
+}
+
+/* The caller's value of a callee-saved register (rbp, rbx) by the row's rule. */
+static __always_inline bool caller_register(struct unwind_walk *w, __u8 how, __s16 offset,
+					    __u64 cfa, __u64 *value)
+{
+	if (how == RT_RBP_SAVED)
+		return stack_word(w, cfa + offset, value);
+	if (how == RT_RBP_UNDEFINED)
+		*value = 0;
+	return true;
 }
 
 /* One step up by the row covering the frame's pc. */
 static __always_inline int step_by_row(struct unwind_walk *w, const struct rt_unwind_row *row)
 {
-	__u64 cfa, ra, bp = w->bp;
+	__u64 cfa, ra, bp = w->bp, bx = w->bx;
 
 	switch (row->cfa) {
 	case RT_CFA_RSP:
@@ -196,6 +399,14 @@ static __always_inline int step_by_row(struct unwind_walk *w, const struct rt_un
 		break;
 	case RT_CFA_RBP:
 		cfa = w->bp + row->cfa_offset;
+		break;
+	case RT_CFA_RBX:
+		cfa = w->bx + row->cfa_offset;
+		break;
+	case RT_CFA_REG:
+		if (!frame_register(w, row->cfa_reg, &cfa))
+			return step_by_frame_pointer(w, FP_EXPRESSION);
+		cfa += row->cfa_offset;
 		break;
 	case RT_CFA_PLT10:
 		cfa = w->sp + 8 + ((w->ip & 15) >= 10 ? 8 : 0);
@@ -209,34 +420,40 @@ static __always_inline int step_by_row(struct unwind_walk *w, const struct rt_un
 		w->end_reason = END_OUTERMOST;
 		return 1;
 	case RT_CFA_EXPRESSION:
-		w->expression++;
-		return step_by_frame_pointer(w);
+		return step_by_frame_pointer(w, FP_EXPRESSION);
 	default:
-		w->no_table++;
-		return step_by_frame_pointer(w);
+		return step_by_frame_pointer(w, FP_NO_TABLE);
 	}
 	if (cfa <= w->sp || cfa > USER_ADDR_MAX) {
 		w->end_reason = END_BAD_FRAME;
 		return 1;
 	}
-	if (!read_user_word(cfa - 8, &ra)) {
+	if (!stack_word(w, cfa - 8, &ra) ||
+	    !caller_register(w, row->rbp, row->rbp_offset, cfa, &bp) ||
+	    !caller_register(w, row->rbx, row->rbx_offset, cfa, &bx)) {
 		w->end_reason = END_READ_FAILED;
 		return 1;
 	}
-	if (row->rbp == RT_RBP_SAVED) {
-		if (!read_user_word(cfa + row->rbp_offset, &bp)) {
-			w->end_reason = END_READ_FAILED;
-			return 1;
-		}
-	} else if (row->rbp == RT_RBP_UNDEFINED) {
-		bp = 0;
-	}
-	w->table_frames++;
 	w->sp = cfa;
 	w->bp = bp;
+	w->bx = bx;
 	w->ip = ra;
 	w->exact_ip = false;
+	w->regs_at = 0;
+	w->found = FOUND_TABLE;
 	return 0;
+}
+
+/* Counts the frame written by how it was found (by index: a switch would
+ * make the verifier walk each case). */
+static __always_inline void count_frame(const struct unwind_walk *w)
+{
+	__u64 *c = (__u64 *)w->c;
+
+	c[COUNTER_AT(frames, 0)]++;
+	c[COUNTER_AT(first_frames, w->found & 3)]++;
+	if (w->found == FOUND_FP)
+		c[COUNTER_AT(no_process_frames, w->fp_reason & 3)]++;
 }
 
 /* bpf_loop's body: writes the frame at w->ip, then steps to its caller.
@@ -251,9 +468,12 @@ static long unwind_one_frame(__u32 i, void *arg)
 
 	/* bounds come from i, which the verifier does not know: counters of
 	 * the walk compared here would make it check every iteration apart */
-	if (!w->ip || w->ip > USER_ADDR_MAX) {
-		if (i == 0)
-			w->end_reason = END_BAD_FRAME;
+	if (!w->ip) {
+		w->end_reason = i ? END_RETURN_ZERO : END_BAD_FRAME;
+		return 1;
+	}
+	if (w->ip > USER_ADDR_MAX) {
+		w->end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
 		return 1;
 	}
 	if (i >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS) {
@@ -262,35 +482,33 @@ static long unwind_one_frame(__u32 i, void *arg)
 	}
 	w->s->w[n] = w->ip;
 	w->frames = i + 1;
+	count_frame(w);
+	if (w->no_process)
+		return step_by_frame_pointer(w, FP_NO_PROCESS);
 	/* a return address is after its call: look up the call */
 	pc = w->exact_ip ? w->ip : w->ip - 1;
-	m = find_mapping(w->pm, pc);
-	if (!m) {
-		w->no_mapping++;
-		return step_by_frame_pointer(w);
-	}
-	if (!m->nr_rows) {
-		w->no_table++;
-		return step_by_frame_pointer(w);
-	}
-	row = find_row(m->first_row, m->nr_rows, (__u32)(pc - m->bias));
-	if (!row) {
-		w->no_table++;
-		return step_by_frame_pointer(w);
-	}
+	m = find_mapping(w, pc);
+	if (!m)
+		return step_by_frame_pointer(w, FP_NO_MAPPING);
+	if (!m->table.nr_rows)
+		return step_by_frame_pointer(w, FP_NO_TABLE);
+	row = find_row(&m->table, (__u32)(pc - m->bias));
+	if (!row)
+		return step_by_frame_pointer(w, FP_NO_TABLE);
 	return step_by_row(w, row);
 }
 
 /* Appends "PERF_CONTEXT_USER, frames..." at word n, unwound from the user
  * registers: the perf event's when sampled in user mode (user_regs, x86-64
- * pt_regs words), else the task's saved ones; by the kernel's frame pointer
- * walk for a process whose mappings are not known. Returns the new word count. */
+ * pt_regs words), else the task's saved ones; by frame pointers alone for a
+ * process whose mappings are not known. Returns the new word count. */
 static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_words *s,
 							__u32 n, const __u64 *user_regs,
 							__u32 tgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct unwind_walk w = { .s = s, .exact_ip = true };
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct unwind_walk w = { .s = s, .exact_ip = true, .last_mapping = -1 };
 	struct rt_unwind_counters *c;
 	__u32 zero = 0;
 
@@ -303,42 +521,58 @@ static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_
 	c = bpf_map_lookup_elem(&unwind_counters, &zero);
 	if (!c)
 		return n;
+	c->samples++;
+	/* a process not known yet: by frame pointers, as the kernel walks them */
+	w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
+	if (!w.pm) {
+		c->no_process++;
+		w.no_process = true;
+		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
+		if (!w.pm)
+			return n;
+	}
+	w.stack = bpf_map_lookup_elem(&unwind_stack_window, &zero);
+	if (!w.stack)
+		return n;
+	w.stack->len = 0;
+	/* interrupted in user mode, the perf event's regs are the task's
+	 * pt_regs: where the sampled frame's other registers are read */
 	if (user_regs) {
 		w.ip = user_regs[16];
 		w.sp = user_regs[19];
 		w.bp = user_regs[4];
+		w.bx = user_regs[5];
 	} else {
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-
 		w.ip = BPF_CORE_READ(regs, ip);
 		w.sp = BPF_CORE_READ(regs, sp);
 		w.bp = BPF_CORE_READ(regs, bp);
+		w.bx = BPF_CORE_READ(regs, bx);
 	}
-	c->samples++;
-	w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
-	if (!w.pm) {
-		/* not known yet: frame pointers, as the kernel walks them */
-		c->no_process++;
-		return append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
-	}
+	w.regs_at = (__u64)regs;
 	s->w[n] = PERF_CONTEXT_USER;
 	w.first = n + 1;
+	w.c = c;
 	bpf_loop(RT_MAX_STACK_DEPTH + 1, unwind_one_frame, &w, 0);
-	c->frames += w.frames;
-	c->table_frames += w.table_frames;
-	c->fp_frames += w.fp_frames;
-	c->no_mapping += w.no_mapping;
-	c->no_table += w.no_table;
-	c->expression += w.expression;
-	c->signal_frames += w.signal_frames;
-	if (w.end_reason == END_OUTERMOST)
+	switch (w.end_reason) {
+	case END_OUTERMOST:
 		c->outermost++;
-	else if (w.end_reason == END_READ_FAILED)
+		break;
+	case END_RETURN_ZERO:
+		c->return_zero++;
+		break;
+	case END_NON_CANONICAL:
+		c->non_canonical++;
+		break;
+	case END_READ_FAILED:
 		c->read_failed++;
-	else if (w.end_reason == END_BAD_FRAME)
-		c->bad_frame++;
-	else if (w.end_reason == END_TRUNCATED)
+		break;
+	case END_TRUNCATED:
 		c->truncated++;
+		break;
+	default: /* and a walk bpf_loop refused: no frame */
+		c->bad_frame++;
+		break;
+	}
 	frames = w.frames;
 	if (!frames || frames > RT_MAX_STACK_DEPTH)
 		return n;

@@ -40,12 +40,23 @@ struct rt_unwind_row {
 	__u8 cfa_reg; /* RT_CFA_REG's DWARF register number */
 };
 
+/* Where a file's table is in the unwinder's maps: rows [first_row, first_row +
+ * nr_rows) of unwind_rows (nr_rows 0: no table, frame pointers), and a page
+ * index narrowing the search: entry p of unwind_pages[first_page, first_page +
+ * nr_pages) is the row (counted from first_row) in force at the file's
+ * virtual address page_base + (p << page_shift), page_base the first row's
+ * pc. nr_pages 0: no index, the rows searched whole. */
+struct rt_unwind_slice {
+	__u32 first_row, nr_rows;
+	__u32 first_page, nr_pages;
+	__u32 page_base, page_shift;
+};
+
 /* One executable mapping of a process: [start, end), whose address a is the
- * file's virtual address a - bias, unwound by rows [first_row, first_row +
- * nr_rows) (nr_rows 0: no table, frame pointers). */
+ * file's virtual address a - bias, unwound by its file's table. */
 struct rt_unwind_mapping {
 	__u64 start, end, bias;
-	__u32 first_row, nr_rows;
+	struct rt_unwind_slice table;
 };
 
 /* Most executable mappings of one process the unwinder knows; and the binary
@@ -54,6 +65,12 @@ struct rt_unwind_mapping {
 #define RT_UNWIND_MAPPING_STEPS 9
 #define RT_UNWIND_ROW_STEPS 26 /* rows: at most 2^26 - 1 */
 #define RT_UNWIND_MAX_ROWS ((1u << RT_UNWIND_ROW_STEPS) - 1)
+/* A page of the index holding fewer rows than 2^RT_UNWIND_PAGE_STEPS is
+ * searched by a loop the verifier unrolls; a fuller one as a whole table. */
+#define RT_UNWIND_PAGE_STEPS 6
+/* A file's page index has at most nr_rows / RT_UNWIND_ROWS_PER_PAGE + 1
+ * entries (of 4 bytes, beside 16-byte rows). */
+#define RT_UNWIND_ROWS_PER_PAGE 4
 
 /* A process's executable mappings, sorted by start. */
 struct rt_process_mappings {
@@ -62,21 +79,34 @@ struct rt_process_mappings {
 	struct rt_unwind_mapping m[RT_UNWIND_MAX_MAPPINGS];
 };
 
-/* Per-CPU counts of the in-kernel unwinder (--call-graph ehframe). */
+/* Per-CPU counts of the in-kernel unwinder (--call-graph ehframe), in three
+ * parts that each add up. */
 struct rt_unwind_counters {
-	__u64 samples;       /* user stacks unwound */
-	__u64 frames;        /* user frames written */
-	__u64 table_frames;  /* ...found from .eh_frame rows */
-	__u64 fp_frames;     /* ...found by frame pointers, for one of these reasons: */
-	__u64 no_process;    /* the process's mappings were not known (yet) */
+	/* stacks, each ending one way: samples = outermost + return_zero +
+	 * non_canonical + read_failed + bad_frame + truncated */
+	__u64 samples;       /* user stacks */
+	__u64 no_process;    /* ...of which walked by frame pointers alone: the
+				process's mappings not known (yet) */
+	__u64 outermost;     /* ended where the CFI says the stack ends */
+	__u64 return_zero;   /* ended at a return address 0 */
+	__u64 non_canonical; /* ended at a return address no user address can be */
+	__u64 read_failed;   /* ended at a stack read that failed (not paged in) */
+	__u64 bad_frame;     /* ended at a frame going down the stack */
+	__u64 truncated;     /* cut at RT_MAX_STACK_DEPTH frames */
+	/* frames the walks wrote, each found one way: frames = first_frames +
+	 * table_frames + signal_frames + fp_frames (the BPF side counts them
+	 * by index, in this order) */
+	__u64 frames;
+	__u64 first_frames;  /* the sampled registers' */
+	__u64 table_frames;  /* from .eh_frame rows */
+	__u64 signal_frames; /* the registers a signal interrupted, from its frame */
+	__u64 fp_frames;     /* by frame pointers, for one reason each: fp_frames =
+				no_process_frames + no_mapping + no_table + expression */
+	__u64 no_process_frames; /* the process's mappings not known (yet) */
 	__u64 no_mapping;    /* no executable file mapped there (JIT, vdso) */
 	__u64 no_table;      /* a file without a table (none, or no room), or no CFI there */
-	__u64 expression;    /* a CFA rule the unwinder does not run */
-	__u64 signal_frames; /* signal trampolines unwound */
-	__u64 outermost;     /* stacks that ended where the CFI says they end */
-	__u64 truncated;     /* stacks cut at RT_MAX_STACK_DEPTH frames */
-	__u64 read_failed;   /* a stack read failed (not paged in) */
-	__u64 bad_frame;     /* a frame going down the stack, or to address 0 */
+	__u64 expression;    /* a CFA rule the walk does not run (an expression, or a
+				register known only in the sampled frame) */
 };
 
 #endif

@@ -286,7 +286,9 @@ static void test_record_metrics_unwind_counts(void **state)
 {
 	static const char *const fallbacks[] = { "no_process", "no_mapping", "no_table",
 						 "expression" };
-	static const char *const ends[] = { "outermost", "truncated", "read_failed", "bad_frame" };
+	static const char *const ends[] = { "outermost",   "return_zero", "non_canonical",
+					    "read_failed", "bad_frame",   "truncated" };
+	double ends_sum = 0;
 	char url[128], path[PATH_MAX + 32], *dir, *body = NULL, *out = NULL;
 	int port = 20000 + (int)((getpid() + 29) % 20000);
 	unsigned long long total_stacks = 0, total_outermost = 0;
@@ -311,10 +313,17 @@ static void test_record_metrics_unwind_counts(void **state)
 	}
 	if (stacks <= 0)
 		fail_msg("no ringtrace_unwind_stacks_total above 0 in:\n%s", body);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 4; i++)
 		assert_true(reason_value(body, "ringtrace_unwind_fp_fallbacks_total", fallbacks[i]) >= 0);
-		assert_true(reason_value(body, "ringtrace_unwind_stack_ends_total", ends[i]) >= 0);
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		double v = reason_value(body, "ringtrace_unwind_stack_ends_total", ends[i]);
+
+		assert_true(v >= 0);
+		ends_sum += v;
 	}
+	/* a scrape sums the CPUs' counters one by one while they count: the
+	 * ends may run a few stacks behind or ahead of the total */
+	print_message("stacks %.0f, their ends %.0f\n", stacks, ends_sum);
 	outermost = reason_value(body, "ringtrace_unwind_stack_ends_total", "outermost");
 	assert_non_null(strstr(body, "# TYPE ringtrace_unwind_stack_ends_total counter\n"));
 	snprintf(path, sizeof(path), "%s/scrape.txt", dir);
@@ -325,12 +334,12 @@ static void test_record_metrics_unwind_counts(void **state)
 	/* the recording ends with its command: its totals count at least as much */
 	assert_true(tu_wait_gone(recording, 30));
 	assert_int_equal(tu_sh(&out, "cat %s/record.log", dir), 0);
-	line = strstr(out, "user stacks unwound in the kernel: ");
+	line = strstr(out, "user stacks: ");
 	assert_non_null(line);
-	assert_int_equal(sscanf(line, "user stacks unwound in the kernel: %llu stacks", &total_stacks), 1);
-	line = strstr(line, "ends: ");
+	assert_int_equal(sscanf(line, "user stacks: %llu (", &total_stacks), 1);
+	line = strstr(line, "), ending: ");
 	assert_non_null(line);
-	assert_int_equal(sscanf(line, "ends: %llu outermost", &total_outermost), 1);
+	assert_int_equal(sscanf(line, "), ending: %llu outermost", &total_outermost), 1);
 	print_message("scraped %.0f stacks (%.0f outermost); the totals: %llu (%llu)\n", stacks,
 		      outermost, total_stacks, total_outermost);
 	assert_true(stacks <= (double)total_stacks);

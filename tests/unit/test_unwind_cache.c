@@ -19,10 +19,10 @@
 #include "test_util.h"
 
 static const struct rt_unwind_row rows[] = {
-	{ 0x1000, 8, 0, RT_CFA_RSP, RT_RBP_SAME },
-	{ 0x1004, 16, -16, RT_CFA_RSP, RT_RBP_SAVED },
-	{ 0x1010, 16, -16, RT_CFA_RBP, RT_RBP_SAVED },
-	{ 0x1040, 0, 0, RT_CFA_NONE, RT_RBP_SAME },
+	{ .pc = 0x1000, .cfa_offset = 8, .cfa = RT_CFA_RSP, .rbp = RT_RBP_SAME },
+	{ .pc = 0x1004, .cfa_offset = 16, .rbp_offset = -16, .cfa = RT_CFA_RSP, .rbp = RT_RBP_SAVED },
+	{ .pc = 0x1010, .cfa_offset = 16, .rbp_offset = -16, .cfa = RT_CFA_RBP, .rbp = RT_RBP_SAVED },
+	{ .pc = 0x1040, .cfa = RT_CFA_NONE, .rbp = RT_RBP_SAME },
 };
 #define NR_ROWS (uint32_t)(sizeof(rows) / sizeof(rows[0]))
 

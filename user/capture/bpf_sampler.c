@@ -336,6 +336,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 						   cfg->offcpu_max_sleepers)) ||
 	    (cfg->unwind_ehframe &&
 	     (bpf_map__set_max_entries(k->maps.unwind_rows, cfg->unwind_rows) ||
+	      bpf_map__set_max_entries(k->maps.unwind_pages, unwind_pages_for(cfg->unwind_rows)) ||
 	      bpf_map__set_max_entries(k->maps.process_mappings, cfg->unwind_processes))) ||
 	    (transport_inner_map_template(s->transport) >= 0 &&
 	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
@@ -544,9 +545,11 @@ void bpf_sampler_close(struct bpf_sampler *s)
 	free(s);
 }
 
-void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *processes_fd)
+void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
+			    int *processes_fd)
 {
 	*rows_fd = bpf_map__fd(s->skel->maps.unwind_rows);
+	*pages_fd = bpf_map__fd(s->skel->maps.unwind_pages);
 	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);
 }
 

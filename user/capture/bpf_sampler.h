@@ -110,9 +110,15 @@ void bpf_sampler_close(struct bpf_sampler *s);
 int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
 				uint64_t *asleep);
 
-/* --call-graph ehframe: the maps of the unwind rows and of the processes'
- * mappings (see unwind_maps.h), for capture/unwind_loader.c. */
-void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *processes_fd);
+/* --call-graph ehframe: the maps of the unwind rows, their page index and
+ * the processes' mappings (see unwind_maps.h), for capture/unwind_loader.c. */
+void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
+			    int *processes_fd);
+/* The page index entries beside rows rows. */
+static inline uint32_t unwind_pages_for(uint32_t rows)
+{
+	return rows / RT_UNWIND_ROWS_PER_PAGE + 1;
+}
 /* The unwinder's counters summed over CPUs; -1 if it does not run. */
 int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum);
 

@@ -1,47 +1,95 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_loader.c: writes unwind rows and processes' executable mappings into
- * the BPF sampler's maps, for the in-kernel unwinder (--call-graph ehframe). */
+/* unwind_loader.c: writes unwind rows, their page index and processes'
+ * executable mappings into the BPF sampler's maps, for the in-kernel unwinder
+ * (--call-graph ehframe). */
 #include "capture/unwind_loader.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity)
 {
-	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->processes_fd);
+	memset(u, 0, sizeof(*u));
+	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd);
 	u->capacity = capacity;
-	u->used = 0;
+	u->pages_capacity = unwind_pages_for(capacity);
 }
 
-int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
-			 uint32_t *first)
+void unwind_page_index(const struct rt_unwind_row *rows, uint32_t nr, uint32_t *pages,
+		       struct rt_unwind_slice *t)
 {
-	uint32_t *keys;
+	uint64_t span = rows[nr - 1].pc - rows[0].pc, max = nr / RT_UNWIND_ROWS_PER_PAGE + 1;
+	uint32_t shift = 0, row = 0;
+
+	while ((span >> shift) + 1 > max)
+		shift++;
+	t->page_base = rows[0].pc;
+	t->page_shift = shift;
+	t->nr_pages = (uint32_t)(span >> shift) + 1;
+	for (uint32_t p = 0; p < t->nr_pages; p++) {
+		uint64_t at = (uint64_t)rows[0].pc + ((uint64_t)p << shift);
+
+		while (row + 1 < nr && rows[row + 1].pc <= at)
+			row++;
+		pages[p] = row;
+	}
+}
+
+/* Writes nr values of size bytes at index first of an array map. */
+static int write_array(int fd, uint32_t first, const void *values, uint32_t nr, size_t size)
+{
+	uint32_t *keys = malloc((size_t)nr * sizeof(*keys));
 	__u32 count = nr;
 	int r;
 
-	if (nr > u->capacity - u->used) {
-		errno = ENOSPC;
-		return -1;
-	}
-	keys = malloc((size_t)nr * sizeof(*keys));
 	if (!keys)
 		return -1;
 	for (uint32_t i = 0; i < nr; i++)
-		keys[i] = u->used + i;
-	r = bpf_map_update_batch(u->rows_fd, keys, rows, &count, NULL);
+		keys[i] = first + i;
+	r = bpf_map_update_batch(fd, keys, values, &count, NULL);
 	/* a kernel without batched updates of arrays: one at a time */
 	for (uint32_t i = 0; r && errno == EINVAL && i < nr; i++)
-		if (bpf_map_update_elem(u->rows_fd, &keys[i], &rows[i], BPF_ANY))
+		if (bpf_map_update_elem(fd, &keys[i], (const char *)values + i * size, BPF_ANY))
 			break;
 		else if (i == nr - 1)
 			r = 0;
 	free(keys);
-	if (r)
+	return r ? -1 : 0;
+}
+
+int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
+			 struct rt_unwind_slice *t)
+{
+	uint32_t *pages;
+
+	if (!nr || nr > u->capacity - u->used) {
+		errno = ENOSPC;
 		return -1;
-	*first = u->used;
+	}
+	if (write_array(u->rows_fd, u->used, rows, nr, sizeof(*rows)))
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->first_row = u->used;
+	t->nr_rows = nr;
 	u->used += nr;
+	/* the index is a speed-up: without room or memory the rows are
+	 * searched whole */
+	pages = malloc((nr / RT_UNWIND_ROWS_PER_PAGE + 1) * sizeof(*pages));
+	if (pages) {
+		unwind_page_index(rows, nr, pages, t);
+		if (t->nr_pages <= u->pages_capacity - u->pages_used &&
+		    !write_array(u->pages_fd, u->pages_used, pages, t->nr_pages, sizeof(*pages))) {
+			t->first_page = u->pages_used;
+			u->pages_used += t->nr_pages;
+		} else {
+			t->nr_pages = 0;
+		}
+		free(pages);
+	}
+	if (!t->nr_pages)
+		u->without_index++;
 	return 0;
 }
 

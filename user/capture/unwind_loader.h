@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_loader.h: writes unwind rows and processes' executable mappings into
- * the BPF sampler's maps, for the in-kernel unwinder (--call-graph ehframe). */
+/* unwind_loader.h: writes unwind rows, their page index and processes'
+ * executable mappings into the BPF sampler's maps, for the in-kernel unwinder
+ * (--call-graph ehframe). */
 #ifndef RINGTRACE_UNWIND_LOADER_H
 #define RINGTRACE_UNWIND_LOADER_H
 
@@ -10,16 +11,25 @@
 #include "unwind_maps.h"
 
 struct unwind_maps {
-	int rows_fd, processes_fd;
-	uint32_t capacity; /* rows the map holds */
-	uint32_t used;     /* rows written */
+	int rows_fd, pages_fd, processes_fd;
+	uint32_t capacity;       /* rows the map holds */
+	uint32_t used;           /* rows written */
+	uint32_t pages_capacity; /* page index entries the map holds */
+	uint32_t pages_used;
+	uint64_t without_index;  /* tables whose index found no room: searched whole */
 };
 
 void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity);
-/* Writes nr rows after those written; *first is the first one's index.
- * -1 with errno ENOSPC if they do not fit, or the bpf() error. */
+/* The page index of rows[0..nr) (sorted by pc, nr > 0) into pages, which has
+ * room for nr / RT_UNWIND_ROWS_PER_PAGE + 1 entries: the narrowest pages
+ * that fit. Sets t's page_base, page_shift and nr_pages. */
+void unwind_page_index(const struct rt_unwind_row *rows, uint32_t nr, uint32_t *pages,
+		       struct rt_unwind_slice *t);
+/* Writes nr rows after those written, and their page index where it has
+ * room; *t says where. -1 with errno ENOSPC if the rows do not fit, or the
+ * bpf() error. */
 int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
-			 uint32_t *first);
+			 struct rt_unwind_slice *t);
 /* Replaces what the unwinder knows of process pid's mappings. */
 int unwind_maps_set_process(struct unwind_maps *u, uint32_t pid,
 			    const struct rt_process_mappings *pm);

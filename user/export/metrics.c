@@ -371,35 +371,41 @@ static int render_reasons(struct byte_buffer *out, const char *name, const char 
 	return r;
 }
 
-/* The in-kernel unwinder's counts, as the recording's totals print them. */
+/* The in-kernel unwinder's counts, as the recording's totals print them:
+ * stacks by how they ended, frames by how they were found. */
 static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counters *u)
 {
+	const struct reason_count found[] = {
+		{ "registers", u->first_frames }, { "eh_frame", u->table_frames },
+		{ "frame_pointers", u->fp_frames }, { "signal", u->signal_frames },
+	};
 	const struct reason_count fallbacks[] = {
-		{ "no_process", u->no_process }, { "no_mapping", u->no_mapping },
+		{ "no_process", u->no_process_frames }, { "no_mapping", u->no_mapping },
 		{ "no_table", u->no_table },     { "expression", u->expression },
 	};
 	const struct reason_count ends[] = {
-		{ "outermost", u->outermost },     { "truncated", u->truncated },
-		{ "read_failed", u->read_failed }, { "bad_frame", u->bad_frame },
+		{ "outermost", u->outermost },
+		{ "return_zero", u->return_zero },   { "non_canonical", u->non_canonical },
+		{ "read_failed", u->read_failed },   { "bad_frame", u->bad_frame },
+		{ "truncated", u->truncated },
 	};
 	int r = 0;
 
 	r |= single(out, "ringtrace_unwind_stacks_total", "counter",
-		    "User stacks unwound in the kernel (--call-graph ehframe).", "%" PRIu64,
-		    u->samples);
-	r |= single(out, "ringtrace_unwind_frames_total", "counter",
-		    "User frames the in-kernel unwinder wrote.", "%" PRIu64, u->frames);
-	r |= single(out, "ringtrace_unwind_eh_frame_steps_total", "counter",
-		    "Steps to a caller found from .eh_frame rows.", "%" PRIu64, u->table_frames);
-	r |= single(out, "ringtrace_unwind_signal_frames_total", "counter",
-		    "Signal trampolines unwound through.", "%" PRIu64, u->signal_frames);
+		    "User stacks sampled with --call-graph ehframe.", "%" PRIu64, u->samples);
+	r |= render_reasons(out, "ringtrace_unwind_frames_total",
+			    "User frames written, by how each was found (registers: the sampled "
+			    "frame; they add up to the frames written).",
+			    found, sizeof(found) / sizeof(found[0]));
 	r |= render_reasons(out, "ringtrace_unwind_fp_fallbacks_total",
-			    "Steps by frame pointers instead of .eh_frame rows, by reason (no_process: "
-			    "a whole stack, the process's mappings not known yet).",
+			    "User frames found by frame pointers instead of .eh_frame rows, by "
+			    "reason (no_process: the process's mappings not known yet).",
 			    fallbacks, sizeof(fallbacks) / sizeof(fallbacks[0]));
 	r |= render_reasons(out, "ringtrace_unwind_stack_ends_total",
-			    "How user stacks unwound in the kernel ended: outermost (where the CFI "
-			    "ends them), truncated (127 frames), read_failed, bad_frame.",
+			    "How user stacks ended: outermost (where the CFI ends them), "
+			    "return_zero, non_canonical, "
+			    "read_failed, bad_frame, truncated (127 frames); they add up to "
+			    "ringtrace_unwind_stacks_total.",
 			    ends, sizeof(ends) / sizeof(ends[0]));
 	return r;
 }

@@ -27,7 +27,7 @@ struct unwind_file {
 	struct file_key key;
 	bool ready;                  /* its table compiled (or found impossible) */
 	bool urgent;                 /* its compile goes before the start's backlog */
-	uint32_t first_row, nr_rows; /* nr_rows 0: no table, frame pointers */
+	struct rt_unwind_slice table; /* nr_rows 0: no table, frame pointers */
 	int64_t exec_vaddr_delta;
 };
 
@@ -64,11 +64,9 @@ static void free_value(void *value, void *ctx)
 }
 
 /* A row's size in the kernel's array map: the value rounded up to 8. */
-#define ROW_KERNEL_BYTES ((sizeof(struct rt_unwind_row) + 7) & ~(size_t)7)
-
 uint32_t unwind_tables_rows_for(uint64_t mem)
 {
-	uint64_t rows = mem / ROW_KERNEL_BYTES;
+	uint64_t rows = mem / UNWIND_ROW_KERNEL_BYTES;
 
 	return rows > RT_UNWIND_MAX_ROWS ? RT_UNWIND_MAX_ROWS : (uint32_t)(rows ? rows : 1);
 }
@@ -141,17 +139,16 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 		t->files_without_table++;
 		if (built->refusal < UNWIND_NR_REFUSALS)
 			t->files_refused[built->refusal]++;
-	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->first_row)) {
+	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->table)) {
 		if (errno == ENOSPC)
 			t->files_without_room++;
 		else
 			t->files_without_table++;
 	} else {
-		f->nr_rows = built->nr;
 		t->rows += built->nr;
 	}
 	free(built->rows);
-	if (f->nr_rows)
+	if (f->table.nr_rows)
 		hash_map_each(&t->processes, give_rows, &r);
 }
 
@@ -315,8 +312,7 @@ static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
 static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, uint64_t pgoff)
 {
 	m->bias = m->start - pgoff - (uint64_t)f->exec_vaddr_delta;
-	m->first_row = f->first_row;
-	m->nr_rows = f->nr_rows;
+	m->table = f->table;
 }
 
 static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool urgent)
@@ -695,43 +691,6 @@ void unwind_tables_collect(struct unwind_tables *t)
 		for (size_t i = 0; i < n; i++)
 			file_ready(t, &built[i]);
 	}
-}
-
-void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
-{
-	struct rt_unwind_counters c;
-
-	char refused[256] = "";
-	size_t used = 0;
-
-	if (!t->on)
-		return;
-	/* the files without a table, by why: a budget overrun named */
-	for (int why = UNWIND_BUILT + 1; why < UNWIND_NR_REFUSALS && used < sizeof(refused); why++)
-		if (t->files_refused[why])
-			used += (size_t)snprintf(refused + used, sizeof(refused) - used, "%s%" PRIu64 " %s",
-						 used ? ", " : " (", t->files_refused[why],
-						 unwind_refusal_name((enum unwind_refusal)why));
-	if (used && used < sizeof(refused) - 1)
-		snprintf(refused + used, sizeof(refused) - used, ")");
-	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64 " rows (%.1f MiB of %.1f), built in %.3f s (%" PRIu64
-		" read from the cache %s); %" PRIu64
-		" files without a table%s, %" PRIu64 " without room (--unwind-mem), %" PRIu64
-		" mappings dropped",
-		t->nr_files, t->rows, (double)t->rows * ROW_KERNEL_BYTES / 1048576.0,
-		(double)t->maps.capacity * ROW_KERNEL_BYTES / 1048576.0,
-		t->build_seconds, t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)",
-		t->files_without_table, refused, t->files_without_room, t->mappings_dropped);
-	if (bpf_sampler_unwind_counters(s, &c))
-		return;
-	rt_info("ringtrace: user stacks unwound in the kernel: %llu stacks, %llu frames (%llu by .eh_frame, %llu by frame pointers: %llu no process, %llu no mapping, %llu no table, %llu expression); %llu signal frames; ends: %llu outermost, %llu truncated, %llu read failed, %llu bad frame",
-		(unsigned long long)c.samples, (unsigned long long)c.frames,
-		(unsigned long long)c.table_frames, (unsigned long long)c.fp_frames,
-		(unsigned long long)c.no_process, (unsigned long long)c.no_mapping,
-		(unsigned long long)c.no_table, (unsigned long long)c.expression,
-		(unsigned long long)c.signal_frames, (unsigned long long)c.outermost,
-		(unsigned long long)c.truncated, (unsigned long long)c.read_failed,
-		(unsigned long long)c.bad_frame);
 }
 
 void unwind_tables_free(struct unwind_tables *t)

@@ -56,6 +56,9 @@ struct unwind_tables {
 
 /* Rows that fit in mem bytes. */
 uint32_t unwind_tables_rows_for(uint64_t mem);
+/* What a row takes of the kernel's memory, its share of the page index in. */
+#define UNWIND_ROW_KERNEL_BYTES                                                             \
+	(((sizeof(struct rt_unwind_row) + 7) & ~(size_t)7) + sizeof(uint32_t) / RT_UNWIND_ROWS_PER_PAGE)
 /* Starts with the processes in tgids (or every process when nr_tgids is 0).
  * Tables are kept in the directory cache_dir between runs (NULL: none; one
  * that cannot be used is warned about, and the recording goes on without). */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_totals.c: the in-kernel unwinder's totals at the end of a recording:
+ * its tables (files, rows, refusals by why), its stacks (how each one ended)
+ * and its frames (how each one was found), each part adding up. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "lib/log.h"
+#include "record/unwind_tables.h"
+
+/* " (N why, ...)" of the files refused a table, or "". */
+static void refusals(const struct unwind_tables *t, char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (int why = UNWIND_BUILT + 1; why < UNWIND_NR_REFUSALS && used < size; why++)
+		if (t->files_refused[why])
+			used += (size_t)snprintf(out + used, size - used, "%s%" PRIu64 " %s",
+						 used ? ", " : " (", t->files_refused[why],
+						 unwind_refusal_name((enum unwind_refusal)why));
+	if (used && used < size - 1)
+		snprintf(out + used, size - used, ")");
+}
+
+void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
+{
+	struct rt_unwind_counters c;
+	char refused[256];
+
+	if (!t->on)
+		return;
+	refusals(t, refused, sizeof(refused));
+	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64
+		" rows (%.1f MiB of %.1f), built in %.3f s (%" PRIu64
+		" read from the cache %s); %" PRIu64 " files without a table%s, %" PRIu64
+		" without room (--unwind-mem), %" PRIu64 " mappings dropped",
+		t->nr_files, t->rows, (double)t->rows * UNWIND_ROW_KERNEL_BYTES / 1048576.0,
+		(double)t->maps.capacity * UNWIND_ROW_KERNEL_BYTES / 1048576.0, t->build_seconds,
+		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", t->files_without_table,
+		refused, t->files_without_room, t->mappings_dropped);
+	if (bpf_sampler_unwind_counters(s, &c))
+		return;
+	rt_info("ringtrace: user stacks: %" PRIu64 " (%" PRIu64
+		" of processes not known yet, by frame pointers alone), ending: %" PRIu64
+		" outermost, %" PRIu64 " return address 0, %" PRIu64
+		" return address past user space, %" PRIu64 " read failed, %" PRIu64
+		" bad frame, %" PRIu64 " truncated",
+		(uint64_t)c.samples, (uint64_t)c.no_process, (uint64_t)c.outermost,
+		(uint64_t)c.return_zero, (uint64_t)c.non_canonical, (uint64_t)c.read_failed,
+		(uint64_t)c.bad_frame, (uint64_t)c.truncated);
+	rt_info("ringtrace: user frames: %" PRIu64 " (%" PRIu64 " sampled registers, %" PRIu64
+		" by .eh_frame, %" PRIu64 " after a signal, %" PRIu64 " by frame pointers: %" PRIu64
+		" process not known, %" PRIu64 " no mapping, %" PRIu64 " no table, %" PRIu64
+		" rule not run)",
+		(uint64_t)c.frames, (uint64_t)c.first_frames, (uint64_t)c.table_frames,
+		(uint64_t)c.signal_frames, (uint64_t)c.fp_frames, (uint64_t)c.no_process_frames,
+		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression);
+}
