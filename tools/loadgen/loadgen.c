@@ -288,11 +288,11 @@ static int run_map_exec(double seconds, int threads, char **files, int nr)
 		void *p = MAP_FAILED;
 
 		if (fd >= 0 && !fstat(fd, &st)) {
-			if (st.st_size > 0)
-				p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE,
-					 fd, 0);
-			else
-				errno = EINVAL; /* nothing to map */
+			size_t size = (size_t)st.st_size;
+
+			errno = EINVAL; /* an empty file: nothing to map */
+			if (size)
+				p = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 		}
 		if (p == MAP_FAILED) {
 			fprintf(stderr, "loadgen: cannot map %s executable: %s\n", files[i],
@@ -338,8 +338,9 @@ static void usage(void)
 		"                                                    (the same, the syscall made by\n"
 		"                                                     loadgen itself: frame pointers unwind)\n"
 		"       loadgen [--cpu N] [--threads N] map-exec SECONDS FILE...\n"
-		"                                                    (each FILE mapped PROT_READ|PROT_EXEC,\n"
-		"                                                     then spins for SECONDS)\n"
+		"                                                    (maps each FILE\n"
+		"                                                     PROT_READ|PROT_EXEC;\n"
+		"                                                     spins for SECONDS)\n"
 		"       --name COMM before any of them: run as COMM (PR_SET_NAME)\n");
 }
 
@@ -372,7 +373,8 @@ int main(int argc, char **argv)
 		double seconds = i + 1 < argc ? parse_seconds(argv[i + 1]) : -1;
 
 		if (seconds < 0 || i + 3 > argc) {
-			fprintf(stderr, "loadgen: map-exec needs SECONDS (> 0) and at least one FILE\n");
+			fprintf(stderr,
+				"loadgen: map-exec needs SECONDS (> 0) and at least one FILE\n");
 			usage();
 			return 2;
 		}
