@@ -30,6 +30,19 @@
 #define AS_NOBODY "setpriv --reuid=nobody --regid=nogroup --clear-groups"
 
 static char symgen_dir[PATH_MAX];
+/* The running test's directory, removed by teardown whatever the outcome
+ * (the race's input is 21 MB). */
+static char *work;
+
+static int remove_work(void **state)
+{
+	(void)state;
+	if (work)
+		tu_rmtree(work);
+	free(work);
+	work = NULL;
+	return 0;
+}
 
 static double now_s(void)
 {
@@ -226,6 +239,7 @@ static void record_beside_mappers(const char *work, const char *name, const char
 				  const char *last, struct run *r)
 {
 	char dir[PATH_MAX], log[PATH_MAX + 8], status_path[64], line[256];
+	const char *tables;
 	pid_t before, live = -1, rec, gone;
 	struct rusage ru;
 	double t0, until;
@@ -285,10 +299,12 @@ static void record_beside_mappers(const char *work, const char *name, const char
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fail_msg("%s: record -a -g failed (status %#x):\n%s", name, status, r->log);
 	parse_totals(r);
+	tables = strstr(r->log, "ringtrace: unwind tables"); /* parse_totals found it */
 	print_message("%s: gone %.3f s after SIGINT; VmHWM %ld KiB before it, peak RSS %ld KiB; "
-		      "%lu samples, %lu lost, %lu side-band lost; %lu files refused as lying\n",
+		      "%lu samples, %lu lost, %lu side-band lost; %lu files refused as lying\n"
+		      "%.*s\n",
 		      name, r->stop_seconds, r->hwm_kb, r->maxrss_kb, r->samples, r->lost,
-		      r->sb_lost, r->lying);
+		      r->sb_lost, r->lying, (int)strcspn(tables, "\n"), tables);
 }
 
 /* Copies src to dst, mode 0755: a program nobody may run wherever the build is. */
@@ -319,7 +335,7 @@ static void copy_program(const char *src, const char *dst)
  */
 static void test_lying_files_cannot_stall_recording(void **state)
 {
-	char src[PATH_MAX + 16], path[PATH_MAX + 32], *work, *image, *out = NULL;
+	char src[PATH_MAX + 16], path[PATH_MAX + 32], *image, *out = NULL;
 	char files[3 * PATH_MAX + 128], plain[PATH_MAX + 32];
 	struct run control = { 0 }, lying = { 0 };
 	unsigned long slack = 0;
@@ -390,8 +406,6 @@ static void test_lying_files_cannot_stall_recording(void **state)
 			 "(slack %lu), twice:\n%s", lying.lost, control.lost, slack, lying.log);
 	free(control.log);
 	free(lying.log);
-	tu_rmtree(work);
-	free(work);
 }
 
 /*
@@ -439,7 +453,7 @@ static void fork_exec_race(const char *work, const char *input, bool all_cpus)
 
 static void test_fork_and_exec_on_two_cpus(void **state)
 {
-	char input[PATH_MAX + 16], *work, *out = NULL;
+	char input[PATH_MAX + 16], *out = NULL;
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -454,8 +468,6 @@ static void test_fork_and_exec_on_two_cpus(void **state)
 	free(out);
 	fork_exec_race(work, input, false);
 	fork_exec_race(work, input, true);
-	tu_rmtree(work);
-	free(work);
 }
 
 /* tu_folded_count on known lines: whole frames only, counts summed. */
@@ -483,8 +495,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded_count),
-		cmocka_unit_test(test_lying_files_cannot_stall_recording),
-		cmocka_unit_test(test_fork_and_exec_on_two_cpus),
+		cmocka_unit_test_teardown(test_lying_files_cannot_stall_recording, remove_work),
+		cmocka_unit_test_teardown(test_fork_and_exec_on_two_cpus, remove_work),
 	};
 	const char *why = tu_integration_skip_reason();
 	const char *d = getenv("SYMGEN_DIR");
