@@ -152,6 +152,40 @@ int tu_online_cpus(void)
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,
+		     unsigned long *all)
+{
+	size_t frame_len = strlen(frame);
+
+	*with = *all = 0;
+	for (const char *line = folded_text; line && *line;) {
+		const char *end = strchr(line, '\n'), *space = NULL, *digits;
+		const char *stop = end ? end : line + strlen(line);
+
+		for (const char *p = line; p < stop; p++)
+			if (*p == ' ')
+				space = p;
+		digits = space ? space + 1 : stop;
+		/* "STACK COUNT": the count is all of what follows the last space */
+		if (digits < stop && strspn(digits, "0123456789") == (size_t)(stop - digits)) {
+			unsigned long count = strtoul(digits, NULL, 10);
+
+			*all += count;
+			for (const char *el = line; el < space;) {
+				const char *semi = memchr(el, ';', (size_t)(space - el));
+				size_t len = (size_t)((semi ? semi : space) - el);
+
+				if (len == frame_len && !memcmp(el, frame, len)) {
+					*with += count;
+					break;
+				}
+				el = semi ? semi + 1 : space;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
 /* Skipping */
 
 static const char *skip_reason;

@@ -47,6 +47,13 @@ double tu_process_cpu_seconds(pid_t pid);
 /* Number of online CPUs. */
 int tu_online_cpus(void);
 
+/* Of the samples in folded stacks (report --folded: lines "a;b;c N", comm
+ * first), all of them in *all, and in *with those of the lines one of whose
+ * ;-separated elements is frame, whole (main is not __libc_start_call_main).
+ * Lines without a trailing count are not counted. */
+void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,
+		     unsigned long *all);
+
 /*
  * Skipping. Every test that cannot run here goes through tu_skip(), never
  * cmocka's skip(): it prints "SKIP: <why>" and skips the test, except under

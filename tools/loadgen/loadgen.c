@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* loadgen.c: known workloads for tests and benchmarks: one hot function, a
  * weighted mix of five, an exact number of getpid calls, a forked child,
- * a process that renames itself, known sleeps in known functions. */
+ * a process that renames itself, known sleeps in known functions, files
+ * mapped executable while it spins. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -273,6 +277,46 @@ static int run_sleep(uint64_t count, uint64_t ms, uint64_t brief_count, uint64_t
 	return 0;
 }
 
+/* Maps each file whole, read-only and executable (MAP_PRIVATE), so that it
+ * is an executable file mapping in /proc/self/maps (what -g compiles an
+ * unwind table for), then spins for seconds with the mappings in place. */
+static int run_map_exec(double seconds, int threads, char **files, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		void *p = MAP_FAILED;
+
+		if (fd >= 0 && !fstat(fd, &st)) {
+			size_t size = (size_t)st.st_size;
+
+			errno = EINVAL; /* an empty file: nothing to map */
+			if (size)
+				p = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		}
+		if (p == MAP_FAILED) {
+			fprintf(stderr, "loadgen: cannot map %s executable: %s\n", files[i],
+				strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return 1;
+		}
+		close(fd); /* the mapping holds the file */
+	}
+	return run_spin(seconds, threads);
+}
+
+/* SECONDS as a number > 0 (all of the argument), or -1. */
+static double parse_seconds(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	return errno || end == arg || *end || !(v > 0) || v > 86400 ? -1 : v;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -293,6 +337,10 @@ static void usage(void)
 		"       loadgen [--time] sleep-raw COUNT MS [BRIEF_COUNT BRIEF_US]\n"
 		"                                                    (the same, the syscall made by\n"
 		"                                                     loadgen itself: frame pointers unwind)\n"
+		"       loadgen [--cpu N] [--threads N] map-exec SECONDS FILE...\n"
+		"                                                    (maps each FILE\n"
+		"                                                     PROT_READ|PROT_EXEC;\n"
+		"                                                     spins for SECONDS)\n"
 		"       --name COMM before any of them: run as COMM (PR_SET_NAME)\n");
 }
 
@@ -316,6 +364,21 @@ int main(int argc, char **argv)
 		} else {
 			break;
 		}
+	}
+	if (i >= argc) {
+		usage();
+		return 2;
+	}
+	if (!strcmp(argv[i], "map-exec")) {
+		double seconds = i + 1 < argc ? parse_seconds(argv[i + 1]) : -1;
+
+		if (seconds < 0 || i + 3 > argc) {
+			fprintf(stderr,
+				"loadgen: map-exec needs SECONDS (> 0) and at least one FILE\n");
+			usage();
+			return 2;
+		}
+		return run_map_exec(seconds, threads, argv + i + 2, argc - i - 2);
 	}
 	raw_syscalls = !strcmp(argv[i], "sleep-raw");
 	if ((i + 3 == argc || i + 5 == argc) && (!strcmp(argv[i], "sleep") || raw_syscalls))

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_unwind_bounds.c: the bounds of -g's unwinder in a real recording: a local
+ * user's ELF files with lying section headers cannot stall, bloat or starve root's
+ * record -a -g; a process forked on one CPU and exec'd on the other is unwound to main. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define NOBODY 65534
+#define NOGROUP 65534
+#define AS_NOBODY "setpriv --reuid=nobody --regid=nogroup --clear-groups"
+
+static char symgen_dir[PATH_MAX];
+/* The running test's directory, removed by teardown whatever the outcome
+ * (the race's input is 21 MB). */
+static char *work;
+
+static int remove_work(void **state)
+{
+	(void)state;
+	if (work)
+		tu_rmtree(work);
+	free(work);
+	work = NULL;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The whole of path, in *data (caller frees), its size in *len. */
+static void read_whole(const char *path, char **data, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st))
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	*len = (size_t)st.st_size;
+	*data = malloc(*len + 1);
+	assert_non_null(*data);
+	n = read(fd, *data, *len);
+	close(fd);
+	if (n != (ssize_t)*len)
+		fail_msg("short read of %s", path);
+	(*data)[*len] = '\0';
+}
+
+/*
+ * Lying ELF files, made from a real one by writing its Elf64_Shdr fields in
+ * place (libelf's elf_update would lay the file out again by the lie, and
+ * try to grow it to 2^62 bytes). The image is checked before it is touched:
+ * a 64-bit little-endian ELF whose section headers lie inside it.
+ */
+static Elf64_Shdr *section(char *image, size_t len, const char *name)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)image;
+	Elf64_Shdr *sh, *strtab;
+
+	assert_true(len >= sizeof(*eh));
+	assert_memory_equal(eh->e_ident, ELFMAG, SELFMAG);
+	assert_int_equal(eh->e_ident[EI_CLASS], ELFCLASS64);
+	assert_int_equal(eh->e_ident[EI_DATA], ELFDATA2LSB);
+	assert_int_equal(eh->e_shentsize, sizeof(Elf64_Shdr));
+	assert_true(eh->e_shoff <= len && eh->e_shnum <= (len - eh->e_shoff) / sizeof(*sh));
+	assert_true(eh->e_shstrndx < eh->e_shnum);
+	sh = (Elf64_Shdr *)(image + eh->e_shoff);
+	strtab = &sh[eh->e_shstrndx];
+	assert_true(strtab->sh_offset <= len && strtab->sh_size <= len - strtab->sh_offset);
+	for (unsigned int i = 1; i < eh->e_shnum; i++) {
+		size_t at = sh[i].sh_name, room = strtab->sh_size;
+
+		if (at < room && strnlen(image + strtab->sh_offset + at, room - at) < room - at &&
+		    !strcmp(image + strtab->sh_offset + at, name))
+			return &sh[i];
+	}
+	fail_msg("no section %s in the ELF file", name);
+	return NULL;
+}
+
+/* A fresh random GNU build-id in place of the image's: each copy its own
+ * file to -g's tables (they key files by build-id) and to the unwind cache. */
+static void new_build_id(char *image, size_t len)
+{
+	Elf64_Shdr *sh = section(image, len, ".note.gnu.build-id");
+	Elf64_Nhdr *nh = (Elf64_Nhdr *)(image + sh->sh_offset);
+	size_t desc = sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+
+	assert_true(sh->sh_offset <= len && sh->sh_size <= len - sh->sh_offset);
+	assert_true(sh->sh_size >= sizeof(*nh));
+	assert_int_equal(nh->n_type, NT_GNU_BUILD_ID);
+	assert_true(nh->n_descsz >= 8 && desc + nh->n_descsz <= sh->sh_size);
+	assert_int_equal(getrandom(image + sh->sh_offset + desc, nh->n_descsz, 0),
+			 (ssize_t)nh->n_descsz);
+}
+
+/* Writes image as dir/name, nobody's, mode 0644, then grows it to grow_to
+ * bytes (a sparse tail) if that is more. */
+static void write_as_nobody(const char *dir, const char *name, const char *image, size_t len,
+			    off_t grow_to)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, image, len), (ssize_t)len);
+	if (grow_to > (off_t)len)
+		assert_int_equal(ftruncate(fd, grow_to), 0);
+	assert_int_equal(fchown(fd, NOBODY, NOGROUP), 0);
+	assert_int_equal(fchmod(fd, 0644), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* What one recording of the hostile-files test measured. */
+struct run {
+	double stop_seconds;    /* from SIGINT to its exit */
+	long hwm_kb;            /* VmHWM just before SIGINT */
+	long maxrss_kb;         /* its peak RSS over its life (wait4, or VmHWM if more) */
+	unsigned long samples, lost, sb_lost;
+	unsigned long lying;    /* files refused for a lying header */
+	char *log;              /* its stdout and stderr */
+};
+
+/* Waits (up to seconds) until /proc/PID/maps names path, the mapper's last
+ * file: then it has mapped them all. */
+static bool wait_mapped(pid_t pid, const char *path, double seconds)
+{
+	char maps[64], *text = NULL;
+	double until = now_s() + seconds;
+	size_t cap = 0; /* text's: getline mallocs anew, dropping text, when it is 0 */
+	bool found = false;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	while (!found && now_s() < until && tu_running(pid)) {
+		FILE *f = fopen(maps, "re");
+
+		while (f && !found && getline(&text, &cap, f) > 0)
+			found = strstr(text, path) != NULL;
+		if (f)
+			fclose(f);
+		if (!found)
+			usleep(10000);
+	}
+	free(text);
+	return found;
+}
+
+/* Whether dir's per-CPU files hold records yet: the recording is live. */
+static bool recording_live(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	for (int cpu = 0; cpu < 64; cpu++) {
+		snprintf(path, sizeof(path), "%s/data.cpu%d", dir, cpu);
+		if (stat(path, &st))
+			return false;
+		if (st.st_size > 0)
+			return true;
+	}
+	return false;
+}
+
+static void kill_and_reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* n in "... N what ..." of line (up to its end), the count just before what;
+ * 0 if what is not there. */
+static unsigned long count_before(const char *line, const char *what)
+{
+	const char *end = strchr(line, '\n'), *p = strstr(line, what);
+
+	if (!p || (end && p > end))
+		return 0;
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return strtoul(p, NULL, 10);
+}
+
+/* Reads the totals record prints at its end into r. */
+static void parse_totals(struct run *r)
+{
+	const char *all = strstr(r->log, "\n   all ");
+	const char *rec = strstr(r->log, "ringtrace: recorded ");
+	const char *tables = strstr(r->log, "ringtrace: unwind tables: ");
+
+	if (!all || !rec || !tables)
+		fail_msg("record printed no totals:\n%s", r->log);
+	assert_int_equal(sscanf(all, " all %*u %*u %*u %*u %*u %lu", &r->sb_lost), 1);
+	r->samples = count_before(rec, " samples, ");
+	rec = strstr(rec, " samples, ");
+	assert_non_null(rec);
+	r->lost = strtoul(rec + strlen(" samples, "), NULL, 10);
+	r->lying = count_before(tables, " lying header");
+}
+
+/*
+ * One record -a -g while nobody maps files (a space-separated list, the last
+ * one looked for in the mappers' maps): one mapper from before the start (its
+ * files reach the tables through /proc/PID/maps at the start), one started
+ * once the recording is live (through MMAP2 records). Two seconds later,
+ * SIGINT; it must be gone within 20 s (else SIGKILL and the test fails).
+ */
+static void record_beside_mappers(const char *work, const char *name, const char *files,
+				  const char *last, struct run *r)
+{
+	char dir[PATH_MAX], log[PATH_MAX + 8], status_path[64], line[256];
+	const char *tables;
+	pid_t before, live = -1, rec, gone;
+	struct rusage ru;
+	double t0, until;
+	int status = 0;
+	size_t len;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(dir, sizeof(dir), "%s/%s", work, name);
+	snprintf(log, sizeof(log), "%s.log", dir);
+	before = tu_start("exec " AS_NOBODY " %s/loadgen map-exec 12 %s", work, files);
+	if (!wait_mapped(before, last, 10)) {
+		kill_and_reap(before);
+		fail_msg("loadgen map-exec, as nobody, did not map %s", last);
+	}
+	rec = tu_start("exec %s record -a -g --force -o %s >%s 2>&1", tu_ringtrace(), dir, log);
+	until = now_s() + 30;
+	while (!recording_live(dir) && tu_running(rec) && now_s() < until)
+		usleep(10000);
+	if (recording_live(dir)) {
+		live = tu_start("exec " AS_NOBODY " %s/loadgen map-exec 8 %s", work, files);
+		if (!wait_mapped(live, last, 10))
+			kill_and_reap(live), live = -1;
+	}
+	if (live < 0) {
+		kill_and_reap(rec);
+		kill_and_reap(before);
+		read_whole(log, &r->log, &len);
+		fail_msg("the recording did not start, or the second mapper failed:\n%s", r->log);
+	}
+	usleep(2000000);
+	snprintf(status_path, sizeof(status_path), "/proc/%d/status", (int)rec);
+	f = fopen(status_path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			r->hwm_kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	memset(&ru, 0, sizeof(ru));
+	t0 = now_s();
+	kill(rec, SIGINT);
+	while ((gone = wait4(rec, &status, WNOHANG, &ru)) == 0 && now_s() < t0 + 20)
+		usleep(2000);
+	r->stop_seconds = now_s() - t0;
+	if (gone != rec) {
+		kill(rec, SIGKILL);
+		wait4(rec, &status, 0, &ru);
+	}
+	kill_and_reap(live);
+	kill_and_reap(before);
+	/* the kernel's two counts of the peak differ by a few pages: the larger */
+	r->maxrss_kb = ru.ru_maxrss > r->hwm_kb ? ru.ru_maxrss : r->hwm_kb;
+	read_whole(log, &r->log, &len);
+	if (gone != rec)
+		fail_msg("%s: record -a -g was not gone 20 s after SIGINT (killed):\n%s", name,
+			 r->log);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("%s: record -a -g failed (status %#x):\n%s", name, status, r->log);
+	parse_totals(r);
+	tables = strstr(r->log, "ringtrace: unwind tables"); /* parse_totals found it */
+	print_message("%s: gone %.3f s after SIGINT; VmHWM %ld KiB before it, peak RSS %ld KiB; "
+		      "%lu samples, %lu lost, %lu side-band lost; %lu files refused as lying\n"
+		      "%.*s\n",
+		      name, r->stop_seconds, r->hwm_kb, r->maxrss_kb, r->samples, r->lost,
+		      r->sb_lost, r->lying, (int)strcspn(tables, "\n"), tables);
+}
+
+/* Copies src to dst, mode 0755: a program nobody may run wherever the build is. */
+static void copy_program(const char *src, const char *dst)
+{
+	char *image;
+	size_t len;
+	int fd;
+
+	read_whole(src, &image, &len);
+	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, image, len), (ssize_t)len);
+	assert_int_equal(fchmod(fd, 0755), 0);
+	assert_int_equal(close(fd), 0);
+	free(image);
+}
+
+/*
+ * A local user's lying files cannot stall root's recording: nobody maps
+ * (PROT_EXEC, so -g compiles a table for each) copies of unwindgen whose
+ * section headers lie: .text claims 2^62 bytes, .eh_frame 2 GiB of a file
+ * grown by a sparse 20 KiB only (28 KiB of unwindgen's). Beside the same recording of a
+ * truthful copy alone (the control), record -a -g must still answer SIGINT
+ * within a second, peak at most 64 MiB above the control's RSS, lose no more
+ * samples than it (but a slack of 10 and 1% of the samples), and name both
+ * files in its totals as refused for a lying header.
+ */
+static void test_lying_files_cannot_stall_recording(void **state)
+{
+	char src[PATH_MAX + 16], path[PATH_MAX + 32], *image, *out = NULL;
+	char files[3 * PATH_MAX + 128], plain[PATH_MAX + 32];
+	struct run control = { 0 }, lying = { 0 };
+	unsigned long slack = 0;
+	bool loss_ok = false;
+	size_t len;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access("/usr/bin/setpriv", X_OK))
+		tu_skip("no setpriv (util-linux) to map the files as nobody");
+	work = tu_tempdir();
+	assert_int_equal(chmod(work, 0755), 0);
+	snprintf(path, sizeof(path), "%s/loadgen", work);
+	copy_program(tu_loadgen(), path);
+	snprintf(src, sizeof(src), "%s/unwindgen", symgen_dir);
+	read_whole(src, &image, &len);
+	new_build_id(image, len);
+	write_as_nobody(work, "plain.elf", image, len, 0);
+	new_build_id(image, len);
+	section(image, len, ".text")->sh_size = 1ull << 62;
+	write_as_nobody(work, "text-2e62.elf", image, len, 0);
+	free(image);
+	read_whole(src, &image, &len);
+	new_build_id(image, len);
+	section(image, len, ".eh_frame")->sh_size = 2ull << 30;
+	write_as_nobody(work, "ehframe-2g.elf", image, len, (off_t)len + 20 * 1024);
+	free(image);
+	snprintf(plain, sizeof(plain), "%s/plain.elf", work);
+	snprintf(path, sizeof(path), "%s/ehframe-2g.elf", work);
+	snprintf(files, sizeof(files), "%s %s/text-2e62.elf %s", plain, work, path);
+	if (tu_sh(&out, AS_NOBODY " %s/loadgen map-exec 0.1 %s 2>&1", work, files))
+		tu_skip("nobody cannot map the files in %s (a TMPDIR others may not enter?): %s",
+			work, out);
+	free(out);
+
+	/* the loss of a recording is the machine's too (a burst of other work
+	 * on 2 CPUs fills a ring in either run): a pair whose only fault is
+	 * the loss is recorded again once; a lie that starves the drain loses
+	 * in every pair */
+	for (int attempt = 0; attempt < 2 && !loss_ok; attempt++) {
+		free(control.log);
+		free(lying.log);
+		record_beside_mappers(work, "control", plain, plain, &control);
+		record_beside_mappers(work, "lying", files, path, &lying);
+		/* stop is answered within a second, whatever the files */
+		assert_true(control.stop_seconds <= 1.0);
+		if (lying.stop_seconds > 1.0)
+			fail_msg("record -a -g took %.3f s from SIGINT to its exit beside "
+				 "the lying files (the control: %.3f s):\n%s",
+				 lying.stop_seconds, control.stop_seconds, lying.log);
+		if (lying.maxrss_kb > control.maxrss_kb + 64 * 1024)
+			fail_msg("record -a -g peaked at %ld KiB beside the lying files, "
+				 "the control at %ld KiB:\n%s",
+				 lying.maxrss_kb, control.maxrss_kb, lying.log);
+		if (lying.lying < control.lying + 2)
+			fail_msg("%lu files refused for a lying header (the control: %lu), "
+				 "expected the 2 lying ones more:\n%s",
+				 lying.lying, control.lying, lying.log);
+		slack = 10 + lying.samples / 100;
+		loss_ok = lying.lost <= control.lost + slack;
+		if (!loss_ok)
+			print_message("lost %lu beside the lying files, %lu in the control (slack "
+				      "%lu)%s\n", lying.lost, control.lost, slack,
+				      attempt ? "" : ": recording the pair again");
+	}
+	if (!loss_ok)
+		fail_msg("record -a -g lost %lu samples beside the lying files, the control %lu "
+			 "(slack %lu), twice:\n%s", lying.lost, control.lost, slack, lying.log);
+	free(control.log);
+	free(lying.log);
+}
+
+/*
+ * Fork on one CPU, exec on the other: sh, pinned to CPU 1, forks (its FORK
+ * record in CPU 1's ring); the child pins itself to CPU 0 and execs gzip
+ * there (COMM and MMAP2 in CPU 0's ring); with the drain slowed to 50 ms the
+ * two rings are read far apart. gzip's stacks must still unwind through
+ * libc's start into its main: at least 95% of its samples hold
+ * __libc_start_call_main (gzip is stripped: its main has no name). $! names
+ * gzip (taskset execs it), so that under -a another gzip of the machine is
+ * not counted.
+ */
+static void fork_exec_race(const char *work, const char *input, bool all_cpus)
+{
+	char dir[PATH_MAX], pidfile[PATH_MAX + 8], *out = NULL, *text;
+	unsigned long with, all;
+	size_t len;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/race%s", work, all_cpus ? "-a" : "");
+	snprintf(pidfile, sizeof(pidfile), "%s.pid", dir);
+	rc = tu_sh(&out, "%s record%s -g --debug-drain-delay-ms 50 --force -o %s -- "
+			 "taskset -c 1 sh -c 'taskset -c 0 gzip -9 -c %s >/dev/null & "
+			 "echo $! >%s; wait $!; true' 2>&1 >/dev/null",
+		   tu_ringtrace(), all_cpus ? " -a" : "", dir, input, pidfile);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	free(out);
+	read_whole(pidfile, &text, &len);
+	rc = tu_sh(&out, "%s report -i %s --folded --comm gzip --pid %d", tu_ringtrace(), dir,
+		   atoi(text));
+	free(text);
+	if (rc)
+		fail_msg("report failed (%d):\n%s", rc, out);
+	tu_folded_count(out, "__libc_start_call_main", &with, &all);
+	print_message("record%s -g: %lu of gzip's %lu samples through __libc_start_call_main "
+		      "(%.1f%%)\n", all_cpus ? " -a" : "", with, all,
+		      all ? 100.0 * (double)with / (double)all : 0.0);
+	assert_true(all >= 300); /* gzip -9 of 21 MB runs for seconds at 999 Hz */
+	if (with * 100 < all * 95)
+		fail_msg("only %lu of gzip's %lu samples reach main; its stacks:\n%s", with, all,
+			 out);
+	free(out);
+}
+
+static void test_fork_and_exec_on_two_cpus(void **state)
+{
+	char input[PATH_MAX + 16], *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_online_cpus() < 2)
+		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
+	work = tu_tempdir();
+	snprintf(input, sizeof(input), "%s/input", work);
+	/* ~21 MB that gzip -9 works on for seconds: machine code, not zeros */
+	if (tu_sh(&out, "for i in 1 2; do cat /usr/bin/python3.11 /usr/bin/perl; done >%s 2>&1",
+		  input))
+		tu_skip("cannot make the input from python3.11 and perl: %s", out);
+	free(out);
+	fork_exec_race(work, input, false);
+	fork_exec_race(work, input, true);
+}
+
+/* tu_folded_count on known lines: whole frames only, counts summed. */
+static void test_folded_count(void **state)
+{
+	static const char folded[] = "gzip;_start;__libc_start_call_main;main;deflate 7\n"
+				     "gzip;[gzip] 3\n"
+				     "gzip;main_loop 2\n"
+				     "gzip;main 5\n"
+				     "no count here\n"
+				     "gzip;x;main;y 11";
+	unsigned long with, all;
+
+	(void)state;
+	tu_folded_count(folded, "main", &with, &all);
+	assert_int_equal(all, 28);
+	assert_int_equal(with, 23);
+	tu_folded_count(folded, "__libc_start_call_main", &with, &all);
+	assert_int_equal(with, 7);
+	tu_folded_count("", "main", &with, &all);
+	assert_int_equal(all, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_folded_count),
+		cmocka_unit_test_teardown(test_lying_files_cannot_stall_recording, remove_work),
+		cmocka_unit_test_teardown(test_fork_and_exec_on_two_cpus, remove_work),
+	};
+	const char *why = tu_integration_skip_reason();
+	const char *d = getenv("SYMGEN_DIR");
+
+	if (!why && !d)
+		why = "SYMGEN_DIR is not set (run through make test)";
+	tu_set_skip_reason(why);
+	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
