@@ -202,30 +202,30 @@ def run(b):
     b.must(clean)
 
     def bare():
-        _, _, _, wall = b.must(build)
+        _, _, usage, wall = b.must(build)
         b.must(clean)
-        return wall
+        return wall, usage[0]
 
     def ringtrace(label):
         d = b.fresh("s7.rt-" + label)
-        _, e, _, wall = b.must([b.ringtrace, "record", "-g", "--unwind-cache", cache, "-F", str(HZ),
-                                "-o", d, "--"] + build)
+        _, e, usage, wall = b.must([b.ringtrace, "record", "-g", "--unwind-cache", cache, "-F", str(HZ),
+                                    "-o", d, "--"] + build)
         b.must(clean)
         _, lost = b.ringtrace_totals(e)
         text, _, _, _ = b.must([b.ringtrace, "script", d, "-F", "comm,pid,tid,time,ip,sym,dso", "--ns"])
-        stats = [line.split("ringtrace: ", 1)[1] for line in e.splitlines()
+        stats = [line.split("ringtrace: ", 1)[1].replace(cache, "DIR") for line in e.splitlines()
                  if line.startswith(("ringtrace: unwind tables:", "ringtrace: user stacks unwound"))]
-        return d, wall, lost, text, stats
+        return d, (wall, usage[0]), lost, text, stats
 
     def perf():
         f = b.fresh("s7.perf")
-        _, _, _, wall = b.must(["perf", "record", "-q", "-F", str(HZ), "--call-graph", "dwarf",
-                                "-o", f, "--"] + build)
+        _, _, usage, wall = b.must(["perf", "record", "-q", "-F", str(HZ), "--call-graph", "dwarf",
+                                    "-o", f, "--"] + build)
         b.must(clean)
         # --no-inline: perf 6.1 resolves inlined frames with addr2line, 30 s for 1500 samples
         text, _, _, _ = b.must(["perf", "script", "-i", f, "-F", "comm,pid,tid,time,ip,sym,dso",
                                 "--ns", "--no-inline"])
-        return f, wall, 0, text, []
+        return f, (wall, usage[0]), 0, text, []
 
     # a bare build before each tool's and after the last: the machine's load drifts
     base, runs = [], []
@@ -235,11 +235,11 @@ def run(b):
         base.append(bare())
         runs.append((name, key, fn()))
     base.append(bare())
-    bare_wall = b.med(base)
+    bare_wall, bare_cpu = b.med([w for w, _ in base]), b.med([c for _, c in base])
     rows, cost, notes, stats_notes = [], [], [], []
     cc1_secs = 0.0
     b.results["build_stacks"] = {}
-    for name, key, (path, wall, lost, text, stats) in runs:
+    for name, key, (path, (wall, cpu), lost, text, stats) in runs:
         events, _, _, _ = b.must(["perf", "script", "-i", path, "--show-task-events",
                                   "--show-lost-events", "-F", "comm,pid,tid,time", "--ns"])
         execs, perf_lost = task_events(events)
@@ -268,8 +268,8 @@ def run(b):
                     stats_notes.append(line)
                     b.goal_lines.append("bench: " + line[2:])
                     print(b.goal_lines[-1], flush=True)
-        cost.append([name, "%.1f" % wall, "%.2f" % (wall / bare_wall), "%.1f" % (b.size_of(path) / 2**20),
-                     lost + perf_lost])
+        cost.append([name, "%.1f" % wall, "%.2f" % (wall / bare_wall), "%.1f" % cpu,
+                     "%.2f" % (cpu / bare_cpu), "%.1f" % (b.size_of(path) / 2**20), lost + perf_lost])
         for line in stats:
             notes.append("- %s: `%s`" % (name, line))
     machine = dict(b.machine)
@@ -301,9 +301,14 @@ def run(b):
          "samples in first 5 ms", "reach main in first 5 ms"],
         rows,
         stats_notes + [""] +
-        ["| recorder | build wall s | x bare (%.1f s, median of %d bare builds: before each "
-         "tool's and after the last, spread %s) | "
-         "recording MiB | lost |" % (bare_wall, len(base), b.spread(base, "%.1f")), "|---|---|---|---|---|"] +
+        ["The build's cost: wall seconds, and CPU seconds (user + system, GNU time) of the "
+         "recorder and the build it runs, against %d bare builds (one before each tool's and one "
+         "after the last; median wall %.1f s, spread %s; median CPU %.1f s, spread %s). Wall "
+         "time follows the load other users put on the 2 CPUs: compare the CPU columns."
+         % (len(base), bare_wall, b.spread([w for w, _ in base], "%.1f"), bare_cpu,
+            b.spread([c for _, c in base], "%.1f")), "",
+         "| recorder | build wall s | x bare | build + recorder CPU s | x bare | recording MiB | lost |",
+         "|---|---|---|---|---|---|---|"] +
         ["| " + " | ".join(str(c) for c in row) + " |" for row in cost] + [""] +
         ["Where the samples that miss main end (their outermost user frame, by symbol and file; "
          "`[unknown] ([unknown])` is an address in no mapping, a wrong frame; `no user frame`, "
