@@ -3,8 +3,8 @@
 # bench.py: runs ringtrace, perf record and bpftrace on the same workloads in one
 # run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
-throughput, report speed and the cost of stacks (in-kernel .eh_frame, frame
-pointers, DWARF), each tool against the
+throughput, report speed, the cost of stacks (in-kernel .eh_frame, frame
+pointers, DWARF) and the stacks of a real C build, each tool against the
 others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
 
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import build_stacks
 
 REPS = 5
 
@@ -733,6 +735,7 @@ class Bench:
                             x("perf report --stdio --no-children -g none", "ringtrace report", 0),
                             x("perf report --stdio --no-children -g none", "ringtrace report", 1),
                             x("perf script", "ringtrace script", 0), x("perf script", "ringtrace script", 1)))
+        lines += build_stacks.headline(r)
         return lines
 
     def merge(self, path, command, seconds):
@@ -796,7 +799,7 @@ def main():
         sys.exit("bench: run as root (the tracers load BPF programs)")
     b = Bench(args.build, args.reps, args.quick)
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
-                 b.stacks]
+                 b.stacks, lambda: build_stacks.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine
