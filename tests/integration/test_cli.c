@@ -317,6 +317,11 @@ static void test_crafted_format_is_one_line(void **state)
 	free(dir);
 }
 
+/* The lines of a list of the events ringtrace records: where the machine
+ * has a PMU, perf lists its own events too (in sections headed "cache:",
+ * "memory:"... with descriptions), which ringtrace does not record. */
+#define RECORDABLE_EVENTS "grep -E '\\[(Software|Tracepoint) event\\]$'"
+
 /* ringtrace list PATTERN filters as perf list PATTERN: the same lines in the
  * same order for tracepoint globs, event names and words; for a class, the
  * events ringtrace takes among perf's (perf lists more software events). */
@@ -331,7 +336,12 @@ static void test_list_filters_as_perf(void **state)
 	dir = tu_tempdir();
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		assert_int_equal(tu_sh(&ours, "%s list '%s' 2>&1", tu_ringtrace(), same[i]), 0);
-		assert_int_equal(tu_sh(&theirs, "perf list '%s' 2>&1", same[i]), 0);
+		free(ours);
+		assert_int_equal(tu_sh(&ours, "%s list '%s' 2>&1 | %s", tu_ringtrace(), same[i],
+				       RECORDABLE_EVENTS),
+				 0);
+		assert_int_equal(tu_sh(&theirs, "perf list '%s' 2>&1 | %s", same[i], RECORDABLE_EVENTS),
+				 0);
 		print_message("ringtrace list '%s' as perf's:\n%s", same[i], ours);
 		if (!ours[0] || strcmp(ours, theirs))
 			fail_msg("ringtrace list '%s':\n%s\nperf list '%s':\n%s", same[i], ours,

@@ -285,7 +285,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	const struct sampler_scope *sc = &cfg->scope;
 	struct sampler_bpf *k = s->skel;
 	__u32 flags = 0, probe_cpus;
-	bool uprobes = false, usdt = false;
+	bool uprobes = false, usdt = false, tracepoints = false, perf_events = false;
 
 	if (sc->only_these_cpus)
 		flags |= RT_FILTER_CPU;
@@ -313,7 +313,13 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 		}
 		uprobes |= (cfg->events[i].probe_flags & (RT_EVENT_UPROBE | RT_EVENT_URETPROBE)) != 0;
 		usdt |= (cfg->events[i].probe_flags & RT_EVENT_USDT) != 0;
+		if (!cfg->events[i].offcpu && !cfg->events[i].probe)
+			*(cfg->events[i].format ? &tracepoints : &perf_events) = true;
 	}
+	/* only the programs the events run: the verifier takes ~1 s for each
+	 * of those that unwind stacks */
+	bpf_program__set_autoload(k->progs.on_perf_event, perf_events);
+	bpf_program__set_autoload(k->progs.on_tracepoint, tracepoints);
 	bpf_program__set_autoload(k->progs.on_uprobe, uprobes);
 	bpf_program__set_autoload(k->progs.on_usdt, usdt);
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_builder.c: a thread that compiles unwind tables from .eh_frame into
- * the BPF rows' layout, within a budget and cancellable, so that the
- * recording goes on draining meanwhile and stops at once when told. */
+/* unwind_builder.c: two threads that compile unwind tables from .eh_frame
+ * into the BPF rows' layout, within a budget and cancellable, so that the
+ * recording goes on draining meanwhile and stops at once when told: one takes
+ * the urgent jobs alone (files of processes that run now), the other the
+ * urgent ones first, then the backlog, so that no backlog file's compile
+ * holds up a process that has just started. */
 #include "record/unwind_builder.h"
 
 #include <pthread.h>
@@ -23,11 +26,20 @@ struct job {
 	struct unwind_built done;
 };
 
+struct builder_thread {
+	struct unwind_builder *b;
+	pthread_t thread;
+	bool urgent_only;
+};
+
+#define BUILDER_THREADS 2
+
 struct unwind_builder {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	pthread_t thread;
-	bool started, stopping;
+	struct builder_thread threads[BUILDER_THREADS];
+	unsigned int nr_started;
+	bool stopping;
 	_Atomic bool cancel;           /* the compile at hand stops at once */
 	struct unwind_budget budget;   /* each file's */
 	int event_fd;
@@ -111,14 +123,15 @@ void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
 
 static void *run(void *arg)
 {
-	struct unwind_builder *b = arg;
+	struct builder_thread *self = arg;
+	struct unwind_builder *b = self->b;
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		struct job *j;
 
-		while (!b->todo && !b->urgent && !b->stopping)
+		while (!b->urgent && (self->urgent_only || !b->todo) && !b->stopping)
 			pthread_cond_wait(&b->wake, &b->lock);
 		if (b->stopping)
 			break;
@@ -186,13 +199,18 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urge
 	j->cache = b->cache;
 	j->budget = &b->budget;
 	pthread_mutex_lock(&b->lock);
-	if (!b->started) {
-		if (pthread_create(&b->thread, NULL, run, b)) {
+	for (; b->nr_started < BUILDER_THREADS; b->nr_started++) {
+		struct builder_thread *t = &b->threads[b->nr_started];
+
+		t->b = b;
+		t->urgent_only = b->nr_started > 0;
+		if (pthread_create(&t->thread, NULL, run, t)) {
+			if (b->nr_started)
+				break; /* one thread does both, as before */
 			pthread_mutex_unlock(&b->lock);
 			free(j);
 			return -1;
 		}
-		b->started = true;
 	}
 	if (urgent) {
 		*b->urgent_tail = j;
@@ -202,7 +220,7 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urge
 		b->todo_tail = &j->next;
 	}
 	b->pending++;
-	pthread_cond_signal(&b->wake);
+	pthread_cond_broadcast(&b->wake); /* the threads wait for different jobs */
 	pthread_mutex_unlock(&b->lock);
 	return 0;
 }
@@ -221,6 +239,7 @@ void unwind_builder_hurry(struct unwind_builder *b, void *tag)
 		j->next = NULL;
 		*b->urgent_tail = j;
 		b->urgent_tail = &j->next;
+		pthread_cond_broadcast(&b->wake);
 		break;
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -283,10 +302,10 @@ void unwind_builder_free(struct unwind_builder *b)
 	atomic_store(&b->cancel, true);
 	pthread_mutex_lock(&b->lock);
 	b->stopping = true;
-	pthread_cond_signal(&b->wake);
+	pthread_cond_broadcast(&b->wake);
 	pthread_mutex_unlock(&b->lock);
-	if (b->started)
-		pthread_join(b->thread, NULL);
+	for (unsigned int i = 0; i < b->nr_started; i++)
+		pthread_join(b->threads[i].thread, NULL);
 	free_jobs(b->todo);
 	free_jobs(b->urgent);
 	free_jobs(b->done);
