@@ -583,4 +583,32 @@ static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_
 	return end;
 }
 
+/* A process forked has its parent's mappings until it execs: known from its
+ * first sample, before the loader has read the fork from the side-band. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(unwind_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct rt_process_mappings *pm;
+
+	if (ptgid == ctgid)
+		return 0; /* a thread */
+	pm = bpf_map_lookup_elem(&process_mappings, &ptgid);
+	if (pm)
+		bpf_map_update_elem(&process_mappings, &ctgid, pm, BPF_NOEXIST);
+	return 0;
+}
+
+/* A process that execs has none of its mappings before: not known (frame
+ * pointers) until the loader has read the new ones, never walked with the
+ * old image's tables. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(unwind_exec, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	bpf_map_delete_elem(&process_mappings, &tgid);
+	return 0;
+}
+
 #endif

@@ -53,6 +53,18 @@ static uint64_t both_read(const char *dir)
 	return samples;
 }
 
+/* Bytes in the recording's per-CPU files so far. */
+static unsigned long per_cpu_bytes(const char *dir)
+{
+	char *out = NULL;
+	unsigned long bytes = 0;
+
+	if (!tu_sh(&out, "cat %s/data.cpu* 2>/dev/null | wc -c", dir))
+		bytes = strtoul(out, NULL, 10);
+	free(out);
+	return bytes;
+}
+
 static void test_sigkill_keeps_complete_records(void **state)
 {
 	char *dir, log[PATH_MAX + 16];
@@ -65,7 +77,12 @@ static void test_sigkill_keeps_complete_records(void **state)
 	snprintf(log, sizeof(log), "%s.log", dir);
 	srand((unsigned int)time(NULL));
 	pid = start_recording(dir, "-a -g -F 4999 -- sleep 30", log);
-	usleep(700000 + (useconds_t)(rand() % 800) * 1000);
+	/* once it samples (its start, the verifier's work on a sanitized
+	 * build, takes one to a few seconds), at a moment of the drain's
+	 * that differs from run to run */
+	for (int i = 0; i < 200 && tu_running(pid) && per_cpu_bytes(dir) < 64 * 1024; i++)
+		usleep(100000);
+	usleep((useconds_t)(rand() % 800) * 1000);
 	kill(pid, SIGKILL);
 	tu_wait_gone(pid, 5);
 	samples = both_read(dir);

@@ -323,6 +323,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.on_uprobe, uprobes);
 	bpf_program__set_autoload(k->progs.on_usdt, usdt);
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
+	bpf_program__set_autoload(k->progs.unwind_fork, cfg->unwind_ehframe);
+	bpf_program__set_autoload(k->progs.unwind_exec, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
@@ -402,6 +404,17 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 			      bpf_map__fd(s->skel->maps.perf_rings), err, errlen) ||
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
+	if (cfg->unwind_ehframe) {
+		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.unwind_fork);
+		struct bpf_link *exec_link = bpf_program__attach(s->skel->progs.unwind_exec);
+
+		if (!fork_link || !exec_link || remember(s, -1, fork_link) ||
+		    remember(s, -1, exec_link)) {
+			rt_format(err, errlen, "cannot track forks and execs for -g: %s",
+				  strerror(errno));
+			goto fail;
+		}
+	}
 	if (cfg->scope.follow_forks) {
 		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.follow_fork);
 		struct bpf_link *exit_link = bpf_program__attach(s->skel->progs.forget_exit);
