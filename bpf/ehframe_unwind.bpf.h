@@ -594,20 +594,28 @@ int BPF_PROG(unwind_fork, struct task_struct *parent, struct task_struct *child)
 	if (ptgid == ctgid)
 		return 0; /* a thread */
 	pm = bpf_map_lookup_elem(&process_mappings, &ptgid);
+	if (!pm || bpf_map_update_elem(&process_mappings, &ctgid, pm, BPF_NOEXIST))
+		return 0;
+	/* the child has not run yet: no sample sees it before this */
+	pm = bpf_map_lookup_elem(&process_mappings, &ctgid);
 	if (pm)
-		bpf_map_update_elem(&process_mappings, &ctgid, pm, BPF_NOEXIST);
+		pm->flags |= RT_MAPPINGS_INHERITED;
 	return 0;
 }
 
-/* A process that execs has none of its mappings before: not known (frame
- * pointers) until the loader has read the new ones, never walked with the
- * old image's tables. */
+/* A process that execs has none of the mappings it inherited here: not
+ * known (frame pointers) until the loader has read its new ones, never walked
+ * with the old image's tables. (Mappings the loader wrote are left: it may
+ * have read the new image's already, and a fork it read is void at the exec
+ * it reads next.) */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(unwind_exec, struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
+	struct rt_process_mappings *pm = bpf_map_lookup_elem(&process_mappings, &tgid);
 
-	bpf_map_delete_elem(&process_mappings, &tgid);
+	if (pm && (pm->flags & RT_MAPPINGS_INHERITED))
+		bpf_map_delete_elem(&process_mappings, &tgid);
 	return 0;
 }
 

@@ -72,10 +72,14 @@ struct rt_unwind_mapping {
  * entries (of 4 bytes, beside 16-byte rows). */
 #define RT_UNWIND_ROWS_PER_PAGE 4
 
+/* Mappings the kernel side copied from a parent at its fork: the loader has
+ * not written them, and they are void at the child's exec. */
+#define RT_MAPPINGS_INHERITED 1u
+
 /* A process's executable mappings, sorted by start. */
 struct rt_process_mappings {
 	__u32 nr;
-	__u32 pad;
+	__u32 flags; /* RT_MAPPINGS_*: 0 as the loader writes them */
 	struct rt_unwind_mapping m[RT_UNWIND_MAX_MAPPINGS];
 };
 
