@@ -252,9 +252,12 @@ static void test_snapshot_command_and_limit(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
+	/* the snapshots once the recording is under way (its start, the
+	 * verifier's work on a sanitized build, takes one to a few seconds) */
 	rc = tu_sh(&out, "%s record --overwrite --max-snapshots 2 -a -g --force -o %s -- sleep 3 & "
-			 "sleep 1; %s snapshot --wait %s && %s snapshot --wait %s; s=$?; wait; exit $s",
-		   tu_ringtrace(), dir, tu_ringtrace(), dir, tu_ringtrace(), dir);
+			 "for i in $(seq 300); do [ -e %s/ringtrace.pid ] && break; sleep 0.1; done; "
+			 "sleep 0.5; %s snapshot --wait %s && %s snapshot --wait %s; s=$?; wait; exit $s",
+		   tu_ringtrace(), dir, dir, tu_ringtrace(), dir, tu_ringtrace(), dir);
 	if (rc)
 		fail_msg("record or snapshot failed:\n%s", out);
 	for (int i = 0; i < 2; i++) {

@@ -22,6 +22,8 @@ PROCESSES = ("cc1", "as")
 ROOTS = ("main", "__libc_start_call_main", "_start", "_dl_start_user")
 # a sample taken inside execve, after the COMM exec record, has no stack of the new program
 EXECVE = ("bprm_execve", "__x64_sys_execve", "__x64_sys_execveat")
+# nor one taken while exit tears the address space down (the stack is gone or going)
+EXIT_MM = ("exit_mm", "mmput", "exit_mmap")
 GOAL_ALL, GOAL_EARLY = 98.0, 95.0
 TOP_ENDS = 3  # outermost frames named for the samples that miss main
 
@@ -150,7 +152,8 @@ def reaches_main(frames):
 
 
 def in_execve(frames):
-    return any(sym in EXECVE or sym.startswith("do_execveat_common") for _, sym, _ in frames)
+    return any(sym in EXECVE or sym in EXIT_MM or sym.startswith("do_execveat_common")
+               for _, sym, _ in frames)
 
 
 def user_frames(frames):
@@ -289,15 +292,16 @@ def run(b):
         "the dynamic loader before main is whole when it ends there; the return address of "
         "its call of `_dl_start` is named `_dl_start_user`, glibc's RTLD_START, and counts "
         "as `_start`); samples still inside execve (a kernel frame `bprm_execve`), after the "
-        "COMM exec record but before the new program runs, have no stack of it to reach and "
-        "are counted apart; stacks by "
+        "COMM exec record but before the new program runs, have no stack of it to reach, and "
+        "samples while exit releases the address space (`exit_mm`, `mmput`, `exit_mmap`) no "
+        "stack left to read: both are counted apart; stacks by "
         "`ringtrace script` for ringtrace's recordings and by `perf script --no-inline` for "
         "perf's, each exec's time from its COMM exec record (`perf script --show-task-events`, "
         "on ringtrace's directories too); first 5 ms = samples of a process less than 5 ms after "
         "its exec. One run of each tool. Machine: %s; clocksource %s; bare %s."
         % (files, lines, cc1_secs, HZ, HZ, HZ, machine.get("machine", "unknown"),
            machine.get("clocksource", "unknown"), machine.get("bare syscall", "unknown")),
-        ["recorder", "process", "processes sampled", "in execve (not counted)", "samples", "reach main",
+        ["recorder", "process", "processes sampled", "in execve or exit_mm (not counted)", "samples", "reach main",
          "samples in first 5 ms", "reach main in first 5 ms"],
         rows,
         stats_notes + [""] +
