@@ -273,6 +273,14 @@ static void show_progress(struct session *s)
 	progress_show(&s->progress, &c);
 }
 
+/* epoll_wait for a quarter of a millisecond (a millisecond before Linux 5.11). */
+static int wait_soon(int epfd, struct epoll_event *evs, int max)
+{
+	int n = epoll_pwait2(epfd, evs, max, &(struct timespec){ 0, 250000 }, NULL);
+
+	return n < 0 && errno == ENOSYS ? epoll_wait(epfd, evs, max, 1) : n;
+}
+
 static int run_loop(struct session *s)
 {
 	bool unwind_work = s->unwind.on;
@@ -282,9 +290,11 @@ static int run_loop(struct session *s)
 	while (!s->stopping) {
 		struct epoll_event evs[16];
 		bool unwind_now = unwind_work && monotonic_seconds() >= unwind_from;
-		/* side-band held for ordering is tracked a pass later: soon */
-		int n = epoll_wait(s->epfd, evs, 16,
-				   unwind_now ? 0 : unwind_tables_holding(&s->unwind) ? 2 : DRAIN_INTERVAL_MS);
+		/* side-band held for ordering is tracked a pass later: soon, as a
+		 * new process's stacks wait for it (a quarter of a millisecond) */
+		int n = unwind_now ? epoll_wait(s->epfd, evs, 16, 0)
+			: unwind_tables_holding(&s->unwind) ? wait_soon(s->epfd, evs, 16)
+							     : epoll_wait(s->epfd, evs, 16, DRAIN_INTERVAL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
