@@ -34,6 +34,22 @@ struct {
 	__type(value, struct rt_process_mappings);
 } process_mappings SEC(".maps");
 
+/* The files whose tables are loaded, by device and inode (the loader's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rt_unwind_file_key);
+	__type(value, struct rt_unwind_file);
+} unwind_files SEC(".maps");
+
+/* The mappings a process's exec starts it with, built here (per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_process_mappings);
+} exec_mappings SEC(".maps");
+
 /* No mappings: what a walk of a process not known yet searches (a pointer
  * the verifier knows is never NULL, where NULL makes it fail). */
 struct {
@@ -603,19 +619,67 @@ int BPF_PROG(unwind_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A process that execs has none of the mappings it inherited here: not
- * known (frame pointers) until the loader has read its new ones, never walked
- * with the old image's tables. (Mappings the loader wrote are left: it may
- * have read the new image's already, and a fork it read is void at the exec
- * it reads next.) */
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+
+#define VM_EXEC_FLAG 0x00000004UL
+/* An image just exec'd has its program's and its loader's code mapped: a
+ * few mappings, a bound that keeps the verifier's walk of the loop short
+ * (at RT_UNWIND_MAX_MAPPINGS it takes over a second). */
+#define EXEC_MAPPINGS_MAX 8
+#define PAGE_SHIFT_X86 12
+
+/* A process that execs has its new image's mappings here at once: the
+ * program's and the dynamic loader's, whose tables are loaded (by device and
+ * inode), so that its first samples unwind before the loader has read its
+ * MMAP2s; never the mappings it inherited here from its parent. What the
+ * loader writes when it has read them replaces these. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(unwind_exec, struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = task->tgid, zero = 0, nr = 0;
 	struct rt_process_mappings *pm = bpf_map_lookup_elem(&process_mappings, &tgid);
+	struct rt_process_mappings *fresh;
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
 
 	if (pm && (pm->flags & RT_MAPPINGS_INHERITED))
 		bpf_map_delete_elem(&process_mappings, &tgid);
+	fresh = bpf_map_lookup_elem(&exec_mappings, &zero);
+	if (!fresh)
+		return 0;
+	bpf_iter_task_vma_new(&it, task, 0);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct rt_unwind_file_key key = { 0 };
+		const struct rt_unwind_file *f;
+		struct rt_unwind_mapping *m;
+		struct file *file;
+
+		if (!(vma->vm_flags & VM_EXEC_FLAG) || !(file = vma->vm_file))
+			continue;
+		key.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+		key.ino = BPF_CORE_READ(file, f_inode, i_ino);
+		f = bpf_map_lookup_elem(&unwind_files, &key);
+		if (!f)
+			continue;
+		if (nr >= EXEC_MAPPINGS_MAX)
+			break;
+		m = &fresh->m[nr];
+		m->start = vma->vm_start;
+		m->end = vma->vm_end;
+		m->bias = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT_X86) - f->exec_vaddr_delta;
+		m->table = f->table;
+		nr++;
+	}
+	bpf_iter_task_vma_destroy(&it);
+	if (!nr)
+		return 0;
+	fresh->nr = nr;
+	fresh->flags = 0;
+	/* only where the loader has not written the new image's already */
+	bpf_map_update_elem(&process_mappings, &tgid, fresh, BPF_NOEXIST);
 	return 0;
 }
 

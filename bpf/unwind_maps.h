@@ -72,6 +72,20 @@ struct rt_unwind_mapping {
  * entries (of 4 bytes, beside 16-byte rows). */
 #define RT_UNWIND_ROWS_PER_PAGE 4
 
+/* A file whose table is loaded, by the kernel's identity of it (the
+ * superblock's dev_t, MKDEV(major, minor) = major << 20 | minor, and the
+ * inode): what the kernel side maps a process's new image with at its exec. */
+struct rt_unwind_file_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+
+struct rt_unwind_file {
+	struct rt_unwind_slice table;
+	__s64 exec_vaddr_delta; /* the file's vaddr - its offset, in its executable segment */
+};
+
 /* Mappings the kernel side copied from a parent at its fork: the loader has
  * not written them, and they are void at the child's exec. */
 #define RT_MAPPINGS_INHERITED 1u

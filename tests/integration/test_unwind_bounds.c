@@ -470,6 +470,44 @@ static void test_fork_and_exec_on_two_cpus(void **state)
 	fork_exec_race(work, input, true);
 }
 
+/* A process that execs a program whose table is loaded unwinds from its
+ * first sample, before the loader has read its side-band (every drain held
+ * back a second here): the kernel side maps the program and the dynamic
+ * loader at the exec. The first unwindgen has its table loaded; the second's
+ * samples of its first second are taken before ringtrace reads its MMAP2s. */
+static void test_exec_unwinds_before_the_loader_knows(void **state)
+{
+	char dir[PATH_MAX], pidfile[PATH_MAX + 8], *out = NULL, *text;
+	unsigned long with, all;
+	size_t len;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	work = tu_tempdir();
+	snprintf(dir, sizeof(dir), "%s/rt", work);
+	snprintf(pidfile, sizeof(pidfile), "%s.pid", dir);
+	rc = tu_sh(&out, "%s record -g -F 999 --debug-drain-delay-ms 1000 --force -o %s -- "
+			 "sh -c '%s/unwindgen chain 2.5; %s/unwindgen chain 1.5 & echo $! >%s; wait' "
+			 "2>&1 >/dev/null",
+		   tu_ringtrace(), dir, symgen_dir, symgen_dir, pidfile);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	free(out);
+	read_whole(pidfile, &text, &len);
+	rc = tu_sh(&out, "%s report -i %s --folded --pid %d", tu_ringtrace(), dir, atoi(text));
+	free(text);
+	if (rc)
+		fail_msg("report failed (%d):\n%s", rc, out);
+	tu_folded_count(out, "uw_a", &with, &all);
+	print_message("the second unwindgen: %lu of %lu samples through main and uw_a (%.1f%%)\n",
+		      with, all, all ? 100.0 * (double)with / (double)all : 0.0);
+	assert_true(all >= 500);
+	if (with * 100 < all * 90)
+		fail_msg("only %lu of %lu samples reach uw_a; the stacks:\n%s", with, all, out);
+	free(out);
+}
+
 /* tu_folded_count on known lines: whole frames only, counts summed. */
 static void test_folded_count(void **state)
 {
@@ -497,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_folded_count),
 		cmocka_unit_test_teardown(test_lying_files_cannot_stall_recording, remove_work),
 		cmocka_unit_test_teardown(test_fork_and_exec_on_two_cpus, remove_work),
+		cmocka_unit_test_teardown(test_exec_unwinds_before_the_loader_knows, remove_work),
 	};
 	const char *why = tu_integration_skip_reason();
 	const char *d = getenv("SYMGEN_DIR");

@@ -565,8 +565,9 @@ void bpf_sampler_close(struct bpf_sampler *s)
 }
 
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
-			    int *processes_fd)
+			    int *processes_fd, int *files_fd)
 {
+	*files_fd = bpf_map__fd(s->skel->maps.unwind_files);
 	*rows_fd = bpf_map__fd(s->skel->maps.unwind_rows);
 	*pages_fd = bpf_map__fd(s->skel->maps.unwind_pages);
 	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);

@@ -110,10 +110,11 @@ void bpf_sampler_close(struct bpf_sampler *s);
 int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
 				uint64_t *asleep);
 
-/* --call-graph ehframe: the maps of the unwind rows, their page index and
- * the processes' mappings (see unwind_maps.h), for capture/unwind_loader.c. */
+/* --call-graph ehframe: the maps of the unwind rows, their page index, the
+ * processes' mappings and the loaded files (see unwind_maps.h), for
+ * capture/unwind_loader.c. */
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
-			    int *processes_fd);
+			    int *processes_fd, int *files_fd);
 /* The page index entries beside rows rows. */
 static inline uint32_t unwind_pages_for(uint32_t rows)
 {

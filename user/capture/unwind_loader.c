@@ -12,7 +12,7 @@
 void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity)
 {
 	memset(u, 0, sizeof(*u));
-	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd);
+	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd, &u->files_fd);
 	u->capacity = capacity;
 	u->pages_capacity = unwind_pages_for(capacity);
 }
@@ -91,6 +91,14 @@ int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows
 	if (!t->nr_pages)
 		u->without_index++;
 	return 0;
+}
+
+void unwind_maps_add_file(struct unwind_maps *u, const struct rt_unwind_file_key *id,
+			  const struct rt_unwind_slice *t, int64_t exec_vaddr_delta)
+{
+	struct rt_unwind_file f = { .table = *t, .exec_vaddr_delta = exec_vaddr_delta };
+
+	bpf_map_update_elem(u->files_fd, id, &f, BPF_ANY);
 }
 
 int unwind_maps_set_process(struct unwind_maps *u, uint32_t pid,

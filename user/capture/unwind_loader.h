@@ -11,7 +11,7 @@
 #include "unwind_maps.h"
 
 struct unwind_maps {
-	int rows_fd, pages_fd, processes_fd;
+	int rows_fd, pages_fd, processes_fd, files_fd;
 	uint32_t capacity;       /* rows the map holds */
 	uint32_t used;           /* rows written */
 	uint32_t pages_capacity; /* page index entries the map holds */
@@ -30,6 +30,10 @@ void unwind_page_index(const struct rt_unwind_row *rows, uint32_t nr, uint32_t *
  * bpf() error. */
 int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
 			 struct rt_unwind_slice *t);
+/* Names the loaded table t of the file id, for the kernel side to map a new
+ * image by at its exec (best effort: a full map leaves it to the loader). */
+void unwind_maps_add_file(struct unwind_maps *u, const struct rt_unwind_file_key *id,
+			  const struct rt_unwind_slice *t, int64_t exec_vaddr_delta);
 /* Replaces what the unwinder knows of process pid's mappings. */
 int unwind_maps_set_process(struct unwind_maps *u, uint32_t pid,
 			    const struct rt_process_mappings *pm);

@@ -29,7 +29,19 @@ struct unwind_file {
 	bool urgent;                 /* its compile goes before the start's backlog */
 	struct rt_unwind_slice table; /* nr_rows 0: no table, frame pointers */
 	int64_t exec_vaddr_delta;
+	struct rt_unwind_file_key id; /* as the kernel knows the file; ino 0: unknown */
 };
+
+/* The file of fd as the kernel knows it: where the BPF side maps a new image
+ * by at its exec. */
+static void note_identity(struct unwind_file *f, int fd)
+{
+	struct stat st;
+
+	if (!fstat(fd, &st))
+		f->id = (struct rt_unwind_file_key){ .dev = major(st.st_dev) << 20 | minor(st.st_dev),
+						     .ino = st.st_ino };
+}
 
 /* A file known by its device and inode, whose table is kept by build-id. */
 struct inode_alias {
@@ -146,6 +158,8 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 			t->files_without_table++;
 	} else {
 		t->rows += built->nr;
+		if (f->id.ino)
+			unwind_maps_add_file(&t->maps, &f->id, &f->table, f->exec_vaddr_delta);
 	}
 	free(built->rows);
 	if (f->table.nr_rows)
@@ -267,6 +281,7 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 			 * those of the start's backlog */
 			t->nr_files++;
 			f->urgent = urgent;
+			note_identity(f, fd);
 			if (unwind_builder_submit(t->builder, f, fd, urgent)) {
 				f->ready = true;
 				t->files_without_table++;
@@ -573,6 +588,7 @@ static void prebuild(struct unwind_tables *t, const char *path)
 		return;
 	}
 	t->nr_files++;
+	note_identity(f, fd);
 	unwind_builder_compile_now(t->builder, f, fd, &built);
 	file_ready(t, &built);
 }
