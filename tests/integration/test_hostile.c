@@ -646,6 +646,56 @@ static void test_symlink_swap_while_recording(void **state)
 	assert_int_equal(access(copy, R_OK), 0);
 }
 
+/* A uprobe on a library a local user maps from a directory of theirs, which
+ * they keep swapping for a symlink to a directory holding a FIFO of the
+ * library's name (as an attacker does at the moment the open comes, seen by
+ * inotify): ringtrace opens the very file mapped and reads and attaches it
+ * through that fd, never the path again, so no attempt blocks on the FIFO
+ * (each ends within seconds, attached or refused with one line). */
+static void test_uprobe_path_swapped_for_fifo(void **state)
+{
+	struct passwd *pw = getpwnam(TEST_USER);
+	char *work, *out = NULL, user[64];
+	pid_t victim;
+	int attached = 0;
+
+	(void)state;
+	tu_skip_unless_possible();
+	assert_non_null(pw);
+	work = fx.work = tu_tempdir();
+	snprintf(user, sizeof(user), "--reuid=%u --regid=%u --clear-groups", (unsigned)pw->pw_uid,
+		 (unsigned)pw->pw_gid);
+	if (tu_sh(&out, "cd %s && chmod 755 . && mkdir -p u/lib u/evil && "
+			"cp /lib/x86_64-linux-gnu/libz.so.1 u/lib/libzz.so.1 && "
+			"mkfifo u/evil/libzz.so.1 && chown -R %s u 2>&1",
+		  work, TEST_USER))
+		tu_skip("cannot set up the library and the FIFO: %s", out);
+	free(out);
+	/* both killed by the fixture's teardown */
+	victim = fx.recorder = tu_start("cd %s/u && exec setpriv %s env LD_PRELOAD=%s/u/lib/libzz.so.1 sleep 60",
+					work, user, work);
+	usleep(300 * 1000);
+	fx.attacker = tu_start("cd %s/u && exec setpriv %s sh -c 'while :; do mv lib real; "
+			    "ln -s evil lib; rm lib; mv real lib; done' 2>/dev/null",
+			    work, user);
+	for (int i = 0; i < 6; i++) {
+		int rc = tu_sh(&out, "timeout -k 2 15 %s record -p %d -e uprobe:libzz:zlibVersion "
+				     "--force -o %s/rec -- sleep 0.2 2>&1",
+			       tu_ringtrace(), (int)victim, work);
+
+		print_message("attempt %d: status %d: %s", i, rc, out);
+		if (rc == 124 || rc == 137)
+			fail_msg("record hung on the swapped path (status %d):\n%s", rc, out);
+		attached += rc == 0;
+		if (rc)
+			assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+		free(out);
+	}
+	/* the very file mapped is read through /proc/PID/map_files: found
+	 * whatever the path leads to at the moment */
+	assert_int_equal(attached, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symlink_in_container_root, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_in_container_root_unprivileged, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_swap_while_recording, setup_fixture, teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_uprobe_path_swapped_for_fifo, setup_fixture, teardown_fixture),
 	};
 	const char *d = getenv("SYMGEN_DIR");
 	const char *why = tu_integration_skip_reason();
@@ -663,8 +714,8 @@ int main(void)
 	if (!why &&
 	    system("id " TEST_USER " >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin " TEST_USER))
 		why = "cannot create the test user " TEST_USER " (useradd)";
-	if (!why && system("command -v setcap runuser timeout readelf objcopy perf >/dev/null"))
-		why = "setcap, runuser, timeout, readelf, objcopy or perf is missing (make deps)";
+	if (!why && system("command -v setcap runuser setpriv mkfifo timeout readelf objcopy perf >/dev/null"))
+		why = "setcap, runuser, setpriv, mkfifo, timeout, readelf, objcopy or perf is missing (make deps)";
 	tu_set_skip_reason(why);
 	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
 	return cmocka_run_group_tests(tests, NULL, NULL);

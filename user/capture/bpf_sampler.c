@@ -181,13 +181,13 @@ static int attach_user_probe(struct bpf_sampler *s, const struct sampler_event *
 	if (ev->probe_flags & RT_EVENT_USDT) {
 		LIBBPF_OPTS(bpf_usdt_opts, uopts, .usdt_cookie = i);
 
-		link = bpf_program__attach_usdt(s->skel->progs.on_usdt, -1, p->path, p->provider,
+		link = bpf_program__attach_usdt(s->skel->progs.on_usdt, -1, user_probe_file(p), p->provider,
 						p->probe, &uopts);
 	} else {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i, .func_name = p->func,
 			    .retprobe = (ev->probe_flags & RT_EVENT_URETPROBE) != 0);
 
-		link = bpf_program__attach_uprobe_opts(s->skel->progs.on_uprobe, -1, p->path,
+		link = bpf_program__attach_uprobe_opts(s->skel->progs.on_uprobe, -1, user_probe_file(p),
 						       p->offset, &opts);
 	}
 	if (!link) {

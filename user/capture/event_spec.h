@@ -29,6 +29,9 @@ enum event_kind {
 struct user_probe {
 	char binary[256];   /* as given: a path, a program in PATH, a library name */
 	char path[256];     /* the ELF file it names */
+	char fd_path[32];   /* "/proc/self/fd/N": that file as opened when it was
+			       found, which is read and attached by (never the
+			       path again, which its owner may have swapped) */
 	char func[128];     /* uprobes: the function */
 	uint64_t offset;    /* uprobes: +OFFSET bytes into it */
 	char provider[64];  /* USDT: the probe's provider and name */
@@ -36,6 +39,12 @@ struct user_probe {
 	unsigned int nr_args; /* argument words recorded */
 	uint16_t arg_signed;  /* bit i: argument i+1 is signed */
 };
+
+/* The probe's file as it was opened when found, else its path. */
+static inline const char *user_probe_file(const struct user_probe *p)
+{
+	return p->fd_path[0] ? p->fd_path : p->path;
+}
 
 struct event_desc {
 	char name[160];      /* as perf prints it: "cpu-clock", "cpu-clock:u", "sched:sched_switch" */

@@ -5,6 +5,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "sample_record.h"
 #include "symbols/elf_functions.h"
 #include "symbols/sdt_notes.h"
+#include "sys/safe_open.h"
 
 /* Does file name base mean name: the same, or name followed by ".so" or
  * "." or "-" (libc: libc.so.6; python3: python3.11), or "lib" name ".so". */
@@ -38,33 +41,37 @@ static bool regular_file(const char *path, bool executable)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && (!executable || !access(path, X_OK));
 }
 
-/* A file mapped in process pid that name means, by its path in /proc/PID/root. */
-static bool find_in_maps(int pid, const char *name, char *out, size_t cap)
+/* A file mapped in process pid that name means, named by its path in
+ * /proc/PID/root, opened as the very file mapped (safe_open_mapping: never
+ * through a path its owner could swap for a FIFO or another file): the fd,
+ * or -1. */
+static int find_in_maps(int pid, const char *name, char *out, size_t cap)
 {
 	char maps[64], *line = NULL;
 	size_t len = 0;
-	bool found = false;
+	int fd = -1;
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
 	f = fopen(maps, "re");
 	if (!f)
-		return false;
-	while (!found && getline(&line, &len, f) > 0) {
+		return -1;
+	while (fd < 0 && getline(&line, &len, f) > 0) {
 		char *path = strchr(line, '/'), *base;
+		uint64_t start, end;
 
-		if (!path)
+		if (!path || sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) != 2)
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		base = strrchr(path, '/') + 1;
 		/* the file as the process sees it, inside its root (a container's) */
 		if (names_file(base, name) &&
 		    snprintf(out, cap, "/proc/%d/root%s", pid, path) < (int)cap)
-			found = regular_file(out, false);
+			fd = safe_open_mapping((uint32_t)pid, start, end, path, NULL, NULL);
 	}
 	free(line);
 	fclose(f);
-	return found;
+	return fd;
 }
 
 /* A program of that name in PATH that is an ELF file (not a wrapper script). */
@@ -118,7 +125,7 @@ static bool find_library(const char *name, char *out, size_t cap)
 
 static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errlen)
 {
-	int is_elf;
+	int is_elf, fd = -1;
 
 	if (strchr(p->binary, '/')) {
 		snprintf(p->path, sizeof(p->path), "%s", p->binary);
@@ -127,14 +134,24 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 				  p->path, strerror(errno));
 			return -1;
 		}
-	} else if (!(pid > 0 && find_in_maps(pid, p->binary, p->path, sizeof(p->path))) &&
+	} else if (!(pid > 0 && (fd = find_in_maps(pid, p->binary, p->path, sizeof(p->path))) >= 0) &&
 		   !find_in_path(p->binary, p->path, sizeof(p->path)) &&
 		   !find_library(p->binary, p->path, sizeof(p->path))) {
 		rt_format(err, errlen, "probe binary \"%s\" not found%s: give its path, a program in PATH or a library ld.so knows (ldconfig -p)",
 			  p->binary, pid > 0 ? " in the process's mappings, PATH or ld.so's cache" : " in PATH or ld.so's cache");
 		return -1;
 	}
-	is_elf = elf_is_elf_file(p->path, err, errlen);
+	/* opened once, a regular file and without blocking; read and attached
+	 * by this fd's name from here on (kept open for the recording) */
+	if (fd < 0)
+		fd = safe_openat(AT_FDCWD, p->path, SAFE_OPEN_FOLLOW, NULL);
+	if (fd < 0) {
+		rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
+			  p->path, safe_open_strerror(errno));
+		return -1;
+	}
+	snprintf(p->fd_path, sizeof(p->fd_path), "/proc/self/fd/%d", fd);
+	is_elf = elf_is_elf_file(p->fd_path, err, errlen);
 	if (is_elf < 0)
 		return -1;
 	if (!is_elf) {
@@ -180,7 +197,7 @@ static int check_function(const struct user_probe *p, char *err, size_t errlen)
 	char **names, hint[320];
 	size_t nr;
 
-	if (elf_function_names(p->path, &names, &nr, err, errlen))
+	if (elf_function_names(user_probe_file(p), &names, &nr, err, errlen))
 		return -1;
 	for (size_t i = 0; i < nr; i++)
 		if (same_function(names[i], p->func)) {
@@ -202,7 +219,7 @@ static int check_sdt_probe(struct user_probe *p, char *err, size_t errlen)
 	const char **list;
 	char hint[320];
 
-	if (sdt_notes_read(p->path, &probes, &nr, err, errlen))
+	if (sdt_notes_read(user_probe_file(p), &probes, &nr, err, errlen))
 		return -1;
 	for (size_t i = 0; i < nr; i++)
 		if (!strcmp(probes[i].provider, p->provider) && !strcmp(probes[i].name, p->probe)) {
@@ -281,7 +298,7 @@ static int list_functions(const struct user_probe *p, FILE *out, char *err, size
 	char **names;
 	size_t nr;
 
-	if (elf_function_names(p->path, &names, &nr, err, errlen))
+	if (elf_function_names(user_probe_file(p), &names, &nr, err, errlen))
 		return -1;
 	for (size_t i = 0; i < nr; i++)
 		fprintf(out, "uprobe:%s:%s\n", p->path, names[i]);
@@ -296,7 +313,7 @@ static int list_sdt(const struct user_probe *p, FILE *out, char *err, size_t err
 	struct sdt_probe *probes;
 	size_t nr;
 
-	if (sdt_notes_read(p->path, &probes, &nr, err, errlen))
+	if (sdt_notes_read(user_probe_file(p), &probes, &nr, err, errlen))
 		return -1;
 	for (size_t i = 0; i < nr; i++)
 		fprintf(out, "usdt:%s:%s:%s%s%s%s\n", p->path, probes[i].provider, probes[i].name,
