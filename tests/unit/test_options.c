@@ -322,6 +322,17 @@ static void test_missing_value_is_a_usage_error(void **state)
 	assert_int_equal(status, OPTIONS_USAGE_ERROR);
 	assert_string_equal(err, "ringtrace: option --beta needs a value: see ringtrace test --help\n");
 	free(err);
+
+	/* an empty value is no value */
+	status = parse(&test_command, (char *[]){ "test", "-a", "", NULL }, &s, NULL, &err);
+	assert_int_equal(status, OPTIONS_USAGE_ERROR);
+	assert_string_equal(err, "ringtrace: option --alpha needs a value, not an empty one: see ringtrace test --help\n");
+	free(err);
+
+	status = parse(&test_command, (char *[]){ "test", "-e", "", NULL }, &s, NULL, &err);
+	assert_int_equal(status, OPTIONS_USAGE_ERROR);
+	assert_string_equal(err, "ringtrace: option -e needs a value, not an empty one: see ringtrace test --help\n");
+	free(err);
 }
 
 static void test_unknown_option_is_a_usage_error(void **state)

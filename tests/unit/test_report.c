@@ -240,6 +240,12 @@ static void test_bad_sort_key(void **state)
 	(void)state;
 	assert_int_equal(report_parse_sort(&o, "comm,size", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "\"size\""));
+	/* an empty key between commas, or at either end, is a mistake */
+	assert_int_equal(report_parse_sort(&o, "comm,,pid", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "empty sort key in \"comm,,pid\""));
+	assert_int_equal(report_parse_sort(&o, ",comm", err, sizeof(err)), -1);
+	assert_int_equal(report_parse_sort(&o, "comm,", err, sizeof(err)), -1);
+	assert_int_equal(report_parse_sort(&o, "comm,pid", err, sizeof(err)), 0);
 }
 
 static void test_missing_input_is_an_error(void **state)

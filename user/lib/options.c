@@ -102,6 +102,16 @@ int options_parse(const struct options_command *cmd, int argc, char **argv,
 				 cmd->name);
 			return OPTIONS_USAGE_ERROR;
 		}
+		/* no option takes an empty value: "-G ''" is a mistake, not "none" */
+		if (e->arg_name && optarg && !*optarg) {
+			if (e->long_name)
+				rt_error("option --%s needs a value, not an empty one: see ringtrace %s --help",
+					 e->long_name, cmd->name);
+			else
+				rt_error("option -%c needs a value, not an empty one: see ringtrace %s --help",
+					 e->short_name, cmd->name);
+			return OPTIONS_USAGE_ERROR;
+		}
 		status = handle(ctx, e->id, e->arg_name ? optarg : NULL);
 		if (status != OPTIONS_CONTINUE)
 			return status;

@@ -18,14 +18,20 @@ static const char *const key_names[] = {
 
 int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen)
 {
-	char *copy = strdup(text), *save = NULL, *tok;
+	char *copy = strdup(text), *rest = copy, *tok;
 
 	if (!copy)
 		return -1;
 	o->nr_keys = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	while ((tok = strsep(&rest, ","))) {
 		size_t k;
 
+		if (!*tok) {
+			rt_format(err, errlen, "empty sort key in \"%s\": give keys between commas, e.g. comm,dso,sym",
+				  text);
+			free(copy);
+			return -1;
+		}
 		for (k = 0; k < NR_KEY_NAMES; k++)
 			if (!strcmp(tok, key_names[k]))
 				break;
