@@ -508,9 +508,15 @@ static double family_sum(const char *scrape, const char *name)
 	size_t len = strlen(name);
 	double sum = 0;
 
-	for (const char *p = scrape; (p = strstr(p, name)); p += len)
-		if ((p == scrape || p[-1] == '\n') && p[len] == '{')
-			sum += strtod(strchr(p, ' ') + 1, NULL);
+	for (const char *p = scrape; (p = strstr(p, name)); p += len) {
+		const char *value = strchr(p, ' ');
+
+		if ((p == scrape || p[-1] == '\n') && p[len] == '{') {
+			if (!value)
+				fail_msg("a series of %s without a value:\n%s", name, scrape);
+			sum += strtod(value + 1, NULL);
+		}
+	}
 	return sum;
 }
 

@@ -263,6 +263,8 @@ static int check_build_id_copies(const char *dir, const char *host_file)
 	print_message("%s", out);
 	if (strstr(out, "MISMATCH") || strstr(out, "HOST FILE"))
 		fail_msg("the recording keeps a file it must not:\n%s", out);
+	if (!strstr(out, "copies "))
+		fail_msg("no count of the copies:\n%s", out);
 	n = atoi(strstr(out, "copies ") + 7);
 	free(out);
 	return n;

@@ -717,7 +717,9 @@ static void test_no_loss_at_99hz(void **state)
 	assert_non_null(line);
 	line = strstr(line, " into ");
 	assert_non_null(line);
-	assert_int_equal(sscanf(strstr(line, ": ") + 2, "%lu samples, %lu lost", &samples, &lost), 2);
+	line = strstr(line, ": ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line + 2, "%lu samples, %lu lost", &samples, &lost), 2);
 	print_message("%s", strstr(out, "   cpu "));
 	assert_int_equal(lost, 0);
 	assert_true(samples > 99 * 2 * 9);
