@@ -95,10 +95,7 @@ struct {
 /* The highest user address on x86-64 (4-level paging, and 5-level's low half). */
 #define USER_ADDR_MAX 0x00ffffffffffffffULL
 
-/* DWARF's x86-64 register numbers the walk keeps. */
-#define DW_RBX 3
-#define DW_RBP 6
-#define DW_RSP 7
+/* DWARF's x86-64 general registers: rax 0 .. r15 15. */
 #define DW_REGS 16
 
 /* Where DWARF register r is among pt_regs' words (r15 r14 r13 r12 bp bx r11

@@ -107,6 +107,23 @@ static int remember(struct bpf_sampler *s, int fd, struct bpf_link *link)
 	return 0;
 }
 
+/* Attaches a tracing program (tp_btf) and keeps its link: 0, or -1 with
+ * errno set and nothing left attached. */
+static int attach_tracing(struct bpf_sampler *s, struct bpf_program *prog)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+	int e;
+
+	if (!link)
+		return -1;
+	if (!remember(s, -1, link))
+		return 0;
+	e = errno;
+	bpf_link__destroy(link);
+	errno = e;
+	return -1;
+}
+
 /* Opens one perf event and attaches prog with the event's index as cookie. */
 static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 			   struct perf_event_attr *attr, int pid, int cpu, unsigned int index,
@@ -404,35 +421,20 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 			      bpf_map__fd(s->skel->maps.perf_rings), err, errlen) ||
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
-	if (cfg->unwind_ehframe) {
-		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.unwind_fork);
-		struct bpf_link *exec_link = bpf_program__attach(s->skel->progs.unwind_exec);
-
-		if (!fork_link || !exec_link || remember(s, -1, fork_link) ||
-		    remember(s, -1, exec_link)) {
-			rt_format(err, errlen, "cannot track forks and execs for -g: %s",
-				  strerror(errno));
-			goto fail;
-		}
+	if (cfg->unwind_ehframe && (attach_tracing(s, s->skel->progs.unwind_fork) ||
+				    attach_tracing(s, s->skel->progs.unwind_exec))) {
+		rt_format(err, errlen, "cannot track forks and execs for -g: %s", strerror(errno));
+		goto fail;
 	}
-	if (cfg->scope.follow_forks) {
-		struct bpf_link *fork_link = bpf_program__attach(s->skel->progs.follow_fork);
-		struct bpf_link *exit_link = bpf_program__attach(s->skel->progs.forget_exit);
-
-		if (!fork_link || !exit_link || remember(s, -1, fork_link) ||
-		    remember(s, -1, exit_link)) {
-			rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
-				  strerror(errno));
-			goto fail;
-		}
+	if (cfg->scope.follow_forks && (attach_tracing(s, s->skel->progs.follow_fork) ||
+					attach_tracing(s, s->skel->progs.forget_exit))) {
+		rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
+			  strerror(errno));
+		goto fail;
 	}
-	if (cfg->scope.exec_pending) {
-		struct bpf_link *exec_link = bpf_program__attach(s->skel->progs.admit_on_exec);
-
-		if (!exec_link || remember(s, -1, exec_link)) {
-			rt_format(err, errlen, "cannot watch the command's exec: %s", strerror(errno));
-			goto fail;
-		}
+	if (cfg->scope.exec_pending && attach_tracing(s, s->skel->progs.admit_on_exec)) {
+		rt_format(err, errlen, "cannot watch the command's exec: %s", strerror(errno));
+		goto fail;
 	}
 	/* every event is described before the first one is attached */
 	for (unsigned int i = 0; i < cfg->nr_events; i++)
@@ -441,17 +443,12 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 	for (unsigned int i = 0; i < cfg->nr_events; i++)
 		if (attach_event(s, cfg, i, err, errlen))
 			goto fail;
-	if (s->offcpu) {
-		struct bpf_link *link = bpf_program__attach(s->skel->progs.offcpu_switch);
+	if (s->offcpu && attach_tracing(s, s->skel->progs.offcpu_switch)) {
+		int e = errno;
 
-		if (!link || remember(s, -1, link)) {
-			int e = errno;
-
-			bpf_link__destroy(link);
-			rt_format(err, errlen, "cannot attach the off-CPU program to sched_switch: %s%s",
-				  strerror(e), privileges_hint(e));
-			goto fail;
-		}
+		rt_format(err, errlen, "cannot attach the off-CPU program to sched_switch: %s%s",
+			  strerror(e), privileges_hint(e));
+		goto fail;
 	}
 	return s;
 fail:

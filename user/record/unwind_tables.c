@@ -75,7 +75,6 @@ static void free_value(void *value, void *ctx)
 	free(value);
 }
 
-/* A row's size in the kernel's array map: the value rounded up to 8. */
 uint32_t unwind_tables_rows_for(uint64_t mem)
 {
 	uint64_t rows = mem / UNWIND_ROW_KERNEL_BYTES;
