@@ -476,8 +476,9 @@ static long unwind_one_frame(__u32 i, void *arg)
 	struct unwind_walk *w = arg;
 	const struct rt_unwind_mapping *m;
 	const struct rt_unwind_row *row;
+	struct rt_unwind_slice table;
 	__u32 n = w->first + i;
-	__u64 pc;
+	__u64 pc, bias;
 
 	/* bounds come from i, which the verifier does not know: counters of
 	 * the walk compared here would make it check every iteration apart */
@@ -503,9 +504,21 @@ static long unwind_one_frame(__u32 i, void *arg)
 	m = find_mapping(w, pc);
 	if (!m)
 		return step_by_frame_pointer(w, FP_NO_MAPPING);
-	if (!m->table.nr_rows)
+	table = m->table;
+	bias = m->bias;
+	/* mapped before its table was known where the mapping was written:
+	 * the file's table, if it is loaded now */
+	if (!table.nr_rows && m->file.ino) {
+		const struct rt_unwind_file *f = bpf_map_lookup_elem(&unwind_files, &m->file);
+
+		if (f) {
+			table = f->table;
+			bias = m->file_start - f->exec_vaddr_delta;
+		}
+	}
+	if (!table.nr_rows)
 		return step_by_frame_pointer(w, FP_NO_TABLE);
-	row = find_row(&m->table, (__u32)(pc - m->bias));
+	row = find_row(&table, (__u32)(pc - bias));
 	if (!row)
 		return step_by_frame_pointer(w, FP_NO_TABLE);
 	return step_by_row(w, row);
@@ -612,8 +625,65 @@ int BPF_PROG(unwind_fork, struct task_struct *parent, struct task_struct *child)
 	/* the child has not run yet: no sample sees it before this */
 	pm = bpf_map_lookup_elem(&process_mappings, &ctgid);
 	if (pm)
-		pm->flags |= RT_MAPPINGS_INHERITED;
+		pm->flags = RT_MAPPINGS_INHERITED; /* never a parent's insertion under way */
 	return 0;
+}
+
+#define VM_EXEC_FLAG 0x00000004UL
+#define PAGE_SHIFT_X86 12
+/* An image just exec'd has its program's and its loader's code mapped: a
+ * few mappings, a bound that keeps the verifier's walk of the loop short
+ * (at RT_UNWIND_MAX_MAPPINGS it takes over a second). */
+#define EXEC_MAPPINGS_MAX 8
+
+/* Whether the kernel side keeps the current process's mappings: a process
+ * of the recording's scope (its command before its exec too), whatever CPU
+ * it runs on. */
+static __always_inline bool mappings_in_scope(void)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+
+	if ((filter_flags & RT_FILTER_TGID) && !bpf_map_lookup_elem(&target_tgids, &tgid))
+		return false;
+	if ((filter_flags & RT_FILTER_TID) && !bpf_map_lookup_elem(&target_tids, &tid))
+		return false;
+	if (filter_flags & RT_FILTER_CGROUP) {
+		if (cgroup_exact)
+			return bpf_get_current_cgroup_id() == target_cgroup_id;
+		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
+	}
+	return true;
+}
+
+/* The kernel's identity of a file: its superblock's device and its inode. */
+static __always_inline void file_key_of(struct rt_unwind_file_key *key, struct file *file)
+{
+	key->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	key->pad = 0;
+	key->ino = BPF_CORE_READ(file, f_inode, i_ino);
+}
+
+/* Mapping m of a file at [start, end) from page pgoff of it, with the file's
+ * table if it is loaded (else looked up by the walk when it is). */
+static __always_inline void set_kernel_mapping(struct rt_unwind_mapping *m,
+					       const struct rt_unwind_file_key *key, __u64 start,
+					       __u64 end, __u64 pgoff)
+{
+	const struct rt_unwind_file *f;
+
+	m->start = start;
+	m->end = end;
+	m->file = *key;
+	m->file_start = start - (pgoff << PAGE_SHIFT_X86);
+	f = bpf_map_lookup_elem(&unwind_files, key);
+	if (f) {
+		m->table = f->table;
+		m->bias = m->file_start - f->exec_vaddr_delta;
+	} else {
+		__builtin_memset(&m->table, 0, sizeof(m->table));
+		m->bias = 0;
+	}
 }
 
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
@@ -621,62 +691,182 @@ extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struc
 extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
 extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
 
-#define VM_EXEC_FLAG 0x00000004UL
-/* An image just exec'd has its program's and its loader's code mapped: a
- * few mappings, a bound that keeps the verifier's walk of the loop short
- * (at RT_UNWIND_MAX_MAPPINGS it takes over a second). */
-#define EXEC_MAPPINGS_MAX 8
-#define PAGE_SHIFT_X86 12
-
-/* A process that execs has its new image's mappings here at once: the
- * program's and the dynamic loader's, whose tables are loaded (by device and
- * inode), so that its first samples unwind before the loader has read its
- * MMAP2s; never the mappings it inherited here from its parent. What the
- * loader writes when it has read them replaces these. */
+/* A process that execs has its new image's mappings here at once (the
+ * program's and the dynamic loader's, by file: their tables are used from
+ * the moment they are loaded), so that its first samples unwind before the
+ * loader has read its MMAP2s; never the old image's, nor those it inherited
+ * from its parent. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(unwind_exec, struct task_struct *task)
 {
 	__u32 tgid = task->tgid, zero = 0, nr = 0;
-	struct rt_process_mappings *pm = bpf_map_lookup_elem(&process_mappings, &tgid);
 	struct rt_process_mappings *fresh;
+	struct rt_unwind_counters *c;
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 
-	if (pm && (pm->flags & RT_MAPPINGS_INHERITED))
-		bpf_map_delete_elem(&process_mappings, &tgid);
+	bpf_map_delete_elem(&process_mappings, &tgid);
+	if (!mappings_in_scope())
+		return 0;
 	fresh = bpf_map_lookup_elem(&exec_mappings, &zero);
-	if (!fresh)
+	c = bpf_map_lookup_elem(&unwind_counters, &zero);
+	if (!fresh || !c)
 		return 0;
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
-		struct rt_unwind_file_key key = { 0 };
-		const struct rt_unwind_file *f;
-		struct rt_unwind_mapping *m;
+		struct rt_unwind_file_key key;
 		struct file *file;
 
 		if (!(vma->vm_flags & VM_EXEC_FLAG) || !(file = vma->vm_file))
 			continue;
-		key.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
-		key.ino = BPF_CORE_READ(file, f_inode, i_ino);
-		f = bpf_map_lookup_elem(&unwind_files, &key);
-		if (!f)
-			continue;
-		if (nr >= EXEC_MAPPINGS_MAX)
+		if (nr >= EXEC_MAPPINGS_MAX) {
+			c->kernel_mappings_left++;
 			break;
-		m = &fresh->m[nr];
-		m->start = vma->vm_start;
-		m->end = vma->vm_end;
-		m->bias = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT_X86) - f->exec_vaddr_delta;
-		m->table = f->table;
+		}
+		file_key_of(&key, file);
+		set_kernel_mapping(&fresh->m[nr], &key, vma->vm_start, vma->vm_end, vma->vm_pgoff);
 		nr++;
 	}
 	bpf_iter_task_vma_destroy(&it);
-	if (!nr)
-		return 0;
 	fresh->nr = nr;
 	fresh->flags = 0;
-	/* only where the loader has not written the new image's already */
-	bpf_map_update_elem(&process_mappings, &tgid, fresh, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&process_mappings, &tgid, fresh, BPF_ANY))
+		c->kernel_mappings += nr;
+	return 0;
+}
+
+/* Where a mapping from start goes among pm's: the first at or above it. */
+struct mapping_place {
+	const struct rt_process_mappings *pm;
+	__u64 start, end;
+	__u32 at;
+	bool overlaps;
+};
+
+static long mapping_place_step(__u32 i, void *arg)
+{
+	struct mapping_place *p = arg;
+	const struct rt_unwind_mapping *m;
+
+	if (i >= p->pm->nr)
+		return 1;
+	barrier_var(i); /* bounded itself, as the verifier sees it */
+	if (i >= RT_UNWIND_MAX_MAPPINGS)
+		return 1;
+	m = &p->pm->m[i];
+	if (m->start < p->end && p->start < m->end) {
+		p->overlaps = true;
+		return 1;
+	}
+	if (m->start >= p->end)
+		return 1;
+	p->at = i + 1;
+	return 0;
+}
+
+/* Moves the mappings [at, nr) one up, the last first. */
+struct mapping_shift {
+	struct rt_process_mappings *pm;
+	__u32 at, nr;
+};
+
+static long mapping_shift_step(__u32 i, void *arg)
+{
+	struct mapping_shift *s = arg;
+	__u32 from = s->nr - 1 - i;
+	struct rt_unwind_mapping *m;
+
+	if (from < s->at)
+		return 1;
+	barrier_var(from); /* bounded itself, as the verifier sees it */
+	if (from >= RT_UNWIND_MAX_MAPPINGS - 1)
+		return 1;
+	m = &s->pm->m[from];
+	m[1] = m[0];
+	return 0;
+}
+
+/* The executable file mapping an mmap made, as bpf_find_vma finds it. */
+struct mapped_file {
+	struct rt_unwind_file_key key;
+	__u64 start, end, pgoff;
+	bool found;
+};
+
+static long mapped_file_of(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct mapped_file *mf = arg;
+	struct file *file = vma->vm_file;
+
+	(void)task;
+	if (!(vma->vm_flags & VM_EXEC_FLAG) || !file)
+		return 0;
+	file_key_of(&mf->key, file);
+	mf->start = vma->vm_start;
+	mf->end = vma->vm_end;
+	mf->pgoff = vma->vm_pgoff;
+	mf->found = true;
+	return 0;
+}
+
+/* A process that maps a file executable (a library ld.so or dlopen maps)
+ * has it here at once, before the loader reads the MMAP2: its frames there
+ * unwind by the file's table from its first sample. Only into the mappings
+ * of a process the kernel side or the loader keeps already (of the scope).
+ * The syscall's tracepoint: this kernel (like many) cannot fexit. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int unwind_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, nr;
+	struct mapping_place place = { 0 };
+	struct mapped_file mf = { 0 };
+	struct mapping_shift shift;
+	struct rt_process_mappings *pm;
+	struct rt_unwind_counters *c;
+	__u64 ret = (__u64)ctx->ret;
+
+	if (ret >= (__u64)-4095)
+		return 0;
+	pm = bpf_map_lookup_elem(&process_mappings, &tgid);
+	if (!pm)
+		return 0;
+	c = bpf_map_lookup_elem(&unwind_counters, &zero);
+	if (!c || bpf_find_vma(bpf_get_current_task_btf(), ret, mapped_file_of, &mf, 0) || !mf.found)
+		return 0;
+	if (__sync_fetch_and_or(&pm->flags, RT_MAPPINGS_WRITING) & RT_MAPPINGS_WRITING) {
+		c->kernel_mappings_left++;
+		return 0;
+	}
+	place.pm = pm;
+	place.start = mf.start;
+	place.end = mf.end;
+	bpf_loop(RT_UNWIND_MAX_MAPPINGS, mapping_place_step, &place, 0);
+	nr = pm->nr;
+	if (place.overlaps || nr >= RT_UNWIND_MAX_MAPPINGS || place.at > nr) {
+		c->kernel_mappings_left++;
+	} else {
+		shift.pm = pm;
+		shift.at = place.at;
+		shift.nr = nr;
+		bpf_loop(RT_UNWIND_MAX_MAPPINGS, mapping_shift_step, &shift, 0);
+		if (place.at < RT_UNWIND_MAX_MAPPINGS) {
+			set_kernel_mapping(&pm->m[place.at], &mf.key, mf.start, mf.end, mf.pgoff);
+			pm->nr = nr + 1;
+			c->kernel_mappings++;
+		}
+	}
+	__sync_fetch_and_and(&pm->flags, ~(__u64)RT_MAPPINGS_WRITING);
+	return 0;
+}
+
+/* A process whose last thread exits has no mappings left. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(unwind_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		bpf_map_delete_elem(&process_mappings, &tgid);
 	return 0;
 }
 

@@ -52,11 +52,26 @@ struct rt_unwind_slice {
 	__u32 page_base, page_shift;
 };
 
+/* A file whose table is loaded, by the kernel's identity of it (the
+ * superblock's dev_t, MKDEV(major, minor) = major << 20 | minor, and the
+ * inode): how the kernel side names the file a process maps. */
+struct rt_unwind_file_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+
 /* One executable mapping of a process: [start, end), whose address a is the
- * file's virtual address a - bias, unwound by its file's table. */
+ * file's virtual address a - bias, unwound by its file's table. A mapping
+ * whose table is not known where it was written (table.nr_rows 0, file.ino
+ * not 0) has it looked up by file in unwind_files, its bias then
+ * file_start - the file's exec_vaddr_delta (file_start: where the file's
+ * offset 0 is, start - the mapping's offset). */
 struct rt_unwind_mapping {
 	__u64 start, end, bias;
 	struct rt_unwind_slice table;
+	struct rt_unwind_file_key file;
+	__u64 file_start;
 };
 
 /* Most executable mappings of one process the unwinder knows; and the binary
@@ -72,15 +87,6 @@ struct rt_unwind_mapping {
  * entries (of 4 bytes, beside 16-byte rows). */
 #define RT_UNWIND_ROWS_PER_PAGE 4
 
-/* A file whose table is loaded, by the kernel's identity of it (the
- * superblock's dev_t, MKDEV(major, minor) = major << 20 | minor, and the
- * inode): what the kernel side maps a process's new image with at its exec. */
-struct rt_unwind_file_key {
-	__u32 dev;
-	__u32 pad;
-	__u64 ino;
-};
-
 struct rt_unwind_file {
 	struct rt_unwind_slice table;
 	__s64 exec_vaddr_delta; /* the file's vaddr - its offset, in its executable segment */
@@ -89,11 +95,16 @@ struct rt_unwind_file {
 /* Mappings the kernel side copied from a parent at its fork: the loader has
  * not written them, and they are void at the child's exec. */
 #define RT_MAPPINGS_INHERITED 1u
+/* The kernel side is inserting a mapping: a second insertion at once (another
+ * thread's mmap) leaves its mapping to the loader. */
+#define RT_MAPPINGS_WRITING 2u
 
 /* A process's executable mappings, sorted by start. */
 struct rt_process_mappings {
 	__u32 nr;
-	__u32 flags; /* RT_MAPPINGS_*: 0 as the loader writes them */
+	__u32 pad;
+	__u64 flags; /* RT_MAPPINGS_*: 0 as the loader writes them (64 bits: the
+			BPF side's atomic or) */
 	struct rt_unwind_mapping m[RT_UNWIND_MAX_MAPPINGS];
 };
 
@@ -125,6 +136,12 @@ struct rt_unwind_counters {
 	__u64 no_table;      /* a file without a table (none, or no room), or no CFI there */
 	__u64 expression;    /* a CFA rule the walk does not run (an expression, or a
 				register known only in the sampled frame) */
+	/* executable mappings the kernel side put in a process's at its exec
+	 * or mmap, before the loader reads them: kernel_mappings; and those
+	 * it left to the loader (no room, overlapping another, or another
+	 * thread's insertion under way) */
+	__u64 kernel_mappings;
+	__u64 kernel_mappings_left;
 };
 
 #endif

@@ -508,6 +508,51 @@ static void test_exec_unwinds_before_the_loader_knows(void **state)
 	free(out);
 }
 
+/* A library a process maps after its exec (the C library, mapped by ld.so,
+ * and zlib, dlopen'd) unwinds from its first sample, before the loader has
+ * read the MMAP2s (every drain held back a second here): the kernel side
+ * puts the mapping in at the mmap, by file, and the walk uses the file's
+ * table loaded for the first unwindgen. Each sample of the second must reach
+ * __libc_start_call_main, through zlib's frames (no frame pointers) and the
+ * C library's. */
+static void test_library_mapped_after_exec_unwinds_at_once(void **state)
+{
+	char dir[PATH_MAX], pidfile[PATH_MAX + 8], *out = NULL, *text;
+	unsigned long with, all, in_zlib, in_zlib_all;
+	size_t len;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
+		tu_skip("no libz.so.1 (zlib1g) to dlopen");
+	work = tu_tempdir();
+	snprintf(dir, sizeof(dir), "%s/rt", work);
+	snprintf(pidfile, sizeof(pidfile), "%s.pid", dir);
+	rc = tu_sh(&out, "%s record -g -F 999 --debug-drain-delay-ms 1000 --force -o %s -- "
+			 "sh -c '%s/unwindgen dlopen 2.5; %s/unwindgen dlopen 1.5 & echo $! >%s; wait' "
+			 "2>&1 >/dev/null",
+		   tu_ringtrace(), dir, symgen_dir, symgen_dir, pidfile);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	free(out);
+	read_whole(pidfile, &text, &len);
+	rc = tu_sh(&out, "%s report -i %s --folded --pid %d", tu_ringtrace(), dir, atoi(text));
+	free(text);
+	if (rc)
+		fail_msg("report failed (%d):\n%s", rc, out);
+	tu_folded_count(out, "__libc_start_call_main", &with, &all);
+	tu_folded_count(out, "compress2", &in_zlib, &in_zlib_all);
+	print_message("the second unwindgen: %lu of %lu samples through __libc_start_call_main "
+		      "(%.1f%%), %lu through compress2\n",
+		      with, all, all ? 100.0 * (double)with / (double)all : 0.0, in_zlib);
+	assert_true(all >= 500);
+	if (with * 100 < all * 95 || in_zlib * 100 < all * 80)
+		fail_msg("only %lu (%lu through zlib) of %lu samples reach the C library's start; "
+			 "the stacks:\n%s", with, in_zlib, all, out);
+	free(out);
+}
+
 /* tu_folded_count on known lines: whole frames only, counts summed. */
 static void test_folded_count(void **state)
 {
@@ -536,6 +581,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_lying_files_cannot_stall_recording, remove_work),
 		cmocka_unit_test_teardown(test_fork_and_exec_on_two_cpus, remove_work),
 		cmocka_unit_test_teardown(test_exec_unwinds_before_the_loader_knows, remove_work),
+		cmocka_unit_test_teardown(test_library_mapped_after_exec_unwinds_at_once, remove_work),
 	};
 	const char *why = tu_integration_skip_reason();
 	const char *d = getenv("SYMGEN_DIR");

@@ -322,11 +322,14 @@ static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
 	pm->nr++;
 }
 
-/* The mapping's load bias and rows, from its file's table. */
+/* The mapping's load bias and rows, from its file's table (no longer looked
+ * up by file by the BPF side: a file found to have none is not searched for
+ * at every frame). */
 static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, uint64_t pgoff)
 {
 	m->bias = m->start - pgoff - (uint64_t)f->exec_vaddr_delta;
 	m->table = f->table;
+	m->file = (struct rt_unwind_file_key){ 0 };
 }
 
 static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool urgent)
@@ -347,7 +350,15 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool u
 		unwind_builder_hurry(t->builder, f);
 		f->urgent = true;
 	}
-	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len };
+	/* by file until its table is ready: the BPF side uses the table from
+	 * the moment it is loaded, before this process's mappings are written
+	 * again (the kernel's identity of the file, as the MMAP2 gives it) */
+	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len,
+					 .file_start = m->start - m->pgoff };
+	if (!m->build_id_size)
+		nm.file = (struct rt_unwind_file_key){ .dev = m->maj << 20 | m->min, .ino = m->ino };
+	else if (f)
+		nm.file = f->id;
 	if (f && f->ready)
 		set_rows(&nm, f, m->pgoff);
 	insert_mapping(t, p, &nm, &(struct mapping_origin){ f, m->pgoff });
@@ -474,11 +485,13 @@ static void note(struct unwind_tables *t, const void *rec, size_t size, bool que
 		if (perf_comm_decode(h, t->sample_id_type, &c) || !c.exec)
 			break;
 		supersede(t, c.pid);
+		/* the BPF side has replaced the old image's at the exec itself,
+		 * with the new image's: not written here, where it would undo
+		 * those until this process's MMAP2s are read */
 		if ((p = hash_map_get(&t->processes, &c.pid))) {
 			p->until_exec = false;
 			p->exec_seen = true;
 			p->pm.nr = 0;
-			unwind_maps_set_process(&t->maps, p->pid, &p->pm);
 		}
 		break;
 	case PERF_RECORD_FORK:
