@@ -254,6 +254,56 @@ static void test_failed_start_leaves_nothing(void **state)
 	free(dir);
 }
 
+/* --force replaces a recording only once the new one starts: one that fails
+ * to start (a command that cannot run; a metrics port taken) leaves the old
+ * recording as it was, read the same by report, and no DIR/.replaced. One
+ * that starts leaves its own alone. */
+static void test_force_keeps_the_recording_until_the_start(void **state)
+{
+	char *dir, *before = NULL, *after = NULL, *out = NULL, path[4200];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int rc, fd;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	snprintf(path, sizeof(path), "%s/.replaced", dir);
+	assert_int_equal(ringtrace(&out, "record --force -a -o %s -- sleep 0.2", dir), 0);
+	free(out);
+	assert_int_equal(ringtrace(&before, "report %s", dir), 0);
+	rc = ringtrace(&out, "record --force -o %s -- /nonexistent/ringtrace-no-such-command", dir);
+	print_message("%d %s", rc, out);
+	assert_int_equal(rc, 1);
+	assert_one_line(out);
+	free(out);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	rc = ringtrace(&out, "record --force -a --metrics 127.0.0.1:%d -o %s -- true",
+		       ntohs(a.sin_port), dir);
+	close(fd);
+	assert_int_equal(rc, 1);
+	free(out);
+	assert_int_equal(ringtrace(&after, "report %s", dir), 0);
+	if (strcmp(before, after))
+		fail_msg("the recording changed:\nbefore:\n%s\nafter:\n%s", before, after);
+	assert_false(exists(path));
+	free(after);
+	after = NULL;
+	assert_int_equal(ringtrace(&out, "record --force -a -o %s -- sleep 0.2", dir), 0);
+	free(out);
+	assert_false(exists(path));
+	assert_int_equal(ringtrace(&after, "report %s", dir), 0);
+	assert_true(strcmp(before, after) != 0); /* the new one: its own duration, samples */
+	free(before);
+	free(after);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* export --textfile DIR keeps writing into the directory it opened: DIR
  * swapped for a symlink after the start redirects nothing. */
 static void test_textfile_not_redirected(void **state)
@@ -336,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_force_remakes_an_open_directory),
 		cmocka_unit_test(test_abandoned_directory_is_reused),
 		cmocka_unit_test(test_failed_start_leaves_nothing),
+		cmocka_unit_test(test_force_keeps_the_recording_until_the_start),
 		cmocka_unit_test(test_textfile_not_redirected),
 		cmocka_unit_test(test_usage_errors_exit_2),
 	};

@@ -759,6 +759,7 @@ int record_run(struct record_options *opts)
 		goto out;
 	}
 	s.started = true;
+	output_dir_started(&s.out);
 	progress_init(&s.progress, stderr, opts->quiet);
 	failed = run_loop(&s) != 0;
 	/* even after a failure, stop cleanly and keep what was recorded */

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -14,6 +15,8 @@
 #include "lib/log.h"
 
 #define BUILD_ID_DIR ".build-id"
+/* Where --force keeps the recording it replaces until the new one starts. */
+#define REPLACED_DIR ".replaced"
 
 static bool is_data_file(const char *name)
 {
@@ -216,6 +219,87 @@ static int lock_dir(int fd, const char *path, char *err, size_t errlen)
 	return -1;
 }
 
+static bool is_ours(const char *name)
+{
+	return is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
+	       !strcmp(name, BUILD_ID_DIR) || !strncmp(name, "snapshot-", 9);
+}
+
+/* Removes DIR/.replaced and what it holds (a recording's entries). */
+static int remove_replaced(int dirfd, const char *path, char *err, size_t errlen)
+{
+	int fd = open_subdir(dirfd, REPLACED_DIR);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : (rt_format(err, errlen, "%s/%s: cannot open: %s", path,
+						       REPLACED_DIR, strerror(errno)), -1);
+	clear_old_data(fd, path, err, errlen);
+	remove_build_ids(fd);
+	close(fd);
+	if (unlinkat(dirfd, REPLACED_DIR, AT_REMOVEDIR)) {
+		rt_format(err, errlen, "%s/%s: cannot remove: %s (it holds files ringtrace did not write)",
+			  path, REPLACED_DIR, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct moving {
+	int to;
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+static int move_entry(int dirfd, const char *name, void *ctx)
+{
+	struct moving *m = ctx;
+
+	if (!is_ours(name) || !renameat(dirfd, name, m->to, name))
+		return 0;
+	rt_format(m->err, m->errlen, "%s/%s: cannot set aside: %s", m->path, name, strerror(errno));
+	return -1;
+}
+
+/* --force: the recording in the directory is moved into DIR/.replaced (one
+ * left by a start that was killed is removed first), removed once the new
+ * recording has started and put back if it does not start. */
+static int set_aside(struct output_dir *d, char *err, size_t errlen)
+{
+	struct moving m = { -1, d->path, err, errlen };
+	int r;
+
+	if (remove_replaced(d->fd, d->path, err, errlen))
+		return -1;
+	if (mkdirat(d->fd, REPLACED_DIR, 0700) || (m.to = open_subdir(d->fd, REPLACED_DIR)) < 0) {
+		rt_format(err, errlen, "%s/%s: cannot create: %s", d->path, REPLACED_DIR,
+			  strerror(errno));
+		return -1;
+	}
+	err[0] = '\0';
+	r = each_entry(d->fd, move_entry, &m);
+	close(m.to);
+	if (r && !err[0])
+		rt_format(err, errlen, "%s: cannot list: %s", d->path, strerror(errno));
+	d->set_aside = true;
+	return r ? -1 : 0;
+}
+
+/* What set_aside moved goes back where it was. */
+static void put_back(struct output_dir *d)
+{
+	char err[256];
+	struct moving m = { d->fd, d->path, err, sizeof(err) };
+	int fd = open_subdir(d->fd, REPLACED_DIR);
+
+	if (fd < 0)
+		return;
+	each_entry(fd, move_entry, &m);
+	close(fd);
+	unlinkat(d->fd, REPLACED_DIR, AT_REMOVEDIR);
+	d->set_aside = false;
+}
+
 int output_dir_check(const char *path, bool force, char *err, size_t errlen)
 {
 	struct stat st;
@@ -290,9 +374,17 @@ int output_dir_open(struct output_dir *d, const char *path, bool force, char *er
 			  path);
 		goto fail;
 	}
-	if (clear_old_data(d->fd, path, err, errlen))
-		goto fail;
-	if ((st.st_mode & 0777) != 0700 && remake_private(d, &st, err, errlen))
+	/* one others could write into is made again, nothing of it kept */
+	if ((st.st_mode & 0777) != 0700) {
+		if (clear_old_data(d->fd, path, err, errlen) || remove_replaced(d->fd, path, err, errlen) ||
+		    remake_private(d, &st, err, errlen))
+			goto fail;
+		return 0;
+	}
+	/* a recording (--force) is kept until this one starts; what a start
+	 * killed early left is removed */
+	if (force && !is_abandoned(d->fd) ? set_aside(d, err, errlen)
+					   : clear_old_data(d->fd, path, err, errlen))
 		goto fail;
 	return 0;
 fail:
@@ -310,11 +402,25 @@ void output_dir_discard(struct output_dir *d)
 	if (d->fd < 0)
 		return;
 	clear_old_data(d->fd, d->path, err, sizeof(err));
+	if (d->set_aside) {
+		remove_build_ids(d->fd);
+		put_back(d);
+	}
 	if (d->created) {
 		remove_build_ids(d->fd);
 		rmdir(d->path);
 	}
 	output_dir_close(d);
+}
+
+void output_dir_started(struct output_dir *d)
+{
+	char err[256];
+
+	if (d->fd >= 0 && d->set_aside && !remove_replaced(d->fd, d->path, err, sizeof(err)))
+		d->set_aside = false;
+	else if (d->set_aside)
+		rt_warn("%s", err);
 }
 
 void output_dir_close(struct output_dir *d)

@@ -15,6 +15,7 @@ struct output_dir {
 	int fd;           /* the directory, locked (flock) for this recording */
 	const char *path;
 	bool created;     /* made by this recording: a failed start removes it whole */
+	bool set_aside;   /* the recording it replaces (--force) is in DIR/.replaced */
 };
 
 /* Whether path can take a new recording: it does not exist, force is given,
@@ -23,14 +24,18 @@ struct output_dir {
 int output_dir_check(const char *path, bool force, char *err, size_t errlen);
 
 /* Creates path (mode 0700), or with force (or when abandoned, see above)
- * reuses it if it is a real directory owned by the caller, removing its old
- * data files; one whose mode is not 0700 is made again 0700. Locks it: a
+ * reuses it if it is a real directory owned by the caller, setting its
+ * recording aside (see output_dir_started) or removing what a start killed
+ * early left; one whose mode is not 0700 is made again 0700, empty. Locks it: a
  * directory another recording writes into is refused. 0, or -1 with err set. */
 int output_dir_open(struct output_dir *d, const char *path, bool force, char *err,
 		    size_t errlen);
 /* A recording that failed to start: removes what it wrote, and the directory
- * itself if it made it; then closes. */
+ * itself if it made it (else puts back the recording it was to replace);
+ * then closes. */
 void output_dir_discard(struct output_dir *d);
+/* The recording has started: the one it replaces (--force) is removed. */
+void output_dir_started(struct output_dir *d);
 /* Closes (and unlocks) the directory. */
 void output_dir_close(struct output_dir *d);
 
