@@ -67,7 +67,7 @@ static unsigned long per_cpu_bytes(const char *dir)
 
 static void test_sigkill_keeps_complete_records(void **state)
 {
-	char *dir, log[PATH_MAX + 16];
+	char *dir, log[PATH_MAX + 16], *out = NULL;
 	pid_t pid;
 	uint64_t samples;
 
@@ -88,6 +88,12 @@ static void test_sigkill_keeps_complete_records(void **state)
 	samples = both_read(dir);
 	print_message("after SIGKILL: %" PRIu64 " samples readable\n", samples);
 	assert_true(samples > 0);
+	/* its totals were never written: report says so, not "0 lost" */
+	assert_int_equal(tu_sh(&out, "%s report %s 2>&1", tu_ringtrace(), dir), 0);
+	if (!strstr(out, "lost and more not known: the recording never ended"))
+		fail_msg("report of a recording killed with -9 does not say its totals are missing:\n%.600s",
+			 out);
+	free(out);
 	unlink(log);
 	tu_rmtree(dir);
 	free(dir);

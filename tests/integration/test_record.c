@@ -26,7 +26,7 @@ static int busy_cpu(void)
 
 static char *record_loadgen(const char *mode)
 {
-	char *dir = tu_tempdir(), *out = NULL;
+	char *dir = tu_tempdir(), *out = NULL, *totals = NULL, *line;
 	int rc;
 
 	assert_non_null(dir);
@@ -36,6 +36,15 @@ static char *record_loadgen(const char *mode)
 		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
 	if (!strstr(out, "samples") || !strstr(out, "lost"))
 		fail_msg("no end-of-recording totals:\n%s", out);
+	/* and the same totals in DIR/totals, as printed */
+	line = strstr(out, "ringtrace: recorded ");
+	assert_non_null(line);
+	line = strndup(line, strcspn(line, "\n"));
+	assert_int_equal(tu_sh(&totals, "cat %s/totals", dir), 0);
+	if (!strstr(totals, line) || !strstr(totals, "   all "))
+		fail_msg("%s/totals is not the summary printed:\n%s\nprinted:\n%s", dir, totals, out);
+	free(line);
+	free(totals);
 	free(out);
 	return dir;
 }

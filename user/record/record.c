@@ -91,19 +91,6 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
 
-static struct record_sink *primary_sink(const struct session *s)
-{
-	return s->nr_sinks ? s->sinks[0] : NULL;
-}
-
-static bool sink_totals(const struct session *s, int cpu, struct record_sink_totals *t)
-{
-	struct record_sink *p = primary_sink(s);
-
-	memset(t, 0, sizeof(*t));
-	return p && p->ops->totals && p->ops->totals(p, cpu, t);
-}
-
 /* record_source: per CPU, what the BPF side produced and what was lost in
  * the kernel's ring or dropped by the sink. */
 static size_t source_cpu_counts(void *ctx, struct capture_cpu_counts *out, size_t max)
@@ -116,7 +103,7 @@ static size_t source_cpu_counts(void *ctx, struct capture_cpu_counts *out, size_
 		struct record_sink_totals t;
 
 		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &c);
-		sink_totals(s, s->cpus.cpus[i], &t);
+		session_sink_totals(s, s->cpus.cpus[i], &t);
 		out[n] = (struct capture_cpu_counts){ s->cpus.cpus[i], c.produced, c.lost + t.lost,
 						      t.overwritten };
 	}
@@ -131,7 +118,7 @@ static size_t source_rings(void *ctx, struct capture_ring_fill *out, size_t max)
 	for (unsigned int i = 0; i < s->cpus.nr && n < max; i++) {
 		struct record_sink_totals t;
 
-		if (sink_totals(s, s->cpus.cpus[i], &t) && t.ring_capacity)
+		if (session_sink_totals(s, s->cpus.cpus[i], &t) && t.ring_capacity)
 			out[n++] = (struct capture_ring_fill){ s->cpus.cpus[i], "staging", t.ring_used,
 							       t.ring_capacity };
 	}
@@ -264,7 +251,7 @@ static void show_progress(struct session *s)
 		struct rt_cpu_counters k = { 0 };
 		struct record_sink_totals t;
 
-		sink_totals(s, s->cpus.cpus[i], &t);
+		session_sink_totals(s, s->cpus.cpus[i], &t);
 		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &k);
 		c.samples += t.samples;
 		c.lost += k.lost + t.lost + t.unwritten;
@@ -332,71 +319,6 @@ static int report_unreported_losses(struct session *s, int cpu)
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
-/* Events the kernel never ran the sampler for: no sample was produced, so
- * no count of the BPF side has them; they are said apart. */
-static void print_missed_runs(const struct session *s)
-{
-	uint64_t missed = bpf_sampler_missed_runs(s->sampler);
-
-	if (missed)
-		rt_warn("the kernel skipped the sampler %" PRIu64 " times: its event fired while another BPF program ran on that CPU",
-			missed);
-}
-
-/* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
- * ring), in the staging ring, on the way to the disk (a failed write);
- * side-band records and their losses. */
-static void print_summary(const struct session *s)
-{
-	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
-		 t_side_lost = 0, bytes = 0, first = 0, last = 0;
-
-	rt_info("%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
-		"staging-lost", "write-lost", "side-band", "sb-lost");
-	for (unsigned int i = 0; i < s->cpus.nr; i++) {
-		int cpu = s->cpus.cpus[i];
-		const struct sideband_cpu *sb = &s->sideband.cpus[i];
-		struct rt_cpu_counters c = { 0 };
-		struct record_sink_totals t;
-		uint64_t side_lost;
-
-		sink_totals(s, cpu, &t);
-		side_lost = sb->lost + t.sideband;
-		bpf_sampler_counters(s->sampler, cpu, &c);
-		if (c.follow_failed)
-			rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
-				cpu, (unsigned long long)c.follow_failed);
-		rt_info("%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
-			" %10" PRIu64, cpu, t.samples, (uint64_t)c.lost, t.lost, t.unwritten,
-			sb->records, side_lost);
-		t_samples += t.samples;
-		t_kernel += c.lost;
-		t_staging += t.lost;
-		t_write += t.unwritten;
-		t_side += sb->records;
-		t_side_lost += side_lost;
-		bytes += t.bytes;
-		if (t.first_time && (!first || t.first_time < first))
-			first = t.first_time;
-		if (t.last_time > last)
-			last = t.last_time;
-	}
-	rt_info("%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
-		" %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write, t_side, t_side_lost);
-	/* the time the samples span, from the first to the last, as report
-	 * prints it (perf's "sample duration") */
-	rt_info("ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
-		" lost, %.1f KiB",
-		last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
-		t_kernel + t_staging + t_write, (double)bytes / 1024.0);
-	print_missed_runs(s);
-	if (bpf_stats_enabled()) {
-		struct bpf_program_runs runs[16];
-
-		bpf_stats_print(runs, bpf_sampler_program_stats(s->sampler, runs, 16));
-	}
-}
-
 /* Stops sampling, drains what is left, reports the losses nothing reported,
  * lets the sinks finish, then prints the totals. */
 static int finish(struct session *s)
@@ -429,7 +351,7 @@ static int finish(struct session *s)
 	}
 	/* the flight recorder prints its own totals, per snapshot */
 	if (!s->opts->overwrite)
-		print_summary(s);
+		session_print_summary(s);
 	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns);
 	unwind_tables_print_totals(&s->unwind, s->sampler);
 	return s->error[0] ? -1 : ret;

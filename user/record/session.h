@@ -78,6 +78,16 @@ int session_start_sampler(struct session *s);
 /* header.c: the side-band for what exists at the start, and the tracepoint
  * formats, into s->synthesized and s->tracing. */
 int session_synthesize(struct session *s);
+/* The totals of cpu as the recording's first sink (its file) counts them;
+ * false (and zeros) if it counts none. */
+bool session_sink_totals(const struct session *s, int cpu, struct record_sink_totals *t);
+
+/* At the end of a recording: its totals per CPU and in all on stderr, and
+ * the same table in DIR/totals (RECORDING_TOTALS_FILE), whose absence tells
+ * report that the recording never ended (killed: what it lost after its
+ * last LOST record was never counted). */
+void session_print_summary(const struct session *s);
+
 /* header.c: DIRPATH/data: the header, the attrs with their ids, the side-band
  * synthesized at the start, and the features. Called by the snapshot thread
  * too: it only reads the session. */

@@ -5,11 +5,37 @@
 #include "report/recording.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/output_dir.h"
+
+/* Whether r is a ringtrace recording (per-CPU files data.cpuN) that did not
+ * write its totals as it ended (a flight snapshot's are its accounting). */
+static bool never_ended(const struct recording *r)
+{
+	bool ours = false;
+	int fd;
+
+	for (unsigned int i = 1; i < r->in.nr_files && !ours; i++) {
+		const char *slash = strrchr(r->in.files[i].path, '/');
+
+		ours = !strncmp(slash ? slash + 1 : r->in.files[i].path, "data.cpu", 8);
+	}
+	if (!ours)
+		return false;
+	fd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ours = faccessat(fd, OUTPUT_TOTALS_FILE, F_OK, AT_SYMLINK_NOFOLLOW) &&
+	       faccessat(fd, "accounting", F_OK, AT_SYMLINK_NOFOLLOW);
+	close(fd);
+	return ours;
+}
 
 int recording_open(struct recording *r, const char *path, const char *kallsyms,
 		   const char *symfs, char *err, size_t errlen)
@@ -34,6 +60,7 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms,
 			r->jit_dirs[1] = NULL;
 		r->as.jit_dirs[0] = path;
 		r->as.jit_dirs[1] = r->jit_dirs[1];
+		r->never_ended = never_ended(r);
 	}
 	return 0;
 }

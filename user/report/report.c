@@ -22,6 +22,7 @@
 #include "report/report_pprof.h"
 #include "symbols/address_space.h"
 #include "sys/cpu_list.h"
+#include "sys/output_dir.h"
 
 static const char *const key_titles[] = {
 	[REPORT_KEY_COMM] = "Command", [REPORT_KEY_PID] = "Pid", [REPORT_KEY_TID] = "Tid",
@@ -538,8 +539,14 @@ static void print_header(const struct report_state *st, FILE *out)
 	bool any = false;
 
 	fprintf(out, "# ringtrace report of %s\n", st->o->input);
-	fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost, %.3f s\n", r->samples, r->lost,
-		seconds);
+	if (r->never_ended)
+		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost and more not known: the recording "
+			"never ended (no %s/%s: killed?), its losses after its last LOST record were "
+			"never counted, %.3f s\n",
+			r->samples, r->lost, st->o->input, OUTPUT_TOTALS_FILE, seconds);
+	else
+		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost, %.3f s\n", r->samples,
+			r->lost, seconds);
 	fprintf(out, "# lost per CPU:");
 	for (int c = 0; c < RECORDING_MAX_CPUS; c++)
 		if (r->lost_by_cpu && r->lost_by_cpu[c]) {

@@ -120,7 +120,8 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 
 	if (!strncmp(name, "snapshot-", 9))
 		r = remove_files_and_dir(dirfd, name, is_snapshot_file);
-	else if (is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE))
+	else if (is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
+		 !strcmp(name, OUTPUT_TOTALS_FILE))
 		r = unlinkat(dirfd, name, 0);
 	else
 		return 0;
@@ -222,7 +223,8 @@ static int lock_dir(int fd, const char *path, char *err, size_t errlen)
 static bool is_ours(const char *name)
 {
 	return is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
-	       !strcmp(name, BUILD_ID_DIR) || !strncmp(name, "snapshot-", 9);
+	       !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, BUILD_ID_DIR) ||
+	       !strncmp(name, "snapshot-", 9);
 }
 
 /* Removes DIR/.replaced and what it holds (a recording's entries). */

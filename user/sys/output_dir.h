@@ -10,6 +10,9 @@
 
 /* The file a flight recording keeps in its directory while it runs: its pid. */
 #define OUTPUT_PID_FILE "ringtrace.pid"
+/* The file a recording writes as it ends: its totals. Without it, report
+ * knows the recording never ended (killed). */
+#define OUTPUT_TOTALS_FILE "totals"
 
 struct output_dir {
 	int fd;           /* the directory, locked (flock) for this recording */

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* summary.c: a recording's totals as it ends: per CPU and in all, on stderr
+ * and in DIR/totals, whose absence tells report that it never ended. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/bpf_stats.h"
+#include "lib/log.h"
+#include "record/session.h"
+#include "sys/output_dir.h"
+
+bool session_sink_totals(const struct session *s, int cpu, struct record_sink_totals *t)
+{
+	struct record_sink *p = s->nr_sinks ? s->sinks[0] : NULL;
+
+	memset(t, 0, sizeof(*t));
+	return p && p->ops->totals && p->ops->totals(p, cpu, t);
+}
+
+/* Events the kernel never ran the sampler for: no sample was produced, so
+ * no count of the BPF side has them; they are said apart. */
+static void print_missed_runs(const struct session *s)
+{
+	uint64_t missed = bpf_sampler_missed_runs(s->sampler);
+
+	if (missed)
+		rt_warn("the kernel skipped the sampler %" PRIu64 " times: its event fired while another BPF program ran on that CPU",
+			missed);
+}
+
+/* A line of the totals: on stderr, and in the totals file if open. */
+static void totals_line(FILE *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void totals_line(FILE *file, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rt_info("%s", line);
+	if (file)
+		fprintf(file, "%s\n", line);
+}
+
+/* DIR/totals, new (0600, not through a symlink), or NULL: the recording's
+ * totals are then on stderr alone, and report says they are missing. */
+static FILE *open_totals(const struct session *s)
+{
+	char err[512];
+	int fd = s->out.fd >= 0 ? output_file_create(s->out.fd, s->opts->output, OUTPUT_TOTALS_FILE,
+						     err, sizeof(err))
+				: -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd < 0 && s->out.fd >= 0)
+		rt_warn("%s", err);
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+/* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
+ * ring), in the staging ring, on the way to the disk (a failed write);
+ * side-band records and their losses. */
+void session_print_summary(const struct session *s)
+{
+	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
+		 t_side_lost = 0, bytes = 0, first = 0, last = 0;
+	FILE *file = open_totals(s);
+
+	totals_line(file, "%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
+		    "staging-lost", "write-lost", "side-band", "sb-lost");
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		int cpu = s->cpus.cpus[i];
+		const struct sideband_cpu *sb = &s->sideband.cpus[i];
+		struct rt_cpu_counters c = { 0 };
+		struct record_sink_totals t;
+		uint64_t side_lost;
+
+		session_sink_totals(s, cpu, &t);
+		side_lost = sb->lost + t.sideband;
+		bpf_sampler_counters(s->sampler, cpu, &c);
+		if (c.follow_failed)
+			rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
+				cpu, (unsigned long long)c.follow_failed);
+		totals_line(file, "%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+			    " %12" PRIu64 " %10" PRIu64, cpu, t.samples, (uint64_t)c.lost, t.lost,
+			    t.unwritten, sb->records, side_lost);
+		t_samples += t.samples;
+		t_kernel += c.lost;
+		t_staging += t.lost;
+		t_write += t.unwritten;
+		t_side += sb->records;
+		t_side_lost += side_lost;
+		bytes += t.bytes;
+		if (t.first_time && (!first || t.first_time < first))
+			first = t.first_time;
+		if (t.last_time > last)
+			last = t.last_time;
+	}
+	totals_line(file, "%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+		    " %12" PRIu64 " %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write,
+		    t_side, t_side_lost);
+	/* the time the samples span, from the first to the last, as report
+	 * prints it (perf's "sample duration") */
+	totals_line(file, "ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
+		    " lost, %.1f KiB",
+		    last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
+		    t_kernel + t_staging + t_write, (double)bytes / 1024.0);
+	if (file && fclose(file))
+		rt_warn("cannot write %s/%s", s->opts->output, OUTPUT_TOTALS_FILE);
+	print_missed_runs(s);
+	if (bpf_stats_enabled()) {
+		struct bpf_program_runs runs[16];
+
+		bpf_stats_print(runs, bpf_sampler_program_stats(s->sampler, runs, 16));
+	}
+}
