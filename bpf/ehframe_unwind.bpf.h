@@ -9,17 +9,21 @@
 /* Set by the loader: --call-graph ehframe. */
 const volatile bool unwind_ehframe = false;
 
-/* Every file's rows, one slice each (resized by --unwind-mem). */
+/* Every file's rows, one slice each (resized by --unwind-mem), written by
+ * the loader through its mapping of them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rt_unwind_row);
 } unwind_rows SEC(".maps");
 
-/* Every file's page index (struct rt_unwind_slice), one slice each. */
+/* Every file's page index (struct rt_unwind_slice), one slice each, written
+ * as the rows are. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);

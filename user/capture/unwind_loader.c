@@ -8,6 +8,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* An array map's values as mapped here: size bytes (pages rounded), or NULL. */
+static void *map_array(int fd, size_t bytes, size_t *size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	*size = (bytes + (size_t)page - 1) & ~((size_t)page - 1);
+	if (fd < 0 || !*size)
+		return NULL;
+	mem = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return mem == MAP_FAILED ? NULL : mem;
+}
 
 void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity)
 {
@@ -15,6 +30,20 @@ void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32
 	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd, &u->files_fd);
 	u->capacity = capacity;
 	u->pages_capacity = unwind_pages_for(capacity);
+	u->rows_mem = map_array(u->rows_fd, (size_t)capacity * sizeof(*u->rows_mem),
+				&u->rows_mem_size);
+	u->pages_mem = map_array(u->pages_fd, (size_t)u->pages_capacity * sizeof(*u->pages_mem),
+				 &u->pages_mem_size);
+}
+
+void unwind_maps_free(struct unwind_maps *u)
+{
+	if (u->rows_mem)
+		munmap(u->rows_mem, u->rows_mem_size);
+	if (u->pages_mem)
+		munmap(u->pages_mem, u->pages_mem_size);
+	u->rows_mem = NULL;
+	u->pages_mem = NULL;
 }
 
 void unwind_page_index(const struct rt_unwind_row *rows, uint32_t nr, uint32_t *pages,
@@ -59,6 +88,16 @@ static int write_array(int fd, uint32_t first, const void *values, uint32_t nr, 
 	return r ? -1 : 0;
 }
 
+/* nr page index entries after those written. */
+static int write_pages(struct unwind_maps *u, const uint32_t *pages, uint32_t nr)
+{
+	if (!u->pages_mem)
+		return write_array(u->pages_fd, u->pages_used, pages, nr, sizeof(*pages));
+	for (uint32_t i = 0; i < nr; i++)
+		u->pages_mem[u->pages_used + i] = pages[i];
+	return 0;
+}
+
 int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
 			 struct rt_unwind_slice *t)
 {
@@ -68,7 +107,9 @@ int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows
 		errno = ENOSPC;
 		return -1;
 	}
-	if (write_array(u->rows_fd, u->used, rows, nr, sizeof(*rows)))
+	if (u->rows_mem)
+		memcpy(&u->rows_mem[u->used], rows, (size_t)nr * sizeof(*rows));
+	else if (write_array(u->rows_fd, u->used, rows, nr, sizeof(*rows)))
 		return -1;
 	memset(t, 0, sizeof(*t));
 	t->first_row = u->used;
@@ -80,7 +121,7 @@ int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows
 	if (pages) {
 		unwind_page_index(rows, nr, pages, t);
 		if (t->nr_pages <= u->pages_capacity - u->pages_used &&
-		    !write_array(u->pages_fd, u->pages_used, pages, t->nr_pages, sizeof(*pages))) {
+		    !write_pages(u, pages, t->nr_pages)) {
 			t->first_page = u->pages_used;
 			u->pages_used += t->nr_pages;
 		} else {

@@ -726,6 +726,7 @@ void unwind_tables_free(struct unwind_tables *t)
 	if (!t->on)
 		return;
 	unwind_builder_free(t->builder);
+	unwind_maps_free(&t->maps);
 	unwind_cache_close(t->cache);
 	free(t->cache_dir);
 	hash_map_each(&t->files, free_value, NULL);
