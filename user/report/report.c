@@ -21,6 +21,7 @@
 #include "report/report_output.h"
 #include "report/report_pprof.h"
 #include "symbols/address_space.h"
+#include "lib/terminal_text.h"
 #include "sys/cpu_list.h"
 #include "sys/output_dir.h"
 
@@ -423,11 +424,13 @@ static void free_item(void *value, void *ctx)
 }
 
 /* The text of one key of a row. */
+/* A row's key k as its table prints it: names a local user chose (comms,
+ * symbols, paths, cgroups) with their control bytes escaped. */
 static const char *key_text(const struct row *r, enum report_key k, char *buf, size_t len)
 {
 	switch (k) {
 	case REPORT_KEY_COMM:
-		return r->key.comm;
+		return terminal_text(r->key.comm, buf, len);
 	case REPORT_KEY_PID:
 		snprintf(buf, len, "%" PRIu64, r->key.pid_tid >> 32);
 		return buf;
@@ -437,16 +440,20 @@ static const char *key_text(const struct row *r, enum report_key k, char *buf, s
 	case REPORT_KEY_DSO: {
 		const char *slash = strrchr(r->key.dso, '/');
 
-		return slash && r->key.dso[0] != '[' ? slash + 1 : r->key.dso;
+		return terminal_text(slash && r->key.dso[0] != '[' ? slash + 1 : r->key.dso, buf, len);
 	}
-	case REPORT_KEY_SYM:
-		snprintf(buf, len, "[%c] %s", r->key.kernel ? 'k' : '.', r->key.sym);
+	case REPORT_KEY_SYM: {
+		char name[1024];
+
+		snprintf(buf, len, "[%c] %s", r->key.kernel ? 'k' : '.',
+			 terminal_text(r->key.sym, name, sizeof(name)));
 		return buf;
+	}
 	case REPORT_KEY_CPU:
 		snprintf(buf, len, "%03u", r->key.cpu);
 		return buf;
 	case REPORT_KEY_CGROUP:
-		return r->key.cgroup;
+		return terminal_text(r->key.cgroup, buf, len);
 	}
 	return "";
 }

@@ -13,6 +13,7 @@
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
 #include "lib/prefault.h"
+#include "lib/terminal_text.h"
 #include "report/recording.h"
 #include "report/tracepoint_print.h"
 
@@ -266,9 +267,15 @@ static void put_thread(struct script_state *st, struct recording *r,
 
 	if (f & SCRIPT_FIELD_COMM) {
 		const char *comm = tid == (uint32_t)-1 ? ":-1" : address_space_comm(&r->as, pid, tid);
+		char name[64];
 		bool unpadded = (f & SCRIPT_FIELD_IP) && has_callchain(ev) && st->use_callchain;
 
-		put_padded(st, comm, strlen(comm), unpadded ? 0 : 16, false);
+		size_t raw = strlen(comm), len;
+
+		/* escaped, padded as perf pads the bytes it prints raw */
+		comm = terminal_text(comm, name, sizeof(name));
+		len = strlen(comm);
+		put_padded(st, comm, len, unpadded ? 0 : 16 + (int)(len - raw), false);
 		out_char(st, ' ');
 	}
 	if ((f & SCRIPT_FIELD_PID) && (f & SCRIPT_FIELD_TID)) {
@@ -402,9 +409,11 @@ static void put_hex(struct script_state *st, uint64_t v, int width)
 /* sym+off (dso), as perf's sample__fprintf_sym prints them after the address. */
 static void print_symbol(struct script_state *st, uint32_t f, const struct resolved *w)
 {
+	char name[1024];
+
 	if (f & SCRIPT_FIELD_SYM) {
 		out_char(st, ' ');
-		out_string(st, w->symbol);
+		out_string(st, terminal_text(w->symbol, name, sizeof(name)));
 		if ((f & SCRIPT_FIELD_SYMOFF) && strcmp(w->symbol, "[unknown]")) {
 			out_bytes(st, "+0x", 3);
 			put_hex(st, w->addr - w->symbol_start, 0);
@@ -412,7 +421,7 @@ static void print_symbol(struct script_state *st, uint32_t f, const struct resol
 	}
 	if (f & SCRIPT_FIELD_DSO) {
 		out_bytes(st, " (", 2);
-		out_string(st, w->dso);
+		out_string(st, terminal_text(w->dso, name, sizeof(name)));
 		out_char(st, ')');
 	}
 }

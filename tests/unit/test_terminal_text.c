@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_terminal_text.c: names with control bytes come out as C escapes, plain
+ * ones as they are (the same pointer), and a small buffer cuts at an escape's
+ * end, never inside one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "lib/terminal_text.h"
+
+static void test_plain_is_kept(void **state)
+{
+	const char *s = "sh [k] ümlaut\\n (a backslash stays)";
+	char buf[64];
+
+	(void)state;
+	assert_true(terminal_text_plain(s));
+	assert_ptr_equal(terminal_text(s, buf, sizeof(buf)), s);
+}
+
+static void test_control_bytes_escaped(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_false(terminal_text_plain("a\nb"));
+	assert_string_equal(terminal_text("ev\x1b[31mil\nx", buf, sizeof(buf)), "ev\\x1b[31mil\\nx");
+	assert_string_equal(terminal_text("\t\r\x7f\x01", buf, sizeof(buf)), "\\t\\r\\x7f\\x01");
+}
+
+static void test_cut_at_an_escape_end(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	/* "ab\x1b" is 6 bytes, "\n" would make 8 with its NUL: cut before it */
+	assert_string_equal(terminal_text("ab\x1b\ncd", buf, sizeof(buf)), "ab\\x1b");
+	assert_string_equal(terminal_text("\x1b", buf, 2), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_is_kept),
+		cmocka_unit_test(test_control_bytes_escaped),
+		cmocka_unit_test(test_cut_at_an_escape_end),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

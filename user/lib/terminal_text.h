@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* terminal_text.h: text a local user controls (comms, symbol names, paths)
+ * made safe to print on a terminal: its control bytes written as C escapes
+ * (\n, \t, \r, \x1b, ...), so that a name can neither break a table's lines
+ * nor send the terminal commands. */
+#ifndef RINGTRACE_TERMINAL_TEXT_H
+#define RINGTRACE_TERMINAL_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether s has no control byte (below 0x20, or 0x7f): printed as it is. */
+bool terminal_text_plain(const char *s);
+
+/* s, if plain; else s escaped into buf (len > 0 bytes, cut short at an
+ * escape's end if it does not fit), and buf returned. */
+const char *terminal_text(const char *s, char *buf, size_t len);
+
+#endif
