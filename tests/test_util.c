@@ -147,6 +147,22 @@ const char *tu_integration_skip_reason(void)
 	return NULL;
 }
 
+const char *tu_symgen_dir(void)
+{
+	const char *d = env("SYMGEN_DIR");
+
+	return d ? d : "";
+}
+
+const char *tu_symgen_skip_reason(void)
+{
+	const char *why = tu_integration_skip_reason();
+
+	if (!why && !env("SYMGEN_DIR"))
+		why = "SYMGEN_DIR is not set (run through make test)";
+	return why;
+}
+
 int tu_online_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);

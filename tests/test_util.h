@@ -74,6 +74,11 @@ void tu_skip_at(const char *file, int line, const char *fmt, ...)
 /* Why integration tests cannot run here (not root, no BTF, no binaries
  * given), or NULL if they can. */
 const char *tu_integration_skip_reason(void);
+/* $SYMGEN_DIR as set by make (the test programs it builds), or "" if unset;
+ * and why tests that need them cannot run (tu_integration_skip_reason(), or
+ * SYMGEN_DIR unset), or NULL if they can. */
+const char *tu_symgen_dir(void);
+const char *tu_symgen_skip_reason(void);
 
 /* Why none of this binary's tests can run here (tu_integration_skip_reason(),
  * or what else it needs), set once by main before the tests run; NULL: they can. */

@@ -708,17 +708,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symlink_swap_while_recording, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_uprobe_path_swapped_for_fifo, setup_fixture, teardown_fixture),
 	};
-	const char *d = getenv("SYMGEN_DIR");
-	const char *why = tu_integration_skip_reason();
+	const char *why = tu_symgen_skip_reason();
 
-	if (!why && !d)
-		why = "SYMGEN_DIR is not set (run through make test)";
 	if (!why &&
 	    system("id " TEST_USER " >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin " TEST_USER))
 		why = "cannot create the test user " TEST_USER " (useradd)";
 	if (!why && system("command -v setcap runuser setpriv mkfifo timeout readelf objcopy perf >/dev/null"))
 		why = "setcap, runuser, setpriv, mkfifo, timeout, readelf, objcopy or perf is missing (make deps)";
 	tu_set_skip_reason(why);
-	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
+	snprintf(symgen_dir, sizeof(symgen_dir), "%s", tu_symgen_dir());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -512,12 +512,7 @@ int main(void)
 		cmocka_unit_test(test_bad_probes_are_named),
 		cmocka_unit_test(test_sigkill_leaves_nothing_attached),
 	};
-	const char *why = tu_integration_skip_reason();
-	const char *d = getenv("SYMGEN_DIR");
-
-	if (!why && !d)
-		why = "SYMGEN_DIR is not set (run through make test)";
-	tu_set_skip_reason(why);
-	snprintf(sdtgen, sizeof(sdtgen), "%s/sdtgen", d ? d : "");
+	tu_set_skip_reason(tu_symgen_skip_reason());
+	snprintf(sdtgen, sizeof(sdtgen), "%s/sdtgen", tu_symgen_dir());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

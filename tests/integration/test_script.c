@@ -148,13 +148,13 @@ static void test_loadgen_matches_perf(void **state)
 static void test_cxx_and_stripped_match_perf(void **state)
 {
 	struct fixture *fx = *state;
-	const char *symgen = getenv("SYMGEN_DIR");
+	const char *symgen = tu_symgen_dir();
 	char args[1024];
 	char *text;
 
 	tu_skip_unless_possible();
-	if (!symgen || !*symgen)
-		tu_skip("SYMGEN_DIR is not set: make sets it to the directory of symgen_cxx");
+	if (tu_symgen_skip_reason())
+		tu_skip("%s", tu_symgen_skip_reason());
 	snprintf(args, sizeof(args), "-g -- %s/symgen_cxx 1", symgen);
 	record(fx, "cxx", args);
 	text = expect_same_as_perf(fx, "cxx", "", 100);

@@ -724,13 +724,8 @@ int main(void)
 		cmocka_unit_test(test_names_match_perf_report_and_script),
 		cmocka_unit_test(test_every_address_named_as_perf_names_it),
 	};
-	const char *d = getenv("SYMGEN_DIR");
 
-	const char *why = tu_integration_skip_reason();
-
-	if (!why && !d)
-		why = "SYMGEN_DIR is not set (run through make test)";
-	tu_set_skip_reason(why);
-	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
+	tu_set_skip_reason(tu_symgen_skip_reason());
+	snprintf(symgen_dir, sizeof(symgen_dir), "%s", tu_symgen_dir());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -909,12 +909,7 @@ int main(void)
 		cmocka_unit_test(test_jit_map_kept),
 		cmocka_unit_test(test_debuginfod_names_stripped_binary),
 	};
-	const char *why = tu_integration_skip_reason();
-	const char *d = getenv("SYMGEN_DIR");
-
-	if (!why && !d)
-		why = "SYMGEN_DIR is not set (run through make test)";
-	tu_set_skip_reason(why);
-	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
+	tu_set_skip_reason(tu_symgen_skip_reason());
+	snprintf(symgen_dir, sizeof(symgen_dir), "%s", tu_symgen_dir());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -583,12 +583,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_exec_unwinds_before_the_loader_knows, remove_work),
 		cmocka_unit_test_teardown(test_library_mapped_after_exec_unwinds_at_once, remove_work),
 	};
-	const char *why = tu_integration_skip_reason();
-	const char *d = getenv("SYMGEN_DIR");
-
-	if (!why && !d)
-		why = "SYMGEN_DIR is not set (run through make test)";
-	tu_set_skip_reason(why);
-	snprintf(symgen_dir, sizeof(symgen_dir), "%s", d ? d : "");
+	tu_set_skip_reason(tu_symgen_skip_reason());
+	snprintf(symgen_dir, sizeof(symgen_dir), "%s", tu_symgen_dir());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
