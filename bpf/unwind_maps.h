@@ -136,10 +136,11 @@ struct rt_unwind_counters {
 	__u64 no_table;      /* a file without a table (none, or no room), or no CFI there */
 	__u64 expression;    /* a CFA rule the walk does not run (an expression, or a
 				register known only in the sampled frame) */
-	/* executable mappings the kernel side put in a process's at its exec
-	 * or mmap, before the loader reads them: kernel_mappings; and those
-	 * it left to the loader (no room, overlapping another, or another
-	 * thread's insertion under way) */
+	/* executable mappings the kernel side put in a process's, before the
+	 * loader reads them: at its exec, and from the VMA of a pc a walk
+	 * found in no mapping known (a library mapped since): kernel_mappings;
+	 * and those it left to the loader (no room, overlapping another, or
+	 * another walk's insertion under way) */
 	__u64 kernel_mappings;
 	__u64 kernel_mappings_left;
 };

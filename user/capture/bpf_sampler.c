@@ -343,7 +343,6 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.unwind_fork, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.unwind_exec, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.unwind_exit, cfg->unwind_ehframe);
-	bpf_program__set_autoload(k->progs.unwind_mmap, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
@@ -425,9 +424,8 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		goto fail;
 	if (cfg->unwind_ehframe && (attach_tracing(s, s->skel->progs.unwind_fork) ||
 				    attach_tracing(s, s->skel->progs.unwind_exec) ||
-				    attach_tracing(s, s->skel->progs.unwind_exit) ||
-				    attach_tracing(s, s->skel->progs.unwind_mmap))) {
-		rt_format(err, errlen, "cannot track forks, execs, mmaps and exits for -g: %s",
+				    attach_tracing(s, s->skel->progs.unwind_exit))) {
+		rt_format(err, errlen, "cannot track forks, execs and exits for -g: %s",
 			  strerror(errno));
 		goto fail;
 	}

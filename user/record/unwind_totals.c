@@ -57,7 +57,7 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		(uint64_t)c.frames, (uint64_t)c.first_frames, (uint64_t)c.table_frames,
 		(uint64_t)c.signal_frames, (uint64_t)c.fp_frames, (uint64_t)c.no_process_frames,
 		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression);
-	rt_info("ringtrace: mappings put in by the kernel at exec and mmap: %" PRIu64
+	rt_info("ringtrace: mappings put in by the kernel side, at exec and from the VMA of a pc in none known: %" PRIu64
 		" (%" PRIu64 " left to the side-band: no room, overlapping, or written at once)",
 		(uint64_t)c.kernel_mappings, (uint64_t)c.kernel_mappings_left);
 }
