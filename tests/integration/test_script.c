@@ -207,9 +207,10 @@ static void test_page_faults_match_perf(void **state)
 	struct fixture *fx = *state;
 
 	tu_skip_unless_possible();
-	/* five programs started: page faults enough for 10 lines whatever the
-	 * page cache holds (one ls gave 9 on a warm machine) */
-	record(fx, "faults", "-a -e page-faults -- sh -c 'for i in 1 2 3 4 5; do ls /usr/bin; done > /dev/null'");
+	/* a sample every 100 faults of twenty programs started: ~45 lines here
+	 * (a frequency gave as few as 6: its period grows as it goes) */
+	record(fx, "faults",
+	       "-a -e page-faults -c 100 -- sh -c 'for i in $(seq 20); do ls /usr/bin; done > /dev/null'");
 	free(expect_same_as_perf(fx, "faults", "", 10));
 	free(expect_same_as_perf(fx, "faults", "-F comm,pid,tid,ip,sym,symoff,dso", 10));
 }

@@ -765,6 +765,49 @@ static void test_jit_map_kept(void **state)
 	free(dir);
 }
 
+/* What a JIT's map costs the recording's disk is bounded: a map grown to
+ * 200 MiB of holes (truncate) is kept with its holes (data of a few KiB; a
+ * plain copy wrote 200 MiB of zeros), and with --copy-budget 4K a map holding
+ * 12 KiB of data is refused, said in the totals, and not kept. */
+static void test_jit_map_copies_bounded(void **state)
+{
+	char prog[PATH_MAX + 32], *dir = tu_tempdir(), *out = NULL;
+	unsigned long kib, size;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	rc = tu_sh(&out, "%s record -F 99 -o %s/sparse -- sh -c '%s jit 1 & p=$!; sleep 0.3; "
+			 "truncate -s 200M /tmp/perf-$p.map; echo $p >%s/pid; wait $p' 2>&1; "
+			 "rm -f /tmp/perf-$(cat %s/pid).map",
+		   tu_ringtrace(), dir, prog, dir, dir);
+	print_message("%s", out);
+	if (rc || !strstr(out, "files kept in"))
+		fail_msg("no map kept:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "cd %s/sparse && echo $(du -k perf-*.map) $(stat -c %%s perf-*.map)",
+			       dir), 0);
+	if (sscanf(out, "%lu %*s %lu", &kib, &size) != 2)
+		fail_msg("no kept map: %s", out);
+	print_message("the kept map: %lu bytes, %lu KiB of disk\n", size, kib);
+	assert_int_equal(size, 200ul << 20);
+	if (kib > 1024)
+		fail_msg("the sparse map took %lu KiB of disk", kib);
+	free(out);
+	rc = tu_sh(&out, "%s record -F 99 --copy-budget 4K -o %s/over -- sh -c '%s jit 1 & p=$!; "
+			 "sleep 0.3; head -c 9000 /dev/urandom | base64 >>/tmp/perf-$p.map; "
+			 "echo $p >%s/pid; wait $p' 2>&1; rm -f /tmp/perf-$(cat %s/pid).map; "
+			 "ls %s/over",
+		   tu_ringtrace(), dir, prog, dir, dir, dir);
+	print_message("%s", out);
+	if (rc || !strstr(out, "1 refused over it") || strstr(out, ".map"))
+		fail_msg("a map over --copy-budget 4K was not refused and counted:\n%s", out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A stripped binary's names come from a local debuginfod server serving its
  * debug file, and only from there. */
 static void test_debuginfod_names_stripped_binary(void **state)
@@ -907,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_distro_program_through_libc),
 		cmocka_unit_test(test_no_loss_at_99hz),
 		cmocka_unit_test(test_jit_map_kept),
+		cmocka_unit_test(test_jit_map_copies_bounded),
 		cmocka_unit_test(test_debuginfod_names_stripped_binary),
 	};
 	tu_set_skip_reason(tu_symgen_skip_reason());

@@ -158,6 +158,11 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->unwind_mem = v;
 		break;
+	case RECORD_OPT_COPY_BUDGET:
+		if (option_parse_size("--copy-budget", arg, 0, 1ULL << 40, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->copy_budget = v;
+		break;
 	case RECORD_OPT_UNWIND_CACHE:
 		if (!arg[0]) {
 			rt_error("--unwind-cache needs a directory, or none");
@@ -288,6 +293,7 @@ int cmd_record(int argc, char **argv)
 	o->ring_pages = RECORD_DEFAULT_RING_PAGES;
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
 	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
+	o->copy_budget = RECORD_DEFAULT_COPY_BUDGET;
 	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;
 	o->unwind_cache = geteuid() == 0 ? UNWIND_CACHE_DEFAULT_DIR : NULL;
 	o->transport = TRANSPORT_RINGBUF;

@@ -36,6 +36,12 @@ static const struct options_entry record_options_table[] = {
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
 	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
 	  NULL, RECORD_OPT_UNWIND_MEM },
+	{ "copy-budget", 0, "SIZE",
+	  "data bytes in all of the files copied into DIR: binaries only a container sees "
+	  "(DIR/.build-id) and JITs' symbol maps (DIR/perf-PID.map), e.g. 1G (default "
+	  RECORD_DEFAULT_COPY_BUDGET_TEXT "; holes of sparse files cost nothing); a copy that "
+	  "would pass it is refused and counted",
+	  NULL, RECORD_OPT_COPY_BUDGET },
 	{ "off-cpu", 0, NULL,
 	  "also record the time tasks in scope sleep off CPU, as an event named offcpu-time "
 	  "(perf record --off-cpu): one sample per block, its period the nanoseconds off CPU, "

@@ -26,12 +26,13 @@ struct jit_process {
 	bool same_mnt_ns; /* /tmp is ours: the map is readable after it exits */
 };
 
-void jit_maps_init(struct jit_maps *j, int dirfd)
+void jit_maps_init(struct jit_maps *j, int dirfd, struct file_copies *copies)
 {
 	ssize_t n;
 
 	memset(j, 0, sizeof(*j));
 	j->dirfd = dirfd;
+	j->copies = copies;
 	hash_map_init(&j->pids, hash_u32_key, equal_u32_key);
 	n = readlink("/proc/self/ns/mnt", j->own_mnt_ns, sizeof(j->own_mnt_ns) - 1);
 	j->own_mnt_ns[n > 0 ? n : 0] = '\0';
@@ -129,40 +130,36 @@ static int open_map(const struct jit_process *p, struct stat *st)
 	return fd;
 }
 
-void jit_maps_copy(struct jit_maps *j, uint32_t pid)
+/* Queues a copy of p's map, if it is one the process's user owns. */
+static void copy_map(struct jit_maps *j, const struct jit_process *p)
 {
-	const struct jit_process *p = hash_map_get(&j->pids, &pid);
-	char name[64], tmp[64], buf[65536];
+	char name[64];
 	struct stat st;
-	off_t off = 0;
-	ssize_t n;
-	int in, out;
+	int in = open_map(p, &st);
 
-	if (!p || (in = open_map(p, &st)) < 0)
+	if (in < 0)
 		return;
 	if (st.st_uid != p->uid || st.st_size > JIT_MAP_MAX_BYTES) {
 		close(in);
 		return;
 	}
-	snprintf(name, sizeof(name), "perf-%u.map", pid);
-	snprintf(tmp, sizeof(tmp), ".perf-%u.map.tmp", pid);
-	out = openat(j->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out >= 0) {
-		while (off < (off_t)JIT_MAP_MAX_BYTES &&
-		       (n = safe_pread(in, buf, sizeof(buf), off)) > 0 &&
-		       write(out, buf, (size_t)n) == n)
-			off += n;
-		if (close(out) || renameat(j->dirfd, tmp, j->dirfd, name))
-			unlinkat(j->dirfd, tmp, 0);
-		else
-			j->copied++;
-	}
-	close(in);
+	snprintf(name, sizeof(name), "perf-%u.map", p->pid);
+	file_copies_submit(j->copies, in, name, true);
+}
+
+void jit_maps_copy(struct jit_maps *j, uint32_t pid)
+{
+	struct jit_process *p = hash_map_remove(&j->pids, &pid);
+
+	/* once, as it exits: not again at the end */
+	if (p)
+		copy_map(j, p);
+	free(p);
 }
 
 static void copy_one(void *value, void *ctx)
 {
-	jit_maps_copy(ctx, ((struct jit_process *)value)->pid);
+	copy_map(ctx, value);
 }
 
 void jit_maps_copy_all(struct jit_maps *j)

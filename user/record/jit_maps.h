@@ -9,25 +9,29 @@
 #include <stdint.h>
 
 #include "lib/hash_map.h"
+#include "sys/file_copies.h"
 
 struct jit_maps {
 	int dirfd;            /* the recording's directory */
 	char own_mnt_ns[64];  /* readlink /proc/self/ns/mnt */
 	struct hash_map pids; /* pid -> struct jit_process: processes with JIT code */
-	unsigned int copied;
+	struct file_copies *copies; /* what copies them, off the caller's thread */
 };
 
-/* dirfd is the recording's directory (kept open by the caller). */
-void jit_maps_init(struct jit_maps *j, int dirfd);
+/* dirfd is the recording's directory (kept open by the caller); copies
+ * makes the copies in it. */
+void jit_maps_init(struct jit_maps *j, int dirfd, struct file_copies *copies);
 /* Notes the processes of the MMAP2 records in recs (len bytes of side-band)
  * that map anonymous executable memory ("//anon"): a JIT's code. */
 void jit_maps_note_records(struct jit_maps *j, const void *recs, size_t len);
-/* Copies the map of pid, if it was noted, into DIR/perf-PID.map: read as
+/* Has the map of pid, if it was noted, copied into DIR/perf-PID.map (on the
+ * copies' thread, within their budget, holes kept): read as
  * its own process sees /tmp/perf-PID.map (inside a container's root, by the
  * pid its namespace gives it), only if it is a regular file reached through
  * no symlink and owned by the process's user. */
 void jit_maps_copy(struct jit_maps *j, uint32_t pid);
-/* Copies the map of every process noted (at the end of a recording). */
+/* Copies the map of every process noted and not copied as it exited (at the
+ * end of a recording). */
 void jit_maps_copy_all(struct jit_maps *j);
 void jit_maps_free(struct jit_maps *j);
 

@@ -334,6 +334,8 @@ static int finish(struct session *s)
 		ret = -1;
 	unwind_tables_release(&s->unwind, UINT64_MAX);
 	jit_maps_copy_all(&s->jit_maps);
+	/* bounded: every copy is within the budget */
+	file_copies_finish(s->copies);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
 		if (report_unreported_losses(s, s->target.cpus.cpus[i]) && !s->error[0]) {
 			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",
@@ -352,6 +354,7 @@ static int finish(struct session *s)
 	/* the flight recorder prints its own totals, per snapshot */
 	if (!s->opts->overwrite)
 		session_print_summary(s);
+	session_print_copies(s);
 	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns);
 	unwind_tables_print_totals(&s->unwind, s->sampler);
 	return s->error[0] ? -1 : ret;
@@ -553,8 +556,13 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	}
 	if (output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error)))
 		return -1;
-	build_id_cache_init(&s->build_ids, s->out.fd);
-	jit_maps_init(&s->jit_maps, s->out.fd);
+	s->copies = file_copies_new(s->out.fd, o->copy_budget);
+	if (!s->copies) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -1;
+	}
+	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
+	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
 	mapped_build_ids_init(&s->mapped);
 	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			  s->cgroup_field, o->stack_user > 0,
@@ -587,7 +595,13 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 static int start_threads(struct session *s)
 {
 	const struct record_options *o = s->opts;
+	int e = file_copies_start(s->copies);
 
+	if (e) {
+		rt_format(s->error, sizeof(s->error), "cannot start the thread that copies files: %s",
+			  strerror(e));
+		return -1;
+	}
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i]->ops->start &&
 		    s->sinks[i]->ops->start(s->sinks[i], s->error, sizeof(s->error)))
@@ -614,6 +628,9 @@ static void end_session(struct session *s)
 		mapped_build_ids_free(&s->mapped);
 	}
 	byte_buffer_free(&s->rewritten);
+	/* before the directory is closed or cleared: its copy under way given up */
+	file_copies_free(s->copies);
+	s->copies = NULL;
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
 	unwind_tables_free(&s->unwind);

@@ -30,6 +30,7 @@ struct record_options {
 	uint32_t stack_user;     /* --call-graph dwarf: user stack bytes per sample, else 0 */
 	bool unwind_ehframe;     /* --call-graph ehframe (-g): user stacks unwound in the kernel */
 	uint64_t unwind_mem;     /* --unwind-mem: bytes for the unwind tables' rows */
+	uint64_t copy_budget;    /* --copy-budget: data bytes of the files copied into DIR */
 	const char *unwind_cache; /* --unwind-cache: the tables' directory, NULL: none */
 	const char *output;
 	bool force;

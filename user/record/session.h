@@ -45,6 +45,7 @@ struct session {
 	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
 	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
 	struct jit_maps jit_maps;         /* JITs' perf-PID.map, kept in DIR */
+	struct file_copies *copies;       /* makes those copies, within --copy-budget */
 	struct mapped_build_ids mapped;   /* build-ids of the mapped files, by inode */
 	struct byte_buffer rewritten;     /* a side-band record given its build-id */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */
@@ -87,6 +88,9 @@ bool session_sink_totals(const struct session *s, int cpu, struct record_sink_to
  * report that the recording never ended (killed: what it lost after its
  * last LOST record was never counted). */
 void session_print_summary(const struct session *s);
+/* What the recording copied into DIR (containers' binaries, JITs' maps) and
+ * refused over the budget, if it copied or refused any. */
+void session_print_copies(const struct session *s);
 
 /* header.c: DIRPATH/data: the header, the attrs with their ids, the side-band
  * synthesized at the start, and the features. Called by the snapshot thread

@@ -121,3 +121,36 @@ void session_print_summary(const struct session *s)
 		bpf_stats_print(runs, bpf_sampler_program_stats(s->sampler, runs, 16));
 	}
 }
+
+/* bytes as "12.0 KiB", "3.5 MiB", "1.0 GiB" into buf. */
+static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+void session_print_copies(const struct session *s)
+{
+	struct file_copies_totals t;
+	char data[32], budget[32], refused[32];
+
+	if (!s->copies)
+		return;
+	file_copies_get_totals(s->copies, &t);
+	if (!t.copied && !t.over_budget && !t.failed)
+		return;
+	rt_info("ringtrace: files kept in %s (containers' binaries, JITs' maps): %" PRIu64
+		", %s of data of the %s budget (--copy-budget); %" PRIu64
+		" refused over it (%s), %" PRIu64 " failed",
+		s->opts->output, t.copied, human_bytes(t.bytes, data, sizeof(data)),
+		human_bytes(t.budget, budget, sizeof(budget)), t.over_budget,
+		human_bytes(t.refused_bytes, refused, sizeof(refused)), t.failed);
+}

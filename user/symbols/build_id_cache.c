@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,12 +24,13 @@ struct seen_id {
 	char name[48]; /* xx/yyyy: the key */
 };
 
-void build_id_cache_init(struct build_id_cache *c, int dirfd)
+void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies *copies)
 {
 	ssize_t n;
 
 	memset(c, 0, sizeof(*c));
 	c->dirfd = dirfd;
+	c->copies = copies;
 	hash_map_init(&c->seen, hash_string, equal_string);
 	n = readlink("/proc/self/ns/mnt", c->own_mnt_ns, sizeof(c->own_mnt_ns) - 1);
 	c->own_mnt_ns[n > 0 ? n : 0] = '\0';
@@ -49,14 +49,13 @@ static bool foreign_namespace(const struct build_id_cache *c, uint32_t pid)
 	return strcmp(ns, c->own_mnt_ns) != 0;
 }
 
-/* Copies src (open, a regular file checked to carry the build-id name
- * stands for) to DIR/.build-id/name, created 0600 and exclusively. */
+/* Queues a copy of src (open, a regular file checked to carry the build-id
+ * name stands for) to DIR/.build-id/name, made 0600 where there is none. */
 static int copy_in(struct build_id_cache *c, int src, const char *name)
 {
-	char dir[64], tmp[96];
+	char dir[64], path[96];
 	struct stat st;
-	int out, err = 0;
-	off_t off = 0;
+	int fd;
 
 	if (fstat(src, &st))
 		return -1;
@@ -71,23 +70,12 @@ static int copy_in(struct build_id_cache *c, int src, const char *name)
 	mkdirat(c->dirfd, BUILD_ID_CACHE_DIR, 0700);
 	snprintf(dir, sizeof(dir), "%s/%.2s", BUILD_ID_CACHE_DIR, name);
 	mkdirat(c->dirfd, dir, 0700);
-	snprintf(tmp, sizeof(tmp), "%s/%s", BUILD_ID_CACHE_DIR, name);
-	out = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0)
-		return errno == EEXIST ? 0 : -1;
-	while (off < st.st_size) {
-		ssize_t n = sendfile(out, src, &off, (size_t)(st.st_size - off));
-
-		if (n <= 0) {
-			err = n < 0 ? errno : EIO; /* EIO: the file shrank meanwhile */
-			break;
-		}
-	}
-	if (close(out) && !err)
-		err = errno;
-	if (err) {
-		unlinkat(c->dirfd, tmp, 0);
-		errno = err;
+	snprintf(path, sizeof(path), "%s/%s", BUILD_ID_CACHE_DIR, name);
+	fd = fcntl(src, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (file_copies_submit(c->copies, fd, path, false)) {
+		errno = ENOMEM;
 		return -1;
 	}
 	return 0;
@@ -136,9 +124,7 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 	if (!build_id_matches(fd, m->build_id, m->build_id_size))
 		rt_warn("not keeping a copy of %s (pid %u's mount namespace): its build-id is not the one mapped (replaced since); its symbols may show as [unknown]",
 			m->filename, m->pid);
-	else if (!copy_in(c, fd, name))
-		c->copied++;
-	else
+	else if (copy_in(c, fd, name))
 		rt_warn("cannot keep a copy of %s (pid %u's mount namespace): %s; its symbols may show as [unknown]",
 			m->filename, m->pid, strerror(errno));
 	if (own)

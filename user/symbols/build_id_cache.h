@@ -11,6 +11,7 @@
 
 #include "format/perf_record.h"
 #include "lib/hash_map.h"
+#include "sys/file_copies.h"
 
 #define BUILD_ID_CACHE_DIR ".build-id"
 
@@ -18,17 +19,19 @@ struct build_id_cache {
 	int dirfd;            /* the recording's directory */
 	char own_mnt_ns[64];  /* readlink /proc/self/ns/mnt */
 	struct hash_map seen; /* build-ids handled (copied, not needed, refused) */
-	unsigned int copied;
+	struct file_copies *copies; /* what copies them, off the caller's thread */
 };
 
-/* dirfd is the recording's directory (kept open by the caller). */
-void build_id_cache_init(struct build_id_cache *c, int dirfd);
-/* Copies the file of m (a MMAP2 record of m->pid carrying its build-id)
+/* dirfd is the recording's directory (kept open by the caller); copies
+ * makes the copies in it. */
+void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies *copies);
+/* Has the file of m (a MMAP2 record of m->pid carrying its build-id)
  * under that build-id, if m->pid lives in another mount namespace and the
  * build-id is new. fd: the mapped file, opened by the caller with
  * safe_open_mapping(), or -1 to open it here the same way. The file is copied
- * through that fd only, and only if its build-id is the recorded one: a path
- * swapped for a symlink, or for another file, is never copied. */
+ * (on the copies' thread, within their budget) through that fd only, and only
+ * if its build-id is the recorded one: a path swapped for a symlink, or for
+ * another file, is never copied. */
 void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd);
 void build_id_cache_free(struct build_id_cache *c);
 

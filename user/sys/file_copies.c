@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* file_copies.c: a thread that copies open files into the recording's
+ * directory, data extent by data extent (holes kept), within a byte budget. */
+#include "sys/file_copies.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Read and written this much at a time; the give-up flag is asked between. */
+#define COPY_CHUNK (1u << 20)
+
+struct copy_job {
+	struct copy_job *next;
+	int in;
+	bool replace;
+	char name[PATH_MAX];
+};
+
+struct file_copies {
+	int dirfd;
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct copy_job *head, **tail;
+	bool finishing;        /* under lock: copy what is queued, then end */
+	atomic_bool give_up;   /* end now, the copy under way abandoned */
+	struct file_copies_totals totals; /* under lock */
+	uint64_t used;         /* the copying thread's own: data bytes written */
+	char *chunk;
+};
+
+struct file_copies *file_copies_new(int dirfd, uint64_t budget)
+{
+	struct file_copies *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->dirfd = dirfd;
+	c->tail = &c->head;
+	c->totals.budget = budget;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	atomic_init(&c->give_up, false);
+	return c;
+}
+
+int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace)
+{
+	struct copy_job *j = calloc(1, sizeof(*j));
+
+	if (!j || strlen(name) + 5 > sizeof(j->name)) {
+		free(j);
+		close(in);
+		return -1;
+	}
+	j->in = in;
+	j->replace = replace;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	pthread_mutex_lock(&c->lock);
+	*c->tail = j;
+	c->tail = &j->next;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* Copies [from, to) of in to out at the same offsets. 0, EFBIG past the
+ * budget, ECANCELED when given up, or the errno of a failed read or write. */
+static int copy_extent(struct file_copies *c, int in, int out, off_t from, off_t to)
+{
+	while (from < to) {
+		size_t want = (size_t)(to - from) < COPY_CHUNK ? (size_t)(to - from) : COPY_CHUNK;
+		ssize_t n;
+
+		if (atomic_load_explicit(&c->give_up, memory_order_relaxed))
+			return ECANCELED;
+		if (c->used + want > c->totals.budget)
+			return EFBIG;
+		n = pread(in, c->chunk, want, from);
+		if (n <= 0)
+			return n < 0 ? errno : 0; /* shorter than it said: what there is */
+		if (pwrite(out, c->chunk, (size_t)n, from) != n)
+			return errno ? errno : EIO;
+		c->used += (uint64_t)n;
+		from += n;
+	}
+	return 0;
+}
+
+/* Every data extent of in into out (SEEK_DATA, SEEK_HOLE; the whole file
+ * where the file system cannot say), then out's size set to in's. */
+static int copy_data(struct file_copies *c, int in, int out, off_t size)
+{
+	off_t at = 0;
+	int err = 0;
+
+	while (!err && at < size) {
+		off_t data = lseek(in, at, SEEK_DATA), hole;
+
+		if (data < 0) {
+			if (errno == ENXIO)
+				break; /* a hole to the end */
+			data = at;
+			hole = size;
+		} else {
+			hole = lseek(in, data, SEEK_HOLE);
+			if (hole < 0 || hole > size)
+				hole = size;
+		}
+		err = copy_extent(c, in, out, data, hole);
+		at = hole;
+	}
+	if (!err && ftruncate(out, size))
+		err = errno;
+	return err;
+}
+
+static void copy_one(struct file_copies *c, const struct copy_job *j)
+{
+	char tmp[PATH_MAX + 8];
+	uint64_t before = c->used;
+	struct stat st = { 0 };
+	int out, err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", j->name);
+	if (fstat(j->in, &st) || !S_ISREG(st.st_mode)) {
+		err = EINVAL;
+		goto count;
+	}
+	unlinkat(c->dirfd, tmp, 0); /* one a copy given up left */
+	out = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0) {
+		err = errno;
+		goto count;
+	}
+	err = copy_data(c, j->in, out, st.st_size);
+	if (close(out) && !err)
+		err = errno;
+	if (!err && renameat2(c->dirfd, tmp, c->dirfd, j->name, j->replace ? 0 : RENAME_NOREPLACE))
+		err = errno == EEXIST ? EEXIST : errno;
+	if (err) {
+		unlinkat(c->dirfd, tmp, 0);
+		c->used = before; /* its bytes are gone again */
+	}
+count:
+	pthread_mutex_lock(&c->lock);
+	if (!err) {
+		c->totals.copied++;
+		c->totals.bytes = c->used;
+	} else if (err == EFBIG) {
+		c->totals.over_budget++;
+		c->totals.refused_bytes += (uint64_t)st.st_size;
+	} else if (err != EEXIST && err != ECANCELED) {
+		c->totals.failed++;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *run(void *arg)
+{
+	struct file_copies *c = arg;
+
+	for (;;) {
+		struct copy_job *j;
+
+		pthread_mutex_lock(&c->lock);
+		while (!c->head && !c->finishing && !atomic_load(&c->give_up))
+			pthread_cond_wait(&c->wake, &c->lock);
+		j = atomic_load(&c->give_up) ? NULL : c->head;
+		if (j && !(c->head = j->next))
+			c->tail = &c->head;
+		pthread_mutex_unlock(&c->lock);
+		if (!j)
+			return NULL;
+		copy_one(c, j);
+		close(j->in);
+		free(j);
+	}
+}
+
+int file_copies_start(struct file_copies *c)
+{
+	int r;
+
+	if (!c || c->started)
+		return 0;
+	c->chunk = malloc(COPY_CHUNK);
+	if (!c->chunk)
+		return ENOMEM;
+	r = pthread_create(&c->thread, NULL, run, c);
+	c->started = !r;
+	return r;
+}
+
+static void end_thread(struct file_copies *c, bool give_up)
+{
+	if (!c->started)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->finishing = true;
+	if (give_up)
+		atomic_store(&c->give_up, true);
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	c->started = false;
+}
+
+void file_copies_finish(struct file_copies *c)
+{
+	if (c)
+		end_thread(c, false);
+}
+
+void file_copies_get_totals(struct file_copies *c, struct file_copies_totals *t)
+{
+	pthread_mutex_lock(&c->lock);
+	*t = c->totals;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void file_copies_free(struct file_copies *c)
+{
+	if (!c)
+		return;
+	end_thread(c, true);
+	while (c->head) {
+		struct copy_job *j = c->head;
+
+		c->head = j->next;
+		close(j->in);
+		free(j);
+	}
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->wake);
+	free(c->chunk);
+	free(c);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* file_copies.h: copies into the recording of files a local user controls
+ * (containers' binaries, JITs' symbol maps), made on a thread of their own,
+ * never the drain's, within one byte budget for the whole recording: holes
+ * are kept (a sparse file costs its data alone), and a copy that would pass
+ * the budget is refused and counted. */
+#ifndef RINGTRACE_FILE_COPIES_H
+#define RINGTRACE_FILE_COPIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct file_copies;
+
+struct file_copies_totals {
+	uint64_t copied, bytes;        /* files copied whole, and their data */
+	uint64_t over_budget, refused_bytes; /* refused: the budget would pass */
+	uint64_t failed;               /* refused: not a regular file, a write failed */
+	uint64_t budget;
+};
+
+/* Copies into the directory dirfd (kept open by the caller), budget bytes of
+ * data in all; NULL if memory ran out. Copies queued before the thread is
+ * started wait for it. */
+struct file_copies *file_copies_new(int dirfd, uint64_t budget);
+/* Starts the thread that copies (once the caller's capabilities are dropped:
+ * it needs none, reading only the files it is given open). 0, or an errno. */
+int file_copies_start(struct file_copies *c);
+
+/* Queues a copy of the open file in (taken: closed once copied) to
+ * dirfd/name, made 0600 through no symlink as name.tmp and renamed onto name
+ * once whole (over an older copy if replace, else only where name does not
+ * exist yet). 0, or -1 (in closed) if memory ran out. */
+int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace);
+
+/* Waits for the copies queued (each one within the budget, so the wait is
+ * bounded), then ends the thread; copies none if it was never started. */
+void file_copies_finish(struct file_copies *c);
+
+void file_copies_get_totals(struct file_copies *c, struct file_copies_totals *t);
+
+/* Ends the thread at once (the copy under way is given up), frees c. */
+void file_copies_free(struct file_copies *c);
+
+#endif
