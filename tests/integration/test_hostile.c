@@ -535,6 +535,40 @@ static void test_symlink_in_container_root(void **state)
 	check_container_recording(work, dir, true);
 }
 
+/* A container's program grown to 512 MiB (its copy into the container's
+ * tmpfs writes the zeros): a copy of it would pass --copy-budget 64M, so it
+ * is refused, said in the totals, and the recording's disk stays small (a
+ * plain copy wrote 512 MiB, and three such files 1.5 GiB, before sampling
+ * started). */
+static void test_container_binary_over_budget_refused(void **state)
+{
+	struct setup s = { 0 };
+	char *work, *out = NULL, dir[PATH_MAX];
+	unsigned long kib = 0;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	work = fx.work = container_dir();
+	assert_int_equal(tu_sh(&out, "truncate -s +512M %s/mapped 2>&1", work), 0);
+	free(out);
+	s.work = work;
+	start_attacker(container_with_symlink, NULL, s);
+	snprintf(dir, sizeof(dir), "%s/rec", work);
+	rc = tu_sh(&out, "timeout -k 5 20 %s record -a --copy-budget 64M -o %s -- sleep 1 2>&1",
+		   tu_ringtrace(), dir);
+	if (rc || !strstr(out, "1 refused over it"))
+		fail_msg("the 512 MiB binary was not refused over --copy-budget 64M (%d):\n%s", rc,
+			 out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "du -sk %s", dir), 0);
+	kib = strtoul(out, NULL, 10);
+	free(out);
+	print_message("the recording takes %lu KiB of disk\n", kib);
+	if (kib > 64 * 1024)
+		fail_msg("the recording took %lu KiB of disk", kib);
+}
+
 /* The same, all of it as an unprivileged user: ringtrace with only
  * cap_bpf,cap_perfmon (so no /proc/PID/map_files: the mapped file is looked up
  * by its path inside the container's root, where the symlink is refused). */
@@ -704,6 +738,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fifo_at_deleted_name_does_not_hang, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_fifo_at_old_path_and_impostor, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_in_container_root, setup_fixture, teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_container_binary_over_budget_refused, setup_fixture,
+						teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_in_container_root_unprivileged, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_swap_while_recording, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_uprobe_path_swapped_for_fifo, setup_fixture, teardown_fixture),
