@@ -294,8 +294,8 @@ bench: deps bench-deps
 	@$(MAKE) --no-print-directory bench-tools
 	python3 tools/bench/bench.py --build $(OUTPUT) --out docs/BENCHMARKS.md
 
-# libFuzzer targets (clang, ASan, UBSan) for the recording reader and the
-# command-line parsers; seeds and regressions in tests/fuzz/. make test runs
+# libFuzzer targets (clang, ASan, UBSan) for the recording reader, the
+# command-line parsers and the unwind table compiler; seeds and regressions in tests/fuzz/. make test runs
 # each for FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS, make fuzz-long for
 # FUZZ_LONG_RUNS inputs. They link the parts that read recordings and parse
 # options, built again with the fuzzer's flags.
@@ -311,6 +311,8 @@ FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
 FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
+# Real binaries fuzz_unwind_table starts from (those present), mutated.
+FUZZ_ELF_SEEDS := /usr/bin/true $(OUTPUT)/unwindgen $(OUTPUT)/symgen_stripped
 
 $(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -340,6 +342,8 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
 		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
+		if [ $$n = fuzz_unwind_table ]; then for f in $(FUZZ_ELF_SEEDS); do \
+			[ -f $$f ] && cp $$f $(FUZZ_OUTPUT)/corpus-$$n/seed-$$(basename $$f); done; fi; \
 		scratch=$$(mktemp -d /dev/shm/ringtrace-fuzz-run.XXXXXX 2>/dev/null || mktemp -d); \
 		if ! TMPDIR=$$scratch LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS) $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
