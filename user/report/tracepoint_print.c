@@ -6,9 +6,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
@@ -137,40 +139,163 @@ static void set_error(char *err, size_t errlen, const struct perf_input *in, uin
 	rt_format(err, errlen, "%s: offset %" PRIu64 ": %s", in->files[0].path, offset, what);
 }
 
-/* Whether libtraceevent parses this format, and prints a record of zeros by
- * it, without crashing: it dereferences NULL on some malformed print fmts (a
- * recording is untrusted input), so a child process tries it first. */
-static bool try_in_child(const struct tracing_data_contents *c, const struct tracing_data_text *t)
+/* Whether libtraceevent parses a format, and prints a record of zeros by it,
+ * without crashing: it dereferences NULL on some malformed print fmts (a
+ * recording is untrusted input), so a child process tries each one first.
+ * One child tries them all, one after another, over a socket; one that dies
+ * (or takes over CHECK_TIMEOUT_MS) gives that format the verdict "unsafe",
+ * and the next format a new child: a fork per crash, not per format. */
+#define CHECK_TIMEOUT_MS 2000
+#define CHECK_MAX_TEXT (1u << 20)
+/* Formats one child tries before it is replaced: libtraceevent leaks a little
+ * on each it fails to parse, and the child's memory stays bounded. */
+#define CHECK_FORMATS_PER_CHILD 1000
+
+struct check_request {
+	uint32_t text_len;
+	uint16_t system_len;
+	uint8_t big_endian, long_size;
+};
+
+static struct {
+	pid_t pid;
+	int fd; /* the parent's end of the socket */
+	unsigned int tried;
+} checker = { 0, -1, 0 };
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool send_full(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The child: tries each format it reads, answers 1 for each it survives. */
+static void __attribute__((noreturn)) check_formats(int fd)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
-	int status = 0;
-	pid_t pid = fork();
+	uint8_t *zeros = calloc(1, SCRATCH_SIZE);
+	struct check_request q;
 
-	if (pid < 0)
-		return false;
-	if (pid == 0) {
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], SIG_DFL); /* die quietly, not in a handler */
+	while (zeros && read_full(fd, &q, sizeof(q))) {
+		char *system = calloc(1, (size_t)q.system_len + 1), *text = malloc(q.text_len + 1);
 		struct tep_handle *tep = tep_alloc();
-		struct tep_event *ev = NULL;
-		uint8_t *zeros = calloc(1, SCRATCH_SIZE);
 		struct tep_record record = { .data = zeros, .size = 64 };
-		struct trace_seq s;
+		struct tep_event *ev = NULL;
+		uint8_t yes = 1;
 
-		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-			signal(fatal[i], SIG_DFL); /* die quietly, not in a handler */
-		if (!tep || !zeros)
+		if (!system || !text || !tep || q.text_len > CHECK_MAX_TEXT ||
+		    !read_full(fd, system, q.system_len) || !read_full(fd, text, q.text_len))
 			_exit(1);
-		tep_set_file_bigendian(tep, c->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-		tep_set_long_size(tep, c->long_size);
-		if (!tep_parse_format(tep, &ev, t->text, t->len, t->system) && ev) {
-			trace_seq_init(&s);
-			tep_print_event(tep, &s, &record, "%s", TEP_PRINT_INFO);
+		tep_set_file_bigendian(tep, q.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+		tep_set_long_size(tep, q.long_size);
+		if (!tep_parse_format(tep, &ev, text, q.text_len, system) && ev) {
+			struct trace_seq seq;
+
+			trace_seq_init(&seq);
+			tep_print_event(tep, &seq, &record, "%s", TEP_PRINT_INFO);
+			trace_seq_destroy(&seq);
 		}
-		_exit(0);
+		tep_free(tep);
+		free(system);
+		free(text);
+		if (!send_full(fd, &yes, 1))
+			_exit(1);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	_exit(0);
+}
+
+static void checker_end(void)
+{
+	if (checker.fd >= 0)
+		close(checker.fd);
+	if (checker.pid > 0) {
+		kill(checker.pid, SIGKILL);
+		while (waitpid(checker.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	checker.fd = -1;
+	checker.pid = 0;
+	checker.tried = 0;
+}
+
+static bool checker_start(void)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return false;
+	checker.pid = fork();
+	if (checker.pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		checker.pid = 0;
+		return false;
+	}
+	if (checker.pid == 0) {
+		close(sv[0]);
+		check_formats(sv[1]);
+	}
+	close(sv[1]);
+	checker.fd = sv[0];
+	return true;
+}
+
+static bool try_in_child(const struct tracing_data_contents *c, const struct tracing_data_text *t)
+{
+	size_t system_len = strlen(t->system);
+	struct check_request q = { .text_len = (uint32_t)t->len,
+				   .system_len = (uint16_t)system_len,
+				   .big_endian = c->big_endian,
+				   .long_size = (uint8_t)c->long_size };
+	struct pollfd pfd;
+	uint8_t answer = 0;
+
+	if (t->len > CHECK_MAX_TEXT || system_len > UINT16_MAX)
+		return false;
+	if (checker.fd < 0 && !checker_start())
+		return false;
+	pfd = (struct pollfd){ .fd = checker.fd, .events = POLLIN };
+	if (!send_full(checker.fd, &q, sizeof(q)) || !send_full(checker.fd, t->system, system_len) ||
+	    !send_full(checker.fd, t->text, t->len) || poll(&pfd, 1, CHECK_TIMEOUT_MS) != 1 ||
+	    !read_full(checker.fd, &answer, 1) || answer != 1) {
+		checker_end(); /* it died on this format, or hangs: a new one next time */
+		return false;
+	}
+	if (++checker.tried >= CHECK_FORMATS_PER_CHILD)
+		checker_end();
+	return true;
 }
 
 /* The verdicts on formats tried, by a 64-bit FNV-1a hash of their layout,
