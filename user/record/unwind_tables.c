@@ -576,7 +576,9 @@ static void prebuild(struct unwind_tables *t, const char *path)
 	uint8_t id[BUILD_ID_MAX];
 	struct stat st;
 	ssize_t len;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a regular file, non-blocking: a FIFO where the program is looked
+	 * for does not hold up the start */
+	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, &st);
 
 	if (fd < 0)
 		return;
