@@ -599,6 +599,44 @@ static void test_symlink_in_container_root_unprivileged(void **state)
 	check_container_recording(work, dir, false);
 }
 
+/* A local user's container maps a program carrying the build-id of a host
+ * binary (hostbin, as if a root process ran it before an upgrade): a copy
+ * under that build-id would be what report names the host binary's frames
+ * by, so a file the user owns is never kept, and the recording says why. */
+static void test_forged_build_id_not_kept(void **state)
+{
+	struct passwd *pw = getpwnam(TEST_USER);
+	struct setup s = { 0 };
+	char *work, *out = NULL, dir[PATH_MAX], host[64], path[PATH_MAX + 96];
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	assert_non_null(pw);
+	work = fx.work = container_dir();
+	assert_int_equal(tu_sh(&out, "cd %s && objcopy -O binary --only-section=.note.gnu.build-id hostbin note && "
+				     "objcopy --update-section .note.gnu.build-id=note mapped 2>&1",
+			       work),
+			 0);
+	free(out);
+	snprintf(path, sizeof(path), "%s/hostbin", work);
+	build_id_of(path, host, sizeof(host));
+	snprintf(path, sizeof(path), "%s/mapped", work);
+	build_id_of(path, dir, sizeof(dir));
+	assert_string_equal(dir, host); /* the forgery carries the host binary's build-id */
+	s = (struct setup){ .work = work, .uid = pw->pw_uid, .gid = pw->pw_gid };
+	start_attacker(container_with_symlink, NULL, s);
+	snprintf(dir, sizeof(dir), "%s/rec", work);
+	rc = tu_sh(&out, "timeout -k 5 20 %s record -a -o %s -- sleep 1 2>&1", tu_ringtrace(), dir);
+	print_message("%s", strstr(out, "could claim") ? "refused: it could claim another binary's build-id\n" : out);
+	if (rc || !strstr(out, "could claim another binary's build-id"))
+		fail_msg("no refusal of the forged copy (%d):\n%s", rc, out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", dir, host, host + 2);
+	if (!access(path, F_OK))
+		fail_msg("%s was kept: report would name the host binary's frames by the forgery", path);
+}
+
 /*
  * While recording: a container maps WORK/ct/contained, then renames it away
  * and puts a symlink to /etc/shadow in its place, before ringtrace (its drain
@@ -739,6 +777,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fifo_at_old_path_and_impostor, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_in_container_root, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_container_binary_over_budget_refused, setup_fixture,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_forged_build_id_not_kept, setup_fixture,
 						teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_in_container_root_unprivileged, setup_fixture, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_symlink_swap_while_recording, setup_fixture, teardown_fixture),

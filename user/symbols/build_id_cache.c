@@ -81,6 +81,22 @@ static int copy_in(struct build_id_cache *c, int src, const char *name)
 	return 0;
 }
 
+/* Whether a file may be kept under the build-id it carries: a copy named by
+ * a build-id stands for every binary with that build-id (report names the
+ * frames of a host binary replaced since by it), so only a file root owns and
+ * no one else may write, which no local user can have forged (the unwind
+ * cache's rule). A container of an unprivileged user (its root a user's uid)
+ * gets no copy. */
+static bool trusted(int fd, uid_t *owner)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	*owner = st.st_uid;
+	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /* Whether the build-id is new (it is then remembered as handled). */
 static bool first_time(struct build_id_cache *c, const char *name)
 {
@@ -103,6 +119,7 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 {
 	char name[48];
 	bool own = fd < 0;
+	uid_t owner = 0;
 
 	if (!m->build_id_size || m->filename[0] != '/')
 		return;
@@ -124,6 +141,9 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 	if (!build_id_matches(fd, m->build_id, m->build_id_size))
 		rt_warn("not keeping a copy of %s (pid %u's mount namespace): its build-id is not the one mapped (replaced since); its symbols may show as [unknown]",
 			m->filename, m->pid);
+	else if (!trusted(fd, &owner))
+		rt_warn("not keeping a copy of %s (pid %u's mount namespace): it is owned by uid %u or writable by others, and could claim another binary's build-id (report would name that binary's frames by it); its symbols may show as [unknown]",
+			m->filename, m->pid, (unsigned int)owner);
 	else if (copy_in(c, fd, name))
 		rt_warn("cannot keep a copy of %s (pid %u's mount namespace): %s; its symbols may show as [unknown]",
 			m->filename, m->pid, strerror(errno));
