@@ -480,8 +480,17 @@ static void test_sigkill_leaves_nothing_attached(void **state)
 		       tu_ringtrace(), dir, sdtgen, sdtgen, log);
 	for (i = 0; i < 100 && !probe_programs_loaded(); i++)
 		usleep(100000);
-	/* the semaphore is raised while it runs */
-	tu_sh(&out, "%s 10", sdtgen);
+	/* the semaphore is raised while it runs: once the probe is attached,
+	 * which is after its program is loaded (a sanitized build takes a
+	 * while between the two): asked again until then, 10 s at most */
+	for (i = 0; i < 100; i++) {
+		free(out);
+		out = NULL;
+		tu_sh(&out, "%s 10", sdtgen);
+		if (strstr(out, "10 guarded"))
+			break;
+		usleep(100000);
+	}
 	kill(pid, SIGKILL);
 	tu_wait_gone(pid, 5);
 	assert_non_null(strstr(out, "10 guarded"));
