@@ -899,15 +899,4 @@ int BPF_PROG(unwind_exec, struct task_struct *task)
 	return 0;
 }
 
-/* A process whose last thread exits has no mappings left. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(unwind_exit, struct task_struct *task)
-{
-	__u32 tgid = task->tgid;
-
-	if (BPF_CORE_READ(task, signal, live.counter) == 0)
-		bpf_map_delete_elem(&process_mappings, &tgid);
-	return 0;
-}
-
 #endif

@@ -719,14 +719,22 @@ int BPF_PROG(admit_on_exec, struct task_struct *task)
 	return 0;
 }
 
-/* A followed process whose last thread exits leaves the target set. */
+/* Set by the loader: followed processes leave the target set at their exit. */
+const volatile bool follow_forks = false;
+
+/* A process whose last thread exits leaves the target set (when followed)
+ * and has no mappings left for the unwinder (with -g). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(forget_exit, struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
 
-	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	if (follow_forks)
 		bpf_map_delete_elem(&target_tgids, &tgid);
+	if (unwind_ehframe)
+		bpf_map_delete_elem(&process_mappings, &tgid);
 	return 0;
 }
 

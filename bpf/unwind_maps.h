@@ -95,8 +95,8 @@ struct rt_unwind_file {
 /* Mappings the kernel side copied from a parent at its fork: the loader has
  * not written them, and they are void at the child's exec. */
 #define RT_MAPPINGS_INHERITED 1u
-/* The kernel side is inserting a mapping: a second insertion at once (another
- * thread's mmap) leaves its mapping to the loader. */
+/* The kernel side is inserting a mapping: a second insertion at once (a walk
+ * of another thread, on another CPU) leaves its mapping to the loader. */
 #define RT_MAPPINGS_WRITING 2u
 
 /* A process's executable mappings, sorted by start. */

@@ -607,7 +607,7 @@ static void test_forged_build_id_not_kept(void **state)
 {
 	struct passwd *pw = getpwnam(TEST_USER);
 	struct setup s = { 0 };
-	char *work, *out = NULL, dir[PATH_MAX], host[64], path[PATH_MAX + 96];
+	char *work, *out = NULL, dir[PATH_MAX], host[64], forged[64], path[PATH_MAX + 96];
 	int rc;
 
 	(void)state;
@@ -622,8 +622,8 @@ static void test_forged_build_id_not_kept(void **state)
 	snprintf(path, sizeof(path), "%s/hostbin", work);
 	build_id_of(path, host, sizeof(host));
 	snprintf(path, sizeof(path), "%s/mapped", work);
-	build_id_of(path, dir, sizeof(dir));
-	assert_string_equal(dir, host); /* the forgery carries the host binary's build-id */
+	build_id_of(path, forged, sizeof(forged));
+	assert_string_equal(forged, host); /* the forgery carries the host binary's build-id */
 	s = (struct setup){ .work = work, .uid = pw->pw_uid, .gid = pw->pw_gid };
 	start_attacker(container_with_symlink, NULL, s);
 	snprintf(dir, sizeof(dir), "%s/rec", work);

@@ -224,26 +224,34 @@ static void test_abandoned_directory_is_reused(void **state)
 	free(dir);
 }
 
+/* A port of 127.0.0.1 held by a listening socket (*fd), so that a recording
+ * asked to serve metrics there fails to start. */
+static int taken_port(int *fd)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(*fd >= 0);
+	assert_int_equal(bind(*fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(*fd, 1), 0);
+	assert_int_equal(getsockname(*fd, (struct sockaddr *)&a, &len), 0);
+	return ntohs(a.sin_port);
+}
+
 /* A start that fails at run time (its metrics port is taken) removes the
  * directory it made; exit 1, one line. */
 static void test_failed_start_leaves_nothing(void **state)
 {
 	char *dir, *out = NULL, path[4200];
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int rc, fd;
+	int rc, fd, port;
 
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(path, sizeof(path), "%s/rec", dir);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	rc = ringtrace(&out, "record -a --metrics 127.0.0.1:%d -o %s -- true", ntohs(a.sin_port),
-		       path);
+	port = taken_port(&fd);
+	rc = ringtrace(&out, "record -a --metrics 127.0.0.1:%d -o %s -- true", port, path);
 	print_message("%d %s", rc, out);
 	close(fd);
 	assert_int_equal(rc, 1);
@@ -262,9 +270,7 @@ static void test_failed_start_leaves_nothing(void **state)
 static void test_force_keeps_the_recording_until_the_start(void **state)
 {
 	char *dir, *before = NULL, *after = NULL, *out = NULL, path[4200];
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int rc, fd;
+	int rc, fd, port;
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -278,13 +284,8 @@ static void test_force_keeps_the_recording_until_the_start(void **state)
 	assert_int_equal(rc, 1);
 	assert_one_line(out);
 	free(out);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	rc = ringtrace(&out, "record --force -a --metrics 127.0.0.1:%d -o %s -- true",
-		       ntohs(a.sin_port), dir);
+	port = taken_port(&fd);
+	rc = ringtrace(&out, "record --force -a --metrics 127.0.0.1:%d -o %s -- true", port, dir);
 	close(fd);
 	assert_int_equal(rc, 1);
 	free(out);

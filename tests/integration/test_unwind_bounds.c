@@ -470,27 +470,23 @@ static void test_fork_and_exec_on_two_cpus(void **state)
 	fork_exec_race(work, input, true);
 }
 
-/* A process that execs a program whose table is loaded unwinds from its
- * first sample, before the loader has read its side-band (every drain held
- * back a second here): the kernel side maps the program and the dynamic
- * loader at the exec. The first unwindgen has its table loaded; the second's
- * samples of its first second are taken before ringtrace reads its MMAP2s. */
-static void test_exec_unwinds_before_the_loader_knows(void **state)
+/* Records "unwindgen MODE 2.5; unwindgen MODE 1.5" under -g with every
+ * drain held back a second: the second's samples of its first second are
+ * taken before ringtrace reads its side-band. Returns the second's folded
+ * stacks. */
+static char *second_run_folded(const char *mode)
 {
 	char dir[PATH_MAX], pidfile[PATH_MAX + 8], *out = NULL, *text;
-	unsigned long with, all;
 	size_t len;
 	int rc;
 
-	(void)state;
-	tu_skip_unless_possible();
 	work = tu_tempdir();
 	snprintf(dir, sizeof(dir), "%s/rt", work);
 	snprintf(pidfile, sizeof(pidfile), "%s.pid", dir);
 	rc = tu_sh(&out, "%s record -g -F 999 --debug-drain-delay-ms 1000 --force -o %s -- "
-			 "sh -c '%s/unwindgen chain 2.5; %s/unwindgen chain 1.5 & echo $! >%s; wait' "
+			 "sh -c '%s/unwindgen %s 2.5; %s/unwindgen %s 1.5 & echo $! >%s; wait' "
 			 "2>&1 >/dev/null",
-		   tu_ringtrace(), dir, symgen_dir, symgen_dir, pidfile);
+		   tu_ringtrace(), dir, symgen_dir, mode, symgen_dir, mode, pidfile);
 	if (rc)
 		fail_msg("record failed (%d):\n%s", rc, out);
 	free(out);
@@ -499,6 +495,21 @@ static void test_exec_unwinds_before_the_loader_knows(void **state)
 	free(text);
 	if (rc)
 		fail_msg("report failed (%d):\n%s", rc, out);
+	return out;
+}
+
+/* A process that execs a program whose table is loaded unwinds from its
+ * first sample, before the loader has read its side-band: the kernel side
+ * maps the program and the dynamic loader at the exec. The first unwindgen
+ * has its table loaded. */
+static void test_exec_unwinds_before_the_loader_knows(void **state)
+{
+	unsigned long with, all;
+	char *out;
+
+	(void)state;
+	tu_skip_unless_possible();
+	out = second_run_folded("chain");
 	tu_folded_count(out, "uw_a", &with, &all);
 	print_message("the second unwindgen: %lu of %lu samples through main and uw_a (%.1f%%)\n",
 		      with, all, all ? 100.0 * (double)with / (double)all : 0.0);
@@ -509,38 +520,21 @@ static void test_exec_unwinds_before_the_loader_knows(void **state)
 }
 
 /* A library a process maps after its exec (the C library, mapped by ld.so,
- * and zlib, dlopen'd) unwinds from its first sample, before the loader has
- * read the MMAP2s (every drain held back a second here): the kernel side
- * puts the mapping in at the mmap, by file, and the walk uses the file's
- * table loaded for the first unwindgen. Each sample of the second must reach
- * __libc_start_call_main, through zlib's frames (no frame pointers) and the
- * C library's. */
+ * and zlib, dlopen'd) unwinds from the samples after the first that meets
+ * it, before the loader has read the MMAP2s: the walk puts the VMA in by
+ * file, and uses the file's table loaded for the first unwindgen. Each
+ * sample of the second must reach __libc_start_call_main, through zlib's
+ * frames (no frame pointers) and the C library's. */
 static void test_library_mapped_after_exec_unwinds_at_once(void **state)
 {
-	char dir[PATH_MAX], pidfile[PATH_MAX + 8], *out = NULL, *text;
 	unsigned long with, all, in_zlib, in_zlib_all;
-	size_t len;
-	int rc;
+	char *out;
 
 	(void)state;
 	tu_skip_unless_possible();
 	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
 		tu_skip("no libz.so.1 (zlib1g) to dlopen");
-	work = tu_tempdir();
-	snprintf(dir, sizeof(dir), "%s/rt", work);
-	snprintf(pidfile, sizeof(pidfile), "%s.pid", dir);
-	rc = tu_sh(&out, "%s record -g -F 999 --debug-drain-delay-ms 1000 --force -o %s -- "
-			 "sh -c '%s/unwindgen dlopen 2.5; %s/unwindgen dlopen 1.5 & echo $! >%s; wait' "
-			 "2>&1 >/dev/null",
-		   tu_ringtrace(), dir, symgen_dir, symgen_dir, pidfile);
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, out);
-	free(out);
-	read_whole(pidfile, &text, &len);
-	rc = tu_sh(&out, "%s report -i %s --folded --pid %d", tu_ringtrace(), dir, atoi(text));
-	free(text);
-	if (rc)
-		fail_msg("report failed (%d):\n%s", rc, out);
+	out = second_run_folded("dlopen");
 	tu_folded_count(out, "__libc_start_call_main", &with, &all);
 	tu_folded_count(out, "compress2", &in_zlib, &in_zlib_all);
 	print_message("the second unwindgen: %lu of %lu samples through __libc_start_call_main "

@@ -317,6 +317,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->stack_user_size = cfg->stack_user;
 	k->rodata->capture_cgroup = cfg->cgroup_field;
 	k->rodata->unwind_ehframe = cfg->unwind_ehframe;
+	k->rodata->follow_forks = sc->follow_forks;
 	k->rodata->single_ring = sc->nr_threads > 0;
 	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
 	k->rodata->filter_flags = flags;
@@ -342,8 +343,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.unwind_fork, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.unwind_exec, cfg->unwind_ehframe);
-	bpf_program__set_autoload(k->progs.unwind_exit, cfg->unwind_ehframe);
-	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks);
+	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks || cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
 	k->rodata->offcpu_min_ns = cfg->offcpu_min_ns;
@@ -423,15 +423,19 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
 	if (cfg->unwind_ehframe && (attach_tracing(s, s->skel->progs.unwind_fork) ||
-				    attach_tracing(s, s->skel->progs.unwind_exec) ||
-				    attach_tracing(s, s->skel->progs.unwind_exit))) {
-		rt_format(err, errlen, "cannot track forks, execs and exits for -g: %s",
+				    attach_tracing(s, s->skel->progs.unwind_exec))) {
+		rt_format(err, errlen, "cannot track forks and execs for -g: %s", strerror(errno));
+		goto fail;
+	}
+	if (cfg->scope.follow_forks && attach_tracing(s, s->skel->progs.follow_fork)) {
+		rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
 			  strerror(errno));
 		goto fail;
 	}
-	if (cfg->scope.follow_forks && (attach_tracing(s, s->skel->progs.follow_fork) ||
-					attach_tracing(s, s->skel->progs.forget_exit))) {
-		rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
+	/* one program at exits: followed processes leave, mappings go */
+	if ((cfg->scope.follow_forks || cfg->unwind_ehframe) &&
+	    attach_tracing(s, s->skel->progs.forget_exit)) {
+		rt_format(err, errlen, "cannot watch the traced processes' exits: %s",
 			  strerror(errno));
 		goto fail;
 	}

@@ -146,7 +146,7 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 	if (close(out) && !err)
 		err = errno;
 	if (!err && renameat2(c->dirfd, tmp, c->dirfd, j->name, j->replace ? 0 : RENAME_NOREPLACE))
-		err = errno == EEXIST ? EEXIST : errno;
+		err = errno;
 	if (err) {
 		unlinkat(c->dirfd, tmp, 0);
 		c->used = before; /* its bytes are gone again */

@@ -232,9 +232,12 @@ static int remove_replaced(int dirfd, const char *path, char *err, size_t errlen
 {
 	int fd = open_subdir(dirfd, REPLACED_DIR);
 
-	if (fd < 0)
-		return errno == ENOENT ? 0 : (rt_format(err, errlen, "%s/%s: cannot open: %s", path,
-						       REPLACED_DIR, strerror(errno)), -1);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		rt_format(err, errlen, "%s/%s: cannot open: %s", path, REPLACED_DIR, strerror(errno));
+		return -1;
+	}
 	clear_old_data(fd, path, err, errlen);
 	remove_build_ids(fd);
 	close(fd);
