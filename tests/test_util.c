@@ -168,6 +168,19 @@ int tu_online_cpus(void)
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+unsigned long tu_sample_freq(unsigned long want)
+{
+	unsigned long limit = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &limit) != 1)
+			limit = 0;
+		fclose(f);
+	}
+	return limit && limit < want ? limit : want;
+}
+
 void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,
 		     unsigned long *all)
 {

@@ -47,6 +47,11 @@ double tu_process_cpu_seconds(pid_t pid);
 /* Number of online CPUs. */
 int tu_online_cpus(void);
 
+/* want, or the kernel's limit if that is lower now
+ * (kernel.perf_event_max_sample_rate: the kernel lowers it when samples take
+ * long, as a loaded or sanitized run's may). */
+unsigned long tu_sample_freq(unsigned long want);
+
 /* Of the samples in folded stacks (report --folded: lines "a;b;c N", comm
  * first), all of them in *all, and in *with those of the lines one of whose
  * ;-separated elements is frame, whole (main is not __libc_start_call_main).

@@ -416,14 +416,17 @@ static int test_port(int salt)
 }
 
 /* Waits until url, served by pid, answers (up to seconds); stops pid and
- * fails the test if it never does. */
-static void wait_serving(pid_t pid, const char *url, double seconds)
+ * fails the test with what pid wrote to log if it never does. */
+static void wait_serving(pid_t pid, const char *url, double seconds, const char *log)
 {
-	char *body = fetch(url, seconds);
+	char *body = fetch(url, seconds), *said = NULL;
+	bool ran = tu_running(pid);
 
 	if (!body) {
 		stop(pid);
-		fail_msg("%s never answered", url);
+		tu_sh(&said, "cat '%s'", log);
+		fail_msg("%s never answered (%s): %s", url, ran ? "still running" : "it ended",
+			 said ? said : "");
 	}
 	free(body);
 }
@@ -475,7 +478,7 @@ static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
 	snprintf(dir_log, sizeof(dir_log), "%s/export.log", dir);
 	exporter = start("%s export --listen 127.0.0.1:%d >%s 2>&1", tu_ringtrace(), port, dir_log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
-	wait_serving(exporter, url, 15);
+	wait_serving(exporter, url, 15, dir_log);
 	held = calloc(HELD_CONNECTIONS, sizeof(*held));
 	assert_non_null(held);
 	for (int i = 0; i < HELD_CONNECTIONS; i++) {
@@ -526,7 +529,7 @@ static double family_sum(const char *scrape, const char *name)
  * (the comms add up to the cgroups), and a scrape stays fast. */
 static void test_renames_do_not_fill_the_comm_map(void **state)
 {
-	char url[128], series[64], fresh[16], *dir, *out = NULL, *body = NULL;
+	char url[128], series[64], fresh[16], log[PATH_MAX + 16], *dir, *out = NULL, *body = NULL;
 	int port = test_port(2), cpus = tu_online_cpus(), rc;
 	double t0, took, comm_s, cgroup_s, evictions;
 	pid_t exporter;
@@ -534,10 +537,11 @@ static void test_renames_do_not_fill_the_comm_map(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
-	exporter = start("%s export -F 10000 --top 1000 --listen 127.0.0.1:%d >%s/export.log 2>&1",
-			 tu_ringtrace(), port, dir);
+	snprintf(log, sizeof(log), "%s/export.log", dir);
+	exporter = start("%s export -F %lu --top 1000 --listen 127.0.0.1:%d >%s 2>&1",
+			 tu_ringtrace(), tu_sample_freq(10000), port, log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
-	wait_serving(exporter, url, 15);
+	wait_serving(exporter, url, 15, log);
 	t0 = now();
 	if (cpus >= 2 ? tu_sh(&out, "%s --cpu 0 rename 10000 & %s --cpu 1 rename 10000; wait",
 			      tu_loadgen(), tu_loadgen())

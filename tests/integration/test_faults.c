@@ -135,8 +135,8 @@ static void test_full_disk_stops_cleanly(void **state)
 		tu_skip("cannot mount a tmpfs: %s", strerror(e));
 	}
 	snprintf(dir, sizeof(dir), "%s/rec", mnt);
-	rc = tu_sh(&out, "%s record -a -g -F 9999 -o %s -- %s --threads 2 spin 20 2>&1",
-		   tu_ringtrace(), dir, tu_loadgen());
+	rc = tu_sh(&out, "%s record -a -g -F %lu -o %s -- %s --threads 2 spin 20 2>&1",
+		   tu_ringtrace(), tu_sample_freq(9999), dir, tu_loadgen());
 	print_message("%s", out);
 	/* read as a user would after freeing space: a copy elsewhere (perf
 	 * maps its input, and a full tmpfs can fail page faults with SIGBUS);
@@ -211,7 +211,7 @@ static void test_stalled_drain_counts_losses_and_resumes(void **state)
 
 static void test_second_sigint_quits_at_once(void **state)
 {
-	char *dir, log[PATH_MAX + 16], *out = NULL;
+	char *dir, log[PATH_MAX + 16], args[128], *out = NULL;
 	struct timespec t0, t1;
 	pid_t pid;
 
@@ -220,7 +220,9 @@ static void test_second_sigint_quits_at_once(void **state)
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s.log", dir);
 	/* a slow disk makes the first SIGINT's flush take long */
-	pid = start_recording(dir, "-a -g -F 9999 --debug-writer-delay-ms 200 -- sleep 30", log);
+	snprintf(args, sizeof(args), "-a -g -F %lu --debug-writer-delay-ms 200 -- sleep 30",
+		 tu_sample_freq(9999));
+	pid = start_recording(dir, args, log);
 	sleep(2);
 	kill(pid, SIGINT);
 	/* the first one is read within the drain interval (100 ms); one sent

@@ -45,7 +45,7 @@ static int export_option(void *ctx, int id, const char *arg)
 		}
 		break;
 	case EXPORT_OPT_FREQ:
-		if (option_parse_u64("-F", arg, 1, 100000, &v))
+		if (parse_sample_freq(arg, &v))
 			return OPTIONS_USAGE_ERROR;
 		cl->exporter.rate.freq = v;
 		break;

@@ -28,7 +28,6 @@ struct record_command_line {
 	const char *metrics_listen; /* --metrics */
 	bool freq_given;
 	bool off_cpu_min_given;
-	uint64_t max_rate; /* kernel.perf_event_max_sample_rate, or 0 */
 };
 
 static int is_power_of_two(uint64_t v)
@@ -137,7 +136,7 @@ static int record_option(void *ctx, int id, const char *arg)
 		o->all_cgroups = true;
 		break;
 	case RECORD_OPT_FREQ:
-		if (option_parse_u64("-F", arg, 1, cl->max_rate ? cl->max_rate : 1000000, &v))
+		if (parse_sample_freq(arg, &v))
 			return OPTIONS_USAGE_ERROR;
 		o->rate.freq = v;
 		cl->freq_given = true;
@@ -288,7 +287,6 @@ int cmd_record(int argc, char **argv)
 	int status, first_positional;
 
 	memset(&cl, 0, sizeof(cl));
-	cl.max_rate = perf_max_sample_rate();
 	o->output = RECORD_DEFAULT_OUTPUT;
 	o->ring_pages = RECORD_DEFAULT_RING_PAGES;
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
