@@ -768,8 +768,21 @@ static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_
 	if (!c)
 		return n;
 	c->samples++;
-	/* a process not known yet: by frame pointers, as the kernel walks them */
+	/* a process not known yet (forked or started before the side-band
+	 * told the loader of it) starts with no mappings: its walks put in
+	 * those of the pcs they meet, from the VMAs; with no room for it, by
+	 * frame pointers, as the kernel walks them */
 	w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
+	if (!w.pm) {
+		const struct rt_process_mappings *none =
+			bpf_map_lookup_elem(&no_process_mappings, &zero);
+
+		if (!none)
+			return n;
+		if (!bpf_map_update_elem(&process_mappings, &tgid, none, BPF_NOEXIST))
+			c->kernel_processes++;
+		w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
+	}
 	if (!w.pm) {
 		c->no_process++;
 		w.no_process = true;

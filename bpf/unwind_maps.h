@@ -115,7 +115,8 @@ struct rt_unwind_counters {
 	 * non_canonical + read_failed + bad_frame + truncated */
 	__u64 samples;       /* user stacks */
 	__u64 no_process;    /* ...of which walked by frame pointers alone: the
-				process's mappings not known (yet) */
+				process's mappings not known, and no room to
+				start them */
 	__u64 outermost;     /* ended where the CFI says the stack ends */
 	__u64 return_zero;   /* ended at a return address 0 */
 	__u64 non_canonical; /* ended at a return address no user address can be */
@@ -143,6 +144,8 @@ struct rt_unwind_counters {
 	 * another walk's insertion under way) */
 	__u64 kernel_mappings;
 	__u64 kernel_mappings_left;
+	/* processes not known yet whose mappings a sample started (empty) */
+	__u64 kernel_processes;
 };
 
 #endif

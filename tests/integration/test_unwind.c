@@ -198,11 +198,12 @@ static void test_ehframe_unwinds_running_process(void **state)
 	free(dir);
 }
 
-/* -g of a process forked, by one already running, while the tables of what
- * ran at the start are still being built (held back 5 s here, as on a
- * machine of many processes): the child has its parent's mappings of the
- * start too, and unwinds with their tables once they are built. Under -a
- * and under -p of the parent (which follows its forks). */
+/* -g of a process forked, by one already running, as the recording begins,
+ * while the tables of what ran at the start are still being built (held back
+ * 3 s here, as on a machine of many processes): it unwinds with them once
+ * they are built. Under -a and under -p of the parent (which follows its
+ * forks). The command ringtrace runs, once it is recording, tells the parent
+ * to fork. */
 static void child_forked_during_start(bool of_parent)
 {
 	char *dir, *out = NULL, *folded = NULL, *tasks = NULL, target[64];
@@ -210,16 +211,17 @@ static void child_forked_during_start(bool of_parent)
 	pid_t parent;
 	int rc;
 
-	/* idle 2.5 s, then the chain in a child until 10 s */
-	parent = tu_start("exec %s/unwindgen fork 10 2.5", symgen_dir);
+	/* idle until SIGUSR1, then the chain in a child for 7 s */
+	parent = tu_start("exec %s/unwindgen fork 7", symgen_dir);
 	usleep(300000);
 	if (of_parent)
 		snprintf(target, sizeof(target), "-p %d", (int)parent);
 	else
 		snprintf(target, sizeof(target), "-a");
 	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record %s -g -F 999 --debug-start-tables-delay-ms 5000 --force -o %s -- sleep 8 2>&1",
-		   tu_ringtrace(), target, dir);
+	rc = tu_sh(&out, "%s record %s -g -F 999 --debug-start-tables-delay-ms 3000 --force -o %s "
+			 "-- sh -c 'kill -USR1 %d; sleep 8' 2>&1",
+		   tu_ringtrace(), target, dir, (int)parent);
 	kill(parent, SIGKILL);
 	tu_wait_gone(parent, 5);
 	if (rc)
@@ -234,10 +236,10 @@ static void child_forked_during_start(bool of_parent)
 	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
 	print_message("%s: child forked during the start: %lu of %lu samples with main;uw_a;uw_b;uw_c\n",
 		      target, full, total);
-	assert_true(total > 1000);
-	/* the child runs ~5.5 s of the recording, the last ~2.5 of them with
-	 * the tables (about half its samples; none without its parent's) */
-	assert_true(full * 100 >= total * 25);
+	assert_true(total > 3000);
+	/* the child runs 7 s of the recording, the last ~4 of them with the
+	 * tables (about 57% of its samples) */
+	assert_true(full * 100 >= total * 35);
 	free(tasks);
 	free(folded);
 	tu_rmtree(dir);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -150,15 +151,22 @@ static int run_jit(double seconds)
 	return 0;
 }
 
-/* Idle for after seconds, then the chain in a child until seconds have
- * passed since the start: a process forked from one that was already running. */
-static int run_fork(double seconds, double after)
+/* Idle until SIGUSR1, then the chain in a child for seconds: a process
+ * forked, at the moment its test chooses, from one that was already running. */
+static int run_fork(double seconds)
 {
-	double end = now() + seconds;
-	int status;
+	sigset_t usr1;
+	int status, sig;
+	double end;
 	pid_t child;
 
-	usleep((useconds_t)(after * 1e6));
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL) || sigwait(&usr1, &sig)) {
+		perror("sigwait");
+		return 1;
+	}
+	end = now() + seconds;
 	child = fork();
 	if (child < 0) {
 		perror("fork");
@@ -182,11 +190,11 @@ int main(int argc, char **argv)
 	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
 			 strcmp(argv[1], "deep") && strcmp(argv[1], "dlopen") &&
 			 strcmp(argv[1], "fork"))) {
-		fprintf(stderr, "usage: unwindgen chain|deep|dlopen|jit [SECONDS] | fork SECONDS AFTER\n");
+		fprintf(stderr, "usage: unwindgen chain|deep|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "fork"))
-		return run_fork(seconds, argc > 3 ? atof(argv[3]) : 0.5);
+		return run_fork(seconds);
 	if (!strcmp(argv[1], "dlopen"))
 		return run_dlopen(seconds);
 	if (!strcmp(argv[1], "jit"))

@@ -18,6 +18,7 @@
 #include "sampler.skel.h"
 #include "sys/kernel_symbol.h"
 #include "sys/privileges.h"
+#include "sys/process_tree.h"
 
 /* One opened perf event and the program's link to it. */
 struct attachment {
@@ -57,6 +58,50 @@ static int check_btf(char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* Follows the children of followed processes forked after ringtrace started
+ * but before follow_fork was attached (a -g start loads for seconds), as
+ * follow_fork would have: they are in /proc now. Again until a pass finds
+ * none new, as a child found may have forked before it was added. A child
+ * forked within a clock tick before ringtrace started may be taken too. */
+static int follow_earlier_forks(struct bpf_sampler *s, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(s->skel->maps.target_tgids);
+	struct process_node *nodes;
+	uint64_t since;
+	__u8 yes = 1, v;
+	bool added = true;
+	size_t nr;
+
+	if (process_start_ticks(0, &since))
+		goto fail;
+	for (int pass = 0; added && pass < 16; pass++) {
+		if (process_tree_read(&nodes, &nr))
+			goto fail;
+		added = false;
+		for (size_t i = 0; i < nr; i++) {
+			__u32 pid = nodes[i].pid, ppid = nodes[i].ppid;
+
+			if (nodes[i].start_ticks < since || bpf_map_lookup_elem(fd, &ppid, &v) ||
+			    !bpf_map_lookup_elem(fd, &pid, &v))
+				continue;
+			if (bpf_map_update_elem(fd, &pid, &yes, BPF_NOEXIST)) {
+				if (errno == EEXIST)
+					continue; /* follow_fork was first */
+				rt_warn("process %u, forked by followed process %u during the start, "
+					"is not followed: %s", pid, ppid, strerror(errno));
+				continue;
+			}
+			added = true;
+		}
+		free(nodes);
+	}
+	return 0;
+fail:
+	rt_format(err, errlen, "cannot read the processes forked during the start from /proc: %s",
+		  strerror(errno));
+	return -1;
 }
 
 /* Fills the maps the filters read: CPUs, processes, threads, cgroup. */
@@ -432,6 +477,8 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 			  strerror(errno));
 		goto fail;
 	}
+	if (cfg->scope.follow_forks && follow_earlier_forks(s, err, errlen))
+		goto fail;
 	/* one program at exits: followed processes leave, mappings go */
 	if ((cfg->scope.follow_forks || cfg->unwind_ehframe) &&
 	    attach_tracing(s, s->skel->progs.forget_exit)) {

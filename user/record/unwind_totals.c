@@ -43,7 +43,7 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 	if (bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: user stacks: %" PRIu64 " (%" PRIu64
-		" of processes not known yet, by frame pointers alone), ending: %" PRIu64
+		" by frame pointers alone: processes not known, no room), ending: %" PRIu64
 		" outermost, %" PRIu64 " return address 0, %" PRIu64
 		" return address past user space, %" PRIu64 " read failed, %" PRIu64
 		" bad frame, %" PRIu64 " truncated",
@@ -58,6 +58,8 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		(uint64_t)c.signal_frames, (uint64_t)c.fp_frames, (uint64_t)c.no_process_frames,
 		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression);
 	rt_info("ringtrace: mappings put in by the kernel side, at exec and from the VMA of a pc in none known: %" PRIu64
-		" (%" PRIu64 " left to the side-band: no room, overlapping, or written at once)",
-		(uint64_t)c.kernel_mappings, (uint64_t)c.kernel_mappings_left);
+		" (%" PRIu64 " left to the side-band: no room, overlapping, or written at once); "
+		"processes it began before the side-band told of them: %" PRIu64,
+		(uint64_t)c.kernel_mappings, (uint64_t)c.kernel_mappings_left,
+		(uint64_t)c.kernel_processes);
 }

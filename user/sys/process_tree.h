@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* process_tree.h: the machine's processes as /proc shows them now, each with
+ * its parent and start time: what a recording that follows forks reads once
+ * its fork hook is attached, for the forks it came too late to see. */
+#ifndef RINGTRACE_PROCESS_TREE_H
+#define RINGTRACE_PROCESS_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct process_node {
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ticks; /* since boot, in clock ticks (field 22 of stat) */
+};
+
+/* Every process in /proc now (those that end meanwhile left out), in *nodes
+ * (the caller frees it), *nr of them: 0, or -1 with errno set. */
+int process_tree_read(struct process_node **nodes, size_t *nr);
+
+/* The start of pid (0: this process) in the unit of start_ticks: 0, or -1
+ * with errno set. */
+int process_start_ticks(uint32_t pid, uint64_t *ticks);
+
+#endif
