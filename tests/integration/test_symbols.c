@@ -351,6 +351,24 @@ static void expect_script_names(const char *dir, struct strings *perf_names)
 		strings_free(&theirs);
 }
 
+/* The kernel frames of dir's samples (ip, name, dso) as perf script shows
+ * them: kernel addresses outside perf's map of the kernel have no dso. */
+static void expect_kernel_dsos_as_perf(const char *dir)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out, "cd %s && perf script -i . -F ip,sym,dso 2>/dev/null | "
+				     "grep -E '^\\s+f{8}' >kernel.perf && %s script -F ip,sym,dso . | "
+				     "grep -E '^\\s+f{8}' >kernel.rt; wc -l <kernel.rt; "
+				     "diff kernel.perf kernel.rt | head -5; rm -f kernel.perf kernel.rt",
+			       dir, tu_ringtrace()), 0);
+	print_message("kernel frames and their dsos: %s", out);
+	if (strchr(out, '<') || strchr(out, '>'))
+		fail_msg("kernel frames named otherwise than by perf script (< perf, > ringtrace):\n%s",
+			 out);
+	free(out);
+}
+
 /* The rows of a --sort sym report as "[x] NAME  PCT%", in its order; with_samples:
  * ringtrace's (a Samples column after Overhead). */
 static void report_rows(const char *text, bool with_samples, struct strings *out)
@@ -645,6 +663,7 @@ static void test_every_address_named_as_perf_names_it(void **state)
 	struct symtab t, k;
 	char prog[PATH_MAX + 32], *dir, *out = NULL, err[512];
 	unsigned long long off, vaddr, size, text;
+	uint64_t k_end;
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -693,7 +712,18 @@ static void test_every_address_named_as_perf_names_it(void **state)
 		synth_sample(&sy, k.syms[i].start, true);
 		synth_sample(&sy, k.syms[i].start + 1, true);
 	}
+	k_end = k.kernel_end;
 	symtab_free(&k);
+	/* kernel addresses of no symbol: below _text, past the kernel's text,
+	 * in the module area where no module is (a BPF program's JIT image
+	 * freed since), the highest */
+	synth_sample(&sy, text - 0x1000, true);
+	synth_sample(&sy, 0xffffffffb0000000ULL, true);
+	synth_sample(&sy, 0xffffffffc0025fc8ULL, true);
+	synth_sample(&sy, 0xfffffffffffff000ULL, true);
+	/* around the last kernel symbol's end */
+	synth_sample(&sy, k_end - 1, true);
+	synth_sample(&sy, k_end, true);
 
 	dir = tu_tempdir();
 	tu_recording_write(&sy.r, dir);
@@ -701,6 +731,7 @@ static void test_every_address_named_as_perf_names_it(void **state)
 	print_message("%zu samples over symgen_names, ld.so, libm, libc, the vdso and the kernel\n",
 		      sy.samples);
 	expect_script_names(dir, &names);
+	expect_kernel_dsos_as_perf(dir);
 	{
 		static const char *const expected[] = {
 			"sin@plt", "exp@plt", "logf@plt", "_init", "_dl_start_user", "__brk",

@@ -258,6 +258,7 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 			if (!as->kernel)
 				return -1;
 			as->kernel->kernel = true;
+			as->kernel_start = m.start;
 		}
 		return 0;
 	}
@@ -533,6 +534,15 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 		load_dso(as, dso, as->kallsyms_path);
 	if (!dso->unreadable)
 		sym = symtab_find(&dso->symtab, addr);
+	/* a kernel address outside perf's map of the kernel (from _text to
+	 * its last symbol's end: a BPF program's image freed since, a module
+	 * unloaded) is in no mapping, as perf has it */
+	if (!sym && dso == as->kernel && dso->symtab.kernel_end &&
+	    (ip < as->kernel_start || ip >= dso->symtab.kernel_end)) {
+		out->dso = UNKNOWN;
+		out->mapped = false;
+		return;
+	}
 	if (sym) {
 		out->symbol = sym->name;
 		out->symbol_start = sym->start;

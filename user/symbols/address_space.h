@@ -52,6 +52,7 @@ struct address_space {
 	struct hash_map strings;   /* interned strings */
 	struct hash_map cgroups;   /* cgroup id -> struct cgroup_name */
 	struct dso *kernel;        /* set by the kernel's MMAP record */
+	uint64_t kernel_start;     /* where that record maps the kernel (_text) */
 	const char *kallsyms_path;
 	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */

@@ -496,14 +496,17 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 
 /* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
  * those of modules perf has no map for are dropped. */
-static void split_modules(struct symtab_builder *b, struct modules *m)
+static void split_modules(struct symtab_builder *b, struct modules *m, uint64_t *kernel_end)
 {
 	size_t out = 0;
 
+	*kernel_end = m->all ? UINT64_MAX : 0;
 	for (size_t i = 0; i < b->nr; i++) {
 		char *name = (char *)b->names.data + (uintptr_t)b->syms[i].sym.name;
 		char *tab = strchr(name, '\t');
 
+		if (!tab && b->syms[i].sym.end > *kernel_end)
+			*kernel_end = b->syms[i].sym.end;
 		if (tab) {
 			char *mod = tab + 1 + (tab[1] == '[');
 
@@ -548,13 +551,16 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		r = 0;
 	close(fd);
 	if (!r) {
+		uint64_t kernel_end;
+
 		modules_init(&m, path);
-		split_modules(&b, &m);
+		split_modules(&b, &m, &kernel_end);
 		byte_buffer_free(&m.list);
 		if (symtab_builder_finish(&b, t)) {
 			rt_format(err, errlen, "out of memory reading %s", path);
 			r = -1;
 		}
+		t->kernel_end = kernel_end;
 	}
 	symtab_builder_free(&b);
 	return r;

@@ -36,6 +36,10 @@ struct symtab {
 	size_t names_len;
 	struct elf_segment *segments;
 	size_t nr_segments;
+	/* kallsyms: where perf's map of the kernel ends (the end of its last
+	 * symbol not a module's; UINT64_MAX with a kcore beside, whose maps
+	 * cover the rest); else 0 */
+	uint64_t kernel_end;
 };
 
 /* Loads the symbols of /proc/kallsyms (or another file in its format).
