@@ -249,6 +249,9 @@ void tu_skip_at(const char *file, int line, const char *fmt, ...)
 void tu_set_skip_reason(const char *reason)
 {
 	skip_reason = reason;
+	/* TEST_FILTER=PATTERN: only the tests whose names match (cmocka's * and ?) */
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 }
 
 void tu_skip_unless_possible_at(const char *file, int line)
