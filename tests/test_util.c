@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,6 +162,14 @@ const char *tu_symgen_skip_reason(void)
 	if (!why && !env("SYMGEN_DIR"))
 		why = "SYMGEN_DIR is not set (run through make test)";
 	return why;
+}
+
+double tu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 int tu_online_cpus(void)

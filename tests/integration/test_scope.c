@@ -330,6 +330,40 @@ static void test_pid_follows_forks_made_during_the_start(void **state)
 	fail_msg("3 forks in a row came after the start: nothing shows a fork during it");
 }
 
+/* record -p PID without a command ends once PID, and what it forked
+ * meanwhile, have exited, as perf record -p does (before: at SIGINT only);
+ * -i, following no fork, once PID has. */
+static void test_pid_recording_ends_with_its_processes(void **state)
+{
+	static const char *const modes[] = { "", "-i" };
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		char *dir = tu_tempdir();
+		double t0 = tu_now();
+		pid_t target = spawn_spinner(last_cpu(), 1, 2), rec;
+		struct tally t;
+		int status;
+
+		rec = tu_start("exec %s record %s -p %d --force -o %s", tu_ringtrace(), modes[m],
+			       (int)target, dir);
+		waitpid(target, NULL, 0);
+		if (!tu_wait_gone(rec, 10)) {
+			kill(rec, SIGKILL);
+			fail_msg("record %s -p %d still runs 10 s after its process exited",
+				 modes[m], (int)target);
+		}
+		assert_int_equal(waitpid(rec, &status, 0), rec);
+		print_message("record %s -p: ended %.1f s after its start, its process's 2 s\n",
+			      modes[m], tu_now() - t0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		tally_recording(dir, &t);
+		assert_true(samples_of(&t, (uint32_t)target) > 500);
+		done(dir);
+	}
+}
+
 /* --per-thread -p PID: events follow each thread; both spinning threads. */
 static void test_per_thread_scope(void **state)
 {
@@ -498,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_list_scope),
 		cmocka_unit_test(test_pid_scope),
 		cmocka_unit_test(test_pid_follows_forks_made_during_the_start),
+		cmocka_unit_test(test_pid_recording_ends_with_its_processes),
 		cmocka_unit_test(test_per_thread_scope),
 		cmocka_unit_test(test_command_follows_children),
 		cmocka_unit_test(test_tracepoint_fields_in_perf_script),

@@ -35,6 +35,7 @@ struct bpf_sampler {
 	int nr_possible;
 	bool unwind_ehframe;
 	bool offcpu;
+	bool follows_forks; /* follow_fork is attached */
 };
 
 static bool libbpf_verbose;
@@ -479,6 +480,7 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 	}
 	if (cfg->scope.follow_forks && follow_earlier_forks(s, err, errlen))
 		goto fail;
+	s->follows_forks = cfg->scope.follow_forks;
 	/* one program at exits: followed processes leave, mappings go */
 	if ((cfg->scope.follow_forks || cfg->unwind_ehframe) &&
 	    attach_tracing(s, s->skel->progs.forget_exit)) {
@@ -645,6 +647,15 @@ static int sum_percpu_counts(const struct bpf_sampler *s, const struct bpf_map *
 	}
 	free(all);
 	return ret;
+}
+
+bool bpf_sampler_follows_none(const struct bpf_sampler *s)
+{
+	__u32 key;
+
+	return s->follows_forks &&
+	       bpf_map_get_next_key(bpf_map__fd(s->skel->maps.target_tgids), NULL, &key) &&
+	       errno == ENOENT;
 }
 
 int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum)

@@ -120,6 +120,10 @@ static inline uint32_t unwind_pages_for(uint32_t rows)
 {
 	return rows / RT_UNWIND_ROWS_PER_PAGE + 1;
 }
+/* Whether no process is followed any more (the scope's processes and those
+ * they forked have all exited); false if none were followed. */
+bool bpf_sampler_follows_none(const struct bpf_sampler *s);
+
 /* The unwinder's counters summed over CPUs; -1 if it does not run. */
 int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum);
 

@@ -273,6 +273,7 @@ static int run_loop(struct session *s)
 	bool unwind_work = s->unwind.on;
 	/* test knob: the start's tables built late, as on a machine of many processes */
 	double unwind_from = monotonic_seconds() + s->opts->debug_start_tables_delay_ms / 1e3;
+	double look_at_targets = 0;
 
 	while (!s->stopping) {
 		struct epoll_event evs[16];
@@ -300,6 +301,12 @@ static int run_loop(struct session *s)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
 		show_progress(s);
+		/* -p, -t: ends once what it traces has exited, as perf's does */
+		if (!s->has_workload && monotonic_seconds() >= look_at_targets) {
+			look_at_targets = monotonic_seconds() + DRAIN_INTERVAL_MS / 1e3;
+			if (record_target_exited(&s->target, bpf_sampler_follows_none(s->sampler)))
+				s->stopping = true;
+		}
 	}
 	return 0;
 }

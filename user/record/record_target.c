@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/process_tree.h"
 
 /* "123,456" into a new array of numbers, each naming an existing task. */
 static int parse_task_list(const char *text, const char *what, uint32_t **out, unsigned int *nr,
@@ -206,6 +207,25 @@ int record_target_add_workload(struct record_target *t, pid_t pid)
 		return add_thread(t, pid);
 	/* -i: its first thread only, as perf's attr.inherit = 0 */
 	return t->no_inherit ? add_tid(t, pid) : 0;
+}
+
+bool record_target_exited(const struct record_target *t, bool follows_none)
+{
+	if (t->follow_workload || (!t->nr_tgids && !t->nr_tids))
+		return false;
+	if (t->follow_forks)
+		return follows_none;
+	/* -i, --per-thread, -t: the threads named or found at the start */
+	for (unsigned int i = 0; i < t->nr_tids; i++)
+		if (!process_exited(t->tids[i]))
+			return false;
+	for (unsigned int i = 0; !t->nr_tids && i < t->nr_threads; i++)
+		if (!process_exited((uint32_t)t->threads[i]))
+			return false;
+	for (unsigned int i = 0; !t->nr_tids && !t->nr_threads && i < t->nr_tgids; i++)
+		if (!process_exited(t->tgids[i]))
+			return false;
+	return true;
 }
 
 void record_target_free(struct record_target *t)

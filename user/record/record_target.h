@@ -38,6 +38,11 @@ int record_target_resolve(struct record_target *t, const struct record_options *
 			  size_t errlen);
 /* Makes the workload (forked, not yet running) the target, if it is. */
 int record_target_add_workload(struct record_target *t, pid_t pid);
+/* Whether everything -p or -t named has exited (with what it forked, when
+ * followed: follows_none, the sampler's), as perf's per-task events then
+ * hang up and its recording ends; false for a recording of a command, or
+ * of anything else. */
+bool record_target_exited(const struct record_target *t, bool follows_none);
 void record_target_free(struct record_target *t);
 
 #endif

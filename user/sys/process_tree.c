@@ -13,39 +13,67 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Parent and start time of pid (0: this process) from its stat line. */
-static int read_stat(uint32_t pid, uint32_t *ppid, uint64_t *start)
+/* The fields after the comm in the stat line of id (0: this process), in
+ * line; NULL with errno set if it cannot be read. */
+static const char *stat_fields(uint32_t id, char *line, size_t size)
 {
-	char path[64], line[1024], *after;
-	unsigned int parent;
-	uint64_t ticks;
+	char path[64], *after;
 	ssize_t n;
 	int fd;
 
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+	if (id)
+		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", id);
 	else
 		snprintf(path, sizeof(path), "/proc/self/stat");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	n = read(fd, line, sizeof(line) - 1);
+		return NULL;
+	n = read(fd, line, size - 1);
 	close(fd);
-	if (n <= 0)
-		return -1;
+	if (n <= 0) {
+		errno = n ? errno : ESRCH;
+		return NULL;
+	}
 	line[n] = '\0';
 	after = strrchr(line, ')');
+	if (!after || !after[1]) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return after + 1;
+}
+
+/* Parent and start time of pid (0: this process) from its stat line. */
+static int read_stat(uint32_t pid, uint32_t *ppid, uint64_t *start)
+{
+	char line[1024];
+	const char *fields = stat_fields(pid, line, sizeof(line));
+	unsigned int parent;
+	uint64_t ticks;
+
+	if (!fields)
+		return -1;
 	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
 	 * cmajflt utime stime cutime cstime priority nice num_threads
 	 * itrealvalue starttime */
-	if (!after || sscanf(after + 1, " %*c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-				  "%*d %*d %*d %*d %" SCNu64, &parent, &ticks) != 2) {
+	if (sscanf(fields, " %*c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			   "%*d %*d %*d %*d %" SCNu64, &parent, &ticks) != 2) {
 		errno = EINVAL;
 		return -1;
 	}
 	*ppid = parent;
 	*start = ticks;
 	return 0;
+}
+
+bool process_exited(uint32_t id)
+{
+	char line[1024];
+	const char *fields = stat_fields(id, line, sizeof(line));
+
+	if (!fields)
+		return errno == ENOENT || errno == ESRCH;
+	return fields[1] == 'Z' || fields[1] == 'X';
 }
 
 int process_start_ticks(uint32_t pid, uint64_t *ticks)

@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_PROCESS_TREE_H
 #define RINGTRACE_PROCESS_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,10 @@ struct process_node {
 /* Every process in /proc now (those that end meanwhile left out), in *nodes
  * (the caller frees it), *nr of them: 0, or -1 with errno set. */
 int process_tree_read(struct process_node **nodes, size_t *nr);
+
+/* Whether process or thread id has exited (no longer in /proc, or a zombie
+ * waiting for its parent). */
+bool process_exited(uint32_t id);
 
 /* The start of pid (0: this process) in the unit of start_ticks: 0, or -1
  * with errno set. */
