@@ -130,23 +130,29 @@ _Static_assert(COUNTER_AT(no_process_frames, FP_EXPRESSION) ==
 enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED,
        END_BAD_FRAME, END_TRUNCATED };
 
-/* The state of one walk, on the BPF stack of the sampling program. */
-struct unwind_walk {
-	struct sample_words *s;
-	struct rt_process_mappings *pm;
-	struct stack_window *stack;
+/* The frame a walk is at, and how it was found: what a step reads and
+ * writes (no pointers: the argument of a global function). */
+struct frame_regs {
 	__u64 ip, sp, bp, bx;
 	/* where every register of this frame is, when it is known: the
 	 * sampled frame's in the task's pt_regs (kernel memory), a frame a
 	 * signal interrupted in its sigcontext (user memory); else 0 */
 	__u64 regs_at;
 	bool regs_in_user;
+	bool exact_ip; /* the first frame, or the one a signal interrupted */
+	__u8 found, fp_reason, end_reason;
+};
+
+/* The state of one walk, on the BPF stack of the sampling program. */
+struct unwind_walk {
+	struct sample_words *s;
+	struct rt_process_mappings *pm;
+	struct stack_window *stack;
+	struct frame_regs r;
 	__u32 first;  /* the word the first frame goes to */
 	__u32 frames; /* frames written */
 	__s32 last_mapping; /* the mapping of the frame before, tried first */
-	bool exact_ip; /* the first frame, or the one a signal interrupted */
 	bool no_process; /* its mappings not known: frame pointers alone */
-	__u8 found, fp_reason, end_reason;
 	struct rt_unwind_counters *c; /* where the frames are counted */
 };
 
@@ -298,9 +304,9 @@ static __always_inline const struct rt_unwind_row *find_row(const struct rt_unwi
 /* A word of user (or kernel) memory read alone. Helpers write into map
  * memory only: this kernel's verifier fails ("verifier bug: stack slot")
  * on a helper writing a bpf_loop body's own stack in some walks. */
-static __always_inline bool read_word(struct unwind_walk *w, __u64 addr, bool user, __u64 *out)
+static __always_inline bool read_word(struct stack_window *win, __u64 addr, bool user, __u64 *out)
 {
-	__u64 *word = &w->stack->word;
+	__u64 *word = &win->word;
 
 	if ((user ? bpf_probe_read_user(word, sizeof(*word), (const void *)addr)
 		  : bpf_probe_read_kernel(word, sizeof(*word), (const void *)addr)))
@@ -311,13 +317,12 @@ static __always_inline bool read_word(struct unwind_walk *w, __u64 addr, bool us
 
 /* The stack word at addr, from the window, refilled from addr when addr is
  * not in it. */
-static __always_inline bool stack_word(struct unwind_walk *w, __u64 addr, __u64 *out)
+static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u64 *out)
 {
-	struct stack_window *win = w->stack;
 	__u64 off = addr - win->base, len;
 
 	if (addr & 7)
-		return read_word(w, addr, true, out);
+		return read_word(win, addr, true, out);
 	if (addr >= win->base && off < win->len) {
 		*out = win->w[(off / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
 		return true;
@@ -339,127 +344,145 @@ static __always_inline bool stack_word(struct unwind_walk *w, __u64 addr, __u64 
 
 /* The next frame found by frame pointers, for why: rbp points at the saved
  * rbp, the return address above it. */
-static __always_inline int step_by_frame_pointer(struct unwind_walk *w, __u8 why)
+static __always_inline int step_by_frame_pointer(struct frame_regs *r, struct stack_window *win,
+						 __u8 why)
 {
 	__u64 bp, ip;
 
-	if (!w->bp || w->bp < w->sp || w->bp > USER_ADDR_MAX) {
-		w->end_reason = END_BAD_FRAME;
+	if (!r->bp || r->bp < r->sp || r->bp > USER_ADDR_MAX) {
+		r->end_reason = END_BAD_FRAME;
 		return 1;
 	}
-	if (!stack_word(w, w->bp, &bp) || !stack_word(w, w->bp + 8, &ip)) {
-		w->end_reason = END_READ_FAILED;
+	if (!stack_word(win, r->bp, &bp) || !stack_word(win, r->bp + 8, &ip)) {
+		r->end_reason = END_READ_FAILED;
 		return 1;
 	}
-	w->sp = w->bp + 16;
-	w->bp = bp;
-	w->ip = ip;
-	w->exact_ip = false;
-	w->regs_at = 0;
-	w->found = FOUND_FP;
-	w->fp_reason = why;
+	r->sp = r->bp + 16;
+	r->bp = bp;
+	r->ip = ip;
+	r->exact_ip = false;
+	r->regs_at = 0;
+	r->found = FOUND_FP;
+	r->fp_reason = why;
 	return 0;
 }
 
 /* The registers a signal interrupted, from the rt_sigframe's sigcontext at sp. */
-static __always_inline int step_over_signal(struct unwind_walk *w)
+static __always_inline int step_over_signal(struct frame_regs *r, struct stack_window *win)
 {
-	__u64 sc = w->sp + SIGFRAME_SIGCONTEXT, *regs = w->stack->signal;
+	__u64 sc = r->sp + SIGFRAME_SIGCONTEXT, *regs = win->signal;
 
-	if (bpf_probe_read_user(regs, sizeof(w->stack->signal),
+	if (bpf_probe_read_user(regs, sizeof(win->signal),
 				(const void *)(sc + SIGCONTEXT_FIRST_READ * 8))) {
-		w->end_reason = END_READ_FAILED;
+		r->end_reason = END_READ_FAILED;
 		return 1;
 	}
-	w->bp = regs[0];
-	w->bx = regs[1];
-	w->sp = regs[5];
-	w->ip = regs[6];
-	w->exact_ip = true;
-	w->regs_at = sc;
-	w->regs_in_user = true;
-	w->found = FOUND_SIGNAL;
+	r->bp = regs[0];
+	r->bx = regs[1];
+	r->sp = regs[5];
+	r->ip = regs[6];
+	r->exact_ip = true;
+	r->regs_at = sc;
+	r->regs_in_user = true;
+	r->found = FOUND_SIGNAL;
 	return 0;
 }
 
 /* DWARF register reg of this frame into *value, where every register of the
  * frame is known. */
-static __always_inline bool frame_register(struct unwind_walk *w, __u8 reg, __u64 *value)
+static __always_inline bool frame_register(struct frame_regs *r, struct stack_window *win, __u8 reg,
+					   __u64 *value)
 {
-	if (!w->regs_at || reg >= DW_REGS)
+	if (!r->regs_at || reg >= DW_REGS)
 		return false;
-	if (w->regs_in_user)
-		return read_word(w, w->regs_at + word_of_dwarf(SIGCONTEXT_WORDS_OF_DWARF, reg) * 8,
+	if (r->regs_in_user)
+		return read_word(win, r->regs_at + word_of_dwarf(SIGCONTEXT_WORDS_OF_DWARF, reg) * 8,
 				 true, value);
-	return read_word(w, w->regs_at + word_of_dwarf(PT_REGS_WORDS_OF_DWARF, reg) * 8, false,
+	return read_word(win, r->regs_at + word_of_dwarf(PT_REGS_WORDS_OF_DWARF, reg) * 8, false,
 			 value);
 }
 
 /* The caller's value of a callee-saved register (rbp, rbx) by the row's rule. */
-static __always_inline bool caller_register(struct unwind_walk *w, __u8 how, __s16 offset,
+static __always_inline bool caller_register(struct stack_window *win, __u8 how, __s16 offset,
 					    __u64 cfa, __u64 *value)
 {
 	if (how == RT_RBP_SAVED)
-		return stack_word(w, cfa + offset, value);
+		return stack_word(win, cfa + offset, value);
 	if (how == RT_RBP_UNDEFINED)
 		*value = 0;
 	return true;
 }
 
 /* One step up by the row covering the frame's pc. */
-static __always_inline int step_by_row(struct unwind_walk *w, const struct rt_unwind_row *row)
+static __always_inline int step_by_row(struct frame_regs *r, struct stack_window *win,
+				       const struct rt_unwind_row *row)
 {
-	__u64 cfa, ra, bp = w->bp, bx = w->bx;
+	__u64 cfa, ra, bp = r->bp, bx = r->bx;
 
 	switch (row->cfa) {
 	case RT_CFA_RSP:
-		cfa = w->sp + row->cfa_offset;
+		cfa = r->sp + row->cfa_offset;
 		break;
 	case RT_CFA_RBP:
-		cfa = w->bp + row->cfa_offset;
+		cfa = r->bp + row->cfa_offset;
 		break;
 	case RT_CFA_RBX:
-		cfa = w->bx + row->cfa_offset;
+		cfa = r->bx + row->cfa_offset;
 		break;
 	case RT_CFA_REG:
-		if (!frame_register(w, row->cfa_reg, &cfa))
-			return step_by_frame_pointer(w, FP_EXPRESSION);
+		if (!frame_register(r, win, row->cfa_reg, &cfa))
+			return step_by_frame_pointer(r, win, FP_EXPRESSION);
 		cfa += row->cfa_offset;
 		break;
 	case RT_CFA_PLT10:
-		cfa = w->sp + 8 + ((w->ip & 15) >= 10 ? 8 : 0);
+		cfa = r->sp + 8 + ((r->ip & 15) >= 10 ? 8 : 0);
 		break;
 	case RT_CFA_PLT11:
-		cfa = w->sp + 8 + ((w->ip & 15) >= 11 ? 8 : 0);
+		cfa = r->sp + 8 + ((r->ip & 15) >= 11 ? 8 : 0);
 		break;
 	case RT_CFA_SIGNAL:
-		return step_over_signal(w);
+		return step_over_signal(r, win);
 	case RT_CFA_OUTERMOST:
-		w->end_reason = END_OUTERMOST;
+		r->end_reason = END_OUTERMOST;
 		return 1;
 	case RT_CFA_EXPRESSION:
-		return step_by_frame_pointer(w, FP_EXPRESSION);
+		return step_by_frame_pointer(r, win, FP_EXPRESSION);
 	default:
-		return step_by_frame_pointer(w, FP_NO_TABLE);
+		return step_by_frame_pointer(r, win, FP_NO_TABLE);
 	}
-	if (cfa <= w->sp || cfa > USER_ADDR_MAX) {
-		w->end_reason = END_BAD_FRAME;
+	if (cfa <= r->sp || cfa > USER_ADDR_MAX) {
+		r->end_reason = END_BAD_FRAME;
 		return 1;
 	}
-	if (!stack_word(w, cfa - 8, &ra) ||
-	    !caller_register(w, row->rbp, row->rbp_offset, cfa, &bp) ||
-	    !caller_register(w, row->rbx, row->rbx_offset, cfa, &bx)) {
-		w->end_reason = END_READ_FAILED;
+	if (!stack_word(win, cfa - 8, &ra) ||
+	    !caller_register(win, row->rbp, row->rbp_offset, cfa, &bp) ||
+	    !caller_register(win, row->rbx, row->rbx_offset, cfa, &bx)) {
+		r->end_reason = END_READ_FAILED;
 		return 1;
 	}
-	w->sp = cfa;
-	w->bp = bp;
-	w->bx = bx;
-	w->ip = ra;
-	w->exact_ip = false;
-	w->regs_at = 0;
-	w->found = FOUND_TABLE;
+	r->sp = cfa;
+	r->bp = bp;
+	r->bx = bx;
+	r->ip = ra;
+	r->exact_ip = false;
+	r->regs_at = 0;
+	r->found = FOUND_TABLE;
 	return 0;
+}
+
+/* One step of a walk from the frame r to its caller: by row, or by frame
+ * pointers (for why) without one. 1 when the walk ends there (why in
+ * r->end_reason). A global function, which the verifier checks once, not
+ * for every state of every walk: its steps' paths no longer multiply the
+ * walk's (the start of -g took 1.5 s of verifying, 542k instructions). */
+__noinline int unwind_step(struct frame_regs *r, struct stack_window *win,
+			   const struct rt_unwind_row *row, __u8 why)
+{
+	if (!r || !win)
+		return 1;
+	if (!row)
+		return step_by_frame_pointer(r, win, why);
+	return step_by_row(r, win, row);
 }
 
 #define VM_EXEC_FLAG 0x00000004UL
@@ -682,9 +705,9 @@ static __always_inline void count_frame(const struct unwind_walk *w)
 	__u64 *c = (__u64 *)w->c;
 
 	c[COUNTER_AT(frames, 0)]++;
-	c[COUNTER_AT(first_frames, w->found & 3)]++;
-	if (w->found == FOUND_FP)
-		c[COUNTER_AT(no_process_frames, w->fp_reason & 3)]++;
+	c[COUNTER_AT(first_frames, w->r.found & 3)]++;
+	if (w->r.found == FOUND_FP)
+		c[COUNTER_AT(no_process_frames, w->r.fp_reason & 3)]++;
 }
 
 /* bpf_loop's body: writes the frame at w->ip, then steps to its caller.
@@ -693,37 +716,39 @@ static long unwind_one_frame(__u32 i, void *arg)
 {
 	struct unwind_walk *w = arg;
 	const struct rt_unwind_mapping *m;
-	const struct rt_unwind_row *row;
+	const struct rt_unwind_row *row = NULL;
 	struct rt_unwind_slice table;
 	__u32 n = w->first + i;
+	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
 
 	/* bounds come from i, which the verifier does not know: counters of
 	 * the walk compared here would make it check every iteration apart */
-	if (!w->ip) {
-		w->end_reason = i ? END_RETURN_ZERO : END_BAD_FRAME;
+	if (!w->r.ip) {
+		w->r.end_reason = i ? END_RETURN_ZERO : END_BAD_FRAME;
 		return 1;
 	}
-	if (w->ip > USER_ADDR_MAX) {
-		w->end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
+	if (w->r.ip > USER_ADDR_MAX) {
+		w->r.end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
 		return 1;
 	}
 	if (i >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS) {
-		w->end_reason = END_TRUNCATED;
+		w->r.end_reason = END_TRUNCATED;
 		return 1;
 	}
-	w->s->w[n] = w->ip;
+	w->s->w[n] = w->r.ip;
 	w->frames = i + 1;
 	count_frame(w);
 	if (w->no_process)
-		return step_by_frame_pointer(w, FP_NO_PROCESS);
+		goto step;
 	/* a return address is after its call: look up the call */
-	pc = w->exact_ip ? w->ip : w->ip - 1;
+	pc = w->r.exact_ip ? w->r.ip : w->r.ip - 1;
+	why = FP_NO_MAPPING;
 	m = find_mapping(w, pc);
 	if (!m)
 		m = look_up_vma(w, pc);
 	if (!m)
-		return step_by_frame_pointer(w, FP_NO_MAPPING);
+		goto step;
 	table = m->table;
 	bias = m->bias;
 	/* mapped before its table was known where the mapping was written:
@@ -736,12 +761,11 @@ static long unwind_one_frame(__u32 i, void *arg)
 			bias = m->file_start - f->exec_vaddr_delta;
 		}
 	}
-	if (!table.nr_rows)
-		return step_by_frame_pointer(w, FP_NO_TABLE);
-	row = find_row(&table, (__u32)(pc - bias));
-	if (!row)
-		return step_by_frame_pointer(w, FP_NO_TABLE);
-	return step_by_row(w, row);
+	why = FP_NO_TABLE;
+	if (table.nr_rows)
+		row = find_row(&table, (__u32)(pc - bias));
+step:
+	return unwind_step(&w->r, w->stack, row, why) ? 1 : 0;
 }
 
 /* Appends "PERF_CONTEXT_USER, frames..." at word n, unwound from the user
@@ -754,7 +778,7 @@ static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct unwind_walk w = { .s = s, .exact_ip = true, .last_mapping = -1 };
+	struct unwind_walk w = { .s = s, .r.exact_ip = true, .last_mapping = -1 };
 	struct rt_unwind_counters *c;
 	__u32 zero = 0;
 
@@ -798,22 +822,22 @@ static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_
 	/* interrupted in user mode, the perf event's regs are the task's
 	 * pt_regs: where the sampled frame's other registers are read */
 	if (user_regs) {
-		w.ip = user_regs[16];
-		w.sp = user_regs[19];
-		w.bp = user_regs[4];
-		w.bx = user_regs[5];
+		w.r.ip = user_regs[16];
+		w.r.sp = user_regs[19];
+		w.r.bp = user_regs[4];
+		w.r.bx = user_regs[5];
 	} else {
-		w.ip = BPF_CORE_READ(regs, ip);
-		w.sp = BPF_CORE_READ(regs, sp);
-		w.bp = BPF_CORE_READ(regs, bp);
-		w.bx = BPF_CORE_READ(regs, bx);
+		w.r.ip = BPF_CORE_READ(regs, ip);
+		w.r.sp = BPF_CORE_READ(regs, sp);
+		w.r.bp = BPF_CORE_READ(regs, bp);
+		w.r.bx = BPF_CORE_READ(regs, bx);
 	}
-	w.regs_at = (__u64)regs;
+	w.r.regs_at = (__u64)regs;
 	s->w[n] = PERF_CONTEXT_USER;
 	w.first = n + 1;
 	w.c = c;
 	bpf_loop(RT_MAX_STACK_DEPTH + 1, unwind_one_frame, &w, 0);
-	switch (w.end_reason) {
+	switch (w.r.end_reason) {
 	case END_OUTERMOST:
 		c->outermost++;
 		break;
