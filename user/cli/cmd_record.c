@@ -218,6 +218,11 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->debug_writer_delay_ms = (unsigned int)v;
 		break;
+	case RECORD_OPT_DEBUG_START_DELAY:
+		if (option_parse_u64("--debug-start-delay-ms", arg, 0, 60000, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->debug_start_delay_ms = (unsigned int)v;
+		break;
 	case RECORD_OPT_DEBUG_START_TABLES_DELAY:
 		if (option_parse_u64("--debug-start-tables-delay-ms", arg, 0, 60000, &v))
 			return OPTIONS_USAGE_ERROR;

@@ -222,6 +222,8 @@ int session_start_sampler(struct session *s)
 	struct transport_sink sink = { session_on_sample, session_on_kernel_lost, s };
 
 	cfg.wakeup_bytes = cfg.ring_bytes / 4;
+	if (o->debug_start_delay_ms) /* test knob: a slow start */
+		usleep(o->debug_start_delay_ms * 1000);
 	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
 	if (!s->sampler)
 		return -1;

@@ -49,7 +49,8 @@ struct record_options {
 	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
 	unsigned int debug_drain_delay_ms;  /* test knobs: a slow drain... */
 	unsigned int debug_writer_delay_ms; /* ...and a slow disk... */
-	unsigned int debug_start_tables_delay_ms; /* ...and the start's tables late */
+	unsigned int debug_start_tables_delay_ms; /* ...and the start's tables late... */
+	unsigned int debug_start_delay_ms;        /* ...and a slow start */
 	char **workload_argv;    /* NULL-terminated command after "--", or NULL */
 	int argc;                /* the whole command line, for the header */
 	char **argv;
