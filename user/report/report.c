@@ -112,7 +112,8 @@ struct folded {
  * it (the sample's own keys, and its ip as resolved in its process until the
  * mappings change): the same few thousand leaves come back a million times,
  * and a hit skips resolving, naming and hashing the row. Direct-mapped. */
-#define LEAF_ROW_SLOTS 4096
+#define LEAF_ROW_BITS 12
+#define LEAF_ROW_SLOTS (1u << LEAF_ROW_BITS)
 
 struct leaf_row {
 	struct row_key base; /* the sample's keys but dso and sym */
@@ -346,7 +347,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 			uint64_t h = (s->ip ^ ((uint64_t)s->pid << 40) ^ ((uint64_t)cpumode << 32) ^
 				      (uintptr_t)base.comm ^ base.pid_tid ^ base.cpu) *
 				     0x9e3779b97f4a7c15ULL;
-			struct leaf_row *e = st->leaf_rows ? &st->leaf_rows[h >> 52] : NULL;
+			struct leaf_row *e = st->leaf_rows ? &st->leaf_rows[h >> (64 - LEAF_ROW_BITS)] : NULL;
 			struct row *row;
 
 			if (e && e->generation == rec->as.generation && e->ip == s->ip &&

@@ -33,7 +33,8 @@
  * few thousand addresses again and again, and the line an address prints
  * is the same until the mappings change. Direct-mapped, as the address
  * space's resolve cache; lines longer than a slot are formatted each time. */
-#define FRAME_LINE_SLOTS 4096
+#define FRAME_LINE_BITS 12
+#define FRAME_LINE_SLOTS (1u << FRAME_LINE_BITS)
 #define FRAME_LINE_TEXT 104 /* a slot of 128 bytes, two cache lines */
 
 struct frame_line {
@@ -497,7 +498,7 @@ static inline __attribute__((always_inline)) void print_address(struct script_st
 	uint32_t key_pid = cpumode == PERF_RECORD_MISC_KERNEL ? 0 : pid;
 	uint64_t h = (ip ^ ((uint64_t)key_pid << 40) ^ ((uint64_t)cpumode << 32)) *
 		     0x9e3779b97f4a7c15ULL;
-	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> 52] : NULL;
+	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> (64 - FRAME_LINE_BITS)] : NULL;
 
 	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == key_pid &&
 	    e->cpumode == cpumode && e->fields == f && out_room(st, FRAME_LINE_TEXT)) {

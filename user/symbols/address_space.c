@@ -552,7 +552,8 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 /* A direct-mapped cache of resolved addresses: a profile hits the same few
  * thousand addresses again and again, and a hit skips the process, map and
  * symbol lookups. Any new mapping makes every entry stale. */
-#define RESOLVE_CACHE_SLOTS 8192
+#define RESOLVE_CACHE_BITS 13
+#define RESOLVE_CACHE_SLOTS (1u << RESOLVE_CACHE_BITS)
 
 struct resolve_cache_entry {
 	uint64_t ip;
@@ -572,7 +573,7 @@ void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 		resolve(as, pid, ip, cpumode, out);
 		return;
 	}
-	e = &as->cache[h >> 51]; /* the top 13 bits: RESOLVE_CACHE_SLOTS */
+	e = &as->cache[h >> (64 - RESOLVE_CACHE_BITS)]; /* the top bits */
 	if (e->generation == as->generation && e->ip == ip && e->pid == pid &&
 	    e->cpumode == cpumode) {
 		*out = e->resolved;
