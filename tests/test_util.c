@@ -15,10 +15,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "capture/perf_events.h"
 
 int tu_run(char *const argv[], char **output)
 {
@@ -164,14 +165,6 @@ const char *tu_symgen_skip_reason(void)
 	return why;
 }
 
-double tu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 int tu_online_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -179,15 +172,9 @@ int tu_online_cpus(void)
 
 unsigned long tu_sample_freq(unsigned long want)
 {
-	unsigned long limit = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	uint64_t limit = perf_max_sample_rate();
 
-	if (f) {
-		if (fscanf(f, "%lu", &limit) != 1)
-			limit = 0;
-		fclose(f);
-	}
-	return limit && limit < want ? limit : want;
+	return limit && limit < want ? (unsigned long)limit : want;
 }
 
 void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,

@@ -44,9 +44,6 @@ bool tu_wait_gone(pid_t pid, double seconds);
  * 1/_SC_CLK_TCK s. */
 double tu_process_cpu_seconds(pid_t pid);
 
-/* CLOCK_MONOTONIC in seconds. */
-double tu_now(void);
-
 /* Number of online CPUs. */
 int tu_online_cpus(void);
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "sys/cgroup.h"
+#include "lib/monotonic.h"
 #include "test_util.h"
 
 /* Starts a shell command in the background; its pid. */
@@ -65,18 +66,10 @@ static void stop(pid_t pid)
 	}
 }
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* GET url until it answers (up to seconds); the body, or NULL. */
 static char *fetch(const char *url, double seconds)
 {
-	double until = now() + seconds;
+	double until = monotonic_seconds() + seconds;
 
 	do {
 		char *out = NULL;
@@ -85,7 +78,7 @@ static char *fetch(const char *url, double seconds)
 			return out;
 		free(out);
 		usleep(200000);
-	} while (now() < until);
+	} while (monotonic_seconds() < until);
 	return NULL;
 }
 
@@ -140,12 +133,12 @@ static void check_cpu_seconds(struct env *env, const char *url)
 	snprintf(series, sizeof(series), "ringtrace_cpu_seconds_total{cgroup=\"%s\"} ", env->cgroup_label);
 	sleep(1);
 	a = fetch(url, 5);
-	ta = now();
+	ta = monotonic_seconds();
 	ka = tu_process_cpu_seconds(env->busy);
 	assert_non_null(a);
 	sleep(3);
 	b = fetch(url, 5);
-	tb = now();
+	tb = monotonic_seconds();
 	kb = tu_process_cpu_seconds(env->busy);
 	assert_non_null(b);
 	va = series_value(a, series);
@@ -194,8 +187,8 @@ static void check_prometheus(struct env *env)
 	prom = start("prometheus --config.file=%s --storage.tsdb.path=%s --web.listen-address=127.0.0.1:%d >%s/prometheus.log 2>&1",
 		     cfg, data, port, env->dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/query?query=up", port);
-	until = now() + 30;
-	while (now() < until) {
+	until = monotonic_seconds() + 30;
+	while (monotonic_seconds() < until) {
 		free(body);
 		body = fetch(url, 2);
 		if (body && strstr(body, "\"1\"]"))
@@ -209,8 +202,8 @@ static void check_prometheus(struct env *env)
 	snprintf(query, sizeof(query), "ringtrace_cpu_seconds_total%%7Bcgroup%%3D%%22%s%%22%%7D",
 		 env->cgroup_label);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/query?query=%s", port, query);
-	until = now() + 10;
-	while (now() < until) {
+	until = monotonic_seconds() + 10;
+	while (monotonic_seconds() < until) {
 		const char *v;
 
 		free(body);
@@ -488,9 +481,9 @@ static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
 	}
 	/* let the server take in every one of them before the scraper comes */
 	usleep(500000);
-	t0 = now();
+	t0 = monotonic_seconds();
 	rc = tu_sh(&out, "curl -sS --max-time 5 -o /dev/null -w '%%{http_code}' '%s' 2>&1", url);
-	took = now() - t0;
+	took = monotonic_seconds() - t0;
 	print_message("scrape with %d connections held (half of them half-sent): %s in %.3f s\n",
 		      HELD_CONNECTIONS, out, took);
 	for (int i = 0; i < HELD_CONNECTIONS; i++)
@@ -542,7 +535,7 @@ static void test_renames_do_not_fill_the_comm_map(void **state)
 			 tu_ringtrace(), tu_sample_freq(10000), port, log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	wait_serving(exporter, url, 15, log);
-	t0 = now();
+	t0 = monotonic_seconds();
 	if (cpus >= 2 ? tu_sh(&out, "%s --cpu 0 rename 10000 & %s --cpu 1 rename 10000; wait",
 			      tu_loadgen(), tu_loadgen())
 		      : tu_sh(&out, "%s rename 20000", tu_loadgen())) {
@@ -550,13 +543,13 @@ static void test_renames_do_not_fill_the_comm_map(void **state)
 		fail_msg("loadgen rename: %s", out);
 	}
 	free(out);
-	print_message("20000 renames in %.1f s\n", now() - t0);
+	print_message("20000 renames in %.1f s\n", monotonic_seconds() - t0);
 	snprintf(fresh, sizeof(fresh), "rtfresh%d", (int)(getpid() % 10000000));
 	rc = tu_sh(&out, "%s --name %s spin 2", tu_loadgen(), fresh);
 	free(out);
-	t0 = now();
+	t0 = monotonic_seconds();
 	rc = rc ? rc : tu_sh(&body, "curl -sf --max-time 10 '%s'", url);
-	took = now() - t0;
+	took = monotonic_seconds() - t0;
 	stop(exporter);
 	if (rc)
 		fail_msg("no scrape after the renames (%d): %s", rc, body ? body : "");
@@ -600,9 +593,9 @@ static void test_port_in_use(void **state)
 	assert_int_equal(listen(fd, 8), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
 	dir = tu_tempdir();
-	t0 = now();
+	t0 = monotonic_seconds();
 	rc = tu_sh(&out, "%s export --listen 127.0.0.1:%d 2>&1", tu_ringtrace(), ntohs(a.sin_port));
-	took = now() - t0;
+	took = monotonic_seconds() - t0;
 	print_message("export on a port in use -> %d in %.3f s: %s", rc, took, out);
 	assert_int_equal(rc, 1);
 	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);

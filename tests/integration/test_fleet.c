@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sys/cgroup.h"
+#include "lib/monotonic.h"
 #include "test_util.h"
 
 /* A port for a server of this test: below the ephemeral range (32768 and
@@ -32,14 +33,6 @@
 static int test_port(int salt)
 {
 	return 20000 + (int)((getpid() * 13 + salt * 101) % 12000);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* SIGTERM, then SIGKILL after 5 s; reaps it; its wait status. */
@@ -60,7 +53,7 @@ static int stop(pid_t pid)
  * the body, or NULL. */
 static char *fetch(const char *curl_opts, const char *url, double seconds)
 {
-	double until = now() + seconds;
+	double until = monotonic_seconds() + seconds;
 
 	do {
 		char *out = NULL;
@@ -69,7 +62,7 @@ static char *fetch(const char *curl_opts, const char *url, double seconds)
 			return out;
 		free(out);
 		usleep(200000);
-	} while (now() < until);
+	} while (monotonic_seconds() < until);
 	return NULL;
 }
 
@@ -233,7 +226,7 @@ static void test_removed_cgroup(void **state)
 	free(out);
 	for (int i = 0; i < 50 && rmdir(cgroup) && errno == EBUSY; i++)
 		usleep(100000);
-	removed = now();
+	removed = monotonic_seconds();
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	snprintf(series, sizeof(series), "ringtrace_cpu_seconds_total{cgroup=\"%s\"}", label);
 	body = fetch("", url, 5);
@@ -258,15 +251,15 @@ static void test_removed_cgroup(void **state)
 		free(body);
 		body = NULL;
 		usleep(250000);
-	} while (now() < until);
+	} while (monotonic_seconds() < until);
 	print_message("the series ended %.1f s after the cgroup was removed (grace %d s); cgroup "
 		      "evictions %.0f\n",
-		      now() - removed, GRACE_S,
+		      monotonic_seconds() - removed, GRACE_S,
 		      body ? value_of(body, "ringtrace_map_evictions_total{map=\"cgroup\"}") : -1);
 	stop(pid);
 	if (seconds >= 0)
-		fail_msg("%s still served %.0f s after the cgroup was removed", series, now() - removed);
-	assert_true(now() - removed >= GRACE_S - 0.5);
+		fail_msg("%s still served %.0f s after the cgroup was removed", series, monotonic_seconds() - removed);
+	assert_true(monotonic_seconds() - removed >= GRACE_S - 0.5);
 	assert_true(value_of(body, "ringtrace_map_evictions_total{map=\"cgroup\"}") == 0);
 	free(body);
 	tu_rmtree(dir);
@@ -398,7 +391,7 @@ static void dashboard_queries(const char *file)
  * promtool's JSON: an empty one is "[]"); the answer, or NULL after seconds. */
 static char *prometheus_query(int port, const char *query, double seconds)
 {
-	double until = now() + seconds;
+	double until = monotonic_seconds() + seconds;
 	char *out = NULL;
 
 	do {
@@ -409,7 +402,7 @@ static char *prometheus_query(int port, const char *query, double seconds)
 		    strstr(out, "\"value\""))
 			return out;
 		sleep(1);
-	} while (now() < until);
+	} while (monotonic_seconds() < until);
 	print_message("promtool query instant '%s': %s\n", query, out ? out : "");
 	free(out);
 	return NULL;

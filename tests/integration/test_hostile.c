@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "test_util.h"
 
 #define TEST_USER "ringtrace-test"
@@ -270,24 +271,16 @@ static int check_build_id_copies(const char *dir, const char *host_file)
 	return n;
 }
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* record -a -- sleep 1, killed if it takes more than 10 s (SIGTERM is what
  * a hung recording ignores, so SIGKILL 5 s later); it must end by itself,
  * in time, and perf report must read what it wrote. */
 static void record_ends_and_reads(const char *dir)
 {
 	char *out = NULL;
-	double t0 = now(), took;
+	double t0 = monotonic_seconds(), took;
 	int rc = tu_sh(&out, "timeout -k 5 10 %s record -a -o %s -- sleep 1 2>&1", tu_ringtrace(), dir);
 
-	took = now() - t0;
+	took = monotonic_seconds() - t0;
 	print_message("record took %.1f s, status %d\n", took, rc);
 	if (rc)
 		fail_msg("record -a did not end by itself (status %d after %.1f s):\n%s", rc, took, out);

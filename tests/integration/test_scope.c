@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "test_util.h"
 
 /* Samples of a recording, tallied by pid, tid and cpu. */
@@ -341,7 +342,7 @@ static void test_pid_recording_ends_with_its_processes(void **state)
 	tu_skip_unless_possible();
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		char *dir = tu_tempdir();
-		double t0 = tu_now();
+		double t0 = monotonic_seconds();
 		pid_t target = spawn_spinner(last_cpu(), 1, 2), rec;
 		struct tally t;
 		int status;
@@ -356,7 +357,7 @@ static void test_pid_recording_ends_with_its_processes(void **state)
 		}
 		assert_int_equal(waitpid(rec, &status, 0), rec);
 		print_message("record %s -p: ended %.1f s after its start, its process's 2 s\n",
-			      modes[m], tu_now() - t0);
+			      modes[m], monotonic_seconds() - t0);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 		tally_recording(dir, &t);
 		assert_true(samples_of(&t, (uint32_t)target) > 500);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "test_util.h"
 
 #define NOBODY 65534
@@ -42,14 +43,6 @@ static int remove_work(void **state)
 	free(work);
 	work = NULL;
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The whole of path, in *data (caller frees), its size in *len. */
@@ -153,12 +146,12 @@ struct run {
 static bool wait_mapped(pid_t pid, const char *path, double seconds)
 {
 	char maps[64], *text = NULL;
-	double until = now_s() + seconds;
+	double until = monotonic_seconds() + seconds;
 	size_t cap = 0; /* text's: getline mallocs anew, dropping text, when it is 0 */
 	bool found = false;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	while (!found && now_s() < until && tu_running(pid)) {
+	while (!found && monotonic_seconds() < until && tu_running(pid)) {
 		FILE *f = fopen(maps, "re");
 
 		while (f && !found && getline(&text, &cap, f) > 0)
@@ -256,8 +249,8 @@ static void record_beside_mappers(const char *work, const char *name, const char
 		fail_msg("loadgen map-exec, as nobody, did not map %s", last);
 	}
 	rec = tu_start("exec %s record -a -g --force -o %s >%s 2>&1", tu_ringtrace(), dir, log);
-	until = now_s() + 30;
-	while (!recording_live(dir) && tu_running(rec) && now_s() < until)
+	until = monotonic_seconds() + 30;
+	while (!recording_live(dir) && tu_running(rec) && monotonic_seconds() < until)
 		usleep(10000);
 	if (recording_live(dir)) {
 		live = tu_start("exec " AS_NOBODY " %s/loadgen map-exec 8 %s", work, files);
@@ -279,11 +272,11 @@ static void record_beside_mappers(const char *work, const char *name, const char
 	if (f)
 		fclose(f);
 	memset(&ru, 0, sizeof(ru));
-	t0 = now_s();
+	t0 = monotonic_seconds();
 	kill(rec, SIGINT);
-	while ((gone = wait4(rec, &status, WNOHANG, &ru)) == 0 && now_s() < t0 + 20)
+	while ((gone = wait4(rec, &status, WNOHANG, &ru)) == 0 && monotonic_seconds() < t0 + 20)
 		usleep(2000);
-	r->stop_seconds = now_s() - t0;
+	r->stop_seconds = monotonic_seconds() - t0;
 	if (gone != rec) {
 		kill(rec, SIGKILL);
 		wait4(rec, &status, 0, &ru);

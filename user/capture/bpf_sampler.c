@@ -84,12 +84,11 @@ static int follow_earlier_forks(struct bpf_sampler *s, char *err, size_t errlen)
 		for (size_t i = 0; i < nr; i++) {
 			__u32 pid = nodes[i].pid, ppid = nodes[i].ppid;
 
-			if (nodes[i].start_ticks < since || bpf_map_lookup_elem(fd, &ppid, &v) ||
-			    !bpf_map_lookup_elem(fd, &pid, &v))
+			if (nodes[i].start_ticks < since || bpf_map_lookup_elem(fd, &ppid, &v))
 				continue;
 			if (bpf_map_update_elem(fd, &pid, &yes, BPF_NOEXIST)) {
 				if (errno == EEXIST)
-					continue; /* follow_fork was first */
+					continue; /* followed already */
 				rt_warn("process %u, forked by followed process %u during the start, "
 					"is not followed: %s", pid, ppid, strerror(errno));
 				continue;
