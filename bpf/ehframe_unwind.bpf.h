@@ -77,10 +77,16 @@ struct {
 #define SIGCONTEXT_WORDS_READ 7
 
 /* A copy of the part of the user stack a walk reads next: one read of up to
- * STACK_WINDOW_BYTES instead of one per word (a read costs ~80 ns here,
- * whatever its size up to a few hundred bytes). Never across a page end, so
- * that an unmapped page past the stack's top fails no read below it. */
-#define STACK_WINDOW_BYTES 512
+ * STACK_WINDOW_BYTES instead of one per word (a read costs ~150 ns here, of
+ * which copying 1 KiB is a small part: a 7-frame walk of unwindgen's chain
+ * reads once, where 512 bytes read twice). Never across a page end, so that
+ * an unmapped page past the stack's top fails no read below it. A read for
+ * the word at addr starts STACK_LOOKBACK_BYTES below it (within its page):
+ * a step reads the return address at CFA - 8 first, then the registers its
+ * frame saved below it, which a read starting at the return address would
+ * miss (read again: twice the reads). */
+#define STACK_WINDOW_BYTES 1024
+#define STACK_LOOKBACK_BYTES 64
 #define STACK_PAGE 4096
 struct stack_window {
 	__u64 base, len; /* [base, base + len) copied to w */
@@ -89,6 +95,23 @@ struct stack_window {
 	__u64 word; /* a word read alone */
 	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
 };
+
+/* Rows found before, by file address: a guess, checked before it is used
+ * (the row in force is the one whose pc <= vaddr < the next row's pc), so a
+ * slot of another file's, or of a table rewritten since, costs a search and
+ * no wrong frame. Return addresses repeat from sample to sample, and within
+ * a recursion: a hit is 2 row reads where a search is up to 9. */
+#define ROW_CACHE_BITS 10
+struct row_cache {
+	__u32 row[1u << ROW_CACHE_BITS]; /* an index into unwind_rows */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct row_cache);
+} unwind_row_cache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -148,6 +171,7 @@ struct unwind_walk {
 	struct sample_words *s;
 	struct rt_process_mappings *pm;
 	struct stack_window *stack;
+	struct row_cache *rows;
 	struct frame_regs r;
 	__u32 first;  /* the word the first frame goes to */
 	__u32 frames; /* frames written */
@@ -237,10 +261,10 @@ static long row_search_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* The last row among [lo, hi] whose pc <= vaddr, rows[lo].pc <= vaddr: by a
- * loop the verifier unrolls when they are few (a page's), else bpf_loop's
- * (a call per step that costs more than the step). */
-static __always_inline const struct rt_unwind_row *search_rows(__u32 lo, __u32 hi, __u32 vaddr)
+/* The index of the last row among [lo, hi] whose pc <= vaddr, rows[lo].pc
+ * <= vaddr: by a loop the verifier unrolls when they are few (a page's),
+ * else bpf_loop's (a call per step that costs more than the step). */
+static __always_inline __u32 search_rows(__u32 lo, __u32 hi, __u32 vaddr)
 {
 	const struct rt_unwind_row *row;
 	struct row_search r;
@@ -251,35 +275,67 @@ static __always_inline const struct rt_unwind_row *search_rows(__u32 lo, __u32 h
 			mid = lo + (hi - lo + 1) / 2;
 			row = bpf_map_lookup_elem(&unwind_rows, &mid);
 			if (!row)
-				return NULL;
+				return lo;
 			if (row->pc <= vaddr)
 				lo = mid;
 			else
 				hi = mid - 1;
 		}
-		return bpf_map_lookup_elem(&unwind_rows, &lo);
+		return lo;
 	}
 	r.lo = lo;
 	r.hi = hi + 1;
 	r.vaddr = vaddr;
 	bpf_loop(RT_UNWIND_ROW_STEPS, row_search_step, &r, 0);
-	return bpf_map_lookup_elem(&unwind_rows, &r.lo);
+	return r.lo;
 }
 
-/* The row in force at the file's virtual address vaddr, or NULL: the page
- * index names the rows to search among. */
-static __always_inline const struct rt_unwind_row *find_row(const struct rt_unwind_slice *t,
-							    __u32 vaddr)
+/* The row cache's slot for vaddr in the table whose rows start at first. */
+static __always_inline __u32 row_cache_slot(__u32 first, __u32 vaddr)
+{
+	return ((vaddr ^ first * 0x9E3779B1u) * 0x85EBCA6Bu) >> (32 - ROW_CACHE_BITS);
+}
+
+/* The row at index guess if it is the one in force at vaddr among rows
+ * [first, last] (see struct row_cache), else NULL. */
+static __always_inline const struct rt_unwind_row *
+cached_row(__u32 guess, __u32 first, __u32 last, __u32 vaddr)
+{
+	const struct rt_unwind_row *row, *next;
+
+	if (guess < first || guess > last)
+		return NULL;
+	row = bpf_map_lookup_elem(&unwind_rows, &guess);
+	if (!row || row->pc > vaddr)
+		return NULL;
+	if (guess == last)
+		return row;
+	guess++;
+	next = bpf_map_lookup_elem(&unwind_rows, &guess);
+	return next && next->pc > vaddr ? row : NULL;
+}
+
+/* The row in force at the file's virtual address vaddr, or NULL: the one
+ * the cache names, else found (the page index naming the rows to search
+ * among) and put in the cache. */
+static __always_inline const struct rt_unwind_row *
+find_row(struct row_cache *cache, const struct rt_unwind_slice *t, __u32 vaddr)
 {
 	__u32 first = t->first_row, last = t->first_row + t->nr_rows - 1, page, at;
-	const struct rt_unwind_row *row = bpf_map_lookup_elem(&unwind_rows, &first);
+	__u32 slot = row_cache_slot(first, vaddr) & ((1u << ROW_CACHE_BITS) - 1);
+	const struct rt_unwind_row *row = cached_row(cache->row[slot], first, last, vaddr);
 	const __u32 *entry;
-	__u32 lo, hi;
+	__u32 lo, hi, found;
 
+	if (row)
+		return row;
+	row = bpf_map_lookup_elem(&unwind_rows, &first);
 	if (!row || vaddr < row->pc)
 		return NULL;
-	if (!t->nr_pages)
-		return search_rows(first, last, vaddr);
+	if (!t->nr_pages) {
+		found = search_rows(first, last, vaddr);
+		goto found;
+	}
 	page = (vaddr - t->page_base) >> (t->page_shift & 31);
 	if (page >= t->nr_pages)
 		page = t->nr_pages - 1;
@@ -298,7 +354,10 @@ static __always_inline const struct rt_unwind_row *find_row(const struct rt_unwi
 	}
 	if (lo > hi || hi > last)
 		return NULL; /* an index not of these rows: cannot be */
-	return search_rows(lo, hi, vaddr);
+	found = search_rows(lo, hi, vaddr);
+found:
+	cache->row[slot] = found;
+	return bpf_map_lookup_elem(&unwind_rows, &found);
 }
 
 /* A word of user (or kernel) memory read alone. Helpers write into map
@@ -319,7 +378,7 @@ static __always_inline bool read_word(struct stack_window *win, __u64 addr, bool
  * not in it. */
 static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u64 *out)
 {
-	__u64 off = addr - win->base, len;
+	__u64 off = addr - win->base, len, from;
 
 	if (addr & 7)
 		return read_word(win, addr, true, out);
@@ -327,18 +386,21 @@ static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u
 		*out = win->w[(off / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
 		return true;
 	}
-	len = STACK_PAGE - (addr & (STACK_PAGE - 1));
+	from = addr - STACK_LOOKBACK_BYTES;
+	if (addr < STACK_LOOKBACK_BYTES || from < (addr & ~(__u64)(STACK_PAGE - 1)))
+		from = addr & ~(__u64)(STACK_PAGE - 1);
+	len = STACK_PAGE - (from & (STACK_PAGE - 1));
 	if (len > STACK_WINDOW_BYTES)
 		len = STACK_WINDOW_BYTES;
 	barrier_var(len);
 	if (len < 8 || len > STACK_WINDOW_BYTES ||
-	    bpf_probe_read_user(win->w, len, (const void *)addr)) {
+	    bpf_probe_read_user(win->w, len, (const void *)from)) {
 		win->len = 0;
 		return false;
 	}
-	win->base = addr;
+	win->base = from;
 	win->len = len;
-	*out = win->w[0];
+	*out = win->w[((addr - from) / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
 	return true;
 }
 
@@ -763,7 +825,7 @@ static long unwind_one_frame(__u32 i, void *arg)
 	}
 	why = FP_NO_TABLE;
 	if (table.nr_rows)
-		row = find_row(&table, (__u32)(pc - bias));
+		row = find_row(w->rows, &table, (__u32)(pc - bias));
 step:
 	return unwind_step(&w->r, w->stack, row, why) ? 1 : 0;
 }
@@ -815,7 +877,8 @@ static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_
 			return n;
 	}
 	w.stack = bpf_map_lookup_elem(&unwind_stack_window, &zero);
-	if (!w.stack)
+	w.rows = bpf_map_lookup_elem(&unwind_row_cache, &zero);
+	if (!w.stack || !w.rows)
 		return n;
 	w.stack->len = 0;
 	w.stack->lookups = 0;
