@@ -12,29 +12,8 @@
 #include "format/perf_file.h"
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
+#include "lib/full_io.h"
 #include "lib/log.h"
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* perf's do_write_string: u32 padded length, then the string NUL-padded. */
 static int put_feature_string(struct byte_buffer *b, const char *s)
@@ -215,7 +194,7 @@ int perf_data_write_header(int fd, const struct perf_data_header *h, const void 
 	if (build_features(&b, b.len, &fh, h))
 		goto nomem;
 	memcpy(b.data, &fh, sizeof(fh));
-	if (write_all(fd, b.data, b.len)) {
+	if (write_full(fd, b.data, b.len)) {
 		rt_format(err, errlen, "cannot write the perf.data header: %s", strerror(errno));
 		goto out;
 	}
@@ -258,7 +237,7 @@ int perf_data_stream_flush(struct perf_data_stream *s)
 		return -1;
 	if (!s->len)
 		return 0;
-	if (write_all(s->fd, s->buf, s->len)) {
+	if (write_full(s->fd, s->buf, s->len)) {
 		s->error = errno;
 		/* part of the buffer may have reached the file (a full disk):
 		 * the file ends where the last whole write did, at a record

@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/full_io.h"
 #include "lib/hash_map.h"
 #include "lib/log.h"
 #include "symbols/build_id.h"
+#include "sys/safe_open.h"
 
 #define CACHE_MAGIC "RTUNWIND"
 /* Bumped whenever struct rt_unwind_row or the way rows are made changes. */
@@ -154,21 +156,6 @@ static uint64_t checksum(const struct rt_unwind_row *rows, uint32_t nr)
 	return hash_bytes(rows, (size_t)nr * sizeof(*rows), nr);
 }
 
-/* Reads exactly len bytes at off; false if fewer. */
-static bool read_all(int fd, void *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
-
-		if (n <= 0)
-			return false;
-		done += (size_t)n;
-	}
-	return true;
-}
-
 int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key,
 		      struct rt_unwind_row **rows, uint32_t *nr, int64_t *exec_vaddr_delta)
 {
@@ -180,14 +167,15 @@ int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !ours_alone(&st) ||
-	    (size_t)st.st_size < sizeof(h) || !read_all(fd, &h, sizeof(h), 0) ||
+	    (size_t)st.st_size < sizeof(h) || safe_pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) || h.version != CACHE_VERSION ||
 	    h.row_size != sizeof(**rows) || memcmp(h.key, key->name, sizeof(h.key)) ||
 	    !h.nr_rows || h.nr_rows > RT_UNWIND_MAX_ROWS ||
 	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.nr_rows * sizeof(**rows))
 		goto miss;
 	r = malloc((size_t)h.nr_rows * sizeof(*r));
-	if (!r || !read_all(fd, r, (size_t)h.nr_rows * sizeof(*r), sizeof(h)) ||
+	if (!r || safe_pread(fd, r, (size_t)h.nr_rows * sizeof(*r), sizeof(h)) !=
+		       (ssize_t)(h.nr_rows * sizeof(*r)) ||
 	    checksum(r, h.nr_rows) != h.checksum)
 		goto miss;
 	close(fd);
@@ -199,21 +187,6 @@ miss:
 	free(r);
 	close(fd);
 	return -1;
-}
-
-/* Writes exactly len bytes; false if it could not. */
-static bool write_all(int fd, const void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-
-		if (n <= 0)
-			return false;
-		done += (size_t)n;
-	}
-	return true;
 }
 
 int unwind_cache_store(struct unwind_cache *c, const struct unwind_cache_key *key,
@@ -235,7 +208,7 @@ int unwind_cache_store(struct unwind_cache *c, const struct unwind_cache_key *ke
 	fd = openat(c->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
-	ok = write_all(fd, &h, sizeof(h)) && write_all(fd, rows, (size_t)nr * sizeof(*rows));
+	ok = !write_full(fd, &h, sizeof(h)) && !write_full(fd, rows, (size_t)nr * sizeof(*rows));
 	if (close(fd))
 		ok = false;
 	/* in place at once: a reader sees the old file or the whole new one */

@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "format/tracing_data.h"
+#include "lib/full_io.h"
 #include "lib/log.h"
 
 /* A tracepoint's record is a sample's PERF_SAMPLE_RAW, inside a record of at
@@ -163,42 +164,6 @@ static struct {
 	unsigned int tried;
 } checker = { 0, -1, 0 };
 
-static bool read_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			return false;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-static bool send_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			return false;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /* The child: tries each format it reads, answers 1 for each it survives. */
 static void __attribute__((noreturn)) check_formats(int fd)
 {
@@ -208,7 +173,7 @@ static void __attribute__((noreturn)) check_formats(int fd)
 
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		signal(fatal[i], SIG_DFL); /* die quietly, not in a handler */
-	while (zeros && read_full(fd, &q, sizeof(q))) {
+	while (zeros && !read_full(fd, &q, sizeof(q))) {
 		char *system = calloc(1, (size_t)q.system_len + 1), *text = malloc(q.text_len + 1);
 		struct tep_handle *tep = tep_alloc();
 		struct tep_record record = { .data = zeros, .size = 64 };
@@ -216,7 +181,7 @@ static void __attribute__((noreturn)) check_formats(int fd)
 		uint8_t yes = 1;
 
 		if (!system || !text || !tep || q.text_len > CHECK_MAX_TEXT ||
-		    !read_full(fd, system, q.system_len) || !read_full(fd, text, q.text_len))
+		    read_full(fd, system, q.system_len) || read_full(fd, text, q.text_len))
 			_exit(1);
 		tep_set_file_bigendian(tep, q.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 		tep_set_long_size(tep, q.long_size);
@@ -230,7 +195,7 @@ static void __attribute__((noreturn)) check_formats(int fd)
 		tep_free(tep);
 		free(system);
 		free(text);
-		if (!send_full(fd, &yes, 1))
+		if (send_full(fd, &yes, 1))
 			_exit(1);
 	}
 	_exit(0);
@@ -287,9 +252,9 @@ static bool try_in_child(const struct tracing_data_contents *c, const struct tra
 	if (checker.fd < 0 && !checker_start())
 		return false;
 	pfd = (struct pollfd){ .fd = checker.fd, .events = POLLIN };
-	if (!send_full(checker.fd, &q, sizeof(q)) || !send_full(checker.fd, t->system, system_len) ||
-	    !send_full(checker.fd, t->text, t->len) || poll(&pfd, 1, CHECK_TIMEOUT_MS) != 1 ||
-	    !read_full(checker.fd, &answer, 1) || answer != 1) {
+	if (send_full(checker.fd, &q, sizeof(q)) || send_full(checker.fd, t->system, system_len) ||
+	    send_full(checker.fd, t->text, t->len) || poll(&pfd, 1, CHECK_TIMEOUT_MS) != 1 ||
+	    read_full(checker.fd, &answer, 1) || answer != 1) {
 		checker_end(); /* it died on this format, or hangs: a new one next time */
 		return false;
 	}
