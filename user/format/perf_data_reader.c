@@ -16,6 +16,7 @@
 
 #include "format/perf_record.h"
 #include "lib/log.h"
+#include "sys/safe_open.h"
 
 #define SAMPLE_ID_FIELDS                                                                   \
 	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |      \
@@ -41,24 +42,18 @@ static int read_whole(int fd, struct perf_input_file *f, const char *display, ch
 		      size_t errlen)
 {
 	uint8_t *buf = malloc(f->map_size);
-	size_t got = 0;
+	ssize_t got;
 
 	if (!buf) {
 		rt_format(err, errlen, "out of memory reading %s", display);
 		return -1;
 	}
-	while (got < f->map_size) {
-		ssize_t n = pread(fd, buf + got, f->map_size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rt_format(err, errlen, "%s: cannot read: %s", display,
-				  n ? strerror(errno) : "it shrank while being read");
-			free(buf);
-			return -1;
-		}
-		got += (size_t)n;
+	got = safe_pread(fd, buf, f->map_size, 0);
+	if (got != (ssize_t)f->map_size) {
+		rt_format(err, errlen, "%s: cannot read: %s", display,
+			  got < 0 ? strerror(errno) : "it shrank while being read");
+		free(buf);
+		return -1;
 	}
 	f->map = buf;
 	f->heap = true;

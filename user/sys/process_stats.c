@@ -10,6 +10,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "sys/proc_stat.h"
+
 uint64_t process_open_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -51,33 +53,17 @@ static uint64_t limit(int resource)
 
 int process_stats_read(struct process_stats *s)
 {
-	unsigned long long utime, stime, start, vsize;
-	long long rss;
 	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-	char text[1024], *p;
 	uint64_t btime = boot_time();
-	FILE *f = fopen("/proc/self/stat", "re");
-	size_t n;
+	struct proc_stat st;
 
 	memset(s, 0, sizeof(*s));
-	if (!f)
+	if (proc_stat_read(0, &st) || !btime || tick <= 0)
 		return -1;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	/* after "(comm)", which may hold anything: state ppid pgrp session
-	 * tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime
-	 * cstime priority nice num_threads itrealvalue starttime vsize rss */
-	p = strrchr(text, ')');
-	if (!p || !btime || tick <= 0 ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
-			  "%*d %*d %llu %llu %lld",
-		   &utime, &stime, &start, &vsize, &rss) != 5)
-		return -1;
-	s->cpu_ns = (uint64_t)(utime + stime) * 1000000000u / (uint64_t)tick;
-	s->virtual_bytes = vsize;
-	s->resident_bytes = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
-	s->start_time_ms = btime * 1000 + (uint64_t)start * 1000 / (uint64_t)tick;
+	s->cpu_ns = (st.utime + st.stime) * 1000000000u / (uint64_t)tick;
+	s->virtual_bytes = st.vsize;
+	s->resident_bytes = st.rss > 0 ? (uint64_t)st.rss * (uint64_t)page : 0;
+	s->start_time_ms = btime * 1000 + st.start_ticks * 1000 / (uint64_t)tick;
 	s->open_fds = process_open_fds();
 	s->max_fds = limit(RLIMIT_NOFILE);
 	s->max_virtual_bytes = limit(RLIMIT_AS);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* process_tree.c: the machine's processes with their parents and start times,
- * from /proc/PID/stat (the kernel's files: a process names only its comm, and
- * the fields are read after the comm's last ')'). */
+ * from /proc/PID/stat. */
 #include "sys/process_tree.h"
 
 #include <dirent.h>
@@ -13,74 +12,25 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The fields after the comm in the stat line of id (0: this process), in
- * line; NULL with errno set if it cannot be read. */
-static const char *stat_fields(uint32_t id, char *line, size_t size)
-{
-	char path[64], *after;
-	ssize_t n;
-	int fd;
-
-	if (id)
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", id);
-	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, line, size - 1);
-	close(fd);
-	if (n <= 0) {
-		errno = n ? errno : ESRCH;
-		return NULL;
-	}
-	line[n] = '\0';
-	after = strrchr(line, ')');
-	if (!after || !after[1]) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return after + 1;
-}
-
-/* Parent and start time of pid (0: this process) from its stat line. */
-static int read_stat(uint32_t pid, uint32_t *ppid, uint64_t *start)
-{
-	char line[1024];
-	const char *fields = stat_fields(pid, line, sizeof(line));
-	unsigned int parent;
-	uint64_t ticks;
-
-	if (!fields)
-		return -1;
-	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
-	 * cmajflt utime stime cutime cstime priority nice num_threads
-	 * itrealvalue starttime */
-	if (sscanf(fields, " %*c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			   "%*d %*d %*d %*d %" SCNu64, &parent, &ticks) != 2) {
-		errno = EINVAL;
-		return -1;
-	}
-	*ppid = parent;
-	*start = ticks;
-	return 0;
-}
+#include "sys/proc_stat.h"
 
 bool process_exited(uint32_t id)
 {
-	char line[1024];
-	const char *fields = stat_fields(id, line, sizeof(line));
+	struct proc_stat st;
 
-	if (!fields)
+	if (proc_stat_read(id, &st))
 		return errno == ENOENT || errno == ESRCH;
-	return fields[1] == 'Z' || fields[1] == 'X';
+	return st.state == 'Z' || st.state == 'X';
 }
 
 int process_start_ticks(uint32_t pid, uint64_t *ticks)
 {
-	uint32_t ppid;
+	struct proc_stat st;
 
-	return read_stat(pid, &ppid, ticks);
+	if (proc_stat_read(pid, &st))
+		return -1;
+	*ticks = st.start_ticks;
+	return 0;
 }
 
 int process_tree_read(struct process_node **nodes, size_t *nr)
@@ -96,12 +46,13 @@ int process_tree_read(struct process_node **nodes, size_t *nr)
 		char *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
 		struct process_node node;
+		struct proc_stat st;
 
 		if (*end || !pid || pid > UINT32_MAX)
 			continue;
-		node.pid = (uint32_t)pid;
-		if (read_stat(node.pid, &node.ppid, &node.start_ticks))
+		if (proc_stat_read((uint32_t)pid, &st))
 			continue; /* ended meanwhile */
+		node = (struct process_node){ (uint32_t)pid, st.ppid, st.start_ticks };
 		if (n == cap) {
 			size_t grown_cap = cap ? cap * 2 : 256;
 			struct process_node *grown = realloc(all, grown_cap * sizeof(*grown));
