@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/proc_ids.h"
 #include "sys/process_tree.h"
 
 /* "123,456" into a new array of numbers, each naming an existing task. */
@@ -77,26 +78,29 @@ static int add_tid(struct record_target *t, int tid)
 }
 
 /* Every thread of a process, given to add: the threads per-thread mode
- * follows, or those -i keeps to. */
+ * follows, or those -i keeps to; the process alone if /proc does not list
+ * its threads. */
+struct thread_adder {
+	struct record_target *t;
+	int (*add)(struct record_target *, int);
+};
+
+static int add_one_thread(uint32_t tid, void *arg)
+{
+	struct thread_adder *a = arg;
+
+	return a->add(a->t, (int)tid) ? 1 : 0;
+}
+
 static int add_threads_of(struct record_target *t, uint32_t pid,
 			  int (*add)(struct record_target *, int))
 {
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
+	struct thread_adder a = { t, add };
+	int r = proc_each_id(pid, add_one_thread, &a);
 
-	snprintf(path, sizeof(path), "/proc/%u/task", pid);
-	d = opendir(path);
-	if (!d)
+	if (r < 0)
 		return add(t, (int)pid);
-	while ((de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]) && add(t, atoi(de->d_name))) {
-			ret = -1;
-			break;
-		}
-	closedir(d);
-	return ret;
+	return r ? -1 : 0;
 }
 
 static int check_conflicts(const struct record_options *o, char *err, size_t errlen)

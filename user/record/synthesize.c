@@ -20,6 +20,7 @@
 #include "symbols/build_id.h"
 #include "sys/cgroup.h"
 #include "sys/kallsyms_access.h"
+#include "sys/proc_ids.h"
 #include "sys/safe_open.h"
 
 /* MMAP2 of every loaded module with its build-id, as perf record
@@ -110,49 +111,38 @@ static int read_comm(const char *path, char *comm, size_t len)
 	return 0;
 }
 
-static int is_number(const char *s)
+/* What the COMM of each thread of a process is written with. */
+struct comm_writer {
+	struct byte_buffer *b;
+	uint64_t sample_id_type;
+	const struct perf_sample_id *base;
+	uint32_t pid;
+};
+
+/* The COMM of thread tid; 1 when memory runs out. */
+static int synthesize_comm(uint32_t tid, void *arg)
 {
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
+	const struct comm_writer *w = arg;
+	struct perf_sample_id sid = *w->base;
+	char path[64], comm[64];
+	struct perf_comm c;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", w->pid, tid);
+	if (read_comm(path, comm, sizeof(comm)))
+		return 0; /* ended meanwhile */
+	c = (struct perf_comm){ .pid = w->pid, .tid = tid, .comm = comm };
+	sid.pid = c.pid;
+	sid.tid = c.tid;
+	return perf_comm_encode(w->b, w->sample_id_type, &c, &sid) ? 1 : 0;
 }
 
 /* COMM of each thread of pid; -1 only when memory runs out. */
 static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type,
 			    const struct perf_sample_id *base, uint32_t pid)
 {
-	char path[320], comm[64];
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
+	struct comm_writer w = { b, sample_id_type, base, pid };
 
-	snprintf(path, sizeof(path), "/proc/%u/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		struct perf_comm c;
-		struct perf_sample_id sid = *base;
-
-		if (!is_number(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%s/comm", pid, de->d_name);
-		if (read_comm(path, comm, sizeof(comm)))
-			continue;
-		c = (struct perf_comm){ .pid = pid, .tid = (uint32_t)strtoul(de->d_name, NULL, 10),
-					.comm = comm };
-		sid.pid = c.pid;
-		sid.tid = c.tid;
-		if (perf_comm_encode(b, sample_id_type, &c, &sid)) {
-			ret = -1;
-			break;
-		}
-	}
-	closedir(d);
-	return ret;
+	return proc_each_id(pid, synthesize_comm, &w) > 0 ? -1 : 0;
 }
 
 /* One line of /proc/PID/maps as an MMAP2 record if it is executable, or
@@ -233,31 +223,39 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 	return ret;
 }
 
+/* What each process is written with, and how many were. */
+struct process_writer {
+	struct byte_buffer *b;
+	uint64_t sample_id_type;
+	const struct perf_sample_id *sid;
+	struct mapped_build_ids *build_ids;
+	struct build_id_cache *cache;
+	bool mmap_data;
+	long count;
+};
+
+static int synthesize_process(uint32_t pid, void *arg)
+{
+	struct process_writer *w = arg;
+
+	if (synthesize_comms(w->b, w->sample_id_type, w->sid, pid) ||
+	    synthesize_mmaps(w->b, w->sample_id_type, w->sid, pid, w->build_ids, w->cache,
+			     w->mmap_data))
+		return 1;
+	w->count++;
+	return 0;
+}
+
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
 			  struct build_id_cache *cache, bool mmap_data)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
-	long count = 0;
+	struct process_writer w = { b, sample_id_type, sid, build_ids, cache, mmap_data, 0 };
+	int r = proc_each_id(0, synthesize_process, &w);
 
-	if (!proc)
-		return 0;
-	while ((de = readdir(proc))) {
-		uint32_t pid;
-
-		if (!is_number(de->d_name))
-			continue;
-		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
-		if (synthesize_comms(b, sample_id_type, sid, pid) ||
-		    synthesize_mmaps(b, sample_id_type, sid, pid, build_ids, cache, mmap_data)) {
-			count = -1;
-			break;
-		}
-		count++;
-	}
-	closedir(proc);
-	return count;
+	if (r > 0)
+		return -1;
+	return r < 0 ? 0 : w.count;
 }
 
 struct cgroup_walk_ctx {

@@ -3,15 +3,10 @@
  * from /proc/PID/stat. */
 #include "sys/process_tree.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
+#include "sys/proc_ids.h"
 #include "sys/proc_stat.h"
 
 bool process_exited(uint32_t id)
@@ -33,43 +28,43 @@ int process_start_ticks(uint32_t pid, uint64_t *ticks)
 	return 0;
 }
 
+/* The processes read so far. */
+struct process_list {
+	struct process_node *all;
+	size_t n, cap;
+};
+
+static int add_process(uint32_t pid, void *arg)
+{
+	struct process_list *l = arg;
+	struct proc_stat st;
+
+	if (proc_stat_read(pid, &st))
+		return 0; /* ended meanwhile */
+	if (l->n == l->cap) {
+		size_t grown_cap = l->cap ? l->cap * 2 : 256;
+		struct process_node *grown = realloc(l->all, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return 1;
+		l->all = grown;
+		l->cap = grown_cap;
+	}
+	l->all[l->n++] = (struct process_node){ pid, st.ppid, st.start_ticks };
+	return 0;
+}
+
 int process_tree_read(struct process_node **nodes, size_t *nr)
 {
-	DIR *proc = opendir("/proc");
-	struct process_node *all = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
+	struct process_list l = { 0 };
+	int r = proc_each_id(0, add_process, &l);
 
-	if (!proc)
+	if (r) {
+		free(l.all);
+		errno = r > 0 ? ENOMEM : -r;
 		return -1;
-	while ((de = readdir(proc))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-		struct process_node node;
-		struct proc_stat st;
-
-		if (*end || !pid || pid > UINT32_MAX)
-			continue;
-		if (proc_stat_read((uint32_t)pid, &st))
-			continue; /* ended meanwhile */
-		node = (struct process_node){ (uint32_t)pid, st.ppid, st.start_ticks };
-		if (n == cap) {
-			size_t grown_cap = cap ? cap * 2 : 256;
-			struct process_node *grown = realloc(all, grown_cap * sizeof(*grown));
-
-			if (!grown) {
-				free(all);
-				closedir(proc);
-				errno = ENOMEM;
-				return -1;
-			}
-			all = grown;
-			cap = grown_cap;
-		}
-		all[n++] = node;
 	}
-	closedir(proc);
-	*nodes = all;
-	*nr = n;
+	*nodes = l.all;
+	*nr = l.n;
 	return 0;
 }
