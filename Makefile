@@ -230,8 +230,14 @@ $(TEST_UTIL): tests/test_util.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
 
-TEST_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -Itests -MMD -MP -MF $@.d $< $(TEST_UTIL) $(LIBRINGTRACE) \
-	    $(LDLIBS) -lcmocka -lm -lpthread -o $@
+TEST_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -Itests -MMD -MP -MF $@.d $< $(TEST_OBJS) $(TEST_UTIL) \
+	    $(LIBRINGTRACE) $(LDLIBS) -lcmocka -lm -lpthread -o $@
+
+# The tests of the real commands' option tables link them from cli/, which
+# is not in libringtrace.a.
+CLI_TABLE_TESTS := $(addprefix $(OUTPUT)/tests/,test_options test_options_doc test_deploy)
+$(CLI_TABLE_TESTS): TEST_OBJS := $(OUTPUT)/cli/command_options.o
+$(CLI_TABLE_TESTS): $(OUTPUT)/cli/command_options.o
 
 # The flame graph rendering test reads Chromium's screenshots with libpng.
 $(OUTPUT)/tests/test_flamegraph_render: LDLIBS += -lpng

@@ -23,8 +23,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
-/* The real commands' tables: cli/ is not in libringtrace.a. */
-#include "../../user/cli/command_options.c"
+#include "cli/command_options.h"
 
 #define PAGES_MAX 16
 

@@ -16,8 +16,7 @@
 
 #include "lib/option_values.h"
 #include "lib/options.h"
-/* The real commands' tables: cli/ is not in libringtrace.a. */
-#include "../../user/cli/command_options.c"
+#include "cli/command_options.h"
 
 #define MAX_SEEN 16
 

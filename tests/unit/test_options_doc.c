@@ -13,8 +13,7 @@
 #include <string.h>
 
 #include "lib/options_doc.h"
-/* The real commands' tables: cli/ is not in libringtrace.a. */
-#include "../../user/cli/command_options.c"
+#include "cli/command_options.h"
 
 __attribute__((noinline)) static char *capture(void (*write)(FILE *out, const void *arg),
 						 const void *arg)
