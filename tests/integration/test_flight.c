@@ -242,8 +242,9 @@ static void test_losses_counted_ringbuf(void **state)
 	free(dir);
 }
 
-/* SIGUSR2 through "ringtrace snapshot --wait", twice, and --max-snapshots 2:
- * two snapshots perf and ringtrace read, and none at the end. */
+/* SIGUSR2 through "ringtrace snapshot --wait", naming the directory, then
+ * the recording's pid (found among the files it holds open), and
+ * --max-snapshots 2: two snapshots perf and ringtrace read, none at the end. */
 static void test_snapshot_command_and_limit(void **state)
 {
 	char *dir, *out = NULL, *reason = NULL, snap[4096];
@@ -256,7 +257,8 @@ static void test_snapshot_command_and_limit(void **state)
 	 * verifier's work on a sanitized build, takes one to a few seconds) */
 	rc = tu_sh(&out, "%s record --overwrite --max-snapshots 2 -a -g --force -o %s -- sleep 3 & "
 			 "for i in $(seq 300); do [ -e %s/ringtrace.pid ] && break; sleep 0.1; done; "
-			 "sleep 0.5; %s snapshot --wait %s && %s snapshot --wait %s; s=$?; wait; exit $s",
+			 "sleep 0.5; %s snapshot --wait %s && %s snapshot --wait $(cat %s/ringtrace.pid); s=$?; "
+			 "wait; exit $s",
 		   tu_ringtrace(), dir, dir, tu_ringtrace(), dir, tu_ringtrace(), dir);
 	if (rc)
 		fail_msg("record or snapshot failed:\n%s", out);

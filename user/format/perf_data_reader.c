@@ -16,6 +16,7 @@
 
 #include "format/perf_record.h"
 #include "lib/log.h"
+#include "sys/dir_entries.h"
 #include "sys/safe_open.h"
 
 #define SAMPLE_ID_FIELDS                                                                   \
@@ -373,32 +374,46 @@ static int compare_data_names(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
+/* The names of a recording's data files ("data.*"), as listed. */
+struct data_names {
+	char **v;
+	size_t nr, cap;
+};
+
+static int add_data_name(int dirfd, const char *name, void *ctx)
+{
+	struct data_names *n = ctx;
+
+	(void)dirfd;
+	if (strncmp(name, "data.", 5) || !name[5])
+		return 0;
+	if (n->nr == n->cap) {
+		size_t cap = n->cap ? n->cap * 2 : 16;
+		char **grown = realloc(n->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return 1;
+		n->v = grown;
+		n->cap = cap;
+	}
+	if (!(n->v[n->nr] = strdup(name)))
+		return 1;
+	n->nr++;
+	return 0;
+}
+
 static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t errlen)
 {
-	DIR *d = fdopendir(dup(dirfd));
+	struct data_names listed = { 0 };
 	struct perf_input_file *files;
-	char **names = NULL;
-	size_t nr = 0, cap = 0;
-	struct dirent *de;
-	int ret = -1;
+	int ret = -1, r = dir_each_entry(dirfd, add_data_name, &listed);
+	char **names = listed.v;
+	size_t nr = listed.nr;
 
-	if (!d) {
-		rt_format(err, errlen, "%s: cannot list directory: %s", in->path, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "data.", 5) || !de->d_name[5])
-			continue;
-		if (nr == cap) {
-			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
-
-			if (!grown)
-				goto out;
-			names = grown;
-		}
-		if (!(names[nr] = strdup(de->d_name)))
-			goto out;
-		nr++;
+	if (r) {
+		rt_format(err, errlen, "%s: cannot list directory: %s", in->path,
+			  r < 0 ? strerror(-r) : "out of memory");
+		goto out;
 	}
 	if (nr)
 		qsort(names, nr, sizeof(*names), compare_data_names);
@@ -419,7 +434,6 @@ out:
 	for (size_t i = 0; i < nr; i++)
 		free(names[i]);
 	free(names);
-	closedir(d);
 	return ret;
 }
 

@@ -3,7 +3,6 @@
  * its pid file, and the proof that a process is that recording. */
 #include "record/flight_control.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/dir_entries.h"
 #include "sys/output_dir.h"
 
 int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t errlen)
@@ -101,34 +101,55 @@ static bool is_ringtrace(pid_t pid, uid_t *owner)
 	return !strcmp(comm, "ringtrace\n");
 }
 
+/* The entries of /proc/PID/fd, the kernel's: dir_each_entry of it. */
+static int each_open_file(pid_t pid, int (*fn)(int dirfd, const char *name, void *ctx),
+			  void *ctx)
+{
+	char path[64];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = dir_each_entry(fd, fn, ctx);
+	close(fd);
+	return r;
+}
+
+/* A directory looked for among a process's open files. */
+struct held_dir {
+	struct stat want;
+	int fd; /* the descriptor it is open as, once found */
+};
+
+static int is_held_dir(int dirfd, const char *name, void *ctx)
+{
+	struct held_dir *h = ctx;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, 0) || !S_ISDIR(st.st_mode) || st.st_dev != h->want.st_dev ||
+	    st.st_ino != h->want.st_ino)
+		return 0;
+	h->fd = atoi(name);
+	return 1;
+}
+
 /* Whether process pid holds open the directory dirfd is on. -1 if its
  * descriptors cannot be read (not the caller's, and not root). */
 static int holds_dir(pid_t pid, int dir_fd, int *held_fd)
 {
-	char path[64];
-	struct stat want, st;
-	struct dirent *de;
-	DIR *d;
-	int found = 0;
+	struct held_dir h = { .fd = -1 };
+	int r;
 
-	if (fstat(dir_fd, &want))
+	if (fstat(dir_fd, &h.want))
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
+	r = each_open_file(pid, is_held_dir, &h);
+	if (r < 0)
 		return -1;
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (!fstatat(dirfd(d), de->d_name, &st, 0) && S_ISDIR(st.st_mode) &&
-		    st.st_dev == want.st_dev && st.st_ino == want.st_ino) {
-			found = 1;
-			if (held_fd)
-				*held_fd = atoi(de->d_name);
-		}
-	}
-	closedir(d);
-	return found;
+	if (r && held_fd)
+		*held_fd = h.fd;
+	return r > 0;
 }
 
 /* The checks both ways of naming a target share; t->dirfd and t->pid set. */
@@ -185,13 +206,40 @@ int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, 
 	return 0;
 }
 
+/* The directory looked for among a recording's open files: the one whose
+ * pid file names the recording. */
+struct recording_dir {
+	struct flight_target *t;
+	uid_t file_owner;
+};
+
+static int is_recording_dir(int dirfd, const char *name, void *ctx)
+{
+	struct recording_dir *r = ctx;
+	char link[PATH_MAX], pid_text[64];
+	ssize_t n;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (read_small_file(fd, OUTPUT_PID_FILE, pid_text, sizeof(pid_text), &r->file_owner) ||
+	    (pid_t)atoi(pid_text) != r->t->pid) {
+		close(fd);
+		return 0;
+	}
+	n = readlinkat(dirfd, name, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = '\0';
+	r->t->dirfd = fd;
+	snprintf(r->t->dir, sizeof(r->t->dir), "%s", link);
+	return 1;
+}
+
 /* The directory among those process pid holds open whose pid file names it. */
 int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t errlen)
 {
-	char path[64];
-	struct dirent *de;
+	struct recording_dir r = { t, 0 };
 	uid_t owner;
-	DIR *d;
+	int found;
 
 	t->pid = pid;
 	t->dirfd = -1;
@@ -200,44 +248,22 @@ int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t
 		rt_format(err, errlen, "process %d is not a running ringtrace recording", (int)pid);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d) {
+	found = each_open_file(pid, is_recording_dir, &r);
+	if (found < 0) {
 		rt_format(err, errlen, "cannot read ringtrace %d's open files: %s (run as its owner or root)",
-			  (int)pid, strerror(errno));
+			  (int)pid, strerror(-found));
 		return -1;
 	}
-	while ((de = readdir(d))) {
-		char link[PATH_MAX];
-		uid_t file_owner;
-		pid_t named;
-		ssize_t n;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
-		link[n > 0 ? n : 0] = '\0';
-		if (!read_small_file(fd, OUTPUT_PID_FILE, path, sizeof(path), &file_owner) &&
-		    (named = (pid_t)atoi(path)) == pid) {
-			t->dirfd = fd;
-			snprintf(t->dir, sizeof(t->dir), "%s", link);
-			closedir(d);
-			if (prove(t, file_owner, err, errlen)) {
-				flight_target_close(t);
-				return -1;
-			}
-			return 0;
-		}
-		close(fd);
+	if (!found) {
+		rt_format(err, errlen, "ringtrace %d is not a flight recording (record --overwrite): it writes no %s",
+			  (int)pid, OUTPUT_PID_FILE);
+		return -1;
 	}
-	closedir(d);
-	rt_format(err, errlen, "ringtrace %d is not a flight recording (record --overwrite): it writes no %s",
-		  (int)pid, OUTPUT_PID_FILE);
-	return -1;
+	if (prove(t, r.file_owner, err, errlen)) {
+		flight_target_close(t);
+		return -1;
+	}
+	return 0;
 }
 
 bool flight_target_alive(const struct flight_target *t)
@@ -247,31 +273,25 @@ bool flight_target_alive(const struct flight_target *t)
 	return is_ringtrace(t->pid, &owner) && holds_dir(t->pid, t->dirfd, NULL) == 1;
 }
 
+/* Counts a snapshot directory with its accounting written. */
+static int count_snapshot(int dirfd, const char *name, void *ctx)
+{
+	char path[300];
+	struct stat st;
+
+	if (strncmp(name, "snapshot-", 9))
+		return 0;
+	snprintf(path, sizeof(path), "%s/accounting", name);
+	if (!fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW))
+		++*(int *)ctx;
+	return 0;
+}
+
 int flight_target_snapshots(const struct flight_target *t)
 {
-	int fd = dup(t->dirfd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *de;
 	int n = 0;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	rewinddir(d); /* the duplicate shares the offset of the last listing */
-	while ((de = readdir(d))) {
-		char path[300];
-		struct stat st;
-
-		if (strncmp(de->d_name, "snapshot-", 9))
-			continue;
-		snprintf(path, sizeof(path), "%s/accounting", de->d_name);
-		if (!fstatat(t->dirfd, path, &st, AT_SYMLINK_NOFOLLOW))
-			n++;
-	}
-	closedir(d);
-	return n;
+	return dir_each_entry(t->dirfd, count_snapshot, &n) ? -1 : n;
 }
 
 void flight_target_close(struct flight_target *t)

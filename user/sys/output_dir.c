@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/dir_entries.h"
 
 #define BUILD_ID_DIR ".build-id"
 /* Where --force keeps the recording it replaces until the new one starts. */
@@ -31,56 +32,37 @@ static bool is_jit_map(const char *name)
 	return !strncmp(name, "perf-", 5) && n > 9 && !strcmp(name + n - 4, ".map");
 }
 
-static bool is_dot(const char *name)
-{
-	return !strcmp(name, ".") || !strcmp(name, "..");
-}
-
-/* Calls fn(dirfd, name, ctx) for every entry of dirfd but . and ..; stops at
- * the first non-zero return, which it returns. -1 if it cannot be listed. */
-static int each_entry(int dirfd, int (*fn)(int dirfd, const char *name, void *ctx), void *ctx)
-{
-	int fd = dup(dirfd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *de;
-	int r = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	rewinddir(d); /* the duplicate shares the offset of earlier listings */
-	while (!r && (de = readdir(d)))
-		if (!is_dot(de->d_name))
-			r = fn(dirfd, de->d_name, ctx);
-	closedir(d);
-	return r;
-}
-
 static int open_subdir(int dirfd, const char *name)
 {
 	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Which of a directory's files are ringtrace's: all of them without one. */
+struct our_files {
+	bool (*ours)(const char *name);
+};
+
+static int remove_ours(int dirfd, const char *name, void *ctx)
+{
+	const struct our_files *f = ctx;
+
+	if (!f->ours || f->ours(name))
+		unlinkat(dirfd, name, 0);
+	return 0;
 }
 
 /* Removes one level of files of a directory ringtrace wrote, then the
  * directory (anything else in it makes that fail). */
 static int remove_files_and_dir(int dirfd, const char *name, bool (*ours)(const char *name))
 {
-	int fd = open_subdir(dirfd, name);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *de;
+	struct our_files f = { ours };
+	int fd = open_subdir(dirfd, name), r;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return -1;
-	}
-	while ((de = readdir(d)))
-		if (!is_dot(de->d_name) && (!ours || ours(de->d_name)))
-			unlinkat(fd, de->d_name, 0);
-	closedir(d);
-	return unlinkat(dirfd, name, AT_REMOVEDIR);
+	r = dir_each_entry(fd, remove_ours, &f);
+	close(fd);
+	return r ? -1 : unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
 static bool is_snapshot_file(const char *name)
@@ -102,7 +84,7 @@ static int remove_build_ids(int dirfd)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
-	each_entry(fd, remove_build_id_subdir, NULL);
+	dir_each_entry(fd, remove_build_id_subdir, NULL);
 	close(fd);
 	return unlinkat(dirfd, BUILD_ID_DIR, AT_REMOVEDIR);
 }
@@ -128,7 +110,7 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 	if (r) {
 		rt_format(c->err, c->errlen, "%s/%s: cannot remove: %s", c->path, name,
 			  strerror(errno));
-		return -1;
+		return 1;
 	}
 	return 0;
 }
@@ -141,10 +123,10 @@ static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 	int r;
 
 	err[0] = '\0';
-	r = each_entry(dirfd, clear_entry, &c);
+	r = dir_each_entry(dirfd, clear_entry, &c);
 
 	if (r < 0 && !err[0])
-		rt_format(err, errlen, "%s: cannot list: %s", path, strerror(errno));
+		rt_format(err, errlen, "%s: cannot list: %s", path, strerror(-r));
 	return r ? -1 : 0;
 }
 
@@ -185,7 +167,7 @@ static bool is_abandoned(int dirfd)
 {
 	unsigned int streams = 0;
 
-	return each_entry(dirfd, abandoned_entry, &streams) == 0 && streams > 0;
+	return dir_each_entry(dirfd, abandoned_entry, &streams) == 0 && streams > 0;
 }
 
 /* Opens path as a real directory owned by the caller. */
@@ -263,7 +245,7 @@ static int move_entry(int dirfd, const char *name, void *ctx)
 	if (!is_ours(name) || !renameat(dirfd, name, m->to, name))
 		return 0;
 	rt_format(m->err, m->errlen, "%s/%s: cannot set aside: %s", m->path, name, strerror(errno));
-	return -1;
+	return 1;
 }
 
 /* --force: the recording in the directory is moved into DIR/.replaced (one
@@ -282,10 +264,10 @@ static int set_aside(struct output_dir *d, char *err, size_t errlen)
 		return -1;
 	}
 	err[0] = '\0';
-	r = each_entry(d->fd, move_entry, &m);
+	r = dir_each_entry(d->fd, move_entry, &m);
 	close(m.to);
-	if (r && !err[0])
-		rt_format(err, errlen, "%s: cannot list: %s", d->path, strerror(errno));
+	if (r < 0 && !err[0])
+		rt_format(err, errlen, "%s: cannot list: %s", d->path, strerror(-r));
 	d->set_aside = true;
 	return r ? -1 : 0;
 }
@@ -299,7 +281,7 @@ static void put_back(struct output_dir *d)
 
 	if (fd < 0)
 		return;
-	each_entry(fd, move_entry, &m);
+	dir_each_entry(fd, move_entry, &m);
 	close(fd);
 	unlinkat(d->fd, REPLACED_DIR, AT_REMOVEDIR);
 	d->set_aside = false;
