@@ -13,24 +13,24 @@
 
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
+#include "symbols/elf_open.h"
 
 int elf_is_elf_file(const char *path, char *err, size_t errlen)
 {
-	int fd, is_elf;
-	Elf *elf;
+	char why[8];
+	int fd;
+	Elf *elf = elf_open_path(path, &fd, why, sizeof(why));
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (elf) {
+		elf_end(elf);
+		close(fd);
+		return 1;
+	}
+	if (errno != ENOEXEC) {
 		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	is_elf = elf && elf_kind(elf) == ELF_K_ELF;
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return is_elf;
+	return 0;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -73,18 +73,9 @@ int elf_function_names(const char *path, char ***names, size_t *nr, char *err, s
 
 	*names = NULL;
 	*nr = 0;
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	elf = elf_open_path(path, &fd, err, errlen);
+	if (!elf)
 		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		rt_format(err, errlen, "%s is not an ELF file: give a program or a shared library",
-			  path);
-		goto out;
-	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 

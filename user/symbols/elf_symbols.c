@@ -17,6 +17,7 @@
 #include "symbols/build_id.h"
 #include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
+#include "symbols/elf_open.h"
 #include "sys/safe_open.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
@@ -34,12 +35,11 @@ struct elf_file {
 static int elf_file_open(struct elf_file *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
-	elf_version(EV_CURRENT);
 	f->fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
 	if (f->fd < 0)
 		return -1;
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &f->ehdr)) {
+	f->elf = elf_open_fd(f->fd);
+	if (!f->elf || !gelf_getehdr(f->elf, &f->ehdr)) {
 		if (f->elf)
 			elf_end(f->elf);
 		close(f->fd);

@@ -13,30 +13,9 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "symbols/elf_open.h"
 
 #define NT_STAPSDT 3
-
-static Elf *open_elf(const char *path, int *fd, char *err, size_t errlen)
-{
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0) {
-		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(*fd);
-		rt_format(err, errlen, "%s is not an ELF file: give a program or a shared library",
-			  path);
-		return NULL;
-	}
-	return elf;
-}
 
 /* The argument count and signedness of a spec: "N@LOC" words, N < 0 signed. */
 static void count_args(struct sdt_probe *p)
@@ -88,7 +67,7 @@ int sdt_notes_read(const char *path, struct sdt_probe **out, size_t *nr, char *e
 	size_t addr_size, shstrndx;
 	Elf_Scn *scn = NULL;
 	int fd, ret = 0;
-	Elf *elf = open_elf(path, &fd, err, errlen);
+	Elf *elf = elf_open_path(path, &fd, err, errlen);
 
 	*out = NULL;
 	*nr = 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "symbols/build_id.h"
+#include "symbols/elf_open.h"
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
 
@@ -149,8 +150,8 @@ static void load_file(struct uw_file *f, int fd)
 	bool first = true;
 	GElf_Ehdr eh;
 
-	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (f->elf && (elf_kind(f->elf) != ELF_K_ELF || elf_cntl(f->elf, ELF_C_FDDONE) ||
+	f->elf = elf_open_fd(fd);
+	if (f->elf && (elf_cntl(f->elf, ELF_C_FDDONE) ||
 		       !gelf_getehdr(f->elf, &eh) || elf_getphdrnum(f->elf, &phnum))) {
 		elf_end(f->elf);
 		f->elf = NULL;

@@ -20,6 +20,7 @@
 #include "lib/log.h"
 #include "sys/sigbus_guard.h"
 #include "symbols/cfi_fdes.h"
+#include "symbols/elf_open.h"
 #include "symbols/unwind_elf.h"
 
 /* DWARF register numbers of x86-64: rax 0, rdx 1, rcx 2, rbx 3, rsi 4,
@@ -437,13 +438,8 @@ static int build(int fd, const struct unwind_budget *budget, struct unwind_table
 		rt_format(err, errlen, "not a regular file");
 		goto out;
 	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open_fd(fd);
 	if (!elf) {
-		rt_format(err, errlen, "not an ELF file: %s", elf_errmsg(-1));
-		goto out;
-	}
-	if (elf_kind(elf) != ELF_K_ELF) {
 		rt_format(err, errlen, "not an ELF file");
 		goto out;
 	}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* elf_open.h: libelf's handle on an ELF file, checked to be one, from a
+ * descriptor its caller opened safely or from a probe's file. */
+#ifndef RINGTRACE_ELF_OPEN_H
+#define RINGTRACE_ELF_OPEN_H
+
+#include <libelf.h>
+
+/* libelf's handle on the file open as fd, mapped (ELF_C_READ_MMAP), if it
+ * is an ELF file (not an archive, not anything else): else NULL with errno
+ * ENOEXEC. fd stays the caller's, to close after elf_end. */
+Elf *elf_open_fd(int fd);
+
+/* A probe's file: path is /proc/self/fd/N, a descriptor probe_resolve
+ * opened safely (so that a plain open of it is). Its handle and *fd, or
+ * NULL with err naming the cause and errno set: ENOEXEC when it is no ELF
+ * file, else why it cannot be read. */
+Elf *elf_open_path(const char *path, int *fd, char *err, size_t errlen);
+
+#endif
