@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symbols/build_id.h"
+#include "symbols/kallsyms.h"
 #include "symbols/symbols.h"
 #include "test_util.h"
 

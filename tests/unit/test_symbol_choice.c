@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/kallsyms.h"
 #include "symbols/symbol_tree.h"
 #include "symbols/symbols.h"
 #include "test_util.h"

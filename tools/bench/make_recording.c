@@ -13,6 +13,7 @@
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
 #include "sample_record.h"
+#include "symbols/kallsyms.h"
 #include "symbols/symbols.h"
 #include "sys/output_dir.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "format/perf_record.h"
+#include "symbols/kallsyms.h"
 #include "symbols/perf_map.h"
 #include "symbols/vdso.h"
 

@@ -42,9 +42,6 @@ struct symtab {
 	uint64_t kernel_end;
 };
 
-/* Loads the symbols of /proc/kallsyms (or another file in its format).
- * Returns 0, or -1 with err set. */
-int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
 /* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c). */
 int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen);
 /* Like symtab_load_elf, but only from the file with that build-id: path if
@@ -106,6 +103,10 @@ int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint6
 				 uint8_t binding, uint8_t type, const char *name);
 /* Ends, fixup and duplicates, of everything added so far; -1 if memory ran out. */
 int symtab_builder_fixup(struct symtab_builder *b);
+/* Keeps the symbols added for which keep(name, symbol, ctx) is true, in
+ * their order; name is the builder's, which keep may cut short. */
+void symtab_builder_keep(struct symtab_builder *b,
+			 bool (*keep)(char *name, const struct symbol *s, void *ctx), void *ctx);
 /* Sorts what was added since (without fixups) and hands the table to t (all
  * of t: no segments yet); the builder is left empty. -1 if memory ran out (t
  * is then empty). */

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kallsyms.c: the kernel's symbol table from /proc/kallsyms (or a copy of
+ * it), built as perf 6.1 builds it: modules' symbols kept only for the
+ * modules it maps, where the kernel's own symbols end. */
+#include "symbols/kallsyms.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/byte_buffer.h"
+#include "lib/log.h"
+#include "sys/kallsyms_access.h"
+#include "sys/safe_open.h"
+
+/*
+ * perf names a module's kallsyms symbols only where it has a map for the
+ * module: all of them when it reads /proc/kcore, else those of the modules
+ * /proc/modules lists, not ftrace's or BPF's pseudo-modules
+ * ([__builtin__ftrace], [bpf]). The kcore and modules beside the kallsyms
+ * file stand for those of /proc.
+ */
+struct modules {
+	bool all;                /* kcore is there: every module's symbols */
+	struct byte_buffer list; /* "\nname\nname\n" */
+	char last[64];           /* the module last asked about, and the answer */
+	bool last_known;
+};
+
+static void modules_init(struct modules *m, const char *kallsyms)
+{
+	const char *slash = strrchr(kallsyms, '/');
+	int dir = slash ? (int)(slash - kallsyms) : 1;
+	char path[4096], line[512];
+	FILE *f;
+	int fd;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%.*s/kcore", dir, slash ? kallsyms : ".");
+	if (!access(path, R_OK)) {
+		m->all = true;
+		return;
+	}
+	snprintf(path, sizeof(path), "%.*s/modules", dir, slash ? kallsyms : ".");
+	fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	byte_buffer_append(&m->list, "\n", 1);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, " \n");
+
+		if (n && (!byte_buffer_append(&m->list, line, n) ||
+			  !byte_buffer_append(&m->list, "\n", 1)))
+			break;
+	}
+	fclose(f);
+}
+
+static bool modules_has(struct modules *m, const char *name)
+{
+	char key[sizeof(m->last) + 2];
+
+	if (m->all)
+		return true;
+	if (!strcmp(name, m->last))
+		return m->last_known;
+	snprintf(m->last, sizeof(m->last), "%s", name);
+	snprintf(key, sizeof(key), "\n%s\n", name);
+	m->last_known = m->list.len && byte_buffer_append(&m->list, "", 1) &&
+			strstr((const char *)m->list.data, key);
+	if (m->list.len)
+		m->list.len--; /* the NUL is not part of the list */
+	return m->last_known;
+}
+
+/* The address at the start of a kallsyms line, as strtoull reads it: by
+ * hand for the plain hex digits every real line starts with. */
+static unsigned long long kallsyms_address(char *line, char **end)
+{
+	unsigned long long addr = 0;
+	char *p = line;
+
+	for (; p - line < 16; p++) {
+		unsigned int c = (unsigned char)*p, d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		addr = addr << 4 | d;
+	}
+	if (p == line || *p != ' ') /* odd: anything strtoull would take */
+		return strtoull(line, end, 16);
+	*end = p;
+	return addr;
+}
+
+/* kallsyms__parse and map__process_kallsym_symbol: "ADDR TYPE NAME[\t[MOD]]"
+ * lines whose type is T, W, D or B in either case; 'W' binds weak, other
+ * upper case global, lower case local; t and w are functions. The module
+ * stays in the name until the fixups are done, as in perf. line ends in a
+ * NUL where its newline was. */
+static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero)
+{
+	char *end, *name, type, upper;
+	unsigned long long addr = kallsyms_address(line, &end);
+	uint8_t binding, kind;
+
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = end[1];
+	upper = (char)toupper((unsigned char)type);
+	if (upper != 'T' && upper != 'W' && upper != 'D' && upper != 'B')
+		return 0;
+	name = end + 3;
+	if (name[0] == '$') /* ARM modules' local symbols */
+		return 0;
+	binding = type == 'W' ? STB_WEAK : type == upper ? STB_GLOBAL : STB_LOCAL;
+	kind = upper == 'T' || upper == 'W' ? STT_FUNC : STT_OBJECT;
+	*nonzero |= addr != 0;
+	return symtab_builder_add(b, addr, 0, binding, kind, name);
+}
+
+/* Longest line read: as fgets into 1024 bytes reads them; a longer one (no
+ * kernel symbol is) is skipped. */
+#define KALLSYMS_LINE_MAX 1023
+#define KALLSYMS_CHUNK (128u << 10)
+
+/* Reads fd's lines in big chunks (a read of /proc/kallsyms costs the kernel
+ * the same whatever its size, and there are 100000 lines and more) into b.
+ * 0 at the end of the file, -1 if reading failed or memory ran out. */
+static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
+{
+	char *buf = malloc(KALLSYMS_CHUNK + 1);
+	size_t have = 0;
+	bool skipping = false; /* the rest of a line too long */
+	int r = 0;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, KALLSYMS_CHUNK - have);
+		char *line, *nl, *stop;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -1;
+			break;
+		}
+		have += (size_t)n;
+		stop = buf + have;
+		line = buf;
+		while ((nl = memchr(line, '\n', (size_t)(stop - line)))) {
+			*nl = '\0';
+			if (!skipping && nl - line < KALLSYMS_LINE_MAX && add_kallsyms_line(b, line, nonzero)) {
+				free(buf);
+				return -1;
+			}
+			skipping = false;
+			line = nl + 1;
+		}
+		if (stop - line >= KALLSYMS_LINE_MAX) { /* no newline in sight */
+			skipping = true;
+			line = stop;
+		}
+		have = (size_t)(stop - line);
+		memmove(buf, line, have);
+		if (!n) { /* the end: a last line without its newline */
+			buf[have] = '\0';
+			if (have && !skipping && add_kallsyms_line(b, buf, nonzero))
+				r = -1;
+			break;
+		}
+	}
+	free(buf);
+	return r;
+}
+
+/* What maps__split_kallsyms keeps, and where the kernel's own symbols end. */
+struct module_split {
+	struct modules *m;
+	uint64_t kernel_end;
+};
+
+/* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
+ * those of modules perf has no map for are dropped. */
+static bool keep_mapped_module(char *name, const struct symbol *s, void *ctx)
+{
+	struct module_split *split = ctx;
+	char *tab = strchr(name, '\t'), *mod;
+
+	if (!tab) {
+		if (s->end > split->kernel_end)
+			split->kernel_end = s->end;
+		return true;
+	}
+	mod = tab + 1 + (tab[1] == '[');
+	mod[strcspn(mod, "]")] = '\0';
+	*tab = '\0';
+	return modules_has(split->m, mod);
+}
+
+int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
+{
+	struct symtab_builder b;
+	struct modules m;
+	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
+	bool nonzero = false;
+	int r = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0) {
+		rt_format(err, errlen, "cannot read %s: %s", path, safe_open_strerror(errno));
+		return -1;
+	}
+	symtab_builder_init(&b, true);
+	if (read_kallsyms_lines(fd, &b, &nonzero))
+		rt_format(err, errlen, "out of memory reading %s", path);
+	else if (!nonzero) {
+		char cause[256];
+
+		if (strcmp(path, "/proc/kallsyms"))
+			snprintf(cause, sizeof(cause), "it was copied without them");
+		else
+			kallsyms_hidden_cause(cause, sizeof(cause));
+		rt_format(err, errlen, "%s shows no kernel addresses: %s", path, cause);
+	}
+	else if (symtab_builder_fixup(&b))
+		rt_format(err, errlen, "out of memory reading %s", path);
+	else
+		r = 0;
+	close(fd);
+	if (!r) {
+		struct module_split split = { &m, 0 };
+
+		modules_init(&m, path);
+		split.kernel_end = m.all ? UINT64_MAX : 0;
+		symtab_builder_keep(&b, keep_mapped_module, &split);
+		byte_buffer_free(&m.list);
+		if (symtab_builder_finish(&b, t)) {
+			rt_format(err, errlen, "out of memory reading %s", path);
+			r = -1;
+		}
+		t->kernel_end = split.kernel_end;
+	}
+	symtab_builder_free(&b);
+	return r;
+}
