@@ -358,7 +358,7 @@ define run_fuzzers
 			$(FUZZ_OUTPUT)/corpus-$$n $$seeds > $(FUZZ_OUTPUT)/$$n.log 2>&1; then \
 			rm -rf $$scratch; grep -m1 -A60 -E '^==[0-9]+==ERROR|runtime error|^==[0-9]+== ERROR' $(FUZZ_OUTPUT)/$$n.log || true; \
 			echo "..."; tail -12 $(FUZZ_OUTPUT)/$$n.log; echo "$$n found a crash: make it a regression in $$seeds/"; \
-			exit 1; fi; rm -rf $$scratch; tail -8 $(FUZZ_OUTPUT)/$$n.log; done
+			exit 1; fi; rm -rf $$scratch; grep -E '^stat::' $(FUZZ_OUTPUT)/$$n.log; done
 endef
 
 fuzz-targets: $(FUZZ_TARGETS)

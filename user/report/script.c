@@ -8,13 +8,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
-#include "lib/prefault.h"
 #include "lib/terminal_text.h"
 #include "report/recording.h"
+#include "report/text_out.h"
 #include "report/tracepoint_print.h"
 
 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH): frames printed
@@ -22,12 +21,6 @@
 #define SCRIPT_MAX_STACK 127
 /* perf's kernel_start on x86_64: every address from 2^63 up is the kernel's. */
 #define KERNEL_START (1ULL << 63)
-
-/* Output is formatted into a buffer of our own and handed to the FILE in
- * big blocks: millions of lines, and a stdio call per field costs more than
- * formatting the field. 1 MiB blocks cost less CPU than 256 KiB ones here
- * (a script of 1M samples to a file: 0.52 against 0.64 s, median of 6). */
-#define SCRIPT_OUT_FLUSH (1u << 20)
 
 /* The text of a frame, kept: a profile's callchains pass through the same
  * few thousand addresses again and again, and the line an address prints
@@ -82,10 +75,7 @@ struct event_text {
 #define EVENT_TEXT_ROOM(st) (EVENT_TEXT_COPY + (size_t)(st)->name_width)
 
 struct script_state {
-	FILE *out;
-	struct byte_buffer buf; /* formatted, not yet written to out */
-	bool out_of_memory;
-	bool line_by_line;      /* out is a terminal: each record written as it is done */
+	struct text_out out;
 	const struct script_options *o;
 	struct script_fields fields;
 	bool use_callchain;   /* some event records callchains (perf's symbol_conf) */
@@ -101,88 +91,6 @@ struct script_state {
 	size_t errlen;
 };
 
-/* Grows the buffer to room for n more bytes; false if memory ran out. */
-static __attribute__((noinline)) bool out_grow(struct script_state *st, size_t n)
-{
-	struct byte_buffer *b = &st->buf;
-	size_t cap;
-	uint8_t *grown;
-
-	cap = b->cap ? b->cap : SCRIPT_OUT_FLUSH + 4096;
-	while (cap - b->len < n)
-		cap *= 2;
-	grown = realloc(b->data, cap);
-	if (!grown) {
-		st->out_of_memory = true;
-		return false;
-	}
-	prefault(grown + b->len, cap - b->len);
-	b->data = grown;
-	b->cap = cap;
-	return true;
-}
-
-/* Room for n more bytes in the buffer; false if memory ran out. Inlined in
- * every writer: it runs for every field of millions of lines, and the
- * buffer grows only at the start. */
-static inline __attribute__((always_inline)) bool out_room(struct script_state *st, size_t n)
-{
-	return st->buf.cap - st->buf.len >= n || out_grow(st, n);
-}
-
-/* Copies n bytes (a constant of 16 or more) in 16-byte moves, the last one
- * overlapping: memcpy of a constant size is compiled to "rep movs" here,
- * which costs tens of cycles to start, more than the copy. */
-typedef uint8_t bytes16 __attribute__((vector_size(16), aligned(1), may_alias));
-
-static inline __attribute__((always_inline)) void copy_whole(void *dst, const void *src,
-							      size_t n)
-{
-	for (size_t i = 0; i + 16 < n; i += 16)
-		*(bytes16 *)((uint8_t *)dst + i) = *(const bytes16 *)((const uint8_t *)src + i);
-	*(bytes16 *)((uint8_t *)dst + n - 16) = *(const bytes16 *)((const uint8_t *)src + n - 16);
-}
-
-static void out_bytes(struct script_state *st, const void *p, size_t n)
-{
-	if (!out_room(st, n))
-		return;
-	memcpy(st->buf.data + st->buf.len, p, n);
-	st->buf.len += n;
-}
-
-static void out_char(struct script_state *st, char c)
-{
-	if (!out_room(st, 1))
-		return;
-	st->buf.data[st->buf.len++] = (uint8_t)c;
-}
-
-static void out_string(struct script_state *st, const char *s)
-{
-	out_bytes(st, s, strlen(s));
-}
-
-/* Hands what was formatted to the FILE: 0, or -1 if memory ran out or
- * writing failed. */
-static int out_flush(struct script_state *st)
-{
-	if (st->out_of_memory)
-		return -ENOMEM;
-	if (st->buf.len && fwrite_unlocked(st->buf.data, 1, st->buf.len, st->out) != st->buf.len)
-		return -1;
-	st->buf.len = 0;
-	return ferror(st->out) ? -1 : 0;
-}
-
-/* At the end of a record: writes out a full block. */
-static int out_done(struct script_state *st)
-{
-	if (st->out_of_memory)
-		return -ENOMEM;
-	return st->buf.len >= SCRIPT_OUT_FLUSH || st->line_by_line ? out_flush(st) : 0;
-}
-
 static enum script_kind kind_of(const struct perf_input_event *ev)
 {
 	return ev->attr.type == PERF_TYPE_TRACEPOINT ? SCRIPT_KIND_TRACEPOINT : SCRIPT_KIND_SAMPLE;
@@ -196,66 +104,6 @@ static bool has_callchain(const struct perf_input_event *ev)
 static const char *event_name(const struct perf_input_event *ev)
 {
 	return ev->name ? ev->name : "[unknown]";
-}
-
-/* Writes s (len bytes) padded with spaces to width: on the left (right-
- * aligned) or, when left, after it. */
-static void put_padded(struct script_state *st, const char *s, size_t len, int width, bool left)
-{
-	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
-	uint8_t *at;
-
-	if (!out_room(st, len + pad))
-		return;
-	at = st->buf.data + st->buf.len;
-	if (!left)
-		memset(at, ' ', pad);
-	memcpy(at + (left ? 0 : pad), s, len);
-	if (left)
-		memset(at + len, ' ', pad);
-	st->buf.len += len + pad;
-}
-
-/* "00" to "99": decimals are written two digits a step. */
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* The decimal digits of v, at least min_digits of them (zeros in front),
- * ending at end; returns where they start. */
-static char *decimal(char *end, uint64_t v, int min_digits)
-{
-	char *p = end;
-
-	while (v >= 100) {
-		const char *d = &digit_pairs[v % 100 * 2];
-
-		v /= 100;
-		*--p = d[1];
-		*--p = d[0];
-	}
-	if (v >= 10) {
-		*--p = digit_pairs[v * 2 + 1];
-		*--p = digit_pairs[v * 2];
-	} else {
-		*--p = (char)('0' + v);
-	}
-	while (end - p < min_digits)
-		*--p = '0';
-	return p;
-}
-
-/* printf's %[-]<width>d of a value printed as a C int (pid -1 prints -1). */
-static void put_int(struct script_state *st, uint32_t value, int width, bool left)
-{
-	int v = (int)value;
-	char buf[16], *end = buf + sizeof(buf), *p;
-
-	p = decimal(end, v < 0 ? -(uint64_t)v : (uint64_t)v, 1);
-	if (v < 0)
-		*--p = '-';
-	put_padded(st, p, (size_t)(end - p), width, left);
 }
 
 /* The start of perf_sample__fprintf_start: comm (unpadded before a
@@ -276,29 +124,29 @@ static void put_thread(struct script_state *st, struct recording *r,
 		/* escaped, padded as perf pads the bytes it prints raw */
 		comm = terminal_text(comm, name, sizeof(name));
 		len = strlen(comm);
-		put_padded(st, comm, len, unpadded ? 0 : 16 + (int)(len - raw), false);
-		out_char(st, ' ');
+		text_out_padded(&st->out, comm, len, unpadded ? 0 : 16 + (int)(len - raw), false);
+		text_out_char(&st->out, ' ');
 	}
 	if ((f & SCRIPT_FIELD_PID) && (f & SCRIPT_FIELD_TID)) {
-		put_int(st, pid, 5, false);
-		out_char(st, '/');
-		put_int(st, tid, 5, true);
-		out_char(st, ' ');
+		text_out_int(&st->out, pid, 5, false);
+		text_out_char(&st->out, '/');
+		text_out_int(&st->out, tid, 5, true);
+		text_out_char(&st->out, ' ');
 	} else if (f & (SCRIPT_FIELD_PID | SCRIPT_FIELD_TID)) {
-		put_int(st, f & SCRIPT_FIELD_PID ? pid : tid, 5, false);
-		out_char(st, ' ');
+		text_out_int(&st->out, f & SCRIPT_FIELD_PID ? pid : tid, 5, false);
+		text_out_char(&st->out, ' ');
 	}
 	if (f & SCRIPT_FIELD_CPU) {
 		if ((int)cpu < 0) {
 			int n = snprintf(buf, sizeof(buf), "[%03d] ", (int)cpu);
 
-			out_bytes(st, buf, (size_t)n);
+			text_out_bytes(&st->out, buf, (size_t)n);
 		} else {
 			*--end = ' ';
 			*--end = ']';
-			p = decimal(end, cpu, 3);
+			p = text_out_decimal(end, cpu, 3);
 			*--p = '[';
-			out_bytes(st, p, (size_t)(buf + sizeof(buf) - p));
+			text_out_bytes(&st->out, p, (size_t)(buf + sizeof(buf) - p));
 		}
 	}
 }
@@ -316,25 +164,25 @@ static void put_thread_kept(struct script_state *st, struct recording *r, unsign
 	uint64_t h = (((uint64_t)pid << 32 | tid) ^ ((uint64_t)cpu << 20) ^ event) *
 		     0x9e3779b97f4a7c15ULL;
 	struct thread_line *e = &st->thread_lines[h >> (64 - THREAD_LINE_BITS)];
-	size_t start = st->buf.len, len;
+	size_t start = st->out.buf.len, len;
 
 	if (e->event == event + 1 && e->comm == comm && e->pid == pid && e->tid == tid &&
 	    e->cpu == cpu) {
-		if (!out_room(st, THREAD_LINE_TEXT))
+		if (!text_out_room(&st->out, THREAD_LINE_TEXT))
 			return;
-		copy_whole(st->buf.data + st->buf.len, e->text, THREAD_LINE_TEXT);
-		st->buf.len += e->len;
+		text_out_copy_whole(st->out.buf.data + st->out.buf.len, e->text, THREAD_LINE_TEXT);
+		st->out.buf.len += e->len;
 		return;
 	}
 	put_thread(st, r, ev, pid, tid, cpu);
-	len = st->buf.len - start;
-	if (st->out_of_memory || len > THREAD_LINE_TEXT || event >= UINT16_MAX) {
+	len = st->out.buf.len - start;
+	if (st->out.out_of_memory || len > THREAD_LINE_TEXT || event >= UINT16_MAX) {
 		e->event = 0;
 		return;
 	}
 	*e = (struct thread_line){ comm, pid, tid, cpu, (uint16_t)(event + 1), (uint16_t)len, { 0 } };
 	if (len) /* none with -F fields that leave it out: the buffer may be NULL yet */
-		memcpy(e->text, st->buf.data + start, len);
+		memcpy(e->text, st->out.buf.data + start, len);
 }
 
 /* The end of perf_sample__fprintf_start: the time, "%5lu.%09lu: " with
@@ -354,17 +202,17 @@ static void put_time(struct script_state *st, uint64_t time)
 		size_t width = ns ? 15 : 12;
 
 		*--end = '.';
-		p = decimal(end, sec, 1);
+		p = text_out_decimal(end, sec, 1);
 		while ((size_t)(buf + sizeof(buf) - p) + digits < width)
 			*--p = ' ';
 		st->time_len = (uint8_t)(buf + sizeof(buf) - p);
 		memcpy(st->time_text, p, st->time_len);
 		st->time_sec = sec;
 	}
-	if (!out_room(st, sizeof(st->time_text) + 16))
+	if (!text_out_room(&st->out, sizeof(st->time_text) + 16))
 		return;
-	at = st->buf.data + st->buf.len;
-	copy_whole(at, st->time_text, sizeof(st->time_text));
+	at = st->out.buf.data + st->out.buf.len;
+	text_out_copy_whole(at, st->time_text, sizeof(st->time_text));
 	at += st->time_len;
 	if (ns) {
 		at[8] = (char)('0' + frac % 10);
@@ -373,9 +221,9 @@ static void put_time(struct script_state *st, uint64_t time)
 		frac /= 1000;
 	}
 	for (unsigned int i = ns ? 8 : 6; i > 0; i -= 2, frac /= 100)
-		memcpy(at + i - 2, &digit_pairs[frac % 100 * 2], 2);
+		memcpy(at + i - 2, &text_out_digit_pairs[frac % 100 * 2], 2);
 	memcpy(at + digits, ": ", 2);
-	st->buf.len += st->time_len + digits + 2;
+	st->out.buf.len += st->time_len + digits + 2;
 }
 
 /* perf_sample__fprintf_start: comm (unpadded before a callchain), pid/tid,
@@ -389,41 +237,23 @@ static void print_start(struct script_state *st, struct recording *r,
 		put_time(st, time);
 }
 
-/* Writes v in lowercase hex, right-aligned in width columns (0: as wide as
- * it is): the frames are millions of lines, and parsing printf's format for
- * each costs more than the rest of script together. */
-static void put_hex(struct script_state *st, uint64_t v, int width)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[32];
-	int at = sizeof(buf);
-
-	do {
-		buf[--at] = digits[v & 0xf];
-		v >>= 4;
-	} while (v);
-	while ((int)sizeof(buf) - at < width)
-		buf[--at] = ' ';
-	out_bytes(st, buf + at, sizeof(buf) - (size_t)at);
-}
-
 /* sym+off (dso), as perf's sample__fprintf_sym prints them after the address. */
 static void print_symbol(struct script_state *st, uint32_t f, const struct resolved *w)
 {
 	char name[1024];
 
 	if (f & SCRIPT_FIELD_SYM) {
-		out_char(st, ' ');
-		out_string(st, terminal_text(w->symbol, name, sizeof(name)));
+		text_out_char(&st->out, ' ');
+		text_out_string(&st->out, terminal_text(w->symbol, name, sizeof(name)));
 		if ((f & SCRIPT_FIELD_SYMOFF) && strcmp(w->symbol, "[unknown]")) {
-			out_bytes(st, "+0x", 3);
-			put_hex(st, w->addr - w->symbol_start, 0);
+			text_out_bytes(&st->out, "+0x", 3);
+			text_out_hex(&st->out, w->addr - w->symbol_start, 0);
 		}
 	}
 	if (f & SCRIPT_FIELD_DSO) {
-		out_bytes(st, " (", 2);
-		out_string(st, terminal_text(w->dso, name, sizeof(name)));
-		out_char(st, ')');
+		text_out_bytes(&st->out, " (", 2);
+		text_out_string(&st->out, terminal_text(w->dso, name, sizeof(name)));
+		text_out_char(&st->out, ')');
 	}
 }
 
@@ -432,11 +262,11 @@ static void print_symbol(struct script_state *st, uint32_t f, const struct resol
 static void print_frame(struct script_state *st, uint32_t f, uint64_t ip, const struct resolved *w)
 {
 	if (f & SCRIPT_FIELD_IP) {
-		out_char(st, '\t');
-		put_hex(st, w->mapped && !w->kernel ? w->map_ip : ip, 16);
+		text_out_char(&st->out, '\t');
+		text_out_hex(&st->out, w->mapped && !w->kernel ? w->map_ip : ip, 16);
 	}
 	print_symbol(st, f, w);
-	out_char(st, '\n');
+	text_out_char(&st->out, '\n');
 }
 
 /* The sample's own ip: its map found as perf finds it, in the other address
@@ -450,7 +280,7 @@ static void print_ip(struct script_state *st, struct recording *r, uint32_t f, u
 	if (!where.mapped && cpumode == PERF_RECORD_MISC_USER && ip >= KERNEL_START)
 		address_space_resolve(&r->as, pid, ip, PERF_RECORD_MISC_KERNEL, &where);
 	if (f & SCRIPT_FIELD_IP)
-		put_hex(st, ip, 16);
+		text_out_hex(&st->out, ip, 16);
 	print_symbol(st, f, &where);
 }
 
@@ -462,7 +292,7 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 							    uint64_t ip, uint16_t cpumode,
 							    struct frame_line *e)
 {
-	size_t start = st->buf.len, len;
+	size_t start = st->out.buf.len, len;
 	struct resolved w;
 
 	if (f & FRAME_OF_SAMPLE) {
@@ -474,8 +304,8 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 			address_space_resolve(&r->as, pid, ip, cpumode, &w);
 		print_frame(st, f, ip, &w);
 	}
-	len = st->buf.len - start;
-	if (!e || st->out_of_memory)
+	len = st->out.buf.len - start;
+	if (!e || st->out.out_of_memory)
 		return;
 	if (len > FRAME_LINE_TEXT) {
 		e->generation = 0;
@@ -483,7 +313,7 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 	}
 	*e = (struct frame_line){ ip, key_pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
 	if (len)
-		memcpy(e->text, st->buf.data + start, len);
+		memcpy(e->text, st->out.buf.data + start, len);
 }
 
 /* A callchain frame's line (fields f), or with FRAME_OF_SAMPLE in f the
@@ -501,12 +331,12 @@ static inline __attribute__((always_inline)) void print_address(struct script_st
 	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> (64 - FRAME_LINE_BITS)] : NULL;
 
 	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == key_pid &&
-	    e->cpumode == cpumode && e->fields == f && out_room(st, FRAME_LINE_TEXT)) {
+	    e->cpumode == cpumode && e->fields == f && text_out_room(&st->out, FRAME_LINE_TEXT)) {
 		/* the whole slot copied in 16-byte moves (a call to memcpy of
 		 * its length cost a tenth of script), and only the line kept:
 		 * what follows is written over */
-		copy_whole(st->buf.data + st->buf.len, e->text, FRAME_LINE_TEXT);
-		st->buf.len += e->len;
+		text_out_copy_whole(st->out.buf.data + st->out.buf.len, e->text, FRAME_LINE_TEXT);
+		st->out.buf.len += e->len;
 		return;
 	}
 	print_address_afresh(st, r, f, pid, key_pid, ip, cpumode, e);
@@ -574,16 +404,16 @@ static void put_period_event(struct script_state *st, const struct perf_input_ev
 			     uint32_t f, uint64_t period)
 {
 	if (f & SCRIPT_FIELD_PERIOD) {
-		char buf[24], *end = buf + sizeof(buf), *p = decimal(end, period, 1);
+		char buf[24], *end = buf + sizeof(buf), *p = text_out_decimal(end, period, 1);
 
-		put_padded(st, p, (size_t)(end - p), 10, false);
-		out_char(st, ' ');
+		text_out_padded(&st->out, p, (size_t)(end - p), 10, false);
+		text_out_char(&st->out, ' ');
 	}
 	if (f & SCRIPT_FIELD_EVENT) {
 		const char *name = event_name(ev);
 
-		put_padded(st, name, strlen(name), st->name_width, false);
-		out_bytes(st, ": ", 2);
+		text_out_padded(&st->out, name, strlen(name), st->name_width, false);
+		text_out_bytes(&st->out, ": ", 2);
 	}
 }
 
@@ -593,23 +423,23 @@ static void put_period_event_kept(struct script_state *st, unsigned int event,
 				  const struct perf_input_event *ev, uint32_t f, uint64_t period)
 {
 	struct event_text *t = st->event_texts ? &st->event_texts[event] : NULL;
-	size_t start = st->buf.len, len;
+	size_t start = st->out.buf.len, len;
 
 	if (t && t->len && t->period == period) {
-		if (t->len <= EVENT_TEXT_COPY && out_room(st, EVENT_TEXT_COPY)) {
+		if (t->len <= EVENT_TEXT_COPY && text_out_room(&st->out, EVENT_TEXT_COPY)) {
 			/* copied whole, as the frames' lines */
-			copy_whole(st->buf.data + st->buf.len, t->text, EVENT_TEXT_COPY);
-			st->buf.len += t->len;
+			text_out_copy_whole(st->out.buf.data + st->out.buf.len, t->text, EVENT_TEXT_COPY);
+			st->out.buf.len += t->len;
 		} else {
-			out_bytes(st, t->text, t->len);
+			text_out_bytes(&st->out, t->text, t->len);
 		}
 		return;
 	}
 	put_period_event(st, ev, f, period);
-	len = st->buf.len - start;
-	if (!t || !len || st->out_of_memory || len > EVENT_TEXT_ROOM(st))
+	len = st->out.buf.len - start;
+	if (!t || !len || st->out.out_of_memory || len > EVENT_TEXT_ROOM(st))
 		return;
-	memcpy(t->text, st->buf.data + start, len);
+	memcpy(t->text, st->out.buf.data + start, len);
 	t->len = len;
 	t->period = period;
 }
@@ -631,15 +461,15 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 		put_period_event_kept(st, event, ev, f, s->period);
 	if ((f & SCRIPT_FIELD_TRACE) && s->raw &&
 	    tracepoint_printer_print(st->tracepoints, ev->attr.config, s->cpu, s->raw, s->raw_size,
-				     &st->buf))
+				     &st->out.buf))
 		return -ENOMEM;
 	if (f & SCRIPT_FIELD_IP) {
 		if (st->use_callchain && has_callchain(ev)) {
-			out_char(st, '\n');
+			text_out_char(&st->out, '\n');
 			if (print_callchain(st, r, f, s))
 				return -ENOMEM;
 		} else {
-			out_char(st, ' ');
+			text_out_char(&st->out, ' ');
 			print_address(st, r, f | FRAME_OF_SAMPLE, s->pid, s->ip,
 				      s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 		}
@@ -649,9 +479,9 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	 * which ringtrace's samples of it do not have */
 	if (!st->fields.user_set[kind_of(ev)] && ev->attr.type == PERF_TYPE_SOFTWARE &&
 	    ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
-		out_char(st, '\n');
-	out_char(st, '\n');
-	return out_done(st);
+		text_out_char(&st->out, '\n');
+	text_out_char(&st->out, '\n');
+	return text_out_done(&st->out);
 }
 
 /* perf script --show-lost-events prints PERF_RECORD_LOST records (perf 6.1
@@ -671,8 +501,8 @@ static int on_lost(void *ctx, struct recording *r, const struct stream_record *s
 		print_start(st, r, ev, sid->pid, sid->tid, sid->cpu, sid->time);
 	n = snprintf(line, sizeof(line), "%s lost %" PRIu64 "\n",
 		     lost ? "PERF_RECORD_LOST" : "PERF_RECORD_LOST_SAMPLES", count);
-	out_bytes(st, line, (size_t)n);
-	return out_done(st);
+	text_out_bytes(&st->out, line, (size_t)n);
+	return text_out_done(&st->out);
 }
 
 /* perf_session__check_output_opt: fields an event kind cannot have are
@@ -748,10 +578,11 @@ static struct event_text *new_event_texts(const struct script_state *st, unsigne
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen)
 {
 	struct recording rec;
-	struct script_state st = { .out = out, .o = o, .err = err, .errlen = errlen };
+	struct script_state st = { .o = o, .err = err, .errlen = errlen };
 	struct recording_visitor v = { on_sample, on_lost, &st };
 	int r, flushed;
 
+	text_out_init(&st.out, out);
 	if (o->fields_set)
 		st.fields = o->fields;
 	else
@@ -765,12 +596,11 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 		recording_close(&rec);
 		return -1;
 	}
-	st.line_by_line = fileno(out) >= 0 && isatty(fileno(out));
 	/* a hint: without it every line is formatted afresh */
 	st.frame_lines = calloc(FRAME_LINE_SLOTS, sizeof(*st.frame_lines));
 	st.event_texts = new_event_texts(&st, rec.in.nr_events);
 	r = recording_replay(&rec, &v, err, errlen);
-	flushed = out_flush(&st); /* what came before a malformed record too */
+	flushed = text_out_flush(&st.out); /* what came before a malformed record too */
 	if (!r)
 		r = flushed;
 	if (r == -ENOMEM && !err[0])
@@ -781,6 +611,6 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	recording_close(&rec);
 	free(st.frame_lines);
 	free(st.event_texts);
-	byte_buffer_free(&st.buf);
+	text_out_free(&st.out);
 	return r ? -1 : 0;
 }
