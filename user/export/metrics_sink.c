@@ -246,12 +246,6 @@ static void free_comm(void *value, void *ctx)
 	free(c);
 }
 
-static void free_thread(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 /* --metrics: the sample's CPU time, to its thread's comm and its cgroup
  * (--off-cpu's samples are left out). */
 static int metrics_sample(struct record_sink *s, int cpu, const void *rec, size_t size)
@@ -354,11 +348,10 @@ static void metrics_free(struct record_sink *s)
 	aggregator_stop(rm->runq);
 	hash_map_each(&rm->cgroups, free_cgroup, NULL);
 	hash_map_each(&rm->comms, free_comm, NULL);
-	hash_map_each(&rm->threads, free_thread, NULL);
+	hash_map_free_all(&rm->threads);
 	cgroup_names_free(&rm->names);
 	hash_map_free(&rm->cgroups);
 	hash_map_free(&rm->comms);
-	hash_map_free(&rm->threads);
 	pthread_mutex_destroy(&rm->lock);
 	free(rm);
 }

@@ -132,6 +132,18 @@ void hash_map_free(struct hash_map *m)
 	m->cap = m->len = 0;
 }
 
+static void free_value(void *value, void *ctx)
+{
+	(void)ctx;
+	free(value);
+}
+
+void hash_map_free_all(struct hash_map *m)
+{
+	hash_map_each(m, free_value, NULL);
+	hash_map_free(m);
+}
+
 uint64_t hash_u64(uint64_t v)
 {
 	/* splitmix64 finalizer */

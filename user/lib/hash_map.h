@@ -42,6 +42,9 @@ void *hash_map_remove(struct hash_map *m, const void *key);
 /* Calls fn on every value, in no particular order. */
 void hash_map_each(const struct hash_map *m, void (*fn)(void *value, void *ctx), void *ctx);
 void hash_map_free(struct hash_map *m);
+/* Frees every value (each a malloc'd block) with free(), then the map: empty
+ * after, as hash_map_free leaves it. */
+void hash_map_free_all(struct hash_map *m);
 
 /* Hash helpers. */
 uint64_t hash_u64(uint64_t v);

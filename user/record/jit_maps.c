@@ -167,14 +167,7 @@ void jit_maps_copy_all(struct jit_maps *j)
 	hash_map_each(&j->pids, copy_one, j);
 }
 
-static void free_one(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 void jit_maps_free(struct jit_maps *j)
 {
-	hash_map_each(&j->pids, free_one, NULL);
-	hash_map_free(&j->pids);
+	hash_map_free_all(&j->pids);
 }

@@ -69,12 +69,6 @@ struct unwind_process {
 	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
 };
 
-static void free_value(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 uint32_t unwind_tables_rows_for(uint64_t mem)
 {
 	uint64_t rows = mem / UNWIND_ROW_KERNEL_BYTES;
@@ -680,8 +674,7 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 	hash_map_each(&t->preopened, close_preopened, NULL);
 	hash_map_free(&t->preopened);
 	hash_map_init(&t->preopened, file_key_hash, file_key_equal);
-	hash_map_each(&t->superseded, free_value, NULL);
-	hash_map_free(&t->superseded);
+	hash_map_free_all(&t->superseded);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
 	free(t->heirs);
 	t->heirs = NULL;
@@ -731,16 +724,12 @@ void unwind_tables_free(struct unwind_tables *t)
 	unwind_maps_free(&t->maps);
 	unwind_cache_close(t->cache);
 	free(t->cache_dir);
-	hash_map_each(&t->files, free_value, NULL);
-	hash_map_free(&t->files);
-	hash_map_each(&t->by_inode, free_value, NULL);
-	hash_map_free(&t->by_inode);
-	hash_map_each(&t->superseded, free_value, NULL);
-	hash_map_free(&t->superseded);
+	hash_map_free_all(&t->files);
+	hash_map_free_all(&t->by_inode);
+	hash_map_free_all(&t->superseded);
 	hash_map_each(&t->preopened, close_preopened, NULL);
 	hash_map_free(&t->preopened);
-	hash_map_each(&t->processes, free_value, NULL);
-	hash_map_free(&t->processes);
+	hash_map_free_all(&t->processes);
 	free(t->heirs);
 	sideband_order_free(&t->order);
 	t->on = false;

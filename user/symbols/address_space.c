@@ -48,12 +48,6 @@ static void free_dso(void *value, void *ctx)
 	free(d);
 }
 
-static void free_value(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 /* kallsyms read by a thread of its own: a fixed 50 ms (half of it the
  * kernel's, making the text) that the reader's first pass over the files
  * hides. */
@@ -115,15 +109,12 @@ void address_space_free(struct address_space *as)
 	}
 	free(as->cache);
 	hash_map_each(&as->processes, free_process, NULL);
-	hash_map_each(&as->threads, free_value, NULL);
 	hash_map_each(&as->dsos, free_dso, NULL);
-	hash_map_each(&as->strings, free_value, NULL);
-	hash_map_each(&as->cgroups, free_value, NULL);
-	hash_map_free(&as->cgroups);
+	hash_map_free_all(&as->threads);
+	hash_map_free_all(&as->strings);
+	hash_map_free_all(&as->cgroups);
 	hash_map_free(&as->processes);
-	hash_map_free(&as->threads);
 	hash_map_free(&as->dsos);
-	hash_map_free(&as->strings);
 }
 
 const char *address_space_intern(struct address_space *as, const char *s)

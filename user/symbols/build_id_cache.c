@@ -151,14 +151,7 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 		close(fd);
 }
 
-static void free_seen(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 void build_id_cache_free(struct build_id_cache *c)
 {
-	hash_map_each(&c->seen, free_seen, NULL);
-	hash_map_free(&c->seen);
+	hash_map_free_all(&c->seen);
 }

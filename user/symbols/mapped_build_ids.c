@@ -62,14 +62,7 @@ void mapped_build_ids_fill(struct mapped_build_ids *t, uint32_t pid, struct perf
 	memcpy(m->build_id, e->id, e->size);
 }
 
-static void free_entry(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 void mapped_build_ids_free(struct mapped_build_ids *t)
 {
-	hash_map_each(&t->by_file, free_entry, NULL);
-	hash_map_free(&t->by_file);
+	hash_map_free_all(&t->by_file);
 }

@@ -258,12 +258,6 @@ void cgroup_names_forget(struct cgroup_names *n, uint64_t id)
 	free(hash_map_remove(&n->gone, &id));
 }
 
-static void free_value(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
-}
-
 static void free_cgroup_name(void *value, void *ctx)
 {
 	struct cgroup_name *n = value;
@@ -277,6 +271,5 @@ void cgroup_names_free(struct cgroup_names *n)
 {
 	hash_map_each(&n->map, free_cgroup_name, NULL);
 	hash_map_free(&n->map);
-	hash_map_each(&n->gone, free_value, NULL);
-	hash_map_free(&n->gone);
+	hash_map_free_all(&n->gone);
 }
