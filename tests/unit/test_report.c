@@ -206,6 +206,18 @@ static void test_sort_keys_and_filters(void **state)
 	free(text);
 }
 
+/* Rows of equal weight come in the order of their keys (alpha's 15 samples
+ * on CPU 0 and 15 on CPU 1), not in the order the table holds them, which
+ * follows addresses ASLR moves from run to run. */
+static void test_ties_in_key_order(void **state)
+{
+	char *text = report_text(*state, "sym,cpu", NULL, -1);
+
+	expect_row(text, 0, "32.61%", "15", "known_function_alpha  000");
+	expect_row(text, 1, "32.61%", "15", "known_function_alpha  001");
+	free(text);
+}
+
 /* Binaries are looked for under --symfs: under an empty directory this
  * binary is not found (its frames show their DSO), under / it is. */
 static void test_symfs(void **state)
@@ -289,6 +301,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbols_resolve_through_mmap2_and_kallsyms),
 		cmocka_unit_test(test_sort_keys_and_filters),
+		cmocka_unit_test(test_ties_in_key_order),
 		cmocka_unit_test(test_symfs),
 		cmocka_unit_test(test_bad_sort_key),
 		cmocka_unit_test(test_missing_input_is_an_error),

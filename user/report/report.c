@@ -381,6 +381,28 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 					 : add_to_stacks(st, comm, period);
 }
 
+/* Two names, NULL (a key not selected) first. */
+static int compare_names(const char *a, const char *b)
+{
+	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
+}
+
+/* Rows of equal weight in the order of their keys: the same order on every
+ * run (the table's iteration order follows addresses, which ASLR moves). */
+static int compare_keys(const struct row_key *x, const struct row_key *y)
+{
+	int c;
+
+	if ((c = compare_names(x->comm, y->comm)) || (c = compare_names(x->dso, y->dso)) ||
+	    (c = compare_names(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)))
+		return c;
+	if (x->pid_tid != y->pid_tid)
+		return x->pid_tid < y->pid_tid ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (int)x->kernel - (int)y->kernel;
+}
+
 static int compare_rows(const void *a, const void *b, bool children)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
@@ -393,7 +415,7 @@ static int compare_rows(const void *a, const void *b, bool children)
 		return x->period > y->period ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return 0;
+	return compare_keys(&x->key, &y->key);
 }
 
 static int compare_rows_self(const void *a, const void *b)
@@ -416,12 +438,6 @@ static void collect_item(void *value, void *ctx)
 	struct collect *c = ctx;
 
 	c->items[c->nr++] = value;
-}
-
-static void free_item(void *value, void *ctx)
-{
-	(void)ctx;
-	free(value);
 }
 
 /* The text of one key of a row. */
@@ -759,10 +775,8 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 out:
 	recording_close(&st.rec);
 out_maps:
-	hash_map_each(&st.rows, free_item, NULL);
-	hash_map_free(&st.rows);
-	hash_map_each(&st.stacks, free_item, NULL);
-	hash_map_free(&st.stacks);
+	hash_map_free_all(&st.rows);
+	hash_map_free_all(&st.stacks);
 	byte_buffer_free(&st.line);
 	cpu_list_free(&st.cpus);
 	free(st.events);
