@@ -132,6 +132,28 @@ void hash_map_free(struct hash_map *m)
 	m->cap = m->len = 0;
 }
 
+/* The values gathered into an array. */
+struct value_list {
+	void **v;
+	size_t nr;
+};
+
+static void add_value(void *value, void *ctx)
+{
+	struct value_list *l = ctx;
+
+	l->v[l->nr++] = value;
+}
+
+void **hash_map_values(const struct hash_map *m)
+{
+	struct value_list l = { calloc(m->len ? m->len : 1, sizeof(void *)), 0 };
+
+	if (l.v)
+		hash_map_each(m, add_value, &l);
+	return l.v;
+}
+
 static void free_value(void *value, void *ctx)
 {
 	(void)ctx;

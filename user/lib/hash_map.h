@@ -41,6 +41,9 @@ void *hash_map_get_or_add_u32(struct hash_map *m, uint32_t key, size_t value_siz
 void *hash_map_remove(struct hash_map *m, const void *key);
 /* Calls fn on every value, in no particular order. */
 void hash_map_each(const struct hash_map *m, void (*fn)(void *value, void *ctx), void *ctx);
+/* Every value, in no particular order: a new array of m->len of them (at
+ * least one slot), or NULL if memory ran out. */
+void **hash_map_values(const struct hash_map *m);
 void hash_map_free(struct hash_map *m);
 /* Frees every value (each a malloc'd block) with free(), then the map: empty
  * after, as hash_map_free leaves it. */

@@ -2,11 +2,10 @@
 /* report.c: reads a recording in time order, resolves each sample's symbols,
  * and prints, per event, the rows of the chosen sort keys by overhead (self,
  * or with children), or the folded stacks, or an SVG flame graph. */
-#include "report/report.h"
+#include "report/report_state.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,35 +20,7 @@
 #include "report/report_output.h"
 #include "report/report_pprof.h"
 #include "symbols/address_space.h"
-#include "lib/terminal_text.h"
 #include "sys/cpu_list.h"
-#include "sys/output_dir.h"
-
-static const char *const key_titles[] = {
-	[REPORT_KEY_COMM] = "Command", [REPORT_KEY_PID] = "Pid", [REPORT_KEY_TID] = "Tid",
-	[REPORT_KEY_DSO] = "Shared Object", [REPORT_KEY_SYM] = "Symbol", [REPORT_KEY_CPU] = "CPU",
-	[REPORT_KEY_CGROUP] = "Cgroup",
-};
-
-/* One row of the report; fields of keys not selected stay zero so that
- * hashing and comparing the whole key groups by the selected ones only. */
-struct row_key {
-	const char *comm;
-	const char *dso;
-	const char *sym;
-	const char *cgroup;
-	uint64_t pid_tid;
-	uint32_t cpu;
-	uint16_t kernel;
-	uint16_t event; /* index in the input's events: always a key */
-};
-
-struct row {
-	struct row_key key;
-	uint64_t samples;
-	uint64_t period;   /* self */
-	uint64_t children; /* self and every sample it was a caller in */
-};
 
 /* Once per sample: the fields folded by multiplying (a polynomial in an odd
  * constant, cheap), then mixed once. */
@@ -87,61 +58,6 @@ static bool equal_interned(const void *a, const void *b)
 {
 	return *(const char *const *)a == *(const char *const *)b;
 }
-
-/* What one event's samples add up to. */
-struct event_totals {
-	uint64_t samples;       /* all of them */
-	uint64_t shown_samples; /* those that passed the filters */
-	uint64_t shown_period;  /* the 100% of the event's section */
-};
-
-/* A unique folded stack and its samples (or, for offcpu-time, its
- * nanoseconds off CPU). */
-struct folded {
-	const char *stack; /* interned */
-	uint64_t count;
-};
-
-/* The off-CPU event (record --off-cpu, perf record --off-cpu): its folded
- * stacks count microseconds off CPU, as bcc's offcputime folds them. */
-#define OFFCPU_EVENT_NAME "offcpu-time"
-
-#define MAX_FRAMES 512
-
-/* Without --children, the row a sample's leaf lands in, kept by what decides
- * it (the sample's own keys, and its ip as resolved in its process until the
- * mappings change): the same few thousand leaves come back a million times,
- * and a hit skips resolving, naming and hashing the row. Direct-mapped. */
-#define LEAF_ROW_BITS 12
-#define LEAF_ROW_SLOTS (1u << LEAF_ROW_BITS)
-
-struct leaf_row {
-	struct row_key base; /* the sample's keys but dso and sym */
-	uint64_t ip;
-	uint32_t pid;
-	uint32_t generation; /* of the mappings; 0: empty */
-	uint16_t cpumode;
-	struct row *row;
-};
-
-struct report_state {
-	const struct report_options *o;
-	struct recording rec;
-	struct cpu_list cpus;        /* --cpu */
-	struct hash_map rows;
-	struct hash_map stacks;      /* &interned stack -> struct folded */
-	struct event_totals *events; /* by index in rec.in.events */
-	int only_event;              /* the one event shown, or -1 */
-	bool weigh_by_time;          /* it is offcpu-time: stacks weigh its periods */
-	/* the sample being added, frame by frame (MAX_FRAMES each) */
-	struct row_key *frame_keys;
-	const char **frame_names;
-	unsigned int nr_frames;
-	struct byte_buffer line;
-	struct report_pprof pprof;   /* --pprof */
-	struct leaf_row *leaf_rows;  /* LEAF_ROW_SLOTS, or NULL */
-	unsigned int keys;           /* key_mask(o) */
-};
 
 static bool has_key(const struct report_options *o, enum report_key k)
 {
@@ -381,234 +297,6 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 					 : add_to_stacks(st, comm, period);
 }
 
-/* Two names, NULL (a key not selected) first. */
-static int compare_names(const char *a, const char *b)
-{
-	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
-}
-
-/* Rows of equal weight in the order of their keys: the same order on every
- * run (the table's iteration order follows addresses, which ASLR moves). */
-static int compare_keys(const struct row_key *x, const struct row_key *y)
-{
-	int c;
-
-	if ((c = compare_names(x->comm, y->comm)) || (c = compare_names(x->dso, y->dso)) ||
-	    (c = compare_names(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)))
-		return c;
-	if (x->pid_tid != y->pid_tid)
-		return x->pid_tid < y->pid_tid ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return (int)x->kernel - (int)y->kernel;
-}
-
-static int compare_rows(const void *a, const void *b, bool children)
-{
-	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
-
-	if (x->key.event != y->key.event)
-		return x->key.event < y->key.event ? -1 : 1;
-	if (children && x->children != y->children)
-		return x->children > y->children ? -1 : 1;
-	if (x->period != y->period)
-		return x->period > y->period ? -1 : 1;
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	return compare_keys(&x->key, &y->key);
-}
-
-static int compare_rows_self(const void *a, const void *b)
-{
-	return compare_rows(a, b, false);
-}
-
-static int compare_rows_children(const void *a, const void *b)
-{
-	return compare_rows(a, b, true);
-}
-
-struct collect {
-	void **items;
-	size_t nr;
-};
-
-static void collect_item(void *value, void *ctx)
-{
-	struct collect *c = ctx;
-
-	c->items[c->nr++] = value;
-}
-
-/* The text of one key of a row. */
-/* A row's key k as its table prints it: names a local user chose (comms,
- * symbols, paths, cgroups) with their control bytes escaped. */
-static const char *key_text(const struct row *r, enum report_key k, char *buf, size_t len)
-{
-	switch (k) {
-	case REPORT_KEY_COMM:
-		return terminal_text(r->key.comm, buf, len);
-	case REPORT_KEY_PID:
-		snprintf(buf, len, "%" PRIu64, r->key.pid_tid >> 32);
-		return buf;
-	case REPORT_KEY_TID:
-		snprintf(buf, len, "%" PRIu64, r->key.pid_tid & 0xffffffffu);
-		return buf;
-	case REPORT_KEY_DSO: {
-		const char *slash = strrchr(r->key.dso, '/');
-
-		return terminal_text(slash && r->key.dso[0] != '[' ? slash + 1 : r->key.dso, buf, len);
-	}
-	case REPORT_KEY_SYM: {
-		char name[1024];
-
-		snprintf(buf, len, "[%c] %s", r->key.kernel ? 'k' : '.',
-			 terminal_text(r->key.sym, name, sizeof(name)));
-		return buf;
-	}
-	case REPORT_KEY_CPU:
-		snprintf(buf, len, "%03u", r->key.cpu);
-		return buf;
-	case REPORT_KEY_CGROUP:
-		return terminal_text(r->key.cgroup, buf, len);
-	}
-	return "";
-}
-
-static double percent(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
-/* One event's table; rows are that event's, sorted. */
-static void print_rows(const struct report_state *st, FILE *out, struct row **rows, size_t nr,
-		       uint64_t total_period)
-{
-	const struct report_options *o = st->o;
-	int width[REPORT_MAX_KEYS];
-	char buf[1024];
-
-	for (unsigned int k = 0; k < o->nr_keys; k++) {
-		width[k] = (int)strlen(key_titles[o->keys[k]]);
-		for (size_t i = 0; i < nr; i++) {
-			int w = (int)strlen(key_text(rows[i], o->keys[k], buf, sizeof(buf)));
-
-			if (w > width[k])
-				width[k] = w;
-		}
-		if (width[k] > 60)
-			width[k] = 60;
-	}
-	if (o->children)
-		fprintf(out, "# %8s  %8s  %10s", "Children", "Self", "Samples");
-	else
-		fprintf(out, "# %8s  %10s", "Overhead", "Samples");
-	for (unsigned int k = 0; k < o->nr_keys; k++)
-		fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0, key_titles[o->keys[k]]);
-	fprintf(out, "\n#\n");
-	for (size_t i = 0; i < nr; i++) {
-		if (o->children)
-			fprintf(out, "  %8.2f%%  %7.2f%%  %10" PRIu64,
-				percent(rows[i]->children, total_period),
-				percent(rows[i]->period, total_period), rows[i]->samples);
-		else
-			fprintf(out, "  %8.2f%%  %10" PRIu64, percent(rows[i]->period, total_period),
-				rows[i]->samples);
-		for (unsigned int k = 0; k < o->nr_keys; k++)
-			fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0,
-				key_text(rows[i], o->keys[k], buf, sizeof(buf)));
-		fputc('\n', out);
-	}
-}
-
-static bool any_filter(const struct report_options *o)
-{
-	return o->pid_filter >= 0 || o->comm_filter || o->cpu_filter || o->cgroup_filter ||
-	       o->time_filter;
-}
-
-static void print_section_header(const struct report_state *st, FILE *out, unsigned int e)
-{
-	const struct report_options *o = st->o;
-	const struct perf_input_event *ev = &st->rec.in.events[e];
-	const struct event_totals *t = &st->events[e];
-
-	fprintf(out, "#\n# event %s: %" PRIu64 " samples\n", ev->name ? ev->name : "(unnamed)",
-		t->samples);
-	if (any_filter(o)) {
-		fprintf(out, "# showing %" PRIu64 " samples of", t->shown_samples);
-		if (o->comm_filter)
-			fprintf(out, " comm %s", o->comm_filter);
-		if (o->pid_filter >= 0)
-			fprintf(out, " pid %" PRId64, o->pid_filter);
-		if (o->cpu_filter)
-			fprintf(out, " cpu %s", o->cpu_filter);
-		if (o->cgroup_filter)
-			fprintf(out, " cgroup %s", o->cgroup_filter);
-		if (o->time_filter)
-			fprintf(out, " time %.6f-%.6f", (double)o->time_start / 1e9,
-				o->time_end == UINT64_MAX ? INFINITY : (double)o->time_end / 1e9);
-		fprintf(out, "; percentages are of those\n");
-	}
-	fprintf(out, "#\n");
-}
-
-/* Samples, losses per CPU and the duration, as the table's header. */
-static void print_header(const struct report_state *st, FILE *out)
-{
-	const struct recording *r = &st->rec;
-	double seconds = r->last_time > r->first_time
-				 ? (double)(r->last_time - r->first_time) / 1e9
-				 : 0.0;
-	bool any = false;
-
-	fprintf(out, "# ringtrace report of %s\n", st->o->input);
-	if (r->never_ended)
-		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost and more not known: the recording "
-			"never ended (no %s/%s: killed?), its losses after its last LOST record were "
-			"never counted, %.3f s\n",
-			r->samples, r->lost, st->o->input, OUTPUT_TOTALS_FILE, seconds);
-	else
-		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost, %.3f s\n", r->samples,
-			r->lost, seconds);
-	fprintf(out, "# lost per CPU:");
-	for (int c = 0; c < RECORDING_MAX_CPUS; c++)
-		if (r->lost_by_cpu && r->lost_by_cpu[c]) {
-			fprintf(out, " cpu%d %" PRIu64, c, r->lost_by_cpu[c]);
-			any = true;
-		}
-	fprintf(out, "%s\n", any ? "" : " none");
-	if (r->sideband_lost)
-		fprintf(out, "# side-band records lost: %" PRIu64 " (some tasks may show unknown symbols)\n",
-			r->sideband_lost);
-}
-
-static int print_table(struct report_state *st, FILE *out)
-{
-	struct collect c = { calloc(st->rows.len ? st->rows.len : 1, sizeof(void *)), 0 };
-	struct row **rows = (struct row **)c.items;
-	size_t at = 0;
-
-	if (!c.items)
-		return -1;
-	hash_map_each(&st->rows, collect_item, &c);
-	qsort(rows, c.nr, sizeof(*rows), st->o->children ? compare_rows_children : compare_rows_self);
-	print_header(st, out);
-	for (unsigned int e = 0; e < st->rec.in.nr_events; e++) {
-		size_t n = 0;
-
-		if (!st->events[e].samples)
-			continue;
-		while (at + n < c.nr && rows[at + n]->key.event == e)
-			n++;
-		print_section_header(st, out, e);
-		print_rows(st, out, rows + at, n, st->events[e].shown_period);
-		at += n;
-	}
-	free(c.items);
-	return 0;
-}
-
 static int compare_folded(const void *a, const void *b)
 {
 	const struct folded *x = *(const struct folded *const *)a, *y = *(const struct folded *const *)b;
@@ -619,17 +307,16 @@ static int compare_folded(const void *a, const void *b)
 /* The unique stacks, sorted as stackcollapse sorts them. */
 static struct folded **sorted_stacks(struct report_state *st, size_t *nr)
 {
-	struct collect c = { calloc(st->stacks.len ? st->stacks.len : 1, sizeof(void *)), 0 };
+	struct folded **stacks = (struct folded **)hash_map_values(&st->stacks);
 
-	if (!c.items)
+	if (!stacks)
 		return NULL;
-	hash_map_each(&st->stacks, collect_item, &c);
-	qsort(c.items, c.nr, sizeof(void *), compare_folded);
+	*nr = st->stacks.len;
+	qsort(stacks, *nr, sizeof(*stacks), compare_folded);
 	/* nanoseconds off CPU to microseconds, rounded */
-	for (size_t i = 0; st->weigh_by_time && i < c.nr; i++)
-		((struct folded *)c.items[i])->count = (((struct folded *)c.items[i])->count + 500) / 1000;
-	*nr = c.nr;
-	return (struct folded **)c.items;
+	for (size_t i = 0; st->weigh_by_time && i < *nr; i++)
+		stacks[i]->count = (stacks[i]->count + 500) / 1000;
+	return stacks;
 }
 
 static int print_stacks(struct report_state *st, FILE *out, char *err, size_t errlen)
@@ -756,7 +443,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 		goto out;
 	}
 	if (o->output == REPORT_TABLE) {
-		if (print_table(&st, out)) {
+		if (report_print_table(&st, out)) {
 			rt_format(err, errlen, "out of memory");
 			goto out;
 		}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report_state.h: what report adds a recording's samples up into (rows by
+ * the sort keys, folded stacks, totals by event), shared by the adding
+ * (report.c) and the table's printing (report_table.c). */
+#ifndef RINGTRACE_REPORT_STATE_H
+#define RINGTRACE_REPORT_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/byte_buffer.h"
+#include "lib/hash_map.h"
+#include "report/recording.h"
+#include "report/report.h"
+#include "report/report_pprof.h"
+#include "sys/cpu_list.h"
+
+/* One row of the report; fields of keys not selected stay zero so that
+ * hashing and comparing the whole key groups by the selected ones only. */
+struct row_key {
+	const char *comm;
+	const char *dso;
+	const char *sym;
+	const char *cgroup;
+	uint64_t pid_tid;
+	uint32_t cpu;
+	uint16_t kernel;
+	uint16_t event; /* index in the input's events: always a key */
+};
+
+struct row {
+	struct row_key key;
+	uint64_t samples;
+	uint64_t period;   /* self */
+	uint64_t children; /* self and every sample it was a caller in */
+};
+
+/* What one event's samples add up to. */
+struct event_totals {
+	uint64_t samples;       /* all of them */
+	uint64_t shown_samples; /* those that passed the filters */
+	uint64_t shown_period;  /* the 100% of the event's section */
+};
+
+/* A unique folded stack and its samples (or, for offcpu-time, its
+ * nanoseconds off CPU). */
+struct folded {
+	const char *stack; /* interned */
+	uint64_t count;
+};
+
+/* The off-CPU event (record --off-cpu, perf record --off-cpu): its folded
+ * stacks count microseconds off CPU, as bcc's offcputime folds them. */
+#define OFFCPU_EVENT_NAME "offcpu-time"
+
+#define MAX_FRAMES 512
+
+/* Without --children, the row a sample's leaf lands in, kept by what decides
+ * it (the sample's own keys, and its ip as resolved in its process until the
+ * mappings change): the same few thousand leaves come back a million times,
+ * and a hit skips resolving, naming and hashing the row. Direct-mapped. */
+#define LEAF_ROW_BITS 12
+#define LEAF_ROW_SLOTS (1u << LEAF_ROW_BITS)
+
+struct leaf_row {
+	struct row_key base; /* the sample's keys but dso and sym */
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t generation; /* of the mappings; 0: empty */
+	uint16_t cpumode;
+	struct row *row;
+};
+
+struct report_state {
+	const struct report_options *o;
+	struct recording rec;
+	struct cpu_list cpus;        /* --cpu */
+	struct hash_map rows;
+	struct hash_map stacks;      /* &interned stack -> struct folded */
+	struct event_totals *events; /* by index in rec.in.events */
+	int only_event;              /* the one event shown, or -1 */
+	bool weigh_by_time;          /* it is offcpu-time: stacks weigh its periods */
+	/* the sample being added, frame by frame (MAX_FRAMES each) */
+	struct row_key *frame_keys;
+	const char **frame_names;
+	unsigned int nr_frames;
+	struct byte_buffer line;
+	struct report_pprof pprof;   /* --pprof */
+	struct leaf_row *leaf_rows;  /* LEAF_ROW_SLOTS, or NULL */
+	unsigned int keys;           /* key_mask(o) */
+};
+
+/* The rows of every event, sorted by weight, each event's under its header:
+ * 0, or -1 if memory ran out. */
+int report_print_table(struct report_state *st, FILE *out);
+
+#endif

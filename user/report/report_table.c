@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report_table.c: report's table: the rows of each event sorted by weight
+ * (self, or with children), their keys in columns as perf report --stdio
+ * prints them, under a header of samples, losses and filters. */
+#include "report/report_state.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/terminal_text.h"
+#include "sys/output_dir.h"
+
+static const char *const key_titles[] = {
+	[REPORT_KEY_COMM] = "Command", [REPORT_KEY_PID] = "Pid", [REPORT_KEY_TID] = "Tid",
+	[REPORT_KEY_DSO] = "Shared Object", [REPORT_KEY_SYM] = "Symbol", [REPORT_KEY_CPU] = "CPU",
+	[REPORT_KEY_CGROUP] = "Cgroup",
+};
+
+/* Two names, NULL (a key not selected) first. */
+static int compare_names(const char *a, const char *b)
+{
+	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
+}
+
+/* Rows of equal weight in the order of their keys: the same order on every
+ * run (the table's iteration order follows addresses, which ASLR moves). */
+static int compare_keys(const struct row_key *x, const struct row_key *y)
+{
+	int c;
+
+	if ((c = compare_names(x->comm, y->comm)) || (c = compare_names(x->dso, y->dso)) ||
+	    (c = compare_names(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)))
+		return c;
+	if (x->pid_tid != y->pid_tid)
+		return x->pid_tid < y->pid_tid ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (int)x->kernel - (int)y->kernel;
+}
+
+static int compare_rows(const void *a, const void *b, bool children)
+{
+	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+
+	if (x->key.event != y->key.event)
+		return x->key.event < y->key.event ? -1 : 1;
+	if (children && x->children != y->children)
+		return x->children > y->children ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return compare_keys(&x->key, &y->key);
+}
+
+static int compare_rows_self(const void *a, const void *b)
+{
+	return compare_rows(a, b, false);
+}
+
+static int compare_rows_children(const void *a, const void *b)
+{
+	return compare_rows(a, b, true);
+}
+
+/* A row's key k as its table prints it: names a local user chose (comms,
+ * symbols, paths, cgroups) with their control bytes escaped. */
+static const char *key_text(const struct row *r, enum report_key k, char *buf, size_t len)
+{
+	switch (k) {
+	case REPORT_KEY_COMM:
+		return terminal_text(r->key.comm, buf, len);
+	case REPORT_KEY_PID:
+		snprintf(buf, len, "%" PRIu64, r->key.pid_tid >> 32);
+		return buf;
+	case REPORT_KEY_TID:
+		snprintf(buf, len, "%" PRIu64, r->key.pid_tid & 0xffffffffu);
+		return buf;
+	case REPORT_KEY_DSO: {
+		const char *slash = strrchr(r->key.dso, '/');
+
+		return terminal_text(slash && r->key.dso[0] != '[' ? slash + 1 : r->key.dso, buf, len);
+	}
+	case REPORT_KEY_SYM: {
+		char name[1024];
+
+		snprintf(buf, len, "[%c] %s", r->key.kernel ? 'k' : '.',
+			 terminal_text(r->key.sym, name, sizeof(name)));
+		return buf;
+	}
+	case REPORT_KEY_CPU:
+		snprintf(buf, len, "%03u", r->key.cpu);
+		return buf;
+	case REPORT_KEY_CGROUP:
+		return terminal_text(r->key.cgroup, buf, len);
+	}
+	return "";
+}
+
+static double percent(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* One event's table; rows are that event's, sorted. */
+static void print_rows(const struct report_state *st, FILE *out, struct row **rows, size_t nr,
+		       uint64_t total_period)
+{
+	const struct report_options *o = st->o;
+	int width[REPORT_MAX_KEYS];
+	char buf[1024];
+
+	for (unsigned int k = 0; k < o->nr_keys; k++) {
+		width[k] = (int)strlen(key_titles[o->keys[k]]);
+		for (size_t i = 0; i < nr; i++) {
+			int w = (int)strlen(key_text(rows[i], o->keys[k], buf, sizeof(buf)));
+
+			if (w > width[k])
+				width[k] = w;
+		}
+		if (width[k] > 60)
+			width[k] = 60;
+	}
+	if (o->children)
+		fprintf(out, "# %8s  %8s  %10s", "Children", "Self", "Samples");
+	else
+		fprintf(out, "# %8s  %10s", "Overhead", "Samples");
+	for (unsigned int k = 0; k < o->nr_keys; k++)
+		fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0, key_titles[o->keys[k]]);
+	fprintf(out, "\n#\n");
+	for (size_t i = 0; i < nr; i++) {
+		if (o->children)
+			fprintf(out, "  %8.2f%%  %7.2f%%  %10" PRIu64,
+				percent(rows[i]->children, total_period),
+				percent(rows[i]->period, total_period), rows[i]->samples);
+		else
+			fprintf(out, "  %8.2f%%  %10" PRIu64, percent(rows[i]->period, total_period),
+				rows[i]->samples);
+		for (unsigned int k = 0; k < o->nr_keys; k++)
+			fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0,
+				key_text(rows[i], o->keys[k], buf, sizeof(buf)));
+		fputc('\n', out);
+	}
+}
+
+static bool any_filter(const struct report_options *o)
+{
+	return o->pid_filter >= 0 || o->comm_filter || o->cpu_filter || o->cgroup_filter ||
+	       o->time_filter;
+}
+
+static void print_section_header(const struct report_state *st, FILE *out, unsigned int e)
+{
+	const struct report_options *o = st->o;
+	const struct perf_input_event *ev = &st->rec.in.events[e];
+	const struct event_totals *t = &st->events[e];
+
+	fprintf(out, "#\n# event %s: %" PRIu64 " samples\n", ev->name ? ev->name : "(unnamed)",
+		t->samples);
+	if (any_filter(o)) {
+		fprintf(out, "# showing %" PRIu64 " samples of", t->shown_samples);
+		if (o->comm_filter)
+			fprintf(out, " comm %s", o->comm_filter);
+		if (o->pid_filter >= 0)
+			fprintf(out, " pid %" PRId64, o->pid_filter);
+		if (o->cpu_filter)
+			fprintf(out, " cpu %s", o->cpu_filter);
+		if (o->cgroup_filter)
+			fprintf(out, " cgroup %s", o->cgroup_filter);
+		if (o->time_filter)
+			fprintf(out, " time %.6f-%.6f", (double)o->time_start / 1e9,
+				o->time_end == UINT64_MAX ? INFINITY : (double)o->time_end / 1e9);
+		fprintf(out, "; percentages are of those\n");
+	}
+	fprintf(out, "#\n");
+}
+
+/* Samples, losses per CPU and the duration, as the table's header. */
+static void print_header(const struct report_state *st, FILE *out)
+{
+	const struct recording *r = &st->rec;
+	double seconds = r->last_time > r->first_time
+				 ? (double)(r->last_time - r->first_time) / 1e9
+				 : 0.0;
+	bool any = false;
+
+	fprintf(out, "# ringtrace report of %s\n", st->o->input);
+	if (r->never_ended)
+		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost and more not known: the recording "
+			"never ended (no %s/%s: killed?), its losses after its last LOST record were "
+			"never counted, %.3f s\n",
+			r->samples, r->lost, st->o->input, OUTPUT_TOTALS_FILE, seconds);
+	else
+		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost, %.3f s\n", r->samples,
+			r->lost, seconds);
+	fprintf(out, "# lost per CPU:");
+	for (int c = 0; c < RECORDING_MAX_CPUS; c++)
+		if (r->lost_by_cpu && r->lost_by_cpu[c]) {
+			fprintf(out, " cpu%d %" PRIu64, c, r->lost_by_cpu[c]);
+			any = true;
+		}
+	fprintf(out, "%s\n", any ? "" : " none");
+	if (r->sideband_lost)
+		fprintf(out, "# side-band records lost: %" PRIu64 " (some tasks may show unknown symbols)\n",
+			r->sideband_lost);
+}
+
+int report_print_table(struct report_state *st, FILE *out)
+{
+	struct row **rows = (struct row **)hash_map_values(&st->rows);
+	size_t at = 0, nr = st->rows.len;
+
+	if (!rows)
+		return -1;
+	qsort(rows, nr, sizeof(*rows), st->o->children ? compare_rows_children : compare_rows_self);
+	print_header(st, out);
+	for (unsigned int e = 0; e < st->rec.in.nr_events; e++) {
+		size_t n = 0;
+
+		if (!st->events[e].samples)
+			continue;
+		while (at + n < nr && rows[at + n]->key.event == e)
+			n++;
+		print_section_header(st, out, e);
+		print_rows(st, out, rows + at, n, st->events[e].shown_period);
+		at += n;
+	}
+	free(rows);
+	return 0;
+}
