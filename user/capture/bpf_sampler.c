@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_sampler.c: loads the BPF sampler, opens the recording's perf events and
- * attaches to them with its scope filters, and drains its transport. */
-#include "capture/bpf_sampler.h"
+ * attaches to them with its scope filters, and drains its transport (what
+ * its maps count: sampler_counters.c). */
+#include "capture/bpf_sampler_state.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -13,30 +14,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "capture/bpf_stats.h"
 #include "lib/log.h"
-#include "sampler.skel.h"
 #include "sys/kernel_symbol.h"
 #include "sys/privileges.h"
 #include "sys/process_tree.h"
-
-/* One opened perf event and the program's link to it. */
-struct attachment {
-	int fd;
-	struct bpf_link *link;
-};
-
-struct bpf_sampler {
-	enum transport_kind transport_kind;
-	struct sampler_bpf *skel;
-	struct transport *transport;
-	struct attachment *attached;
-	unsigned int nr_attached, cap_attached;
-	int nr_possible;
-	bool unwind_ehframe;
-	bool offcpu;
-	bool follows_forks; /* follow_fork is attached */
-};
 
 static bool libbpf_verbose;
 
@@ -527,36 +508,9 @@ int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu
 	return transport_ring_usage(s->transport, i, cpu, used, capacity);
 }
 
-size_t bpf_sampler_program_stats(const struct bpf_sampler *s, struct bpf_program_runs *out,
-				 size_t max)
-{
-	return bpf_stats_read(s->skel->obj, out, max);
-}
-
 long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink)
 {
 	return transport_snapshot(s->transport, cpu, sink);
-}
-
-uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uint64_t *time)
-{
-	struct rt_cpu_counters c;
-	uint64_t reported, held, held_time;
-
-	*time = 0;
-	if (bpf_sampler_counters(s, cpu, &c))
-		return 0;
-	if (s->transport_kind == TRANSPORT_RINGBUF) {
-		*time = c.pending_time;
-		return c.pending_lost;
-	}
-	/* the BPF side counted every failed output; the kernel reported some
-	 * in LOST records (and may hold one nothing came after) */
-	reported = transport_kernel_lost(s->transport, cpu, &held, &held_time);
-	if (c.lost <= reported)
-		return 0;
-	*time = held ? held_time : c.last_lost_time;
-	return c.lost - reported;
 }
 
 /* Destroying a perf event's link closes the event too (libbpf owns it). */
@@ -565,44 +519,6 @@ void bpf_sampler_stop(struct bpf_sampler *s)
 	for (unsigned int i = 0; i < s->nr_attached; i++)
 		bpf_link__destroy(s->attached[i].link);
 	s->nr_attached = 0;
-}
-
-uint64_t bpf_sampler_missed_runs(const struct bpf_sampler *s)
-{
-	const struct bpf_program *progs[] = { s->skel->progs.on_perf_event,
-					       s->skel->progs.on_tracepoint,
-					       s->skel->progs.on_uprobe, s->skel->progs.on_usdt,
-					       s->skel->progs.offcpu_switch };
-	uint64_t missed = 0;
-
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
-			missed += info.recursion_misses;
-	}
-	return missed;
-}
-
-int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out)
-{
-	struct rt_cpu_counters *all;
-	__u32 zero = 0;
-	int ret = -1;
-
-	if (cpu < 0 || cpu >= s->nr_possible)
-		return -1;
-	all = calloc((size_t)s->nr_possible, sizeof(*all));
-	if (!all)
-		return -1;
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counters), &zero, all)) {
-		*out = all[cpu];
-		ret = 0;
-	}
-	free(all);
-	return ret;
 }
 
 void bpf_sampler_close(struct bpf_sampler *s)
@@ -614,89 +530,4 @@ void bpf_sampler_close(struct bpf_sampler *s)
 	transport_free(s->transport);
 	sampler_bpf__destroy(s->skel);
 	free(s);
-}
-
-void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
-			    int *processes_fd, int *files_fd)
-{
-	*files_fd = bpf_map__fd(s->skel->maps.unwind_files);
-	*rows_fd = bpf_map__fd(s->skel->maps.unwind_rows);
-	*pages_fd = bpf_map__fd(s->skel->maps.unwind_pages);
-	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);
-}
-
-/* The sum over every CPU of the one element of a per-CPU array whose value
- * is size bytes of __u64 counts (summed as words) into sum: 0, or -1. */
-static int sum_percpu_counts(const struct bpf_sampler *s, const struct bpf_map *map, void *sum,
-			     size_t size)
-{
-	size_t words = size / sizeof(__u64);
-	__u64 *all = calloc((size_t)s->nr_possible, size), *to = sum;
-	__u32 zero = 0;
-	int ret = -1;
-
-	memset(sum, 0, size);
-	if (!all)
-		return -1;
-	if (!bpf_map_lookup_elem(bpf_map__fd(map), &zero, all)) {
-		for (size_t cpu = 0; cpu < (size_t)s->nr_possible; cpu++)
-			for (size_t i = 0; i < words; i++)
-				to[i] += all[cpu * words + i];
-		ret = 0;
-	}
-	free(all);
-	return ret;
-}
-
-bool bpf_sampler_follows_none(const struct bpf_sampler *s)
-{
-	__u32 key;
-
-	return s->follows_forks &&
-	       bpf_map_get_next_key(bpf_map__fd(s->skel->maps.target_tgids), NULL, &key) &&
-	       errno == ENOENT;
-}
-
-int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum)
-{
-	memset(sum, 0, sizeof(*sum));
-	if (!s || !s->unwind_ehframe)
-		return -1;
-	return sum_percpu_counts(s, s->skel->maps.unwind_counters, sum, sizeof(*sum));
-}
-
-int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
-				uint64_t *asleep)
-{
-	int fd = bpf_map__fd(s->skel->maps.offcpu_pending);
-	__u32 key, next;
-	void *prev = NULL;
-	int ret;
-
-	memset(sum, 0, sizeof(*sum));
-	*asleep = 0;
-	if (!s->offcpu)
-		return -1;
-	ret = sum_percpu_counts(s, s->skel->maps.offcpu_counters, sum, sizeof(*sum));
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		(*asleep)++;
-		key = next;
-		prev = &key;
-	}
-	return ret;
-}
-
-void bpf_sampler_scope_filter(const struct bpf_sampler *s, struct sampler_scope_filter *out)
-{
-	const struct sampler_bpf *k = s->skel;
-
-	*out = (struct sampler_scope_filter){
-		.flags = k->rodata->filter_flags,
-		.cgroup_exact = k->rodata->cgroup_exact,
-		.cgroup_id = k->rodata->target_cgroup_id,
-		.cpu_filter_fd = bpf_map__fd(k->maps.cpu_filter),
-		.tgids_fd = bpf_map__fd(k->maps.target_tgids),
-		.tids_fd = bpf_map__fd(k->maps.target_tids),
-		.cgroup_fd = bpf_map__fd(k->maps.target_cgroup),
-	};
 }

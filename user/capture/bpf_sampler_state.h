@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* bpf_sampler_state.h: the loaded BPF sampler, shared by its loading and
+ * attaching (bpf_sampler.c) and the readers of what its maps count
+ * (sampler_counters.c). */
+#ifndef RINGTRACE_BPF_SAMPLER_STATE_H
+#define RINGTRACE_BPF_SAMPLER_STATE_H
+
+#include <stdbool.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/transport.h"
+#include "sampler.skel.h"
+
+/* One opened perf event and the program's link to it. */
+struct attachment {
+	int fd;
+	struct bpf_link *link;
+};
+
+struct bpf_sampler {
+	enum transport_kind transport_kind;
+	struct sampler_bpf *skel;
+	struct transport *transport;
+	struct attachment *attached;
+	unsigned int nr_attached, cap_attached;
+	int nr_possible;
+	bool unwind_ehframe;
+	bool offcpu;
+	bool follows_forks; /* follow_fork is attached */
+};
+
+#endif
