@@ -91,64 +91,6 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
 
-/* record_source: per CPU, what the BPF side produced and what was lost in
- * the kernel's ring or dropped by the sink. */
-static size_t source_cpu_counts(void *ctx, struct capture_cpu_counts *out, size_t max)
-{
-	struct session *s = ctx;
-	size_t n = 0;
-
-	for (unsigned int i = 0; i < s->cpus.nr && n < max; i++, n++) {
-		struct rt_cpu_counters c = { 0 };
-		struct record_sink_totals t;
-
-		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &c);
-		session_sink_totals(s, s->cpus.cpus[i], &t);
-		out[n] = (struct capture_cpu_counts){ s->cpus.cpus[i], c.produced, c.lost + t.lost,
-						      t.overwritten };
-	}
-	return n;
-}
-
-static size_t source_rings(void *ctx, struct capture_ring_fill *out, size_t max)
-{
-	struct session *s = ctx;
-	size_t n = 0;
-
-	for (unsigned int i = 0; i < s->cpus.nr && n < max; i++) {
-		struct record_sink_totals t;
-
-		if (session_sink_totals(s, s->cpus.cpus[i], &t) && t.ring_capacity)
-			out[n++] = (struct capture_ring_fill){ s->cpus.cpus[i], "staging", t.ring_used,
-							       t.ring_capacity };
-	}
-	for (unsigned int i = 0; n < max; i++) {
-		int cpu;
-		uint64_t used, cap;
-
-		if (bpf_sampler_ring_usage(s->sampler, i, &cpu, &used, &cap))
-			break;
-		out[n++] = (struct capture_ring_fill){
-			cpu, s->opts->transport == TRANSPORT_PERFBUF ? "perf" : "bpf", used, cap
-		};
-	}
-	return n;
-}
-
-static size_t source_programs(void *ctx, struct bpf_program_runs *out, size_t max)
-{
-	struct session *s = ctx;
-
-	return bpf_sampler_program_stats(s->sampler, out, max);
-}
-
-static int source_unwind(void *ctx, struct rt_unwind_counters *out)
-{
-	struct session *s = ctx;
-
-	return bpf_sampler_unwind_counters(s->sampler, out);
-}
-
 /* Moves everything waiting in the kernel's rings into the sinks. Never blocks
  * on the disk. */
 static int drain_all(struct session *s)
@@ -367,128 +309,6 @@ static int finish(struct session *s)
 	return s->error[0] ? -1 : ret;
 }
 
-static int flight_write_header(void *ctx, int dirfd, const char *dirpath, char *err,
-			       size_t errlen)
-{
-	return session_write_header(ctx, dirfd, dirpath, err, errlen);
-}
-
-static int flight_bpf_counts(void *ctx, int cpu, uint64_t *produced, uint64_t *lost)
-{
-	struct session *s = ctx;
-	struct rt_cpu_counters c;
-
-	if (bpf_sampler_counters(s->sampler, cpu, &c))
-		return -1;
-	*produced = c.produced;
-	*lost = c.lost;
-	return 0;
-}
-
-static long flight_read_kernel_ring(void *ctx, int cpu,
-				    int (*sample)(void *fctx, int cpu, const void *rec, size_t size),
-				    void *fctx)
-{
-	struct session *s = ctx;
-	struct transport_sink sink = { sample, NULL, fctx };
-
-	return bpf_sampler_snapshot(s->sampler, cpu, &sink);
-}
-
-/* Where the records go: the per-CPU files, or with --overwrite the flight
- * recorder (the newest samples in memory until a snapshot); then the
- * caller's sinks. */
-static int create_sinks(struct session *s)
-{
-	const struct record_options *o = s->opts;
-	struct record_sink *primary;
-
-	if (o->overwrite) {
-		struct flight_recorder_config cfg = {
-			.cpus = &s->cpus,
-			.nr_possible = s->nr_possible,
-			.staging_bytes = o->staging_bytes,
-			.kernel_rings = o->transport == TRANSPORT_PERFBUF,
-			.dirfd = s->out.fd,
-			.dirpath = o->output,
-			.max_snapshots = o->max_snapshots,
-			.sample_lost_id = s->sampler_events[0].id,
-			.ops = {
-				.write_header = flight_write_header,
-				.bpf_counts = flight_bpf_counts,
-				.read_kernel_ring = o->transport == TRANSPORT_PERFBUF
-							    ? flight_read_kernel_ring
-							    : NULL,
-				.ctx = s,
-			},
-		};
-
-		primary = flight_recorder_create(&cfg, s->error, sizeof(s->error));
-	} else {
-		struct file_sink_config cfg = {
-			.cpus = &s->cpus,
-			.dirfd = s->out.fd,
-			.dirpath = o->output,
-			.staging_bytes = o->staging_bytes,
-			.sample_lost_id = s->sampler_events[0].id,
-			.sideband_lost_id = s->tracking_id,
-			.writer_delay_ms = o->debug_writer_delay_ms,
-		};
-
-		primary = file_sink_create(&cfg, s->error, sizeof(s->error));
-	}
-	if (!primary)
-		return -1;
-	s->sinks[0] = primary;
-	return 0;
-}
-
-/* The caller's sinks are the session's from the start: it frees them. */
-static int adopt_sinks(struct session *s)
-{
-	struct record_options *o = s->opts;
-
-	bool fit = o->nr_sinks + 1 <= SESSION_MAX_SINKS;
-
-	/* the primary sink goes first: slot 0 is kept for it */
-	s->nr_sinks = 1;
-	for (unsigned int i = 0; i < o->nr_sinks; i++)
-		if (fit)
-			s->sinks[s->nr_sinks++] = o->sinks[i];
-		else
-			o->sinks[i]->ops->free(o->sinks[i]);
-	o->nr_sinks = 0;
-	if (!fit)
-		rt_format(s->error, sizeof(s->error), "too many sinks for one recording");
-	return fit ? 0 : -1;
-}
-
-static int open_sinks(struct session *s)
-{
-	s->source = (struct record_source){
-		.cpu_counts = source_cpu_counts,
-		.rings = source_rings,
-		.programs = source_programs,
-		.unwind = source_unwind,
-		.transport = s->opts->transport == TRANSPORT_PERFBUF ? "perfbuf" : "ringbuf",
-		.sample_id_type = RECORDING_SAMPLE_ID_TYPE,
-		.samples_carry_cgroup = s->cgroup_field,
-		.ctx = s,
-	};
-	for (unsigned int i = 0; i < s->opts->nr_events; i++)
-		if (s->sampler_events[i].offcpu)
-			s->source.offcpu_id = s->sampler_events[i].id;
-	for (unsigned int i = 0; i < s->nr_sinks; i++) {
-		struct record_sink *k = s->sinks[i];
-
-		if (k->ops->open && k->ops->open(k, &s->source, s->error, sizeof(s->error)))
-			return -1;
-		if (k->ops->initial_sideband)
-			k->ops->initial_sideband(k, s->synthesized.data, s->synthesized.len);
-	}
-	return 0;
-}
-
 static void on_trigger_fired(void *ctx, const char *reason)
 {
 	note_trigger(ctx, reason);
@@ -582,13 +402,13 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		return -1;
 	}
 	s->tracking_id = s->sideband.cpus[0].id;
-	if (create_sinks(s) || session_synthesize(s))
+	if (session_create_sinks(s) || session_synthesize(s))
 		return -1;
 	/* the flight recorder writes headers into its snapshots only */
 	if (!o->overwrite &&
 	    session_write_header(s, s->out.fd, o->output, s->error, sizeof(s->error)))
 		return -1;
-	if (session_start_sampler(s) || start_triggers(s) || setup_epoll(s) || open_sinks(s))
+	if (session_start_sampler(s) || start_triggers(s) || setup_epoll(s) || session_open_sinks(s))
 		return -1;
 	/* where "ringtrace snapshot" finds the recording */
 	if (o->overwrite &&
@@ -676,7 +496,7 @@ int record_run(struct record_options *opts)
 	 * not end: the others ignore it */
 	sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &orig_mask);
-	if (adopt_sinks(&s)) {
+	if (session_adopt_sinks(&s)) {
 		rt_error("%s", s.error);
 		goto out;
 	}

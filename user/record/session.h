@@ -76,6 +76,16 @@ int session_plan(struct session *s);
 /* plan.c: loads the sampler, opens and attaches its events. */
 int session_start_sampler(struct session *s);
 
+/* sinks.c: the primary sink (the per-CPU files, or with --overwrite the
+ * flight recorder: the newest samples in memory until a snapshot) in slot
+ * 0, then the caller's sinks, which are the session's from the start (it
+ * frees them); once the sampler runs, every sink opened on the session's
+ * record_source and given the side-band synthesized at the start. Each 0,
+ * or -1 with s->error set. */
+int session_create_sinks(struct session *s);
+int session_adopt_sinks(struct session *s);
+int session_open_sinks(struct session *s);
+
 /* header.c: the side-band for what exists at the start, and the tracepoint
  * formats, into s->synthesized and s->tracing. */
 int session_synthesize(struct session *s);
