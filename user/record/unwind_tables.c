@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_tables.c: the in-kernel unwinder's tables kept current: one per file
- * (by build-id, or device and inode), each process's executable mappings. */
-#include "record/unwind_tables.h"
+ * (by build-id, or device and inode), compiled by the builder or read from
+ * the cache, the start's files opened before the capabilities are dropped
+ * (each process's mappings of them: unwind_processes.c). */
+#include "record/unwind_tables_state.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,15 +25,6 @@
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
 
-struct unwind_file {
-	struct file_key key;
-	bool ready;                  /* its table compiled (or found impossible) */
-	bool urgent;                 /* its compile goes before the start's backlog */
-	struct rt_unwind_slice table; /* nr_rows 0: no table, frame pointers */
-	int64_t exec_vaddr_delta;
-	struct rt_unwind_file_key id; /* as the kernel knows the file; ino 0: unknown */
-};
-
 /* The file of fd as the kernel knows it: where the BPF side maps a new image
  * by at its exec. */
 static void note_identity(struct unwind_file *f, int fd)
@@ -43,32 +36,6 @@ static void note_identity(struct unwind_file *f, int fd)
 						     .ino = st.st_ino };
 }
 
-/* A file known by its device and inode, whose table is kept by build-id. */
-struct inode_alias {
-	struct file_key key;
-	struct unwind_file *file;
-};
-
-/* What a mapping of pm came from, at the same index. */
-struct mapping_origin {
-	struct unwind_file *file; /* NULL if it could not be opened */
-	uint64_t pgoff;
-};
-
-/* A process forked while the start's side-band is queued: the queued
- * mappings of the process it descends from are its too. */
-struct start_heir {
-	uint32_t pid, from;
-};
-
-struct unwind_process {
-	uint32_t pid;
-	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
-	bool exec_seen;  /* its exec was tracked: what its parent maps is not its */
-	struct rt_process_mappings pm;
-	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
-};
-
 uint32_t unwind_tables_rows_for(uint64_t mem)
 {
 	uint64_t rows = mem / UNWIND_ROW_KERNEL_BYTES;
@@ -79,7 +46,7 @@ uint32_t unwind_tables_rows_for(uint64_t mem)
 /* Side-band kept for ordering at once: a busy machine's 100 ms of it. */
 #define SIDEBAND_ORDER_MAX_BYTES (16u << 20)
 
-static struct unwind_process *add_process(struct unwind_tables *t, uint32_t pid)
+struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid)
 {
 	return hash_map_get_or_add_u32(&t->processes, pid, sizeof(struct unwind_process),
 				       offsetof(struct unwind_process, pid), NULL);
@@ -118,23 +85,15 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	if (!t->builder)
 		return -1;
 	for (unsigned int i = 0; i < nr_tgids; i++)
-		if (!add_process(t, tgids[i]))
+		if (!unwind_add_process(t, tgids[i]))
 			return -1;
 	return 0;
 }
 
-struct file_ready {
-	struct unwind_tables *t;
-	struct unwind_file *f;
-};
-
 /* A file's table compiled: loaded, and given to the mappings of it. */
-static void give_rows(void *value, void *ctx);
-
 static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 {
 	struct unwind_file *f = built->tag;
-	struct file_ready r = { t, f };
 
 	t->build_seconds += built->seconds;
 	t->files_from_cache += built->from_cache;
@@ -156,7 +115,7 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 	}
 	free(built->rows);
 	if (f->table.nr_rows)
-		hash_map_each(&t->processes, give_rows, &r);
+		unwind_give_rows(t, f);
 }
 
 /* A queued file opened before the capabilities were dropped. */
@@ -220,7 +179,7 @@ void unwind_tables_open_queued(struct unwind_tables *t)
  * (synthesized records carry it) or by device and inode (the kernel's
  * records: the file opened is proved that inode, and its build-id read, so
  * that both name one table); NULL if it cannot be opened now. */
-static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m,
+struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mmap *m,
 				   bool urgent)
 {
 	struct file_key key, by_inode;
@@ -290,275 +249,6 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 	return f;
 }
 
-/* Puts [start, end) into p's sorted mappings, in place of what it overlaps. */
-static void insert_mapping(struct unwind_tables *t, struct unwind_process *p,
-			   const struct rt_unwind_mapping *nm, const struct mapping_origin *origin)
-{
-	struct rt_process_mappings *pm = &p->pm;
-	uint32_t kept = 0, at;
-
-	for (uint32_t i = 0; i < pm->nr; i++)
-		if (pm->m[i].end <= nm->start || pm->m[i].start >= nm->end) {
-			p->origin[kept] = p->origin[i];
-			pm->m[kept++] = pm->m[i];
-		}
-	pm->nr = kept;
-	if (pm->nr == RT_UNWIND_MAX_MAPPINGS) {
-		t->mappings_dropped++;
-		return;
-	}
-	for (at = 0; at < pm->nr && pm->m[at].start < nm->start; at++)
-		;
-	memmove(&pm->m[at + 1], &pm->m[at], (pm->nr - at) * sizeof(pm->m[0]));
-	memmove(&p->origin[at + 1], &p->origin[at], (pm->nr - at) * sizeof(p->origin[0]));
-	pm->m[at] = *nm;
-	p->origin[at] = *origin;
-	pm->nr++;
-}
-
-/* The mapping's load bias and rows, from its file's table (no longer looked
- * up by file by the BPF side: a file found to have none is not searched for
- * at every frame). */
-static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, uint64_t pgoff)
-{
-	m->bias = m->start - pgoff - (uint64_t)f->exec_vaddr_delta;
-	m->table = f->table;
-	m->file = (struct rt_unwind_file_key){ 0 };
-}
-
-static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool urgent)
-{
-	struct unwind_process *p = hash_map_get(&t->processes, &m->pid);
-	struct rt_unwind_mapping nm;
-	struct unwind_file *f;
-
-	if (!mapping_wants_table(m))
-		return;
-	if (!p && (!t->every_process || !(p = add_process(t, m->pid))))
-		return;
-	if (p->until_exec)
-		return;
-	f = file_of(t, m, urgent);
-	/* a file of the start's backlog that a process maps now goes first */
-	if (urgent && f && !f->ready && !f->urgent) {
-		unwind_builder_hurry(t->builder, f);
-		f->urgent = true;
-	}
-	/* by file until its table is ready: the BPF side uses the table from
-	 * the moment it is loaded, before this process's mappings are written
-	 * again (the kernel's identity of the file, as the MMAP2 gives it) */
-	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len,
-					 .file_start = m->start - m->pgoff };
-	if (!m->build_id_size)
-		nm.file = (struct rt_unwind_file_key){ .dev = m->maj << 20 | m->min, .ino = m->ino };
-	else if (f)
-		nm.file = f->id;
-	if (f && f->ready)
-		set_rows(&nm, f, m->pgoff);
-	insert_mapping(t, p, &nm, &(struct mapping_origin){ f, m->pgoff });
-	unwind_maps_set_process(&t->maps, p->pid, &p->pm);
-}
-
-static void forget_process(struct unwind_tables *t, uint32_t pid)
-{
-	struct unwind_process *p = hash_map_remove(&t->processes, &pid);
-
-	if (p) {
-		unwind_maps_forget_process(&t->maps, pid);
-		free(p);
-	}
-}
-
-/* While the start's side-band is queued, a process that execs or exits
- * meanwhile must not be given the mappings it had at the start. */
-static void supersede(struct unwind_tables *t, uint32_t pid)
-{
-	uint32_t *key;
-
-	if (t->queued_off >= t->queued_len || hash_map_get(&t->superseded, &pid))
-		return;
-	key = malloc(sizeof(*key));
-	if (key && (*key = pid, hash_map_put(&t->superseded, key, key)))
-		free(key);
-}
-
-static bool start_pending(const struct unwind_tables *t)
-{
-	return t->queued_off < t->queued_len;
-}
-
-/* The queued process whose start mappings pid has (pid itself when none
- * forked meanwhile descends from another). */
-static uint32_t start_ancestor(const struct unwind_tables *t, uint32_t pid)
-{
-	for (size_t i = 0; i < t->nr_heirs; i++)
-		if (t->heirs[i].pid == pid)
-			return t->heirs[i].from;
-	return pid;
-}
-
-/* child, forked from parent while the start's side-band is queued, is
- * given the queued mappings parent had at the start as they are worked
- * through (unless parent has exec'd since: its address space is new). */
-static void add_heir(struct unwind_tables *t, uint32_t child, uint32_t parent)
-{
-	struct start_heir *h;
-
-	if (!start_pending(t) || hash_map_get(&t->superseded, &parent))
-		return;
-	if (t->nr_heirs == t->heirs_cap) {
-		size_t cap = t->heirs_cap ? 2 * t->heirs_cap : 16;
-
-		h = realloc(t->heirs, cap * sizeof(*h));
-		if (!h)
-			return;
-		t->heirs = h;
-		t->heirs_cap = cap;
-	}
-	t->heirs[t->nr_heirs++] = (struct start_heir){ child, start_ancestor(t, parent) };
-}
-
-/* A queued mapping of m->pid, given to the processes forked from it
- * meanwhile (those that have not exec'd or exited since). */
-static void note_heirs_mmap(struct unwind_tables *t, const struct perf_mmap *m)
-{
-	struct perf_mmap own = *m;
-
-	for (size_t i = 0; i < t->nr_heirs; i++)
-		if (t->heirs[i].from == m->pid && !hash_map_get(&t->superseded, &t->heirs[i].pid)) {
-			own.pid = t->heirs[i].pid;
-			note_mmap(t, &own, false);
-		}
-}
-
-/* A child gets its parent's mappings, but never over what it has of its
- * own already (its exec, or mappings the start's queue gave it first). */
-static void inherit_mappings(struct unwind_tables *t, struct unwind_process *child,
-			     const struct unwind_process *parent)
-{
-	if (child->exec_seen)
-		return;
-	if (!child->pm.nr) {
-		child->pm = parent->pm;
-		memcpy(child->origin, parent->origin, sizeof(parent->origin));
-	} else {
-		for (uint32_t i = 0; i < parent->pm.nr; i++) {
-			const struct rt_unwind_mapping *m = &parent->pm.m[i];
-			bool overlaps = false;
-
-			for (uint32_t j = 0; j < child->pm.nr && !overlaps; j++)
-				overlaps = child->pm.m[j].start < m->end && m->start < child->pm.m[j].end;
-			if (!overlaps)
-				insert_mapping(t, child, m, &parent->origin[i]);
-		}
-	}
-	unwind_maps_set_process(&t->maps, child->pid, &child->pm);
-}
-
-static void note(struct unwind_tables *t, const void *rec, size_t size, bool queued)
-{
-	const struct perf_event_header *h = rec;
-	struct unwind_process *p, *child;
-	struct perf_mmap m;
-	struct perf_comm c;
-	struct perf_task k;
-
-	if (!t->on || size < sizeof(*h))
-		return;
-	switch (h->type) {
-	case PERF_RECORD_MMAP2:
-		if (perf_mmap_decode(h, t->sample_id_type, &m))
-			break;
-		if (!(queued && hash_map_get(&t->superseded, &m.pid)))
-			note_mmap(t, &m, !queued);
-		if (queued)
-			note_heirs_mmap(t, &m);
-		break;
-	case PERF_RECORD_COMM:
-		/* an exec: a new address space, mapped again from nothing */
-		if (perf_comm_decode(h, t->sample_id_type, &c) || !c.exec)
-			break;
-		supersede(t, c.pid);
-		/* the BPF side has replaced the old image's at the exec itself,
-		 * with the new image's: not written here, where it would undo
-		 * those until this process's MMAP2s are read */
-		if ((p = hash_map_get(&t->processes, &c.pid))) {
-			p->until_exec = false;
-			p->exec_seen = true;
-			p->pm.nr = 0;
-		}
-		break;
-	case PERF_RECORD_FORK:
-		/* a new process starts with a copy of its parent's mappings */
-		if (perf_task_decode(h, &k) || k.pid == k.ppid)
-			break;
-		p = hash_map_get(&t->processes, &k.ppid);
-		/* under -a, a parent whose queued mappings are not reached yet
-		 * is not known yet: its child is, and inherits them later */
-		if (!p && !(t->every_process && start_pending(t)))
-			break;
-		if (!t->every_process && !t->follow_forks)
-			break;
-		child = add_process(t, k.pid);
-		if (!child)
-			break;
-		add_heir(t, k.pid, k.ppid);
-		if (p)
-			inherit_mappings(t, child, p);
-		break;
-	case PERF_RECORD_EXIT:
-		if (!perf_task_decode(h, &k) && k.pid == k.tid) {
-			supersede(t, k.pid);
-			forget_process(t, k.pid);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-static void track_in_order(void *ctx, const void *rec, size_t size)
-{
-	note(ctx, rec, size, false);
-}
-
-void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
-{
-	const struct perf_event_header *h = rec;
-	struct perf_sample_id sid;
-
-	if (!t->on || size < sizeof(*h) ||
-	    (h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_COMM &&
-	     h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT))
-		return;
-	if (perf_sample_id_decode(h, t->sample_id_type, &sid)) {
-		note(t, rec, size, false);
-		return;
-	}
-	sideband_order_add(&t->order, rec, size, sid.time, track_in_order, t);
-}
-
-void unwind_tables_release(struct unwind_tables *t, uint64_t until)
-{
-	if (t->on)
-		sideband_order_release(&t->order, until, track_in_order, t);
-}
-
-/* A side-band record is in its ring this long after its time stamp, at
- * most: the kernel stamps it as its write begins, and writes it with
- * preemption off. */
-#define SIDEBAND_WRITE_NS 200000ull
-
-bool unwind_tables_holding(const struct unwind_tables *t)
-{
-	return t->on && t->order.nr;
-}
-
-void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start)
-{
-	unwind_tables_release(t, pass_start > SIDEBAND_WRITE_NS ? pass_start - SIDEBAND_WRITE_NS : 0);
-}
-
 /* The table of the file at path (opened as this process sees it), compiled
  * now under its build-id (or device and inode), for a program about to start. */
 static void prebuild(struct unwind_tables *t, const char *path)
@@ -625,7 +315,7 @@ static void prebuild_program(struct unwind_tables *t, const char *program)
 
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program)
 {
-	struct unwind_process *p = add_process(t, pid);
+	struct unwind_process *p = unwind_add_process(t, pid);
 	size_t off = t->queued_off;
 
 	if (p)
@@ -665,7 +355,7 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 
 		if (h->size < sizeof(*h) || t->queued_off + h->size > t->queued_len)
 			break;
-		note(t, h, h->size, true);
+		unwind_track_record(t, h, h->size, true);
 		t->queued_off += h->size;
 		if (monotonic_seconds() >= end)
 			return t->queued_off < t->queued_len;
@@ -680,22 +370,6 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 	t->heirs = NULL;
 	t->nr_heirs = t->heirs_cap = 0;
 	return false;
-}
-
-/* A process mapping the file whose table arrived gets its rows. */
-static void give_rows(void *value, void *ctx)
-{
-	struct unwind_process *p = value;
-	struct file_ready *r = ctx;
-	bool changed = false;
-
-	for (uint32_t i = 0; i < p->pm.nr && i < RT_UNWIND_MAX_MAPPINGS; i++)
-		if (p->origin[i].file == r->f) {
-			set_rows(&p->pm.m[i], r->f, p->origin[i].pgoff);
-			changed = true;
-		}
-	if (changed)
-		unwind_maps_set_process(&r->t->maps, p->pid, &p->pm);
 }
 
 int unwind_tables_fd(const struct unwind_tables *t)

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_tables_state.h: the files whose tables the unwinder has and the
+ * processes mapping them, shared by the tables' keeping (unwind_tables.c)
+ * and the processes' tracking from the side-band (unwind_processes.c). */
+#ifndef RINGTRACE_UNWIND_TABLES_STATE_H
+#define RINGTRACE_UNWIND_TABLES_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/perf_record.h"
+#include "record/unwind_file_key.h"
+#include "record/unwind_tables.h"
+
+struct unwind_file {
+	struct file_key key;
+	bool ready;                  /* its table compiled (or found impossible) */
+	bool urgent;                 /* its compile goes before the start's backlog */
+	struct rt_unwind_slice table; /* nr_rows 0: no table, frame pointers */
+	int64_t exec_vaddr_delta;
+	struct rt_unwind_file_key id; /* as the kernel knows the file; ino 0: unknown */
+};
+
+/* A file known by its device and inode, whose table is kept by build-id. */
+struct inode_alias {
+	struct file_key key;
+	struct unwind_file *file;
+};
+
+/* What a mapping of pm came from, at the same index. */
+struct mapping_origin {
+	struct unwind_file *file; /* NULL if it could not be opened */
+	uint64_t pgoff;
+};
+
+/* A process forked while the start's side-band is queued: the queued
+ * mappings of the process it descends from are its too. */
+struct start_heir {
+	uint32_t pid, from;
+};
+
+struct unwind_process {
+	uint32_t pid;
+	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
+	bool exec_seen;  /* its exec was tracked: what its parent maps is not its */
+	struct rt_process_mappings pm;
+	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
+};
+
+/* unwind_tables.c: the process pid, added (zeroed) if new; NULL if memory
+ * ran out. */
+struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid);
+/* unwind_tables.c: the file m maps, its table loaded the first time it is
+ * seen (urgent: before the start's backlog); NULL if it cannot be opened. */
+struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mmap *m,
+				   bool urgent);
+
+/* unwind_processes.c: one side-band record (MMAP2, COMM exec, FORK, EXIT)
+ * tracked into the processes' mappings; queued: from the start's backlog. */
+void unwind_track_record(struct unwind_tables *t, const void *rec, size_t size, bool queued);
+/* unwind_processes.c: every process mapping f gets its rows, now loaded. */
+void unwind_give_rows(struct unwind_tables *t, struct unwind_file *f);
+
+#endif
