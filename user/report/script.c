@@ -91,33 +91,18 @@ struct script_state {
 	size_t errlen;
 };
 
-static enum script_kind kind_of(const struct perf_input_event *ev)
-{
-	return ev->attr.type == PERF_TYPE_TRACEPOINT ? SCRIPT_KIND_TRACEPOINT : SCRIPT_KIND_SAMPLE;
-}
-
-static bool has_callchain(const struct perf_input_event *ev)
-{
-	return ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
-}
-
-static const char *event_name(const struct perf_input_event *ev)
-{
-	return ev->name ? ev->name : "[unknown]";
-}
-
 /* The start of perf_sample__fprintf_start: comm (unpadded before a
  * callchain), pid/tid, [cpu]. */
 static void put_thread(struct script_state *st, struct recording *r,
 		       const struct perf_input_event *ev, uint32_t pid, uint32_t tid, uint32_t cpu)
 {
-	uint32_t f = st->fields.fields[kind_of(ev)];
+	uint32_t f = st->fields.fields[script_kind_of(ev)];
 	char buf[48], *end = buf + sizeof(buf), *p;
 
 	if (f & SCRIPT_FIELD_COMM) {
 		const char *comm = tid == (uint32_t)-1 ? ":-1" : address_space_comm(&r->as, pid, tid);
 		char name[64];
-		bool unpadded = (f & SCRIPT_FIELD_IP) && has_callchain(ev) && st->use_callchain;
+		bool unpadded = (f & SCRIPT_FIELD_IP) && script_has_callchain(ev) && st->use_callchain;
 
 		size_t raw = strlen(comm), len;
 
@@ -157,7 +142,7 @@ static void put_thread_kept(struct script_state *st, struct recording *r, unsign
 			    uint32_t pid, uint32_t tid, uint32_t cpu)
 {
 	const struct perf_input_event *ev = &r->in.events[event];
-	uint32_t f = st->fields.fields[kind_of(ev)];
+	uint32_t f = st->fields.fields[script_kind_of(ev)];
 	const char *comm = !(f & SCRIPT_FIELD_COMM) ? NULL :
 			   tid == (uint32_t)-1	    ? ":-1" :
 						      address_space_comm(&r->as, pid, tid);
@@ -233,7 +218,7 @@ static void print_start(struct script_state *st, struct recording *r,
 			uint64_t time)
 {
 	put_thread(st, r, ev, pid, tid, cpu);
-	if (st->fields.fields[kind_of(ev)] & SCRIPT_FIELD_TIME)
+	if (st->fields.fields[script_kind_of(ev)] & SCRIPT_FIELD_TIME)
 		put_time(st, time);
 }
 
@@ -410,7 +395,7 @@ static void put_period_event(struct script_state *st, const struct perf_input_ev
 		text_out_char(&st->out, ' ');
 	}
 	if (f & SCRIPT_FIELD_EVENT) {
-		const char *name = event_name(ev);
+		const char *name = script_event_name(ev);
 
 		text_out_padded(&st->out, name, strlen(name), st->name_width, false);
 		text_out_bytes(&st->out, ": ", 2);
@@ -449,7 +434,7 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 {
 	struct script_state *st = ctx;
 	const struct perf_input_event *ev = &r->in.events[event];
-	uint32_t f = st->fields.fields[kind_of(ev)];
+	uint32_t f = st->fields.fields[script_kind_of(ev)];
 
 	(void)sr;
 	if (!f)
@@ -464,7 +449,7 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 				     &st->out.buf))
 		return -ENOMEM;
 	if (f & SCRIPT_FIELD_IP) {
-		if (st->use_callchain && has_callchain(ev)) {
+		if (st->use_callchain && script_has_callchain(ev)) {
 			text_out_char(&st->out, '\n');
 			if (print_callchain(st, r, f, s))
 				return -ENOMEM;
@@ -477,7 +462,7 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	/* perf's default fields of a BPF-output event (offcpu-time) take in
 	 * its bpf-output field, printed as a line break and the raw data,
 	 * which ringtrace's samples of it do not have */
-	if (!st->fields.user_set[kind_of(ev)] && ev->attr.type == PERF_TYPE_SOFTWARE &&
+	if (!st->fields.user_set[script_kind_of(ev)] && ev->attr.type == PERF_TYPE_SOFTWARE &&
 	    ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		text_out_char(&st->out, '\n');
 	text_out_char(&st->out, '\n');
@@ -503,65 +488,6 @@ static int on_lost(void *ctx, struct recording *r, const struct stream_record *s
 		     lost ? "PERF_RECORD_LOST" : "PERF_RECORD_LOST_SAMPLES", count);
 	text_out_bytes(&st->out, line, (size_t)n);
 	return text_out_done(&st->out);
-}
-
-/* perf_session__check_output_opt: fields an event kind cannot have are
- * dropped from the defaults, or an error if -F asked for them; callchains are
- * printed if any event has them, and then tracepoints print their ip too. */
-static int check_fields(struct script_state *st, const struct recording *r)
-{
-	static const struct {
-		uint32_t field;
-		uint64_t sample;
-		const char *name, *attr;
-	} needs[] = {
-		{ SCRIPT_FIELD_IP, PERF_SAMPLE_IP, "ip", "IP" },
-		{ SCRIPT_FIELD_PID | SCRIPT_FIELD_TID, PERF_SAMPLE_TID, "tid", "TID" },
-		{ SCRIPT_FIELD_TIME, PERF_SAMPLE_TIME, "time", "TIME" },
-		{ SCRIPT_FIELD_CPU, PERF_SAMPLE_CPU, "cpu", "CPU" },
-		{ SCRIPT_FIELD_PERIOD, PERF_SAMPLE_PERIOD, "period", "PERIOD" },
-	};
-	bool first_seen[SCRIPT_KINDS] = { false };
-
-	for (unsigned int e = 0; e < r->in.nr_events; e++) {
-		const struct perf_input_event *ev = &r->in.events[e];
-		enum script_kind k = kind_of(ev);
-		int len = (int)strlen(event_name(ev));
-
-		if (len > st->name_width)
-			st->name_width = len;
-		st->use_callchain |= has_callchain(ev);
-		if (first_seen[k])
-			continue;
-		first_seen[k] = true;
-		for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
-			if (!(st->fields.fields[k] & needs[i].field) ||
-			    (ev->attr.sample_type & needs[i].sample))
-				continue;
-			if (st->fields.user_set[k]) {
-				rt_format(st->err, st->errlen,
-					  "samples of %s do not have %s: cannot print the '%s' field",
-					  event_name(ev), needs[i].attr, needs[i].name);
-				return -1;
-			}
-			st->fields.fields[k] &= ~needs[i].field;
-		}
-	}
-	if (st->o->no_callchain)
-		st->use_callchain = false;
-	if (st->use_callchain && !st->fields.user_set[SCRIPT_KIND_TRACEPOINT]) {
-		for (unsigned int e = 0; e < r->in.nr_events; e++) {
-			const struct perf_input_event *ev = &r->in.events[e];
-
-			if (kind_of(ev) == SCRIPT_KIND_TRACEPOINT && has_callchain(ev)) {
-				st->fields.fields[SCRIPT_KIND_TRACEPOINT] |=
-					SCRIPT_FIELD_IP | SCRIPT_FIELD_SYM | SCRIPT_FIELD_SYMOFF |
-					SCRIPT_FIELD_DSO;
-				break;
-			}
-		}
-	}
-	return 0;
 }
 
 /* Room to keep each event's period and name, in one block; NULL if memory
@@ -590,7 +516,8 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	if (recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen))
 		return -1;
 	/* the formats first: a malformed one is an error before any output */
-	if (check_fields(&st, &rec) ||
+	if (script_fields_fit(&st.fields, &rec.in, o->no_callchain, &st.use_callchain,
+			      &st.name_width, err, errlen) ||
 	    tracepoint_printer_open(&st.tracepoints, &rec.in, err, errlen)) {
 		tracepoint_printer_close(st.tracepoints);
 		recording_close(&rec);

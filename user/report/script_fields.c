@@ -143,3 +143,60 @@ int script_fields_check(const struct script_fields *f, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int script_fields_fit(struct script_fields *f, const struct perf_input *in, bool no_callchain,
+		      bool *use_callchain, int *name_width, char *err, size_t errlen)
+{
+	static const struct {
+		uint32_t field;
+		uint64_t sample;
+		const char *name, *attr;
+	} needs[] = {
+		{ SCRIPT_FIELD_IP, PERF_SAMPLE_IP, "ip", "IP" },
+		{ SCRIPT_FIELD_PID | SCRIPT_FIELD_TID, PERF_SAMPLE_TID, "tid", "TID" },
+		{ SCRIPT_FIELD_TIME, PERF_SAMPLE_TIME, "time", "TIME" },
+		{ SCRIPT_FIELD_CPU, PERF_SAMPLE_CPU, "cpu", "CPU" },
+		{ SCRIPT_FIELD_PERIOD, PERF_SAMPLE_PERIOD, "period", "PERIOD" },
+	};
+	bool first_seen[SCRIPT_KINDS] = { false };
+
+	for (unsigned int e = 0; e < in->nr_events; e++) {
+		const struct perf_input_event *ev = &in->events[e];
+		enum script_kind k = script_kind_of(ev);
+		int len = (int)strlen(script_event_name(ev));
+
+		if (len > *name_width)
+			*name_width = len;
+		*use_callchain |= script_has_callchain(ev);
+		if (first_seen[k])
+			continue;
+		first_seen[k] = true;
+		for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+			if (!(f->fields[k] & needs[i].field) ||
+			    (ev->attr.sample_type & needs[i].sample))
+				continue;
+			if (f->user_set[k]) {
+				rt_format(err, errlen,
+					  "samples of %s do not have %s: cannot print the '%s' field",
+					  script_event_name(ev), needs[i].attr, needs[i].name);
+				return -1;
+			}
+			f->fields[k] &= ~needs[i].field;
+		}
+	}
+	if (no_callchain)
+		*use_callchain = false;
+	if (*use_callchain && !f->user_set[SCRIPT_KIND_TRACEPOINT]) {
+		for (unsigned int e = 0; e < in->nr_events; e++) {
+			const struct perf_input_event *ev = &in->events[e];
+
+			if (script_kind_of(ev) == SCRIPT_KIND_TRACEPOINT && script_has_callchain(ev)) {
+				f->fields[SCRIPT_KIND_TRACEPOINT] |=
+					SCRIPT_FIELD_IP | SCRIPT_FIELD_SYM | SCRIPT_FIELD_SYMOFF |
+					SCRIPT_FIELD_DSO;
+				break;
+			}
+		}
+	}
+	return 0;
+}

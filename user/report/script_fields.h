@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/perf_data_reader.h"
+
 enum script_field {
 	SCRIPT_FIELD_COMM = 1u << 0,
 	SCRIPT_FIELD_TID = 1u << 1,
@@ -43,5 +45,30 @@ int script_fields_parse(struct script_fields *f, const char *arg, char *err, siz
 /* perf's checks of a choice: sym and dso need ip, symoff needs sym. 0, or -1
  * with err set (a usage error). */
 int script_fields_check(const struct script_fields *f, char *err, size_t errlen);
+
+/* perf_session__check_output_opt, for the events of in: fields an event kind
+ * cannot have are dropped from the defaults, or an error if -F asked for
+ * them (-1, err set); callchains are printed if any event has them (and not
+ * no_callchain), and then tracepoints print their ip too. *name_width: the
+ * longest event name, as perf aligns them. */
+int script_fields_fit(struct script_fields *f, const struct perf_input *in, bool no_callchain,
+		      bool *use_callchain, int *name_width, char *err, size_t errlen);
+
+/* The kind of fields ev's samples print. */
+static inline enum script_kind script_kind_of(const struct perf_input_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_TRACEPOINT ? SCRIPT_KIND_TRACEPOINT : SCRIPT_KIND_SAMPLE;
+}
+
+static inline bool script_has_callchain(const struct perf_input_event *ev)
+{
+	return ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN;
+}
+
+/* ev's name as script prints it. */
+static inline const char *script_event_name(const struct perf_input_event *ev)
+{
+	return ev->name ? ev->name : "[unknown]";
+}
 
 #endif
