@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/input_file.h"
 #include "format/perf_record.h"
 #include "lib/log.h"
 #include "sys/dir_entries.h"
@@ -22,96 +23,6 @@
 #define SAMPLE_ID_FIELDS                                                                   \
 	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |      \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
-
-/* Files up to this size are read into memory rather than mapped: cheaper
- * (mapping costs page faults, and unmapping a TLB flush on every CPU the
- * process runs on), and an overread of the buffer is an overread ASan sees. */
-#define READ_LIMIT (1u << 20)
-
-static void unmap_file(struct perf_input_file *f)
-{
-	if (f->map && f->heap)
-		free((void *)f->map);
-	else if (f->map)
-		munmap((void *)f->map, f->map_size);
-	free(f->path);
-	memset(f, 0, sizeof(*f));
-}
-
-/* The whole of a small file, into a buffer of exactly its size. */
-static int read_whole(int fd, struct perf_input_file *f, const char *display, char *err,
-		      size_t errlen)
-{
-	uint8_t *buf = malloc(f->map_size);
-	ssize_t got;
-
-	if (!buf) {
-		rt_format(err, errlen, "out of memory reading %s", display);
-		return -1;
-	}
-	got = safe_pread(fd, buf, f->map_size, 0);
-	if (got != (ssize_t)f->map_size) {
-		rt_format(err, errlen, "%s: cannot read: %s", display,
-			  got < 0 ? strerror(errno) : "it shrank while being read");
-		free(buf);
-		return -1;
-	}
-	f->map = buf;
-	f->heap = true;
-	return 0;
-}
-
-/* Maps a regular file read-only (or reads it, if small). dirfd < 0 means
- * name is a path. */
-static int map_file(int dirfd, const char *name, const char *display, struct perf_input_file *f,
-		    char *err, size_t errlen)
-{
-	/* O_NONBLOCK: opening a FIFO planted in place of a file must not
-	 * hang; it is refused below like anything that is not a regular file */
-	int fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-			    : open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-
-	memset(f, 0, sizeof(*f));
-	if (fd < 0) {
-		rt_format(err, errlen, "%s: cannot open: %s", display,
-			  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		rt_format(err, errlen, "%s: not a regular file", display);
-		close(fd);
-		return -1;
-	}
-	f->map_size = (size_t)st.st_size;
-	if (f->map_size && f->map_size <= READ_LIMIT) {
-		if (read_whole(fd, f, display, err, errlen)) {
-			close(fd);
-			memset(f, 0, sizeof(*f));
-			return -1;
-		}
-	} else if (f->map_size) {
-		void *map = mmap(NULL, f->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-
-		if (map == MAP_FAILED) {
-			rt_format(err, errlen, "%s: cannot map: %s", display, strerror(errno));
-			close(fd);
-			memset(f, 0, sizeof(*f));
-			return -1;
-		}
-		madvise(map, f->map_size, MADV_SEQUENTIAL);
-		f->map = map;
-	}
-	close(fd);
-	f->end = f->map_size;
-	f->path = strdup(display);
-	if (!f->path) {
-		rt_format(err, errlen, "out of memory");
-		unmap_file(f);
-		return -1;
-	}
-	return 0;
-}
 
 /* A string of a feature section: u32 padded length, then the bytes. */
 static char *read_feature_string(const uint8_t **p, const uint8_t *end)
@@ -425,7 +336,7 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 		char display[4096];
 
 		snprintf(display, sizeof(display), "%s/%s", in->path, names[i]);
-		if (map_file(dirfd, names[i], display, &in->files[in->nr_files], err, errlen))
+		if (perf_input_file_map(dirfd, names[i], display, &in->files[in->nr_files], err, errlen))
 			goto out;
 		in->nr_files++;
 	}
@@ -463,9 +374,9 @@ int perf_input_open(struct perf_input *in, const char *path, char *err, size_t e
 			goto fail;
 		}
 		snprintf(display, sizeof(display), "%s/data", path);
-		if (map_file(dirfd, "data", display, &in->files[0], err, errlen))
+		if (perf_input_file_map(dirfd, "data", display, &in->files[0], err, errlen))
 			goto fail;
-	} else if (map_file(-1, path, path, &in->files[0], err, errlen)) {
+	} else if (perf_input_file_map(-1, path, path, &in->files[0], err, errlen)) {
 		goto fail;
 	}
 	in->nr_files = 1;
@@ -494,7 +405,7 @@ void perf_input_close(struct perf_input *in)
 	free(in->declared_ids);
 	free(in->declared_id_events);
 	for (unsigned int i = 0; i < in->nr_files; i++)
-		unmap_file(&in->files[i]);
+		perf_input_file_unmap(&in->files[i]);
 	free(in->files);
 	free(in->path);
 	memset(in, 0, sizeof(*in));
