@@ -4,7 +4,9 @@
 #ifndef RINGTRACE_OFFCPU_BPF_H
 #define RINGTRACE_OFFCPU_BPF_H
 
-/* Included by sampler.bpf.c after its sample builders. Set by the loader. */
+#include "sample_output.bpf.h"
+
+/* Set by the loader. */
 const volatile __u32 offcpu_event = 0;   /* the offcpu-time event's index in events */
 const volatile __u64 offcpu_min_ns = 0;  /* --off-cpu-min: shorter blocks give no sample */
 

@@ -5,6 +5,11 @@
 #ifndef RINGTRACE_RUNQ_WAIT_BPF_H
 #define RINGTRACE_RUNQ_WAIT_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
 #define RUNQ_TASK_RUNNING 0
 
 /* When each runnable task was queued. */

@@ -4,6 +4,10 @@
 #ifndef RINGTRACE_SCOPE_FILTER_BPF_H
 #define RINGTRACE_SCOPE_FILTER_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "sample_record.h"
 
 /* Set by the loader before load: RT_FILTER_* bits. */

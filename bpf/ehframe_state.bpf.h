@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ehframe_state.bpf.h: the in-kernel unwinder's maps (rows, page index, each process's
+ * mappings, the files loaded, counters, the stack window and row cache) and
+ * the state of one walk */
+#ifndef RINGTRACE_EHFRAME_STATE_BPF_H
+#define RINGTRACE_EHFRAME_STATE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sample_buffers.bpf.h"
+#include "unwind_maps.h"
+
+/* Set by the loader: --call-graph ehframe. */
+const volatile bool unwind_ehframe = false;
+
+/* Every file's rows, one slice each (resized by --unwind-mem), written by
+ * the loader through its mapping of them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_unwind_row);
+} unwind_rows SEC(".maps");
+
+/* Every file's page index (struct rt_unwind_slice), one slice each, written
+ * as the rows are. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} unwind_pages SEC(".maps");
+
+/* Each process's executable mappings, by tgid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* resized by the loader */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct rt_process_mappings);
+} process_mappings SEC(".maps");
+
+/* The files whose tables are loaded, by device and inode (the loader's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rt_unwind_file_key);
+	__type(value, struct rt_unwind_file);
+} unwind_files SEC(".maps");
+
+/* The mappings a process's exec starts it with, built here (per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_process_mappings);
+} exec_mappings SEC(".maps");
+
+/* No mappings: what a walk of a process not known yet searches (a pointer
+ * the verifier knows is never NULL, where NULL makes it fail). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_process_mappings);
+} no_process_mappings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_unwind_counters);
+} unwind_counters SEC(".maps");
+
+/* The sigcontext in the rt_sigframe at a signal frame's sp, and the words
+ * of it a step reads: rbp, rbx, rdx, rax, rcx, rsp, rip. */
+#define SIGFRAME_SIGCONTEXT 40
+#define SIGCONTEXT_FIRST_READ 10
+#define SIGCONTEXT_WORDS_READ 7
+
+/* A copy of the part of the user stack a walk reads next: one read of up to
+ * STACK_WINDOW_BYTES instead of one per word (a read costs ~150 ns here, of
+ * which copying 1 KiB is a small part: a 7-frame walk of unwindgen's chain
+ * reads once, where 512 bytes read twice). Never across a page end, so that
+ * an unmapped page past the stack's top fails no read below it. A read for
+ * the word at addr starts STACK_LOOKBACK_BYTES below it (within its page):
+ * a step reads the return address at CFA - 8 first, then the registers its
+ * frame saved below it, which a read starting at the return address would
+ * miss (read again: twice the reads). */
+#define STACK_WINDOW_BYTES 1024
+#define STACK_LOOKBACK_BYTES 64
+#define STACK_PAGE 4096
+struct stack_window {
+	__u64 base, len; /* [base, base + len) copied to w */
+	__u64 w[STACK_WINDOW_BYTES / 8];
+	__u64 signal[SIGCONTEXT_WORDS_READ]; /* what a signal frame's step reads */
+	__u64 word; /* a word read alone */
+	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
+};
+
+/* Rows found before, by file address: a guess, checked before it is used
+ * (the row in force is the one whose pc <= vaddr < the next row's pc), so a
+ * slot of another file's, or of a table rewritten since, costs a search and
+ * no wrong frame. Return addresses repeat from sample to sample, and within
+ * a recursion: a hit is 2 row reads where a search is up to 9. */
+#define ROW_CACHE_BITS 10
+struct row_cache {
+	__u32 row[1u << ROW_CACHE_BITS]; /* an index into unwind_rows */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct row_cache);
+} unwind_row_cache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_window);
+} unwind_stack_window SEC(".maps");
+
+/* The highest user address on x86-64 (4-level paging, and 5-level's low half). */
+#define USER_ADDR_MAX 0x00ffffffffffffffULL
+
+/* DWARF's x86-64 general registers: rax 0 .. r15 15. */
+#define DW_REGS 16
+
+/* Where DWARF register r is among pt_regs' words (r15 r14 r13 r12 bp bx r11
+ * r10 r9 r8 ax cx dx si di), and among a signal frame's sigcontext words (r8
+ * .. r15 di si bp bx dx ax cx sp ip): byte r & 7 of the first constant for r
+ * < 8, of the second for the others (constants, where a table would be a
+ * data section of its own). */
+#define PT_REGS_WORDS_OF_DWARF 0x13040E0D050B0C0AULL, 0x0001020306070809ULL
+#define SIGCONTEXT_WORDS_OF_DWARF 0x0F0A08090B0E0C0DULL, 0x0706050403020100ULL
+static __always_inline __u32 word_of_dwarf(__u64 low, __u64 high, __u8 reg)
+{
+	return ((reg < 8 ? low : high) >> ((reg & 7) * 8)) & 0xff;
+}
+
+/* How the frame the walk writes next was found, and why by frame pointers:
+ * in the order of their counters. */
+enum { FOUND_FIRST, FOUND_TABLE, FOUND_SIGNAL, FOUND_FP };
+enum { FP_NO_PROCESS, FP_NO_MAPPING, FP_NO_TABLE, FP_EXPRESSION };
+#define COUNTER_AT(first, i) (__builtin_offsetof(struct rt_unwind_counters, first) / 8 + (i))
+_Static_assert(COUNTER_AT(first_frames, FOUND_FP) ==
+		       __builtin_offsetof(struct rt_unwind_counters, fp_frames) / 8,
+	       "frames counted by how they were found, in that order");
+_Static_assert(COUNTER_AT(no_process_frames, FP_EXPRESSION) ==
+		       __builtin_offsetof(struct rt_unwind_counters, expression) / 8,
+	       "frames by frame pointers counted by why, in that order");
+/* How a walk ended. */
+enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED,
+       END_BAD_FRAME, END_TRUNCATED };
+
+/* The frame a walk is at, and how it was found: what a step reads and
+ * writes (no pointers: the argument of a global function). */
+struct frame_regs {
+	__u64 ip, sp, bp, bx;
+	/* where every register of this frame is, when it is known: the
+	 * sampled frame's in the task's pt_regs (kernel memory), a frame a
+	 * signal interrupted in its sigcontext (user memory); else 0 */
+	__u64 regs_at;
+	bool regs_in_user;
+	bool exact_ip; /* the first frame, or the one a signal interrupted */
+	__u8 found, fp_reason, end_reason;
+};
+
+/* The state of one walk, on the BPF stack of the sampling program. */
+struct unwind_walk {
+	struct sample_words *s;
+	struct rt_process_mappings *pm;
+	struct stack_window *stack;
+	struct row_cache *rows;
+	struct frame_regs r;
+	__u32 first;  /* the word the first frame goes to */
+	__u32 frames; /* frames written */
+	__s32 last_mapping; /* the mapping of the frame before, tried first */
+	bool no_process; /* its mappings not known: frame pointers alone */
+	struct rt_unwind_counters *c; /* where the frames are counted */
+};
+
+#endif

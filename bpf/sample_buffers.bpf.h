@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* sample_buffers.bpf.h: the sampler's settings, its rings (BPF rings or the perf event
+ * array), counters and per-CPU scratch a sample is built in, and the
+ * kernel's callchain appended to one */
+#ifndef RINGTRACE_SAMPLE_BUFFERS_BPF_H
+#define RINGTRACE_SAMPLE_BUFFERS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sample_record.h"
+
+/* Set by the loader before load. */
+const volatile bool capture_callchain = false;
+/* --call-graph dwarf: no user callchain, the user regs and stack instead */
+const volatile bool capture_user_stack = false;
+const volatile __u32 stack_user_size = RT_STACK_USER_DEFAULT; /* a multiple of 8 */
+const volatile bool capture_cgroup = false;
+const volatile bool single_ring = false; /* one ring for every CPU (per-thread mode) */
+const volatile bool use_perfbuf = false;  /* perf event array instead of BPF rings */
+/* Wake the reader only once this many bytes wait in a ring (batched wakeups). */
+const volatile __u64 wakeup_bytes = 64 * 1024;
+
+struct cpu_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 512 * 1024); /* the loader supplies the real rings */
+};
+
+/* BPF ring buffers indexed by CPU number (only [0] in single_ring mode). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__array(values, struct cpu_ring);
+} cpu_rings SEC(".maps");
+
+/* The perf event array transport: one BPF-output perf event per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, __u32);
+} perf_rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, struct rt_event);
+} events SEC(".maps");
+
+/* Tracepoint hits per event on this CPU, to keep every period-th one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hits SEC(".maps");
+
+
+/* Room for the largest sample, and for the verifier to see that a stack
+ * chunk (at most a page) read at any offset below RT_SAMPLE_MAX_BYTES fits. */
+#define SCRATCH_WORDS (RT_SAMPLE_BEFORE_STACK_WORDS + 65536 / 8 + 4096 / 8 + 1)
+
+struct sample_words {
+	__u64 w[SCRATCH_WORDS];
+};
+
+/* Scratch space to build one sample, one per CPU: too large for the BPF
+ * stack, and for a per-CPU map's value (32 KiB at most). A program never
+ * interrupts another of this object on its CPU (bpf_prog_active). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, struct sample_words);
+} scratch SEC(".maps");
+
+/* Scratch space of the user-space probe programs, one per CPU: they run
+ * with migration disabled but may be preempted, and interrupted by the perf
+ * event program, so they have their own, held while in use (probe_busy). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, struct sample_words);
+} probe_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, __u64);
+} probe_busy SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_cpu_counters);
+} counters SEC(".maps");
+
+/* Appends "marker, frames..." at word n; returns the new word count. */
+static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u32 n,
+					  __u64 marker, __u64 flags)
+{
+	long bytes;
+	__u32 frames;
+
+	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH)
+		return n;
+	bytes = bpf_get_stack(ctx, &s->w[n + 1], RT_MAX_STACK_DEPTH * sizeof(__u64), flags);
+	if (bytes <= 0)
+		return n;
+	frames = bytes / sizeof(__u64);
+	if (frames > RT_MAX_STACK_DEPTH)
+		frames = RT_MAX_STACK_DEPTH;
+	s->w[n] = marker;
+	return n + 1 + frames;
+}
+
+#define PF_KTHREAD 0x00200000
+
+#endif

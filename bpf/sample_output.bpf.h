@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* sample_output.bpf.h: a PERF_RECORD_SAMPLE built in the scratch (its head, callchain,
+ * user registers and stack) and written to the ring, every loss counted and
+ * reported as perf's kernel reports its own */
+#ifndef RINGTRACE_SAMPLE_OUTPUT_BPF_H
+#define RINGTRACE_SAMPLE_OUTPUT_BPF_H
+
+#include "ehframe_unwind.bpf.h"
+#include "sample_buffers.bpf.h"
+
+/* x86-64 pt_regs as words (its layout is ABI): where each register of
+ * RT_REGS_USER_MASK is, in perf_event_x86_regs order. */
+#define PT_REGS_WORDS 21
+#define PT_SP 19
+static const __u8 perf_reg_word[RT_REGS_USER_COUNT] = {
+	10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 20, /* ax bx cx dx si di bp sp ip flags cs ss */
+	9, 8, 7, 6, 3, 2, 1, 0,                       /* r8 .. r15 */
+};
+
+/* Appends PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER at word n, as the
+ * kernel's perf_output_sample_regs/_ustack write them: abi 0 and size 0 for
+ * a kernel thread; else the regs, the stack size, the bytes copied from the
+ * user sp (page by page, so that an unmapped page ends the copy as it ends
+ * the kernel's copy_from_user_nmi) and how many were. ctx_regs: the perf
+ * event's regs when it was taken in user mode, else NULL (the task's saved
+ * user regs). tail: bytes that follow (the cgroup). Returns the new n. */
+static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
+					       const __u64 *ctx_regs, __u32 tail)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pt[PT_REGS_WORDS], sp, size, done = 0, room;
+
+	if (n > RT_SAMPLE_BEFORE_STACK_WORDS - RT_REGS_MAX_WORDS - 1)
+		return n;
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD) {
+		s->w[n] = 0;     /* PERF_SAMPLE_REGS_ABI_NONE */
+		s->w[n + 1] = 0; /* no stack */
+		return n + 2;
+	}
+	if (ctx_regs) {
+#pragma unroll
+		for (int i = 0; i < PT_REGS_WORDS; i++)
+			pt[i] = ctx_regs[i];
+	} else if (bpf_probe_read_kernel(pt, sizeof(pt),
+						 (const void *)bpf_task_pt_regs(task))) {
+		__builtin_memset(pt, 0, sizeof(pt));
+	}
+	s->w[n++] = RT_REGS_ABI_64;
+#pragma unroll
+	for (int i = 0; i < RT_REGS_USER_COUNT; i++)
+		s->w[n + i] = pt[perf_reg_word[i]];
+	n += RT_REGS_USER_COUNT;
+	/* as perf_sample_ustack_size: what is asked, or what fits */
+	size = stack_user_size;
+	room = RT_SAMPLE_MAX_BYTES - (n + 2) * 8 - tail;
+	if (size > room)
+		size = room & ~7ULL;
+	s->w[n++] = size;
+	sp = pt[PT_SP];
+	for (int i = 0; i < RT_STACK_USER_MAX / 4096 + 2; i++) {
+		__u64 chunk = 4096 - ((sp + done) & 4095), at;
+
+		if (done >= size)
+			break;
+		if (chunk > size - done)
+			chunk = size - done;
+		at = n * 8 + done;
+		barrier_var(at);
+		barrier_var(chunk);
+		if (at > RT_SAMPLE_MAX_BYTES || chunk > 4096)
+			break;
+		if (bpf_probe_read_user((__u8 *)s->w + at, chunk, (const void *)(sp + done)))
+			break;
+		done += chunk;
+	}
+	n += size / 8;
+	if (n >= RT_SAMPLE_MAX_WORDS)
+		return RT_SAMPLE_MAX_WORDS; /* cannot happen: size was cut to fit */
+	s->w[n++] = done;
+	return n;
+}
+
+/* Fills the head but its header and seq, and the callchain; returns the
+ * word count so far. */
+static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
+					  const struct rt_event *ev, __u64 ip, bool user,
+					  const __u64 *user_regs, __u64 pid_tgid, __u32 cpu,
+					  __u64 now, __u64 period)
+{
+	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
+	__u32 n = RT_SAMPLE_FIXED_WORDS;
+
+	h->id = ev->id;
+	h->ip = ip;
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->time = now;
+	h->cpu = cpu;
+	h->period = period;
+	if (capture_callchain) {
+		n++; /* word 7 is nr */
+		if (!user)
+			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
+		if ((pid_tgid >> 32) && unwind_ehframe)
+			n = append_unwound_user_stack(ctx, s, n, user_regs, pid_tgid >> 32);
+		else if ((pid_tgid >> 32) && !capture_user_stack)
+			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
+		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
+	}
+	return n;
+}
+
+static __always_inline void count_loss(struct rt_cpu_counters *cnt, __u64 now, bool pending)
+{
+	__sync_fetch_and_add(&cnt->lost, 1);
+	cnt->last_lost_time = now;
+	if (pending) {
+		if (!cnt->pending_lost)
+			cnt->pending_time = now;
+		cnt->pending_lost++;
+	}
+}
+
+/* Losses not yet reported go into the ring first, as perf's kernel does with
+ * PERF_RECORD_LOST: a LOST_SAMPLES record carrying the count, timed at the
+ * first loss. Returns false if even that did not fit. */
+static __always_inline bool report_pending_loss(void *ring, struct rt_cpu_counters *cnt,
+						const struct rt_event *ev, __u64 pid_tgid,
+						__u32 cpu)
+{
+	struct rt_lost_samples *l;
+
+	if (!cnt->pending_lost)
+		return true;
+	l = bpf_ringbuf_reserve(ring, sizeof(*l), 0);
+	if (!l)
+		return false;
+	l->header.type = PERF_RECORD_LOST_SAMPLES;
+	l->header.misc = 0;
+	l->header.size = sizeof(*l);
+	l->lost = cnt->pending_lost;
+	l->pid = pid_tgid >> 32;
+	l->tid = (__u32)pid_tgid;
+	l->time = cnt->pending_time;
+	l->cpu = cpu;
+	l->res = 0;
+	l->id = ev->id;
+	bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
+	cnt->pending_lost = 0;
+	cnt->pending_time = 0;
+	return true;
+}
+
+/* Adds one to a counter of this CPU's. Only the user-space probe programs
+ * can be interrupted, by the perf event program, in the middle of a
+ * read-modify-write: theirs is one locked instruction. The perf event and
+ * tracepoint programs never interrupt each other on a CPU (the kernel's
+ * bpf_prog_active) and nothing runs them in the middle of a probe's: a
+ * plain add, without the lock's cost on every sample. */
+static __always_inline __u64 count_one(__u64 *counter, bool interruptible)
+{
+	if (interruptible)
+		return __sync_fetch_and_add(counter, 1) + 1;
+	return ++*counter;
+}
+
+/* Ends the sample at word n (cgroup_id, header) and writes it out.
+ * interruptible: called by a program that another of ours may interrupt on
+ * its CPU (see count_one). */
+static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, __u32 n,
+					    const struct rt_event *ev, bool user, __u64 pid_tgid,
+					    __u32 cpu, __u64 now, __u64 cgroup_id, bool interruptible)
+{
+	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
+	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
+	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
+	__u64 wakeup = BPF_RB_NO_WAKEUP;
+	void *ring;
+
+	if (!cnt)
+		return 0;
+	/* the reserved half of the cpu word carries the sample's sequence
+	 * number: what this CPU produced so far, this sample included, which
+	 * is how a flight-recorder snapshot accounts for every sample */
+	h->seq = (__u32)count_one(&cnt->produced, interruptible);
+	if (capture_cgroup) {
+		if (n >= RT_SAMPLE_MAX_WORDS || n >= SCRATCH_WORDS) {
+			count_loss(cnt, now, !use_perfbuf);
+			return 0;
+		}
+		s->w[n++] = cgroup_id;
+	}
+	if (n > RT_SAMPLE_MAX_WORDS) {
+		count_loss(cnt, now, !use_perfbuf);
+		return 0;
+	}
+	size = n * sizeof(__u64);
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = user ? RT_MISC_USER : RT_MISC_KERNEL;
+	h->header.size = size;
+	if (use_perfbuf) {
+		/* the kernel counts what does not fit and writes PERF_RECORD_LOST
+		 * itself; the count here lets the loader report the losses it
+		 * never got to write */
+		if (bpf_perf_event_output(ctx, &perf_rings, BPF_F_CURRENT_CPU, s, size))
+			count_loss(cnt, now, false);
+		else
+			count_one(&cnt->written, interruptible);
+		return 0;
+	}
+	ring = bpf_map_lookup_elem(&cpu_rings, &ring_key);
+	if (!ring) {
+		count_loss(cnt, now, true);
+		return 0;
+	}
+	if (!report_pending_loss(ring, cnt, ev, pid_tgid, cpu)) {
+		count_loss(cnt, now, true);
+		return 0;
+	}
+	/* the reader is woken every wakeup_bytes written, as a perf ring's
+	 * watermark does: a local count, where asking the ring how full it is
+	 * would read the consumer's cache line on every sample */
+	cnt->unwoken_bytes += size;
+	if (cnt->unwoken_bytes >= wakeup_bytes) {
+		wakeup = BPF_RB_FORCE_WAKEUP;
+		cnt->unwoken_bytes = 0;
+	}
+	/* reserve, copy and submit in one helper call: the record was built in
+	 * scratch space because its size is known only now */
+	barrier_var(size);
+	if (size > sizeof(*s)) {
+		count_loss(cnt, now, true);
+		return 0;
+	}
+	if (bpf_ringbuf_output(ring, s, size, wakeup)) {
+		count_loss(cnt, now, true);
+		return 0;
+	}
+	count_one(&cnt->written, interruptible);
+	return 0;
+}
+
+/* A sample of the current task. */
+static __always_inline int submit_sample(void *ctx, struct sample_words *s, __u32 n,
+					 const struct rt_event *ev, bool user, __u64 pid_tgid,
+					 __u32 cpu, __u64 now, bool interruptible)
+{
+	return submit_sample_of(ctx, s, n, ev, user, pid_tgid, cpu, now,
+				capture_cgroup ? bpf_get_current_cgroup_id() : 0, interruptible);
+}
+
+static __always_inline bool sampled_in_user_mode(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* The verifier allows only 8-byte loads of the regs, and cs is a u16 in
+	 * newer kernels: load word 17 of x86-64's stable pt_regs layout (cs),
+	 * whose low two bits are the privilege level the CPU was in. */
+	const __u64 *words = (const __u64 *)&ctx->regs;
+
+	return (words[17] & 3) != 0;
+#else
+#error "ringtrace's sampler only knows how to tell user mode on x86"
+#endif
+}
+
+#endif
