@@ -65,7 +65,7 @@ TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
-BPF_PROGS := sampler trigger exporter
+BPF_PROGS := sampler trigger aggregator
 BENCH_BPF_PROGS := bench_empty bench_producer
 BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS) $(BENCH_BPF_PROGS))
 SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))

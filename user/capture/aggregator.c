@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "capture/bpf_stats.h"
-#include "exporter.skel.h"
+#include "aggregator.skel.h"
 #include "lib/log.h"
 #include "sys/cpu_list.h"
 #include "sys/privileges.h"
@@ -29,7 +29,7 @@ struct map_dump {
 };
 
 struct aggregator {
-	struct exporter_bpf *skel;
+	struct aggregator_bpf *skel;
 	struct cpu_list cpus;
 	int *event_fds;
 	struct bpf_link **links;
@@ -114,14 +114,14 @@ struct aggregator *aggregator_start(const struct aggregator_config *cfg, char *e
 	}
 	for (unsigned int i = 0; i < a->cpus.nr; i++)
 		a->event_fds[i] = -1;
-	a->skel = exporter_bpf__open();
+	a->skel = aggregator_bpf__open();
 	if (!a->skel) {
 		rt_format(err, errlen, "cannot open the aggregating BPF program: %s", strerror(errno));
 		goto fail;
 	}
 	a->skel->rodata->filter_cgroup = cfg->cgroup_fd >= 0;
 	bpf_program__set_autoload(a->skel->progs.export_sample, !cfg->runq_only);
-	if (exporter_bpf__load(a->skel)) {
+	if (aggregator_bpf__load(a->skel)) {
 		int x = errno;
 
 		rt_format(err, errlen, "cannot load the aggregating BPF program: %s%s", strerror(x),
@@ -399,7 +399,7 @@ void aggregator_stop(struct aggregator *a)
 	for (unsigned int i = 0; a->event_fds && i < a->cpus.nr; i++)
 		if (a->event_fds[i] >= 0)
 			close(a->event_fds[i]);
-	exporter_bpf__destroy(a->skel);
+	aggregator_bpf__destroy(a->skel);
 	for (int m = 0; m < NR_MAPS; m++) {
 		free(a->dumps[m].keys);
 		free(a->dumps[m].values);

@@ -12,7 +12,7 @@
 
 #include "capture/capture_counts.h"
 #include "capture/perf_events.h"
-#include "export_maps.h"
+#include "aggregator_maps.h"
 
 struct aggregator_config {
 	uint32_t event_type;     /* PERF_TYPE_SOFTWARE */

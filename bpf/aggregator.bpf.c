@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* exporter.bpf.c: aggregates in the kernel what ringtrace export serves: CPU
+/* aggregator.bpf.c: aggregates in the kernel what ringtrace export serves: CPU
  * time of on-CPU samples per cgroup and per comm, and the run-queue latency
  * histogram; nothing is shipped to user space per sample. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "export_maps.h"
+#include "aggregator_maps.h"
 #include "runq_wait.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* export_maps.h: what the exporter's BPF program aggregates in maps, read by
+/* aggregator_maps.h: what bpf/aggregator.bpf.c aggregates in maps, read by
  * user/capture/aggregator.c: CPU time per cgroup and per comm, the run-queue
  * latency histogram, and its own counts. */
-#ifndef RINGTRACE_EXPORT_MAPS_H
-#define RINGTRACE_EXPORT_MAPS_H
+#ifndef RINGTRACE_AGGREGATOR_MAPS_H
+#define RINGTRACE_AGGREGATOR_MAPS_H
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
