@@ -91,6 +91,38 @@ static void perf_script_count(const char *out, const char *comm, const char *con
 	}
 }
 
+/* The folded stacks (report --folded) of what "ringtrace record
+ * RECORD_ARGS -o DIR -- CMD" records, cmd a shell command run with
+ * SYMGEN_DIR as $D; the recording removed. Fails the test if it fails. */
+static char *record_folded(const char *record_args, const char *cmd)
+{
+	char *dir = tu_tempdir(), *out = NULL, *folded = NULL;
+	int rc;
+
+	rc = tu_sh(&out, "export D=%s; %s record %s --force -o %s -- sh -c '%s' 2>&1", symgen_dir,
+		   tu_ringtrace(), record_args, dir, cmd);
+	if (rc)
+		fail_msg("record %s -- %s failed:\n%s", record_args, cmd, out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
+	tu_rmtree(dir);
+	free(dir);
+	return folded;
+}
+
+/* At least min_total samples of comm in folded, and min_percent of them
+ * whose stack holds needle; printed under label. */
+static void expect_share(const char *folded, const char *comm, const char *needle,
+			 unsigned long min_total, unsigned int min_percent, const char *label)
+{
+	unsigned long total, full;
+
+	folded_count(folded, comm, needle, &total, &full);
+	print_message("%s: %lu of %lu samples with %s\n", label, full, total, needle);
+	assert_true(total >= min_total);
+	assert_true(full * 100 >= total * min_percent);
+}
+
 static void test_dwarf_unwinds_frameless_chain(void **state)
 {
 	static const char *const chain[] = { "uw_c", "uw_b", "uw_a", "main" };
@@ -141,27 +173,13 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
  * where the .eh_frame says nothing. */
 static void test_ehframe_reads_debug_frame(void **state)
 {
-	char prog[PATH_MAX + 32], *dir, *out = NULL, *folded = NULL;
-	unsigned long total, full;
-	int rc;
+	char *folded;
 
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(prog, sizeof(prog), "%s/unwindgen_debugframe", symgen_dir);
-	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record -g -F 999 --unwind-cache none --force -o %s -- %s chain 2 2>&1",
-		   tu_ringtrace(), dir, prog);
-	if (rc)
-		fail_msg("record failed:\n%s", out);
-	free(out);
-	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
-	folded_count(folded, "unwindgen_debug", ";main;uw_a;uw_b;uw_c", &total, &full);
-	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c\n", full, total);
-	assert_true(total > 500);
-	assert_true(full * 100 >= total * 95);
+	folded = record_folded("-g -F 999 --unwind-cache none", "exec $D/unwindgen_debugframe chain 2");
+	expect_share(folded, "unwindgen_debug", ";main;uw_a;uw_b;uw_c", 500, 95, "debug_frame");
 	free(folded);
-	tu_rmtree(dir);
-	free(dir);
 }
 
 /* -a -g of a program already running when the recording starts: its
@@ -169,33 +187,21 @@ static void test_ehframe_reads_debug_frame(void **state)
  * opened before the capabilities are dropped. */
 static void test_ehframe_unwinds_running_process(void **state)
 {
-	char *dir, *out = NULL, *folded = NULL;
-	unsigned long total, full;
+	char *folded;
 	pid_t busy;
-	int rc;
 
 	(void)state;
 	tu_skip_unless_possible();
 	busy = tu_start("exec %s/unwindgen chain 9", symgen_dir);
 	usleep(300000);
-	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record -a -g -F 999 --force -o %s -- sleep 6 2>&1", tu_ringtrace(), dir);
+	folded = record_folded("-a -g -F 999", "sleep 6");
 	kill(busy, SIGKILL);
 	tu_wait_gone(busy, 5);
-	if (rc)
-		fail_msg("record failed:\n%s", out);
-	free(out);
-	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
-	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
-	print_message("running process: %lu of %lu samples with main;uw_a;uw_b;uw_c\n", full, total);
-	assert_true(total > 500);
 	/* all but those taken before its table was built: the tables of
 	 * every running process are built in slices between drains, about
 	 * a second of a sanitized build's start (0% before they could be) */
-	assert_true(full * 100 >= total * 60);
+	expect_share(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", 500, 60, "running process");
 	free(folded);
-	tu_rmtree(dir);
-	free(dir);
 }
 
 /* -g of a process forked, by one already running, as the recording begins,
@@ -328,63 +334,39 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
  * libc's start. */
 static void test_ehframe_unwinds_deep_stack(void **state)
 {
-	char prog[PATH_MAX + 32], needle[1024], *dir, *out = NULL;
-	unsigned long total, full;
-	int rc;
+	char needle[1024], *folded;
 
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
-	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s deep 2 2>&1", tu_ringtrace(), dir,
-		   prog);
-	if (rc)
-		fail_msg("record failed:\n%s", out);
-	free(out);
+	folded = record_folded("-g -F 999", "exec $D/unwindgen deep 2");
 	snprintf(needle, sizeof(needle), "unwindgen;_start;%s;__libc_start_call_main;main",
 		 LIBC_START_MAIN);
 	for (int i = 0; i < 40; i++)
 		strcat(needle, ";uw_deep");
 	strcat(needle, ";uw_c");
-	assert_int_equal(tu_sh(&out, "%s report %s --folded", tu_ringtrace(), dir), 0);
-	folded_count(out, "unwindgen", needle, &total, &full);
-	print_message("deep: %lu of %lu samples with all 45 frames\n", full, total);
-	assert_true(total > 500);
-	assert_true(full * 100 >= total * 95);
-	free(out);
-	tu_rmtree(dir);
-	free(dir);
+	expect_share(folded, "unwindgen", needle, 500, 95, "deep (all 45 frames)");
+	free(folded);
 }
 
 /* -g through a library the program loads with dlopen once running (Debian's
  * zlib, no frame pointers): its table is made from the side-band's MMAP2. */
 static void test_ehframe_unwinds_dlopened_library(void **state)
 {
-	char prog[PATH_MAX + 32], *dir, *out = NULL;
 	unsigned long total, in_zlib, whole;
-	int rc;
+	char *folded;
 
 	(void)state;
 	tu_skip_unless_possible();
 	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
 		tu_skip("no libz.so.1 (zlib1g) to dlopen");
-	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
-	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s dlopen 2 2>&1", tu_ringtrace(),
-		   dir, prog);
-	if (rc)
-		fail_msg("record failed:\n%s", out);
-	free(out);
-	assert_int_equal(tu_sh(&out, "%s report %s --folded", tu_ringtrace(), dir), 0);
-	folded_count(out, "unwindgen", ";compress2;", &total, &in_zlib);
-	folded_count(out, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN
+	folded = record_folded("-g -F 999", "exec $D/unwindgen dlopen 2");
+	folded_count(folded, "unwindgen", ";compress2;", &total, &in_zlib);
+	folded_count(folded, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN
 		     ";__libc_start_call_main;main;uw_zlib;compress2;", &total, &whole);
 	print_message("dlopen: %lu of %lu samples in zlib reach _start\n", whole, in_zlib);
 	assert_true(in_zlib > 300);
 	assert_true(whole * 100 >= in_zlib * 95);
-	free(out);
-	tu_rmtree(dir);
-	free(dir);
+	free(folded);
 }
 
 /* A distro binary built without frame pointers (gzip, stripped), recorded
@@ -392,26 +374,19 @@ static void test_ehframe_unwinds_dlopened_library(void **state)
  * frames under it. */
 static void gzip_through_libc(const char *call_graph)
 {
-	char *dir = tu_tempdir(), *out = NULL;
-	unsigned long total, through;
+	char *dir = tu_tempdir(), *folded, args[256], cmd[PATH_MAX + 64];
 	int rc;
 
 	tu_skip_unless_possible();
-	rc = tu_sh(&out, "head -c 40000000 /dev/urandom > %s/big && "
-			 "%s record %s -F 499 -o %s/rt -- gzip -c %s/big 2>&1 >/dev/null",
-		   dir, tu_ringtrace(), call_graph, dir, dir);
-	if (rc)
-		fail_msg("record failed:\n%s", out);
-	free(out);
-	assert_int_equal(tu_sh(&out, "%s report %s/rt --folded", tu_ringtrace(), dir), 0);
+	rc = tu_sh(NULL, "head -c 40000000 /dev/urandom > %s/big", dir);
+	assert_int_equal(rc, 0);
+	snprintf(args, sizeof(args), "%s -F 499", call_graph);
+	snprintf(cmd, sizeof(cmd), "gzip -c %s/big >/dev/null", dir);
+	folded = record_folded(args, cmd);
 	/* _start, libc's start, then gzip's main and at least one more frame */
-	folded_count(out, "gzip", ";" LIBC_START_MAIN ";__libc_start_call_main;[gzip];", &total,
-		     &through);
-	print_message("gzip: %lu of %lu samples through __libc_start_call_main and main\n", through,
-		      total);
-	assert_true(total > 200);
-	assert_true(through * 100 >= total * 90);
-	free(out);
+	expect_share(folded, "gzip", ";" LIBC_START_MAIN ";__libc_start_call_main;[gzip];", 200, 90,
+		     "gzip");
+	free(folded);
 	tu_rmtree(dir);
 	free(dir);
 }
