@@ -9,6 +9,10 @@
 
 #include "lib/prefault.h"
 
+/* The buffer at first: a short output (a small recording) never touches
+ * the pages of a whole block. */
+#define TEXT_OUT_FIRST (64u << 10)
+
 const char text_out_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -23,11 +27,13 @@ void text_out_init(struct text_out *t, FILE *file)
 __attribute__((noinline)) bool text_out_grow(struct text_out *t, size_t n)
 {
 	struct byte_buffer *b = &t->buf;
-	size_t cap = b->cap ? b->cap : TEXT_OUT_BLOCK + 4096;
+	size_t cap = b->cap ? b->cap : TEXT_OUT_FIRST, full = TEXT_OUT_BLOCK + 4096;
 	uint8_t *grown;
 
+	/* doubling up to a block and a line (where it stays: a block is
+	 * written out as it fills), further only for a line longer still */
 	while (cap - b->len < n)
-		cap *= 2;
+		cap = cap < full && cap * 2 > full ? full : cap * 2;
 	grown = realloc(b->data, cap);
 	if (!grown) {
 		t->out_of_memory = true;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format/perf_record.h"
 #include "symbols/kallsyms.h"
@@ -66,11 +67,22 @@ static void *load_kernel(void *arg)
 	return NULL;
 }
 
+/* Smaller kallsyms files are read where they are first needed, without a
+ * thread of their own. */
+#define KALLSYMS_BESIDE_MIN_BYTES (64u << 10)
+
 void address_space_load_kernel_beside(struct address_space *as)
 {
 	struct kernel_loader *l;
 
+	struct stat st;
+
 	if (as->kernel_loader || (as->kernel && as->kernel->loaded))
+		return;
+	/* a thread costs more than parsing a small copy (a test's, a fuzzer's:
+	 * /proc's has no size): read where it is needed */
+	if (!stat(as->kallsyms_path, &st) && S_ISREG(st.st_mode) &&
+	    st.st_size < KALLSYMS_BESIDE_MIN_BYTES && st.st_size > 0)
 		return;
 	l = calloc(1, sizeof(*l));
 	if (!l)

@@ -81,6 +81,7 @@ void address_space_free(struct address_space *as);
 
 /* Starts reading the kernel's symbols (kallsyms) in a thread of its own,
  * for the first kernel address resolved to take; a hint: without a thread
+ * (and for a copy under 64 KiB, which costs less to parse than a thread)
  * they are read when first needed. Call it when no fork is to come while it
  * runs. */
 void address_space_load_kernel_beside(struct address_space *as);
