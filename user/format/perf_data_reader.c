@@ -16,6 +16,7 @@
 
 #include "format/input_file.h"
 #include "format/perf_record.h"
+#include "lib/byte_buffer.h"
 #include "lib/log.h"
 #include "sys/dir_entries.h"
 #include "sys/safe_open.h"
@@ -285,41 +286,30 @@ static int compare_data_names(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* The names of a recording's data files ("data.*"), as listed. */
-struct data_names {
-	char **v;
-	size_t nr, cap;
-};
-
+/* A data file's name ("data.*") appended to the names listed (ctx, a
+ * byte_buffer of char *); 1 when memory runs out. */
 static int add_data_name(int dirfd, const char *name, void *ctx)
 {
-	struct data_names *n = ctx;
+	char *copy;
 
 	(void)dirfd;
 	if (strncmp(name, "data.", 5) || !name[5])
 		return 0;
-	if (n->nr == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 16;
-		char **grown = realloc(n->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return 1;
-		n->v = grown;
-		n->cap = cap;
-	}
-	if (!(n->v[n->nr] = strdup(name)))
+	copy = strdup(name);
+	if (!copy || !byte_buffer_append(ctx, &copy, sizeof(copy))) {
+		free(copy);
 		return 1;
-	n->nr++;
+	}
 	return 0;
 }
 
 static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t errlen)
 {
-	struct data_names listed = { 0 };
+	struct byte_buffer listed = { 0 };
 	struct perf_input_file *files;
 	int ret = -1, r = dir_each_entry(dirfd, add_data_name, &listed);
-	char **names = listed.v;
-	size_t nr = listed.nr;
+	char **names = (char **)listed.data;
+	size_t nr = listed.len / sizeof(*names);
 
 	if (r) {
 		rt_format(err, errlen, "%s: cannot list directory: %s", in->path,

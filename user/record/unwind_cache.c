@@ -163,6 +163,7 @@ int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key
 	struct cache_header h;
 	struct rt_unwind_row *r = NULL;
 	struct stat st;
+	size_t bytes;
 
 	if (fd < 0)
 		return -1;
@@ -173,9 +174,9 @@ int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key
 	    !h.nr_rows || h.nr_rows > RT_UNWIND_MAX_ROWS ||
 	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.nr_rows * sizeof(**rows))
 		goto miss;
-	r = malloc((size_t)h.nr_rows * sizeof(*r));
-	if (!r || safe_pread(fd, r, (size_t)h.nr_rows * sizeof(*r), sizeof(h)) !=
-		       (ssize_t)(h.nr_rows * sizeof(*r)) ||
+	bytes = (size_t)h.nr_rows * sizeof(*r);
+	r = malloc(bytes);
+	if (!r || safe_pread(fd, r, bytes, sizeof(h)) != (ssize_t)bytes ||
 	    checksum(r, h.nr_rows) != h.checksum)
 		goto miss;
 	close(fd);

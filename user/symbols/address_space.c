@@ -74,7 +74,6 @@ static void *load_kernel(void *arg)
 void address_space_load_kernel_beside(struct address_space *as)
 {
 	struct kernel_loader *l;
-
 	struct stat st;
 
 	if (as->kernel_loader || (as->kernel && as->kernel->loaded))

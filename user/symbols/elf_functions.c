@@ -17,20 +17,14 @@
 
 int elf_is_elf_file(const char *path, char *err, size_t errlen)
 {
-	char why[8];
 	int fd;
-	Elf *elf = elf_open_path(path, &fd, why, sizeof(why));
+	Elf *elf = elf_open_path(path, &fd, err, errlen);
 
-	if (elf) {
-		elf_end(elf);
-		close(fd);
-		return 1;
-	}
-	if (errno != ENOEXEC) {
-		rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (!elf)
+		return errno == ENOEXEC ? 0 : -1;
+	elf_end(elf);
+	close(fd);
+	return 1;
 }
 
 static int compare_names(const void *a, const void *b)

@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-/* 1 if path is an ELF file, 0 if not, -1 with err set if it cannot be read. */
+/* 1 if path is an ELF file, 0 if not, -1 if it cannot be read; err says
+ * why when not 1. */
 int elf_is_elf_file(const char *path, char *err, size_t errlen);
 
 /* The defined STT_FUNC names of path, sorted, each once: *names (malloc'd,

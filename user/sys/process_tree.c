@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/byte_buffer.h"
 #include "sys/proc_ids.h"
 #include "sys/proc_stat.h"
 
@@ -28,43 +29,31 @@ int process_start_ticks(uint32_t pid, uint64_t *ticks)
 	return 0;
 }
 
-/* The processes read so far. */
-struct process_list {
-	struct process_node *all;
-	size_t n, cap;
-};
-
+/* Process pid appended to the processes read (arg, a byte_buffer of struct
+ * process_node); 1 when memory runs out. */
 static int add_process(uint32_t pid, void *arg)
 {
-	struct process_list *l = arg;
+	struct process_node node = { pid, 0, 0 };
 	struct proc_stat st;
 
 	if (proc_stat_read(pid, &st))
 		return 0; /* ended meanwhile */
-	if (l->n == l->cap) {
-		size_t grown_cap = l->cap ? l->cap * 2 : 256;
-		struct process_node *grown = realloc(l->all, grown_cap * sizeof(*grown));
-
-		if (!grown)
-			return 1;
-		l->all = grown;
-		l->cap = grown_cap;
-	}
-	l->all[l->n++] = (struct process_node){ pid, st.ppid, st.start_ticks };
-	return 0;
+	node.ppid = st.ppid;
+	node.start_ticks = st.start_ticks;
+	return byte_buffer_append(arg, &node, sizeof(node)) ? 0 : 1;
 }
 
 int process_tree_read(struct process_node **nodes, size_t *nr)
 {
-	struct process_list l = { 0 };
-	int r = proc_each_id(0, add_process, &l);
+	struct byte_buffer read = { 0 };
+	int r = proc_each_id(0, add_process, &read);
 
 	if (r) {
-		free(l.all);
+		byte_buffer_free(&read);
 		errno = r > 0 ? ENOMEM : -r;
 		return -1;
 	}
-	*nodes = l.all;
-	*nr = l.n;
+	*nodes = (struct process_node *)read.data;
+	*nr = read.len / sizeof(**nodes);
 	return 0;
 }
