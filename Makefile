@@ -124,12 +124,30 @@ build-deps test-deps bench-deps:
 	fi
 
 # Keep the BPF objects: they are intermediates of the skeletons.
-.SECONDARY: $(BPF_OBJS) $(SKELETONS) $(BENCH_SKELETONS)
+.SECONDARY: $(BPF_OBJS) $(SKELETONS) $(BENCH_SKELETONS) \
+	$(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_UNITS))
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX)
+# Each bpf/*.bpf.c is a compilation unit of its own; a skeleton's object is
+# linked from its units by bpftool (a map or setting two units share is
+# defined in one, extern in the other). A program's units: PROG_BPF_UNITS,
+# else its own file alone. Units that define what others use come first: the
+# linker of libbpf 1.1 gives an extern map defined by a later unit a wrong
+# place in .maps (the skeleton then fails: "map relo failed").
+sampler_BPF_UNITS := sample_buffers scope_filter ehframe_unwind sampler probes offcpu
+trigger_BPF_UNITS := scope_filter trigger
+BPF_UNITS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX)
 	@mkdir -p $(@D)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
+
+define bpf_object
+$(OUTPUT)/$(1).bpf.o: $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(or $($(1)_BPF_UNITS),$(1)))
+	$$(call msg,BPF-LINK,$$@)
+	$$(Q)$$(BPFTOOL) gen object $$@ $$(filter %.bpf.o,$$^)
+endef
+$(foreach p,$(BPF_PROGS) $(BENCH_BPF_PROGS),$(eval $(call bpf_object,$(p))))
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

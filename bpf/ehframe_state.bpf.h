@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ehframe_state.bpf.h: the in-kernel unwinder's maps (rows, page index, each process's
  * mappings, the files loaded, counters, the stack window and row cache) and
- * the state of one walk */
+ * the state of one walk; the maps are defined in ehframe_unwind.bpf.c */
 #ifndef RINGTRACE_EHFRAME_STATE_BPF_H
 #define RINGTRACE_EHFRAME_STATE_BPF_H
 
@@ -13,68 +13,75 @@
 #include "unwind_maps.h"
 
 /* Set by the loader: --call-graph ehframe. */
-const volatile bool unwind_ehframe = false;
+extern const volatile bool unwind_ehframe;
 
 /* Every file's rows, one slice each (resized by --unwind-mem), written by
  * the loader through its mapping of them. */
-struct {
+struct unwind_rows_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rt_unwind_row);
-} unwind_rows SEC(".maps");
+};
+extern struct unwind_rows_map unwind_rows SEC(".maps");
 
 /* Every file's page index (struct rt_unwind_slice), one slice each, written
  * as the rows are. */
-struct {
+struct unwind_pages_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} unwind_pages SEC(".maps");
+};
+extern struct unwind_pages_map unwind_pages SEC(".maps");
 
 /* Each process's executable mappings, by tgid. */
-struct {
+struct process_mappings_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1); /* resized by the loader */
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct rt_process_mappings);
-} process_mappings SEC(".maps");
+};
+extern struct process_mappings_map process_mappings SEC(".maps");
 
 /* The files whose tables are loaded, by device and inode (the loader's). */
-struct {
+struct unwind_files_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct rt_unwind_file_key);
 	__type(value, struct rt_unwind_file);
-} unwind_files SEC(".maps");
+};
+extern struct unwind_files_map unwind_files SEC(".maps");
 
 /* The mappings a process's exec starts it with, built here (per CPU). */
-struct {
+struct exec_mappings_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rt_process_mappings);
-} exec_mappings SEC(".maps");
+};
+extern struct exec_mappings_map exec_mappings SEC(".maps");
 
 /* No mappings: what a walk of a process not known yet searches (a pointer
  * the verifier knows is never NULL, where NULL makes it fail). */
-struct {
+struct no_process_mappings_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rt_process_mappings);
-} no_process_mappings SEC(".maps");
+};
+extern struct no_process_mappings_map no_process_mappings SEC(".maps");
 
-struct {
+struct unwind_counters_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rt_unwind_counters);
-} unwind_counters SEC(".maps");
+};
+extern struct unwind_counters_map unwind_counters SEC(".maps");
 
 /* The sigcontext in the rt_sigframe at a signal frame's sp, and the words
  * of it a step reads: rbp, rbx, rdx, rax, rcx, rsp, rip. */
@@ -112,19 +119,21 @@ struct row_cache {
 	__u32 row[1u << ROW_CACHE_BITS]; /* an index into unwind_rows */
 };
 
-struct {
+struct unwind_row_cache_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct row_cache);
-} unwind_row_cache SEC(".maps");
+};
+extern struct unwind_row_cache_map unwind_row_cache SEC(".maps");
 
-struct {
+struct unwind_stack_window_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct stack_window);
-} unwind_stack_window SEC(".maps");
+};
+extern struct unwind_stack_window_map unwind_stack_window SEC(".maps");
 
 /* The highest user address on x86-64 (4-level paging, and 5-level's low half). */
 #define USER_ADDR_MAX 0x00ffffffffffffffULL

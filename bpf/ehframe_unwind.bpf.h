@@ -1,256 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ehframe_unwind.bpf.h: unwinds a user stack in the kernel from the rows the
- * loader compiled from .eh_frame, frame pointers where there are none: the
- * walk, frame by frame, and the kernel side's programs at fork and exec.
- * Its parts, in the order the object holds them: ehframe_state (maps, the
- * walk's state), ehframe_rows (a pc's mapping and row), ehframe_step (one
- * step), ehframe_mappings (mappings the kernel side puts in). */
+/* ehframe_unwind.bpf.h: what the in-kernel unwinder (ehframe_unwind.bpf.c) offers
+ * the programs that sample: the walk of a user stack into a sample's
+ * callchain, one global function the verifier checks once. */
 #ifndef RINGTRACE_EHFRAME_UNWIND_BPF_H
 #define RINGTRACE_EHFRAME_UNWIND_BPF_H
 
 #include "ehframe_state.bpf.h"
-#include "ehframe_rows.bpf.h"
-#include "ehframe_step.bpf.h"
-#include "ehframe_mappings.bpf.h"
 
+/* The registers a walk starts from, when the sample was taken in user mode
+ * (the perf event's or the probe's, which are the task's pt_regs); else
+ * the task's saved ones. A copy: a global function takes no pointer into
+ * a program's context. */
+struct unwind_start {
+	__u64 ip, sp, bp, bx;
+};
 
-/* Counts the frame written by how it was found (by index: a switch would
- * make the verifier walk each case). */
-static __always_inline void count_frame(const struct unwind_walk *w)
+/* Appends "PERF_CONTEXT_USER, frames..." at word n of s, unwound from start
+ * (NULL: the task's saved user registers); by frame pointers alone for a
+ * process whose mappings are not known. Returns the new word count (n when
+ * nothing was appended). */
+extern long append_unwound_user_stack(struct sample_words *s, __u64 n,
+				      const struct unwind_start *start, __u32 tgid);
+
+/* The start of a walk from pt_regs as words (x86-64's ABI layout). */
+static __always_inline void unwind_start_of(struct unwind_start *start, const __u64 *regs)
 {
-	__u64 *c = (__u64 *)w->c;
-
-	c[COUNTER_AT(frames, 0)]++;
-	c[COUNTER_AT(first_frames, w->r.found & 3)]++;
-	if (w->r.found == FOUND_FP)
-		c[COUNTER_AT(no_process_frames, w->r.fp_reason & 3)]++;
-}
-
-/* bpf_loop's body: writes the frame at w->ip, then steps to its caller.
- * Returns 1 to stop. */
-static long unwind_one_frame(__u32 i, void *arg)
-{
-	struct unwind_walk *w = arg;
-	const struct rt_unwind_mapping *m;
-	const struct rt_unwind_row *row = NULL;
-	struct rt_unwind_slice table;
-	__u32 n = w->first + i;
-	__u8 why = FP_NO_PROCESS;
-	__u64 pc, bias;
-
-	/* bounds come from i, which the verifier does not know: counters of
-	 * the walk compared here would make it check every iteration apart */
-	if (!w->r.ip) {
-		w->r.end_reason = i ? END_RETURN_ZERO : END_BAD_FRAME;
-		return 1;
-	}
-	if (w->r.ip > USER_ADDR_MAX) {
-		w->r.end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
-		return 1;
-	}
-	if (i >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS) {
-		w->r.end_reason = END_TRUNCATED;
-		return 1;
-	}
-	w->s->w[n] = w->r.ip;
-	w->frames = i + 1;
-	count_frame(w);
-	if (w->no_process)
-		goto step;
-	/* a return address is after its call: look up the call */
-	pc = w->r.exact_ip ? w->r.ip : w->r.ip - 1;
-	why = FP_NO_MAPPING;
-	m = find_mapping(w, pc);
-	if (!m)
-		m = look_up_vma(w, pc);
-	if (!m)
-		goto step;
-	table = m->table;
-	bias = m->bias;
-	/* mapped before its table was known where the mapping was written:
-	 * the file's table, if it is loaded now */
-	if (!table.nr_rows && m->file.ino) {
-		const struct rt_unwind_file *f = bpf_map_lookup_elem(&unwind_files, &m->file);
-
-		if (f) {
-			table = f->table;
-			bias = m->file_start - f->exec_vaddr_delta;
-		}
-	}
-	why = FP_NO_TABLE;
-	if (table.nr_rows)
-		row = find_row(w->rows, &table, (__u32)(pc - bias));
-step:
-	return unwind_step(&w->r, w->stack, row, why) ? 1 : 0;
-}
-
-/* Appends "PERF_CONTEXT_USER, frames..." at word n, unwound from the user
- * registers: the perf event's when sampled in user mode (user_regs, x86-64
- * pt_regs words), else the task's saved ones; by frame pointers alone for a
- * process whose mappings are not known. Returns the new word count. */
-static __always_inline __u32 append_unwound_user_stack(void *ctx, struct sample_words *s,
-							__u32 n, const __u64 *user_regs,
-							__u32 tgid)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct unwind_walk w = { .s = s, .r.exact_ip = true, .last_mapping = -1 };
-	struct rt_unwind_counters *c;
-	__u32 zero = 0;
-
-	__u32 frames, end;
-
-	/* room for the marker and every frame in the callchain's words */
-	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH ||
-	    (BPF_CORE_READ(task, flags) & PF_KTHREAD))
-		return n;
-	c = bpf_map_lookup_elem(&unwind_counters, &zero);
-	if (!c)
-		return n;
-	c->samples++;
-	/* a process not known yet (forked or started before the side-band
-	 * told the loader of it) starts with no mappings: its walks put in
-	 * those of the pcs they meet, from the VMAs; with no room for it, by
-	 * frame pointers, as the kernel walks them */
-	w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
-	if (!w.pm) {
-		const struct rt_process_mappings *none =
-			bpf_map_lookup_elem(&no_process_mappings, &zero);
-
-		if (!none)
-			return n;
-		if (!bpf_map_update_elem(&process_mappings, &tgid, none, BPF_NOEXIST))
-			c->kernel_processes++;
-		w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
-	}
-	if (!w.pm) {
-		c->no_process++;
-		w.no_process = true;
-		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
-		if (!w.pm)
-			return n;
-	}
-	w.stack = bpf_map_lookup_elem(&unwind_stack_window, &zero);
-	w.rows = bpf_map_lookup_elem(&unwind_row_cache, &zero);
-	if (!w.stack || !w.rows)
-		return n;
-	w.stack->len = 0;
-	w.stack->lookups = 0;
-	/* interrupted in user mode, the perf event's regs are the task's
-	 * pt_regs: where the sampled frame's other registers are read */
-	if (user_regs) {
-		w.r.ip = user_regs[16];
-		w.r.sp = user_regs[19];
-		w.r.bp = user_regs[4];
-		w.r.bx = user_regs[5];
-	} else {
-		w.r.ip = BPF_CORE_READ(regs, ip);
-		w.r.sp = BPF_CORE_READ(regs, sp);
-		w.r.bp = BPF_CORE_READ(regs, bp);
-		w.r.bx = BPF_CORE_READ(regs, bx);
-	}
-	w.r.regs_at = (__u64)regs;
-	s->w[n] = PERF_CONTEXT_USER;
-	w.first = n + 1;
-	w.c = c;
-	bpf_loop(RT_MAX_STACK_DEPTH + 1, unwind_one_frame, &w, 0);
-	switch (w.r.end_reason) {
-	case END_OUTERMOST:
-		c->outermost++;
-		break;
-	case END_RETURN_ZERO:
-		c->return_zero++;
-		break;
-	case END_NON_CANONICAL:
-		c->non_canonical++;
-		break;
-	case END_READ_FAILED:
-		c->read_failed++;
-		break;
-	case END_TRUNCATED:
-		c->truncated++;
-		break;
-	default: /* and a walk bpf_loop refused: no frame */
-		c->bad_frame++;
-		break;
-	}
-	frames = w.frames;
-	if (!frames || frames > RT_MAX_STACK_DEPTH)
-		return n;
-	end = n + 1 + frames;
-	barrier_var(end); /* checked as the word count the caller bounds */
-	if (end > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
-		return n;
-	return end;
-}
-
-/* A process forked has its parent's mappings until it execs: known from its
- * first sample, before the loader has read the fork from the side-band. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(unwind_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	struct rt_process_mappings *pm;
-
-	if (ptgid == ctgid)
-		return 0; /* a thread */
-	pm = bpf_map_lookup_elem(&process_mappings, &ptgid);
-	if (!pm || bpf_map_update_elem(&process_mappings, &ctgid, pm, BPF_NOEXIST))
-		return 0;
-	/* the child has not run yet: no sample sees it before this */
-	pm = bpf_map_lookup_elem(&process_mappings, &ctgid);
-	if (pm)
-		pm->flags = RT_MAPPINGS_INHERITED; /* never a parent's insertion under way */
-	return 0;
-}
-
-extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
-				 __u64 addr) __ksym;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
-
-/* A process that execs has its new image's mappings here at once (the
- * program's and the dynamic loader's, by file: their tables are used from
- * the moment they are loaded), so that its first samples unwind before the
- * loader has read its MMAP2s; never the old image's, nor those it inherited
- * from its parent. */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(unwind_exec, struct task_struct *task)
-{
-	__u32 tgid = task->tgid, zero = 0, nr = 0;
-	struct rt_process_mappings *fresh;
-	struct rt_unwind_counters *c;
-	struct bpf_iter_task_vma it;
-	struct vm_area_struct *vma;
-
-	bpf_map_delete_elem(&process_mappings, &tgid);
-	if (!mappings_in_scope())
-		return 0;
-	fresh = bpf_map_lookup_elem(&exec_mappings, &zero);
-	c = bpf_map_lookup_elem(&unwind_counters, &zero);
-	if (!fresh || !c)
-		return 0;
-	bpf_iter_task_vma_new(&it, task, 0);
-	while ((vma = bpf_iter_task_vma_next(&it))) {
-		struct rt_unwind_file_key key;
-		struct file *file;
-
-		if (!(vma->vm_flags & VM_EXEC_FLAG) || !(file = vma->vm_file))
-			continue;
-		if (nr >= EXEC_MAPPINGS_MAX) {
-			c->kernel_mappings_left++;
-			break;
-		}
-		file_key_of(&key, file);
-		set_kernel_mapping(&fresh->m[nr], &key, vma->vm_start, vma->vm_end, vma->vm_pgoff);
-		nr++;
-	}
-	bpf_iter_task_vma_destroy(&it);
-	fresh->nr = nr;
-	fresh->flags = 0;
-	if (!bpf_map_update_elem(&process_mappings, &tgid, fresh, BPF_ANY))
-		c->kernel_mappings += nr;
-	return 0;
+	start->ip = regs[16];
+	start->sp = regs[19];
+	start->bp = regs[4];
+	start->bx = regs[5];
 }
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* sample_buffers.bpf.h: the sampler's settings, its rings (BPF rings or the perf event
  * array), counters and per-CPU scratch a sample is built in, and the
- * kernel's callchain appended to one */
+ * kernel's callchain appended to one; defined in sample_buffers.bpf.c */
 #ifndef RINGTRACE_SAMPLE_BUFFERS_BPF_H
 #define RINGTRACE_SAMPLE_BUFFERS_BPF_H
 
@@ -12,15 +12,15 @@
 #include "sample_record.h"
 
 /* Set by the loader before load. */
-const volatile bool capture_callchain = false;
+extern const volatile bool capture_callchain;
 /* --call-graph dwarf: no user callchain, the user regs and stack instead */
-const volatile bool capture_user_stack = false;
-const volatile __u32 stack_user_size = RT_STACK_USER_DEFAULT; /* a multiple of 8 */
-const volatile bool capture_cgroup = false;
-const volatile bool single_ring = false; /* one ring for every CPU (per-thread mode) */
-const volatile bool use_perfbuf = false;  /* perf event array instead of BPF rings */
+extern const volatile bool capture_user_stack;
+extern const volatile __u32 stack_user_size; /* a multiple of 8 */
+extern const volatile bool capture_cgroup;
+extern const volatile bool single_ring; /* one ring for every CPU (per-thread mode) */
+extern const volatile bool use_perfbuf;  /* perf event array instead of BPF rings */
 /* Wake the reader only once this many bytes wait in a ring (batched wakeups). */
-const volatile __u64 wakeup_bytes = 64 * 1024;
+extern const volatile __u64 wakeup_bytes;
 
 struct cpu_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -28,35 +28,39 @@ struct cpu_ring {
 };
 
 /* BPF ring buffers indexed by CPU number (only [0] in single_ring mode). */
-struct {
+struct cpu_rings_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1); /* resized to the number of possible CPUs */
 	__type(key, __u32);
 	__array(values, struct cpu_ring);
-} cpu_rings SEC(".maps");
+};
+extern struct cpu_rings_map cpu_rings SEC(".maps");
 
 /* The perf event array transport: one BPF-output perf event per CPU. */
-struct {
+struct perf_rings_map {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(max_entries, 1); /* resized to the number of possible CPUs */
 	__type(key, __u32);
 	__type(value, __u32);
-} perf_rings SEC(".maps");
+};
+extern struct perf_rings_map perf_rings SEC(".maps");
 
-struct {
+struct events_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RT_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, struct rt_event);
-} events SEC(".maps");
+};
+extern struct events_map events SEC(".maps");
 
 /* Tracepoint hits per event on this CPU, to keep every period-th one. */
-struct {
+struct hits_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, RT_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, __u64);
-} hits SEC(".maps");
+};
+extern struct hits_map hits SEC(".maps");
 
 
 /* Room for the largest sample, and for the verifier to see that a stack
@@ -70,36 +74,21 @@ struct sample_words {
 /* Scratch space to build one sample, one per CPU: too large for the BPF
  * stack, and for a per-CPU map's value (32 KiB at most). A program never
  * interrupts another of this object on its CPU (bpf_prog_active). */
-struct {
+struct scratch_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* resized to the number of possible CPUs */
 	__type(key, __u32);
 	__type(value, struct sample_words);
-} scratch SEC(".maps");
+};
+extern struct scratch_map scratch SEC(".maps");
 
-/* Scratch space of the user-space probe programs, one per CPU: they run
- * with migration disabled but may be preempted, and interrupted by the perf
- * event program, so they have their own, held while in use (probe_busy). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized to the number of possible CPUs */
-	__type(key, __u32);
-	__type(value, struct sample_words);
-} probe_scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized to the number of possible CPUs */
-	__type(key, __u32);
-	__type(value, __u64);
-} probe_busy SEC(".maps");
-
-struct {
+struct counters_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rt_cpu_counters);
-} counters SEC(".maps");
+};
+extern struct counters_map counters SEC(".maps");
 
 /* Appends "marker, frames..." at word n; returns the new word count. */
 static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u32 n,

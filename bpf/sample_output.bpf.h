@@ -80,6 +80,35 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 	return n;
 }
 
+/* Appends the user callchain unwound in the kernel at word n, from the
+ * sample's user regs (pt_regs words) or, NULL, the task's saved ones. */
+static __always_inline __u32 append_user_callchain(struct sample_words *s, __u32 n,
+						   const __u64 *user_regs, __u32 tgid)
+{
+	struct unwind_start start;
+	__u64 end;
+
+	if (user_regs) {
+		unwind_start_of(&start, user_regs);
+		end = append_unwound_user_stack(s, n, &start, tgid);
+	} else {
+		end = append_unwound_user_stack(s, n, NULL, tgid);
+	}
+	/* a global function's result is a number the verifier knows nothing
+	 * of: bounded here, above and below, as a word count the callers
+	 * index by (all 64 bits of it: clang would test a 32-bit result's low
+	 * half in a copy and go on with the register the verifier knows
+	 * nothing of; one test of both bounds, clang folds into a subtraction
+	 * the verifier cannot follow) */
+	barrier_var(end);
+	if (end > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
+		return n;
+	barrier_var(end);
+	if (end < n)
+		return n;
+	return end;
+}
+
 /* Fills the head but its header and seq, and the callchain; returns the
  * word count so far. */
 static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
@@ -102,7 +131,7 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 		if (!user)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
 		if ((pid_tgid >> 32) && unwind_ehframe)
-			n = append_unwound_user_stack(ctx, s, n, user_regs, pid_tgid >> 32);
+			n = append_user_callchain(s, n, user_regs, pid_tgid >> 32);
 		else if ((pid_tgid >> 32) && !capture_user_stack)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;

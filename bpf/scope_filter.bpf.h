@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* scope_filter.bpf.h: what a recording keeps in scope (CPUs, processes,
- * threads, a cgroup), one test shared by the sampler and the triggers. */
+ * threads, a cgroup), one test shared by the sampler and the triggers; the
+ * settings and maps it reads are defined in scope_filter.bpf.c. */
 #ifndef RINGTRACE_SCOPE_FILTER_BPF_H
 #define RINGTRACE_SCOPE_FILTER_BPF_H
 
@@ -11,38 +12,42 @@
 #include "sample_record.h"
 
 /* Set by the loader before load: RT_FILTER_* bits. */
-const volatile __u32 filter_flags = 0;
-const volatile bool cgroup_exact = false;
-const volatile __u64 target_cgroup_id = 0;
+extern const volatile __u32 filter_flags;
+extern const volatile bool cgroup_exact;
+extern const volatile __u64 target_cgroup_id;
 
 /* The sampler fills these; the triggers reuse the sampler's maps. */
-struct {
+struct cpu_filter_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* resized to the number of possible CPUs */
 	__type(key, __u32);
 	__type(value, __u8);
-} cpu_filter SEC(".maps");
+};
+extern struct cpu_filter_map cpu_filter SEC(".maps");
 
-struct {
+struct target_tgids_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8); /* 1: admitted; 0: the command, not yet exec'd */
-} target_tgids SEC(".maps");
+};
+extern struct target_tgids_map target_tgids SEC(".maps");
 
-struct {
+struct target_tids_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8); /* as target_tgids' */
-} target_tids SEC(".maps");
+};
+extern struct target_tids_map target_tids SEC(".maps");
 
-struct {
+struct target_cgroup_map {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} target_cgroup SEC(".maps");
+};
+extern struct target_cgroup_map target_cgroup SEC(".maps");
 
 static __always_inline bool in_scope(__u64 pid_tgid, __u32 cpu)
 {

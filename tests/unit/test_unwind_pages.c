@@ -28,7 +28,7 @@ static uint32_t whole_search(const struct rt_unwind_row *rows, uint32_t nr, uint
 	return lo;
 }
 
-/* What the BPF side does with the index (ehframe_unwind.bpf.h find_row). */
+/* What the BPF side does with the index (find_row, bpf/ehframe_rows.bpf.h). */
 static uint32_t page_search(const struct rt_unwind_row *rows, uint32_t nr, const uint32_t *pages,
 			    const struct rt_unwind_slice *t, uint32_t vaddr, uint32_t *span)
 {

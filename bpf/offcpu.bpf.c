@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* offcpu.bpf.h: off-CPU time (record --off-cpu): a task in scope that goes to sleep
+/* offcpu.bpf.c: off-CPU time (record --off-cpu): a task in scope that goes to sleep
  * leaves its stacks and the time; when it runs again, an offcpu-time sample of it. */
-#ifndef RINGTRACE_OFFCPU_BPF_H
-#define RINGTRACE_OFFCPU_BPF_H
-
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "sample_output.bpf.h"
+#include "scope_filter.bpf.h"
 
 /* Set by the loader. */
 const volatile __u32 offcpu_event = 0;   /* the offcpu-time event's index in events */
@@ -101,7 +103,7 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev, __
 
 	n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, offcpu_kernel_stack_flags(ctx, s));
 	if (unwind_ehframe)
-		n = append_unwound_user_stack(ctx, s, n, NULL, pid_tgid >> 32);
+		n = append_user_callchain(s, n, NULL, pid_tgid >> 32);
 	else
 		n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 	s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
@@ -228,5 +230,3 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	offcpu_return(ctx, next, p, s, c, cpu, now);
 	return 0;
 }
-
-#endif

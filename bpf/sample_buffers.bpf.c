@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* sample_buffers.bpf.c: the sampler's settings and the maps samples are built
+ * in, counted in and written to, defined once for the sampler's programs. */
+#include "sample_buffers.bpf.h"
+
+const volatile bool capture_callchain = false;
+const volatile bool capture_user_stack = false;
+const volatile __u32 stack_user_size = RT_STACK_USER_DEFAULT;
+const volatile bool capture_cgroup = false;
+const volatile bool single_ring = false;
+const volatile bool use_perfbuf = false;
+const volatile __u64 wakeup_bytes = 64 * 1024;
+
+struct cpu_rings_map cpu_rings SEC(".maps");
+struct perf_rings_map perf_rings SEC(".maps");
+struct events_map events SEC(".maps");
+struct hits_map hits SEC(".maps");
+struct scratch_map scratch SEC(".maps");
+struct counters_map counters SEC(".maps");
