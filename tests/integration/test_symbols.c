@@ -209,6 +209,61 @@ static void test_container_binary_kept(void **state)
 	free(work);
 }
 
+/* The same for a rootless container: an unprivileged user's namespaces (user
+ * and mount), its binary a file the user owns. A copy of it under its
+ * build-id for all would let the user name other binaries' frames (any file
+ * can carry any build-id): it is kept for its mount namespace alone
+ * (DIR/.build-id-ns/INODE/), which a NAMESPACES record gives for the
+ * process, and report resolves its symbols from there. */
+#define ROOTLESS_USER "ringtrace-test"
+
+static void test_rootless_container_binary_kept(void **state)
+{
+	char *work, *dir, *out = NULL, sym[512];
+	double pct;
+
+	(void)state;
+	tu_skip_unless_possible();
+	work = tu_tempdir();
+	assert_int_equal(tu_sh(&out, "(id %s || useradd -M -r -s /usr/sbin/nologin %s) >/dev/null 2>&1 && "
+				     "chmod 755 %s && mkdir -m 755 %s/ct && cp %s/symgen_stripped %s/prog && chmod 755 %s/prog",
+			       ROOTLESS_USER, ROOTLESS_USER, work, work, symgen_dir, work, work),
+			 0);
+	free(out);
+	if (tu_sh(&out, "(runuser -u %s -- unshare -Urm --propagation private sh -c "
+			"'mount -t tmpfs none %s/ct && cp %s/prog %s/ct/contained && exec %s/ct/contained 20' "
+			">/dev/null 2>&1 &) && sleep 0.5 && pgrep -f '^%s/ct/contained' >/dev/null",
+		  ROOTLESS_USER, work, work, work, work, work))
+		fail_msg("the rootless container did not start (user namespaces refused?)");
+	free(out);
+	dir = record_program("sleep");
+	assert_int_equal(tu_sh(&out, "pkill -f '^%s/ct/contained'; sleep 0.2; "
+				     "id=$(readelf -n %s/prog | awk '/Build ID/ {print $3}'); "
+				     "n=${id#??}; x=${id%%$n}; "
+				     "echo $(ls %s/.build-id-ns/*/$x/$n 2>/dev/null | wc -l) "
+				     "$(ls %s/.build-id/$x/$n 2>/dev/null | wc -l)",
+			       work, work, dir, dir),
+			 0);
+	print_message("copies of the container's binary kept for its namespace, and for all: %s",
+		      out);
+	assert_int_equal(atoi(out), 1);
+	assert_int_equal(atoi(strchr(out, ' ') + 1), 0);
+	free(out);
+	assert_int_equal(tu_sh(&out, "perf script -i %s --show-namespace-events 2>/dev/null | grep -c 'NAMESPACES'",
+			       dir),
+			 0);
+	print_message("NAMESPACES records perf reads: %s", out);
+	assert_true(atoi(out) >= 1);
+	free(out);
+	top_symbol(dir, "contained", sym, sizeof(sym), &pct);
+	print_message("the container's top symbol: %s %.2f%%\n", sym, pct);
+	assert_string_equal(sym, "symgen_exported_spin");
+	tu_rmtree(dir);
+	free(dir);
+	tu_rmtree(work);
+	free(work);
+}
+
 /*
  * Naming as perf names: the same recording read by ringtrace and by perf 6.1
  * gives the same rows in "report --sort sym" (perf report --stdio
@@ -752,6 +807,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_container_binary_kept),
+		cmocka_unit_test(test_rootless_container_binary_kept),
 		cmocka_unit_test(test_cxx_names_are_demangled),
 		cmocka_unit_test(test_stripped_binary_uses_dynsym),
 		cmocka_unit_test(test_build_ids_and_replaced_binary),

@@ -466,6 +466,65 @@ static void test_strings_must_be_terminated(void **state)
 	byte_buffer_free(&b);
 }
 
+/* perf_next_mmap2 finds each MMAP2 among other records, decoded, and stops
+ * at the end or at the first record whose size is wrong. */
+static void test_next_mmap2_walks_records(void **state)
+{
+	struct byte_buffer b = { 0 };
+	struct perf_comm comm = { .pid = 1, .tid = 1, .comm = "sh" };
+	struct perf_mmap m = { .pid = 7, .tid = 7, .start = 0x1000, .len = 0x1000,
+			       .prot = PROT_READ | PROT_EXEC, .filename = "/bin/a" };
+	struct perf_mmap out;
+	const void *at, *end;
+	size_t second;
+
+	(void)state;
+	assert_int_equal(perf_comm_encode(&b, SAMPLE_ID_TYPE, &comm, NULL), 0);
+	assert_int_equal(perf_mmap2_encode(&b, SAMPLE_ID_TYPE, &m, NULL), 0);
+	assert_int_equal(perf_comm_encode(&b, SAMPLE_ID_TYPE, &comm, NULL), 0);
+	second = b.len;
+	m.filename = "/bin/b";
+	assert_int_equal(perf_mmap2_encode(&b, SAMPLE_ID_TYPE, &m, NULL), 0);
+	at = b.data;
+	end = b.data + b.len;
+	assert_int_equal(perf_next_mmap2(&at, end, SAMPLE_ID_TYPE, &out), 1);
+	assert_string_equal(out.filename, "/bin/a");
+	assert_int_equal(perf_next_mmap2(&at, end, SAMPLE_ID_TYPE, &out), 1);
+	assert_string_equal(out.filename, "/bin/b");
+	assert_int_equal(perf_next_mmap2(&at, end, SAMPLE_ID_TYPE, &out), 0);
+	assert_ptr_equal(at, end);
+	/* a record claiming more than is left ends the walk before it */
+	((struct perf_event_header *)(b.data + second))->size = (uint16_t)(b.len - second + 8);
+	at = b.data;
+	assert_int_equal(perf_next_mmap2(&at, end, SAMPLE_ID_TYPE, &out), 1);
+	assert_string_equal(out.filename, "/bin/a");
+	assert_int_equal(perf_next_mmap2(&at, end, SAMPLE_ID_TYPE, &out), 0);
+	byte_buffer_free(&b);
+}
+
+/* NAMESPACES as perf writes it: every namespace perf knows, read back; a
+ * count of namespaces past the record's end is refused. */
+static void test_namespaces_round_trip(void **state)
+{
+	struct byte_buffer b = { 0 };
+	struct perf_sample_id sid = { .pid = 9, .tid = 9, .time = 77 };
+	struct perf_namespaces n = { .pid = 9, .tid = 9 }, out;
+	struct perf_sample_id got;
+
+	(void)state;
+	for (int i = 0; i < NR_NAMESPACES; i++)
+		n.ns[i] = (struct perf_ns_link_info){ .dev = 4, .ino = 4026531835u + (unsigned int)i };
+	assert_int_equal(perf_namespaces_encode(&b, SAMPLE_ID_TYPE, &n, &sid), 0);
+	assert_int_equal(perf_namespaces_decode((void *)b.data, &out), 0);
+	assert_memory_equal(&out, &n, sizeof(n));
+	assert_int_equal(perf_sample_id_decode((void *)b.data, SAMPLE_ID_TYPE, &got), 0);
+	assert_int_equal(got.time, 77);
+	/* nr_namespaces (after pid and tid) claiming more than the record holds */
+	memcpy(b.data + 8 + 8, &(uint64_t){ 1000 }, 8);
+	assert_int_equal(perf_namespaces_decode((void *)b.data, &out), -1);
+	byte_buffer_free(&b);
+}
+
 /* The stream merges the files by time, a tie going to the lower file, then
  * to the record first in its file: files in time order are read as they lie,
  * a file out of order is sorted first. */
@@ -532,6 +591,8 @@ int main(void)
 		cmocka_unit_test(test_sample_decode_rejects_overlong_callchain),
 		cmocka_unit_test(test_sample_decode_user_regs_and_stack),
 		cmocka_unit_test(test_strings_must_be_terminated),
+		cmocka_unit_test(test_next_mmap2_walks_records),
+		cmocka_unit_test(test_namespaces_round_trip),
 		cmocka_unit_test(test_stream_merges_files_in_time_order),
 	};
 

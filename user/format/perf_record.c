@@ -313,6 +313,25 @@ int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
 	return out->filename ? 0 : -1;
 }
 
+int perf_next_mmap2(const void **at, const void *end, uint64_t sample_type,
+		    struct perf_mmap *m)
+{
+	const uint8_t *p = *at, *stop = end;
+
+	while ((size_t)(stop - p) >= sizeof(struct perf_event_header) && !((uintptr_t)p % 8)) {
+		const struct perf_event_header *h = (const void *)p;
+
+		if (h->size < sizeof(*h) || h->size > (size_t)(stop - p))
+			break;
+		p += h->size;
+		*at = p;
+		if (h->type == PERF_RECORD_MMAP2 && !perf_mmap_decode(h, sample_type, m))
+			return 1;
+	}
+	*at = stop;
+	return 0;
+}
+
 int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out)
 {
 	struct cursor c = record_cursor(rec);
@@ -336,6 +355,18 @@ int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type
 		return -1;
 	out->path = take_string(&c, sample_type);
 	return out->path ? 0 : -1;
+}
+
+int perf_namespaces_decode(const struct perf_event_header *rec, struct perf_namespaces *out)
+{
+	struct cursor c = record_cursor(rec);
+	uint64_t nr;
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_NAMESPACES || take_u32_pair(&c, &out->pid, &out->tid) ||
+	    take_u64(&c, &nr) || nr > (size_t)(c.end - c.p) / sizeof(out->ns[0]))
+		return -1;
+	return take(&c, out->ns, (nr < NR_NAMESPACES ? nr : NR_NAMESPACES) * sizeof(out->ns[0]));
 }
 
 int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out)
@@ -498,6 +529,25 @@ int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct
 		return -1;
 	}
 	return end_record(b, start, PERF_RECORD_CGROUP, 0, sample_type, sid);
+}
+
+int perf_namespaces_encode(struct byte_buffer *b, uint64_t sample_type,
+			   const struct perf_namespaces *n, const struct perf_sample_id *sid)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t nr;
+	} head = { n->pid, n->tid, NR_NAMESPACES };
+	size_t start;
+
+	if (begin_record(b, &start))
+		return -1;
+	if (!byte_buffer_append(b, &head, sizeof(head)) ||
+	    !byte_buffer_append(b, n->ns, sizeof(n->ns))) {
+		b->len = start;
+		return -1;
+	}
+	return end_record(b, start, PERF_RECORD_NAMESPACES, 0, sample_type, sid);
 }
 
 int perf_lost_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,

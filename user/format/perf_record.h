@@ -98,6 +98,13 @@ struct perf_lost {
 	uint64_t lost;
 };
 
+/* PERF_RECORD_NAMESPACES: a process's namespaces by NET_NS_INDEX ..
+ * CGROUP_NS_INDEX, each the (st_dev, st_ino) of its /proc/PID/ns link. */
+struct perf_namespaces {
+	uint32_t pid, tid;
+	struct perf_ns_link_info ns[NR_NAMESPACES]; /* those the record lacks: 0 */
+};
+
 /* The time of a PERF_RECORD_SAMPLE alone, read where sample_type puts it,
  * without decoding the rest (the reader's index reads every record's time).
  * 0 with *time set (0 if the sample has none), -1 if the record is too short. */
@@ -120,10 +127,17 @@ int perf_comm_decode(const struct perf_event_header *rec, uint64_t sample_type,
 /* Decodes PERF_RECORD_MMAP and PERF_RECORD_MMAP2. */
 int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
 		     struct perf_mmap *out);
+/* The next PERF_RECORD_MMAP2 among the records from *at to end (8-byte
+ * aligned, as a ring or a synthesized buffer holds them), decoded into m
+ * (its filename points into the record); *at moves past it. 1 when one was
+ * found, 0 at the end or at the first malformed record. */
+int perf_next_mmap2(const void **at, const void *end, uint64_t sample_type,
+		    struct perf_mmap *m);
 /* Decodes PERF_RECORD_FORK and PERF_RECORD_EXIT. */
 int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out);
 int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type,
 		       struct perf_cgroup *out);
+int perf_namespaces_decode(const struct perf_event_header *rec, struct perf_namespaces *out);
 /* Decodes PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES (id is 0 for the latter). */
 int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out);
 
@@ -148,6 +162,8 @@ int perf_kernel_mmap_encode(struct byte_buffer *b, uint64_t sample_type, uint64_
 /* PERF_RECORD_FORK or PERF_RECORD_EXIT as type says. */
 int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
 		     const struct perf_task *t, const struct perf_sample_id *sid);
+int perf_namespaces_encode(struct byte_buffer *b, uint64_t sample_type,
+			   const struct perf_namespaces *n, const struct perf_sample_id *sid);
 int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_cgroup *c,
 		       const struct perf_sample_id *sid);
 /* PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES as type says. */

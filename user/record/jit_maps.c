@@ -90,23 +90,19 @@ static void note(struct jit_maps *j, uint32_t pid)
 		free(p);
 }
 
+void jit_maps_note_mmap(struct jit_maps *j, const struct perf_mmap *m)
+{
+	if ((m->prot & PROT_EXEC) && !strncmp(m->filename, "//anon", 6))
+		note(j, m->pid);
+}
+
 void jit_maps_note_records(struct jit_maps *j, const void *recs, size_t len)
 {
-	const uint8_t *at = recs, *end = at + len;
+	const void *at = recs, *end = (const uint8_t *)recs + len;
+	struct perf_mmap m;
 
-	while ((size_t)(end - at) >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-		struct perf_mmap m;
-
-		memcpy(&h, at, sizeof(h));
-		if (h.size < sizeof(h) || h.size > (size_t)(end - at))
-			break;
-		if (h.type == PERF_RECORD_MMAP2 && !((uintptr_t)at % 8) &&
-		    !perf_mmap_decode((const void *)at, RECORDING_SAMPLE_ID_TYPE, &m) &&
-		    (m.prot & PROT_EXEC) && !strncmp(m.filename, "//anon", 6))
-			note(j, m.pid);
-		at += h.size;
-	}
+	while (perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m))
+		jit_maps_note_mmap(j, &m);
 }
 
 /* The map as the process sees it: in its root while it lives, else ours if

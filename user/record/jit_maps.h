@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/perf_record.h"
 #include "lib/hash_map.h"
 #include "sys/file_copies.h"
 
@@ -21,8 +22,10 @@ struct jit_maps {
 /* dirfd is the recording's directory (kept open by the caller); copies
  * makes the copies in it. */
 void jit_maps_init(struct jit_maps *j, int dirfd, struct file_copies *copies);
-/* Notes the processes of the MMAP2 records in recs (len bytes of side-band)
- * that map anonymous executable memory ("//anon"): a JIT's code. */
+/* Notes the process of an MMAP2 (decoded) if it maps anonymous executable
+ * memory ("//anon"): a JIT's code. */
+void jit_maps_note_mmap(struct jit_maps *j, const struct perf_mmap *m);
+/* The same for each MMAP2 among the len bytes of side-band records at recs. */
 void jit_maps_note_records(struct jit_maps *j, const void *recs, size_t len);
 /* Has the map of pid, if it was noted, copied into DIR/perf-PID.map (on the
  * copies' thread, within their budget, holes kept): read as

@@ -78,16 +78,30 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 {
 	struct session *s = ctx;
 	const struct perf_event_header *h = rec;
+	bool mmap2 = false;
+	struct perf_mmap m;
 	struct perf_task t;
 
-	/* a JIT's map is copied when it maps code, and again as it exits */
+	/* decoded once, for the JIT maps and the build-id */
 	if (h->type == PERF_RECORD_MMAP2)
-		jit_maps_note_records(&s->jit_maps, rec, size);
+		mmap2 = !perf_mmap_decode(h, RECORDING_SAMPLE_ID_TYPE, &m);
+	/* a JIT's map is copied when it maps code, and again as it exits */
+	if (mmap2)
+		jit_maps_note_mmap(&s->jit_maps, &m);
 	else if (h->type == PERF_RECORD_EXIT && !perf_task_decode(rec, &t) && t.pid == t.tid)
 		jit_maps_copy(&s->jit_maps, t.pid);
-	/* as the kernel wrote it: the device and inode prove the file opened */
+	/* as the kernel wrote it: the device and inode prove the file opened
+	 * (kept until every CPU's side-band has passed its time, decoded then) */
 	unwind_tables_note_record(&s->unwind, rec, size);
-	rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &size);
+	if (mmap2) {
+		int r;
+
+		/* a container's process: its namespaces before its mapping */
+		if (mmap2_namespaces(&s->build_ids, &s->rewritten, rec, &m) &&
+		    (r = to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true)))
+			return r;
+		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &m, &size);
+	}
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
 

@@ -196,6 +196,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		struct perf_sample_id sid = *base;
+		struct perf_namespaces ns;
 		struct perf_mmap m;
 		bool continued = rest_of_line;
 		int fd;
@@ -214,6 +215,12 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			build_id_cache_add(cache, &m, fd);
 		if (fd >= 0)
 			close(fd);
+		/* a container's process: its namespaces before its mappings */
+		if (cache && build_id_cache_new_namespace(cache, &m, &ns) &&
+		    perf_namespaces_encode(b, sample_id_type, &ns, &sid)) {
+			ret = -1;
+			break;
+		}
 		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
 			ret = -1;
 			break;

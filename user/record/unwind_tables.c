@@ -147,19 +147,20 @@ static void close_preopened(void *value, void *ctx)
 
 void unwind_tables_open_queued(struct unwind_tables *t)
 {
-	for (size_t off = t->queued_off; t->on && off + sizeof(struct perf_event_header) <= t->queued_len;) {
-		const struct perf_event_header *h = (const void *)(t->queued + off);
-		struct perf_mmap m;
+	const void *at, *end;
+	struct perf_mmap m;
+
+	if (!t->queued)
+		return;
+	at = t->queued + t->queued_off;
+	end = t->queued + t->queued_len;
+	while (t->on && t->preopened.len < MAX_PREOPENED &&
+	       perf_next_mmap2(&at, end, t->sample_id_type, &m)) {
 		struct file_key key;
 		struct preopened *p;
 		int fd;
 
-		if (h->size < sizeof(*h) || off + h->size > t->queued_len ||
-		    t->preopened.len >= MAX_PREOPENED)
-			break;
-		off += h->size;
-		if (h->type != PERF_RECORD_MMAP2 || perf_mmap_decode(h, t->sample_id_type, &m) ||
-		    !mapping_wants_table(&m))
+		if (!mapping_wants_table(&m))
 			continue;
 		file_key_of_mapping(&key, &m);
 		if (hash_map_get(&t->preopened, &key))
@@ -316,25 +317,22 @@ static void prebuild_program(struct unwind_tables *t, const char *program)
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program)
 {
 	struct unwind_process *p = unwind_add_process(t, pid);
-	size_t off = t->queued_off;
+	const void *at, *end;
+	struct perf_mmap m;
 
 	if (p)
 		p->until_exec = true;
 	/* before it runs: its program, and the C library and the dynamic
 	 * loader it maps in its first milliseconds (ours: the same files) */
 	prebuild_program(t, program);
-	while (off + sizeof(struct perf_event_header) <= t->queued_len) {
-		const struct perf_event_header *h = (const void *)(t->queued + off);
-		struct perf_mmap m;
-
-		if (h->size < sizeof(*h) || off + h->size > t->queued_len)
-			break;
-		if (h->type == PERF_RECORD_MMAP2 && !perf_mmap_decode(h, t->sample_id_type, &m) &&
-		    m.pid == pid && (m.prot & PROT_EXEC) && m.filename &&
+	if (!t->queued)
+		return;
+	at = t->queued + t->queued_off;
+	end = t->queued + t->queued_len;
+	while (perf_next_mmap2(&at, end, t->sample_id_type, &m))
+		if (m.pid == pid && (m.prot & PROT_EXEC) &&
 		    (strstr(m.filename, "/libc.so") || strstr(m.filename, "/ld-linux")))
 			prebuild(t, m.filename);
-		off += h->size;
-	}
 }
 
 void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len)

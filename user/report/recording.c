@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "symbols/build_id_cache.h"
 #include "sys/output_dir.h"
 
 /* Whether r is a ringtrace recording (per-CPU files data.cpuN) that did not
@@ -55,6 +56,13 @@ int recording_open(struct recording *r, const char *path, const char *kallsyms,
 			r->build_id_dirs[1] = NULL;
 		r->as.build_id_dirs[0] = r->build_id_dirs[0];
 		r->as.build_id_dirs[1] = r->build_id_dirs[0] ? r->build_id_dirs[1] : NULL;
+		/* and a container's files a user owns, per mount namespace */
+		if (asprintf(&r->ns_copy_dirs[0], "%s/" BUILD_ID_NS_DIR, path) < 0)
+			r->ns_copy_dirs[0] = NULL;
+		if (asprintf(&r->ns_copy_dirs[1], "%s/../" BUILD_ID_NS_DIR, path) < 0)
+			r->ns_copy_dirs[1] = NULL;
+		r->as.ns_copy_dirs[0] = r->ns_copy_dirs[0];
+		r->as.ns_copy_dirs[1] = r->ns_copy_dirs[0] ? r->ns_copy_dirs[1] : NULL;
 		/* JITs' maps it kept: its own, or its parent's */
 		if (asprintf(&r->jit_dirs[1], "%s/..", path) < 0)
 			r->jit_dirs[1] = NULL;
@@ -69,8 +77,11 @@ void recording_close(struct recording *r)
 {
 	free(r->build_id_dirs[0]);
 	free(r->build_id_dirs[1]);
+	free(r->ns_copy_dirs[0]);
+	free(r->ns_copy_dirs[1]);
 	free(r->jit_dirs[1]);
 	r->build_id_dirs[0] = r->build_id_dirs[1] = NULL;
+	r->ns_copy_dirs[0] = r->ns_copy_dirs[1] = NULL;
 	free(r->lost_by_cpu);
 	r->lost_by_cpu = NULL;
 	unwinder_free(r->unwinder);

@@ -31,6 +31,7 @@ struct recording {
 	uint64_t sideband_lost;         /* side-band records the kernel dropped */
 	bool never_ended;               /* a ringtrace recording without its totals: killed */
 	char *build_id_dirs[2];         /* PATH/.build-id, and PATH/../.build-id (a snapshot's) */
+	char *ns_copy_dirs[2];          /* PATH/.build-id-ns, and a snapshot's parent's */
 	char *jit_dirs[2];              /* [1]: PATH/.., a snapshot's parent (JITs' maps) */
 	struct unwinder *unwinder;      /* user stacks of --call-graph dwarf samples, made when needed */
 };

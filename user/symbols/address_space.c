@@ -3,7 +3,6 @@
  * threads and their comms, each process's mappings, and symbol lookup through them. */
 #include "symbols/address_space.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,65 +48,19 @@ static void free_dso(void *value, void *ctx)
 	free(d);
 }
 
-/* kallsyms read by a thread of its own: a fixed 50 ms (half of it the
- * kernel's, making the text) that the reader's first pass over the files
- * hides. */
-struct kernel_loader {
-	pthread_t thread;
-	const char *path;
-	struct symtab symtab;
-	int result;
-};
-
-static void *load_kernel(void *arg)
-{
-	struct kernel_loader *l = arg;
-
-	l->result = symtab_load_kallsyms(&l->symtab, l->path, NULL, 0);
-	return NULL;
-}
-
-/* Smaller kallsyms files are read where they are first needed, without a
- * thread of their own. */
-#define KALLSYMS_BESIDE_MIN_BYTES (64u << 10)
-
 void address_space_load_kernel_beside(struct address_space *as)
 {
-	struct kernel_loader *l;
-	struct stat st;
-
-	if (as->kernel_loader || (as->kernel && as->kernel->loaded))
-		return;
-	/* a thread costs more than parsing a small copy (a test's, a fuzzer's:
-	 * /proc's has no size): read where it is needed */
-	if (!stat(as->kallsyms_path, &st) && S_ISREG(st.st_mode) &&
-	    st.st_size < KALLSYMS_BESIDE_MIN_BYTES && st.st_size > 0)
-		return;
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		return;
-	l->path = as->kallsyms_path;
-	if (pthread_create(&l->thread, NULL, load_kernel, l)) {
-		free(l);
-		return;
-	}
-	as->kernel_loader = l;
+	if (!as->kernel_loader && !(as->kernel && as->kernel->loaded))
+		as->kernel_loader = kallsyms_load_beside(as->kallsyms_path);
 }
 
 /* The loader's table, once it is done; -1 if there was no loader or it failed. */
 static int take_kernel(struct address_space *as, struct symtab *t)
 {
-	struct kernel_loader *l = as->kernel_loader;
-	int r;
+	struct kallsyms_loader *l = as->kernel_loader;
 
-	if (!l)
-		return -1;
-	pthread_join(l->thread, NULL);
 	as->kernel_loader = NULL;
-	*t = l->symtab;
-	r = l->result;
-	free(l);
-	return r;
+	return l ? kallsyms_loader_take(l, t) : -1;
 }
 
 void address_space_free(struct address_space *as)
@@ -162,10 +115,10 @@ static struct thread *get_thread(struct address_space *as, uint32_t pid, uint32_
 /* The DSO of path, one per build-id: two files at one path (a binary
  * replaced, a container's) are two DSOs. */
 static struct dso *get_dso_build_id(struct address_space *as, const char *path,
-				    const uint8_t *build_id, uint8_t size)
+				    const uint8_t *build_id, uint8_t size, uint64_t mnt_ns)
 {
 	static const char hex[] = "0123456789abcdef";
-	char key[4096 + 48];
+	char key[4096 + 80];
 	size_t n = strnlen(path, 4096);
 	struct dso *d;
 
@@ -177,6 +130,8 @@ static struct dso *get_dso_build_id(struct address_space *as, const char *path,
 		key[n++] = hex[build_id[i] & 15];
 	}
 	key[n] = '\0';
+	if (mnt_ns)
+		snprintf(key + n, sizeof(key) - n, "#mnt:%llu", (unsigned long long)mnt_ns);
 	d = hash_map_get(&as->dsos, key);
 	if (d)
 		return d;
@@ -188,6 +143,7 @@ static struct dso *get_dso_build_id(struct address_space *as, const char *path,
 	if (size)
 		memcpy(d->build_id, build_id, size);
 	d->build_id_size = size;
+	d->mnt_ns = mnt_ns;
 	if (!d->path || !d->key || hash_map_put(&as->dsos, d->key, d)) {
 		free(d);
 		return NULL;
@@ -197,7 +153,7 @@ static struct dso *get_dso_build_id(struct address_space *as, const char *path,
 
 static struct dso *get_dso(struct address_space *as, const char *path)
 {
-	return get_dso_build_id(as, path, NULL, 0);
+	return get_dso_build_id(as, path, NULL, 0, 0);
 }
 
 /* Inserts m, trimming or splitting the mappings it overlaps, as a new mmap
@@ -271,7 +227,8 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 		return -1;
 	p = get_process(as, m.pid);
 	map = (struct map){ m.start, m.start + m.len, m.pgoff,
-			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size) };
+			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size,
+					     p ? p->mnt_ns : 0) };
 	if (!p || !map.dso)
 		return -1;
 	return insert_map(p, &map);
@@ -316,6 +273,8 @@ static int apply_fork(struct address_space *as, const struct perf_event_header *
 
 		if (!cp)
 			return -1;
+		if (pp)
+			cp->mnt_ns = pp->mnt_ns;
 		if (pp && pp->nr_maps) {
 			struct map *copy = malloc(pp->nr_maps * sizeof(*copy));
 
@@ -376,6 +335,19 @@ const char *address_space_cgroup(struct address_space *as, uint64_t id)
 	return address_space_cgroup(as, id);
 }
 
+/* A process's namespaces: the mappings it makes from now on are of files
+ * its mount namespace sees (the ones before stay as they were). */
+static int apply_namespaces(struct address_space *as, const struct perf_event_header *rec)
+{
+	struct perf_namespaces n;
+	struct process *p;
+
+	if (perf_namespaces_decode(rec, &n) || !(p = get_process(as, n.pid)))
+		return -1;
+	p->mnt_ns = n.ns[MNT_NS_INDEX].ino;
+	return 0;
+}
+
 int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
 			uint64_t sample_id_type)
 {
@@ -391,6 +363,8 @@ int address_space_apply(struct address_space *as, const struct perf_event_header
 		return apply_fork(as, rec);
 	case PERF_RECORD_CGROUP:
 		return apply_cgroup(as, rec, sample_id_type);
+	case PERF_RECORD_NAMESPACES:
+		return apply_namespaces(as, rec);
 	default:
 		return 0;
 	}
@@ -441,8 +415,30 @@ const struct map *address_space_find_map(struct address_space *as, uint32_t pid,
 	return p ? find_map(p, ip) : NULL;
 }
 
+/* Where the recording kept copies of d's file: for a container's, the copies
+ * kept for its mount namespace first (a file a user owns, kept for that
+ * namespace alone), then those kept for all. */
+static const char *const *copy_dirs(const struct address_space *as, const struct dso *d,
+				    const char *dirs[5], char names[2][4096])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; d->mnt_ns && i < 2 && as->ns_copy_dirs[i]; i++) {
+		snprintf(names[i], 4096, "%s/%llu", as->ns_copy_dirs[i],
+			 (unsigned long long)d->mnt_ns);
+		dirs[n++] = names[i];
+	}
+	for (size_t i = 0; i < 2 && as->build_id_dirs[i]; i++)
+		dirs[n++] = as->build_id_dirs[i];
+	dirs[n] = NULL;
+	return dirs;
+}
+
 static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
 {
+	const char *dirs[5];
+	char names[2][4096];
+
 	d->loaded = true;
 	if (d->kernel && as->kernel_loader)
 		d->unreadable = take_kernel(as, &d->symtab) != 0;
@@ -455,8 +451,8 @@ static void load_dso(struct address_space *as, struct dso *d, const char *kallsy
 		d->unreadable = true; /* [heap], //anon: nothing on disk to read */
 	else
 		d->unreadable = symtab_load_elf_build_id(&d->symtab, as->symfs, d->path, d->build_id,
-							 d->build_id_size, as->build_id_dirs, NULL,
-							 0) != 0;
+							 d->build_id_size, copy_dirs(as, d, dirs, names),
+							 NULL, 0) != 0;
 }
 
 /* perf's is_anon_memory and is_no_dso_memory: mappings perf addresses by

@@ -13,7 +13,8 @@
 
 struct dso {
 	const char *path; /* as the mapping names it */
-	const char *key;  /* path, and its build-id when the mapping gave one */
+	const char *key;  /* path, its build-id when the mapping gave one, its mount namespace */
+	uint64_t mnt_ns;  /* of the process mapping it, when a container's: see struct process */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	bool kernel;
@@ -29,6 +30,10 @@ struct map {
 
 struct process {
 	uint32_t pid;
+	/* the inode of its mount namespace when a NAMESPACES record gave one
+	 * (a container's: the recording keeps the copies of files a user owns
+	 * per namespace), inherited at fork; else 0 */
+	uint64_t mnt_ns;
 	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr_maps;
 	struct symtab jit;   /* its JIT's perf-PID.map, read when first needed */
@@ -56,8 +61,9 @@ struct address_space {
 	const char *kallsyms_path;
 	const char *symfs;            /* where binaries are looked for (perf's --symfs), or NULL: / */
 	const char *build_id_dirs[3]; /* copies kept by the recording; NULL-terminated */
+	const char *ns_copy_dirs[3];  /* those kept per mount namespace (DIR/.build-id-ns); likewise */
 	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
-	struct kernel_loader *kernel_loader; /* kallsyms being read beside, or NULL */
+	struct kallsyms_loader *kernel_loader; /* kallsyms being read beside, or NULL */
 	struct resolve_cache_entry *cache; /* addresses resolved lately, or NULL */
 	uint32_t generation;               /* of the mappings: cache entries of older ones are stale */
 };
@@ -86,7 +92,8 @@ void address_space_free(struct address_space *as);
  * runs. */
 void address_space_load_kernel_beside(struct address_space *as);
 
-/* Applies a COMM, MMAP, MMAP2, FORK, EXIT or CGROUP record (others are ignored).
+/* Applies a COMM, MMAP, MMAP2, FORK, EXIT, CGROUP or NAMESPACES record (others
+ * are ignored).
  * Returns 0, or -1 if the record is malformed or memory ran out. */
 int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
 			uint64_t sample_id_type);

@@ -2,7 +2,8 @@
 /* build_id_cache.c: copies, inside the recording (DIR/.build-id/xx/yyyy), of
  * the binaries only a container sees (a process in another mount namespace),
  * taken at record time through the mapped inode (/proc/PID/map_files) or the
- * container's root, and only if it carries the build-id recorded. */
+ * container's root, and only if it carries the build-id recorded; a file a
+ * user owns is kept for its namespace alone (DIR/.build-id-ns/INODE/xx/yyyy). */
 #include "symbols/build_id_cache.h"
 
 #include <errno.h>
@@ -10,50 +11,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 #include "symbols/build_id.h"
+#include "sys/proc_ns.h"
 #include "sys/safe_open.h"
 
 /* Larger files are not copied: a sparse file would fill the disk. */
 #define BUILD_ID_CACHE_MAX_FILE ((off_t)1 << 30)
 
 struct seen_id {
-	char name[48]; /* xx/yyyy: the key */
+	char name[96]; /* DIR-relative path of the copy: the key */
 };
+
+/* The mount namespace a NAMESPACES record gave for a process. */
+struct told_ns {
+	uint32_t pid;
+	uint64_t mnt_ns;
+};
+/* Processes remembered at most: past it, forgotten all at once (a second
+ * NAMESPACES record for a process costs a few bytes, never a wrong frame). */
+#define TOLD_MAX 65536
 
 void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies *copies)
 {
-	ssize_t n;
-
 	memset(c, 0, sizeof(*c));
 	c->dirfd = dirfd;
 	c->copies = copies;
 	hash_map_init(&c->seen, hash_string, equal_string);
-	n = readlink("/proc/self/ns/mnt", c->own_mnt_ns, sizeof(c->own_mnt_ns) - 1);
-	c->own_mnt_ns[n > 0 ? n : 0] = '\0';
+	hash_map_init(&c->told, hash_u32_key, equal_u32_key);
+	proc_mnt_ns(0, &c->own_mnt_ns);
 }
 
-static bool foreign_namespace(const struct build_id_cache *c, uint32_t pid)
+/* The mount namespace of pid when it is not ours, else 0. */
+static uint64_t foreign_namespace(const struct build_id_cache *c, uint32_t pid)
 {
-	char path[64], ns[64];
-	ssize_t n;
+	uint64_t ino;
 
-	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
-	n = readlink(path, ns, sizeof(ns) - 1);
-	if (n <= 0 || !c->own_mnt_ns[0])
-		return false;
-	ns[n] = '\0';
-	return strcmp(ns, c->own_mnt_ns) != 0;
+	if (!c->own_mnt_ns || proc_mnt_ns(pid, &ino) || ino == c->own_mnt_ns)
+		return 0;
+	return ino;
+}
+
+/* Makes each directory of path (DIR-relative) but its last part, 0700. */
+static void make_parents(int dirfd, const char *path)
+{
+	char dir[96];
+
+	for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		mkdirat(dirfd, dir, 0700);
+	}
 }
 
 /* Queues a copy of src (open, a regular file checked to carry the build-id
- * name stands for) to DIR/.build-id/name, made 0600 where there is none. */
-static int copy_in(struct build_id_cache *c, int src, const char *name)
+ * path names it by) to DIR/path, made 0600 where there is none. */
+static int copy_in(struct build_id_cache *c, int src, const char *path)
 {
-	char dir[64], path[96];
 	struct stat st;
 	int fd;
 
@@ -67,10 +84,7 @@ static int copy_in(struct build_id_cache *c, int src, const char *name)
 		errno = EFBIG;
 		return -1;
 	}
-	mkdirat(c->dirfd, BUILD_ID_CACHE_DIR, 0700);
-	snprintf(dir, sizeof(dir), "%s/%.2s", BUILD_ID_CACHE_DIR, name);
-	mkdirat(c->dirfd, dir, 0700);
-	snprintf(path, sizeof(path), "%s/%s", BUILD_ID_CACHE_DIR, name);
+	make_parents(c->dirfd, path);
 	fd = fcntl(src, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -81,23 +95,20 @@ static int copy_in(struct build_id_cache *c, int src, const char *name)
 	return 0;
 }
 
-/* Whether a file may be kept under the build-id it carries: a copy named by
- * a build-id stands for every binary with that build-id (report names the
- * frames of a host binary replaced since by it), so only a file root owns and
- * no one else may write, which no local user can have forged (the unwind
- * cache's rule). A container of an unprivileged user (its root a user's uid)
- * gets no copy. */
-static bool trusted(int fd, uid_t *owner)
+/* Whether a file may be kept for every process: a copy named by a build-id
+ * stands for every binary with that build-id (report names the frames of a
+ * host binary replaced since by it), so only a file root owns and no one
+ * else may write, which no local user can have forged (the unwind cache's
+ * rule). One a user owns or may write (a rootless container's) is kept for
+ * the processes of its mount namespace alone. */
+static bool trusted(int fd)
 {
 	struct stat st;
 
-	if (fstat(fd, &st))
-		return false;
-	*owner = st.st_uid;
-	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
+	return !fstat(fd, &st) && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* Whether the build-id is new (it is then remembered as handled). */
+/* Whether the copy at name is new (it is then remembered as handled). */
 static bool first_time(struct build_id_cache *c, const char *name)
 {
 	struct seen_id *s;
@@ -117,14 +128,18 @@ static bool first_time(struct build_id_cache *c, const char *name)
 
 void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd)
 {
-	char name[48];
+	char name[48], shared[96], own_ns[96];
+	uint64_t mnt_ns;
 	bool own = fd < 0;
-	uid_t owner = 0;
 
-	if (!m->build_id_size || m->filename[0] != '/')
+	if (!m->build_id_size || m->filename[0] != '/' || !(mnt_ns = foreign_namespace(c, m->pid)))
 		return;
 	build_id_path(name, sizeof(name), NULL, m->build_id, m->build_id_size, "");
-	if (!first_time(c, name) || !foreign_namespace(c, m->pid))
+	snprintf(shared, sizeof(shared), "%s/%s", BUILD_ID_CACHE_DIR, name);
+	snprintf(own_ns, sizeof(own_ns), "%s/%llu/%s", BUILD_ID_NS_DIR,
+		 (unsigned long long)mnt_ns, name);
+	/* tried once per namespace, whatever came of it */
+	if (hash_map_get(&c->seen, shared) || !first_time(c, own_ns))
 		return;
 	/* the mapped inode itself, or the path inside the container's root
 	 * without following any link: never a file outside that root */
@@ -138,20 +153,54 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 				m->filename, m->pid, safe_open_strerror(errno));
 		return;
 	}
-	if (!build_id_matches(fd, m->build_id, m->build_id_size))
+	if (!build_id_matches(fd, m->build_id, m->build_id_size)) {
 		rt_warn("not keeping a copy of %s (pid %u's mount namespace): its build-id is not the one mapped (replaced since); its symbols may show as [unknown]",
 			m->filename, m->pid);
-	else if (!trusted(fd, &owner))
-		rt_warn("not keeping a copy of %s (pid %u's mount namespace): it is owned by uid %u or writable by others, and could claim another binary's build-id (report would name that binary's frames by it); its symbols may show as [unknown]",
-			m->filename, m->pid, (unsigned int)owner);
-	else if (copy_in(c, fd, name))
-		rt_warn("cannot keep a copy of %s (pid %u's mount namespace): %s; its symbols may show as [unknown]",
-			m->filename, m->pid, strerror(errno));
+	} else {
+		const char *path = trusted(fd) ? shared : own_ns;
+
+		if ((path == own_ns || first_time(c, path)) && copy_in(c, fd, path))
+			rt_warn("cannot keep a copy of %s (pid %u's mount namespace): %s; its symbols may show as [unknown]",
+				m->filename, m->pid, strerror(errno));
+	}
 	if (own)
 		close(fd);
+}
+
+int build_id_cache_new_namespace(struct build_id_cache *c, const struct perf_mmap *m,
+				 struct perf_namespaces *n)
+{
+	struct told_ns *t;
+	uint64_t mnt_ns;
+
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/' ||
+	    !(mnt_ns = foreign_namespace(c, m->pid)))
+		return 0;
+	t = hash_map_get(&c->told, &m->pid);
+	if (t && t->mnt_ns == mnt_ns)
+		return 0;
+	memset(n, 0, sizeof(*n));
+	n->pid = n->tid = m->pid;
+	if (proc_namespaces(m->pid, n->ns) || n->ns[MNT_NS_INDEX].ino != mnt_ns)
+		return 0; /* gone, or moved meanwhile: told at its next mapping */
+	if (!t) {
+		if (c->told.len >= TOLD_MAX)
+			hash_map_free_all(&c->told);
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return 0;
+		t->pid = m->pid;
+		if (hash_map_put(&c->told, &t->pid, t)) {
+			free(t);
+			return 0;
+		}
+	}
+	t->mnt_ns = mnt_ns;
+	return 1;
 }
 
 void build_id_cache_free(struct build_id_cache *c)
 {
 	hash_map_free_all(&c->seen);
+	hash_map_free_all(&c->told);
 }

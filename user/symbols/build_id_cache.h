@@ -2,7 +2,8 @@
 /* build_id_cache.h: copies, inside the recording (DIR/.build-id/xx/yyyy), of
  * the binaries only a container sees (a process in another mount namespace),
  * taken at record time through the mapped inode (/proc/PID/map_files) or the
- * container's root, and only if it carries the build-id recorded. */
+ * container's root, and only if it carries the build-id recorded; a file a
+ * user owns is kept for its namespace alone (DIR/.build-id-ns/INODE/xx/yyyy). */
 #ifndef RINGTRACE_BUILD_ID_CACHE_H
 #define RINGTRACE_BUILD_ID_CACHE_H
 
@@ -14,11 +15,18 @@
 #include "sys/file_copies.h"
 
 #define BUILD_ID_CACHE_DIR ".build-id"
+/* Copies of files a user owns, by the mount namespace whose processes mapped
+ * them: a copy under a build-id stands for every binary carrying it, and a
+ * user can give any file any build-id (a host binary's, say one a root
+ * process ran before an upgrade): such a copy may name only the frames of
+ * that namespace's processes, which the recording's NAMESPACES records say. */
+#define BUILD_ID_NS_DIR ".build-id-ns"
 
 struct build_id_cache {
 	int dirfd;            /* the recording's directory */
-	char own_mnt_ns[64];  /* readlink /proc/self/ns/mnt */
-	struct hash_map seen; /* build-ids handled (copied, not needed, refused) */
+	uint64_t own_mnt_ns;  /* the inode of ours (/proc/self/ns/mnt) */
+	struct hash_map seen; /* copies handled (made, not needed, refused), by name */
+	struct hash_map told; /* pid -> mount namespace its NAMESPACES record gave */
 	struct file_copies *copies; /* what copies them, off the caller's thread */
 };
 
@@ -33,6 +41,12 @@ void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies
  * if its build-id is the recorded one: a path swapped for a symlink, or for
  * another file, is never copied. */
 void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd);
+/* Whether the process of m (an executable mapping of a file) lives in a
+ * mount namespace not ours that no NAMESPACES record has given for it yet:
+ * then 1, with its namespaces in n, remembered as given; else 0. Report
+ * looks for the copies kept per namespace by it. */
+int build_id_cache_new_namespace(struct build_id_cache *c, const struct perf_mmap *m,
+				 struct perf_namespaces *n);
 void build_id_cache_free(struct build_id_cache *c);
 
 #endif

@@ -8,9 +8,11 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/byte_buffer.h"
@@ -256,5 +258,53 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		t->kernel_end = split.kernel_end;
 	}
 	symtab_builder_free(&b);
+	return r;
+}
+
+struct kallsyms_loader {
+	pthread_t thread;
+	const char *path;
+	struct symtab symtab;
+	int result;
+};
+
+static void *load_beside(void *arg)
+{
+	struct kallsyms_loader *l = arg;
+
+	l->result = symtab_load_kallsyms(&l->symtab, l->path, NULL, 0);
+	return NULL;
+}
+
+/* Smaller kallsyms files are read where they are first needed. */
+#define KALLSYMS_BESIDE_MIN_BYTES (64u << 10)
+
+struct kallsyms_loader *kallsyms_load_beside(const char *path)
+{
+	struct kallsyms_loader *l;
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size < KALLSYMS_BESIDE_MIN_BYTES &&
+	    st.st_size > 0)
+		return NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->path = path;
+	if (pthread_create(&l->thread, NULL, load_beside, l)) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+int kallsyms_loader_take(struct kallsyms_loader *l, struct symtab *t)
+{
+	int r;
+
+	pthread_join(l->thread, NULL);
+	*t = l->symtab;
+	r = l->result;
+	free(l);
 	return r;
 }
