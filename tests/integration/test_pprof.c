@@ -139,7 +139,7 @@ static void test_top_matches_folded(void **state)
 }
 
 /* go tool pprof -traces shows the hot stack, leaf first, with the callers of
- * --folded, labelled with comm, pid and tid. */
+ * --folded, labelled with comm, pid and tid; -tagfocus finds them by CPU. */
 static void test_traces_match_folded(void **state)
 {
 	struct fixture *fx = *state;
@@ -171,6 +171,15 @@ static void test_traces_match_folded(void **state)
 	/* --comm filtered the other processes out */
 	if (strstr(out, "comm:  ringtrace") || strstr(out, "comm:  sh"))
 		fail_msg("--comm loadgen let other comms in:\n%s", out);
+	free(out);
+	/* ids are strings, which -tagfocus matches by regexp (a number label
+	 * with no unit matched nothing: its unit is unknown) */
+	if (pprof(&out, fx, "'-tagfocus=cpu=^0$' -traces c.pb.gz") || !strstr(out, "comm:  loadgen")) {
+		free(out);
+		if (pprof(&out, fx, "'-tagfocus=cpu=^1$' -traces c.pb.gz") ||
+		    !strstr(out, "comm:  loadgen"))
+			fail_msg("-tagfocus=cpu=^0$ and cpu=^1$ match no sample:\n%s", out);
+	}
 	free(out);
 	free(trace);
 	free(stack);

@@ -26,9 +26,15 @@ static char *render(const struct metrics_snapshot *m)
 	return (char *)b.data;
 }
 
+#define POD_CGROUP                                                                       \
+	"/kubepods.slice/kubepods-besteffort.slice/"                                     \
+	"kubepods-besteffort-podd1f6a2b4_3c5e_4f70_8a9b_0c1d2e3f4a5b.slice/"             \
+	"crio-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope"
+
 static const struct metrics_cpu_row cgroups[] = {
 	{ "/", 10, 100000000 },
 	{ "/system.slice/a \"quoted\" unit", 5, 50000000 },
+	{ POD_CGROUP, 2, 20000000 },
 };
 
 static const struct metrics_cpu_row comms[] = {
@@ -51,7 +57,7 @@ static struct metrics_snapshot snapshot(void)
 		.version = "9.9.9",
 		.transport = "map",
 		.cgroups = cgroups,
-		.nr_cgroups = 2,
+		.nr_cgroups = sizeof(cgroups) / sizeof(cgroups[0]),
 		.comms = comms,
 		.nr_comms = sizeof(comms) / sizeof(comms[0]),
 		.cpus = cpus,
@@ -159,6 +165,12 @@ static void test_structure(void **state)
 	assert_non_null(strstr(text, "ringtrace_runqueue_latency_seconds_sum 3.000000000\n"));
 	assert_non_null(strstr(text, "ringtrace_bpf_program_runs_total{program=\"export_sample\"} 10\n"));
 	assert_non_null(strstr(text, "ringtrace_build_info{version=\"9.9.9\"} 1\n"));
+	/* a pod's container: what its cgroup path says, beside the path */
+	assert_non_null(strstr(text, "ringtrace_cpu_seconds_total{cgroup=\"" POD_CGROUP "\","
+				     "container_id=\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\","
+				     "pod_uid=\"d1f6a2b4-3c5e-4f70-8a9b-0c1d2e3f4a5b\",qos_class=\"besteffort\","
+				     "container_runtime=\"cri-o\"} 0.020000000\n"));
+	assert_non_null(strstr(text, "ringtrace_cpu_seconds_total{cgroup=\"/\"} 0.100000000\n"));
 	free(copy);
 	free(text);
 }

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "report/profile.pb-c.h"
+#include "report/pprof.h"
 #include "report/report.h"
 #include "test_util.h"
 
@@ -92,22 +93,14 @@ static int teardown(void **state)
 }
 
 /* The profile report --pprof - prints with these options, decoded. */
-static Perftools__Profiles__Profile *profile_of(struct fixture *fx, struct report_options *o)
+/* The profile gzipped in gz (len bytes; freed). */
+static Perftools__Profiles__Profile *unpack(char *gz, size_t len)
 {
-	char *gz = NULL, err[512];
-	size_t len = 0, cap = 1 << 20;
+	size_t cap = 1 << 20;
 	uint8_t *raw = malloc(cap);
-	FILE *out = open_memstream(&gz, &len);
 	z_stream z = { 0 };
 	Perftools__Profiles__Profile *p;
 
-	o->input = fx->dir;
-	o->kallsyms = fx->kallsyms;
-	o->output = REPORT_PPROF;
-	o->pprof_path = "-";
-	if (report_run(o, out, err, sizeof(err)))
-		fail_msg("report: %s", err);
-	fclose(out);
 	assert_true(len > 2 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b);
 	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
 	z.next_in = (uint8_t *)gz;
@@ -121,6 +114,22 @@ static Perftools__Profiles__Profile *profile_of(struct fixture *fx, struct repor
 	free(raw);
 	free(gz);
 	return p;
+}
+
+static Perftools__Profiles__Profile *profile_of(struct fixture *fx, struct report_options *o)
+{
+	char *gz = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&gz, &len);
+
+	o->input = fx->dir;
+	o->kallsyms = fx->kallsyms;
+	o->output = REPORT_PPROF;
+	o->pprof_path = "-";
+	if (report_run(o, out, err, sizeof(err)))
+		fail_msg("report: %s", err);
+	fclose(out);
+	return unpack(gz, len);
 }
 
 static const char *str(const Perftools__Profiles__Profile *p, int64_t i)
@@ -160,15 +169,6 @@ static const char *label_str(const Perftools__Profiles__Profile *p,
 	return NULL;
 }
 
-static int64_t label_num(const Perftools__Profiles__Profile *p,
-			 const Perftools__Profiles__Sample *s, const char *key)
-{
-	for (size_t i = 0; i < s->n_label; i++)
-		if (!strcmp(str(p, s->label[i]->key), key))
-			return s->label[i]->num;
-	return -1;
-}
-
 /* Types, period, duration; one sample per stack and labels, leaf first;
  * the library's mapping with its build-id and offset. */
 static void test_profile_contents(void **state)
@@ -199,9 +199,12 @@ static void test_profile_contents(void **state)
 	assert_string_equal(function_name(p, deep->location_id[1]), "kfunc_root");
 	assert_string_equal(function_name(p, deep->location_id[2]), "[libw.so]");
 	assert_string_equal(label_str(p, deep, "comm"), "worker");
-	assert_int_equal(label_num(p, deep, "pid"), PID);
-	assert_int_equal(label_num(p, deep, "tid"), PID);
-	assert_int_equal(label_num(p, deep, "cpu"), 0);
+	/* ids as strings: pprof drops a number with no unit */
+	assert_string_equal(label_str(p, deep, "pid"), "4242");
+	assert_string_equal(label_str(p, deep, "tid"), "4242");
+	assert_string_equal(label_str(p, deep, "cpu"), "0");
+	for (size_t i = 0; i < deep->n_label; i++)
+		assert_int_equal(deep->label[i]->num, 0);
 	for (size_t i = 0; i < p->n_mapping; i++) {
 		const Perftools__Profiles__Mapping *m = p->mapping[i];
 
@@ -236,10 +239,59 @@ static void test_filters_apply(void **state)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/* A sample of a Kubernetes container's cgroup carries what its path says:
+ * container id, pod uid, QoS class, runtime; a sample of another cgroup none
+ * of these. */
+static void test_container_labels(void **state)
+{
+	static const char pod[] =
+		"/kubepods.slice/kubepods-burstable.slice/"
+		"kubepods-burstable-podd1f6a2b4_3c5e_4f70_8a9b_0c1d2e3f4a5b.slice/"
+		"cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope";
+	struct pprof_sample_labels in = { .comm = "app", .pid = 7, .tid = 8, .cpu = 1, .cgroup = pod };
+	struct pprof_frame frame = { .ip = 0x1000, .function = "main", .dso = "/app" };
+	struct pprof_header h = { .value_type = "cpu", .value_unit = "nanoseconds" };
+	struct pprof_builder b;
+	Perftools__Profiles__Profile *p;
+	char *gz = NULL, err[256];
+	size_t len = 0;
+	FILE *out = open_memstream(&gz, &len);
+
+	(void)state;
+	pprof_builder_init(&b);
+	assert_int_equal(pprof_add_sample(&b, &in, &frame, 1, 1000), 0);
+	in.cgroup = "/system.slice/ssh.service";
+	in.pid = 9;
+	assert_int_equal(pprof_add_sample(&b, &in, &frame, 1, 1000), 0);
+	assert_int_equal(pprof_write(&b, &h, out, err, sizeof(err)), 0);
+	fclose(out);
+	pprof_builder_free(&b);
+	p = unpack(gz, len);
+	assert_int_equal(p->n_sample, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+
+		if (!strcmp(label_str(p, s, "pid"), "7")) {
+			assert_string_equal(label_str(p, s, "cgroup"), pod);
+			assert_string_equal(label_str(p, s, "container_id"),
+					    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+			assert_string_equal(label_str(p, s, "pod_uid"), "d1f6a2b4-3c5e-4f70-8a9b-0c1d2e3f4a5b");
+			assert_string_equal(label_str(p, s, "qos_class"), "burstable");
+			assert_string_equal(label_str(p, s, "container_runtime"), "containerd");
+		} else {
+			assert_string_equal(label_str(p, s, "cgroup"), "/system.slice/ssh.service");
+			assert_null(label_str(p, s, "container_id"));
+			assert_null(label_str(p, s, "pod_uid"));
+		}
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_profile_contents, setup, teardown),
+		cmocka_unit_test(test_container_labels),
 		cmocka_unit_test_setup_teardown(test_filters_apply, setup, teardown),
 	};
 

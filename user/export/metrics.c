@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/utf8.h"
+#include "sys/container_labels.h"
 
 int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len)
 {
@@ -169,6 +170,27 @@ static int series(struct byte_buffer *out, const char *name, const char *key, co
 		       : -1;
 }
 
+/* A cgroup row's series: its path, and what the path says of the container
+ * in it (as report --pprof labels its samples). */
+static int cgroup_series(struct byte_buffer *out, const char *name, const char *path)
+{
+	struct container_labels c;
+	int r;
+
+	if (!container_labels_of(path, &c))
+		return series(out, name, "cgroup", path);
+	r = put(out, "%s{cgroup=\"%s\"", name, path);
+	if (c.container_id[0])
+		r |= put(out, ",container_id=\"%s\"", c.container_id);
+	if (c.pod_uid[0])
+		r |= put(out, ",pod_uid=\"%s\"", c.pod_uid);
+	if (c.qos_class)
+		r |= put(out, ",qos_class=\"%s\"", c.qos_class);
+	if (c.runtime)
+		r |= put(out, ",container_runtime=\"%s\"", c.runtime);
+	return r | put(out, "} ");
+}
+
 static int seconds(struct byte_buffer *out, uint64_t ns)
 {
 	return put(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
@@ -208,7 +230,8 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row
 		snprintf(help, sizeof(help), "On-CPU samples of tasks, by %s.", what);
 		r |= family(out, samples_name, "counter", help);
 		for (size_t i = 0; i < nr && !r; i++) {
-			r |= series(out, samples_name, label, rows[i].label);
+			r |= strcmp(label, "cgroup") ? series(out, samples_name, label, rows[i].label)
+						    : cgroup_series(out, samples_name, rows[i].label);
 			r |= put(out, "%" PRIu64 "\n", rows[i].samples);
 		}
 	}
@@ -216,7 +239,8 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row
 		 what);
 	r |= family(out, seconds_name, "counter", help);
 	for (size_t i = 0; i < nr && !r; i++) {
-		r |= series(out, seconds_name, label, rows[i].label);
+		r |= strcmp(label, "cgroup") ? series(out, seconds_name, label, rows[i].label)
+					    : cgroup_series(out, seconds_name, rows[i].label);
 		r |= seconds(out, rows[i].ns);
 		r |= put(out, "\n");
 	}

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -12,6 +13,7 @@
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
 #include "report/profile.pb-c.h"
+#include "sys/container_labels.h"
 
 /* What every table's entries start with: the text that identifies the entry,
  * and its id (a string's index + 1; the id the profile gives the others). */
@@ -334,7 +336,9 @@ struct messages {
 	char **strings;
 };
 
-#define LABELS_PER_SAMPLE 5
+/* comm, pid, tid, cpu, cgroup, and what the cgroup's path says of its
+ * container: container_id, pod_uid, qos_class, container_runtime. */
+#define LABELS_PER_SAMPLE 9
 
 static void free_messages(struct messages *m)
 {
@@ -347,24 +351,48 @@ static void free_messages(struct messages *m)
 
 #define ALLOC(ptr, n) ((ptr) = calloc((size_t)(n) + 1, sizeof(*(ptr))))
 
-static void fill_label(Perftools__Profiles__Label *l, int64_t key, int64_t str, int64_t num)
+/* A string label key = value (an index of the string table), if value is. */
+static void add_label(struct pprof_builder *b, Perftools__Profiles__Sample *out,
+		      Perftools__Profiles__Label *l, const char *key, const char *value)
 {
-	perftools__profiles__label__init(l);
-	l->key = key;
-	l->str = str;
-	l->num = num;
+	int64_t k, v;
+
+	if (!value || !value[0] || (k = string_index(b, key)) < 0 ||
+	    (v = string_index(b, value)) < 0)
+		return;
+	perftools__profiles__label__init(&l[out->n_label]);
+	l[out->n_label].key = k;
+	l[out->n_label].str = v;
+	out->n_label++;
+}
+
+/* The labels of s: all strings, ids too (pprof drops a number label with no
+ * unit: go tool pprof -tagfocus=cpu=0 would match nothing). */
+static void add_labels(struct pprof_builder *b, const struct sample *s,
+		       Perftools__Profiles__Sample *out, Perftools__Profiles__Label *l)
+{
+	const char *cgroup = s->cgroup >= 0 ? ((struct entry *)b->string_list[s->cgroup])->key : NULL;
+	struct container_labels c;
+	char num[3][16];
+
+	snprintf(num[0], sizeof(num[0]), "%u", s->pid);
+	snprintf(num[1], sizeof(num[1]), "%u", s->tid);
+	snprintf(num[2], sizeof(num[2]), "%u", s->cpu);
+	add_label(b, out, l, "comm", ((struct entry *)b->string_list[s->comm])->key);
+	add_label(b, out, l, "pid", num[0]);
+	add_label(b, out, l, "tid", num[1]);
+	add_label(b, out, l, "cpu", num[2]);
+	add_label(b, out, l, "cgroup", cgroup);
+	if (cgroup && container_labels_of(cgroup, &c)) {
+		add_label(b, out, l, "container_id", c.container_id);
+		add_label(b, out, l, "pod_uid", c.pod_uid);
+		add_label(b, out, l, "qos_class", c.qos_class);
+		add_label(b, out, l, "container_runtime", c.runtime);
+	}
 }
 
 static int fill_samples(struct pprof_builder *b, struct messages *m)
 {
-	int64_t keys[LABELS_PER_SAMPLE] = {
-		string_index(b, "comm"), string_index(b, "pid"), string_index(b, "tid"),
-		string_index(b, "cpu"), string_index(b, "cgroup"),
-	};
-
-	for (int k = 0; k < LABELS_PER_SAMPLE; k++)
-		if (keys[k] < 0)
-			return -1;
 	if (!ALLOC(m->samples, b->nr_samples) || !ALLOC(m->sample_ptrs, b->nr_samples) ||
 	    !ALLOC(m->labels, b->nr_samples * LABELS_PER_SAMPLE) ||
 	    !ALLOC(m->label_ptrs, b->nr_samples * LABELS_PER_SAMPLE) ||
@@ -383,14 +411,11 @@ static int fill_samples(struct pprof_builder *b, struct messages *m)
 		out->value = &m->values[2 * i];
 		out->value[0] = s->count;
 		out->value[1] = s->period;
-		fill_label(&l[0], keys[0], s->comm, 0);
-		fill_label(&l[1], keys[1], 0, s->pid);
-		fill_label(&l[2], keys[2], 0, s->tid);
-		fill_label(&l[3], keys[3], 0, s->cpu);
-		fill_label(&l[4], keys[4], s->cgroup, 0);
-		for (int k = 0; k < LABELS_PER_SAMPLE; k++)
+		add_labels(b, s, out, l);
+		if (out->n_label < 4) /* comm, pid, tid, cpu: out of memory */
+			return -1;
+		for (size_t k = 0; k < out->n_label; k++)
 			lp[k] = &l[k];
-		out->n_label = s->cgroup >= 0 ? LABELS_PER_SAMPLE : LABELS_PER_SAMPLE - 1;
 		out->label = lp;
 		m->sample_ptrs[i] = out;
 	}
