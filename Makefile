@@ -433,7 +433,7 @@ SYSCONFDIR ?= /etc
 DOC_OUTPUT := $(OUTPUT)/doc
 EXAMPLES := deploy/prometheus/ringtrace.rules.yml deploy/prometheus/ringtrace.rules.test.yml \
 	    deploy/prometheus/web-config.example.yml deploy/grafana/ringtrace-dashboard.json \
-	    deploy/kubernetes/ringtrace-exporter.yaml
+	    deploy/kubernetes/ringtrace-exporter.yaml deploy/kubernetes/ringtrace-podmonitor.yaml
 
 # The man pages and the completion, from the binary's tables; the commands
 # are those ringtrace --help lists. The unit names the installed binary.

@@ -140,6 +140,7 @@ static void test_install_and_uninstall(void **state)
 		"/usr/share/doc/ringtrace/examples/ringtrace.rules.test.yml",
 		"/usr/share/doc/ringtrace/examples/ringtrace-dashboard.json",
 		"/usr/share/doc/ringtrace/examples/ringtrace-exporter.yaml",
+		"/usr/share/doc/ringtrace/examples/ringtrace-podmonitor.yaml",
 		"/usr/share/doc/ringtrace/examples/web-config.example.yml",
 	};
 	char *root = tu_tempdir(), *out = NULL, *page, path[PATH_MAX];
@@ -384,14 +385,51 @@ static void test_daemonset_capabilities(void **state)
 	tu_skip_unless_possible();
 	src = src_dir();
 	if (tu_sh(&out, "python3 -c 'import sys, yaml\n"
-			"d = yaml.safe_load(open(sys.argv[1]))\n"
+			"d, svc = yaml.safe_load_all(open(sys.argv[1]))\n"
 			"assert d[\"kind\"] == \"DaemonSet\"\n"
-			"c = d[\"spec\"][\"template\"][\"spec\"][\"containers\"][0][\"securityContext\"]\n"
-			"assert c[\"capabilities\"] == {\"drop\": [\"ALL\"], \"add\": [\"BPF\", \"PERFMON\"]}, c\n"
-			"assert c[\"allowPrivilegeEscalation\"] is False and not c[\"privileged\"]\n"
-			"print(c)' %s/deploy/kubernetes/ringtrace-exporter.yaml 2>&1",
+			"c = d[\"spec\"][\"template\"][\"spec\"][\"containers\"][0]\n"
+			"s = c[\"securityContext\"]\n"
+			"assert s[\"capabilities\"] == {\"drop\": [\"ALL\"], \"add\": [\"BPF\", \"PERFMON\"]}, s\n"
+			"assert s[\"allowPrivilegeEscalation\"] is False and not s[\"privileged\"]\n"
+			"port = c[\"ports\"][0][\"name\"]\n"
+			"for p in (\"readinessProbe\", \"livenessProbe\"):\n"
+			"    assert c[p][\"httpGet\"] == {\"path\": \"/healthz\", \"port\": port}, c[p]\n"
+			"pods = d[\"spec\"][\"template\"][\"metadata\"][\"labels\"]\n"
+			"assert svc[\"kind\"] == \"Service\" and svc[\"spec\"][\"clusterIP\"] == \"None\"\n"
+			"assert svc[\"spec\"][\"selector\"].items() <= pods.items(), svc\n"
+			"assert svc[\"spec\"][\"ports\"][0][\"targetPort\"] == port\n"
+			"m = yaml.safe_load(open(sys.argv[2]))\n"
+			"assert m[\"kind\"] == \"PodMonitor\"\n"
+			"assert m[\"spec\"][\"selector\"][\"matchLabels\"].items() <= pods.items(), m\n"
+			"assert m[\"spec\"][\"podMetricsEndpoints\"][0][\"port\"] == port\n"
+			"print(s)' %s/deploy/kubernetes/ringtrace-exporter.yaml "
+			"%s/deploy/kubernetes/ringtrace-podmonitor.yaml 2>&1",
+		  src, src))
+		fail_msg("the DaemonSet, its Service and PodMonitor: %s", out);
+	free(out);
+}
+
+/* Every YAML and JSON file under deploy/ parses (each document of a YAML
+ * file). */
+static void test_deploy_files_parse(void **state)
+{
+	const char *src;
+	char *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	src = src_dir();
+	if (tu_sh(&out, "cd %s/deploy && python3 -c 'import sys, json, yaml\n"
+			"for f in sys.argv[1:]:\n"
+			"    if f.endswith(\".json\"):\n"
+			"        json.load(open(f))\n"
+			"    else:\n"
+			"        assert all(d is not None for d in yaml.safe_load_all(open(f))), f\n"
+			"    print(f)' $(find . -name \"*.yml\" -o -name \"*.yaml\" -o -name \"*.json\") 2>&1",
 		  src))
-		fail_msg("the DaemonSet: %s", out);
+		fail_msg("a file under deploy/ does not parse: %s", out);
+	print_message("parsed: %s", out);
+	assert_non_null(strstr(out, "ringtrace-podmonitor.yaml"));
 	free(out);
 }
 
@@ -404,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_deb),
 		cmocka_unit_test(test_alert_rules),
 		cmocka_unit_test(test_daemonset_capabilities),
+		cmocka_unit_test(test_deploy_files_parse),
 	};
 	const char *why = tu_integration_skip_reason();
 

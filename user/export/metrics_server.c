@@ -186,8 +186,14 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	(void)req_cls;
 	note_answered(server, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		byte_buffer_append(&body, "only GET / and /metrics\n", 24);
+		byte_buffer_append(&body, "only GET /, /metrics and /healthz\n", 34);
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, text, &body);
+	}
+	/* for liveness and readiness probes, which carry no password: says
+	 * nothing but that the server answers */
+	if (!strcmp(url, "/healthz")) {
+		byte_buffer_append(&body, "ok\n", 3);
+		return reply(conn, MHD_HTTP_OK, text, &body);
 	}
 	if (!authorized(server, conn)) {
 		byte_buffer_append(&body, "Unauthorized\n", 13);
@@ -198,7 +204,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", &body);
 	}
 	if (strcmp(url, "/metrics")) {
-		byte_buffer_append(&body, "ringtrace serves / and /metrics\n", 32);
+		byte_buffer_append(&body, "ringtrace serves /, /metrics and /healthz\n", 42);
 		return reply(conn, MHD_HTTP_NOT_FOUND, text, &body);
 	}
 	if (server->render(server->ctx, &body)) {

@@ -37,8 +37,9 @@ int metrics_listen_valid(const char *listen);
  * socket, or -1 with err set (one line: the port in use, the permission). */
 int metrics_listen(const char *listen, char *err, size_t errlen);
 /* Serves on listen_fd, from metrics_listen, until stopped: GET / a page
- * linking to /metrics, GET /metrics what render writes; over TLS and with
- * basic auth if web (which must outlive the server) says so, or NULL. Takes
+ * linking to /metrics, GET /metrics what render writes, GET /healthz "ok"
+ * (for probes: without basic auth); over TLS and with basic auth (but
+ * /healthz) if web (which must outlive the server) says so, or NULL. Takes
  * the socket (closed on failure too). NULL with err set. */
 struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
 					    struct web_config *web, char *err, size_t errlen);
