@@ -186,6 +186,25 @@ static void test_tracepoints_match_perf(void **state)
 	free(expect_same_as_perf(fx, "tracepoints", "-F comm,tid,ip,sym,dso,trace", 10));
 }
 
+/* Kernel pointers printed by %ps and %pS (timer and workqueue functions, an
+ * skb's drop location): named by the recording's kernel symbols, as perf
+ * names them, not printed as numbers. */
+static void test_kernel_pointers_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char *text;
+
+	tu_skip_unless_possible();
+	record(fx, "kptr",
+	       "-a -e workqueue:workqueue_execute_start,workqueue:workqueue_queue_work,"
+	       "timer:hrtimer_start,timer:timer_start,skb:kfree_skb,skb:consume_skb -- "
+	       "sh -c 'sync; ping -c 3 -i 0.2 127.0.0.1 > /dev/null 2>&1; sleep 0.3'");
+	text = expect_same_as_perf(fx, "kptr", "", 10);
+	if (!strstr(text, "function=") || strstr(text, "function=0xffff"))
+		fail_msg("no kernel function named in the timer and workqueue lines:\n%.2000s", text);
+	free(text);
+}
+
 /* A tracepoint with callchains beside a counting event: tracepoints then
  * print their ip and frames too. */
 static void test_mixed_events_match_perf(void **state)
@@ -310,6 +329,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_loadgen_matches_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cxx_and_stripped_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracepoints_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_pointers_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_events_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_faults_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_match_perf, setup, teardown),

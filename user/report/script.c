@@ -501,6 +501,19 @@ static struct event_text *new_event_texts(const struct script_state *st, unsigne
 	return t;
 }
 
+/* A kernel address in tracepoint text (%ps, %pS), named by the recording's
+ * kernel symbols as its frames are. */
+static const char *kernel_function(void *ctx, uint64_t addr, uint64_t *start)
+{
+	struct resolved r;
+
+	address_space_resolve(ctx, 0, addr, PERF_RECORD_MISC_KERNEL, &r);
+	if (!r.kernel || !r.symbol || !strcmp(r.symbol, "[unknown]"))
+		return NULL;
+	*start = r.symbol_start;
+	return r.symbol;
+}
+
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen)
 {
 	struct recording rec;
@@ -523,6 +536,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 		recording_close(&rec);
 		return -1;
 	}
+	tracepoint_printer_resolve_kernel(st.tracepoints, kernel_function, &rec.as);
 	/* a hint: without it every line is formatted afresh */
 	st.frame_lines = calloc(FRAME_LINE_SLOTS, sizeof(*st.frame_lines));
 	st.event_texts = new_event_texts(&st, rec.in.nr_events);

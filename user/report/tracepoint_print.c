@@ -31,6 +31,8 @@ struct tracepoint_printer {
 	struct tep_handle *tep;
 	uint8_t *scratch;
 	uint32_t scratch_used; /* bytes of scratch a record was copied into */
+	tracepoint_kernel_resolver resolve; /* of kernel addresses, or NULL */
+	void *resolve_ctx;
 };
 
 /* The number after key in line ("offset:8"), at most max. */
@@ -414,6 +416,30 @@ int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_i
 	}
 	tracing_data_contents_free(&c);
 	return 0;
+}
+
+/* libtraceevent's function resolver: the name it prints (it neither keeps
+ * nor frees it), *addrp moved to the function's start; no module names (a
+ * module's symbols are named as the kernel's). */
+static char *resolve_function(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct tracepoint_printer *p = priv;
+	uint64_t start = 0;
+	const char *name = p->resolve(p->resolve_ctx, *addrp, &start);
+
+	*modp = NULL;
+	if (!name)
+		return NULL;
+	*addrp = start;
+	return (char *)name;
+}
+
+void tracepoint_printer_resolve_kernel(struct tracepoint_printer *p, tracepoint_kernel_resolver fn,
+				       void *ctx)
+{
+	p->resolve = fn;
+	p->resolve_ctx = ctx;
+	tep_set_function_resolver(p->tep, resolve_function, p);
 }
 
 bool tracepoint_printer_knows(const struct tracepoint_printer *p, uint64_t id)

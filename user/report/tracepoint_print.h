@@ -19,6 +19,13 @@ struct tracepoint_printer;
  * fields as name=value, as libtraceevent does for a format it cannot parse. */
 int tracepoint_printer_open(struct tracepoint_printer **p, const struct perf_input *in,
 			    char *err, size_t errlen);
+/* Names a kernel address for %ps, %pS and %pF in print fmts (perf's
+ * machine__resolve_kernel_addr): the name of the symbol holding addr, with
+ * *start set to where it starts, or NULL (printed as a number). */
+typedef const char *(*tracepoint_kernel_resolver)(void *ctx, uint64_t addr, uint64_t *start);
+/* Resolves kernel addresses through fn(ctx, ...) from now on. */
+void tracepoint_printer_resolve_kernel(struct tracepoint_printer *p, tracepoint_kernel_resolver fn,
+				       void *ctx);
 /* Whether the tracing data describes tracepoint id. */
 bool tracepoint_printer_knows(const struct tracepoint_printer *p, uint64_t id);
 /* Appends the fields of a record of tracepoint id to out, as they print
