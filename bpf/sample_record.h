@@ -15,8 +15,9 @@
 /* Bytes of a tracepoint record copied into a sample: fewer than this (a
  * power of two, so the BPF side can bound sizes with a mask). */
 #define RT_MAX_RAW 4096
-/* Most events in one recording. */
-#define RT_MAX_EVENTS 64
+/* Most events in one recording: the sampler's event table (an event's
+ * number is the low byte of its samples' ids, RECORDING_MAX_EVENTS). */
+#define RT_MAX_EVENTS 256
 #define RT_MAX_DYNAMIC_FIELDS 4
 
 /* A sample is a complete PERF_RECORD_SAMPLE with sample_type

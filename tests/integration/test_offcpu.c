@@ -303,17 +303,26 @@ static void test_perf_reads_offcpu_time(void **state)
 	free(ours);
 	free(script);
 	/* script prints every sample, offcpu-time's stacks among them, as perf
-	 * script does (its default fields: a BPF-output event's line break) */
-	rc = tu_sh(&perf, "perf script -i %s/rec 2>/dev/null", fx->dir);
-	assert_int_equal(rc, 0);
-	rc = tu_sh(&script, "%s script %s/rec", tu_ringtrace(), fx->dir);
-	assert_int_equal(rc, 0);
-	assert_non_null(strstr(script, "sleep_in_known_function"));
-	if (strcmp(perf, script))
-		fail_msg("ringtrace script differs from perf script:\n--- perf\n%s\n--- ringtrace\n%s",
-			 perf, script);
-	free(perf);
-	free(script);
+	 * script does, with fields added or taken away too (which keep the
+	 * line break) and with fields that replace the defaults (which drop it) */
+	{
+		static const char *const options[] = { "", "-F +period", "-F -comm",
+						       "-F comm,tid,period,event" };
+
+		for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+			rc = tu_sh(&perf, "perf script -i %s/rec %s 2>/dev/null", fx->dir, options[i]);
+			assert_int_equal(rc, 0);
+			rc = tu_sh(&script, "%s script %s/rec %s", tu_ringtrace(), fx->dir, options[i]);
+			assert_int_equal(rc, 0);
+			if (!i)
+				assert_non_null(strstr(script, "sleep_in_known_function"));
+			if (strcmp(perf, script))
+				fail_msg("ringtrace script %s differs from perf script:\n--- perf\n%s\n--- ringtrace\n%s",
+					 options[i], perf, script);
+			free(perf);
+			free(script);
+		}
+	}
 }
 
 /* perf script's off-CPU samples in dir: those of pid, and of others. */

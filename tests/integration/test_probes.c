@@ -270,6 +270,41 @@ static void test_uprobe_and_uretprobe_counted_with_values(void **state)
 	free(dir);
 }
 
+static void count_realtime(const char *line, void *ctx)
+{
+	long long clock;
+
+	if (strstr(line, "uprobe_libc:clock_gettime:") && field(line, "arg1", &clock) && clock == 0)
+		(*(unsigned int *)ctx)++;
+}
+
+/* A library by its short name (as bpftrace and perf probe -x take it), and a
+ * function glibc defines twice at one address (clock_gettime@GLIBC_2.2.5
+ * and @@GLIBC_2.17, which libbpf 1.1 refused as ambiguous: "Unknown error
+ * 4001"): python calling clock_gettime(CLOCK_REALTIME) 100 times. */
+static void test_uprobe_on_libc_by_short_name(void **state)
+{
+	char *dir, *script;
+	uint64_t samples, lost;
+	unsigned int realtime = 0;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	record(dir, "-e uprobe:libc:clock_gettime",
+	       "python3 -c 'import time\nfor _ in range(100): time.clock_gettime(0)'", &samples,
+	       &lost);
+	script = perf_script(dir);
+	each_line(script, "uprobe_libc:clock_gettime", count_realtime, &realtime);
+	print_message("%llu samples, %u of clock_gettime(CLOCK_REALTIME)\n",
+		      (unsigned long long)samples, realtime);
+	assert_int_equal(lost, 0);
+	assert_true(realtime >= 100);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void count_line(const char *line, void *ctx)
 {
 	long long lineno;
@@ -516,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_usdt_counted_with_arguments),
 		cmocka_unit_test(test_usdt_losses_counted_exactly),
 		cmocka_unit_test(test_uprobe_and_uretprobe_counted_with_values),
+		cmocka_unit_test(test_uprobe_on_libc_by_short_name),
 		cmocka_unit_test(test_python_function_entry),
 		cmocka_unit_test(test_pid_scope_and_names_as_mapped),
 		cmocka_unit_test(test_bad_probes_are_named),

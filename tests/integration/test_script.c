@@ -205,6 +205,36 @@ static void test_kernel_pointers_match_perf(void **state)
 	free(text);
 }
 
+/* Tracepoint globs as perf takes them ("ext4:ext4_da_write_*"): every
+ * tracepoint matched, in perf's order, printed as perf prints them; a glob
+ * matching more than a recording can take is refused naming its count, one
+ * matching none naming it. A file written and synced on the root file
+ * system (ext4 here; the test needs one of these events to fire). */
+static void test_tracepoint_globs_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char *text, *out = NULL;
+	int rc;
+
+	tu_skip_unless_possible();
+	record(fx, "glob",
+	       "-a -e 'ext4:ext4_da_write_*,ext4:ext4_sync_file_*' -- python3 -c "
+	       "'import os\nf = open(\"/var/tmp/ringtrace-glob\", \"w\")\nf.write(\"x\" * 100000)\n"
+	       "f.flush()\nos.fsync(f.fileno())\nos.unlink(\"/var/tmp/ringtrace-glob\")'");
+	text = expect_same_as_perf(fx, "glob", "", 1);
+	free(text);
+	rc = tu_sh(&out, "%s record -e 'syscalls:*' -o %s/toomany -- true 2>&1", tu_ringtrace(),
+		   fx->dir);
+	print_message("syscalls:*: %d %s", rc, out);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "\"syscalls:*\" matches "));
+	free(out);
+	rc = tu_sh(&out, "%s record -e 'nosuch:*' -o %s/none -- true 2>&1", tu_ringtrace(), fx->dir);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "no tracepoint matches \"nosuch:*\""));
+	free(out);
+}
+
 /* A tracepoint with callchains beside a counting event: tracepoints then
  * print their ip and frames too. */
 static void test_mixed_events_match_perf(void **state)
@@ -330,6 +360,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cxx_and_stripped_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracepoints_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_pointers_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tracepoint_globs_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_events_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_faults_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_match_perf, setup, teardown),

@@ -525,9 +525,10 @@ static void test_namespaces_round_trip(void **state)
 	byte_buffer_free(&b);
 }
 
-/* The stream merges the files by time, a tie going to the lower file, then
- * to the record first in its file: files in time order are read as they lie,
- * a file out of order is sorted first. */
+/* The stream merges the files by time, a tie going as perf's reader takes
+ * it (it reads from the file it has read least far into): to the record
+ * nearer the start of its file, then to the lower file; files in time order
+ * are read as they lie, a file out of order is sorted first. */
 static void test_stream_merges_files_in_time_order(void **state)
 {
 	static const struct {
@@ -538,8 +539,10 @@ static void test_stream_merges_files_in_time_order(void **state)
 		{ 1, 40 }, { 1, 20 }, { 1, 60 }, { 1, 20 }, /* data.cpu1: out of order */
 		{ 2, 20 }, { 2, 30 },                       /* data.cpu2: in order */
 	};
-	/* the ips (100 * cpu + place in its file) in the order expected */
-	static const uint64_t expected[] = { 0, 101, 103, 200, 1, 201, 100, 2, 102 };
+	/* the ips (100 * cpu + place in its file) in the order expected: at 20,
+	 * cpu2's first record before cpu1's second and fourth; at 30, the
+	 * second records of cpu0 and cpu2, the lower file first */
+	static const uint64_t expected[] = { 0, 200, 101, 103, 1, 201, 100, 2, 102 };
 	unsigned int placed[3] = { 0 };
 	struct tu_recording recording;
 	struct record_stream *rs;

@@ -227,11 +227,14 @@ static int attach_user_probe(struct bpf_sampler *s, const struct sampler_event *
 		link = bpf_program__attach_usdt(s->skel->progs.on_usdt, -1, user_probe_file(p), p->provider,
 						p->probe, &uopts);
 	} else {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i, .func_name = p->func,
+		/* by the offset found, where there is one: libbpf 1.1 refuses a
+		 * name defined twice, even at one address */
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i,
+			    .func_name = p->func_offset ? NULL : p->func,
 			    .retprobe = (ev->probe_flags & RT_EVENT_URETPROBE) != 0);
 
 		link = bpf_program__attach_uprobe_opts(s->skel->progs.on_uprobe, -1, user_probe_file(p),
-						       p->offset, &opts);
+						       p->func_offset + p->offset, &opts);
 	}
 	if (!link) {
 		e = errno;

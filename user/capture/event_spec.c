@@ -203,6 +203,105 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 	return -1;
 }
 
+/* The tracepoints of available_events ("system:name"). */
+struct tracepoint_names {
+	char **names;
+	size_t nr, cap;
+	bool failed;
+};
+
+static void add_tracepoint(const char *system_name, void *ctx)
+{
+	struct tracepoint_names *t = ctx;
+	char **grown;
+
+	if (t->failed)
+		return;
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		grown = realloc(t->names, t->cap * sizeof(*grown));
+		if (!grown) {
+			t->failed = true;
+			return;
+		}
+		t->names = grown;
+	}
+	t->names[t->nr] = strdup(system_name);
+	if (!t->names[t->nr])
+		t->failed = true;
+	else
+		t->nr++;
+}
+
+static void free_tracepoints(struct tracepoint_names *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->names[i]);
+	free(t->names);
+}
+
+/* perf list sorts "system:name" as whole strings ("fib6:..." before "fib:...") */
+static int compare_tracepoints(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* perf adds a glob's tracepoints by system, then by name (its directory
+ * walks, alphasort): "fib:..." before "fib6:...". */
+static int compare_by_system(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = strcspn(x, ":"), ny = strcspn(y, ":");
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+
+	if (c || nx != ny)
+		return c ? c : nx < ny ? -1 : 1;
+	return strcmp(x + nx, y + ny);
+}
+
+static bool is_glob(const char *text, size_t len)
+{
+	return memchr(text, '*', len) || memchr(text, '?', len) || memchr(text, '[', len);
+}
+
+/* The tracepoints glob (len bytes at text, "system:name" with wildcards)
+ * matches, appended to list. 0, or -1 with err set. */
+static int expand_glob(const char *text, size_t len, struct event_desc *list, unsigned int *nr,
+		       char *err, size_t errlen)
+{
+	struct tracepoint_names t = { 0 };
+	char glob[160];
+	size_t matched = 0;
+	int ret = -1;
+
+	snprintf(glob, sizeof(glob), "%.*s", (int)len, text);
+	if (tracefs_each_event(add_tracepoint, &t) || t.failed) {
+		rt_format(err, errlen, "cannot list the tracepoints for \"%s\"%s", glob,
+			  t.failed ? ": out of memory" : ": tracefs is not readable (run as root)");
+		goto out;
+	}
+	qsort(t.names, t.nr, sizeof(*t.names), compare_by_system);
+	for (size_t i = 0; i < t.nr; i++)
+		matched += !fnmatch(glob, t.names[i], 0);
+	if (!matched) {
+		rt_format(err, errlen, "no tracepoint matches \"%s\": ringtrace list shows them", glob);
+		goto out;
+	}
+	if (*nr + matched > EVENT_SPEC_MAX) {
+		rt_format(err, errlen, "too many events: \"%s\" matches %zu tracepoints, and a recording takes %d events at most",
+			  glob, matched, EVENT_SPEC_MAX);
+		goto out;
+	}
+	for (size_t i = 0; i < t.nr; i++)
+		if (!fnmatch(glob, t.names[i], 0) &&
+		    parse_one(t.names[i], strlen(t.names[i]), &list[(*nr)++], err, errlen))
+			goto out;
+	ret = 0;
+out:
+	free_tracepoints(&t);
+	return ret;
+}
+
 int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr, char *err,
 		     size_t errlen)
 {
@@ -219,18 +318,32 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 			rt_format(err, errlen, "empty event name in \"%s\"", spec);
 			return -1;
 		}
-		if (*nr == EVENT_SPEC_MAX) {
-			rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
-			return -1;
-		}
-		if (parse_one(p, len, &list[*nr], err, errlen))
-			return -1;
-		for (unsigned int i = 0; i < *nr; i++)
-			if (!strcmp(list[i].name, list[*nr].name)) {
-				rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
+		if (memchr(p, ':', len) && is_glob(p, len) && strncmp(p, "uprobe:", 7) &&
+		    strncmp(p, "uretprobe:", 10) && strncmp(p, "usdt:", 5)) {
+			unsigned int first = *nr;
+
+			if (expand_glob(p, len, list, nr, err, errlen))
+				return -1;
+			for (unsigned int e = first; e < *nr; e++)
+				for (unsigned int i = 0; i < first; i++)
+					if (!strcmp(list[i].name, list[e].name)) {
+						rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
+						return -1;
+					}
+		} else {
+			if (*nr == EVENT_SPEC_MAX) {
+				rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
 				return -1;
 			}
-		(*nr)++;
+			if (parse_one(p, len, &list[*nr], err, errlen))
+				return -1;
+			for (unsigned int i = 0; i < *nr; i++)
+				if (!strcmp(list[i].name, list[*nr].name)) {
+					rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
+					return -1;
+				}
+			(*nr)++;
+		}
 		p += len;
 		if (*p == ',')
 			p++;
@@ -283,42 +396,6 @@ int event_resolve(struct event_desc *ev, char *err, size_t errlen)
 		close(fd);
 	}
 	return 0;
-}
-
-/* The tracepoints of available_events, sorted as perf list sorts them. */
-struct tracepoint_names {
-	char **names; /* "system:name" */
-	size_t nr, cap;
-	bool failed;
-};
-
-static void add_tracepoint(const char *system_name, void *ctx)
-{
-	struct tracepoint_names *t = ctx;
-	char **grown;
-
-	if (t->failed)
-		return;
-	if (t->nr == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 1024;
-		grown = realloc(t->names, t->cap * sizeof(*grown));
-		if (!grown) {
-			t->failed = true;
-			return;
-		}
-		t->names = grown;
-	}
-	t->names[t->nr] = strdup(system_name);
-	if (!t->names[t->nr])
-		t->failed = true;
-	else
-		t->nr++;
-}
-
-/* perf list sorts "system:name" as whole strings ("fib6:..." before "fib:...") */
-static int compare_tracepoints(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int compare_named(const void *a, const void *b)
@@ -410,9 +487,7 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 	bool no_tracefs = tracefs_each_event(add_tracepoint, &t) != 0;
 
 	if (t.failed) {
-		for (size_t i = 0; i < t.nr; i++)
-			free(t.names[i]);
-		free(t.names);
+		free_tracepoints(&t);
 		return -1;
 	}
 	qsort(t.names, t.nr, sizeof(t.names[0]), compare_tracepoints);
@@ -433,8 +508,6 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 	}
 	for (int i = 0; i < nr_patterns; i++)
 		print_matching(out, &t, patterns[i]);
-	for (size_t i = 0; i < t.nr; i++)
-		free(t.names[i]);
-	free(t.names);
+	free_tracepoints(&t);
 	return 0;
 }

@@ -34,6 +34,8 @@ struct user_probe {
 			       path again, which its owner may have swapped) */
 	char func[128];     /* uprobes: the function */
 	uint64_t offset;    /* uprobes: +OFFSET bytes into it */
+	uint64_t func_offset; /* uprobes: where the function is in the file, once
+				 found (0: libbpf finds it by name) */
 	char provider[64];  /* USDT: the probe's provider and name */
 	char probe[64];
 	unsigned int nr_args; /* argument words recorded */
@@ -63,10 +65,17 @@ struct event_desc {
 /* True for the user-space probes. */
 bool event_is_user_probe(const struct event_desc *ev);
 
-#define EVENT_SPEC_MAX 32
+/* Most events in one recording: an event's number is the low byte of its
+ * samples' ids (RECORDING_MAX_EVENTS, 255; the off-CPU event among them).
+ * Each costs one perf event per CPU (a tracepoint: one in all) and its
+ * format in the header; a glob larger than this ("syscalls:*" is 720) is
+ * refused naming its count. */
+#define EVENT_SPEC_MAX 254
 
-/* Appends the events of one "-e" argument ("a,b,c") to list. 0, or -1 with
- * err naming the offending event and what is accepted. */
+/* Appends the events of one "-e" argument ("a,b,c") to list (room for
+ * EVENT_SPEC_MAX): a tracepoint glob ("ext4:*", "sched:sched_wak*") as the
+ * tracepoints of tracefs it matches, by system then name, as perf adds
+ * them. 0, or -1 with err naming the offending event and what is accepted. */
 int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr, char *err,
 		     size_t errlen);
 

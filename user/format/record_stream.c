@@ -192,11 +192,25 @@ static bool file_done(const struct file_cursor *fc)
 	return fc->entries ? fc->next == fc->nr : fc->pos == fc->end;
 }
 
-/* Orders files by their next record: time, then file number. */
+/* Where a file's next record starts in it. */
+static uint64_t next_offset(const struct file_cursor *fc)
+{
+	return fc->entries ? fc->entries[fc->next].offset : fc->pos;
+}
+
+/* Orders files by their next record: time; records of one time as perf
+ * queues them (it reads one record at a time from the file it has read
+ * least far into, and its queue keeps records of one time in the order
+ * read): the one nearer the start of its file first, then file number. */
 static bool heap_less(const struct record_stream *rs, unsigned int a, unsigned int b)
 {
-	uint64_t x = rs->files[a].time, y = rs->files[b].time;
+	const struct file_cursor *fa = &rs->files[a], *fb = &rs->files[b];
+	uint64_t x = fa->time, y = fb->time;
 
+	if (x != y)
+		return x < y;
+	x = next_offset(fa);
+	y = next_offset(fb);
 	return x != y ? x < y : a < b;
 }
 

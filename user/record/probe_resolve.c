@@ -192,17 +192,21 @@ static void list_some(char *err, size_t errlen, const char *what, const char *co
 	}
 }
 
-static int check_function(const struct user_probe *p, char *err, size_t errlen)
+static int check_function(struct user_probe *p, char *err, size_t errlen)
 {
 	char **names, hint[320];
 	size_t nr;
+	int r;
 
 	if (elf_function_names(user_probe_file(p), &names, &nr, err, errlen))
 		return -1;
 	for (size_t i = 0; i < nr; i++)
 		if (same_function(names[i], p->func)) {
 			free(names);
-			return 0;
+			/* where it is: its versions at one address are one */
+			r = elf_function_offset(user_probe_file(p), p->func, &p->func_offset, err,
+						errlen);
+			return r < 0 ? -1 : 0;
 		}
 	rt_format(err, errlen, "no function \"%s\" in %s", p->func, p->path);
 	snprintf(hint, sizeof(hint), "ringtrace list uprobe:%s lists them", p->path);

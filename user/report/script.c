@@ -461,8 +461,9 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	}
 	/* perf's default fields of a BPF-output event (offcpu-time) take in
 	 * its bpf-output field, printed as a line break and the raw data,
-	 * which ringtrace's samples of it do not have */
-	if (!st->fields.user_set[script_kind_of(ev)] && ev->attr.type == PERF_TYPE_SOFTWARE &&
+	 * which ringtrace's samples of it do not have; -F +FIELD and -FIELD
+	 * keep it, a list that replaces the fields drops it */
+	if (!st->fields.replaced[script_kind_of(ev)] && ev->attr.type == PERF_TYPE_SOFTWARE &&
 	    ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
 		text_out_char(&st->out, '\n');
 	text_out_char(&st->out, '\n');

@@ -70,6 +70,7 @@ int script_fields_parse(struct script_fields *f, const char *arg, char *err, siz
 			if (kind < 0 || kind == k) {
 				f->fields[k] = 0;
 				f->user_set[k] = true;
+				f->replaced[k] = true;
 			}
 		}
 	}

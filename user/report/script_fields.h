@@ -33,6 +33,9 @@ enum script_kind { SCRIPT_KIND_SAMPLE, SCRIPT_KIND_TRACEPOINT, SCRIPT_KINDS };
 struct script_fields {
 	uint32_t fields[SCRIPT_KINDS];
 	bool user_set[SCRIPT_KINDS]; /* -F named this kind's fields (else defaults) */
+	/* -F replaced them (a list with no +FIELD or -FIELD): the defaults'
+	 * bpf-output field (a BPF-output event's raw data) is gone with them */
+	bool replaced[SCRIPT_KINDS];
 };
 
 /* perf script's default fields. */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,6 +104,84 @@ out:
 	byte_buffer_free(&b);
 	if (elf)
 		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* Whether sym names func: "func" itself, or one of its versions. */
+static bool names_function(const char *sym, const char *func)
+{
+	size_t n = strlen(func);
+
+	return !strncmp(sym, func, n) && (sym[n] == '\0' || sym[n] == '@');
+}
+
+#define MAX_DEFINITIONS 8
+
+/* The addresses (distinct, at most MAX_DEFINITIONS: more count as many) of
+ * func's definitions in the symbol table scn, each with its section. */
+static void find_definitions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *func,
+			     GElf_Addr *addr, size_t *shndx, size_t *nr)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < count; i++) {
+		const char *name;
+		GElf_Sym sym;
+		size_t j;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !names_function(name, func))
+			continue;
+		for (j = 0; j < *nr && addr[j] != sym.st_value; j++)
+			;
+		if (j == *nr && *nr < MAX_DEFINITIONS) {
+			addr[*nr] = sym.st_value;
+			shndx[(*nr)++] = sym.st_shndx;
+		}
+	}
+}
+
+int elf_function_offset(const char *path, const char *func, uint64_t *offset, char *err,
+			size_t errlen)
+{
+	GElf_Addr addr[MAX_DEFINITIONS];
+	size_t shndx[MAX_DEFINITIONS], nr = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int fd, ret = -1;
+	Elf *elf = elf_open_path(path, &fd, err, errlen);
+
+	if (!elf)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			find_definitions(elf, scn, &sh, func, addr, shndx, &nr);
+	if (!nr) {
+		ret = 1;
+	} else if (nr > 1) {
+		size_t at;
+
+		rt_format(err, errlen, "%s in %s is defined at %s%zu addresses:", func, path,
+			  nr == MAX_DEFINITIONS ? "at least " : "", nr);
+		for (size_t i = 0; i < nr; i++) {
+			at = strlen(err);
+			rt_format(err + at, errlen - at, " 0x%llx", (unsigned long long)addr[i]);
+		}
+		at = strlen(err);
+		rt_format(err + at, errlen - at, "; probe one by its own name");
+	} else if (!(scn = elf_getscn(elf, shndx[0])) || !gelf_getshdr(scn, &sh) ||
+		   addr[0] < sh.sh_addr || addr[0] - sh.sh_addr >= sh.sh_size) {
+		rt_format(err, errlen, "%s in %s lies outside its section", func, path);
+	} else {
+		*offset = addr[0] - sh.sh_addr + sh.sh_offset;
+		ret = 0;
+	}
+	elf_end(elf);
 	close(fd);
 	return ret;
 }

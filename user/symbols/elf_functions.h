@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* elf_functions.h: whether a file is ELF, and the function names it defines in
- * .symtab and .dynsym, aliases and all, as libbpf looks a uprobe's function up. */
+/* elf_functions.h: whether a file is ELF, the function names it defines in
+ * .symtab and .dynsym, aliases and all, as libbpf looks a uprobe's function up,
+ * and where in the file a function's code is. */
 #ifndef RINGTRACE_ELF_FUNCTIONS_H
 #define RINGTRACE_ELF_FUNCTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* 1 if path is an ELF file, 0 if not, -1 if it cannot be read; err says
  * why when not 1. */
@@ -13,5 +15,14 @@ int elf_is_elf_file(const char *path, char *err, size_t errlen);
 /* The defined STT_FUNC names of path, sorted, each once: *names (malloc'd,
  * the strings in the same block), *nr of them. 0, or -1 with err set. */
 int elf_function_names(const char *path, char ***names, size_t *nr, char *err, size_t errlen);
+
+/* The file offset of function func of path (any version of it: "func" and
+ * "func@VERSION" name it) as a uprobe is placed: 0 with *offset set when its
+ * definitions are all at one address (glibc's clock_gettime@GLIBC_2.2.5 and
+ * @@GLIBC_2.17, which libbpf 1.1 calls ambiguous), 1 when path defines no
+ * such STT_FUNC, -1 with err set when it defines several at different
+ * addresses (naming them) or cannot be read. */
+int elf_function_offset(const char *path, const char *func, uint64_t *offset, char *err,
+			size_t errlen);
 
 #endif
