@@ -164,6 +164,40 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 	free(dir);
 }
 
+/* perf unwinds a --call-graph dwarf recording of a command through the
+ * libraries the command maps: the recording holds no mappings of ringtrace's
+ * own image under the command's pid before its exec (perf would keep them,
+ * and unwind xz's frames in liblzma, which ringtrace maps too, at ringtrace's
+ * addresses: none of 993 samples reached libc's start). */
+static void test_dwarf_command_unwound_by_perf(void **state)
+{
+	static const char *const to_main[] = { "__libc_start_call_main" };
+	char *dir, *out = NULL, *script = NULL;
+	unsigned long total, full;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	rc = tu_sh(&out, "head -c 3000000 /dev/urandom > %s/in && %s record --call-graph dwarf -F 999 -o %s/rec "
+			 "-- xz -9 -c %s/in 2>&1 > /dev/null",
+		   dir, tu_ringtrace(), dir, dir);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&script, "perf script -i %s/rec --comms xz 2>/dev/null", dir), 0);
+	/* through libc's start (xz is stripped: its main has no name), the leaf
+	 * in liblzma as often as not */
+	perf_script_count(script, "xz", to_main, 1, &total, &full);
+	print_message("perf script: %lu of %lu xz samples reach __libc_start_call_main\n", full,
+		      total);
+	assert_true(total > 100);
+	assert_true(full * 100 >= total * 90);
+	free(script);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* -g (--call-graph ehframe): the same frameless chain unwound in the kernel
  * into the plain callchain, which ringtrace and perf script both show, at a
  * few hundred bytes per sample. */
@@ -909,6 +943,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_unwinds_frameless_chain),
+		cmocka_unit_test(test_dwarf_command_unwound_by_perf),
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_reads_debug_frame),
 		cmocka_unit_test(test_ehframe_unwinds_running_process),

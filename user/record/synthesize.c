@@ -238,6 +238,7 @@ struct process_writer {
 	struct mapped_build_ids *build_ids;
 	struct build_id_cache *cache;
 	bool mmap_data;
+	uint32_t workload; /* the command, before its exec: its COMM alone */
 	long count;
 };
 
@@ -246,8 +247,9 @@ static int synthesize_process(uint32_t pid, void *arg)
 	struct process_writer *w = arg;
 
 	if (synthesize_comms(w->b, w->sample_id_type, w->sid, pid) ||
-	    synthesize_mmaps(w->b, w->sample_id_type, w->sid, pid, w->build_ids, w->cache,
-			     w->mmap_data))
+	    (pid != w->workload &&
+	     synthesize_mmaps(w->b, w->sample_id_type, w->sid, pid, w->build_ids, w->cache,
+			      w->mmap_data)))
 		return 1;
 	w->count++;
 	return 0;
@@ -255,9 +257,9 @@ static int synthesize_process(uint32_t pid, void *arg)
 
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache, bool mmap_data)
+			  struct build_id_cache *cache, bool mmap_data, uint32_t workload)
 {
-	struct process_writer w = { b, sample_id_type, sid, build_ids, cache, mmap_data, 0 };
+	struct process_writer w = { b, sample_id_type, sid, build_ids, cache, mmap_data, workload, 0 };
 	int r = proc_each_id(0, synthesize_process, &w);
 
 	if (r > 0)

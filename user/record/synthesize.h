@@ -24,12 +24,15 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 
 /* Appends a COMM for every thread and an MMAP2 for every executable mapping of
  * every process in /proc, with its file's build-id (known to build_ids, or
- * read and added there). Processes that exit meanwhile are skipped. A
- * container's binaries go into cache (if not NULL). Returns the number of
- * processes, or -1 if memory ran out. */
+ * read and added there); of workload (if not 0), the command forked and not
+ * yet exec'd, its COMM alone, as perf writes its own: its mappings are
+ * ringtrace's, which perf would keep past the exec (and unwind the command's
+ * stacks by). Processes that exit meanwhile are skipped. A container's
+ * binaries go into cache (if not NULL). Returns the number of processes, or
+ * -1 if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache, bool mmap_data);
+			  struct build_id_cache *cache, bool mmap_data, uint32_t workload);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -1 if memory ran out. */

@@ -329,8 +329,9 @@ void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char 
 		return;
 	at = t->queued + t->queued_off;
 	end = t->queued + t->queued_len;
+	/* the command's side-band is its COMM alone until its exec: ours */
 	while (perf_next_mmap2(&at, end, t->sample_id_type, &m))
-		if (m.pid == pid && (m.prot & PROT_EXEC) &&
+		if (m.pid == (uint32_t)getpid() && (m.prot & PROT_EXEC) &&
 		    (strstr(m.filename, "/libc.so") || strstr(m.filename, "/ld-linux")))
 			prebuild(t, m.filename);
 }
