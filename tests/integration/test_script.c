@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test_util.h"
 
@@ -235,6 +237,75 @@ static void test_tracepoint_globs_match_perf(void **state)
 	free(out);
 }
 
+/* ringtrace merge writes a recording as one perf.data file (0600, never
+ * over a symlink, an existing one only with --force) that perf report and
+ * perf script read as they read the directory, and ringtrace script too;
+ * Hotspot's perfparser reads it where it is installed. */
+static void test_merged_file_reads_as_the_directory(void **state)
+{
+	struct fixture *fx = *state;
+	char args[1024], *a = NULL, *b = NULL, *out = NULL;
+	struct stat st;
+	int rc;
+
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args),
+		 "-a -g -e cpu-clock,sched:sched_process_exec -- sh -c 'ls / > /dev/null; %s spin 0.3'",
+		 tu_loadgen());
+	record(fx, "tomerge", args);
+	rc = tu_sh(&out, "%s merge %s/tomerge %s/merged.data 2>&1", tu_ringtrace(), fx->dir, fx->dir);
+	if (rc)
+		fail_msg("merge failed (%d): %s", rc, out);
+	free(out);
+	{
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s/merged.data", fx->dir);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0600);
+	}
+	/* perf reads the file as the directory, and so does ringtrace */
+	assert_int_equal(tu_sh(&a, "HOME=%s perf script -i %s/tomerge 2>/dev/null", fx->home, fx->dir), 0);
+	assert_int_equal(tu_sh(&b, "HOME=%s perf script -i %s/merged.data 2>/dev/null", fx->home, fx->dir), 0);
+	assert_true(strlen(a) > 1000);
+	if (strcmp(a, b))
+		fail_msg("perf script of the merged file differs from the directory's");
+	free(b);
+	assert_int_equal(tu_sh(&b, "%s script %s/merged.data", tu_ringtrace(), fx->dir), 0);
+	if (strcmp(a, b))
+		fail_msg("ringtrace script of the merged file differs from perf script");
+	free(a);
+	free(b);
+	assert_int_equal(tu_sh(&a, "HOME=%s perf report -i %s/tomerge --stdio --no-children --sort sym 2>/dev/null | grep -v '^#'",
+			       fx->home, fx->dir), 0);
+	assert_int_equal(tu_sh(&b, "HOME=%s perf report -i %s/merged.data --stdio --no-children --sort sym 2>/dev/null | grep -v '^#'",
+			       fx->home, fx->dir), 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	/* an existing file, a symlink */
+	rc = tu_sh(&out, "%s merge %s/tomerge %s/merged.data 2>&1", tu_ringtrace(), fx->dir, fx->dir);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "--force replaces it"));
+	free(out);
+	rc = tu_sh(&out, "ln -s /etc/passwd %s/link.data && %s merge --force %s/tomerge %s/link.data 2>&1",
+		   fx->dir, tu_ringtrace(), fx->dir, fx->dir);
+	assert_int_equal(rc, 1);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s merge --force %s/tomerge %s/merged.data 2>&1", tu_ringtrace(),
+			       fx->dir, fx->dir), 0);
+	free(out);
+	if (!system("command -v hotspot-perfparser >/dev/null 2>&1")) {
+		rc = tu_sh(&out, "hotspot-perfparser --input %s/merged.data --output /dev/null 2>&1",
+			   fx->dir);
+		if (rc)
+			fail_msg("hotspot-perfparser cannot read the merged file (%d): %s", rc, out);
+		free(out);
+	} else {
+		print_message("hotspot-perfparser is not installed: not tried\n");
+	}
+}
+
 /* A tracepoint with callchains beside a counting event: tracepoints then
  * print their ip and frames too. */
 static void test_mixed_events_match_perf(void **state)
@@ -361,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tracepoints_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_pointers_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracepoint_globs_match_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merged_file_reads_as_the_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_events_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_page_faults_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_losses_match_perf, setup, teardown),

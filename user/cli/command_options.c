@@ -321,6 +321,26 @@ const struct options_command snapshot_command = {
 	.stop_at_positional = true, /* the target is the last argument */
 };
 
+static const struct options_entry merge_options_table[] = {
+	{ "force", 'f', NULL, "replace FILE if it exists (never through a symlink)", NULL,
+	  MERGE_OPT_FORCE },
+	{ 0 },
+};
+
+const struct options_command merge_command = {
+	.name = "merge",
+	.usage = "ringtrace merge [--force] DIR FILE",
+	.description = "Writes the recording DIR (a perf.data directory: its header file and "
+		       "per-CPU files) as one perf.data FILE (mode 0600), the layout perf "
+		       "record writes without --threads, for the tools that read no directory "
+		       "(Hotspot's perfparser, perf inject): the header's attrs and features, "
+		       "and every record of every file in one data section, in the order perf "
+		       "script reads them. perf report and perf script read FILE as they read "
+		       "DIR.",
+	.options = merge_options_table,
+	.stop_at_positional = true,
+};
+
 static const struct options_entry list_options_table[] = {
 	{ 0 },
 };
@@ -340,7 +360,7 @@ const struct options_command list_command = {
 
 const struct options_command *const all_commands[] = {
 	&record_command, &report_command, &script_command,
-	&export_command, &snapshot_command, &list_command,
+	&export_command, &snapshot_command, &merge_command, &list_command,
 };
 
 const unsigned int nr_all_commands = sizeof(all_commands) / sizeof(all_commands[0]);

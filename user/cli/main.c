@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list the events record -e accepts" },
 	{ "export", cmd_export, "serve live Prometheus metrics (CPU per cgroup, run-queue latency)" },
 	{ "snapshot", cmd_snapshot, "ask a flight recording (record --overwrite) for a snapshot" },
+	{ "merge", cmd_merge, "write a recording directory as one perf.data file" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
