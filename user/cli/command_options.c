@@ -322,16 +322,15 @@ const struct options_command snapshot_command = {
 };
 
 static const struct options_entry merge_options_table[] = {
-	{ "force", 'f', NULL, "replace FILE if it exists (never through a symlink)", NULL,
-	  MERGE_OPT_FORCE },
 	{ 0 },
 };
 
 const struct options_command merge_command = {
 	.name = "merge",
-	.usage = "ringtrace merge [--force] DIR FILE",
+	.usage = "ringtrace merge DIR FILE",
 	.description = "Writes the recording DIR (a perf.data directory: its header file and "
-		       "per-CPU files) as one perf.data FILE (mode 0600), the layout perf "
+		       "per-CPU files) as one perf.data FILE (created, mode 0600, never over "
+		       "a file nor through a symlink), the layout perf "
 		       "record writes without --threads, for the tools that read no directory "
 		       "(Hotspot's perfparser, perf inject): the header's attrs and features, "
 		       "and every record of every file in one data section, in the order perf "

@@ -124,9 +124,6 @@ extern const struct options_command script_command;
 extern const struct options_command export_command;
 extern const struct options_command snapshot_command;
 
-enum merge_option_id {
-	MERGE_OPT_FORCE = 1,
-};
 extern const struct options_command merge_command;
 extern const struct options_command list_command;
 

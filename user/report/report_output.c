@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/output_dir.h"
 
 FILE *report_output_open(const char *path, FILE *stdout_stream, char *err, size_t errlen)
 {
@@ -18,12 +19,9 @@ FILE *report_output_open(const char *path, FILE *stdout_stream, char *err, size_
 
 	if (!strcmp(path, "-"))
 		return stdout_stream;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot create %s: %s%s", path, strerror(errno),
-			  errno == EEXIST ? " (remove it or choose another name)" : "");
+	fd = output_path_create(path, err, errlen);
+	if (fd < 0)
 		return NULL;
-	}
 	out = fdopen(fd, "w");
 	if (!out) {
 		close(fd);
