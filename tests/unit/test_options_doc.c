@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,37 @@ static void test_pages_hold_every_option(void **state)
 	}
 }
 
+/* A macro named in help text where its value was meant (OPTIONS_STR of a
+ * name its file does not define) reads as RT_NAME or SOME_NAME: every such
+ * word on the pages is one of the record types perf prints. */
+static void test_pages_name_no_macro(void **state)
+{
+	static const char *const allowed[] = { "PERF_RECORD_LOST", "PERF_RECORD_LOST_SAMPLES" };
+
+	(void)state;
+	for (unsigned int i = 0; i < nr_all_commands; i++) {
+		struct options_doc_command doc = { all_commands[i], "a summary" };
+		char *page = capture(write_page, &doc);
+
+		for (const char *p = page; *p; p++) {
+			size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			bool known = false;
+
+			if (n < 4 || !memchr(p, '_', n) || (p > page && strchr("_\\", p[-1]))) {
+				p += n ? n - 1 : 0;
+				continue;
+			}
+			for (size_t a = 0; a < sizeof(allowed) / sizeof(allowed[0]); a++)
+				known |= strlen(allowed[a]) == n && !strncmp(p, allowed[a], n);
+			if (!known)
+				fail_msg("the page of %s names %.*s: a macro's name where its value was meant",
+					 all_commands[i]->name, (int)n, p);
+			p += n - 1;
+		}
+		free(page);
+	}
+}
+
 static void test_completion_holds_every_option(void **state)
 {
 	struct options_doc_command docs[16];
@@ -119,6 +151,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pages_hold_every_option),
+		cmocka_unit_test(test_pages_name_no_macro),
 		cmocka_unit_test(test_completion_holds_every_option),
 	};
 

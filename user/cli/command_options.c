@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 
+#include "capture/bpf_sampler.h"
 #include "capture/perf_events.h"
 #include "export/metrics_server.h"
 #include "lib/log.h"
