@@ -12,6 +12,7 @@
 #include "format/perf_data_reader.h"
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
+#include "lib/direct_cache.h"
 #include "lib/hash_map.h"
 #include "lib/log.h"
 #include "report/flamegraph.h"
@@ -49,6 +50,22 @@ static bool equal_row(const void *a, const void *b)
 
 /* A folded stack's key: the address of its interned string (one string per
  * stack, so the pointer tells stacks apart). */
+static uint64_t leaf_row_hash(const struct row_key *base, uint64_t ip, uint32_t pid,
+			      uint16_t cpumode)
+{
+	return (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32) ^ (uintptr_t)base->comm ^
+		base->pid_tid ^ base->cpu) *
+	       0x9e3779b97f4a7c15ULL;
+}
+
+static bool keep_leaf_row(const void *slot, const void *as, uint64_t *hash)
+{
+	const struct leaf_row *e = slot;
+
+	*hash = leaf_row_hash(&e->base, e->ip, e->pid, e->cpumode);
+	return e->generation == ((const struct address_space *)as)->generation;
+}
+
 static uint64_t hash_interned(const void *k)
 {
 	return hash_u64((uintptr_t)*(const char *const *)k);
@@ -260,10 +277,8 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		/* the leaf only, resolved only if a key needs it */
 		if (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) {
 			uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-			uint64_t h = (s->ip ^ ((uint64_t)s->pid << 40) ^ ((uint64_t)cpumode << 32) ^
-				      (uintptr_t)base.comm ^ base.pid_tid ^ base.cpu) *
-				     0x9e3779b97f4a7c15ULL;
-			struct leaf_row *e = st->leaf_rows ? &st->leaf_rows[h >> (64 - LEAF_ROW_BITS)] : NULL;
+			uint64_t h = leaf_row_hash(&base, s->ip, s->pid, cpumode);
+			struct leaf_row *e = direct_cache_slot(&st->leaf_rows, h);
 			struct row *row;
 
 			if (e && e->generation == rec->as.generation && e->ip == s->ip &&
@@ -280,6 +295,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 				return -ENOMEM;
 			row->samples++;
 			row->period += period;
+			e = direct_cache_fill(&st->leaf_rows, h, &rec->as);
 			if (e)
 				*e = (struct leaf_row){ base, s->ip, s->pid, rec->as.generation, cpumode, row };
 			return 0;
@@ -424,8 +440,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
 	/* a hint: without it every leaf is resolved afresh */
-	if (o->output == REPORT_TABLE && !o->children)
-		st.leaf_rows = calloc(LEAF_ROW_SLOTS, sizeof(*st.leaf_rows));
+	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, keep_leaf_row);
 	if (!st.events || !st.frame_keys || !st.frame_names ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
@@ -469,7 +484,7 @@ out_maps:
 	free(st.events);
 	free(st.frame_keys);
 	free(st.frame_names);
-	free(st.leaf_rows);
+	direct_cache_free(&st.leaf_rows);
 	if (o->output == REPORT_PPROF)
 		report_pprof_free(&st.pprof);
 	return ret;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "lib/byte_buffer.h"
+#include "lib/direct_cache.h"
 #include "lib/hash_map.h"
 #include "report/recording.h"
 #include "report/report.h"
@@ -60,8 +61,7 @@ struct folded {
  * it (the sample's own keys, and its ip as resolved in its process until the
  * mappings change): the same few thousand leaves come back a million times,
  * and a hit skips resolving, naming and hashing the row. Direct-mapped. */
-#define LEAF_ROW_BITS 12
-#define LEAF_ROW_SLOTS (1u << LEAF_ROW_BITS)
+#define LEAF_ROW_BITS 12 /* at most; fewer while fewer leaves came */
 
 struct leaf_row {
 	struct row_key base; /* the sample's keys but dso and sym */
@@ -87,7 +87,7 @@ struct report_state {
 	unsigned int nr_frames;
 	struct byte_buffer line;
 	struct report_pprof pprof;   /* --pprof */
-	struct leaf_row *leaf_rows;  /* LEAF_ROW_SLOTS, or NULL */
+	struct direct_cache leaf_rows; /* struct leaf_row; none without a table of leaves */
 	unsigned int keys;           /* key_mask(o) */
 };
 

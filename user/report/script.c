@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/byte_buffer.h"
+#include "lib/direct_cache.h"
 #include "lib/log.h"
 #include "lib/terminal_text.h"
 #include "report/recording.h"
@@ -26,8 +27,7 @@
  * few thousand addresses again and again, and the line an address prints
  * is the same until the mappings change. Direct-mapped, as the address
  * space's resolve cache; lines longer than a slot are formatted each time. */
-#define FRAME_LINE_BITS 12
-#define FRAME_LINE_SLOTS (1u << FRAME_LINE_BITS)
+#define FRAME_LINE_BITS 12 /* at most; fewer while fewer addresses came */
 #define FRAME_LINE_TEXT 104 /* a slot of 128 bytes, two cache lines */
 
 struct frame_line {
@@ -44,6 +44,19 @@ _Static_assert(sizeof(struct frame_line) == 128, "a frame line's slot is two cac
 
 /* In frame_line.fields: the sample's own ip, printed on its line. */
 #define FRAME_OF_SAMPLE (1u << 31)
+
+static inline uint64_t frame_line_hash(uint64_t ip, uint32_t key_pid, uint16_t cpumode)
+{
+	return (ip ^ ((uint64_t)key_pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
+}
+
+static bool keep_frame_line(const void *slot, const void *as, uint64_t *hash)
+{
+	const struct frame_line *e = slot;
+
+	*hash = frame_line_hash(e->ip, e->pid, e->cpumode);
+	return e->generation == ((const struct address_space *)as)->generation;
+}
 
 /* The start of a sample's line, "comm pid/tid [cpu] ", kept by event,
  * thread and CPU: a profile's samples come from a few threads again and
@@ -81,7 +94,7 @@ struct script_state {
 	bool use_callchain;   /* some event records callchains (perf's symbol_conf) */
 	int name_width;       /* of the longest event name, as perf aligns them */
 	struct tracepoint_printer *tracepoints;
-	struct frame_line *frame_lines; /* FRAME_LINE_SLOTS, or NULL: none kept */
+	struct direct_cache frame_lines; /* struct frame_line */
 	struct thread_line thread_lines[1u << THREAD_LINE_BITS];
 	struct event_text *event_texts; /* one per event, or NULL: none kept */
 	uint64_t time_sec;   /* of the sample before */
@@ -269,15 +282,16 @@ static void print_ip(struct script_state *st, struct recording *r, uint32_t f, u
 	print_symbol(st, f, &where);
 }
 
-/* The line of an address not kept: resolved, formatted and kept in e (if
- * not NULL). Out of line: the kept ones, most, need none of its registers. */
+/* The line of an address not kept: resolved, formatted and kept in the
+ * slot of hash h. Out of line: the kept ones, most, need none of its
+ * registers. */
 static __attribute__((noinline)) void print_address_afresh(struct script_state *st,
 							    struct recording *r, uint32_t f,
 							    uint32_t pid, uint32_t key_pid,
-							    uint64_t ip, uint16_t cpumode,
-							    struct frame_line *e)
+							    uint64_t ip, uint16_t cpumode, uint64_t h)
 {
 	size_t start = st->out.buf.len, len;
+	struct frame_line *e;
 	struct resolved w;
 
 	if (f & FRAME_OF_SAMPLE) {
@@ -290,12 +304,9 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 		print_frame(st, f, ip, &w);
 	}
 	len = st->out.buf.len - start;
-	if (!e || st->out.out_of_memory)
+	if (st->out.out_of_memory || len > FRAME_LINE_TEXT ||
+	    !(e = direct_cache_fill(&st->frame_lines, h, &r->as)))
 		return;
-	if (len > FRAME_LINE_TEXT) {
-		e->generation = 0;
-		return;
-	}
 	*e = (struct frame_line){ ip, key_pid, r->as.generation, f, cpumode, (uint16_t)len, { 0 } };
 	if (len)
 		memcpy(e->text, st->out.buf.data + start, len);
@@ -311,9 +322,8 @@ static inline __attribute__((always_inline)) void print_address(struct script_st
 	/* a kernel address resolves alike in every process (the kernel's map
 	 * is everyone's): kept once, not once per process */
 	uint32_t key_pid = cpumode == PERF_RECORD_MISC_KERNEL ? 0 : pid;
-	uint64_t h = (ip ^ ((uint64_t)key_pid << 40) ^ ((uint64_t)cpumode << 32)) *
-		     0x9e3779b97f4a7c15ULL;
-	struct frame_line *e = st->frame_lines ? &st->frame_lines[h >> (64 - FRAME_LINE_BITS)] : NULL;
+	uint64_t h = frame_line_hash(ip, key_pid, cpumode);
+	struct frame_line *e = direct_cache_slot(&st->frame_lines, h);
 
 	if (e && e->generation == r->as.generation && e->ip == ip && e->pid == key_pid &&
 	    e->cpumode == cpumode && e->fields == f && text_out_room(&st->out, FRAME_LINE_TEXT)) {
@@ -324,7 +334,7 @@ static inline __attribute__((always_inline)) void print_address(struct script_st
 		st->out.buf.len += e->len;
 		return;
 	}
-	print_address_afresh(st, r, f, pid, key_pid, ip, cpumode, e);
+	print_address_afresh(st, r, f, pid, key_pid, ip, cpumode, h);
 }
 
 struct unwound_frames {
@@ -539,7 +549,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	}
 	tracepoint_printer_resolve_kernel(st.tracepoints, kernel_function, &rec.as);
 	/* a hint: without it every line is formatted afresh */
-	st.frame_lines = calloc(FRAME_LINE_SLOTS, sizeof(*st.frame_lines));
+	direct_cache_init(&st.frame_lines, sizeof(struct frame_line), FRAME_LINE_BITS, keep_frame_line);
 	st.event_texts = new_event_texts(&st, rec.in.nr_events);
 	r = recording_replay(&rec, &v, err, errlen);
 	flushed = text_out_flush(&st.out); /* what came before a malformed record too */
@@ -551,7 +561,7 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 		rt_format(err, errlen, "cannot write the output");
 	tracepoint_printer_close(st.tracepoints);
 	recording_close(&rec);
-	free(st.frame_lines);
+	direct_cache_free(&st.frame_lines);
 	free(st.event_texts);
 	text_out_free(&st.out);
 	return r ? -1 : 0;

@@ -17,6 +17,33 @@
 #define KERNEL_DSO "[kernel.kallsyms]"
 #define UNKNOWN "[unknown]"
 
+/* A direct-mapped cache of resolved addresses: a profile hits the same few
+ * thousand addresses again and again, and a hit skips the process, map and
+ * symbol lookups. Any new mapping makes every entry stale. At most 8192
+ * slots, fewer while fewer addresses came. */
+#define RESOLVE_CACHE_BITS 13
+
+struct resolve_cache_entry {
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t generation;
+	uint16_t cpumode;
+	struct resolved resolved;
+};
+
+static uint64_t resolve_hash(uint64_t ip, uint32_t pid, uint16_t cpumode)
+{
+	return (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
+}
+
+static bool keep_resolved(const void *slot, const void *ctx, uint64_t *hash)
+{
+	const struct resolve_cache_entry *e = slot;
+
+	*hash = resolve_hash(e->ip, e->pid, e->cpumode);
+	return e->generation == ((const struct address_space *)ctx)->generation;
+}
+
 void address_space_init(struct address_space *as, const char *kallsyms_path)
 {
 	memset(as, 0, sizeof(*as));
@@ -27,6 +54,8 @@ void address_space_init(struct address_space *as, const char *kallsyms_path)
 	hash_map_init(&as->cgroups, hash_u64_key, equal_u64_key);
 	as->kallsyms_path = kallsyms_path;
 	as->generation = 1; /* a zeroed cache entry is stale */
+	direct_cache_init(&as->cache, sizeof(struct resolve_cache_entry), RESOLVE_CACHE_BITS,
+			  keep_resolved);
 }
 
 static void free_process(void *value, void *ctx)
@@ -71,7 +100,7 @@ void address_space_free(struct address_space *as)
 		take_kernel(as, &unused);
 		symtab_free(&unused);
 	}
-	free(as->cache);
+	direct_cache_free(&as->cache);
 	hash_map_each(&as->processes, free_process, NULL);
 	hash_map_each(&as->dsos, free_dso, NULL);
 	hash_map_free_all(&as->threads);
@@ -548,36 +577,19 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 	}
 }
 
-/* A direct-mapped cache of resolved addresses: a profile hits the same few
- * thousand addresses again and again, and a hit skips the process, map and
- * symbol lookups. Any new mapping makes every entry stale. */
-#define RESOLVE_CACHE_BITS 13
-#define RESOLVE_CACHE_SLOTS (1u << RESOLVE_CACHE_BITS)
-
-struct resolve_cache_entry {
-	uint64_t ip;
-	uint32_t pid;
-	uint32_t generation;
-	uint16_t cpumode;
-	struct resolved resolved;
-};
-
 void address_space_resolve(struct address_space *as, uint32_t pid, uint64_t ip,
 			   uint16_t cpumode, struct resolved *out)
 {
-	struct resolve_cache_entry *e;
-	uint64_t h = (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32)) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = resolve_hash(ip, pid, cpumode);
+	struct resolve_cache_entry *e = direct_cache_slot(&as->cache, h);
 
-	if (!as->cache && !(as->cache = calloc(RESOLVE_CACHE_SLOTS, sizeof(*as->cache)))) {
-		resolve(as, pid, ip, cpumode, out);
-		return;
-	}
-	e = &as->cache[h >> (64 - RESOLVE_CACHE_BITS)]; /* the top bits */
-	if (e->generation == as->generation && e->ip == ip && e->pid == pid &&
+	if (e && e->generation == as->generation && e->ip == ip && e->pid == pid &&
 	    e->cpumode == cpumode) {
 		*out = e->resolved;
 		return;
 	}
 	resolve(as, pid, ip, cpumode, out);
-	*e = (struct resolve_cache_entry){ ip, pid, as->generation, cpumode, *out };
+	e = direct_cache_fill(&as->cache, h, as);
+	if (e)
+		*e = (struct resolve_cache_entry){ ip, pid, as->generation, cpumode, *out };
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/direct_cache.h"
 #include "lib/hash_map.h"
 #include "symbols/symbols.h"
 
@@ -64,12 +65,11 @@ struct address_space {
 	const char *ns_copy_dirs[3];  /* those kept per mount namespace (DIR/.build-id-ns); likewise */
 	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
 	struct kallsyms_loader *kernel_loader; /* kallsyms being read beside, or NULL */
-	struct resolve_cache_entry *cache; /* addresses resolved lately, or NULL */
-	uint32_t generation;               /* of the mappings: cache entries of older ones are stale */
+	struct direct_cache cache; /* addresses resolved lately (struct resolve_cache_entry) */
+	uint32_t generation;       /* of the mappings: cache entries of older ones are stale */
 };
 
 /* A resolved address; strings live as long as the address space. */
-struct resolve_cache_entry;
 struct resolved {
 	const char *dso;    /* "[kernel.kallsyms]", a path, or "[unknown]" */
 	const char *symbol; /* a name, or "[unknown]" */
