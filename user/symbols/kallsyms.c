@@ -138,13 +138,31 @@ static int add_kallsyms_line(struct symtab_builder *b, char *line, bool *nonzero
  * kernel symbol is) is skipped. */
 #define KALLSYMS_LINE_MAX 1023
 #define KALLSYMS_CHUNK (128u << 10)
+#define KALLSYMS_MIN_CHUNK (4u << 10) /* holds a longest line and more */
+
+/* The chunk for fd: KALLSYMS_CHUNK, or less for a copy that is smaller (a
+ * power of two above its size, at least KALLSYMS_MIN_CHUNK); /proc/kallsyms
+ * says it has no size. */
+static size_t chunk_for(int fd)
+{
+	struct stat st;
+	size_t chunk = KALLSYMS_MIN_CHUNK;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size >= KALLSYMS_CHUNK)
+		return KALLSYMS_CHUNK;
+	while (chunk <= (uint64_t)st.st_size)
+		chunk <<= 1;
+	return chunk;
+}
 
 /* Reads fd's lines in big chunks (a read of /proc/kallsyms costs the kernel
  * the same whatever its size, and there are 100000 lines and more) into b.
  * 0 at the end of the file, -1 if reading failed or memory ran out. */
 static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 {
-	char *buf = malloc(KALLSYMS_CHUNK + 1);
+	size_t chunk = chunk_for(fd);
+	char *buf = malloc(chunk + 1);
 	size_t have = 0;
 	bool skipping = false; /* the rest of a line too long */
 	int r = 0;
@@ -152,7 +170,7 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 	if (!buf)
 		return -1;
 	for (;;) {
-		ssize_t n = read(fd, buf + have, KALLSYMS_CHUNK - have);
+		ssize_t n = read(fd, buf + have, chunk - have);
 		char *line, *nl, *stop;
 
 		if (n < 0 && errno == EINTR)
