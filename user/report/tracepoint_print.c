@@ -29,7 +29,7 @@
 
 struct tracepoint_printer {
 	struct tep_handle *tep;
-	uint8_t *scratch;
+	uint8_t *scratch;      /* made for the first record printed: NULL till then */
 	uint32_t scratch_used; /* bytes of scratch a record was copied into */
 	tracepoint_kernel_resolver resolve; /* of kernel addresses, or NULL */
 	void *resolve_ctx;
@@ -381,7 +381,7 @@ int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_i
 	int r;
 
 	*out = NULL;
-	if (!p || !(p->tep = tep_alloc()) || !(p->scratch = calloc(1, SCRATCH_SIZE))) {
+	if (!p || !(p->tep = tep_alloc())) {
 		tracepoint_printer_close(p);
 		rt_format(err, errlen, "out of memory");
 		return -1;
@@ -456,6 +456,8 @@ int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t
 
 	if (!ev)
 		return 0;
+	if (!p->scratch && !(p->scratch = calloc(1, SCRATCH_SIZE)))
+		return -ENOMEM;
 	if (size > MAX_RAW_END)
 		size = MAX_RAW_END;
 	memset(p->scratch, 0, p->scratch_used);
