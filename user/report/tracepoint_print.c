@@ -6,26 +6,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "format/tracing_data.h"
-#include "lib/full_io.h"
 #include "lib/log.h"
-
-/* A tracepoint's record is a sample's PERF_SAMPLE_RAW, inside a record of at
- * most 64 KiB: a fixed field must lie below that. */
-#define MAX_RAW_END 65536u
-/* What libtraceevent may read of a record: fixed fields below 64 KiB, dynamic
- * data at a 16-bit offset (from a field's end for __rel_loc) of 16-bit length,
- * a string on to its NUL. A record is copied into this many zeroed bytes. */
-#define SCRATCH_SIZE (4 * MAX_RAW_END)
+#include "report/format_check.h"
 
 struct tracepoint_printer {
 	struct tep_handle *tep;
@@ -76,7 +63,7 @@ static int64_t bad_field_line(const char *text, size_t len)
 			semi = strchr(copy, ';');
 			if (!semi || !field_number(semi, "offset:", UINT32_MAX, &offset) ||
 			    !field_number(semi, "size:", UINT32_MAX, &size) ||
-			    offset + size > MAX_RAW_END ||
+			    offset + size > FORMAT_CHECK_MAX_RAW_END ||
 			    ((strstr(copy, "__data_loc") || strstr(copy, "__rel_loc")) && size != 4))
 				return (int64_t)at;
 		}
@@ -89,7 +76,7 @@ static int64_t bad_field_line(const char *text, size_t len)
 static bool fields_fit(const struct tep_format_field *f)
 {
 	for (; f; f = f->next)
-		if ((uint64_t)f->offset + f->size > MAX_RAW_END ||
+		if ((uint64_t)f->offset + f->size > FORMAT_CHECK_MAX_RAW_END ||
 		    ((f->flags & TEP_FIELD_IS_DYNAMIC) && f->size != 4))
 			return false;
 	return true;
@@ -142,164 +129,6 @@ static void set_error(char *err, size_t errlen, const struct perf_input *in, uin
 	rt_format(err, errlen, "%s: offset %" PRIu64 ": %s", in->files[0].path, offset, what);
 }
 
-/* Whether libtraceevent parses a format, and prints a record of zeros by it,
- * without crashing: it dereferences NULL on some malformed print fmts (a
- * recording is untrusted input), so a child process tries each one first.
- * One child tries them all, one after another, over a socket; one that dies
- * (or takes over CHECK_TIMEOUT_MS) gives that format the verdict "unsafe",
- * and the next format a new child: a fork per crash, not per format. */
-#define CHECK_TIMEOUT_MS 2000
-#define CHECK_MAX_TEXT (1u << 20)
-/* Formats one child tries before it is replaced: libtraceevent leaks a little
- * on each it fails to parse, and the child's memory stays bounded. */
-#define CHECK_FORMATS_PER_CHILD 1000
-
-struct check_request {
-	uint32_t text_len;
-	uint16_t system_len;
-	uint8_t big_endian, long_size;
-};
-
-static struct {
-	pid_t pid;
-	int fd; /* the parent's end of the socket */
-	unsigned int tried;
-} checker = { 0, -1, 0 };
-
-/* The child: tries each format it reads, answers 1 for each it survives. */
-static void __attribute__((noreturn)) check_formats(int fd)
-{
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
-	uint8_t *zeros = calloc(1, SCRATCH_SIZE);
-	struct check_request q;
-
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		signal(fatal[i], SIG_DFL); /* die quietly, not in a handler */
-	while (zeros && !read_full(fd, &q, sizeof(q))) {
-		char *system = calloc(1, (size_t)q.system_len + 1), *text = malloc(q.text_len + 1);
-		struct tep_handle *tep = tep_alloc();
-		struct tep_record record = { .data = zeros, .size = 64 };
-		struct tep_event *ev = NULL;
-		uint8_t yes = 1;
-
-		if (!system || !text || !tep || q.text_len > CHECK_MAX_TEXT ||
-		    read_full(fd, system, q.system_len) || read_full(fd, text, q.text_len))
-			_exit(1);
-		tep_set_file_bigendian(tep, q.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-		tep_set_long_size(tep, q.long_size);
-		if (!tep_parse_format(tep, &ev, text, q.text_len, system) && ev) {
-			struct trace_seq seq;
-
-			trace_seq_init(&seq);
-			tep_print_event(tep, &seq, &record, "%s", TEP_PRINT_INFO);
-			trace_seq_destroy(&seq);
-		}
-		tep_free(tep);
-		free(system);
-		free(text);
-		if (send_full(fd, &yes, 1))
-			_exit(1);
-	}
-	_exit(0);
-}
-
-static void checker_end(void)
-{
-	if (checker.fd >= 0)
-		close(checker.fd);
-	if (checker.pid > 0) {
-		kill(checker.pid, SIGKILL);
-		while (waitpid(checker.pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	checker.fd = -1;
-	checker.pid = 0;
-	checker.tried = 0;
-}
-
-static bool checker_start(void)
-{
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return false;
-	checker.pid = fork();
-	if (checker.pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		checker.pid = 0;
-		return false;
-	}
-	if (checker.pid == 0) {
-		close(sv[0]);
-		check_formats(sv[1]);
-	}
-	close(sv[1]);
-	checker.fd = sv[0];
-	return true;
-}
-
-static bool try_in_child(const struct tracing_data_contents *c, const struct tracing_data_text *t)
-{
-	size_t system_len = strlen(t->system);
-	struct check_request q = { .text_len = (uint32_t)t->len,
-				   .system_len = (uint16_t)system_len,
-				   .big_endian = c->big_endian,
-				   .long_size = (uint8_t)c->long_size };
-	struct pollfd pfd;
-	uint8_t answer = 0;
-
-	if (t->len > CHECK_MAX_TEXT || system_len > UINT16_MAX)
-		return false;
-	if (checker.fd < 0 && !checker_start())
-		return false;
-	pfd = (struct pollfd){ .fd = checker.fd, .events = POLLIN };
-	if (send_full(checker.fd, &q, sizeof(q)) || send_full(checker.fd, t->system, system_len) ||
-	    send_full(checker.fd, t->text, t->len) || poll(&pfd, 1, CHECK_TIMEOUT_MS) != 1 ||
-	    read_full(checker.fd, &answer, 1) || answer != 1) {
-		checker_end(); /* it died on this format, or hangs: a new one next time */
-		return false;
-	}
-	if (++checker.tried >= CHECK_FORMATS_PER_CHILD)
-		checker_end();
-	return true;
-}
-
-/* The verdicts on formats tried, by a 64-bit FNV-1a hash of their layout,
- * system and text: a process that reads many recordings (the fuzzer) forks
- * once per distinct format. Direct-mapped; 0 is an empty slot. */
-#define VERDICT_SLOTS 1024
-static struct {
-	uint64_t hash;
-	bool safe;
-} verdicts[VERDICT_SLOTS];
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-static bool parses_safely(const struct tracing_data_contents *c, const struct tracing_data_text *t)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t slot;
-
-	h = fnv1a(h, &c->big_endian, sizeof(c->big_endian));
-	h = fnv1a(h, &c->long_size, sizeof(c->long_size));
-	h = fnv1a(h, t->system, strlen(t->system) + 1);
-	h = fnv1a(h, t->text, t->len) | 1; /* never 0 */
-	slot = h % VERDICT_SLOTS;
-	if (verdicts[slot].hash != h) {
-		verdicts[slot].safe = try_in_child(c, t);
-		verdicts[slot].hash = h;
-	}
-	return verdicts[slot].safe;
-}
-
 /* Parses one event format, after checking its fields; -1 with err set. */
 static int add_event(struct tracepoint_printer *p, const struct perf_input *in, uint64_t base,
 		     const struct tracing_data_contents *c, const struct tracing_data_text *t,
@@ -313,7 +142,7 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 			  "a tracepoint field that no record can hold");
 		return -1;
 	}
-	if (!parses_safely(c, t) || tep_parse_format(p->tep, &ev, t->text, t->len, t->system) ||
+	if (!format_check_safe(c, t) || tep_parse_format(p->tep, &ev, t->text, t->len, t->system) ||
 	    !ev)
 		return 0; /* its samples print no fields (perf skips a format it cannot parse) */
 	if (!fields_fit(ev->format.common_fields) || !fields_fit(ev->format.fields)) {
@@ -456,10 +285,10 @@ int tracepoint_printer_print(struct tracepoint_printer *p, uint64_t id, uint32_t
 
 	if (!ev)
 		return 0;
-	if (!p->scratch && !(p->scratch = calloc(1, SCRATCH_SIZE)))
+	if (!p->scratch && !(p->scratch = calloc(1, FORMAT_CHECK_SCRATCH_SIZE)))
 		return -ENOMEM;
-	if (size > MAX_RAW_END)
-		size = MAX_RAW_END;
+	if (size > FORMAT_CHECK_MAX_RAW_END)
+		size = FORMAT_CHECK_MAX_RAW_END;
 	memset(p->scratch, 0, p->scratch_used);
 	memcpy(p->scratch, raw, size);
 	p->scratch_used = size;
