@@ -56,7 +56,7 @@ static void test_pipe_carries_all(void **state)
 	assert_int_equal(w.ret, 0);
 	assert_memory_equal(in, out, BIG);
 	errno = 0;
-	assert_int_equal(read_full(p[0], &extra, 1), -1); /* the writer closed */
+	assert_int_equal(read_full(p[0], &extra, 1), -EIO); /* the writer closed */
 	assert_int_equal(errno, EIO);
 	close(p[0]);
 	free(out);
@@ -71,7 +71,7 @@ static void test_send_to_gone_peer_is_epipe(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	close(sv[1]);
 	errno = 0;
-	assert_int_equal(send_full(sv[0], "x", 1), -1); /* SIGPIPE would end the test */
+	assert_int_equal(send_full(sv[0], "x", 1), -EPIPE); /* SIGPIPE would end the test */
 	assert_int_equal(errno, EPIPE);
 	close(sv[0]);
 }
@@ -84,7 +84,7 @@ static void test_full_file_is_enospc(void **state)
 	if (fd < 0)
 		skip(); /* no /dev/full in this sandbox */
 	errno = 0;
-	assert_int_equal(write_full(fd, "abc", 3), -1);
+	assert_int_equal(write_full(fd, "abc", 3), -ENOSPC);
 	assert_int_equal(errno, ENOSPC);
 	close(fd);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,7 +403,7 @@ static void test_check_refuses_unsound_tables(void **state)
 		struct options_command cmd = { .name = "bad", .usage = "u", .options = bad[i] };
 
 		err[0] = '\0';
-		assert_int_equal(options_check(&cmd, err, sizeof(err)), -1);
+		assert_int_equal(options_check(&cmd, err, sizeof(err)), -EINVAL);
 		assert_true(strlen(err) > 0);
 	}
 }
@@ -432,17 +433,17 @@ static void test_option_values(void **state)
 	assert_int_equal(v, 7);
 	capture_start(&c, 2);
 	/* a bare number (whose unit?), an unknown unit, too long, not a number */
-	assert_int_equal(option_parse_duration("--off-cpu-min", "5", 1000000000, &v), -1);
-	assert_int_equal(option_parse_duration("--off-cpu-min", "5m", 1000000000, &v), -1);
-	assert_int_equal(option_parse_duration("--off-cpu-min", "2s", 1000000000, &v), -1);
-	assert_int_equal(option_parse_duration("--off-cpu-min", "ms", 1000000000, &v), -1);
-	assert_int_equal(option_parse_duration("--off-cpu-min", "-1ms", 1000000000, &v), -1);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "5", 1000000000, &v), -EINVAL);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "5m", 1000000000, &v), -EINVAL);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "2s", 1000000000, &v), -EINVAL);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "ms", 1000000000, &v), -EINVAL);
+	assert_int_equal(option_parse_duration("--off-cpu-min", "-1ms", 1000000000, &v), -EINVAL);
 	assert_int_equal(option_parse_duration("--off-cpu-min", "99999999999999999999ns",
-					       UINT64_MAX, &v), -1);
-	assert_int_equal(option_parse_u64("-F", "101", 1, 100, &v), -1);
-	assert_int_equal(option_parse_u64("-F", "-1", 1, 100, &v), -1);
-	assert_int_equal(option_parse_u64("-F", "1x", 1, 100, &v), -1);
-	assert_int_equal(option_parse_size("-S", "2T", 1, 1ULL << 34, &v), -1);
+					       UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(option_parse_u64("-F", "101", 1, 100, &v), -EINVAL);
+	assert_int_equal(option_parse_u64("-F", "-1", 1, 100, &v), -EINVAL);
+	assert_int_equal(option_parse_u64("-F", "1x", 1, 100, &v), -EINVAL);
+	assert_int_equal(option_parse_size("-S", "2T", 1, 1ULL << 34, &v), -EINVAL);
 	err = capture_end(&c);
 	assert_non_null(strstr(err, "ringtrace: invalid value \"101\" for -F: "
 				    "expected a number from 1 to 100\n"));

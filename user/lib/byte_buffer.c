@@ -3,6 +3,7 @@
  * sections in memory before they are written out whole. */
 #include "lib/byte_buffer.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ int byte_buffer_pad(struct byte_buffer *b, size_t align)
 	size_t rem = b->len & (align - 1);
 
 	if (rem && !byte_buffer_append(b, NULL, align - rem))
-		return -1;
+		return -ENOMEM;
 	return 0;
 }
 

@@ -16,7 +16,8 @@ struct byte_buffer {
 /* Appends len bytes (zeroes if src is NULL); returns where they start, or NULL
  * if memory ran out (the buffer is left as it was). */
 void *byte_buffer_append(struct byte_buffer *b, const void *src, size_t len);
-/* Appends zero bytes until len is a multiple of align (a power of two). */
+/* Appends zero bytes until len is a multiple of align (a power of two); 0, or
+ * -ENOMEM. */
 int byte_buffer_pad(struct byte_buffer *b, size_t align);
 void byte_buffer_reset(struct byte_buffer *b);
 void byte_buffer_free(struct byte_buffer *b);

@@ -3,6 +3,7 @@
  * as misses fill them, up to a cap. */
 #include "lib/direct_cache.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@ void direct_cache_init(struct direct_cache *c, size_t slot_size, unsigned int ma
 	c->keep = keep;
 }
 
-/* Makes 1 << bits slots and moves the kept entries into them: 0, or -1 if
+/* Makes 1 << bits slots and moves the kept entries into them: 0, or -ENOMEM if
  * memory ran out (the old slots are left as they were). Doubling splits
  * each old slot in two (one more top bit): no two kept entries meet. */
 static int resize(struct direct_cache *c, unsigned int bits, const void *ctx)
@@ -24,7 +25,7 @@ static int resize(struct direct_cache *c, unsigned int bits, const void *ctx)
 	size_t old = c->slots ? (size_t)1 << c->bits : 0;
 
 	if (!slots)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < old; i++) {
 		const char *e = (const char *)c->slots + i * c->slot_size;
 		uint64_t h;

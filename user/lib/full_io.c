@@ -20,10 +20,10 @@ static int move_full(enum full_io_way way, int fd, uint8_t *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -1;
+			return -errno;
 		if (n == 0) {
 			errno = way == WAY_READ ? EIO : ENOSPC;
-			return -1;
+			return -errno;
 		}
 		p += n;
 		len -= (size_t)n;

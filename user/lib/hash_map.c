@@ -3,6 +3,7 @@
  * with the caller's hash and equality; used for processes, DSOs and report rows. */
 #include "lib/hash_map.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ static int grow(struct hash_map *m)
 	m->slots = calloc(m->cap, sizeof(*m->slots));
 	if (!m->slots) {
 		*m = old;
-		return -1;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slots[i].key)
@@ -58,7 +59,7 @@ int hash_map_put(struct hash_map *m, const void *key, void *value)
 	struct hash_map_slot *s;
 
 	if ((m->len + 1) * 4 > m->cap * 3 && grow(m))
-		return -1;
+		return -ENOMEM;
 	s = find_slot(m, key, h);
 	if (!s->key)
 		m->len++;

@@ -29,7 +29,7 @@ void hash_map_init(struct hash_map *m, hash_map_hash_fn hash, hash_map_equal_fn 
 /* The value stored under key, or NULL. */
 void *hash_map_get(const struct hash_map *m, const void *key);
 /* Stores value under key (key must stay valid while stored; typically it
- * points inside value). Replaces an equal key's value. -1 if memory ran out. */
+ * points inside value). Replaces an equal key's value. -ENOMEM if memory ran out. */
 int hash_map_put(struct hash_map *m, const void *key, void *value);
 /* The value stored under the u32 key of a map keyed by u32s inside their
  * values; else a new zeroed value of value_size bytes, key written at its

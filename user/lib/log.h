@@ -13,7 +13,9 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and summaries that are not errors, on stderr. */
 void rt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Formats into a caller's buffer (for modules that report errors upwards). */
+/* Formats into a caller's buffer (for modules that report errors upwards).
+ * All four functions leave errno as they found it, so that a caller can return
+ * -errno after telling what failed. */
 void rt_format(char *buf, unsigned long len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -21,14 +21,14 @@ int option_parse_u64(const char *option, const char *text, uint64_t min, uint64_
 	if (!text || !isdigit((unsigned char)text[0])) {
 		rt_error("invalid value \"%s\" for %s: expected a number from %" PRIu64 " to %" PRIu64,
 			 text ? text : "", option, min, max);
-		return -1;
+		return -EINVAL;
 	}
 	errno = 0;
 	v = strtoull(text, &end, 10);
 	if (errno || *end || v < min || v > max) {
 		rt_error("invalid value \"%s\" for %s: expected a number from %" PRIu64 " to %" PRIu64,
 			 text, option, min, max);
-		return -1;
+		return -EINVAL;
 	}
 	*out = v;
 	return 0;
@@ -59,7 +59,7 @@ int option_parse_size(const char *option, const char *text, uint64_t min, uint64
 bad:
 	rt_error("invalid size \"%s\" for %s: expected bytes from %" PRIu64 " to %" PRIu64 " (K, M, G suffixes allowed)",
 		 text ? text : "", option, min, max);
-	return -1;
+	return -EINVAL;
 }
 
 int option_parse_duration(const char *option, const char *text, uint64_t max_ns, uint64_t *out)
@@ -89,5 +89,5 @@ int option_parse_duration(const char *option, const char *text, uint64_t max_ns,
 bad:
 	rt_error("invalid duration \"%s\" for %s: expected a number and its unit (ns, us, ms, s), e.g. 500us or 1ms, at most %" PRIu64 " s",
 		 text ? text : "", option, max_ns / 1000000000);
-	return -1;
+	return -EINVAL;
 }

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-/* Parses a whole decimal string into *out; 0, or -1 after printing
+/* Parses a whole decimal string into *out; 0, or -EINVAL after printing
  * "invalid value ... for OPTION: expected a number from MIN to MAX". */
 int option_parse_u64(const char *option, const char *text, uint64_t min, uint64_t max,
 		     uint64_t *out);

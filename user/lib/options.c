@@ -4,6 +4,7 @@
 #include "lib/options.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <string.h>
 
 #include "lib/log.h"
@@ -39,7 +40,7 @@ int options_getopt_build(const struct options_command *cmd, struct options_getop
 		const struct options_entry *e = &cmd->options[i];
 
 		if (i == OPTIONS_MAX)
-			return -1;
+			return -E2BIG;
 		if (e->short_name) {
 			*s++ = e->short_name;
 			if (e->arg_name)
@@ -255,19 +256,19 @@ int options_check(const struct options_command *cmd, char *err, size_t err_len)
 
 	if (!cmd->name || !cmd->usage || !cmd->options) {
 		rt_format(err, err_len, "a command needs a name, a usage line and a table");
-		return -1;
+		return -EINVAL;
 	}
 	for (e = cmd->options; !is_end(e); e++) {
 		const char *name = e->long_name ? e->long_name : e->arg_name;
 
 		if (++rows > OPTIONS_MAX) {
 			rt_format(err, err_len, "%s: more than %d rows", cmd->name, OPTIONS_MAX);
-			return -1;
+			return -E2BIG;
 		}
 		if (!e->help || !e->help[0]) {
 			rt_format(err, err_len, "%s: %s has no help text", cmd->name,
 				  name ? name : "a row");
-			return -1;
+			return -EINVAL;
 		}
 		if (!is_option(e))
 			continue;
@@ -275,23 +276,23 @@ int options_check(const struct options_command *cmd, char *err, size_t err_len)
 				      e->short_name == help_entry.short_name)) {
 			rt_format(err, err_len, "%s: -%c cannot be an option's letter", cmd->name,
 				  e->short_name);
-			return -1;
+			return -EINVAL;
 		}
 		if (e->long_name && (!e->long_name[0] || strchr(e->long_name, '=') ||
 				     e->long_name[0] == '-' ||
 				     !strcmp(e->long_name, help_entry.long_name))) {
 			rt_format(err, err_len, "%s: --%s cannot be an option's name", cmd->name,
 				  e->long_name);
-			return -1;
+			return -EINVAL;
 		}
 		for (f = cmd->options; f != e; f++) {
 			if (e->short_name && f->short_name == e->short_name) {
 				rt_format(err, err_len, "%s: -%c given twice", cmd->name, e->short_name);
-				return -1;
+				return -EINVAL;
 			}
 			if (e->long_name && f->long_name && !strcmp(f->long_name, e->long_name)) {
 				rt_format(err, err_len, "%s: --%s given twice", cmd->name, e->long_name);
-				return -1;
+				return -EINVAL;
 			}
 		}
 	}

@@ -57,7 +57,7 @@ struct options_getopt {
 	char short_options[2 * OPTIONS_MAX + 4];
 };
 
-/* Fills g from cmd's table; 0, or -1 if the table has more than OPTIONS_MAX
+/* Fills g from cmd's table; 0, or -E2BIG if the table has more than OPTIONS_MAX
  * rows. Long-only options get the value 256 + their row's index. */
 int options_getopt_build(const struct options_command *cmd, struct options_getopt *g);
 
@@ -80,7 +80,7 @@ int options_exit_status(int result);
 void options_print_help(const struct options_command *cmd, FILE *out);
 
 /* Whether cmd's table is sound: every option named and explained, no name or
- * letter twice, none taking -h or --help. 0, or -1 with err set. */
+ * letter twice, none taking -h or --help. 0, or -errno (-EINVAL, -E2BIG) with err set. */
 int options_check(const struct options_command *cmd, char *err, size_t err_len);
 
 /* The option getopt_long just rejected, as the user typed it ("-x" or "--xyz"). */
