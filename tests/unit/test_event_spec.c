@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
 
@@ -93,7 +94,7 @@ static void test_format_fixed_size_and_dynamic_fields(void **state)
 	assert_false(f.dynamic_relative[0]);
 	assert_int_equal(f.dynamic_offset[1], 16);
 	assert_true(f.dynamic_relative[1]);
-	assert_int_equal(tracefs_parse_format("name: x\nformat:\n", &f), -1);
+	assert_int_equal(tracefs_parse_format("name: x\nformat:\n", &f), -EINVAL);
 }
 
 static void test_user_probe_specs(void **state)
@@ -175,12 +176,12 @@ static void test_cpu_lists(void **state)
 	assert_int_equal(cpu_list_parse(&l, "3,1-2,2", 8, err, sizeof(err)), 0);
 	assert_int_equal(l.nr, 3);
 	cpu_list_free(&l);
-	assert_int_equal(cpu_list_parse(&l, "3-1", 8, err, sizeof(err)), -1);
+	assert_int_equal(cpu_list_parse(&l, "3-1", 8, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "malformed"));
-	assert_int_equal(cpu_list_parse(&l, "8", 8, err, sizeof(err)), -1);
+	assert_int_equal(cpu_list_parse(&l, "8", 8, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "does not exist"));
-	assert_int_equal(cpu_list_parse(&l, "1;2", 8, err, sizeof(err)), -1);
-	assert_int_equal(cpu_list_parse(&l, "", 8, err, sizeof(err)), -1);
+	assert_int_equal(cpu_list_parse(&l, "1;2", 8, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cpu_list_parse(&l, "", 8, err, sizeof(err)), -EINVAL);
 }
 
 int main(void)

@@ -53,7 +53,7 @@ int cgroup_id_of(const char *path, uint64_t *id)
 	int mount_id;
 
 	if (name_to_handle_at(AT_FDCWD, path, &handle.fh, &mount_id, 0))
-		return -1;
+		return errno ? -errno : -EIO;
 	memcpy(id, handle.fh.f_handle, sizeof(*id));
 	return 0;
 }
@@ -69,7 +69,7 @@ int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t e
 	out->fd = -1;
 	if (!root) {
 		rt_format(err, errlen, "no cgroup v2 hierarchy is mounted: ringtrace filters by cgroup v2 (mount -t cgroup2 none /sys/fs/cgroup)");
-		return -1;
+		return -ENOENT;
 	}
 	if (spec[0] == '/')
 		snprintf(joined, sizeof(joined), "%s", spec);
@@ -78,34 +78,34 @@ int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t e
 	if (!realpath(joined, out->path)) {
 		rt_format(err, errlen, "cgroup %s not found: give a directory under %s (cgroup v2), absolute or relative to it",
 			  joined, root);
-		return -1;
+		return -errno;
 	}
 	if (statfs(out->path, &st)) {
 		rt_format(err, errlen, "cgroup %s: %s", out->path, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	if (st.f_type == CGROUP1_MAGIC) {
 		rt_format(err, errlen, "%s is a cgroup v1 directory: ringtrace scopes by cgroup v2; use the same group under %s",
 			  out->path, root);
-		return -1;
+		return -EINVAL;
 	}
 	root_len = strlen(root);
 	if (st.f_type != CGROUP2_MAGIC || strncmp(out->path, root, root_len) ||
 	    (out->path[root_len] && out->path[root_len] != '/')) {
 		rt_format(err, errlen, "%s is not a cgroup v2 directory: give one under %s", out->path,
 			  root);
-		return -1;
+		return -EINVAL;
 	}
 	snprintf(out->relative, sizeof(out->relative), "%s",
 		 out->path[root_len] ? out->path + root_len : "/");
 	if (cgroup_id_of(out->path, &out->id)) {
 		rt_format(err, errlen, "cannot read the id of cgroup %s: %s", out->path, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	out->fd = open(out->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (out->fd < 0) {
 		rt_format(err, errlen, "cannot open cgroup %s: %s", out->path, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	return 0;
 }
@@ -138,11 +138,11 @@ int cgroup_walk(void (*fn)(uint64_t id, const char *relative, void *ctx), void *
 	const char *root = cgroup2_mount();
 
 	if (!root)
-		return -1;
+		return -ENOENT;
 	walk_fn = fn;
 	walk_ctx = ctx;
 	walk_root_len = strlen(root);
-	return nftw(root, visit, 32, FTW_PHYS | FTW_MOUNT);
+	return nftw(root, visit, 32, FTW_PHYS | FTW_MOUNT) ? -errno : 0;
 }
 
 struct cgroup_name {

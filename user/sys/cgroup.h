@@ -21,15 +21,16 @@ struct cgroup_dir {
 /* The cgroup v2 mount point from /proc/self/mountinfo, or NULL. */
 const char *cgroup2_mount(void);
 
-/* Resolves -G PATH (absolute, or relative to the cgroup v2 mount). 0, or -1
+/* Resolves -G PATH (absolute, or relative to the cgroup v2 mount). 0, or -errno
  * with one line in err: missing path, a cgroup v1 directory, not a cgroup. */
 int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t errlen);
 void cgroup_close(struct cgroup_dir *c);
 
-/* The cgroup id of a cgroup v2 directory. */
+/* The cgroup id of a cgroup v2 directory; 0, or -errno. */
 int cgroup_id_of(const char *path, uint64_t *id);
 
-/* Calls fn for the root and every directory below it (id and relative path). */
+/* Calls fn for the root and every directory below it (id and relative path);
+ * 0, or -errno (-ENOENT: no cgroup v2 mount). */
 int cgroup_walk(void (*fn)(uint64_t id, const char *relative, void *ctx), void *ctx);
 
 /* Names of cgroup ids as paths from the cgroup v2 root, from walks of the

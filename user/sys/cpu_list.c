@@ -16,11 +16,11 @@ static int parse_number(const char **p, long *out)
 	char *end;
 
 	if (!isdigit((unsigned char)**p))
-		return -1;
+		return -EINVAL;
 	errno = 0;
 	*out = strtol(*p, &end, 10);
 	if (errno || *out > 1 << 20)
-		return -1;
+		return -EINVAL;
 	*p = end;
 	return 0;
 }
@@ -32,10 +32,10 @@ int cpu_list_parse(struct cpu_list *out, const char *text, int limit, char *err,
 
 	memset(out, 0, sizeof(*out));
 	if (limit <= 0)
-		return -1;
+		return -EINVAL;
 	seen = calloc((size_t)limit, 1);
 	if (!seen)
-		return -1;
+		return -ENOMEM;
 	while (*p) {
 		const char *item = p;
 		long lo, hi;
@@ -54,7 +54,7 @@ int cpu_list_parse(struct cpu_list *out, const char *text, int limit, char *err,
 			rt_format(err, errlen, "CPU %ld in \"%s\" does not exist (this machine has CPUs 0-%d)",
 				  hi, text, limit - 1);
 			free(seen);
-			return -1;
+			return -EINVAL;
 		}
 		for (long c = lo; c <= hi; c++)
 			seen[c] = 1;
@@ -65,19 +65,19 @@ bad:
 		rt_format(err, errlen, "malformed CPU list \"%s\" at \"%s\": use numbers and ranges like 0,2-3",
 			  text, item);
 		free(seen);
-		return -1;
+		return -EINVAL;
 	}
 	for (int c = 0; c < limit; c++)
 		out->nr += seen[c];
 	if (!out->nr) {
 		rt_format(err, errlen, "empty CPU list \"%s\"", text);
 		free(seen);
-		return -1;
+		return -EINVAL;
 	}
 	out->cpus = malloc(out->nr * sizeof(int));
 	if (!out->cpus) {
 		free(seen);
-		return -1;
+		return -ENOMEM;
 	}
 	out->nr = 0;
 	for (int c = 0; c < limit; c++)
@@ -93,10 +93,10 @@ static int read_sysfs_list(const char *path, char *buf, size_t len)
 	int ok;
 
 	if (!f)
-		return -1;
+		return -errno;
 	ok = fgets(buf, (int)len, f) != NULL;
 	fclose(f);
-	return ok ? 0 : -1;
+	return ok ? 0 : -EIO;
 }
 
 int cpu_list_possible_count(void)
@@ -105,9 +105,9 @@ int cpu_list_possible_count(void)
 	struct cpu_list l;
 	int n;
 
-	if (read_sysfs_list("/sys/devices/system/cpu/possible", buf, sizeof(buf)) ||
-	    cpu_list_parse(&l, buf, 1 << 16, NULL, 0))
-		return -1;
+	if ((n = read_sysfs_list("/sys/devices/system/cpu/possible", buf, sizeof(buf))) ||
+	    (n = cpu_list_parse(&l, buf, 1 << 16, NULL, 0)))
+		return n;
 	n = l.cpus[l.nr - 1] + 1;
 	cpu_list_free(&l);
 	return n;
@@ -116,10 +116,11 @@ int cpu_list_possible_count(void)
 int cpu_list_online(struct cpu_list *out, char *err, size_t errlen)
 {
 	char buf[4096];
+	int ret = read_sysfs_list("/sys/devices/system/cpu/online", buf, sizeof(buf));
 
-	if (read_sysfs_list("/sys/devices/system/cpu/online", buf, sizeof(buf))) {
+	if (ret) {
 		rt_format(err, errlen, "cannot read /sys/devices/system/cpu/online: %s", strerror(errno));
-		return -1;
+		return ret;
 	}
 	return cpu_list_parse(out, buf, 1 << 16, err, errlen);
 }
@@ -136,7 +137,7 @@ int cpu_list_copy(struct cpu_list *dst, const struct cpu_list *src)
 {
 	dst->cpus = malloc((src->nr ? src->nr : 1) * sizeof(int));
 	if (!dst->cpus)
-		return -1;
+		return -ENOMEM;
 	memcpy(dst->cpus, src->cpus, src->nr * sizeof(int));
 	dst->nr = src->nr;
 	return 0;

@@ -58,9 +58,11 @@ int file_copies_submit(struct file_copies *c, int in, const char *name, bool rep
 	struct copy_job *j = calloc(1, sizeof(*j));
 
 	if (!j || strlen(name) + 5 > sizeof(j->name)) {
+		int e = j ? ENAMETOOLONG : ENOMEM;
+
 		free(j);
 		close(in);
-		return -1;
+		return -e;
 	}
 	j->in = in;
 	j->replace = replace;

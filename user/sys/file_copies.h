@@ -30,7 +30,8 @@ int file_copies_start(struct file_copies *c);
 /* Queues a copy of the open file in (taken: closed once copied) to
  * dirfd/name, made 0600 through no symlink as name.tmp and renamed onto name
  * once whole (over an older copy if replace, else only where name does not
- * exist yet). 0, or -1 (in closed) if memory ran out. */
+ * exist yet). 0, or -ENOMEM (in closed) if memory ran out, -ENAMETOOLONG if name
+ * is too long. */
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace);
 
 /* Waits for the copies queued (each one within the budget, so the wait is

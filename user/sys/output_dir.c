@@ -59,10 +59,12 @@ static int remove_files_and_dir(int dirfd, const char *name, bool (*ours)(const 
 	int fd = open_subdir(dirfd, name), r;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	r = dir_each_entry(fd, remove_ours, &f);
 	close(fd);
-	return r ? -1 : unlinkat(dirfd, name, AT_REMOVEDIR);
+	if (r)
+		return r < 0 ? r : -EIO;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
 static bool is_snapshot_file(const char *name)
@@ -83,16 +85,17 @@ static int remove_build_ids(int dirfd)
 	int fd = open_subdir(dirfd, BUILD_ID_DIR);
 
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT ? 0 : -errno;
 	dir_each_entry(fd, remove_build_id_subdir, NULL);
 	close(fd);
-	return unlinkat(dirfd, BUILD_ID_DIR, AT_REMOVEDIR);
+	return unlinkat(dirfd, BUILD_ID_DIR, AT_REMOVEDIR) ? -errno : 0;
 }
 
 struct clearing {
 	const char *path;
 	char *err;
 	size_t errlen;
+	int error; /* errno of what could not be removed */
 };
 
 static int clear_entry(int dirfd, const char *name, void *ctx)
@@ -108,6 +111,7 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 	else
 		return 0;
 	if (r) {
+		c->error = errno;
 		rt_format(c->err, c->errlen, "%s/%s: cannot remove: %s", c->path, name,
 			  strerror(errno));
 		return 1;
@@ -119,7 +123,7 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
  * maps and pid file a previous recording left. */
 static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 {
-	struct clearing c = { path, err, errlen };
+	struct clearing c = { path, err, errlen, EIO };
 	int r;
 
 	err[0] = '\0';
@@ -127,7 +131,7 @@ static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 
 	if (r < 0 && !err[0])
 		rt_format(err, errlen, "%s: cannot list: %s", path, strerror(-r));
-	return r ? -1 : 0;
+	return r < 0 ? r : r ? -c.error : 0;
 }
 
 /* An entry a recording killed before it wrote its header leaves: its
@@ -179,13 +183,13 @@ static int open_owned_dir(const char *path, struct stat *st, char *err, size_t e
 		rt_format(err, errlen, "cannot open output directory %s: %s", path,
 			  errno == ELOOP || errno == ENOTDIR ? "not a real directory (a symlink or a file)"
 							     : strerror(errno));
-		return -1;
+		return -errno;
 	}
 	if (fstat(fd, st) || !S_ISDIR(st->st_mode) || st->st_uid != geteuid()) {
 		rt_format(err, errlen, "output directory %s is not a directory owned by you: choose another with -o",
 			  path);
 		close(fd);
-		return -1;
+		return -EPERM;
 	}
 	return fd;
 }
@@ -199,7 +203,7 @@ static int lock_dir(int fd, const char *path, char *err, size_t errlen)
 			  path);
 	else
 		rt_format(err, errlen, "cannot lock output directory %s: %s", path, strerror(errno));
-	return -1;
+	return -errno;
 }
 
 static bool is_ours(const char *name)
@@ -218,7 +222,7 @@ static int remove_replaced(int dirfd, const char *path, char *err, size_t errlen
 		return 0;
 	if (fd < 0) {
 		rt_format(err, errlen, "%s/%s: cannot open: %s", path, REPLACED_DIR, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	clear_old_data(fd, path, err, errlen);
 	remove_build_ids(fd);
@@ -226,7 +230,7 @@ static int remove_replaced(int dirfd, const char *path, char *err, size_t errlen
 	if (unlinkat(dirfd, REPLACED_DIR, AT_REMOVEDIR)) {
 		rt_format(err, errlen, "%s/%s: cannot remove: %s (it holds files ringtrace did not write)",
 			  path, REPLACED_DIR, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	return 0;
 }
@@ -236,6 +240,7 @@ struct moving {
 	const char *path;
 	char *err;
 	size_t errlen;
+	int error; /* errno of what could not be moved */
 };
 
 static int move_entry(int dirfd, const char *name, void *ctx)
@@ -244,6 +249,7 @@ static int move_entry(int dirfd, const char *name, void *ctx)
 
 	if (!is_ours(name) || !renameat(dirfd, name, m->to, name))
 		return 0;
+	m->error = errno;
 	rt_format(m->err, m->errlen, "%s/%s: cannot set aside: %s", m->path, name, strerror(errno));
 	return 1;
 }
@@ -253,15 +259,15 @@ static int move_entry(int dirfd, const char *name, void *ctx)
  * recording has started and put back if it does not start. */
 static int set_aside(struct output_dir *d, char *err, size_t errlen)
 {
-	struct moving m = { -1, d->path, err, errlen };
+	struct moving m = { -1, d->path, err, errlen, 0 };
 	int r;
 
-	if (remove_replaced(d->fd, d->path, err, errlen))
-		return -1;
+	if ((r = remove_replaced(d->fd, d->path, err, errlen)))
+		return r;
 	if (mkdirat(d->fd, REPLACED_DIR, 0700) || (m.to = open_subdir(d->fd, REPLACED_DIR)) < 0) {
 		rt_format(err, errlen, "%s/%s: cannot create: %s", d->path, REPLACED_DIR,
 			  strerror(errno));
-		return -1;
+		return -errno;
 	}
 	err[0] = '\0';
 	r = dir_each_entry(d->fd, move_entry, &m);
@@ -269,14 +275,14 @@ static int set_aside(struct output_dir *d, char *err, size_t errlen)
 	if (r < 0 && !err[0])
 		rt_format(err, errlen, "%s: cannot list: %s", d->path, strerror(-r));
 	d->set_aside = true;
-	return r ? -1 : 0;
+	return r < 0 ? r : r ? -m.error : 0;
 }
 
 /* What set_aside moved goes back where it was. */
 static void put_back(struct output_dir *d)
 {
 	char err[256];
-	struct moving m = { d->fd, d->path, err, sizeof(err) };
+	struct moving m = { d->fd, d->path, err, sizeof(err), 0 };
 	int fd = open_subdir(d->fd, REPLACED_DIR);
 
 	if (fd < 0)
@@ -298,7 +304,7 @@ int output_dir_check(const char *path, bool force, char *err, size_t errlen)
 	if (!S_ISDIR(st.st_mode)) {
 		rt_format(err, errlen, "output %s exists and is not a directory: choose another with -o",
 			  path);
-		return -1;
+		return -ENOTDIR;
 	}
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -308,7 +314,7 @@ int output_dir_check(const char *path, bool force, char *err, size_t errlen)
 	if (!reusable) {
 		rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
 			  path);
-		return -1;
+		return -EEXIST;
 	}
 	return 0;
 }
@@ -320,58 +326,61 @@ static int remake_private(struct output_dir *d, struct stat *st, char *err, size
 	if (remove_build_ids(d->fd) && errno != ENOENT) {
 		rt_format(err, errlen, "%s/%s: cannot remove: %s", d->path, BUILD_ID_DIR,
 			  strerror(errno));
-		return -1;
+		return -errno;
 	}
 	if (rmdir(d->path)) {
 		rt_format(err, errlen, "output directory %s has mode %03o and holds files ringtrace did not write: remove it or choose another with -o",
 			  d->path, (unsigned int)(st->st_mode & 0777));
-		return -1;
+		return -errno;
 	}
 	close(d->fd);
 	d->fd = -1;
 	if (mkdir(d->path, 0700)) {
 		rt_format(err, errlen, "cannot create output directory %s: %s", d->path,
 			  strerror(errno));
-		return -1;
+		return -errno;
 	}
 	d->created = true;
 	d->fd = open_owned_dir(d->path, st, err, errlen);
-	return d->fd < 0 || lock_dir(d->fd, d->path, err, errlen) ? -1 : 0;
+	return d->fd < 0 ? d->fd : lock_dir(d->fd, d->path, err, errlen);
 }
 
 int output_dir_open(struct output_dir *d, const char *path, bool force, char *err,
 		    size_t errlen)
 {
 	struct stat st;
+	int ret;
 
 	d->fd = -1;
 	d->path = path;
 	d->created = !mkdir(path, 0700);
 	if (!d->created && errno != EEXIST) {
 		rt_format(err, errlen, "cannot create output directory %s: %s", path, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	d->fd = open_owned_dir(path, &st, err, errlen);
-	if (d->fd < 0 || lock_dir(d->fd, path, err, errlen))
+	if ((ret = d->fd) < 0 || (ret = lock_dir(d->fd, path, err, errlen)))
 		goto fail;
 	if (d->created)
 		return 0;
 	if (!force && !is_abandoned(d->fd)) {
 		rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
 			  path);
+		ret = -EEXIST;
 		goto fail;
 	}
 	/* one others could write into is made again, nothing of it kept */
 	if ((st.st_mode & 0777) != 0700) {
-		if (clear_old_data(d->fd, path, err, errlen) || remove_replaced(d->fd, path, err, errlen) ||
-		    remake_private(d, &st, err, errlen))
+		if ((ret = clear_old_data(d->fd, path, err, errlen)) ||
+		    (ret = remove_replaced(d->fd, path, err, errlen)) ||
+		    (ret = remake_private(d, &st, err, errlen)))
 			goto fail;
 		return 0;
 	}
 	/* a recording (--force) is kept until this one starts; what a start
 	 * killed early left is removed */
-	if (force && !is_abandoned(d->fd) ? set_aside(d, err, errlen)
-					   : clear_old_data(d->fd, path, err, errlen))
+	if ((ret = force && !is_abandoned(d->fd) ? set_aside(d, err, errlen)
+						  : clear_old_data(d->fd, path, err, errlen)))
 		goto fail;
 	return 0;
 fail:
@@ -379,7 +388,7 @@ fail:
 		close(d->fd);
 	d->fd = -1;
 	d->created = false;
-	return -1;
+	return ret;
 }
 
 void output_dir_discard(struct output_dir *d)
@@ -424,12 +433,12 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 
 	if (mkdirat(dirfd, name, 0700)) {
 		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	fd = open_subdir(dirfd, name);
 	if (fd < 0)
 		rt_format(err, errlen, "cannot open %s/%s: %s", dirpath, name, strerror(errno));
-	return fd;
+	return fd < 0 ? -errno : fd;
 }
 
 int output_path_create(const char *path, char *err, size_t errlen)
@@ -449,5 +458,5 @@ int output_file_create(int dirfd, const char *dirpath, const char *name, char *e
 
 	if (fd < 0)
 		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
-	return fd;
+	return fd < 0 ? -errno : fd;
 }

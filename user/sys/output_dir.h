@@ -23,14 +23,14 @@ struct output_dir {
 
 /* Whether path can take a new recording: it does not exist, force is given,
  * or it holds only what a recording killed before its header was written
- * left behind. 0, or -1 with err set (a usage error: it holds a recording). */
+ * left behind. 0, or -errno with err set (a usage error: it holds a recording). */
 int output_dir_check(const char *path, bool force, char *err, size_t errlen);
 
 /* Creates path (mode 0700), or with force (or when abandoned, see above)
  * reuses it if it is a real directory owned by the caller, setting its
  * recording aside (see output_dir_started) or removing what a start killed
  * early left; one whose mode is not 0700 is made again 0700, empty. Locks it: a
- * directory another recording writes into is refused. 0, or -1 with err set. */
+ * directory another recording writes into is refused. 0, or -errno with err set. */
 int output_dir_open(struct output_dir *d, const char *path, bool force, char *err,
 		    size_t errlen);
 /* A recording that failed to start: removes what it wrote, and the directory
@@ -43,7 +43,7 @@ void output_dir_started(struct output_dir *d);
 void output_dir_close(struct output_dir *d);
 
 /* Creates the directory dirfd/name (0700; an existing one is an error) and
- * returns an fd on it, not through a symlink; -1 with err set. */
+ * returns an fd on it, not through a symlink; -errno with err set. */
 int output_subdir_create(int dirfd, const char *dirpath, const char *name, char *err,
 			 size_t errlen);
 
@@ -54,7 +54,7 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 int output_path_create(const char *path, char *err, size_t errlen);
 
 /* Creates dirfd/name exclusively, mode 0600, not through a symlink; returns
- * the fd (write-only, close-on-exec) or -1 with err set. */
+ * the fd (write-only, close-on-exec) or -errno with err set. */
 int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
 		       size_t errlen);
 

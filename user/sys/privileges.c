@@ -22,7 +22,7 @@ int privileges_check(const char *what, char *err, size_t errlen)
 
 	if (!caps) {
 		rt_format(err, errlen, "cannot read this process's capabilities: %s", strerror(errno));
-		return -1;
+		return -errno;
 	}
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
 		cap_flag_value_t v = CAP_CLEAR;
@@ -42,7 +42,7 @@ int privileges_check(const char *what, char *err, size_t errlen)
 	exe[n > 0 ? n : 0] = '\0';
 	rt_format(err, errlen, "%s needs %s: run it as root, or grant them with setcap cap_bpf,cap_perfmon+ep %s",
 		  what, missing, exe[0] ? exe : "ringtrace");
-	return -1;
+	return -EPERM;
 }
 
 int privileges_drop_all(char *err, size_t errlen)
@@ -52,17 +52,21 @@ int privileges_drop_all(char *err, size_t errlen)
 
 	if (!none) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	if (cap_reset_ambient() && errno != EINVAL) {
+		int e = errno;
+
 		rt_format(err, errlen, "cannot clear the ambient capabilities: %s", strerror(errno));
 		cap_free(none);
-		return -1;
+		return -e;
 	}
 	if (cap_set_proc(none)) {
+		int e = errno;
+
 		rt_format(err, errlen, "cannot drop capabilities: %s", strerror(errno));
 		cap_free(none);
-		return -1;
+		return -e;
 	}
 	now = cap_get_proc();
 	left = !now || cap_compare(now, none) != 0;
@@ -70,7 +74,7 @@ int privileges_drop_all(char *err, size_t errlen)
 	cap_free(none);
 	if (left) {
 		rt_format(err, errlen, "capabilities remain after dropping them");
-		return -1;
+		return -EPERM;
 	}
 	return 0;
 }

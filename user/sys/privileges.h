@@ -7,12 +7,12 @@
 
 #include <stddef.h>
 
-/* Whether the effective set holds CAP_BPF and CAP_PERFMON. 0, or -1 with err
+/* Whether the effective set holds CAP_BPF and CAP_PERFMON. 0, or -errno with err
  * naming the missing ones and how to grant them ("what" needs them). */
 int privileges_check(const char *what, char *err, size_t errlen);
 
 /* Clears every capability (effective, permitted, inheritable, ambient) and
- * checks that none is left. 0, or -1 with err set. */
+ * checks that none is left. 0, or -errno with err set. */
 int privileges_drop_all(char *err, size_t errlen);
 
 /* What a failed bpf() or perf_event_open() with errno err most likely means,

@@ -23,12 +23,12 @@ int proc_stat_read(uint32_t id, struct proc_stat *st)
 		snprintf(path, sizeof(path), "/proc/self/stat");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = read(fd, line, sizeof(line) - 1);
 	close(fd);
 	if (n <= 0) {
 		errno = n ? errno : ESRCH;
-		return -1;
+		return -errno;
 	}
 	line[n] = '\0';
 	after = strrchr(line, ')');
@@ -42,7 +42,7 @@ int proc_stat_read(uint32_t id, struct proc_stat *st)
 			     &st->state, &st->ppid, &st->utime, &st->stime, &st->start_ticks,
 			     &st->vsize, &st->rss) != 7) {
 		errno = EINVAL;
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }

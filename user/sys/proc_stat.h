@@ -18,7 +18,7 @@ struct proc_stat {
 	int64_t rss;          /* 24: pages */
 };
 
-/* The stat line of process (or thread) id, 0 for this process: 0, or -1
+/* The stat line of process (or thread) id, 0 for this process: 0, or -errno
  * with errno set (ENOENT or ESRCH: it has gone). */
 int proc_stat_read(uint32_t id, struct proc_stat *st);
 

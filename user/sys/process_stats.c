@@ -4,6 +4,7 @@
 #include "sys/process_stats.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,10 +57,11 @@ int process_stats_read(struct process_stats *s)
 	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 	uint64_t btime = boot_time();
 	struct proc_stat st;
+	int ret;
 
 	memset(s, 0, sizeof(*s));
-	if (proc_stat_read(0, &st) || !btime || tick <= 0)
-		return -1;
+	if ((ret = proc_stat_read(0, &st)) || !btime || tick <= 0)
+		return ret ? ret : -EIO;
 	s->cpu_ns = (st.utime + st.stime) * 1000000000u / (uint64_t)tick;
 	s->virtual_bytes = st.vsize;
 	s->resident_bytes = st.rss > 0 ? (uint64_t)st.rss * (uint64_t)page : 0;

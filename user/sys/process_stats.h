@@ -17,7 +17,7 @@ struct process_stats {
 	uint64_t start_time_ms;     /* since the epoch */
 };
 
-/* 0, or -1 if /proc/self/stat or /proc/stat could not be read. */
+/* 0, or -errno if /proc/self/stat or /proc/stat could not be read. */
 int process_stats_read(struct process_stats *s);
 
 /* The descriptors this process has open. */

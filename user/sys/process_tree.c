@@ -24,7 +24,7 @@ int process_start_ticks(uint32_t pid, uint64_t *ticks)
 	struct proc_stat st;
 
 	if (proc_stat_read(pid, &st))
-		return -1;
+		return -errno;
 	*ticks = st.start_ticks;
 	return 0;
 }
@@ -51,7 +51,7 @@ int process_tree_read(struct process_node **nodes, size_t *nr)
 	if (r) {
 		byte_buffer_free(&read);
 		errno = r > 0 ? ENOMEM : -r;
-		return -1;
+		return -errno;
 	}
 	*nodes = (struct process_node *)read.data;
 	*nr = read.len / sizeof(**nodes);

@@ -16,14 +16,14 @@ struct process_node {
 };
 
 /* Every process in /proc now (those that end meanwhile left out), in *nodes
- * (the caller frees it), *nr of them: 0, or -1 with errno set. */
+ * (the caller frees it), *nr of them: 0, or -errno (errno set too). */
 int process_tree_read(struct process_node **nodes, size_t *nr);
 
 /* Whether process or thread id has exited (no longer in /proc, or a zombie
  * waiting for its parent). */
 bool process_exited(uint32_t id);
 
-/* The start of pid (0: this process) in the unit of start_ticks: 0, or -1
+/* The start of pid (0: this process) in the unit of start_ticks: 0, or -errno
  * with errno set. */
 int process_start_ticks(uint32_t pid, uint64_t *ticks);
 

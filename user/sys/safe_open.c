@@ -64,12 +64,12 @@ static int open_for_reading(int pathfd, int dirfd, const char *path, int nofollo
 
 	if (fstat(pathfd, &st)) {
 		close_keep_errno(pathfd);
-		return -1;
+		return -errno;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(pathfd);
 		errno = S_ISLNK(st.st_mode) ? ELOOP : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		return -1;
+		return -errno;
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pathfd);
 	fd = open(self, READ_FLAGS);
@@ -77,11 +77,11 @@ static int open_for_reading(int pathfd, int dirfd, const char *path, int nofollo
 		fd = openat(dirfd, path, READ_FLAGS | nofollow);
 	close_keep_errno(pathfd);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (fstat(fd, &again) || !S_ISREG(again.st_mode) || !same_file(&st, &again)) {
 		close(fd);
 		errno = ESTALE;
-		return -1;
+		return -errno;
 	}
 	if (out)
 		*out = again;
@@ -94,7 +94,7 @@ int safe_openat(int dirfd, const char *path, unsigned int flags, struct stat *st
 	int pathfd = openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
 
 	if (pathfd < 0)
-		return -1;
+		return -errno;
 	return open_for_reading(pathfd, dirfd, path, nofollow, st);
 }
 
@@ -107,7 +107,7 @@ int safe_open_in_root(int rootfd, const char *path, struct stat *st)
 	long pathfd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 
 	if (pathfd < 0)
-		return -1;
+		return -errno;
 	return open_for_reading((int)pathfd, rootfd, NULL, 0, st);
 }
 
@@ -126,12 +126,12 @@ static int open_in_process_root(uint32_t pid, const char *path, struct stat *st)
 
 	if (path[0] != '/' || ends_with(path, " (deleted)")) {
 		errno = ENOENT;
-		return -1;
+		return -errno;
 	}
 	snprintf(root, sizeof(root), "/proc/%u/root", pid);
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return -1;
+		return -errno;
 	fd = safe_open_in_root(rootfd, path, st);
 	close_keep_errno(rootfd);
 	return fd;
@@ -143,11 +143,11 @@ static int open_in_own_root(const char *path, struct stat *st)
 
 	if (path[0] != '/' || ends_with(path, " (deleted)")) {
 		errno = ENOENT;
-		return -1;
+		return -errno;
 	}
 	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return -1;
+		return -errno;
 	fd = safe_open_in_root(rootfd, path, st);
 	close_keep_errno(rootfd);
 	return fd;
@@ -166,7 +166,7 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 	/* map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); a mapping
 	 * that is not a regular file is refused, not looked up by its name */
 	if (fd < 0 && safe_open_refused(errno))
-		return -1;
+		return -errno;
 	if (fd < 0)
 		fd = open_in_process_root(pid, path, &s);
 	/* a process of higher privilege than ours (its root unreadable once our
@@ -175,12 +175,12 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 	if (fd < 0 && dev && (errno == EACCES || errno == EPERM))
 		fd = open_in_own_root(path, &s);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (dev && (major(s.st_dev) != dev->maj || minor(s.st_dev) != dev->min ||
 		    (uint64_t)s.st_ino != dev->ino)) {
 		close(fd);
 		errno = ESTALE;
-		return -1;
+		return -errno;
 	}
 	if (st)
 		*st = s;
@@ -197,7 +197,7 @@ ssize_t safe_pread(int fd, void *buf, size_t len, off_t off)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -1;
+			return -errno;
 		if (!n)
 			break;
 		done += (size_t)n;
@@ -212,11 +212,11 @@ ssize_t safe_read_file(int dirfd, const char *path, char *buf, size_t len)
 
 	if (!len) {
 		errno = EINVAL;
-		return -1;
+		return -errno;
 	}
 	fd = safe_openat(dirfd, path, 0, NULL);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = safe_pread(fd, buf, len - 1, 0);
 	close_keep_errno(fd);
 	buf[n > 0 ? n : 0] = '\0';

@@ -21,7 +21,7 @@ enum {
  * and runs no driver's open), and opens it for reading, non-blocking and
  * close-on-exec, only if it is a regular file. So a FIFO, a device, a socket
  * or a directory planted where a file was expected is refused at once. They
- * return an fd, or -1 with errno set: ELOOP a symlink (or a path through
+ * return an fd, or -errno (errno set too): ELOOP a symlink (or a path through
  * one, where refused), EISDIR a directory, EINVAL anything else that is not a
  * regular file, else open's errno. st, if not NULL, gets the file's fstat.
  */
@@ -61,12 +61,12 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 
 /* Reads up to len bytes of fd from offset off (retrying short reads and
  * EINTR, stopping at the end of the file): never more than len. Returns the
- * bytes read, or -1 with errno. */
+ * bytes read, or -errno (errno set too). */
 ssize_t safe_pread(int fd, void *buf, size_t len, off_t off);
 
 /* Reads at most len - 1 bytes of the regular file dirfd/path (no symlink as
  * its last component) into buf and NUL-terminates it: /proc/PID/comm, a pid
- * file. Returns the bytes read, or -1 with errno. */
+ * file. Returns the bytes read, or -errno (errno set too). */
 ssize_t safe_read_file(int dirfd, const char *path, char *buf, size_t len);
 
 /* A stdio stream (read, close-on-exec) on safe_openat(AT_FDCWD, path, 0):

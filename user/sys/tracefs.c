@@ -59,23 +59,23 @@ int tracefs_read_file(const char *relpath, struct byte_buffer *b)
 	ssize_t n;
 
 	if (!root)
-		return -1;
+		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/%s", root, relpath);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
 		if (!byte_buffer_append(b, chunk, (size_t)n)) {
 			close(fd);
 			errno = ENOMEM;
-			return -1;
+			return -ENOMEM;
 		}
 	if (n < 0) {
 		int e = errno;
 
 		close(fd);
 		errno = e;
-		return -1;
+		return -e;
 	}
 	close(fd);
 	return 0;
@@ -125,7 +125,7 @@ int tracefs_parse_format(const char *text, struct tracepoint_format *out)
 				parse_field_line(l, out);
 		}
 	}
-	return have_id && out->fixed_size ? 0 : -1;
+	return have_id && out->fixed_size ? 0 : -EINVAL;
 }
 
 int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
@@ -136,14 +136,14 @@ int tracefs_read_format(const char *system, const char *name, struct tracepoint_
 	int ret;
 
 	if (!tracefs_path(err, errlen))
-		return -1;
+		return -ENOENT;
 	if (strchr(system, '/') || strchr(name, '/') || !strcmp(system, "..") ||
 	    !strcmp(name, "..")) {
 		rt_format(err, errlen, "unknown tracepoint %s:%s", system, name);
-		return -1;
+		return -EINVAL;
 	}
 	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
-	if (tracefs_read_file(rel, &b) || !byte_buffer_append(&b, "", 1)) {
+	if ((ret = tracefs_read_file(rel, &b)) || !byte_buffer_append(&b, "", 1)) {
 		if (errno == EACCES || errno == EPERM)
 			rt_format(err, errlen, "permission denied reading tracepoint %s:%s in %s: tracefs is root's, record tracepoints as root",
 				  system, name, tracefs_path(NULL, 0));
@@ -151,7 +151,7 @@ int tracefs_read_format(const char *system, const char *name, struct tracepoint_
 			rt_format(err, errlen, "unknown tracepoint %s:%s (ringtrace list shows the available ones)",
 				  system, name);
 		byte_buffer_free(&b);
-		return -1;
+		return ret ? ret : -ENOMEM;
 	}
 	ret = tracefs_parse_format((const char *)b.data, out);
 	if (ret)
@@ -164,10 +164,11 @@ int tracefs_each_event(void (*fn)(const char *system_name, void *ctx), void *ctx
 {
 	struct byte_buffer b = { 0 };
 	char *line, *save = NULL;
+	int ret;
 
-	if (tracefs_read_file("available_events", &b) || !byte_buffer_append(&b, "", 1)) {
+	if ((ret = tracefs_read_file("available_events", &b)) || !byte_buffer_append(&b, "", 1)) {
 		byte_buffer_free(&b);
-		return -1;
+		return ret ? ret : -ENOMEM;
 	}
 	for (line = strtok_r((char *)b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		fn(line, ctx);

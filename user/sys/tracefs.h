@@ -32,18 +32,19 @@ struct tracepoint_format {
  * tracefs is mounted. NULL with err set if neither works. */
 const char *tracefs_path(char *err, size_t errlen);
 
-/* Reads events/SYSTEM/NAME/format. 0, or -1 with err naming the tracepoint. */
+/* Reads events/SYSTEM/NAME/format. 0, or -errno with err naming the tracepoint. */
 int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
 			char *err, size_t errlen);
 
-/* Parses the text of a format file (exposed for tests). */
+/* Parses the text of a format file (exposed for tests); 0, or -EINVAL. */
 int tracefs_parse_format(const char *text, struct tracepoint_format *out);
 
 /* Appends the whole contents of tracefs file relpath ("events/header_page") to
- * b. 0, or -1 if it cannot be read. */
+ * b. 0, or -errno if it cannot be read. */
 int tracefs_read_file(const char *relpath, struct byte_buffer *b);
 
-/* Calls fn with "system:name" for every tracepoint in available_events. */
+/* Calls fn with "system:name" for every tracepoint in available_events; 0, or
+ * -errno. */
 int tracefs_each_event(void (*fn)(const char *system_name, void *ctx), void *ctx);
 
 #endif
