@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,7 +262,7 @@ static void expect_open_error(const char *dir, const char *needle)
 	struct perf_input in;
 	char err[512] = "";
 
-	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), -1);
+	assert_true(perf_input_open(&in, dir, err, sizeof(err)) < 0);
 	if (!strstr(err, needle))
 		fail_msg("error \"%s\" does not mention \"%s\"", err, needle);
 	if (!strstr(err, "/data"))
@@ -361,7 +362,7 @@ static void test_bad_and_truncated_records(void **state)
 
 	perf_record_iter_init(&it, &in.files[2]);
 	assert_int_equal(perf_record_next(&it, &rec, err, sizeof(err)), 1);
-	assert_int_equal(perf_record_next(&it, &rec, err, sizeof(err)), -1);
+	assert_int_equal(perf_record_next(&it, &rec, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "data.cpu1"));
 	{
 		char offset[64];
@@ -387,9 +388,9 @@ static void test_sample_decode_rejects_overlong_callchain(void **state)
 	words = (uint64_t *)b.data;
 	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), 0);
 	words[6] = 1000; /* nr beyond the record */
-	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -1);
+	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -EINVAL);
 	words[6] = UINT64_MAX / 4;
-	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -1);
+	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -EINVAL);
 	words[6] = 3;
 	/* a record cut before its period */
 	{
@@ -399,7 +400,7 @@ static void test_sample_decode_rejects_overlong_callchain(void **state)
 		h.size = 5 * 8;
 		memcpy(words, &h, sizeof(h));
 	}
-	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -1);
+	assert_int_equal(perf_sample_decode((void *)words, SAMPLE_TYPE, &s), -EINVAL);
 	byte_buffer_free(&b);
 }
 
@@ -426,20 +427,20 @@ static void test_sample_decode_user_regs_and_stack(void **state)
 	assert_int_equal(reg, 20);
 	assert_int_equal(perf_sample_user_reg(&s, 8, &reg), 0);
 	assert_int_equal(reg, 30);
-	assert_int_equal(perf_sample_user_reg(&s, 1, &reg), -1);
+	assert_int_equal(perf_sample_user_reg(&s, 1, &reg), -ENOENT);
 	assert_int_equal(s.stack_size, 32);
 	assert_int_equal(s.stack_dyn_size, 24);
 	assert_memory_equal(s.stack_user, &w[7], 32);
 	/* a mask naming more registers than the record holds */
-	assert_int_equal(perf_sample_decode_regs((void *)w, type, ~0ULL, &s), -1);
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, ~0ULL, &s), -EINVAL);
 	/* dyn_size beyond the copy, a size not a multiple of 8, past the end */
 	w[11] = 40;
-	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -1);
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -EINVAL);
 	w[11] = 24;
 	w[6] = 31;
-	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -1);
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -EINVAL);
 	w[6] = 1ULL << 40;
-	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -1);
+	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), -EINVAL);
 	/* a kernel thread: abi 0, size 0, nothing else */
 	w[2] = 0;
 	w[3] = 0;
@@ -448,7 +449,7 @@ static void test_sample_decode_user_regs_and_stack(void **state)
 	assert_int_equal(perf_sample_decode_regs((void *)w, type, 0x181, &s), 0);
 	assert_int_equal(s.regs_abi, 0);
 	assert_int_equal(s.stack_size, 0);
-	assert_int_equal(perf_sample_user_reg(&s, 7, &reg), -1);
+	assert_int_equal(perf_sample_user_reg(&s, 7, &reg), -ENOENT);
 }
 
 static void test_strings_must_be_terminated(void **state)
@@ -462,7 +463,7 @@ static void test_strings_must_be_terminated(void **state)
 	assert_int_equal(perf_comm_decode((void *)b.data, SAMPLE_ID_TYPE, &out), 0);
 	/* "abcdefg\0" fills 8 bytes exactly: overwrite the NUL */
 	b.data[8 + 8 + 7] = 'h';
-	assert_int_equal(perf_comm_decode((void *)b.data, SAMPLE_ID_TYPE, &out), -1);
+	assert_int_equal(perf_comm_decode((void *)b.data, SAMPLE_ID_TYPE, &out), -EINVAL);
 	byte_buffer_free(&b);
 }
 
@@ -521,7 +522,7 @@ static void test_namespaces_round_trip(void **state)
 	assert_int_equal(got.time, 77);
 	/* nr_namespaces (after pid and tid) claiming more than the record holds */
 	memcpy(b.data + 8 + 8, &(uint64_t){ 1000 }, 8);
-	assert_int_equal(perf_namespaces_decode((void *)b.data, &out), -1);
+	assert_int_equal(perf_namespaces_decode((void *)b.data, &out), -EINVAL);
 	byte_buffer_free(&b);
 }
 

@@ -38,14 +38,14 @@ static int read_whole(int fd, struct perf_input_file *f, const char *display, ch
 
 	if (!buf) {
 		rt_format(err, errlen, "out of memory reading %s", display);
-		return -1;
+		return -ENOMEM;
 	}
 	got = safe_pread(fd, buf, f->map_size, 0);
 	if (got != (ssize_t)f->map_size) {
 		rt_format(err, errlen, "%s: cannot read: %s", display,
 			  got < 0 ? strerror(errno) : "it shrank while being read");
 		free(buf);
-		return -1;
+		return got < 0 ? (int)got : -EIO;
 	}
 	f->map = buf;
 	f->heap = true;
@@ -65,28 +65,32 @@ int perf_input_file_map(int dirfd, const char *name, const char *display, struct
 	if (fd < 0) {
 		rt_format(err, errlen, "%s: cannot open: %s", display,
 			  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
-		return -1;
+		return -errno;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		rt_format(err, errlen, "%s: not a regular file", display);
 		close(fd);
-		return -1;
+		return -EINVAL;
 	}
 	f->map_size = (size_t)st.st_size;
 	if (f->map_size && f->map_size <= READ_LIMIT) {
-		if (read_whole(fd, f, display, err, errlen)) {
+		int ret = read_whole(fd, f, display, err, errlen);
+
+		if (ret) {
 			close(fd);
 			memset(f, 0, sizeof(*f));
-			return -1;
+			return ret;
 		}
 	} else if (f->map_size) {
 		void *map = mmap(NULL, f->map_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 
 		if (map == MAP_FAILED) {
+			int e = errno;
+
 			rt_format(err, errlen, "%s: cannot map: %s", display, strerror(errno));
 			close(fd);
 			memset(f, 0, sizeof(*f));
-			return -1;
+			return -e;
 		}
 		madvise(map, f->map_size, MADV_SEQUENTIAL);
 		f->map = map;
@@ -97,7 +101,7 @@ int perf_input_file_map(int dirfd, const char *name, const char *display, struct
 	if (!f->path) {
 		rt_format(err, errlen, "out of memory");
 		perf_input_file_unmap(f);
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }

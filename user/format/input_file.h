@@ -10,7 +10,7 @@
 
 /* The regular file name of dirfd (dirfd < 0: name is a path; its last
  * component no symlink when under dirfd), display naming it in messages,
- * into f whole (f->end its size). 0, or -1 with err set. */
+ * into f whole (f->end its size). 0, or -errno with err set. */
 int perf_input_file_map(int dirfd, const char *name, const char *display, struct perf_input_file *f,
 			char *err, size_t errlen);
 void perf_input_file_unmap(struct perf_input_file *f);

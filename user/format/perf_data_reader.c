@@ -85,14 +85,14 @@ static int read_features(struct perf_input *in, char *err, size_t errlen)
 		if (at > hf->map_size || hf->map_size - at < sizeof(sec)) {
 			rt_format(err, errlen, "%s: offset %llu: the index of feature %d runs past the end of the file",
 				  hf->path, (unsigned long long)at, bit);
-			return -1;
+			return -EINVAL;
 		}
 		memcpy(&sec, hf->map + at, sizeof(sec));
 		if (sec.offset > hf->map_size || sec.size > hf->map_size - sec.offset) {
 			rt_format(err, errlen, "%s: offset %llu: feature %d section [%llu, +%llu) runs past the end of the file",
 				  hf->path, (unsigned long long)at, bit, (unsigned long long)sec.offset,
 				  (unsigned long long)sec.size);
-			return -1;
+			return -EINVAL;
 		}
 		at += sizeof(sec);
 		if (bit == PERF_FEAT_EVENT_DESC)
@@ -142,7 +142,7 @@ static int collect_ids(struct perf_input *in, char *err, size_t errlen)
 	if (!pairs || !in->declared_ids || !in->declared_id_events) {
 		free(pairs);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < in->nr_events; i++)
 		for (uint32_t j = 0; j < in->events[i].nr_ids; j++)
@@ -167,17 +167,17 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 	    h->attrs.size % entry || !h->attrs.size) {
 		rt_format(err, errlen, "%s: offset 16: bad attr size %llu or attrs size %llu",
 			  hf->path, (unsigned long long)entry, (unsigned long long)h->attrs.size);
-		return -1;
+		return -EINVAL;
 	}
 	if (h->attrs.offset > hf->map_size || h->attrs.size > hf->map_size - h->attrs.offset) {
 		rt_format(err, errlen, "%s: offset %llu: attrs section runs past the end of the file",
 			  hf->path, (unsigned long long)h->attrs.offset);
-		return -1;
+		return -EINVAL;
 	}
 	in->nr_events = (unsigned int)(h->attrs.size / entry);
 	in->events = calloc(in->nr_events, sizeof(*in->events));
 	if (!in->events)
-		return -1;
+		return -ENOMEM;
 	for (unsigned int i = 0; i < in->nr_events; i++) {
 		uint64_t at = h->attrs.offset + i * entry;
 		size_t attr_bytes = entry - sizeof(struct perf_file_section);
@@ -191,13 +191,13 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 		    ids.size / 8 > UINT32_MAX) {
 			rt_format(err, errlen, "%s: offset %llu: ids of attr %u run past the end of the file",
 				  hf->path, (unsigned long long)(at + attr_bytes), i);
-			return -1;
+			return -EINVAL;
 		}
 		ev->nr_ids = (uint32_t)(ids.size / 8);
 		if (ev->nr_ids) {
 			ev->ids = malloc(ids.size);
 			if (!ev->ids)
-				return -1;
+				return -ENOMEM;
 			memcpy(ev->ids, hf->map + ids.offset, ids.size);
 		}
 		if (i == 0) {
@@ -207,19 +207,19 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 			   ev->attr.sample_id_all != in->sample_id_all) {
 			rt_format(err, errlen, "%s: offset %llu: attr %u disagrees with attr 0 on the sample_id layout",
 				  hf->path, (unsigned long long)at, i);
-			return -1;
+			return -EINVAL;
 		}
 		if (ev->attr.sample_type & ~PERF_SAMPLE_DECODABLE) {
 			rt_format(err, errlen, "%s: offset %llu: attr %u has sample_type 0x%llx with fields ringtrace cannot decode",
 				  hf->path, (unsigned long long)at, i,
 				  (unsigned long long)ev->attr.sample_type);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	if (in->nr_events > 1 && !(in->sample_id_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID))) {
 		rt_format(err, errlen, "%s: %u events but no sample ids to tell them apart",
 			  hf->path, in->nr_events);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -232,27 +232,27 @@ static int read_header(struct perf_input *in, char *err, size_t errlen)
 	if (hf->map_size < sizeof(*h)) {
 		rt_format(err, errlen, "%s: offset 0: file too short for a perf.data header (%zu bytes)",
 			  hf->path, hf->map_size);
-		return -1;
+		return -EINVAL;
 	}
 	memcpy(h, hf->map, sizeof(*h));
 	if (h->magic != PERF_FILE_MAGIC) {
 		rt_format(err, errlen, "%s: offset 0: not a perf.data file (bad magic)", hf->path);
-		return -1;
+		return -EINVAL;
 	}
 	if (h->size != sizeof(*h)) {
 		rt_format(err, errlen, "%s: offset 8: unsupported header size %llu", hf->path,
 			  (unsigned long long)h->size);
-		return -1;
+		return -EINVAL;
 	}
 	if (h->data.offset > hf->map_size || h->data.size > hf->map_size - h->data.offset) {
 		rt_format(err, errlen, "%s: offset 40: data section [%llu, +%llu) runs past the end of the file",
 			  hf->path, (unsigned long long)h->data.offset, (unsigned long long)h->data.size);
-		return -1;
+		return -EINVAL;
 	}
 	if (h->data.offset % PERF_RECORD_ALIGN) {
 		rt_format(err, errlen, "%s: offset 40: data section at %llu is not 8-byte aligned",
 			  hf->path, (unsigned long long)h->data.offset);
-		return -1;
+		return -EINVAL;
 	}
 	hf->start = h->data.offset;
 	hf->end = h->data.offset + h->data.size;
@@ -307,13 +307,14 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 {
 	struct byte_buffer listed = { 0 };
 	struct perf_input_file *files;
-	int ret = -1, r = dir_each_entry(dirfd, add_data_name, &listed);
+	int ret = -ENOMEM, r = dir_each_entry(dirfd, add_data_name, &listed);
 	char **names = (char **)listed.data;
 	size_t nr = listed.len / sizeof(*names);
 
 	if (r) {
 		rt_format(err, errlen, "%s: cannot list directory: %s", in->path,
 			  r < 0 ? strerror(-r) : "out of memory");
+		ret = r < 0 ? r : -ENOMEM;
 		goto out;
 	}
 	if (nr)
@@ -326,7 +327,8 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 		char display[4096];
 
 		snprintf(display, sizeof(display), "%s/%s", in->path, names[i]);
-		if (perf_input_file_map(dirfd, names[i], display, &in->files[in->nr_files], err, errlen))
+		if ((ret = perf_input_file_map(dirfd, names[i], display, &in->files[in->nr_files], err,
+					       errlen)))
 			goto out;
 		in->nr_files++;
 	}
@@ -341,7 +343,7 @@ out:
 int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	int dirfd = -1;
+	int dirfd = -1, ret = -ENOMEM;
 
 	memset(in, 0, sizeof(*in));
 	in->path = strdup(path);
@@ -352,6 +354,7 @@ int perf_input_open(struct perf_input *in, const char *path, char *err, size_t e
 	}
 	if (stat(path, &st)) {
 		rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		ret = -errno;
 		goto fail;
 	}
 	in->is_dir = S_ISDIR(st.st_mode);
@@ -361,19 +364,20 @@ int perf_input_open(struct perf_input *in, const char *path, char *err, size_t e
 		dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dirfd < 0) {
 			rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+			ret = -errno;
 			goto fail;
 		}
 		snprintf(display, sizeof(display), "%s/data", path);
-		if (perf_input_file_map(dirfd, "data", display, &in->files[0], err, errlen))
+		if ((ret = perf_input_file_map(dirfd, "data", display, &in->files[0], err, errlen)))
 			goto fail;
-	} else if (perf_input_file_map(-1, path, path, &in->files[0], err, errlen)) {
+	} else if ((ret = perf_input_file_map(-1, path, path, &in->files[0], err, errlen))) {
 		goto fail;
 	}
 	in->nr_files = 1;
-	if (read_header(in, err, errlen) || read_features(in, err, errlen) ||
-	    collect_ids(in, err, errlen))
+	if ((ret = read_header(in, err, errlen)) || (ret = read_features(in, err, errlen)) ||
+	    (ret = collect_ids(in, err, errlen)))
 		goto fail;
-	if (in->is_dir && open_data_files(in, dirfd, err, errlen))
+	if (in->is_dir && (ret = open_data_files(in, dirfd, err, errlen)))
 		goto fail;
 	if (dirfd >= 0)
 		close(dirfd);
@@ -382,7 +386,7 @@ fail:
 	if (dirfd >= 0)
 		close(dirfd);
 	perf_input_close(in);
-	return -1;
+	return ret;
 }
 
 void perf_input_close(struct perf_input *in)
@@ -401,7 +405,7 @@ void perf_input_close(struct perf_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-/* The sample id rec carries: 1 with *id set, 0 if its layout has none, -1
+/* The sample id rec carries: 1 with *id set, 0 if its layout has none, -EINVAL
  * if it is too short to hold it. */
 static int record_id(const struct perf_input *in, const struct perf_event_header *rec,
 		     uint64_t *id)
@@ -417,7 +421,7 @@ static int record_id(const struct perf_input *in, const struct perf_event_header
 		 * events' layouts may differ past it */
 		if (first->attr.sample_type & PERF_SAMPLE_IDENTIFIER) {
 			if (rec->size < sizeof(*rec) + sizeof(*id))
-				return -1;
+				return -EINVAL;
 			memcpy(id, rec + 1, sizeof(*id));
 			return 1;
 		}
@@ -425,7 +429,7 @@ static int record_id(const struct perf_input *in, const struct perf_event_header
 			return 0;
 		if (perf_sample_decode_regs(rec, first->attr.sample_type,
 					    first->attr.sample_regs_user, &s))
-			return -1;
+			return -EINVAL;
 		*id = s.id;
 		return 1;
 	}
@@ -433,7 +437,7 @@ static int record_id(const struct perf_input *in, const struct perf_event_header
 		struct perf_sample_id sid;
 
 		if (perf_sample_id_decode(rec, in->sample_id_type, &sid))
-			return -1;
+			return -EINVAL;
 		*id = sid.id;
 		return 1;
 	}
@@ -475,7 +479,7 @@ int perf_input_check_id(const struct perf_input *in, const struct perf_input_fil
 		rt_format(err, errlen, "%s: offset %llu: %s record too short for its sample id",
 			  f->path, (unsigned long long)pos,
 			  perf_record_type_name(rec->type) ? perf_record_type_name(rec->type) : "a");
-		return -1;
+		return -EINVAL;
 	}
 	if (!r || !id ||
 	    bsearch(&id, in->declared_ids, in->nr_declared_ids, sizeof(id), compare_ids))
@@ -483,7 +487,7 @@ int perf_input_check_id(const struct perf_input *in, const struct perf_input_fil
 	rt_format(err, errlen, "%s: offset %llu: a record of sample id %#llx, which no event of %s declares: the file belongs to another recording (move it out of %s)",
 		  f->path, (unsigned long long)pos, (unsigned long long)id, in->files[0].path,
 		  in->path);
-	return -1;
+	return -EINVAL;
 }
 
 void perf_record_iter_init(struct perf_record_iter *it, const struct perf_input_file *file)
@@ -510,7 +514,7 @@ int perf_record_next(struct perf_record_iter *it, const struct perf_event_header
 	if (h.size < sizeof(h) || h.size % PERF_RECORD_ALIGN) {
 		rt_format(err, errlen, "%s: offset %llu: record of type %u has impossible size %u",
 			  f->path, (unsigned long long)it->pos, h.type, h.size);
-		return -1;
+		return -EINVAL;
 	}
 	if (h.size > left) {
 		it->truncated = true;

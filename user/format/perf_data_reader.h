@@ -44,8 +44,8 @@ struct perf_input {
 	size_t nr_declared_ids;
 };
 
-/* Opens path; on failure returns -1 with one line in err naming the file, the
- * offset where relevant, and the problem. Input is mapped read-only; only
+/* Opens path; on failure returns -errno (-EINVAL: malformed) with one line in
+ * err naming the file, the offset where relevant, and the problem. Input is mapped read-only; only
  * regular files are accepted and no symlink is followed inside a directory. */
 int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen);
 void perf_input_close(struct perf_input *in);
@@ -57,7 +57,7 @@ const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 /* Whether record rec, at offset pos of file f, belongs to this recording:
  * 0 if it carries no sample id (no PERF_SAMPLE_IDENTIFIER or ID in its
  * layout, id 0 as perf synthesizes records, perf's own record types) or one
- * an attr of the header declares; -1 with err naming the file and offset if
+ * an attr of the header declares; -EINVAL with err naming the file and offset if
  * its id is declared by none (a data.* file of another recording) or it is
  * too short to hold one. */
 int perf_input_check_id(const struct perf_input *in, const struct perf_input_file *f, uint64_t pos,
@@ -70,7 +70,7 @@ struct perf_record_iter {
 };
 
 void perf_record_iter_init(struct perf_record_iter *it, const struct perf_input_file *file);
-/* 1 with *rec set, 0 at the end, -1 with err set if a record is malformed
+/* 1 with *rec set, 0 at the end, -EINVAL with err set if a record is malformed
  * (its size cannot be a record). A final record cut short is the end, with
  * it->truncated set so the caller can warn. */
 int perf_record_next(struct perf_record_iter *it, const struct perf_event_header **rec,

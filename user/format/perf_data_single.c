@@ -33,11 +33,11 @@ static int flush(struct writer *w)
 	int r;
 
 	if (w->error || !w->buf.len)
-		return w->error ? -1 : 0;
+		return w->error ? -w->error : 0;
 	r = write_full(w->fd, w->buf.data, w->buf.len);
 	if (r) {
 		w->error = -r;
-		return -1;
+		return r;
 	}
 	w->at += w->buf.len;
 	byte_buffer_reset(&w->buf);
@@ -47,10 +47,10 @@ static int flush(struct writer *w)
 static int put(struct writer *w, const void *p, size_t len)
 {
 	if (w->error)
-		return -1;
+		return -w->error;
 	if (!byte_buffer_append(&w->buf, p, len)) {
 		w->error = ENOMEM;
-		return -1;
+		return -ENOMEM;
 	}
 	return w->buf.len >= CHUNK_BYTES ? flush(w) : 0;
 }
@@ -83,7 +83,7 @@ static int put_attrs(const struct perf_input *in, struct writer *w, struct perf_
 
 	if (!attrs || entry < sizeof(struct perf_file_section) || !nr) {
 		rt_format(err, errlen, "%s: malformed attrs section", in->files[0].path);
-		return -1;
+		return -EINVAL;
 	}
 	fh->attr_size = entry;
 	fh->attrs = (struct perf_file_section){ offset(w), nr * entry };
@@ -95,7 +95,7 @@ static int put_attrs(const struct perf_input *in, struct writer *w, struct perf_
 		if (!section(in, &ids)) {
 			rt_format(err, errlen, "%s: attr %zu: its ids lie past the file's end",
 				  in->files[0].path, i);
-			return -1;
+			return -EINVAL;
 		}
 		put(w, attrs + i * entry, entry - sizeof(ids));
 		ids.offset = ids_at;
@@ -119,13 +119,13 @@ static int put_records(const struct perf_input *in, struct writer *w, struct per
 	struct stream_record sr;
 
 	if (!rs)
-		return -1;
+		return -EIO; /* what failed is in err */
 	fh->data.offset = offset(w);
 	while (record_stream_next(rs, &sr) && !put(w, sr.rec, sr.rec->size))
 		(*records)++;
 	record_stream_close(rs);
 	fh->data.size = offset(w) - fh->data.offset;
-	return w->error ? -1 : 0;
+	return w->error ? -w->error : 0;
 }
 
 /* The header file's features but the directory format's: their table (one
@@ -146,7 +146,7 @@ static int put_features(const struct perf_input *in, struct writer *w, struct pe
 	if (!section(in, &at)) {
 		rt_format(err, errlen, "%s: the feature sections' table lies past the file's end",
 			  in->files[0].path);
-		return -1;
+		return -EINVAL;
 	}
 	memcpy(table, section(in, &at), at.size);
 	payload = offset(w);
@@ -159,7 +159,7 @@ static int put_features(const struct perf_input *in, struct writer *w, struct pe
 		if (!section(in, &table[i])) {
 			rt_format(err, errlen, "%s: feature %u lies past the file's end",
 				  in->files[0].path, bits[i]);
-			return -1;
+			return -EINVAL;
 		}
 		fh->features[bits[i] / 64] |= 1ull << (bits[i] % 64);
 		put(w, &(struct perf_file_section){ payload, table[i].size }, sizeof(table[0]));
@@ -176,18 +176,19 @@ int perf_data_write_single(const struct perf_input *in, int fd,
 {
 	struct perf_file_header fh = { .magic = PERF_FILE_MAGIC, .size = sizeof(fh) };
 	struct writer w = { .fd = fd };
-	int ret = -1;
+	int ret;
 
 	memset(totals, 0, sizeof(*totals));
 	err[0] = '\0';
 	/* the file header's room; it is written last */
 	put(&w, &fh, sizeof(fh));
-	if (put_attrs(in, &w, &fh, err, errlen) ||
-	    put_records(in, &w, &fh, &totals->records, err, errlen) ||
-	    put_features(in, &w, &fh, err, errlen) || flush(&w))
+	if ((ret = put_attrs(in, &w, &fh, err, errlen)) ||
+	    (ret = put_records(in, &w, &fh, &totals->records, err, errlen)) ||
+	    (ret = put_features(in, &w, &fh, err, errlen)) || (ret = flush(&w)))
 		goto out;
 	if (lseek(fd, 0, SEEK_SET) || write_full(fd, &fh, sizeof(fh))) {
 		w.error = errno ? errno : EIO;
+		ret = -w.error;
 		goto out;
 	}
 	totals->bytes = w.at;

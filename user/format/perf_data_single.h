@@ -18,7 +18,7 @@ struct perf_data_single_totals {
 /* Writes in (a directory, or a file) to fd as one file: the header's attrs
  * and sample ids, every record of every file in time order (as perf script
  * reads them) in one data section, and the header's features but the
- * directory format's. 0, or -1 with err naming the input and offset of a
+ * directory format's. 0, or -errno with err naming the input and offset of a
  * malformed record, or the write that failed. */
 int perf_data_write_single(const struct perf_input *in, int fd,
 			   struct perf_data_single_totals *totals, char *err, size_t errlen);

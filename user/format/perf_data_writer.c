@@ -24,18 +24,18 @@ static int put_feature_string(struct byte_buffer *b, const char *s)
 
 	if (!byte_buffer_append(b, &len, sizeof(len)) || !byte_buffer_append(b, s, olen) ||
 	    !byte_buffer_append(b, NULL, len - olen))
-		return -1;
+		return -ENOMEM;
 	return 0;
 }
 
 static int put_u32(struct byte_buffer *b, uint32_t v)
 {
-	return byte_buffer_append(b, &v, sizeof(v)) ? 0 : -1;
+	return byte_buffer_append(b, &v, sizeof(v)) ? 0 : -ENOMEM;
 }
 
 static int put_u64(struct byte_buffer *b, uint64_t v)
 {
-	return byte_buffer_append(b, &v, sizeof(v)) ? 0 : -1;
+	return byte_buffer_append(b, &v, sizeof(v)) ? 0 : -ENOMEM;
 }
 
 /* The attr as the file stores it: the first 128 bytes, size 128. */
@@ -50,7 +50,7 @@ static void file_attr(const struct perf_event_attr *in, uint8_t out[PERF_FILE_AT
 static int put_event_desc(struct byte_buffer *b, const struct perf_data_header *h)
 {
 	if (put_u32(b, h->nr_events) || put_u32(b, PERF_FILE_ATTR_SIZE))
-		return -1;
+		return -ENOMEM;
 	for (unsigned int i = 0; i < h->nr_events; i++) {
 		const struct perf_data_event *ev = &h->events[i];
 		uint8_t attr[PERF_FILE_ATTR_SIZE];
@@ -59,7 +59,7 @@ static int put_event_desc(struct byte_buffer *b, const struct perf_data_header *
 		if (!byte_buffer_append(b, attr, sizeof(attr)) || put_u32(b, ev->nr_ids) ||
 		    put_feature_string(b, ev->name ? ev->name : "") ||
 		    (ev->nr_ids && !byte_buffer_append(b, ev->ids, ev->nr_ids * sizeof(uint64_t))))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -67,10 +67,10 @@ static int put_event_desc(struct byte_buffer *b, const struct perf_data_header *
 static int put_cmdline(struct byte_buffer *b, const struct perf_data_header *h)
 {
 	if (put_u32(b, (uint32_t)h->argc))
-		return -1;
+		return -ENOMEM;
 	for (int i = 0; i < h->argc; i++)
 		if (put_feature_string(b, h->argv[i]))
-			return -1;
+			return -ENOMEM;
 	return 0;
 }
 
@@ -81,7 +81,7 @@ static int put_feature(struct byte_buffer *b, int feat, const struct perf_data_h
 	case PERF_FEAT_TRACING_DATA:
 		if (!h->tracing_data_size)
 			return 1;
-		return byte_buffer_append(b, h->tracing_data, h->tracing_data_size) ? 0 : -1;
+		return byte_buffer_append(b, h->tracing_data, h->tracing_data_size) ? 0 : -ENOMEM;
 	case PERF_FEAT_HOSTNAME:
 		return h->hostname ? put_feature_string(b, h->hostname) : 1;
 	case PERF_FEAT_OSRELEASE:
@@ -93,7 +93,7 @@ static int put_feature(struct byte_buffer *b, int feat, const struct perf_data_h
 	case PERF_FEAT_NRCPUS:
 		if (!h->nr_cpus_available)
 			return 1;
-		return put_u32(b, h->nr_cpus_available) || put_u32(b, h->nr_cpus_online) ? -1 : 0;
+		return put_u32(b, h->nr_cpus_available) || put_u32(b, h->nr_cpus_online) ? -ENOMEM : 0;
 	case PERF_FEAT_CMDLINE:
 		return h->argc > 0 ? put_cmdline(b, h) : 1;
 	case PERF_FEAT_EVENT_DESC:
@@ -124,7 +124,7 @@ static int build_features(struct byte_buffer *out, uint64_t start, struct perf_f
 	struct byte_buffer payload = { 0 };
 	unsigned int nr = 0;
 	uint64_t base;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	for (size_t i = 0; i < NR_WRITTEN_FEATURES; i++) {
 		size_t before = payload.len;
@@ -161,11 +161,11 @@ int perf_data_write_header(int fd, const struct perf_data_header *h, const void 
 	};
 	struct byte_buffer b = { 0 };
 	uint64_t ids_offset;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	if (!h->nr_events) {
 		rt_format(err, errlen, "a perf.data header needs at least one event");
-		return -1;
+		return -EINVAL;
 	}
 	if (!byte_buffer_append(&b, NULL, sizeof(fh)))
 		goto nomem;
@@ -196,6 +196,7 @@ int perf_data_write_header(int fd, const struct perf_data_header *h, const void 
 	memcpy(b.data, &fh, sizeof(fh));
 	if (write_full(fd, b.data, b.len)) {
 		rt_format(err, errlen, "cannot write the perf.data header: %s", strerror(errno));
+		ret = -errno;
 		goto out;
 	}
 	ret = 0;
@@ -225,7 +226,7 @@ int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize)
 	s->buf = malloc(s->cap);
 	if (!s->buf) {
 		s->error = ENOMEM;
-		return -1;
+		return -ENOMEM;
 	}
 	reserve_tail(s);
 	return 0;
@@ -234,7 +235,7 @@ int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize)
 int perf_data_stream_flush(struct perf_data_stream *s)
 {
 	if (s->error)
-		return -1;
+		return -s->error;
 	if (!s->len)
 		return 0;
 	if (write_full(s->fd, s->buf, s->len)) {
@@ -245,7 +246,7 @@ int perf_data_stream_flush(struct perf_data_stream *s)
 		if (ftruncate(s->fd, (off_t)s->bytes_written))
 			rt_warn("cannot cut the file back to its last whole record: %s",
 				strerror(errno));
-		return -1;
+		return -s->error;
 	}
 	s->bytes_written += s->len;
 	s->len = 0;
@@ -256,9 +257,9 @@ int perf_data_stream_flush(struct perf_data_stream *s)
 int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t size)
 {
 	if (s->error)
-		return -1;
+		return -s->error;
 	if (s->cap - s->len < size && perf_data_stream_flush(s))
-		return -1;
+		return -s->error;
 	memcpy(s->buf + s->len, rec, size);
 	s->len += size;
 	s->records++;
@@ -268,17 +269,19 @@ int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t 
 int perf_data_stream_write_after_error(struct perf_data_stream *s, const void *rec, size_t size)
 {
 	ssize_t n;
+	int e;
 
 	if (s->fd < 0)
-		return -1;
+		return -EBADF;
 	n = pwrite(s->fd, rec, size, (off_t)s->bytes_written);
 	if (n == (ssize_t)size) {
 		s->bytes_written += size;
 		return 0;
 	}
+	e = n < 0 ? errno : ENOSPC;
 	if (n > 0 && ftruncate(s->fd, (off_t)s->bytes_written))
 		rt_warn("cannot cut the file back to its last whole record: %s", strerror(errno));
-	return -1;
+	return -e;
 }
 
 int perf_data_stream_close(struct perf_data_stream *s)
@@ -287,7 +290,7 @@ int perf_data_stream_close(struct perf_data_stream *s)
 
 	if (s->fd >= 0 && close(s->fd) && !s->error) {
 		s->error = errno;
-		ret = -1;
+		ret = -errno;
 	}
 	s->fd = -1;
 	free(s->buf);

@@ -36,7 +36,7 @@ struct perf_data_header {
 
 /* Writes the complete header file to fd: file header, attrs with their ids,
  * the data section (records, e.g. synthesized side-band) and the feature
- * sections, HEADER_DIR_FORMAT among them. Returns 0, or -1 with err set. */
+ * sections, HEADER_DIR_FORMAT among them. Returns 0, or -errno with err set. */
 int perf_data_write_header(int fd, const struct perf_data_header *hdr, const void *data,
 			   size_t data_size, char *err, size_t errlen);
 
@@ -56,16 +56,17 @@ struct perf_data_stream {
 /* Bytes kept allocated past a stream's end for a last LOST record. */
 #define PERF_DATA_TAIL_RESERVE 4096
 
-/* Takes ownership of fd. Returns 0 or -1 if the buffer cannot be allocated. */
+/* Takes ownership of fd. Returns 0 or -ENOMEM if the buffer cannot be allocated. */
 int perf_data_stream_init(struct perf_data_stream *s, int fd, size_t bufsize);
-/* Appends one record (size is its header.size). Returns 0 or -1 with s->error. */
+/* Appends one record (size is its header.size). Returns 0 or -s->error. */
 int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t size);
 int perf_data_stream_flush(struct perf_data_stream *s);
-/* Flushes, fsyncs nothing, closes. Returns 0 or -1 with s->error. */
+/* Flushes, fsyncs nothing, closes. Returns 0 or -s->error. */
 int perf_data_stream_close(struct perf_data_stream *s);
 /* After the stream failed (its file was cut back to its last whole record):
  * tries to write one more record there, as the room the cut freed may take
- * it; cuts the file back again if it does not. 0 if it was written. */
+ * it; cuts the file back again if it does not. 0 if it was written, else
+ * -errno (-ENOSPC if only part of it was). */
 int perf_data_stream_write_after_error(struct perf_data_stream *s, const void *rec, size_t size);
 
 #endif

@@ -3,6 +3,7 @@
  * sample_id trailer, with every field bounds-checked against header.size. */
 #include "format/perf_record.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -16,7 +17,7 @@ struct cursor {
 static int take(struct cursor *c, void *dst, size_t len)
 {
 	if ((size_t)(c->end - c->p) < len)
-		return -1;
+		return -EINVAL;
 	if (dst)
 		memcpy(dst, c->p, len);
 	c->p += len;
@@ -33,7 +34,7 @@ static int take_u32_pair(struct cursor *c, uint32_t *a, uint32_t *b)
 	uint32_t pair[2];
 
 	if (take(c, pair, sizeof(pair)))
-		return -1;
+		return -EINVAL;
 	if (a)
 		*a = pair[0];
 	if (b)
@@ -75,7 +76,7 @@ int perf_sample_id_decode(const struct perf_event_header *rec, uint64_t sample_t
 
 	memset(out, 0, sizeof(*out));
 	if (rec->size < sizeof(*rec) + n)
-		return -1;
+		return -EINVAL;
 	c.p = c.end - n;
 	if (sample_type & PERF_SAMPLE_TID)
 		take_u32_pair(&c, &out->pid, &out->tid);
@@ -104,22 +105,22 @@ static int put_sample_id(struct byte_buffer *b, uint64_t sample_type,
 		pair[0] = sid->pid;
 		pair[1] = sid->tid;
 		if (!byte_buffer_append(b, pair, sizeof(pair)))
-			return -1;
+			return -ENOMEM;
 	}
 	if ((sample_type & PERF_SAMPLE_TIME) && !byte_buffer_append(b, &sid->time, 8))
-		return -1;
+		return -ENOMEM;
 	if ((sample_type & PERF_SAMPLE_ID) && !byte_buffer_append(b, &sid->id, 8))
-		return -1;
+		return -ENOMEM;
 	if ((sample_type & PERF_SAMPLE_STREAM_ID) && !byte_buffer_append(b, &sid->stream_id, 8))
-		return -1;
+		return -ENOMEM;
 	if (sample_type & PERF_SAMPLE_CPU) {
 		pair[0] = sid->cpu;
 		pair[1] = 0;
 		if (!byte_buffer_append(b, pair, sizeof(pair)))
-			return -1;
+			return -ENOMEM;
 	}
 	if ((sample_type & PERF_SAMPLE_IDENTIFIER) && !byte_buffer_append(b, &sid->id, 8))
-		return -1;
+		return -ENOMEM;
 	return 0;
 }
 
@@ -133,10 +134,10 @@ static int take_user_regs_stack(struct cursor *c, uint64_t sample_type, uint64_t
 		uint64_t nr = (uint64_t)__builtin_popcountll(regs_mask);
 
 		if (take_u64(c, &out->regs_abi))
-			return -1;
+			return -EINVAL;
 		if (out->regs_abi) {
 			if (nr > (uint64_t)(c->end - c->p) / sizeof(uint64_t))
-				return -1;
+				return -EINVAL;
 			out->regs_mask = regs_mask;
 			out->regs_user = c->p;
 			c->p += nr * sizeof(uint64_t);
@@ -144,15 +145,15 @@ static int take_user_regs_stack(struct cursor *c, uint64_t sample_type, uint64_t
 	}
 	if (sample_type & PERF_SAMPLE_STACK_USER) {
 		if (take_u64(c, &out->stack_size))
-			return -1;
+			return -EINVAL;
 		if (out->stack_size) {
 			if (out->stack_size % 8 || out->stack_size > (uint64_t)(c->end - c->p))
-				return -1;
+				return -EINVAL;
 			out->stack_user = c->p;
 			c->p += out->stack_size;
 			if (take_u64(c, &out->stack_dyn_size) ||
 			    out->stack_dyn_size > out->stack_size)
-				return -1;
+				return -EINVAL;
 		}
 	}
 	return 0;
@@ -161,7 +162,7 @@ static int take_user_regs_stack(struct cursor *c, uint64_t sample_type, uint64_t
 int perf_sample_user_reg(const struct perf_sample *s, unsigned int reg, uint64_t *value)
 {
 	if (!s->regs_abi || reg >= 64 || !(s->regs_mask & (1ULL << reg)))
-		return -1;
+		return -ENOENT;
 	/* a fuzzed raw field may leave the registers unaligned */
 	memcpy(value, (const uint8_t *)s->regs_user +
 			      8 * __builtin_popcountll(s->regs_mask & ((1ULL << reg) - 1)),
@@ -187,7 +188,7 @@ int perf_sample_time(const struct perf_event_header *rec, uint64_t sample_type, 
 	if (!(sample_type & PERF_SAMPLE_TIME))
 		return 0;
 	if (rec->size < at + sizeof(*time))
-		return -1;
+		return -EINVAL;
 	memcpy(time, (const uint8_t *)rec + at, sizeof(*time));
 	return 0;
 }
@@ -200,30 +201,30 @@ int perf_sample_decode_regs(const struct perf_event_header *rec, uint64_t sample
 	memset(out, 0, sizeof(*out));
 	out->misc = rec->misc;
 	if (rec->type != PERF_RECORD_SAMPLE || (sample_type & ~PERF_SAMPLE_DECODABLE))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_IDENTIFIER) && take_u64(&c, &out->id))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_IP) && take_u64(&c, &out->ip))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_TID) && take_u32_pair(&c, &out->pid, &out->tid))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_TIME) && take_u64(&c, &out->time))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_ADDR) && take_u64(&c, &out->addr))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_ID) && take_u64(&c, &out->id))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_STREAM_ID) && take_u64(&c, &out->stream_id))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_CPU) && take_u32_pair(&c, &out->cpu, NULL))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_PERIOD) && take_u64(&c, &out->period))
-		return -1;
+		return -EINVAL;
 	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
 		if (take_u64(&c, &out->nr_callchain))
-			return -1;
+			return -EINVAL;
 		if (out->nr_callchain > (uint64_t)(c.end - c.p) / sizeof(uint64_t))
-			return -1;
+			return -EINVAL;
 		/* Records start 8-byte aligned and every field before is a u64
 		 * multiple, so the ips are aligned within an aligned record. */
 		out->callchain = (const uint64_t *)c.p;
@@ -231,24 +232,24 @@ int perf_sample_decode_regs(const struct perf_event_header *rec, uint64_t sample
 	}
 	if (sample_type & PERF_SAMPLE_RAW) {
 		if (take(&c, &out->raw_size, sizeof(out->raw_size)))
-			return -1;
+			return -EINVAL;
 		out->raw = c.p;
 		if (take(&c, NULL, out->raw_size))
-			return -1;
+			return -EINVAL;
 	}
 	if (take_user_regs_stack(&c, sample_type, regs_mask, out))
-		return -1;
+		return -EINVAL;
 	/* Fixed-size u64 fields up to and including CGROUP, in sample_type order. */
 	if ((sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && take(&c, NULL, 8))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_DATA_SRC) && take(&c, NULL, 8))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_TRANSACTION) && take(&c, NULL, 8))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_PHYS_ADDR) && take(&c, NULL, 8))
-		return -1;
+		return -EINVAL;
 	if ((sample_type & PERF_SAMPLE_CGROUP) && take_u64(&c, &out->cgroup))
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
@@ -275,10 +276,10 @@ int perf_comm_decode(const struct perf_event_header *rec, uint64_t sample_type,
 
 	memset(out, 0, sizeof(*out));
 	if (rec->type != PERF_RECORD_COMM || take_u32_pair(&c, &out->pid, &out->tid))
-		return -1;
+		return -EINVAL;
 	out->exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
 	out->comm = take_string(&c, sample_type);
-	return out->comm ? 0 : -1;
+	return out->comm ? 0 : -EINVAL;
 }
 
 int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
@@ -288,15 +289,15 @@ int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
 
 	memset(out, 0, sizeof(*out));
 	if (rec->type != PERF_RECORD_MMAP && rec->type != PERF_RECORD_MMAP2)
-		return -1;
+		return -EINVAL;
 	if (take_u32_pair(&c, &out->pid, &out->tid) || take_u64(&c, &out->start) ||
 	    take_u64(&c, &out->len) || take_u64(&c, &out->pgoff))
-		return -1;
+		return -EINVAL;
 	if (rec->type == PERF_RECORD_MMAP2) {
 		uint8_t ids[24];
 
 		if (take(&c, ids, sizeof(ids)))
-			return -1;
+			return -EINVAL;
 		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 			out->build_id_size = ids[0] > 20 ? 20 : ids[0];
 			memcpy(out->build_id, ids + 4, 20);
@@ -307,10 +308,10 @@ int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
 			memcpy(&out->ino_generation, ids + 16, 8);
 		}
 		if (take_u32_pair(&c, &out->prot, &out->flags))
-			return -1;
+			return -EINVAL;
 	}
 	out->filename = take_string(&c, sample_type);
-	return out->filename ? 0 : -1;
+	return out->filename ? 0 : -EINVAL;
 }
 
 int perf_next_mmap2(const void **at, const void *end, uint64_t sample_type,
@@ -338,10 +339,10 @@ int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out)
 
 	memset(out, 0, sizeof(*out));
 	if (rec->type != PERF_RECORD_FORK && rec->type != PERF_RECORD_EXIT)
-		return -1;
+		return -EINVAL;
 	if (take_u32_pair(&c, &out->pid, &out->ppid) || take_u32_pair(&c, &out->tid, &out->ptid) ||
 	    take_u64(&c, &out->time))
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
@@ -352,9 +353,9 @@ int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type
 
 	memset(out, 0, sizeof(*out));
 	if (rec->type != PERF_RECORD_CGROUP || take_u64(&c, &out->id))
-		return -1;
+		return -EINVAL;
 	out->path = take_string(&c, sample_type);
-	return out->path ? 0 : -1;
+	return out->path ? 0 : -EINVAL;
 }
 
 int perf_namespaces_decode(const struct perf_event_header *rec, struct perf_namespaces *out)
@@ -365,7 +366,7 @@ int perf_namespaces_decode(const struct perf_event_header *rec, struct perf_name
 	memset(out, 0, sizeof(*out));
 	if (rec->type != PERF_RECORD_NAMESPACES || take_u32_pair(&c, &out->pid, &out->tid) ||
 	    take_u64(&c, &nr) || nr > (size_t)(c.end - c.p) / sizeof(out->ns[0]))
-		return -1;
+		return -EINVAL;
 	return take(&c, out->ns, (nr < NR_NAMESPACES ? nr : NR_NAMESPACES) * sizeof(out->ns[0]));
 }
 
@@ -375,24 +376,24 @@ int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out)
 
 	memset(out, 0, sizeof(*out));
 	if (rec->type == PERF_RECORD_LOST)
-		return take_u64(&c, &out->id) || take_u64(&c, &out->lost) ? -1 : 0;
+		return take_u64(&c, &out->id) || take_u64(&c, &out->lost) ? -EINVAL : 0;
 	if (rec->type == PERF_RECORD_LOST_SAMPLES)
 		return take_u64(&c, &out->lost);
-	return -1;
+	return -EINVAL;
 }
 
 /* Starts a record: reserves its header, returns its offset in b. */
 static int begin_record(struct byte_buffer *b, size_t *start)
 {
 	*start = b->len;
-	return byte_buffer_append(b, NULL, sizeof(struct perf_event_header)) ? 0 : -1;
+	return byte_buffer_append(b, NULL, sizeof(struct perf_event_header)) ? 0 : -ENOMEM;
 }
 
 /* Appends a NUL-terminated string padded with NULs to the record alignment. */
 static int put_string(struct byte_buffer *b, const char *s)
 {
 	if (!byte_buffer_append(b, s, strlen(s) + 1))
-		return -1;
+		return -ENOMEM;
 	return byte_buffer_pad(b, PERF_RECORD_ALIGN);
 }
 
@@ -403,8 +404,10 @@ static int end_record(struct byte_buffer *b, size_t start, uint32_t type, uint16
 	struct perf_event_header hdr = { .type = type, .misc = misc };
 
 	if (put_sample_id(b, sample_type, sid) || b->len - start > PERF_RECORD_MAX_SIZE) {
+		int e = b->len - start > PERF_RECORD_MAX_SIZE ? -E2BIG : -ENOMEM;
+
 		b->len = start;
-		return -1;
+		return e;
 	}
 	hdr.size = (uint16_t)(b->len - start);
 	memcpy(b->data + start, &hdr, sizeof(hdr));
@@ -418,10 +421,10 @@ int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct p
 	size_t start;
 
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if (!byte_buffer_append(b, pair, sizeof(pair)) || put_string(b, c->comm)) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, PERF_RECORD_COMM, c->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
 			  sample_type, sid);
@@ -452,10 +455,10 @@ static int mmap2_encode(struct byte_buffer *b, uint64_t sample_type, const struc
 		memcpy(body.ids + 16, &m->ino_generation, 8);
 	}
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if (!byte_buffer_append(b, &body, sizeof(body)) || put_string(b, m->filename)) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, PERF_RECORD_MMAP2, misc, sample_type, sid);
 }
@@ -482,10 +485,10 @@ int perf_kernel_map_encode(struct byte_buffer *b, uint64_t sample_type, const st
 	if (m->build_id_size)
 		return mmap2_encode(b, sample_type, m, PERF_RECORD_MISC_KERNEL, sid);
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if (!byte_buffer_append(b, &body, sizeof(body)) || put_string(b, m->filename)) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, sample_type, sid);
 }
@@ -507,12 +510,12 @@ int perf_task_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
 	size_t start;
 
 	if (type != PERF_RECORD_FORK && type != PERF_RECORD_EXIT)
-		return -1;
+		return -EINVAL;
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if (!byte_buffer_append(b, ids, sizeof(ids)) || !byte_buffer_append(b, &t->time, 8)) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, type, 0, sample_type, sid);
 }
@@ -523,10 +526,10 @@ int perf_cgroup_encode(struct byte_buffer *b, uint64_t sample_type, const struct
 	size_t start;
 
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if (!byte_buffer_append(b, &c->id, 8) || put_string(b, c->path)) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, PERF_RECORD_CGROUP, 0, sample_type, sid);
 }
@@ -541,11 +544,11 @@ int perf_namespaces_encode(struct byte_buffer *b, uint64_t sample_type,
 	size_t start;
 
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if (!byte_buffer_append(b, &head, sizeof(head)) ||
 	    !byte_buffer_append(b, n->ns, sizeof(n->ns))) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, PERF_RECORD_NAMESPACES, 0, sample_type, sid);
 }
@@ -556,13 +559,13 @@ int perf_lost_encode(struct byte_buffer *b, uint64_t sample_type, uint32_t type,
 	size_t start;
 
 	if (type != PERF_RECORD_LOST && type != PERF_RECORD_LOST_SAMPLES)
-		return -1;
+		return -EINVAL;
 	if (begin_record(b, &start))
-		return -1;
+		return -ENOMEM;
 	if ((type == PERF_RECORD_LOST && !byte_buffer_append(b, &l->id, 8)) ||
 	    !byte_buffer_append(b, &l->lost, 8)) {
 		b->len = start;
-		return -1;
+		return -ENOMEM;
 	}
 	return end_record(b, start, type, 0, sample_type, sid);
 }

@@ -107,9 +107,9 @@ struct perf_namespaces {
 
 /* The time of a PERF_RECORD_SAMPLE alone, read where sample_type puts it,
  * without decoding the rest (the reader's index reads every record's time).
- * 0 with *time set (0 if the sample has none), -1 if the record is too short. */
+ * 0 with *time set (0 if the sample has none), -EINVAL if the record is too short. */
 int perf_sample_time(const struct perf_event_header *rec, uint64_t sample_type, uint64_t *time);
-/* Decoders: 0 on success, -1 if the record is malformed for its type
+/* Decoders: 0 on success, -EINVAL if the record is malformed for its type
  * (too short, unterminated string, fields past its end). */
 int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type,
 		       struct perf_sample *out);
@@ -118,7 +118,7 @@ int perf_sample_decode(const struct perf_event_header *rec, uint64_t sample_type
 int perf_sample_decode_regs(const struct perf_event_header *rec, uint64_t sample_type,
 			    uint64_t regs_mask, struct perf_sample *out);
 /* The value of register bit reg (a bit of regs_mask) of s's user registers:
- * 0, or -1 if the sample has none or not that one. */
+ * 0, or -ENOENT if the sample has none or not that one. */
 int perf_sample_user_reg(const struct perf_sample *s, unsigned int reg, uint64_t *value);
 int perf_sample_id_decode(const struct perf_event_header *rec, uint64_t sample_type,
 			  struct perf_sample_id *out);
@@ -142,7 +142,8 @@ int perf_namespaces_decode(const struct perf_event_header *rec, struct perf_name
 int perf_lost_decode(const struct perf_event_header *rec, struct perf_lost *out);
 
 /* Encoders append one complete record (sample_id trailer included) to b;
- * 0 on success, -1 if memory ran out or the record would be too large. */
+ * 0 on success, -ENOMEM if memory ran out, -E2BIG if the record would be too
+ * large (-EINVAL for a type the encoder does not write). */
 int perf_comm_encode(struct byte_buffer *b, uint64_t sample_type, const struct perf_comm *c,
 		     const struct perf_sample_id *sid);
 /* PERF_RECORD_MMAP2 from a user mapping (misc USER, build-id form if

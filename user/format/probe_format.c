@@ -3,6 +3,7 @@
  * by (uprobe_events' layout), written into the recording's tracing data. */
 #include "format/probe_format.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 
 static int put(struct byte_buffer *b, const char *text)
 {
-	return byte_buffer_append(b, text, strlen(text)) ? 0 : -1;
+	return byte_buffer_append(b, text, strlen(text)) ? 0 : -ENOMEM;
 }
 
 uint32_t probe_format_size(const struct probe_format *f)
@@ -43,17 +44,17 @@ int probe_format_text(struct byte_buffer *b, const struct probe_format *f)
 		   "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 		   "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
 		   "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"))
-		return -1;
+		return -ENOMEM;
 	if (f->retprobe) {
 		if (put_field(b, "unsigned long", "__probe_func", at, false) ||
 		    put_field(b, "unsigned long", "__probe_ret_ip", at + 8, false))
-			return -1;
+			return -ENOMEM;
 		at += 16;
 		snprintf(fmt, sizeof(fmt), "\"(%%lx <- %%lx)");
 		snprintf(args, sizeof(args), ", REC->__probe_func, REC->__probe_ret_ip");
 	} else {
 		if (put_field(b, "unsigned long", "__probe_ip", at, false))
-			return -1;
+			return -ENOMEM;
 		at += 8;
 		snprintf(fmt, sizeof(fmt), "\"(%%lx)");
 		snprintf(args, sizeof(args), ", REC->__probe_ip");
@@ -66,7 +67,7 @@ int probe_format_text(struct byte_buffer *b, const struct probe_format *f)
 		else
 			snprintf(name, sizeof(name), "arg%u", i + 1);
 		if (put_field(b, is_signed ? "s64" : "u64", name, at, is_signed))
-			return -1;
+			return -ENOMEM;
 		at += 8;
 		fl = strlen(fmt);
 		al = strlen(args);
@@ -76,5 +77,5 @@ int probe_format_text(struct byte_buffer *b, const struct probe_format *f)
 	}
 	fl = strlen(fmt);
 	snprintf(fmt + fl, sizeof(fmt) - fl, "\"");
-	return put(b, "\nprint fmt: ") || put(b, fmt) || put(b, args) || put(b, "\n") ? -1 : 0;
+	return put(b, "\nprint fmt: ") || put(b, fmt) || put(b, args) || put(b, "\n") ? -ENOMEM : 0;
 }

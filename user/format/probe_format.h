@@ -24,7 +24,8 @@ struct probe_format {
 	bool args_decimal;   /* unsigned args in decimal (USDT), else hex (registers) */
 };
 
-/* Appends the format text, as tracefs writes events/SYSTEM/NAME/format. */
+/* Appends the format text, as tracefs writes events/SYSTEM/NAME/format; 0, or
+ * -ENOMEM. */
 int probe_format_text(struct byte_buffer *b, const struct probe_format *f);
 
 /* The bytes of the probe's raw record (the format's fixed size). */

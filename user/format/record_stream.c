@@ -4,6 +4,7 @@
  * indexed and sorted), then k-way merged. */
 #include "format/record_stream.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,20 +50,20 @@ int record_time(const struct perf_input *in, const struct perf_event_header *rec
 		const struct perf_input_event *ev = perf_input_event_of(in, rec);
 
 		/* only the time: the rest is checked as the sample is replayed */
-		return ev ? perf_sample_time(rec, ev->attr.sample_type, time) : -1;
+		return ev ? perf_sample_time(rec, ev->attr.sample_type, time) : -EINVAL;
 	}
 	if (in->sample_id_all && (in->sample_id_type & PERF_SAMPLE_TIME)) {
 		struct perf_sample_id sid;
 
 		if (perf_sample_id_decode(rec, in->sample_id_type, &sid))
-			return -1;
+			return -EINVAL;
 		*time = sid.time;
 	}
 	return 0;
 }
 
 /* The time a record sorts by: its own, or, for perf's own record types
- * (>= 64, no time), that of the record before it, keeping their place. -1
+ * (>= 64, no time), that of the record before it, keeping their place. -EINVAL
  * if it is too malformed to tell. */
 static int sort_time(const struct record_stream *rs, const struct perf_event_header *rec,
 		     uint64_t before, uint64_t *time)
@@ -70,7 +71,7 @@ static int sort_time(const struct record_stream *rs, const struct perf_event_hea
 	*time = before;
 	if (rec->type == PERF_RECORD_SAMPLE && rs->sample_time_at) {
 		if (rec->size < rs->sample_time_at + sizeof(*time))
-			return -1;
+			return -EINVAL;
 		memcpy(time, (const uint8_t *)rec + rs->sample_time_at, sizeof(*time));
 		return 0;
 	}
@@ -117,7 +118,7 @@ static int index_file(const struct record_stream *rs, const struct perf_input_fi
 	fc->entries = malloc(nr * sizeof(*fc->entries));
 	if (!fc->entries) {
 		rt_format(err, errlen, "out of memory indexing %s", f->path);
-		return -1;
+		return -ENOMEM;
 	}
 	for (uint64_t pos = fc->pos; pos < fc->end;) {
 		const struct perf_event_header *rec = (const struct perf_event_header *)(f->map + pos);
@@ -157,7 +158,7 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 
 		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
 		    perf_input_check_id(in, f, offset, rec, err, errlen))
-			return -1;
+			return -EINVAL;
 		/* a sample must belong to an event, whose layout it is read by */
 		if ((rec->type == PERF_RECORD_SAMPLE && in->nr_events > 1 &&
 		     !perf_input_event_of(in, rec)) ||
@@ -166,7 +167,7 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 				  (unsigned long long)offset,
 				  perf_record_type_name(rec->type) ? perf_record_type_name(rec->type)
 								   : "unknown");
-			return -1;
+			return -EINVAL;
 		}
 		if (!any)
 			first = t;
@@ -175,7 +176,7 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 		last = t;
 	}
 	if (r < 0)
-		return -1;
+		return r;
 	if (it.truncated)
 		rt_warn("%s: offset %llu: the last record is cut short (%llu bytes); ignoring it",
 			f->path, (unsigned long long)it.pos,

@@ -28,7 +28,7 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out);
 void record_stream_close(struct record_stream *rs);
 
 /* The time of a record: its sample time or its sample_id time; 0 if none.
- * -1 if the record is too malformed to tell. */
+ * -EINVAL if the record is too malformed to tell. */
 int record_time(const struct perf_input *in, const struct perf_event_header *rec, uint64_t *time);
 
 #endif

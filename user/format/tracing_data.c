@@ -13,7 +13,7 @@
 
 static int put(struct byte_buffer *b, const void *p, size_t len)
 {
-	return byte_buffer_append(b, p, len) ? 0 : -1;
+	return byte_buffer_append(b, p, len) ? 0 : -ENOMEM;
 }
 
 static int put_u32(struct byte_buffer *b, uint32_t v)
@@ -25,10 +25,11 @@ static int put_u32(struct byte_buffer *b, uint32_t v)
 static int put_file(struct byte_buffer *b, const char *relpath, int size_bytes)
 {
 	struct byte_buffer f = { 0 };
-	int ret = -1;
+	int ret = tracefs_read_file(relpath, &f);
 
-	if (tracefs_read_file(relpath, &f))
+	if (ret)
 		goto out;
+	ret = -ENOMEM;
 	if (size_bytes == 8) {
 		uint64_t n = f.len;
 
@@ -48,11 +49,12 @@ static int put_system(struct byte_buffer *b, const struct tracing_data_event *tp
 		      unsigned int nr, const char *system)
 {
 	uint32_t count = 0;
+	int r;
 
 	for (unsigned int i = 0; i < nr; i++)
 		count += !strcmp(tps[i].system, system);
 	if (put(b, system, strlen(system) + 1) || put_u32(b, count))
-		return -1;
+		return -ENOMEM;
 	for (unsigned int i = 0; i < nr; i++) {
 		char rel[256];
 
@@ -62,12 +64,12 @@ static int put_system(struct byte_buffer *b, const struct tracing_data_event *tp
 			uint64_t len = tps[i].format_len;
 
 			if (put(b, &len, 8) || put(b, tps[i].format, tps[i].format_len))
-				return -1;
+				return -ENOMEM;
 			continue;
 		}
 		snprintf(rel, sizeof(rel), "events/%s/%s/format", system, tps[i].name);
-		if (put_file(b, rel, 8))
-			return -1;
+		if ((r = put_file(b, rel, 8)))
+			return r;
 	}
 	return 0;
 }
@@ -106,7 +108,7 @@ int tracing_data_build(struct byte_buffer *b, const struct tracing_data_event *t
 	return 0;
 fail:
 	rt_format(err, errlen, "cannot read tracefs to describe the tracepoints for perf script");
-	return -1;
+	return errno ? -errno : -EIO;
 }
 
 /* A cursor over the tracing data; every read checked against its end. */
@@ -213,7 +215,7 @@ int tracing_data_read(const uint8_t *data, uint64_t size, struct tracing_data_co
 bad:
 	*bad_at = c.at;
 	tracing_data_contents_free(out);
-	return -1;
+	return -EINVAL;
 }
 
 void tracing_data_contents_free(struct tracing_data_contents *c)

@@ -21,7 +21,7 @@ struct tracing_data_event {
 };
 
 /* Appends the tracing data of these events to b (in perf's trace-cmd
- * layout, version 0.6). 0, or -1 with err set. */
+ * layout, version 0.6). 0, or -errno with err set. */
 int tracing_data_build(struct byte_buffer *b, const struct tracing_data_event *evs,
 		       unsigned int nr, char *err, size_t errlen);
 
@@ -44,7 +44,7 @@ struct tracing_data_contents {
 	struct tracing_data_text printk; /* printk formats, or len 0 */
 };
 
-/* Reads the layout of data (size bytes). 0; -1 with *bad_at the offset (from
+/* Reads the layout of data (size bytes). 0; -EINVAL with *bad_at the offset (from
  * data's start) where it is malformed; -ENOMEM. */
 int tracing_data_read(const uint8_t *data, uint64_t size, struct tracing_data_contents *out,
 		      uint64_t *bad_at);
