@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ static void test_perf_map_symbols(void **state)
 	assert_int_equal(t.nr, 3);
 	symtab_free(&t);
 	/* none for another pid (the root holds no tmp/perf-PID.map either) */
-	assert_int_equal(perf_map_load(&t, dir, 4243, dirs), -1);
+	assert_int_equal(perf_map_load(&t, dir, 4243, dirs), -ENOENT);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -68,10 +69,10 @@ static void test_perf_map_refuses_links_and_fifos(void **state)
 	snprintf(target, sizeof(target), "%s/real.map", dir);
 	snprintf(path, sizeof(path), "%s/perf-7.map", dir);
 	assert_int_equal(symlink(target, path), 0);
-	assert_int_equal(perf_map_load(&t, dir, 7, dirs), -1);
+	assert_int_equal(perf_map_load(&t, dir, 7, dirs), -ENOENT);
 	snprintf(path, sizeof(path), "%s/perf-8.map", dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_equal(perf_map_load(&t, dir, 8, dirs), -1);
+	assert_int_equal(perf_map_load(&t, dir, 8, dirs), -ENOENT);
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -160,7 +160,7 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 			ev = perf_input_event_of(&r->in, rec);
 			if (!ev || perf_sample_decode_regs(rec, ev->attr.sample_type,
 							   ev->attr.sample_regs_user, &s)) {
-				ret = -1;
+				ret = -EINVAL;
 				break;
 			}
 			r->samples++;
@@ -177,7 +177,7 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 		}
 		if (ret == -ENOMEM && !err[0])
 			rt_format(err, errlen, "out of memory");
-		if (ret == -1 && !err[0]) {
+		if (ret < 0 && !err[0]) {
 			const char *name = perf_record_type_name(rec->type);
 
 			rt_format(err, errlen, "%s: offset %llu: malformed %s record",

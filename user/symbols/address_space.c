@@ -3,6 +3,7 @@
  * threads and their comms, each process's mappings, and symbol lookup through them. */
 #include "symbols/address_space.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +84,14 @@ void address_space_load_kernel_beside(struct address_space *as)
 		as->kernel_loader = kallsyms_load_beside(as->kallsyms_path);
 }
 
-/* The loader's table, once it is done; -1 if there was no loader or it failed. */
+/* The loader's table, once it is done; -ENOENT if there was no loader, or
+ * what loading returned if it failed. */
 static int take_kernel(struct address_space *as, struct symtab *t)
 {
 	struct kallsyms_loader *l = as->kernel_loader;
 
 	as->kernel_loader = NULL;
-	return l ? kallsyms_loader_take(l, t) : -1;
+	return l ? kallsyms_loader_take(l, t) : -ENOENT;
 }
 
 void address_space_free(struct address_space *as)
@@ -194,7 +196,7 @@ static int insert_map(struct process *p, const struct map *m)
 	size_t nr = 0;
 
 	if (!out)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		struct map cur = p->maps[i];
 
@@ -238,13 +240,13 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 	struct map map;
 
 	if (perf_mmap_decode(rec, sample_id_type, &m))
-		return -1;
+		return -EINVAL;
 	if ((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 	    m.pid == (uint32_t)-1) {
 		if (!strncmp(m.filename, KERNEL_DSO, strlen(KERNEL_DSO))) {
 			as->kernel = get_dso(as, KERNEL_DSO);
 			if (!as->kernel)
-				return -1;
+				return -ENOMEM;
 			as->kernel->kernel = true;
 			as->kernel_start = m.start;
 		}
@@ -253,13 +255,13 @@ static int apply_mmap(struct address_space *as, const struct perf_event_header *
 	if (!m.len)
 		return 0;
 	if (m.len > UINT64_MAX - m.start) /* no user mapping ends past 2^64 */
-		return -1;
+		return -EINVAL;
 	p = get_process(as, m.pid);
 	map = (struct map){ m.start, m.start + m.len, m.pgoff,
 			    get_dso_build_id(as, m.filename, m.build_id, m.build_id_size,
 					     p ? p->mnt_ns : 0) };
 	if (!p || !map.dso)
-		return -1;
+		return -ENOMEM;
 	return insert_map(p, &map);
 }
 
@@ -270,16 +272,16 @@ static int apply_comm(struct address_space *as, const struct perf_event_header *
 	struct thread *t;
 
 	if (perf_comm_decode(rec, sample_id_type, &c))
-		return -1;
+		return -EINVAL;
 	t = get_thread(as, c.pid, c.tid);
 	if (!t)
-		return -1;
+		return -ENOMEM;
 	t->pid = c.pid;
 	t->comm = address_space_intern(as, c.comm);
 	/* An exec keeps the old mappings, as perf keeps them: the new program's
 	 * replace them as they come, and until the exec returns, samples (of
 	 * the kernel loading the new program) carry the old program's user stack. */
-	return t->comm ? 0 : -1;
+	return t->comm ? 0 : -ENOMEM;
 }
 
 static int apply_fork(struct address_space *as, const struct perf_event_header *rec)
@@ -288,11 +290,11 @@ static int apply_fork(struct address_space *as, const struct perf_event_header *
 	struct thread *parent, *child;
 
 	if (perf_task_decode(rec, &f))
-		return -1;
+		return -EINVAL;
 	parent = hash_map_get(&as->threads, &f.ptid);
 	child = get_thread(as, f.pid, f.tid);
 	if (!child)
-		return -1;
+		return -ENOMEM;
 	child->pid = f.pid;
 	if (parent && parent->comm)
 		child->comm = parent->comm;
@@ -301,14 +303,14 @@ static int apply_fork(struct address_space *as, const struct perf_event_header *
 		struct process *cp = get_process(as, f.pid);
 
 		if (!cp)
-			return -1;
+			return -ENOMEM;
 		if (pp)
 			cp->mnt_ns = pp->mnt_ns;
 		if (pp && pp->nr_maps) {
 			struct map *copy = malloc(pp->nr_maps * sizeof(*copy));
 
 			if (!copy)
-				return -1;
+				return -ENOMEM;
 			memcpy(copy, pp->maps, pp->nr_maps * sizeof(*copy));
 			free(cp->maps);
 			cp->maps = copy;
@@ -330,15 +332,15 @@ static int name_cgroup(struct address_space *as, uint64_t id, const char *path)
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
-			return -1;
+			return -ENOMEM;
 		c->id = id;
 		if (hash_map_put(&as->cgroups, &c->id, c)) {
 			free(c);
-			return -1;
+			return -ENOMEM;
 		}
 	}
 	c->path = address_space_intern(as, path);
-	return c->path ? 0 : -1;
+	return c->path ? 0 : -ENOMEM;
 }
 
 static int apply_cgroup(struct address_space *as, const struct perf_event_header *rec,
@@ -347,7 +349,7 @@ static int apply_cgroup(struct address_space *as, const struct perf_event_header
 	struct perf_cgroup c;
 
 	if (perf_cgroup_decode(rec, sample_id_type, &c))
-		return -1;
+		return -EINVAL;
 	return name_cgroup(as, c.id, c.path);
 }
 
@@ -372,7 +374,7 @@ static int apply_namespaces(struct address_space *as, const struct perf_event_he
 	struct process *p;
 
 	if (perf_namespaces_decode(rec, &n) || !(p = get_process(as, n.pid)))
-		return -1;
+		return -EINVAL;
 	p->mnt_ns = n.ns[MNT_NS_INDEX].ino;
 	return 0;
 }

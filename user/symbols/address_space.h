@@ -94,7 +94,7 @@ void address_space_load_kernel_beside(struct address_space *as);
 
 /* Applies a COMM, MMAP, MMAP2, FORK, EXIT, CGROUP or NAMESPACES record (others
  * are ignored).
- * Returns 0, or -1 if the record is malformed or memory ran out. */
+ * Returns 0, or -EINVAL if the record is malformed, -ENOMEM if memory ran out. */
 int address_space_apply(struct address_space *as, const struct perf_event_header *rec,
 			uint64_t sample_id_type);
 

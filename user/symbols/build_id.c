@@ -5,6 +5,7 @@
 
 #include <elf.h>
 #include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
 ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX])
 {
 	const void *note;
-	ssize_t len = -1;
+	ssize_t len = -ENOEXEC;
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
@@ -43,7 +44,7 @@ ssize_t build_id_read_notes(const char *path, uint8_t id[BUILD_ID_MAX])
 	size_t off = 0;
 
 	if (n < 0)
-		return -1;
+		return n;
 	while (off + sizeof(Elf64_Nhdr) <= (size_t)n) {
 		Elf64_Nhdr nh;
 		size_t name, desc;

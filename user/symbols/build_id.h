@@ -13,13 +13,14 @@
 
 /* The build-id of the ELF file fd (its note, found by libelf), into id;
  * returns its length (1..BUILD_ID_MAX), 0 if it has none (or one longer than
- * BUILD_ID_MAX), -1 if fd is not an ELF file. The file is read through fd with
- * pread, not mapped: a file its owner truncates meanwhile cannot fault us. */
+ * BUILD_ID_MAX), -ENOEXEC if fd is not an ELF file. The file is read through
+ * fd with pread, not mapped: a file its owner truncates meanwhile cannot fault
+ * us. */
 ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX]);
 
 /* The GNU build-id in a file of bare ELF notes, as the kernel exports its own
  * (/sys/kernel/notes) and each module's (/sys/module/NAME/notes/
- * .note.gnu.build-id): its length (1..BUILD_ID_MAX), 0 if it has none, -1 if
+ * .note.gnu.build-id): its length (1..BUILD_ID_MAX), 0 if it has none, -errno if
  * the file cannot be read. */
 ssize_t build_id_read_notes(const char *path, uint8_t id[BUILD_ID_MAX]);
 

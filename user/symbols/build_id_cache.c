@@ -75,22 +75,22 @@ static int copy_in(struct build_id_cache *c, int src, const char *path)
 	int fd;
 
 	if (fstat(src, &st))
-		return -1;
+		return -errno;
 	if (!S_ISREG(st.st_mode)) {
 		errno = EINVAL;
-		return -1;
+		return -EINVAL;
 	}
 	if (st.st_size > BUILD_ID_CACHE_MAX_FILE) {
 		errno = EFBIG;
-		return -1;
+		return -EFBIG;
 	}
 	make_parents(c->dirfd, path);
 	fd = fcntl(src, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (file_copies_submit(c->copies, fd, path, false)) {
 		errno = ENOMEM;
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }

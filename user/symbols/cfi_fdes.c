@@ -14,6 +14,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,7 +324,7 @@ static int push_range(struct cfi_fde_ranges *out, const struct cfi_fde_range *r)
 		struct cfi_fde_range *grown = realloc(out->v, cap * sizeof(*grown));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		out->v = grown;
 		out->cap = cap;
 	}
@@ -386,21 +387,21 @@ int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec)
 	size_t phnum;
 
 	if (elf_getphdrnum(elf, &phnum))
-		return -1;
+		return -EINVAL;
 	for (size_t i = 0; i < phnum && hdr.p_type != PT_GNU_EH_FRAME; i++)
 		if (!gelf_getphdr(elf, (int)i, &hdr))
 			hdr.p_type = PT_NULL;
 	if (hdr.p_type != PT_GNU_EH_FRAME || hdr.p_filesz < 8 ||
 	    !(data = elf_getdata_rawchunk(elf, (int64_t)hdr.p_offset, hdr.p_filesz, ELF_T_BYTE)) ||
 	    !reader_of(elf, data, hdr.p_vaddr, &rd))
-		return -1;
+		return -ENOENT;
 	/* version 1, eh_frame_ptr's encoding, then eh_frame_ptr at byte 4
 	 * (datarel: from the header's start) */
 	p = (const uint8_t *)data->d_buf + 4;
 	if (((const uint8_t *)data->d_buf)[0] != 1 ||
 	    !read_encoded(&rd, &p, p + data->d_size - 4, ((const uint8_t *)data->d_buf)[1], true,
 			  &vaddr))
-		return -1;
+		return -EINVAL;
 	if ((((const uint8_t *)data->d_buf)[1] & 0x70) == DW_EH_PE_datarel)
 		vaddr += hdr.p_vaddr;
 	for (size_t i = 0; i < phnum; i++) {
@@ -410,9 +411,9 @@ int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec)
 		sec->data = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)),
 						 ph.p_filesz - (vaddr - ph.p_vaddr), ELF_T_BYTE);
 		sec->vaddr = vaddr;
-		return sec->data ? 0 : -1;
+		return sec->data ? 0 : -EINVAL;
 	}
-	return -1;
+	return -ENOENT;
 }
 
 enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
@@ -519,7 +520,7 @@ int cfi_fdes_combine(struct cfi_fde_ranges *eh, const struct cfi_fde_ranges *deb
 	return 0;
 oom:
 	cfi_fdes_free(&out);
-	return -1;
+	return -ENOMEM;
 }
 
 void cfi_fdes_free(struct cfi_fde_ranges *ranges)

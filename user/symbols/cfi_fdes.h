@@ -52,7 +52,8 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 
 /* The .eh_frame of a file without its section, where its .eh_frame_hdr
  * (PT_GNU_EH_FRAME) points: to the end of the loaded bytes that hold it
- * (dwarf_next_cfi stops at its zero terminator). 0, or -1 if none. */
+ * (dwarf_next_cfi stops at its zero terminator). 0, or -ENOENT if none
+ * (-EINVAL if it cannot be read). */
 int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec);
 
 /* Sorts ranges by lo and clips each to start where the one before ends
@@ -61,7 +62,7 @@ void cfi_fdes_sort(struct cfi_fde_ranges *ranges);
 
 /* Adds to eh (.eh_frame's, sorted) the parts of debug's ranges (sorted) that
  * no range of eh covers, keeping eh sorted: .eh_frame wins where both
- * describe a pc. 0, or -1 out of memory. */
+ * describe a pc. 0, or -ENOMEM. */
 int cfi_fdes_combine(struct cfi_fde_ranges *eh, const struct cfi_fde_ranges *debug);
 
 void cfi_fdes_free(struct cfi_fde_ranges *ranges);

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,10 +105,10 @@ int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, 
 	int fd;
 
 	if (!urls || !urls[0] || !len || len > BUILD_ID_MAX || !load_client())
-		return -1;
+		return -ENOENT;
 	c = client.begin();
 	if (!c)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < len; i++)
 		snprintf(note.id + 2 * i, 3, "%02x", build_id[i]);
 	client.set_user_data(c, &note);
@@ -118,7 +119,7 @@ int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, 
 		if (note.said)
 			rt_warn("no debug file of build-id %s from debuginfod: %s", note.id,
 				strerror(-fd));
-		return -1;
+		return fd;
 	}
 	close(fd);
 	snprintf(path, pathlen, "%s", found);

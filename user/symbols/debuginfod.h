@@ -15,8 +15,8 @@ bool debuginfod_wanted(Elf *elf);
 
 /* Fetches the debug file of that build-id (from the client's cache when it
  * is there, else from the servers, with a note on stderr while it
- * downloads) and puts its path, in the cache, into path. 0, or -1 if none
- * of the servers has it or DEBUGINFOD_URLS is unset. */
+ * downloads) and puts its path, in the cache, into path. 0, or -errno if
+ * none of the servers has it, -ENOENT if DEBUGINFOD_URLS is unset. */
 int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, size_t pathlen);
 
 #endif

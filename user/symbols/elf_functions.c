@@ -22,7 +22,7 @@ int elf_is_elf_file(const char *path, char *err, size_t errlen)
 	Elf *elf = elf_open_path(path, &fd, err, errlen);
 
 	if (!elf)
-		return errno == ENOEXEC ? 0 : -1;
+		return errno == ENOEXEC ? 0 : -errno;
 	elf_end(elf);
 	close(fd);
 	return 1;
@@ -51,7 +51,7 @@ static int add_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct byte_bu
 		if (!name || !*name)
 			continue;
 		if (!byte_buffer_append(b, name, strlen(name) + 1))
-			return -1;
+			return -ENOMEM;
 		(*nr)++;
 	}
 	return 0;
@@ -63,14 +63,14 @@ int elf_function_names(const char *path, char ***names, size_t *nr, char *err, s
 	Elf_Scn *scn = NULL;
 	size_t count = 0, kept = 0;
 	char **out, *text;
-	int fd, ret = -1;
+	int fd, ret = -ENOMEM;
 	Elf *elf;
 
 	*names = NULL;
 	*nr = 0;
 	elf = elf_open_path(path, &fd, err, errlen);
 	if (!elf)
-		return -1;
+		return -errno;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
@@ -153,11 +153,11 @@ int elf_function_offset(const char *path, const char *func, uint64_t *offset, ch
 	size_t shndx[MAX_DEFINITIONS], nr = 0;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	int fd, ret = -1;
+	int fd, ret = -EINVAL;
 	Elf *elf = elf_open_path(path, &fd, err, errlen);
 
 	if (!elf)
-		return -1;
+		return -errno;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
 			find_definitions(elf, scn, &sh, func, addr, shndx, &nr);

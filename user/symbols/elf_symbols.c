@@ -37,7 +37,7 @@ static int elf_file_open(struct elf_file *f, const char *path)
 	memset(f, 0, sizeof(*f));
 	f->fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
 	if (f->fd < 0)
-		return -1;
+		return f->fd;
 	f->elf = elf_open_fd(f->fd);
 	if (!f->elf || !gelf_getehdr(f->elf, &f->ehdr)) {
 		if (f->elf)
@@ -46,7 +46,7 @@ static int elf_file_open(struct elf_file *f, const char *path)
 		f->fd = -1;
 		f->elf = NULL;
 		errno = ENOEXEC;
-		return -1;
+		return -ENOEXEC;
 	}
 	return 0;
 }
@@ -138,13 +138,14 @@ static bool perf_keeps(const struct elf_file *syms, const struct elf_file *runti
 }
 
 /* dso__load_sym_internal for a user binary: the symbols of one symbol table,
- * then perf's fixups. Returns how many were added, or -1. */
+ * then perf's fixups. Returns how many were added, or -ENOMEM (-E2BIG). */
 static ssize_t add_symbol_table(struct symtab_builder *b, const struct elf_file *syms,
 				const struct elf_file *runtime, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t count;
 	ssize_t added = 0;
+	int r;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
@@ -161,14 +162,14 @@ static ssize_t add_symbol_table(struct symtab_builder *b, const struct elf_file 
 		/* ARM: a Thumb function's address has its low bit set */
 		if (syms->ehdr.e_machine == EM_ARM && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
 			sym.st_value &= ~(GElf_Addr)1;
-		if (symtab_builder_add_demangled(b, sym.st_value, sym.st_size,
-						 GELF_ST_BIND(sym.st_info), GELF_ST_TYPE(sym.st_info),
-						 name))
-			return -1;
+		if ((r = symtab_builder_add_demangled(b, sym.st_value, sym.st_size,
+						      GELF_ST_BIND(sym.st_info),
+						      GELF_ST_TYPE(sym.st_info), name)))
+			return r;
 		added++;
 	}
-	if (added && symtab_builder_fixup(b))
-		return -1;
+	if (added && (r = symtab_builder_fixup(b)))
+		return r;
 	return added;
 }
 
@@ -188,7 +189,7 @@ static ssize_t add_symbols(struct symtab_builder *b, const struct elf_file *syms
 		ssize_t n = scn ? add_symbol_table(b, syms, runtime, scn, &sh) : 0;
 
 		if (n < 0)
-			return -1;
+			return n;
 		total += n;
 	}
 	return total;
@@ -269,7 +270,7 @@ static int add_plt_symbols(struct symtab_builder *b, const struct elf_file *f)
 		snprintf(plt_name, sizeof(plt_name), "%s@plt", demangled ? demangled : name);
 		free(demangled);
 		if (symtab_builder_add(b, addr, entry, STB_GLOBAL, STT_FUNC, plt_name))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -279,10 +280,10 @@ static int load_segments(Elf *elf, struct symtab *t)
 	size_t n;
 
 	if (elf_getphdrnum(elf, &n))
-		return -1;
+		return -EINVAL;
 	t->segments = calloc(n ? n : 1, sizeof(*t->segments));
 	if (!t->segments)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -379,17 +380,18 @@ static int load_runtime(struct symtab *t, const struct elf_file *runtime, const 
 	struct symtab_builder b;
 	struct elf_file debug;
 	int has_debug = root && path ? find_symbols_file(&debug, runtime, root, path) : 0;
+	int r = -EINVAL;
 	ssize_t n;
 
 	symtab_builder_init(&b, false);
 	n = add_symbols(&b, has_debug ? &debug : runtime, runtime);
 	if (has_debug)
 		elf_file_close(&debug);
-	if (n < 0 || (n > 0 && add_plt_symbols(&b, runtime)) || symtab_builder_finish(&b, t) ||
-	    load_segments(runtime->elf, t)) {
+	if (n < 0 || (n > 0 && (r = add_plt_symbols(&b, runtime))) ||
+	    (r = symtab_builder_finish(&b, t)) || (r = load_segments(runtime->elf, t))) {
 		symtab_builder_free(&b);
 		symtab_free(t);
-		return -1;
+		return n < 0 ? (int)n : r;
 	}
 	return 0;
 }
@@ -401,13 +403,13 @@ static int load_elf_file(struct symtab *t, const char *root, const char *file, c
 			 const uint8_t *want_id, size_t want_len, char *err, size_t errlen)
 {
 	struct elf_file f;
-	int ret = -1;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
-	if (elf_file_open(&f, file)) {
+	if ((ret = elf_file_open(&f, file))) {
 		rt_format(err, errlen, "cannot open %s: %s", file,
 			  errno == ENOEXEC ? "not an ELF file" : safe_open_strerror(errno));
-		return -1;
+		return ret;
 	}
 	if (want_len) {
 		const void *id;
@@ -420,17 +422,15 @@ static int load_elf_file(struct symtab *t, const char *root, const char *file, c
 			return 1;
 		}
 	}
-	if (load_runtime(t, &f, root ? root : "", path))
+	if ((ret = load_runtime(t, &f, root ? root : "", path)))
 		rt_format(err, errlen, "%s: cannot read its symbols: %s", file, elf_errmsg(-1));
-	else
-		ret = 0;
 	elf_file_close(&f);
 	return ret;
 }
 
 int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen)
 {
-	return load_elf_file(t, NULL, path, path, NULL, 0, err, errlen) ? -1 : 0;
+	return load_elf_file(t, NULL, path, path, NULL, 0, err, errlen);
 }
 
 int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
@@ -438,12 +438,13 @@ int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *pat
 			     char *err, size_t errlen)
 {
 	char file[4096], id_path[4096];
+	int ret;
 
 	if (!root)
 		root = "";
 	snprintf(file, sizeof(file), "%s%s", root, path);
 	if (!len)
-		return load_elf_file(t, root, file, path, NULL, 0, err, errlen) ? -1 : 0;
+		return load_elf_file(t, root, file, path, NULL, 0, err, errlen);
 	if (!load_elf_file(t, root, file, path, build_id, len, err, errlen))
 		return 0;
 	/* a copy the recording kept (a container's binary) */
@@ -456,7 +457,8 @@ int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *pat
 	 * file, which carries the same build-id, segments and symbols */
 	build_id_path(id_path, sizeof(id_path), DEBUG_DIR "/.build-id", build_id, len, ".debug");
 	snprintf(file, sizeof(file), "%s%s", root, id_path);
-	return load_elf_file(t, root, file, path, build_id, len, NULL, 0) ? -1 : 0;
+	ret = load_elf_file(t, root, file, path, build_id, len, NULL, 0);
+	return ret > 0 ? -ESTALE : ret;
 }
 
 int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
@@ -464,12 +466,12 @@ int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
 {
 	struct elf_file f = { .fd = -1 };
 	char *copy = malloc(len ? len : 1);
-	int ret = -1;
+	int ret = -ENOEXEC;
 
 	memset(t, 0, sizeof(*t));
 	if (!copy) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	memcpy(copy, image, len);
 	elf_version(EV_CURRENT);
@@ -480,17 +482,14 @@ int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
 		const void *id;
 		ssize_t n = dwelf_elf_gnu_build_id(f.elf, &id);
 
-		if (n != (ssize_t)want_len || memcmp(id, want_id, want_len))
+		ret = n != (ssize_t)want_len || memcmp(id, want_id, want_len) ? -ESTALE : 0;
+		if (ret)
 			rt_format(err, errlen, "not the image that was recorded (its build-id differs)");
-		else
-			ret = 0;
 	} else {
 		ret = 0;
 	}
-	if (!ret && load_runtime(t, &f, NULL, NULL)) {
+	if (!ret && (ret = load_runtime(t, &f, NULL, NULL)))
 		rt_format(err, errlen, "cannot read its symbols: %s", elf_errmsg(-1));
-		ret = -1;
-	}
 	elf_file_close(&f);
 	free(copy);
 	return ret;

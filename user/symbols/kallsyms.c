@@ -158,7 +158,7 @@ static size_t chunk_for(int fd)
 
 /* Reads fd's lines in big chunks (a read of /proc/kallsyms costs the kernel
  * the same whatever its size, and there are 100000 lines and more) into b.
- * 0 at the end of the file, -1 if reading failed or memory ran out. */
+ * 0 at the end of the file, -errno if reading failed or memory ran out. */
 static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 {
 	size_t chunk = chunk_for(fd);
@@ -168,7 +168,7 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 	int r = 0;
 
 	if (!buf)
-		return -1;
+		return -ENOMEM;
 	for (;;) {
 		ssize_t n = read(fd, buf + have, chunk - have);
 		char *line, *nl, *stop;
@@ -176,7 +176,7 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = -1;
+			r = -errno;
 			break;
 		}
 		have += (size_t)n;
@@ -184,9 +184,10 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 		line = buf;
 		while ((nl = memchr(line, '\n', (size_t)(stop - line)))) {
 			*nl = '\0';
-			if (!skipping && nl - line < KALLSYMS_LINE_MAX && add_kallsyms_line(b, line, nonzero)) {
+			if (!skipping && nl - line < KALLSYMS_LINE_MAX &&
+			    (r = add_kallsyms_line(b, line, nonzero))) {
 				free(buf);
-				return -1;
+				return r;
 			}
 			skipping = false;
 			line = nl + 1;
@@ -199,8 +200,8 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 		memmove(buf, line, have);
 		if (!n) { /* the end: a last line without its newline */
 			buf[have] = '\0';
-			if (have && !skipping && add_kallsyms_line(b, buf, nonzero))
-				r = -1;
+			if (have && !skipping)
+				r = add_kallsyms_line(b, buf, nonzero);
 			break;
 		}
 	}
@@ -238,15 +239,15 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 	struct modules m;
 	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, NULL);
 	bool nonzero = false;
-	int r = -1;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	if (fd < 0) {
 		rt_format(err, errlen, "cannot read %s: %s", path, safe_open_strerror(errno));
-		return -1;
+		return fd;
 	}
 	symtab_builder_init(&b, true);
-	if (read_kallsyms_lines(fd, &b, &nonzero))
+	if ((r = read_kallsyms_lines(fd, &b, &nonzero)))
 		rt_format(err, errlen, "out of memory reading %s", path);
 	else if (!nonzero) {
 		char cause[256];
@@ -256,8 +257,9 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		else
 			kallsyms_hidden_cause(cause, sizeof(cause));
 		rt_format(err, errlen, "%s shows no kernel addresses: %s", path, cause);
+		r = -EPERM;
 	}
-	else if (symtab_builder_fixup(&b))
+	else if ((r = symtab_builder_fixup(&b)))
 		rt_format(err, errlen, "out of memory reading %s", path);
 	else
 		r = 0;
@@ -269,10 +271,8 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		split.kernel_end = m.all ? UINT64_MAX : 0;
 		symtab_builder_keep(&b, keep_mapped_module, &split);
 		byte_buffer_free(&m.list);
-		if (symtab_builder_finish(&b, t)) {
+		if ((r = symtab_builder_finish(&b, t)))
 			rt_format(err, errlen, "out of memory reading %s", path);
-			r = -1;
-		}
 		t->kernel_end = split.kernel_end;
 	}
 	symtab_builder_free(&b);

@@ -9,7 +9,7 @@
 #include "symbols/symbols.h"
 
 /* Loads the symbols of /proc/kallsyms (or another file in its format; the
- * kcore and modules beside it stand for /proc's). Returns 0, or -1 with err
+ * kcore and modules beside it stand for /proc's). Returns 0, or -errno with err
  * set. */
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
 

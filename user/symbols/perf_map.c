@@ -4,6 +4,7 @@
 #include "symbols/perf_map.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ static int parse(FILE *f, struct symtab *t)
 fail:
 	free(syms);
 	byte_buffer_free(&names);
-	return -1;
+	return -ENOMEM;
 }
 
 static int load(struct symtab *t, int fd)
@@ -83,8 +84,10 @@ static int load(struct symtab *t, int fd)
 	int ret;
 
 	if (!f) {
+		int e = errno;
+
 		close(fd);
-		return -1;
+		return -e;
 	}
 	ret = parse(f, t);
 	fclose(f);
@@ -113,5 +116,5 @@ int perf_map_load(struct symtab *t, const char *root, uint32_t pid, const char *
 		return load(t, fd);
 	if (fd >= 0)
 		close(fd);
-	return -1;
+	return -ENOENT;
 }

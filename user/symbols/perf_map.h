@@ -11,7 +11,7 @@
 /* Loads the map of pid into t (addresses as the process saw them): the
  * recording's copy (DIR/perf-PID.map in one of the NULL-terminated dirs),
  * else /tmp/perf-PID.map (under root, perf's --symfs, if not NULL) as perf
- * reads it, if it is a regular file (no symlink) owned by us or root. -1 if
+ * reads it, if it is a regular file (no symlink) owned by us or root. -ENOENT if
  * there is none. */
 int perf_map_load(struct symtab *t, const char *root, uint32_t pid, const char *const *dirs);
 

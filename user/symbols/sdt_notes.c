@@ -72,7 +72,7 @@ int sdt_notes_read(const char *path, struct sdt_probe **out, size_t *nr, char *e
 	*out = NULL;
 	*nr = 0;
 	if (!elf)
-		return -1;
+		return -errno;
 	addr_size = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		goto out;
@@ -99,7 +99,7 @@ int sdt_notes_read(const char *path, struct sdt_probe **out, size_t *nr, char *e
 			grown = realloc(*out, (*nr + 1) * sizeof(*grown));
 			if (!grown) {
 				rt_format(err, errlen, "out of memory");
-				ret = -1;
+				ret = -ENOMEM;
 				goto out;
 			}
 			*out = grown;

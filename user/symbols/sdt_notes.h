@@ -17,7 +17,7 @@ struct sdt_probe {
 };
 
 /* Reads path's probes into *out (malloc'd, *nr of them; none is not an
- * error). 0; -1 with err set if path cannot be read or is not an ELF file. */
+ * error). 0; -errno with err set if path cannot be read or is not an ELF file. */
 int sdt_notes_read(const char *path, struct sdt_probe **out, size_t *nr, char *err,
 		   size_t errlen);
 

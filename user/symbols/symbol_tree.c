@@ -3,6 +3,7 @@
  * kernel's lib/rbtree.c shapes it, so that lookups among overlaps find what perf's find. */
 #include "symbols/symbol_tree.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ int symbol_tree_reserve(struct symbol_tree *t, size_t n)
 	if (red)
 		t->red = red;
 	if (!l || !r || !p || !red)
-		return -1;
+		return -ENOMEM;
 	t->cap = cap;
 	return 0;
 }

@@ -19,7 +19,7 @@ struct symbol_tree {
 };
 
 void symbol_tree_init(struct symbol_tree *t);
-/* Room for nodes 0..n-1; -1 if memory ran out. */
+/* Room for nodes 0..n-1; -ENOMEM if memory ran out. */
 int symbol_tree_reserve(struct symbol_tree *t, size_t n);
 /* Inserts node as perf's __symbols__insert does: down from the root, left
  * where keys[node] < the key there, else right; then rb_insert_color. */

@@ -36,13 +36,13 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 		struct builder_symbol *grown = realloc(b->syms, cap * sizeof(*grown));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		prefault(grown + b->nr, (cap - b->nr) * sizeof(*grown));
 		b->syms = grown;
 		b->cap = cap;
 	}
 	if (b->added == TREE_NONE || !byte_buffer_append(&b->names, name, len))
-		return -1;
+		return b->added == TREE_NONE ? -E2BIG : -ENOMEM;
 	if (!b->kallsyms) { /* perf inserts it into its tree at once */
 		uint64_t *starts = b->starts;
 
@@ -53,7 +53,7 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 		}
 		if (!starts || symbol_tree_reserve(&b->tree, (size_t)b->added + 1)) {
 			b->names.len = at;
-			return -1;
+			return -ENOMEM;
 		}
 		starts[b->added] = start;
 		symbol_tree_insert(&b->tree, b->added, starts);
@@ -215,7 +215,7 @@ static int sort_added(struct symtab_builder *b)
 	}
 	tail = malloc(nr_tail * sizeof(*tail));
 	if (!tail)
-		return -1;
+		return -ENOMEM;
 	memcpy(tail, b->syms + run, nr_tail * sizeof(*tail));
 	qsort(tail, nr_tail, sizeof(*tail), compare_added);
 	/* merge from the back: the front run stays in place until overwritten */
@@ -235,7 +235,7 @@ int symtab_builder_fixup(struct symtab_builder *b)
 	if (!b->nr)
 		return 0;
 	if (sort_added(b))
-		return -1;
+		return -ENOMEM;
 	fixup_ends(b);
 	fixup_duplicates(b);
 	return 0;
@@ -249,7 +249,7 @@ static int keep_tree(struct symtab_builder *b, struct symtab *t)
 	t->tree = malloc((b->nr ? b->nr : 1) * 2 * sizeof(*t->tree));
 	if (!index || !t->tree) {
 		free(index);
-		return -1;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < b->nr; i++)
 		index[b->syms[i].order] = (uint32_t)i;
@@ -271,7 +271,7 @@ int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 	memset(t, 0, sizeof(*t));
 	t->root = TREE_NONE;
 	if (sort_added(b) || (!b->kallsyms && keep_tree(b, t)))
-		return -1;
+		return -ENOMEM;
 	/* the table takes the builder's array, each symbol moved down into
 	 * the space of the (larger) builder_symbol it was: no second copy of
 	 * the kernel's 100000 symbols to fault in */
@@ -296,7 +296,7 @@ int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 			free(t->tree);
 			t->tree = NULL;
 			symtab_builder_free(b);
-			return -1;
+			return -ENOMEM;
 		}
 	}
 	t->nr = b->nr;
@@ -377,7 +377,7 @@ int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *va
 			return 0;
 		}
 	}
-	return -1;
+	return -ENOENT;
 }
 
 int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
@@ -391,7 +391,7 @@ int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64
 		    (!before || t->segments[i].offset > before->offset))
 			before = &t->segments[i];
 	if (!before)
-		return -1;
+		return -ENOENT;
 	*vaddr = offset - before->offset + before->vaddr;
 	return 0;
 }

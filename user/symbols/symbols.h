@@ -42,19 +42,22 @@ struct symtab {
 	uint64_t kernel_end;
 };
 
-/* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c). */
+/* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c);
+ * 0, or -errno with err set (-ENOEXEC: not an ELF file). */
 int symtab_load_elf(struct symtab *t, const char *path, char *err, size_t errlen);
 /* Like symtab_load_elf, but only from the file with that build-id: path if
  * it still is that file, else a copy named by build-id (xx/yyyy) in one of
  * the NULL-terminated dirs (a recording's .build-id), else its debug file
  * under /usr/lib/debug/.build-id. path and the debug files are looked for
  * under root ("DIR": DIR/usr/bin/x for /usr/bin/x, as perf's --symfs; NULL
- * for /), the dirs are not. -1 with err set if none is. */
+ * for /), the dirs are not. -errno with err set if none is (-ESTALE: not the
+ * build-id recorded). */
 int symtab_load_elf_build_id(struct symtab *t, const char *root, const char *path,
 			     const uint8_t *build_id, size_t len, const char *const *dirs,
 			     char *err, size_t errlen);
 /* Loads the symbols of an ELF image in memory (the vdso's), len bytes; with
- * want_len, only if its build-id is want_id. */
+ * want_len, only if its build-id is want_id. 0, or -errno with err set
+ * (-ENOEXEC: not ELF; -ESTALE: another build-id). */
 int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
 			  const uint8_t *want_id, size_t want_len, char *err, size_t errlen);
 /* The symbol holding addr, or NULL. Symbols may overlap (perf does not trim
@@ -62,12 +65,12 @@ int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
  * added after): the one perf's tree search meets first, as it meets it. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
- * and sets *vaddr, or -1 if no PT_LOAD segment holds that offset. */
+ * and sets *vaddr, or -ENOENT if no PT_LOAD segment holds that offset. */
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
 /* The address perf looks a file offset up at, as a virtual address: the
  * offset moved as symtab_offset_to_vaddr moves it, or, past every segment's
  * bytes (the rest of a mapping's last page), as the last segment before it
- * moves its own (perf looks symbols up by file offset). -1 if no segment
+ * moves its own (perf looks symbols up by file offset). -ENOENT if no segment
  * starts at or before it. */
 int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
 void symtab_free(struct symtab *t);
@@ -95,20 +98,22 @@ struct symtab_builder {
 /* An empty builder; kallsyms: the table is /proc/kallsyms's. */
 void symtab_builder_init(struct symtab_builder *b, bool kallsyms);
 /* Adds a symbol (size 0: none given); in kallsyms, a module's symbol is
- * named "NAME\t[MODULE]" until its fixups are done. -1 if memory ran out. */
+ * named "NAME\t[MODULE]" until its fixups are done. -ENOMEM if memory ran out
+ * (-E2BIG past 2^32 - 1 symbols). */
 int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
 		       uint8_t type, const char *name);
 /* Adds a symbol under its demangled name when it has one (demangle.h). */
 int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
 				 uint8_t binding, uint8_t type, const char *name);
-/* Ends, fixup and duplicates, of everything added so far; -1 if memory ran out. */
+/* Ends, fixup and duplicates, of everything added so far; -ENOMEM if memory
+ * ran out. */
 int symtab_builder_fixup(struct symtab_builder *b);
 /* Keeps the symbols added for which keep(name, symbol, ctx) is true, in
  * their order; name is the builder's, which keep may cut short. */
 void symtab_builder_keep(struct symtab_builder *b,
 			 bool (*keep)(char *name, const struct symbol *s, void *ctx), void *ctx);
 /* Sorts what was added since (without fixups) and hands the table to t (all
- * of t: no segments yet); the builder is left empty. -1 if memory ran out (t
+ * of t: no segments yet); the builder is left empty. -ENOMEM if memory ran out (t
  * is then empty). */
 int symtab_builder_finish(struct symtab_builder *b, struct symtab *t);
 void symtab_builder_free(struct symtab_builder *b);

@@ -4,6 +4,7 @@
 #include "symbols/unwind.h"
 
 #include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -215,7 +216,8 @@ static struct uw_file *dso_file(struct unwinder *u, const struct dso *d)
 }
 
 /* Reports the file mapped at ip to p's dwfl, as perf's report_module: at
- * the mapping's start less its offset. 0 if ip is then in a module. */
+ * the mapping's start less its offset. 0 if ip is then in a module, else
+ * -ENOENT (-ESTALE: another file is mapped there now). */
 static int report_module(struct uw_process *p, uint64_t ip)
 {
 	const struct map *m = address_space_find_map(p->u->as, p->pid, ip);
@@ -225,7 +227,7 @@ static int report_module(struct uw_process *p, uint64_t ip)
 	void **userdata;
 
 	if (!m)
-		return -1;
+		return -ENOENT;
 	mod = dwfl_addrmodule(p->dwfl, ip);
 	if (mod) {
 		dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
@@ -233,18 +235,18 @@ static int report_module(struct uw_process *p, uint64_t ip)
 		if (f && f->elf && start == (f->exec ? 0 : m->start - m->pgoff) + f->low)
 			return 0;
 		p->stale = true; /* another file is mapped there now */
-		return -1;
+		return -ESTALE;
 	}
 	f = dso_file(p->u, m->dso);
 	if (!f || !f->elf)
-		return -1;
+		return -ENOENT;
 	base = f->exec ? 0 : m->start - m->pgoff;
 	mod = dwfl_report_module(p->dwfl, m->dso->path, base + f->low, base + f->end);
 	if (!mod)
-		return -1;
+		return -EINVAL;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = f;
-	return dwfl_addrmodule(p->dwfl, ip) == mod ? 0 : -1;
+	return dwfl_addrmodule(p->dwfl, ip) == mod ? 0 : -ENOENT;
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)

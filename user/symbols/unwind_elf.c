@@ -3,6 +3,7 @@
  * against the file's real size and read: its code ranges, its CFI sections. */
 #include "symbols/unwind_elf.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static int add_code_range(struct code_range **v, size_t *nr, size_t *cap, uint64
 		struct code_range *grown = realloc(*v, grown_cap * sizeof(**v));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		*v = grown;
 		*cap = grown_cap;
 	}
@@ -36,7 +37,7 @@ static int add_code_range(struct code_range **v, size_t *nr, size_t *cap, uint64
 
 /* The executable sections' [start, end), sorted, each starting where the
  * one before ends at the earliest; or the executable segments' when there
- * are no section headers. -1 out of memory. */
+ * are no section headers. -ENOMEM out of memory. */
 ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges)
 {
 	Elf_Scn *scn = NULL;
@@ -50,7 +51,7 @@ ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges)
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
 		    sh.sh_type == SHT_PROGBITS &&
 		    add_code_range(ranges, &n, &cap, sh.sh_addr, sh.sh_addr + sh.sh_size))
-			return -1;
+			return -ENOMEM;
 	}
 	if (n == 0 && !elf_getphdrnum(elf, &phnum)) {
 		for (size_t i = 0; i < phnum; i++) {
@@ -59,7 +60,7 @@ ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges)
 			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
 			    (ph.p_flags & PF_X) &&
 			    add_code_range(ranges, &n, &cap, ph.p_vaddr, ph.p_vaddr + ph.p_memsz))
-				return -1;
+				return -ENOMEM;
 		}
 	}
 	if (n)

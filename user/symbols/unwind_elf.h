@@ -23,7 +23,7 @@ enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *
 					    size_t errlen);
 /* The executable sections' ranges (the executable segments' without section
  * headers) into *ranges (to free), sorted, none overlapping: how many, or
- * -1 out of memory. */
+ * -ENOMEM out of memory. */
 ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges);
 /* The section named name that has bytes in the file, or NULL. */
 Elf_Scn *unwind_elf_section(Elf *elf, const char *name);

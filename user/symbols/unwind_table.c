@@ -6,6 +6,7 @@
 #include "symbols/unwind_table.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -56,7 +57,7 @@ static int push_row(struct unwind_table *t, const struct unwind_row *r)
 		struct unwind_row *grown = realloc(t->rows, cap * sizeof(*grown));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		t->rows = grown;
 		t->cap = cap;
 	}
@@ -413,6 +414,35 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	return why;
 }
 
+/* The errno a refusal returns as. */
+static int refusal_errno(enum unwind_refusal why)
+{
+	switch (why) {
+	case UNWIND_BUILT:
+		return 0;
+	case UNWIND_NOT_ELF:
+		return ENOEXEC;
+	case UNWIND_NO_CFI:
+		return ENOENT;
+	case UNWIND_OVER_ROWS:
+		return E2BIG;
+	case UNWIND_OVER_BYTES:
+		return EFBIG;
+	case UNWIND_OVER_TIME:
+		return ETIME;
+	case UNWIND_CANCELLED:
+		return ECANCELED;
+	case UNWIND_NO_MEMORY:
+		return ENOMEM;
+	case UNWIND_PAST_4GIB:
+		return ERANGE;
+	case UNWIND_FILE_CHANGED:
+		return ESTALE;
+	default:
+		return EINVAL; /* UNWIND_LYING_HEADER */
+	}
+}
+
 static int build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
 		 enum unwind_refusal *why, char *err, size_t errlen)
 {
@@ -499,7 +529,7 @@ out:
 		elf_end(elf);
 	if (*why != UNWIND_BUILT) {
 		unwind_table_free(t);
-		return -1;
+		return -refusal_errno(*why);
 	}
 	return 0;
 }
@@ -528,11 +558,11 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 	struct build_call b = { fd, budget, t, why, err, errlen };
 
 	if (sigbus_guard_run(build_guarded, &b) != SIGBUS_GUARD_FAULT)
-		return *why == UNWIND_BUILT ? 0 : -1;
+		return -refusal_errno(*why);
 	*why = UNWIND_FILE_CHANGED;
 	rt_format(err, errlen, "the file shrank while it was read");
 	memset(t, 0, sizeof(*t));
-	return -1;
+	return -ESTALE;
 }
 
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc)

@@ -94,8 +94,10 @@ struct unwind_table {
  * .eh_frame says nothing (read through a mapping, for every executable
  * section), within budget (NULL: the defaults, never cancelled): FDE by FDE,
  * each gap between them one UNWIND_CFA_NONE row, so the work follows the
- * CFI, never the size of the code. 0, or -1 with *why and err (one line)
- * set and t empty. */
+ * CFI, never the size of the code. 0, or -errno with *why and err (one line)
+ * set and t empty: -ENOEXEC not ELF, -ENOENT no CFI, -E2BIG over the rows,
+ * -EFBIG over the bytes, -ETIME over the time, -ECANCELED, -ENOMEM, -ERANGE
+ * past 4 GiB, -ESTALE the file shrank, -EINVAL a lying header. */
 int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
 		       enum unwind_refusal *why, char *err, size_t errlen);
 /* The row covering pc, or NULL outside every row. */

@@ -5,6 +5,7 @@
 #include "symbols/vdso.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <string.h>
@@ -55,7 +56,7 @@ int symtab_load_vdso(struct symtab *t, const uint8_t *want_id, size_t want_len, 
 	memset(t, 0, sizeof(*t));
 	if (!e) {
 		rt_format(err, errlen, "this process has no vdso to read");
-		return -1;
+		return -ENOENT;
 	}
 	return symtab_load_elf_image(t, e, len, want_id, want_len, err, errlen);
 }

@@ -11,7 +11,7 @@
 #include "symbols/symbols.h"
 
 /* Loads the symbols of this process's [vdso]; with want_len, only if its
- * build-id is want_id (the recording named the one it saw). Returns 0, or -1
+ * build-id is want_id (the recording named the one it saw). Returns 0, or -errno
  * with err set (no vdso, another build). */
 int symtab_load_vdso(struct symtab *t, const uint8_t *want_id, size_t want_len, char *err,
 		     size_t errlen);
