@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -374,9 +375,9 @@ static void test_bad_sizes(void **state)
 	struct staging_ring r;
 
 	(void)state;
-	assert_int_equal(staging_ring_init(&r, 100000, build_lost, NULL), -1);
-	assert_int_equal(staging_ring_init(&r, 4096, build_lost, NULL), -1);
-	assert_int_equal(staging_ring_init(&r, RING_BYTES, NULL, NULL), -1);
+	assert_int_equal(staging_ring_init(&r, 100000, build_lost, NULL), -EINVAL);
+	assert_int_equal(staging_ring_init(&r, 4096, build_lost, NULL), -EINVAL);
+	assert_int_equal(staging_ring_init(&r, RING_BYTES, NULL, NULL), -EINVAL);
 }
 
 /* Checks a snapshot: whole records, consecutive sequence numbers ending at

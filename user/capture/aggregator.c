@@ -62,7 +62,7 @@ static int attach(struct aggregator *a, struct bpf_link *link, const char *what,
 
 		rt_format(err, errlen, "cannot attach to %s: %s%s", what, strerror(x),
 			  privileges_hint(x));
-		return -1;
+		return -x;
 	}
 	a->links[a->nr_links++] = link;
 	return 0;
@@ -74,6 +74,7 @@ static int attach_sampling(struct aggregator *a, const struct aggregator_config 
 {
 	for (unsigned int i = 0; i < a->cpus.nr; i++) {
 		struct perf_event_attr attr;
+		int r;
 
 		perf_attr_cpu_clock(&attr, &cfg->rate);
 		attr.type = cfg->event_type;
@@ -83,12 +84,12 @@ static int attach_sampling(struct aggregator *a, const struct aggregator_config 
 			rt_format(err, errlen, "cannot open the sampling event on CPU %d: %s%s",
 				  a->cpus.cpus[i], strerror(-a->event_fds[i]),
 				  privileges_hint(-a->event_fds[i]));
-			return -1;
+			return a->event_fds[i];
 		}
-		if (attach(a, bpf_program__attach_perf_event(a->skel->progs.export_sample,
-							     a->event_fds[i]),
-			   "the sampling event", err, errlen))
-			return -1;
+		if ((r = attach(a, bpf_program__attach_perf_event(a->skel->progs.export_sample,
+								  a->event_fds[i]),
+				"the sampling event", err, errlen)))
+			return r;
 	}
 	return 0;
 }
@@ -170,7 +171,7 @@ static int dump_grow(struct map_dump *d, size_t key_size, size_t n)
 		d->keys = keys;
 	values = keys ? realloc(d->values, cap * sizeof(*values)) : NULL;
 	if (!values)
-		return -1;
+		return -ENOMEM;
 	d->values = values;
 	d->cap = cap;
 	return 0;
@@ -191,7 +192,7 @@ static int dump_map(int fd, size_t key_size, struct map_dump *d)
 		int err;
 
 		if (d->nr == d->cap && dump_grow(d, key_size, 1))
-			return -1;
+			return -ENOMEM;
 		count = (__u32)(d->cap - d->nr);
 		err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token,
 					   d->keys + d->nr * key_size, d->values + d->nr, &count,
@@ -200,13 +201,13 @@ static int dump_map(int fd, size_t key_size, struct map_dump *d)
 			/* a bucket holds more than there is room for: more
 			 * room, and start over (keys inserted meanwhile) */
 			if (dump_grow(d, key_size, d->cap))
-				return -1;
+				return -ENOMEM;
 			d->nr = 0;
 			first = true;
 			continue;
 		}
 		if (err && errno != ENOENT)
-			return -1;
+			return -errno;
 		first = false;
 		d->nr += count;
 		if (err || !count)
@@ -219,10 +220,12 @@ static int map_adds(struct aggregator *a, int m, struct rt_map_adds *out)
 {
 	struct rt_export_counters *counters = calloc((size_t)a->nr_possible, sizeof(*counters));
 	__u32 zero = 0;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (counters && !bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.counters), &zero, counters)) {
+	if (counters && bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.counters), &zero, counters))
+		ret = -errno;
+	else if (counters) {
 		for (int c = 0; c < a->nr_possible; c++) {
 			const struct rt_map_adds *x = m == MAP_COMM ? &counters[c].comm
 								    : &counters[c].cgroup;
@@ -251,9 +254,10 @@ static int read_map(struct aggregator *a, int m, size_t key_size)
 	int fd = bpf_map__fd(m == MAP_COMM ? a->skel->maps.comm_time : a->skel->maps.cgroup_time);
 	struct rt_cpu_time held;
 	struct rt_map_adds adds;
+	int r;
 
-	if (dump_map(fd, key_size, d) || map_adds(a, m, &adds))
-		return -1;
+	if ((r = dump_map(fd, key_size, d)) || (r = map_adds(a, m, &adds)))
+		return r;
 	/* what was removed on purpose is neither held nor evicted */
 	held = d->forgotten.time;
 	for (size_t i = 0; i < d->nr; i++) {
@@ -279,7 +283,7 @@ int aggregator_each_cgroup(struct aggregator *a,
 		uint64_t id;
 
 		memcpy(&id, d->keys + i * sizeof(id), sizeof(id));
-		ret = fn(ctx, id, &d->values[i]) ? -1 : 0;
+		ret = fn(ctx, id, &d->values[i]) ? -ECANCELED : 0;
 	}
 	*evicted = d->evicted;
 	pthread_mutex_unlock(&a->lock);
@@ -299,7 +303,7 @@ int aggregator_each_comm(struct aggregator *a,
 		char comm[RT_EXPORT_COMM_LEN + 1] = { 0 };
 
 		memcpy(comm, d->keys + i * RT_EXPORT_COMM_LEN, RT_EXPORT_COMM_LEN);
-		ret = fn(ctx, comm, &d->values[i]) ? -1 : 0;
+		ret = fn(ctx, comm, &d->values[i]) ? -ECANCELED : 0;
 	}
 	*evicted = d->evicted;
 	pthread_mutex_unlock(&a->lock);
@@ -309,7 +313,7 @@ int aggregator_each_comm(struct aggregator *a,
 int aggregator_forget_cgroup(struct aggregator *a, uint64_t id)
 {
 	struct map_dump *d = &a->dumps[MAP_CGROUP];
-	int fd = bpf_map__fd(a->skel->maps.cgroup_time), ret = -1;
+	int fd = bpf_map__fd(a->skel->maps.cgroup_time), ret = -ENOENT;
 	struct rt_cpu_time t;
 
 	pthread_mutex_lock(&a->lock);
@@ -326,7 +330,7 @@ int aggregator_forget_cgroup(struct aggregator *a, uint64_t id)
 
 int aggregator_new_cgroups_fd(struct aggregator *a)
 {
-	return a->new_cgroups ? ring_buffer__epoll_fd(a->new_cgroups) : -1;
+	return a->new_cgroups ? ring_buffer__epoll_fd(a->new_cgroups) : -ENOENT;
 }
 
 int aggregator_new_cgroups(struct aggregator *a, void (*fn)(void *ctx, uint64_t id), void *ctx)
@@ -334,12 +338,12 @@ int aggregator_new_cgroups(struct aggregator *a, void (*fn)(void *ctx, uint64_t 
 	int n;
 
 	if (!a->new_cgroups)
-		return -1;
+		return -ENOENT;
 	a->on_new_cgroup = fn;
 	a->on_new_cgroup_ctx = ctx;
 	n = ring_buffer__consume(a->new_cgroups);
 	a->on_new_cgroup = NULL;
-	return n < 0 ? -1 : n;
+	return n;
 }
 
 size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max)
@@ -368,10 +372,12 @@ int aggregator_runq(struct aggregator *a, struct runq_histogram *out)
 {
 	struct rt_runq_hist *hists = calloc((size_t)a->nr_possible, sizeof(*hists));
 	__u32 zero = 0;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (hists && !bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.runq_hist), &zero, hists)) {
+	if (hists && bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.runq_hist), &zero, hists))
+		ret = -errno;
+	else if (hists) {
 		for (int c = 0; c < a->nr_possible; c++) {
 			for (int b = 0; b < RT_RUNQ_BUCKETS; b++)
 				out->buckets[b] += hists[c].buckets[b];

@@ -44,8 +44,9 @@ struct aggregator_evicted {
 };
 
 /* Calls fn for every cgroup id with CPU time, and says what was evicted; 0,
- * or -1 if the map could not be read. The map is read in batches: a full map
- * (RT_EXPORT_MAP_ENTRIES keys) takes a few system calls. */
+ * or -errno if the map could not be read (-ECANCELED if fn returned nonzero).
+ * The map is read in batches: a full map (RT_EXPORT_MAP_ENTRIES keys) takes a
+ * few system calls. */
 int aggregator_each_cgroup(struct aggregator *a,
 			   int (*fn)(void *ctx, uint64_t id, const struct rt_cpu_time *t), void *ctx,
 			   struct aggregator_evicted *evicted);
@@ -54,17 +55,18 @@ int aggregator_each_comm(struct aggregator *a,
 			 int (*fn)(void *ctx, const char *comm, const struct rt_cpu_time *t),
 			 void *ctx, struct aggregator_evicted *evicted);
 /* Removes a cgroup's key from the map (a cgroup that is gone): its CPU time
- * is no longer reported, nor counted as evicted. 0, or -1 if it was not there. */
+ * is no longer reported, nor counted as evicted. 0, or -ENOENT if it was not
+ * there. */
 int aggregator_forget_cgroup(struct aggregator *a, uint64_t id);
 /* A descriptor that polls readable when cgroups had their first sample
- * (the new_cgroups ring), or -1. */
+ * (the new_cgroups ring), or -errno. */
 int aggregator_new_cgroups_fd(struct aggregator *a);
 /* Calls fn for each cgroup id announced since the last call (from one
- * thread at a time); how many, or -1. */
+ * thread at a time); how many, or -errno. */
 int aggregator_new_cgroups(struct aggregator *a, void (*fn)(void *ctx, uint64_t id), void *ctx);
 /* The samples seen and not counted, per CPU sampled; returns how many CPUs. */
 size_t aggregator_cpu_counts(struct aggregator *a, struct capture_cpu_counts *out, size_t max);
-/* 0, or -1 if the histogram could not be read. */
+/* 0, or -errno if the histogram could not be read. */
 int aggregator_runq(struct aggregator *a, struct runq_histogram *out);
 /* Its programs' run counts and times (see bpf_stats_read). */
 size_t aggregator_program_runs(struct aggregator *a, struct bpf_program_runs *out, size_t max);

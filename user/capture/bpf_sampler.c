@@ -37,7 +37,7 @@ static int check_btf(char *err, size_t errlen)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		rt_format(err, errlen, "no kernel BTF at /sys/kernel/btf/vmlinux: ringtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-		return -1;
+		return -errno;
 	}
 	return 0;
 }
@@ -82,7 +82,7 @@ static int follow_earlier_forks(struct bpf_sampler *s, char *err, size_t errlen)
 fail:
 	rt_format(err, errlen, "cannot read the processes forked during the start from /proc: %s",
 		  strerror(errno));
-	return -1;
+	return -errno;
 }
 
 /* Fills the maps the filters read: CPUs, processes, threads, cgroup. */
@@ -115,7 +115,7 @@ static int fill_scope_maps(struct bpf_sampler *s, const struct sampler_scope *sc
 	return 0;
 fail:
 	rt_format(err, errlen, "cannot set up the sampler's filters: %s", strerror(errno));
-	return -1;
+	return -errno;
 }
 
 static int remember(struct bpf_sampler *s, int fd, struct bpf_link *link)
@@ -125,7 +125,7 @@ static int remember(struct bpf_sampler *s, int fd, struct bpf_link *link)
 		struct attachment *grown = realloc(s->attached, cap * sizeof(*grown));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		s->attached = grown;
 		s->cap_attached = cap;
 	}
@@ -133,7 +133,7 @@ static int remember(struct bpf_sampler *s, int fd, struct bpf_link *link)
 	return 0;
 }
 
-/* Attaches a tracing program (tp_btf) and keeps its link: 0, or -1 with
+/* Attaches a tracing program (tp_btf) and keeps its link: 0, or -errno with
  * errno set and nothing left attached. */
 static int attach_tracing(struct bpf_sampler *s, struct bpf_program *prog)
 {
@@ -141,13 +141,13 @@ static int attach_tracing(struct bpf_sampler *s, struct bpf_program *prog)
 	int e;
 
 	if (!link)
-		return -1;
+		return -errno;
 	if (!remember(s, -1, link))
 		return 0;
 	e = errno;
 	bpf_link__destroy(link);
 	errno = e;
-	return -1;
+	return -e;
 }
 
 /* Opens one perf event and attaches prog with the event's index as cookie. */
@@ -167,7 +167,7 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 				  attr->type, (unsigned long long)attr->config,
 				  cpu >= 0 ? "CPU" : "thread", cpu >= 0 ? cpu : pid,
 				  strerror(-fd), privileges_hint(-fd));
-		return -1;
+		return fd;
 	}
 	link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
 	if (!link) {
@@ -176,13 +176,13 @@ static int open_and_attach(struct bpf_sampler *s, struct bpf_program *prog,
 		rt_format(err, errlen, "cannot attach the sampler to a perf event: %s%s", strerror(e),
 			  privileges_hint(e));
 		close(fd);
-		return -1;
+		return -e;
 	}
 	if (remember(s, fd, link)) {
 		bpf_link__destroy(link);
 		close(fd);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -245,12 +245,12 @@ static int attach_user_probe(struct bpf_sampler *s, const struct sampler_event *
 			rt_format(err, errlen, "cannot attach a %s to %s in %s: %s%s",
 				  ev->probe_flags & RT_EVENT_URETPROBE ? "uretprobe" : "uprobe",
 				  p->func, p->path, strerror(e), privileges_hint(e));
-		return -1;
+		return -e;
 	}
 	if (remember(s, -1, link)) {
 		bpf_link__destroy(link);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -264,6 +264,7 @@ static int attach_event(struct bpf_sampler *s, const struct bpf_sampler_config *
 	const struct sampler_scope *sc = &cfg->scope;
 	const struct sampler_event *ev = &cfg->events[i];
 	struct perf_event_attr attr;
+	int r;
 
 	if (ev->offcpu)
 		return 0; /* the switch program, attached once for every CPU */
@@ -276,22 +277,23 @@ static int attach_event(struct bpf_sampler *s, const struct bpf_sampler_config *
 	if (sc->nr_threads) {
 		for (unsigned int t = 0; t < sc->nr_threads; t++) {
 			if (!sc->only_these_cpus) {
-				if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, sc->threads[t],
-						    -1, i, err, errlen))
-					return -1;
+				if ((r = open_and_attach(s, s->skel->progs.on_perf_event, &attr,
+							 sc->threads[t], -1, i, err, errlen)))
+					return r;
 				continue;
 			}
 			for (unsigned int c = 0; c < sc->cpus->nr; c++)
-				if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, sc->threads[t],
-						    sc->cpus->cpus[c], i, err, errlen))
-					return -1;
+				if ((r = open_and_attach(s, s->skel->progs.on_perf_event, &attr,
+							 sc->threads[t], sc->cpus->cpus[c], i, err,
+							 errlen)))
+					return r;
 		}
 		return 0;
 	}
 	for (unsigned int c = 0; c < sc->cpus->nr; c++)
-		if (open_and_attach(s, s->skel->progs.on_perf_event, &attr, -1, sc->cpus->cpus[c], i,
-				    err, errlen))
-			return -1;
+		if ((r = open_and_attach(s, s->skel->progs.on_perf_event, &attr, -1, sc->cpus->cpus[c],
+					 i, err, errlen)))
+			return r;
 	return 0;
 }
 
@@ -320,7 +322,7 @@ static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sample
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.events), &i, &e, BPF_ANY)) {
 		rt_format(err, errlen, "cannot describe event %u to the sampler: %s", i,
 			  strerror(errno));
-		return -1;
+		return -errno;
 	}
 	return 0;
 }
@@ -397,7 +399,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
 				       transport_inner_map_template(s->transport)))) {
 		rt_format(err, errlen, "cannot size the sampler's maps");
-		return -1;
+		return errno ? -errno : -EINVAL;
 	}
 	return 0;
 }

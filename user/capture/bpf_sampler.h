@@ -96,7 +96,7 @@ void bpf_sampler_stop(struct bpf_sampler *s);
  * program was running on that CPU (bpf_prog_info.recursion_misses): samples
  * nobody produced, and so in no count of the BPF side. */
 uint64_t bpf_sampler_missed_runs(const struct bpf_sampler *s);
-/* The counters of one CPU. */
+/* The counters of one CPU; 0, or -errno. */
 int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_counters *out);
 /* After stop and a last drain: samples of cpu dropped that no record in the
  * stream reported (the BPF side's pending loss; on the perf event array, what
@@ -106,7 +106,7 @@ uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uin
 void bpf_sampler_close(struct bpf_sampler *s);
 
 /* --off-cpu: its counters summed over CPUs, and the tasks still asleep (their
- * time off CPU not sampled); -1 if it does not run. */
+ * time off CPU not sampled); -ENOENT if it does not run. */
 int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_counters *sum,
 				uint64_t *asleep);
 
@@ -124,7 +124,7 @@ static inline uint32_t unwind_pages_for(uint32_t rows)
  * they forked have all exited); false if none were followed. */
 bool bpf_sampler_follows_none(const struct bpf_sampler *s);
 
-/* The unwinder's counters summed over CPUs; -1 if it does not run. */
+/* The unwinder's counters summed over CPUs; -ENOENT if it does not run. */
 int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum);
 
 /* Routes libbpf's messages to stderr only when verbose. */

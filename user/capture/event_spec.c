@@ -134,7 +134,7 @@ bad:
 		  kind == EVENT_USDT ? "usdt:BINARY:PROVIDER:NAME"
 		  : kind == EVENT_URETPROBE ? "uretprobe:BINARY:FUNC"
 					    : "uprobe:BINARY:FUNC[+OFFSET]");
-	return -1;
+	return -EINVAL;
 }
 
 /* One event of a spec: NAME, NAME:MODIFIERS, SYSTEM:NAME, or a user probe. */
@@ -153,7 +153,7 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 	memset(ev, 0, sizeof(*ev));
 	if (len >= sizeof(ev->name)) {
 		rt_format(err, errlen, "event name \"%.*s...\" is too long", 40, text);
-		return -1;
+		return -ENAMETOOLONG;
 	}
 	snprintf(ev->name, sizeof(ev->name), "%.*s", (int)len, text);
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
@@ -178,7 +178,7 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 				else if (*m != 'h' && *m != 'H' && *m != 'G') {
 					rt_format(err, errlen, "unknown modifier '%c' in event \"%s\": use u (user) or k (kernel)",
 						  *m, ev->name);
-					return -1;
+					return -EINVAL;
 				}
 			}
 			if (user || kernel) {
@@ -200,7 +200,7 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 	}
 	rt_format(err, errlen, "unknown event \"%s\": ringtrace list shows the events it can record",
 		  ev->name);
-	return -1;
+	return -EINVAL;
 }
 
 /* The tracepoints of available_events ("system:name"). */
@@ -265,19 +265,20 @@ static bool is_glob(const char *text, size_t len)
 }
 
 /* The tracepoints glob (len bytes at text, "system:name" with wildcards)
- * matches, appended to list. 0, or -1 with err set. */
+ * matches, appended to list. 0, or -errno with err set. */
 static int expand_glob(const char *text, size_t len, struct event_desc *list, unsigned int *nr,
 		       char *err, size_t errlen)
 {
 	struct tracepoint_names t = { 0 };
 	char glob[160];
 	size_t matched = 0;
-	int ret = -1;
+	int ret;
 
 	snprintf(glob, sizeof(glob), "%.*s", (int)len, text);
-	if (tracefs_each_event(add_tracepoint, &t) || t.failed) {
+	if ((ret = tracefs_each_event(add_tracepoint, &t)) || t.failed) {
 		rt_format(err, errlen, "cannot list the tracepoints for \"%s\"%s", glob,
 			  t.failed ? ": out of memory" : ": tracefs is not readable (run as root)");
+		ret = ret ? ret : -ENOMEM;
 		goto out;
 	}
 	qsort(t.names, t.nr, sizeof(*t.names), compare_by_system);
@@ -285,16 +286,18 @@ static int expand_glob(const char *text, size_t len, struct event_desc *list, un
 		matched += !fnmatch(glob, t.names[i], 0);
 	if (!matched) {
 		rt_format(err, errlen, "no tracepoint matches \"%s\": ringtrace list shows them", glob);
+		ret = -ENOENT;
 		goto out;
 	}
 	if (*nr + matched > EVENT_SPEC_MAX) {
 		rt_format(err, errlen, "too many events: \"%s\" matches %zu tracepoints, and a recording takes %d events at most",
 			  glob, matched, EVENT_SPEC_MAX);
+		ret = -E2BIG;
 		goto out;
 	}
 	for (size_t i = 0; i < t.nr; i++)
 		if (!fnmatch(glob, t.names[i], 0) &&
-		    parse_one(t.names[i], strlen(t.names[i]), &list[(*nr)++], err, errlen))
+		    (ret = parse_one(t.names[i], strlen(t.names[i]), &list[(*nr)++], err, errlen)))
 			goto out;
 	ret = 0;
 out:
@@ -306,41 +309,42 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 		     size_t errlen)
 {
 	const char *p = spec;
+	int r;
 
 	if (!*spec) {
 		rt_format(err, errlen, "empty event list for -e");
-		return -1;
+		return -EINVAL;
 	}
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
 		if (!len) {
 			rt_format(err, errlen, "empty event name in \"%s\"", spec);
-			return -1;
+			return -EINVAL;
 		}
 		if (memchr(p, ':', len) && is_glob(p, len) && strncmp(p, "uprobe:", 7) &&
 		    strncmp(p, "uretprobe:", 10) && strncmp(p, "usdt:", 5)) {
 			unsigned int first = *nr;
 
-			if (expand_glob(p, len, list, nr, err, errlen))
-				return -1;
+			if ((r = expand_glob(p, len, list, nr, err, errlen)))
+				return r;
 			for (unsigned int e = first; e < *nr; e++)
 				for (unsigned int i = 0; i < first; i++)
 					if (!strcmp(list[i].name, list[e].name)) {
 						rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
-						return -1;
+						return -EINVAL;
 					}
 		} else {
 			if (*nr == EVENT_SPEC_MAX) {
 				rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
-				return -1;
+				return -E2BIG;
 			}
-			if (parse_one(p, len, &list[*nr], err, errlen))
-				return -1;
+			if ((r = parse_one(p, len, &list[*nr], err, errlen)))
+				return r;
 			for (unsigned int i = 0; i < *nr; i++)
 				if (!strcmp(list[i].name, list[*nr].name)) {
 					rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
-					return -1;
+					return -EINVAL;
 				}
 			(*nr)++;
 		}
@@ -358,7 +362,7 @@ int event_offcpu_append(struct event_desc *list, unsigned int *nr, char *err, si
 
 	if (*nr == EVENT_SPEC_MAX) {
 		rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
-		return -1;
+		return -E2BIG;
 	}
 	ev = &list[*nr];
 	memset(ev, 0, sizeof(*ev));
@@ -372,9 +376,11 @@ int event_offcpu_append(struct event_desc *list, unsigned int *nr, char *err, si
 
 int event_resolve(struct event_desc *ev, char *err, size_t errlen)
 {
+	int r;
+
 	if (ev->kind == EVENT_TRACEPOINT) {
-		if (tracefs_read_format(ev->system, ev->tracepoint, &ev->format, err, errlen))
-			return -1;
+		if ((r = tracefs_read_format(ev->system, ev->tracepoint, &ev->format, err, errlen)))
+			return r;
 		ev->config = ev->format.id;
 		return 0;
 	}
@@ -391,7 +397,7 @@ int event_resolve(struct event_desc *ev, char *err, size_t errlen)
 			else
 				rt_format(err, errlen, "cannot open hardware event \"%s\": %s", ev->name,
 					  strerror(-fd));
-			return -1;
+			return fd;
 		}
 		close(fd);
 	}
@@ -488,7 +494,7 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 
 	if (t.failed) {
 		free_tracepoints(&t);
-		return -1;
+		return -ENOMEM;
 	}
 	qsort(t.names, t.nr, sizeof(t.names[0]), compare_tracepoints);
 	if (!nr_patterns) {

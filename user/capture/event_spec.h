@@ -75,23 +75,24 @@ bool event_is_user_probe(const struct event_desc *ev);
 /* Appends the events of one "-e" argument ("a,b,c") to list (room for
  * EVENT_SPEC_MAX): a tracepoint glob ("ext4:*", "sched:sched_wak*") as the
  * tracepoints of tracefs it matches, by system then name, as perf adds
- * them. 0, or -1 with err naming the offending event and what is accepted. */
+ * them. 0, or -errno (-EINVAL mostly) with err naming the offending event and
+ * what is accepted. */
 int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr, char *err,
 		     size_t errlen);
 
-/* Appends the off-CPU event (record --off-cpu). 0, or -1 with err set. */
+/* Appends the off-CPU event (record --off-cpu). 0, or -E2BIG with err set. */
 int event_offcpu_append(struct event_desc *list, unsigned int *nr, char *err, size_t errlen);
 
 /* Makes sure the event can be opened here: reads a tracepoint's format (mounting
  * tracefs if needed), tries a hardware event once (user probes are resolved
- * by record/probe_resolve.c). 0, or -1 with err set. */
+ * by record/probe_resolve.c). 0, or -errno with err set. */
 int event_resolve(struct event_desc *ev, char *err, size_t errlen);
 
 /* Prints the events "-e" accepts, as perf list does: all of them (none
  * given), or for each pattern in turn as perf list PATTERN filters: "hw",
  * "sw", "tracepoint", SYSTEM:NAME globs ("sched:*"), or any other word as a
  * glob an event's name contains ("*WORD*"). Tracepoints sorted as perf
- * sorts them. 0, or -1 if memory ran out. */
+ * sorts them. 0, or -ENOMEM if memory ran out. */
 int event_list_print(FILE *out, char *const *patterns, int nr_patterns);
 
 #endif

@@ -63,16 +63,18 @@ int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_cou
 {
 	struct rt_cpu_counters *all;
 	__u32 zero = 0;
-	int ret = -1;
+	int ret;
 
 	if (cpu < 0 || cpu >= s->nr_possible)
-		return -1;
+		return -EINVAL;
 	all = calloc((size_t)s->nr_possible, sizeof(*all));
 	if (!all)
-		return -1;
+		return -ENOMEM;
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counters), &zero, all)) {
 		*out = all[cpu];
 		ret = 0;
+	} else {
+		ret = -errno;
 	}
 	free(all);
 	return ret;
@@ -88,23 +90,25 @@ void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *page
 }
 
 /* The sum over every CPU of the one element of a per-CPU array whose value
- * is size bytes of __u64 counts (summed as words) into sum: 0, or -1. */
+ * is size bytes of __u64 counts (summed as words) into sum: 0, or -errno. */
 static int sum_percpu_counts(const struct bpf_sampler *s, const struct bpf_map *map, void *sum,
 			     size_t size)
 {
 	size_t words = size / sizeof(__u64);
 	__u64 *all = calloc((size_t)s->nr_possible, size), *to = sum;
 	__u32 zero = 0;
-	int ret = -1;
+	int ret;
 
 	memset(sum, 0, size);
 	if (!all)
-		return -1;
+		return -ENOMEM;
 	if (!bpf_map_lookup_elem(bpf_map__fd(map), &zero, all)) {
 		for (size_t cpu = 0; cpu < (size_t)s->nr_possible; cpu++)
 			for (size_t i = 0; i < words; i++)
 				to[i] += all[cpu * words + i];
 		ret = 0;
+	} else {
+		ret = -errno;
 	}
 	free(all);
 	return ret;
@@ -123,7 +127,7 @@ int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_co
 {
 	memset(sum, 0, sizeof(*sum));
 	if (!s || !s->unwind_ehframe)
-		return -1;
+		return -ENOENT;
 	return sum_percpu_counts(s, s->skel->maps.unwind_counters, sum, sizeof(*sum));
 }
 
@@ -138,7 +142,7 @@ int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_co
 	memset(sum, 0, sizeof(*sum));
 	*asleep = 0;
 	if (!s->offcpu)
-		return -1;
+		return -ENOENT;
 	ret = sum_percpu_counts(s, s->skel->maps.offcpu_counters, sum, sizeof(*sum));
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		(*asleep)++;

@@ -27,7 +27,7 @@ int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sam
 	sb->cpus = calloc(cpus->nr, sizeof(*sb->cpus));
 	if (!sb->cpus) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < cpus->nr; i++) {
 		struct sideband_cpu *c = &sb->cpus[i];
@@ -43,14 +43,16 @@ int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sam
 			rt_format(err, errlen, "cannot open the task-tracking event on CPU %d: %s",
 				  c->cpu, strerror(-fd));
 			sideband_close(sb);
-			return -1;
+			return fd;
 		}
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id)) {
+			int e = errno;
+
 			rt_format(err, errlen, "cannot read the id of the task-tracking event: %s",
 				  strerror(errno));
 			close(fd);
 			sideband_close(sb);
-			return -1;
+			return -e;
 		}
 		r = perf_ring_map(&c->ring, fd, data_pages);
 		if (r) {
@@ -58,7 +60,7 @@ int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sam
 				  c->cpu, data_pages, strerror(-r));
 			close(fd);
 			sideband_close(sb);
-			return -1;
+			return r;
 		}
 		sb->nr++;
 	}

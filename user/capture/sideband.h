@@ -29,7 +29,7 @@ struct sideband {
  * are not executable too if mmap_data (--call-graph dwarf: perf's unwinder
  * reads a binary's .eh_frame_hdr through them). wake_each_record: the reader
  * is woken at every record, not at a quarter of the ring (the in-kernel
- * unwinder waits for MMAP2). Returns 0, or -1 with err set. */
+ * unwinder waits for MMAP2). Returns 0, or -errno with err set. */
 int sideband_open(struct sideband *sb, const struct cpu_list *cpus, uint64_t sample_id_type,
 		  size_t data_pages, bool cgroups, bool mmap_data, bool wake_each_record,
 		  char *err, size_t errlen);

@@ -51,7 +51,7 @@ static int attach(struct snapshot_trigger *t, struct bpf_link *link, const char 
 
 		rt_format(err, errlen, "cannot attach the %s trigger: %s%s", what, strerror(e),
 			  privileges_hint(e));
-		return -1;
+		return -e;
 	}
 	t->links[t->nr_links++] = link;
 	return 0;
@@ -67,7 +67,7 @@ static int use_scope(struct trigger_bpf *k, const struct sampler_scope_filter *f
 	    bpf_map__reuse_fd(k->maps.target_tgids, f->tgids_fd) ||
 	    bpf_map__reuse_fd(k->maps.target_tids, f->tids_fd) ||
 	    bpf_map__reuse_fd(k->maps.target_cgroup, f->cgroup_fd))
-		return -1;
+		return -errno;
 	return 0;
 }
 

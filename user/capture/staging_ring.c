@@ -5,6 +5,7 @@
  * mode overwrites the oldest whole records and is read by snapshots. */
 #include "capture/staging_ring.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static int ring_init(struct staging_ring *r, size_t size, enum staging_mode mode
 
 	memset(r, 0, sizeof(*r));
 	if (size < 65536 || (size & (size - 1)) || (mode == STAGING_FORWARD && !build))
-		return -1;
+		return -EINVAL;
 	/* kept out of forked children (the workload): copy-on-write faults on
 	 * every page would slow the drain exactly when it must keep up. Pages
 	 * are touched as the ring first fills, and a forward ring starts again
@@ -37,7 +38,7 @@ static int ring_init(struct staging_ring *r, size_t size, enum staging_mode mode
 			munmap(data, size);
 		free(r->bounce);
 		r->bounce = NULL;
-		return -1;
+		return -ENOMEM;
 	}
 	r->mode = mode;
 	r->data = data;
@@ -352,7 +353,7 @@ int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
 	s->data = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->data == MAP_FAILED) {
 		s->data = NULL;
-		return -1;
+		return -ENOMEM;
 	}
 	/* pause, then wait out a write in progress: from here until the
 	 * release below the ring and its counts are this thread's */

@@ -93,8 +93,8 @@ struct staging_snapshot {
 	uint64_t seq;         /* the producer's sequence number of the last item */
 };
 
-/* size: bytes, a power of two, at least 64 KiB. Returns 0 or -1 (bad size,
- * no memory). */
+/* size: bytes, a power of two, at least 64 KiB. Returns 0, -EINVAL (bad size),
+ * or -ENOMEM. */
 int staging_ring_init(struct staging_ring *r, size_t size, staging_lost_builder build,
 		      void *build_ctx);
 void staging_ring_free(struct staging_ring *r);
@@ -116,7 +116,7 @@ void staging_ring_overwrite_lost(struct staging_ring *r, uint64_t count, uint64_
  * the producer's writes for the time of a copy, takes everything the ring
  * holds and the counts of the period since the previous snapshot, and empties
  * the ring: held + overwritten + lost covers every item numbered since then.
- * 0, or -1 if out of memory (nothing taken). */
+ * 0, or -ENOMEM if out of memory (nothing taken). */
 int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s);
 void staging_snapshot_free(struct staging_snapshot *s);
 

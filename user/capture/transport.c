@@ -141,7 +141,7 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 	t->outputs = calloc(cfg->cpus->nr, sizeof(*t->outputs));
 	if (!t->outputs) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < cfg->cpus->nr; i++) {
 		struct perf_output *o = &t->outputs[i];
@@ -164,7 +164,7 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 		if (fd < 0) {
 			rt_format(err, errlen, "cannot open the BPF output event of CPU %d: %s%s", o->cpu,
 				  strerror(-fd), privileges_hint(-fd));
-			return -1;
+			return fd;
 		}
 		r = cfg->overwrite ? perf_ring_map_backward(&o->ring, fd, pages)
 				   : perf_ring_map(&o->ring, fd, pages);
@@ -172,14 +172,14 @@ static int open_perf_outputs(struct transport *t, const struct transport_config 
 			rt_format(err, errlen, "cannot map a %zu-page perf ring on CPU %d: %s", pages,
 				  o->cpu, strerror(-r));
 			close(fd);
-			return -1;
+			return r;
 		}
 		t->nr_outputs++;
 		ev.data.fd = fd;
 		/* an overwrite ring is never drained: it would always be ready */
 		if (!cfg->overwrite && epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 			rt_format(err, errlen, "epoll_ctl: %s", strerror(errno));
-			return -1;
+			return -errno;
 		}
 	}
 	return 0;
@@ -192,7 +192,7 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 	t->rings = calloc(t->nr_rings, sizeof(*t->rings));
 	if (!t->rings) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < t->nr_rings; i++)
 		t->rings[i].map_fd = -1;
@@ -208,13 +208,13 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 
 			rt_format(err, errlen, "cannot create a %zu-byte BPF ring: %s%s", cfg->ring_bytes,
 				  strerror(e), privileges_hint(e));
-			return -1;
+			return -e;
 		}
 		e = bpf_ring_map(&r->reader, r->map_fd, cfg->ring_bytes);
 		if (e) {
 			rt_format(err, errlen, "cannot map a %zu-byte BPF ring: %s", cfg->ring_bytes,
 				  strerror(-e));
-			return -1;
+			return e;
 		}
 	}
 	/* a page: the consumer's cache line moves once per tens of records,
@@ -242,7 +242,7 @@ struct transport *transport_create(const struct transport_config *cfg,
 	t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (t->epoll_fd < 0) {
 		rt_format(err, errlen, "epoll_create1: %s", strerror(errno));
-		r = -1;
+		r = -errno;
 	} else if (cfg->kind == TRANSPORT_PERFBUF) {
 		r = open_perf_outputs(t, cfg, err, errlen);
 	} else {
@@ -269,11 +269,11 @@ static int install_rings(struct transport *t, int ring_array_fd, char *err, size
 
 		if (bpf_map_update_elem(ring_array_fd, &key, &r->map_fd, BPF_ANY)) {
 			rt_format(err, errlen, "cannot install a BPF ring: %s", strerror(errno));
-			return -1;
+			return -errno;
 		}
 		if (epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, r->map_fd, &ev)) {
 			rt_format(err, errlen, "cannot poll a BPF ring: %s", strerror(errno));
-			return -1;
+			return -errno;
 		}
 	}
 	return 0;
@@ -288,7 +288,7 @@ static int install_perf_outputs(struct transport *t, int perf_array_fd, char *er
 		    ioctl(t->outputs[i].ring.fd, PERF_EVENT_IOC_ENABLE, 0)) {
 			rt_format(err, errlen, "cannot install the perf ring of CPU %d: %s",
 				  t->outputs[i].cpu, strerror(errno));
-			return -1;
+			return -errno;
 		}
 	}
 	return 0;
@@ -396,14 +396,14 @@ int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, ui
 		const struct ring *r = i < t->nr_rings ? &t->rings[i] : NULL;
 
 		if (!r || !r->reader.consumer_pos)
-			return -1;
+			return -ENOENT;
 		*cpu = r->cpu;
 		*used = bpf_ring_pending(&r->reader);
 		*capacity = r->reader.data_size;
 		return 0;
 	}
 	if (t->overwrite || i >= t->nr_outputs)
-		return -1;
+		return -ENOENT;
 	*cpu = t->outputs[i].cpu;
 	*used = perf_ring_pending(&t->outputs[i].ring);
 	*capacity = t->outputs[i].ring.data_size;

@@ -50,7 +50,7 @@ struct transport *transport_create(const struct transport_config *cfg,
 int transport_inner_map_template(const struct transport *t);
 /* After the BPF object is loaded: puts the rings into its array of ring maps
  * (indexed by CPU, or [0]) or the perf rings into its perf event array, and
- * starts consuming. 0, or -1 with err set. */
+ * starts consuming. 0, or -errno with err set. */
 int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd, char *err,
 		      size_t errlen);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
@@ -68,7 +68,7 @@ long transport_snapshot(struct transport *t, int cpu, const struct transport_sin
 uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
 			       uint64_t *held_time);
 /* How full ring i is (a BPF ring, or a forward perf ring; the ring of CPU
- * -1 is the single ring of per-thread mode); -1 past the last one. */
+ * -1 is the single ring of per-thread mode); -ENOENT past the last one. */
 int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
 			 uint64_t *capacity);
 void transport_free(struct transport *t);

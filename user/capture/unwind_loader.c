@@ -74,7 +74,7 @@ static int write_array(int fd, uint32_t first, const void *values, uint32_t nr, 
 	int r;
 
 	if (!keys)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < nr; i++)
 		keys[i] = first + i;
 	r = bpf_map_update_batch(fd, keys, values, &count, NULL);
@@ -84,8 +84,9 @@ static int write_array(int fd, uint32_t first, const void *values, uint32_t nr, 
 			break;
 		else if (i == nr - 1)
 			r = 0;
+	r = r ? -errno : 0;
 	free(keys);
-	return r ? -1 : 0;
+	return r;
 }
 
 /* nr page index entries after those written. */
@@ -102,15 +103,16 @@ int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows
 			 struct rt_unwind_slice *t)
 {
 	uint32_t *pages;
+	int r;
 
 	if (!nr || nr > u->capacity - u->used) {
 		errno = ENOSPC;
-		return -1;
+		return -ENOSPC;
 	}
 	if (u->rows_mem)
 		memcpy(&u->rows_mem[u->used], rows, (size_t)nr * sizeof(*rows));
-	else if (write_array(u->rows_fd, u->used, rows, nr, sizeof(*rows)))
-		return -1;
+	else if ((r = write_array(u->rows_fd, u->used, rows, nr, sizeof(*rows))))
+		return r;
 	memset(t, 0, sizeof(*t));
 	t->first_row = u->used;
 	t->nr_rows = nr;

@@ -34,8 +34,8 @@ void unwind_maps_free(struct unwind_maps *u);
 void unwind_page_index(const struct rt_unwind_row *rows, uint32_t nr, uint32_t *pages,
 		       struct rt_unwind_slice *t);
 /* Writes nr rows after those written, and their page index where it has
- * room; *t says where. -1 with errno ENOSPC if the rows do not fit, or the
- * bpf() error. */
+ * room; *t says where. -ENOSPC (errno set too) if the rows do not fit, or the
+ * bpf() error as -errno. */
 int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
 			 struct rt_unwind_slice *t);
 /* Names the loaded table t of the file id, for the kernel side to map a new
