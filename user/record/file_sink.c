@@ -281,7 +281,7 @@ static int file_start(struct record_sink *s, char *err, size_t errlen)
 
 	if (r) {
 		rt_format(err, errlen, "cannot start the writer thread: %s", strerror(r));
-		return -1;
+		return -r;
 	}
 	f->running = true;
 	return 0;
@@ -295,7 +295,7 @@ static int write_error(struct file_sink *f, char *err, size_t errlen)
 		return 0;
 	rt_format(err, errlen, "cannot write %s/data.cpu%d: %s", f->dirpath, f->error_cpu,
 		  strerror(e));
-	return -1;
+	return -e;
 }
 
 /* Tells the writer records are waiting. */
@@ -410,20 +410,20 @@ static int open_output(struct file_sink *f, struct cpu_output *o, int dirfd, siz
 		       char *err, size_t errlen)
 {
 	char name[32];
-	int fd;
+	int fd, r;
 
 	snprintf(name, sizeof(name), "data.cpu%d", o->cpu);
 	fd = output_file_create(dirfd, f->dirpath, name, err, errlen);
 	if (fd < 0)
-		return -1;
+		return fd;
 	if (perf_data_stream_init(&o->stream, fd, STREAM_BUFFER_BYTES)) {
 		close(fd);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
-	if (staging_ring_init(&o->staging, staging_bytes, build_lost_of_cpu, o)) {
+	if ((r = staging_ring_init(&o->staging, staging_bytes, build_lost_of_cpu, o))) {
 		rt_format(err, errlen, "cannot allocate a %zu-byte staging ring", staging_bytes);
-		return -1;
+		return r;
 	}
 	return 0;
 }

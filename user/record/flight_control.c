@@ -23,11 +23,11 @@ int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t e
 	bool ok;
 
 	if (fd < 0)
-		return -1;
+		return fd;
 	ok = write(fd, text, (size_t)len) == len;
 	if (close(fd) || !ok) {
 		rt_format(err, errlen, "cannot write %s/%s", dirpath, OUTPUT_PID_FILE);
-		return -1;
+		return errno ? -errno : -EIO;
 	}
 	return 0;
 }
@@ -38,7 +38,7 @@ void flight_control_remove_pid(int dirfd)
 }
 
 /* A small file of a directory a user may control, read without following a
- * link or blocking on a FIFO: 0 with its owner, or -1 with errno set. */
+ * link or blocking on a FIFO: 0 with its owner, or -errno (errno set too). */
 static int read_small_file(int dirfd, const char *name, char *buf, size_t cap, uid_t *owner)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -46,16 +46,16 @@ static int read_small_file(int dirfd, const char *name, char *buf, size_t cap, u
 	ssize_t n;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		errno = EINVAL;
-		return -1;
+		return -EINVAL;
 	}
 	n = read(fd, buf, cap - 1);
 	close(fd);
 	if (n < 0)
-		return -1;
+		return -errno;
 	buf[n] = '\0';
 	*owner = st.st_uid;
 	return 0;
@@ -72,12 +72,12 @@ static int read_pid_file(int dirfd, const char *dir, pid_t *pid, uid_t *owner, c
 		rt_format(err, errlen, "%s is not a flight recording in progress (%s/%s: %s): snapshot asks record --overwrite for one",
 			  dir, dir, OUTPUT_PID_FILE,
 			  errno == EINVAL || errno == ELOOP ? "not a regular file" : strerror(errno));
-		return -1;
+		return -errno;
 	}
 	v = strtol(text, &end, 10);
 	if (v <= 0 || v > INT_MAX || end == text || (*end && *end != '\n')) {
 		rt_format(err, errlen, "%s/%s does not hold a pid", dir, OUTPUT_PID_FILE);
-		return -1;
+		return -EINVAL;
 	}
 	*pid = (pid_t)v;
 	return 0;
@@ -135,7 +135,7 @@ static int is_held_dir(int dirfd, const char *name, void *ctx)
 	return 1;
 }
 
-/* Whether process pid holds open the directory dirfd is on. -1 if its
+/* Whether process pid holds open the directory dirfd is on. -errno if its
  * descriptors cannot be read (not the caller's, and not root). */
 static int holds_dir(pid_t pid, int dir_fd, int *held_fd)
 {
@@ -143,10 +143,10 @@ static int holds_dir(pid_t pid, int dir_fd, int *held_fd)
 	int r;
 
 	if (fstat(dir_fd, &h.want))
-		return -1;
+		return -errno;
 	r = each_open_file(pid, is_held_dir, &h);
 	if (r < 0)
-		return -1;
+		return r;
 	if (r && held_fd)
 		*held_fd = h.fd;
 	return r > 0;
@@ -160,28 +160,28 @@ static int prove(struct flight_target *t, uid_t file_owner, char *err, size_t er
 
 	if (!is_ringtrace(t->pid, &owner)) {
 		rt_format(err, errlen, "process %d is not a running ringtrace recording", (int)t->pid);
-		return -1;
+		return -ESRCH;
 	}
 	if (owner != getuid() && owner != 0) {
 		rt_format(err, errlen, "ringtrace %d belongs to another user (uid %u): snapshot asks only recordings of yours or root's",
 			  (int)t->pid, (unsigned int)owner);
-		return -1;
+		return -EPERM;
 	}
 	if (file_owner != owner) {
 		rt_format(err, errlen, "%s/%s is not ringtrace %d's (its owner is uid %u)", t->dir,
 			  OUTPUT_PID_FILE, (int)t->pid, (unsigned int)file_owner);
-		return -1;
+		return -EPERM;
 	}
 	held = holds_dir(t->pid, t->dirfd, NULL);
 	if (held < 0) {
 		rt_format(err, errlen, "cannot tell whether ringtrace %d records into %s: %s (run as its owner or root)",
-			  (int)t->pid, t->dir, strerror(errno));
-		return -1;
+			  (int)t->pid, t->dir, strerror(-held));
+		return held;
 	}
 	if (!held) {
 		rt_format(err, errlen, "ringtrace %d does not record into %s: %s/%s is stale", (int)t->pid,
 			  t->dir, t->dir, OUTPUT_PID_FILE);
-		return -1;
+		return -ESTALE;
 	}
 	return 0;
 }
@@ -189,6 +189,7 @@ static int prove(struct flight_target *t, uid_t file_owner, char *err, size_t er
 int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, size_t errlen)
 {
 	uid_t file_owner;
+	int r;
 
 	t->pid = 0;
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
@@ -196,12 +197,12 @@ int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, 
 	if (t->dirfd < 0) {
 		rt_format(err, errlen, "cannot open %s: %s", dir,
 			  errno == ELOOP || errno == ENOTDIR ? "not a real directory" : strerror(errno));
-		return -1;
+		return -errno;
 	}
-	if (read_pid_file(t->dirfd, dir, &t->pid, &file_owner, err, errlen) ||
-	    prove(t, file_owner, err, errlen)) {
+	if ((r = read_pid_file(t->dirfd, dir, &t->pid, &file_owner, err, errlen)) ||
+	    (r = prove(t, file_owner, err, errlen))) {
 		flight_target_close(t);
-		return -1;
+		return r;
 	}
 	return 0;
 }
@@ -239,29 +240,29 @@ int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t
 {
 	struct recording_dir r = { t, 0 };
 	uid_t owner;
-	int found;
+	int found, ret;
 
 	t->pid = pid;
 	t->dirfd = -1;
 	t->dir[0] = '\0';
 	if (!is_ringtrace(pid, &owner)) {
 		rt_format(err, errlen, "process %d is not a running ringtrace recording", (int)pid);
-		return -1;
+		return -ESRCH;
 	}
 	found = each_open_file(pid, is_recording_dir, &r);
 	if (found < 0) {
 		rt_format(err, errlen, "cannot read ringtrace %d's open files: %s (run as its owner or root)",
 			  (int)pid, strerror(-found));
-		return -1;
+		return found;
 	}
 	if (!found) {
 		rt_format(err, errlen, "ringtrace %d is not a flight recording (record --overwrite): it writes no %s",
 			  (int)pid, OUTPUT_PID_FILE);
-		return -1;
+		return -ENOENT;
 	}
-	if (prove(t, r.file_owner, err, errlen)) {
+	if ((ret = prove(t, r.file_owner, err, errlen))) {
 		flight_target_close(t);
-		return -1;
+		return ret;
 	}
 	return 0;
 }
@@ -289,9 +290,9 @@ static int count_snapshot(int dirfd, const char *name, void *ctx)
 
 int flight_target_snapshots(const struct flight_target *t)
 {
-	int n = 0;
+	int n = 0, r = dir_each_entry(t->dirfd, count_snapshot, &n);
 
-	return dir_each_entry(t->dirfd, count_snapshot, &n) ? -1 : n;
+	return r < 0 ? r : n;
 }
 
 void flight_target_close(struct flight_target *t)

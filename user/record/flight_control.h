@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The recording: DIR/ringtrace.pid with its pid. 0, or -1 with err set. */
+/* The recording: DIR/ringtrace.pid with its pid. 0, or -errno with err set. */
 int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t errlen);
 void flight_control_remove_pid(int dirfd);
 
@@ -23,13 +23,14 @@ struct flight_target {
 	char dir[PATH_MAX];
 };
 
-/* From its directory, or from its pid. 0, or -1 with err naming why the
+/* From its directory, or from its pid. 0, or -errno with err naming why the
  * target is not a flight recording this caller may signal. */
 int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, size_t errlen);
 int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t errlen);
 /* Whether the process still is that recording. */
 bool flight_target_alive(const struct flight_target *t);
-/* Its complete snapshots (snapshot-NNN whose accounting is written). */
+/* Its complete snapshots (snapshot-NNN whose accounting is written), or
+ * -errno. */
 int flight_target_snapshots(const struct flight_target *t);
 void flight_target_close(struct flight_target *t);
 

@@ -274,11 +274,11 @@ static int write_cpu_file(struct flight_recorder *f, int dirfd, const char *dirp
 	snprintf(name, sizeof(name), "data.cpu%d", c->cpu);
 	fd = output_file_create(dirfd, dirpath, name, err, errlen);
 	if (fd < 0)
-		return -1;
+		return fd;
 	if (perf_data_stream_init(&out, fd, STREAM_BUFFER_BYTES)) {
 		close(fd);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (;;) {
 		const struct perf_event_header *a = cursor_peek(&side), *b = cursor_peek(&samples);
@@ -303,7 +303,7 @@ static int write_cpu_file(struct flight_recorder *f, int dirfd, const char *dirp
 	}
 	if (out.error || perf_data_stream_close(&out)) {
 		rt_format(err, errlen, "cannot write %s/%s: %s", dirpath, name, strerror(out.error));
-		ret = -1;
+		ret = out.error ? -out.error : -EIO;
 	}
 	return ret;
 }
@@ -319,7 +319,7 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 	if (!out) {
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return fd < 0 ? fd : -ENOMEM;
 	}
 	fprintf(out, "# ringtrace flight-recorder %s, taken on %s\n", name, reason);
 	fprintf(out, "# per CPU, since the previous snapshot: produced = held + overwritten + lost\n");
@@ -338,7 +338,7 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 		all.produced, all.held, all.overwritten, all.lost);
 	if (fclose(out)) {
 		rt_format(err, errlen, "cannot write %s/accounting: %s", dirpath, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	return 0;
 }
@@ -351,11 +351,11 @@ static int write_snapshot(struct flight_recorder *f, unsigned int number, const 
 	struct cpu_take *takes = calloc(f->nr, sizeof(*takes));
 	char name[32], path[4096];
 	struct flight_accounting all = { 0 };
-	int dirfd = -1, ret = -1;
+	int dirfd = -1, ret;
 
 	if (!takes) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	/* every CPU is cut first, the files written after */
 	for (unsigned int i = 0; i < f->nr; i++) {
@@ -364,18 +364,19 @@ static int write_snapshot(struct flight_recorder *f, unsigned int number, const 
 		if (r) {
 			rt_format(err, errlen, "cannot take the snapshot of CPU %d: %s", f->cpus[i].cpu,
 				  strerror(-r));
+			ret = r;
 			goto out;
 		}
 	}
 	snprintf(name, sizeof(name), "snapshot-%03u", number);
 	snprintf(path, sizeof(path), "%s/%s", f->dirpath, name);
 	dirfd = output_subdir_create(f->dirfd, f->dirpath, name, err, errlen);
-	if (dirfd < 0 || f->ops.write_header(f->ops.ctx, dirfd, path, err, errlen))
+	if ((ret = dirfd) < 0 || (ret = f->ops.write_header(f->ops.ctx, dirfd, path, err, errlen)))
 		goto out;
 	for (unsigned int i = 0; i < f->nr; i++)
-		if (write_cpu_file(f, dirfd, path, &f->cpus[i], &takes[i], err, errlen))
+		if ((ret = write_cpu_file(f, dirfd, path, &f->cpus[i], &takes[i], err, errlen)))
 			goto out;
-	if (write_accounting(dirfd, path, f, takes, name, reason, err, errlen))
+	if ((ret = write_accounting(dirfd, path, f, takes, name, reason, err, errlen)))
 		goto out;
 	for (unsigned int i = 0; i < f->nr; i++) {
 		const struct flight_accounting *k = &takes[i].counts;
@@ -441,7 +442,7 @@ static int flight_start(struct record_sink *s, char *err, size_t errlen)
 
 	if (r) {
 		rt_format(err, errlen, "cannot start the snapshot thread: %s", strerror(r));
-		return -1;
+		return -r;
 	}
 	f->running = true;
 	return 0;
@@ -477,7 +478,7 @@ static int flight_finish(struct record_sink *s, char *err, size_t errlen)
 			f->ignored, f->max_snapshots);
 	if (atomic_load(&f->error)) {
 		rt_format(err, errlen, "%s", f->error_text);
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }

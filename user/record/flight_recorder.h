@@ -15,9 +15,10 @@
 /* What the flight recorder needs from the recording session. */
 struct flight_recorder_ops {
 	/* writes the header file "data" (attrs, synthesized side-band,
-	 * features) into dirfd; 0, or -1 with err set */
+	 * features) into dirfd; 0, or -errno with err set */
 	int (*write_header)(void *ctx, int dirfd, const char *dirpath, char *err, size_t errlen);
-	/* the BPF side's count of samples cpu produced and lost so far */
+	/* the BPF side's count of samples cpu produced and lost so far; 0, or
+	 * -errno */
 	int (*bpf_counts)(void *ctx, int cpu, uint64_t *produced, uint64_t *lost);
 	/* perfbuf: reads cpu's backward kernel ring, calling sample() on each
 	 * sample oldest first while the kernel's output is paused; NULL for

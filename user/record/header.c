@@ -36,7 +36,7 @@ int session_synthesize(struct session *s)
 	    (s->cgroup_field &&
 	     synthesize_cgroups(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid) < 0)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
-		return -1;
+		return -ENOMEM;
 	}
 	/* JITs running already: their perf-PID.map is kept */
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
@@ -57,7 +57,7 @@ int session_synthesize(struct session *s)
 
 			if (probe_format_text(&formats[nr_tps], &f)) {
 				rt_format(s->error, sizeof(s->error), "out of memory");
-				ret = -1;
+				ret = -ENOMEM;
 				goto out;
 			}
 			tps[nr_tps] = (struct tracing_data_event){ ev->system, ev->tracepoint,
@@ -69,8 +69,8 @@ int session_synthesize(struct session *s)
 								   NULL, 0 };
 		}
 	}
-	if (nr_tps && tracing_data_build(&s->tracing, tps, nr_tps, s->error, sizeof(s->error)))
-		ret = -1;
+	if (nr_tps)
+		ret = tracing_data_build(&s->tracing, tps, nr_tps, s->error, sizeof(s->error));
 out:
 	for (unsigned int i = 0; i < nr_tps; i++)
 		byte_buffer_free(&formats[i]);
@@ -87,11 +87,11 @@ int session_write_header(struct session *s, int dirfd, const char *dirpath, char
 	struct perf_data_header h = { .events = evs, .nr_events = nr };
 	struct timespec res = { 0 };
 	struct utsname u;
-	int fd, ret = -1;
+	int fd, ret;
 
 	if (!tracking_ids) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		memset(&evs[i], 0, sizeof(evs[i]));
@@ -124,12 +124,12 @@ int session_write_header(struct session *s, int dirfd, const char *dirpath, char
 		h.tracing_data_size = s->tracing.len;
 	}
 	fd = output_file_create(dirfd, dirpath, "data", err, errlen);
-	if (fd < 0)
+	if ((ret = fd) < 0)
 		goto out;
 	ret = perf_data_write_header(fd, &h, s->synthesized.data, s->synthesized.len, err, errlen);
 	if (close(fd) && !ret) {
 		rt_format(err, errlen, "cannot write %s/data: %s", dirpath, strerror(errno));
-		ret = -1;
+		ret = -errno;
 	}
 out:
 	free(tracking_ids);

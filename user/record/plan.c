@@ -29,7 +29,7 @@ static int draw_id_base(struct session *s)
 	if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce)) {
 		rt_format(s->error, sizeof(s->error),
 			  "cannot draw the recording's id with getrandom: %s", strerror(errno));
-		return -1;
+		return errno ? -errno : -EIO;
 	}
 	s->id_base = recording_id_base(nonce);
 	return 0;
@@ -44,7 +44,7 @@ static int plan_events(struct session *s)
 	s->sampler_events = calloc(o->nr_events, sizeof(*s->sampler_events));
 	s->file_events = calloc(o->nr_events, sizeof(*s->file_events));
 	if (!s->sampler_events || !s->file_events)
-		return -1;
+		return -ENOMEM;
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		const struct event_desc *ev = &o->events[i];
 		struct sampler_event *se = &s->sampler_events[i];
@@ -102,19 +102,20 @@ static int check_trigger_event(const char *event, char *err, size_t errlen)
 {
 	struct tracepoint_format format;
 	char system[128], *name;
+	int r;
 
 	snprintf(system, sizeof(system), "%s", event);
 	name = strchr(system, ':');
 	if (!name || !name[1] || name == system) {
 		rt_format(err, errlen, "invalid --trigger \"%s\": give a tracepoint as SYSTEM:NAME", event);
-		return -1;
+		return -EINVAL;
 	}
 	*name++ = '\0';
-	if (tracefs_read_format(system, name, &format, err, errlen)) {
+	if ((r = tracefs_read_format(system, name, &format, err, errlen))) {
 		size_t n = strlen(err);
 
 		rt_format(err + n, errlen - n, " (for --trigger)");
-		return -1;
+		return r;
 	}
 	return 0;
 }
@@ -136,20 +137,22 @@ static int resolve_probes(struct session *s)
 	struct record_options *o = s->opts;
 	int pid = o->pid_list && s->target.nr_tgids ? (int)s->target.tgids[0] : 0;
 	uint32_t id = PROBE_FORMAT_FIRST_ID;
+	int r;
 
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		if (!event_is_user_probe(&o->events[i]))
 			continue;
 		while (tracepoint_id_taken(o, id))
 			id--;
-		if (probe_resolve(&o->events[i], pid, (uint16_t)id--, s->error, sizeof(s->error)))
-			return -1;
+		if ((r = probe_resolve(&o->events[i], pid, (uint16_t)id--, s->error,
+				       sizeof(s->error))))
+			return r;
 		for (unsigned int j = 0; j < i; j++)
 			if (!strcmp(o->events[j].name, o->events[i].name)) {
 				rt_format(s->error, sizeof(s->error),
 					  "two probes are both named %s: record them one at a time",
 					  o->events[i].name);
-				return -1;
+				return -EINVAL;
 			}
 	}
 	return 0;
@@ -158,28 +161,30 @@ static int resolve_probes(struct session *s)
 int session_plan(struct session *s)
 {
 	struct record_options *o = s->opts;
+	int r;
 
 	for (unsigned int i = 0; i < o->nr_events; i++)
-		if (event_resolve(&o->events[i], s->error, sizeof(s->error)))
-			return -1;
-	if (o->trigger_event && check_trigger_event(o->trigger_event, s->error, sizeof(s->error)))
-		return -1;
-	if (record_target_resolve(&s->target, o, s->error, sizeof(s->error)) ||
-	    resolve_probes(s))
-		return -1;
-	if (output_dir_check(o->output, o->force, s->error, sizeof(s->error)))
-		return -1;
+		if ((r = event_resolve(&o->events[i], s->error, sizeof(s->error))))
+			return r;
+	if (o->trigger_event &&
+	    (r = check_trigger_event(o->trigger_event, s->error, sizeof(s->error))))
+		return r;
+	if ((r = record_target_resolve(&s->target, o, s->error, sizeof(s->error))) ||
+	    (r = resolve_probes(s)))
+		return r;
+	if ((r = output_dir_check(o->output, o->force, s->error, sizeof(s->error))))
+		return r;
 	s->cgroup_field = s->target.has_cgroup || o->all_cgroups;
 	s->nr_possible = cpu_list_possible_count();
 	if (s->nr_possible <= 0) {
 		rt_format(s->error, sizeof(s->error), "cannot read /sys/devices/system/cpu/possible");
-		return -1;
+		return s->nr_possible < 0 ? s->nr_possible : -EIO;
 	}
-	if (draw_id_base(s))
-		return -1;
+	if ((r = draw_id_base(s)))
+		return r;
 	if (cpu_list_copy(&s->cpus, &s->target.online) || plan_events(s)) {
 		rt_format(s->error, sizeof(s->error), "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -226,14 +231,14 @@ int session_start_sampler(struct session *s)
 		usleep(o->debug_start_delay_ms * 1000);
 	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
 	if (!s->sampler)
-		return -1;
+		return -EIO; /* what failed is in s->error */
 	/* the tables of what runs already, built while the recording runs;
 	 * the side-band keeps them current */
 	if (o->unwind_ehframe) {
 		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, t->tgids, t->nr_tgids,
 				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache)) {
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
-			return -1;
+			return -ENOMEM;
 		}
 		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
 		if (s->has_workload)

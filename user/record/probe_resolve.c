@@ -132,14 +132,14 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 		if (access(p->path, F_OK)) {
 			rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
 				  p->path, strerror(errno));
-			return -1;
+			return -errno;
 		}
 	} else if (!(pid > 0 && (fd = find_in_maps(pid, p->binary, p->path, sizeof(p->path))) >= 0) &&
 		   !find_in_path(p->binary, p->path, sizeof(p->path)) &&
 		   !find_library(p->binary, p->path, sizeof(p->path))) {
 		rt_format(err, errlen, "probe binary \"%s\" not found%s: give its path, a program in PATH or a library ld.so knows (ldconfig -p)",
 			  p->binary, pid > 0 ? " in the process's mappings, PATH or ld.so's cache" : " in PATH or ld.so's cache");
-		return -1;
+		return -ENOENT;
 	}
 	/* opened once, a regular file and without blocking; read and attached
 	 * by this fd's name from here on (kept open for the recording) */
@@ -148,16 +148,16 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 	if (fd < 0) {
 		rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
 			  p->path, safe_open_strerror(errno));
-		return -1;
+		return fd;
 	}
 	snprintf(p->fd_path, sizeof(p->fd_path), "/proc/self/fd/%d", fd);
 	is_elf = elf_is_elf_file(p->fd_path, err, errlen);
 	if (is_elf < 0)
-		return -1;
+		return is_elf;
 	if (!is_elf) {
 		rt_format(err, errlen, "probe binary %s is not an ELF file: give a program or a shared library",
 			  p->path);
-		return -1;
+		return -ENOEXEC;
 	}
 	return 0;
 }
@@ -198,21 +198,21 @@ static int check_function(struct user_probe *p, char *err, size_t errlen)
 	size_t nr;
 	int r;
 
-	if (elf_function_names(user_probe_file(p), &names, &nr, err, errlen))
-		return -1;
+	if ((r = elf_function_names(user_probe_file(p), &names, &nr, err, errlen)))
+		return r;
 	for (size_t i = 0; i < nr; i++)
 		if (same_function(names[i], p->func)) {
 			free(names);
 			/* where it is: its versions at one address are one */
 			r = elf_function_offset(user_probe_file(p), p->func, &p->func_offset, err,
 						errlen);
-			return r < 0 ? -1 : 0;
+			return r < 0 ? r : 0;
 		}
 	rt_format(err, errlen, "no function \"%s\" in %s", p->func, p->path);
 	snprintf(hint, sizeof(hint), "ringtrace list uprobe:%s lists them", p->path);
 	list_some(err, errlen, "functions", (const char *const *)names, nr, hint);
 	free(names);
-	return -1;
+	return -ENOENT;
 }
 
 static int check_sdt_probe(struct user_probe *p, char *err, size_t errlen)
@@ -222,9 +222,10 @@ static int check_sdt_probe(struct user_probe *p, char *err, size_t errlen)
 	char (*names)[130];
 	const char **list;
 	char hint[320];
+	int r;
 
-	if (sdt_notes_read(user_probe_file(p), &probes, &nr, err, errlen))
-		return -1;
+	if ((r = sdt_notes_read(user_probe_file(p), &probes, &nr, err, errlen)))
+		return r;
 	for (size_t i = 0; i < nr; i++)
 		if (!strcmp(probes[i].provider, p->provider) && !strcmp(probes[i].name, p->probe)) {
 			p->nr_args = probes[i].nr_args > RT_PROBE_MAX_ARGS ? RT_PROBE_MAX_ARGS
@@ -245,7 +246,7 @@ static int check_sdt_probe(struct user_probe *p, char *err, size_t errlen)
 	free(list);
 	free(names);
 	free(probes);
-	return -1;
+	return -ENOENT;
 }
 
 /* s as a part of an event name: up to its first '.', what is not a letter,
@@ -265,19 +266,20 @@ int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t
 	const char *base;
 	struct probe_format f = { .id = id };
 	char part[48];
+	int r;
 
-	if (resolve_binary(p, pid, err, errlen))
-		return -1;
+	if ((r = resolve_binary(p, pid, err, errlen)))
+		return r;
 	base = strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
 	if (ev->kind == EVENT_USDT) {
-		if (check_sdt_probe(p, err, errlen))
-			return -1;
+		if ((r = check_sdt_probe(p, err, errlen)))
+			return r;
 		name_part(part, sizeof(part), p->provider);
 		snprintf(ev->system, sizeof(ev->system), "usdt_%s", part);
 		snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%s", p->probe);
 	} else {
-		if (check_function(p, err, errlen))
-			return -1;
+		if ((r = check_function(p, err, errlen)))
+			return r;
 		name_part(part, sizeof(part), base);
 		snprintf(ev->system, sizeof(ev->system), "uprobe_%s", part);
 		if (ev->kind == EVENT_URETPROBE)
@@ -301,9 +303,10 @@ static int list_functions(const struct user_probe *p, FILE *out, char *err, size
 {
 	char **names;
 	size_t nr;
+	int r;
 
-	if (elf_function_names(user_probe_file(p), &names, &nr, err, errlen))
-		return -1;
+	if ((r = elf_function_names(user_probe_file(p), &names, &nr, err, errlen)))
+		return r;
 	for (size_t i = 0; i < nr; i++)
 		fprintf(out, "uprobe:%s:%s\n", p->path, names[i]);
 	if (!nr)
@@ -316,9 +319,10 @@ static int list_sdt(const struct user_probe *p, FILE *out, char *err, size_t err
 {
 	struct sdt_probe *probes;
 	size_t nr;
+	int r;
 
-	if (sdt_notes_read(user_probe_file(p), &probes, &nr, err, errlen))
-		return -1;
+	if ((r = sdt_notes_read(user_probe_file(p), &probes, &nr, err, errlen)))
+		return r;
 	for (size_t i = 0; i < nr; i++)
 		fprintf(out, "usdt:%s:%s:%s%s%s%s\n", p->path, probes[i].provider, probes[i].name,
 			probes[i].nr_args ? "  " : "", probes[i].args,
@@ -333,17 +337,18 @@ int probe_list_print(const char *spec, FILE *out, char *err, size_t errlen)
 {
 	struct user_probe p = { 0 };
 	bool usdt = !strncmp(spec, "usdt:", 5);
+	int r;
 
 	if (!usdt && strncmp(spec, "uprobe:", 7)) {
 		rt_format(err, errlen, "cannot list \"%s\": give uprobe:BINARY or usdt:BINARY", spec);
-		return -1;
+		return -EINVAL;
 	}
 	snprintf(p.binary, sizeof(p.binary), "%s", spec + (usdt ? 5 : 7));
 	if (!p.binary[0]) {
 		rt_format(err, errlen, "cannot list \"%s\": give uprobe:BINARY or usdt:BINARY", spec);
-		return -1;
+		return -EINVAL;
 	}
-	if (resolve_binary(&p, 0, err, errlen))
-		return -1;
+	if ((r = resolve_binary(&p, 0, err, errlen)))
+		return r;
 	return usdt ? list_sdt(&p, out, err, errlen) : list_functions(&p, out, err, errlen);
 }

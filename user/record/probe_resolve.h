@@ -14,11 +14,11 @@
  * pid when pid > 0; else a program in PATH, else a library ld.so knows),
  * checks that the function or SDT probe is there, and names the event as
  * perf probe would ("uprobe_BINARY:FUNC", "usdt_PROVIDER:NAME") with the
- * format id given. 0, or -1 with err naming what is missing and what is there. */
+ * format id given. 0, or -errno with err naming what is missing and what is there. */
 int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t errlen);
 
 /* "list uprobe:BINARY" (its functions) or "list usdt:BINARY" (its SDT probes
- * with their argument specs). 0, or -1 with err set. */
+ * with their argument specs). 0, or -errno with err set. */
 int probe_list_print(const char *spec, FILE *out, char *err, size_t errlen);
 
 #endif

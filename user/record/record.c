@@ -121,7 +121,7 @@ static int drain_all(struct session *s)
 			rt_format(s->error, sizeof(s->error), "cannot drain the %s: %s",
 				  s->opts->transport == TRANSPORT_PERFBUF ? "perf rings" : "BPF rings",
 				  strerror((int)-r));
-		return -1;
+		return (int)r;
 	}
 	for (unsigned int i = 0; i < s->sideband.nr; i++) {
 		r = sideband_drain(&s->sideband, i, on_sideband, s);
@@ -129,14 +129,14 @@ static int drain_all(struct session *s)
 			if (!s->error[0])
 				rt_format(s->error, sizeof(s->error), "cannot drain the side-band ring of CPU %d: %s",
 					  s->sideband.cpus[i].cpu, strerror((int)-r));
-			return -1;
+			return (int)r;
 		}
 	}
 	unwind_tables_drained(&s->unwind, pass_start);
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i]->ops->flush &&
-		    s->sinks[i]->ops->flush(s->sinks[i], s->error, sizeof(s->error)))
-			return -1;
+		    (r = s->sinks[i]->ops->flush(s->sinks[i], s->error, sizeof(s->error))))
+			return (int)r;
 	return 0;
 }
 
@@ -230,6 +230,7 @@ static int run_loop(struct session *s)
 	/* test knob: the start's tables built late, as on a machine of many processes */
 	double unwind_from = monotonic_seconds() + s->opts->debug_start_tables_delay_ms / 1e3;
 	double look_at_targets = 0;
+	int r;
 
 	while (!s->stopping) {
 		struct epoll_event evs[16];
@@ -242,15 +243,15 @@ static int run_loop(struct session *s)
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
-			return -1;
+			return -errno;
 		}
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u64 == TAG_SIGNAL)
 				handle_signal(s);
 			else if (evs[i].data.u64 == TAG_TRIGGER)
 				snapshot_trigger_poll(s->trigger);
-		if (drain_all(s))
-			return -1;
+		if ((r = drain_all(s)))
+			return r;
 		if (s->trigger_reason[0])
 			pass_trigger(s);
 		if (unwind_now)
@@ -286,32 +287,32 @@ static int report_unreported_losses(struct session *s, int cpu)
  * lets the sinks finish, then prints the totals. */
 static int finish(struct session *s)
 {
-	int ret = 0;
+	int ret = 0, r;
 
 	progress_clear(&s->progress);
 	snapshot_trigger_stop(s->trigger);
 	s->trigger = NULL;
 	bpf_sampler_stop(s->sampler);
 	sideband_disable(&s->sideband);
-	if (drain_all(s))
-		ret = -1;
+	if ((r = drain_all(s)))
+		ret = r;
 	unwind_tables_release(&s->unwind, UINT64_MAX);
 	jit_maps_copy_all(&s->jit_maps);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
-		if (report_unreported_losses(s, s->target.cpus.cpus[i]) && !s->error[0]) {
+		if ((r = report_unreported_losses(s, s->target.cpus.cpus[i])) && !s->error[0]) {
 			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",
 				  s->target.cpus.cpus[i]);
-			ret = -1;
+			ret = r;
 		}
 	for (unsigned int i = 0; i < s->nr_sinks; i++) {
 		char err[512];
 
-		if (s->sinks[i]->ops->finish(s->sinks[i], err, sizeof(err))) {
+		if ((r = s->sinks[i]->ops->finish(s->sinks[i], err, sizeof(err)))) {
 			if (!s->error[0])
 				rt_format(s->error, sizeof(s->error), "%s", err);
-			ret = -1;
+			ret = r;
 		}
 	}
 	/* the flight recorder prints its own totals, per snapshot */
@@ -320,7 +321,7 @@ static int finish(struct session *s)
 	session_print_copies(s);
 	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns);
 	unwind_tables_print_totals(&s->unwind, s->sampler);
-	return s->error[0] ? -1 : ret;
+	return ret ? ret : s->error[0] ? -EIO : 0;
 }
 
 static void on_trigger_fired(void *ctx, const char *reason)
@@ -345,7 +346,7 @@ static int start_triggers(struct session *s)
 		return 0;
 	bpf_sampler_scope_filter(s->sampler, &scope);
 	s->trigger = snapshot_trigger_start(&cfg, s->error, sizeof(s->error));
-	return s->trigger ? 0 : -1;
+	return s->trigger ? 0 : -EIO; /* what failed is in s->error */
 }
 
 static int setup_epoll(struct session *s)
@@ -354,80 +355,82 @@ static int setup_epoll(struct session *s)
 
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0)
-		return -1;
+		return -errno;
 	ev.data.u64 = TAG_SIGNAL;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
-		return -1;
+		return -errno;
 	ev.data.u64 = TAG_SAMPLER;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, bpf_sampler_epoll_fd(s->sampler), &ev))
-		return -1;
+		return -errno;
 	if (s->trigger) {
 		ev.data.u64 = TAG_TRIGGER;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, snapshot_trigger_epoll_fd(s->trigger), &ev))
-			return -1;
+			return -errno;
 	}
 	/* unwind tables compiled in the builder's thread wake the loop */
 	if (unwind_tables_fd(&s->unwind) >= 0) {
 		ev.data.u64 = TAG_UNWIND;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, unwind_tables_fd(&s->unwind), &ev))
-			return -1;
+			return -errno;
 	}
 	ev.data.u64 = TAG_SIDEBAND;
 	for (unsigned int i = 0; i < s->sideband.nr; i++)
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
-			return -1;
+			return -errno;
 	return 0;
 }
 
 static int start_session(struct session *s, sigset_t *orig_mask)
 {
 	const struct record_options *o = s->opts;
+	int r;
 
 	/* the workload is forked first, before the large buffers exist, so
 	 * the drain never takes copy-on-write faults on pages it shares */
 	if (o->workload_argv) {
-		if (workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
-				     sizeof(s->error)))
-			return -1;
+		if ((r = workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
+					  sizeof(s->error))))
+			return r;
 		s->has_workload = true;
 		if (record_target_add_workload(&s->target, s->workload.pid)) {
 			rt_format(s->error, sizeof(s->error), "out of memory");
-			return -1;
+			return -ENOMEM;
 		}
 	}
-	if (output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error)))
-		return -1;
+	if ((r = output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error))))
+		return r;
 	s->copies = file_copies_new(s->out.fd, o->copy_budget);
 	if (!s->copies) {
 		rt_format(s->error, sizeof(s->error), "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
 	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
 	mapped_build_ids_init(&s->mapped);
-	if (sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			  s->cgroup_field, o->stack_user > 0,
-			  /* the in-kernel unwinder learns of mappings from it */
-			  o->unwind_ehframe, s->error, sizeof(s->error)) ||
+	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
+			       s->cgroup_field, o->stack_user > 0,
+			       /* the in-kernel unwinder learns of mappings from it */
+			       o->unwind_ehframe, s->error, sizeof(s->error))) ||
 	    sideband_enable(&s->sideband)) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
 				  strerror(errno));
-		return -1;
+		return r ? r : -errno;
 	}
 	s->tracking_id = s->sideband.cpus[0].id;
-	if (session_create_sinks(s) || session_synthesize(s))
-		return -1;
+	if ((r = session_create_sinks(s)) || (r = session_synthesize(s)))
+		return r;
 	/* the flight recorder writes headers into its snapshots only */
 	if (!o->overwrite &&
-	    session_write_header(s, s->out.fd, o->output, s->error, sizeof(s->error)))
-		return -1;
-	if (session_start_sampler(s) || start_triggers(s) || setup_epoll(s) || session_open_sinks(s))
-		return -1;
+	    (r = session_write_header(s, s->out.fd, o->output, s->error, sizeof(s->error))))
+		return r;
+	if ((r = session_start_sampler(s)) || (r = start_triggers(s)) || (r = setup_epoll(s)) ||
+	    (r = session_open_sinks(s)))
+		return r;
 	/* where "ringtrace snapshot" finds the recording */
 	if (o->overwrite &&
-	    flight_control_write_pid(s->out.fd, o->output, s->error, sizeof(s->error)))
-		return -1;
+	    (r = flight_control_write_pid(s->out.fd, o->output, s->error, sizeof(s->error))))
+		return r;
 	return 0;
 }
 
@@ -441,15 +444,15 @@ static int start_threads(struct session *s)
 	if (e) {
 		rt_format(s->error, sizeof(s->error), "cannot start the thread that copies files: %s",
 			  strerror(e));
-		return -1;
+		return -e;
 	}
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i]->ops->start &&
-		    s->sinks[i]->ops->start(s->sinks[i], s->error, sizeof(s->error)))
-			return -1;
+		    (e = s->sinks[i]->ops->start(s->sinks[i], s->error, sizeof(s->error))))
+			return e;
 	if (s->has_workload &&
-	    workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error)))
-		return -1;
+	    (e = workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error))))
+		return e;
 	return 0;
 }
 

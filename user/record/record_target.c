@@ -37,11 +37,11 @@ static int parse_task_list(const char *text, const char *what, uint32_t **out, u
 		snprintf(path, sizeof(path), "/proc/%lu", v);
 		if (access(path, F_OK)) {
 			rt_format(err, errlen, "no %s with id %lu", what, v);
-			return -1;
+			return -ESRCH;
 		}
 		grown = realloc(*out, (*nr + 1) * sizeof(**out));
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		*out = grown;
 		(*out)[(*nr)++] = (uint32_t)v;
 		p = *end ? end + 1 : end;
@@ -50,7 +50,7 @@ static int parse_task_list(const char *text, const char *what, uint32_t **out, u
 		return 0;
 bad:
 	rt_format(err, errlen, "malformed %s list \"%s\": use ids like 123,456", what, text);
-	return -1;
+	return -EINVAL;
 }
 
 static int add_thread(struct record_target *t, int tid)
@@ -58,7 +58,7 @@ static int add_thread(struct record_target *t, int tid)
 	int *grown = realloc(t->threads, (t->nr_threads + 1) * sizeof(*grown));
 
 	if (!grown)
-		return -1;
+		return -ENOMEM;
 	t->threads = grown;
 	t->threads[t->nr_threads++] = tid;
 	return 0;
@@ -71,7 +71,7 @@ static int add_tid(struct record_target *t, int tid)
 	uint32_t *grown = realloc(t->tids, (t->nr_tids + 1) * sizeof(*grown));
 
 	if (!grown)
-		return -1;
+		return -ENOMEM;
 	t->tids = grown;
 	t->tids[t->nr_tids++] = (uint32_t)tid;
 	return 0;
@@ -100,7 +100,7 @@ static int add_threads_of(struct record_target *t, uint32_t pid,
 
 	if (r < 0)
 		return add(t, (int)pid);
-	return r ? -1 : 0;
+	return r ? -ENOMEM : 0;
 }
 
 static int check_conflicts(const struct record_options *o, char *err, size_t errlen)
@@ -109,28 +109,28 @@ static int check_conflicts(const struct record_options *o, char *err, size_t err
 
 	if (o->pid_list && o->tid_list) {
 		rt_format(err, errlen, "-p and -t conflict: give processes or threads, not both");
-		return -1;
+		return -EINVAL;
 	}
 	if (o->system_wide && (o->pid_list || o->tid_list)) {
 		rt_format(err, errlen, "-a and %s conflict: %s records only those tasks; drop -a",
 			  o->pid_list ? "-p" : "-t", o->pid_list ? "-p" : "-t");
-		return -1;
+		return -EINVAL;
 	}
 	if (!cpu_wide && !o->pid_list && !o->tid_list && !o->workload_argv) {
 		rt_format(err, errlen, "nothing to record: pass -a (all CPUs), -C CPUS, -p PID, -t TID, or a command after --");
-		return -1;
+		return -EINVAL;
 	}
 	if (o->per_thread && cpu_wide && !o->pid_list && !o->tid_list) {
 		rt_format(err, errlen, "--per-thread needs tasks to follow: -p, -t or a command, without -a");
-		return -1;
+		return -EINVAL;
 	}
 	if (o->cgroup && (o->pid_list || o->tid_list || o->per_thread || !cpu_wide)) {
 		rt_format(err, errlen, "-G needs -a or -C: cgroup scoping is system-wide, as in perf");
-		return -1;
+		return -EINVAL;
 	}
 	if (o->cgroup_exact && !o->cgroup) {
 		rt_format(err, errlen, "--cgroup-exact needs -G CGROUP");
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -138,16 +138,18 @@ static int check_conflicts(const struct record_options *o, char *err, size_t err
 static int resolve_cpus(struct record_target *t, const struct record_options *o, char *err,
 			size_t errlen)
 {
-	if (cpu_list_online(&t->online, err, errlen))
-		return -1;
+	int r;
+
+	if ((r = cpu_list_online(&t->online, err, errlen)))
+		return r;
 	if (!o->cpu_list)
 		return cpu_list_copy(&t->cpus, &t->online);
-	if (cpu_list_parse(&t->cpus, o->cpu_list, cpu_list_possible_count(), err, errlen))
-		return -1;
+	if ((r = cpu_list_parse(&t->cpus, o->cpu_list, cpu_list_possible_count(), err, errlen)))
+		return r;
 	for (unsigned int i = 0; i < t->cpus.nr; i++)
 		if (!cpu_list_contains(&t->online, t->cpus.cpus[i])) {
 			rt_format(err, errlen, "CPU %d in -C %s is offline", t->cpus.cpus[i], o->cpu_list);
-			return -1;
+			return -EINVAL;
 		}
 	t->only_these_cpus = true;
 	return 0;
@@ -156,39 +158,42 @@ static int resolve_cpus(struct record_target *t, const struct record_options *o,
 int record_target_resolve(struct record_target *t, const struct record_options *o, char *err,
 			  size_t errlen)
 {
+	int r;
+
 	memset(t, 0, sizeof(*t));
 	t->cgroup.fd = -1;
-	if (check_conflicts(o, err, errlen) || resolve_cpus(t, o, err, errlen))
-		return -1;
+	if ((r = check_conflicts(o, err, errlen)) || (r = resolve_cpus(t, o, err, errlen)))
+		return r;
 	t->per_thread = o->per_thread;
 	t->no_inherit = o->no_inherit;
 	t->follow_forks = !o->no_inherit && !o->per_thread;
 	if (o->pid_list) {
-		if (parse_task_list(o->pid_list, "process", &t->tgids, &t->nr_tgids, err, errlen))
-			return -1;
+		if ((r = parse_task_list(o->pid_list, "process", &t->tgids, &t->nr_tgids, err,
+					 errlen)))
+			return r;
 		for (unsigned int i = 0; o->per_thread && i < t->nr_tgids; i++)
-			if (add_threads_of(t, t->tgids[i], add_thread))
-				return -1;
+			if ((r = add_threads_of(t, t->tgids[i], add_thread)))
+				return r;
 		/* -i: as perf's attr.inherit = 0, only the threads there now,
 		 * none they start later, no process they fork */
 		for (unsigned int i = 0; o->no_inherit && !o->per_thread && i < t->nr_tgids; i++)
-			if (add_threads_of(t, t->tgids[i], add_tid))
-				return -1;
+			if ((r = add_threads_of(t, t->tgids[i], add_tid)))
+				return r;
 	} else if (o->tid_list) {
-		if (parse_task_list(o->tid_list, "thread", &t->tids, &t->nr_tids, err, errlen))
-			return -1;
+		if ((r = parse_task_list(o->tid_list, "thread", &t->tids, &t->nr_tids, err, errlen)))
+			return r;
 		t->follow_forks = false;
 		for (unsigned int i = 0; o->per_thread && i < t->nr_tids; i++)
-			if (add_thread(t, (int)t->tids[i]))
-				return -1;
+			if ((r = add_thread(t, (int)t->tids[i])))
+				return r;
 	} else if (o->workload_argv && !o->system_wide && !o->cpu_list) {
 		t->follow_workload = true;
 	}
 	if (!t->nr_tgids && !t->follow_workload)
 		t->follow_forks = false;
 	if (o->cgroup) {
-		if (cgroup_resolve(o->cgroup, &t->cgroup, err, errlen))
-			return -1;
+		if ((r = cgroup_resolve(o->cgroup, &t->cgroup, err, errlen)))
+			return r;
 		t->has_cgroup = true;
 	}
 	return 0;
@@ -202,7 +207,7 @@ int record_target_add_workload(struct record_target *t, pid_t pid)
 		return 0;
 	grown = realloc(t->tgids, (t->nr_tgids + 1) * sizeof(*grown));
 	if (!grown)
-		return -1;
+		return -ENOMEM;
 	t->tgids = grown;
 	t->tgids[t->nr_tgids++] = (uint32_t)pid;
 	/* not sampled as ringtrace's child, before it runs the command */

@@ -31,7 +31,7 @@ struct record_target {
 	struct cgroup_dir cgroup;
 };
 
-/* Resolves and checks the options. 0, or -1 with one line in err naming the
+/* Resolves and checks the options. 0, or -errno with one line in err naming the
  * problem (a malformed or offline CPU list, a pid that does not exist, a
  * missing or cgroup v1 path, options that conflict). */
 int record_target_resolve(struct record_target *t, const struct record_options *o, char *err,

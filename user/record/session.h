@@ -71,7 +71,7 @@ int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, ui
 			   uint32_t tid);
 
 /* plan.c: everything that can be wrong with the request is found here, before
- * any file is created or anything attached. 0, or -1 with s->error set. */
+ * any file is created or anything attached. 0, or -errno with s->error set. */
 int session_plan(struct session *s);
 /* plan.c: loads the sampler, opens and attaches its events. */
 int session_start_sampler(struct session *s);
@@ -81,7 +81,7 @@ int session_start_sampler(struct session *s);
  * 0, then the caller's sinks, which are the session's from the start (it
  * frees them); once the sampler runs, every sink opened on the session's
  * record_source and given the side-band synthesized at the start. Each 0,
- * or -1 with s->error set. */
+ * or -errno with s->error set. */
 int session_create_sinks(struct session *s);
 int session_adopt_sinks(struct session *s);
 int session_open_sinks(struct session *s);

@@ -3,6 +3,7 @@
  * recorder, then the caller's sinks (the exporter's, in export), and what
  * they are told of the recording (its record_source: counts per CPU, ring
  * fill, program runs, the unwinder's totals). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,9 +81,10 @@ static int flight_bpf_counts(void *ctx, int cpu, uint64_t *produced, uint64_t *l
 {
 	struct session *s = ctx;
 	struct rt_cpu_counters c;
+	int r;
 
-	if (bpf_sampler_counters(s->sampler, cpu, &c))
-		return -1;
+	if ((r = bpf_sampler_counters(s->sampler, cpu, &c)))
+		return r;
 	*produced = c.produced;
 	*lost = c.lost;
 	return 0;
@@ -138,7 +140,7 @@ int session_create_sinks(struct session *s)
 		primary = file_sink_create(&cfg, s->error, sizeof(s->error));
 	}
 	if (!primary)
-		return -1;
+		return -EIO; /* what failed is in s->error */
 	s->sinks[0] = primary;
 	return 0;
 }
@@ -159,7 +161,7 @@ int session_adopt_sinks(struct session *s)
 	o->nr_sinks = 0;
 	if (!fit)
 		rt_format(s->error, sizeof(s->error), "too many sinks for one recording");
-	return fit ? 0 : -1;
+	return fit ? 0 : -E2BIG;
 }
 
 int session_open_sinks(struct session *s)
@@ -179,9 +181,10 @@ int session_open_sinks(struct session *s)
 			s->source.offcpu_id = s->sampler_events[i].id;
 	for (unsigned int i = 0; i < s->nr_sinks; i++) {
 		struct record_sink *k = s->sinks[i];
+		int r;
 
-		if (k->ops->open && k->ops->open(k, &s->source, s->error, sizeof(s->error)))
-			return -1;
+		if (k->ops->open && (r = k->ops->open(k, &s->source, s->error, sizeof(s->error))))
+			return r;
 		if (k->ops->initial_sideband)
 			k->ops->initial_sideband(k, s->synthesized.data, s->synthesized.len);
 	}

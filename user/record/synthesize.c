@@ -69,7 +69,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 
 	if (!f) {
 		rt_format(err, errlen, "cannot read /proc/kallsyms: %s", strerror(errno));
-		return -1;
+		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
@@ -86,7 +86,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 
 		kallsyms_hidden_cause(cause, sizeof(cause));
 		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: %s", cause);
-		return -1;
+		return -EPERM;
 	}
 	/* the kernel's build-id, for perf buildid-list, archive and report on
 	 * another machine (none if /sys/kernel/notes cannot be read) */
@@ -98,7 +98,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 	if (perf_kernel_map_encode(b, sample_id_type, &m, sid) ||
 	    synthesize_modules(b, sample_id_type, sid)) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -106,7 +106,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 static int read_comm(const char *path, char *comm, size_t len)
 {
 	if (safe_read_file(AT_FDCWD, path, comm, len) <= 0)
-		return -1;
+		return -ENOENT;
 	comm[strcspn(comm, "\n")] = '\0';
 	return 0;
 }
@@ -136,13 +136,13 @@ static int synthesize_comm(uint32_t tid, void *arg)
 	return perf_comm_encode(w->b, w->sample_id_type, &c, &sid) ? 1 : 0;
 }
 
-/* COMM of each thread of pid; -1 only when memory runs out. */
+/* COMM of each thread of pid; -ENOMEM only when memory runs out. */
 static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type,
 			    const struct perf_sample_id *base, uint32_t pid)
 {
 	struct comm_writer w = { b, sample_id_type, base, pid };
 
-	return proc_each_id(pid, synthesize_comm, &w) > 0 ? -1 : 0;
+	return proc_each_id(pid, synthesize_comm, &w) > 0 ? -ENOMEM : 0;
 }
 
 /* One line of /proc/PID/maps as an MMAP2 record if it is executable, or
@@ -218,11 +218,11 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		/* a container's process: its namespaces before its mappings */
 		if (cache && build_id_cache_new_namespace(cache, &m, &ns) &&
 		    perf_namespaces_encode(b, sample_id_type, &ns, &sid)) {
-			ret = -1;
+			ret = -ENOMEM;
 			break;
 		}
 		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
-			ret = -1;
+			ret = -ENOMEM;
 			break;
 		}
 	}
@@ -263,7 +263,7 @@ long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 	int r = proc_each_id(0, synthesize_process, &w);
 
 	if (r > 0)
-		return -1;
+		return -ENOMEM;
 	return r < 0 ? 0 : w.count;
 }
 
@@ -281,7 +281,8 @@ static void add_cgroup(uint64_t id, const char *relative, void *p)
 
 	if (w->count < 0)
 		return;
-	w->count = perf_cgroup_encode(w->b, w->sample_id_type, &c, w->sid) ? -1 : w->count + 1;
+	w->count = perf_cgroup_encode(w->b, w->sample_id_type, &c, w->sid) ? -ENOMEM
+									    : w->count + 1;
 }
 
 long synthesize_cgroups(struct byte_buffer *b, uint64_t sample_id_type,

@@ -18,7 +18,8 @@
 /* Appends the kernel's text mapping "[kernel.kallsyms]_text" at _text from
  * /proc/kallsyms, and every loaded module's, each with its build-id (MMAP2,
  * as perf record --buildid-mmap) or without one (MMAP) if it cannot be read.
- * Returns 0, or -1 with err set (e.g. addresses hidden by kptr_restrict). */
+ * Returns 0, or -errno with err set (-EPERM: addresses hidden by
+ * kptr_restrict). */
 int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen);
 
@@ -29,13 +30,13 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
  * ringtrace's, which perf would keep past the exec (and unwind the command's
  * stacks by). Processes that exit meanwhile are skipped. A container's
  * binaries go into cache (if not NULL). Returns the number of processes, or
- * -1 if memory ran out. */
+ * -ENOMEM if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
 			  struct build_id_cache *cache, bool mmap_data, uint32_t workload);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
- * Returns the number of cgroups, or -1 if memory ran out. */
+ * Returns the number of cgroups, or -ENOMEM if memory ran out. */
 long synthesize_cgroups(struct byte_buffer *b, uint64_t sample_id_type,
 			const struct perf_sample_id *sid);
 

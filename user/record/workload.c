@@ -56,7 +56,7 @@ int workload_prepare(struct workload *w, char *const argv[], const sigset_t *chi
 	return 0;
 fail:
 	rt_format(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
-	return -1;
+	return -errno;
 }
 
 int workload_start(struct workload *w, char *const argv[], char *err, size_t errlen)
@@ -67,7 +67,7 @@ int workload_start(struct workload *w, char *const argv[], char *err, size_t err
 
 	if (write(w->go_fd, &go, 1) != 1) {
 		rt_format(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
-		return -1;
+		return errno ? -errno : -EIO;
 	}
 	close(w->go_fd);
 	w->go_fd = -1;
@@ -78,7 +78,7 @@ int workload_start(struct workload *w, char *const argv[], char *err, size_t err
 	w->exec_fd = -1;
 	if (n == sizeof(e)) {
 		rt_format(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
-		return -1;
+		return e ? -e : -ENOEXEC;
 	}
 	return 0;
 }

@@ -16,10 +16,12 @@ struct workload {
 	int reaped;
 };
 
-/* Forks a child that waits, with signal mask child_mask, until workload_start. */
+/* Forks a child that waits, with signal mask child_mask, until workload_start;
+ * 0, or -errno with err set. */
 int workload_prepare(struct workload *w, char *const argv[], const sigset_t *child_mask,
 		     char *err, size_t errlen);
-/* Lets the child exec; returns 0 once exec succeeded, -1 with err if it failed. */
+/* Lets the child exec; returns 0 once exec succeeded, -errno (exec's) with err
+ * if it failed. */
 int workload_start(struct workload *w, char *const argv[], char *err, size_t errlen);
 /* Reaps the child if it exited; returns 1 if it has, 0 if still running. */
 int workload_poll(struct workload *w);
