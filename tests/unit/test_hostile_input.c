@@ -132,17 +132,19 @@ static void expect_refused(struct crafted *c, const char *file, uint64_t offset,
 	struct report_options o = { .input = c->dir, .pid_filter = -1, .kallsyms = kallsyms };
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
+	int r;
 
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c->dir);
 	err[0] = '\0';
-	assert_int_equal(script_run(&so, out, err, sizeof(err)), -1);
+	assert_true(script_run(&so, out, err, sizeof(err)) < 0);
 	expect_one_line("script", err, file, offset);
 	assert_int_equal(report_parse_sort(&o, "comm,dso,sym", err, sizeof(err)), 0);
 	for (int mode = 0; report_too && mode < 3; mode++) {
 		o.children = mode == 1;
 		o.output = mode == 2 ? REPORT_FOLDED : REPORT_TABLE;
 		err[0] = '\0';
-		assert_int_equal(report_run(&o, out, err, sizeof(err)), -1);
+		r = report_run(&o, out, err, sizeof(err));
+		assert_true(r < 0 && r != REPORT_BAD_REQUEST);
 		expect_one_line("report", err, file, offset);
 	}
 	fclose(out);

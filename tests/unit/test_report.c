@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,13 +251,13 @@ static void test_bad_sort_key(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(report_parse_sort(&o, "comm,size", err, sizeof(err)), -1);
+	assert_int_equal(report_parse_sort(&o, "comm,size", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "\"size\""));
 	/* an empty key between commas, or at either end, is a mistake */
-	assert_int_equal(report_parse_sort(&o, "comm,,pid", err, sizeof(err)), -1);
+	assert_int_equal(report_parse_sort(&o, "comm,,pid", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "empty sort key in \"comm,,pid\""));
-	assert_int_equal(report_parse_sort(&o, ",comm", err, sizeof(err)), -1);
-	assert_int_equal(report_parse_sort(&o, "comm,", err, sizeof(err)), -1);
+	assert_int_equal(report_parse_sort(&o, ",comm", err, sizeof(err)), -EINVAL);
+	assert_int_equal(report_parse_sort(&o, "comm,", err, sizeof(err)), -EINVAL);
 	assert_int_equal(report_parse_sort(&o, "comm,pid", err, sizeof(err)), 0);
 }
 
@@ -267,7 +268,7 @@ static void test_missing_input_is_an_error(void **state)
 
 	(void)state;
 	report_parse_sort(&o, "sym", err, sizeof(err));
-	assert_int_equal(report_run(&o, stdout, err, sizeof(err)), -1);
+	assert_int_equal(report_run(&o, stdout, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/ringtrace.data"));
 }
 

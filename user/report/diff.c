@@ -56,7 +56,7 @@ static int add(struct diff *d, const char *stack, size_t len, uint64_t count, bo
 	char *key = strndup(stack, len);
 
 	if (!key)
-		return -1;
+		return -ENOMEM;
 	s = hash_map_get(&d->index, key);
 	if (s) {
 		free(key);
@@ -67,7 +67,7 @@ static int add(struct diff *d, const char *stack, size_t len, uint64_t count, bo
 
 			if (!grown) {
 				free(key);
-				return -1;
+				return -ENOMEM;
 			}
 			d->list = grown;
 			d->cap = cap;
@@ -76,7 +76,7 @@ static int add(struct diff *d, const char *stack, size_t len, uint64_t count, bo
 		if (!s || hash_map_put(&d->index, key, s)) {
 			free(s);
 			free(key);
-			return -1;
+			return -ENOMEM;
 		}
 		s->stack = key;
 		d->list[d->nr++] = s;
@@ -117,7 +117,7 @@ static int add_folded(struct diff *d, const char *name, const char *text, bool a
 			}
 			if (add(d, line, (size_t)(space - line), count, after)) {
 				rt_format(err, errlen, "out of memory");
-				return -1;
+				return -ENOMEM;
 			}
 		}
 		line += full + (end ? 1 : 0);
@@ -143,12 +143,12 @@ static int add_side(struct diff *d, const struct report_options *o, const char *
 		mem = open_memstream(&text, &len);
 		if (!mem) {
 			rt_format(err, errlen, "out of memory");
-			return -1;
+			return -ENOMEM;
 		}
 		ret = report_run(&side, mem, err, errlen);
 		if (fclose(mem) && !ret) {
 			rt_format(err, errlen, "out of memory");
-			ret = -1;
+			ret = -ENOMEM;
 		}
 	} else {
 		mem = fopen(path, "r");
@@ -166,13 +166,13 @@ static int add_side(struct diff *d, const struct report_options *o, const char *
 			if (!copy) {
 				fclose(mem);
 				rt_format(err, errlen, "out of memory");
-				return -1;
+				return -ENOMEM;
 			}
 			while ((n = fread(buf, 1, sizeof(buf), mem)) > 0)
 				fwrite(buf, 1, n, copy);
 			if (ferror(mem)) {
 				rt_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-				ret = -1;
+				ret = errno ? -errno : -EIO;
 			}
 			fclose(mem);
 			fclose(copy);
@@ -197,11 +197,11 @@ static int write_flamegraph(const struct diff *d, const struct report_options *o
 					 .inverted = o->inverted, .differential = true };
 	char title[1024], close_err[512];
 	FILE *f;
-	int ret;
+	int ret, r;
 
 	if (!fs) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < d->nr; i++) {
 		fs[i].stack = d->list[i]->stack;
@@ -212,11 +212,11 @@ static int write_flamegraph(const struct diff *d, const struct report_options *o
 	if (!fo.title)
 		fo.title = title;
 	f = report_output_open(o->flamegraph_path, out, err, errlen);
-	ret = f ? flamegraph_write(f, &fo, fs, d->nr, err, errlen) : -1;
-	if (f && report_output_close(f, out, o->flamegraph_path, close_err, sizeof(close_err)) &&
-	    !ret) {
+	ret = f ? flamegraph_write(f, &fo, fs, d->nr, err, errlen) : errno ? -errno : -EIO;
+	if (f && (r = report_output_close(f, out, o->flamegraph_path, close_err,
+					  sizeof(close_err))) && !ret) {
 		rt_format(err, errlen, "%s", close_err);
-		ret = -1;
+		ret = r;
 	}
 	free(fs);
 	return ret;

@@ -17,8 +17,8 @@
  * which flamegraph.pl reads); REPORT_FLAMEGRAPH, a differential flame graph
  * to o->flamegraph_path, as wide as after, red where a frame grew, blue where
  * it shrank. before is normalised to after's total as difffolded.pl -n does
- * (scaled, the fraction dropped; unscaled if after has no samples). 0, -1
- * with err set, or REPORT_BAD_REQUEST.
+ * (scaled, the fraction dropped; unscaled if after has no samples). 0,
+ * -errno with err set, or REPORT_BAD_REQUEST.
  */
 int report_diff_run(const struct report_options *o, FILE *out, char *err, size_t errlen);
 

@@ -3,6 +3,7 @@
  * geometry written out (an image without JavaScript), and zoom and search. */
 #include "report/flamegraph.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -118,20 +119,20 @@ static int build_tree(struct tree *t, const struct flamegraph_stack *stacks, siz
 	hash_map_init(&t->index, hash_node, equal_node);
 	*copies = calloc(nr ? nr : 1, sizeof(char *));
 	if (!*copies || (root = child(t, NO_NODE, "all")) == NO_NODE)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		char *save = NULL, *name;
 		uint32_t at = root;
 
 		(*copies)[i] = strdup(stacks[i].stack);
 		if (!(*copies)[i])
-			return -1;
+			return -ENOMEM;
 		t->nodes[root].count += stacks[i].count;
 		t->nodes[root].before += stacks[i].before;
 		for (name = strtok_r((*copies)[i], ";", &save); name; name = strtok_r(NULL, ";", &save)) {
 			at = child(t, at, name);
 			if (at == NO_NODE)
-				return -1;
+				return -ENOMEM;
 			t->nodes[at].count += stacks[i].count;
 			t->nodes[at].before += stacks[i].before;
 		}
@@ -402,7 +403,7 @@ int flamegraph_write(FILE *out, const struct flamegraph_options *o,
 	struct tree t = { 0 };
 	struct layout l = { .o = o, .width = o->width ? o->width : FLAMEGRAPH_DEFAULT_WIDTH };
 	char **copies = NULL;
-	int ret = -1, title_y, details_y;
+	int ret = -ENOMEM, title_y, details_y;
 
 	if (build_tree(&t, stacks, nr, &copies)) {
 		rt_format(err, errlen, "out of memory");

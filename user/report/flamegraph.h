@@ -33,7 +33,7 @@ struct flamegraph_options {
  * than 0.1 px are left out (their time stays in their caller's frame), as
  * flamegraph.pl's --minwidth. A name ending in "_[k]" (kernel), "_[j]" (JIT)
  * or "_[i]" (inlined) is coloured as flamegraph.pl's java palette colours it,
- * others in its hot palette. 0, or -1 with err set (out of memory).
+ * others in its hot palette. 0, or -ENOMEM with err set (out of memory).
  */
 int flamegraph_write(FILE *out, const struct flamegraph_options *o,
 		     const struct flamegraph_stack *stacks, size_t nr, char *err, size_t errlen);

@@ -3,6 +3,7 @@
  * as stackcollapse-perf.pl makes them: no ';' and no line break in a name. */
 #include "report/folded_name.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,13 +33,13 @@ int folded_append_name(struct byte_buffer *b, const char *name, bool comm)
 			c = ':';
 		}
 		if (pending_space && !byte_buffer_append(b, " ", 1))
-			return -1;
+			return -ENOMEM;
 		pending_space = false;
 		if (!byte_buffer_append(b, &c, 1))
-			return -1;
+			return -ENOMEM;
 	}
 	if (b->len == start && !byte_buffer_append(b, "[unknown]", 9))
-		return -1;
+		return -ENOMEM;
 	return 0;
 }
 

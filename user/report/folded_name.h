@@ -15,7 +15,7 @@
  * characters become '_' (stackcollapse-perf.pl's tr/ /_/); a symbol's
  * control characters (newline, tab, ...) become spaces, runs of spaces one,
  * none at either end, since the count follows the last space of the line;
- * an empty name is "[unknown]". Returns 0, or -1 if memory ran out.
+ * an empty name is "[unknown]". Returns 0, or -ENOMEM if memory ran out.
  */
 int folded_append_name(struct byte_buffer *b, const char *name, bool comm);
 

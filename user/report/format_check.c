@@ -125,8 +125,9 @@ static bool child_start(struct child *c, void (*run)(int fd))
 }
 
 /* c's answer (a byte) to a request for a format, c started by run if there
- * is none; -1 if none came within timeout_ms: c is ended then (it died on
- * the format, or hangs) and a new one started next time. */
+ * is none; -ECHILD if none could start, -EIO if none came within
+ * timeout_ms: c is ended then (it died on the format, or hangs) and a new one
+ * started next time. */
 static int ask(struct child *c, void (*run)(int fd), const struct check_request *q,
 	       const char *system, const char *text, int timeout_ms)
 {
@@ -134,13 +135,13 @@ static int ask(struct child *c, void (*run)(int fd), const struct check_request 
 	uint8_t answer;
 
 	if (c->fd < 0 && !child_start(c, run))
-		return -1;
+		return -ECHILD;
 	pfd = (struct pollfd){ .fd = c->fd, .events = POLLIN };
 	if (send_full(c->fd, q, sizeof(*q)) || send_full(c->fd, system, q->system_len) ||
 	    send_full(c->fd, text, q->text_len) || poll(&pfd, 1, timeout_ms) != 1 ||
 	    read_full(c->fd, &answer, 1)) {
 		child_end(c);
-		return -1;
+		return -EIO;
 	}
 	return answer;
 }

@@ -138,9 +138,9 @@ static int64_t string_index(struct pprof_builder *b, const char *s)
 	struct entry *e;
 
 	if (!b->nr_strings && s[0] && string_index(b, "") < 0) /* [0] is "" */
-		return -1;
+		return -ENOMEM;
 	e = lookup(TABLE(b, string), s, sizeof(*e), &added);
-	return e ? (int64_t)e->id - 1 : -1;
+	return e ? (int64_t)e->id - 1 : -ENOMEM;
 }
 
 /* The mapping of a frame (0: none), added if new. */
@@ -160,7 +160,7 @@ static int mapping_of(struct pprof_builder *b, const struct pprof_frame *f, uint
 			 f->map_end, f->map_pgoff, f->dso);
 	m = lookup(TABLE(b, mapping), key, sizeof(*m), &added);
 	if (!m)
-		return -1;
+		return -ENOMEM;
 	if (added) {
 		m->grows = kernel;
 		m->start = kernel ? f->ip : f->map_start;
@@ -174,7 +174,7 @@ static int mapping_of(struct pprof_builder *b, const struct pprof_frame *f, uint
 			m->build_id = string_index(b, hex);
 		}
 		if (m->filename < 0 || m->build_id < 0)
-			return -1;
+			return -ENOMEM;
 	} else if (m->grows) {
 		if (f->ip < m->start)
 			m->start = f->ip;
@@ -195,21 +195,21 @@ static int location_of(struct pprof_builder *b, const struct pprof_frame *f, uin
 	bool added;
 
 	if (mapping_of(b, f, &mapping_id))
-		return -1;
+		return -ENOMEM;
 	snprintf(key, sizeof(key), "%s\t%s", f->dso, f->function);
 	fn = lookup(TABLE(b, function), key, sizeof(*fn), &added);
 	if (!fn)
-		return -1;
+		return -ENOMEM;
 	if (added) {
 		fn->name = string_index(b, f->function);
 		fn->filename = string_index(b, f->dso);
 		if (fn->name < 0 || fn->filename < 0)
-			return -1;
+			return -ENOMEM;
 	}
 	snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIx64 ":%" PRIu64, mapping_id, f->ip, fn->e.id);
 	loc = lookup(TABLE(b, location), key, sizeof(*loc), &added);
 	if (!loc)
-		return -1;
+		return -ENOMEM;
 	if (added) {
 		loc->mapping_id = mapping_id;
 		loc->address = f->ip;
@@ -228,21 +228,21 @@ int pprof_add_sample(struct pprof_builder *b, const struct pprof_sample_labels *
 	struct sample *s;
 	char head[128];
 	bool added;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	if (comm < 0 || (labels->cgroup && cgroup < 0))
-		return -1;
+		return -ENOMEM;
 	if (nr > b->cap_stack) {
 		uint64_t *grown = realloc(b->stack, nr * sizeof(*grown));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		b->stack = grown;
 		b->cap_stack = nr;
 	}
 	for (size_t i = 0; i < nr; i++)
 		if (location_of(b, &frames[i], &b->stack[i]))
-			return -1;
+			return -ENOMEM;
 	if (nr) {
 		const struct location *leaf = b->location_list[b->stack[0] - 1];
 
@@ -296,7 +296,7 @@ static int write_gzip(FILE *out, const uint8_t *data, size_t len, char *err, siz
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16 /* gzip */, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	z.next_in = (uint8_t *)data;
 	z.avail_in = (uInt)len;
@@ -307,15 +307,17 @@ static int write_gzip(FILE *out, const uint8_t *data, size_t len, char *err, siz
 		if (r == Z_STREAM_ERROR)
 			break;
 		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) != sizeof(chunk) - z.avail_out) {
+			int e = errno ? errno : EIO;
+
 			deflateEnd(&z);
 			rt_format(err, errlen, "cannot write the profile: %s", strerror(errno));
-			return -1;
+			return -e;
 		}
 	} while (r != Z_STREAM_END);
 	deflateEnd(&z);
 	if (r != Z_STREAM_END) {
 		rt_format(err, errlen, "cannot compress the profile");
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }
@@ -397,7 +399,7 @@ static int fill_samples(struct pprof_builder *b, struct messages *m)
 	    !ALLOC(m->labels, b->nr_samples * LABELS_PER_SAMPLE) ||
 	    !ALLOC(m->label_ptrs, b->nr_samples * LABELS_PER_SAMPLE) ||
 	    !ALLOC(m->values, b->nr_samples * 2))
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < b->nr_samples; i++) {
 		const struct sample *s = b->sample_list[i];
 		Perftools__Profiles__Sample *out = &m->samples[i];
@@ -413,7 +415,7 @@ static int fill_samples(struct pprof_builder *b, struct messages *m)
 		out->value[1] = s->period;
 		add_labels(b, s, out, l);
 		if (out->n_label < 4) /* comm, pid, tid, cpu: out of memory */
-			return -1;
+			return -ENOMEM;
 		for (size_t k = 0; k < out->n_label; k++)
 			lp[k] = &l[k];
 		out->label = lp;
@@ -428,7 +430,7 @@ static int fill_tables(struct pprof_builder *b, struct messages *m)
 	    !ALLOC(m->functions, b->nr_functions) || !ALLOC(m->function_ptrs, b->nr_functions) ||
 	    !ALLOC(m->locations, b->nr_locations) || !ALLOC(m->location_ptrs, b->nr_locations) ||
 	    !ALLOC(m->lines, b->nr_locations) || !ALLOC(m->line_ptrs, b->nr_locations))
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < b->nr_mappings; i++) {
 		const struct mapping *in = b->mapping_list[i];
 		Perftools__Profiles__Mapping *out = &m->mappings[i];
@@ -496,7 +498,7 @@ int pprof_write(struct pprof_builder *b, const struct pprof_header *h, FILE *out
 	Perftools__Profiles__Profile *p = &m.p;
 	uint8_t *packed = NULL;
 	size_t len;
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	perftools__profiles__profile__init(p);
 	for (int i = 0; i < 2; i++) {

@@ -50,11 +50,11 @@ struct pprof_builder {
 
 void pprof_builder_init(struct pprof_builder *b);
 void pprof_builder_free(struct pprof_builder *b);
-/* Adds one sample of frames (leaf first) weighing period. 0, or -1 if memory
+/* Adds one sample of frames (leaf first) weighing period. 0, or -ENOMEM if memory
  * ran out. */
 int pprof_add_sample(struct pprof_builder *b, const struct pprof_sample_labels *labels,
 		     const struct pprof_frame *frames, size_t nr, uint64_t period);
-/* Writes the gzipped profile to out. 0, or -1 with err set. */
+/* Writes the gzipped profile to out. 0, or -errno with err set. */
 int pprof_write(struct pprof_builder *b, const struct pprof_header *h, FILE *out, char *err,
 		size_t errlen);
 

@@ -41,10 +41,12 @@ static bool never_ended(const struct recording *r)
 int recording_open(struct recording *r, const char *path, const char *kallsyms,
 		   const char *symfs, char *err, size_t errlen)
 {
+	int ret;
+
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	if (perf_input_open(&r->in, path, err, errlen))
-		return -1;
+	if ((ret = perf_input_open(&r->in, path, err, errlen)))
+		return ret;
 	address_space_init(&r->as, kallsyms ? kallsyms : "/proc/kallsyms");
 	r->as.symfs = symfs;
 	if (r->in.is_dir) {
@@ -106,7 +108,7 @@ static int on_lost(struct recording *r, const struct recording_visitor *v,
 	struct perf_lost l;
 
 	if (perf_lost_decode(rec, &l))
-		return -1;
+		return -EINVAL;
 	perf_sample_id_decode(rec, r->in.sample_id_type, &sid);
 	if (rec->type == PERF_RECORD_LOST && ev && recording_is_tracking(r, (unsigned int)(ev - r->in.events))) {
 		r->sideband_lost += l.lost;
@@ -142,7 +144,7 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 		address_space_load_kernel_beside(&r->as);
 	rs = record_stream_open(&r->in, err, errlen);
 	if (!rs)
-		return -1;
+		return -EIO; /* what failed is in err */
 	err[0] = '\0';
 	while (!ret && record_stream_next(rs, &sr)) {
 		const struct perf_event_header *rec = sr.rec;

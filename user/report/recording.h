@@ -48,13 +48,13 @@ struct recording_visitor {
 	void *ctx;
 };
 
-/* 0, or -1 with err set (unreadable, not a perf.data directory). Kernel
+/* 0, or -errno with err set (unreadable, not a perf.data directory). Kernel
  * symbols come from kallsyms (NULL: /proc/kallsyms), binaries are looked for
  * under symfs (NULL: /). */
 int recording_open(struct recording *r, const char *path, const char *kallsyms,
 		   const char *symfs, char *err, size_t errlen);
 /* Replays every record in time order. A visitor's non-zero return stops it
- * and is returned; a malformed record is -1 with err naming file and offset. */
+ * and is returned; a malformed record is -EINVAL with err naming file and offset. */
 int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,
 		     size_t errlen);
 void recording_close(struct recording *r);

@@ -116,7 +116,7 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 /* The key of a sample's row, the frame's dso and symbol in it. An address
  * without a symbol is a row of its own, named as perf names it: the address
  * perf's map gives it, "%#.16llx" (its offset in the mapped file, or the ip).
- * -1 if memory ran out. */
+ * -ENOMEM if memory ran out. */
 static int frame_key(struct report_state *st, const struct row_key *base,
 		     const struct resolved *where, struct row_key *key)
 {
@@ -132,7 +132,7 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 			snprintf(name, sizeof(name), "%#.16" PRIx64, where->map_ip);
 			key->sym = address_space_intern(&st->rec.as, name);
 			if (!key->sym)
-				return -1;
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -339,11 +339,11 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 {
 	size_t nr = 0;
 	struct folded **stacks = sorted_stacks(st, &nr);
-	int ret = 0;
+	int ret = 0, r;
 
 	if (!stacks) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	if (st->o->output == REPORT_FOLDED) {
 		for (size_t i = 0; i < nr; i++)
@@ -359,7 +359,7 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 		if (!fs) {
 			free(stacks);
 			rt_format(err, errlen, "out of memory");
-			return -1;
+			return -ENOMEM;
 		}
 		for (size_t i = 0; i < nr; i++) {
 			fs[i].stack = stacks[i]->stack;
@@ -369,11 +369,11 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 		if (!fo.title)
 			fo.title = title;
 		f = report_output_open(st->o->flamegraph_path, out, err, errlen);
-		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : -1;
-		if (f && report_output_close(f, out, st->o->flamegraph_path, close_err,
-					     sizeof(close_err)) && !ret) {
+		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : errno ? -errno : -EIO;
+		if (f && (r = report_output_close(f, out, st->o->flamegraph_path, close_err,
+						  sizeof(close_err))) && !ret) {
 			rt_format(err, errlen, "%s", close_err);
-			ret = -1;
+			ret = r;
 		}
 		free(fs);
 	}
@@ -391,7 +391,7 @@ static int check_keys_recorded(const struct report_options *o, const struct reco
 		if (!recording_is_tracking(r, e) && !(r->in.events[e].attr.sample_type & PERF_SAMPLE_CGROUP)) {
 			rt_format(err, errlen, "%s: %s has no cgroup ids: record with -G or --all-cgroups",
 				  o->cgroup_filter ? "--cgroup" : "--sort cgroup", o->input);
-			return -1;
+			return -EINVAL;
 		}
 	return 0;
 }
@@ -417,7 +417,7 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 	if (st->o->event_filter) {
 		rt_format(err, errlen, "--event %s: %s has no such event (ringtrace report %s lists them)",
 			  st->o->event_filter, st->o->input, st->o->input);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -426,7 +426,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 {
 	struct report_state st = { .o = o, .keys = key_mask(o) };
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
-	int ret = -1, r;
+	int ret, r;
 
 	hash_map_init(&st.rows, hash_row, equal_row);
 	hash_map_init(&st.stacks, hash_interned, equal_interned);
@@ -434,7 +434,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
 	}
-	if (recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen))
+	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen)))
 		goto out_maps;
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
@@ -444,6 +444,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	if (!st.events || !st.frame_keys || !st.frame_names ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
+		ret = -ENOMEM;
 		goto out;
 	}
 	if (check_keys_recorded(o, &st.rec, err, errlen) || choose_event(&st, err, errlen)) {
@@ -455,22 +456,24 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	if (r) {
 		if (!err[0])
 			rt_format(err, errlen, "out of memory");
+		ret = r < 0 ? r : -ENOMEM;
 		goto out;
 	}
 	if (o->output == REPORT_TABLE) {
-		if (report_print_table(&st, out)) {
+		if ((ret = report_print_table(&st, out))) {
 			rt_format(err, errlen, "out of memory");
 			goto out;
 		}
 	} else if (o->output == REPORT_PPROF) {
 		if (st.only_event < 0) {
 			rt_format(err, errlen, "%s has no sampled event to profile", o->input);
+			ret = -ENOENT;
 			goto out;
 		}
-		if (report_pprof_write(&st.pprof, &st.rec, &st.rec.in.events[st.only_event],
-				       o->pprof_path, out, err, errlen))
+		if ((ret = report_pprof_write(&st.pprof, &st.rec, &st.rec.in.events[st.only_event],
+					      o->pprof_path, out, err, errlen)))
 			goto out;
-	} else if (print_stacks(&st, out, err, errlen)) {
+	} else if ((ret = print_stacks(&st, out, err, errlen))) {
 		goto out;
 	}
 	ret = 0;

@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_REPORT_H
 #define RINGTRACE_REPORT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,18 +55,19 @@ struct report_options {
 };
 
 /* Parses perf's "START,END" (seconds as perf script prints them, either one
- * may be empty) into o. 0, or -1 with err set. */
+ * may be empty) into o. 0, or -EINVAL with err set. */
 int report_parse_time(struct report_options *o, const char *text, char *err, size_t errlen);
 
 /* Parses "comm,dso,sym" into o->keys (comm, pid, tid, dso, sym, cpu, cgroup).
- * 0, or -1 with err naming the bad key. */
+ * 0, or -EINVAL with err naming the bad key. */
 int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen);
 
 /* report_run's answer to a request the recording cannot serve (a filter or
- * key it has no data for, a malformed --cpu): a usage error. */
-#define REPORT_BAD_REQUEST (-2)
+ * key it has no data for, a malformed --cpu): a usage error. An errno no call
+ * of report's returns, so that it is told from the failures. */
+#define REPORT_BAD_REQUEST (-ENODATA)
 
-/* Prints the report to out. 0, or -1 with err set (unreadable or malformed
+/* Prints the report to out. 0, or -errno with err set (unreadable or malformed
  * input: the file and offset are named), or REPORT_BAD_REQUEST. */
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen);
 

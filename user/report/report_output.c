@@ -41,7 +41,7 @@ int report_output_close(FILE *f, FILE *stdout_stream, const char *path, char *er
 	if (failed) {
 		rt_format(err, errlen, "cannot write %s: %s", strcmp(path, "-") ? path : "stdout",
 			  errno ? strerror(errno) : "write error");
-		return -1;
+		return errno ? -errno : -EIO;
 	}
 	return 0;
 }

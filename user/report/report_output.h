@@ -10,7 +10,7 @@
 /* A stream on path, created exclusively (mode 0600, O_NOFOLLOW), or stdout
  * itself if path is "-" (the stream the report prints to). NULL with err set. */
 FILE *report_output_open(const char *path, FILE *stdout_stream, char *err, size_t errlen);
-/* Closes what report_output_open gave (stdout is only flushed). 0, or -1
+/* Closes what report_output_open gave (stdout is only flushed). 0, or -errno
  * with err set if a write failed (a full disk). */
 int report_output_close(FILE *f, FILE *stdout_stream, const char *path, char *err, size_t errlen);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* report_parse.c: report's option values that need parsing: the sort keys
  * (--sort) and the time window (--time). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ int report_parse_sort(struct report_options *o, const char *text, char *err, siz
 	char *copy = strdup(text), *rest = copy, *tok;
 
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	o->nr_keys = 0;
 	while ((tok = strsep(&rest, ","))) {
 		size_t k;
@@ -30,7 +31,7 @@ int report_parse_sort(struct report_options *o, const char *text, char *err, siz
 			rt_format(err, errlen, "empty sort key in \"%s\": give keys between commas, e.g. comm,dso,sym",
 				  text);
 			free(copy);
-			return -1;
+			return -EINVAL;
 		}
 		for (k = 0; k < NR_KEY_NAMES; k++)
 			if (!strcmp(tok, key_names[k]))
@@ -39,19 +40,19 @@ int report_parse_sort(struct report_options *o, const char *text, char *err, siz
 			rt_format(err, errlen, "unknown sort key \"%s\": use comm, pid, tid, dso, sym, cpu or cgroup",
 				  tok);
 			free(copy);
-			return -1;
+			return -EINVAL;
 		}
 		if (o->nr_keys == REPORT_MAX_KEYS) {
 			rt_format(err, errlen, "too many sort keys in \"%s\"", text);
 			free(copy);
-			return -1;
+			return -EINVAL;
 		}
 		o->keys[o->nr_keys++] = (enum report_key)k;
 	}
 	free(copy);
 	if (!o->nr_keys) {
 		rt_format(err, errlen, "empty sort key list");
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -65,7 +66,7 @@ int report_parse_time(struct report_options *o, const char *text, char *err, siz
 	if (!comma) {
 		rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds as perf script prints them, either may be empty",
 			  text);
-		return -1;
+		return -EINVAL;
 	}
 	/* nanoseconds must fit in 64 bits: 1.8e10 s */
 	if (comma != text) {
@@ -85,6 +86,6 @@ int report_parse_time(struct report_options *o, const char *text, char *err, siz
 bad:
 	rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds (e.g. 7493.5,7494), START before END",
 		  text);
-	return -1;
+	return -EINVAL;
 }
 

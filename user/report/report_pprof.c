@@ -24,7 +24,7 @@ int report_pprof_init(struct report_pprof *rp, const struct recording *rec)
 		if (!recording_is_tracking(rec, e) &&
 		    (rec->in.events[e].attr.sample_type & PERF_SAMPLE_CGROUP))
 			rp->cgroups = true;
-	return rp->frames ? 0 : -1;
+	return rp->frames ? 0 : -ENOMEM;
 }
 
 void report_pprof_free(struct report_pprof *rp)
@@ -122,7 +122,7 @@ int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 	};
 	char close_err[512];
 	FILE *f;
-	int ret;
+	int ret, r;
 
 	if (a->freq && a->sample_freq)
 		h.period = clock ? (int64_t)(1000000000 / a->sample_freq) : 0;
@@ -131,11 +131,11 @@ int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 	h.time_nanos = start_time(rec, h.duration_nanos);
 	f = report_output_open(path, out, err, errlen);
 	if (!f)
-		return -1;
+		return errno ? -errno : -EIO;
 	ret = pprof_write(&rp->profile, &h, f, err, errlen);
-	if (report_output_close(f, out, path, close_err, sizeof(close_err)) && !ret) {
+	if ((r = report_output_close(f, out, path, close_err, sizeof(close_err))) && !ret) {
 		rt_format(err, errlen, "%s", close_err);
-		ret = -1;
+		ret = r;
 	}
 	return ret;
 }

@@ -19,13 +19,13 @@ struct report_pprof {
 	bool cgroups; /* the recording has cgroup ids: a label */
 };
 
-/* 0, or -1 if memory ran out. */
+/* 0, or -ENOMEM if memory ran out. */
 int report_pprof_init(struct report_pprof *rp, const struct recording *rec);
 void report_pprof_free(struct report_pprof *rp);
 /* Adds a sample (that passed the filters) of comm. 0, or -ENOMEM. */
 int report_pprof_add(struct report_pprof *rp, struct recording *rec, const struct perf_sample *s,
 		     const char *comm, uint64_t period);
-/* Writes the profile of event ev to path ("-": out). 0, or -1 with err set. */
+/* Writes the profile of event ev to path ("-": out). 0, or -errno with err set. */
 int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 		       const struct perf_input_event *ev, const char *path, FILE *out, char *err,
 		       size_t errlen);

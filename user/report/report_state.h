@@ -92,7 +92,7 @@ struct report_state {
 };
 
 /* The rows of every event, sorted by weight, each event's under its header:
- * 0, or -1 if memory ran out. */
+ * 0, or -ENOMEM if memory ran out. */
 int report_print_table(struct report_state *st, FILE *out);
 
 #endif

@@ -4,6 +4,7 @@
  * prints them, under a header of samples, losses and filters. */
 #include "report/report_state.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -213,7 +214,7 @@ int report_print_table(struct report_state *st, FILE *out)
 	size_t at = 0, nr = st->rows.len;
 
 	if (!rows)
-		return -1;
+		return -ENOMEM;
 	qsort(rows, nr, sizeof(*rows), st->o->children ? compare_rows_children : compare_rows_self);
 	print_header(st, out);
 	for (unsigned int e = 0; e < st->rec.in.nr_events; e++) {

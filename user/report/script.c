@@ -537,15 +537,15 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 		st.fields = o->fields;
 	else
 		script_fields_default(&st.fields);
-	if (recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen))
-		return -1;
+	if ((r = recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen)))
+		return r;
 	/* the formats first: a malformed one is an error before any output */
-	if (script_fields_fit(&st.fields, &rec.in, o->no_callchain, &st.use_callchain,
-			      &st.name_width, err, errlen) ||
-	    tracepoint_printer_open(&st.tracepoints, &rec.in, err, errlen)) {
+	if ((r = script_fields_fit(&st.fields, &rec.in, o->no_callchain, &st.use_callchain,
+				   &st.name_width, err, errlen)) ||
+	    (r = tracepoint_printer_open(&st.tracepoints, &rec.in, err, errlen))) {
 		tracepoint_printer_close(st.tracepoints);
 		recording_close(&rec);
-		return -1;
+		return r;
 	}
 	tracepoint_printer_resolve_kernel(st.tracepoints, kernel_function, &rec.as);
 	/* a hint: without it every line is formatted afresh */
@@ -564,5 +564,5 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	direct_cache_free(&st.frame_lines);
 	free(st.event_texts);
 	text_out_free(&st.out);
-	return r ? -1 : 0;
+	return r > 0 ? -EIO : r;
 }

@@ -22,7 +22,7 @@ struct script_options {
 	bool show_lost_samples; /* PERF_RECORD_LOST_SAMPLES records, printed alike */
 };
 
-/* 0, or -1 with err set (unreadable or malformed input: file and offset). */
+/* 0, or -errno with err set (unreadable or malformed input: file and offset). */
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen);
 
 #endif

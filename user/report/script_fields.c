@@ -3,6 +3,7 @@
  * script's defaults, and its -F syntax to choose them. */
 #include "report/script_fields.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,11 +40,11 @@ int script_fields_parse(struct script_fields *f, const char *arg, char *err, siz
 {
 	enum { DEFAULT, SET, ADD, REMOVE } change = DEFAULT;
 	char *copy = strdup(arg), *list, *tok, *save = NULL;
-	int kind = -1, ret = -1;
+	int kind = -1, ret = -EINVAL;
 
 	if (!copy) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	list = strchr(copy, ':');
 	if (list) {
@@ -131,15 +132,15 @@ int script_fields_check(const struct script_fields *f, char *err, size_t errlen)
 
 		if ((x & SCRIPT_FIELD_SYM) && !(x & SCRIPT_FIELD_IP)) {
 			rt_format(err, errlen, "-F: sym needs ip (the address to name): add ip");
-			return -1;
+			return -EINVAL;
 		}
 		if ((x & SCRIPT_FIELD_SYMOFF) && !(x & SCRIPT_FIELD_SYM)) {
 			rt_format(err, errlen, "-F: symoff needs sym: add sym");
-			return -1;
+			return -EINVAL;
 		}
 		if ((x & SCRIPT_FIELD_DSO) && !(x & SCRIPT_FIELD_IP)) {
 			rt_format(err, errlen, "-F: dso needs ip (the address to look up): add ip");
-			return -1;
+			return -EINVAL;
 		}
 	}
 	return 0;
@@ -180,7 +181,7 @@ int script_fields_fit(struct script_fields *f, const struct perf_input *in, bool
 				rt_format(err, errlen,
 					  "samples of %s do not have %s: cannot print the '%s' field",
 					  script_event_name(ev), needs[i].attr, needs[i].name);
-				return -1;
+				return -EINVAL;
 			}
 			f->fields[k] &= ~needs[i].field;
 		}

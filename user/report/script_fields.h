@@ -42,16 +42,16 @@ struct script_fields {
 void script_fields_default(struct script_fields *f);
 /* Applies one -F argument, in perf's syntax: [TYPE:]FIELD,... replaces the
  * fields (of all kinds, or of TYPE: sw, hw, trace), +FIELD,... adds and
- * -FIELD,... removes. 0, or -1 with err set (a usage error). */
+ * -FIELD,... removes. 0, or -EINVAL with err set (a usage error). */
 int script_fields_parse(struct script_fields *f, const char *arg, char *err, size_t errlen);
 
-/* perf's checks of a choice: sym and dso need ip, symoff needs sym. 0, or -1
+/* perf's checks of a choice: sym and dso need ip, symoff needs sym. 0, or -EINVAL
  * with err set (a usage error). */
 int script_fields_check(const struct script_fields *f, char *err, size_t errlen);
 
 /* perf_session__check_output_opt, for the events of in: fields an event kind
  * cannot have are dropped from the defaults, or an error if -F asked for
- * them (-1, err set); callchains are printed if any event has them (and not
+ * them (-EINVAL, err set); callchains are printed if any event has them (and not
  * no_callchain), and then tracepoints print their ip too. *name_width: the
  * longest event name, as perf aligns them. */
 int script_fields_fit(struct script_fields *f, const struct perf_input *in, bool no_callchain,

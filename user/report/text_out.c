@@ -50,9 +50,9 @@ int text_out_flush(struct text_out *t)
 	if (t->out_of_memory)
 		return -ENOMEM;
 	if (t->buf.len && fwrite_unlocked(t->buf.data, 1, t->buf.len, t->file) != t->buf.len)
-		return -1;
+		return errno ? -errno : -EIO;
 	t->buf.len = 0;
-	return ferror(t->file) ? -1 : 0;
+	return ferror(t->file) ? -EIO : 0;
 }
 
 int text_out_done(struct text_out *t)

@@ -30,7 +30,7 @@ void text_out_init(struct text_out *t, FILE *file);
 /* Grows the buffer to room for n more bytes; false if memory ran out. */
 bool text_out_grow(struct text_out *t, size_t n);
 /* Hands what was formatted to the file: 0, -ENOMEM if memory ran out
- * before, or -1 if writing failed. */
+ * before, or -errno if writing failed. */
 int text_out_flush(struct text_out *t);
 /* At the end of a record: writes out a full block (or the line). */
 int text_out_done(struct text_out *t);

@@ -140,7 +140,7 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 	if (bad >= 0) {
 		set_error(err, errlen, in, base + t->offset + (uint64_t)bad,
 			  "a tracepoint field that no record can hold");
-		return -1;
+		return -EINVAL;
 	}
 	if (!format_check_safe(c, t) || tep_parse_format(p->tep, &ev, t->text, t->len, t->system) ||
 	    !ev)
@@ -148,7 +148,7 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 	if (!fields_fit(ev->format.common_fields) || !fields_fit(ev->format.fields)) {
 		set_error(err, errlen, in, base + t->offset,
 			  "a tracepoint field that no record can hold");
-		return -1;
+		return -EINVAL;
 	}
 	if (!bounded_arg(ev->print_fmt.args)) {
 		/* its print fmt reads where the record says: name=value instead */
@@ -182,7 +182,7 @@ static int add_printk_formats(struct tracepoint_printer *p, const struct tracing
 	size_t n = 0;
 
 	if (!kept)
-		return -1;
+		return -ENOMEM;
 	for (size_t at = 0; at < t->len;) {
 		const char *line = t->text + at, *eol = memchr(line, '\n', t->len - at);
 		size_t len = eol ? (size_t)(eol - line) : t->len - at;
@@ -213,7 +213,7 @@ int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_i
 	if (!p || !(p->tep = tep_alloc())) {
 		tracepoint_printer_close(p);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	*out = p;
 	if (!in->tracing_data)
@@ -222,26 +222,26 @@ int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_i
 	r = tracing_data_read(in->tracing_data, in->tracing_data_size, &c, &bad_at);
 	if (r == -ENOMEM) {
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return r;
 	}
 	if (r) {
 		set_error(err, errlen, in, base + bad_at, "malformed tracing data");
-		return -1;
+		return r;
 	}
 	tep_set_file_bigendian(p->tep, c.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(p->tep, c.long_size);
 	tep_set_page_size(p->tep, (int)c.page_size);
 	for (size_t i = 0; i < c.nr_events; i++) {
-		if (add_event(p, in, base, &c, &c.events[i], err, errlen)) {
+		if ((r = add_event(p, in, base, &c, &c.events[i], err, errlen))) {
 			tracing_data_contents_free(&c);
-			return -1;
+			return r;
 		}
 	}
 	if (c.printk.len && add_printk_formats(p, &c.printk)) {
 		tracing_data_contents_free(&c);
 		rt_format(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	tracing_data_contents_free(&c);
 	return 0;

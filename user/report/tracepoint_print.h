@@ -12,7 +12,7 @@
 
 struct tracepoint_printer;
 
-/* Reads the formats of the recording's tracing data. 0, or -1 with err naming
+/* Reads the formats of the recording's tracing data. 0, or -errno with err naming
  * the header file and the offset of a malformed layout or of a field that no
  * record can hold. A print fmt that would read where the record says (an index,
  * a length or a count from the record) is not used: such an event prints its

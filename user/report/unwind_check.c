@@ -178,8 +178,8 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
 	int ret;
 
-	if (recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen))
-		return -1;
+	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen)))
+		return ret;
 	ret = recording_replay(&st.rec, &v, err, errlen);
 	if (ret == -ENOMEM && !err[0])
 		rt_format(err, errlen, "out of memory");
@@ -198,5 +198,5 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 		free(st.dsos[i].dso);
 	free(st.dsos);
 	recording_close(&st.rec);
-	return ret ? (ret == REPORT_BAD_REQUEST ? ret : -1) : 0;
+	return ret > 0 ? -EIO : ret;
 }

@@ -19,7 +19,7 @@
  * libdw gives it). Prints to out, per DSO (of libdw's frame, else the
  * kernel's), the frames compared, those that agree, those only one side
  * found and those that differ, and the total. Only samples of o->comm_filter
- * and o->pid_filter when set. 0, -1 with err set, or REPORT_BAD_REQUEST (no
+ * and o->pid_filter when set. 0, -errno with err set, or REPORT_BAD_REQUEST (no
  * sample holds both).
  */
 int report_unwind_check_run(const struct report_options *o, FILE *out, char *err, size_t errlen);
