@@ -20,8 +20,8 @@ struct record_source {
 	size_t (*rings)(void *ctx, struct capture_ring_fill *out, size_t max);
 	/* the capture's BPF programs' runs; returns how many */
 	size_t (*programs)(void *ctx, struct bpf_program_runs *out, size_t max);
-	/* the in-kernel unwinder's counts (--call-graph ehframe): 0, or -1 if
-	 * it is off; may be NULL */
+	/* the in-kernel unwinder's counts (--call-graph ehframe): 0, or -ENOENT
+	 * if it is off; may be NULL */
 	int (*unwind)(void *ctx, struct rt_unwind_counters *out);
 	const char *transport;   /* "ringbuf" or "perfbuf" */
 	uint64_t sample_id_type; /* the sample_id trailer of side-band records */
@@ -48,10 +48,11 @@ struct record_sink;
 
 struct record_sink_ops {
 	/* Before the capabilities are dropped: load, attach, create files.
-	 * 0, or -1 with err set. May be NULL. */
+	 * 0, or -errno with err set. May be NULL. */
 	int (*open)(struct record_sink *s, const struct record_source *src, char *err,
 		    size_t errlen);
-	/* After they are dropped: start threads. May be NULL. */
+	/* After they are dropped: start threads. 0, or -errno with err set. May
+	 * be NULL. */
 	int (*start)(struct record_sink *s, char *err, size_t errlen);
 	/* The drain thread's records of cpu: a SAMPLE, or a LOST or
 	 * LOST_SAMPLES record counting samples lost before it. 0, or a
@@ -63,13 +64,13 @@ struct record_sink_ops {
 	/* The side-band synthesized for what existed at the start (already in
 	 * the recording's header), records back to back. May be NULL. */
 	void (*initial_sideband)(struct record_sink *s, const void *records, size_t len);
-	/* A drain round ended. 0, or -1 with err set: the recording stops.
+	/* A drain round ended. 0, or -errno with err set: the recording stops.
 	 * May be NULL. */
 	int (*flush)(struct record_sink *s, char *err, size_t errlen);
 	/* A snapshot was asked for (reason: "SIGUSR2", a trigger). May be NULL. */
 	void (*trigger)(struct record_sink *s, const char *reason);
 	/* Sampling stopped and everything was drained: write what is left.
-	 * 0, or -1 with err set. */
+	 * 0, or -errno with err set. */
 	int (*finish)(struct record_sink *s, char *err, size_t errlen);
 	/* cpu's totals; false if the sink keeps none for it. May be NULL. */
 	bool (*totals)(struct record_sink *s, int cpu, struct record_sink_totals *out);

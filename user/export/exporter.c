@@ -4,6 +4,7 @@
  * (cgroup ids named by path). */
 #include "export/exporter.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -81,13 +82,13 @@ static int add_row(struct rows *r, const char *label, const struct rt_cpu_time *
 		struct metrics_cpu_row *grown = realloc(r->rows, cap * sizeof(*grown));
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		r->rows = grown;
 		r->cap = cap;
 	}
 	r->rows[r->nr].label = strdup(label);
 	if (!r->rows[r->nr].label)
-		return -1;
+		return -ENOMEM;
 	r->rows[r->nr].samples = t->samples;
 	r->rows[r->nr].ns = t->ns;
 	r->nr++;
@@ -156,14 +157,15 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	struct bpf_program_runs runs[MAX_PROGRAMS];
 	struct aggregator_evicted cgroups_evicted, comms_evicted;
 	struct metrics_map_evictions evictions[2];
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	pthread_mutex_lock(&e->lock);
 	/* a cgroup created since the last scrape is found by one more walk */
 	cgroup_names_rescan_allowed(&e->cgroups);
 	if (!cpus ||
-	    aggregator_each_cgroup(e->aggregator, add_cgroup_row, &cgroups, &cgroups_evicted) ||
-	    aggregator_each_comm(e->aggregator, add_comm_row, &comms, &comms_evicted))
+	    (ret = aggregator_each_cgroup(e->aggregator, add_cgroup_row, &cgroups,
+					  &cgroups_evicted)) ||
+	    (ret = aggregator_each_comm(e->aggregator, add_comm_row, &comms, &comms_evicted)))
 		goto out;
 	for (size_t i = 0; i < cgroups.nr_gone; i++) {
 		aggregator_forget_cgroup(e->aggregator, cgroups.gone[i]);

@@ -29,9 +29,10 @@ struct exporter;
 struct exporter *exporter_start(const struct exporter_config *cfg, char *err, size_t errlen);
 /* Reads the maps and renders the metrics into out (thread-safe), with the
  * process_* metrics of this process if process. The series of a cgroup gone
- * for cgroup_grace_s are dropped (and its key). 0 or -1. */
+ * for cgroup_grace_s are dropped (and its key). 0, or -errno. */
 int exporter_render(struct exporter *e, struct byte_buffer *out, bool process);
-/* A descriptor that polls readable when cgroups had their first sample, or -1. */
+/* A descriptor that polls readable when cgroups had their first sample, or
+ * -errno. */
 int exporter_new_cgroups_fd(struct exporter *e);
 /* Names the cgroups that had their first sample, while they exist. */
 void exporter_name_new_cgroups(struct exporter *e);

@@ -4,6 +4,7 @@
  * and made valid UTF-8, equal series merged, a final newline. */
 #include "export/metrics.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len)
 			piece = (const char *)p + i, piece_len = n;
 		}
 		if (!byte_buffer_append(out, piece, piece_len))
-			return -1;
+			return -ENOMEM;
 		i += n;
 	}
 	return 0;
@@ -108,7 +109,7 @@ static int compare_ns_desc(const void *a, const void *b)
 }
 
 /* Keeps the top rows by CPU time and sums the rest as "other" (which a row
- * already named so merges with). -1 if memory ran out. */
+ * already named so merges with). -ENOMEM if memory ran out. */
 static int keep_top(struct printed_row *rows, size_t *nr, size_t top)
 {
 	struct printed_row other = { NULL, 0, 0 };
@@ -117,7 +118,7 @@ static int keep_top(struct printed_row *rows, size_t *nr, size_t top)
 		return 0;
 	other.label = strdup("other");
 	if (!other.label)
-		return -1;
+		return -ENOMEM;
 	qsort(rows, *nr, sizeof(*rows), compare_ns_desc);
 	for (size_t i = top; i < *nr; i++) {
 		other.samples += rows[i].samples;
@@ -197,14 +198,14 @@ static int seconds(struct byte_buffer *out, uint64_t ns)
 }
 
 /* Adds evicted time (if any) to the "other" row, which it creates if need be;
- * rows has room for one row more. -1 if memory ran out. */
+ * rows has room for one row more. -ENOMEM if memory ran out. */
 static int add_evicted(struct printed_row *rows, size_t *nr, const struct metrics_cpu_row *evicted)
 {
 	if (!evicted->samples && !evicted->ns)
 		return 0;
 	rows[*nr].label = strdup("other");
 	if (!rows[*nr].label)
-		return -1;
+		return -ENOMEM;
 	rows[*nr].samples = evicted->samples;
 	rows[*nr].ns = evicted->ns;
 	(*nr)++;
@@ -480,5 +481,5 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 	if (m->unwind)
 		r |= render_unwind(out, m->unwind);
 	r |= render_process(out, m->process);
-	return r ? -1 : 0;
+	return r ? -ENOMEM : 0;
 }

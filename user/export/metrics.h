@@ -71,11 +71,11 @@ struct metrics_snapshot {
 	const struct rt_unwind_counters *unwind;
 };
 
-/* Appends the exposition text to out. 0, or -1 if memory ran out. */
+/* Appends the exposition text to out. 0, or -ENOMEM if memory ran out. */
 int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out);
 
 /* Appends value as a label value: invalid UTF-8 replaced by U+FFFD, then
- * backslash, double quote and newline escaped. -1 if memory ran out. */
+ * backslash, double quote and newline escaped. -ENOMEM if memory ran out. */
 int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len);
 
 #endif

@@ -228,32 +228,32 @@ static int parse_listen(const char *text, struct sockaddr_storage *ss, bool *ipv
 		const char *close = strchr(text, ']');
 
 		if (!close || close[1] != ':' || (size_t)(close - text - 1) >= sizeof(host))
-			return -1;
+			return -EINVAL;
 		snprintf(host, sizeof(host), "%.*s", (int)(close - text - 1), text + 1);
 		colon = close + 1;
 		*ipv6 = true;
 	} else {
 		colon = strrchr(text, ':');
 		if (!colon || (size_t)(colon - text) >= sizeof(host))
-			return -1;
+			return -EINVAL;
 		snprintf(host, sizeof(host), "%.*s", (int)(colon - text), text);
 		*ipv6 = false;
 	}
 	port = strtoull(colon + 1, &end, 10);
 	if (!colon[1] || *end || !port || port > 65535)
-		return -1;
+		return -EINVAL;
 	if (*ipv6) {
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
 
 		a->sin6_family = AF_INET6;
 		a->sin6_port = htons((uint16_t)port);
-		return inet_pton(AF_INET6, host, &a->sin6_addr) == 1 ? 0 : -1;
+		return inet_pton(AF_INET6, host, &a->sin6_addr) == 1 ? 0 : -EINVAL;
 	}
 	struct sockaddr_in *a = (struct sockaddr_in *)ss;
 
 	a->sin_family = AF_INET;
 	a->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
+	return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
 int metrics_listen_valid(const char *listen)
@@ -286,15 +286,15 @@ int metrics_listen(const char *where, char *err, size_t errlen)
 	bool ipv6 = false;
 	int fd, x;
 
-	if (parse_listen(where, &addr, &ipv6)) {
+	if ((x = parse_listen(where, &addr, &ipv6))) {
 		rt_format(err, errlen, "invalid listen address \"%s\": give ADDR:PORT, e.g. %s or [::1]:%s",
 			  where, METRICS_DEFAULT_LISTEN, METRICS_DEFAULT_PORT);
-		return -1;
+		return x;
 	}
 	fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		rt_format(err, errlen, "cannot create a socket for %s: %s", where, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	/* as libmicrohttpd sets its own: a restart binds despite connections
 	 * in TIME_WAIT; an IPv6 address serves IPv6 only */
@@ -307,7 +307,7 @@ int metrics_listen(const char *where, char *err, size_t errlen)
 		x = errno;
 		close(fd);
 		rt_format(err, errlen, "cannot listen on %s: %s%s", where, strerror(x), listen_hint(x));
-		return -1;
+		return -x;
 	}
 	return fd;
 }

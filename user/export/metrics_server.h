@@ -24,7 +24,7 @@
 /* A connection that sends nothing and is sent nothing for this long is closed. */
 #define METRICS_IDLE_TIMEOUT_S 10
 
-/* Renders the metrics into out; 0, or -1 (the scrape gets a 500). Called
+/* Renders the metrics into out; 0, or -errno (the scrape gets a 500). Called
  * from the server's thread. */
 typedef int (*metrics_render_fn)(void *ctx, struct byte_buffer *out);
 
@@ -34,7 +34,7 @@ struct metrics_server;
 int metrics_listen_valid(const char *listen);
 /* Creates the listening socket on "ADDR:PORT" (a port below 1024 needs root
  * or CAP_NET_BIND_SERVICE: call it before the capabilities are dropped). The
- * socket, or -1 with err set (one line: the port in use, the permission). */
+ * socket, or -errno with err set (one line: the port in use, the permission). */
 int metrics_listen(const char *listen, char *err, size_t errlen);
 /* Serves on listen_fd, from metrics_listen, until stopped: GET / a page
  * linking to /metrics, GET /metrics what render writes, GET /healthz "ok"

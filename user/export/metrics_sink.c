@@ -4,6 +4,7 @@
  * samples drained, its counts and ring fill, and the run-queue histogram. */
 #include "export/metrics_sink.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -187,7 +188,7 @@ static int render(void *ctx, struct byte_buffer *out)
 	struct bpf_program_runs runs[MAX_PROGRAMS];
 	struct rt_unwind_counters unwind;
 	struct rows cg = { 0 }, co = { 0 };
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	pthread_mutex_lock(&rm->lock);
 	cg.rows = calloc(rm->cgroups.len + 1, sizeof(*cg.rows));
@@ -310,7 +311,7 @@ static int metrics_open(struct record_sink *s, const struct record_source *src, 
 
 	rm->src = *src;
 	rm->runq = aggregator_start(&runq, err, errlen);
-	return rm->runq ? 0 : -1;
+	return rm->runq ? 0 : -EIO; /* what failed is in err */
 }
 
 static int metrics_start(struct record_sink *s, char *err, size_t errlen)
@@ -320,7 +321,7 @@ static int metrics_start(struct record_sink *s, char *err, size_t errlen)
 	rm->server = metrics_server_start(rm->listen_fd, render, rm, NULL, err, errlen);
 	rm->listen_fd = -1; /* the server's, or closed */
 	if (!rm->server)
-		return -1;
+		return -EIO; /* what failed is in err */
 	rt_info("ringtrace: serving metrics on http://%s/metrics", rm->listen);
 	return 0;
 }

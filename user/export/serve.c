@@ -36,7 +36,7 @@ static void write_textfile(struct exporter *e, struct textfile *t)
 }
 
 /* Until SIGINT or SIGTERM: the textfile every interval, and new cgroups named
- * as soon as the kernel announces them. 0, or -1 after one error line. */
+ * as soon as the kernel announces them. 0, or -errno after one error line. */
 static int run_loop(const struct export_options *o, struct exporter *e, struct textfile *t,
 		    int sigfd)
 {
@@ -58,7 +58,7 @@ static int run_loop(const struct export_options *o, struct exporter *e, struct t
 		n = poll(p, p[1].fd >= 0 ? 2 : 1, timeout);
 		if (n < 0 && errno != EINTR) {
 			rt_error("poll: %s", strerror(errno));
-			return -1;
+			return -errno;
 		}
 		if (n > 0 && p[0].revents)
 			return 0;

@@ -22,7 +22,7 @@ int textfile_open(struct textfile *t, const char *dir, char *err, size_t errlen)
 		rt_format(err, errlen, "--textfile %s: %s", dir,
 			  errno == ELOOP || errno == ENOTDIR ? "not a real directory"
 							     : strerror(errno));
-		return -1;
+		return -errno;
 	}
 	return 0;
 }
@@ -39,10 +39,10 @@ static int create_temporary(struct textfile *t, char *name, size_t len)
 		snprintf(name, len, ".%s.%d.%ld.%d", TEXTFILE_NAME, (int)getpid(), ts.tv_nsec, attempt);
 		fd = openat(t->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
-			return fd;
+			return fd >= 0 ? fd : -errno;
 	}
 	errno = EEXIST;
-	return -1;
+	return -EEXIST;
 }
 
 int textfile_write(struct textfile *t, const struct byte_buffer *body, char *err, size_t errlen)
@@ -53,16 +53,18 @@ int textfile_write(struct textfile *t, const struct byte_buffer *body, char *err
 
 	if (fd < 0) {
 		rt_format(err, errlen, "cannot write %s/%s: %s", t->dir, TEXTFILE_NAME, strerror(errno));
-		return -1;
+		return fd;
 	}
 	/* node_exporter runs as its own user: the file is world-readable,
 	 * whatever the umask */
 	ok = !fchmod(fd, 0644) && write(fd, body->data, body->len) == (ssize_t)body->len;
 	ok &= !close(fd);
 	if (!ok || renameat(t->dirfd, tmp, t->dirfd, TEXTFILE_NAME)) {
+		int e = errno ? errno : EIO;
+
 		rt_format(err, errlen, "cannot write %s/%s: %s", t->dir, TEXTFILE_NAME, strerror(errno));
 		unlinkat(t->dirfd, tmp, 0);
-		return -1;
+		return -e;
 	}
 	t->written = true;
 	return 0;

@@ -18,10 +18,11 @@ struct textfile {
 	bool written; /* by this process: only then is it removed */
 };
 
-/* Opens DIR, which must be a real directory (not a symlink). 0, or -1 with err set. */
+/* Opens DIR, which must be a real directory (not a symlink). 0, or -errno with
+ * err set. */
 int textfile_open(struct textfile *t, const char *dir, char *err, size_t errlen);
 /* Replaces DIR/ringtrace.prom with body (mode 0644: node_exporter runs as its
- * own user). 0, or -1 with err set. */
+ * own user). 0, or -errno with err set. */
 int textfile_write(struct textfile *t, const struct byte_buffer *body, char *err, size_t errlen);
 /* Removes DIR/ringtrace.prom if this process wrote it (at exit: its metrics
  * would go stale; another exporter's file is left alone). */

@@ -37,7 +37,7 @@ static int fail_at(struct loader *l, const yaml_node_t *node, const char *fmt, c
 	snprintf(msg, sizeof(msg), fmt, what);
 	rt_format(l->err, l->errlen, "--web-config-file %s: line %zu: %s", l->path,
 		  node ? node->start_mark.line + 1 : 0, msg);
-	return -1;
+	return -EINVAL;
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -64,7 +64,7 @@ static int string_value(struct loader *l, const yaml_node_t *key, const yaml_nod
 	if (*out)
 		return fail_at(l, key, "%s is given twice", name);
 	*out = strdup(s);
-	return *out ? 0 : fail_at(l, v, "%s", "out of memory");
+	return *out ? 0 : (fail_at(l, v, "%s", "out of memory"), -ENOMEM);
 }
 
 static int parse_tls(struct loader *l, const yaml_node_t *tls)
@@ -77,13 +77,14 @@ static int parse_tls(struct loader *l, const yaml_node_t *tls)
 		yaml_node_t *k = yaml_document_get_node(&l->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(&l->doc, p->value);
 		const char *name = scalar(k);
+		int r;
 
 		if (name && !strcmp(name, "cert_file")) {
-			if (string_value(l, k, v, &l->cert_file))
-				return -1;
+			if ((r = string_value(l, k, v, &l->cert_file)))
+				return r;
 		} else if (name && !strcmp(name, "key_file")) {
-			if (string_value(l, k, v, &l->key_file))
-				return -1;
+			if ((r = string_value(l, k, v, &l->key_file)))
+				return r;
 		} else {
 			return fail_at(l, k, "tls_server_config: %s is not supported: give cert_file and key_file only",
 				       name ? name : "a non-string key");
@@ -117,8 +118,10 @@ static int parse_users(struct loader *l, struct web_config *c, const yaml_node_t
 			       "basic_auth_users");
 	max = (size_t)(users->data.mapping.pairs.top - users->data.mapping.pairs.start);
 	c->users = calloc(max ? max : 1, sizeof(*c->users));
-	if (!c->users)
-		return fail_at(l, users, "%s", "out of memory");
+	if (!c->users) {
+		fail_at(l, users, "%s", "out of memory");
+		return -ENOMEM;
+	}
 	for (yaml_node_pair_t *p = users->data.mapping.pairs.start; p < users->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(&l->doc, p->key);
@@ -139,8 +142,10 @@ static int parse_users(struct loader *l, struct web_config *c, const yaml_node_t
 		u->name = strdup(name);
 		u->hash = strdup(hash);
 		c->nr_users++;
-		if (!u->name || !u->hash)
-			return fail_at(l, k, "%s", "out of memory");
+		if (!u->name || !u->hash) {
+			fail_at(l, k, "%s", "out of memory");
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -168,7 +173,7 @@ static int parse(struct loader *l, struct web_config *c)
 			r = fail_at(l, k, "%s is not supported: " SUPPORTED,
 				    name ? name : "a non-string key");
 		if (r)
-			return -1;
+			return r;
 	}
 	return 0;
 }
@@ -218,7 +223,7 @@ static int check_pair(struct loader *l, const struct web_config *c)
 
 	if (gnutls_certificate_allocate_credentials(&cred) < 0) {
 		rt_format(l->err, l->errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	r = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
 	gnutls_certificate_free_credentials(cred);
@@ -226,7 +231,7 @@ static int check_pair(struct loader *l, const struct web_config *c)
 		rt_format(l->err, l->errlen,
 			  "--web-config-file %s: the certificate %s and key %s: %s: give a PEM certificate and its own key",
 			  l->path, l->cert_file, l->key_file, gnutls_strerror(r));
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -236,14 +241,14 @@ int web_config_load(struct web_config *c, const char *path, char *err, size_t er
 	struct loader l = { .path = path, .err = err, .errlen = errlen };
 	yaml_parser_t parser;
 	FILE *f;
-	int ret = -1;
+	int ret;
 
 	memset(c, 0, sizeof(*c));
 	pthread_mutex_init(&c->lock, NULL);
 	f = fopen(path, "re");
 	if (!f) {
 		rt_format(err, errlen, "--web-config-file %s: %s", path, strerror(errno));
-		return -1;
+		return -errno;
 	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
@@ -252,14 +257,14 @@ int web_config_load(struct web_config *c, const char *path, char *err, size_t er
 			  parser.problem_mark.line + 1, parser.problem ? parser.problem : "invalid YAML");
 		yaml_parser_delete(&parser);
 		fclose(f);
-		return -1;
+		return -EINVAL;
 	}
-	if (parse(&l, c))
+	if ((ret = parse(&l, c)))
 		goto out;
 	if (l.cert_file) {
 		c->cert_pem = read_named(&l, l.cert_file, "the certificate");
 		c->key_pem = c->cert_pem ? read_named(&l, l.key_file, "the key") : NULL;
-		if (!c->key_pem || check_pair(&l, c))
+		if ((ret = !c->key_pem ? -EIO : check_pair(&l, c)))
 			goto out;
 	}
 	if (c->nr_users) {
@@ -270,6 +275,7 @@ int web_config_load(struct web_config *c, const char *path, char *err, size_t er
 		free(setting);
 		if (!c->dummy_hash) {
 			rt_format(err, errlen, "cannot make a bcrypt hash: %s", strerror(errno));
+			ret = errno ? -errno : -ENOMEM;
 			goto out;
 		}
 	}

@@ -32,7 +32,7 @@ struct web_config {
 	pthread_mutex_t lock;     /* the users' verified digests */
 };
 
-/* Reads path (and the certificate and key it names). 0, or -1 with one line
+/* Reads path (and the certificate and key it names). 0, or -errno with one line
  * in err naming the file, the line and what to change. */
 int web_config_load(struct web_config *c, const char *path, char *err, size_t errlen);
 /* Whether user and password match a basic_auth_users entry (true if the file
