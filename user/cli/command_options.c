@@ -4,6 +4,7 @@
  * value two commands take alike (-F). */
 #include "cli/command_options.h"
 
+#include <errno.h>
 #include <inttypes.h>
 
 #include "capture/bpf_sampler.h"
@@ -368,15 +369,16 @@ const unsigned int nr_all_commands = sizeof(all_commands) / sizeof(all_commands[
 int parse_sample_freq(const char *text, uint64_t *freq)
 {
 	uint64_t v, limit;
+	int r;
 
-	if (option_parse_u64("-F", text, 1, 1000000, &v))
-		return -1;
+	if ((r = option_parse_u64("-F", text, 1, 1000000, &v)))
+		return r;
 	limit = perf_max_sample_rate();
 	if (limit && v > limit) {
 		rt_error("-F %" PRIu64 " is above the kernel's limit, kernel.perf_event_max_sample_rate = %" PRIu64
 			 " (the kernel lowers it when samples take long): give -F %" PRIu64
 			 " or less, or raise the sysctl", v, limit, limit);
-		return -1;
+		return -EINVAL;
 	}
 	*freq = v;
 	return 0;

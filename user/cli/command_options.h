@@ -129,7 +129,8 @@ extern const struct options_command list_command;
 
 /* Parses -F HZ for record and export: 1 to 1000000, and no more than the
  * kernel allows now (kernel.perf_event_max_sample_rate, which the kernel
- * lowers when samples take long); one line naming the limit if not. */
+ * lowers when samples take long); -EINVAL after one line naming the limit if
+ * not. */
 int parse_sample_freq(const char *text, uint64_t *freq);
 
 /* Every command above, for the tests. */
