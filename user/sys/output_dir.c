@@ -445,9 +445,11 @@ int output_path_create(const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-	if (fd < 0)
+	if (fd < 0) {
 		rt_format(err, errlen, "cannot create %s: %s%s", path, strerror(errno),
 			  errno == EEXIST ? " (remove it or choose another name)" : "");
+		return -errno;
+	}
 	return fd;
 }
 

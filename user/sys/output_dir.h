@@ -49,8 +49,8 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 
 /* Creates path (a file the user names: a report's flame graph, a merged
  * recording) exclusively, mode 0600, not through a symlink; returns the fd
- * (write-only, close-on-exec) or -1 with err set (an existing file: remove it
- * or choose another name). */
+ * (write-only, close-on-exec) or -errno with err set (an existing file: remove
+ * it or choose another name). */
 int output_path_create(const char *path, char *err, size_t errlen);
 
 /* Creates dirfd/name exclusively, mode 0600, not through a symlink; returns
