@@ -112,9 +112,13 @@ static void perf_sees_every_hit(const char *ringtrace_args, const char *ready)
 	if (stat != CALLS)
 		fail_msg("perf stat:\n%s", stat_out);
 	/* every hit reached perf's event: sampled, or lost in perf's own ring
-	 * (which counts it: 2,330 of 100,000 once, beside a recording writing
-	 * its snapshots on this 2-CPU machine), never silenced */
-	if (record < CALLS / 2 || record + perf_lost != CALLS)
+	 * (2,330 of 100,000 once, beside a recording writing its snapshots on
+	 * this 2-CPU machine), never silenced (a program returning 0 left perf
+	 * 2 of 100,000). perf's count of what it lost is not exact to the
+	 * sample (98,060 sampled and 1,939 lost of 100,000 once): with losses,
+	 * within a thousandth. */
+	if (record < CALLS / 2 || (!perf_lost && record != CALLS) ||
+	    llabs(record + perf_lost - CALLS) > CALLS / 1000)
 		fail_msg("perf record and script:\n%s", record_out);
 	free(stat_out);
 	free(record_out);
