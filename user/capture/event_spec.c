@@ -317,6 +317,7 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 	}
 	while (*p) {
 		size_t len = strcspn(p, ",");
+		unsigned int first = *nr;
 
 		if (!len) {
 			rt_format(err, errlen, "empty event name in \"%s\"", spec);
@@ -324,16 +325,8 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 		}
 		if (memchr(p, ':', len) && is_glob(p, len) && strncmp(p, "uprobe:", 7) &&
 		    strncmp(p, "uretprobe:", 10) && strncmp(p, "usdt:", 5)) {
-			unsigned int first = *nr;
-
 			if ((r = expand_glob(p, len, list, nr, err, errlen)))
 				return r;
-			for (unsigned int e = first; e < *nr; e++)
-				for (unsigned int i = 0; i < first; i++)
-					if (!strcmp(list[i].name, list[e].name)) {
-						rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
-						return -EINVAL;
-					}
 		} else {
 			if (*nr == EVENT_SPEC_MAX) {
 				rt_format(err, errlen, "too many events: at most %d", EVENT_SPEC_MAX);
@@ -341,13 +334,15 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 			}
 			if ((r = parse_one(p, len, &list[*nr], err, errlen)))
 				return r;
-			for (unsigned int i = 0; i < *nr; i++)
-				if (!strcmp(list[i].name, list[*nr].name)) {
+			(*nr)++;
+		}
+		/* what this name added, against what came before it */
+		for (unsigned int e = first; e < *nr; e++)
+			for (unsigned int i = 0; i < first; i++)
+				if (!strcmp(list[i].name, list[e].name)) {
 					rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);
 					return -EINVAL;
 				}
-			(*nr)++;
-		}
 		p += len;
 		if (*p == ',')
 			p++;

@@ -162,15 +162,6 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 	return 0;
 }
 
-/* A symbol named func as libbpf matches it: the name, or the name and a
- * version ("memcpy@@GLIBC_2.14"). */
-static bool same_function(const char *sym, const char *func)
-{
-	size_t n = strlen(func);
-
-	return !strncmp(sym, func, n) && (sym[n] == '\0' || sym[n] == '@');
-}
-
 /* Appends names to err after a prefix: all of them if few, else the count. */
 static void list_some(char *err, size_t errlen, const char *what, const char *const *names,
 		      size_t nr, const char *hint)
@@ -201,7 +192,7 @@ static int check_function(struct user_probe *p, char *err, size_t errlen)
 	if ((r = elf_function_names(user_probe_file(p), &names, &nr, err, errlen)))
 		return r;
 	for (size_t i = 0; i < nr; i++)
-		if (same_function(names[i], p->func)) {
+		if (elf_names_function(names[i], p->func)) {
 			free(names);
 			/* where it is: its versions at one address are one */
 			r = elf_function_offset(user_probe_file(p), p->func, &p->func_offset, err,
@@ -287,8 +278,9 @@ int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t
 		else if (p->offset)
 			snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%.70s_%llx", p->func,
 				 (unsigned long long)p->offset);
-		else
-			snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%s", p->func);
+		else /* cut to the room, as snprintf cuts it */
+			snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%.*s",
+				 (int)sizeof(ev->tracepoint) - 1, p->func);
 		p->nr_args = ev->kind == EVENT_URETPROBE ? 1 : RT_UPROBE_ARGS;
 	}
 	snprintf(ev->name, sizeof(ev->name), "%s:%s", ev->system, ev->tracepoint);

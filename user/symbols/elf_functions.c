@@ -108,8 +108,7 @@ out:
 	return ret;
 }
 
-/* Whether sym names func: "func" itself, or one of its versions. */
-static bool names_function(const char *sym, const char *func)
+bool elf_names_function(const char *sym, const char *func)
 {
 	size_t n = strlen(func);
 
@@ -135,7 +134,7 @@ static void find_definitions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const 
 		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !names_function(name, func))
+		if (!name || !elf_names_function(name, func))
 			continue;
 		for (j = 0; j < *nr && addr[j] != sym.st_value; j++)
 			;

@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_ELF_FUNCTIONS_H
 #define RINGTRACE_ELF_FUNCTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,10 @@ int elf_is_elf_file(const char *path, char *err, size_t errlen);
 /* The defined STT_FUNC names of path, sorted, each once: *names (malloc'd,
  * the strings in the same block), *nr of them. 0, or -errno with err set. */
 int elf_function_names(const char *path, char ***names, size_t *nr, char *err, size_t errlen);
+
+/* Whether symbol name sym names function func: func itself, or one of its
+ * versions ("func@VERSION", "func@@VERSION"), as .symtab spells them. */
+bool elf_names_function(const char *sym, const char *func);
 
 /* The file offset of function func of path (any version of it: "func" and
  * "func@VERSION" name it) as a uprobe is placed: 0 with *offset set when its
