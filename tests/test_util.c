@@ -593,3 +593,15 @@ void tu_tracing_data(struct byte_buffer *b, const char *system, const char *cons
 	byte_buffer_append(b, &zero, 4); /* no printk formats */
 	byte_buffer_append(b, &no_cmdlines, 8);
 }
+
+void tu_unique_build_id(const char *path)
+{
+	char *out = NULL;
+
+	if (tu_sh(&out, "n=$(mktemp) && { printf '\\004\\000\\000\\000\\024\\000\\000\\000\\003\\000\\000\\000GNU\\000'; "
+			"head -c 20 /dev/urandom; } > $n && objcopy --update-section .note.gnu.build-id=$n '%s' 2>&1; "
+			"r=$?; rm -f $n; exit $r",
+		  path))
+		fail_msg("cannot give %s a build-id of its own (objcopy):\n%s", path, out);
+	free(out);
+}

@@ -22,6 +22,11 @@ int tu_run(char *const argv[], char **output);
 /* Formats a command line and runs it through tu_run's rules via /bin/sh -c. */
 int tu_sh(char **output, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Gives the ELF file path a build-id of its own (random, by objcopy), so
+ * that no copy of the same program elsewhere on the machine (other tests')
+ * shares it; fails the test if it cannot. */
+void tu_unique_build_id(const char *path);
+
 /* A fresh directory under $TMPDIR or /tmp; caller frees the path. */
 char *tu_tempdir(void);
 /* Removes a directory tree. */

@@ -292,21 +292,6 @@ static void record_ends_and_reads(const char *dir)
 	free(out);
 }
 
-/* Gives the ELF file path a build-id of its own (random): a copy of the same
- * program run elsewhere on the machine meanwhile (other tests) would have
- * its build-id seen outside the container first, and not copied. */
-static void unique_build_id(const char *path)
-{
-	char *out = NULL;
-
-	if (tu_sh(&out, "n=$(mktemp) && { printf '\\004\\000\\000\\000\\024\\000\\000\\000\\003\\000\\000\\000GNU\\000'; "
-			"head -c 20 /dev/urandom; } > $n && objcopy --update-section .note.gnu.build-id=$n '%s' 2>&1; "
-			"r=$?; rm -f $n; exit $r",
-		  path))
-		fail_msg("cannot give %s a build-id of its own (objcopy):\n%s", path, out);
-	free(out);
-}
-
 /* A directory anyone may write to, holding a copy of symgen_stripped
  * (mapped.src) the attacker may read and remove. */
 static char *attack_dir(void)
@@ -321,7 +306,7 @@ static char *attack_dir(void)
 			 0);
 	free(out);
 	snprintf(path, sizeof(path), "%s/mapped", work);
-	unique_build_id(path);
+	tu_unique_build_id(path);
 	return work;
 }
 
@@ -485,7 +470,7 @@ static char *container_dir(void)
 		char path[PATH_MAX + 16];
 
 		snprintf(path, sizeof(path), "%s/%s", work, i ? "hostbin" : "mapped");
-		unique_build_id(path);
+		tu_unique_build_id(path);
 	}
 	return work;
 }
