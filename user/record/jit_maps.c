@@ -14,6 +14,7 @@
 
 #include "format/perf_record.h"
 #include "format/recording_layout.h"
+#include "sys/proc_ns.h"
 #include "sys/safe_open.h"
 
 /* A map larger than this is not copied. */
@@ -28,24 +29,21 @@ struct jit_process {
 
 void jit_maps_init(struct jit_maps *j, int dirfd, struct file_copies *copies)
 {
-	ssize_t n;
-
 	memset(j, 0, sizeof(*j));
 	j->dirfd = dirfd;
 	j->copies = copies;
 	hash_map_init(&j->pids, hash_u32_key, equal_u32_key);
-	n = readlink("/proc/self/ns/mnt", j->own_mnt_ns, sizeof(j->own_mnt_ns) - 1);
-	j->own_mnt_ns[n > 0 ? n : 0] = '\0';
+	proc_mnt_ns(0, &j->own_mnt_ns);
 }
 
 /* Its user, its pid in its own namespace and whether it shares our /tmp, from
  * /proc while it runs. */
 static int describe(struct jit_maps *j, struct jit_process *p)
 {
-	char path[64], buf[4096], ns[64];
+	char path[64], buf[4096];
 	struct stat st;
 	const char *line;
-	ssize_t n;
+	uint64_t mnt_ns;
 
 	snprintf(path, sizeof(path), "/proc/%u", p->pid);
 	if (stat(path, &st))
@@ -72,10 +70,8 @@ static int describe(struct jit_maps *j, struct jit_process *p)
 	/* its mount namespace, when we may still look (a process with
 	 * capabilities we dropped hides it): else one in our pid namespace is
 	 * taken to share our /tmp */
-	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", p->pid);
-	n = readlink(path, ns, sizeof(ns) - 1);
-	ns[n > 0 ? n : 0] = '\0';
-	p->same_mnt_ns = n > 0 ? !strcmp(ns, j->own_mnt_ns) : p->nspid == p->pid;
+	p->same_mnt_ns = !proc_mnt_ns(p->pid, &mnt_ns) ? mnt_ns == j->own_mnt_ns
+						       : p->nspid == p->pid;
 	return 0;
 }
 

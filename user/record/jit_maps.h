@@ -14,7 +14,7 @@
 
 struct jit_maps {
 	int dirfd;            /* the recording's directory */
-	char own_mnt_ns[64];  /* readlink /proc/self/ns/mnt */
+	uint64_t own_mnt_ns;  /* the inode of our mount namespace (proc_mnt_ns) */
 	struct hash_map pids; /* pid -> struct jit_process: processes with JIT code */
 	struct file_copies *copies; /* what copies them, off the caller's thread */
 };
