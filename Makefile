@@ -293,7 +293,7 @@ LSAN_SUPPRESSIONS := $(abspath tests/fuzz/lsan.supp)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	   LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS)
 
-# test_unwind_table reads the unwind rows of a built program (SYMGEN_DIR).
+# test_unwind_compile reads the unwind rows of a built program (SYMGEN_DIR).
 unit-test: $(UNIT_TESTS) $(SYMGEN)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; \
 		$(SAN_ENV) SYMGEN_DIR=$(abspath $(OUTPUT)) $$t; done
@@ -340,7 +340,7 @@ FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
 FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
-# Real binaries fuzz_unwind_table starts from (those present), mutated.
+# Real binaries fuzz_unwind_compile starts from (those present), mutated.
 FUZZ_ELF_SEEDS := /usr/bin/true $(OUTPUT)/unwindgen $(OUTPUT)/symgen_stripped
 
 $(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)
@@ -371,7 +371,7 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
 		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
-		if [ $$n = fuzz_unwind_table ]; then for f in $(FUZZ_ELF_SEEDS); do \
+		if [ $$n = fuzz_unwind_compile ]; then for f in $(FUZZ_ELF_SEEDS); do \
 			[ -f $$f ] && cp $$f $(FUZZ_OUTPUT)/corpus-$$n/seed-$$(basename $$f); done; fi; \
 		scratch=$$(mktemp -d /dev/shm/ringtrace-fuzz-run.XXXXXX 2>/dev/null || mktemp -d); \
 		if ! TMPDIR=$$scratch LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS) $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \

@@ -8,7 +8,7 @@
 #include <linux/types.h>
 #endif
 
-/* How a row finds the CFA (as enum unwind_cfa of symbols/unwind_table.h). */
+/* How a row finds the CFA (as enum unwind_cfa of symbols/unwind_compile.h). */
 #define RT_CFA_NONE 0       /* no CFI: frame pointers */
 #define RT_CFA_RSP 1        /* rsp + cfa_offset */
 #define RT_CFA_RBP 2        /* rbp + cfa_offset */

@@ -7,15 +7,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record/sideband_order.h"
 
-/* A record: 8-byte header-sized payload holding its time and a tag. */
+/* What a record given back says: its time and a tag (an EXIT's pid), or
+ * for a COMM the name it was added with (a tag-numbered name). */
 struct fake_record {
 	uint64_t time;
-	uint32_t tag, pad;
+	uint32_t tag;
 };
 
 struct applied {
@@ -23,20 +25,39 @@ struct applied {
 	size_t nr;
 };
 
-static void apply(void *ctx, const void *rec, size_t size)
+static void apply(void *ctx, const struct perf_sideband *rec)
 {
 	struct applied *a = ctx;
+	uint32_t tag = rec->task.pid;
 
-	assert_int_equal(size, sizeof(struct fake_record));
 	assert_true(a->nr < 4096);
-	memcpy(&a->recs[a->nr++], rec, size);
+	if (rec->type == PERF_RECORD_COMM) {
+		char name[16];
+
+		tag = rec->comm.pid;
+		snprintf(name, sizeof(name), "c%u", tag);
+		assert_string_equal(rec->comm.comm, name);
+	}
+	a->recs[a->nr++] = (struct fake_record){ rec->sid.time, tag };
 }
 
+/* Odd tags as COMMs (their name copied and given back), even as EXITs. */
 static void add(struct sideband_order *o, struct applied *a, uint64_t time, uint32_t tag)
 {
-	struct fake_record r = { time, tag, 0 };
+	struct perf_sideband r = { .has_sid = true, .sid.time = time };
+	char name[16];
 
-	sideband_order_add(o, &r, sizeof(r), time, apply, a);
+	snprintf(name, sizeof(name), "c%u", tag);
+	if (tag % 2) {
+		r.type = PERF_RECORD_COMM;
+		r.comm.pid = tag;
+		r.comm.comm = name;
+	} else {
+		r.type = PERF_RECORD_EXIT;
+		r.task.pid = tag;
+	}
+	sideband_order_add(o, &r, apply, a);
+	memset(name, 'x', sizeof(name) - 1); /* the order kept its own copy */
 }
 
 /* Two CPUs drained one after the other: CPU 1's fork at 10 is read after
@@ -80,7 +101,7 @@ static void test_full_gives_back_oldest(void **state)
 	size_t kept;
 
 	(void)state;
-	sideband_order_init(&o, 64 * sizeof(struct fake_record));
+	sideband_order_init(&o, 64 * (sizeof(struct sideband_kept) + 4));
 	for (uint32_t i = 0; i < 1000; i++)
 		add(&o, a, (i * 7919u) % 1000 + 1, i);
 	assert_true(a->nr > 0);

@@ -98,6 +98,20 @@ struct perf_lost {
 	uint64_t lost;
 };
 
+/* A side-band record that tracks processes and their mappings (MMAP2,
+ * COMM, FORK, EXIT), decoded once: its type, its sample_id (has_sid false
+ * when the record has none), and its body by type. */
+struct perf_sideband {
+	uint32_t type;
+	bool has_sid;
+	struct perf_sample_id sid;
+	union {
+		struct perf_mmap mmap;
+		struct perf_comm comm;
+		struct perf_task task;
+	};
+};
+
 /* PERF_RECORD_NAMESPACES: a process's namespaces by NET_NS_INDEX ..
  * CGROUP_NS_INDEX, each the (st_dev, st_ino) of its /proc/PID/ns link. */
 struct perf_namespaces {
@@ -133,6 +147,10 @@ int perf_mmap_decode(const struct perf_event_header *rec, uint64_t sample_type,
  * found, 0 at the end or at the first malformed record. */
 int perf_next_mmap2(const void **at, const void *end, uint64_t sample_type,
 		    struct perf_mmap *m);
+/* Decodes PERF_RECORD_MMAP2, _COMM, _FORK and _EXIT: 0, -ENOENT for
+ * another type, -EINVAL if malformed (strings point into rec). */
+int perf_sideband_decode(const struct perf_event_header *rec, uint64_t sample_type,
+			 struct perf_sideband *out);
 /* Decodes PERF_RECORD_FORK and PERF_RECORD_EXIT. */
 int perf_task_decode(const struct perf_event_header *rec, struct perf_task *out);
 int perf_cgroup_decode(const struct perf_event_header *rec, uint64_t sample_type,

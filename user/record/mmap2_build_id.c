@@ -10,13 +10,11 @@
 
 const void *mmap2_with_build_id(struct mapped_build_ids *mapped, struct build_id_cache *build_ids,
 				struct byte_buffer *rewritten, const void *rec, struct perf_mmap *m,
-				size_t *size)
+				const struct perf_sample_id *sid, size_t *size)
 {
-	struct perf_sample_id sid;
 	int fd;
 
-	if (!(m->prot & PROT_EXEC) || m->build_id_size ||
-	    perf_sample_id_decode(rec, RECORDING_SAMPLE_ID_TYPE, &sid))
+	if (!(m->prot & PROT_EXEC) || m->build_id_size)
 		return rec;
 	mapped_build_ids_fill(mapped, m->pid, m, &fd);
 	if (m->build_id_size)
@@ -26,21 +24,19 @@ const void *mmap2_with_build_id(struct mapped_build_ids *mapped, struct build_id
 	if (!m->build_id_size)
 		return rec;
 	byte_buffer_reset(rewritten);
-	if (perf_mmap2_encode(rewritten, RECORDING_SAMPLE_ID_TYPE, m, &sid))
+	if (perf_mmap2_encode(rewritten, RECORDING_SAMPLE_ID_TYPE, m, sid))
 		return rec;
 	*size = rewritten->len;
 	return rewritten->data;
 }
 
-int mmap2_namespaces(struct build_id_cache *build_ids, struct byte_buffer *out, const void *rec,
-		     const struct perf_mmap *m)
+int mmap2_namespaces(struct build_id_cache *build_ids, struct byte_buffer *out,
+		     const struct perf_mmap *m, const struct perf_sample_id *sid)
 {
 	struct perf_namespaces ns;
-	struct perf_sample_id sid;
 
-	if (perf_sample_id_decode(rec, RECORDING_SAMPLE_ID_TYPE, &sid) ||
-	    !build_id_cache_new_namespace(build_ids, m, &ns))
+	if (!build_id_cache_new_namespace(build_ids, m, &ns))
 		return 0;
 	byte_buffer_reset(out);
-	return !perf_namespaces_encode(out, RECORDING_SAMPLE_ID_TYPE, &ns, &sid);
+	return !perf_namespaces_encode(out, RECORDING_SAMPLE_ID_TYPE, &ns, sid);
 }

@@ -19,18 +19,18 @@
  * binary mapped by a process in another mount namespace (a container) is
  * also copied into the recording, by build-id, while that process lives:
  * for one that started during the recording, reading its files needs the
- * capabilities dropped once attached (--keep-caps). m is rec decoded (its
- * build-id filled here when found). Returns the record to write: rec, or
- * the rewritten one. */
+ * capabilities dropped once attached (--keep-caps). m and sid are rec
+ * decoded (m's build-id filled here when found). Returns the record to
+ * write: rec, or the rewritten one. */
 const void *mmap2_with_build_id(struct mapped_build_ids *mapped, struct build_id_cache *build_ids,
 				struct byte_buffer *rewritten, const void *rec, struct perf_mmap *m,
-				size_t *size);
+				const struct perf_sample_id *sid, size_t *size);
 
-/* The NAMESPACES record to write before rec (m: rec decoded) when its
+/* The NAMESPACES record to write before an MMAP2 (m, sid: it decoded) when its
  * process lives in a mount namespace not ours that none has given for it
  * yet (report keeps the copies of a user's files apart by it): encoded into
  * out (emptied first), 1; else 0. */
-int mmap2_namespaces(struct build_id_cache *build_ids, struct byte_buffer *out, const void *rec,
-		     const struct perf_mmap *m);
+int mmap2_namespaces(struct build_id_cache *build_ids, struct byte_buffer *out,
+		     const struct perf_mmap *m, const struct perf_sample_id *sid);
 
 #endif

@@ -77,30 +77,28 @@ int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, ui
 static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
 {
 	struct session *s = ctx;
-	const struct perf_event_header *h = rec;
-	bool mmap2 = false;
-	struct perf_mmap m;
-	struct perf_task t;
+	struct perf_sideband d;
 
-	/* decoded once, for the JIT maps and the build-id */
-	if (h->type == PERF_RECORD_MMAP2)
-		mmap2 = !perf_mmap_decode(h, RECORDING_SAMPLE_ID_TYPE, &m);
+	/* decoded once, for the JIT maps, the unwinder and the build-id */
+	if (perf_sideband_decode(rec, RECORDING_SAMPLE_ID_TYPE, &d))
+		return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 	/* a JIT's map is copied when it maps code, and again as it exits */
-	if (mmap2)
-		jit_maps_note_mmap(&s->jit_maps, &m);
-	else if (h->type == PERF_RECORD_EXIT && !perf_task_decode(rec, &t) && t.pid == t.tid)
-		jit_maps_copy(&s->jit_maps, t.pid);
+	if (d.type == PERF_RECORD_MMAP2)
+		jit_maps_note_mmap(&s->jit_maps, &d.mmap);
+	else if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
+		jit_maps_copy(&s->jit_maps, d.task.pid);
 	/* as the kernel wrote it: the device and inode prove the file opened
-	 * (kept until every CPU's side-band has passed its time, decoded then) */
-	unwind_tables_note_record(&s->unwind, rec, size);
-	if (mmap2) {
+	 * (kept until every CPU's side-band has passed its time) */
+	unwind_tables_note(&s->unwind, &d);
+	if (d.type == PERF_RECORD_MMAP2 && d.has_sid) {
 		int r;
 
 		/* a container's process: its namespaces before its mapping */
-		if (mmap2_namespaces(&s->build_ids, &s->rewritten, rec, &m) &&
+		if (mmap2_namespaces(&s->build_ids, &s->rewritten, &d.mmap, &d.sid) &&
 		    (r = to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true)))
 			return r;
-		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &m, &size);
+		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
+					  &d.sid, &size);
 	}
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lib/monotonic.h"
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 
 struct job {
 	struct job *next;

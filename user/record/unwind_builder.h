@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "record/unwind_cache.h"
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 #include "unwind_maps.h"
 
 /* A table compiled for the caller's file (its tag). */

@@ -177,34 +177,30 @@ static void inherit_mappings(struct unwind_tables *t, struct unwind_process *chi
 	unwind_maps_set_process(&t->maps, child->pid, &child->pm);
 }
 
-void unwind_track_record(struct unwind_tables *t, const void *rec, size_t size, bool queued)
+void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool queued)
 {
-	const struct perf_event_header *h = rec;
+	const struct perf_mmap *m = &rec->mmap;
+	const struct perf_task *k = &rec->task;
 	struct unwind_process *p, *child;
-	struct perf_mmap m;
-	struct perf_comm c;
-	struct perf_task k;
 
-	if (!t->on || size < sizeof(*h))
+	if (!t->on)
 		return;
-	switch (h->type) {
+	switch (rec->type) {
 	case PERF_RECORD_MMAP2:
-		if (perf_mmap_decode(h, t->sample_id_type, &m))
-			break;
-		if (!(queued && hash_map_get(&t->superseded, &m.pid)))
-			note_mmap(t, &m, !queued);
+		if (!(queued && hash_map_get(&t->superseded, &m->pid)))
+			note_mmap(t, m, !queued);
 		if (queued)
-			note_heirs_mmap(t, &m);
+			note_heirs_mmap(t, m);
 		break;
 	case PERF_RECORD_COMM:
 		/* an exec: a new address space, mapped again from nothing */
-		if (perf_comm_decode(h, t->sample_id_type, &c) || !c.exec)
+		if (!rec->comm.exec)
 			break;
-		supersede(t, c.pid);
+		supersede(t, rec->comm.pid);
 		/* the BPF side has replaced the old image's at the exec itself,
 		 * with the new image's: not written here, where it would undo
 		 * those until this process's MMAP2s are read */
-		if ((p = hash_map_get(&t->processes, &c.pid))) {
+		if ((p = hash_map_get(&t->processes, &rec->comm.pid))) {
 			p->until_exec = false;
 			p->exec_seen = true;
 			p->pm.nr = 0;
@@ -212,26 +208,26 @@ void unwind_track_record(struct unwind_tables *t, const void *rec, size_t size, 
 		break;
 	case PERF_RECORD_FORK:
 		/* a new process starts with a copy of its parent's mappings */
-		if (perf_task_decode(h, &k) || k.pid == k.ppid)
+		if (k->pid == k->ppid)
 			break;
-		p = hash_map_get(&t->processes, &k.ppid);
+		p = hash_map_get(&t->processes, &k->ppid);
 		/* under -a, a parent whose queued mappings are not reached yet
 		 * is not known yet: its child is, and inherits them later */
 		if (!p && !(t->every_process && start_pending(t)))
 			break;
 		if (!t->every_process && !t->follow_forks)
 			break;
-		child = unwind_add_process(t, k.pid);
+		child = unwind_add_process(t, k->pid);
 		if (!child)
 			break;
-		add_heir(t, k.pid, k.ppid);
+		add_heir(t, k->pid, k->ppid);
 		if (p)
 			inherit_mappings(t, child, p);
 		break;
 	case PERF_RECORD_EXIT:
-		if (!perf_task_decode(h, &k) && k.pid == k.tid) {
-			supersede(t, k.pid);
-			forget_process(t, k.pid);
+		if (k->pid == k->tid) {
+			supersede(t, k->pid);
+			forget_process(t, k->pid);
 		}
 		break;
 	default:
@@ -239,25 +235,20 @@ void unwind_track_record(struct unwind_tables *t, const void *rec, size_t size, 
 	}
 }
 
-static void track_in_order(void *ctx, const void *rec, size_t size)
+static void track_in_order(void *ctx, const struct perf_sideband *rec)
 {
-	unwind_track_record(ctx, rec, size, false);
+	unwind_track(ctx, rec, false);
 }
 
-void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size)
+void unwind_tables_note(struct unwind_tables *t, const struct perf_sideband *rec)
 {
-	const struct perf_event_header *h = rec;
-	struct perf_sample_id sid;
-
-	if (!t->on || size < sizeof(*h) ||
-	    (h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_COMM &&
-	     h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT))
+	if (!t->on)
 		return;
-	if (perf_sample_id_decode(h, t->sample_id_type, &sid)) {
-		unwind_track_record(t, rec, size, false);
+	if (!rec->has_sid) {
+		unwind_track(t, rec, false);
 		return;
 	}
-	sideband_order_add(&t->order, rec, size, sid.time, track_in_order, t);
+	sideband_order_add(&t->order, rec, track_in_order, t);
 }
 
 void unwind_tables_release(struct unwind_tables *t, uint64_t until)

@@ -351,10 +351,12 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 		return false;
 	while (t->queued_off + sizeof(struct perf_event_header) <= t->queued_len) {
 		const struct perf_event_header *h = (const void *)(t->queued + t->queued_off);
+		struct perf_sideband rec;
 
 		if (h->size < sizeof(*h) || t->queued_off + h->size > t->queued_len)
 			break;
-		unwind_track_record(t, h, h->size, true);
+		if (!perf_sideband_decode(h, t->sample_id_type, &rec))
+			unwind_track(t, &rec, true);
 		t->queued_off += h->size;
 		if (monotonic_seconds() >= end)
 			return t->queued_off < t->queued_len;

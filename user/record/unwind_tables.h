@@ -12,7 +12,7 @@
 #include "capture/unwind_loader.h"
 #include "lib/hash_map.h"
 #include "record/sideband_order.h"
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 
 /* The default of --unwind-mem: room for the rows of a busy machine's files. */
 #define UNWIND_MEM_DEFAULT (64ULL << 20)
@@ -66,10 +66,10 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
 		       uint64_t sample_id_type, const char *cache_dir);
 /* A side-band record (MMAP2, COMM of an exec, FORK, EXIT) as drained from
- * one CPU's ring: kept until unwind_tables_release passes its time, so that
+ * one CPU's ring, decoded: kept until unwind_tables_release passes its time, so that
  * a process's fork, exec and mappings are tracked in the order they
  * happened whichever CPUs they landed on and whichever was drained first. */
-void unwind_tables_note_record(struct unwind_tables *t, const void *rec, size_t size);
+void unwind_tables_note(struct unwind_tables *t, const struct perf_sideband *rec);
 /* Tracks the records noted so far that are stamped at or before until (the
  * side-band clock's ns): every CPU's ring has been drained past it. */
 void unwind_tables_release(struct unwind_tables *t, uint64_t until);

@@ -58,7 +58,7 @@ struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mm
 
 /* unwind_processes.c: one side-band record (MMAP2, COMM exec, FORK, EXIT)
  * tracked into the processes' mappings; queued: from the start's backlog. */
-void unwind_track_record(struct unwind_tables *t, const void *rec, size_t size, bool queued);
+void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool queued);
 /* unwind_processes.c: every process mapping f gets its rows, now loaded. */
 void unwind_give_rows(struct unwind_tables *t, struct unwind_file *f);
 

@@ -13,7 +13,7 @@
 #include "format/perf_record.h"
 #include "format/record_stream.h"
 #include "symbols/address_space.h"
-#include "symbols/unwind.h"
+#include "symbols/dwarf_unwind.h"
 
 #define RECORDING_MAX_CPUS 4096
 /* Most user frames unwound from a sample's stack, as perf's default

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 
 /* Which section describes a range. */
 enum cfi_source {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 
 /* [start, end) of executable code, in the file's virtual addresses. */
 struct code_range {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_table.c: an ELF file's .eh_frame (and its .debug_frame, for code the
+/* unwind_compile.c: an ELF file's .eh_frame (and its .debug_frame, for code the
  * .eh_frame does not describe) compiled with libdw's CFI API into compact
  * rows (how to find the CFA, the return address, the saved rbp and rbx),
  * FDE by FDE and gap by gap: the work grows with the CFI, never the code. */
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 
 #include <dwarf.h>
 #include <errno.h>

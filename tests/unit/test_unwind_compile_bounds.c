@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_unwind_table_bounds.c: compiling an unwind table costs what the CFI costs,
+/* test_unwind_compile_bounds.c: compiling an unwind table costs what the CFI costs,
  * not the code: chromium in a second, lying headers refused fast and small,
  * and the budget (rows, time, cancel) answered. */
 #include <setjmp.h>
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "symbols/unwind_elf.h"
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 #include "test_util.h"
 
 #define CHROMIUM "/usr/lib/chromium/chromium"

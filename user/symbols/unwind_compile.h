@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind_table.h: an ELF file's .eh_frame (and .debug_frame) compiled with
+/* unwind_compile.h: an ELF file's .eh_frame (and .debug_frame) compiled with
  * libdw's CFI API into compact rows (how to find the CFA, the return address
  * and the saved rbp and rbx). */
-#ifndef RINGTRACE_UNWIND_TABLE_H
-#define RINGTRACE_UNWIND_TABLE_H
+#ifndef RINGTRACE_UNWIND_COMPILE_H
+#define RINGTRACE_UNWIND_COMPILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

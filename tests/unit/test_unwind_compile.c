@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_unwind_table.c: the rows compiled from .eh_frame and .debug_frame agree
+/* test_unwind_compile.c: the rows compiled from .eh_frame and .debug_frame agree
  * with every row binutils' readelf --debug-dump=frames-interp prints, for
  * unwindgen (with either section), libc and ld.so, and so do the FDEs' ranges. */
 #include <setjmp.h>
@@ -18,7 +18,7 @@
 
 #include "symbols/cfi_fdes.h"
 #include "symbols/unwind_elf.h"
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 #include "test_util.h"
 
 struct agreement {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind.c: unwinds a sample's user stack from its registers and stack copy
+/* dwarf_unwind.c: unwinds a sample's user stack from its registers and stack copy
  * (--call-graph dwarf) with libdw's dwfl and the CFI of the mapped files. */
-#include "symbols/unwind.h"
+#include "symbols/dwarf_unwind.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* fuzz_unwind_table.c: libFuzzer target for the unwind table compiler (ELF
+/* fuzz_unwind_compile.c: libFuzzer target for the unwind table compiler (ELF
  * headers, section sizes, .eh_frame, .debug_frame, CIEs and FDEs read by
  * libelf and libdw, rows made from them): the input is an ELF file, seeded
  * with real binaries (make copies some into the corpus) and mutated, read
@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "symbols/unwind_table.h"
+#include "symbols/unwind_compile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* unwind.h: unwinds a sample's user stack from its registers and stack copy
+/* dwarf_unwind.h: unwinds a sample's user stack from its registers and stack copy
  * (--call-graph dwarf) with libdw's dwfl and the CFI of the mapped files. */
-#ifndef RINGTRACE_UNWIND_H
-#define RINGTRACE_UNWIND_H
+#ifndef RINGTRACE_DWARF_UNWIND_H
+#define RINGTRACE_DWARF_UNWIND_H
 
 #include <stddef.h>
 #include <stdint.h>
