@@ -489,6 +489,91 @@ static void test_gaps_are_none(void **state)
 	assert_true(gaps >= 100);
 }
 
+/* A first stage compiled in n parts and joined is the one compiled whole. */
+static void check_parts(int fd, const struct unwind_table *one_part, uint32_t defer_over,
+			unsigned int n)
+{
+	struct unwind_table parts[3], joined;
+	enum unwind_refusal why;
+	char err[256];
+
+	assert_true(n <= 3);
+	for (unsigned int p = 0; p < n; p++) {
+		struct unwind_stage stage = { .defer_over_cfi_bytes = defer_over, .part = p,
+					      .parts = n };
+
+		assert_int_equal(unwind_table_build_staged(fd, NULL, &stage, &parts[p], &why, err,
+							   sizeof(err)),
+				 0);
+		assert_true(parts[p].nr > 0);
+		assert_true(parts[p].nr <= one_part->nr);
+	}
+	assert_int_equal(unwind_table_join(parts, n, &joined), 0);
+	assert_int_equal(joined.nr, one_part->nr);
+	assert_memory_equal(joined.rows, one_part->rows, one_part->nr * sizeof(joined.rows[0]));
+	assert_int_equal(joined.deferred_fdes, one_part->deferred_fdes);
+	assert_int_equal(joined.exec_vaddr_delta, one_part->exec_vaddr_delta);
+	unwind_table_free(&joined);
+	for (unsigned int p = 0; p < n; p++)
+		unwind_table_free(&parts[p]);
+}
+
+/* The two stages give the table one compile gives, row for row, whatever
+ * FDEs the first defers (each file at a threshold that defers some, and at
+ * 0, which defers every FDE), and so do a first stage's parts joined. */
+static void check_staged(const char *path, uint32_t defer_over)
+{
+	struct unwind_table whole, first, second;
+	struct unwind_stage stage = { .defer_over_cfi_bytes = defer_over };
+	enum unwind_refusal why;
+	char err[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_table_build(fd, NULL, &whole, &why, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build_staged(fd, NULL, &stage, &first, &why, err, sizeof(err)), 0);
+	assert_true(first.deferred_fdes > 0);
+	assert_true(first.nr < whole.nr);
+	check_parts(fd, &first, defer_over, 2);
+	check_parts(fd, &first, defer_over, 3);
+	check_parts(fd, &whole, UINT32_MAX, 2);
+	stage.first = &first;
+	assert_int_equal(unwind_table_build_staged(fd, NULL, &stage, &second, &why, err, sizeof(err)), 0);
+	assert_int_equal(second.deferred_fdes, 0);
+	assert_int_equal(second.nr, whole.nr);
+	assert_memory_equal(second.rows, whole.rows, whole.nr * sizeof(whole.rows[0]));
+	assert_int_equal(second.exec_vaddr_delta, whole.exec_vaddr_delta);
+	print_message("%s over %u CFI bytes: %zu FDEs deferred, %zu rows first, %zu in all\n", path,
+		      defer_over, first.deferred_fdes, first.nr, whole.nr);
+	unwind_table_free(&whole);
+	unwind_table_free(&first);
+	unwind_table_free(&second);
+	close(fd);
+}
+
+#define CC1 "/usr/lib/gcc/x86_64-linux-gnu/12/cc1"
+
+static void test_staged_compile_is_the_whole(void **state)
+{
+	static const char *const files[] = { "/lib/x86_64-linux-gnu/libc.so.6",
+					     "/lib64/ld-linux-x86-64.so.2" };
+	char path[512];
+
+	(void)state;
+	symgen_path(path, sizeof(path), "unwindgen_debugframe");
+	check_staged(path, 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (access(files[i], R_OK))
+			tu_skip("no %s on this machine", files[i]);
+		check_staged(files[i], 0);
+		check_staged(files[i], 48);
+	}
+	/* where it matters, when gcc is installed: cc1's long FDEs at the
+	 * recording's threshold */
+	if (!access(CC1, R_OK))
+		check_staged(CC1, UNWIND_STAGE_DEFER_OVER_CFI_BYTES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_fde_ranges_match_readelf),
 		cmocka_unit_test(test_no_section_headers),
 		cmocka_unit_test(test_gaps_are_none),
+		cmocka_unit_test(test_staged_compile_is_the_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

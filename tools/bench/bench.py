@@ -64,6 +64,7 @@ class Bench:
         self.unwindgen = os.path.join(self.build, "unwindgen")
         self.tools = os.path.join(self.build, "bench")
         self.reps = reps
+        self.sample_rate_before, self.sample_rate_raised = None, False
         self.quick = quick
         self.tmp = tempfile.mkdtemp(prefix="ringtrace-bench-")
         self.sections = []
@@ -363,6 +364,8 @@ class Bench:
         rows = []
         self.results["sampling"] = {}
         for hz in (999, 9999):
+            self.allow_sample_rate(hz)
+
             def ringtrace(transport, call_graph):
                 def f():
                     d = self.fresh("s3.rt")
@@ -402,6 +405,7 @@ class Bench:
             time.sleep(0.3)
             for rep in range(self.reps):
                 for name, fn in self.rotated(tools, rep):
+                    self.allow_sample_rate(hz)  # lowered again by a slow run
                     usage, samples, lost, size = fn()
                     m[name]["cpu"].append(usage[0])
                     m[name]["rss"].append(usage[1] / 1024.0)
@@ -429,7 +433,9 @@ class Bench:
             "tables it compiles for every process at the start; bpftrace `profile:hz:HZ` "
             "counting stacks in a map). CPU = user + system seconds of the tracer process and "
             "its children, RSS = its peak, both from GNU time; bytes per sample = output size over samples "
-            "(bpftrace prints its aggregated map)." % (secs, secs),
+            "(bpftrace prints its aggregated map). ringtrace `-g`'s RSS holds its BPF array of unwind rows "
+            "(`--unwind-mem`, 64 MiB by default: kernel memory the map takes whether it is mapped or not), "
+            "mapped in whole to write the rows by memcpy." % (secs, secs),
             ["rate", "tool", "CPU s (median)", "spread", "x perf", "peak RSS MiB", "x perf",
              "bytes/sample", "samples", "lost"],
             rows)
@@ -662,6 +668,21 @@ class Bench:
 
     # -- the document ----------------------------------------------------
 
+    SAMPLE_RATE = "/proc/sys/kernel/perf_event_max_sample_rate"
+
+    def allow_sample_rate(self, hz):
+        """Raises kernel.perf_event_max_sample_rate to hz when the kernel has
+        lowered it below (it does when samples take long: perf_cpu_time_max_percent),
+        as both perf and ringtrace refuse a higher -F; main() restores it."""
+        with open(self.SAMPLE_RATE) as f:
+            now = int(f.read())
+        if self.sample_rate_before is None:
+            self.sample_rate_before = now
+        if now < hz:
+            with open(self.SAMPLE_RATE, "w") as f:
+                f.write(str(hz))
+            self.sample_rate_raised = True
+
     def versions(self):
         def first_line(argv):
             try:
@@ -811,6 +832,12 @@ def main():
                 b.timings.append("%d: %.0f s" % (i, time.monotonic() - t))
     finally:
         shutil.rmtree(b.tmp, ignore_errors=True)
+        if b.sample_rate_raised:
+            b.machine.append(("kernel.perf_event_max_sample_rate",
+                              "%d, raised to 9999 for the 9999 Hz runs and restored after"
+                              % b.sample_rate_before))
+            with open(b.SAMPLE_RATE, "w") as f:
+                f.write(str(b.sample_rate_before))
     command = "make bench" if not (args.quick or only or args.reps != REPS) else " ".join(sys.argv)
     if only and os.path.exists(args.out):
         b.merge(args.out, command, time.monotonic() - t0)

@@ -4,14 +4,19 @@
  * recording goes on draining meanwhile and stops at once when told: one takes
  * the urgent jobs alone (files of processes that run now), the other the
  * urgent ones first, then the backlog, so that no backlog file's compile
- * holds up a process that has just started. */
+ * holds up a process that has just started. An urgent file is compiled in
+ * two stages when it has long FDEs: its table without them first, handed
+ * over at once, then the whole; a big one's first stage in two parts, one
+ * for each thread. */
 #include "record/unwind_builder.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/monotonic.h"
@@ -21,6 +26,7 @@ struct job {
 	struct job *next;
 	void *tag;
 	int fd;
+	bool urgent;
 	struct unwind_cache *cache;
 	const struct unwind_budget *budget;
 	struct unwind_built done;
@@ -34,9 +40,26 @@ struct builder_thread {
 
 #define BUILDER_THREADS 2
 
+/* A file this big (cc1: 30 MB, 480,000 rows) has its first stage compiled in
+ * two parts at once, when the other thread is free to take one. */
+#define SPLIT_MIN_FILE_BYTES (4 << 20)
+
+/* The second part of an urgent file's first stage, for the other thread. */
+struct part_job {
+	int fd;
+	const struct unwind_budget *budget;
+	struct unwind_stage stage;
+	struct unwind_table t;
+	enum unwind_refusal why;
+	int r;
+	bool taken, done;
+};
+
 struct unwind_builder {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t part_done;
+	struct part_job *part; /* offered, not taken yet */
 	struct builder_thread threads[BUILDER_THREADS];
 	unsigned int nr_started;
 	bool stopping;
@@ -77,14 +100,157 @@ static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
 	return rows;
 }
 
+/* table in the BPF layout into out (its refusal if it does not fit). */
+static void take_table(struct unwind_built *out, const struct unwind_table *table)
+{
+	out->rows = to_bpf_rows(table);
+	out->nr = out->rows ? (uint32_t)table->nr : 0;
+	out->exec_vaddr_delta = table->exec_vaddr_delta;
+	if (!out->rows)
+		out->refusal = table->nr > RT_UNWIND_MAX_ROWS ? UNWIND_OVER_ROWS : UNWIND_PAST_4GIB;
+}
+
+static void put_done(struct unwind_builder *b, struct job *j)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&b->lock);
+	j->next = NULL;
+	*b->done_tail = j;
+	b->done_tail = &j->next;
+	if (write(b->event_fd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow here: the reader drains it */
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* The first stage's table handed over now, as a job of its own (the
+ * second stage's comes with the job itself); false if it cannot be. */
+static bool hand_over_first_stage(struct unwind_builder *b, const struct job *j,
+				  const struct unwind_table *first)
+{
+	struct job *early = calloc(1, sizeof(*early));
+
+	if (!early)
+		return false;
+	early->fd = -1;
+	/* its seconds are counted in the job's, which spans both stages */
+	early->done = (struct unwind_built){ .tag = j->tag, .first_stage = true };
+	take_table(&early->done, first);
+	if (!early->done.rows) {
+		free(early);
+		return false;
+	}
+	pthread_mutex_lock(&b->lock);
+	b->pending++; /* collected apart from the job's own */
+	pthread_mutex_unlock(&b->lock);
+	put_done(b, early);
+	return true;
+}
+
+static void run_part(struct part_job *p)
+{
+	char err[256];
+
+	p->r = unwind_table_build_staged(p->fd, p->budget, &p->stage, &p->t, &p->why, err,
+					 sizeof(err));
+}
+
+/* Offers the other thread a part of j's first stage: true if it may take it
+ * (a big file, two threads, no other part waiting). */
+static bool offer_part(struct unwind_builder *b, const struct job *j, struct part_job *p)
+{
+	struct stat st;
+	bool offered = false;
+
+	if (fstat(j->fd, &st) || st.st_size < SPLIT_MIN_FILE_BYTES)
+		return false;
+	pthread_mutex_lock(&b->lock);
+	if (b->nr_started > 1 && !b->part) {
+		b->part = p;
+		offered = true;
+		pthread_cond_broadcast(&b->wake);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return offered;
+}
+
+/* j's first stage into first: a big file's in two parts, the second taken by
+ * the other thread (or by this one once done with its own, if it is busy). */
+static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_table *first,
+		       enum unwind_refusal *why)
+{
+	struct unwind_stage stage = { .defer_over_cfi_bytes = UNWIND_STAGE_DEFER_OVER_CFI_BYTES };
+	struct part_job other = { .fd = j->fd, .budget = j->budget, .stage = stage };
+	struct unwind_table parts[2];
+	char err[256];
+	int r;
+
+	memset(first, 0, sizeof(*first));
+	other.stage.part = 1;
+	other.stage.parts = 2;
+	if (!offer_part(b, j, &other))
+		return unwind_table_build_staged(j->fd, j->budget, &stage, first, why, err,
+						 sizeof(err));
+	stage.parts = 2;
+	r = unwind_table_build_staged(j->fd, j->budget, &stage, &parts[0], why, err, sizeof(err));
+	pthread_mutex_lock(&b->lock);
+	if (!other.taken) { /* the other thread is busy: ours too */
+		other.taken = true;
+		b->part = NULL;
+		pthread_mutex_unlock(&b->lock);
+		run_part(&other);
+		pthread_mutex_lock(&b->lock);
+		other.done = true;
+	}
+	while (!other.done)
+		pthread_cond_wait(&b->part_done, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+	if (!r && other.r) {
+		r = other.r;
+		*why = other.why;
+	}
+	parts[1] = other.t;
+	if (!r && unwind_table_join(parts, 2, first)) {
+		r = -ENOMEM;
+		*why = UNWIND_NO_MEMORY;
+	}
+	unwind_table_free(&parts[0]);
+	unwind_table_free(&parts[1]);
+	return r;
+}
+
+/* The file's table compiled into table: for an urgent job with long FDEs
+ * (b not NULL) in two stages, the first handed over as soon as it is done. */
+static int build_table(struct unwind_builder *b, struct job *j, struct unwind_table *table,
+		       enum unwind_refusal *why)
+{
+	struct unwind_stage stage = { .defer_over_cfi_bytes = UNWIND_STAGE_DEFER_OVER_CFI_BYTES };
+	struct unwind_table first;
+	char err[256];
+	int r;
+
+	if (!b || !j->urgent)
+		return unwind_table_build(j->fd, j->budget, table, why, err, sizeof(err));
+	r = first_stage(b, j, &first, why);
+	if (r || !first.deferred_fdes) {
+		*table = first;
+		return r;
+	}
+	hand_over_first_stage(b, j, &first);
+	stage.first = &first;
+	r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err, sizeof(err));
+	unwind_table_free(&first);
+	return r;
+}
+
 /* The job's table: read from the cache, or compiled (and then kept there). */
-static void compile(struct job *j)
+static void compile(struct unwind_builder *b, struct job *j)
 {
 	struct unwind_table table;
 	double t0 = monotonic_seconds();
 	struct unwind_cache_key key;
 	enum unwind_refusal why;
-	char err[256];
 	bool keyed;
 
 	j->done.tag = j->tag;
@@ -92,15 +258,10 @@ static void compile(struct job *j)
 	if (keyed && !unwind_cache_load(j->cache, &key, &j->done.rows, &j->done.nr,
 					&j->done.exec_vaddr_delta)) {
 		j->done.from_cache = true;
-	} else if (unwind_table_build(j->fd, j->budget, &table, &why, err, sizeof(err))) {
+	} else if (build_table(b, j, &table, &why)) {
 		j->done.refusal = why;
 	} else {
-		j->done.rows = to_bpf_rows(&table);
-		j->done.nr = j->done.rows ? (uint32_t)table.nr : 0;
-		j->done.exec_vaddr_delta = table.exec_vaddr_delta;
-		if (!j->done.rows)
-			j->done.refusal = table.nr > RT_UNWIND_MAX_ROWS ? UNWIND_OVER_ROWS
-									: UNWIND_PAST_4GIB;
+		take_table(&j->done, &table);
 		unwind_table_free(&table);
 		/* a failure to keep it costs the next run the compiling only */
 		if (keyed && j->done.rows)
@@ -117,7 +278,7 @@ void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
 {
 	struct job j = { .tag = tag, .fd = fd, .cache = b->cache, .budget = &b->budget };
 
-	compile(&j);
+	compile(NULL, &j);
 	*out = j.done;
 }
 
@@ -125,16 +286,29 @@ static void *run(void *arg)
 {
 	struct builder_thread *self = arg;
 	struct unwind_builder *b = self->b;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		struct job *j;
 
-		while (!b->urgent && (self->urgent_only || !b->todo) && !b->stopping)
+		while (!b->part && !b->urgent && (self->urgent_only || !b->todo) && !b->stopping)
 			pthread_cond_wait(&b->wake, &b->lock);
 		if (b->stopping)
 			break;
+		/* a part of a file the other thread compiles for a process
+		 * that runs now: before anything else */
+		if (b->part) {
+			struct part_job *p = b->part;
+
+			b->part = NULL;
+			p->taken = true;
+			pthread_mutex_unlock(&b->lock);
+			run_part(p);
+			pthread_mutex_lock(&b->lock);
+			p->done = true;
+			pthread_cond_broadcast(&b->part_done);
+			continue;
+		}
 		if (b->urgent) {
 			j = b->urgent;
 			b->urgent = j->next;
@@ -147,14 +321,9 @@ static void *run(void *arg)
 				b->todo_tail = &b->todo;
 		}
 		pthread_mutex_unlock(&b->lock);
-		compile(j);
+		compile(b, j);
+		put_done(b, j);
 		pthread_mutex_lock(&b->lock);
-		j->next = NULL;
-		*b->done_tail = j;
-		b->done_tail = &j->next;
-		if (write(b->event_fd, &one, sizeof(one)) < 0) {
-			/* the counter cannot overflow here: the reader drains it */
-		}
 	}
 	pthread_mutex_unlock(&b->lock);
 	return NULL;
@@ -177,6 +346,7 @@ struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 	}
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->wake, NULL);
+	pthread_cond_init(&b->part_done, NULL);
 	b->todo_tail = &b->todo;
 	b->urgent_tail = &b->urgent;
 	b->done_tail = &b->done;
@@ -212,6 +382,7 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urge
 			return -1;
 		}
 	}
+	j->urgent = urgent;
 	if (urgent) {
 		*b->urgent_tail = j;
 		b->urgent_tail = &j->next;
@@ -237,6 +408,7 @@ void unwind_builder_hurry(struct unwind_builder *b, void *tag)
 		if (b->todo_tail == &j->next)
 			b->todo_tail = at;
 		j->next = NULL;
+		j->urgent = true;
 		*b->urgent_tail = j;
 		b->urgent_tail = &j->next;
 		pthread_cond_broadcast(&b->wake);
@@ -312,5 +484,6 @@ void unwind_builder_free(struct unwind_builder *b)
 	close(b->event_fd);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->wake);
+	pthread_cond_destroy(&b->part_done);
 	free(b);
 }

@@ -20,6 +20,7 @@ struct unwind_built {
 	int64_t exec_vaddr_delta;
 	double seconds;  /* spent compiling (or reading the cache) */
 	bool from_cache; /* read from the unwind cache, not compiled */
+	bool first_stage; /* the table without the long FDEs: the whole follows */
 	enum unwind_refusal refusal; /* why rows is NULL (UNWIND_BUILT if it is not) */
 };
 
@@ -35,8 +36,9 @@ struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 /* Readable while compiled tables wait to be collected. */
 int unwind_builder_fd(const struct unwind_builder *b);
 /* Compiles the ELF file fd (closed when done) for tag; urgent ones (a
- * process that runs now) before the others, each in the order given. -1 if
- * it cannot. */
+ * process that runs now) before the others, each in the order given, and in
+ * two stages when long FDEs would hold them up (two tables collected for
+ * tag: the first stage's, then the whole). -1 if it cannot. */
 int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urgent);
 /* Compiles fd (closed when done) in the calling thread, within the budget:
  * for a program not yet started, whose table is wanted before it runs. */

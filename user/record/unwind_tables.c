@@ -94,21 +94,27 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 {
 	struct unwind_file *f = built->tag;
+	struct rt_unwind_slice first = f->table;
 
 	t->build_seconds += built->seconds;
 	t->files_from_cache += built->from_cache;
+	t->first_stages += built->first_stage;
 	f->exec_vaddr_delta = built->exec_vaddr_delta;
 	f->ready = true;
+	/* (first.nr_rows: a first stage's table came before, and stays if
+	 * the whole does not come) */
 	if (!built->rows) {
-		t->files_without_table++;
+		t->files_without_table += !first.nr_rows;
 		if (built->refusal < UNWIND_NR_REFUSALS)
 			t->files_refused[built->refusal]++;
 	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->table)) {
 		if (errno == ENOSPC)
 			t->files_without_room++;
 		else
-			t->files_without_table++;
+			t->files_without_table += !first.nr_rows;
 	} else {
+		/* the first stage's rows stay in the map, unused */
+		t->first_stage_rows += first.nr_rows;
 		t->rows += built->nr;
 		if (f->id.ino)
 			unwind_maps_add_file(&t->maps, &f->id, &f->table, f->exec_vaddr_delta);

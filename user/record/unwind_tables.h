@@ -49,7 +49,9 @@ struct unwind_tables {
 	/* totals */
 	uint64_t nr_files, files_without_table, files_without_room, mappings_dropped;
 	uint64_t files_refused[UNWIND_NR_REFUSALS]; /* files without a table, by why */
-	uint64_t rows;
+	uint64_t rows;             /* in the map, first stages' too */
+	uint64_t first_stages;     /* files given a first stage's table before the whole */
+	uint64_t first_stage_rows; /* rows of first stages, replaced by the whole */
 	uint64_t files_from_cache;
 	double build_seconds;
 };

@@ -26,19 +26,25 @@ static void refusals(const struct unwind_tables *t, char *out, size_t size)
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
 {
 	struct rt_unwind_counters c;
-	char refused[256];
+	char refused[256], staged[128];
 
 	if (!t->on)
 		return;
 	refusals(t, refused, sizeof(refused));
+	staged[0] = 0;
+	if (t->first_stages)
+		rt_format(staged, sizeof(staged),
+			  ", %" PRIu64 " in two stages (%" PRIu64 " rows of first stages replaced)",
+			  t->first_stages, t->first_stage_rows);
 	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64
 		" rows (%.1f MiB of %.1f), built in %.3f s (%" PRIu64
-		" read from the cache %s); %" PRIu64 " files without a table%s, %" PRIu64
+		" read from the cache %s%s); %" PRIu64 " files without a table%s, %" PRIu64
 		" without room (--unwind-mem), %" PRIu64 " searched without a page index (no room), %" PRIu64
 		" mappings dropped",
 		t->nr_files, t->rows, (double)t->rows * UNWIND_ROW_KERNEL_BYTES / 1048576.0,
 		(double)t->maps.capacity * UNWIND_ROW_KERNEL_BYTES / 1048576.0, t->build_seconds,
-		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", t->files_without_table,
+		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", staged,
+		t->files_without_table,
 		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped);
 	if (bpf_sampler_unwind_counters(s, &c))
 		return;

@@ -5,7 +5,6 @@
  * FDE by FDE and gap by gap: the work grows with the CFI, never the code. */
 #include "symbols/unwind_compile.h"
 
-#include <dwarf.h>
 #include <errno.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -22,15 +21,8 @@
 #include "sys/sigbus_guard.h"
 #include "symbols/cfi_fdes.h"
 #include "symbols/elf_open.h"
+#include "symbols/unwind_row.h"
 #include "symbols/unwind_elf.h"
-
-/* DWARF register numbers of x86-64: rax 0, rdx 1, rcx 2, rbx 3, rsi 4,
- * rdi 5, rbp 6, rsp 7, r8-r15 8-15, the return address 16. */
-#define DWARF_RBX 3
-#define DWARF_RBP 6
-#define DWARF_RSP 7
-#define DWARF_R15 15
-#define DWARF_RA 16
 
 static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 {
@@ -65,148 +57,12 @@ static int push_row(struct unwind_table *t, const struct unwind_row *r)
 	return 0;
 }
 
-/* The PLT entries' CFA expression, as binutils writes it:
- * rsp + 8 + ((rip & 15) >= N) << 3, N 10 or 11. */
-static int plt_threshold(const Dwarf_Op *ops, size_t nops)
-{
-	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
-					 DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
-
-	if (nops != sizeof(shape))
-		return 0;
-	for (size_t i = 0; i < nops; i++)
-		if (shape[i] && ops[i].atom != shape[i])
-			return 0;
-	if (ops[0].number != 8 || ops[1].number != 0)
-		return 0;
-	if (ops[4].atom == DW_OP_lit10)
-		return 10;
-	if (ops[4].atom == DW_OP_lit11)
-		return 11;
-	return 0;
-}
-
-/* The CFA rule: reg + offset (libdw gives DW_OP_bregx or DW_OP_bregN). */
-static void cfa_rule(Dwarf_Frame *frame, struct unwind_row *r)
-{
-	Dwarf_Op *ops;
-	size_t nops;
-	int reg = -1, plt;
-	int64_t offset = 0;
-
-	r->cfa = UNWIND_CFA_EXPRESSION;
-	if (dwarf_frame_cfa(frame, &ops, &nops) || nops == 0)
-		return;
-	if (nops == 1 && ops[0].atom == DW_OP_bregx) {
-		reg = ops[0].number <= DWARF_R15 ? (int)ops[0].number : -1;
-		offset = (int64_t)ops[0].number2;
-	} else if (nops == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		reg = ops[0].atom - DW_OP_breg0;
-		offset = (int64_t)ops[0].number;
-	} else if ((plt = plt_threshold(ops, nops))) {
-		r->cfa = plt == 10 ? UNWIND_CFA_PLT10 : UNWIND_CFA_PLT11;
-		r->cfa_offset = 8;
-		return;
-	}
-	if (reg < 0 || reg > DWARF_R15 || offset < INT32_MIN || offset > INT32_MAX)
-		return;
-	r->cfa_offset = (int32_t)offset;
-	switch (reg) {
-	case DWARF_RSP:
-		r->cfa = UNWIND_CFA_RSP;
-		break;
-	case DWARF_RBP:
-		r->cfa = UNWIND_CFA_RBP;
-		break;
-	case DWARF_RBX:
-		r->cfa = UNWIND_CFA_RBX;
-		break;
-	default: /* rdi, rdx, ...: known in the first frame only */
-		r->cfa = UNWIND_CFA_REG;
-		r->cfa_reg = (uint8_t)reg;
-	}
-}
-
-/* A register saved at CFA + offset: libdw's [DW_OP_call_frame_cfa,
- * DW_OP_plus_uconst offset]. 1 saved there, 0 same value, -1 undefined,
- * -2 another rule. */
-static int saved_at(Dwarf_Frame *frame, int regno, int64_t *offset)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-
-	if (dwarf_frame_register(frame, regno, mem, &ops, &nops))
-		return -2;
-	if (nops == 0)
-		return ops ? -1 : 0;
-	if (ops[0].atom != DW_OP_call_frame_cfa)
-		return -2;
-	if (nops == 1) {
-		*offset = 0;
-		return 1;
-	}
-	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
-		*offset = (int64_t)ops[1].number;
-		return 1;
-	}
-	return -2;
-}
-
-/* Where the caller's value of regno (rbp, rbx) is, into *how and *offset;
- * false for a rule the rows cannot say. */
-static bool callee_saved(Dwarf_Frame *frame, int regno, uint8_t *how, int16_t *offset)
-{
-	int64_t off = 0;
-
-	switch (saved_at(frame, regno, &off)) {
-	case 1:
-		if (off < INT16_MIN || off > INT16_MAX)
-			return false;
-		*how = UNWIND_RBP_SAVED;
-		*offset = (int16_t)off;
-		return true;
-	case -1:
-		*how = UNWIND_RBP_UNDEFINED;
-		return true;
-	case 0:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static void compile_row(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
-{
-	int64_t off = 0;
-	int ra;
-
-	if (signal) {
-		r->cfa = UNWIND_CFA_SIGNAL;
-		return;
-	}
-	ra = saved_at(frame, DWARF_RA, &off);
-	if (ra == -1) {
-		r->cfa = UNWIND_CFA_OUTERMOST;
-		return;
-	}
-	cfa_rule(frame, r);
-	if (ra != 1 || off != -8 || !callee_saved(frame, DWARF_RBP, &r->rbp, &r->rbp_offset) ||
-	    !callee_saved(frame, DWARF_RBX, &r->rbx, &r->rbx_offset)) {
-		*r = (struct unwind_row){ .pc = r->pc, .cfa = UNWIND_CFA_EXPRESSION };
-		return;
-	}
-	/* libdw's x86-64 ABI rules (backends/x86_64_cfi.c, to 0.188 at least)
-	 * name register 0 callee-saved where they mean rbx (3): rbx with no
-	 * rule in the CFI reads as undefined. The ABI says unchanged, and an
-	 * explicit DW_CFA_undefined rbx cannot be told from it. */
-	if (r->rbx == UNWIND_RBP_UNDEFINED)
-		r->rbx = UNWIND_RBP_SAME;
-}
-
 /* One compile: its table, its budget and what it has spent. */
 struct compile {
 	struct unwind_table *t;
 	const struct unwind_budget *budget;
+	const struct unwind_stage *stage; /* NULL: in one go */
+	size_t part_from, part_to;        /* a part's FDEs (share_of_part) */
 	double cpu_start;
 	unsigned int work;   /* since the clock was last read */
 	unsigned int weight; /* of a step: a row of a long FDE costs more */
@@ -270,7 +126,7 @@ static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi,
 		}
 		if (dwarf_frame_info(frame, &start, &end, &signal) < 0 || end <= pc || end > hi)
 			end = hi;
-		compile_row(frame, signal, &r);
+		unwind_row_of_frame(frame, signal, &r);
 		free(frame);
 		if (r.cfa == UNWIND_CFA_EXPRESSION)
 			c->t->expression_rows++;
@@ -279,6 +135,89 @@ static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi,
 	}
 	c->weight = 1;
 	return why;
+}
+
+/* The first stage's rows of [lo, hi), one FDE's, as it compiled them. */
+static enum unwind_refusal copy_first_stage(struct compile *c, uint64_t lo, uint64_t hi)
+{
+	const struct unwind_table *first = c->stage->first;
+	const struct unwind_row *r = unwind_table_find(first, lo);
+	enum unwind_refusal why = UNWIND_BUILT;
+	struct unwind_row at_lo;
+
+	if (!r) /* not in the first stage's table: it compiled none here */
+		return push(c, &(struct unwind_row){ .pc = lo });
+	at_lo = *r;
+	at_lo.pc = lo;
+	why = push(c, &at_lo);
+	for (r++; why == UNWIND_BUILT && r < first->rows + first->nr && r->pc < hi; r++) {
+		if (r->cfa == UNWIND_CFA_EXPRESSION)
+			c->t->expression_rows++;
+		why = push(c, r);
+	}
+	return why;
+}
+
+/* One FDE's rows over [lo, hi): compiled, or as the stage says. */
+static enum unwind_refusal stage_fde(struct compile *c, Dwarf_CFI *cfi,
+				     const struct cfi_fde_range *fde, uint64_t lo, uint64_t hi)
+{
+	bool long_fde;
+
+	if (!c->stage)
+		return compile_fde(c, cfi, fde, lo, hi);
+	long_fde = fde->cfi_bytes > c->stage->defer_over_cfi_bytes;
+	if (c->stage->first && !long_fde)
+		return copy_first_stage(c, lo, hi);
+	if (!c->stage->first && long_fde) {
+		c->t->deferred_fdes++;
+		return push(c, &(struct unwind_row){ .pc = lo });
+	}
+	return compile_fde(c, cfi, fde, lo, hi);
+}
+
+/* Whether FDE i of nr is this compile's to turn into rows: every one, or,
+ * for a part, those of its share (from part_from on, before part_to). */
+static bool ours(const struct compile *c, size_t i, size_t nr)
+{
+	if (!c->stage || c->stage->parts < 2)
+		return true;
+	if (!nr)
+		return c->stage->part == 0;
+	return i >= c->part_from && i < c->part_to;
+}
+
+/* A part's share of the FDEs (sorted): a run of them in address order whose
+ * work, as their CFI bytes measure it (a deferred FDE's none; a lookup's
+ * worth each), is its equal share. */
+static void share_of_part(struct compile *c, const struct cfi_fde_ranges *fdes)
+{
+	const struct unwind_stage *s = c->stage;
+	uint64_t total = 0, sum = 0, from, to;
+	size_t i;
+
+	c->part_from = 0;
+	c->part_to = fdes->nr;
+	if (!s || s->parts < 2)
+		return;
+	for (i = 0; i < fdes->nr; i++)
+		total += 32 + (fdes->v[i].cfi_bytes > s->defer_over_cfi_bytes ? 0 : fdes->v[i].cfi_bytes);
+	from = total * s->part / s->parts;
+	to = total * (s->part + 1) / s->parts;
+	c->part_from = c->part_to = fdes->nr;
+	for (i = 0; i < fdes->nr; i++) {
+		if (sum >= from && c->part_from == fdes->nr)
+			c->part_from = i;
+		if (sum >= to) {
+			c->part_to = i;
+			break;
+		}
+		sum += 32 + (fdes->v[i].cfi_bytes > s->defer_over_cfi_bytes ? 0 : fdes->v[i].cfi_bytes);
+	}
+	if (s->part + 1 == s->parts)
+		c->part_to = fdes->nr;
+	if (c->part_from > c->part_to)
+		c->part_from = c->part_to;
 }
 
 /* The rows of the code at [start, end): each FDE's (fdes from *first on,
@@ -292,22 +231,29 @@ static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[
 	enum unwind_refusal why;
 	uint64_t pc = start;
 
+	size_t i;
+
 	while (*first < fdes->nr && fdes->v[*first].hi <= start)
 		(*first)++;
-	for (size_t i = *first; i < fdes->nr && fdes->v[i].lo < end; i++) {
+	for (i = *first; i < fdes->nr && fdes->v[i].lo < end; i++) {
 		uint64_t lo = fdes->v[i].lo > pc ? fdes->v[i].lo : pc;
 		uint64_t hi = fdes->v[i].hi < end ? fdes->v[i].hi : end;
 		const struct unwind_row gap = { .pc = pc };
 
 		if (lo >= hi)
 			continue;
-		if (lo > pc && (why = push(c, &gap)) != UNWIND_BUILT)
-			return why;
-		why = compile_fde(c, cfi[fdes->v[i].source], &fdes->v[i], lo, hi);
-		if (why != UNWIND_BUILT)
-			return why;
+		if (ours(c, i, fdes->nr)) {
+			if (lo > pc && (why = push(c, &gap)) != UNWIND_BUILT)
+				return why;
+			why = stage_fde(c, cfi[fdes->v[i].source], &fdes->v[i], lo, hi);
+			if (why != UNWIND_BUILT)
+				return why;
+		}
 		pc = hi;
 	}
+	/* the code's end: the part of the FDE after it (the last part's if none) */
+	if (!ours(c, i < fdes->nr ? i : fdes->nr - 1, fdes->nr))
+		return UNWIND_BUILT;
 	if (pc < end) {
 		const struct unwind_row gap = { .pc = pc };
 
@@ -403,6 +349,7 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	ssize_t n = 0;
 
 	why = collect_fdes(c, elf, sec, cfi, &fdes);
+	share_of_part(c, &fdes);
 	if (why == UNWIND_BUILT && (n = unwind_elf_code_ranges(elf, &code)) < 0)
 		why = UNWIND_NO_MEMORY;
 	for (ssize_t i = 0; why == UNWIND_BUILT && i < n; i++)
@@ -443,15 +390,16 @@ static int refusal_errno(enum unwind_refusal why)
 	}
 }
 
-static int build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
-		 enum unwind_refusal *why, char *err, size_t errlen)
+static int build(int fd, const struct unwind_budget *budget, const struct unwind_stage *stage,
+		 struct unwind_table *t, enum unwind_refusal *why, char *err, size_t errlen)
 {
 	static const struct unwind_budget defaults = {
 		.max_rows = UNWIND_DEFAULT_MAX_ROWS,
 		.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
 		.max_seconds = UNWIND_DEFAULT_MAX_SECONDS,
 	};
-	struct compile c = { .t = t, .budget = budget ? budget : &defaults, .weight = 1 };
+	struct compile c = { .t = t, .budget = budget ? budget : &defaults, .stage = stage,
+			     .weight = 1 };
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
 	struct cfi_section sec[2] = { { NULL, 0 }, { NULL, 0 } };
 	Elf_Scn *eh_frame, *debug_frame;
@@ -537,6 +485,7 @@ out:
 struct build_call {
 	int fd;
 	const struct unwind_budget *budget;
+	const struct unwind_stage *stage;
 	struct unwind_table *t;
 	enum unwind_refusal *why;
 	char *err;
@@ -547,15 +496,16 @@ static int build_guarded(void *arg)
 {
 	struct build_call *b = arg;
 
-	return build(b->fd, b->budget, b->t, b->why, b->err, b->errlen);
+	return build(b->fd, b->budget, b->stage, b->t, b->why, b->err, b->errlen);
 }
 
 /* The file is read through a mapping: its owner may truncate it meanwhile.
  * What the compile had allocated then is lost (a file is compiled once). */
-int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
-		       enum unwind_refusal *why, char *err, size_t errlen)
+int unwind_table_build_staged(int fd, const struct unwind_budget *budget,
+			      const struct unwind_stage *stage, struct unwind_table *t,
+			      enum unwind_refusal *why, char *err, size_t errlen)
 {
-	struct build_call b = { fd, budget, t, why, err, errlen };
+	struct build_call b = { fd, budget, stage, t, why, err, errlen };
 
 	if (sigbus_guard_run(build_guarded, &b) != SIGBUS_GUARD_FAULT)
 		return -refusal_errno(*why);
@@ -563,6 +513,29 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 	rt_format(err, errlen, "the file shrank while it was read");
 	memset(t, 0, sizeof(*t));
 	return -ESTALE;
+}
+
+int unwind_table_join(struct unwind_table *parts, unsigned int n, struct unwind_table *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int p = 0; p < n; p++) {
+		for (size_t i = 0; i < parts[p].nr; i++)
+			if (push_row(out, &parts[p].rows[i])) {
+				unwind_table_free(out);
+				return -ENOMEM;
+			}
+		out->expression_rows += parts[p].expression_rows;
+		out->deferred_fdes += parts[p].deferred_fdes;
+	}
+	if (n)
+		out->exec_vaddr_delta = parts[0].exec_vaddr_delta;
+	return 0;
+}
+
+int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
+		       enum unwind_refusal *why, char *err, size_t errlen)
+{
+	return unwind_table_build_staged(fd, budget, NULL, t, why, err, errlen);
 }
 
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc)

@@ -85,10 +85,32 @@ struct unwind_table {
 	struct unwind_row *rows; /* sorted by pc; the last one is UNWIND_CFA_NONE */
 	size_t nr, cap;
 	size_t expression_rows; /* rows of UNWIND_CFA_EXPRESSION */
+	size_t deferred_fdes;   /* left to a second stage (unwind_stage) */
 	/* the executable segment's p_vaddr - p_offset: a mapping of it at
 	 * start from file offset pgoff puts vaddr v at v + start - pgoff - delta */
 	int64_t exec_vaddr_delta;
 };
+
+/* A compile in two stages, for a file whose table is wanted at once: libdw
+ * runs an FDE's instructions from its start for each of its rows, so a long
+ * FDE costs the square of its length (cc1 has one of 6,677 rows, two thirds
+ * of its CFI work). The first stage leaves the FDEs of more than
+ * defer_over_cfi_bytes to the second (their code unwound by frame pointers
+ * meanwhile: one UNWIND_CFA_NONE row each, counted in deferred_fdes); the
+ * second, given the first's table, compiles those alone and keeps the
+ * first's rows for the rest: the same table as a compile in one go. */
+struct unwind_stage {
+	uint32_t defer_over_cfi_bytes;
+	const struct unwind_table *first; /* NULL: this is the first stage */
+	/* parts 2 or more: the part'th of that many shares of the FDEs alone,
+	 * each compiled on a thread of its own and put together by
+	 * unwind_table_join (0 or 1: the whole) */
+	unsigned int part, parts;
+};
+
+/* The FDE size the recording's first stage defers (cc1: a third of the
+ * work left to the second stage, one FDE in 32,000). */
+#define UNWIND_STAGE_DEFER_OVER_CFI_BYTES 2048u
 
 /* Compiles the .eh_frame of the ELF file fd, and its .debug_frame where the
  * .eh_frame says nothing (read through a mapping, for every executable
@@ -100,6 +122,13 @@ struct unwind_table {
  * past 4 GiB, -ESTALE the file shrank, -EINVAL a lying header. */
 int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
 		       enum unwind_refusal *why, char *err, size_t errlen);
+/* The same, as the stage says (NULL: in one go). */
+int unwind_table_build_staged(int fd, const struct unwind_budget *budget,
+			      const struct unwind_stage *stage, struct unwind_table *t,
+			      enum unwind_refusal *why, char *err, size_t errlen);
+/* The n parts of one compile, in order, as one table into out (the parts
+ * stay the caller's): the table the compile gives in one part. 0 or -ENOMEM. */
+int unwind_table_join(struct unwind_table *parts, unsigned int n, struct unwind_table *out);
 /* The row covering pc, or NULL outside every row. */
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc);
 void unwind_table_free(struct unwind_table *t);
