@@ -326,7 +326,7 @@ def headline(results):
     r = results.get("build_stacks")
     if not r:
         return []
-    return ["- stacks of a C build reaching main (all / first 5 ms after exec, goals 98%% / 95%%): "
+    return ["- stacks of a C build reaching main (all / first 5 ms after exec, goals 98% / 95%): "
             + "; ".join("%s %s %.1f%% / %.1f%%" % (key, comm, pct(r[key][comm]["main"], r[key][comm]["all"]),
                                                    pct(r[key][comm]["early_main"], r[key][comm]["early"]))
                         for key in ("cold", "warm", "perf") if key in r for comm in PROCESSES)]

@@ -27,6 +27,10 @@ struct job {
 	void *tag;
 	int fd;
 	bool urgent;
+	bool staged;                /* its first stage handed over, the second to come */
+	struct unwind_table first;  /* that first stage's table */
+	bool keyed;
+	struct unwind_cache_key key;
 	struct unwind_cache *cache;
 	const struct unwind_budget *budget;
 	struct unwind_built done;
@@ -220,57 +224,91 @@ static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_ta
 	return r;
 }
 
-/* The file's table compiled into table: for an urgent job with long FDEs
- * (b not NULL) in two stages, the first handed over as soon as it is done. */
+/* Puts an urgent job whose first stage was handed over back at the head of
+ * the backlog for its second, so that the files of processes started
+ * meanwhile go first, and the start's backlog after. */
+static void requeue_second_stage(struct unwind_builder *b, struct job *j,
+				 const struct unwind_table *first)
+{
+	j->first = *first;
+	j->staged = true;
+	pthread_mutex_lock(&b->lock);
+	j->next = b->todo;
+	b->todo = j;
+	if (b->todo_tail == &b->todo)
+		b->todo_tail = &j->next;
+	pthread_cond_broadcast(&b->wake);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* The file's table compiled into table: in one go; for an urgent job (b
+ * not NULL) its first stage, which is the whole when no FDE is long, else
+ * handed over with the job put back for its second (1); or that second
+ * stage. 0, 1, or -errno with *why. */
 static int build_table(struct unwind_builder *b, struct job *j, struct unwind_table *table,
 		       enum unwind_refusal *why)
 {
-	struct unwind_stage stage = { .defer_over_cfi_bytes = UNWIND_STAGE_DEFER_OVER_CFI_BYTES };
-	struct unwind_table first;
+	struct unwind_stage stage = { .defer_over_cfi_bytes = UNWIND_STAGE_DEFER_OVER_CFI_BYTES,
+				      .first = &j->first };
 	char err[256];
 	int r;
 
-	if (!b || !j->urgent)
-		return unwind_table_build(j->fd, j->budget, table, why, err, sizeof(err));
-	r = first_stage(b, j, &first, why);
-	if (r || !first.deferred_fdes) {
-		*table = first;
+	if (j->staged) {
+		r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err,
+					      sizeof(err));
+		unwind_table_free(&j->first);
 		return r;
 	}
-	hand_over_first_stage(b, j, &first);
-	stage.first = &first;
-	r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err, sizeof(err));
-	unwind_table_free(&first);
-	return r;
+	if (!b || !j->urgent)
+		return unwind_table_build(j->fd, j->budget, table, why, err, sizeof(err));
+	r = first_stage(b, j, table, why);
+	if (r || !table->deferred_fdes)
+		return r;
+	if (!hand_over_first_stage(b, j, table)) { /* no memory: the whole at once */
+		struct unwind_table first = *table;
+
+		stage.first = &first;
+		r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err,
+					      sizeof(err));
+		unwind_table_free(&first);
+		return r;
+	}
+	requeue_second_stage(b, j, table);
+	return 1;
 }
 
-/* The job's table: read from the cache, or compiled (and then kept there). */
-static void compile(struct unwind_builder *b, struct job *j)
+/* The job's table: read from the cache, or compiled (and then kept there).
+ * false if the job went back to the queue for its second stage. */
+static bool compile(struct unwind_builder *b, struct job *j)
 {
 	struct unwind_table table;
 	double t0 = monotonic_seconds();
-	struct unwind_cache_key key;
 	enum unwind_refusal why;
-	bool keyed;
+	int r = 0;
 
 	j->done.tag = j->tag;
-	keyed = j->cache && !unwind_cache_key_of(j->fd, &key);
-	if (keyed && !unwind_cache_load(j->cache, &key, &j->done.rows, &j->done.nr,
-					&j->done.exec_vaddr_delta)) {
+	if (!j->staged)
+		j->keyed = j->cache && !unwind_cache_key_of(j->fd, &j->key);
+	if (!j->staged && j->keyed &&
+	    !unwind_cache_load(j->cache, &j->key, &j->done.rows, &j->done.nr,
+			       &j->done.exec_vaddr_delta)) {
 		j->done.from_cache = true;
-	} else if (build_table(b, j, &table, &why)) {
+	} else if ((r = build_table(b, j, &table, &why)) < 0) {
 		j->done.refusal = why;
-	} else {
+	} else if (r == 0) {
 		take_table(&j->done, &table);
 		unwind_table_free(&table);
 		/* a failure to keep it costs the next run the compiling only */
-		if (keyed && j->done.rows)
-			unwind_cache_store(j->cache, &key, j->done.rows, j->done.nr,
+		if (j->keyed && j->done.rows)
+			unwind_cache_store(j->cache, &j->key, j->done.rows, j->done.nr,
 					   j->done.exec_vaddr_delta);
 	}
+	j->done.seconds += monotonic_seconds() - t0;
+	if (r == 1)
+		return false;
 	close(j->fd);
 	j->fd = -1;
-	j->done.seconds = monotonic_seconds() - t0;
+	return true;
 }
 
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
@@ -321,8 +359,8 @@ static void *run(void *arg)
 				b->todo_tail = &b->todo;
 		}
 		pthread_mutex_unlock(&b->lock);
-		compile(b, j);
-		put_done(b, j);
+		if (compile(b, j))
+			put_done(b, j);
 		pthread_mutex_lock(&b->lock);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -460,6 +498,7 @@ static void free_jobs(struct job *j)
 
 		if (j->fd >= 0)
 			close(j->fd);
+		unwind_table_free(&j->first);
 		free(j->done.rows);
 		free(j);
 		j = next;
