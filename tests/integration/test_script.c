@@ -111,6 +111,54 @@ static char *expect_same_as_perf(struct fixture *fx, const char *name, const cha
 	return compare_with_perf(fx, name, opts, min_lines, false);
 }
 
+/* The output of a shell command (its first line, newline cut), or fails. */
+static char *first_line_of(const char *what, const char *cmd)
+{
+	char *out = NULL;
+
+	if (tu_sh(&out, "%s", cmd) || !out[0])
+		fail_msg("no %s (%s): %s", what, cmd, out);
+	out[strcspn(out, "\n")] = 0;
+	return out;
+}
+
+/* script's filters, each against perf script's same filter on DIR/name: a
+ * comm, two comms, a pid, a tid, a CPU, a time window of the recording. */
+static void filters_match_perf(struct fixture *fx, const char *name)
+{
+	char *pid, *tid, *start, opts[256], cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s perf script -F comm,pid,tid -i %s/%s 2>/dev/null | "
+		 "awk '$1 == \"loadgen\" { split($2, a, \"/\"); print a[1]; exit }'",
+		 fx->home, fx->dir, name);
+	pid = first_line_of("loadgen pid", cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s perf script -F comm,tid -i %s/%s 2>/dev/null | "
+		 "awk '$1 == \"gzip\" { print $2; exit }'",
+		 fx->home, fx->dir, name);
+	tid = first_line_of("gzip tid", cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s perf script -F time -i %s/%s 2>/dev/null | sed -n 50p | tr -d ' :'",
+		 fx->home, fx->dir, name);
+	start = first_line_of("a sample's time", cmd);
+	free(expect_same_as_perf(fx, name, "--comm loadgen", 50));
+	free(expect_same_as_perf(fx, name, "--comm gzip,ls", 10));
+	snprintf(opts, sizeof(opts), "--pid %s", pid);
+	free(expect_same_as_perf(fx, name, opts, 50));
+	snprintf(opts, sizeof(opts), "--tid %s,1", tid);
+	free(expect_same_as_perf(fx, name, opts, 10));
+	free(expect_same_as_perf(fx, name, "-C 1", 50));
+	free(expect_same_as_perf(fx, name, "--cpu 0 --comm loadgen -G", 10));
+	snprintf(opts, sizeof(opts), "--time %s,%.6f", start, atof(start) + 0.2);
+	free(expect_same_as_perf(fx, name, opts, 50));
+	snprintf(opts, sizeof(opts), "--time ,%s -G", start);
+	free(expect_same_as_perf(fx, name, opts, 10));
+	free(pid);
+	free(tid);
+	free(start);
+}
+
 /* cpu-clock on every CPU with callchains: the load generator and a few system
  * programs (frames in libc, ld.so, the vDSO, the kernel); perf's default
  * output, and with the fields and options a profiler's converter uses. */
@@ -138,6 +186,7 @@ static void test_callchains_match_perf(void **state)
 	free(expect_same_as_perf(fx, "callchains", "-F +pid,-period", 500));
 	free(expect_same_as_perf(fx, "callchains", "-F comm,tid,time,event", 100));
 	free(expect_same_as_perf(fx, "callchains", "-G", 100));
+	filters_match_perf(fx, "callchains");
 }
 
 /* The load generator alone, in its own mode (perf's default per-task

@@ -8,6 +8,8 @@
 #include "cli/commands.h"
 #include "lib/log.h"
 #include "lib/options.h"
+#include "report/recording.h"
+#include "report/sample_filter.h"
 #include "report/script.h"
 
 /* One option of script into the script_options at ctx; an enum options_result. */
@@ -47,6 +49,21 @@ static int script_option(void *ctx, int id, const char *arg)
 	case SCRIPT_OPT_SYMFS:
 		o->symfs = arg;
 		break;
+	case SCRIPT_OPT_COMM:
+		o->filter.comms = arg;
+		break;
+	case SCRIPT_OPT_PID:
+		o->filter.pids = arg;
+		break;
+	case SCRIPT_OPT_TID:
+		o->filter.tids = arg;
+		break;
+	case SCRIPT_OPT_CPU:
+		o->filter.cpus = arg;
+		break;
+	case SCRIPT_OPT_TIME:
+		o->filter.time = arg;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -54,6 +71,7 @@ static int script_option(void *ctx, int id, const char *arg)
 int cmd_script(int argc, char **argv)
 {
 	struct script_options o = { .input = REPORT_DEFAULT_INPUT };
+	struct sample_filter filter;
 	char err[1024];
 	int status, next;
 
@@ -70,6 +88,12 @@ int cmd_script(int argc, char **argv)
 		rt_error("%s", err);
 		return 2;
 	}
+	/* the filters' values checked before the recording is read */
+	if (sample_filter_init(&filter, &o.filter, RECORDING_MAX_CPUS, err, sizeof(err))) {
+		rt_error("%s", err);
+		return 2;
+	}
+	sample_filter_free(&filter);
 	/* millions of lines: script_run formats them into big blocks itself
 	 * (record by record on a terminal), which stdio passes on uncopied */
 	setvbuf(stdout, NULL, _IONBF, 0);

@@ -2,12 +2,12 @@
 /* report_parse.c: report's option values that need parsing: the sort keys
  * (--sort) and the time window (--time). */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
 #include "report/report.h"
+#include "report/sample_filter.h"
 
 static const char *const key_names[] = {
 	[REPORT_KEY_COMM] = "comm", [REPORT_KEY_PID] = "pid", [REPORT_KEY_TID] = "tid",
@@ -59,33 +59,9 @@ int report_parse_sort(struct report_options *o, const char *text, char *err, siz
 
 int report_parse_time(struct report_options *o, const char *text, char *err, size_t errlen)
 {
-	const char *comma = strchr(text, ',');
-	double start = 0, end = INFINITY;
-	char *stop;
+	int r = sample_filter_parse_time(text, &o->time_start, &o->time_end, err, errlen);
 
-	if (!comma) {
-		rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds as perf script prints them, either may be empty",
-			  text);
-		return -EINVAL;
-	}
-	/* nanoseconds must fit in 64 bits: 1.8e10 s */
-	if (comma != text) {
-		start = strtod(text, &stop);
-		if (stop != comma || !(start >= 0 && start < 1.8e10))
-			goto bad;
-	}
-	if (comma[1]) {
-		end = strtod(comma + 1, &stop);
-		if (*stop || !(end >= start && end < 1.8e10))
-			goto bad;
-	}
-	o->time_filter = true;
-	o->time_start = (uint64_t)(start * 1e9 + 0.5);
-	o->time_end = isinf(end) ? UINT64_MAX : (uint64_t)(end * 1e9 + 0.5);
-	return 0;
-bad:
-	rt_format(err, errlen, "invalid --time \"%s\": give START,END in seconds (e.g. 7493.5,7494), START before END",
-		  text);
-	return -EINVAL;
+	if (!r)
+		o->time_filter = true;
+	return r;
 }
-

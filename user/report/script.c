@@ -100,6 +100,8 @@ struct script_state {
 	uint64_t time_sec;   /* of the sample before */
 	uint8_t time_len;    /* of time_text; 0: none */
 	char time_text[24];  /* its seconds, right-aligned as perf pads them, and "." */
+	struct sample_filter filter;
+	bool filtered;       /* some filter given */
 	char *err;
 	size_t errlen;
 };
@@ -447,7 +449,8 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	uint32_t f = st->fields.fields[script_kind_of(ev)];
 
 	(void)sr;
-	if (!f)
+	if (!f || (st->filtered &&
+		   !sample_filter_keeps(&st->filter, s, address_space_comm(&r->as, s->pid, s->tid))))
 		return 0;
 	put_thread_kept(st, r, event, s->pid, s->tid, s->cpu);
 	if (f & SCRIPT_FIELD_TIME)
@@ -537,14 +540,21 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 		st.fields = o->fields;
 	else
 		script_fields_default(&st.fields);
-	if ((r = recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen)))
+	if ((r = sample_filter_init(&st.filter, &o->filter, RECORDING_MAX_CPUS, err, errlen)))
 		return r;
+	st.filtered = o->filter.comms || o->filter.pids || o->filter.tids || o->filter.cpus ||
+		      o->filter.time;
+	if ((r = recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen))) {
+		sample_filter_free(&st.filter);
+		return r;
+	}
 	/* the formats first: a malformed one is an error before any output */
 	if ((r = script_fields_fit(&st.fields, &rec.in, o->no_callchain, &st.use_callchain,
 				   &st.name_width, err, errlen)) ||
 	    (r = tracepoint_printer_open(&st.tracepoints, &rec.in, err, errlen))) {
 		tracepoint_printer_close(st.tracepoints);
 		recording_close(&rec);
+		sample_filter_free(&st.filter);
 		return r;
 	}
 	tracepoint_printer_resolve_kernel(st.tracepoints, kernel_function, &rec.as);
@@ -564,5 +574,6 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 	direct_cache_free(&st.frame_lines);
 	free(st.event_texts);
 	text_out_free(&st.out);
+	sample_filter_free(&st.filter);
 	return r > 0 ? -EIO : r;
 }

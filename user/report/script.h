@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/sample_filter.h"
 #include "report/script_fields.h"
 
 struct script_options {
@@ -20,9 +21,11 @@ struct script_options {
 	bool no_callchain;      /* -G, --hide-call-graph */
 	bool show_lost_events;  /* PERF_RECORD_LOST records, as perf script prints them */
 	bool show_lost_samples; /* PERF_RECORD_LOST_SAMPLES records, printed alike */
+	struct sample_filter_options filter; /* which samples (lost records: all) */
 };
 
-/* 0, or -errno with err set (unreadable or malformed input: file and offset). */
+/* 0, or -errno with err set (unreadable or malformed input: file and offset;
+ * a bad filter: -EINVAL). */
 int script_run(const struct script_options *o, FILE *out, char *err, size_t errlen);
 
 #endif
