@@ -214,6 +214,71 @@ static void test_output_directory_is_never_reused_blindly(void **state)
 	free(dir);
 }
 
+/* The inode of path (0 if it does not exist). */
+static ino_t inode_of(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) ? 0 : st.st_ino;
+}
+
+/* Records `-- true` into out; fails the test unless it succeeds. */
+static void record_true(const char *out_dir)
+{
+	char *out = NULL;
+	int rc = tu_sh(&out, "%s record -a -o %s -- true 2>&1", tu_ringtrace(), out_dir);
+
+	if (rc)
+		fail_msg("record -o %s failed (%d): %s", out_dir, rc, out);
+	free(out);
+}
+
+/* perf's habit: a recording at -o moves to DIR.old (the one there before
+ * removed), never anything that is not a recording of ours, never through
+ * a symlink. */
+static void test_existing_recording_moved_to_old(void **state)
+{
+	char *dir, rec[2048], old[2048], data[4096], old_data[4096], args[8192];
+	ino_t first, second;
+	char *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	snprintf(old, sizeof(old), "%s/rec.old", dir);
+	snprintf(data, sizeof(data), "%s/data", rec);
+	snprintf(old_data, sizeof(old_data), "%s/data", old);
+	record_true(rec);
+	first = inode_of(data);
+	assert_true(first != 0);
+	record_true(rec);
+	second = inode_of(data);
+	assert_true(second != 0 && second != first);
+	assert_int_equal(inode_of(old_data), first);
+	/* again, with a trailing slash: the .old before is removed */
+	snprintf(args, sizeof(args), "%s/", rec);
+	record_true(args);
+	assert_int_equal(inode_of(old_data), second);
+	/* a .old that is not a recording is left alone, and so is the recording */
+	second = inode_of(data);
+	assert_int_equal(tu_sh(&out, "rm -rf %s && mkdir %s && touch %s/mine", old, old, old), 0);
+	free(out);
+	snprintf(args, sizeof(args), "record -a -o %s", rec);
+	expect_one_line_error(args, "not a recording of yours");
+	assert_int_equal(inode_of(data), second);
+	snprintf(args, sizeof(args), "%s/mine", old);
+	assert_true(inode_of(args) != 0);
+	/* nor is one that is a symlink, to a recording or not */
+	assert_int_equal(tu_sh(&out, "rm -rf %s && ln -s %s %s", old, rec, old), 0);
+	free(out);
+	snprintf(args, sizeof(args), "record -a -o %s", rec);
+	expect_one_line_error(args, "not a real directory");
+	assert_int_equal(inode_of(data), second);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The first non-empty data.cpuN of dir, into name; -1 if none. */
 static int first_cpu_file(const char *dir, char *name, size_t len)
 {
@@ -372,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_list_filters_as_perf),
 		cmocka_unit_test(test_scope_and_event_errors),
 		cmocka_unit_test(test_output_directory_is_never_reused_blindly),
+		cmocka_unit_test(test_existing_recording_moved_to_old),
 		cmocka_unit_test(test_foreign_cpu_file_is_refused),
 		cmocka_unit_test(test_crafted_format_is_one_line),
 	};

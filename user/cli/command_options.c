@@ -100,7 +100,9 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_STAGING_SIZE },
 	{ "output", 'o', "DIR", "output directory (default " RECORD_DEFAULT_OUTPUT ")",
 	  NULL, RECORD_OPT_OUTPUT },
-	{ "force", 0, NULL, "reuse DIR if it exists and is yours", NULL, RECORD_OPT_FORCE },
+	{ "force", 0, NULL,
+	  "reuse DIR if it exists and is yours (without it, a recording in DIR becomes DIR.old)",
+	  NULL, RECORD_OPT_FORCE },
 	{ "overwrite", 0, NULL,
 	  "keep only the newest samples per CPU in memory (the staging ring, or with perfbuf the "
 	  "kernel's backward perf rings) and write DIR/snapshot-NNN on each trigger and at the "

@@ -16,6 +16,8 @@
 #include "sys/dir_entries.h"
 
 #define BUILD_ID_DIR ".build-id"
+/* A user's binaries, kept per mount namespace: DIR/.build-id-ns/INODE/xx/yyyy. */
+#define BUILD_ID_NS_DIR ".build-id-ns"
 /* Where --force keeps the recording it replaces until the new one starts. */
 #define REPLACED_DIR ".replaced"
 
@@ -79,16 +81,38 @@ static int remove_build_id_subdir(int dirfd, const char *name, void *ctx)
 	return 0;
 }
 
-/* DIR/.build-id/xx/yyyy: the copies of containers' binaries. */
-static int remove_build_ids(int dirfd)
+/* dirfd/name/xx/yyyy: copies of binaries by build-id. */
+static int remove_build_id_tree(int dirfd, const char *name)
 {
-	int fd = open_subdir(dirfd, BUILD_ID_DIR);
+	int fd = open_subdir(dirfd, name);
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	dir_each_entry(fd, remove_build_id_subdir, NULL);
 	close(fd);
-	return unlinkat(dirfd, BUILD_ID_DIR, AT_REMOVEDIR) ? -errno : 0;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
+}
+
+static int remove_ns_build_id_tree(int dirfd, const char *name, void *ctx)
+{
+	(void)ctx;
+	remove_build_id_tree(dirfd, name);
+	return 0;
+}
+
+/* DIR/.build-id/xx/yyyy, the copies of containers' binaries, and
+ * DIR/.build-id-ns/INODE/xx/yyyy, those of a user's, per mount namespace. */
+static int remove_build_ids(int dirfd)
+{
+	int r = remove_build_id_tree(dirfd, BUILD_ID_DIR), fd = open_subdir(dirfd, BUILD_ID_NS_DIR);
+
+	if (fd < 0)
+		return r ? r : errno == ENOENT ? 0 : -errno;
+	dir_each_entry(fd, remove_ns_build_id_tree, NULL);
+	close(fd);
+	if (unlinkat(dirfd, BUILD_ID_NS_DIR, AT_REMOVEDIR) && !r)
+		r = -errno;
+	return r;
 }
 
 struct clearing {
@@ -148,7 +172,8 @@ static int abandoned_entry(int dirfd, const char *name, void *ctx)
 		(*streams)++;
 		return 0;
 	}
-	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR) || is_jit_map(name))
+	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR) ||
+	    !strcmp(name, BUILD_ID_NS_DIR) || is_jit_map(name))
 		return 0;
 	if (strncmp(name, "snapshot-", 9))
 		return 1; /* not ringtrace's */
@@ -210,7 +235,7 @@ static bool is_ours(const char *name)
 {
 	return is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
 	       !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, BUILD_ID_DIR) ||
-	       !strncmp(name, "snapshot-", 9);
+	       !strcmp(name, BUILD_ID_NS_DIR) || !strncmp(name, "snapshot-", 9);
 }
 
 /* Removes DIR/.replaced and what it holds (a recording's entries). */
@@ -293,6 +318,105 @@ static void put_back(struct output_dir *d)
 	d->set_aside = false;
 }
 
+static int recording_entry(int dirfd, const char *name, void *ctx)
+{
+	bool *header = ctx;
+
+	(void)dirfd;
+	if (!strcmp(name, "data"))
+		*header = true;
+	return is_ours(name) || !strcmp(name, REPLACED_DIR) ? 0 : 1;
+}
+
+/* Whether a directory holds a recording (its header) and nothing a
+ * recording does not write. */
+static bool is_recording(int dirfd)
+{
+	bool header = false;
+
+	return dir_each_entry(dirfd, recording_entry, &header) == 0 && header;
+}
+
+/* Removes the recording directory path/name, fd open on it: what recordings
+ * write, then the directory (anything else in it makes that fail). */
+static int remove_recording(int fd, const char *path, char *err, size_t errlen)
+{
+	int r;
+
+	if ((r = clear_old_data(fd, path, err, errlen)) || (r = remove_replaced(fd, path, err, errlen)))
+		return r;
+	remove_build_ids(fd);
+	if (rmdir(path)) {
+		rt_format(err, errlen, "cannot remove the old recording %s: %s", path,
+			  strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* path without its trailing slashes, and ".old": the name perf gives the
+ * recording a new one replaces. */
+static int old_name(const char *path, char *old, size_t size, char *err, size_t errlen)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if ((size_t)snprintf(old, size, "%.*s.old", (int)n, path) >= size) {
+		rt_format(err, errlen, "output directory %s: its name is too long to keep the recording in it as .old",
+			  path);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* perf's habit: the recording at d->path becomes PATH.old (the one there
+ * before is removed; anything else there is refused), and d->path is made
+ * again, empty. */
+static int move_to_old(struct output_dir *d, char *err, size_t errlen)
+{
+	char old[4096];
+	struct stat st;
+	int fd, r;
+
+	if ((r = old_name(d->path, old, sizeof(old), err, errlen)))
+		return r;
+	fd = open(old, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno != ENOENT) {
+		rt_format(err, errlen, "%s exists and is not a real directory: remove it, or pass --force to replace %s",
+			  old, d->path);
+		return -EEXIST;
+	}
+	if (fd >= 0) {
+		if (fstat(fd, &st) || st.st_uid != geteuid() || flock(fd, LOCK_EX | LOCK_NB) ||
+		    !is_recording(fd)) {
+			rt_format(err, errlen, "%s exists and is not a recording of yours: remove it, or pass --force to replace %s",
+				  old, d->path);
+			close(fd);
+			return -EEXIST;
+		}
+		r = remove_recording(fd, old, err, errlen);
+		close(fd);
+		if (r)
+			return r;
+	}
+	if (rename(d->path, old)) {
+		rt_format(err, errlen, "cannot move the recording in %s to %s: %s", d->path, old,
+			  strerror(errno));
+		return -errno;
+	}
+	close(d->fd);
+	d->fd = -1;
+	if (mkdir(d->path, 0700)) {
+		rt_format(err, errlen, "cannot create output directory %s: %s", d->path,
+			  strerror(errno));
+		return -errno;
+	}
+	d->created = true;
+	d->fd = open_owned_dir(d->path, &st, err, errlen);
+	return d->fd < 0 ? d->fd : lock_dir(d->fd, d->path, err, errlen);
+}
+
 int output_dir_check(const char *path, bool force, char *err, size_t errlen)
 {
 	struct stat st;
@@ -309,10 +433,12 @@ int output_dir_check(const char *path, bool force, char *err, size_t errlen)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	reusable = st.st_uid == geteuid() && !flock(fd, LOCK_EX | LOCK_NB) && is_abandoned(fd);
+	/* a recording of ours is moved to PATH.old when this one opens */
+	reusable = st.st_uid == geteuid() && !flock(fd, LOCK_EX | LOCK_NB) &&
+		   (is_abandoned(fd) || is_recording(fd));
 	close(fd);
 	if (!reusable) {
-		rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
+		rt_format(err, errlen, "output directory %s already exists and is not a recording: remove it, choose another with -o, or pass --force",
 			  path);
 		return -EEXIST;
 	}
@@ -364,7 +490,13 @@ int output_dir_open(struct output_dir *d, const char *path, bool force, char *er
 	if (d->created)
 		return 0;
 	if (!force && !is_abandoned(d->fd)) {
-		rt_format(err, errlen, "output directory %s already exists: remove it, choose another with -o, or pass --force",
+		/* a recording is kept as PATH.old, as perf keeps perf.data.old */
+		if (is_recording(d->fd)) {
+			if ((ret = move_to_old(d, err, errlen)))
+				goto fail;
+			return 0;
+		}
+		rt_format(err, errlen, "output directory %s already exists and is not a recording: remove it, choose another with -o, or pass --force",
 			  path);
 		ret = -EEXIST;
 		goto fail;
