@@ -203,6 +203,14 @@ static void test_container_binary_kept(void **state)
 	top_symbol(dir, "contained", sym, sizeof(sym), &pct);
 	print_message("the container's top symbol: %s %.2f%%\n", sym, pct);
 	assert_string_equal(sym, "symgen_exported_spin");
+	/* a recording --force puts in its place takes the namespace's copies
+	 * away with the rest of the old one */
+	assert_int_equal(tu_sh(&out, "%s record -a --force -o %s -- true >/dev/null 2>&1 && ls -a %s",
+			       tu_ringtrace(), dir, dir),
+			 0);
+	if (strstr(out, ".build-id-ns"))
+		fail_msg("the replaced recording's .build-id-ns was left behind:\n%s", out);
+	free(out);
 	tu_rmtree(dir);
 	free(dir);
 	tu_rmtree(work);
