@@ -207,6 +207,40 @@ static void test_top_symbols_agree_with_perf(void **state)
 	free(dir);
 }
 
+/* report --percent-limit leaves out the rows perf report's leaves out: the
+ * same percentages are shown, with and without --children. */
+static void test_percent_limit_as_perf(void **state)
+{
+	static const char *const modes[][2] = { { "", "--no-children" },
+						 { "--children", "--children" } };
+	char *dir, *ours = NULL, *theirs = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = record_loadgen("mix");
+	for (size_t m = 0; m < 2; m++) {
+		/* the first column of each row, sorted: ringtrace prints Samples
+		 * beside the percentages, perf (-g none) does not */
+		rc = tu_sh(&ours, "%s report %s %s --sort sym --percent-limit 0.5 | "
+				  "awk '!/^#/ && NF { print $1 }' | sort",
+			   tu_ringtrace(), dir, modes[m][0]);
+		assert_int_equal(rc, 0);
+		rc = tu_sh(&theirs, "perf report -i %s --stdio %s --sort sym -g none --percent-limit 0.5 "
+				    "2>/dev/null | awk '!/^#/ && NF { print $1 }' | sort",
+			   dir, modes[m][1]);
+		assert_int_equal(rc, 0);
+		print_message("%s: %d rows\n", modes[m][1], (int)(strlen(ours) / 7));
+		if (strcmp(ours, theirs) || !ours[0])
+			fail_msg("--percent-limit 0.5 %s: ringtrace's rows are not perf's:\nringtrace:\n%s\nperf:\n%s",
+				 modes[m][1], ours, theirs);
+		free(ours);
+		free(theirs);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Without a command, recording runs until SIGINT, then flushes and reports.
  * A spinning process on the last CPU gives that CPU samples to count (an idle
  * CPU of a VM may not tick: perf sees the same), and SIGINT comes a second
@@ -320,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_hot_function_tops_its_process),
 		cmocka_unit_test(test_busy_cpu_sample_count_matches_frequency),
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
+		cmocka_unit_test(test_percent_limit_as_perf),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),
 		cmocka_unit_test(test_record_and_report_durations_agree),

@@ -81,6 +81,10 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_INVERTED:
 		o->inverted = true;
 		break;
+	case REPORT_OPT_PERCENT_LIMIT:
+		if (option_parse_percent("--percent-limit", arg, &o->percent_limit))
+			return OPTIONS_USAGE_ERROR;
+		break;
 	case REPORT_OPT_DIFF:
 		o->diff_before = arg;
 		break;

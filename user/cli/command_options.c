@@ -180,6 +180,10 @@ static const struct options_entry report_options_table[] = {
 	  REPORT_OPT_WIDTH },
 	{ "inverted", 0, NULL, "an icicle graph: the flame graph upside down, roots at the top",
 	  NULL, REPORT_OPT_INVERTED },
+	{ "percent-limit", 0, "PCT",
+	  "the table leaves out rows under PCT percent (their children's with --children), "
+	  "as perf report does",
+	  NULL, REPORT_OPT_PERCENT_LIMIT },
 	{ "diff", 0, "BEFORE",
 	  "compare BEFORE with the recording (each a recording or a file of folded stacks), "
 	  "BEFORE's samples scaled to the recording's total: --folded prints \"stack before "

@@ -89,6 +89,7 @@ enum report_option_id {
 	REPORT_OPT_INVERTED,
 	REPORT_OPT_DIFF,
 	REPORT_OPT_UNWIND_CHECK,
+	REPORT_OPT_PERCENT_LIMIT,
 };
 
 enum script_option_id {

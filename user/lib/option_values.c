@@ -34,6 +34,28 @@ int option_parse_u64(const char *option, const char *text, uint64_t min, uint64_
 	return 0;
 }
 
+int option_parse_percent(const char *option, const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.')) {
+		rt_error("invalid value \"%s\" for %s: expected a percentage from 0 to 100",
+			 text ? text : "", option);
+		return -EINVAL;
+	}
+	v = strtod(text, &end);
+	if (*end == '%')
+		end++;
+	if (*end || !(v >= 0 && v <= 100)) {
+		rt_error("invalid value \"%s\" for %s: expected a percentage from 0 to 100", text,
+			 option);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
 int option_parse_size(const char *option, const char *text, uint64_t min, uint64_t max,
 		      uint64_t *out)
 {

@@ -11,6 +11,9 @@
 int option_parse_u64(const char *option, const char *text, uint64_t min, uint64_t max,
 		     uint64_t *out);
 
+/* Parses a percentage, a decimal number from 0 to 100 ("5", "0.5"). */
+int option_parse_percent(const char *option, const char *text, double *out);
+
 /* Parses a byte size with an optional K, M or G suffix (powers of 1024). */
 int option_parse_size(const char *option, const char *text, uint64_t min, uint64_t max,
 		      uint64_t *out);

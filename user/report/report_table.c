@@ -132,6 +132,10 @@ static void print_rows(const struct report_state *st, FILE *out, struct row **ro
 		fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0, key_titles[o->keys[k]]);
 	fprintf(out, "\n#\n");
 	for (size_t i = 0; i < nr; i++) {
+		/* perf's hist_entry__get_percent_limit: children's with --children */
+		if (percent(o->children ? rows[i]->children : rows[i]->period, total_period) <
+		    o->percent_limit)
+			continue;
 		if (o->children)
 			fprintf(out, "  %8.2f%%  %7.2f%%  %10" PRIu64,
 				percent(rows[i]->children, total_period),
