@@ -53,6 +53,12 @@ static void test_option_errors(void **state)
 	expect_one_line_error("record -a -F 100 -c 100000", "-F and -c conflict");
 	expect_one_line_error("record -a -m 3", "power of two");
 	expect_one_line_error("record -a --bogus", "unknown option --bogus");
+	/* "did you mean", for options, named events and tracepoints */
+	expect_usage_error("report --percnt-limit 3", "did you mean --percent-limit?");
+	expect_usage_error("script --hide-callgraph", "did you mean --hide-call-graph?");
+	expect_one_line_error("record -a -e cpu-clok -- true", "did you mean cpu-clock?");
+	expect_one_line_error("record -a -e sched:sched_swich -- true",
+			      "did you mean sched:sched_switch?");
 	expect_one_line_error("record -a -F", "needs a value");
 	expect_one_line_error("frobnicate", "unknown command \"frobnicate\"");
 	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");

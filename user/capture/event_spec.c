@@ -13,6 +13,7 @@
 
 #include "capture/perf_events.h"
 #include "lib/log.h"
+#include "lib/spelling.h"
 
 struct named_event {
 	const char *name;
@@ -198,8 +199,21 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 			 colon + 1);
 		return 0;
 	}
-	rt_format(err, errlen, "unknown event \"%s\": ringtrace list shows the events it can record",
-		  ev->name);
+	{
+		struct spelling near;
+
+		spelling_init(&near, ev->name);
+		for (size_t i = 0; i < NR_NAMED; i++) {
+			spelling_offer(&near, named_events[i].name);
+			spelling_offer(&near, named_events[i].alias);
+		}
+		if (spelling_best(&near))
+			rt_format(err, errlen, "unknown event \"%s\": did you mean %s? (ringtrace list shows the events it can record)",
+				  ev->name, spelling_best(&near));
+		else
+			rt_format(err, errlen, "unknown event \"%s\": ringtrace list shows the events it can record",
+				  ev->name);
+	}
 	return -EINVAL;
 }
 

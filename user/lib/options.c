@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "lib/spelling.h"
 
 #define LONG_ONLY_BASE 256 /* getopt_long's value for row i without a letter: 256 + i */
 #define HELP_WIDTH 79      /* the longest line of help */
@@ -73,6 +74,22 @@ static const struct options_entry *entry_of(const struct options_command *cmd, i
 	return NULL;
 }
 
+/* The long option of cmd a mistyped "--name" (or "--name=value") was
+ * meant to be, or NULL. */
+static const char *nearest_option(const struct options_command *cmd, const char *rejected)
+{
+	static struct spelling s;
+	char word[SPELLING_MAX_LEN + 1];
+
+	if (strncmp(rejected, "--", 2))
+		return NULL;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(rejected + 2, "="), rejected + 2);
+	spelling_init(&s, word);
+	for (const struct options_entry *e = cmd->options; e->long_name || e->short_name; e++)
+		spelling_offer(&s, e->long_name);
+	return spelling_best(&s);
+}
+
 int options_parse(const struct options_command *cmd, int argc, char **argv,
 		  options_handler *handle, void *ctx, int *first_positional)
 {
@@ -99,8 +116,14 @@ int options_parse(const struct options_command *cmd, int argc, char **argv,
 		}
 		e = c == '?' ? NULL : entry_of(cmd, c);
 		if (!e) {
-			rt_error("unknown option %s: see ringtrace %s --help", options_rejected(argv),
-				 cmd->name);
+			const char *near = nearest_option(cmd, options_rejected(argv));
+
+			if (near)
+				rt_error("unknown option %s: did you mean --%s? (see ringtrace %s --help)",
+					 options_rejected(argv), near, cmd->name);
+			else
+				rt_error("unknown option %s: see ringtrace %s --help",
+					 options_rejected(argv), cmd->name);
 			return OPTIONS_USAGE_ERROR;
 		}
 		/* no option takes an empty value: "-G ''" is a mistake, not "none" */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/spelling.h"
 
 #define TRACEFS_MAGIC 0x74726163
 #define DEFAULT_MOUNT "/sys/kernel/tracing"
@@ -128,6 +129,28 @@ int tracefs_parse_format(const char *text, struct tracepoint_format *out)
 	return have_id && out->fixed_size ? 0 : -EINVAL;
 }
 
+static void offer_event(const char *system_name, void *ctx)
+{
+	spelling_offer(ctx, system_name);
+}
+
+/* "unknown tracepoint", with the nearest the machine has when one is near. */
+static void unknown_tracepoint(const char *system, const char *name, char *err, size_t errlen)
+{
+	struct spelling near;
+	char word[SPELLING_MAX_LEN + 1];
+
+	snprintf(word, sizeof(word), "%s:%s", system, name);
+	spelling_init(&near, word);
+	tracefs_each_event(offer_event, &near);
+	if (spelling_best(&near))
+		rt_format(err, errlen, "unknown tracepoint %s:%s: did you mean %s? (ringtrace list shows the available ones)",
+			  system, name, spelling_best(&near));
+	else
+		rt_format(err, errlen, "unknown tracepoint %s:%s (ringtrace list shows the available ones)",
+			  system, name);
+}
+
 int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
 			char *err, size_t errlen)
 {
@@ -148,8 +171,7 @@ int tracefs_read_format(const char *system, const char *name, struct tracepoint_
 			rt_format(err, errlen, "permission denied reading tracepoint %s:%s in %s: tracefs is root's, record tracepoints as root",
 				  system, name, tracefs_path(NULL, 0));
 		else
-			rt_format(err, errlen, "unknown tracepoint %s:%s (ringtrace list shows the available ones)",
-				  system, name);
+			unknown_tracepoint(system, name, err, errlen);
 		byte_buffer_free(&b);
 		return ret ? ret : -ENOMEM;
 	}
