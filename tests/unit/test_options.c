@@ -338,13 +338,14 @@ static void test_missing_value_is_a_usage_error(void **state)
 static void test_unknown_option_is_a_usage_error(void **state)
 {
 	static const struct {
-		const char *arg, *shown;
+		const char *arg, *shown, *near;
 	} cases[] = {
-		{ "--bogus", "--bogus" },
-		{ "-z", "-z" },
-		{ "-gz", "-z" },
-		{ "--delta=1", "--delta=1" }, /* a flag given a value */
-		{ "--alph", "--alph" },       /* ambiguous: --alpha or --alphabet */
+		{ "--bogus", "--bogus", NULL },
+		{ "-z", "-z", NULL },
+		{ "-gz", "-z", NULL },
+		{ "--delta=1", "--delta=1", NULL }, /* a flag given a value */
+		{ "--alph", "--alph", "--alpha" },   /* ambiguous: --alpha or --alphabet */
+		{ "--detla", "--detla", "--delta" }, /* mistyped */
 	};
 
 	(void)state;
@@ -353,8 +354,13 @@ static void test_unknown_option_is_a_usage_error(void **state)
 		struct seen s = { 0 };
 		int status = parse(&test_command, argv, &s, NULL, &err);
 
-		snprintf(want, sizeof(want), "ringtrace: unknown option %s: see ringtrace test --help\n",
-			 cases[i].shown);
+		if (cases[i].near)
+			snprintf(want, sizeof(want),
+				 "ringtrace: unknown option %s: did you mean %s? (see ringtrace test --help)\n",
+				 cases[i].shown, cases[i].near);
+		else
+			snprintf(want, sizeof(want), "ringtrace: unknown option %s: see ringtrace test --help\n",
+				 cases[i].shown);
 		assert_int_equal(status, OPTIONS_USAGE_ERROR);
 		assert_string_equal(err, want);
 		assert_true(s.nr <= 1); /* parsing stopped there */
