@@ -177,6 +177,28 @@ static void test_flamegraph_counts_microseconds(void **state)
 	free(svg);
 }
 
+/* Without --event, a flame graph of a recording of two events draws the
+ * first and says so in one line, naming the other; with it, nothing. */
+static void test_first_event_chosen_is_said(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL;
+	int rc;
+
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "%s report %s/rec --flamegraph - 2>&1 >/dev/null", tu_ringtrace(), fx->dir);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "using the samples of event cpu-clock; it also has offcpu-time (choose one with --event)") ||
+	    strchr(out, '\n') != out + strlen(out) - 1)
+		fail_msg("the event drawn is not said in one line:\n%s", out);
+	free(out);
+	rc = tu_sh(&out, "%s report %s/rec --flamegraph - --event cpu-clock 2>&1 >/dev/null",
+		   tu_ringtrace(), fx->dir);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out, "");
+	free(out);
+}
+
 /* --call-graph fp: the user stack by frame pointers, from the syscall the
  * load generator makes itself (libc's has none) up through the known
  * function: its weight is the time slept there, within 10%. */
@@ -500,6 +522,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_sleep_weighs_its_time),
 		cmocka_unit_test(test_flamegraph_counts_microseconds),
+		cmocka_unit_test(test_first_event_chosen_is_said),
 		cmocka_unit_test(test_frame_pointers),
 		cmocka_unit_test(test_short_blocks_are_not_sampled),
 		cmocka_unit_test(test_perf_reads_offcpu_time),

@@ -396,6 +396,26 @@ static int check_keys_recorded(const struct report_options *o, const struct reco
 	return 0;
 }
 
+/* One line when the event drawn (the first) is not the recording's only
+ * one: the others, and how to choose. */
+static void say_other_events(const struct report_state *st, unsigned int chosen)
+{
+	const struct perf_input *in = &st->rec.in;
+	char others[512];
+	size_t used = 0;
+
+	others[0] = 0;
+	for (unsigned int e = chosen + 1; e < in->nr_events && used < sizeof(others); e++)
+		if (!recording_is_tracking(&st->rec, e))
+			used += (size_t)snprintf(others + used, sizeof(others) - used, "%s%s",
+						 used ? ", " : "", in->events[e].name ? in->events[e].name
+										 : "(unnamed)");
+	if (others[0])
+		rt_info("ringtrace: %s: using the samples of event %s; it also has %s (choose one with --event)",
+			st->o->input, in->events[chosen].name ? in->events[chosen].name : "(unnamed)",
+			others);
+}
+
 /* --event by name; stacks of different events do not add up, so folded
  * stacks and flame graphs take the first event without it. */
 static int choose_event(struct report_state *st, char *err, size_t errlen)
@@ -411,6 +431,8 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 			st->only_event = (int)e;
 			st->weigh_by_time = in->events[e].name &&
 					    !strcmp(in->events[e].name, OFFCPU_EVENT_NAME);
+			if (!st->o->event_filter)
+				say_other_events(st, e);
 			return 0;
 		}
 	}
