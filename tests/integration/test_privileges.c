@@ -150,6 +150,14 @@ static void test_missing_capabilities_one_line(void **state)
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(out, "export needs cap_bpf,cap_perfmon"));
 	free(out);
+	/* list says why it shows no tracepoints, where root would see them
+	 * (tracefs is root's alone, 0700, unless this machine opened it up) */
+	rc = tu_sh(&out, "runuser -u %s -- %s/plain list sched_switch 2>&1", TEST_USER, dir);
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	if (!strstr(out, "[Tracepoint event]"))
+		assert_non_null(strstr(out, "tracepoints are not listed: tracefs is root's: run ringtrace list as root"));
+	free(out);
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -499,7 +499,11 @@ static void print_matching(FILE *out, const struct tracepoint_names *t, const ch
 int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 {
 	struct tracepoint_names t = { 0 };
-	bool no_tracefs = tracefs_each_event(add_tracepoint, &t) != 0;
+	int tracefs = tracefs_each_event(add_tracepoint, &t);
+	/* why tracepoints are missing, and the fix */
+	const char *why = tracefs == -EACCES || tracefs == -EPERM
+				  ? "tracefs is root's: run ringtrace list as root to see them"
+				  : "no tracefs is mounted here (mount -t tracefs nodev /sys/kernel/tracing)";
 
 	if (t.failed) {
 		free_tracepoints(&t);
@@ -517,10 +521,12 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 		fprintf(out, "  %-50s [USDT probe: list usdt:BINARY lists them]\n",
 			"usdt:BINARY:PROVIDER:NAME");
 		fprintf(out, "\n");
-		if (no_tracefs)
-			fprintf(out, "  (tracepoints: tracefs is not readable here)\n");
+		if (tracefs)
+			fprintf(out, "  (tracepoints: %s)\n", why);
 		print_tracepoints(out, &t, NULL, NULL);
 	}
+	if (tracefs && nr_patterns)
+		rt_warn("tracepoints are not listed: %s", why);
 	for (int i = 0; i < nr_patterns; i++)
 		print_matching(out, &t, patterns[i]);
 	free_tracepoints(&t);
