@@ -292,7 +292,7 @@ static void test_record_metrics_unwind_counts(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
-	recording = start("%s record -g -F 499 --metrics 127.0.0.1:%d --force -o %s/rec -- %s spin 6 >%s/record.log 2>&1",
+	recording = start("%s record -v -g -F 499 --metrics 127.0.0.1:%d --force -o %s/rec -- %s spin 6 >%s/record.log 2>&1",
 			  tu_ringtrace(), port, dir, tu_loadgen(), dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	/* until some stacks were unwound */

@@ -49,7 +49,7 @@ static int setup(void **state)
 	if (tu_integration_skip_reason())
 		return 0;
 	rc = tu_sh(&fx->record_out,
-		   "%s record -g --off-cpu --off-cpu-min " MIN " -o %s/rec -- %s --time sleep %d %d %d %d 2>&1",
+		   "%s record -v -g --off-cpu --off-cpu-min " MIN " -o %s/rec -- %s --time sleep %d %d %d %d 2>&1",
 		   tu_ringtrace(), fx->dir, tu_loadgen(), SLEEPS, SLEEP_MS, BRIEF, BRIEF_US);
 	if (rc)
 		fail_msg("record failed (%d):\n%s", rc, fx->record_out);

@@ -207,6 +207,44 @@ static void test_top_symbols_agree_with_perf(void **state)
 	free(dir);
 }
 
+/* The end of a recording: one line (where, how long, samples, lost,
+ * bytes); the per-CPU table with -v; nothing with -q when nothing was lost.
+ * DIR/totals holds it all whatever was shown. */
+static void test_summary_is_short(void **state)
+{
+	static const struct {
+		const char *flag;
+		int lines;
+		bool table;
+	} runs[] = { { "", 1, false }, { "-v", 5, true }, { "-q", 0, false } };
+	char *dir = tu_tempdir(), *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		int lines = 0;
+
+		assert_int_equal(tu_sh(&out, "%s record -a %s --force -o %s/rec -- sleep 0.2 2>&1 >/dev/null",
+				       tu_ringtrace(), runs[i].flag, dir),
+				 0);
+		for (const char *p = out; *p; p++)
+			lines += *p == '\n';
+		print_message("record %s:\n%s", runs[i].flag, out);
+		/* -v: the header, a row per CPU and all, then the line */
+		if ((runs[i].table ? lines != tu_online_cpus() + 3 : lines != runs[i].lines) ||
+		    (runs[i].lines && !strstr(out, "ringtrace: recorded ")) ||
+		    (strstr(out, "kernel-lost") != NULL) != runs[i].table)
+			fail_msg("record %s printed %d lines at its end:\n%s", runs[i].flag, lines, out);
+		free(out);
+		assert_int_equal(tu_sh(&out, "cat %s/rec/totals", dir), 0);
+		assert_non_null(strstr(out, "kernel-lost"));
+		assert_non_null(strstr(out, "ringtrace: recorded "));
+		free(out);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* report --percent-limit leaves out the rows perf report's leaves out: the
  * same percentages are shown, with and without --children. */
 static void test_percent_limit_as_perf(void **state)
@@ -355,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_busy_cpu_sample_count_matches_frequency),
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
 		cmocka_unit_test(test_percent_limit_as_perf),
+		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),
 		cmocka_unit_test(test_record_and_report_durations_agree),

@@ -330,7 +330,7 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
 		fail_msg("record failed:\n%s", out);
 	fp_bytes = bytes_per_sample(out);
 	free(out);
-	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s chain 2 2>&1", tu_ringtrace(),
+	rc = tu_sh(&out, "%s record -v -g -F 999 --force -o %s -- %s chain 2 2>&1", tu_ringtrace(),
 		   dir, prog);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
@@ -458,7 +458,7 @@ static void unwind_check(const char *label, const char *setup, const char *cmd,
 	 * recording says nothing of the unwinders, and is made again */
 	for (int attempt = 0; attempt < 3 && sb_lost; attempt++) {
 		free(out);
-		rc = tu_sh(&out, "cd %s && %s && %s record --call-graph ehframe+dwarf -F 499 --force -o %s/rt -- %s 2>&1 >/dev/null",
+		rc = tu_sh(&out, "cd %s && %s && %s record -v --call-graph ehframe+dwarf -F 499 --force -o %s/rt -- %s 2>&1 >/dev/null",
 			   dir, setup ? setup : "true", tu_ringtrace(), dir, cmd);
 		if (rc)
 			fail_msg("record failed:\n%s", out);
@@ -558,7 +558,7 @@ static char *record_chain_cached(const char *dir, const char *cache)
 	int rc;
 
 	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
-	rc = tu_sh(&out, "%s record -g --unwind-cache %s -F 999 --force -o %s/rec -- %s chain 1 2>&1",
+	rc = tu_sh(&out, "%s record -v -g --unwind-cache %s -F 999 --force -o %s/rec -- %s chain 1 2>&1",
 		   tu_ringtrace(), cache, dir, prog);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
@@ -789,7 +789,7 @@ static void test_jit_map_copies_bounded(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
-	rc = tu_sh(&out, "%s record -F 99 -o %s/sparse -- sh -c '%s jit 1 & p=$!; sleep 0.3; "
+	rc = tu_sh(&out, "%s record -v -F 99 -o %s/sparse -- sh -c '%s jit 1 & p=$!; sleep 0.3; "
 			 "truncate -s 200M /tmp/perf-$p.map; echo $p >%s/pid; wait $p' 2>&1; "
 			 "rm -f /tmp/perf-$(cat %s/pid).map",
 		   tu_ringtrace(), dir, prog, dir, dir);

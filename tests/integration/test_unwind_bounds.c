@@ -248,7 +248,7 @@ static void record_beside_mappers(const char *work, const char *name, const char
 		kill_and_reap(before);
 		fail_msg("loadgen map-exec, as nobody, did not map %s", last);
 	}
-	rec = tu_start("exec %s record -a -g --force -o %s >%s 2>&1", tu_ringtrace(), dir, log);
+	rec = tu_start("exec %s record -v -a -g --force -o %s >%s 2>&1", tu_ringtrace(), dir, log);
 	until = monotonic_seconds() + 30;
 	while (!recording_live(dir) && tu_running(rec) && monotonic_seconds() < until)
 		usleep(10000);

@@ -211,7 +211,7 @@ def run(b):
 
     def ringtrace(label):
         d = b.fresh("s7.rt-" + label)
-        _, e, usage, wall = b.must([b.ringtrace, "record", "-g", "--unwind-cache", cache, "-F", str(HZ),
+        _, e, usage, wall = b.must([b.ringtrace, "record", "-v", "-g", "--unwind-cache", cache, "-F", str(HZ),
                                     "-o", d, "--"] + build)
         b.must(clean)
         _, lost = b.ringtrace_totals(e)

@@ -278,7 +278,7 @@ static int record_option(void *ctx, int id, const char *arg)
 		cl->off_cpu_min_given = true;
 		break;
 	case RECORD_OPT_VERBOSE:
-		o->verbose = true;
+		o->verbose++;
 		break;
 	}
 	return OPTIONS_CONTINUE;

@@ -123,7 +123,10 @@ static const struct options_entry record_options_table[] = {
 	  "keep the capabilities after attaching (by default every one is dropped once the "
 	  "events are attached and the files opened)",
 	  NULL, RECORD_OPT_KEEP_CAPS },
-	{ "verbose", 'v', NULL, "show libbpf's messages", NULL, RECORD_OPT_VERBOSE },
+	{ "verbose", 'v', NULL,
+	  "the totals in detail at the end: per CPU, the unwinder's and off-CPU's accounts, the "
+	  "files kept; twice (-vv), libbpf's messages too",
+	  NULL, RECORD_OPT_VERBOSE },
 	{ "quiet", 'q', NULL,
 	  "no live progress line (elapsed, samples/s, lost, bytes, once a second, shown when "
 	  "stderr is a terminal)",

@@ -7,12 +7,16 @@
 
 #include "lib/log.h"
 
-void offcpu_print_totals(const struct bpf_sampler *s, uint64_t min_ns)
+void offcpu_print_totals(const struct bpf_sampler *s, uint64_t min_ns, bool verbose)
 {
 	struct rt_offcpu_counters c;
 	uint64_t asleep;
 
 	if (bpf_sampler_offcpu_counters(s, &c, &asleep))
+		return;
+	/* the detail with -v; without, only when sleeps went untimed for
+	 * want of room or memory */
+	if (!verbose && !c.pending_full && !c.pending_failed)
 		return;
 	rt_info("ringtrace: off-CPU: %" PRIu64 " sleeps timed: %" PRIu64 " samples (%.3f s off CPU); %" PRIu64
 		" blocks under --off-cpu-min %.3f ms (%.3f s), not sampled; %" PRIu64

@@ -4,11 +4,12 @@
 #ifndef RINGTRACE_OFFCPU_TOTALS_H
 #define RINGTRACE_OFFCPU_TOTALS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "capture/bpf_sampler.h"
 
 /* Prints it, if the sampler runs the off-CPU program. */
-void offcpu_print_totals(const struct bpf_sampler *s, uint64_t min_ns);
+void offcpu_print_totals(const struct bpf_sampler *s, uint64_t min_ns, bool verbose);
 
 #endif

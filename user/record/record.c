@@ -317,8 +317,8 @@ static int finish(struct session *s)
 	if (!s->opts->overwrite)
 		session_print_summary(s);
 	session_print_copies(s);
-	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns);
-	unwind_tables_print_totals(&s->unwind, s->sampler);
+	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns, s->opts->verbose);
+	unwind_tables_print_totals(&s->unwind, s->sampler, s->opts->verbose);
 	return ret ? ret : s->error[0] ? -EIO : 0;
 }
 
@@ -501,7 +501,7 @@ int record_run(struct record_options *opts)
 	bool failed;
 	int status = 1;
 
-	bpf_sampler_set_verbose(opts->verbose);
+	bpf_sampler_set_verbose(opts->verbose > 1);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);

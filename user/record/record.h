@@ -54,7 +54,7 @@ struct record_options {
 	char **workload_argv;    /* NULL-terminated command after "--", or NULL */
 	int argc;                /* the whole command line, for the header */
 	char **argv;
-	bool verbose;
+	unsigned int verbose;    /* -v: the totals in detail; -vv: libbpf's messages too */
 	bool quiet;              /* no live progress line */
 };
 

@@ -31,10 +31,11 @@ static void print_missed_runs(const struct session *s)
 			missed);
 }
 
-/* A line of the totals: on stderr, and in the totals file if open. */
-static void totals_line(FILE *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line of the totals: in the totals file if open, and on stderr if shown. */
+static void totals_line(FILE *file, bool shown, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void totals_line(FILE *file, const char *fmt, ...)
+static void totals_line(FILE *file, bool shown, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -42,7 +43,8 @@ static void totals_line(FILE *file, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	rt_info("%s", line);
+	if (shown)
+		rt_info("%s", line);
 	if (file)
 		fprintf(file, "%s\n", line);
 }
@@ -66,14 +68,17 @@ static FILE *open_totals(const struct session *s)
 
 /* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
  * ring), in the staging ring, on the way to the disk (a failed write);
- * side-band records and their losses. */
+ * side-band records and their losses. All of it goes into DIR/totals; on
+ * stderr, the per-CPU table with -v, then one line (none with -q), and a
+ * second that says where the losses were when there were any. */
 void session_print_summary(const struct session *s)
 {
 	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
 		 t_side_lost = 0, bytes = 0, first = 0, last = 0;
 	FILE *file = open_totals(s);
+	bool table = s->opts->verbose;
 
-	totals_line(file, "%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
+	totals_line(file, table, "%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
 		    "staging-lost", "write-lost", "side-band", "sb-lost");
 	for (unsigned int i = 0; i < s->cpus.nr; i++) {
 		int cpu = s->cpus.cpus[i];
@@ -88,7 +93,7 @@ void session_print_summary(const struct session *s)
 		if (c.follow_failed)
 			rt_warn("CPU %d: %llu forked processes were not followed: the target table was full",
 				cpu, (unsigned long long)c.follow_failed);
-		totals_line(file, "%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+		totals_line(file, table, "%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 			    " %12" PRIu64 " %10" PRIu64, cpu, t.samples, (uint64_t)c.lost, t.lost,
 			    t.unwritten, sb->records, side_lost);
 		t_samples += t.samples;
@@ -103,15 +108,22 @@ void session_print_summary(const struct session *s)
 		if (t.last_time > last)
 			last = t.last_time;
 	}
-	totals_line(file, "%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+	totals_line(file, table, "%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 		    " %12" PRIu64 " %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write,
 		    t_side, t_side_lost);
 	/* the time the samples span, from the first to the last, as report
 	 * prints it (perf's "sample duration") */
-	totals_line(file, "ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
+	totals_line(file, !s->opts->quiet || t_kernel + t_staging + t_write + t_side_lost,
+		    "ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		    " lost, %.1f KiB",
 		    last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
 		    t_kernel + t_staging + t_write, (double)bytes / 1024.0);
+	if (t_kernel + t_staging + t_write + t_side_lost)
+		totals_line(file, true,
+			    "ringtrace: lost %" PRIu64 " samples in the kernel's rings (a bigger -m), %" PRIu64
+			    " in the staging ring, %" PRIu64 " writing to disk; %" PRIu64
+			    " side-band records (per CPU: -v)",
+			    t_kernel, t_staging, t_write, t_side_lost);
 	if (file && fclose(file))
 		rt_warn("cannot write %s/%s", s->opts->output, OUTPUT_TOTALS_FILE);
 	print_missed_runs(s);
@@ -145,7 +157,7 @@ void session_print_copies(const struct session *s)
 	if (!s->copies)
 		return;
 	file_copies_get_totals(s->copies, &t);
-	if (!t.copied && !t.over_budget && !t.failed)
+	if (!t.over_budget && !t.failed && !(t.copied && s->opts->verbose))
 		return;
 	rt_info("ringtrace: files kept in %s (containers' binaries, JITs' maps): %" PRIu64
 		", %s of data of the %s budget (--copy-budget); %" PRIu64

@@ -100,7 +100,8 @@ void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char 
 int unwind_tables_fd(const struct unwind_tables *t);
 void unwind_tables_collect(struct unwind_tables *t);
 /* One line of totals, with the BPF side's counters (NULL if none). */
-void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s);
+void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
+				bool verbose);
 void unwind_tables_free(struct unwind_tables *t);
 
 #endif

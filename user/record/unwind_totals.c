@@ -23,7 +23,8 @@ static void refusals(const struct unwind_tables *t, char *out, size_t size)
 		snprintf(out + used, size - used, ")");
 }
 
-void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s)
+void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
+				bool verbose)
 {
 	struct rt_unwind_counters c;
 	char refused[256], staged[128];
@@ -31,6 +32,18 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 	if (!t->on)
 		return;
 	refusals(t, refused, sizeof(refused));
+	/* without -v, one line, and only for what went wrong */
+	if (!verbose) {
+		if (t->files_without_table || t->files_without_room || t->mappings_dropped ||
+		    t->maps.without_index)
+			rt_info("ringtrace: unwinding: %" PRIu64 " files without a table%s, %" PRIu64
+				" without room (--unwind-mem), %" PRIu64
+				" searched without a page index, %" PRIu64
+				" mappings dropped (the details: -v)",
+				t->files_without_table, refused, t->files_without_room,
+				t->maps.without_index, t->mappings_dropped);
+		return;
+	}
 	staged[0] = 0;
 	if (t->first_stages)
 		rt_format(staged, sizeof(staged),
