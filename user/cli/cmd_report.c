@@ -12,6 +12,7 @@
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/unwind_check.h"
+#include "sys/pager.h"
 
 /* One option of report into the report_options at ctx; an enum options_result. */
 static int report_option(void *ctx, int id, const char *arg)
@@ -98,6 +99,7 @@ static int report_option(void *ctx, int id, const char *arg)
 		o->symfs = arg;
 		break;
 	case REPORT_OPT_STDIO:
+		o->no_pager = true;
 		break;
 	}
 	return OPTIONS_CONTINUE;
@@ -106,6 +108,7 @@ static int report_option(void *ctx, int id, const char *arg)
 int cmd_report(int argc, char **argv)
 {
 	struct report_options o = { .input = REPORT_DEFAULT_INPUT, .pid_filter = -1 };
+	struct pager pager = { 0 };
 	char err[1024];
 	int status, next;
 
@@ -129,12 +132,16 @@ int cmd_report(int argc, char **argv)
 			 "drop the other options");
 		return 2;
 	}
+	/* the table on a terminal through a pager, as perf report --stdio's */
+	if (!o.unwind_check && !o.diff_before && o.output == REPORT_TABLE && !o.no_pager)
+		pager_start(&pager);
 	if (o.unwind_check)
 		status = report_unwind_check_run(&o, stdout, err, sizeof(err));
 	else if (o.diff_before)
 		status = report_diff_run(&o, stdout, err, sizeof(err));
 	else
 		status = report_run(&o, stdout, err, sizeof(err));
+	pager_finish(&pager);
 	if (status) {
 		rt_error("%s", err);
 		return status == REPORT_BAD_REQUEST ? 2 : 1;

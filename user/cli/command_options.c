@@ -167,7 +167,10 @@ static const struct options_entry report_options_table[] = {
 	  NULL, REPORT_OPT_CHILDREN },
 	{ "no-children", 0, NULL, "only the sampled function (Self; the default)",
 	  NULL, REPORT_OPT_NO_CHILDREN },
-	{ "stdio", 0, NULL, "plain text table (the default)", NULL, REPORT_OPT_STDIO },
+	{ "stdio", 0, NULL,
+	  "plain text table (the default), never through a pager (the table goes through "
+	  "$PAGER, or less, when stdout is a terminal)",
+	  NULL, REPORT_OPT_STDIO },
 	{ "folded", 0, NULL,
 	  "one line per unique stack, root first, and its samples (Brendan Gregg's folded "
 	  "format)",

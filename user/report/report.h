@@ -38,6 +38,7 @@ struct report_options {
 	const char *title;       /* the flame graph's, or NULL: "ringtrace: INPUT" */
 	unsigned int width;      /* the flame graph's in pixels, or 0: the default */
 	double percent_limit;    /* the table's rows under this percent left out */
+	bool no_pager;           /* --stdio: the table straight to stdout, even a terminal */
 	bool inverted;           /* an icicle graph: roots at the top */
 	const char *pprof_path;  /* REPORT_PPROF: the profile to create ("-": out) */
 	const char *diff_before; /* --diff: the recording or folded file input is compared with */
