@@ -509,7 +509,8 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 		free_tracepoints(&t);
 		return -ENOMEM;
 	}
-	qsort(t.names, t.nr, sizeof(t.names[0]), compare_tracepoints);
+	if (t.nr) /* none when tracefs is unreadable: no array to sort */
+		qsort(t.names, t.nr, sizeof(t.names[0]), compare_tracepoints);
 	if (!nr_patterns) {
 		fprintf(out, "List of events for -e (perf's names):\n\n");
 		print_named(out, PERF_TYPE_SOFTWARE, NULL);

@@ -318,6 +318,24 @@ static void put_back(struct output_dir *d)
 	d->set_aside = false;
 }
 
+/* d->path, gone (removed or moved away), made again empty, 0700, and
+ * opened and locked in d. */
+static int make_again(struct output_dir *d, char *err, size_t errlen)
+{
+	struct stat st;
+
+	close(d->fd);
+	d->fd = -1;
+	if (mkdir(d->path, 0700)) {
+		rt_format(err, errlen, "cannot create output directory %s: %s", d->path,
+			  strerror(errno));
+		return -errno;
+	}
+	d->created = true;
+	d->fd = open_owned_dir(d->path, &st, err, errlen);
+	return d->fd < 0 ? d->fd : lock_dir(d->fd, d->path, err, errlen);
+}
+
 static int recording_entry(int dirfd, const char *name, void *ctx)
 {
 	bool *header = ctx;
@@ -405,16 +423,7 @@ static int move_to_old(struct output_dir *d, char *err, size_t errlen)
 			  strerror(errno));
 		return -errno;
 	}
-	close(d->fd);
-	d->fd = -1;
-	if (mkdir(d->path, 0700)) {
-		rt_format(err, errlen, "cannot create output directory %s: %s", d->path,
-			  strerror(errno));
-		return -errno;
-	}
-	d->created = true;
-	d->fd = open_owned_dir(d->path, &st, err, errlen);
-	return d->fd < 0 ? d->fd : lock_dir(d->fd, d->path, err, errlen);
+	return make_again(d, err, errlen);
 }
 
 int output_dir_check(const char *path, bool force, char *err, size_t errlen)
@@ -459,16 +468,7 @@ static int remake_private(struct output_dir *d, struct stat *st, char *err, size
 			  d->path, (unsigned int)(st->st_mode & 0777));
 		return -errno;
 	}
-	close(d->fd);
-	d->fd = -1;
-	if (mkdir(d->path, 0700)) {
-		rt_format(err, errlen, "cannot create output directory %s: %s", d->path,
-			  strerror(errno));
-		return -errno;
-	}
-	d->created = true;
-	d->fd = open_owned_dir(d->path, st, err, errlen);
-	return d->fd < 0 ? d->fd : lock_dir(d->fd, d->path, err, errlen);
+	return make_again(d, err, errlen);
 }
 
 int output_dir_open(struct output_dir *d, const char *path, bool force, char *err,
