@@ -185,8 +185,11 @@ static void test_traces_match_folded(void **state)
 	free(stack);
 }
 
-/* "-" writes the gzipped profile to stdout; an existing file is refused
- * with exit status 1, and a file created is mode 0600. */
+/* "-" writes the gzipped profile to stdout. A file is created 0600 (a
+ * profile holds the kernel's addresses) and written over as perf writes its
+ * outputs, made 0600 again; never through a symlink, into a FIFO or a file
+ * of another user's, each refused in one line. A flame graph (names only) is
+ * created with the umask's mode. */
 static void test_stdout_and_existing_file(void **state)
 {
 	struct fixture *fx = *state;
@@ -205,11 +208,39 @@ static void test_stdout_and_existing_file(void **state)
 	free(out);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof %s/e.pb.gz 2>&1", tu_ringtrace(),
-			       fx->dir, fx->dir), 1);
-	if (!strstr(out, "File exists") || strchr(out, '\n') != strrchr(out, '\n'))
-		fail_msg("not one line naming the cause: %s", out);
+	/* written over, and private again */
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof %s/e.pb.gz 2>&1 && "
+				     "gzip -t %s/e.pb.gz",
+			       tu_ringtrace(), fx->dir, fx->dir, fx->dir), 0);
 	free(out);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* a symlink, a FIFO, a file of another user's: refused, unchanged */
+	assert_int_equal(tu_sh(&out, "cd %s && ln -s e.pb.gz link.pb.gz && mkfifo fifo.pb.gz && "
+				     "touch theirs.pb.gz && chown nobody theirs.pb.gz",
+			       fx->dir), 0);
+	free(out);
+	for (const char *const *n = (const char *const[]){ "link.pb.gz", "fifo.pb.gz", "theirs.pb.gz", NULL };
+	     *n; n++) {
+		assert_int_equal(tu_sh(&out, "timeout 20 %s report %s/rec --pprof %s/%s 2>&1",
+				       tu_ringtrace(), fx->dir, fx->dir, *n), 1);
+		if (!strstr(out, "not a regular file of yours") || strchr(out, '\n') != strrchr(out, '\n'))
+			fail_msg("%s: not one line naming the cause: %s", *n, out);
+		free(out);
+	}
+	assert_int_equal(tu_sh(&out, "test -p %s/fifo.pb.gz && test ! -s %s/theirs.pb.gz", fx->dir,
+			       fx->dir), 0);
+	free(out);
+	/* a flame graph: the umask's mode, written over too */
+	snprintf(path, sizeof(path), "%s/g.svg", fx->dir);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tu_sh(&out, "umask 022 && %s report %s/rec --flamegraph %s", tu_ringtrace(),
+				       fx->dir, path), 0);
+		free(out);
+	}
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
 }
 
 int main(void)

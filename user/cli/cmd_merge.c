@@ -12,7 +12,7 @@
 #include "format/perf_data_single.h"
 #include "lib/log.h"
 #include "lib/options.h"
-#include "sys/output_dir.h"
+#include "sys/output_file.h"
 
 int cmd_merge(int argc, char **argv)
 {

@@ -211,7 +211,7 @@ static int write_flamegraph(const struct diff *d, const struct report_options *o
 	snprintf(title, sizeof(title), "ringtrace: %s -> %s", o->diff_before, o->input);
 	if (!fo.title)
 		fo.title = title;
-	f = report_output_open(o->flamegraph_path, out, err, errlen);
+	f = report_output_open(o->flamegraph_path, true, out, err, errlen);
 	ret = f ? flamegraph_write(f, &fo, fs, d->nr, err, errlen) : errno ? -errno : -EIO;
 	if (f && (r = report_output_close(f, out, o->flamegraph_path, close_err,
 					  sizeof(close_err))) && !ret) {

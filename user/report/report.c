@@ -368,7 +368,7 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 		snprintf(title, sizeof(title), "ringtrace: %s", st->o->input);
 		if (!fo.title)
 			fo.title = title;
-		f = report_output_open(st->o->flamegraph_path, out, err, errlen);
+		f = report_output_open(st->o->flamegraph_path, true, out, err, errlen);
 		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : errno ? -errno : -EIO;
 		if (f && (r = report_output_close(f, out, st->o->flamegraph_path, close_err,
 						  sizeof(close_err))) && !ret) {

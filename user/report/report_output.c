@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* report_output.c: the file a report writes on request (flame graph, pprof):
- * created 0600, never through a symlink nor over a file; "-" is stdout. */
+/* report_output.c: the file a report writes on request (flame graph, pprof),
+ * created or written over as perf writes its outputs, never through a
+ * symlink nor into another's file; "-" is stdout. */
 #include "report/report_output.h"
 
 #include <errno.h>
@@ -10,16 +11,17 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "sys/output_dir.h"
+#include "sys/output_file.h"
 
-FILE *report_output_open(const char *path, FILE *stdout_stream, char *err, size_t errlen)
+FILE *report_output_open(const char *path, bool shareable, FILE *stdout_stream, char *err,
+			 size_t errlen)
 {
 	FILE *out;
 	int fd;
 
 	if (!strcmp(path, "-"))
 		return stdout_stream;
-	fd = output_path_create(path, err, errlen);
+	fd = output_path_replace(path, shareable, err, errlen);
 	if (fd < 0)
 		return NULL;
 	out = fdopen(fd, "w");

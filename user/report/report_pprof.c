@@ -129,7 +129,7 @@ int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 	else
 		h.period = (int64_t)a->sample_period;
 	h.time_nanos = start_time(rec, h.duration_nanos);
-	f = report_output_open(path, out, err, errlen);
+	f = report_output_open(path, false, out, err, errlen);
 	if (!f)
 		return errno ? -errno : -EIO;
 	ret = pprof_write(&rp->profile, &h, f, err, errlen);

@@ -573,18 +573,6 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 	return fd < 0 ? -errno : fd;
 }
 
-int output_path_create(const char *path, char *err, size_t errlen)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-	if (fd < 0) {
-		rt_format(err, errlen, "cannot create %s: %s%s", path, strerror(errno),
-			  errno == EEXIST ? " (remove it or choose another name)" : "");
-		return -errno;
-	}
-	return fd;
-}
-
 int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
 		       size_t errlen)
 {

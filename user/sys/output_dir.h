@@ -47,12 +47,6 @@ void output_dir_close(struct output_dir *d);
 int output_subdir_create(int dirfd, const char *dirpath, const char *name, char *err,
 			 size_t errlen);
 
-/* Creates path (a file the user names: a report's flame graph, a merged
- * recording) exclusively, mode 0600, not through a symlink; returns the fd
- * (write-only, close-on-exec) or -errno with err set (an existing file: remove
- * it or choose another name). */
-int output_path_create(const char *path, char *err, size_t errlen);
-
 /* Creates dirfd/name exclusively, mode 0600, not through a symlink; returns
  * the fd (write-only, close-on-exec) or -errno with err set. */
 int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
