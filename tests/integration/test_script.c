@@ -126,7 +126,7 @@ static char *first_line_of(const char *what, const char *cmd)
  * comm, two comms, a pid, a tid, a CPU, a time window of the recording. */
 static void filters_match_perf(struct fixture *fx, const char *name)
 {
-	char *pid, *tid, *start, opts[256], cmd[1024];
+	char *pid, *tid, *start, *cpu, opts[256], cmd[1024];
 
 	snprintf(cmd, sizeof(cmd),
 		 "HOME=%s perf script -F comm,pid,tid -i %s/%s 2>/dev/null | "
@@ -142,14 +142,22 @@ static void filters_match_perf(struct fixture *fx, const char *name)
 		 "HOME=%s perf script -F time -i %s/%s 2>/dev/null | sed -n 50p | tr -d ' :'",
 		 fx->home, fx->dir, name);
 	start = first_line_of("a sample's time", cmd);
+	/* a CPU loadgen ran on: the scheduler chooses, run by run */
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=%s perf script -F comm,cpu -i %s/%s 2>/dev/null | "
+		 "awk '$1 == \"loadgen\" { gsub(/[][]/, \"\", $2); print $2 + 0; exit }'",
+		 fx->home, fx->dir, name);
+	cpu = first_line_of("loadgen's CPU", cmd);
 	free(expect_same_as_perf(fx, name, "--comm loadgen", 50));
 	free(expect_same_as_perf(fx, name, "--comm gzip,ls", 10));
 	snprintf(opts, sizeof(opts), "--pid %s", pid);
 	free(expect_same_as_perf(fx, name, opts, 50));
 	snprintf(opts, sizeof(opts), "--tid %s,1", tid);
 	free(expect_same_as_perf(fx, name, opts, 10));
-	free(expect_same_as_perf(fx, name, "-C 1", 50));
-	free(expect_same_as_perf(fx, name, "--cpu 0 --comm loadgen -G", 10));
+	snprintf(opts, sizeof(opts), "-C %s", cpu);
+	free(expect_same_as_perf(fx, name, opts, 1));
+	snprintf(opts, sizeof(opts), "--cpu %s --comm loadgen -G", cpu);
+	free(expect_same_as_perf(fx, name, opts, 1));
 	snprintf(opts, sizeof(opts), "--time %s,%.6f", start, atof(start) + 0.2);
 	free(expect_same_as_perf(fx, name, opts, 50));
 	snprintf(opts, sizeof(opts), "--time ,%s -G", start);
@@ -157,6 +165,7 @@ static void filters_match_perf(struct fixture *fx, const char *name)
 	free(pid);
 	free(tid);
 	free(start);
+	free(cpu);
 }
 
 /* cpu-clock on every CPU with callchains: the load generator and a few system
