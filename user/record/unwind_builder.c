@@ -227,11 +227,8 @@ static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_ta
 /* Puts an urgent job whose first stage was handed over back at the head of
  * the backlog for its second, so that the files of processes started
  * meanwhile go first, and the start's backlog after. */
-static void requeue_second_stage(struct unwind_builder *b, struct job *j,
-				 const struct unwind_table *first)
+static void requeue_second_stage(struct unwind_builder *b, struct job *j)
 {
-	j->first = *first;
-	j->staged = true;
 	pthread_mutex_lock(&b->lock);
 	j->next = b->todo;
 	b->todo = j;
@@ -243,8 +240,8 @@ static void requeue_second_stage(struct unwind_builder *b, struct job *j,
 
 /* The file's table compiled into table: in one go; for an urgent job (b
  * not NULL) its first stage, which is the whole when no FDE is long, else
- * handed over with the job put back for its second (1); or that second
- * stage. 0, 1, or -errno with *why. */
+ * handed over, the second to come (1: the job goes back to the queue); or
+ * that second stage. 0, 1, or -errno with *why. */
 static int build_table(struct unwind_builder *b, struct job *j, struct unwind_table *table,
 		       enum unwind_refusal *why)
 {
@@ -253,28 +250,21 @@ static int build_table(struct unwind_builder *b, struct job *j, struct unwind_ta
 	char err[256];
 	int r;
 
-	if (j->staged) {
-		r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err,
-					      sizeof(err));
-		unwind_table_free(&j->first);
-		return r;
+	if (!j->staged) {
+		if (!b || !j->urgent)
+			return unwind_table_build(j->fd, j->budget, table, why, err, sizeof(err));
+		r = first_stage(b, j, table, why);
+		if (r || !table->deferred_fdes)
+			return r;
+		j->first = *table;
+		j->staged = true;
+		if (hand_over_first_stage(b, j, &j->first))
+			return 1;
+		/* no memory to hand it over: the whole at once */
 	}
-	if (!b || !j->urgent)
-		return unwind_table_build(j->fd, j->budget, table, why, err, sizeof(err));
-	r = first_stage(b, j, table, why);
-	if (r || !table->deferred_fdes)
-		return r;
-	if (!hand_over_first_stage(b, j, table)) { /* no memory: the whole at once */
-		struct unwind_table first = *table;
-
-		stage.first = &first;
-		r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err,
-					      sizeof(err));
-		unwind_table_free(&first);
-		return r;
-	}
-	requeue_second_stage(b, j, table);
-	return 1;
+	r = unwind_table_build_staged(j->fd, j->budget, &stage, table, why, err, sizeof(err));
+	unwind_table_free(&j->first);
+	return r;
 }
 
 /* The job's table: read from the cache, or compiled (and then kept there).
@@ -359,8 +349,12 @@ static void *run(void *arg)
 				b->todo_tail = &b->todo;
 		}
 		pthread_mutex_unlock(&b->lock);
+		/* back in the queue only once compile is done with it: the
+		 * other thread may take it at once */
 		if (compile(b, j))
 			put_done(b, j);
+		else
+			requeue_second_stage(b, j);
 		pthread_mutex_lock(&b->lock);
 	}
 	pthread_mutex_unlock(&b->lock);
