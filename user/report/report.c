@@ -223,17 +223,29 @@ static int add_to_stacks(struct report_state *st, const char *comm, uint64_t per
 	return 0;
 }
 
+/* report's filters, one value each (as script's, parsed already), into f:
+ * 0, or -EINVAL with err set (a malformed CPU list). */
+static int filter_init(struct sample_filter *f, const struct report_options *o, char *err,
+		       size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	if (o->comm_filter)
+		f->comms[f->nr_comms++] = o->comm_filter;
+	if (o->pid_filter >= 0)
+		f->pids[f->nr_pids++] = o->pid_filter;
+	f->by_time = o->time_filter;
+	f->time_start = o->time_start;
+	f->time_end = o->time_end;
+	f->by_cpu = o->cpu_filter != NULL;
+	return f->by_cpu ? cpu_list_parse(&f->cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen)
+			 : 0;
+}
+
 static bool passes_filters(struct report_state *st, const struct perf_sample *s, const char *comm)
 {
 	const struct report_options *o = st->o;
 
-	if (o->pid_filter >= 0 && s->pid != (uint64_t)o->pid_filter)
-		return false;
-	if (o->comm_filter && strcmp(comm, o->comm_filter))
-		return false;
-	if (o->cpu_filter && !cpu_list_contains(&st->cpus, (int)s->cpu))
-		return false;
-	if (o->time_filter && (s->time < o->time_start || s->time > o->time_end))
+	if (!sample_filter_keeps(&st->filter, s, comm))
 		return false;
 	if (o->cgroup_filter &&
 	    strcmp(address_space_cgroup(&st->rec.as, s->cgroup), o->cgroup_filter))
@@ -452,7 +464,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 
 	hash_map_init(&st.rows, hash_row, equal_row);
 	hash_map_init(&st.stacks, hash_interned, equal_interned);
-	if (o->cpu_filter && cpu_list_parse(&st.cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen)) {
+	if (filter_init(&st.filter, o, err, errlen)) {
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
 	}
@@ -505,7 +517,7 @@ out_maps:
 	hash_map_free_all(&st.rows);
 	hash_map_free_all(&st.stacks);
 	byte_buffer_free(&st.line);
-	cpu_list_free(&st.cpus);
+	sample_filter_free(&st.filter);
 	free(st.events);
 	free(st.frame_keys);
 	free(st.frame_names);

@@ -15,7 +15,7 @@
 #include "report/recording.h"
 #include "report/report.h"
 #include "report/report_pprof.h"
-#include "sys/cpu_list.h"
+#include "report/sample_filter.h"
 
 /* One row of the report; fields of keys not selected stay zero so that
  * hashing and comparing the whole key groups by the selected ones only. */
@@ -75,7 +75,7 @@ struct leaf_row {
 struct report_state {
 	const struct report_options *o;
 	struct recording rec;
-	struct cpu_list cpus;        /* --cpu */
+	struct sample_filter filter; /* --comm, --pid, --cpu, --time */
 	struct hash_map rows;
 	struct hash_map stacks;      /* &interned stack -> struct folded */
 	struct event_totals *events; /* by index in rec.in.events */

@@ -24,6 +24,8 @@ struct sample_filter_options {
 /* At most this many comms, pids or tids in one list. */
 #define SAMPLE_FILTER_MAX_IDS 256
 
+/* Filled by sample_filter_init from text, or field by field by a reader
+ * whose values are parsed already (report's); sample_filter_free either way. */
 struct sample_filter {
 	const char *comms[SAMPLE_FILTER_MAX_IDS];
 	unsigned int nr_comms;
