@@ -111,13 +111,17 @@ static char *expect_same_as_perf(struct fixture *fx, const char *name, const cha
 	return compare_with_perf(fx, name, opts, min_lines, false);
 }
 
-/* The output of a shell command (its first line, newline cut), or fails. */
-static char *first_line_of(const char *what, const char *cmd)
+/* The first line perf script -F fields of DIR/name gives through the shell
+ * pipeline then (newline cut), or the test fails naming what. */
+static char *from_perf_script(struct fixture *fx, const char *name, const char *fields,
+			      const char *then, const char *what)
 {
 	char *out = NULL;
 
-	if (tu_sh(&out, "%s", cmd) || !out[0])
-		fail_msg("no %s (%s): %s", what, cmd, out);
+	if (tu_sh(&out, "HOME=%s perf script -F %s -i %s/%s 2>/dev/null | %s", fx->home, fields,
+		  fx->dir, name, then) ||
+	    !out[0])
+		fail_msg("no %s in perf script -F %s: %s", what, fields, out);
 	out[strcspn(out, "\n")] = 0;
 	return out;
 }
@@ -126,28 +130,18 @@ static char *first_line_of(const char *what, const char *cmd)
  * comm, two comms, a pid, a tid, a CPU, a time window of the recording. */
 static void filters_match_perf(struct fixture *fx, const char *name)
 {
-	char *pid, *tid, *start, *cpu, opts[256], cmd[1024];
+	char *pid, *tid, *start, *cpu, opts[256];
 
-	snprintf(cmd, sizeof(cmd),
-		 "HOME=%s perf script -F comm,pid,tid -i %s/%s 2>/dev/null | "
-		 "awk '$1 == \"loadgen\" { split($2, a, \"/\"); print a[1]; exit }'",
-		 fx->home, fx->dir, name);
-	pid = first_line_of("loadgen pid", cmd);
-	snprintf(cmd, sizeof(cmd),
-		 "HOME=%s perf script -F comm,tid -i %s/%s 2>/dev/null | "
-		 "awk '$1 == \"gzip\" { print $2; exit }'",
-		 fx->home, fx->dir, name);
-	tid = first_line_of("gzip tid", cmd);
-	snprintf(cmd, sizeof(cmd),
-		 "HOME=%s perf script -F time -i %s/%s 2>/dev/null | sed -n 50p | tr -d ' :'",
-		 fx->home, fx->dir, name);
-	start = first_line_of("a sample's time", cmd);
+	pid = from_perf_script(fx, name, "comm,pid,tid",
+			       "awk '$1 == \"loadgen\" { split($2, a, \"/\"); print a[1]; exit }'",
+			       "loadgen pid");
+	tid = from_perf_script(fx, name, "comm,tid", "awk '$1 == \"gzip\" { print $2; exit }'",
+			       "gzip tid");
+	start = from_perf_script(fx, name, "time", "sed -n 50p | tr -d ' :'", "a sample's time");
 	/* a CPU loadgen ran on: the scheduler chooses, run by run */
-	snprintf(cmd, sizeof(cmd),
-		 "HOME=%s perf script -F comm,cpu -i %s/%s 2>/dev/null | "
-		 "awk '$1 == \"loadgen\" { gsub(/[][]/, \"\", $2); print $2 + 0; exit }'",
-		 fx->home, fx->dir, name);
-	cpu = first_line_of("loadgen's CPU", cmd);
+	cpu = from_perf_script(fx, name, "comm,cpu",
+			       "awk '$1 == \"loadgen\" { gsub(/[][]/, \"\", $2); print $2 + 0; exit }'",
+			       "loadgen's CPU");
 	free(expect_same_as_perf(fx, name, "--comm loadgen", 50));
 	free(expect_same_as_perf(fx, name, "--comm gzip,ls", 10));
 	snprintf(opts, sizeof(opts), "--pid %s", pid);
