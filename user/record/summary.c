@@ -74,7 +74,7 @@ static FILE *open_totals(const struct session *s)
 void session_print_summary(const struct session *s)
 {
 	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
-		 t_side_lost = 0, bytes = 0, first = 0, last = 0;
+		 t_side_lost = 0, t_lost, bytes = 0, first = 0, last = 0;
 	FILE *file = open_totals(s);
 	bool table = s->opts->verbose;
 
@@ -111,14 +111,15 @@ void session_print_summary(const struct session *s)
 	totals_line(file, table, "%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 		    " %12" PRIu64 " %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write,
 		    t_side, t_side_lost);
+	t_lost = t_kernel + t_staging + t_write;
 	/* the time the samples span, from the first to the last, as report
 	 * prints it (perf's "sample duration") */
-	totals_line(file, !s->opts->quiet || t_kernel + t_staging + t_write + t_side_lost,
+	totals_line(file, !s->opts->quiet || t_lost || t_side_lost,
 		    "ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		    " lost, %.1f KiB",
 		    last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
-		    t_kernel + t_staging + t_write, (double)bytes / 1024.0);
-	if (t_kernel + t_staging + t_write + t_side_lost)
+		    t_lost, (double)bytes / 1024.0);
+	if (t_lost || t_side_lost)
 		totals_line(file, true,
 			    "ringtrace: lost %" PRIu64 " samples in the kernel's rings (a bigger -m), %" PRIu64
 			    " in the staging ring, %" PRIu64 " writing to disk; %" PRIu64
