@@ -38,9 +38,9 @@ static __always_inline bool mappings_in_scope(void)
 /* The kernel's identity of a file: its superblock's device and its inode. */
 static __always_inline void file_key_of(struct rt_unwind_file_key *key, struct file *file)
 {
-	key->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	key->dev = file->f_inode->i_sb->s_dev;
 	key->pad = 0;
-	key->ino = BPF_CORE_READ(file, f_inode, i_ino);
+	key->ino = file->f_inode->i_ino;
 }
 
 /* Mapping m of a file at [start, end) from page pgoff of it, with the file's

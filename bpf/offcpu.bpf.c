@@ -109,7 +109,7 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev, __
 	s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
 	head[0] = now;
 	head[1] = capture_cgroup ? bpf_get_current_cgroup_id() : 0;
-	head[2] = BPF_CORE_READ(prev, start_time);
+	head[2] = prev->start_time;
 	err = bpf_map_update_elem(&offcpu_pending, &tid, head, BPF_NOEXIST);
 	if (err == -OFFCPU_EEXIST) {
 		c->replaced++;
@@ -135,7 +135,7 @@ static __always_inline void offcpu_return(void *ctx, struct task_struct *next,
 	__u64 pid_tgid, off;
 	bool user;
 
-	if (p->task_start != BPF_CORE_READ(next, start_time)) {
+	if (p->task_start != next->start_time) {
 		c->stale++;
 		goto out;
 	}

@@ -32,7 +32,7 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 
 	if (n > RT_SAMPLE_BEFORE_STACK_WORDS - RT_REGS_MAX_WORDS - 1)
 		return n;
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD) {
+	if (task->flags & PF_KTHREAD) {
 		s->w[n] = 0;     /* PERF_SAMPLE_REGS_ABI_NONE */
 		s->w[n + 1] = 0; /* no stack */
 		return n + 2;

@@ -247,7 +247,7 @@ int BPF_PROG(forget_exit, struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
 
-	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+	if (task->signal->live.counter != 0)
 		return 0;
 	if (follow_forks)
 		bpf_map_delete_elem(&target_tgids, &tgid);
