@@ -41,22 +41,40 @@ static long mapping_search_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* Whether mapping i of pm holds pc. */
+static __always_inline bool mapping_holds(const struct rt_process_mappings *pm, __s32 i, __u64 pc)
+{
+	return i >= 0 && i < RT_UNWIND_MAX_MAPPINGS && (__u32)i < pm->nr && pc >= pm->m[i].start &&
+	       pc < pm->m[i].end;
+}
+
+/* The guesses' slot for the mapping of the page of pc. */
+static __always_inline __u32 mapping_guess_slot(__u64 pc)
+{
+	return ((__u32)(pc >> 12) * 0x9E3779B1u) >> (32 - MAPPING_GUESS_BITS);
+}
+
 /* The mapping of w's process covering pc, or NULL: the last frame's first
- * (a stack's frames are mostly in one file), else a binary search. */
+ * (a stack's frames are mostly in one file), then the one guessed for pc's
+ * page, else a binary search. */
 static __always_inline const struct rt_unwind_mapping *find_mapping(struct unwind_walk *w,
 								  __u64 pc)
 {
 	const struct rt_process_mappings *pm = w->pm;
 	struct mapping_search r = { pm, pc, 0, pm->nr, -1 };
+	__u32 slot = mapping_guess_slot(pc) & ((1u << MAPPING_GUESS_BITS) - 1);
 	__s32 found = w->last_mapping;
 
-	if (found >= 0 && found < RT_UNWIND_MAX_MAPPINGS && pc >= pm->m[found].start &&
-	    pc < pm->m[found].end)
+	if (mapping_holds(pm, found, pc))
 		return &pm->m[found];
-	bpf_loop(RT_UNWIND_MAPPING_STEPS, mapping_search_step, &r, 0);
-	found = r.found;
-	if (found < 0 || found >= RT_UNWIND_MAX_MAPPINGS)
-		return NULL;
+	found = w->guesses->mapping[slot];
+	if (!mapping_holds(pm, found, pc)) {
+		bpf_loop(RT_UNWIND_MAPPING_STEPS, mapping_search_step, &r, 0);
+		found = r.found;
+		if (found < 0 || found >= RT_UNWIND_MAX_MAPPINGS)
+			return NULL;
+		w->guesses->mapping[slot] = (__u8)found;
+	}
 	w->last_mapping = found;
 	return &pm->m[found];
 }
@@ -117,45 +135,45 @@ static __always_inline __u32 search_rows(__u32 lo, __u32 hi, __u32 vaddr)
 	return r.lo;
 }
 
-/* The row cache's slot for vaddr in the table whose rows start at first. */
-static __always_inline __u32 row_cache_slot(__u32 first, __u32 vaddr)
+/* The guesses' slot for vaddr in the table whose rows start at first. */
+static __always_inline __u32 row_guess_slot(__u32 first, __u32 vaddr)
 {
-	return ((vaddr ^ first * 0x9E3779B1u) * 0x85EBCA6Bu) >> (32 - ROW_CACHE_BITS);
+	return ((vaddr ^ first * 0x9E3779B1u) * 0x85EBCA6Bu) >> (32 - ROW_GUESS_BITS);
 }
 
-/* The row at index guess if it is the one in force at vaddr among rows
- * [first, last] (see struct row_cache), else NULL. */
-static __always_inline const struct rt_unwind_row *
-cached_row(__u32 guess, __u32 first, __u32 last, __u32 vaddr)
+/* Keeps row (index found among [first, last]) in g as the one in force at
+ * the file addresses up to the next row's pc. */
+static __always_inline void keep_row_guess(struct row_guess *g, __u32 first, __u32 found,
+					   __u32 last, const struct rt_unwind_row *row)
 {
-	const struct rt_unwind_row *row, *next;
+	const struct rt_unwind_row *next = NULL;
+	__u32 after = found + 1;
 
-	if (guess < first || guess > last)
-		return NULL;
-	row = bpf_map_lookup_elem(&unwind_rows, &guess);
-	if (!row || row->pc > vaddr)
-		return NULL;
-	if (guess == last)
-		return row;
-	guess++;
-	next = bpf_map_lookup_elem(&unwind_rows, &guess);
-	return next && next->pc > vaddr ? row : NULL;
+	if (found < last)
+		next = bpf_map_lookup_elem(&unwind_rows, &after);
+	else if (found > last)
+		return;
+	g->first_row = first;
+	g->lo = row->pc;
+	g->hi = next ? next->pc : ~0u;
+	g->row = *row;
 }
 
 /* The row in force at the file's virtual address vaddr, or NULL: the one
- * the cache names, else found (the page index naming the rows to search
- * among) and put in the cache. */
+ * guessed, else found (the page index naming the rows to search among) and
+ * kept as the slot's guess. */
 static __always_inline const struct rt_unwind_row *
-find_row(struct row_cache *cache, const struct rt_unwind_slice *t, __u32 vaddr)
+find_row(struct walk_guesses *guesses, const struct rt_unwind_slice *t, __u32 vaddr)
 {
 	__u32 first = t->first_row, last = t->first_row + t->nr_rows - 1, page, at;
-	__u32 slot = row_cache_slot(first, vaddr) & ((1u << ROW_CACHE_BITS) - 1);
-	const struct rt_unwind_row *row = cached_row(cache->row[slot], first, last, vaddr);
+	__u32 slot = row_guess_slot(first, vaddr) & ((1u << ROW_GUESS_BITS) - 1);
+	struct row_guess *g = &guesses->row[slot];
+	const struct rt_unwind_row *row;
 	const __u32 *entry;
 	__u32 lo, hi, found;
 
-	if (row)
-		return row;
+	if (g->first_row == first && g->lo <= vaddr && vaddr < g->hi)
+		return &g->row;
 	row = bpf_map_lookup_elem(&unwind_rows, &first);
 	if (!row || vaddr < row->pc)
 		return NULL;
@@ -183,8 +201,10 @@ find_row(struct row_cache *cache, const struct rt_unwind_slice *t, __u32 vaddr)
 		return NULL; /* an index not of these rows: cannot be */
 	found = search_rows(lo, hi, vaddr);
 found:
-	cache->row[slot] = found;
-	return bpf_map_lookup_elem(&unwind_rows, &found);
+	row = bpf_map_lookup_elem(&unwind_rows, &found);
+	if (row)
+		keep_row_guess(g, first, found, last, row);
+	return row;
 }
 
 #endif

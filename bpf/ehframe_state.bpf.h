@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ehframe_state.bpf.h: the in-kernel unwinder's maps (rows, page index, each process's
- * mappings, the files loaded, counters, the stack window and row cache) and
+ * mappings, the files loaded, counters, the stack window, a walk's guesses) and
  * the state of one walk; the maps are defined in ehframe_unwind.bpf.c */
 #ifndef RINGTRACE_EHFRAME_STATE_BPF_H
 #define RINGTRACE_EHFRAME_STATE_BPF_H
@@ -89,43 +89,66 @@ extern struct unwind_counters_map unwind_counters SEC(".maps");
 #define SIGCONTEXT_FIRST_READ 10
 #define SIGCONTEXT_WORDS_READ 7
 
-/* A copy of the part of the user stack a walk reads next: one read of up to
- * STACK_WINDOW_BYTES instead of one per word (a read costs ~150 ns here, of
- * which copying 1 KiB is a small part: a 7-frame walk of unwindgen's chain
- * reads once, where 512 bytes read twice). Never across a page end, so that
- * an unmapped page past the stack's top fails no read below it. A read for
- * the word at addr starts STACK_LOOKBACK_BYTES below it (within its page):
- * a step reads the return address at CFA - 8 first, then the registers its
- * frame saved below it, which a read starting at the return address would
- * miss (read again: twice the reads). */
-#define STACK_WINDOW_BYTES 1024
+/* A copy of the part of the user stack a walk reads next: one read where
+ * there would be one per word (a read costs ~100 ns here, of which copying
+ * 1 KiB is ~15 ns warm, ~25 cold). The first read of a walk copies
+ * STACK_FIRST_READ_BYTES (unwindgen's chain, 7 frames, is in its first
+ * 1 KiB), a later one the window (its deep stack, 47 frames, in 3 KiB); how
+ * far a read may go is refill_bytes'. A read for the word at addr starts
+ * STACK_LOOKBACK_BYTES below it (within its page: the pages below a stack's
+ * pointer need not be mapped): a step reads the return address at CFA - 8
+ * first, then the registers its frame saved below it, which a read starting
+ * at the return address would miss. */
+#define STACK_FIRST_READ_BYTES 1024
+#define STACK_WINDOW_BYTES 4096
 #define STACK_LOOKBACK_BYTES 64
 #define STACK_PAGE 4096
+/* A stack pointer this far below mm->start_stack, at most, is on the main
+ * thread's stack: the kernel keeps other mappings at least 128 MiB below. */
+#define MAIN_STACK_MAX_BYTES (128ULL << 20)
 struct stack_window {
 	__u64 base, len; /* [base, base + len) copied to w */
+	__u64 top;       /* the process's mm->start_stack */
 	__u64 w[STACK_WINDOW_BYTES / 8];
 	__u64 signal[SIGCONTEXT_WORDS_READ]; /* what a signal frame's step reads */
 	__u64 word; /* a word read alone */
 	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
+	__u32 reads;   /* the walk's refills of w */
 };
 
-/* Rows found before, by file address: a guess, checked before it is used
- * (the row in force is the one whose pc <= vaddr < the next row's pc), so a
- * slot of another file's, or of a table rewritten since, costs a search and
- * no wrong frame. Return addresses repeat from sample to sample, and within
- * a recursion: a hit is 2 row reads where a search is up to 9. */
-#define ROW_CACHE_BITS 10
-struct row_cache {
-	__u32 row[1u << ROW_CACHE_BITS]; /* an index into unwind_rows */
+/* Guesses from walks before, each checked before it is used. Return
+ * addresses repeat from sample to sample, and within a recursion:
+ * - rows by file address: the row in force from its pc to the next row's
+ *   in the table whose rows start at first_row (rows are written once, at
+ *   indexes never reused in a recording: a table is named by its first row);
+ *   a hit reads the guess alone, where a search reads the page index and up
+ *   to RT_UNWIND_PAGE_STEPS rows (each a cache line seldom still warm when
+ *   the next sample comes, here ~1 ms later);
+ * - mappings by the pc's page: the index among the walk's process's
+ *   mappings of the one holding it, checked against its bounds (a slot of
+ *   another process's costs a search, never a wrong frame); a hit is one
+ *   comparison where a search is a bpf_loop of up to RT_UNWIND_MAPPING_STEPS
+ *   steps (~35 ns here, three times a sample of unwindgen's chain). */
+#define ROW_GUESS_BITS 9
+#define MAPPING_GUESS_BITS 10
+struct row_guess {
+	__u32 first_row, lo, hi; /* the row is in force at [lo, hi) of that table */
+	__u32 pad;
+	struct rt_unwind_row row;
 };
+struct walk_guesses {
+	struct row_guess row[1u << ROW_GUESS_BITS];
+	__u8 mapping[1u << MAPPING_GUESS_BITS]; /* an index into a process's mappings */
+};
+_Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 
-struct unwind_row_cache_map {
+struct unwind_guesses_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct row_cache);
+	__type(value, struct walk_guesses);
 };
-extern struct unwind_row_cache_map unwind_row_cache SEC(".maps");
+extern struct unwind_guesses_map unwind_guesses SEC(".maps");
 
 struct unwind_stack_window_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -186,7 +209,7 @@ struct unwind_walk {
 	struct sample_words *s;
 	struct rt_process_mappings *pm;
 	struct stack_window *stack;
-	struct row_cache *rows;
+	struct walk_guesses *guesses;
 	struct frame_regs r;
 	__u32 first;  /* the word the first frame goes to */
 	__u32 frames; /* frames written */

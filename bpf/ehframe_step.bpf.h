@@ -21,11 +21,30 @@ static __always_inline bool read_word(struct stack_window *win, __u64 addr, bool
 	return true;
 }
 
+/* How many bytes a refill for the word at addr, from `from`, copies: the
+ * first of a walk STACK_FIRST_READ_BYTES (all the frames of most stacks), a
+ * later one the window; never past what is known to be mapped: the main
+ * thread's stack up to where it started (mm->start_stack, the stack pointer
+ * at the program's entry: below it the stack grew page by page), another
+ * stack (a thread's, a signal stack, a coroutine's) or a word above that up
+ * to the end of addr's page. A read of a page not mapped costs a fault
+ * (~1.4 us here, where a read costs ~100 ns). */
+static __always_inline __u64 refill_bytes(const struct stack_window *win, __u64 addr, __u64 from)
+{
+	__u64 want = win->reads ? STACK_WINDOW_BYTES : STACK_FIRST_READ_BYTES, room;
+
+	if (addr + 8 <= win->top && win->top - from <= MAIN_STACK_MAX_BYTES)
+		room = win->top - from;
+	else
+		room = STACK_PAGE - (from & (STACK_PAGE - 1));
+	return (want < room ? want : room) & ~7ULL; /* whole words */
+}
+
 /* The stack word at addr, from the window, refilled from addr when addr is
- * not in it. */
+ * not in it (again to the end of its page alone if the refill failed). */
 static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u64 *out)
 {
-	__u64 off = addr - win->base, len, from;
+	__u64 off = addr - win->base, len, in_page, from;
 
 	if (addr & 7)
 		return read_word(win, addr, true, out);
@@ -36,14 +55,21 @@ static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u
 	from = addr - STACK_LOOKBACK_BYTES;
 	if (addr < STACK_LOOKBACK_BYTES || from < (addr & ~(__u64)(STACK_PAGE - 1)))
 		from = addr & ~(__u64)(STACK_PAGE - 1);
-	len = STACK_PAGE - (from & (STACK_PAGE - 1));
-	if (len > STACK_WINDOW_BYTES)
-		len = STACK_WINDOW_BYTES;
+	len = refill_bytes(win, addr, from);
+	in_page = STACK_PAGE - (from & (STACK_PAGE - 1));
+	win->reads++;
+	win->len = 0;
 	barrier_var(len);
-	if (len < 8 || len > STACK_WINDOW_BYTES ||
-	    bpf_probe_read_user(win->w, len, (const void *)from)) {
-		win->len = 0;
+	if (len < addr + 8 - from || len > STACK_WINDOW_BYTES)
 		return false;
+	if (bpf_probe_read_user(win->w, len, (const void *)from)) {
+		if (len <= in_page)
+			return false;
+		len = in_page;
+		barrier_var(len);
+		if (len < 8 || len > STACK_WINDOW_BYTES ||
+		    bpf_probe_read_user(win->w, len, (const void *)from))
+			return false;
 	}
 	win->base = from;
 	win->len = len;
