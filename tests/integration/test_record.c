@@ -279,6 +279,70 @@ static void test_percent_limit_as_perf(void **state)
 	free(dir);
 }
 
+/* How many times needle is in text. */
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* report --children's rows are perf report --children's: an address without
+ * a symbol is a leaf's row by its offset in its file and a caller's by its
+ * address, one per process (ls is stripped: its own functions have no
+ * names), a stack deeper than perf's --max-stack (127) counts its outermost
+ * frames. Compared as sets of (children, self, [k] or [.], symbol), and in
+ * order under perf's default keys (comm, dso, sym: ties of names before
+ * addresses, files by their names), leaving out a name perf prints on two
+ * rows (perf 6.1 splits some rows of an address between threads of a
+ * process). */
+static void test_children_rows_as_perf(void **state)
+{
+	static const char rows[] = "awk '!/^#/ && NF { print $1, $2, $(NF - 1), $NF }'";
+	char *dir = tu_tempdir(), *ours = NULL, *theirs = NULL, *diff = NULL, *out = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	assert_non_null(dir);
+	rc = tu_sh(&out, "%s record -a -g -F %d --force -o %s -- sh -c "
+			 "'for i in 1 2 3; do ls -lR /usr/lib /usr/share >/dev/null; done' 2>&1",
+		   tu_ringtrace(), FREQ, dir);
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	rc = tu_sh(&ours, "%s report %s --children --sort sym | %s | sort > %s/ours; cat %s/ours",
+		   tu_ringtrace(), dir, rows, dir, dir);
+	assert_int_equal(rc, 0);
+	rc = tu_sh(&theirs, "perf report -i %s --stdio --children --sort sym -g none 2>/dev/null | "
+			    "%s | sort > %s/theirs; cat %s/theirs", dir, rows, dir, dir);
+	assert_int_equal(rc, 0);
+	rc = tu_sh(&diff, "cd %s && awk '{ print $4 }' theirs | sort | uniq -d > split; "
+			  "grep -vwFf split ours > a; grep -vwFf split theirs > b; diff a b", dir);
+	print_message("%zu rows; rows of callers' addresses: %zu\n", count_of(ours, "\n"),
+		      count_of(ours, " 0.00% [.] 0x00005"));
+	if (rc != 0)
+		fail_msg("report --children rows are not perf's (<: ringtrace, >: perf):\n%s", diff);
+	if (!count_of(ours, " 0.00% [.] 0x00005"))
+		fail_msg("no caller without a symbol among the rows (ls unwound?):\n%s", ours);
+	/* perf's default keys (comm, dso, sym), in order: ties as perf's */
+	free(diff);
+	rc = tu_sh(&diff, "cd %s && %s report . --children | awk '!/^#/ && NF { $3 = \"\"; print }' | "
+			  "tr -s ' ' | grep -vwFf split > a; perf report -i . --stdio --children -g none "
+			  "2>/dev/null | awk '!/^#/ && NF' | tr -s ' ' | grep -vwFf split > b; diff a b",
+		   dir, tu_ringtrace());
+	if (rc != 0)
+		fail_msg("report --children's rows are not in perf's order (<: ringtrace, >: perf):\n%s",
+			 diff);
+	free(out);
+	free(ours);
+	free(theirs);
+	free(diff);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Without a command, recording runs until SIGINT, then flushes and reports.
  * A spinning process on the last CPU gives that CPU samples to count (an idle
  * CPU of a VM may not tick: perf sees the same), and SIGINT comes a second
@@ -393,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_busy_cpu_sample_count_matches_frequency),
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
 		cmocka_unit_test(test_percent_limit_as_perf),
+		cmocka_unit_test(test_children_rows_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),

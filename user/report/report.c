@@ -114,22 +114,25 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 }
 
 /* The key of a sample's row, the frame's dso and symbol in it. An address
- * without a symbol is a row of its own, named as perf names it: the address
- * perf's map gives it, "%#.16llx" (its offset in the mapped file, or the ip).
+ * without a symbol is a row of its own, named as perf names it, "%#.16llx"
+ * of shown: its leaf's self row by the address perf's map gives it (its
+ * offset in the mapped file, or the ip), a caller's (--children) by the ip,
+ * so one per process where ASLR moved it. kernel: the row's [k] or [.].
  * -ENOMEM if memory ran out. */
 static int frame_key(struct report_state *st, const struct row_key *base,
-		     const struct resolved *where, struct row_key *key)
+		     const struct resolved *where, uint64_t shown, bool kernel,
+		     struct row_key *key)
 {
 	*key = *base;
 	if (st->keys & KEY(REPORT_KEY_DSO))
 		key->dso = where->dso;
 	if (st->keys & KEY(REPORT_KEY_SYM)) {
 		key->sym = where->symbol;
-		key->kernel = where->kernel;
+		key->kernel = kernel;
 		if (where->symbol[0] == '[' && !strcmp(where->symbol, "[unknown]")) {
 			char name[32];
 
-			snprintf(name, sizeof(name), "%#.16" PRIx64, where->map_ip);
+			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
 			key->sym = address_space_intern(&st->rec.as, name);
 			if (!key->sym)
 				return -ENOMEM;
@@ -148,41 +151,58 @@ static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 	struct frame_walk *w = ctx;
 	struct report_state *st = w->st;
 
-	(void)ip;
+	(void)w->base;
 	if (st->nr_frames == MAX_FRAMES)
 		return 1; /* deeper frames are left out */
-	if (st->o->output == REPORT_TABLE) {
-		if (frame_key(st, w->base, where, &st->frame_keys[st->nr_frames]))
-			return -ENOMEM;
-	} else if (!(st->frame_names[st->nr_frames] =
-			     folded_frame_name(&st->rec.as, where, st->o->output == REPORT_FLAMEGRAPH)))
+	if (st->o->output == REPORT_TABLE)
+		st->table_frames[st->nr_frames] = (struct table_frame){ ip, *where };
+	else if (!(st->frame_names[st->nr_frames] =
+			   folded_frame_name(&st->rec.as, where, st->o->output == REPORT_FLAMEGRAPH)))
 		return -ENOMEM;
 	st->nr_frames++;
 	return 0;
 }
 
-/* Self to the leaf's row; with --children, the period to every distinct row
- * on the stack once. */
-static int add_to_table(struct report_state *st, const struct perf_sample *s, uint64_t period)
+/* Self to the leaf's row; with --children, the period to it and to every
+ * other distinct row on the stack once, as perf's cumulative entries: the
+ * outermost REPORT_MAX_STACK frames, callers first, a frame in no mapping
+ * [k] or [.] as the one before it (the sample's mode for the first).
+ * kernel: the sample was taken in kernel mode. */
+static int add_to_table(struct report_state *st, const struct row_key *base, bool kernel,
+			uint64_t period)
 {
-	struct row *leaf = get_row(st, &st->frame_keys[0]);
+	const struct table_frame *f = st->table_frames;
+	unsigned int first = st->nr_frames > REPORT_MAX_STACK ? st->nr_frames - REPORT_MAX_STACK : 0;
+	unsigned int n = 0;
+	struct row *leaf;
 
+	if (frame_key(st, base, &f[0].where, f[0].where.map_ip,
+		      f[0].where.mapped ? f[0].where.kernel : kernel, &st->leaf_key))
+		return -ENOMEM;
+	leaf = get_row(st, &st->leaf_key);
 	if (!leaf)
 		return -ENOMEM;
 	leaf->samples++;
 	leaf->period += period;
 	if (!st->o->children)
 		return 0;
-	(void)s;
-	for (unsigned int i = 0; i < st->nr_frames; i++) {
+	leaf->children += period;
+	for (unsigned int i = st->nr_frames; i-- > first;) {
+		struct row_key *key = &st->frame_keys[n];
 		struct row *row;
-		bool seen = false;
+		bool seen;
 
-		for (unsigned int j = 0; j < i && !seen; j++)
-			seen = equal_row(&st->frame_keys[j], &st->frame_keys[i]);
+		if (f[i].where.mapped)
+			kernel = f[i].where.kernel;
+		if (frame_key(st, base, &f[i].where, f[i].ip, kernel, key))
+			return -ENOMEM;
+		seen = equal_row(&st->leaf_key, key);
+		for (unsigned int j = 0; j < n && !seen; j++)
+			seen = equal_row(&st->frame_keys[j], key);
 		if (seen)
 			continue;
-		row = get_row(st, &st->frame_keys[i]);
+		n++;
+		row = get_row(st, key);
 		if (!row)
 			return -ENOMEM;
 		row->children += period;
@@ -262,6 +282,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 	const char *comm = address_space_comm(&rec->as, s->pid, s->tid);
 	uint64_t period = s->period ? s->period : 1;
 	struct row_key base = { .event = (uint16_t)event };
+	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	struct frame_walk walk = { st, &base };
 	struct resolved where;
 	int r;
@@ -287,11 +308,12 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		return report_pprof_add(&st->pprof, rec, s, comm, period);
 	if (o->output == REPORT_TABLE && !o->children) {
 		/* the leaf only, resolved only if a key needs it */
+		struct row *row;
+
 		if (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) {
 			uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 			uint64_t h = leaf_row_hash(&base, s->ip, s->pid, cpumode);
 			struct leaf_row *e = direct_cache_slot(&st->leaf_rows, h);
-			struct row *row;
 
 			if (e && e->generation == rec->as.generation && e->ip == s->ip &&
 			    e->pid == s->pid && e->cpumode == cpumode && equal_row(&e->base, &base)) {
@@ -300,9 +322,9 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 				return 0;
 			}
 			address_space_resolve(&rec->as, s->pid, s->ip, cpumode, &where);
-			if (frame_key(st, &base, &where, &st->frame_keys[0]))
+			if (frame_key(st, &base, &where, where.map_ip, where.kernel, &st->leaf_key))
 				return -ENOMEM;
-			row = get_row(st, &st->frame_keys[0]);
+			row = get_row(st, &st->leaf_key);
 			if (!row)
 				return -ENOMEM;
 			row->samples++;
@@ -312,8 +334,12 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 				*e = (struct leaf_row){ base, s->ip, s->pid, rec->as.generation, cpumode, row };
 			return 0;
 		}
-		st->frame_keys[0] = base;
-		st->nr_frames = 1;
+		row = get_row(st, &base);
+		if (!row)
+			return -ENOMEM;
+		row->samples++;
+		row->period += period;
+		return 0;
 	} else {
 		r = recording_each_frame(rec, s, on_frame, &walk);
 		if (r < 0)
@@ -321,7 +347,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		if (!st->nr_frames)
 			return 0;
 	}
-	return o->output == REPORT_TABLE ? add_to_table(st, s, period)
+	return o->output == REPORT_TABLE ? add_to_table(st, &base, kernel, period)
 					 : add_to_stacks(st, comm, period);
 }
 
@@ -472,10 +498,11 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 		goto out_maps;
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
+	st.table_frames = malloc(MAX_FRAMES * sizeof(*st.table_frames));
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
 	/* a hint: without it every leaf is resolved afresh */
 	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, keep_leaf_row);
-	if (!st.events || !st.frame_keys || !st.frame_names ||
+	if (!st.events || !st.frame_keys || !st.table_frames || !st.frame_names ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
 		ret = -ENOMEM;
@@ -520,6 +547,7 @@ out_maps:
 	sample_filter_free(&st.filter);
 	free(st.events);
 	free(st.frame_keys);
+	free(st.table_frames);
 	free(st.frame_names);
 	direct_cache_free(&st.leaf_rows);
 	if (o->output == REPORT_PPROF)

@@ -30,6 +30,12 @@ struct row_key {
 	uint16_t event; /* index in the input's events: always a key */
 };
 
+/* A frame of the sample a table is given: its ip and what it resolved to. */
+struct table_frame {
+	uint64_t ip;
+	struct resolved where;
+};
+
 struct row {
 	struct row_key key;
 	uint64_t samples;
@@ -56,6 +62,10 @@ struct folded {
 #define OFFCPU_EVENT_NAME "offcpu-time"
 
 #define MAX_FRAMES 512
+/* The frames of a sample a table's --children counts, at most: perf
+ * report's --max-stack default (PERF_MAX_STACK_DEPTH, as script's), the
+ * outermost ones (perf's --children walks a stack callers first). */
+#define REPORT_MAX_STACK 127
 
 /* Without --children, the row a sample's leaf lands in, kept by what decides
  * it (the sample's own keys, and its ip as resolved in its process until the
@@ -81,8 +91,12 @@ struct report_state {
 	struct event_totals *events; /* by index in rec.in.events */
 	int only_event;              /* the one event shown, or -1 */
 	bool weigh_by_time;          /* it is offcpu-time: stacks weigh its periods */
-	/* the sample being added, frame by frame (MAX_FRAMES each) */
+	/* the sample being added, frame by frame (MAX_FRAMES each): a table's
+	 * frames as resolved, leaf first, then their rows' keys, and the
+	 * leaf's row (self) */
+	struct table_frame *table_frames;
 	struct row_key *frame_keys;
+	struct row_key leaf_key;
 	const char **frame_names;
 	unsigned int nr_frames;
 	struct byte_buffer line;

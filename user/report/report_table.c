@@ -25,14 +25,47 @@ static int compare_names(const char *a, const char *b)
 	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
 }
 
+/* Whether a row's symbol is an address without a symbol (frame_key's
+ * "0x..."; no symbol's name starts with a digit). */
+static bool no_symbol(const char *sym)
+{
+	return sym && sym[0] == '0' && sym[1] == 'x';
+}
+
+/* Two rows' symbols as perf's sort__sym_sort orders ties: names first, by
+ * name, then addresses without a symbol, by address (one width: as text). */
+static int compare_symbols(const char *a, const char *b)
+{
+	if (no_symbol(a) != no_symbol(b))
+		return no_symbol(a) ? 1 : -1;
+	return compare_names(a, b);
+}
+
+/* Two rows' files as perf's sort__dso_cmp orders ties: by the name it shows
+ * (the file's name without its directory), an address in no file
+ * ("[unknown]": perf has no dso) after them. */
+static int compare_dsos(const char *a, const char *b)
+{
+	const char *an = a ? strrchr(a, '/') : NULL, *bn = b ? strrchr(b, '/') : NULL;
+	bool a_none = a && !strcmp(a, "[unknown]"), b_none = b && !strcmp(b, "[unknown]");
+	int c;
+
+	if (a_none != b_none)
+		return a_none ? 1 : -1;
+	if (!a || !b)
+		return compare_names(a, b);
+	c = strcmp(an ? an + 1 : a, bn ? bn + 1 : b);
+	return c ? c : strcmp(a, b);
+}
+
 /* Rows of equal weight in the order of their keys: the same order on every
  * run (the table's iteration order follows addresses, which ASLR moves). */
 static int compare_keys(const struct row_key *x, const struct row_key *y)
 {
 	int c;
 
-	if ((c = compare_names(x->comm, y->comm)) || (c = compare_names(x->dso, y->dso)) ||
-	    (c = compare_names(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)))
+	if ((c = compare_names(x->comm, y->comm)) || (c = compare_dsos(x->dso, y->dso)) ||
+	    (c = compare_symbols(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)))
 		return c;
 	if (x->pid_tid != y->pid_tid)
 		return x->pid_tid < y->pid_tid ? -1 : 1;
