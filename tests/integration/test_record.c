@@ -328,9 +328,10 @@ static void test_children_rows_as_perf(void **state)
 		fail_msg("no caller without a symbol among the rows (ls unwound?):\n%s", ours);
 	/* perf's default keys (comm, dso, sym), in order: ties as perf's */
 	free(diff);
-	rc = tu_sh(&diff, "cd %s && %s report . --children | awk '!/^#/ && NF { $3 = \"\"; print }' | "
-			  "tr -s ' ' | grep -vwFf split > a; perf report -i . --stdio --children -g none "
-			  "2>/dev/null | awk '!/^#/ && NF' | tr -s ' ' | grep -vwFf split > b; diff a b",
+	rc = tu_sh(&diff, "cd %s && %s report . --children | "
+			  "awk '!/^#/ && NF { $3 = \"\"; $0 = $0; $1 = $1; print }' | "
+			  "grep -vwFf split > a; perf report -i . --stdio --children -g none 2>/dev/null | "
+			  "awk '!/^#/ && NF { $1 = $1; print }' | grep -vwFf split > b; diff a b",
 		   dir, tu_ringtrace());
 	if (rc != 0)
 		fail_msg("report --children's rows are not in perf's order (<: ringtrace, >: perf):\n%s",
