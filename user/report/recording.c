@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,8 @@ void recording_close(struct recording *r)
 	r->lost_by_cpu = NULL;
 	unwinder_free(r->unwinder);
 	r->unwinder = NULL;
+	free(r->inlines);
+	r->inlines = NULL;
 	address_space_free(&r->as);
 	perf_input_close(&r->in);
 }
@@ -191,6 +194,77 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 	return ret;
 }
 
+/* The functions debug information names at an address of a file (see
+ * unwinder_inline_names), interned: a slot of r->inlines, by file and
+ * offset. Asking libdw costs a walk of the compile unit's scopes (script of
+ * a --call-graph dwarf recording of 1868 samples 0.25 -> 3.2 s uncached). */
+struct inline_names {
+	const char *dso; /* NULL: an empty slot */
+	uint64_t map_ip;
+	size_t n;
+	const char *names[RECORDING_MAX_INLINES];
+};
+
+/* The names at the frame at ip, resolved to where, from the slot or asked
+ * and kept there; NULL if memory ran out. */
+static const struct inline_names *inline_names_at(struct recording *r, uint32_t pid, uint64_t ip,
+						  const struct resolved *where)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)where->dso * 0x9E3779B97F4A7C15ULL) ^ where->map_ip;
+	struct inline_names *e;
+	char *names[RECORDING_MAX_INLINES];
+	bool ok = true;
+
+	if (!r->inlines && !(r->inlines = calloc(RECORDING_INLINE_SLOTS, sizeof(*r->inlines))))
+		return NULL;
+	e = &r->inlines[(h * 0xBF58476D1CE4E5B9ULL >> 52) % RECORDING_INLINE_SLOTS];
+	if (e->dso == where->dso && e->map_ip == where->map_ip)
+		return e;
+	e->dso = NULL;
+	e->n = unwinder_inline_names(r->unwinder, pid, ip, names, RECORDING_MAX_INLINES);
+	for (size_t k = 0; k < e->n; k++) {
+		ok = ok && (e->names[k] = address_space_intern(&r->as, names[k]));
+		free(names[k]);
+	}
+	if (!ok)
+		return NULL;
+	e->dso = where->dso;
+	e->map_ip = where->map_ip;
+	return e;
+}
+
+/* The frames perf's unwinding makes of the frame at ip (append_inlines):
+ * one for each function the file's debug information names there, the
+ * innermost inlined one first; a name other than the symbol's is an
+ * "(inlined)" frame at the symbol's offset. -ENOENT where there is none
+ * (no symbol, no debug information). */
+static int each_inline(struct recording *r, uint32_t pid, uint64_t ip, const struct resolved *where,
+		       int (*fn)(void *ctx, uint64_t ip, const struct resolved *where), void *ctx)
+{
+	const struct inline_names *e;
+	int ret;
+
+	if (!where->mapped || where->kernel || !strcmp(where->symbol, "[unknown]"))
+		return -ENOENT;
+	e = inline_names_at(r, pid, ip, where);
+	if (!e)
+		return -ENOMEM;
+	if (!e->n)
+		return -ENOENT;
+	for (size_t k = 0; k < e->n; k++) {
+		struct resolved in = *where;
+
+		if (strcmp(e->names[k], where->symbol)) {
+			in.symbol = e->names[k];
+			in.inlined = true;
+		}
+		ret = fn(ctx, ip, &in);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int recording_each_unwound_frame(struct recording *r, const struct perf_sample *s,
 			      int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			      void *ctx)
@@ -205,7 +279,9 @@ int recording_each_unwound_frame(struct recording *r, const struct perf_sample *
 	nr = unwinder_user_frames(r->unwinder, s, ips, RECORDING_MAX_UNWOUND);
 	for (size_t i = 0; i < nr; i++) {
 		address_space_resolve(&r->as, s->pid, ips[i], PERF_RECORD_MISC_USER, &where);
-		ret = fn(ctx, ips[i], &where);
+		ret = each_inline(r, s->pid, ips[i], &where, fn, ctx);
+		if (ret == -ENOENT)
+			ret = fn(ctx, ips[i], &where);
 		if (ret)
 			return ret;
 	}

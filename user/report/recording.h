@@ -19,6 +19,10 @@
 /* Most user frames unwound from a sample's stack, as perf's default
  * kernel.perf_event_max_stack. */
 #define RECORDING_MAX_UNWOUND 127
+/* Most functions of one unwound frame the debug information names (the
+ * inlined ones and the one holding them). */
+#define RECORDING_MAX_INLINES 16
+#define RECORDING_INLINE_SLOTS 4096
 
 struct recording {
 	const char *path;
@@ -34,6 +38,8 @@ struct recording {
 	char *ns_copy_dirs[2];          /* PATH/.build-id-ns, and a snapshot's parent's */
 	char *jit_dirs[2];              /* [1]: PATH/.., a snapshot's parent (JITs' maps) */
 	struct unwinder *unwinder;      /* user stacks of --call-graph dwarf samples, made when needed */
+	struct inline_names *inlines;   /* what debug information names at a file's address,
+					 * kept (RECORDING_INLINE_SLOTS): made when needed */
 };
 
 struct recording_visitor {

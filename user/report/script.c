@@ -250,11 +250,13 @@ static void print_symbol(struct script_state *st, uint32_t f, const struct resol
 			text_out_hex(&st->out, w->addr - w->symbol_start, 0);
 		}
 	}
-	if (f & SCRIPT_FIELD_DSO) {
+	if ((f & SCRIPT_FIELD_DSO) && !w->inlined) {
 		text_out_bytes(&st->out, " (", 2);
 		text_out_string(&st->out, terminal_text(w->dso, name, sizeof(name)));
 		text_out_char(&st->out, ')');
 	}
+	if (w->inlined) /* perf prints it whatever the fields */
+		text_out_bytes(&st->out, " (inlined)", 10);
 }
 
 /* One frame of a callchain, as perf prints it: a user frame's address shown
@@ -300,7 +302,7 @@ static __attribute__((noinline)) void print_address_afresh(struct script_state *
 		print_ip(st, r, f & ~FRAME_OF_SAMPLE, pid, ip, cpumode);
 	} else {
 		if (cpumode == PERF_RECORD_MISC_HYPERVISOR) /* perf has no maps there */
-			w = (struct resolved){ "[unknown]", "[unknown]", 0, ip, ip, false, false };
+			w = (struct resolved){ "[unknown]", "[unknown]", 0, ip, ip, false, false, false };
 		else
 			address_space_resolve(&r->as, pid, ip, cpumode, &w);
 		print_frame(st, f, ip, &w);

@@ -527,7 +527,7 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
-	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false, false };
+	*out = (struct resolved){ UNKNOWN, UNKNOWN, 0, ip, ip, false, false, false };
 	if (cpumode == PERF_RECORD_MISC_KERNEL) {
 		out->kernel = true;
 		out->mapped = true;

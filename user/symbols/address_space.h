@@ -80,6 +80,9 @@ struct resolved {
 			     * ip itself (kernel, anonymous memory, no mapping) */
 	bool mapped;        /* ip lies in a mapping of its process, or is the kernel's */
 	bool kernel;
+	bool inlined;       /* symbol is a function the debug information says was
+			     * inlined at ip (or names apart from the symbol table):
+			     * perf's "(inlined)" frames of --call-graph dwarf */
 };
 
 void address_space_init(struct address_space *as, const char *kallsyms_path);

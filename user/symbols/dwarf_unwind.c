@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "symbols/build_id.h"
+#include "symbols/debug_names.h"
 #include "symbols/elf_open.h"
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
@@ -51,6 +52,9 @@ struct uw_file {
 	Elf *elf;          /* NULL: none is readable */
 	bool exec;         /* ET_EXEC: mapped at its own addresses */
 	uint64_t low, end; /* its PT_LOAD segments' extent, page-aligned start */
+	Dwfl *names;       /* the file alone at its own addresses, for the names
+			    * its debug information gives (unwinder_inline_names) */
+	Dwfl_Module *names_module; /* NULL: none (or not tried yet, names NULL) */
 };
 
 struct unwinder {
@@ -112,6 +116,8 @@ static void free_file(void *value, void *ctx)
 	struct uw_file *f = value;
 
 	(void)ctx;
+	if (f->names)
+		dwfl_end(f->names);
 	if (f->elf)
 		elf_end(f->elf);
 	free(f->path);
@@ -373,4 +379,39 @@ size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, uin
 		dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, frame_callback, p);
 	p->sample = NULL;
 	return p->nr ? p->nr : 1;
+}
+
+/* f's module in a dwfl of its own at its own addresses: one for every
+ * process that maps it, where each process's dwfl would read its debug
+ * information (and inflate its compressed sections) again. NULL if none. */
+static Dwfl_Module *names_module(struct uw_file *f)
+{
+	Dwfl_Module *mod;
+	void **userdata;
+
+	if (f->names || !f->elf)
+		return f->names_module;
+	f->names = dwfl_begin(&offline_callbacks);
+	if (!f->names)
+		return NULL;
+	dwfl_report_begin(f->names);
+	mod = dwfl_report_module(f->names, f->path, f->low, f->end);
+	dwfl_report_end(f->names, NULL, NULL);
+	if (mod) {
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		*userdata = f;
+	}
+	return f->names_module = mod;
+}
+
+size_t unwinder_inline_names(struct unwinder *u, uint32_t pid, uint64_t ip, char **names,
+			     size_t max)
+{
+	const struct map *m = address_space_find_map(u->as, pid, ip);
+	struct uw_file *f;
+	Dwfl_Module *mod;
+
+	if (!m || !(f = dso_file(u, m->dso)) || !(mod = names_module(f)))
+		return 0;
+	return debug_names_at(mod, ip - (f->exec ? 0 : m->start - m->pgoff), names, max);
 }
