@@ -35,7 +35,8 @@ static uint64_t hash_row(const void *k)
 	h = h * m + (uintptr_t)r->sym;
 	h = h * m + (uintptr_t)r->cgroup;
 	h = h * m + r->pid_tid;
-	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 | r->kernel);
+	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 |
+		     (row_sym_is_address(r->sym) ? 0 : r->kernel));
 	return hash_u64(h);
 }
 
@@ -45,7 +46,7 @@ static bool equal_row(const void *a, const void *b)
 
 	return x->comm == y->comm && x->dso == y->dso && x->sym == y->sym &&
 	       x->cgroup == y->cgroup && x->pid_tid == y->pid_tid && x->cpu == y->cpu &&
-	       x->kernel == y->kernel && x->event == y->event;
+	       (x->kernel == y->kernel || row_sym_is_address(x->sym)) && x->event == y->event;
 }
 
 /* A folded stack's key: the address of its interned string (one string per

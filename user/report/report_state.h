@@ -30,6 +30,15 @@ struct row_key {
 	uint16_t event; /* index in the input's events: always a key */
 };
 
+/* Whether a row's symbol is an address without a symbol (frame_key's
+ * "0x..."; no symbol's name starts with a digit). Such rows are one per
+ * address whatever their [k] or [.] (perf's sort__sym_cmp compares the
+ * address alone; the first frame's mode is the one shown). */
+static inline bool row_sym_is_address(const char *sym)
+{
+	return sym && sym[0] == '0' && sym[1] == 'x';
+}
+
 /* A frame of the sample a table is given: its ip and what it resolved to. */
 struct table_frame {
 	uint64_t ip;

@@ -25,19 +25,12 @@ static int compare_names(const char *a, const char *b)
 	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
 }
 
-/* Whether a row's symbol is an address without a symbol (frame_key's
- * "0x..."; no symbol's name starts with a digit). */
-static bool no_symbol(const char *sym)
-{
-	return sym && sym[0] == '0' && sym[1] == 'x';
-}
-
 /* Two rows' symbols as perf's sort__sym_sort orders ties: names first, by
  * name, then addresses without a symbol, by address (one width: as text). */
 static int compare_symbols(const char *a, const char *b)
 {
-	if (no_symbol(a) != no_symbol(b))
-		return no_symbol(a) ? 1 : -1;
+	if (row_sym_is_address(a) != row_sym_is_address(b))
+		return row_sym_is_address(a) ? 1 : -1;
 	return compare_names(a, b);
 }
 
