@@ -434,6 +434,48 @@ static void test_list_filters_as_perf(void **state)
 	free(dir);
 }
 
+/* The bash completion (ringtrace __completion, from the option tables)
+ * offers the values of options: event names from ringtrace list (the last
+ * item of a comma-separated list), call-graph modes, transports, sort keys,
+ * directories for -o; options after a dash. Run in bash with the words a
+ * user typed. */
+static void test_completion_offers_values(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "record --call-graph e", "ehframe ehframe+dwarf" },
+		{ "record -e cpu-cl", "cpu-clock" },
+		{ "record -e task-clock,cpu-cl", "task-clock,cpu-clock" },
+		{ "record --transport p", "perfbuf" },
+		{ "report --sort comm,d", "comm,dso" },
+		{ "report -s c", "comm cpu cgroup" },
+		{ "export -e t", "task-clock" },
+		{ "report --chi", "--children" },
+	};
+	char *dir = tu_tempdir(), *out = NULL;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(tu_sh(NULL, "%s __completion > %s/ringtrace.bash", tu_ringtrace(), dir), 0);
+	/* and clean by shellcheck, where it is installed */
+	if (tu_sh(&out, "! command -v shellcheck >/dev/null || shellcheck %s/ringtrace.bash", dir))
+		fail_msg("shellcheck of the completion:\n%s", out);
+	free(out);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(tu_sh(&out, "bash -c 'source %s/ringtrace.bash; "
+					     "read -ra w <<< \"%s %s\"; COMP_WORDS=(\"${w[@]}\"); "
+					     "COMP_CWORD=$(( ${#w[@]} - 1 )); _ringtrace; "
+					     "echo \"${COMPREPLY[*]}\"'",
+				       dir, tu_ringtrace(), cases[i][0]),
+				 0);
+		out[strcspn(out, "\n")] = '\0';
+		if (strcmp(out, cases[i][1]))
+			fail_msg("completing '%s': '%s', expected '%s'", cases[i][0], out, cases[i][1]);
+		free(out);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_existing_recording_moved_to_old),
 		cmocka_unit_test(test_foreign_cpu_file_is_refused),
 		cmocka_unit_test(test_crafted_format_is_one_line),
+		cmocka_unit_test(test_completion_offers_values),
 	};
 
 	tu_set_skip_reason(tu_ringtrace() ? NULL

@@ -144,6 +144,14 @@ static const struct options_entry record_options_table[] = {
 	{ 0 },
 };
 
+/* What completion offers for the values of record's options. */
+static const struct options_choices record_choices[] = {
+	{ "event", NULL, "\"${COMP_WORDS[0]}\" list | grep -F \"[\"", true },
+	{ "call-graph", "ehframe fp dwarf ehframe+dwarf", NULL, false },
+	{ "transport", "ringbuf perfbuf", NULL, false },
+	{ NULL, NULL, NULL, false },
+};
+
 const struct options_command record_command = {
 	.name = "record",
 	.usage = "ringtrace record [-e EVENTS] [-a | -C CPUS | -p PIDS | -t TIDS] [-G CGROUP]\n"
@@ -154,6 +162,7 @@ const struct options_command record_command = {
 	.options = record_options_table,
 	.epilog = "Without a command, recording stops on SIGINT (Ctrl-C) or SIGTERM.",
 	.stop_at_positional = true, /* what follows -- or the first word is the command */
+	.choices = record_choices,
 };
 
 static const struct options_entry report_options_table[] = {
@@ -225,6 +234,11 @@ static const struct options_entry report_options_table[] = {
 	{ 0 },
 };
 
+static const struct options_choices report_choices[] = {
+	{ "sort", "comm pid tid dso sym cpu cgroup", NULL, true },
+	{ NULL, NULL, NULL, false },
+};
+
 const struct options_command report_command = {
 	.name = "report",
 	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
@@ -235,6 +249,7 @@ const struct options_command report_command = {
 		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
 		       "profile.",
 	.options = report_options_table,
+	.choices = report_choices,
 };
 
 static const struct options_entry script_options_table[] = {
@@ -314,6 +329,11 @@ static const struct options_entry export_options_table[] = {
 	{ 0 },
 };
 
+static const struct options_choices export_choices[] = {
+	{ "event", "cpu-clock task-clock", NULL, false },
+	{ NULL, NULL, NULL, false },
+};
+
 const struct options_command export_command = {
 	.name = "export",
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
@@ -324,6 +344,7 @@ const struct options_command export_command = {
 		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "
 		       "then.",
 	.options = export_options_table,
+	.choices = export_choices,
 };
 
 static const struct options_entry snapshot_options_table[] = {

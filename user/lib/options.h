@@ -29,6 +29,16 @@ struct options_entry {
 	int id;                /* what the command's handler switches on */
 };
 
+/* The values an option takes, as completion offers them: words, or a
+ * shell command printing them one a line (its first field); comma_list:
+ * the value is a comma-separated list of them. */
+struct options_choices {
+	const char *long_name; /* the option's; NULL ends a table */
+	const char *words;
+	const char *command;
+	bool comma_list;
+};
+
 /* A command: what --help prints, and the table getopt_long is given. */
 struct options_command {
 	const char *name;        /* "record", as in "see ringtrace record --help" */
@@ -38,6 +48,7 @@ struct options_command {
 	const char *epilog;      /* the paragraph after the options, or NULL */
 	bool stop_at_positional; /* options end at the first non-option (getopt's
 				    '+'): a command line or a target follows */
+	const struct options_choices *choices; /* options' values for completion, or NULL */
 };
 
 /* What options_parse and a command's handler return. */

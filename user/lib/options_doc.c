@@ -192,6 +192,51 @@ static void option_words(FILE *out, const struct options_command *cmd, char kind
 		fprintf(out, "%s-h --help", sep);
 }
 
+/* The option of cmd named long_name, or NULL. */
+static const struct options_entry *option_named(const struct options_command *cmd,
+						const char *long_name)
+{
+	for (const struct options_entry *e = cmd->options; !is_end(e); e++)
+		if (e->long_name && !strcmp(e->long_name, long_name))
+			return e;
+	return NULL;
+}
+
+/* cmd's choices as bash: choices[OPTION] (words), commands[OPTION] (a
+ * command printing them), lists (the options whose value is a list). */
+static void choice_words(FILE *out, const struct options_command *cmd)
+{
+	static const char *const arrays[] = { "choices", "commands" };
+
+	for (size_t a = 0; a < 2; a++) {
+		if (a) /* the commands run by eval, when completing */
+			fputs("\t\t# shellcheck disable=SC2016\n", out);
+		fprintf(out, "\t\t%s=(", arrays[a]);
+		for (const struct options_choices *c = cmd->choices; c && c->long_name; c++) {
+			const struct options_entry *e = option_named(cmd, c->long_name);
+			const char *v = a ? c->command : c->words;
+
+			if (!e || !v)
+				continue;
+			if (e->short_name)
+				fprintf(out, " [-%c]='%s'", e->short_name, v);
+			fprintf(out, " [--%s]='%s'", e->long_name, v);
+		}
+		fputs(" )\n", out);
+	}
+	fputs("\t\tlists=' ", out);
+	for (const struct options_choices *c = cmd->choices; c && c->long_name; c++) {
+		const struct options_entry *e = option_named(cmd, c->long_name);
+
+		if (!e || !c->comma_list)
+			continue;
+		if (e->short_name)
+			fprintf(out, "-%c ", e->short_name);
+		fprintf(out, "--%s ", e->long_name);
+	}
+	fputs("'\n", out);
+}
+
 void options_print_completion(const char *program, const struct options_doc_command *cmds,
 			      size_t nr, FILE *out)
 {
@@ -199,7 +244,9 @@ void options_print_completion(const char *program, const struct options_doc_comm
 		     "# shellcheck shell=bash\n", program);
 	fprintf(out, "_%s()\n{\n"
 		     "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-		     "\tlocal cmd=${COMP_WORDS[1]} opts='' dirs='' files='' values='' i\n"
+		     "\tlocal cmd=${COMP_WORDS[1]} opts='' dirs='' files='' values='' lists='' i\n"
+		     "\tlocal words head last\n"
+		     "\tlocal -A choices=() commands=()\n"
 		     "\tCOMPREPLY=()\n"
 		     "\tif [ \"$COMP_CWORD\" -le 1 ]; then\n"
 		     "\t\tmapfile -t COMPREPLY < <(compgen -W '",
@@ -218,7 +265,9 @@ void options_print_completion(const char *program, const struct options_doc_comm
 		option_words(out, cmd, 'f');
 		fputs(" '\n\t\tvalues=' ", out);
 		option_words(out, cmd, 'v');
-		fputs(" '\n\t\t;;\n", out);
+		fputs(" '\n", out);
+		choice_words(out, cmd);
+		fputs("\t\t;;\n", out);
 	}
 	fputs("\t*)\n\t\treturn 0\n\t\t;;\n\tesac\n", out);
 	/* after "--": a command line (record runs one) */
@@ -226,6 +275,17 @@ void options_print_completion(const char *program, const struct options_doc_comm
 	      "\t\tif [ \"${COMP_WORDS[i]}\" = -- ]; then\n"
 	      "\t\t\tmapfile -t COMPREPLY < <(compgen -c -- \"$cur\")\n"
 	      "\t\t\treturn 0\n\t\tfi\n\tdone\n", out);
+	/* an option's values: the last item of a list */
+	fputs("\tif [[ -n ${choices[$prev]+x} || -n ${commands[$prev]+x} ]]; then\n"
+	      "\t\twords=${choices[$prev]}\n"
+	      "\t\t[ -n \"${commands[$prev]}\" ] && words=$(eval \"${commands[$prev]}\" 2>/dev/null | "
+	      "awk '{ print $1 }')\n"
+	      "\t\thead='' last=$cur\n"
+	      "\t\tif [[ $lists == *\" $prev \"* && $cur == *,* ]]; then\n"
+	      "\t\t\thead=${cur%,*}, last=${cur##*,}\n\t\tfi\n"
+	      "\t\tmapfile -t COMPREPLY < <(compgen -P \"$head\" -W \"$words\" -- \"$last\")\n"
+	      "\t\t[[ $lists == *\" $prev \"* ]] && compopt -o nospace 2>/dev/null\n"
+	      "\t\treturn 0\n\tfi\n", out);
 	fputs("\tif [[ $dirs == *\" $prev \"* ]]; then\n"
 	      "\t\tmapfile -t COMPREPLY < <(compgen -d -- \"$cur\")\n"
 	      "\telif [[ $files == *\" $prev \"* ]]; then\n"
