@@ -139,12 +139,18 @@ struct row_guess {
 struct walk_guesses {
 	struct row_guess row[1u << ROW_GUESS_BITS];
 	__u8 mapping[1u << MAPPING_GUESS_BITS]; /* an index into a process's mappings */
+	/* (entry 0's) a walk of this CPU's is under way: one that starts
+	 * meanwhile (the sampler's, in an NMI that interrupted the off-CPU
+	 * program's walk) takes entry 1's guesses, where in entry 0's it could
+	 * leave a guess half another's, or change the row the walk it
+	 * interrupted is reading */
+	__u64 walking;
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 
 struct unwind_guesses_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2); /* a walk's, and a walk's that interrupted it */
 	__type(key, __u32);
 	__type(value, struct walk_guesses);
 };

@@ -42,7 +42,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 {
 	const struct rt_unwind_mapping *m;
 	const struct rt_unwind_row *row = NULL;
-	const struct rt_unwind_slice *table;
+	struct rt_unwind_slice table;
 	__u32 n = w->first + i;
 	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
@@ -74,21 +74,23 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		m = look_up_vma(w, pc);
 	if (!m)
 		goto step;
-	table = &m->table;
+	/* a copy: another thread's insertion may move the mapping meanwhile,
+	 * and a guess is kept under the first row of the table searched */
+	table = m->table;
 	bias = m->bias;
 	/* mapped before its table was known where the mapping was written:
 	 * the file's table, if it is loaded now */
-	if (!table->nr_rows && m->file.ino) {
+	if (!table.nr_rows && m->file.ino) {
 		const struct rt_unwind_file *f = bpf_map_lookup_elem(&unwind_files, &m->file);
 
 		if (f) {
-			table = &f->table;
+			table = f->table;
 			bias = m->file_start - f->exec_vaddr_delta;
 		}
 	}
 	why = FP_NO_TABLE;
-	if (table->nr_rows)
-		row = find_row(w->guesses, table, (__u32)(pc - bias));
+	if (table.nr_rows)
+		row = find_row(w->guesses, &table, (__u32)(pc - bias));
 step:
 	return unwind_step(&w->r, w->stack, row, why) ? 1 : 0;
 }
@@ -115,7 +117,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct unwind_walk w = { .s = s, .r.exact_ip = true, .last_mapping = -1 };
 	struct rt_unwind_counters *c;
-	__u32 zero = 0, frames, end;
+	struct walk_guesses *outer;
+	__u32 zero = 0, frames, end, nested;
 
 	/* room for the marker and every frame in the callchain's words */
 	if (!s || n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH ||
@@ -148,8 +151,15 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 			return n;
 	}
 	w.stack = bpf_map_lookup_elem(&unwind_stack_window, &zero);
-	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &zero);
-	if (!w.stack || !w.guesses)
+	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
+	if (!w.stack || !outer)
+		return n;
+	/* a walk interrupted another of this CPU's: guesses of its own (one
+	 * lookup by index: two pointers would have the verifier walk the
+	 * frames once for each) */
+	nested = outer->walking ? 1 : 0;
+	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &nested);
+	if (!w.guesses)
 		return n;
 	w.stack->len = 0;
 	w.stack->lookups = 0;
@@ -170,7 +180,13 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	s->w[n] = PERF_CONTEXT_USER;
 	w.first = n + 1;
 	w.c = c;
+	/* walks under way on this CPU, counted (no value kept across the
+	 * loop: the verifier would look at the frames again for it) */
+	__sync_fetch_and_add(&outer->walking, 1);
 	bpf_loop(RT_MAX_STACK_DEPTH / 2 + 1, unwind_two_frames, &w, 0);
+	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
+	if (outer)
+		__sync_fetch_and_add(&outer->walking, -1);
 	switch (w.r.end_reason) {
 	case END_OUTERMOST:
 		c->outermost++;

@@ -195,12 +195,13 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 }
 
 /* The functions debug information names at an address of a file (see
- * unwinder_inline_names), interned: a slot of r->inlines, by file and
- * offset. Asking libdw costs a walk of the compile unit's scopes (script of
+ * unwinder_inline_names), interned: a slot of r->inlines, by file (its
+ * build-id and mount namespace too: two files of one path are two) and
+ * address. Asking libdw costs a walk of the compile unit's scopes (script of
  * a --call-graph dwarf recording of 1868 samples 0.25 -> 3.2 s uncached). */
 struct inline_names {
-	const char *dso; /* NULL: an empty slot */
-	uint64_t map_ip;
+	const struct dso *dso; /* the file (path, build-id, namespace); NULL: an empty slot */
+	uint64_t addr;         /* in the file's own addresses */
 	size_t n;
 	const char *names[RECORDING_MAX_INLINES];
 };
@@ -210,7 +211,9 @@ struct inline_names {
 static const struct inline_names *inline_names_at(struct recording *r, uint32_t pid, uint64_t ip,
 						  const struct resolved *where)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)where->dso * 0x9E3779B97F4A7C15ULL) ^ where->map_ip;
+	const struct map *m = address_space_find_map(&r->as, pid, ip);
+	const struct dso *file = m ? m->dso : NULL;
+	uint64_t h = ((uint64_t)(uintptr_t)file * 0x9E3779B97F4A7C15ULL) ^ where->addr;
 	struct inline_names *e;
 	char *names[RECORDING_MAX_INLINES];
 	bool ok = true;
@@ -218,18 +221,20 @@ static const struct inline_names *inline_names_at(struct recording *r, uint32_t 
 	if (!r->inlines && !(r->inlines = calloc(RECORDING_INLINE_SLOTS, sizeof(*r->inlines))))
 		return NULL;
 	e = &r->inlines[(h * 0xBF58476D1CE4E5B9ULL >> 52) % RECORDING_INLINE_SLOTS];
-	if (e->dso == where->dso && e->map_ip == where->map_ip)
+	if (file && e->dso == file && e->addr == where->addr)
 		return e;
 	e->dso = NULL;
-	e->n = unwinder_inline_names(r->unwinder, pid, ip, names, RECORDING_MAX_INLINES);
+	e->n = file ? unwinder_inline_names(r->unwinder, pid, ip, where->addr, names,
+					    RECORDING_MAX_INLINES)
+		    : 0;
 	for (size_t k = 0; k < e->n; k++) {
 		ok = ok && (e->names[k] = address_space_intern(&r->as, names[k]));
 		free(names[k]);
 	}
 	if (!ok)
 		return NULL;
-	e->dso = where->dso;
-	e->map_ip = where->map_ip;
+	e->dso = file;
+	e->addr = where->addr;
 	return e;
 }
 

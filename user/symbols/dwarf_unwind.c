@@ -404,8 +404,8 @@ static Dwfl_Module *names_module(struct uw_file *f)
 	return f->names_module = mod;
 }
 
-size_t unwinder_inline_names(struct unwinder *u, uint32_t pid, uint64_t ip, char **names,
-			     size_t max)
+size_t unwinder_inline_names(struct unwinder *u, uint32_t pid, uint64_t ip, uint64_t vaddr,
+			     char **names, size_t max)
 {
 	const struct map *m = address_space_find_map(u->as, pid, ip);
 	struct uw_file *f;
@@ -413,5 +413,5 @@ size_t unwinder_inline_names(struct unwinder *u, uint32_t pid, uint64_t ip, char
 
 	if (!m || !(f = dso_file(u, m->dso)) || !(mod = names_module(f)))
 		return 0;
-	return debug_names_at(mod, ip - (f->exec ? 0 : m->start - m->pgoff), names, max);
+	return debug_names_at(mod, vaddr, names, max);
 }
