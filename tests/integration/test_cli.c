@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -436,22 +437,32 @@ static void test_list_filters_as_perf(void **state)
 
 /* The bash completion (ringtrace __completion, from the option tables)
  * offers the values of options: event names from ringtrace list (the last
- * item of a comma-separated list), call-graph modes, transports, sort keys,
- * directories for -o; options after a dash. Run in bash with the words a
- * user typed. */
+ * item of a comma-separated list; after a ':' what follows it, as bash
+ * replaces only that), call-graph modes, transports, sort keys, --opt=value;
+ * options after a dash. Run in bash with the words a user typed, split as
+ * bash splits them (at spaces, ':' and '='). */
 static void test_completion_offers_values(void **state)
 {
 	static const char *const cases[][2] = {
 		{ "record --call-graph e", "ehframe ehframe+dwarf" },
 		{ "record -e cpu-cl", "cpu-clock" },
 		{ "record -e task-clock,cpu-cl", "task-clock,cpu-clock" },
+		{ "record -e sched:sched_swi", "sched_switch" },
+		{ "record -e cpu-clock,sched:sched_swi", "sched_switch" },
+		{ "record --event=task-cl", "task-clock" },
 		{ "record --transport p", "perfbuf" },
 		{ "report --sort comm,d", "comm,dso" },
 		{ "report -s c", "comm cpu cgroup" },
 		{ "export -e t", "task-clock" },
 		{ "report --chi", "--children" },
 	};
-	char *dir = tu_tempdir(), *out = NULL;
+	static const char driver[] =
+		"source \"$1\"; shift; line=\"ringtrace $*\"; COMP_LINE=$line; COMP_POINT=${#line}\n"
+		"split=${line//:/ : }; split=${split//=/ = }; read -ra COMP_WORDS <<< \"$split\"\n"
+		"COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMP_WORDS[0]=\"$RT\"\n"
+		"_ringtrace; echo \"${COMPREPLY[*]}\"\n";
+	char *dir = tu_tempdir(), *out = NULL, path[PATH_MAX];
+	FILE *f;
 
 	(void)state;
 	assert_non_null(dir);
@@ -460,12 +471,14 @@ static void test_completion_offers_values(void **state)
 	if (tu_sh(&out, "! command -v shellcheck >/dev/null || shellcheck %s/ringtrace.bash", dir))
 		fail_msg("shellcheck of the completion:\n%s", out);
 	free(out);
+	snprintf(path, sizeof(path), "%s/complete.sh", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(driver, f);
+	fclose(f);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(tu_sh(&out, "bash -c 'source %s/ringtrace.bash; "
-					     "read -ra w <<< \"%s %s\"; COMP_WORDS=(\"${w[@]}\"); "
-					     "COMP_CWORD=$(( ${#w[@]} - 1 )); _ringtrace; "
-					     "echo \"${COMPREPLY[*]}\"'",
-				       dir, tu_ringtrace(), cases[i][0]),
+		assert_int_equal(tu_sh(&out, "RT=%s bash %s/complete.sh %s/ringtrace.bash %s",
+				       tu_ringtrace(), dir, dir, cases[i][0]),
 				 0);
 		out[strcspn(out, "\n")] = '\0';
 		if (strcmp(out, cases[i][1]))

@@ -245,9 +245,20 @@ void options_print_completion(const char *program, const struct options_doc_comm
 	fprintf(out, "_%s()\n{\n"
 		     "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
 		     "\tlocal cmd=${COMP_WORDS[1]} opts='' dirs='' files='' values='' lists='' i\n"
-		     "\tlocal words head last\n"
+		     "\tlocal words head last line typed\n"
 		     "\tlocal -A choices=() commands=()\n"
 		     "\tCOMPREPLY=()\n"
+		     /* the word and the one before it as typed: COMP_WORDS splits
+		      * at ':' and '=' (sched:sched_switch, --event=cpu-clock) */
+		     "\tif [ -n \"${COMP_LINE+x}\" ]; then\n"
+		     "\t\tline=${COMP_LINE:0:COMP_POINT}\n"
+		     "\t\tcur=${line##*[[:space:]]}\n"
+		     "\t\tread -ra typed <<< \"${line%%\"$cur\"}\"\n"
+		     "\t\t[ ${#typed[@]} -gt 0 ] && prev=${typed[${#typed[@]}-1]}\n"
+		     "\tfi\n"
+		     "\tif [[ $cur == --*=* ]]; then\n"
+		     "\t\tprev=${cur%%%%=*} cur=${cur#*=}\n"
+		     "\tfi\n"
 		     "\tif [ \"$COMP_CWORD\" -le 1 ]; then\n"
 		     "\t\tmapfile -t COMPREPLY < <(compgen -W '",
 		program);
@@ -284,6 +295,11 @@ void options_print_completion(const char *program, const struct options_doc_comm
 	      "\t\tif [[ $lists == *\" $prev \"* && $cur == *,* ]]; then\n"
 	      "\t\t\thead=${cur%,*}, last=${cur##*,}\n\t\tfi\n"
 	      "\t\tmapfile -t COMPREPLY < <(compgen -P \"$head\" -W \"$words\" -- \"$last\")\n"
+	      /* bash replaces only what follows the last ':' of the word */
+	      "\t\tif [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then\n"
+	      "\t\t\thead=${cur%\"${cur##*:}\"}\n"
+	      "\t\t\tCOMPREPLY=(\"${COMPREPLY[@]#\"$head\"}\")\n"
+	      "\t\tfi\n"
 	      "\t\t[[ $lists == *\" $prev \"* ]] && compopt -o nospace 2>/dev/null\n"
 	      "\t\treturn 0\n\tfi\n", out);
 	fputs("\tif [[ $dirs == *\" $prev \"* ]]; then\n"
