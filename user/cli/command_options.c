@@ -146,7 +146,7 @@ static const struct options_entry record_options_table[] = {
 
 /* What completion offers for the values of record's options. */
 static const struct options_choices record_choices[] = {
-	{ "event", NULL, "\"${COMP_WORDS[0]}\" list | grep -F \"[\"", true },
+	{ "event", NULL, "\"${COMP_WORDS[0]}\" list | grep -F \"[\" | grep -vw BINARY", true },
 	{ "call-graph", "ehframe fp dwarf ehframe+dwarf", NULL, false },
 	{ "transport", "ringbuf perfbuf", NULL, false },
 	{ NULL, NULL, NULL, false },
