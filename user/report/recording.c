@@ -224,7 +224,7 @@ static const struct inline_names *inline_names_at(struct recording *r, uint32_t 
 	if (file && e->dso == file && e->addr == where->addr)
 		return e;
 	e->dso = NULL;
-	e->n = file ? unwinder_inline_names(r->unwinder, pid, ip, where->addr, names,
+	e->n = file ? unwinder_inline_names(r->unwinder, file, where->addr, names,
 					    RECORDING_MAX_INLINES)
 		    : 0;
 	for (size_t k = 0; k < e->n; k++) {

@@ -142,17 +142,12 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 	return 0;
 }
 
-struct frame_walk {
-	struct report_state *st;
-	const struct row_key *base;
-};
-
+/* A frame of the sample being added (recording_each_frame's callback; ctx
+ * is the report's state): kept as resolved for a table, named for stacks. */
 static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 {
-	struct frame_walk *w = ctx;
-	struct report_state *st = w->st;
+	struct report_state *st = ctx;
 
-	(void)w->base;
 	if (st->nr_frames == MAX_FRAMES)
 		return 1; /* deeper frames are left out */
 	if (st->o->output == REPORT_TABLE)
@@ -284,7 +279,6 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 	uint64_t period = s->period ? s->period : 1;
 	struct row_key base = { .event = (uint16_t)event };
 	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	struct frame_walk walk = { st, &base };
 	struct resolved where;
 	int r;
 
@@ -342,7 +336,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		row->period += period;
 		return 0;
 	} else {
-		r = recording_each_frame(rec, s, on_frame, &walk);
+		r = recording_each_frame(rec, s, on_frame, st);
 		if (r < 0)
 			return r;
 		if (!st->nr_frames)

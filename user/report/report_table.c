@@ -34,12 +34,19 @@ static int compare_symbols(const char *a, const char *b)
 	return compare_names(a, b);
 }
 
-/* Two rows' files as perf's sort__dso_cmp orders ties: by the name it shows
- * (the file's name without its directory), an address in no file
- * ("[unknown]": perf has no dso) after them. */
+/* The name a row's file is shown by, as perf's short name: a path's last
+ * part; "[kernel.kallsyms]" and the like whole. */
+static const char *shown_dso(const char *dso)
+{
+	const char *slash = strrchr(dso, '/');
+
+	return slash && dso[0] != '[' ? slash + 1 : dso;
+}
+
+/* Two rows' files as perf's sort__dso_cmp orders ties: by the name it shows,
+ * an address in no file ("[unknown]": perf has no dso) after them. */
 static int compare_dsos(const char *a, const char *b)
 {
-	const char *an = a ? strrchr(a, '/') : NULL, *bn = b ? strrchr(b, '/') : NULL;
 	bool a_none = a && !strcmp(a, "[unknown]"), b_none = b && !strcmp(b, "[unknown]");
 	int c;
 
@@ -47,7 +54,7 @@ static int compare_dsos(const char *a, const char *b)
 		return a_none ? 1 : -1;
 	if (!a || !b)
 		return compare_names(a, b);
-	c = strcmp(an ? an + 1 : a, bn ? bn + 1 : b);
+	c = strcmp(shown_dso(a), shown_dso(b));
 	return c ? c : strcmp(a, b);
 }
 
@@ -105,11 +112,8 @@ static const char *key_text(const struct row *r, enum report_key k, char *buf, s
 	case REPORT_KEY_TID:
 		snprintf(buf, len, "%" PRIu64, r->key.pid_tid & 0xffffffffu);
 		return buf;
-	case REPORT_KEY_DSO: {
-		const char *slash = strrchr(r->key.dso, '/');
-
-		return terminal_text(slash && r->key.dso[0] != '[' ? slash + 1 : r->key.dso, buf, len);
-	}
+	case REPORT_KEY_DSO:
+		return terminal_text(shown_dso(r->key.dso), buf, len);
 	case REPORT_KEY_SYM: {
 		char name[1024];
 

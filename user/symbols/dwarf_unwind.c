@@ -404,14 +404,11 @@ static Dwfl_Module *names_module(struct uw_file *f)
 	return f->names_module = mod;
 }
 
-size_t unwinder_inline_names(struct unwinder *u, uint32_t pid, uint64_t ip, uint64_t vaddr,
+size_t unwinder_inline_names(struct unwinder *u, const struct dso *d, uint64_t vaddr,
 			     char **names, size_t max)
 {
-	const struct map *m = address_space_find_map(u->as, pid, ip);
-	struct uw_file *f;
-	Dwfl_Module *mod;
+	struct uw_file *f = dso_file(u, d);
+	Dwfl_Module *mod = f ? names_module(f) : NULL;
 
-	if (!m || !(f = dso_file(u, m->dso)) || !(mod = names_module(f)))
-		return 0;
-	return debug_names_at(mod, vaddr, names, max);
+	return mod ? debug_names_at(mod, vaddr, names, max) : 0;
 }

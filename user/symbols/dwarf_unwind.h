@@ -27,14 +27,14 @@ void unwinder_free(struct unwinder *u);
 size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, uint64_t *ips,
 			    size_t max);
 
-/* The functions the debug information of the file mapped at ip in process
- * pid names at vaddr, ip's address in the file's own (its symbols'), as
- * perf's inlined frames name them (debug_names.h): the innermost inlined
- * one first, the function holding them last; at most max into names, each
- * malloc'd (the caller frees them). The debug information is found as
- * libdw finds it (the file's own, or by build-id under /usr/lib/debug) and
- * read once a file. Returns how many: 0 without debug information there. */
-size_t unwinder_inline_names(struct unwinder *u, uint32_t pid, uint64_t ip, uint64_t vaddr,
+/* The functions the debug information of file d names at vaddr, an address
+ * in the file's own (its symbols'), as perf's inlined frames name them
+ * (debug_names.h): the innermost inlined one first, the function holding
+ * them last; at most max into names, each malloc'd (the caller frees
+ * them). The file is found and its debug information read as for unwinding
+ * (the file's own, or by build-id under /usr/lib/debug), once a file.
+ * Returns how many: 0 without debug information there. */
+size_t unwinder_inline_names(struct unwinder *u, const struct dso *d, uint64_t vaddr,
 			     char **names, size_t max);
 
 #endif
