@@ -434,6 +434,9 @@ DOC_OUTPUT := $(OUTPUT)/doc
 EXAMPLES := deploy/prometheus/ringtrace.rules.yml deploy/prometheus/ringtrace.rules.test.yml \
 	    deploy/prometheus/web-config.example.yml deploy/grafana/ringtrace-dashboard.json \
 	    deploy/kubernetes/ringtrace-exporter.yaml deploy/kubernetes/ringtrace-podmonitor.yaml
+# The pages the README links to, installed beside it as docs/ so that its links hold.
+DOCS := $(wildcard docs/*.md)
+DOC_IMAGES := $(wildcard docs/images/*.png)
 
 # The man pages and the completion, from the binary's tables; the commands
 # are those ringtrace --help lists. The unit names the installed binary.
@@ -456,7 +459,7 @@ docs: $(DOC_OUTPUT)/stamp $(DOC_OUTPUT)/ringtrace-exporter.service
 install: programs docs
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/default \
-		$(DESTDIR)$(DOCDIR)/examples
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs/images
 	install -m 0755 $(OUTPUT)/ringtrace $(DESTDIR)$(BINDIR)/ringtrace
 	for f in $(DOC_OUTPUT)/man/*.1; do gzip -9n < $$f > $(DESTDIR)$(MANDIR)/man1/$$(basename $$f).gz && \
 		chmod 0644 $(DESTDIR)$(MANDIR)/man1/$$(basename $$f).gz || exit 1; done
@@ -465,6 +468,8 @@ install: programs docs
 	install -m 0644 deploy/systemd/ringtrace.sysusers $(DESTDIR)$(SYSUSERSDIR)/ringtrace.conf
 	install -m 0644 deploy/systemd/ringtrace-exporter.default $(DESTDIR)$(SYSCONFDIR)/default/ringtrace-exporter
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 $(DOC_IMAGES) $(DESTDIR)$(DOCDIR)/docs/images/
 	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 
 # Removes what install put there (the same PREFIX and DESTDIR).
