@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_options.c: option tables parse as their help says (short and long,
- * flags and values, errors with exit status 2), and for every real command
- * each option its --help lists parses to that option: help cannot drift. */
+ * flags and values, errors with exit status 2), --help leaves the man page's
+ * details out, details belong to rows, and for every real command each
+ * option its --help lists parses to that option: help cannot drift. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,12 +35,21 @@ static const struct options_entry test_table[] = {
 	{ 0 },
 };
 
+/* The man page's, never --help's. */
+static const struct options_detail test_details[] = {
+	{ "--alpha", "alpha's details" },
+	{ "-e", "e's details" },
+	{ "-- CMD", "the command's details\ntheir second paragraph" },
+	{ NULL, NULL },
+};
+
 static struct options_command test_command = {
 	.name = "test",
 	.usage = "ringtrace test [-a VALUE] [-g]\n               [--beta N]",
 	.description = "Tests the option tables.",
 	.options = test_table,
 	.epilog = "The end.",
+	.details = test_details,
 };
 
 /* What the handler was given, and what it answers. */
@@ -414,6 +424,37 @@ static void test_check_refuses_unsound_tables(void **state)
 	}
 }
 
+/* A row's details are found by the row's spelling ("--long", "-x" for a
+ * letter alone, a help row's text); a detail about no row, twice or empty
+ * makes the table unsound. */
+static void test_details_belong_to_rows(void **state)
+{
+	static const struct options_detail about_no_row[] = { { "--nope", "x" }, { NULL, NULL } };
+	static const struct options_detail by_letter[] = { { "-a", "x" }, { NULL, NULL } };
+	static const struct options_detail twice[] = {
+		{ "--beta", "x" }, { "--beta", "y" }, { NULL, NULL },
+	};
+	static const struct options_detail empty[] = { { "--beta", "" }, { NULL, NULL } };
+	static const struct options_detail *bad[] = { about_no_row, by_letter, twice, empty };
+	char err[256];
+
+	(void)state;
+	assert_string_equal(options_detail_of(&test_command, &test_table[0]), "alpha's details");
+	assert_string_equal(options_detail_of(&test_command, &test_table[3]), "e's details");
+	assert_string_equal(options_detail_of(&test_command, &test_table[6]),
+			    "the command's details\ntheir second paragraph");
+	assert_null(options_detail_of(&test_command, &test_table[1])); /* --alphabet */
+	assert_null(options_detail_of(&test_command, &test_table[4]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct options_command cmd = test_command;
+
+		cmd.details = bad[i];
+		err[0] = '\0';
+		assert_int_equal(options_check(&cmd, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, bad[i][0].option));
+	}
+}
+
 static void test_option_values(void **state)
 {
 	struct capture c;
@@ -588,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_option_is_a_usage_error),
 		cmocka_unit_test(test_handler_stops_the_parse),
 		cmocka_unit_test(test_check_refuses_unsound_tables),
+		cmocka_unit_test(test_details_belong_to_rows),
 		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_real_commands_parse_what_their_help_lists),
 	};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_options_doc.c: the man pages and the bash completion are written from
- * the option tables: every option of every command is on its page and in the
- * completion, roff's special characters are escaped. */
+ * the option tables: every option of every command is on its page, with its
+ * details after its help, and in the completion, roff's special characters
+ * are escaped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +114,86 @@ static void test_pages_name_no_macro(void **state)
 	}
 }
 
+/* text as roff_text writes it: '-' as \-, a backslash as \e (no '\n'). */
+static void roff_plain(char *buf, size_t len, const char *text, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 3 < len; i++) {
+		if (text[i] == '-' || text[i] == '\\')
+			buf[o++] = '\\';
+		buf[o++] = text[i] == '\\' ? 'e' : text[i];
+	}
+	buf[o] = '\0';
+}
+
+/* A row's details follow its help as paragraphs (.IP), one per line of
+ * them, escaped as the help is; --help leaves them out (test_options). */
+static void test_pages_show_details(void **state)
+{
+	static const struct options_entry rows[] = {
+		{ "size", 's', "N", "the size", NULL, 1 },
+		{ "plain", 0, NULL, "no details", NULL, 2 },
+		{ NULL, 0, "-- CMD", "a command", NULL, 0 },
+		{ 0 },
+	};
+	static const struct options_detail details[] = {
+		{ "--size", "Rounded up to a multiple of 8, as C:\\Temp writes \"it\".\n"
+			    ".dotted paragraph\n'quoted paragraph" },
+		{ "-- CMD", "Run until it exits." },
+		{ NULL, NULL },
+	};
+	static const struct options_command cmd = {
+		.name = "t", .usage = "ringtrace t", .options = rows, .details = details,
+	};
+	struct options_doc_command doc = { &cmd, "a summary" };
+	char *page = capture(write_page, &doc);
+
+	(void)state;
+	if (!strstr(page, ".TP\n\\fB\\-s\\fR, \\fB\\-\\-size\\fR \\fIN\\fR\nthe size\n"
+			  ".IP\nRounded up to a multiple of 8, as C:\\eTemp writes \"it\".\n"
+			  ".IP\n\\&.dotted paragraph\n"
+			  ".IP\n\\&'quoted paragraph\n"
+			  ".TP\n\\fB\\-\\-plain\\fR\nno details\n"
+			  ".TP\n\\fB\\-\\- CMD\\fR\na command\n.IP\nRun until it exits.\n"
+			  ".TP\n"))
+		fail_msg("the details are not after their rows' help:\n%s", page);
+	free(page);
+
+	/* every real command's details, each paragraph on the page under its row */
+	for (unsigned int i = 0; i < nr_all_commands; i++) {
+		const struct options_command *c = all_commands[i];
+
+		doc.cmd = c;
+		page = capture(write_page, &doc);
+		for (const struct options_entry *e = c->options;
+		     e->long_name || e->short_name || e->arg_name; e++) {
+			const char *text = options_detail_of(c, e), *row, *next;
+			char want[1024];
+
+			if (!text)
+				continue;
+			roff_plain(want, sizeof(want), e->help, strlen(e->help));
+			row = strstr(page, want);
+			assert_non_null(row);
+			next = strstr(row, ".TP\n");
+			for (const char *p = text; *p;) {
+				size_t n = strcspn(p, "\n");
+				const char *at;
+
+				roff_plain(want + 4, sizeof(want) - 4, p, n);
+				memcpy(want, ".IP\n", 4);
+				at = strstr(row, want);
+				if (!at || (next && at > next))
+					fail_msg("the page of %s lacks, under %s, the paragraph\n%s",
+						 c->name, e->long_name ? e->long_name : "a row", want);
+				p += n + (p[n] == '\n');
+			}
+		}
+		free(page);
+	}
+}
+
 static void test_completion_holds_every_option(void **state)
 {
 	struct options_doc_command docs[16];
@@ -152,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pages_hold_every_option),
 		cmocka_unit_test(test_pages_name_no_macro),
+		cmocka_unit_test(test_pages_show_details),
 		cmocka_unit_test(test_completion_holds_every_option),
 	};
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* options.c: turns a command's option table into getopt_long's arguments and
- * its --help text, and runs the one parsing loop every command shares. */
+ * its --help text, runs the one parsing loop every command shares, and checks
+ * the table (and the man page's details beside it) is sound. */
 #include "lib/options.h"
 
 #include <ctype.h>
@@ -272,6 +273,53 @@ void options_print_help(const struct options_command *cmd, FILE *out)
 	}
 }
 
+/* Whether d is about row e: "--NAME" for a row with a long name, "-X" for
+ * one with a letter only, the arg_name of a row of help text. */
+static bool detail_is_about(const struct options_detail *d, const struct options_entry *e)
+{
+	const char *o = d->option;
+
+	if (e->long_name)
+		return !strncmp(o, "--", 2) && !strcmp(o + 2, e->long_name);
+	if (e->short_name)
+		return o[0] == '-' && o[1] == e->short_name && !o[2];
+	return e->arg_name && !strcmp(o, e->arg_name);
+}
+
+const char *options_detail_of(const struct options_command *cmd, const struct options_entry *e)
+{
+	for (const struct options_detail *d = cmd->details; d && d->option; d++)
+		if (detail_is_about(d, e))
+			return d->text;
+	return NULL;
+}
+
+/* Every detail of cmd about one row, none twice, none empty. */
+static int check_details(const struct options_command *cmd, char *err, size_t err_len)
+{
+	for (const struct options_detail *d = cmd->details; d && d->option; d++) {
+		const struct options_entry *e;
+
+		for (e = cmd->options; !is_end(e) && !detail_is_about(d, e); e++)
+			;
+		if (is_end(e)) {
+			rt_format(err, err_len, "%s: the details of %s are about no row", cmd->name,
+				  d->option);
+			return -EINVAL;
+		}
+		if (!d->text || !d->text[0]) {
+			rt_format(err, err_len, "%s: the details of %s are empty", cmd->name, d->option);
+			return -EINVAL;
+		}
+		for (const struct options_detail *o = cmd->details; o != d; o++)
+			if (!strcmp(o->option, d->option)) {
+				rt_format(err, err_len, "%s: %s has details twice", cmd->name, d->option);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
 int options_check(const struct options_command *cmd, char *err, size_t err_len)
 {
 	const struct options_entry *e, *f;
@@ -319,5 +367,5 @@ int options_check(const struct options_command *cmd, char *err, size_t err_len)
 			}
 		}
 	}
-	return 0;
+	return check_details(cmd, err, err_len);
 }

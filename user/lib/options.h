@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* options.h: a command's options described once, in a table from which both
- * getopt_long's arguments and the --help text are made, so they cannot drift. */
+/* options.h: a command's options described once, in a table from which
+ * getopt_long's arguments, the --help text and (lib/options_doc.h) the man page
+ * and the completion are made, so they cannot drift. */
 #ifndef RINGTRACE_OPTIONS_H
 #define RINGTRACE_OPTIONS_H
 
@@ -29,6 +30,18 @@ struct options_entry {
 	int id;                /* what the command's handler switches on */
 };
 
+/* The man page's paragraphs about an option, printed after its help (which
+ * --help prints alone): what the help has no room for. option names the row
+ * as the man page spells it: "--event" for a row with a long name, "-g" for
+ * one with a letter only, the arg_name of a row of help text ("-- CMD ARGS").
+ * They are kept in a table beside the command's options rather than in
+ * struct options_entry, whose rows are written positionally: every row would
+ * have to name them. */
+struct options_detail {
+	const char *option; /* "--event"; NULL ends a table */
+	const char *text;   /* plain text, as help; '\n' starts a new paragraph */
+};
+
 /* The values an option takes, as completion offers them: words, or a
  * shell command printing them one a line (its first field); comma_list:
  * the value is a comma-separated list of them. */
@@ -39,7 +52,8 @@ struct options_choices {
 	bool comma_list;
 };
 
-/* A command: what --help prints, and the table getopt_long is given. */
+/* A command: what --help prints, the table getopt_long is given, and what
+ * its man page says beside them. */
 struct options_command {
 	const char *name;        /* "record", as in "see ringtrace record --help" */
 	const char *usage;       /* after "usage: "; further lines ('\n') aligned under it */
@@ -49,6 +63,7 @@ struct options_command {
 	bool stop_at_positional; /* options end at the first non-option (getopt's
 				    '+'): a command line or a target follows */
 	const struct options_choices *choices; /* options' values for completion, or NULL */
+	const struct options_detail *details;  /* options' man page paragraphs, or NULL */
 };
 
 /* What options_parse and a command's handler return. */
@@ -90,8 +105,12 @@ int options_exit_status(int result);
  * aligned in a column, then the epilog. */
 void options_print_help(const struct options_command *cmd, FILE *out);
 
+/* The man page's paragraphs about row e of cmd's table, or NULL. */
+const char *options_detail_of(const struct options_command *cmd, const struct options_entry *e);
+
 /* Whether cmd's table is sound: every option named and explained, no name or
- * letter twice, none taking -h or --help. 0, or -errno (-EINVAL, -E2BIG) with err set. */
+ * letter twice, none taking -h or --help, every detail naming a row of the
+ * table, none twice nor empty. 0, or -errno (-EINVAL, -E2BIG) with err set. */
 int options_check(const struct options_command *cmd, char *err, size_t err_len);
 
 /* The option getopt_long just rejected, as the user typed it ("-x" or "--xyz"). */

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* options_doc.c: man pages (roff, the man macros) and a bash completion script
- * written from the option tables that also feed getopt_long and --help. */
+ * written from the option tables that also feed getopt_long and --help; the
+ * pages add each option's details (a paragraph --help has no room for). */
 #include "lib/options_doc.h"
 
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 
-/* Text for roff: a backslash as \e, every '-' as \- (a minus sign, which
- * copies and searches as one), a line starting with '.' or '\'' guarded,
- * '\n' as a line break. */
-static void roff_text(FILE *out, const char *text)
+/* The first len bytes of text for roff: a backslash as \e, every '-' as \-
+ * (a minus sign, which copies and searches as one), a line starting with '.'
+ * or '\'' guarded, '\n' as a line break. */
+static void roff_text_n(FILE *out, const char *text, size_t len)
 {
 	bool line_start = true;
 
-	for (const char *p = text ? text : ""; *p; p++) {
+	for (const char *p = text, *end = text + len; p < end; p++) {
 		if (line_start && (*p == '.' || *p == '\''))
 			fputs("\\&", out);
 		line_start = false;
@@ -32,6 +33,26 @@ static void roff_text(FILE *out, const char *text)
 		default:
 			fputc(*p, out);
 		}
+	}
+}
+
+static void roff_text(FILE *out, const char *text)
+{
+	text = text ? text : "";
+	roff_text_n(out, text, strlen(text));
+}
+
+/* An option's details after its help, each line of them a paragraph
+ * indented as the help is. */
+static void option_details(FILE *out, const char *details)
+{
+	for (const char *p = details; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		fputs(".IP\n", out);
+		roff_text_n(out, p, n);
+		fputc('\n', out);
+		p += n + (p[n] == '\n');
 	}
 }
 
@@ -115,6 +136,7 @@ void options_print_man(const char *program, const char *version,
 		option_tag(out, e);
 		roff_text(out, e->help);
 		fputc('\n', out);
+		option_details(out, options_detail_of(cmd, e));
 	}
 	option_tag(out, &help);
 	roff_text(out, help.help);

@@ -21,7 +21,8 @@ void options_print_man_index(const char *program, const char *version, const cha
 			     const struct options_doc_command *cmds, size_t nr, FILE *out);
 
 /* A subcommand's page, PROGRAM-NAME(1): synopsis (its usage), description,
- * options by group as --help lists them, the epilog, see also. */
+ * options by group as --help lists them, each followed by its details (the
+ * command's options_detail), the epilog, see also. */
 void options_print_man(const char *program, const char *version,
 		       const struct options_doc_command *c, FILE *out);
 
