@@ -88,7 +88,8 @@ static void test_pages_hold_every_option(void **state)
  * word on the pages is one of the record types perf prints. */
 static void test_pages_name_no_macro(void **state)
 {
-	static const char *const allowed[] = { "PERF_RECORD_LOST", "PERF_RECORD_LOST_SAMPLES" };
+	static const char *const allowed[] = { "PERF_RECORD_LOST", "PERF_RECORD_LOST_SAMPLES",
+					       "PERF_RECORD_CGROUP" };
 
 	(void)state;
 	for (unsigned int i = 0; i < nr_all_commands; i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* command_options.c: the option table of every subcommand, the one source of
- * both what getopt_long accepts and what --help prints, and the check of a
- * value two commands take alike (-F). */
+ * what getopt_long accepts, what --help prints and what the man pages say of
+ * each option (its details), and the check of a value two commands take
+ * alike (-F). */
 #include "cli/command_options.h"
 
 #include <errno.h>
@@ -144,6 +145,122 @@ static const struct options_entry record_options_table[] = {
 	{ 0 },
 };
 
+/* What record's man page says of its options beyond their help. */
+static const struct options_detail record_details[] = {
+	{ "--event",
+	  "Software events also take perf's short names: faults (page-faults), cs "
+	  "(context-switches), migrations (cpu-migrations). Hardware events are cycles, "
+	  "instructions and the others perf names. Tracepoints are written SYSTEM:NAME "
+	  "(sched:sched_switch, syscalls:sys_enter_getpid) or as the globs perf takes ('ext4:*', "
+	  "'sched:sched_wak*'): every tracepoint matched, by system then name, as perf adds them. "
+	  "A recording holds at most " OPTIONS_STR(EVENT_SPEC_MAX) " events, the room of an "
+	  "event's number in its samples' ids: a glob matching more ('syscalls:*', 720) is "
+	  "refused, naming its count.\n"
+	  "User-space probes are named as bpftrace names them: uprobe:BINARY:FUNC[+OFFSET], "
+	  "uretprobe:BINARY:FUNC, usdt:BINARY:PROVIDER:NAME; ringtrace list uprobe:BINARY and "
+	  "ringtrace list usdt:BINARY list what BINARY has. docs/recording.md (User-space "
+	  "probes) tells how BINARY is found and what the probes' samples hold.\n"
+	  "ringtrace list (or -e list) prints every event; ringtrace list PATTERN... filters "
+	  "them as perf list PATTERN does." },
+	{ "--freq",
+	  "For software and hardware events: tracepoints keep every hit unless -c thins them. "
+	  "At most kernel.perf_event_max_sample_rate, a sysctl the kernel lowers when samples "
+	  "take long: a higher HZ is refused, naming it." },
+	{ "--count",
+	  "Instead of -F; PERIOD is in nanoseconds for the clocks (cpu-clock, task-clock). "
+	  "Tracepoints, which keep every hit otherwise, are thinned by -c too; user-space probes "
+	  "are not." },
+	{ "-g",
+	  "Up to " OPTIONS_STR(RT_MAX_STACK_DEPTH) " frames each, kernel and user. The tables "
+	  "are compiled from each mapped file's .eh_frame (within --unwind-mem, kept between runs "
+	  "in --unwind-cache); a file with no table is unwound by frame pointers. docs/stacks.md "
+	  "tells how, and how it compares with perf's." },
+	{ "--call-graph",
+	  "Each callchain holds up to " OPTIONS_STR(RT_MAX_STACK_DEPTH) " frames; docs/stacks.md "
+	  "compares the modes.\n"
+	  "fp: kernel and user callchains, unwound by frame pointers only.\n"
+	  "dwarf: SIZE is rounded up to a multiple of 8, as perf rounds it; the stack copies are "
+	  "unwound when report or script reads the recording.\n"
+	  "ehframe+dwarf: the user frames unwound in the kernel and the registers and stack copy "
+	  "of dwarf in each sample. perf report and perf script show such a sample's user stack "
+	  "twice: the callchain's, then their own unwinding of the copy." },
+	{ "--unwind-mem",
+	  "Kernel memory: the rows of every file's unwind table and their page index, a row "
+	  "taking 17 bytes of the kernel's arrays. The files beyond it are counted in the "
+	  "totals." },
+	{ "--copy-budget",
+	  "Holes of sparse files are kept as holes. The copies are made on a thread of their "
+	  "own, never the one draining the rings." },
+	{ "--off-cpu",
+	  "The event offcpu-time is recorded beside the others (-e), each sample's callchain "
+	  "where the task went to sleep; report --event offcpu-time reads it. docs/recording.md "
+	  "(Off-CPU) tells how it is measured, how perf's differs and what it costs." },
+	{ "--off-cpu-min",
+	  "TIME is a number and its unit: ns, us, ms or s. The default is bcc offcputime's." },
+	{ "--unwind-cache",
+	  "docs/stacks.md (Tables cached on disk) tells what is kept and how a file there is "
+	  "checked." },
+	{ "--pid",
+	  "Processes forked during ringtrace's start are followed too. Without a command, "
+	  "recording lasts until they have all exited (as perf's), or SIGINT." },
+	{ "--tid", "Without a command, recording lasts until they have exited, or SIGINT." },
+	{ "--per-thread", "The threads of -p, -t or the command." },
+	{ "--no-inherit",
+	  "As perf's attr.inherit = 0: the threads of -p there at the start, or the command's "
+	  "first thread." },
+	{ "--cgroup",
+	  "Also records every sample's cgroup and PERF_RECORD_CGROUP records, for report --sort "
+	  "cgroup." },
+	{ "--all-cgroups", "No sample is left out for its cgroup (-G filters)." },
+	{ "-- CMD ARGS",
+	  "Alone, CMD and its children are recorded on every CPU (perf's default mode) from "
+	  "CMD's exec on, as perf's enable_on_exec: ringtrace's child waiting to exec it is never "
+	  "sampled, a BPF program on sched_process_exec admits it. With -a, -C, -p or -t, "
+	  "recording lasts until CMD exits. ringtrace exits with CMD's status." },
+	{ "--transport",
+	  "ringbuf: one BPF ring buffer per CPU (one in all with --per-thread), which ringtrace "
+	  "maps and reads itself: it acquires the producer position and releases the consumer "
+	  "position once per eighth of a ring, rather than after every record as libbpf 1.1 "
+	  "does.\n"
+	  "perfbuf: one BPF-output perf event per CPU, whose ring ringtrace maps and reads "
+	  "itself: acquire data_head, release data_tail, records that wrap, watermark wakeups." },
+	{ "--mmap-pages",
+	  "The size of each BPF ring buffer (ringbuf) or perf ring (perfbuf); the default is "
+	  "perf's." },
+	{ "--staging-size",
+	  "Between the thread that drains the kernel's rings and the thread that writes the "
+	  "files. Only the pages of the largest backlog are ever touched, as the ring starts "
+	  "again at its start whenever the writer has emptied it. Under --overwrite with "
+	  "ringbuf, it is what each CPU keeps." },
+	{ "--output",
+	  "A recording already in DIR becomes DIR.old; anything else there is refused unless "
+	  "--force." },
+	{ "--force", "DIR must be a real directory owned by you; its data* files are replaced." },
+	{ "--overwrite",
+	  "docs/flight-recorder.md tells what is kept and how each snapshot's counts add up." },
+	{ "--trigger",
+	  "Only hits in the recording's scope count (the command, -p, -t, -G, -C: the "
+	  "sampler's own filter, shared), seen by a BPF program attached to the tracepoint, as "
+	  "perf's --switch-output-event, which perf opens in the recording's scope too." },
+	{ "--trigger-runqlat",
+	  "BPF programs on sched_wakeup, sched_wakeup_new and sched_switch time each wait in "
+	  "the kernel. The waits of any task of the machine count, not only those in scope: a "
+	  "slow run queue slows the recording's target too." },
+	{ "--max-snapshots",
+	  "The end of the recording takes a last snapshot, unless N were taken already." },
+	{ "--verbose", "libbpf's messages (-vv) include the verifier's log." },
+	{ "--debug-drain-delay-ms",
+	  "The drain sleeps MS ms before each pass over the kernel's rings, to provoke losses "
+	  "there." },
+	{ "--debug-writer-delay-ms",
+	  "The writer sleeps MS ms after each pass that wrote, to provoke losses in the staging "
+	  "ring." },
+	{ "--debug-start-delay-ms",
+	  "What -p follows of the forks made meanwhile is tested with it." },
+	{ "--debug-start-tables-delay-ms", "As on a machine of many processes." },
+	{ NULL, NULL },
+};
+
 /* What completion offers for the values of record's options. */
 static const struct options_choices record_choices[] = {
 	{ "event", NULL, "\"${COMP_WORDS[0]}\" list | grep -F \"[\" | grep -vw BINARY", true },
@@ -163,6 +280,7 @@ const struct options_command record_command = {
 	.epilog = "Without a command, recording stops on SIGINT (Ctrl-C) or SIGTERM.",
 	.stop_at_positional = true, /* what follows -- or the first word is the command */
 	.choices = record_choices,
+	.details = record_details,
 };
 
 static const struct options_entry report_options_table[] = {
