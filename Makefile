@@ -293,10 +293,11 @@ LSAN_SUPPRESSIONS := $(abspath tests/fuzz/lsan.supp)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	   LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS)
 
-# test_unwind_compile reads the unwind rows of a built program (SYMGEN_DIR).
+# test_unwind_compile reads the unwind rows of a built program (SYMGEN_DIR),
+# test_options_doc the pages of docs/ (RINGTRACE_SRC).
 unit-test: $(UNIT_TESTS) $(SYMGEN)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; \
-		$(SAN_ENV) SYMGEN_DIR=$(abspath $(OUTPUT)) $$t; done
+		$(SAN_ENV) SYMGEN_DIR=$(abspath $(OUTPUT)) RINGTRACE_SRC=$(CURDIR) $$t; done
 
 # Under CI (CI or REQUIRE_INTEGRATION set) a test that cannot run fails.
 # The deployment tests install and package the build INSTALL_FROM names (make

@@ -2,13 +2,14 @@
 /* test_options_doc.c: the man pages and the bash completion are written from
  * the option tables: every option of every command is on its page, with its
  * details after its help, and in the completion, roff's special characters
- * are escaped. */
+ * are escaped; and no page of docs/ holds a table of options again. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,61 @@ static void test_pages_show_details(void **state)
 	}
 }
 
+/* Whether line is a row of a markdown table whose first cell starts with an
+ * option's spelling: "| `-e EVENTS` | ...", "| `--force` | ...". */
+static bool option_table_row(const char *line)
+{
+	line += strspn(line, " ");
+	if (*line != '|')
+		return false;
+	line++;
+	line += strspn(line, " ");
+	return line[0] == '`' && line[1] == '-';
+}
+
+/* The option reference exists once, in the tables above: a page of docs/
+ * that lists options in a table of its own would drift from them. */
+static void test_docs_hold_no_option_table(void **state)
+{
+	const char *src = getenv("RINGTRACE_SRC");
+	char dir[4096], path[4400], line[4096];
+	struct dirent *d;
+	unsigned int pages = 0;
+	DIR *docs;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/docs", src && *src ? src : ".");
+	docs = opendir(dir);
+	if (!docs)
+		fail_msg("cannot open %s: run from the source tree or set RINGTRACE_SRC", dir);
+	while ((d = readdir(docs))) {
+		size_t len = strlen(d->d_name), nr = 0;
+		FILE *f;
+
+		if (len < 4 || strcmp(d->d_name + len - 3, ".md"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		pages++;
+		while (fgets(line, sizeof(line), f)) {
+			nr++;
+			if (option_table_row(line))
+				fail_msg("%s:%zu is a row of a table of options: its explanation "
+					 "belongs in the details of the option's row in "
+					 "user/cli/command_options.c (man ringtrace-CMD prints it), "
+					 "the page pointing to ringtrace CMD --help:\n%s",
+					 path, nr, line);
+		}
+		fclose(f);
+	}
+	closedir(docs);
+	assert_true(pages > 0);
+	assert_false(option_table_row("| `cpu-clock` | a software event |"));
+	assert_true(option_table_row("| `-e EVENTS` | events |"));
+	assert_true(option_table_row("| `--force` | reuse DIR |"));
+}
+
 static void test_completion_holds_every_option(void **state)
 {
 	struct options_doc_command docs[16];
@@ -235,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_pages_hold_every_option),
 		cmocka_unit_test(test_pages_name_no_macro),
 		cmocka_unit_test(test_pages_show_details),
+		cmocka_unit_test(test_docs_hold_no_option_table),
 		cmocka_unit_test(test_completion_holds_every_option),
 	};
 
