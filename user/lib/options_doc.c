@@ -74,6 +74,7 @@ static void page_header(FILE *out, const char *program, const char *name, const 
 		roff_upper(out, name);
 	}
 	fprintf(out, " 1 \"\" \"%s %s\" \"User Commands\"\n", program, version);
+	fputs(".nh\n", out); /* no hyphen breaking an option's or an event's name */
 }
 
 /* The option's names as a .TP tag: \fB\-e\fR, \fB\-\-event\fR \fIEVENTS\fR. */
