@@ -22,7 +22,7 @@
 
 #define MAX_SEEN 16
 
-enum { T_ALPHA = 1, T_ALPHABET, T_BETA, T_GAMMA, T_DELTA, T_EPSILON };
+enum { T_ALPHA = 1, T_ALPHABET, T_BETA, T_GAMMA, T_DELTA, T_EPSILON, T_ORDER };
 
 static const struct options_entry test_table[] = {
 	{ "alpha", 'a', "VALUE", "short and long, with a value", "values", T_ALPHA },
@@ -203,6 +203,44 @@ static void test_positionals_and_stop_at_first(void **state)
 	assert_int_equal(s.nr, 1);
 	assert_int_equal(next, 3);
 	assert_string_equal(dashes[next], "-a");
+}
+
+/* A value in brackets may be left out, as perf's -g: the next word is the
+ * value unless it starts with '-' (then read as an option) or there is none. */
+static void test_value_that_may_be_left_out(void **state)
+{
+	static const struct options_entry table[] = {
+		{ "order", 'o', "[ORDER]", "a value that may be left out", NULL, T_ORDER },
+		{ "gamma", 'g', NULL, "a flag", NULL, T_GAMMA },
+		{ 0 },
+	};
+	const struct options_command cmd = { .name = "opt", .usage = "ringtrace opt", .options = table };
+	char *argv[] = { "opt", "-o", "caller", "-o", "-g", "pos", "--order", "--order=callee",
+			 "-ocallee", "-o", NULL };
+	char *empty[] = { "opt", "--order=", NULL };
+	struct seen s = { 0 };
+	char *err = NULL;
+	int next = -1;
+
+	(void)state;
+	assert_int_equal(parse(&cmd, argv, &s, &next, NULL), OPTIONS_CONTINUE);
+	assert_int_equal(s.nr, 7);
+	assert_int_equal(s.ids[0], T_ORDER);
+	assert_string_equal(s.args[0], "caller");
+	assert_int_equal(s.ids[1], T_ORDER); /* before an option: left out */
+	assert_null(s.args[1]);
+	assert_int_equal(s.ids[2], T_GAMMA); /* and that option read */
+	assert_int_equal(s.ids[3], T_ORDER); /* --order before --order=callee */
+	assert_null(s.args[3]);
+	assert_string_equal(s.args[4], "callee");
+	assert_string_equal(s.args[5], "callee");
+	assert_int_equal(s.ids[6], T_ORDER); /* last: left out */
+	assert_null(s.args[6]);
+	assert_string_equal(argv[next], "pos");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(parse(&cmd, empty, &s, &next, &err), OPTIONS_USAGE_ERROR);
+	assert_non_null(strstr(err, "not an empty one"));
+	free(err);
 }
 
 static void test_getopt_arguments_built_from_the_table(void **state)
@@ -622,6 +660,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_short_long_flags_and_values),
 		cmocka_unit_test(test_positionals_and_stop_at_first),
+		cmocka_unit_test(test_value_that_may_be_left_out),
 		cmocka_unit_test(test_getopt_arguments_built_from_the_table),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_help_wraps_long_text),

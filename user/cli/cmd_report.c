@@ -3,6 +3,7 @@
  * of a recording to stdout. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/command_options.h"
 #include "cli/commands.h"
@@ -28,6 +29,14 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_SORT:
 		if (report_parse_sort(o, arg, err, sizeof(err))) {
 			rt_error("%s", err);
+			return OPTIONS_USAGE_ERROR;
+		}
+		o->sort_by_sym_first = o->keys[0] == REPORT_KEY_SYM;
+		break;
+	case REPORT_OPT_CALL_GRAPH:
+		err[0] = '\0';
+		if (report_parse_call_graph(o, arg, err, sizeof(err))) {
+			rt_error("%s", err[0] ? err : "out of memory");
 			return OPTIONS_USAGE_ERROR;
 		}
 		break;
@@ -85,6 +94,8 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_PERCENT_LIMIT:
 		if (option_parse_percent("--percent-limit", arg, &o->percent_limit))
 			return OPTIONS_USAGE_ERROR;
+		/* perf's also the call graphs' threshold, read as a float */
+		o->graph.threshold = (float)o->percent_limit;
 		break;
 	case REPORT_OPT_DIFF:
 		o->diff_before = arg;
@@ -107,7 +118,8 @@ static int report_option(void *ctx, int id, const char *arg)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_options o = { .input = REPORT_DEFAULT_INPUT, .pid_filter = -1 };
+	struct report_options o = { .input = REPORT_DEFAULT_INPUT, .pid_filter = -1,
+				    .graph.threshold = REPORT_GRAPH_DEFAULT_THRESHOLD };
 	struct pager pager = { 0 };
 	char err[1024];
 	int status, next;
@@ -132,9 +144,18 @@ int cmd_report(int argc, char **argv)
 			 "drop the other options");
 		return 2;
 	}
-	/* the table on a terminal through a pager, as perf report --stdio's */
-	if (!o.unwind_check && !o.diff_before && o.output == REPORT_TABLE && !o.no_pager)
+	if (o.graph.shown && (o.unwind_check || o.diff_before || o.output != REPORT_TABLE)) {
+		rt_error("-g prints call graphs under the table's rows: drop --folded, --flamegraph, "
+			 "--pprof, --diff and --unwind-check, or -g");
+		return 2;
+	}
+	/* the table on a terminal through a pager, as perf report --stdio's, its
+	 * first rows (perf's TUI shows a screen) */
+	if (!o.unwind_check && !o.diff_before && o.output == REPORT_TABLE && !o.no_pager) {
+		if (isatty(STDOUT_FILENO))
+			o.max_rows = REPORT_TERMINAL_ROWS;
 		pager_start(&pager);
+	}
 	if (o.unwind_check)
 		status = report_unwind_check_run(&o, stdout, err, sizeof(err));
 	else if (o.diff_before)

@@ -15,6 +15,7 @@
 #include "lib/option_values.h"
 #include "record/unwind_cache.h"
 #include "report/flamegraph.h"
+#include "report/report.h"
 
 static const struct options_entry record_options_table[] = {
 	{ "event", 'e', "EVENTS",
@@ -294,9 +295,21 @@ static const struct options_entry report_options_table[] = {
 	  NULL, REPORT_OPT_CHILDREN },
 	{ "no-children", 0, NULL, "only the sampled function (Self; the default)",
 	  NULL, REPORT_OPT_NO_CHILDREN },
+	{ "call-graph", 'g', "[ORDER]",
+	  "each row's call graph under it, as perf report --stdio -g prints it (the same lines; "
+	  "the rows keep their columns): caller, callers first from the root down (-g alone, "
+	  "as perf's), or callee, the row's function first, then its callers; perf's "
+	  "graph,THRESHOLD[,LIMIT],ORDER leaves out branches under THRESHOLD percent of the "
+	  "event (default 0.5, and --percent-limit's, as perf's) and prints at most LIMIT "
+	  "branches a level; ORDER left out: callee, caller with --children (perf's). none: no "
+	  "graph. perf's other print types (flat, fractal, folded), keys (address, srcline) and "
+	  "values (period, count) are not supported. Needs a recording made with -g",
+	  NULL, REPORT_OPT_CALL_GRAPH },
 	{ "stdio", 0, NULL,
-	  "plain text table (the default), never through a pager (the table goes through "
-	  "$PAGER, or less, when stdout is a terminal)",
+	  "plain text table (the default), never through a pager and never cut short (when "
+	  "stdout is a terminal, the table goes through $PAGER, or less, and shows the first "
+	  OPTIONS_STR(REPORT_TERMINAL_ROWS) " rows of each event, a last line saying how many "
+	  "more there are)",
 	  NULL, REPORT_OPT_STDIO },
 	{ "folded", 0, NULL,
 	  "one line per unique stack, root first, and its samples (Brendan Gregg's folded "
@@ -354,12 +367,14 @@ static const struct options_entry report_options_table[] = {
 
 static const struct options_choices report_choices[] = {
 	{ "sort", "comm pid tid dso sym cpu cgroup", NULL, true },
+	{ "call-graph", "caller callee graph none", NULL, true },
 	{ NULL, NULL, NULL, false },
 };
 
 const struct options_command report_command = {
 	.name = "report",
-	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [filters] [--stdio]\n"
+	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [-g caller|callee] [filters]\n"
+		 "                 [--stdio]\n"
 		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
 		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]\n"
 		 "ringtrace report [DIR] --unwind-check [--comm COMM] [--pid PID]",

@@ -90,6 +90,7 @@ enum report_option_id {
 	REPORT_OPT_DIFF,
 	REPORT_OPT_UNWIND_CHECK,
 	REPORT_OPT_PERCENT_LIMIT,
+	REPORT_OPT_CALL_GRAPH,
 };
 
 enum script_option_id {

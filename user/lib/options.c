@@ -30,6 +30,12 @@ static bool is_option(const struct options_entry *e)
 	return e->long_name || e->short_name;
 }
 
+/* Whether an option's value may be left out ("[MODE]"). */
+static bool value_optional(const struct options_entry *e)
+{
+	return e->arg_name && e->arg_name[0] == '[';
+}
+
 int options_getopt_build(const struct options_command *cmd, struct options_getopt *g)
 {
 	struct option *lo = g->long_options;
@@ -105,10 +111,18 @@ int options_parse(const struct options_command *cmd, int argc, char **argv,
 	optind = 0; /* not 1: glibc then starts afresh, '+' and its permutation included */
 	while ((c = getopt_long(argc, argv, g.short_options, g.long_options, NULL)) != -1) {
 		const struct options_entry *e;
+		const char *value = optarg;
 
 		if (c == help_entry.short_name) {
 			options_print_help(cmd, stdout);
 			return OPTIONS_DONE;
+		}
+		/* a value that may be left out, left out last */
+		if (c == ':' && (e = entry_of(cmd, optopt)) && value_optional(e)) {
+			status = handle(ctx, e->id, NULL);
+			if (status != OPTIONS_CONTINUE)
+				return status;
+			continue;
 		}
 		if (c == ':') {
 			rt_error("option %s needs a value: see ringtrace %s --help",
@@ -127,8 +141,14 @@ int options_parse(const struct options_command *cmd, int argc, char **argv,
 					 options_rejected(argv), cmd->name);
 			return OPTIONS_USAGE_ERROR;
 		}
+		/* a value that may be left out, left out before an option: that
+		 * word is read again, as an option */
+		if (value_optional(e) && optarg && optarg == argv[optind - 1] && optarg[0] == '-') {
+			optind--;
+			value = NULL;
+		}
 		/* no option takes an empty value: "-G ''" is a mistake, not "none" */
-		if (e->arg_name && optarg && !*optarg) {
+		if (e->arg_name && value && !*value) {
 			if (e->long_name)
 				rt_error("option --%s needs a value, not an empty one: see ringtrace %s --help",
 					 e->long_name, cmd->name);
@@ -137,7 +157,7 @@ int options_parse(const struct options_command *cmd, int argc, char **argv,
 					 e->short_name, cmd->name);
 			return OPTIONS_USAGE_ERROR;
 		}
-		status = handle(ctx, e->id, e->arg_name ? optarg : NULL);
+		status = handle(ctx, e->id, e->arg_name ? value : NULL);
 		if (status != OPTIONS_CONTINUE)
 			return status;
 	}

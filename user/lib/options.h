@@ -20,7 +20,10 @@
 /* One row of a command's option table. A row with neither long_name nor
  * short_name but an arg_name is help text only, arg_name standing in the
  * column of names (e.g. "-- CMD ARGS"); a row of zeros ends the table.
- * -h/--help is not in the table: every command gets it. */
+ * -h/--help is not in the table: every command gets it. A value in brackets
+ * ("[MODE]") may be left out, as perf's -g takes its own: the next word is
+ * the option's value unless it starts with '-' or there is none; left out,
+ * the handler is given NULL. */
 struct options_entry {
 	const char *long_name; /* "event" for --event, or NULL */
 	char short_name;       /* 'e' for -e, or 0 */

@@ -161,16 +161,23 @@ static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 
 /* Self to the leaf's row; with --children, the period to it and to every
  * other distinct row on the stack once, as perf's cumulative entries: the
- * outermost REPORT_MAX_STACK frames, callers first, a frame in no mapping
- * [k] or [.] as the one before it (the sample's mode for the first).
+ * REPORT_MAX_STACK frames perf's callchain cursor holds (the outermost
+ * callers first, the innermost callees first), each row credited by its
+ * first frame in that order; a frame in no mapping [k] or [.] as the frame
+ * before it in that order (the sample's mode for the first). With -g, the leaf's row's tree gets
+ * the whole stack, a credited row's the stack from its frame on.
  * kernel: the sample was taken in kernel mode. */
 static int add_to_table(struct report_state *st, const struct row_key *base, bool kernel,
-			uint64_t period)
+			uint64_t period, uint64_t thread)
 {
 	const struct table_frame *f = st->table_frames;
-	unsigned int first = st->nr_frames > REPORT_MAX_STACK ? st->nr_frames - REPORT_MAX_STACK : 0;
+	unsigned int nr = st->nr_frames < REPORT_MAX_STACK ? st->nr_frames : REPORT_MAX_STACK;
+	unsigned int lo = st->callee_first ? 0 : st->nr_frames - nr; /* frames [lo, lo + nr) */
+	const struct row_key *credited[REPORT_MAX_STACK];
+	bool graph = st->o->graph.shown;
 	unsigned int n = 0;
 	struct row *leaf;
+	int r;
 
 	if (frame_key(st, base, &f[0].where, f[0].where.map_ip,
 		      f[0].where.mapped ? f[0].where.kernel : kernel, &st->leaf_key))
@@ -178,30 +185,49 @@ static int add_to_table(struct report_state *st, const struct row_key *base, boo
 	leaf = get_row(st, &st->leaf_key);
 	if (!leaf)
 		return -ENOMEM;
+	if (!leaf->samples && !leaf->children)
+		leaf->thread = thread;
 	leaf->samples++;
 	leaf->period += period;
+	if (graph && nr > leaf->graph_depth)
+		leaf->graph_depth = nr;
+	for (unsigned int p = 0; graph && p < nr; p++) {
+		const struct table_frame *at = &f[st->callee_first ? lo + p : lo + nr - 1 - p];
+
+		call_graph_frame(at->ip, &at->where, &st->graph_frames[p]);
+	}
+	if (graph && (r = call_graph_add(&st->graph, &leaf->graph, st->graph_frames, nr, period)))
+		return r;
 	if (!st->o->children)
 		return 0;
 	leaf->children += period;
-	for (unsigned int i = st->nr_frames; i-- > first;) {
-		struct row_key *key = &st->frame_keys[n];
-		struct row *row;
+	for (unsigned int p = 0; p < nr; p++) {
+		const struct table_frame *at = &f[st->callee_first ? lo + p : lo + nr - 1 - p];
+		struct row_key *key = &st->frame_keys[p];
 		bool seen;
+		struct row *row;
 
-		if (f[i].where.mapped)
-			kernel = f[i].where.kernel;
-		if (frame_key(st, base, &f[i].where, f[i].ip, kernel, key))
+		if (at->where.mapped)
+			kernel = at->where.kernel;
+		if (frame_key(st, base, &at->where, at->ip, kernel, key))
 			return -ENOMEM;
 		seen = equal_row(&st->leaf_key, key);
 		for (unsigned int j = 0; j < n && !seen; j++)
-			seen = equal_row(&st->frame_keys[j], key);
+			seen = equal_row(credited[j], key);
 		if (seen)
 			continue;
-		n++;
+		credited[n++] = key;
 		row = get_row(st, key);
 		if (!row)
 			return -ENOMEM;
+		if (!row->samples && !row->children)
+			row->thread = thread;
 		row->children += period;
+		if (graph && nr - p > row->graph_depth)
+			row->graph_depth = nr - p;
+		if (graph && (r = call_graph_add(&st->graph, &row->graph, st->graph_frames + p,
+						 nr - p, period)))
+			return r;
 	}
 	return 0;
 }
@@ -301,7 +327,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 	st->nr_frames = 0;
 	if (o->output == REPORT_PPROF)
 		return report_pprof_add(&st->pprof, rec, s, comm, period);
-	if (o->output == REPORT_TABLE && !o->children) {
+	if (o->output == REPORT_TABLE && !o->children && !o->graph.shown) {
 		/* the leaf only, resolved only if a key needs it */
 		struct row *row;
 
@@ -342,7 +368,8 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		if (!st->nr_frames)
 			return 0;
 	}
-	return o->output == REPORT_TABLE ? add_to_table(st, &base, kernel, period)
+	return o->output == REPORT_TABLE ? add_to_table(st, &base, kernel, period,
+							(uint64_t)s->pid << 32 | s->tid)
 					 : add_to_stacks(st, comm, period);
 }
 
@@ -414,10 +441,21 @@ static int print_stacks(struct report_state *st, FILE *out, char *err, size_t er
 	return ret;
 }
 
-/* --sort cgroup and --cgroup need the cgroup id in every sample. */
+/* --sort cgroup and --cgroup need the cgroup id in every sample, -g a
+ * callchain in some. */
 static int check_keys_recorded(const struct report_options *o, const struct recording *r,
 			       char *err, size_t errlen)
 {
+	bool callchains = false;
+
+	for (unsigned int e = 0; o->graph.shown && e < r->in.nr_events; e++)
+		callchains |= !recording_is_tracking(r, e) &&
+			      (r->in.events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	if (o->graph.shown && !callchains) {
+		rt_format(err, errlen, "-g: %s has no callchains: record with -g (or --call-graph)",
+			  o->input);
+		return -EINVAL;
+	}
 	if (!has_key(o, REPORT_KEY_CGROUP) && !o->cgroup_filter)
 		return 0;
 	for (unsigned int e = 0; e < r->in.nr_events; e++)
@@ -479,12 +517,16 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen)
 {
-	struct report_state st = { .o = o, .keys = key_mask(o) };
+	struct report_state st = { .o = o, .keys = key_mask(o),
+				   .callee_first = o->graph.order == REPORT_GRAPH_ORDER_DEFAULT
+							   ? !o->children
+							   : o->graph.order == REPORT_GRAPH_CALLEE };
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
 	int ret, r;
 
 	hash_map_init(&st.rows, hash_row, equal_row);
 	hash_map_init(&st.stacks, hash_interned, equal_interned);
+	call_graph_init(&st.graph);
 	if (filter_init(&st.filter, o, err, errlen)) {
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
@@ -495,9 +537,10 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
 	st.table_frames = malloc(MAX_FRAMES * sizeof(*st.table_frames));
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
+	st.graph_frames = malloc(REPORT_MAX_STACK * sizeof(*st.graph_frames));
 	/* a hint: without it every leaf is resolved afresh */
 	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, keep_leaf_row);
-	if (!st.events || !st.frame_keys || !st.table_frames || !st.frame_names ||
+	if (!st.events || !st.frame_keys || !st.table_frames || !st.frame_names || !st.graph_frames ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");
 		ret = -ENOMEM;
@@ -510,7 +553,11 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	err[0] = '\0';
 	r = recording_replay(&st.rec, &v, err, errlen);
 	if (r) {
-		if (!err[0])
+		if (!err[0] && r == -E2BIG)
+			rt_format(err, errlen, "-g: the call graphs of %s need more than %u nodes: "
+				  "narrow them with --comm, --pid, --cpu or --time", o->input,
+				  CALL_GRAPH_MAX_NODES);
+		else if (!err[0])
 			rt_format(err, errlen, "out of memory");
 		ret = r < 0 ? r : -ENOMEM;
 		goto out;
@@ -544,6 +591,8 @@ out_maps:
 	free(st.frame_keys);
 	free(st.table_frames);
 	free(st.frame_names);
+	free(st.graph_frames);
+	call_graph_free(&st.graph);
 	direct_cache_free(&st.leaf_rows);
 	if (o->output == REPORT_PPROF)
 		report_pprof_free(&st.pprof);

@@ -29,6 +29,28 @@ enum report_output {
 	REPORT_PPROF,      /* a gzipped pprof profile.proto */
 };
 
+/* The order of a call graph's functions (report -g). */
+enum report_graph_order {
+	REPORT_GRAPH_ORDER_DEFAULT, /* callee, caller with --children (perf's) */
+	REPORT_GRAPH_CALLER,        /* callers first: from the root down to the row */
+	REPORT_GRAPH_CALLEE,        /* callees first: from the row up to the root */
+};
+
+/* What -g (perf report -g graph,THRESHOLD,LIMIT,ORDER) prints. */
+struct report_graph_options {
+	bool shown;                 /* each row's call graph under it */
+	enum report_graph_order order;
+	double threshold;           /* percent of the event's period under which a
+				     * branch is left out */
+	unsigned int print_limit;   /* the most branches of a level, 0: all */
+};
+
+/* perf report's threshold of call graphs, in percent. */
+#define REPORT_GRAPH_DEFAULT_THRESHOLD 0.5
+/* The rows of each event a table on a terminal shows (report without
+ * --stdio): perf's TUI shows a screen; the rest is one line away. */
+#define REPORT_TERMINAL_ROWS 100
+
 struct report_options {
 	const char *input;
 	enum report_key keys[REPORT_MAX_KEYS];
@@ -44,6 +66,10 @@ struct report_options {
 	const char *diff_before; /* --diff: the recording or folded file input is compared with */
 	bool unwind_check;       /* --unwind-check: the kernel's user frames against libdw's */
 	bool children;           /* also credit every caller on the stack */
+	struct report_graph_options graph; /* -g */
+	bool sort_by_sym_first;  /* --sort given, sym its first key (perf's call graphs
+				  * then leave a lone chain's first function out) */
+	unsigned int max_rows;   /* the most rows of each event's table, 0: all */
 	const char *event_filter; /* only this event (folded stacks and flame graphs
 				   * take the first one without it), or NULL */
 	const char *comm_filter; /* only samples of this comm, or NULL */
@@ -63,6 +89,14 @@ int report_parse_time(struct report_options *o, const char *text, char *err, siz
 /* Parses "comm,dso,sym" into o->keys (comm, pid, tid, dso, sym, cpu, cgroup).
  * 0, or -EINVAL with err naming the bad key. */
 int report_parse_sort(struct report_options *o, const char *text, char *err, size_t errlen);
+
+/* Parses -g's value as perf report's, "graph,0.5,caller,function,percent" when
+ * text is NULL (a comma-separated list, each word a prefix: none; graph; caller
+ * or callee; function; percent; a threshold, then a limit) into o->graph. 0, or
+ * -EINVAL with err naming the word and what to use (print types, keys and
+ * values other than perf's defaults are not supported). */
+int report_parse_call_graph(struct report_options *o, const char *text, char *err,
+			    size_t errlen);
 
 /* report_run's answer to a request the recording cannot serve (a filter or
  * key it has no data for, a malformed --cpu): a usage error. An errno no call

@@ -12,6 +12,7 @@
 #include "lib/byte_buffer.h"
 #include "lib/direct_cache.h"
 #include "lib/hash_map.h"
+#include "report/call_graph.h"
 #include "report/recording.h"
 #include "report/report.h"
 #include "report/report_pprof.h"
@@ -50,6 +51,9 @@ struct row {
 	uint64_t samples;
 	uint64_t period;   /* self */
 	uint64_t children; /* self and every sample it was a caller in */
+	struct graph_node *graph; /* -g: its stacks, or NULL */
+	uint32_t graph_depth;     /* -g: the most frames of a stack added to it */
+	uint64_t thread;          /* pid << 32 | tid of the sample that made it */
 };
 
 /* What one event's samples add up to. */
@@ -110,6 +114,13 @@ struct report_state {
 	unsigned int nr_frames;
 	struct byte_buffer line;
 	struct report_pprof pprof;   /* --pprof */
+	/* -g: every row's call graph; the sample's frames as its tree tells
+	 * them apart, in the graph's order (perf's callchain cursor) */
+	struct call_graph graph;
+	struct graph_frame *graph_frames; /* REPORT_MAX_STACK */
+	/* the order perf walks a stack in for the table (its cursor's): callees
+	 * first (leaf first), else callers first */
+	bool callee_first;
 	struct direct_cache leaf_rows; /* struct leaf_row; none without a table of leaves */
 	unsigned int keys;           /* key_mask(o) */
 };

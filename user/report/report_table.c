@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* report_table.c: report's table: the rows of each event sorted by weight
  * (self, or with children), their keys in columns as perf report --stdio
- * prints them, under a header of samples, losses and filters. */
+ * prints them (with -g, each row's call graph under it), under a header of
+ * samples, losses and filters. */
 #include "report/report_state.h"
 
 #include <errno.h>
@@ -74,14 +75,23 @@ static int compare_keys(const struct row_key *x, const struct row_key *y)
 	return (int)x->kernel - (int)y->kernel;
 }
 
-static int compare_rows(const void *a, const void *b, bool children)
+/* How rows are ordered: by self, or by children; with -g, rows of equal
+ * children made by one thread as perf's __hpp__sort_acc puts them, the
+ * caller above its callees (by the depth of their stacks). */
+enum row_order { BY_SELF, BY_CHILDREN, BY_CHILDREN_CALLER_GRAPH, BY_CHILDREN_CALLEE_GRAPH };
+
+static int compare_rows(const void *a, const void *b, enum row_order order)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
 
 	if (x->key.event != y->key.event)
 		return x->key.event < y->key.event ? -1 : 1;
-	if (children && x->children != y->children)
+	if (order != BY_SELF && x->children != y->children)
 		return x->children > y->children ? -1 : 1;
+	if (order >= BY_CHILDREN_CALLER_GRAPH && x->thread == y->thread &&
+	    x->graph_depth != y->graph_depth)
+		return (x->graph_depth > y->graph_depth) == (order == BY_CHILDREN_CALLER_GRAPH) ? -1
+											    : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	if (x->samples != y->samples)
@@ -91,12 +101,22 @@ static int compare_rows(const void *a, const void *b, bool children)
 
 static int compare_rows_self(const void *a, const void *b)
 {
-	return compare_rows(a, b, false);
+	return compare_rows(a, b, BY_SELF);
 }
 
 static int compare_rows_children(const void *a, const void *b)
 {
-	return compare_rows(a, b, true);
+	return compare_rows(a, b, BY_CHILDREN);
+}
+
+static int compare_rows_children_caller_graph(const void *a, const void *b)
+{
+	return compare_rows(a, b, BY_CHILDREN_CALLER_GRAPH);
+}
+
+static int compare_rows_children_callee_graph(const void *a, const void *b)
+{
+	return compare_rows(a, b, BY_CHILDREN_CALLEE_GRAPH);
 }
 
 /* A row's key k as its table prints it: names a local user chose (comms,
@@ -135,12 +155,28 @@ static double percent(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-/* One event's table; rows are that event's, sorted. */
-static void print_rows(const struct report_state *st, FILE *out, struct row **rows, size_t nr,
-		       uint64_t total_period)
+/* How a row's call graph is printed (-g), as perf prints its callchains. */
+static struct graph_print graph_print_of(const struct report_options *o, const struct row *r,
+					 uint64_t total_period)
+{
+	return (struct graph_print){
+		.total = total_period,
+		.row_period = o->children ? r->children : r->period,
+		/* perf's min_callchain_hits, a u64 of a double */
+		.min_period = (uint64_t)((double)total_period * (o->graph.threshold / 100)),
+		.print_limit = o->graph.print_limit,
+		.skip_first = o->sort_by_sym_first,
+	};
+}
+
+/* One event's table; rows are that event's, sorted: at most o->max_rows
+ * of them, a last line saying how many more there are. 0, or -ENOMEM. */
+static int print_rows(const struct report_state *st, FILE *out, struct row **rows, size_t nr,
+		      uint64_t total_period)
 {
 	const struct report_options *o = st->o;
 	int width[REPORT_MAX_KEYS];
+	size_t shown = 0, left_out = 0;
 	char buf[1024];
 
 	for (unsigned int k = 0; k < o->nr_keys; k++) {
@@ -166,6 +202,11 @@ static void print_rows(const struct report_state *st, FILE *out, struct row **ro
 		if (percent(o->children ? rows[i]->children : rows[i]->period, total_period) <
 		    o->percent_limit)
 			continue;
+		if (o->max_rows && shown == o->max_rows) {
+			left_out++;
+			continue;
+		}
+		shown++;
 		if (o->children)
 			fprintf(out, "  %8.2f%%  %7.2f%%  %10" PRIu64,
 				percent(rows[i]->children, total_period),
@@ -177,7 +218,18 @@ static void print_rows(const struct report_state *st, FILE *out, struct row **ro
 			fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0,
 				key_text(rows[i], o->keys[k], buf, sizeof(buf)));
 		fputc('\n', out);
+		if (o->graph.shown) {
+			struct graph_print gp = graph_print_of(o, rows[i], total_period);
+
+			if (call_graph_print(rows[i]->graph, &gp, out))
+				return -ENOMEM;
+		}
 	}
+	if (left_out)
+		fprintf(out, "#\n# %zu more rows left out: a terminal shows the first %u of each "
+			"event; ringtrace report --stdio (or into a pipe) prints them all\n",
+			left_out, o->max_rows);
+	return 0;
 }
 
 static bool any_filter(const struct report_options *o)
@@ -250,6 +302,12 @@ int report_print_table(struct report_state *st, FILE *out)
 	if (!rows)
 		return -ENOMEM;
 	qsort(rows, nr, sizeof(*rows), st->o->children ? compare_rows_children : compare_rows_self);
+	/* perf's order of -g's ties is not transitive (the stacks' depths are
+	 * compared between rows of one thread only): sorted again from the
+	 * order above, that the same rows come out in the same order */
+	if (st->o->children && st->o->graph.shown)
+		qsort(rows, nr, sizeof(*rows), st->callee_first ? compare_rows_children_callee_graph
+							       : compare_rows_children_caller_graph);
 	print_header(st, out);
 	for (unsigned int e = 0; e < st->rec.in.nr_events; e++) {
 		size_t n = 0;
@@ -259,7 +317,10 @@ int report_print_table(struct report_state *st, FILE *out)
 		while (at + n < nr && rows[at + n]->key.event == e)
 			n++;
 		print_section_header(st, out, e);
-		print_rows(st, out, rows + at, n, st->events[e].shown_period);
+		if (print_rows(st, out, rows + at, n, st->events[e].shown_period)) {
+			free(rows);
+			return -ENOMEM;
+		}
 		at += n;
 	}
 	free(rows);
