@@ -212,11 +212,13 @@ static void test_value_that_may_be_left_out(void **state)
 	static const struct options_entry table[] = {
 		{ "order", 'o', "[ORDER]", "a value that may be left out", NULL, T_ORDER },
 		{ "gamma", 'g', NULL, "a flag", NULL, T_GAMMA },
+		{ "fields", 'F', "[TYPE:]FIELDS", "a value, part of which may be left out", NULL,
+		  T_ALPHA },
 		{ 0 },
 	};
 	const struct options_command cmd = { .name = "opt", .usage = "ringtrace opt", .options = table };
 	char *argv[] = { "opt", "-o", "caller", "-o", "-g", "pos", "--order", "--order=callee",
-			 "-ocallee", "-o", NULL };
+			 "-ocallee", "-F", "-comm", "-o", NULL };
 	char *empty[] = { "opt", "--order=", NULL };
 	struct seen s = { 0 };
 	char *err = NULL;
@@ -224,7 +226,7 @@ static void test_value_that_may_be_left_out(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&cmd, argv, &s, &next, NULL), OPTIONS_CONTINUE);
-	assert_int_equal(s.nr, 7);
+	assert_int_equal(s.nr, 8);
 	assert_int_equal(s.ids[0], T_ORDER);
 	assert_string_equal(s.args[0], "caller");
 	assert_int_equal(s.ids[1], T_ORDER); /* before an option: left out */
@@ -234,8 +236,10 @@ static void test_value_that_may_be_left_out(void **state)
 	assert_null(s.args[3]);
 	assert_string_equal(s.args[4], "callee");
 	assert_string_equal(s.args[5], "callee");
-	assert_int_equal(s.ids[6], T_ORDER); /* last: left out */
-	assert_null(s.args[6]);
+	assert_int_equal(s.ids[6], T_ALPHA); /* a value that starts with '-' all the same */
+	assert_string_equal(s.args[6], "-comm");
+	assert_int_equal(s.ids[7], T_ORDER); /* last: left out */
+	assert_null(s.args[7]);
 	assert_string_equal(argv[next], "pos");
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(parse(&cmd, empty, &s, &next, &err), OPTIONS_USAGE_ERROR);

@@ -30,10 +30,14 @@ static bool is_option(const struct options_entry *e)
 	return e->long_name || e->short_name;
 }
 
-/* Whether an option's value may be left out ("[MODE]"). */
+/* Whether an option's value may be left out: its name is all in brackets
+ * ("[MODE]"; "[TYPE:]FIELDS" is a value with a part that may be left out). */
 static bool value_optional(const struct options_entry *e)
 {
-	return e->arg_name && e->arg_name[0] == '[';
+	size_t n = e->arg_name ? strlen(e->arg_name) : 0;
+
+	return n > 2 && e->arg_name[0] == '[' && e->arg_name[n - 1] == ']' &&
+	       !strchr(e->arg_name + 1, '[') && strchr(e->arg_name, ']') == e->arg_name + n - 1;
 }
 
 int options_getopt_build(const struct options_command *cmd, struct options_getopt *g)
