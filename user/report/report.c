@@ -15,12 +15,11 @@
 #include "lib/direct_cache.h"
 #include "lib/hash_map.h"
 #include "lib/log.h"
-#include "report/flamegraph.h"
 #include "report/folded_name.h"
 #include "report/recording.h"
-#include "report/report_output.h"
 #include "report/report_pprof.h"
 #include "symbols/address_space.h"
+#include "sys/container_labels.h"
 #include "sys/cpu_list.h"
 
 /* Once per sample: the fields folded by multiplying (a polynomial in an odd
@@ -283,6 +282,18 @@ static int filter_init(struct sample_filter *f, const struct report_options *o, 
 			 : 0;
 }
 
+/* Whether the cgroup path names the container id, or an id that begins with
+ * it (at least CONTAINER_ID_PREFIX_MIN digits: docker's short ids). */
+static bool in_container(const char *cgroup, const char *id)
+{
+	struct container_labels c;
+	size_t n = strlen(id);
+
+	if (!container_labels_of(cgroup, &c) || !c.container_id[0])
+		return false;
+	return n >= CONTAINER_ID_PREFIX_MIN && !strncmp(c.container_id, id, n);
+}
+
 static bool passes_filters(struct report_state *st, const struct perf_sample *s, const char *comm)
 {
 	const struct report_options *o = st->o;
@@ -291,6 +302,9 @@ static bool passes_filters(struct report_state *st, const struct perf_sample *s,
 		return false;
 	if (o->cgroup_filter &&
 	    strcmp(address_space_cgroup(&st->rec.as, s->cgroup), o->cgroup_filter))
+		return false;
+	if (o->container_filter &&
+	    !in_container(address_space_cgroup(&st->rec.as, s->cgroup), o->container_filter))
 		return false;
 	return true;
 }
@@ -373,74 +387,6 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 					 : add_to_stacks(st, comm, period);
 }
 
-static int compare_folded(const void *a, const void *b)
-{
-	const struct folded *x = *(const struct folded *const *)a, *y = *(const struct folded *const *)b;
-
-	return strcmp(x->stack, y->stack);
-}
-
-/* The unique stacks, sorted as stackcollapse sorts them. */
-static struct folded **sorted_stacks(struct report_state *st, size_t *nr)
-{
-	struct folded **stacks = (struct folded **)hash_map_values(&st->stacks);
-
-	if (!stacks)
-		return NULL;
-	*nr = st->stacks.len;
-	qsort(stacks, *nr, sizeof(*stacks), compare_folded);
-	/* nanoseconds off CPU to microseconds, rounded */
-	for (size_t i = 0; st->weigh_by_time && i < *nr; i++)
-		stacks[i]->count = (stacks[i]->count + 500) / 1000;
-	return stacks;
-}
-
-static int print_stacks(struct report_state *st, FILE *out, char *err, size_t errlen)
-{
-	size_t nr = 0;
-	struct folded **stacks = sorted_stacks(st, &nr);
-	int ret = 0, r;
-
-	if (!stacks) {
-		rt_format(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (st->o->output == REPORT_FOLDED) {
-		for (size_t i = 0; i < nr; i++)
-			fprintf(out, "%s %" PRIu64 "\n", stacks[i]->stack, stacks[i]->count);
-	} else {
-		struct flamegraph_stack *fs = calloc(nr ? nr : 1, sizeof(*fs));
-		struct flamegraph_options fo = { .title = st->o->title, .width = st->o->width,
-						 .inverted = st->o->inverted,
-						 .count_name = st->weigh_by_time ? "us" : NULL };
-		char title[512], close_err[512];
-		FILE *f = NULL;
-
-		if (!fs) {
-			free(stacks);
-			rt_format(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < nr; i++) {
-			fs[i].stack = stacks[i]->stack;
-			fs[i].count = stacks[i]->count;
-		}
-		snprintf(title, sizeof(title), "ringtrace: %s", st->o->input);
-		if (!fo.title)
-			fo.title = title;
-		f = report_output_open(st->o->flamegraph_path, true, out, err, errlen);
-		ret = f ? flamegraph_write(f, &fo, fs, nr, err, errlen) : errno ? -errno : -EIO;
-		if (f && (r = report_output_close(f, out, st->o->flamegraph_path, close_err,
-						  sizeof(close_err))) && !ret) {
-			rt_format(err, errlen, "%s", close_err);
-			ret = r;
-		}
-		free(fs);
-	}
-	free(stacks);
-	return ret;
-}
-
 /* --sort cgroup and --cgroup need the cgroup id in every sample, -g a
  * callchain in some. */
 static int check_keys_recorded(const struct report_options *o, const struct recording *r,
@@ -456,12 +402,13 @@ static int check_keys_recorded(const struct report_options *o, const struct reco
 			  o->input);
 		return -EINVAL;
 	}
-	if (!has_key(o, REPORT_KEY_CGROUP) && !o->cgroup_filter)
+	if (!has_key(o, REPORT_KEY_CGROUP) && !o->cgroup_filter && !o->container_filter)
 		return 0;
 	for (unsigned int e = 0; e < r->in.nr_events; e++)
 		if (!recording_is_tracking(r, e) && !(r->in.events[e].attr.sample_type & PERF_SAMPLE_CGROUP)) {
 			rt_format(err, errlen, "%s: %s has no cgroup ids: record with -G or --all-cgroups",
-				  o->cgroup_filter ? "--cgroup" : "--sort cgroup", o->input);
+				  o->cgroup_filter ? "--cgroup" : o->container_filter ? "container"
+				  : "--sort cgroup", o->input);
 			return -EINVAL;
 		}
 	return 0;
@@ -573,10 +520,20 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 			ret = -ENOENT;
 			goto out;
 		}
+		int64_t lost_start = o->time_filter && o->pprof_duration_nanos &&
+					     st.rec.first_time > o->time_start
+					     ? (int64_t)(st.rec.first_time - o->time_start) : 0;
+
+		/* a window that began before the recording's first sample is as
+		 * long as what the recording holds of it */
+		if (lost_start >= o->pprof_duration_nanos)
+			lost_start = o->pprof_duration_nanos - 1;
 		if ((ret = report_pprof_write(&st.pprof, &st.rec, &st.rec.in.events[st.only_event],
+					      o->pprof_time_nanos + lost_start,
+					      o->pprof_duration_nanos - lost_start,
 					      o->pprof_path, out, err, errlen)))
 			goto out;
-	} else if ((ret = print_stacks(&st, out, err, errlen))) {
+	} else if ((ret = report_print_stacks(&st, out, err, errlen))) {
 		goto out;
 	}
 	ret = 0;

@@ -76,10 +76,15 @@ struct report_options {
 	int64_t pid_filter;      /* only samples of this pid, or -1 */
 	const char *cpu_filter;  /* only samples of these CPUs ("0,2-3"), or NULL */
 	const char *cgroup_filter; /* only samples of this cgroup path, or NULL */
+	const char *container_filter; /* only samples of the container with this id (or
+				       * its first 12 or more hex digits), or NULL */
 	bool time_filter;        /* only samples in [time_start, time_end] (ns) */
 	uint64_t time_start, time_end;
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */
 	const char *symfs;       /* binaries are looked for under this directory, or NULL: / */
+	int64_t pprof_time_nanos;     /* REPORT_PPROF: when the profile began (ns since the
+				       * epoch) and how long it lasted, or 0: the recording's */
+	int64_t pprof_duration_nanos;
 };
 
 /* Parses perf's "START,END" (seconds as perf script prints them, either one

@@ -106,8 +106,8 @@ static int64_t start_time(const struct recording *rec, int64_t duration)
 }
 
 int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
-		       const struct perf_input_event *ev, const char *path, FILE *out, char *err,
-		       size_t errlen)
+		       const struct perf_input_event *ev, int64_t time_nanos, int64_t duration_nanos,
+		       const char *path, FILE *out, char *err, size_t errlen)
 {
 	const struct perf_event_attr *a = &ev->attr;
 	bool clock = a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -128,7 +128,12 @@ int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 		h.period = clock ? (int64_t)(1000000000 / a->sample_freq) : 0;
 	else
 		h.period = (int64_t)a->sample_period;
-	h.time_nanos = start_time(rec, h.duration_nanos);
+	if (duration_nanos > 0) {
+		h.time_nanos = time_nanos;
+		h.duration_nanos = duration_nanos;
+	} else {
+		h.time_nanos = start_time(rec, h.duration_nanos);
+	}
 	f = report_output_open(path, false, out, err, errlen);
 	if (!f)
 		return errno ? -errno : -EIO;

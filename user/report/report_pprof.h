@@ -25,9 +25,11 @@ void report_pprof_free(struct report_pprof *rp);
 /* Adds a sample (that passed the filters) of comm. 0, or -ENOMEM. */
 int report_pprof_add(struct report_pprof *rp, struct recording *rec, const struct perf_sample *s,
 		     const char *comm, uint64_t period);
-/* Writes the profile of event ev to path ("-": out). 0, or -errno with err set. */
+/* Writes the profile of event ev to path ("-": out), of the time and duration
+ * given (ns), or with duration_nanos 0 of the recording's. 0, or -errno with
+ * err set. */
 int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
-		       const struct perf_input_event *ev, const char *path, FILE *out, char *err,
-		       size_t errlen);
+		       const struct perf_input_event *ev, int64_t time_nanos, int64_t duration_nanos,
+		       const char *path, FILE *out, char *err, size_t errlen);
 
 #endif

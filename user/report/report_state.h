@@ -129,4 +129,8 @@ struct report_state {
  * 0, or -ENOMEM if memory ran out. */
 int report_print_table(struct report_state *st, FILE *out);
 
+/* Prints st's folded stacks (--folded) or draws them (--flamegraph): 0, or
+ * -errno with err set. In report_stacks.c. */
+int report_print_stacks(struct report_state *st, FILE *out, char *err, size_t errlen);
+
 #endif

@@ -8,6 +8,9 @@
 
 #include <stdbool.h>
 
+/* The fewest leading hex digits that name a container (docker's short ids). */
+#define CONTAINER_ID_PREFIX_MIN 12
+
 struct container_labels {
 	const char *runtime;   /* "containerd", "cri-o", "docker", "podman", or NULL */
 	char container_id[65]; /* 64 hex digits, or "" */
