@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "export/metrics.h"
+#include "export/profile_requests.h"
 #include "lib/log.h"
 #include "sys/process_stats.h"
 
@@ -50,6 +51,7 @@ struct metrics_server {
 	metrics_render_fn render;
 	void *ctx;
 	struct web_config *web;
+	struct profile_requests *profiles; /* GET /debug/pprof/profile, or NULL: 404 */
 	/* Open connections, the one waiting longest for an answer first (since
 	 * it connected, or since its last request was answered). Only the
 	 * daemon's one thread touches them: no lock. */
@@ -183,10 +185,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)req_cls;
 	note_answered(server, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		byte_buffer_append(&body, "only GET /, /metrics and /healthz\n", 34);
+		static const char only[] = "only GET /, /metrics, /healthz and " PROFILE_PATH "\n";
+
+		byte_buffer_append(&body, only, sizeof(only) - 1);
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, text, &body);
 	}
 	/* for liveness and readiness probes, which carry no password: says
@@ -203,8 +206,18 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		byte_buffer_append(&body, landing_page, sizeof(landing_page) - 1);
 		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", &body);
 	}
+	if (!strcmp(url, PROFILE_PATH)) {
+		static const char off[] = "no profiles here: ringtrace export serves them with -g\n";
+
+		if (server->profiles)
+			return profile_requests_answer(server->profiles, conn, req_cls);
+		byte_buffer_append(&body, off, sizeof(off) - 1);
+		return reply(conn, MHD_HTTP_NOT_FOUND, text, &body);
+	}
 	if (strcmp(url, "/metrics")) {
-		byte_buffer_append(&body, "ringtrace serves /, /metrics and /healthz\n", 42);
+		static const char known[] = "ringtrace serves /, /metrics, /healthz and " PROFILE_PATH "\n";
+
+		byte_buffer_append(&body, known, sizeof(known) - 1);
 		return reply(conn, MHD_HTTP_NOT_FOUND, text, &body);
 	}
 	if (server->render(server->ctx, &body)) {
@@ -347,13 +360,29 @@ static void close_if_same(int fd, const struct stat *st)
 		close(fd);
 }
 
+/* The daemon is done with a request: a profile's slot can be taken again. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+			 enum MHD_RequestTerminationCode code)
+{
+	struct metrics_server *s = cls;
+
+	(void)conn;
+	(void)code;
+	if (*req_cls)
+		profile_requests_completed(s->profiles, *req_cls);
+	*req_cls = NULL;
+}
+
 struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
-					    struct web_config *web, char *err, size_t errlen)
+					    struct web_config *web,
+					    const struct profile_service *profiles, char *err,
+					    size_t errlen)
 {
 	struct metrics_server *s = calloc(1, sizeof(*s));
-	unsigned int flags = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
-				     ? MHD_USE_EPOLL_INTERNAL_THREAD
-				     : MHD_USE_POLL_INTERNAL_THREAD;
+	unsigned int flags = (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+				      ? MHD_USE_EPOLL_INTERNAL_THREAD
+				      : MHD_USE_POLL_INTERNAL_THREAD) |
+			     (profiles ? MHD_ALLOW_SUSPEND_RESUME : 0);
 	bool tls = web && web->cert_pem;
 	unsigned int limit = connection_limit();
 	struct stat st;
@@ -367,6 +396,12 @@ struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn ren
 	}
 	if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		rt_format(err, errlen, "this libmicrohttpd was built without TLS: install one built with GnuTLS (Debian's is)");
+		close(listen_fd);
+		free(s);
+		return NULL;
+	}
+	if (profiles && !(s->profiles = profile_requests_create(profiles))) {
+		rt_format(err, errlen, "out of memory");
 		close(listen_fd);
 		free(s);
 		return NULL;
@@ -385,6 +420,7 @@ struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn ren
 					     MHD_OPTION_CONNECTION_TIMEOUT,
 					     (unsigned int)METRICS_IDLE_TIMEOUT_S,
 					     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+					     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 					     MHD_OPTION_HTTPS_MEM_CERT, web->cert_pem,
 					     MHD_OPTION_HTTPS_MEM_KEY, web->key_pem,
 					     MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES,
@@ -396,6 +432,7 @@ struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn ren
 					     MHD_OPTION_CONNECTION_TIMEOUT,
 					     (unsigned int)METRICS_IDLE_TIMEOUT_S,
 					     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+					     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 					     MHD_OPTION_END);
 	if (!s->daemon) {
 		int x = errno;
@@ -404,6 +441,7 @@ struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn ren
 			close_if_same(given, &st);
 		close(listen_fd);
 		rt_format(err, errlen, "cannot start the HTTP server: %s", strerror(x));
+		profile_requests_free(s->profiles);
 		free(s);
 		return NULL;
 	}
@@ -415,7 +453,11 @@ void metrics_server_stop(struct metrics_server *s)
 {
 	if (!s)
 		return;
+	/* profiles waiting are answered 503 and resumed first: the daemon
+	 * stops with no connection suspended */
+	profile_requests_stop(s->profiles);
 	/* closes every connection (each notified) and the listening socket */
 	MHD_stop_daemon(s->daemon);
+	profile_requests_free(s->profiles);
 	free(s);
 }

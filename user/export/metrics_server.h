@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "export/profile_requests.h"
 #include "export/web_config.h"
 #include "lib/byte_buffer.h"
 
@@ -38,11 +39,14 @@ int metrics_listen_valid(const char *listen);
 int metrics_listen(const char *listen, char *err, size_t errlen);
 /* Serves on listen_fd, from metrics_listen, until stopped: GET / a page
  * linking to /metrics, GET /metrics what render writes, GET /healthz "ok"
- * (for probes: without basic auth); over TLS and with basic auth (but
+ * (for probes: without basic auth), GET /debug/pprof/profile what
+ * profiles (or NULL: 404) make (export/profile_requests.h); over TLS and with basic auth (but
  * /healthz) if web (which must outlive the server) says so, or NULL. Takes
  * the socket (closed on failure too). NULL with err set. */
 struct metrics_server *metrics_server_start(int listen_fd, metrics_render_fn render, void *ctx,
-					    struct web_config *web, char *err, size_t errlen);
+					    struct web_config *web,
+					    const struct profile_service *profiles, char *err,
+					    size_t errlen);
 void metrics_server_stop(struct metrics_server *s);
 
 #endif

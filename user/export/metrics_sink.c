@@ -318,7 +318,7 @@ static int metrics_start(struct record_sink *s, char *err, size_t errlen)
 {
 	struct metrics_sink *rm = metrics_sink_of(s);
 
-	rm->server = metrics_server_start(rm->listen_fd, render, rm, NULL, err, errlen);
+	rm->server = metrics_server_start(rm->listen_fd, render, rm, NULL, NULL, err, errlen);
 	rm->listen_fd = -1; /* the server's, or closed */
 	if (!rm->server)
 		return -EIO; /* what failed is in err */

@@ -129,15 +129,15 @@ int export_run(const struct export_options *o)
 		goto out;
 	}
 	if (o->listen) {
-		server = metrics_server_start(listen_fd, render_export, e, have_web ? &web : NULL, err,
-					      sizeof(err));
+		server = metrics_server_start(listen_fd, render_export, e, have_web ? &web : NULL,
+					      o->profiles, err, sizeof(err));
 		listen_fd = -1; /* the server's, or closed */
 		if (!server) {
 			rt_error("%s", err);
 			goto out;
 		}
-		rt_info("ringtrace: serving metrics on %s://%s/metrics",
-			web.cert_pem ? "https" : "http", o->listen);
+		rt_info("ringtrace: serving metrics on %s://%s/metrics%s", web.cert_pem ? "https" : "http",
+			o->listen, o->profiles ? " and profiles on " PROFILE_PATH : "");
 	}
 	if (o->textfile)
 		rt_info("ringtrace: writing %s/%s every %u s", o->textfile, TEXTFILE_NAME, o->interval);

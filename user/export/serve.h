@@ -5,6 +5,7 @@
 #define RINGTRACE_SERVE_H
 
 #include "export/exporter.h"
+#include "export/profile_requests.h"
 
 #define EXPORT_DEFAULT_INTERVAL_S 15
 #define EXPORT_DEFAULT_CGROUP_GRACE_S 300
@@ -15,6 +16,7 @@ struct export_options {
 	const char *textfile;   /* a directory, or NULL */
 	unsigned int interval;  /* seconds between textfile writes */
 	const char *web_config; /* TLS and basic auth (--web-config-file), or NULL */
+	const struct profile_service *profiles; /* GET /debug/pprof/profile (-g), or NULL */
 };
 
 /* Runs until SIGINT or SIGTERM, then removes the textfile (no stale metrics

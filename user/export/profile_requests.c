@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* profile_requests.c: GET /debug/pprof/profile on the metrics server, as Go's
+ * net/http/pprof serves it: the query checked, a bounded number of requests
+ * waiting out their seconds on threads of their own while the server answers
+ * others, and each answered with the profile the owner's callback makes of
+ * its window. */
+#include "export/profile_requests.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/log.h"
+#include "sys/container_labels.h"
+
+/* The highest pid Linux gives (PID_MAX_LIMIT on 64-bit). */
+#define PID_MAX 4194304
+
+/* A request's slot: its thread, and what it answers. */
+struct profile_job {
+	struct profile_requests *pr;
+	struct MHD_Connection *conn;
+	struct profile_query q;
+	pthread_t thread;
+	bool busy;          /* taken by a request not yet done with */
+	bool has_thread;    /* started, not joined */
+	bool thread_done;   /* its thread resumed conn and is returning */
+	bool conn_done;     /* the daemon is done with the request */
+	unsigned int status;
+	struct byte_buffer body;
+	char err[512];
+};
+
+struct profile_requests {
+	struct profile_service service;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* stopping */
+	atomic_bool stopping;
+	struct profile_job jobs[PROFILE_MAX_CONCURRENT];
+};
+
+/* A decimal number with digits only, at most max; false otherwise. */
+static bool parse_decimal(const char *text, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!text[0] || strlen(text) > 20)
+		return false;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > max)
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+int profile_query_parse(struct profile_query *q, const char *seconds, const char *pid,
+			const char *comm, const char *cgroup, const char *container, char *err,
+			size_t errlen)
+{
+	uint64_t v;
+
+	memset(q, 0, sizeof(*q));
+	q->seconds = PROFILE_DEFAULT_SECONDS;
+	q->pid = -1;
+	if (seconds) {
+		if (!parse_decimal(seconds, PROFILE_MAX_SECONDS, &v) || !v) {
+			rt_format(err, errlen, "seconds= takes a whole number of seconds from 1 to %d",
+				  PROFILE_MAX_SECONDS);
+			return -EINVAL;
+		}
+		q->seconds = (unsigned int)v;
+	}
+	if (pid) {
+		if (!parse_decimal(pid, PID_MAX, &v) || !v) {
+			rt_format(err, errlen, "pid= takes a process id, from 1 to %d", PID_MAX);
+			return -EINVAL;
+		}
+		q->pid = (int64_t)v;
+	}
+	if (comm) {
+		if (!comm[0] || strlen(comm) >= sizeof(q->comm)) {
+			rt_format(err, errlen, "comm= takes a command name of 1 to %zu bytes, as the kernel keeps it",
+				  sizeof(q->comm) - 1);
+			return -EINVAL;
+		}
+		strcpy(q->comm, comm);
+	}
+	if (cgroup) {
+		if (cgroup[0] != '/' || strlen(cgroup) >= sizeof(q->cgroup)) {
+			rt_format(err, errlen, "cgroup= takes a cgroup path from the cgroup v2 root (\"/system.slice/x.service\"), under %zu bytes",
+				  sizeof(q->cgroup));
+			return -EINVAL;
+		}
+		strcpy(q->cgroup, cgroup);
+	}
+	if (container) {
+		size_t n = strlen(container);
+
+		if (n < CONTAINER_ID_PREFIX_MIN || n >= sizeof(q->container) ||
+		    strspn(container, "0123456789abcdef") != n) {
+			rt_format(err, errlen, "container= takes a container id: %d to %zu hex digits",
+				  CONTAINER_ID_PREFIX_MIN, sizeof(q->container) - 1);
+			return -EINVAL;
+		}
+		strcpy(q->container, container);
+	}
+	return 0;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+/* The status a profile_make_fn's result answers with. */
+static unsigned int status_of(int r)
+{
+	switch (r) {
+	case 0:
+		return MHD_HTTP_OK;
+	case -EAGAIN:
+	case -ECANCELED:
+		return MHD_HTTP_SERVICE_UNAVAILABLE;
+	case -ENODATA:
+		return MHD_HTTP_BAD_REQUEST;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+/* A request's thread: waits until its window has passed (or the server
+ * stops), has the profile made, and resumes the connection. */
+static void *job_thread(void *arg)
+{
+	struct profile_job *job = arg;
+	struct profile_requests *pr = job->pr;
+	struct timespec until = { (time_t)(job->q.end_ns / 1000000000),
+				  (long)(job->q.end_ns % 1000000000) };
+	int r = -ECANCELED;
+
+	pthread_mutex_lock(&pr->lock);
+	while (!atomic_load(&pr->stopping) && monotonic_ns() < job->q.end_ns)
+		pthread_cond_timedwait(&pr->wake, &pr->lock, &until);
+	pthread_mutex_unlock(&pr->lock);
+	if (atomic_load(&pr->stopping))
+		rt_format(job->err, sizeof(job->err), "ringtrace export is stopping");
+	else
+		r = pr->service.make(pr->service.ctx, &job->q, &pr->stopping, &job->body, job->err,
+				     sizeof(job->err));
+	job->status = status_of(r);
+	if (r) {
+		job->body.len = 0;
+		byte_buffer_append(&job->body, job->err, strlen(job->err));
+		byte_buffer_append(&job->body, "\n", 1);
+	}
+	MHD_resume_connection(job->conn);
+	pthread_mutex_lock(&pr->lock);
+	job->thread_done = true;
+	pthread_mutex_unlock(&pr->lock);
+	return NULL;
+}
+
+struct profile_requests *profile_requests_create(const struct profile_service *service)
+{
+	struct profile_requests *pr = calloc(1, sizeof(*pr));
+	pthread_condattr_t attr;
+
+	if (!pr)
+		return NULL;
+	pr->service = *service;
+	pthread_mutex_init(&pr->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&pr->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	atomic_init(&pr->stopping, false);
+	for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++)
+		pr->jobs[i].pr = pr;
+	return pr;
+}
+
+/* Queues body (text, or the profile when status is 200). */
+static enum MHD_Result queue(struct MHD_Connection *conn, unsigned int status, const void *body,
+			     size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result r;
+
+	if (!resp)
+		return MHD_NO;
+	if (status == MHD_HTTP_OK) {
+		/* as Go's net/http/pprof */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+		MHD_add_response_header(resp, "Content-Disposition", "attachment; filename=\"profile\"");
+	} else {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	}
+	if (status == MHD_HTTP_TOO_MANY_REQUESTS || status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+	r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result queue_text(struct MHD_Connection *conn, unsigned int status,
+				  const char *line)
+{
+	char text[600];
+	int n = snprintf(text, sizeof(text), "%s\n", line);
+
+	return queue(conn, status, text, n < 0 ? 0 : (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
+}
+
+/* A slot for a new request, under pr->lock: a free one, or one whose
+ * request is over (its thread joined here: it has returned, or is about to). */
+static struct profile_job *take_slot(struct profile_requests *pr)
+{
+	for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++) {
+		struct profile_job *job = &pr->jobs[i];
+
+		if (job->busy && !(job->thread_done && job->conn_done))
+			continue;
+		if (job->has_thread)
+			pthread_join(job->thread, NULL);
+		byte_buffer_free(&job->body);
+		memset(job, 0, sizeof(*job));
+		job->pr = pr;
+		job->busy = true;
+		return job;
+	}
+	return NULL;
+}
+
+enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_Connection *conn,
+					void **req_cls)
+{
+	struct profile_job *job = *req_cls;
+	struct profile_query q;
+	char err[512];
+
+	if (job) /* the wait is over: the answer */
+		return queue(conn, job->status, job->body.data, job->body.len);
+	if (profile_query_parse(&q, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds"),
+				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pid"),
+				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "comm"),
+				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "cgroup"),
+				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "container"),
+				err, sizeof(err)))
+		return queue_text(conn, MHD_HTTP_BAD_REQUEST, err);
+	q.start_ns = monotonic_ns();
+	q.end_ns = q.start_ns + (uint64_t)q.seconds * 1000000000;
+	pthread_mutex_lock(&pr->lock);
+	job = atomic_load(&pr->stopping) ? NULL : take_slot(pr);
+	if (!job) {
+		pthread_mutex_unlock(&pr->lock);
+		snprintf(err, sizeof(err), "%d profiles are being made: try again when one is done",
+			 PROFILE_MAX_CONCURRENT);
+		return queue_text(conn, MHD_HTTP_TOO_MANY_REQUESTS, err);
+	}
+	job->conn = conn;
+	job->q = q;
+	/* suspended before the thread can resume it */
+	MHD_suspend_connection(conn);
+	if (pthread_create(&job->thread, NULL, job_thread, job)) {
+		job->busy = false;
+		pthread_mutex_unlock(&pr->lock);
+		MHD_resume_connection(conn);
+		return queue_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot start a thread for the profile");
+	}
+	job->has_thread = true;
+	*req_cls = job;
+	pthread_mutex_unlock(&pr->lock);
+	return MHD_YES;
+}
+
+void profile_requests_completed(struct profile_requests *pr, void *req_cls)
+{
+	struct profile_job *job = req_cls;
+
+	if (!pr || !job || job < pr->jobs || job >= pr->jobs + PROFILE_MAX_CONCURRENT)
+		return;
+	pthread_mutex_lock(&pr->lock);
+	job->conn_done = true;
+	pthread_mutex_unlock(&pr->lock);
+}
+
+void profile_requests_stop(struct profile_requests *pr)
+{
+	if (!pr)
+		return;
+	pthread_mutex_lock(&pr->lock);
+	atomic_store(&pr->stopping, true);
+	pthread_cond_broadcast(&pr->wake);
+	pthread_mutex_unlock(&pr->lock);
+	/* no thread starts once stopping is seen under the lock; each is
+	 * joined once, here or by take_slot */
+	for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++) {
+		struct profile_job *job = &pr->jobs[i];
+		pthread_t thread;
+		bool join;
+
+		pthread_mutex_lock(&pr->lock);
+		join = job->has_thread;
+		thread = job->thread;
+		job->has_thread = false;
+		pthread_mutex_unlock(&pr->lock);
+		if (join)
+			pthread_join(thread, NULL);
+	}
+}
+
+void profile_requests_free(struct profile_requests *pr)
+{
+	if (!pr)
+		return;
+	profile_requests_stop(pr);
+	for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++)
+		byte_buffer_free(&pr->jobs[i].body);
+	pthread_cond_destroy(&pr->wake);
+	pthread_mutex_destroy(&pr->lock);
+	free(pr);
+}

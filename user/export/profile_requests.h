@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* profile_requests.h: GET /debug/pprof/profile on the metrics server, as Go's
+ * net/http/pprof serves it: the query checked, a bounded number of requests
+ * waiting out their seconds on threads of their own while the server answers
+ * others, and each answered with the profile the owner's callback makes of
+ * its window. */
+#ifndef RINGTRACE_PROFILE_REQUESTS_H
+#define RINGTRACE_PROFILE_REQUESTS_H
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/byte_buffer.h"
+
+#define PROFILE_PATH "/debug/pprof/profile"
+/* seconds= when not given: Go's */
+#define PROFILE_DEFAULT_SECONDS 30
+/* The longest window: what the flight recording behind it holds with room
+ * to spare at the default rate (see docs/exporter.md). */
+#define PROFILE_MAX_SECONDS 60
+/* Requests waiting for their profile at once; one more gets 429. */
+#define PROFILE_MAX_CONCURRENT 4
+
+/* A request's window and filters, checked. */
+struct profile_query {
+	unsigned int seconds;
+	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC, as the samples' times */
+	int64_t pid;               /* only this process's samples, or -1 */
+	char comm[16];             /* only this comm's, or "" */
+	char cgroup[512];          /* only this cgroup path's, or "" */
+	char container[65];        /* only this container id's (or its first 12+ digits), or "" */
+};
+
+/* Parses the query's values (each NULL when absent) into q, its window not
+ * set. 0, or -EINVAL with err one line naming the parameter and what it takes. */
+int profile_query_parse(struct profile_query *q, const char *seconds, const char *pid,
+			const char *comm, const char *cgroup, const char *container, char *err,
+			size_t errlen);
+
+/* Makes the gzipped profile of q's window, which has passed, into out;
+ * cancel turns true when the server stops. 0; -EAGAIN (not ready yet) or
+ * -ECANCELED: 503; -ENODATA: 400; another -errno: 500; err one line. */
+typedef int (*profile_make_fn)(void *ctx, const struct profile_query *q, const atomic_bool *cancel,
+			       struct byte_buffer *out, char *err, size_t errlen);
+
+struct profile_service {
+	profile_make_fn make;
+	void *ctx;
+};
+
+struct profile_requests;
+
+/* For a server started with MHD_ALLOW_SUSPEND_RESUME. NULL: out of memory. */
+struct profile_requests *profile_requests_create(const struct profile_service *service);
+/* Answers GET PROFILE_PATH on conn (authorized): at its first call checks the
+ * query, suspends conn and starts its wait; at the call after the wait,
+ * queues the profile or the error. */
+enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_Connection *conn,
+					void **req_cls);
+/* The daemon is done with the request whose req_cls this is. */
+void profile_requests_completed(struct profile_requests *pr, void *req_cls);
+/* Wakes and joins every request's thread (each resumes its connection with a
+ * 503): before MHD_stop_daemon. */
+void profile_requests_stop(struct profile_requests *pr);
+void profile_requests_free(struct profile_requests *pr);
+
+#endif
