@@ -423,7 +423,7 @@ static char *prometheus_query(int port, const char *query, double seconds)
 	"kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" POD_UID_ ".slice/" \
 	"cri-containerd-" CONTAINER_ID ".scope"
 
-static pid_t start_pod(char *base, size_t len)
+static pid_t start_pod_running(char *base, size_t len, const char *command)
 {
 	char *out = NULL;
 
@@ -431,9 +431,16 @@ static pid_t start_pod(char *base, size_t len)
 	if (tu_sh(&out, "mkdir -p %s/" POD_PATH " 2>&1", base))
 		fail_msg("cannot make the pod's cgroup: %s", out);
 	free(out);
-	return tu_start("sh -c 'echo $$ > %s/" POD_PATH "/cgroup.procs && exec %s spin 120' "
-			">/dev/null 2>&1",
-			base, tu_loadgen());
+	return tu_start("sh -c 'echo $$ > %s/" POD_PATH "/cgroup.procs && exec %s' >/dev/null 2>&1",
+			base, command);
+}
+
+static pid_t start_pod(char *base, size_t len)
+{
+	char command[PATH_MAX + 32];
+
+	snprintf(command, sizeof(command), "%s spin 120", tu_loadgen());
+	return start_pod_running(base, len, command);
 }
 
 static void stop_pod(pid_t pid, const char *base)
@@ -524,6 +531,142 @@ static void test_dashboard_queries(void **state)
 	free(dir);
 }
 
+/* Of the unwindgen samples in the `go tool pprof -raw` output raw: how many,
+ * how many with the stack uw_a;uw_b;uw_c (leaf last), how many of those
+ * labelled with the pod's container id and uid. */
+static void count_profile(const char *dir, const char *raw, int *total, int *chain, int *labelled)
+{
+	char path[PATH_MAX], *out = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/raw.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(raw, f);
+	fclose(f);
+	*total = *chain = *labelled = -1;
+	/* -raw prints "Samples:", each sample as "COUNT VALUE: LOCATION IDS" and
+	 * a line of its labels, then "Locations", each "ID: ADDR M=N NAME ..." */
+	assert_int_equal(tu_sh(&out, "python3 - %s <<'EOF'\n"
+		"import re, sys\n"
+		"lines = open(sys.argv[1]).read().split('\\n')\n"
+		"names, samples, part = {}, [], ''\n"
+		"for l in lines:\n"
+		"    if l.startswith('Samples:') or l.startswith('Locations') or l.startswith('Mappings'):\n"
+		"        part = l.split(':')[0]; continue\n"
+		"    m = re.match(r'\\s+(\\d+)\\s+\\d+: ([\\d ]+)$', l)\n"
+		"    if part == 'Samples' and m:\n"
+		"        samples.append([int(m.group(1)), m.group(2).split(), '']); continue\n"
+		"    if part == 'Samples' and samples and ':[' in l:\n"
+		"        samples[-1][2] += l; continue\n"
+		"    m = re.match(r'\\s*(\\d+): 0x[0-9a-f]+ M=\\d+ (\\S+)', l)\n"
+		"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
+		"total = chain = labelled = 0\n"
+		"for n, locs, labels in samples:\n"
+		"    if 'comm:[unwindgen]' not in labels: continue\n"
+		"    total += n\n"
+		"    stack = ';'.join(names.get(x, '?') for x in reversed(locs))\n"
+		"    if 'uw_a;uw_b;uw_c' in stack:\n"
+		"        chain += n\n"
+		"        if 'container_id:[" CONTAINER_ID "]' in labels and 'pod_uid:[d1f6a2b4-3c5e-4f70-8a9b-0c1d2e3f4a5b]' in labels:\n"
+		"            labelled += n\n"
+		"print(total, chain, labelled)\n"
+		"EOF", path), 0);
+	assert_int_equal(sscanf(out, "%d %d %d", total, chain, labelled), 3);
+	free(out);
+}
+
+/* The HTTP status of GET url. */
+static int status_of(const char *url)
+{
+	char *out = NULL;
+	int code = 0;
+
+	tu_sh(&out, "curl -s -o /dev/null -w '%%{http_code}' --max-time 70 '%s'", url);
+	if (out)
+		code = atoi(out);
+	free(out);
+	return code;
+}
+
+/* export -g serves /debug/pprof/profile as Go's net/http/pprof: go tool pprof
+ * reads a workload's stacks with its pod's labels from it; filters, bad
+ * seconds= and one request too many are answered as they should be. */
+static void test_profile_endpoint(void **state)
+{
+	char *dir = tu_tempdir(), base[PATH_MAX], command[PATH_MAX + 32], url[256], *out = NULL;
+	int port = test_port(7), total, chain, labelled, codes[5], too_many = 0, ok = 0, dirs;
+	pid_t exporter, pod;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (system("command -v go >/dev/null"))
+		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	snprintf(command, sizeof(command), "%s/unwindgen chain 60", tu_symgen_dir());
+	tu_sh(&out, "ls -d /run/ringtrace-export-* 2>/dev/null | wc -l");
+	dirs = out ? atoi(out) : -1;
+	free(out);
+	pod = start_pod_running(base, sizeof(base), command);
+	exporter = start_exporter(dir, port, "-g");
+	/* ready once the sampling child has started: 503 until then */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
+	out = fetch("-o /dev/null", url, 30);
+	if (!out) {
+		tu_sh(&out, "cat %s/export.log", dir);
+		stop(exporter);
+		stop_pod(pod, base);
+		fail_msg("no profile within 30 s: %s", out);
+	}
+	free(out);
+	/* the real client */
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' 2>&1",
+			       dir, dir, port), 0);
+	count_profile(dir, out, &total, &chain, &labelled);
+	print_message("unwindgen: %d samples, %d uw_a;uw_b;uw_c, %d of them with the pod's labels\n",
+		      total, chain, labelled);
+	free(out);
+	assert_true(total >= 50);
+	assert_true(chain * 10 >= total * 8);
+	assert_int_equal(labelled, chain);
+	/* another container's profile has none of them */
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1&container=%s' 2>&1",
+			       dir, dir, port, "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"), 0);
+	count_profile(dir, out, &total, &chain, &labelled);
+	free(out);
+	assert_int_equal(total, 0);
+	/* bad seconds=, one line each: 400 */
+	for (const char *const *q = (const char *const[]){ "seconds=0", "seconds=abc", "seconds=61",
+							     "seconds=99999999999999999999", "pid=x",
+							     "container=xyz", NULL };
+	     *q; q++) {
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?%s", port, *q);
+		if (status_of(url) != 400)
+			fail_msg("%s was not answered 400", *q);
+	}
+	/* five at once: four are made, the fifth is told to come back */
+	tu_sh(&out, "for i in 1 2 3 4 5; do curl -s -o /dev/null -w '%%{http_code}\\n' --max-time 30 "
+		    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' & done; wait", port);
+	for (int i = 0; i < 5 && out; i++)
+		codes[i] = atoi(out + 4 * i);
+	for (int i = 0; i < 5; i++) {
+		ok += codes[i] == 200;
+		too_many += codes[i] == 429;
+	}
+	free(out);
+	stop(exporter);
+	stop_pod(pod, base);
+	assert_int_equal(ok, 4);
+	assert_int_equal(too_many, 1);
+	/* the sampling child and its directory are gone with the exporter */
+	assert_int_equal(tu_sh(&out, "ls -d /run/ringtrace-export-* 2>/dev/null | wc -l"), 0);
+	assert_int_equal(atoi(out), dirs);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_tls_and_basic_auth),
 		cmocka_unit_test(test_web_config_refused),
 		cmocka_unit_test(test_dashboard_queries),
+		cmocka_unit_test(test_profile_endpoint),
 	};
 	const char *why = tu_integration_skip_reason();
 

@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* cmd_export.c: "ringtrace export": parses and checks the options, then serves
- * the metrics (export_run) until SIGINT or SIGTERM. */
+ * the metrics (export_run), and with -g profiles, until SIGINT or SIGTERM. */
 #include <string.h>
 
 #include "cli/command_options.h"
 #include "cli/commands.h"
+#include "cli/export_profiler.h"
 #include "export/metrics_server.h"
 #include "export/serve.h"
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
 
-/* One option of export into cl; an enum options_result. */
+/* What export's options say. */
+struct export_command_line {
+	struct export_options o;
+	bool profiles; /* -g */
+};
+
+/* One option of export into ctx (a struct export_command_line); an enum
+ * options_result. */
 static int export_option(void *ctx, int id, const char *arg)
 {
-	struct export_options *cl = ctx;
+	struct export_command_line *line = ctx;
+	struct export_options *cl = &line->o;
 	uint64_t v;
 
 	switch ((enum export_option_id)id) {
@@ -60,35 +69,61 @@ static int export_option(void *ctx, int id, const char *arg)
 	case EXPORT_OPT_WEB_CONFIG:
 		cl->web_config = arg;
 		break;
+	case EXPORT_OPT_PROFILES:
+		line->profiles = true;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_options cl = {
+	struct export_command_line line = { .o = {
 		.exporter = { .event_type = PERF_TYPE_SOFTWARE,
 			 .event_config = PERF_COUNT_SW_CPU_CLOCK,
 			 .rate = { .freq = EXPORT_DEFAULT_FREQ },
 			 .top_comms = EXPORT_DEFAULT_TOP_COMMS,
 			 .cgroup_grace_s = EXPORT_DEFAULT_CGROUP_GRACE_S },
 		.interval = EXPORT_DEFAULT_INTERVAL_S,
-	};
-	int parsed, next;
+	} };
+	struct export_options *cl = &line.o;
+	struct profile_service service;
+	struct export_profiler *profiler;
+	char err[1024];
+	int parsed, next, status;
 
-	parsed = options_parse(&export_command, argc, argv, export_option, &cl, &next);
+	parsed = options_parse(&export_command, argc, argv, export_option, &line, &next);
 	if (parsed != OPTIONS_CONTINUE)
 		return options_exit_status(parsed);
 	if (next < argc) {
 		rt_error("unexpected argument \"%s\": see ringtrace export --help", argv[next]);
 		return 2;
 	}
-	if (!cl.listen && !cl.textfile)
-		cl.listen = METRICS_DEFAULT_LISTEN;
-	if (cl.listen && !metrics_listen_valid(cl.listen)) {
-		rt_error("invalid --listen \"%s\": give ADDR:PORT, e.g. %s or [::1]:%s", cl.listen,
+	if (!cl->listen && !cl->textfile)
+		cl->listen = METRICS_DEFAULT_LISTEN;
+	if (cl->listen && !metrics_listen_valid(cl->listen)) {
+		rt_error("invalid --listen \"%s\": give ADDR:PORT, e.g. %s or [::1]:%s", cl->listen,
 			 METRICS_DEFAULT_LISTEN, METRICS_DEFAULT_PORT);
 		return 2;
 	}
-	return export_run(&cl);
+	if (line.profiles && !cl->listen) {
+		rt_error("-g serves profiles over HTTP: give --listen ADDR:PORT too");
+		return 2;
+	}
+	if (!line.profiles)
+		return export_run(cl);
+	/* started while the capabilities last: the child attaches its own events */
+	profiler = export_profiler_start(&(struct export_profiler_config){
+						 .freq = cl->exporter.rate.freq,
+						 .cgroup = cl->exporter.cgroup },
+					 err, sizeof(err));
+	if (!profiler) {
+		rt_error("%s", err);
+		return 1;
+	}
+	service = (struct profile_service){ export_profiler_make, profiler };
+	cl->profiles = &service;
+	status = export_run(cl);
+	export_profiler_stop(profiler);
+	return status;
 }

@@ -459,6 +459,12 @@ static const struct options_entry export_options_table[] = {
 	  "TLS and basic auth, as the Prometheus exporters' --web.config.file: a YAML file with "
 	  "tls_server_config (cert_file, key_file) and basic_auth_users (bcrypt hashes)",
 	  NULL, EXPORT_OPT_WEB_CONFIG },
+	{ NULL, 'g', NULL,
+	  "also serve CPU profiles, every CPU sampled at -F with -g stacks: GET "
+	  "/debug/pprof/profile?seconds=N (1-" OPTIONS_STR(PROFILE_MAX_SECONDS) ", default "
+	  OPTIONS_STR(PROFILE_DEFAULT_SECONDS) ") answers a gzipped pprof profile of the next N "
+	  "seconds, as Go's net/http/pprof; pid=, comm=, cgroup= and container= narrow it",
+	  NULL, EXPORT_OPT_PROFILES },
 	{ 0 },
 };
 
@@ -471,7 +477,7 @@ const struct options_command export_command = {
 	.name = "export",
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
 		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
-		 "                 [--cgroup-grace S] [--web-config-file FILE]",
+		 "                 [--cgroup-grace S] [--web-config-file FILE] [-g]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
 		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "
 		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "

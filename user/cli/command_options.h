@@ -119,6 +119,7 @@ enum export_option_id {
 	EXPORT_OPT_TOP,
 	EXPORT_OPT_WEB_CONFIG,
 	EXPORT_OPT_CGROUP_GRACE,
+	EXPORT_OPT_PROFILES,
 };
 
 enum snapshot_option_id {

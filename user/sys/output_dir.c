@@ -3,7 +3,6 @@
  * without following symlinks, locked while in use, never reused blindly. */
 #include "sys/output_dir.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,9 +28,7 @@ static bool is_data_file(const char *name)
 /* A JIT's symbol map copied by a recording: perf-PID.map. */
 static bool is_jit_map(const char *name)
 {
-	size_t n = strlen(name);
-
-	return !strncmp(name, "perf-", 5) && n > 9 && !strcmp(name + n - 4, ".map");
+	return !strncmp(name, "perf-", 5) && strlen(name) > 9 && !strcmp(name + strlen(name) - 4, ".map");
 }
 
 static int open_subdir(int dirfd, const char *name)
@@ -581,4 +578,22 @@ int output_file_create(int dirfd, const char *dirpath, const char *name, char *e
 	if (fd < 0)
 		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
 	return fd < 0 ? -errno : fd;
+}
+
+int output_snapshot_remove(int dirfd, const char *name)
+{
+	return strncmp(name, "snapshot-", 9) || strchr(name, '/')
+		       ? -EINVAL : remove_files_and_dir(dirfd, name, is_snapshot_file);
+}
+
+int output_recording_remove(int dirfd, const char *name)
+{
+	char err[512];
+	int fd = open_subdir(dirfd, name), r;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = clear_old_data(fd, name, err, sizeof(err)) ?: remove_build_ids(fd);
+	close(fd);
+	return r ? r : unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
 }

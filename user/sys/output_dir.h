@@ -52,4 +52,12 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
 		       size_t errlen);
 
+/* Removes the snapshot directory dirfd/name ("snapshot-NNN") and its files.
+ * 0, or -errno. */
+int output_snapshot_remove(int dirfd, const char *name);
+/* Removes the recording dirfd/name: the files, snapshots, pid file and copies
+ * of binaries a recording writes, then the directory (anything else in it
+ * makes that fail). 0 (also when it is not there), or -errno. */
+int output_recording_remove(int dirfd, const char *name);
+
 #endif

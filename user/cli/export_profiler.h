@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* export_profiler.h: the profiles ringtrace export -g serves: a flight
+ * recording of every CPU with -g stacks, run as a child from the start, and
+ * each request's profile cut from a snapshot of it (report --pprof of the
+ * request's window and filters). */
+#ifndef RINGTRACE_EXPORT_PROFILER_H
+#define RINGTRACE_EXPORT_PROFILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "export/profile_requests.h"
+
+struct export_profiler_config {
+	uint64_t freq;      /* samples per second per CPU */
+	const char *cgroup; /* only tasks in this cgroup v2 (and below), or NULL */
+};
+
+struct export_profiler;
+
+/* Starts the child recording (while the capabilities last: the child
+ * attaches, then drops its own), in a private directory of its own. NULL
+ * with err set. */
+struct export_profiler *export_profiler_start(const struct export_profiler_config *cfg, char *err,
+					      size_t errlen);
+/* The profile_make_fn of the metrics server, its ctx the profiler. */
+int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_bool *cancel,
+			 struct byte_buffer *out, char *err, size_t errlen);
+/* Stops the child and removes the private directory. */
+void export_profiler_stop(struct export_profiler *p);
+
+#endif
