@@ -4,7 +4,8 @@
 # run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
 throughput, report speed, the cost of stacks (in-kernel .eh_frame, frame
-pointers, DWARF) and the stacks of a real C build, each tool against the
+pointers, DWARF), the stacks of a real C build and the exporter as an
+always-on profiling agent, each tool against the
 others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
 
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 
+import agent_cost
 import build_stacks
 
 REPS = 5
@@ -820,7 +822,7 @@ def main():
         sys.exit("bench: run as root (the tracers load BPF programs)")
     b = Bench(args.build, args.reps, args.quick)
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
-                 b.stacks, lambda: build_stacks.run(b)]
+                 b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine
