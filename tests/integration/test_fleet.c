@@ -431,7 +431,8 @@ static pid_t start_pod_running(char *base, size_t len, const char *command)
 	if (tu_sh(&out, "mkdir -p %s/" POD_PATH " 2>&1", base))
 		fail_msg("cannot make the pod's cgroup: %s", out);
 	free(out);
-	return tu_start("sh -c 'echo $$ > %s/" POD_PATH "/cgroup.procs && exec %s' >/dev/null 2>&1",
+	/* each shell execs the next: the pid returned is the command's */
+	return tu_start("exec sh -c 'echo $$ > %s/" POD_PATH "/cgroup.procs && exec %s' >/dev/null 2>&1",
 			base, command);
 }
 
@@ -595,7 +596,7 @@ static int status_of(const char *url)
 static void test_profile_endpoint(void **state)
 {
 	char *dir = tu_tempdir(), base[PATH_MAX], command[PATH_MAX + 32], url[256], *out = NULL;
-	int port = test_port(7), total, chain, labelled, codes[5], too_many = 0, ok = 0, dirs;
+	int port = test_port(7), total, chain, labelled, codes[5] = { 0 }, too_many = 0, ok = 0;
 	pid_t exporter, pod;
 
 	(void)state;
@@ -603,11 +604,12 @@ static void test_profile_endpoint(void **state)
 	if (system("command -v go >/dev/null"))
 		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
 	snprintf(command, sizeof(command), "%s/unwindgen chain 60", tu_symgen_dir());
-	tu_sh(&out, "ls -d /run/ringtrace-export-* 2>/dev/null | wc -l");
-	dirs = out ? atoi(out) : -1;
-	free(out);
 	pod = start_pod_running(base, sizeof(base), command);
-	exporter = start_exporter(dir, port, "-g");
+	/* the sampling child's directory in the test's own (as systemd's
+	 * RuntimeDirectory gives it) */
+	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
+			    ">%s/export.log 2>&1",
+			    dir, tu_ringtrace(), port, dir);
 	/* ready once the sampling child has started: 503 until then */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
 	out = fetch("-o /dev/null", url, 30);
@@ -645,23 +647,37 @@ static void test_profile_endpoint(void **state)
 		if (status_of(url) != 400)
 			fail_msg("%s was not answered 400", *q);
 	}
-	/* five at once: four are made, the fifth is told to come back */
-	tu_sh(&out, "for i in 1 2 3 4 5; do curl -s -o /dev/null -w '%%{http_code}\\n' --max-time 30 "
-		    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' & done; wait", port);
-	for (int i = 0; i < 5 && out; i++)
-		codes[i] = atoi(out + 4 * i);
+	/* five at once: four are made, each of its own 3 s whole (their
+	 * windows overlap), the fifth is told to come back */
+	tu_sh(&out, "cd %s && for i in 0 1 2 3 4; do curl -s -o p$i -w \"$i %%{http_code}\\n\" --max-time 30 "
+		    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' & done; wait", dir, port);
+	/* "I CODE" lines, in the order the requests ended */
+	for (const char *line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		int i, code;
+
+		if (sscanf(line, "%d %d", &i, &code) == 2 && i >= 0 && i < 5)
+			codes[i] = code;
+	}
+	free(out);
 	for (int i = 0; i < 5; i++) {
 		ok += codes[i] == 200;
 		too_many += codes[i] == 429;
+		if (codes[i] != 200)
+			continue;
+		tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw p%d 2>&1", dir, dir, i);
+		count_profile(dir, out, &total, &chain, &labelled);
+		print_message("profile %d of the five: %d unwindgen samples\n", i, total);
+		free(out);
+		if (total < 50)
+			fail_msg("profile %d of five made at once holds %d samples of the workload", i, total);
 	}
-	free(out);
 	stop(exporter);
 	stop_pod(pod, base);
 	assert_int_equal(ok, 4);
 	assert_int_equal(too_many, 1);
 	/* the sampling child and its directory are gone with the exporter */
-	assert_int_equal(tu_sh(&out, "ls -d /run/ringtrace-export-* 2>/dev/null | wc -l"), 0);
-	assert_int_equal(atoi(out), dirs);
+	assert_int_equal(tu_sh(&out, "ls -A %s | grep ringtrace-export- | wc -l", dir), 0);
+	assert_int_equal(atoi(out), 0);
 	free(out);
 	tu_rmtree(dir);
 	free(dir);

@@ -429,7 +429,7 @@ static void test_overwrite_keeps_newest_at_every_alignment(void **state)
 			bytes += size_for(seq);
 			expect_held++;
 		}
-		assert_int_equal(staging_ring_snapshot(&r, &snap), 0);
+		assert_int_equal(staging_ring_snapshot(&r, &snap, false), 0);
 		assert_int_equal(snap.held, expect_held);
 		assert_int_equal(check_snapshot(&snap, first) + snap.held - 1, last);
 		assert_int_equal(snap.seq, last);
@@ -437,12 +437,60 @@ static void test_overwrite_keeps_newest_at_every_alignment(void **state)
 		assert_int_equal(snap.lost, 0);
 		staging_snapshot_free(&snap);
 		/* the ring is empty after a snapshot; the next period starts at 0 */
-		assert_int_equal(staging_ring_snapshot(&r, &snap), 0);
+		assert_int_equal(staging_ring_snapshot(&r, &snap, false), 0);
 		assert_int_equal(snap.held + snap.overwritten + snap.lost, 0);
 		assert_int_equal(snap.seq, last);
 		staging_snapshot_free(&snap);
 		staging_ring_free(&r);
 	}
+}
+
+/* Snapshots that keep: each holds the newest records that fit, those of the
+ * snapshot before it included while not overwritten, and counts every record
+ * since the start (export -g cuts its windows out of them). */
+static void test_overwrite_snapshots_that_keep(void **state)
+{
+	static uint8_t buf[2048];
+	struct staging_ring r;
+	struct staging_snapshot snap;
+	uint64_t held_first;
+
+	(void)state;
+	assert_int_equal(staging_ring_init_overwrite(&r, RING_BYTES), 0);
+	for (uint64_t seq = 1; seq <= 10; seq++) {
+		make_record(buf, seq, size_for(seq));
+		assert_int_equal(staging_ring_overwrite(&r, buf, size_for(seq), seq * 10, seq), 1);
+	}
+	assert_int_equal(staging_ring_snapshot(&r, &snap, true), 0);
+	assert_int_equal(snap.held, 10);
+	assert_int_equal(check_snapshot(&snap, 1), 1);
+	staging_snapshot_free(&snap);
+	/* the same ten again, and five more */
+	for (uint64_t seq = 11; seq <= 15; seq++) {
+		make_record(buf, seq, size_for(seq));
+		assert_int_equal(staging_ring_overwrite(&r, buf, size_for(seq), seq * 10, seq), 1);
+	}
+	assert_int_equal(staging_ring_snapshot(&r, &snap, true), 0);
+	assert_int_equal(snap.held, 15);
+	assert_int_equal(check_snapshot(&snap, 1), 1);
+	assert_int_equal(snap.held + snap.overwritten + snap.lost, 15);
+	staging_snapshot_free(&snap);
+	/* many more: the oldest overwritten, the counts still from the start */
+	for (uint64_t seq = 16; seq <= 900; seq++) {
+		make_record(buf, seq, size_for(seq));
+		assert_int_equal(staging_ring_overwrite(&r, buf, size_for(seq), seq * 10, seq), 1);
+	}
+	assert_int_equal(staging_ring_snapshot(&r, &snap, true), 0);
+	held_first = 900 - snap.held + 1;
+	assert_int_equal(check_snapshot(&snap, held_first), held_first);
+	assert_int_equal(snap.seq, 900);
+	assert_int_equal(snap.held + snap.overwritten + snap.lost, 900);
+	staging_snapshot_free(&snap);
+	/* and a snapshot that empties the ring after them takes them all */
+	assert_int_equal(staging_ring_snapshot(&r, &snap, false), 0);
+	assert_int_equal(check_snapshot(&snap, held_first), held_first);
+	staging_snapshot_free(&snap);
+	staging_ring_free(&r);
 }
 
 /* Items lost before the ring and records too large for it are counted lost,
@@ -463,7 +511,7 @@ static void test_overwrite_counts_losses_and_sizes(void **state)
 	assert_int_equal(staging_ring_overwrite(&r, buf, 40000, 300, 7), 0);
 	make_record(buf, 8, size_for(8));
 	assert_int_equal(staging_ring_overwrite(&r, buf, size_for(8), 400, 8), 1);
-	assert_int_equal(staging_ring_snapshot(&r, &snap), 0);
+	assert_int_equal(staging_ring_snapshot(&r, &snap, false), 0);
 	assert_int_equal(snap.held, 2);
 	assert_int_equal(snap.lost, 6);
 	assert_int_equal(snap.lost_time, 200);
@@ -517,7 +565,7 @@ static void test_overwrite_snapshots_while_producing(void **state)
 		uint64_t prev = 0;
 
 		last = atomic_load(&run.done);
-		assert_int_equal(staging_ring_snapshot(&run.ring, &snap), 0);
+		assert_int_equal(staging_ring_snapshot(&run.ring, &snap, false), 0);
 		assert_true(snap.seq >= prev_seq);
 		assert_int_equal(snap.held + snap.overwritten + snap.lost, snap.seq - prev_seq);
 		/* held records: in order, after the previous cut, up to this one */
@@ -557,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_producer_emits_pending_lost_first),
 		cmocka_unit_test(test_bad_sizes),
 		cmocka_unit_test(test_overwrite_keeps_newest_at_every_alignment),
+		cmocka_unit_test(test_overwrite_snapshots_that_keep),
 		cmocka_unit_test(test_overwrite_counts_losses_and_sizes),
 		cmocka_unit_test(test_overwrite_snapshots_while_producing),
 	};

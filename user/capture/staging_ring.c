@@ -339,7 +339,7 @@ void staging_ring_overwrite_lost(struct staging_ring *r, uint64_t count, uint64_
 	overwrite_leave(r);
 }
 
-int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
+int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s, bool keep)
 {
 	int parity = (int)(r->snapshots & 1);
 	struct staging_paused_loss *before = &r->paused_lost[!parity];
@@ -384,8 +384,10 @@ int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s)
 	s->lost = r->lost;
 	s->lost_time = r->lost_time;
 	s->seq = r->last_seq;
-	r->overwritten = r->lost = r->lost_time = 0;
-	atomic_store_explicit(&r->tail, head, memory_order_relaxed);
+	if (!keep) {
+		r->overwritten = r->lost = r->lost_time = 0;
+		atomic_store_explicit(&r->tail, head, memory_order_relaxed);
+	}
 	r->snapshots++;
 	atomic_store_explicit(&r->paused, 0, memory_order_release);
 	return 0;

@@ -8,6 +8,7 @@
 
 #include <linux/perf_event.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -116,8 +117,11 @@ void staging_ring_overwrite_lost(struct staging_ring *r, uint64_t count, uint64_
  * the producer's writes for the time of a copy, takes everything the ring
  * holds and the counts of the period since the previous snapshot, and empties
  * the ring: held + overwritten + lost covers every item numbered since then.
- * 0, or -ENOMEM if out of memory (nothing taken). */
-int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s);
+ * With keep, the ring keeps what it holds and its counts go on: the snapshot
+ * holds what the previous one held that is not overwritten yet, and its
+ * counts cover every item numbered since the start. 0, or -ENOMEM if out of
+ * memory (nothing taken). */
+int staging_ring_snapshot(struct staging_ring *r, struct staging_snapshot *s, bool keep);
 void staging_snapshot_free(struct staging_snapshot *s);
 
 /* Producer. Writes one record (size = its header.size, a multiple of 8) that

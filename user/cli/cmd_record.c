@@ -234,6 +234,9 @@ static int record_option(void *ctx, int id, const char *arg)
 	case RECORD_OPT_OVERWRITE:
 		o->overwrite = true;
 		break;
+	case RECORD_OPT_SNAPSHOTS_OVERLAP:
+		o->snapshots_overlap = true;
+		break;
 	case RECORD_OPT_MAX_SNAPSHOTS:
 		if (option_parse_u64("--max-snapshots", arg, 1, 999, &v))
 			return OPTIONS_USAGE_ERROR;
@@ -306,8 +309,9 @@ int cmd_record(int argc, char **argv)
 	status = options_parse(&record_command, argc, argv, record_option, &cl, &first_positional);
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
-	if ((o->trigger_event || o->trigger_runqlat_ns || o->max_snapshots) && !o->overwrite) {
-		rt_error("--trigger, --trigger-runqlat and --max-snapshots need --overwrite: snapshots are taken of a flight recording");
+	if ((o->trigger_event || o->trigger_runqlat_ns || o->max_snapshots || o->snapshots_overlap) &&
+	    !o->overwrite) {
+		rt_error("--trigger, --trigger-runqlat, --max-snapshots and --snapshots-overlap need --overwrite: snapshots are taken of a flight recording");
 		return 2;
 	}
 	if (cl.freq_given && o->period_given) {

@@ -3,11 +3,9 @@
  * (record --overwrite) for a snapshot, optionally waiting until it is written. */
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/command_options.h"
 #include "cli/commands.h"
@@ -36,7 +34,7 @@ int cmd_snapshot(int argc, char **argv)
 	bool wait = false;
 	const char *target;
 	char err[PATH_MAX + 256];
-	int status, next, before = 0, ret = 1;
+	int status, next, ret = 1;
 
 	status = options_parse(&snapshot_command, argc, argv, snapshot_option, &wait, &next);
 	if (status != OPTIONS_CONTINUE)
@@ -52,27 +50,10 @@ int cmd_snapshot(int argc, char **argv)
 		rt_error("%s", err);
 		return 2;
 	}
-	before = flight_target_snapshots(&t);
-	if (kill(t.pid, SIGUSR2)) {
-		rt_error("cannot signal ringtrace %d: %s", (int)t.pid, strerror(errno));
+	if (flight_target_take_snapshot(&t, wait ? WAIT_SECONDS * 1000 : 0, NULL, NULL, err,
+					sizeof(err))) {
+		rt_error("%s", err);
 		goto out;
-	}
-	if (wait) {
-		struct timespec tick = { 0, 20 * 1000 * 1000 };
-		int tries = WAIT_SECONDS * 50;
-
-		while (flight_target_snapshots(&t) <= before && tries-- > 0) {
-			if (!flight_target_alive(&t)) {
-				rt_error("ringtrace %d ended before writing the snapshot", (int)t.pid);
-				goto out;
-			}
-			nanosleep(&tick, NULL);
-		}
-		if (tries < 0) {
-			rt_error("no new snapshot in %s after %d s (is --max-snapshots reached?)", t.dir,
-				 WAIT_SECONDS);
-			goto out;
-		}
 	}
 	rt_info("ringtrace: snapshot %s from recording %d into %s", wait ? "written" : "requested",
 		(int)t.pid, t.dir);

@@ -117,6 +117,10 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_TRIGGER_RUNQLAT },
 	{ "max-snapshots", 0, "N", "at most N snapshots (default: no limit)",
 	  NULL, RECORD_OPT_MAX_SNAPSHOTS },
+	{ "snapshots-overlap", 0, NULL,
+	  "each snapshot holds all the memory holds, the previous snapshot's samples not yet "
+	  "overwritten included, its accounting counted from the start",
+	  NULL, RECORD_OPT_SNAPSHOTS_OVERLAP },
 	{ "metrics", 0, "ADDR:PORT",
 	  "serve Prometheus metrics of this recording there (as ringtrace export, from the "
 	  "samples recorded)",

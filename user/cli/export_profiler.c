@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* export_profiler.c: the profiles ringtrace export -g serves: a flight
- * recording of every CPU with -g stacks, run as a child from the start, and
- * each request's profile cut from a snapshot of it (report --pprof of the
- * request's window and filters). */
+ * recording of every CPU with -g stacks whose snapshots overlap, run as a
+ * child from the start in a private directory, and each request's profile
+ * cut from a snapshot of it (report --pprof of the request's window and
+ * filters). */
 #include "cli/export_profiler.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +27,7 @@
 #include "record/flight_control.h"
 #include "report/report.h"
 #include "sys/dir_entries.h"
+#include "sys/kallsyms_access.h"
 #include "sys/output_dir.h"
 
 /* The child's recording and the kernel's symbols, in the private directory. */
@@ -33,13 +36,12 @@
 /* A snapshot is written within this long of being asked for, or the
  * request fails. */
 #define SNAPSHOT_WAIT_MS 10000
-#define TICK_MS 20
 /* The flight recording's memory per CPU: at the default 99 Hz, samples of
  * ~300 bytes (30 frames), a little over PROFILE_MAX_SECONDS; a profile whose
  * window began before what it holds says so in its duration. */
 #define PROFILER_STAGING_SIZE "2M"
-/* The child is given this long to end at SIGTERM before SIGKILL. */
-#define CHILD_STOP_MS 5000
+/* The prefix of the private directories; a lock on one says its exporter lives. */
+#define PRIVATE_PREFIX "ringtrace-export-"
 
 struct export_profiler {
 	pthread_mutex_t lock; /* one profile made at a time: snapshots, the child's status */
@@ -50,13 +52,6 @@ struct export_profiler {
 	char flight[PATH_MAX + 16];
 	char kallsyms[PATH_MAX + 16];
 };
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&t, NULL);
-}
 
 /* The private directory's parent: systemd's RuntimeDirectory, /run, or the
  * temporary directory. */
@@ -99,16 +94,33 @@ static int copy_kallsyms(struct export_profiler *p, char *err, size_t errlen)
 	return n < 0 ? -EIO : 0;
 }
 
-/* The child: ringtrace record of every CPU with -g as a flight recorder,
- * ended by SIGTERM when the exporter ends, however it ends. */
+/* Says so when the copy of kallsyms shows every address as 0. */
+static void warn_hidden_kallsyms(struct export_profiler *p)
+{
+	char first[17] = "", cause[512];
+	int fd = openat(p->dirfd, KALLSYMS_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || read_full(fd, first, 16) || strcmp(first, "0000000000000000")) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	kallsyms_hidden_cause(cause, sizeof(cause));
+	rt_warn("the profiles' kernel frames will be [unknown]: /proc/kallsyms hides kernel addresses (%s)",
+		cause);
+}
+
+/* The child: ringtrace record of every CPU with -g as a flight recorder
+ * whose snapshots overlap, killed when the exporter ends, however it ends
+ * (nothing of it is kept). */
 static int start_child(struct export_profiler *p, const struct export_profiler_config *cfg,
 		       char *err, size_t errlen)
 {
 	char freq[32], exe[PATH_MAX];
-	char *argv[16];
+	char *argv[20];
 	int argc = 0;
 	pid_t parent = getpid();
-
 	/* this binary by its name, not /proc/self/exe: the child's comm is
 	 * then "ringtrace", as flight_target_from_dir wants it */
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -127,6 +139,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = freq;
 	argv[argc++] = "--all-cgroups";
 	argv[argc++] = "--overwrite";
+	argv[argc++] = "--snapshots-overlap";
 	argv[argc++] = "--staging-size";
 	argv[argc++] = PROFILER_STAGING_SIZE;
 	argv[argc++] = "-q";
@@ -137,6 +150,8 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		argv[argc++] = (char *)cfg->cgroup;
 	}
 	argv[argc] = NULL;
+	/* reaped here, whatever the exporter was started with */
+	signal(SIGCHLD, SIG_DFL);
 	p->child = fork();
 	if (p->child < 0) {
 		rt_format(err, errlen, "cannot start the sampling child: %s", strerror(errno));
@@ -147,7 +162,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		sigset_t none;
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
 		sigemptyset(&none);
@@ -163,10 +178,35 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	return 0;
 }
 
+/* Removes parent/name, a private directory another exporter left (killed),
+ * when no exporter holds its lock. */
+static int remove_stale(int parent, const char *name, void *ctx)
+{
+	struct stat st;
+	int fd;
+
+	(void)ctx;
+	if (strncmp(name, PRIVATE_PREFIX, strlen(PRIVATE_PREFIX)))
+		return 0;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* an exporter's of this user, left unlocked: its exporter is gone */
+	if (!fstat(fd, &st) && st.st_uid == geteuid() && !flock(fd, LOCK_EX | LOCK_NB)) {
+		output_recording_remove(fd, FLIGHT_DIR);
+		unlinkat(fd, KALLSYMS_FILE, 0);
+		unlinkat(parent, name, AT_REMOVEDIR);
+	}
+	close(fd);
+	return 0;
+}
+
 struct export_profiler *export_profiler_start(const struct export_profiler_config *cfg, char *err,
 					      size_t errlen)
 {
 	struct export_profiler *p = calloc(1, sizeof(*p));
+	const char *parent = private_parent();
+	int parent_fd;
 
 	if (!p) {
 		rt_format(err, errlen, "out of memory");
@@ -174,7 +214,12 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	p->dirfd = -1;
-	snprintf(p->dir, sizeof(p->dir), "%s/ringtrace-export-XXXXXX", private_parent());
+	parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent_fd >= 0) {
+		dir_each_entry(parent_fd, remove_stale, NULL);
+		close(parent_fd);
+	}
+	snprintf(p->dir, sizeof(p->dir), "%s/" PRIVATE_PREFIX "XXXXXX", parent);
 	if (!mkdtemp(p->dir)) {
 		rt_format(err, errlen, "cannot create a directory for the profiles (%s): %s", p->dir,
 			  strerror(errno));
@@ -183,9 +228,10 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 	}
 	snprintf(p->flight, sizeof(p->flight), "%s/" FLIGHT_DIR, p->dir);
 	snprintf(p->kallsyms, sizeof(p->kallsyms), "%s/" KALLSYMS_FILE, p->dir);
+	/* locked while this exporter lives (the lock goes with the process) */
 	p->dirfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (p->dirfd < 0) {
-		rt_format(err, errlen, "cannot open %s: %s", p->dir, strerror(errno));
+	if (p->dirfd < 0 || flock(p->dirfd, LOCK_EX | LOCK_NB)) {
+		rt_format(err, errlen, "cannot open and lock %s: %s", p->dir, strerror(errno));
 		export_profiler_stop(p);
 		return NULL;
 	}
@@ -193,73 +239,40 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 		export_profiler_stop(p);
 		return NULL;
 	}
+	warn_hidden_kallsyms(p);
 	return p;
 }
 
-/* Whether the child still runs, under p->lock. */
+/* Whether the child still runs, under p->lock; its end said once. */
 static bool child_running(struct export_profiler *p)
 {
-	if (p->child && waitpid(p->child, &p->child_status, WNOHANG) == p->child)
-		p->child = 0;
-	return p->child != 0;
+	pid_t r;
+
+	if (!p->child)
+		return false;
+	r = waitpid(p->child, &p->child_status, WNOHANG);
+	if (r == 0)
+		return true;
+	if (r == p->child)
+		rt_warn("ringtrace export: the sampling child (ringtrace record, pid %d) ended (%s %d): no profiles from now on",
+			(int)p->child, WIFEXITED(p->child_status) ? "exit status" : "signal",
+			WIFEXITED(p->child_status) ? WEXITSTATUS(p->child_status)
+						   : WTERMSIG(p->child_status));
+	p->child = 0; /* reaped, or not ours to wait for (ECHILD) */
+	return false;
 }
 
-/* The newest complete snapshot-NNN of the flight directory. */
-struct newest {
-	unsigned long number;
-	char name[64];
+/* flight_target_take_snapshot's cancel: the server stops, or the child ended. */
+struct wait_state {
+	struct export_profiler *p;
+	const atomic_bool *cancel;
 };
 
-static int note_snapshot(int dirfd, const char *name, void *ctx)
+static bool stop_waiting(void *ctx)
 {
-	struct newest *n = ctx;
-	char accounting[96];
-	unsigned long number;
-	struct stat st;
-	char *end;
+	struct wait_state *w = ctx;
 
-	if (strncmp(name, "snapshot-", 9) || strlen(name) >= sizeof(n->name))
-		return 0;
-	number = strtoul(name + 9, &end, 10);
-	snprintf(accounting, sizeof(accounting), "%s/accounting", name);
-	if (*end || fstatat(dirfd, accounting, &st, AT_SYMLINK_NOFOLLOW) || number < n->number)
-		return 0;
-	n->number = number;
-	strcpy(n->name, name);
-	return 0;
-}
-
-/* Asks t for a snapshot and waits for it; its name into n. 0, -ECANCELED, or
- * -ETIMEDOUT with err set. */
-static int take_snapshot(struct export_profiler *p, struct flight_target *t, struct newest *n,
-			 const atomic_bool *cancel, char *err, size_t errlen)
-{
-	int before = flight_target_snapshots(t);
-
-	if (before < 0 || kill(t->pid, SIGUSR2)) {
-		rt_format(err, errlen, "cannot ask the sampling child for a snapshot: %s",
-			  strerror(before < 0 ? -before : errno));
-		return -EIO;
-	}
-	for (int waited = 0; flight_target_snapshots(t) <= before; waited += TICK_MS) {
-		if (atomic_load(cancel)) {
-			rt_format(err, errlen, "ringtrace export is stopping");
-			return -ECANCELED;
-		}
-		if (waited >= SNAPSHOT_WAIT_MS || !child_running(p)) {
-			rt_format(err, errlen, "the sampling child wrote no snapshot in %d s",
-				  SNAPSHOT_WAIT_MS / 1000);
-			return -ETIMEDOUT;
-		}
-		sleep_ms(TICK_MS);
-	}
-	memset(n, 0, sizeof(*n));
-	dir_each_entry(t->dirfd, note_snapshot, n);
-	if (!n->name[0]) {
-		rt_format(err, errlen, "the sampling child's snapshot is gone");
-		return -ENOENT;
-	}
-	return 0;
+	return atomic_load(w->cancel) || !child_running(w->p);
 }
 
 /* The profile of q from the snapshot (t's dir)/name into out. */
@@ -318,21 +331,26 @@ int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_
 {
 	struct export_profiler *p = ctx;
 	struct flight_target t = { .dirfd = -1 };
-	struct newest n;
-	char why[PATH_MAX + 256];
+	struct wait_state w = { p, cancel };
+	char why[PATH_MAX + 256], name[64];
 	int r;
 
 	pthread_mutex_lock(&p->lock);
 	if (!child_running(p)) {
-		rt_format(err, errlen, "the sampling child has exited (status %d): see the exporter's log",
-			  WIFEXITED(p->child_status) ? WEXITSTATUS(p->child_status) : 128 + WTERMSIG(p->child_status));
+		rt_format(err, errlen, "the sampling child has ended: see the exporter's log");
 		r = -EAGAIN;
 	} else if (flight_target_from_dir(&t, p->flight, why, sizeof(why))) {
 		rt_format(err, errlen, "the profiler is starting: try again in a few seconds");
 		r = -EAGAIN;
-	} else if (!(r = take_snapshot(p, &t, &n, cancel, err, errlen))) {
-		r = profile_of(p, &t, n.name, q, out, err, errlen);
-		output_snapshot_remove(t.dirfd, n.name);
+	} else if ((r = flight_target_take_snapshot(&t, SNAPSHOT_WAIT_MS, stop_waiting, &w, err,
+						   errlen))) {
+		r = atomic_load(cancel) ? -ECANCELED : r == -ESRCH ? -EAGAIN : r;
+	} else if (!(r = flight_target_newest_snapshot(&t, name, sizeof(name)))) {
+		r = profile_of(p, &t, name, q, out, err, errlen);
+		if (output_snapshot_remove(t.dirfd, name))
+			rt_warn("cannot remove %s/%s: remove it by hand", t.dir, name);
+	} else {
+		rt_format(err, errlen, "the sampling child's snapshot is gone");
 	}
 	flight_target_close(&t);
 	pthread_mutex_unlock(&p->lock);
@@ -343,13 +361,10 @@ void export_profiler_stop(struct export_profiler *p)
 {
 	if (!p)
 		return;
-	if (p->child && !kill(p->child, SIGTERM)) {
-		for (int waited = 0; child_running(p) && waited < CHILD_STOP_MS; waited += TICK_MS)
-			sleep_ms(TICK_MS);
-		if (p->child) {
-			kill(p->child, SIGKILL);
-			waitpid(p->child, NULL, 0);
-		}
+	/* nothing of the child is kept: killed, as when the exporter dies */
+	if (p->child) {
+		kill(p->child, SIGKILL);
+		waitpid(p->child, NULL, 0);
 	}
 	if (p->dirfd >= 0) {
 		if (output_recording_remove(p->dirfd, FLIGHT_DIR))

@@ -7,17 +7,24 @@
 #include "export/profile_requests.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "sys/container_labels.h"
 
 /* The highest pid Linux gives (PID_MAX_LIMIT on 64-bit). */
 #define PID_MAX 4194304
+/* How often a request waiting out its window looks whether its client left. */
+#define HANGUP_CHECK_NS 200000000ULL
+/* How long a stopping server gives the answers it resumed to be sent. */
+#define STOP_ANSWER_MS 1000
 
 /* A request's slot: its thread, and what it answers. */
 struct profile_job {
@@ -114,14 +121,6 @@ int profile_query_parse(struct profile_query *q, const char *seconds, const char
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 /* The status a profile_make_fn's result answers with. */
 static unsigned int status_of(int r)
 {
@@ -138,22 +137,42 @@ static unsigned int status_of(int r)
 	}
 }
 
+/* Whether the client of conn has closed its end (or the connection broke):
+ * no one waits for the profile any more. */
+static bool client_left(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd p = { info ? info->connect_fd : -1, POLLRDHUP, 0 };
+
+	return p.fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* A request's thread: waits until its window has passed (or the server
- * stops), has the profile made, and resumes the connection. */
+ * stops, or the client leaves: its slot is free again), has the profile
+ * made, and resumes the connection. */
 static void *job_thread(void *arg)
 {
 	struct profile_job *job = arg;
 	struct profile_requests *pr = job->pr;
-	struct timespec until = { (time_t)(job->q.end_ns / 1000000000),
-				  (long)(job->q.end_ns % 1000000000) };
+	bool left = false;
 	int r = -ECANCELED;
 
 	pthread_mutex_lock(&pr->lock);
-	while (!atomic_load(&pr->stopping) && monotonic_ns() < job->q.end_ns)
+	for (uint64_t now; !atomic_load(&pr->stopping) && (now = monotonic_ns()) < job->q.end_ns;) {
+		uint64_t next = now + HANGUP_CHECK_NS < job->q.end_ns ? now + HANGUP_CHECK_NS
+								      : job->q.end_ns;
+		struct timespec until = { (time_t)(next / 1000000000), (long)(next % 1000000000) };
+
 		pthread_cond_timedwait(&pr->wake, &pr->lock, &until);
+		if ((left = client_left(job->conn)))
+			break;
+	}
 	pthread_mutex_unlock(&pr->lock);
 	if (atomic_load(&pr->stopping))
 		rt_format(job->err, sizeof(job->err), "ringtrace export is stopping");
+	else if (left)
+		rt_format(job->err, sizeof(job->err), "the client left");
 	else
 		r = pr->service.make(pr->service.ctx, &job->q, &pr->stopping, &job->body, job->err,
 				     sizeof(job->err));
@@ -163,10 +182,12 @@ static void *job_thread(void *arg)
 		byte_buffer_append(&job->body, job->err, strlen(job->err));
 		byte_buffer_append(&job->body, "\n", 1);
 	}
-	MHD_resume_connection(job->conn);
+	/* done before the resume, after which the answer may be sent and the
+	 * slot wanted at once: it is taken again only once conn_done too */
 	pthread_mutex_lock(&pr->lock);
 	job->thread_done = true;
 	pthread_mutex_unlock(&pr->lock);
+	MHD_resume_connection(job->conn);
 	return NULL;
 }
 
@@ -261,7 +282,11 @@ enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_
 	q.start_ns = monotonic_ns();
 	q.end_ns = q.start_ns + (uint64_t)q.seconds * 1000000000;
 	pthread_mutex_lock(&pr->lock);
-	job = atomic_load(&pr->stopping) ? NULL : take_slot(pr);
+	if (atomic_load(&pr->stopping)) {
+		pthread_mutex_unlock(&pr->lock);
+		return queue_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "ringtrace export is stopping");
+	}
+	job = take_slot(pr);
 	if (!job) {
 		pthread_mutex_unlock(&pr->lock);
 		snprintf(err, sizeof(err), "%d profiles are being made: try again when one is done",
@@ -317,6 +342,18 @@ void profile_requests_stop(struct profile_requests *pr)
 		pthread_mutex_unlock(&pr->lock);
 		if (join)
 			pthread_join(thread, NULL);
+	}
+	/* the answers resumed (503) sent before the daemon stops, for a while */
+	for (int waited = 0; waited < STOP_ANSWER_MS; waited += 10) {
+		bool pending = false;
+
+		pthread_mutex_lock(&pr->lock);
+		for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++)
+			pending |= pr->jobs[i].busy && !pr->jobs[i].conn_done;
+		pthread_mutex_unlock(&pr->lock);
+		if (!pending)
+			break;
+		usleep(10000);
 	}
 }
 

@@ -63,7 +63,8 @@ enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_
 /* The daemon is done with the request whose req_cls this is. */
 void profile_requests_completed(struct profile_requests *pr, void *req_cls);
 /* Wakes and joins every request's thread (each resumes its connection with a
- * 503): before MHD_stop_daemon. */
+ * 503) and gives those answers up to a second to be sent: before
+ * MHD_stop_daemon. */
 void profile_requests_stop(struct profile_requests *pr);
 void profile_requests_free(struct profile_requests *pr);
 

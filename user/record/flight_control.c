@@ -5,13 +5,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "sys/dir_entries.h"
 #include "sys/output_dir.h"
 
@@ -274,25 +277,88 @@ bool flight_target_alive(const struct flight_target *t)
 	return is_ringtrace(t->pid, &owner) && holds_dir(t->pid, t->dirfd, NULL) == 1;
 }
 
-/* Counts a snapshot directory with its accounting written. */
-static int count_snapshot(int dirfd, const char *name, void *ctx)
+/* The complete snapshots of a directory (snapshot-NNN with its accounting
+ * written): how many, and the newest by number. */
+struct snapshot_scan {
+	int count;
+	unsigned long newest;
+	char name[64];
+};
+
+static int scan_snapshot(int dirfd, const char *name, void *ctx)
 {
-	char path[300];
+	struct snapshot_scan *s = ctx;
+	unsigned long number;
+	char path[300], *end;
 	struct stat st;
 
-	if (strncmp(name, "snapshot-", 9))
+	if (strncmp(name, "snapshot-", 9) || strlen(name) >= sizeof(s->name))
 		return 0;
 	snprintf(path, sizeof(path), "%s/accounting", name);
-	if (!fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW))
-		++*(int *)ctx;
+	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	s->count++;
+	number = strtoul(name + 9, &end, 10);
+	if (!*end && (!s->name[0] || number >= s->newest)) {
+		s->newest = number;
+		strcpy(s->name, name);
+	}
 	return 0;
 }
 
 int flight_target_snapshots(const struct flight_target *t)
 {
-	int n = 0, r = dir_each_entry(t->dirfd, count_snapshot, &n);
+	struct snapshot_scan s = { 0 };
+	int r = dir_each_entry(t->dirfd, scan_snapshot, &s);
 
-	return r < 0 ? r : n;
+	return r < 0 ? r : s.count;
+}
+
+int flight_target_newest_snapshot(const struct flight_target *t, char *name, size_t len)
+{
+	struct snapshot_scan s = { 0 };
+	int r = dir_each_entry(t->dirfd, scan_snapshot, &s);
+
+	if (r < 0)
+		return r;
+	if (!s.name[0] || strlen(s.name) >= len)
+		return -ENOENT;
+	strcpy(name, s.name);
+	return 0;
+}
+
+int flight_target_take_snapshot(const struct flight_target *t, unsigned int wait_ms,
+				bool (*cancel)(void *ctx), void *ctx, char *err, size_t errlen)
+{
+	int before = flight_target_snapshots(t);
+	uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000;
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	if (before < 0) {
+		rt_format(err, errlen, "cannot list %s: %s", t->dir, strerror(-before));
+		return before;
+	}
+	if (kill(t->pid, SIGUSR2)) {
+		rt_format(err, errlen, "cannot signal ringtrace %d: %s", (int)t->pid, strerror(errno));
+		return -errno;
+	}
+	while (wait_ms && flight_target_snapshots(t) <= before) {
+		if (cancel && cancel(ctx)) {
+			rt_format(err, errlen, "stopped waiting for the snapshot of ringtrace %d", (int)t->pid);
+			return -ECANCELED;
+		}
+		if (!flight_target_alive(t)) {
+			rt_format(err, errlen, "ringtrace %d ended before writing the snapshot", (int)t->pid);
+			return -ESRCH;
+		}
+		if (monotonic_ns() >= deadline) {
+			rt_format(err, errlen, "no new snapshot in %s after %u s (is --max-snapshots reached?)",
+				  t->dir, wait_ms / 1000);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return 0;
 }
 
 void flight_target_close(struct flight_target *t)

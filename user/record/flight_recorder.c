@@ -48,6 +48,7 @@ struct flight_recorder {
 	int dirfd;
 	const char *dirpath;
 	unsigned int max_snapshots; /* 0: no limit */
+	bool overlap;               /* snapshots overlap: nothing is taken from the rings */
 	uint64_t sample_lost_id;
 	pthread_mutex_t lock;       /* side-band buffers, the trigger state */
 	pthread_cond_t wake;
@@ -198,7 +199,7 @@ static int take_cpu(struct flight_recorder *f, struct flight_cpu *c, struct cpu_
 	uint64_t cut;
 
 	if (!f->kernel_rings) {
-		if (staging_ring_snapshot(&c->staging, &t->held))
+		if (staging_ring_snapshot(&c->staging, &t->held, f->overlap))
 			return -ENOMEM;
 		t->counts.held = t->held.held;
 		t->counts.overwritten = t->held.overwritten;
@@ -223,10 +224,12 @@ static int take_cpu(struct flight_recorder *f, struct flight_cpu *c, struct cpu_
 		/* the kernel overwrites without counting: the rest of what
 		 * was produced since the previous cut */
 		t->counts.overwritten = cut - c->cut_seq - t->counts.held - t->counts.lost;
-		c->cut_bpf_lost = t->bpf_lost;
+		if (!f->overlap)
+			c->cut_bpf_lost = t->bpf_lost;
 	}
 	t->counts.produced = cut - c->cut_seq;
-	c->cut_seq = cut;
+	if (!f->overlap)
+		c->cut_seq = cut;
 	pthread_mutex_lock(&f->lock);
 	if (c->sideband.len && !byte_buffer_append(&t->sideband, c->sideband.data, c->sideband.len)) {
 		pthread_mutex_unlock(&f->lock);
@@ -388,11 +391,17 @@ static int write_snapshot(struct flight_recorder *f, unsigned int number, const 
 				k->overwritten, k->lost);
 		}
 		accounting_add(&all, k);
-		accounting_add(&f->cpus[i].totals, k);
+		if (f->overlap)
+			f->cpus[i].totals = *k; /* counts since the start */
+		else
+			accounting_add(&f->cpus[i].totals, k);
 	}
-	rt_info("ringtrace: %s (%s): %" PRIu64 " samples produced = %" PRIu64 " held + %" PRIu64
-		" overwritten + %" PRIu64 " lost", path, reason, all.produced, all.held,
-		all.overwritten, all.lost);
+	/* overlapping snapshots are taken often (a profile each): said when
+	 * something was lost */
+	if (!f->overlap || all.lost)
+		rt_info("ringtrace: %s (%s): %" PRIu64 " samples produced = %" PRIu64 " held + %" PRIu64
+			" overwritten + %" PRIu64 " lost%s", path, reason, all.produced, all.held,
+			all.overwritten, all.lost, f->overlap ? " since the start" : "");
 	ret = 0;
 out:
 	if (dirfd >= 0)
@@ -554,6 +563,7 @@ struct record_sink *flight_recorder_create(const struct flight_recorder_config *
 	f->dirfd = cfg->dirfd;
 	f->dirpath = cfg->dirpath;
 	f->max_snapshots = cfg->max_snapshots;
+	f->overlap = cfg->overlap;
 	f->sample_lost_id = cfg->sample_lost_id;
 	f->nr_possible = cfg->nr_possible;
 	f->cpus = calloc(cfg->cpus->nr, sizeof(*f->cpus));

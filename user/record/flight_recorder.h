@@ -42,6 +42,8 @@ struct flight_recorder_config {
 	int dirfd;
 	const char *dirpath;
 	unsigned int max_snapshots; /* 0: no limit */
+	bool overlap;               /* each snapshot holds all that is held, its counts
+				     * since the start (staging_ring_snapshot's keep) */
 	uint64_t sample_lost_id;    /* event id of the LOST_SAMPLES it writes */
 	struct flight_recorder_ops ops;
 };

@@ -39,6 +39,7 @@ struct record_options {
 	unsigned int nr_sinks;
 	bool keep_caps;          /* do not drop the capabilities once attached */
 	unsigned int max_snapshots; /* 0: no limit */
+	bool snapshots_overlap;  /* each snapshot holds all that is held (export -g's) */
 	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
 	uint64_t trigger_runqlat_ns; /* a run-queue wait longer than this takes one */
 	bool off_cpu;            /* --off-cpu: an offcpu-time event beside the others */

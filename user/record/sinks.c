@@ -114,6 +114,7 @@ int session_create_sinks(struct session *s)
 			.dirfd = s->out.fd,
 			.dirpath = o->output,
 			.max_snapshots = o->max_snapshots,
+			.overlap = o->snapshots_overlap,
 			.sample_lost_id = s->sampler_events[0].id,
 			.ops = {
 				.write_header = flight_write_header,

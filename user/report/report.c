@@ -526,7 +526,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 
 		/* a window that began before the recording's first sample is as
 		 * long as what the recording holds of it */
-		if (lost_start >= o->pprof_duration_nanos)
+		if (o->pprof_duration_nanos > 0 && lost_start >= o->pprof_duration_nanos)
 			lost_start = o->pprof_duration_nanos - 1;
 		if ((ret = report_pprof_write(&st.pprof, &st.rec, &st.rec.in.events[st.only_event],
 					      o->pprof_time_nanos + lost_start,
