@@ -325,7 +325,8 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 		return fd < 0 ? fd : -ENOMEM;
 	}
 	fprintf(out, "# ringtrace flight-recorder %s, taken on %s\n", name, reason);
-	fprintf(out, "# per CPU, since the previous snapshot: produced = held + overwritten + lost\n");
+	fprintf(out, "# per CPU, since the %s: produced = held + overwritten + lost\n",
+		f->overlap ? "start (snapshots overlap)" : "previous snapshot");
 	fprintf(out, "# transport %s: overwritten %s\n", f->kernel_rings ? "perfbuf" : "ringbuf",
 		f->kernel_rings ? "= produced - held - lost (the kernel overwrote them uncounted)"
 				: "counted by the staging ring");
