@@ -40,6 +40,12 @@
  * ~300 bytes (30 frames), a little over PROFILE_MAX_SECONDS; a profile whose
  * window began before what it holds says so in its duration. */
 #define PROFILER_STAGING_SIZE "2M"
+/* The kernel memory for the child's unwind rows, half of record's default: the
+ * rows map is mapped whole into the child (it counts in its RSS from the start),
+ * and an always-on agent stays within 64 MB. A make -j2 C build's files took
+ * 18.4 MiB at most (docs/BENCHMARKS.md, scenario 7); files beyond it are
+ * unwound by frame pointers, and counted. */
+#define PROFILER_UNWIND_MEM "32M"
 /* The prefix of the private directories; a lock on one says its exporter lives. */
 #define PRIVATE_PREFIX "ringtrace-export-"
 
@@ -142,6 +148,8 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = "--snapshots-overlap";
 	argv[argc++] = "--staging-size";
 	argv[argc++] = PROFILER_STAGING_SIZE;
+	argv[argc++] = "--unwind-mem";
+	argv[argc++] = PROFILER_UNWIND_MEM;
 	argv[argc++] = "-q";
 	argv[argc++] = "-o";
 	argv[argc++] = p->flight;
