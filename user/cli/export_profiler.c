@@ -24,10 +24,12 @@
 
 #include "lib/full_io.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "record/flight_control.h"
 #include "report/report.h"
 #include "sys/dir_entries.h"
 #include "sys/kallsyms_access.h"
+#include "sys/kernel_symbol.h"
 #include "sys/output_dir.h"
 
 /* The child's recording and the kernel's symbols, in the private directory. */
@@ -100,18 +102,13 @@ static int copy_kallsyms(struct export_profiler *p, char *err, size_t errlen)
 	return n < 0 ? -EIO : 0;
 }
 
-/* Says so when the copy of kallsyms shows every address as 0. */
-static void warn_hidden_kallsyms(struct export_profiler *p)
+/* Says so when kallsyms, as copied, hides the kernel's addresses. */
+static void warn_hidden_kallsyms(void)
 {
-	char first[17] = "", cause[512];
-	int fd = openat(p->dirfd, KALLSYMS_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char cause[512];
 
-	if (fd < 0 || read_full(fd, first, 16) || strcmp(first, "0000000000000000")) {
-		if (fd >= 0)
-			close(fd);
+	if (kernel_symbol_address("_text"))
 		return;
-	}
-	close(fd);
 	kallsyms_hidden_cause(cause, sizeof(cause));
 	rt_warn("the profiles' kernel frames will be [unknown]: /proc/kallsyms hides kernel addresses (%s)",
 		cause);
@@ -247,7 +244,7 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 		export_profiler_stop(p);
 		return NULL;
 	}
-	warn_hidden_kallsyms(p);
+	warn_hidden_kallsyms();
 	return p;
 }
 
@@ -301,31 +298,20 @@ static int profile_of(struct export_profiler *p, const struct flight_target *t, 
 		.kallsyms = p->kallsyms,
 		.pprof_duration_nanos = (int64_t)(q->end_ns - q->start_ns),
 	};
-	struct timespec wall, mono;
+	struct timespec wall;
 	char input[PATH_MAX + 80];
 	char *data = NULL;
 	size_t len = 0;
-	FILE *mem;
 	int r;
 
 	snprintf(input, sizeof(input), "%s/%s", t->dir, name);
 	o.input = input;
 	clock_gettime(CLOCK_REALTIME, &wall);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
 	o.pprof_time_nanos = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
-			     ((int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec - (int64_t)q->start_ns);
+			     (int64_t)(monotonic_ns() - q->start_ns);
 	if (report_parse_sort(&o, "comm,dso,sym", err, errlen))
 		return -EINVAL;
-	mem = open_memstream(&data, &len);
-	if (!mem) {
-		rt_format(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	r = report_run(&o, mem, err, errlen);
-	if (fclose(mem) && !r) {
-		rt_format(err, errlen, "out of memory");
-		r = -ENOMEM;
-	}
+	r = report_run_to_memory(&o, &data, &len, err, errlen);
 	if (!r && len && !byte_buffer_append(out, data, len)) {
 		rt_format(err, errlen, "out of memory");
 		r = -ENOMEM;

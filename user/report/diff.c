@@ -140,16 +140,7 @@ static int add_side(struct diff *d, const struct report_options *o, const char *
 		side.input = path;
 		side.output = REPORT_FOLDED;
 		side.diff_before = NULL;
-		mem = open_memstream(&text, &len);
-		if (!mem) {
-			rt_format(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		ret = report_run(&side, mem, err, errlen);
-		if (fclose(mem) && !ret) {
-			rt_format(err, errlen, "out of memory");
-			ret = -ENOMEM;
-		}
+		ret = report_run_to_memory(&side, &text, &len, err, errlen);
 	} else {
 		mem = fopen(path, "r");
 		if (!mem) {

@@ -555,3 +555,22 @@ out_maps:
 		report_pprof_free(&st.pprof);
 	return ret;
 }
+
+int report_run_to_memory(const struct report_options *o, char **data, size_t *len, char *err,
+			 size_t errlen)
+{
+	FILE *mem = open_memstream(data, len);
+	int ret;
+
+	if (!mem) {
+		*data = NULL;
+		rt_format(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = report_run(o, mem, err, errlen);
+	if (fclose(mem) && !ret) {
+		rt_format(err, errlen, "out of memory");
+		ret = -ENOMEM;
+	}
+	return ret;
+}

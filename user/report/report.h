@@ -111,5 +111,10 @@ int report_parse_call_graph(struct report_options *o, const char *text, char *er
 /* Prints the report to out. 0, or -errno with err set (unreadable or malformed
  * input: the file and offset are named), or REPORT_BAD_REQUEST. */
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen);
+/* The same into memory: *data (malloc'd, *len bytes, NULL-terminated; the
+ * caller frees it, whatever is returned), for a caller that goes on with the
+ * report's text or bytes. */
+int report_run_to_memory(const struct report_options *o, char **data, size_t *len, char *err,
+			 size_t errlen);
 
 #endif
