@@ -671,6 +671,16 @@ static void test_profile_endpoint(void **state)
 		if (total < 50)
 			fail_msg("profile %d of five made at once holds %d samples of the workload", i, total);
 	}
+	/* the sampling child killed (as the OOM killer would): /healthz fails,
+	 * so that the pod's liveness probe restarts it, and profiles get 503 */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
+	assert_int_equal(status_of(url), 200);
+	assert_int_equal(tu_sh(NULL, "pkill -KILL -P %d -f 'ringtrace record'", (int)exporter), 0);
+	for (int i = 0; i < 50 && status_of(url) != 503; i++)
+		usleep(100000);
+	assert_int_equal(status_of(url), 503);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
+	assert_int_equal(status_of(url), 503);
 	stop(exporter);
 	stop_pod(pod, base);
 	assert_int_equal(ok, 4);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_loader.c: writes unwind rows, their page index and processes'
  * executable mappings into the BPF sampler's maps, for the in-kernel unwinder
- * (--call-graph ehframe). */
+ * (--call-graph ehframe); a table's rows are taken from the free extents of
+ * the rows map and given back, once retired, when no walk can use them. */
 #include "capture/unwind_loader.h"
 
 #include <bpf/bpf.h>
@@ -24,7 +25,13 @@ static void *map_array(int fd, size_t bytes, size_t *size)
 	return mem == MAP_FAILED ? NULL : mem;
 }
 
-void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity)
+/* A table retired and when: its rows and index entries free after. */
+struct retired_table {
+	uint64_t stamp;
+	uint32_t first_row, nr_rows, first_page, nr_pages;
+};
+
+int unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity)
 {
 	memset(u, 0, sizeof(*u));
 	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd, &u->files_fd);
@@ -34,6 +41,14 @@ void unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32
 				&u->rows_mem_size);
 	u->pages_mem = map_array(u->pages_fd, (size_t)u->pages_capacity * sizeof(*u->pages_mem),
 				 &u->pages_mem_size);
+	if (extents_init(&u->rows_free, capacity) || extents_init(&u->pages_free, u->pages_capacity))
+		return -ENOMEM;
+	return 0;
+}
+
+uint32_t unwind_maps_rows_taken(const struct unwind_maps *u)
+{
+	return u->capacity - (uint32_t)u->rows_free.free_slots;
 }
 
 void unwind_maps_free(struct unwind_maps *u)
@@ -44,6 +59,11 @@ void unwind_maps_free(struct unwind_maps *u)
 		munmap(u->pages_mem, u->pages_mem_size);
 	u->rows_mem = NULL;
 	u->pages_mem = NULL;
+	extents_release(&u->rows_free);
+	extents_release(&u->pages_free);
+	free(u->retired);
+	u->retired = NULL;
+	u->nr_retired = u->retired_cap = 0;
 }
 
 void unwind_page_index(const struct rt_unwind_row *rows, uint32_t nr, uint32_t *pages,
@@ -89,44 +109,47 @@ static int write_array(int fd, uint32_t first, const void *values, uint32_t nr, 
 	return r;
 }
 
-/* nr page index entries after those written. */
-static int write_pages(struct unwind_maps *u, const uint32_t *pages, uint32_t nr)
+/* nr page index entries at index first. */
+static int write_pages(struct unwind_maps *u, uint32_t first, const uint32_t *pages, uint32_t nr)
 {
 	if (!u->pages_mem)
-		return write_array(u->pages_fd, u->pages_used, pages, nr, sizeof(*pages));
+		return write_array(u->pages_fd, first, pages, nr, sizeof(*pages));
 	for (uint32_t i = 0; i < nr; i++)
-		u->pages_mem[u->pages_used + i] = pages[i];
+		u->pages_mem[first + i] = pages[i];
 	return 0;
 }
 
 int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
 			 struct rt_unwind_slice *t)
 {
+	int64_t first = nr ? extents_alloc(&u->rows_free, nr) : -1, first_page;
 	uint32_t *pages;
 	int r;
 
-	if (!nr || nr > u->capacity - u->used) {
+	if (first < 0) {
 		errno = ENOSPC;
 		return -ENOSPC;
 	}
-	if (u->rows_mem)
-		memcpy(&u->rows_mem[u->used], rows, (size_t)nr * sizeof(*rows));
-	else if ((r = write_array(u->rows_fd, u->used, rows, nr, sizeof(*rows))))
+	if (u->rows_mem) {
+		memcpy(&u->rows_mem[first], rows, (size_t)nr * sizeof(*rows));
+	} else if ((r = write_array(u->rows_fd, (uint32_t)first, rows, nr, sizeof(*rows)))) {
+		extents_free(&u->rows_free, (uint32_t)first, nr);
 		return r;
+	}
 	memset(t, 0, sizeof(*t));
-	t->first_row = u->used;
+	t->first_row = (uint32_t)first;
 	t->nr_rows = nr;
-	u->used += nr;
 	/* the index is a speed-up: without room or memory the rows are
 	 * searched whole */
 	pages = malloc((nr / RT_UNWIND_ROWS_PER_PAGE + 1) * sizeof(*pages));
 	if (pages) {
 		unwind_page_index(rows, nr, pages, t);
-		if (t->nr_pages <= u->pages_capacity - u->pages_used &&
-		    !write_pages(u, pages, t->nr_pages)) {
-			t->first_page = u->pages_used;
-			u->pages_used += t->nr_pages;
+		first_page = extents_alloc(&u->pages_free, t->nr_pages);
+		if (first_page >= 0 && !write_pages(u, (uint32_t)first_page, pages, t->nr_pages)) {
+			t->first_page = (uint32_t)first_page;
 		} else {
+			if (first_page >= 0)
+				extents_free(&u->pages_free, (uint32_t)first_page, t->nr_pages);
 			t->nr_pages = 0;
 		}
 		free(pages);
@@ -136,12 +159,60 @@ int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows
 	return 0;
 }
 
+void unwind_maps_retire(struct unwind_maps *u, const struct rt_unwind_slice *t, uint64_t stamp)
+{
+	if (!t->nr_rows)
+		return;
+	if (u->nr_retired == u->retired_cap) {
+		size_t cap = u->retired_cap ? 2 * u->retired_cap : 16;
+		struct retired_table *grown = realloc(u->retired, cap * sizeof(*grown));
+
+		if (!grown) {
+			u->slots_leaked += t->nr_rows;
+			return;
+		}
+		u->retired = grown;
+		u->retired_cap = cap;
+	}
+	u->retired[u->nr_retired++] = (struct retired_table){
+		stamp, t->first_row, t->nr_rows, t->first_page, t->nr_pages,
+	};
+	u->retired_rows += t->nr_rows;
+}
+
+void unwind_maps_reclaim(struct unwind_maps *u, uint64_t until)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < u->nr_retired; i++) {
+		struct retired_table *r = &u->retired[i];
+
+		/* (a free that finds no memory to split an extent leaves
+		 * the slots taken: counted, never reused twice) */
+		if (r->stamp > until) {
+			u->retired[kept++] = *r;
+			continue;
+		}
+		if (extents_free(&u->rows_free, r->first_row, r->nr_rows))
+			u->slots_leaked += r->nr_rows;
+		if (r->nr_pages)
+			extents_free(&u->pages_free, r->first_page, r->nr_pages);
+		u->retired_rows -= r->nr_rows;
+	}
+	u->nr_retired = kept;
+}
+
 void unwind_maps_add_file(struct unwind_maps *u, const struct rt_unwind_file_key *id,
 			  const struct rt_unwind_slice *t, int64_t exec_vaddr_delta)
 {
 	struct rt_unwind_file f = { .table = *t, .exec_vaddr_delta = exec_vaddr_delta };
 
 	bpf_map_update_elem(u->files_fd, id, &f, BPF_ANY);
+}
+
+void unwind_maps_forget_file(struct unwind_maps *u, const struct rt_unwind_file_key *id)
+{
+	bpf_map_delete_elem(u->files_fd, id);
 }
 
 int unwind_maps_set_process(struct unwind_maps *u, uint32_t pid,

@@ -121,7 +121,7 @@ int cmd_export(int argc, char **argv)
 		rt_error("%s", err);
 		return 1;
 	}
-	service = (struct profile_service){ export_profiler_make, profiler };
+	service = (struct profile_service){ export_profiler_make, profiler, export_profiler_healthy };
 	cl->profiles = &service;
 	status = export_run(cl);
 	export_profiler_stop(profiler);

@@ -42,18 +42,21 @@
  * ~300 bytes (30 frames), a little over PROFILE_MAX_SECONDS; a profile whose
  * window began before what it holds says so in its duration. */
 #define PROFILER_STAGING_SIZE "2M"
-/* The kernel memory for the child's unwind rows, half of record's default: the
- * rows map is mapped whole into the child (it counts in its RSS from the start),
- * and an always-on agent stays within 64 MB. A make -j2 C build's files took
- * 18.4 MiB at most (docs/BENCHMARKS.md, scenario 7); files beyond it are
- * unwound by frame pointers, and counted. */
-#define PROFILER_UNWIND_MEM "32M"
+/* The kernel memory for the child's unwind rows, three eighths of record's
+ * default: the rows map is mapped whole into the child (it counts in its RSS
+ * from the start), and an always-on agent stays within 64 MB. It holds the
+ * tables of the files mapped at once: those no process maps are evicted when
+ * room is needed (a make -j2 C build's files, 18.4 MiB in all, fit in 12M:
+ * docs/BENCHMARKS.md, scenario 7); a file beyond it is unwound by frame
+ * pointers, and counted. */
+#define PROFILER_UNWIND_MEM "24M"
 /* The prefix of the private directories; a lock on one says its exporter lives. */
 #define PRIVATE_PREFIX "ringtrace-export-"
 
 struct export_profiler {
 	pthread_mutex_t lock; /* one profile made at a time: snapshots, the child's status */
 	pid_t child;          /* 0 once reaped */
+	atomic_bool ended;    /* the child's end seen (read without the lock) */
 	int child_status;
 	int dirfd;            /* the private directory */
 	char dir[PATH_MAX];
@@ -264,6 +267,26 @@ static bool child_running(struct export_profiler *p)
 			WIFEXITED(p->child_status) ? WEXITSTATUS(p->child_status)
 						   : WTERMSIG(p->child_status));
 	p->child = 0; /* reaped, or not ours to wait for (ECHILD) */
+	atomic_store(&p->ended, true);
+	return false;
+}
+
+bool export_profiler_healthy(void *ctx, char *why, size_t len)
+{
+	struct export_profiler *p = ctx;
+	bool running;
+
+	/* a profile being made holds the lock (for seconds): it looks at the
+	 * child as it waits, and says if it ended */
+	if (!atomic_load(&p->ended) && !pthread_mutex_trylock(&p->lock)) {
+		running = child_running(p);
+		pthread_mutex_unlock(&p->lock);
+		if (running)
+			return true;
+	} else if (!atomic_load(&p->ended)) {
+		return true;
+	}
+	rt_format(why, len, "the sampling child (ringtrace record) has ended: no profiles; see the exporter's log");
 	return false;
 }
 

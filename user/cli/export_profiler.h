@@ -6,6 +6,7 @@
 #ifndef RINGTRACE_EXPORT_PROFILER_H
 #define RINGTRACE_EXPORT_PROFILER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,8 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 /* The profile_make_fn of the metrics server, its ctx the profiler. */
 int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_bool *cancel,
 			 struct byte_buffer *out, char *err, size_t errlen);
+/* The profile_health_fn: false once the child has ended. */
+bool export_profiler_healthy(void *ctx, char *why, size_t len);
 /* Stops the child and removes the private directory. */
 void export_profiler_stop(struct export_profiler *p);
 

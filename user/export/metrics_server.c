@@ -193,8 +193,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, text, &body);
 	}
 	/* for liveness and readiness probes, which carry no password: says
-	 * nothing but that the server answers */
+	 * nothing but that the server answers, and with -g that profiles can be
+	 * made (a probe that fails restarts a pod whose sampling child died) */
 	if (!strcmp(url, "/healthz")) {
+		char why[256];
+
+		if (server->profiles && !profile_requests_healthy(server->profiles, why, sizeof(why))) {
+			byte_buffer_append(&body, why, strlen(why));
+			byte_buffer_append(&body, "\n", 1);
+			return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, text, &body);
+		}
 		byte_buffer_append(&body, "ok\n", 3);
 		return reply(conn, MHD_HTTP_OK, text, &body);
 	}

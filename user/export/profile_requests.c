@@ -191,6 +191,11 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
+bool profile_requests_healthy(struct profile_requests *pr, char *why, size_t len)
+{
+	return !pr->service.healthy || pr->service.healthy(pr->service.ctx, why, len);
+}
+
 struct profile_requests *profile_requests_create(const struct profile_service *service)
 {
 	struct profile_requests *pr = calloc(1, sizeof(*pr));

@@ -46,9 +46,13 @@ int profile_query_parse(struct profile_query *q, const char *seconds, const char
 typedef int (*profile_make_fn)(void *ctx, const struct profile_query *q, const atomic_bool *cancel,
 			       struct byte_buffer *out, char *err, size_t errlen);
 
+/* Whether profiles can be made (false: why, one line); never blocks. */
+typedef bool (*profile_health_fn)(void *ctx, char *why, size_t len);
+
 struct profile_service {
 	profile_make_fn make;
 	void *ctx;
+	profile_health_fn healthy; /* or NULL: always */
 };
 
 struct profile_requests;
@@ -60,6 +64,8 @@ struct profile_requests *profile_requests_create(const struct profile_service *s
  * queues the profile or the error. */
 enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_Connection *conn,
 					void **req_cls);
+/* Whether the service can make profiles (false: why, one line). */
+bool profile_requests_healthy(struct profile_requests *pr, char *why, size_t len);
 /* The daemon is done with the request whose req_cls this is. */
 void profile_requests_completed(struct profile_requests *pr, void *req_cls);
 /* Wakes and joins every request's thread (each resumes its connection with a

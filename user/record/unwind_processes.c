@@ -10,6 +10,7 @@
 
 #include "lib/log.h"
 #include "record/unwind_builder.h"
+#include "record/unwind_eviction.h"
 #include "record/unwind_tables_state.h"
 
 /* Puts [start, end) into p's sorted mappings, in place of what it overlaps. */
@@ -61,6 +62,8 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool u
 	if (p->until_exec)
 		return;
 	f = unwind_file_of(t, m, urgent);
+	if (f)
+		f->last_mapped = ++t->map_clock;
 	/* a file of the start's backlog that a process maps now goes first */
 	if (urgent && f && !f->ready && !f->urgent) {
 		unwind_builder_hurry(t->builder, f);
@@ -253,8 +256,12 @@ void unwind_tables_note(struct unwind_tables *t, const struct perf_sideband *rec
 
 void unwind_tables_release(struct unwind_tables *t, uint64_t until)
 {
-	if (t->on)
-		sideband_order_release(&t->order, until, track_in_order, t);
+	if (!t->on)
+		return;
+	sideband_order_release(&t->order, until, track_in_order, t);
+	/* every process given an evicted table's rows before its eviction is
+	 * tracked now, its mappings written again */
+	unwind_reclaim(t, until);
 }
 
 /* A side-band record is in its ring this long after its time stamp, at
@@ -264,7 +271,8 @@ void unwind_tables_release(struct unwind_tables *t, uint64_t until)
 
 bool unwind_tables_holding(const struct unwind_tables *t)
 {
-	return t->on && t->order.nr;
+	/* (a table waiting for room waits for the side-band's tracking too) */
+	return t->on && (t->order.nr || t->nr_waiting);
 }
 
 void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start)

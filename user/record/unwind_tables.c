@@ -18,6 +18,7 @@
 
 #include "format/perf_record.h"
 #include "record/unwind_builder.h"
+#include "record/unwind_eviction.h"
 #include "record/unwind_file_key.h"
 #include "lib/log.h"
 #include "lib/monotonic.h"
@@ -60,7 +61,8 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 
 	memset(t, 0, sizeof(*t));
 	t->on = true;
-	unwind_maps_init(&t->maps, s, rows);
+	if (unwind_maps_init(&t->maps, s, rows))
+		return -1;
 	hash_map_init(&t->files, file_key_hash, file_key_equal);
 	hash_map_init(&t->by_inode, file_key_hash, file_key_equal);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
@@ -94,34 +96,39 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 {
 	struct unwind_file *f = built->tag;
-	struct rt_unwind_slice first = f->table;
+	bool had_table = f->table.nr_rows;
 
 	t->build_seconds += built->seconds;
 	t->files_from_cache += built->from_cache;
 	t->first_stages += built->first_stage;
 	f->exec_vaddr_delta = built->exec_vaddr_delta;
 	f->ready = true;
-	/* (first.nr_rows: a first stage's table came before, and stays if
-	 * the whole does not come) */
+	f->building &= built->first_stage;
+	/* (had_table: a first stage's table came before, and stays if the
+	 * whole does not come) */
 	if (!built->rows) {
-		t->files_without_table += !first.nr_rows;
+		t->files_without_table += !had_table;
 		if (built->refusal < UNWIND_NR_REFUSALS)
 			t->files_refused[built->refusal]++;
-	} else if (unwind_maps_add_rows(&t->maps, built->rows, built->nr, &f->table)) {
-		if (errno == ENOSPC)
-			t->files_without_room++;
-		else
-			t->files_without_table += !first.nr_rows;
 	} else {
-		/* the first stage's rows stay in the map, unused */
-		t->first_stage_rows += first.nr_rows;
-		t->rows += built->nr;
-		if (f->id.ino)
-			unwind_maps_add_file(&t->maps, &f->id, &f->table, f->exec_vaddr_delta);
+		switch (unwind_load_rows(t, f, built->rows, built->nr)) {
+		case UNWIND_WAITING:
+			built->rows = NULL; /* kept by f */
+			break;
+		case UNWIND_NO_ROOM:
+			t->files_without_room += !f->counted_no_room;
+			f->counted_no_room = f->no_room = true;
+			f->no_room_ns = monotonic_ns();
+			f->rows_wanted = built->nr;
+			break;
+		case UNWIND_FAILED:
+			t->files_without_table += !had_table;
+			break;
+		case UNWIND_LOADED:
+			break;
+		}
 	}
 	free(built->rows);
-	if (f->table.nr_rows)
-		unwind_give_rows(t, f);
 }
 
 /* A queued file opened before the capabilities were dropped. */
@@ -182,6 +189,40 @@ void unwind_tables_open_queued(struct unwind_tables *t)
 	}
 }
 
+/* A table that found no room is compiled (read from the cache) again when a
+ * process maps its file a second after: others may have left room since. */
+#define NO_ROOM_RETRY_NS 1000000000ull
+
+/* Hands the file fd (closed) to the builder for f. */
+static void submit(struct unwind_tables *t, struct unwind_file *f, int fd, bool urgent)
+{
+	f->building = true;
+	f->ready = false;
+	if (unwind_builder_submit(t->builder, f, fd, urgent)) {
+		f->ready = true;
+		f->building = false;
+		t->files_without_table += !f->table.nr_rows;
+		close(fd);
+	}
+}
+
+/* f, found for m: compiled again if it found no room a while ago. */
+static struct unwind_file *retried(struct unwind_tables *t, struct unwind_file *f,
+				   const struct perf_mmap *m, bool urgent)
+{
+	int fd;
+
+	/* (never one larger than the map) */
+	if (!f || !f->no_room || f->building || f->rows_wanted > t->maps.capacity ||
+	    monotonic_ns() - f->no_room_ns < NO_ROOM_RETRY_NS)
+		return f;
+	f->no_room = false;
+	fd = mapping_open(m);
+	if (fd >= 0)
+		submit(t, f, fd, urgent);
+	return f;
+}
+
 /* The file m maps, its table loaded the first time it is seen, by build-id
  * (synthesized records carry it) or by device and inode (the kernel's
  * records: the file opened is proved that inode, and its build-id read, so
@@ -199,11 +240,11 @@ struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mm
 	if (m->build_id_size) {
 		file_key_of_build_id(&key, m->build_id, m->build_id_size);
 		if ((f = hash_map_get(&t->files, &key)))
-			return f;
+			return retried(t, f, m, urgent);
 	} else {
 		file_key_of_inode(&by_inode, m);
 		if ((alias = hash_map_get(&t->by_inode, &by_inode)))
-			return alias->file;
+			return retried(t, alias->file, m, urgent);
 	}
 	fd = take_preopened(t, m->build_id_size ? &key : &by_inode);
 	if (fd < 0)
@@ -241,11 +282,7 @@ struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mm
 			t->nr_files++;
 			f->urgent = urgent;
 			note_identity(f, fd);
-			if (unwind_builder_submit(t->builder, f, fd, urgent)) {
-				f->ready = true;
-				t->files_without_table++;
-				close(fd);
-			}
+			submit(t, f, fd, urgent);
 			fd = -1;
 		}
 	}
@@ -402,6 +439,7 @@ void unwind_tables_free(struct unwind_tables *t)
 	if (!t->on)
 		return;
 	unwind_builder_free(t->builder);
+	unwind_waiting_free(t);
 	unwind_maps_free(&t->maps);
 	unwind_cache_close(t->cache);
 	free(t->cache_dir);

@@ -46,10 +46,16 @@ struct unwind_tables {
 	uint64_t sample_id_type;   /* of the side-band records */
 	/* the side-band of every CPU, put back in time order before tracking */
 	struct sideband_order order;
+	/* eviction (unwind_eviction.c) */
+	uint64_t map_clock, mark_epoch;
+	struct unwind_file **waiting; /* tables waiting for room, in order */
+	size_t nr_waiting, waiting_cap;
+	uint64_t waiting_rows;
 	/* totals */
 	uint64_t nr_files, files_without_table, files_without_room, mappings_dropped;
+	uint64_t files_evicted, rows_evicted;
 	uint64_t files_refused[UNWIND_NR_REFUSALS]; /* files without a table, by why */
-	uint64_t rows;             /* in the map, first stages' too */
+	uint64_t rows;             /* loaded into the map, first stages' too */
 	uint64_t first_stages;     /* files given a first stage's table before the whole */
 	uint64_t first_stage_rows; /* rows of first stages, replaced by the whole */
 	uint64_t files_from_cache;
@@ -78,7 +84,7 @@ void unwind_tables_release(struct unwind_tables *t, uint64_t until);
 /* Every CPU's side-band ring was drained from pass_start on (the side-band
  * clock's ns): tracks what is surely in the rings by then. */
 void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start);
-/* Whether side-band waits for the next pass to be tracked. */
+/* Whether side-band (or a table waiting for room) waits for the next pass. */
 bool unwind_tables_holding(const struct unwind_tables *t);
 /* Queues the side-band synthesized at the start (buf must outlive the
  * work): its tables are built by unwind_tables_work, a slice at a time, so

@@ -17,9 +17,19 @@ struct unwind_file {
 	struct file_key key;
 	bool ready;                  /* its table compiled (or found impossible) */
 	bool urgent;                 /* its compile goes before the start's backlog */
+	bool building;               /* the builder has it (a first stage's table may be in) */
+	bool evicted;                /* (while its eviction is carried out) */
+	bool no_room;                /* its table found no room: tried again later */
+	bool counted_no_room;        /* in the totals once */
+	uint32_t rows_wanted;        /* by the table that found no room */
+	uint64_t no_room_ns;         /* when (CLOCK_MONOTONIC) */
 	struct rt_unwind_slice table; /* nr_rows 0: no table, frame pointers */
 	int64_t exec_vaddr_delta;
 	struct rt_unwind_file_key id; /* as the kernel knows the file; ino 0: unknown */
+	uint64_t last_mapped;        /* when a process mapped it last (t->map_clock) */
+	uint64_t mapped_epoch;       /* t->mark_epoch when found mapped */
+	struct rt_unwind_row *waiting; /* its table, waiting for room; or NULL */
+	uint32_t nr_waiting_rows;
 };
 
 /* A file known by its device and inode, whose table is kept by build-id. */

@@ -50,12 +50,15 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 			  ", %" PRIu64 " in two stages (%" PRIu64 " rows of first stages replaced)",
 			  t->first_stages, t->first_stage_rows);
 	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64
-		" rows (%.1f MiB of %.1f), built in %.3f s (%" PRIu64
+		" rows loaded (%.1f MiB of %.1f in the map at the end), %" PRIu64 " evicted (%" PRIu64
+		" rows: no process mapped them, room needed), built in %.3f s (%" PRIu64
 		" read from the cache %s%s); %" PRIu64 " files without a table%s, %" PRIu64
 		" without room (--unwind-mem), %" PRIu64 " searched without a page index (no room), %" PRIu64
 		" mappings dropped",
-		t->nr_files, t->rows, (double)t->rows * UNWIND_ROW_KERNEL_BYTES / 1048576.0,
-		(double)t->maps.capacity * UNWIND_ROW_KERNEL_BYTES / 1048576.0, t->build_seconds,
+		t->nr_files, t->rows,
+		(double)unwind_maps_rows_taken(&t->maps) * UNWIND_ROW_KERNEL_BYTES / 1048576.0,
+		(double)t->maps.capacity * UNWIND_ROW_KERNEL_BYTES / 1048576.0, t->files_evicted,
+		t->rows_evicted, t->build_seconds,
 		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", staged,
 		t->files_without_table,
 		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unwind_eviction.c: room in the rows map for a table that finds none, made
+ * by evicting the tables of files no tracked process maps, least recently
+ * mapped first. An evicted table is retired, not freed: the kernel side may
+ * have given its rows to a process exec'd just before (by the file's entry,
+ * deleted at once), which keeps them until the loader tracks that process's
+ * MMAP2s, stamped before the eviction; so the rows are reused only once the
+ * side-band is tracked past it, and a table waits for them meanwhile. */
+#include "record/unwind_eviction.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/monotonic.h"
+
+/* Marks the files the tracked processes map. */
+static void mark_mapped(void *value, void *ctx)
+{
+	struct unwind_process *p = value;
+	uint64_t epoch = *(const uint64_t *)ctx;
+
+	for (uint32_t i = 0; i < p->pm.nr && i < RT_UNWIND_MAX_MAPPINGS; i++)
+		if (p->origin[i].file)
+			p->origin[i].file->mapped_epoch = epoch;
+}
+
+static int by_last_mapped(const void *a, const void *b)
+{
+	const struct unwind_file *x = *(struct unwind_file *const *)a;
+	const struct unwind_file *y = *(struct unwind_file *const *)b;
+
+	return x->last_mapped < y->last_mapped ? -1 : x->last_mapped > y->last_mapped;
+}
+
+static bool evictable(const struct unwind_file *f, uint64_t epoch)
+{
+	return f->ready && !f->building && !f->waiting && f->table.nr_rows &&
+	       f->mapped_epoch != epoch;
+}
+
+/* Free rows enough for need, or soon: retired ones may join the free. */
+static bool room_for(const struct unwind_tables *t, uint64_t need)
+{
+	return t->maps.retired_rows + extents_largest(&t->maps.rows_free) >= need;
+}
+
+/* Evicts the least recently mapped tables no tracked process maps until
+ * room_for need rows; whether there is. */
+static bool evict_for(struct unwind_tables *t, uint64_t need)
+{
+	struct unwind_file **files;
+	struct inode_alias **aliases;
+	size_t nr_victims = 0, evicted = 0;
+	uint64_t epoch = ++t->mark_epoch, stamp = monotonic_ns(), rows = 0;
+
+	if (room_for(t, need))
+		return true;
+	files = (struct unwind_file **)hash_map_values(&t->files);
+	aliases = (struct inode_alias **)hash_map_values(&t->by_inode);
+	if (!files || !aliases) {
+		free(files);
+		free(aliases);
+		return false;
+	}
+	hash_map_each(&t->processes, mark_mapped, &epoch);
+	for (size_t i = 0; i < t->files.len; i++)
+		if (evictable(files[i], epoch)) {
+			files[nr_victims++] = files[i];
+			rows += files[i]->table.nr_rows;
+		}
+	/* none evicted in vain: if all of them cannot make the room */
+	if (t->maps.rows_free.free_slots + t->maps.retired_rows + rows < need)
+		nr_victims = 0;
+	qsort(files, nr_victims, sizeof(*files), by_last_mapped);
+	for (; evicted < nr_victims && !room_for(t, need); evicted++) {
+		struct unwind_file *f = files[evicted];
+
+		if (f->id.ino)
+			unwind_maps_forget_file(&t->maps, &f->id);
+		unwind_maps_retire(&t->maps, &f->table, stamp);
+		t->files_evicted++;
+		t->rows_evicted += f->table.nr_rows;
+		f->evicted = true;
+		hash_map_remove(&t->files, &f->key);
+	}
+	/* the files' other names (device and inode) go with them */
+	for (size_t i = 0, n = t->by_inode.len; evicted && i < n; i++)
+		if (aliases[i]->file && aliases[i]->file->evicted)
+			free(hash_map_remove(&t->by_inode, &aliases[i]->key));
+	for (size_t i = 0; i < evicted; i++)
+		free(files[i]);
+	free(files);
+	free(aliases);
+	return room_for(t, need);
+}
+
+/* f's table of nr rows is in the map now: the one it had (a first stage's)
+ * retired, the kernel side told of it, the processes mapping it given it. */
+static void loaded(struct unwind_tables *t, struct unwind_file *f,
+		   const struct rt_unwind_slice *before, uint32_t nr)
+{
+	unwind_maps_retire(&t->maps, before, monotonic_ns());
+	t->first_stage_rows += before->nr_rows;
+	t->rows += nr;
+	if (f->id.ino)
+		unwind_maps_add_file(&t->maps, &f->id, &f->table, f->exec_vaddr_delta);
+	unwind_give_rows(t, f);
+}
+
+/* Tries the map; ENOSPC: none free holds the table. */
+static int try_load(struct unwind_tables *t, struct unwind_file *f, const struct rt_unwind_row *rows,
+		    uint32_t nr)
+{
+	struct rt_unwind_slice before = f->table, at;
+
+	if (unwind_maps_add_rows(&t->maps, rows, nr, &at))
+		return -errno;
+	f->table = at;
+	loaded(t, f, &before, nr);
+	return 0;
+}
+
+static int add_waiting(struct unwind_tables *t, struct unwind_file *f)
+{
+	if (t->nr_waiting == t->waiting_cap) {
+		size_t cap = t->waiting_cap ? 2 * t->waiting_cap : 8;
+		struct unwind_file **grown = realloc(t->waiting, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->waiting = grown;
+		t->waiting_cap = cap;
+	}
+	t->waiting[t->nr_waiting++] = f;
+	t->waiting_rows += f->nr_waiting_rows;
+	return 0;
+}
+
+enum unwind_load unwind_load_rows(struct unwind_tables *t, struct unwind_file *f,
+				  struct rt_unwind_row *rows, uint32_t nr)
+{
+	int r = try_load(t, f, rows, nr);
+
+	if (!r)
+		return UNWIND_LOADED;
+	if (r != -ENOSPC)
+		return UNWIND_FAILED;
+	/* the tables waiting already go first: room for theirs and this */
+	if (nr > t->maps.capacity || t->waiting_rows + nr > t->maps.capacity ||
+	    !evict_for(t, t->waiting_rows + nr) || !t->maps.retired_rows)
+		return UNWIND_NO_ROOM;
+	f->waiting = rows;
+	f->nr_waiting_rows = nr;
+	if (add_waiting(t, f)) {
+		f->waiting = NULL;
+		return UNWIND_NO_ROOM;
+	}
+	return UNWIND_WAITING;
+}
+
+/* A waiting table's end: loaded, or without room after all. */
+static void unwait(struct unwind_tables *t, struct unwind_file *f, bool no_room)
+{
+	if (no_room && !f->counted_no_room) {
+		t->files_without_room++;
+		f->counted_no_room = true;
+	}
+	f->no_room = no_room;
+	f->no_room_ns = monotonic_ns();
+	f->rows_wanted = f->nr_waiting_rows;
+	t->waiting_rows -= f->nr_waiting_rows;
+	free(f->waiting);
+	f->waiting = NULL;
+	f->nr_waiting_rows = 0;
+}
+
+void unwind_reclaim(struct unwind_tables *t, uint64_t until)
+{
+	size_t kept = 0;
+
+	if (!t->maps.nr_retired && !t->nr_waiting)
+		return;
+	unwind_maps_reclaim(&t->maps, until);
+	for (size_t i = 0; i < t->nr_waiting; i++) {
+		struct unwind_file *f = t->waiting[i];
+		int r = try_load(t, f, f->waiting, f->nr_waiting_rows);
+
+		if (!r || r != -ENOSPC) {
+			unwait(t, f, false);
+			t->files_without_table += r && !f->table.nr_rows;
+			continue;
+		}
+		/* free rows enough, but in pieces: more evicted, or none */
+		if (!evict_for(t, t->waiting_rows) || !t->maps.retired_rows) {
+			unwait(t, f, true);
+			continue;
+		}
+		t->waiting[kept++] = f;
+	}
+	t->nr_waiting = kept;
+}
+
+void unwind_waiting_free(struct unwind_tables *t)
+{
+	for (size_t i = 0; i < t->nr_waiting; i++)
+		free(t->waiting[i]->waiting);
+	free(t->waiting);
+	t->waiting = NULL;
+	t->nr_waiting = t->waiting_cap = 0;
+}
