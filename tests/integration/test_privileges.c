@@ -193,6 +193,48 @@ static void test_keep_caps_and_export(void **state)
 	free(dir);
 }
 
+/* export -g from a binary with file capabilities, run by a plain user: its
+ * sampling child (whose exec clears a parent-death signal set before it)
+ * ends with the exporter, even one killed with SIGKILL. */
+static void test_profiler_child_ends_with_exporter(void **state)
+{
+	char *dir, *out = NULL, prefix[PATH_MAX + 64];
+	pid_t exporter = 0, child = 0;
+	int port = 30000 + (int)((getpid() + 7) % 20000);
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = copy_binary("ringtrace", true);
+	assert_int_equal(tu_sh(&out, "mkdir %s/run && chown %s %s/run", dir, TEST_USER, dir), 0);
+	free(out);
+	snprintf(prefix, sizeof(prefix), "%s/ringtrace export", dir);
+	assert_int_equal(tu_sh(&out, "RUNTIME_DIRECTORY=%s/run runuser -u %s -- %s --listen 127.0.0.1:%d -g "
+				     ">%s/log 2>&1 &", dir, TEST_USER, prefix, port, dir), 0);
+	free(out);
+	/* the exporter, and its child once started */
+	for (int i = 0; i < 100 && !child; i++, usleep(100000)) {
+		tu_sh(&out, "pgrep -o -f '^%s'", prefix);
+		exporter = out ? atoi(out) : 0;
+		free(out);
+		out = NULL;
+		if (exporter > 0) {
+			tu_sh(&out, "pgrep -P %d -f 'ringtrace record'", (int)exporter);
+			child = out ? atoi(out) : 0;
+			free(out);
+			out = NULL;
+		}
+	}
+	if (!child) {
+		tu_sh(&out, "pkill -KILL -f '^%s'; cat %s/log", prefix, dir);
+		fail_msg("no sampling child of export -g:\n%s", out);
+	}
+	kill(exporter, SIGKILL);
+	assert_true(tu_wait_gone(child, 5));
+	print_message("export -g (pid %d) killed: its child %d ended\n", (int)exporter, (int)child);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Output never through a symlink nor into a directory someone else owns;
  * files 0600 in a 0700 directory; report reads regular files only. */
 static void test_safe_files(void **state)
@@ -250,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_file_capabilities_are_enough_and_dropped),
 		cmocka_unit_test(test_missing_capabilities_one_line),
 		cmocka_unit_test(test_keep_caps_and_export),
+		cmocka_unit_test(test_profiler_child_ends_with_exporter),
 		cmocka_unit_test(test_safe_files),
 	};
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* cmd_record.c: "ringtrace record" and "ringtrace list": parse and check the
  * options, then hand them to the recording session. */
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "capture/event_spec.h"
@@ -28,6 +31,7 @@ struct record_command_line {
 	const char *metrics_listen; /* --metrics */
 	bool freq_given;
 	bool off_cpu_min_given;
+	uint64_t exit_with_parent; /* the parent's pid, or 0 */
 };
 
 static int is_power_of_two(uint64_t v)
@@ -253,6 +257,10 @@ static int record_option(void *ctx, int id, const char *arg)
 	case RECORD_OPT_QUIET:
 		o->quiet = true;
 		break;
+	case RECORD_OPT_EXIT_WITH_PARENT:
+		if (option_parse_u64("--exit-with-parent", arg, 1, INT32_MAX, &cl->exit_with_parent))
+			return OPTIONS_USAGE_ERROR;
+		break;
 	case RECORD_OPT_KEEP_CAPS:
 		o->keep_caps = true;
 		break;
@@ -350,6 +358,15 @@ int cmd_record(int argc, char **argv)
 		}
 		o->sinks = &metrics;
 		o->nr_sinks = 1;
+	}
+	/* after the exec (which clears a parent-death signal when the binary
+	 * has file capabilities); the parent checked after, as it may have
+	 * ended before */
+	if (cl.exit_with_parent &&
+	    (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != (pid_t)cl.exit_with_parent)) {
+		rt_error("--exit-with-parent %" PRIu64 ": ringtrace's parent is %d (it has ended?)",
+			 cl.exit_with_parent, (int)getppid());
+		return 1;
 	}
 	return record_run(o);
 }

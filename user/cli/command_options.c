@@ -125,6 +125,10 @@ static const struct options_entry record_options_table[] = {
 	  "serve Prometheus metrics of this recording there (as ringtrace export, from the "
 	  "samples recorded)",
 	  "other", RECORD_OPT_METRICS },
+	{ "exit-with-parent", 0, "PID",
+	  "stop as on SIGTERM when PID, ringtrace's parent, ends (for a program that runs "
+	  "record as its child)",
+	  NULL, RECORD_OPT_EXIT_WITH_PARENT },
 	{ "keep-caps", 0, NULL,
 	  "keep the capabilities after attaching (by default every one is dropped once the "
 	  "events are attached and the files opened)",
@@ -202,6 +206,11 @@ static const struct options_detail record_details[] = {
 	  "(Off-CPU) tells how it is measured, how perf's differs and what it costs." },
 	{ "--off-cpu-min",
 	  "TIME is a number and its unit: ns, us, ms or s. The default is bcc offcputime's." },
+	{ "--exit-with-parent",
+	  "The kernel's parent-death signal, set after ringtrace started: one set by the "
+	  "parent before its exec would be cleared when the binary has file capabilities "
+	  "(setcap). PID must be the parent: if it has ended already, record exits at once "
+	  "with status 1. export -g runs its sampling child so." },
 	{ "--unwind-cache",
 	  "docs/stacks.md (Tables cached on disk) tells what is kept and how a file there is "
 	  "checked." },

@@ -123,8 +123,8 @@ static void warn_hidden_kallsyms(void)
 static int start_child(struct export_profiler *p, const struct export_profiler_config *cfg,
 		       char *err, size_t errlen)
 {
-	char freq[32], exe[PATH_MAX];
-	char *argv[20];
+	char freq[32], exe[PATH_MAX], parent_pid[32];
+	char *argv[24];
 	int argc = 0;
 	pid_t parent = getpid();
 	/* this binary by its name, not /proc/self/exe: the child's comm is
@@ -151,6 +151,11 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = "--unwind-mem";
 	argv[argc++] = PROFILER_UNWIND_MEM;
 	argv[argc++] = "-q";
+	/* a parent-death signal set here would be cleared by the exec of a
+	 * binary with file capabilities: the child sets its own */
+	snprintf(parent_pid, sizeof(parent_pid), "%d", (int)parent);
+	argv[argc++] = "--exit-with-parent";
+	argv[argc++] = parent_pid;
 	argv[argc++] = "-o";
 	argv[argc++] = p->flight;
 	if (cfg->cgroup) {
