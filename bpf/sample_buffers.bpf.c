@@ -10,9 +10,14 @@ const volatile bool capture_cgroup = false;
 const volatile bool single_ring = false;
 const volatile bool use_perfbuf = false;
 const volatile __u64 wakeup_bytes = 64 * 1024;
+const volatile bool use_own_ring = false;
+const volatile __u64 ring_data_bytes = RT_RING_MIN_DATA;
+const volatile __u64 ring_slack_bytes = 0;
 
 struct cpu_rings_map cpu_rings SEC(".maps");
 struct perf_rings_map perf_rings SEC(".maps");
+struct own_rings_map own_rings SEC(".maps");
+struct ring_wakeups_map ring_wakeups SEC(".maps");
 struct events_map events SEC(".maps");
 struct hits_map hits SEC(".maps");
 struct scratch_map scratch SEC(".maps");

@@ -9,6 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "own_ring_layout.h"
 #include "sample_record.h"
 
 /* Set by the loader before load. */
@@ -21,6 +22,12 @@ extern const volatile bool single_ring; /* one ring for every CPU (per-thread mo
 extern const volatile bool use_perfbuf;  /* perf event array instead of BPF rings */
 /* Wake the reader only once this many bytes wait in a ring (batched wakeups). */
 extern const volatile __u64 wakeup_bytes;
+/* --transport ring: ringtrace's own rings (own_rings), their data area's
+ * bytes per CPU (a power of two) and the slack after it (the largest record
+ * copied past the end). */
+extern const volatile bool use_own_ring;
+extern const volatile __u64 ring_data_bytes;
+extern const volatile __u64 ring_slack_bytes;
 
 struct cpu_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -44,6 +51,26 @@ struct perf_rings_map {
 	__type(value, __u32);
 };
 extern struct perf_rings_map perf_rings SEC(".maps");
+
+/* --transport ring: one element per CPU (indexed by the CPU a program runs
+ * on), the loader's mapping of it read by the drain: the control page, the
+ * data area and the slack (own_ring_layout.h). */
+struct own_rings_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);    /* resized to the number of possible CPUs */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8192);  /* resized: own_ring_element_bytes */
+};
+extern struct own_rings_map own_rings SEC(".maps");
+
+/* --transport ring: where a writer that passed the wakeup watermark wakes
+ * the reader (a word: its CPU), the epoll path of the BPF rings. */
+struct ring_wakeups_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+extern struct ring_wakeups_map ring_wakeups SEC(".maps");
 
 struct events_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

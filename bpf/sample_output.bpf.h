@@ -193,6 +193,59 @@ static __always_inline __u64 count_one(__u64 *counter, bool interruptible)
 	return ++*counter;
 }
 
+/* --transport ring: this CPU's ring claimed, the losses not yet reported
+ * written first (a LOST_SAMPLES record, as report_pending_loss), then the
+ * sample; the reader woken once wakeup_bytes passed since it last was. What
+ * cannot be written is counted, its LOST record written with a later one. */
+static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
+					    struct rt_cpu_counters *cnt, const struct rt_event *ev,
+					    __u64 pid_tgid, __u32 cpu, __u64 now, bool interruptible)
+{
+	__u32 ring_cpu = bpf_get_smp_processor_id();
+	void *ring = bpf_map_lookup_elem(&own_rings, &ring_cpu);
+	struct rt_ring_control *c = ring;
+	__u64 *data = ring + RT_RING_CONTROL_BYTES, pending;
+	struct rt_lost_samples l;
+
+	if (!ring || rt_ring_claim(c) != RT_RING_WRITTEN) {
+		count_loss(cnt, now, true);
+		return;
+	}
+	pending = cnt->pending_lost;
+	if (pending) {
+		l.header.type = PERF_RECORD_LOST_SAMPLES;
+		l.header.misc = 0;
+		l.header.size = sizeof(l);
+		l.lost = pending;
+		l.pid = pid_tgid >> 32;
+		l.tid = (__u32)pid_tgid;
+		l.time = cnt->pending_time;
+		l.cpu = cpu;
+		l.res = 0;
+		l.id = ev->id;
+		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, (const __u64 *)&l,
+				  sizeof(l)) != RT_RING_WRITTEN) {
+			rt_ring_release(c);
+			count_loss(cnt, now, true);
+			return;
+		}
+		/* less what it reported: a program that interrupted this one
+		 * may have counted one more meanwhile */
+		__sync_fetch_and_add(&cnt->pending_lost, -pending);
+	}
+	if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, s->w, size) != RT_RING_WRITTEN) {
+		rt_ring_release(c);
+		count_loss(cnt, now, true);
+		return;
+	}
+	if (c->head - c->wakeup_head >= wakeup_bytes) {
+		c->wakeup_head = c->head;
+		bpf_ringbuf_output(&ring_wakeups, &ring_cpu, sizeof(ring_cpu), BPF_RB_FORCE_WAKEUP);
+	}
+	rt_ring_release(c);
+	count_one(&cnt->written, interruptible);
+}
+
 /* Ends the sample at word n (cgroup_id, header) and writes it out.
  * interruptible: called by a program that another of ours may interrupt on
  * its CPU (see count_one). */
@@ -227,6 +280,15 @@ static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, _
 	h->header.type = PERF_RECORD_SAMPLE;
 	h->header.misc = user ? RT_MISC_USER : RT_MISC_KERNEL;
 	h->header.size = size;
+	if (use_own_ring) {
+		barrier_var(size);
+		if (size > sizeof(*s)) {
+			count_loss(cnt, now, true);
+			return 0;
+		}
+		own_ring_submit(s, size, cnt, ev, pid_tgid, cpu, now, interruptible);
+		return 0;
+	}
 	if (use_perfbuf) {
 		/* the kernel counts what does not fit and writes PERF_RECORD_LOST
 		 * itself; the count here lets the loader report the losses it

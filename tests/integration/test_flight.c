@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_flight.c: record --overwrite with real BPF on both transports: snapshots
+/* test_flight.c: record --overwrite with real BPF on every transport: snapshots
  * hold the newest samples, contiguous and ending at the trigger, every sample
  * is held, overwritten or lost, perf reads the snapshots; SIGUSR2, ringtrace
  * snapshot, --max-snapshots and the run-queue latency trigger. */
@@ -203,6 +203,13 @@ static void test_newest_kept_ringbuf(void **state)
 	newest_kept("ringbuf", "--staging-size 64K");
 }
 
+static void test_newest_kept_ring(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	newest_kept("ring", "--staging-size 64K");
+}
+
 static void test_newest_kept_perfbuf(void **state)
 {
 	(void)state;
@@ -210,21 +217,20 @@ static void test_newest_kept_perfbuf(void **state)
 	newest_kept("perfbuf", "-m 16");
 }
 
-/* A BPF ring too small for a drain held back: most samples never reach the
- * staging ring; the snapshot counts them lost, in a LOST_SAMPLES record too,
- * and still accounts for all N. */
-static void test_losses_counted_ringbuf(void **state)
+/* A BPF ring (or an own ring) too small for a drain held back: most samples
+ * never reach the staging ring; the snapshot counts them lost, in a
+ * LOST_SAMPLES record too, and still accounts for all N. */
+static void losses_counted(const char *transport)
 {
 	char *dir, *out = NULL, snap[4096];
 	struct counts c;
 	struct held h;
 	int rc;
 
-	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record --overwrite --force -o %s -m 1 --debug-drain-delay-ms 20 --staging-size 64K -e syscalls:sys_enter_getpid -- %s getpid %d 2>&1",
-		   tu_ringtrace(), dir, tu_loadgen(), EVENTS);
+	rc = tu_sh(&out, "%s record --overwrite --force -o %s --transport %s -m 1 --debug-drain-delay-ms 20 --staging-size 64K -e syscalls:sys_enter_getpid -- %s getpid %d 2>&1",
+		   tu_ringtrace(), dir, transport, tu_loadgen(), EVENTS);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
 	snprintf(snap, sizeof(snap), "%s/snapshot-000", dir);
@@ -240,6 +246,18 @@ static void test_losses_counted_ringbuf(void **state)
 	free(out);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+static void test_losses_counted_ringbuf(void **state)
+{
+	(void)state;
+	losses_counted("ringbuf");
+}
+
+static void test_losses_counted_ring(void **state)
+{
+	(void)state;
+	losses_counted("ring");
 }
 
 /* SIGUSR2 through "ringtrace snapshot --wait", naming the directory, then
@@ -372,7 +390,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_newest_kept_ringbuf),
 		cmocka_unit_test(test_newest_kept_perfbuf),
+		cmocka_unit_test(test_newest_kept_ring),
 		cmocka_unit_test(test_losses_counted_ringbuf),
+		cmocka_unit_test(test_losses_counted_ring),
 		cmocka_unit_test(test_snapshot_command_and_limit),
 		cmocka_unit_test(test_runqlat_trigger),
 		cmocka_unit_test(test_trigger_keeps_to_scope),

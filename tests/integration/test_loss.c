@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_loss.c: both transports with real BPF: exact counts when rings overflow
+/* test_loss.c: every transport with real BPF: exact counts when rings overflow
  * (samples + LOST == N), perf report --stats agrees on the losses, no loss at
  * default sizes. */
 #include <setjmp.h>
@@ -15,7 +15,8 @@
 
 #include "test_util.h"
 
-static const char *const transports[] = { "ringbuf", "perfbuf" };
+static const char *const transports[] = { "ringbuf", "perfbuf", "ring" };
+#define NR_TRANSPORTS 3
 
 /* What a recording's files say: samples, and samples reported lost
  * (LOST_SAMPLES, and LOST of a sampling event, not of the side-band). */
@@ -156,7 +157,7 @@ static void test_kernel_ring_losses_are_exact(void **state)
 {
 	(void)state;
 	tu_skip_unless_possible();
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NR_TRANSPORTS; i++)
 		exact_count(transports[i], "-m 1 --debug-drain-delay-ms 100", 200000, false);
 }
 
@@ -165,7 +166,7 @@ static void test_staging_ring_losses_are_exact(void **state)
 {
 	(void)state;
 	tu_skip_unless_possible();
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NR_TRANSPORTS; i++)
 		exact_count(transports[i], "-m 512 --staging-size 64K --debug-writer-delay-ms 50",
 			    200000, true);
 }
@@ -179,11 +180,11 @@ static void test_staging_ring_losses_are_exact(void **state)
  * again, up to 3 times, and says so. */
 static void test_million_events_lose_nothing(void **state)
 {
-	struct accounting a[2];
+	struct accounting a[NR_TRANSPORTS];
 
 	(void)state;
 	tu_skip_unless_possible();
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NR_TRANSPORTS; i++) {
 		for (int attempt = 1;; attempt++) {
 			char *dir = tu_tempdir(), *out = NULL;
 			const char *calls;
@@ -217,17 +218,18 @@ static void test_million_events_lose_nothing(void **state)
 		}
 	}
 	/* the same layout: the same bytes per sample */
-	assert_int_equal(a[0].sample_bytes * a[1].samples, a[1].sample_bytes * a[0].samples);
+	for (int i = 1; i < NR_TRANSPORTS; i++)
+		assert_int_equal(a[0].sample_bytes * a[i].samples, a[i].sample_bytes * a[0].samples);
 }
 
-/* Both transports give files with the same content for the same events. */
+/* Every transport gives files with the same content for the same events. */
 static void test_transports_write_the_same_records(void **state)
 {
-	char *dirs[2], *scripts[2];
+	char *dirs[NR_TRANSPORTS], *scripts[NR_TRANSPORTS];
 
 	(void)state;
 	tu_skip_unless_possible();
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NR_TRANSPORTS; i++) {
 		char *out = NULL;
 
 		dirs[i] = tu_tempdir();
@@ -241,12 +243,13 @@ static void test_transports_write_the_same_records(void **state)
 		assert_int_equal(tu_sh(&scripts[i], "perf script -i %s -F comm,event,trace,ip,sym 2>&1 | sort | uniq -c",
 				       dirs[i]), 0);
 	}
-	if (strcmp(scripts[0], scripts[1]))
-		fail_msg("ringbuf and perfbuf recordings differ:\n--- ringbuf\n%s\n--- perfbuf\n%s",
-			 scripts[0], scripts[1]);
+	for (int i = 1; i < NR_TRANSPORTS; i++)
+		if (strcmp(scripts[0], scripts[i]))
+			fail_msg("ringbuf and %s recordings differ:\n--- ringbuf\n%s\n--- %s\n%s",
+				 transports[i], scripts[0], transports[i], scripts[i]);
 	if (!strstr(scripts[0], "5000 "))
 		fail_msg("expected 5000 identical samples:\n%s", scripts[0]);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NR_TRANSPORTS; i++) {
 		free(scripts[i]);
 		tu_rmtree(dirs[i]);
 		free(dirs[i]);

@@ -407,18 +407,18 @@ static void test_workload_exit_status(void **state)
 }
 
 /* The duration the record footer prints ("recorded X s") is the one the
- * report header prints ("# N samples, L lost, X s"), on both transports:
+ * report header prints ("# N samples, L lost, X s"), on every transport:
  * the time from the first sample to the last, which perf script's first
  * and last sample times give too. The workload spins on one CPU for 0.5 s:
  * an idle CPU of this VM (halted) gives cpu-clock samples in bursts, and
  * "-a -- sleep 0.5" spanned 0.26 s now and then (1 run in 10, every build). */
 static void test_record_and_report_durations_agree(void **state)
 {
-	static const char *const transports[] = { "ringbuf", "perfbuf" };
+	static const char *const transports[] = { "ringbuf", "perfbuf", "ring" };
 
 	(void)state;
 	tu_skip_unless_possible();
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		char *dir = tu_tempdir(), *out = NULL, *rep = NULL, *perf = NULL, *p;
 		double recorded = -1, reported = -1, first = 0, last = 0;
 

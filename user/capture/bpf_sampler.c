@@ -327,6 +327,18 @@ static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sample
 	return 0;
 }
 
+/* --transport ring: room past a ring's end for its largest record (copied
+ * whole there, the part past the end then again at the start): a sample with
+ * every part the configuration gives it, the stack copy's included. */
+static size_t ring_slack(const struct bpf_sampler_config *cfg)
+{
+	size_t words = RT_SAMPLE_BEFORE_STACK_WORDS + 2;
+
+	if (cfg->stack_user > 0)
+		return RT_SAMPLE_MAX_BYTES;
+	return words * 8;
+}
+
 static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
 		     size_t errlen)
 {
@@ -351,6 +363,11 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->follow_forks = sc->follow_forks;
 	k->rodata->single_ring = sc->nr_threads > 0;
 	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
+	k->rodata->use_own_ring = cfg->transport == TRANSPORT_RING;
+	if (cfg->transport == TRANSPORT_RING) {
+		k->rodata->ring_data_bytes = cfg->ring_bytes;
+		k->rodata->ring_slack_bytes = ring_slack(cfg);
+	}
 	k->rodata->filter_flags = flags;
 	k->rodata->cgroup_exact = sc->cgroup_exact;
 	k->rodata->target_cgroup_id = sc->cgroup_id;
@@ -384,6 +401,10 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	probe_cpus = uprobes || usdt ? (__u32)s->nr_possible : 1;
 	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
+	    (cfg->transport == TRANSPORT_RING &&
+	     (bpf_map__set_max_entries(k->maps.own_rings, (__u32)s->nr_possible) ||
+	      bpf_map__set_value_size(k->maps.own_rings,
+				      (__u32)transport_ring_element_bytes(s->transport)))) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.probe_scratch, probe_cpus) ||
@@ -411,11 +432,12 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		.kind = cfg->transport,
 		/* perf rings must be on the CPU a program runs on: all of them
 		 * when events follow threads */
-		.cpus = cfg->scope.nr_threads && cfg->transport == TRANSPORT_PERFBUF ? cfg->online
-										  : cfg->scope.cpus,
+		.cpus = cfg->scope.nr_threads && cfg->transport != TRANSPORT_RINGBUF ? cfg->online
+										     : cfg->scope.cpus,
 		.single_ring = cfg->scope.nr_threads > 0 && cfg->transport == TRANSPORT_RINGBUF,
 		.ring_bytes = cfg->ring_bytes,
 		.wakeup_bytes = cfg->wakeup_bytes,
+		.slack_bytes = ring_slack(cfg),
 		.overwrite = cfg->overwrite && cfg->transport == TRANSPORT_PERFBUF,
 	};
 	struct bpf_sampler *s;
@@ -449,8 +471,14 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 			  strerror(-r), privileges_hint(-r));
 		goto fail;
 	}
-	if (transport_install(s->transport, bpf_map__fd(s->skel->maps.cpu_rings),
-			      bpf_map__fd(s->skel->maps.perf_rings), err, errlen) ||
+	if (transport_install(s->transport,
+			      &(struct transport_maps){
+				      .ring_array_fd = bpf_map__fd(s->skel->maps.cpu_rings),
+				      .perf_array_fd = bpf_map__fd(s->skel->maps.perf_rings),
+				      .own_rings_fd = bpf_map__fd(s->skel->maps.own_rings),
+				      .wakeups_fd = bpf_map__fd(s->skel->maps.ring_wakeups),
+				      .nr_possible_cpus = (unsigned int)s->nr_possible },
+			      err, errlen) ||
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
 	if (cfg->unwind_ehframe && (attach_tracing(s, s->skel->progs.unwind_fork) ||

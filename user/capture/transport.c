@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* transport.c: how ringtrace's BPF records reach user space: BPF ring buffers
- * or a perf event array, whose rings are read here. */
+/* transport.c: how ringtrace's BPF records reach user space: BPF ring buffers,
+ * a perf event array, or ringtrace's own rings in a BPF array, read here. */
 #include "capture/transport.h"
 
 #include <bpf/bpf.h>
@@ -15,11 +15,14 @@
 #include <unistd.h>
 
 #include "capture/bpf_ring.h"
+#include "capture/own_ring.h"
 #include "capture/perf_events.h"
 #include "capture/perf_ring.h"
 #include "lib/log.h"
 #include "sample_record.h"
 #include "sys/privileges.h"
+
+_Static_assert(TRANSPORT_RING_MAX_BYTES == RT_RING_MAX_DATA, "the own rings' most");
 
 /* Passes over a perf ring per drain (see transport_drain). */
 #define PERF_DRAIN_PASSES 4
@@ -40,6 +43,12 @@ struct perf_output {
 	struct transport *owner;
 };
 
+/* One CPU's own ring (--transport ring). */
+struct own_output {
+	int cpu;
+	struct own_ring ring;
+};
+
 struct transport {
 	enum transport_kind kind;
 	struct transport_sink sink;
@@ -48,6 +57,12 @@ struct transport {
 	unsigned int nr_rings;
 	struct perf_output *outputs; /* perfbuf */
 	unsigned int nr_outputs;
+	struct own_output *owns; /* ring */
+	unsigned int nr_owns;
+	size_t own_data_bytes, own_element_bytes;
+	void *own_map; /* the array of rings as mapped here */
+	size_t own_map_size;
+	struct bpf_ring wakeups; /* the BPF ring the own rings' writers wake the reader by */
 	int epoll_fd;
 	bool overwrite;
 	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
@@ -226,6 +241,31 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 	return 0;
 }
 
+const char *transport_name(enum transport_kind kind)
+{
+	return kind == TRANSPORT_PERFBUF ? "perfbuf" : kind == TRANSPORT_RING ? "ring" : "ringbuf";
+}
+
+/* ring: the readers of the CPUs' rings, set up at install (the rings are the
+ * BPF object's). */
+static int create_owns(struct transport *t, const struct transport_config *cfg, char *err,
+		       size_t errlen)
+{
+	t->owns = calloc(cfg->cpus->nr, sizeof(*t->owns));
+	if (!t->owns) {
+		rt_format(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->nr_owns = cfg->cpus->nr;
+	for (unsigned int i = 0; i < t->nr_owns; i++)
+		t->owns[i].cpu = cfg->cpus->cpus[i];
+	t->own_data_bytes = cfg->ring_bytes;
+	t->own_element_bytes = own_ring_element_bytes(cfg->ring_bytes, cfg->slack_bytes);
+	/* as the BPF rings' */
+	t->release_bytes = 4096;
+	return 0;
+}
+
 struct transport *transport_create(const struct transport_config *cfg,
 				   const struct transport_sink *sink, char *err, size_t errlen)
 {
@@ -245,6 +285,8 @@ struct transport *transport_create(const struct transport_config *cfg,
 		r = -errno;
 	} else if (cfg->kind == TRANSPORT_PERFBUF) {
 		r = open_perf_outputs(t, cfg, err, errlen);
+	} else if (cfg->kind == TRANSPORT_RING) {
+		r = create_owns(t, cfg, err, errlen);
 	} else {
 		r = create_rings(t, cfg, err, errlen);
 	}
@@ -258,6 +300,11 @@ struct transport *transport_create(const struct transport_config *cfg,
 int transport_inner_map_template(const struct transport *t)
 {
 	return t->nr_rings ? t->rings[0].map_fd : -1;
+}
+
+size_t transport_ring_element_bytes(const struct transport *t)
+{
+	return t->own_element_bytes;
 }
 
 static int install_rings(struct transport *t, int ring_array_fd, char *err, size_t errlen)
@@ -294,11 +341,76 @@ static int install_perf_outputs(struct transport *t, int perf_array_fd, char *er
 	return 0;
 }
 
-int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd, char *err,
+/* ring: maps the array of rings (every possible CPU's element) and the
+ * wakeup ring, which epoll watches. */
+static int install_owns(struct transport *t, const struct transport_maps *maps, char *err,
+			size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = maps->wakeups_fd };
+	int r;
+
+	t->own_map_size = t->own_element_bytes * maps->nr_possible_cpus;
+	t->own_map = mmap(NULL, t->own_map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  maps->own_rings_fd, 0);
+	if (t->own_map == MAP_FAILED) {
+		t->own_map = NULL;
+		rt_format(err, errlen, "cannot map the rings (%zu bytes): %s", t->own_map_size,
+			  strerror(errno));
+		return -errno;
+	}
+	for (unsigned int i = 0; i < t->nr_owns; i++)
+		if (own_ring_init(&t->owns[i].ring,
+				  (uint8_t *)t->own_map + (size_t)t->owns[i].cpu * t->own_element_bytes,
+				  t->own_data_bytes)) {
+			rt_format(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	r = bpf_ring_map(&t->wakeups, maps->wakeups_fd, 4096);
+	if (r || epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, maps->wakeups_fd, &ev)) {
+		r = r ? r : -errno;
+		rt_format(err, errlen, "cannot poll the rings' wakeups: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int transport_install(struct transport *t, const struct transport_maps *maps, char *err,
 		      size_t errlen)
 {
-	return t->kind == TRANSPORT_PERFBUF ? install_perf_outputs(t, perf_array_fd, err, errlen)
-					    : install_rings(t, ring_array_fd, err, errlen);
+	switch (t->kind) {
+	case TRANSPORT_PERFBUF:
+		return install_perf_outputs(t, maps->perf_array_fd, err, errlen);
+	case TRANSPORT_RING:
+		return install_owns(t, maps, err, errlen);
+	default:
+		return install_rings(t, maps->ring_array_fd, err, errlen);
+	}
+}
+
+static int skip_wakeup(void *ctx, const void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+/* ring: every CPU's ring read, whichever woke the reader (or none: the
+ * caller's own pace). */
+static long drain_owns(struct transport *t)
+{
+	long total = 0;
+
+	if (bpf_ring_drain(&t->wakeups, 4096, skip_wakeup, NULL) < 0)
+		return -EBADMSG;
+	for (unsigned int i = 0; i < t->nr_owns; i++) {
+		long n = own_ring_drain(&t->owns[i].ring, t->release_bytes, on_ring_record, t);
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
 }
 
 int transport_epoll_fd(const struct transport *t)
@@ -310,6 +422,8 @@ long transport_drain(struct transport *t)
 {
 	long total = 0;
 
+	if (t->kind == TRANSPORT_RING)
+		return drain_owns(t);
 	if (t->kind == TRANSPORT_RINGBUF) {
 		for (unsigned int i = 0; i < t->nr_rings; i++) {
 			long n = bpf_ring_drain(&t->rings[i].reader, t->release_bytes, on_ring_record, t);
@@ -402,6 +516,14 @@ int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, ui
 		*capacity = r->reader.data_size;
 		return 0;
 	}
+	if (t->kind == TRANSPORT_RING) {
+		if (i >= t->nr_owns || !t->owns[i].ring.ctl)
+			return -ENOENT;
+		*cpu = t->owns[i].cpu;
+		*used = own_ring_pending(&t->owns[i].ring);
+		*capacity = t->own_data_bytes;
+		return 0;
+	}
 	if (t->overwrite || i >= t->nr_outputs)
 		return -ENOENT;
 	*cpu = t->outputs[i].cpu;
@@ -427,6 +549,12 @@ void transport_free(struct transport *t)
 		close(fd);
 	}
 	free(t->outputs);
+	for (unsigned int i = 0; i < t->nr_owns; i++)
+		own_ring_free(&t->owns[i].ring);
+	free(t->owns);
+	if (t->own_map)
+		munmap(t->own_map, t->own_map_size);
+	bpf_ring_unmap(&t->wakeups);
 	if (t->epoll_fd >= 0)
 		close(t->epoll_fd);
 	free(t);

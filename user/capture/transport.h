@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* transport.h: how ringtrace's BPF records reach user space: BPF ring buffers
- * or a perf event array, whose rings are read here. */
+/* transport.h: how ringtrace's BPF records reach user space: BPF ring buffers,
+ * a perf event array, or ringtrace's own rings in a BPF array, read here. */
 #ifndef RINGTRACE_TRANSPORT_H
 #define RINGTRACE_TRANSPORT_H
 
@@ -13,7 +13,14 @@
 enum transport_kind {
 	TRANSPORT_RINGBUF, /* BPF ring buffers (per CPU, or one for all) */
 	TRANSPORT_PERFBUF, /* a perf event array: one perf ring per CPU, read here */
+	TRANSPORT_RING,    /* ringtrace's own rings, one per CPU in a BPF array */
 };
+
+/* ring: the most data bytes of a CPU's ring (RT_RING_MAX_DATA). */
+#define TRANSPORT_RING_MAX_BYTES (2u << 20)
+
+/* Its name, as --transport takes it. */
+const char *transport_name(enum transport_kind kind);
 
 /* Where drained records go. A non-zero return stops the drain and is
  * returned by transport_drain. */
@@ -34,6 +41,7 @@ struct transport_config {
 	const struct cpu_list *cpus; /* a ring on each */
 	bool single_ring;            /* ringbuf: one ring for every CPU instead */
 	size_t ring_bytes;           /* per ring, a power of two multiple of the page size */
+	size_t slack_bytes;          /* ring: room past a ring's end for the largest record */
 	size_t wakeup_bytes;         /* perf rings wake the reader once this much waits */
 	bool overwrite;              /* perfbuf: backward rings the kernel overwrites,
 				      * read only by transport_snapshot */
@@ -46,12 +54,24 @@ struct transport;
 struct transport *transport_create(const struct transport_config *cfg,
 				   const struct transport_sink *sink, char *err, size_t errlen);
 /* ringbuf: a ring fd a BPF object's array of ring maps can take as its inner
- * map template before load; -1 for perfbuf. */
+ * map template before load; -1 for the others. */
 int transport_inner_map_template(const struct transport *t);
+/* ring: the bytes of one CPU's element of the BPF object's array of rings. */
+size_t transport_ring_element_bytes(const struct transport *t);
+
+/* The BPF object's maps a transport writes through. */
+struct transport_maps {
+	int ring_array_fd; /* ringbuf: the array of ring maps */
+	int perf_array_fd; /* perfbuf: the perf event array */
+	int own_rings_fd;  /* ring: the array of rings, one element per possible CPU */
+	int wakeups_fd;    /* ring: the BPF ring its writers wake the reader by */
+	unsigned int nr_possible_cpus;
+};
+
 /* After the BPF object is loaded: puts the rings into its array of ring maps
- * (indexed by CPU, or [0]) or the perf rings into its perf event array, and
- * starts consuming. 0, or -errno with err set. */
-int transport_install(struct transport *t, int ring_array_fd, int perf_array_fd, char *err,
+ * (indexed by CPU, or [0]), the perf rings into its perf event array, or maps
+ * its own rings, and starts consuming. 0, or -errno with err set. */
+int transport_install(struct transport *t, const struct transport_maps *maps, char *err,
 		      size_t errlen);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int transport_epoll_fd(const struct transport *t);
@@ -67,7 +87,7 @@ long transport_snapshot(struct transport *t, int cpu, const struct transport_sin
  * ones at. 0 for ringbuf. */
 uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
 			       uint64_t *held_time);
-/* How full ring i is (a BPF ring, or a forward perf ring; the ring of CPU
+/* How full ring i is (a BPF ring, an own ring, or a forward perf ring; the ring of CPU
  * -1 is the single ring of per-thread mode); -ENOENT past the last one. */
 int transport_ring_usage(const struct transport *t, unsigned int i, int *cpu, uint64_t *used,
 			 uint64_t *capacity);

@@ -197,8 +197,10 @@ static int record_option(void *ctx, int id, const char *arg)
 			o->transport = TRANSPORT_RINGBUF;
 		} else if (!strcmp(arg, "perfbuf")) {
 			o->transport = TRANSPORT_PERFBUF;
+		} else if (!strcmp(arg, "ring")) {
+			o->transport = TRANSPORT_RING;
 		} else {
-			rt_error("unknown transport \"%s\": use ringbuf or perfbuf", arg);
+			rt_error("unknown transport \"%s\": use ringbuf, perfbuf or ring", arg);
 			return OPTIONS_USAGE_ERROR;
 		}
 		break;
@@ -320,6 +322,13 @@ int cmd_record(int argc, char **argv)
 	if ((o->trigger_event || o->trigger_runqlat_ns || o->max_snapshots || o->snapshots_overlap) &&
 	    !o->overwrite) {
 		rt_error("--trigger, --trigger-runqlat, --max-snapshots and --snapshots-overlap need --overwrite: snapshots are taken of a flight recording");
+		return 2;
+	}
+	if (o->transport == TRANSPORT_RING &&
+	    o->ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) > TRANSPORT_RING_MAX_BYTES) {
+		rt_error("-m %zu is too large for --transport ring: each CPU's ring is one element of "
+			 "a BPF array, at most %u KiB (-m %ld)", o->ring_pages, TRANSPORT_RING_MAX_BYTES >> 10,
+			 (long)(TRANSPORT_RING_MAX_BYTES / sysconf(_SC_PAGESIZE)));
 		return 2;
 	}
 	if (cl.freq_given && o->period_given) {

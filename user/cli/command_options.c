@@ -89,8 +89,8 @@ static const struct options_entry record_options_table[] = {
 	  "sets the duration",
 	  NULL, 0 },
 	{ "transport", 0, "T",
-	  "ringbuf (BPF ring buffers, default) or perfbuf (a perf event array: one perf ring "
-	  "per CPU)",
+	  "ringbuf (BPF ring buffers, default), perfbuf (a perf event array: one perf ring "
+	  "per CPU) or ring (ringtrace's own rings in BPF memory, written without a helper)",
 	  "transport and output", RECORD_OPT_TRANSPORT },
 	{ "mmap-pages", 'm', "N",
 	  "kernel ring size per CPU in pages, a power of two (default "
@@ -279,7 +279,7 @@ static const struct options_detail record_details[] = {
 static const struct options_choices record_choices[] = {
 	{ "event", NULL, "\"${COMP_WORDS[0]}\" list | grep -F \"[\" | grep -vw BINARY", true },
 	{ "call-graph", "ehframe fp dwarf ehframe+dwarf", NULL, false },
-	{ "transport", "ringbuf perfbuf", NULL, false },
+	{ "transport", "ringbuf perfbuf ring", NULL, false },
 	{ NULL, NULL, NULL, false },
 };
 

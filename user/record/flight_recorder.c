@@ -243,6 +243,7 @@ struct record_sink *flight_recorder_create(const struct flight_recorder_config *
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->wake, NULL);
 	f->kernel_rings = cfg->kernel_rings;
+	f->transport = cfg->transport;
 	f->ops = cfg->ops;
 	f->dirfd = cfg->dirfd;
 	f->dirpath = cfg->dirpath;

@@ -39,6 +39,7 @@ struct flight_recorder_config {
 	int nr_possible;
 	size_t staging_bytes;       /* per CPU, ringbuf */
 	bool kernel_rings;          /* perfbuf: the kernel's backward rings hold the samples */
+	const char *transport;      /* its name, for the snapshots' accounts */
 	int dirfd;
 	const char *dirpath;
 	unsigned int max_snapshots; /* 0: no limit */

@@ -175,7 +175,7 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 	fprintf(out, "# ringtrace flight-recorder %s, taken on %s\n", name, reason);
 	fprintf(out, "# per CPU, since the %s: produced = held + overwritten + lost\n",
 		f->overlap ? "start (snapshots overlap)" : "previous snapshot");
-	fprintf(out, "# transport %s: overwritten %s\n", f->kernel_rings ? "perfbuf" : "ringbuf",
+	fprintf(out, "# transport %s: overwritten %s\n", f->transport,
 		f->kernel_rings ? "= produced - held - lost (the kernel overwrote them uncounted)"
 				: "counted by the staging ring");
 	fprintf(out, "%-6s %14s %14s %14s %14s\n", "cpu", "produced", "held", "overwritten", "lost");

@@ -39,6 +39,7 @@ struct flight_recorder {
 	int *slot_of_cpu;
 	int nr_possible;
 	bool kernel_rings;         /* perfbuf: the kernel's backward rings hold the samples */
+	const char *transport;     /* its name (the config's: a string that lives) */
 	struct flight_recorder_ops ops;
 	int dirfd;
 	const char *dirpath;

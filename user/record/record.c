@@ -117,7 +117,9 @@ static int drain_all(struct session *s)
 	if (r < 0) {
 		if (!s->error[0])
 			rt_format(s->error, sizeof(s->error), "cannot drain the %s: %s",
-				  s->opts->transport == TRANSPORT_PERFBUF ? "perf rings" : "BPF rings",
+				  s->opts->transport == TRANSPORT_PERFBUF ? "perf rings"
+				  : s->opts->transport == TRANSPORT_RING  ? "own rings"
+									  : "BPF rings",
 				  strerror((int)-r));
 		return (int)r;
 	}

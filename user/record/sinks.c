@@ -32,6 +32,12 @@ static size_t source_cpu_counts(void *ctx, struct capture_cpu_counts *out, size_
 	return n;
 }
 
+/* The ring label of --metrics' ring fill: whose rings these are. */
+static const char *ring_kind(enum transport_kind kind)
+{
+	return kind == TRANSPORT_PERFBUF ? "perf" : kind == TRANSPORT_RING ? "own" : "bpf";
+}
+
 static size_t source_rings(void *ctx, struct capture_ring_fill *out, size_t max)
 {
 	struct session *s = ctx;
@@ -50,9 +56,7 @@ static size_t source_rings(void *ctx, struct capture_ring_fill *out, size_t max)
 
 		if (bpf_sampler_ring_usage(s->sampler, i, &cpu, &used, &cap))
 			break;
-		out[n++] = (struct capture_ring_fill){
-			cpu, s->opts->transport == TRANSPORT_PERFBUF ? "perf" : "bpf", used, cap
-		};
+		out[n++] = (struct capture_ring_fill){ cpu, ring_kind(s->opts->transport), used, cap };
 	}
 	return n;
 }
@@ -111,6 +115,7 @@ int session_create_sinks(struct session *s)
 			.nr_possible = s->nr_possible,
 			.staging_bytes = o->staging_bytes,
 			.kernel_rings = o->transport == TRANSPORT_PERFBUF,
+			.transport = transport_name(o->transport),
 			.dirfd = s->out.fd,
 			.dirpath = o->output,
 			.max_snapshots = o->max_snapshots,
@@ -172,7 +177,7 @@ int session_open_sinks(struct session *s)
 		.rings = source_rings,
 		.programs = source_programs,
 		.unwind = source_unwind,
-		.transport = s->opts->transport == TRANSPORT_PERFBUF ? "perfbuf" : "ringbuf",
+		.transport = transport_name(s->opts->transport),
 		.sample_id_type = RECORDING_SAMPLE_ID_TYPE,
 		.samples_carry_cgroup = s->cgroup_field,
 		.ctx = s,

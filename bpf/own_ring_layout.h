@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* own_ring_layout.h: ringtrace's own ring (--transport ring), perf's ring buffer
+ * rebuilt in BPF memory: per CPU, one element of a BPF_F_MMAPABLE array
+ * holding a control page (head, tail, the writer's sentinel, the reader's
+ * gate) and a power-of-two data area, written by the BPF side with plain
+ * stores and read by the loader through its mapping. The writer is here once,
+ * for the BPF side and for the unit tests that drive it in user space. */
+#ifndef RINGTRACE_OWN_RING_LAYOUT_H
+#define RINGTRACE_OWN_RING_LAYOUT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* The control page, then the data area, then room for one record past its
+ * end (a record written whole where it starts, its part past the end copied
+ * to the start: see rt_ring_write). */
+#define RT_RING_CONTROL_BYTES 4096
+/* The data area's most (the element, KMALLOC_MAX_SIZE at most, holds the
+ * control page and the slack too) and least. */
+#define RT_RING_MAX_DATA (2u << 20)
+#define RT_RING_MIN_DATA (4u << 10)
+/* Records this long or shorter are copied by plain stores a word at a time;
+ * longer ones (stack copies of --call-graph dwarf) by the copy helper, which
+ * the verifier cannot be shown to stay inside a masked area. */
+#define RT_RING_STORE_MAX_WORDS 512
+
+/*
+ * The writer's fields and the reader's are on cache lines of their own: the
+ * writer stores head (after the record) and busy; the reader stores tail
+ * (every few KiB read) and closed (at a snapshot or the stop).
+ */
+struct rt_ring_control {
+	__u64 head;        /* bytes written, ever: stored once the record is */
+	__u64 wakeup_head; /* head when the reader was last woken */
+	__u32 busy;        /* a writer of this CPU is mid-write */
+	__u32 pad0;
+	__u64 pad1[5];
+	__u64 tail;        /* bytes read, ever: the writer may reuse up to it */
+	__u32 closed;      /* no writes now: counted as lost */
+	__u32 pad2;
+	__u64 pad3[6];
+};
+
+/* What a write did. */
+enum rt_ring_result {
+	RT_RING_WRITTEN,
+	RT_RING_FULL,   /* no room before tail: lost */
+	RT_RING_BUSY,   /* a writer it interrupted on this CPU is mid-write: lost */
+	RT_RING_CLOSED, /* the reader closed the ring: lost */
+};
+
+#ifdef __bpf__
+#include <bpf/bpf_helpers.h>
+/* BPF: a locked add (BPF_XADD, result unused: a lock-prefixed add on x86, a
+ * full barrier, LSE's stadd on arm64 with a dmb) */
+#define RT_RING_LOCKED_ADD(p, v) __sync_fetch_and_add(p, v)
+#define RT_RING_BARRIER() asm volatile("" ::: "memory")
+#define RT_RING_READ(x) (*(volatile typeof(x) *)&(x))
+#define RT_RING_WRITE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+#define RT_RING_COPY(dst, len, src) bpf_probe_read_kernel(dst, len, src)
+#else
+#include <string.h>
+#define RT_RING_LOCKED_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST)
+#define RT_RING_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define RT_RING_READ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define RT_RING_WRITE(x, v) __atomic_store_n(&(x), v, __ATOMIC_RELEASE)
+#define RT_RING_COPY(dst, len, src) (memcpy(dst, src, len), 0)
+#endif
+
+/*
+ * Claims the ring for a write, or says why not. One writer at a time per CPU:
+ * a program that interrupts another mid-write on its CPU (a perf-event sample
+ * in a uprobe's program) finds busy set and counts its record lost, never
+ * writing over the other's. The locked add orders busy before the load of
+ * closed, as the reader's fence orders closed before its load of busy: either
+ * the writer sees closed, or the reader sees busy and waits for the write to
+ * end (Dekker's pattern; a plain store could pass the load on x86).
+ */
+static __always_inline int rt_ring_claim(struct rt_ring_control *c)
+{
+	if (RT_RING_READ(c->busy))
+		return RT_RING_BUSY;
+	RT_RING_LOCKED_ADD(&c->busy, 1);
+	if (RT_RING_READ(c->closed)) {
+		RT_RING_WRITE(c->busy, 0);
+		return RT_RING_CLOSED;
+	}
+	return RT_RING_WRITTEN;
+}
+
+static __always_inline void rt_ring_release(struct rt_ring_control *c)
+{
+	RT_RING_BARRIER();
+	RT_RING_WRITE(c->busy, 0);
+}
+
+/*
+ * Writes rec (bytes, a multiple of 8) at head, where data holds data_bytes (a
+ * power of two) and slack bytes after them, and publishes it by storing head
+ * after it: the reader loads head with acquire and reads what is before it.
+ * On x86 a store is never made visible before an earlier one (TSO), so a
+ * compiler barrier is all it takes; arm64 needs a store-release
+ * (BPF_STORE_REL: Linux 6.15 and LLVM 20, which Debian 12's clang is not).
+ * A record longer than RT_RING_STORE_MAX_WORDS words, and at most slack bytes,
+ * is copied whole where it starts (into the slack past the end), then its
+ * part past the end from there to the start. A ring claimed by rt_ring_claim
+ * only.
+ */
+static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data, __u64 data_bytes,
+					 __u64 slack, const __u64 *rec, __u32 bytes)
+{
+	__u64 head = c->head, at = head & (data_bytes - 1), words = bytes / 8, i;
+
+	if (head + bytes - RT_RING_READ(c->tail) > data_bytes)
+		return RT_RING_FULL;
+	if (words <= RT_RING_STORE_MAX_WORDS) {
+		__u64 mask = data_bytes / 8 - 1, first = at / 8;
+
+		for (i = 0; i < RT_RING_STORE_MAX_WORDS; i++) {
+			if (i >= words)
+				break;
+			data[(first + i) & mask] = rec[i];
+		}
+	} else {
+		__u64 past;
+
+		if (bytes > slack || RT_RING_COPY((__u8 *)data + at, bytes, rec))
+			return RT_RING_FULL;
+		past = at + bytes > data_bytes ? at + bytes - data_bytes : 0;
+		if (past > slack)
+			return RT_RING_FULL; /* cannot be: for the verifier */
+		if (past && RT_RING_COPY(data, past, (const __u8 *)data + data_bytes))
+			return RT_RING_FULL;
+	}
+	RT_RING_BARRIER();
+	RT_RING_WRITE(c->head, head + bytes);
+	return RT_RING_WRITTEN;
+}
+
+#endif
