@@ -675,6 +675,11 @@ static void test_profile_endpoint(void **state)
 	 * so that the pod's liveness probe restarts it, and profiles get 503 */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/healthz", port);
 	assert_int_equal(status_of(url), 200);
+	/* the child's unwind rows: export's default */
+	assert_int_equal(tu_sh(&out, "pgrep -a -P %d -f 'ringtrace record'", (int)exporter), 0);
+	if (!strstr(out, "--unwind-mem 16M"))
+		fail_msg("the sampling child is not given --unwind-mem 16M: %s", out);
+	free(out);
 	assert_int_equal(tu_sh(NULL, "pkill -KILL -P %d -f 'ringtrace record'", (int)exporter), 0);
 	for (int i = 0; i < 50 && status_of(url) != 503; i++)
 		usleep(100000);

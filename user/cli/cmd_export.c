@@ -16,6 +16,7 @@
 struct export_command_line {
 	struct export_options o;
 	bool profiles; /* -g */
+	const char *unwind_mem; /* --unwind-mem, as given (the child parses it too) */
 };
 
 /* One option of export into ctx (a struct export_command_line); an enum
@@ -72,6 +73,11 @@ static int export_option(void *ctx, int id, const char *arg)
 	case EXPORT_OPT_PROFILES:
 		line->profiles = true;
 		break;
+	case EXPORT_OPT_UNWIND_MEM:
+		if (option_parse_size("--unwind-mem", arg, 64 << 10, 1ULL << 32, &v))
+			return OPTIONS_USAGE_ERROR;
+		line->unwind_mem = arg;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -106,6 +112,10 @@ int cmd_export(int argc, char **argv)
 			 METRICS_DEFAULT_LISTEN, METRICS_DEFAULT_PORT);
 		return 2;
 	}
+	if (line.unwind_mem && !line.profiles) {
+		rt_error("--unwind-mem sizes the unwind tables of -g's profiles: give -g too");
+		return 2;
+	}
 	if (line.profiles && !cl->listen) {
 		rt_error("-g serves profiles over HTTP: give --listen ADDR:PORT too");
 		return 2;
@@ -115,7 +125,9 @@ int cmd_export(int argc, char **argv)
 	/* started while the capabilities last: the child attaches its own events */
 	profiler = export_profiler_start(&(struct export_profiler_config){
 						 .freq = cl->exporter.rate.freq,
-						 .cgroup = cl->exporter.cgroup },
+						 .cgroup = cl->exporter.cgroup,
+						 .unwind_mem = line.unwind_mem ? line.unwind_mem
+									       : EXPORT_DEFAULT_UNWIND_MEM },
 					 err, sizeof(err));
 	if (!profiler) {
 		rt_error("%s", err);

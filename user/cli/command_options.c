@@ -478,6 +478,11 @@ static const struct options_entry export_options_table[] = {
 	  OPTIONS_STR(PROFILE_DEFAULT_SECONDS) ") answers a gzipped pprof profile of the next N "
 	  "seconds, as Go's net/http/pprof; pid=, comm=, cgroup= and container= narrow it",
 	  NULL, EXPORT_OPT_PROFILES },
+	{ "unwind-mem", 0, "SIZE",
+	  "with -g: kernel memory for the unwind tables of the files mapped at once, e.g. 32M "
+	  "(default " EXPORT_DEFAULT_UNWIND_MEM "); the tables of files no process maps are "
+	  "evicted when room is needed",
+	  NULL, EXPORT_OPT_UNWIND_MEM },
 	{ 0 },
 };
 
@@ -490,7 +495,8 @@ const struct options_command export_command = {
 	.name = "export",
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
 		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
-		 "                 [--cgroup-grace S] [--web-config-file FILE] [-g]",
+		 "                 [--cgroup-grace S] [--web-config-file FILE]\n"
+		 "                 [-g [--unwind-mem SIZE]]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
 		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "
 		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "

@@ -26,6 +26,14 @@
 #define REPORT_DEFAULT_SORT "comm,dso,sym"
 #define EXPORT_DEFAULT_FREQ 99
 #define EXPORT_DEFAULT_TOP_COMMS 20
+/* export -g's child's --unwind-mem: a quarter of record's default. Its rows
+ * map is mapped whole into the child (it counts in its RSS from the start),
+ * and an always-on agent stays within 64 MiB. It holds the tables of the
+ * files mapped at once (those no process maps are evicted when room is
+ * needed): scenario 7's make -j2 C build needs 11.0 MiB in all, cc1's table
+ * alone 7.8 (docs/BENCHMARKS.md); a file that finds no room is unwound by
+ * frame pointers, counted, and tried again a second later. */
+#define EXPORT_DEFAULT_UNWIND_MEM "16M"
 #define SNAPSHOT_WAIT_SECONDS 30
 
 enum record_option_id {
@@ -122,6 +130,7 @@ enum export_option_id {
 	EXPORT_OPT_WEB_CONFIG,
 	EXPORT_OPT_CGROUP_GRACE,
 	EXPORT_OPT_PROFILES,
+	EXPORT_OPT_UNWIND_MEM,
 };
 
 enum snapshot_option_id {

@@ -42,14 +42,6 @@
  * ~300 bytes (30 frames), a little over PROFILE_MAX_SECONDS; a profile whose
  * window began before what it holds says so in its duration. */
 #define PROFILER_STAGING_SIZE "2M"
-/* The kernel memory for the child's unwind rows, three eighths of record's
- * default: the rows map is mapped whole into the child (it counts in its RSS
- * from the start), and an always-on agent stays within 64 MB. It holds the
- * tables of the files mapped at once: those no process maps are evicted when
- * room is needed (a make -j2 C build's files, 18.4 MiB in all, fit in 12M:
- * docs/BENCHMARKS.md, scenario 7); a file beyond it is unwound by frame
- * pointers, and counted. */
-#define PROFILER_UNWIND_MEM "24M"
 /* The prefix of the private directories; a lock on one says its exporter lives. */
 #define PRIVATE_PREFIX "ringtrace-export-"
 
@@ -149,7 +141,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = "--staging-size";
 	argv[argc++] = PROFILER_STAGING_SIZE;
 	argv[argc++] = "--unwind-mem";
-	argv[argc++] = PROFILER_UNWIND_MEM;
+	argv[argc++] = (char *)cfg->unwind_mem;
 	argv[argc++] = "-q";
 	/* a parent-death signal set here would be cleared by the exec of a
 	 * binary with file capabilities: the child sets its own */

@@ -15,6 +15,7 @@
 struct export_profiler_config {
 	uint64_t freq;      /* samples per second per CPU */
 	const char *cgroup; /* only tasks in this cgroup v2 (and below), or NULL */
+	const char *unwind_mem; /* the child's --unwind-mem */
 };
 
 struct export_profiler;
