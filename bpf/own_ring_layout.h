@@ -72,18 +72,25 @@ enum rt_ring_result {
  * Claims the ring for a write, or says why not. One writer at a time per CPU:
  * a program that interrupts another mid-write on its CPU (a perf-event sample
  * in a uprobe's program) finds busy set and counts its record lost, never
- * writing over the other's. The locked add orders busy before the load of
- * closed, as the reader's fence orders closed before its load of busy: either
- * the writer sees closed, or the reader sees busy and waits for the write to
- * end (Dekker's pattern; a plain store could pass the load on x86).
+ * writing over the other's. busy counts the claims made and not released:
+ * a writer whose add does not make it 1 (another came between its check and
+ * its add, as a preempted uprobe program may let one) backs off, so two never
+ * write at once. The locked add orders busy before the load of closed, as the
+ * reader's fence orders closed before its load of busy: either the writer
+ * sees closed, or the reader sees busy and waits for the write to end
+ * (Dekker's pattern; a plain store could pass the load on x86).
  */
 static __always_inline int rt_ring_claim(struct rt_ring_control *c)
 {
 	if (RT_RING_READ(c->busy))
 		return RT_RING_BUSY;
 	RT_RING_LOCKED_ADD(&c->busy, 1);
+	if (RT_RING_READ(c->busy) != 1) {
+		RT_RING_LOCKED_ADD(&c->busy, -1);
+		return RT_RING_BUSY;
+	}
 	if (RT_RING_READ(c->closed)) {
-		RT_RING_WRITE(c->busy, 0);
+		RT_RING_LOCKED_ADD(&c->busy, -1);
 		return RT_RING_CLOSED;
 	}
 	return RT_RING_WRITTEN;
@@ -92,7 +99,7 @@ static __always_inline int rt_ring_claim(struct rt_ring_control *c)
 static __always_inline void rt_ring_release(struct rt_ring_control *c)
 {
 	RT_RING_BARRIER();
-	RT_RING_WRITE(c->busy, 0);
+	RT_RING_LOCKED_ADD(&c->busy, -1);
 }
 
 /*

@@ -146,7 +146,9 @@ static __always_inline void count_loss(struct rt_cpu_counters *cnt, __u64 now, b
 	if (pending) {
 		if (!cnt->pending_lost)
 			cnt->pending_time = now;
-		cnt->pending_lost++;
+		/* locked: a program that interrupts this one may write the
+		 * pending count out and take it off meanwhile */
+		__sync_fetch_and_add(&cnt->pending_lost, 1);
 	}
 }
 

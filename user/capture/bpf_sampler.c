@@ -552,6 +552,10 @@ void bpf_sampler_stop(struct bpf_sampler *s)
 	for (unsigned int i = 0; i < s->nr_attached; i++)
 		bpf_link__destroy(s->attached[i].link);
 	s->nr_attached = 0;
+	/* a program that was running as it was detached ends its write (or
+	 * counts it lost) before the last drain */
+	if (s->transport)
+		transport_stop_writers(s->transport);
 }
 
 void bpf_sampler_close(struct bpf_sampler *s)

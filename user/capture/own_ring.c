@@ -61,18 +61,18 @@ long own_ring_drain(struct own_ring *r, size_t release_bytes, own_ring_record_fn
 {
 	uint64_t tail = r->ctl->tail; /* only the reader writes it */
 	uint64_t start = tail, released = tail, head, mask = r->data_bytes - 1;
+	bool corrupt = false;
 	long count = 0;
 	int err = 0;
 
 	head = __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE);
-	if (head - tail > r->data_bytes)
-		err = -EBADMSG; /* a head the writer never stores */
-	while (!err && tail < head && tail - start < r->data_bytes) {
+	corrupt = head - tail > r->data_bytes; /* a head the writer never stores */
+	while (!corrupt && !err && tail < head && tail - start < r->data_bytes) {
 		struct perf_event_header h;
 
 		memcpy(&h, r->data + (tail & mask), sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail) {
-			err = -EBADMSG;
+			corrupt = true;
 			break;
 		}
 		err = fn(ctx, record_at(r, tail & mask, h.size), h.size);
@@ -84,8 +84,10 @@ long own_ring_drain(struct own_ring *r, size_t release_bytes, own_ring_record_fn
 			released = tail;
 		}
 	}
-	if (err == -EBADMSG)
+	if (corrupt) {
 		tail = head; /* what follows cannot be parsed: skipped */
+		err = -EBADMSG;
+	}
 	if (tail != released)
 		__atomic_store_n(&r->ctl->tail, tail, __ATOMIC_RELEASE);
 	return err ? err : count;

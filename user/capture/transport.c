@@ -399,18 +399,31 @@ static int skip_wakeup(void *ctx, const void *data, size_t size)
  * caller's own pace). */
 static long drain_owns(struct transport *t)
 {
-	long total = 0;
+	long total = 0, err = 0;
 
 	if (bpf_ring_drain(&t->wakeups, 4096, skip_wakeup, NULL) < 0)
 		return -EBADMSG;
 	for (unsigned int i = 0; i < t->nr_owns; i++) {
 		long n = own_ring_drain(&t->owns[i].ring, t->release_bytes, on_ring_record, t);
 
-		if (n < 0)
-			return n;
-		total += n;
+		/* the others are read still */
+		if (n < 0 && !err)
+			err = n;
+		total += n > 0 ? n : 0;
 	}
-	return total;
+	return err ? err : total;
+}
+
+/* A write takes microseconds; a program preempted mid-write (a uprobe's)
+ * holds its ring until it runs again. */
+#define STOP_WAIT_US 100000
+
+void transport_stop_writers(struct transport *t)
+{
+	for (unsigned int i = 0; i < t->nr_owns; i++)
+		if (t->owns[i].ring.ctl && !own_ring_close(&t->owns[i].ring, STOP_WAIT_US))
+			rt_warn("a write into the ring of CPU %d did not end within %d ms: it may be "
+				"missing from the recording", t->owns[i].cpu, STOP_WAIT_US / 1000);
 }
 
 int transport_epoll_fd(const struct transport *t)

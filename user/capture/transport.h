@@ -73,6 +73,10 @@ struct transport_maps {
  * its own rings, and starts consuming. 0, or -errno with err set. */
 int transport_install(struct transport *t, const struct transport_maps *maps, char *err,
 		      size_t errlen);
+/* The programs are detached: ring closes its rings, waiting for a write in
+ * progress to end, so that the last drain reads all that was written and
+ * every write after is counted lost. Nothing for the others. */
+void transport_stop_writers(struct transport *t);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int transport_epoll_fd(const struct transport *t);
 /* Drains every ring into the sink. Returns records drained or a negative error. */

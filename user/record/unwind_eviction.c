@@ -32,9 +32,9 @@ static int by_last_mapped(const void *a, const void *b)
 	return x->last_mapped < y->last_mapped ? -1 : x->last_mapped > y->last_mapped;
 }
 
-static bool evictable(const struct unwind_file *f, uint64_t epoch)
+static bool evictable(const struct unwind_file *f, uint64_t epoch, const struct unwind_file *loading)
 {
-	return f->ready && !f->building && !f->waiting && f->table.nr_rows &&
+	return f != loading && f->ready && !f->building && !f->waiting && f->table.nr_rows &&
 	       f->mapped_epoch != epoch;
 }
 
@@ -44,14 +44,15 @@ static bool room_for(const struct unwind_tables *t, uint64_t need)
 	return t->maps.retired_rows + extents_largest(&t->maps.rows_free) >= need;
 }
 
-/* Evicts the least recently mapped tables no tracked process maps until
- * room_for need rows; whether there is. */
-static bool evict_for(struct unwind_tables *t, uint64_t need)
+/* Evicts the least recently mapped tables no tracked process maps (but
+ * loading's, whose table is being loaded) until room_for need rows; whether
+ * there is. */
+static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwind_file *loading)
 {
 	struct unwind_file **files;
 	struct inode_alias **aliases;
 	size_t nr_victims = 0, evicted = 0;
-	uint64_t epoch = ++t->mark_epoch, stamp = monotonic_ns(), rows = 0;
+	uint64_t epoch = ++t->mark_epoch, stamp, rows = 0;
 
 	if (room_for(t, need))
 		return true;
@@ -64,7 +65,7 @@ static bool evict_for(struct unwind_tables *t, uint64_t need)
 	}
 	hash_map_each(&t->processes, mark_mapped, &epoch);
 	for (size_t i = 0; i < t->files.len; i++)
-		if (evictable(files[i], epoch)) {
+		if (evictable(files[i], epoch, loading)) {
 			files[nr_victims++] = files[i];
 			rows += files[i]->table.nr_rows;
 		}
@@ -72,11 +73,21 @@ static bool evict_for(struct unwind_tables *t, uint64_t need)
 	if (t->maps.rows_free.free_slots + t->maps.retired_rows + rows < need)
 		nr_victims = 0;
 	qsort(files, nr_victims, sizeof(*files), by_last_mapped);
-	for (; evicted < nr_victims && !room_for(t, need); evicted++) {
+	for (uint64_t freed = 0; evicted < nr_victims &&
+				 t->maps.retired_rows + extents_largest(&t->maps.rows_free) + freed < need;
+	     evicted++) {
 		struct unwind_file *f = files[evicted];
 
+		/* no longer named to the kernel side before the time that
+		 * the retirement is stamped with */
 		if (f->id.ino)
 			unwind_maps_forget_file(&t->maps, &f->id);
+		freed += f->table.nr_rows;
+	}
+	stamp = monotonic_ns();
+	for (size_t i = 0; i < evicted; i++) {
+		struct unwind_file *f = files[i];
+
 		unwind_maps_retire(&t->maps, &f->table, stamp);
 		t->files_evicted++;
 		t->rows_evicted += f->table.nr_rows;
@@ -99,11 +110,14 @@ static bool evict_for(struct unwind_tables *t, uint64_t need)
 static void loaded(struct unwind_tables *t, struct unwind_file *f,
 		   const struct rt_unwind_slice *before, uint32_t nr)
 {
+	/* the kernel side told of the new table before the old one's
+	 * retirement is stamped */
+	if (f->id.ino)
+		unwind_maps_add_file(&t->maps, &f->id, &f->table, f->exec_vaddr_delta);
 	unwind_maps_retire(&t->maps, before, monotonic_ns());
 	t->first_stage_rows += before->nr_rows;
 	t->rows += nr;
-	if (f->id.ino)
-		unwind_maps_add_file(&t->maps, &f->id, &f->table, f->exec_vaddr_delta);
+	f->no_room = false;
 	unwind_give_rows(t, f);
 }
 
@@ -137,7 +151,7 @@ static int add_waiting(struct unwind_tables *t, struct unwind_file *f)
 }
 
 enum unwind_load unwind_load_rows(struct unwind_tables *t, struct unwind_file *f,
-				  struct rt_unwind_row *rows, uint32_t nr)
+				  struct rt_unwind_row *rows, uint32_t nr, bool may_wait)
 {
 	int r = try_load(t, f, rows, nr);
 
@@ -146,8 +160,8 @@ enum unwind_load unwind_load_rows(struct unwind_tables *t, struct unwind_file *f
 	if (r != -ENOSPC)
 		return UNWIND_FAILED;
 	/* the tables waiting already go first: room for theirs and this */
-	if (nr > t->maps.capacity || t->waiting_rows + nr > t->maps.capacity ||
-	    !evict_for(t, t->waiting_rows + nr) || !t->maps.retired_rows)
+	if (!may_wait || nr > t->maps.capacity || t->waiting_rows + nr > t->maps.capacity ||
+	    !evict_for(t, t->waiting_rows + nr, f) || !t->maps.retired_rows)
 		return UNWIND_NO_ROOM;
 	f->waiting = rows;
 	f->nr_waiting_rows = nr;
@@ -178,7 +192,10 @@ void unwind_reclaim(struct unwind_tables *t, uint64_t until)
 {
 	size_t kept = 0;
 
-	if (!t->maps.nr_retired && !t->nr_waiting)
+	/* a process of the start's backlog, not tracked yet, may have been
+	 * given rows by the kernel side (at its first sample): none reused
+	 * until the backlog is through */
+	if ((!t->maps.nr_retired && !t->nr_waiting) || t->queued_off < t->queued_len)
 		return;
 	unwind_maps_reclaim(&t->maps, until);
 	for (size_t i = 0; i < t->nr_waiting; i++) {
@@ -191,7 +208,7 @@ void unwind_reclaim(struct unwind_tables *t, uint64_t until)
 			continue;
 		}
 		/* free rows enough, but in pieces: more evicted, or none */
-		if (!evict_for(t, t->waiting_rows) || !t->maps.retired_rows) {
+		if (!evict_for(t, t->waiting_rows, f) || !t->maps.retired_rows) {
 			unwait(t, f, true);
 			continue;
 		}

@@ -18,9 +18,10 @@ enum unwind_load {
 };
 
 /* Loads f's table of nr rows (replacing the one it has: a first stage's,
- * retired), evicting others if need be. */
+ * retired), evicting others if need be; may_wait: it may wait for room (a
+ * first stage's table may not: the whole follows). */
 enum unwind_load unwind_load_rows(struct unwind_tables *t, struct unwind_file *f,
-				  struct rt_unwind_row *rows, uint32_t nr);
+				  struct rt_unwind_row *rows, uint32_t nr, bool may_wait);
 /* The side-band is tracked up to until (CLOCK_MONOTONIC ns): the rows
  * retired by then are free, and the tables waiting for room are loaded. */
 void unwind_reclaim(struct unwind_tables *t, uint64_t until);

@@ -111,7 +111,7 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 		if (built->refusal < UNWIND_NR_REFUSALS)
 			t->files_refused[built->refusal]++;
 	} else {
-		switch (unwind_load_rows(t, f, built->rows, built->nr)) {
+		switch (unwind_load_rows(t, f, built->rows, built->nr, !built->first_stage)) {
 		case UNWIND_WAITING:
 			built->rows = NULL; /* kept by f */
 			break;
@@ -330,6 +330,7 @@ static void prebuild(struct unwind_tables *t, const char *path)
 		return;
 	}
 	t->nr_files++;
+	f->last_mapped = ++t->map_clock; /* a program about to start maps it */
 	note_identity(f, fd);
 	unwind_builder_compile_now(t->builder, f, fd, &built);
 	file_ready(t, &built);
