@@ -102,25 +102,17 @@ static __always_inline void rt_ring_release(struct rt_ring_control *c)
 	RT_RING_LOCKED_ADD(&c->busy, -1);
 }
 
-/*
- * Writes rec (bytes, a multiple of 8) at head, where data holds data_bytes (a
- * power of two) and slack bytes after them, and publishes it by storing head
- * after it: the reader loads head with acquire and reads what is before it.
- * On x86 a store is never made visible before an earlier one (TSO), so a
- * compiler barrier is all it takes; arm64 needs a store-release
- * (BPF_STORE_REL: Linux 6.15 and LLVM 20, which Debian 12's clang is not).
- * A record longer than RT_RING_STORE_MAX_WORDS words, and at most slack bytes,
- * is copied whole where it starts (into the slack past the end), then its
- * part past the end from there to the start. A ring claimed by rt_ring_claim
- * only.
- */
-static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data, __u64 data_bytes,
-					 __u64 slack, const __u64 *rec, __u32 bytes)
+/* Copies rec (bytes, a multiple of 8) to offset at of the data area, which
+ * holds data_bytes (a power of two) and slack bytes after them: a word at a
+ * time into the masked area; a record longer than RT_RING_STORE_MAX_WORDS
+ * words, and at most slack bytes, whole where it starts (into the slack past
+ * the end), then its part past the end from there to the start.
+ * RT_RING_FULL if it cannot. */
+static __always_inline int rt_ring_copy(__u64 *data, __u64 data_bytes, __u64 slack, __u64 at,
+					const __u64 *rec, __u32 bytes)
 {
-	__u64 head = c->head, at = head & (data_bytes - 1), words = bytes / 8, i;
+	__u64 words = bytes / 8, i;
 
-	if (head + bytes - RT_RING_READ(c->tail) > data_bytes)
-		return RT_RING_FULL;
 	if (words <= RT_RING_STORE_MAX_WORDS) {
 		__u64 mask = data_bytes / 8 - 1, first = at / 8;
 
@@ -140,8 +132,48 @@ static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data,
 		if (past && RT_RING_COPY(data, past, (const __u8 *)data + data_bytes))
 			return RT_RING_FULL;
 	}
+	return RT_RING_WRITTEN;
+}
+
+/*
+ * Writes rec at head and publishes it by storing head after it: the reader
+ * loads head with acquire and reads what is before it. On x86 a store is
+ * never made visible before an earlier one (TSO), so a compiler barrier is all
+ * it takes; arm64 needs a store-release (BPF_STORE_REL: Linux 6.15 and LLVM
+ * 20, which Debian 12's clang is not). A ring claimed by rt_ring_claim only.
+ */
+static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data, __u64 data_bytes,
+					 __u64 slack, const __u64 *rec, __u32 bytes)
+{
+	__u64 head = c->head;
+
+	if (head + bytes - RT_RING_READ(c->tail) > data_bytes)
+		return RT_RING_FULL;
+	if (rt_ring_copy(data, data_bytes, slack, head & (data_bytes - 1), rec, bytes))
+		return RT_RING_FULL;
 	RT_RING_BARRIER();
 	RT_RING_WRITE(c->head, head + bytes);
+	return RT_RING_WRITTEN;
+}
+
+/*
+ * --overwrite: writes rec just below head and moves head down to it, over
+ * the oldest records, as perf's write_backward: the newest record starts at
+ * head, older ones follow it. Nothing is ever full; the reader reads what is
+ * held only with the ring closed (a snapshot), from head up to a ring's
+ * worth, the oldest record partly written over left out.
+ */
+static __always_inline int rt_ring_write_backward(struct rt_ring_control *c, __u64 *data,
+						  __u64 data_bytes, __u64 slack,
+						  const __u64 *rec, __u32 bytes)
+{
+	__u64 head = c->head - bytes;
+
+	if (bytes > data_bytes ||
+	    rt_ring_copy(data, data_bytes, slack, head & (data_bytes - 1), rec, bytes))
+		return RT_RING_FULL;
+	RT_RING_BARRIER();
+	RT_RING_WRITE(c->head, head);
 	return RT_RING_WRITTEN;
 }
 

@@ -13,6 +13,7 @@ const volatile __u64 wakeup_bytes = 64 * 1024;
 const volatile bool use_own_ring = false;
 const volatile __u64 ring_data_bytes = RT_RING_MIN_DATA;
 const volatile __u64 ring_slack_bytes = 0;
+const volatile bool ring_backward = false;
 
 struct cpu_rings_map cpu_rings SEC(".maps");
 struct perf_rings_map perf_rings SEC(".maps");

@@ -28,6 +28,8 @@ extern const volatile __u64 wakeup_bytes;
 extern const volatile bool use_own_ring;
 extern const volatile __u64 ring_data_bytes;
 extern const volatile __u64 ring_slack_bytes;
+/* --overwrite: the rings are written backward, never drained (own_ring_layout.h) */
+extern const volatile bool ring_backward;
 
 struct cpu_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

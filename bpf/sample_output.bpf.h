@@ -209,8 +209,21 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 	__u64 *data = ring + RT_RING_CONTROL_BYTES, pending;
 	struct rt_lost_samples l;
 
+	/* backward (--overwrite): the BPF side's counts are the losses, as a
+	 * backward perf ring's; no LOST record in the ring, no reader to wake */
 	if (!ring || rt_ring_claim(c) != RT_RING_WRITTEN) {
-		count_loss(cnt, now, true);
+		count_loss(cnt, now, !ring_backward);
+		return;
+	}
+	if (ring_backward) {
+		if (rt_ring_write_backward(c, data, ring_data_bytes, ring_slack_bytes, s->w, size) !=
+		    RT_RING_WRITTEN) {
+			rt_ring_release(c);
+			count_loss(cnt, now, false);
+			return;
+		}
+		rt_ring_release(c);
+		count_one(&cnt->written, interruptible);
 		return;
 	}
 	pending = cnt->pending_lost;

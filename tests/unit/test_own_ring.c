@@ -196,6 +196,58 @@ static void test_busy_and_closed_refuse(void **state)
 	ring_delete(&m);
 }
 
+static int put_backward(struct ring_mem *m, const __u64 *rec, __u32 bytes)
+{
+	int r = rt_ring_claim(m->ctl);
+
+	if (r)
+		return r;
+	r = rt_ring_write_backward(m->ctl, m->data, m->data_bytes, m->slack, rec, bytes);
+	rt_ring_release(m->ctl);
+	return r;
+}
+
+/* --overwrite: written backward over the oldest, read (closed) oldest first:
+ * exactly the newest records that fit whole, at every alignment, big ones
+ * through the slack too. */
+static void test_backward_keeps_the_newest(void **state)
+{
+	static __u64 rec[8192];
+	struct ring_mem m;
+
+	(void)state;
+	ring_new(&m, 16384, 65536);
+	for (__u64 n = 1; n <= 3000; n += 7) {
+		struct expect e;
+		__u64 held_bytes = 0, first = n;
+		__u32 words = 0;
+		long got;
+
+		memset(m.element, 0, own_ring_element_bytes(m.data_bytes, m.slack));
+		for (__u64 i = 0; i < n; i++) {
+			words = 1 + (__u32)((i * 7) % 40) + (i % 97 == 0 ? 700 : 0);
+			make_record(rec, words, i);
+			assert_int_equal(put_backward(&m, rec, words * 8), RT_RING_WRITTEN);
+		}
+		/* the newest records whose bytes fit in the ring */
+		for (__u64 i = n; i-- > 0;) {
+			__u32 w = 1 + (__u32)((i * 7) % 40) + (i % 97 == 0 ? 700 : 0);
+
+			if (held_bytes + w * 8 > m.data_bytes)
+				break;
+			held_bytes += w * 8;
+			first = i;
+		}
+		e = (struct expect){ first, 0 };
+		got = own_ring_read_backward(&m.reader, 1000, check_record, &e);
+		assert_int_equal(got, n - first);
+		assert_int_equal(e.next_seq, n);
+		/* reading leaves the ring as it was, open */
+		assert_int_equal(m.ctl->closed, 0);
+	}
+	ring_delete(&m);
+}
+
 #define THREAD_RECORDS 2000000
 
 struct run {
@@ -280,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_full_ring_refuses_whole_records),
 		cmocka_unit_test(test_big_records_through_the_slack),
 		cmocka_unit_test(test_busy_and_closed_refuse),
+		cmocka_unit_test(test_backward_keeps_the_newest),
 		cmocka_unit_test(test_writer_against_reader),
 	};
 

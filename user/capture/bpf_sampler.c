@@ -367,6 +367,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	if (cfg->transport == TRANSPORT_RING) {
 		k->rodata->ring_data_bytes = cfg->ring_bytes;
 		k->rodata->ring_slack_bytes = ring_slack(cfg);
+		k->rodata->ring_backward = cfg->overwrite;
 	}
 	k->rodata->filter_flags = flags;
 	k->rodata->cgroup_exact = sc->cgroup_exact;
@@ -438,7 +439,7 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		.ring_bytes = cfg->ring_bytes,
 		.wakeup_bytes = cfg->wakeup_bytes,
 		.slack_bytes = ring_slack(cfg),
-		.overwrite = cfg->overwrite && cfg->transport == TRANSPORT_PERFBUF,
+		.overwrite = cfg->overwrite && cfg->transport != TRANSPORT_RINGBUF,
 	};
 	struct bpf_sampler *s;
 	int r;
@@ -455,6 +456,7 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 		return NULL;
 	}
 	s->transport_kind = cfg->transport;
+	s->backward = cfg->overwrite && cfg->transport != TRANSPORT_RINGBUF;
 	s->unwind_ehframe = cfg->unwind_ehframe;
 	s->nr_possible = libbpf_num_possible_cpus();
 	s->skel = sampler_bpf__open();

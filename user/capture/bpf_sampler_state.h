@@ -19,6 +19,7 @@ struct attachment {
 
 struct bpf_sampler {
 	enum transport_kind transport_kind;
+	bool backward; /* overwrite rings written backward (perfbuf, ring): never drained */
 	struct sampler_bpf *skel;
 	struct transport *transport;
 	struct attachment *attached;

@@ -93,6 +93,51 @@ long own_ring_drain(struct own_ring *r, size_t release_bytes, own_ring_record_fn
 	return err ? err : count;
 }
 
+long own_ring_read_backward(struct own_ring *r, unsigned int timeout_us, own_ring_record_fn fn,
+			    void *ctx)
+{
+	uint64_t mask = r->data_bytes - 1, head, pos;
+	uint64_t *offsets = NULL;
+	size_t nr = 0, cap = 0;
+	long ret = 0;
+
+	if (!own_ring_close(r, timeout_us)) {
+		own_ring_open(r);
+		return -ETIME;
+	}
+	head = __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE);
+	/* newest first from head: where each record starts */
+	for (pos = head; pos - head < r->data_bytes;) {
+		struct perf_event_header h;
+
+		memcpy(&h, r->data + (pos & mask), sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || pos - head + h.size > r->data_bytes)
+			break; /* never written, or partly written over */
+		if (nr == cap) {
+			uint64_t *grown = realloc(offsets, (cap = cap ? 2 * cap : 1024) * sizeof(*grown));
+
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			offsets = grown;
+		}
+		offsets[nr++] = pos;
+		pos += h.size;
+	}
+	/* oldest first */
+	for (size_t i = nr; !ret && i > 0; i--) {
+		struct perf_event_header h;
+		uint64_t at = offsets[i - 1] & mask;
+
+		memcpy(&h, r->data + at, sizeof(h));
+		ret = fn(ctx, record_at(r, at, h.size), h.size);
+	}
+	own_ring_open(r);
+	free(offsets);
+	return ret ? ret : (long)nr;
+}
+
 bool own_ring_close(struct own_ring *r, unsigned int timeout_us)
 {
 	struct timespec start, now;

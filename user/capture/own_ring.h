@@ -36,6 +36,13 @@ typedef int (*own_ring_record_fn)(void *ctx, const void *rec, size_t size);
  * return, or -EBADMSG if a record's header is not one the writer writes (the
  * rest is then skipped). */
 long own_ring_drain(struct own_ring *r, size_t release_bytes, own_ring_record_fn fn, void *ctx);
+/* --overwrite (a ring written backward): closes the ring, waiting up to
+ * timeout_us for a write in progress, hands fn the records it holds, oldest
+ * first (the newest starts at head; the oldest, partly written over, is left
+ * out), and opens it again. Returns the records, -ETIME if a write did not
+ * end, -ENOMEM, or fn's non-zero return. */
+long own_ring_read_backward(struct own_ring *r, unsigned int timeout_us, own_ring_record_fn fn,
+			    void *ctx);
 /* Bytes written and not yet consumed. */
 uint64_t own_ring_pending(const struct own_ring *r);
 /* Closes the ring to its writers (each write tried meanwhile is counted

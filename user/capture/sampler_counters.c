@@ -27,7 +27,9 @@ uint64_t bpf_sampler_unreported_losses(const struct bpf_sampler *s, int cpu, uin
 	*time = 0;
 	if (bpf_sampler_counters(s, cpu, &c))
 		return 0;
-	if (s->transport_kind != TRANSPORT_PERFBUF) {
+	/* the BPF rings, and own rings read forward: what the BPF side has
+	 * not written out as a LOST record yet */
+	if (!s->backward && s->transport_kind != TRANSPORT_PERFBUF) {
 		*time = c.pending_time;
 		return c.pending_lost;
 	}

@@ -401,6 +401,8 @@ static long drain_owns(struct transport *t)
 {
 	long total = 0, err = 0;
 
+	if (t->overwrite)
+		return 0; /* written backward: read by transport_snapshot alone */
 	if (bpf_ring_drain(&t->wakeups, 4096, skip_wakeup, NULL) < 0)
 		return -EBADMSG;
 	for (unsigned int i = 0; i < t->nr_owns; i++) {
@@ -490,10 +492,32 @@ static int on_backward_record(void *ctx, const struct perf_event_header *rec)
 	return r;
 }
 
+/* A sample of a backward own ring, to the snapshot's sink. */
+static int on_own_backward_record(void *ctx, const void *rec, size_t size)
+{
+	struct snapshot_reader *rd = ctx;
+	const struct perf_event_header *h = rec;
+	int r;
+
+	if (h->type != PERF_RECORD_SAMPLE || size < sizeof(struct rt_sample_head))
+		return 0; /* the BPF side counts the losses */
+	r = rd->sink->record(rd->sink->ctx, rd->cpu, rec, size);
+	if (!r)
+		rd->samples++;
+	return r;
+}
+
 long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink)
 {
 	struct snapshot_reader rd = { t, sink, cpu, 0 };
 
+	for (unsigned int i = 0; i < t->nr_owns; i++)
+		if (t->owns[i].cpu == cpu) {
+			long n = own_ring_read_backward(&t->owns[i].ring, STOP_WAIT_US,
+							on_own_backward_record, &rd);
+
+			return n < 0 ? n : rd.samples;
+		}
 	for (unsigned int i = 0; i < t->nr_outputs; i++)
 		if (t->outputs[i].cpu == cpu) {
 			long n = perf_ring_read_backward(&t->outputs[i].ring, on_backward_record, &rd);

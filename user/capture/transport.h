@@ -81,10 +81,11 @@ void transport_stop_writers(struct transport *t);
 int transport_epoll_fd(const struct transport *t);
 /* Drains every ring into the sink. Returns records drained or a negative error. */
 long transport_drain(struct transport *t);
-/* perfbuf in overwrite mode: reads cpu's backward ring while the kernel's
- * output is paused and hands its samples, oldest first, to sink->record (the
- * kernel's LOST records, which the ring may have overwritten, are skipped:
- * the BPF side counts the losses). Returns the samples or a negative error. */
+/* perfbuf and ring in overwrite mode: reads cpu's backward ring while its
+ * writers are paused (the kernel's output, or the ring closed) and hands its
+ * samples, oldest first, to sink->record (the kernel's LOST records, which
+ * the ring may have overwritten, are skipped: the BPF side counts the
+ * losses). Returns the samples or a negative error. */
 long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink);
 /* perfbuf: samples of cpu the kernel's LOST records reported, those still
  * held (read, waiting for a following record), and the time to report held

@@ -38,7 +38,7 @@ struct flight_recorder_config {
 	const struct cpu_list *cpus;
 	int nr_possible;
 	size_t staging_bytes;       /* per CPU, ringbuf */
-	bool kernel_rings;          /* perfbuf: the kernel's backward rings hold the samples */
+	bool kernel_rings;          /* perfbuf, ring: backward rings (the kernel's, ours) hold the samples */
 	const char *transport;      /* its name, for the snapshots' accounts */
 	int dirfd;
 	const char *dirpath;

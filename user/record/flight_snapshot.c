@@ -176,7 +176,7 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 	fprintf(out, "# per CPU, since the %s: produced = held + overwritten + lost\n",
 		f->overlap ? "start (snapshots overlap)" : "previous snapshot");
 	fprintf(out, "# transport %s: overwritten %s\n", f->transport,
-		f->kernel_rings ? "= produced - held - lost (the kernel overwrote them uncounted)"
+		f->kernel_rings ? "= produced - held - lost (the ring overwrote them uncounted)"
 				: "counted by the staging ring");
 	fprintf(out, "%-6s %14s %14s %14s %14s\n", "cpu", "produced", "held", "overwritten", "lost");
 	for (unsigned int i = 0; i < f->nr; i++) {

@@ -38,7 +38,7 @@ struct flight_recorder {
 	unsigned int nr;
 	int *slot_of_cpu;
 	int nr_possible;
-	bool kernel_rings;         /* perfbuf: the kernel's backward rings hold the samples */
+	bool kernel_rings;         /* perfbuf, ring: backward rings (the kernel's, ours) hold the samples */
 	const char *transport;     /* its name (the config's: a string that lives) */
 	struct flight_recorder_ops ops;
 	int dirfd;

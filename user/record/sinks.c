@@ -114,7 +114,7 @@ int session_create_sinks(struct session *s)
 			.cpus = &s->cpus,
 			.nr_possible = s->nr_possible,
 			.staging_bytes = o->staging_bytes,
-			.kernel_rings = o->transport == TRANSPORT_PERFBUF,
+			.kernel_rings = o->transport != TRANSPORT_RINGBUF,
 			.transport = transport_name(o->transport),
 			.dirfd = s->out.fd,
 			.dirpath = o->output,
@@ -124,7 +124,7 @@ int session_create_sinks(struct session *s)
 			.ops = {
 				.write_header = flight_write_header,
 				.bpf_counts = flight_bpf_counts,
-				.read_kernel_ring = o->transport == TRANSPORT_PERFBUF
+				.read_kernel_ring = o->transport != TRANSPORT_RINGBUF
 							    ? flight_read_kernel_ring
 							    : NULL,
 				.ctx = s,
