@@ -177,7 +177,7 @@ static void test_tracepoint_count_is_exact(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
-	rc = tu_sh(&out, "%s record --force -o %s -m 4096 -e syscalls:sys_enter_getpid -- %s getpid %u 2>&1",
+	rc = tu_sh(&out, "%s record --force -o %s --transport ringbuf -m 4096 -e syscalls:sys_enter_getpid -- %s getpid %u 2>&1",
 		   tu_ringtrace(), dir, tu_loadgen(), n);
 	if (rc)
 		fail_msg("record failed:\n%s", out);

@@ -312,7 +312,7 @@ int cmd_record(int argc, char **argv)
 	o->copy_budget = RECORD_DEFAULT_COPY_BUDGET;
 	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;
 	o->unwind_cache = geteuid() == 0 ? UNWIND_CACHE_DEFAULT_DIR : NULL;
-	o->transport = TRANSPORT_RINGBUF;
+	o->transport = TRANSPORT_RING;
 	o->sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o->argc = argc;
 	o->argv = argv;
@@ -326,8 +326,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o->transport == TRANSPORT_RING &&
 	    o->ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) > TRANSPORT_RING_MAX_BYTES) {
-		rt_error("-m %zu is too large for --transport ring: each CPU's ring is one element of "
-			 "a BPF array, at most %u KiB (-m %ld)", o->ring_pages, TRANSPORT_RING_MAX_BYTES >> 10,
+		rt_error("-m %zu is too large for --transport ring (the default): each CPU's ring is "
+			 "one element of a BPF array, at most %u KiB (-m %ld); for larger rings use "
+			 "--transport ringbuf or perfbuf", o->ring_pages,
+			 TRANSPORT_RING_MAX_BYTES >> 10,
 			 (long)(TRANSPORT_RING_MAX_BYTES / sysconf(_SC_PAGESIZE)));
 		return 2;
 	}

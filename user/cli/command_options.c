@@ -89,8 +89,8 @@ static const struct options_entry record_options_table[] = {
 	  "sets the duration",
 	  NULL, 0 },
 	{ "transport", 0, "T",
-	  "ringbuf (BPF ring buffers, default), perfbuf (a perf event array: one perf ring "
-	  "per CPU) or ring (ringtrace's own rings in BPF memory, written without a helper)",
+	  "ring (ringtrace's own rings in BPF memory, written without a helper; the default), "
+	  "ringbuf (BPF ring buffers) or perfbuf (a perf event array: one perf ring per CPU)",
 	  "transport and output", RECORD_OPT_TRANSPORT },
 	{ "mmap-pages", 'm', "N",
 	  "kernel ring size per CPU in pages, a power of two (default "

@@ -138,6 +138,10 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = "--all-cgroups";
 	argv[argc++] = "--overwrite";
 	argv[argc++] = "--snapshots-overlap";
+	/* the staging ring of --staging-size holds the minute a profile may
+	 * ask for (an own ring, written backward, holds -m, 2 MiB at most) */
+	argv[argc++] = "--transport";
+	argv[argc++] = "ringbuf";
 	argv[argc++] = "--staging-size";
 	argv[argc++] = PROFILER_STAGING_SIZE;
 	argv[argc++] = "--unwind-mem";
