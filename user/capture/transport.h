@@ -19,6 +19,13 @@ enum transport_kind {
 /* ring: the most data bytes of a CPU's ring (RT_RING_MAX_DATA). */
 #define TRANSPORT_RING_MAX_BYTES (2u << 20)
 
+/* The default bytes of a CPU's ring: 512 KiB, twice the least that held a
+ * burst of a million getpid hits from a generator flat out on this project's
+ * machine with ring and ringbuf (256 KiB; perfbuf lost 0.07% there, nothing
+ * at 512 KiB); halved while nr_cpus rings would pass 64 MiB or a 64th of
+ * phys_bytes (the machine's memory), down to 64 KiB at least. */
+size_t transport_default_ring_bytes(unsigned int nr_cpus, uint64_t phys_bytes);
+
 /* Its name, as --transport takes it. */
 const char *transport_name(enum transport_kind kind);
 

@@ -306,7 +306,10 @@ int cmd_record(int argc, char **argv)
 
 	memset(&cl, 0, sizeof(cl));
 	o->output = RECORD_DEFAULT_OUTPUT;
-	o->ring_pages = RECORD_DEFAULT_RING_PAGES;
+	o->ring_pages = transport_default_ring_bytes((unsigned int)sysconf(_SC_NPROCESSORS_CONF),
+						     (uint64_t)sysconf(_SC_PHYS_PAGES) *
+							     (uint64_t)sysconf(_SC_PAGESIZE)) /
+			(size_t)sysconf(_SC_PAGESIZE);
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
 	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
 	o->copy_budget = RECORD_DEFAULT_COPY_BUDGET;

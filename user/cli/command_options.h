@@ -10,7 +10,6 @@
 
 /* Defaults, written into the help text as they are. */
 #define RECORD_DEFAULT_FREQ 999
-#define RECORD_DEFAULT_RING_PAGES 128    /* 512 KiB per CPU, perf's default */
 /* The largest ring the kernel makes: a BPF ring's size is a u32 power of two. */
 #define RECORD_MAX_RING_PAGES ((1u << 31) / 4096)
 #define RECORD_DEFAULT_STAGING_BYTES (8u << 20)
