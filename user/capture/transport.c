@@ -241,25 +241,6 @@ static int create_rings(struct transport *t, const struct transport_config *cfg,
 	return 0;
 }
 
-#define DEFAULT_RING_BYTES (512u << 10)
-#define LEAST_RING_BYTES (64u << 10)
-#define MOST_RINGS_BYTES (64ull << 20)
-
-size_t transport_default_ring_bytes(unsigned int nr_cpus, uint64_t phys_bytes)
-{
-	uint64_t most = phys_bytes / 64 < MOST_RINGS_BYTES ? phys_bytes / 64 : MOST_RINGS_BYTES;
-	size_t bytes = DEFAULT_RING_BYTES;
-
-	while (bytes > LEAST_RING_BYTES && (uint64_t)bytes * (nr_cpus ? nr_cpus : 1) > most)
-		bytes /= 2;
-	return bytes;
-}
-
-const char *transport_name(enum transport_kind kind)
-{
-	return kind == TRANSPORT_PERFBUF ? "perfbuf" : kind == TRANSPORT_RING ? "ring" : "ringbuf";
-}
-
 /* ring: the readers of the CPUs' rings, set up at install (the rings are the
  * BPF object's). */
 static int create_owns(struct transport *t, const struct transport_config *cfg, char *err,
