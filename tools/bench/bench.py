@@ -405,7 +405,9 @@ class Bench:
             # also compiles unwind tables for every process at the start
             tools = [("ringtrace ringbuf", ringtrace("ringbuf", "fp")),
                      ("ringtrace perfbuf", ringtrace("perfbuf", "fp")),
+                     ("ringtrace ring", ringtrace("ring", "fp")),
                      ("ringtrace ringbuf -g (ehframe)", ringtrace("ringbuf", "ehframe")),
+                     ("ringtrace ring -g (ehframe)", ringtrace("ring", "ehframe")),
                      ("perf record -a -g", perf), ("bpftrace profile:hz", bpftrace)]
             m = {name: {"cpu": [], "rss": [], "bps": [], "samples": [], "lost": []} for name, _ in tools}
             busy = subprocess.Popen([self.loadgen, "--threads", "2", "spin",
@@ -446,7 +448,22 @@ class Bench:
             "mapped in whole to write the rows by memcpy." % (secs, secs),
             ["rate", "tool", "CPU s (median)", "spread", "x perf", "peak RSS MiB", "x perf",
              "bytes/sample", "samples", "lost"],
-            rows)
+            rows, self.ring_sampling_notes())
+
+    def ring_sampling_notes(self):
+        """#32's goal: -a -g at the highest rate, the own ring's CPU and RSS not above
+        the BPF ring's."""
+        s, notes = self.results["sampling"], []
+        hz = max(h for h, _ in s)
+        ring, ringbuf = s.get((hz, "ringtrace ring -g (ehframe)")), s.get((hz, "ringtrace ringbuf -g (ehframe)"))
+        if ring and ringbuf:
+            notes.append(self.verdict("ringtrace ring -g at %d Hz, CPU against ringbuf's" % hz,
+                                      "%.3f s against %.3f" % (ring[0], ringbuf[0]), "not above",
+                                      ring[0] <= ringbuf[0]))
+            notes.append(self.verdict("ringtrace ring -g at %d Hz, peak RSS against ringbuf's" % hz,
+                                      "%.1f MiB against %.1f" % (ring[1], ringbuf[1]), "not above",
+                                      ring[1] <= ringbuf[1]))
+        return notes
 
     # -- 4: drain throughput --------------------------------------------
 
