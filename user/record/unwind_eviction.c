@@ -38,15 +38,16 @@ static bool evictable(const struct unwind_file *f, uint64_t epoch, const struct 
 	       f->mapped_epoch != epoch;
 }
 
-/* Free rows enough for need, or soon: retired ones may join the free. */
-static bool room_for(const struct unwind_tables *t, uint64_t need)
+/* Free rows enough for need, or soon: retired ones (and coming, rows about
+ * to be retired) may join the free. */
+static bool room_for(const struct unwind_tables *t, uint64_t need, uint64_t coming)
 {
-	return t->maps.retired_rows + extents_largest(&t->maps.rows_free) >= need;
+	return t->maps.retired_rows + coming + extents_largest(&t->maps.rows_free) >= need;
 }
 
 /* Evicts the least recently mapped tables no tracked process maps (but
- * loading's, whose table is being loaded) until room_for need rows; whether
- * there is. */
+ * loading's, whose table is being loaded) until there is room_for need rows;
+ * whether there is. */
 static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwind_file *loading)
 {
 	struct unwind_file **files;
@@ -54,7 +55,7 @@ static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwin
 	size_t nr_victims = 0, evicted = 0;
 	uint64_t epoch = ++t->mark_epoch, stamp, rows = 0;
 
-	if (room_for(t, need))
+	if (room_for(t, need, 0))
 		return true;
 	files = (struct unwind_file **)hash_map_values(&t->files);
 	aliases = (struct inode_alias **)hash_map_values(&t->by_inode);
@@ -73,9 +74,7 @@ static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwin
 	if (t->maps.rows_free.free_slots + t->maps.retired_rows + rows < need)
 		nr_victims = 0;
 	qsort(files, nr_victims, sizeof(*files), by_last_mapped);
-	for (uint64_t freed = 0; evicted < nr_victims &&
-				 t->maps.retired_rows + extents_largest(&t->maps.rows_free) + freed < need;
-	     evicted++) {
+	for (uint64_t freed = 0; evicted < nr_victims && !room_for(t, need, freed); evicted++) {
 		struct unwind_file *f = files[evicted];
 
 		/* no longer named to the kernel side before the time that
@@ -102,7 +101,7 @@ static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwin
 		free(files[i]);
 	free(files);
 	free(aliases);
-	return room_for(t, need);
+	return room_for(t, need, 0);
 }
 
 /* f's table of nr rows is in the map now: the one it had (a first stage's)
@@ -134,6 +133,16 @@ static int try_load(struct unwind_tables *t, struct unwind_file *f, const struct
 	return 0;
 }
 
+/* f's table of nr rows found no room: counted once per file, and tried again
+ * a while after (unwind_tables.c, retried). */
+static void no_room(struct unwind_tables *t, struct unwind_file *f, uint32_t nr)
+{
+	t->files_without_room += !f->counted_no_room;
+	f->counted_no_room = f->no_room = true;
+	f->no_room_ns = monotonic_ns();
+	f->rows_wanted = nr;
+}
+
 static int add_waiting(struct unwind_tables *t, struct unwind_file *f)
 {
 	if (t->nr_waiting == t->waiting_cap) {
@@ -160,28 +169,23 @@ enum unwind_load unwind_load_rows(struct unwind_tables *t, struct unwind_file *f
 	if (r != -ENOSPC)
 		return UNWIND_FAILED;
 	/* the tables waiting already go first: room for theirs and this */
-	if (!may_wait || nr > t->maps.capacity || t->waiting_rows + nr > t->maps.capacity ||
-	    !evict_for(t, t->waiting_rows + nr, f) || !t->maps.retired_rows)
-		return UNWIND_NO_ROOM;
-	f->waiting = rows;
-	f->nr_waiting_rows = nr;
-	if (add_waiting(t, f)) {
+	if (may_wait && nr <= t->maps.capacity && t->waiting_rows + nr <= t->maps.capacity &&
+	    evict_for(t, t->waiting_rows + nr, f) && t->maps.retired_rows) {
+		f->waiting = rows;
+		f->nr_waiting_rows = nr;
+		if (!add_waiting(t, f))
+			return UNWIND_WAITING;
 		f->waiting = NULL;
-		return UNWIND_NO_ROOM;
 	}
-	return UNWIND_WAITING;
+	no_room(t, f, nr);
+	return UNWIND_NO_ROOM;
 }
 
-/* A waiting table's end: loaded, or without room after all. */
-static void unwait(struct unwind_tables *t, struct unwind_file *f, bool no_room)
+/* A waiting table's end: loaded (or failed to be), or without room after all. */
+static void unwait(struct unwind_tables *t, struct unwind_file *f, bool without_room)
 {
-	if (no_room && !f->counted_no_room) {
-		t->files_without_room++;
-		f->counted_no_room = true;
-	}
-	f->no_room = no_room;
-	f->no_room_ns = monotonic_ns();
-	f->rows_wanted = f->nr_waiting_rows;
+	if (without_room)
+		no_room(t, f, f->nr_waiting_rows);
 	t->waiting_rows -= f->nr_waiting_rows;
 	free(f->waiting);
 	f->waiting = NULL;

@@ -13,7 +13,8 @@
 enum unwind_load {
 	UNWIND_LOADED,  /* in the map, given to the processes mapping the file */
 	UNWIND_WAITING, /* kept (the rows are the loader's now) until room is free */
-	UNWIND_NO_ROOM, /* no room, none to be made: the caller frees the rows */
+	UNWIND_NO_ROOM, /* no room, none to be made (counted, f tried again later):
+			 * the caller frees the rows */
 	UNWIND_FAILED,  /* the map could not be written (errno) */
 };
 

@@ -115,15 +115,10 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 		case UNWIND_WAITING:
 			built->rows = NULL; /* kept by f */
 			break;
-		case UNWIND_NO_ROOM:
-			t->files_without_room += !f->counted_no_room;
-			f->counted_no_room = f->no_room = true;
-			f->no_room_ns = monotonic_ns();
-			f->rows_wanted = built->nr;
-			break;
 		case UNWIND_FAILED:
 			t->files_without_table += !had_table;
 			break;
+		case UNWIND_NO_ROOM: /* counted, tried again later */
 		case UNWIND_LOADED:
 			break;
 		}
