@@ -195,10 +195,56 @@ static __always_inline __u64 count_one(__u64 *counter, bool interruptible)
 	return ++*counter;
 }
 
-/* --transport ring: this CPU's ring claimed, the losses not yet reported
- * written first (a LOST_SAMPLES record, as report_pending_loss), then the
- * sample; the reader woken once wakeup_bytes passed since it last was. What
- * cannot be written is counted, its LOST record written with a later one. */
+/* --transport ring, read forward: the losses not yet reported written first
+ * (a LOST_SAMPLES record, as report_pending_loss; its fields are set here: a
+ * function shared with report_pending_loss, filling it through a pointer, was
+ * tried and the ring's copy read zeros, cause not found), then the sample;
+ * the reader woken once wakeup_bytes passed since it last was. On a ring
+ * claimed. */
+static __always_inline int own_ring_write_forward(struct rt_ring_control *c, __u64 *data,
+						  struct sample_words *s, __u32 size,
+						  struct rt_cpu_counters *cnt,
+						  const struct rt_event *ev, __u64 pid_tgid,
+						  __u32 cpu, __u32 ring_cpu)
+{
+	__u64 pending = cnt->pending_lost;
+	/* the record, and its words as the ring's copy reads them */
+	union {
+		struct rt_lost_samples rec;
+		__u64 w[RT_LOST_WORDS];
+	} l;
+
+	if (pending) {
+		l.rec.header.type = PERF_RECORD_LOST_SAMPLES;
+		l.rec.header.misc = 0;
+		l.rec.header.size = sizeof(l.rec);
+		l.rec.lost = pending;
+		l.rec.pid = pid_tgid >> 32;
+		l.rec.tid = (__u32)pid_tgid;
+		l.rec.time = cnt->pending_time;
+		l.rec.cpu = cpu;
+		l.rec.res = 0;
+		l.rec.id = ev->id;
+		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, l.w, sizeof(l)) !=
+		    RT_RING_WRITTEN)
+			return RT_RING_FULL;
+		/* less what it reported: a program that interrupted this one
+		 * may have counted one more meanwhile */
+		__sync_fetch_and_add(&cnt->pending_lost, -pending);
+	}
+	if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, s->w, size) != RT_RING_WRITTEN)
+		return RT_RING_FULL;
+	if (c->head - c->wakeup_head >= wakeup_bytes) {
+		c->wakeup_head = c->head;
+		bpf_ringbuf_output(&ring_wakeups, &ring_cpu, sizeof(ring_cpu), BPF_RB_FORCE_WAKEUP);
+	}
+	return RT_RING_WRITTEN;
+}
+
+/* --transport ring: the sample written into this CPU's ring, claimed for the
+ * write; what cannot be written is counted, its LOST record written with a
+ * later one. Backward (--overwrite): the BPF side's counts are the losses, as
+ * a backward perf ring's; no LOST record in the ring, no reader to wake. */
 static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 					    struct rt_cpu_counters *cnt, const struct rt_event *ev,
 					    __u64 pid_tgid, __u32 cpu, __u64 now, bool interruptible)
@@ -206,59 +252,22 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 	__u32 ring_cpu = bpf_get_smp_processor_id();
 	void *ring = bpf_map_lookup_elem(&own_rings, &ring_cpu);
 	struct rt_ring_control *c = ring;
-	__u64 *data = ring + RT_RING_CONTROL_BYTES, pending;
-	struct rt_lost_samples l;
+	__u64 *data = ring + RT_RING_CONTROL_BYTES;
+	int r;
 
-	/* backward (--overwrite): the BPF side's counts are the losses, as a
-	 * backward perf ring's; no LOST record in the ring, no reader to wake */
 	if (!ring || rt_ring_claim(c) != RT_RING_WRITTEN) {
 		count_loss(cnt, now, !ring_backward);
 		return;
 	}
-	if (ring_backward) {
-		if (rt_ring_write_backward(c, data, ring_data_bytes, ring_slack_bytes, s->w, size) !=
-		    RT_RING_WRITTEN) {
-			rt_ring_release(c);
-			count_loss(cnt, now, false);
-			return;
-		}
-		rt_ring_release(c);
-		count_one(&cnt->written, interruptible);
-		return;
-	}
-	pending = cnt->pending_lost;
-	if (pending) {
-		l.header.type = PERF_RECORD_LOST_SAMPLES;
-		l.header.misc = 0;
-		l.header.size = sizeof(l);
-		l.lost = pending;
-		l.pid = pid_tgid >> 32;
-		l.tid = (__u32)pid_tgid;
-		l.time = cnt->pending_time;
-		l.cpu = cpu;
-		l.res = 0;
-		l.id = ev->id;
-		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, (const __u64 *)&l,
-				  sizeof(l)) != RT_RING_WRITTEN) {
-			rt_ring_release(c);
-			count_loss(cnt, now, true);
-			return;
-		}
-		/* less what it reported: a program that interrupted this one
-		 * may have counted one more meanwhile */
-		__sync_fetch_and_add(&cnt->pending_lost, -pending);
-	}
-	if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, s->w, size) != RT_RING_WRITTEN) {
-		rt_ring_release(c);
-		count_loss(cnt, now, true);
-		return;
-	}
-	if (c->head - c->wakeup_head >= wakeup_bytes) {
-		c->wakeup_head = c->head;
-		bpf_ringbuf_output(&ring_wakeups, &ring_cpu, sizeof(ring_cpu), BPF_RB_FORCE_WAKEUP);
-	}
+	if (ring_backward)
+		r = rt_ring_write_backward(c, data, ring_data_bytes, ring_slack_bytes, s->w, size);
+	else
+		r = own_ring_write_forward(c, data, s, size, cnt, ev, pid_tgid, cpu, ring_cpu);
 	rt_ring_release(c);
-	count_one(&cnt->written, interruptible);
+	if (r != RT_RING_WRITTEN)
+		count_loss(cnt, now, !ring_backward);
+	else
+		count_one(&cnt->written, interruptible);
 }
 
 /* Ends the sample at word n (cgroup_id, header) and writes it out.

@@ -56,15 +56,23 @@ static void make_record(__u64 *rec, __u32 words, __u64 seq)
 		rec[i] = seq * 1000003 + i;
 }
 
-static int put(struct ring_mem *m, const __u64 *rec, __u32 bytes)
+/* A write as the BPF side makes it: claimed, written (backward: over the
+ * oldest), released. */
+static int put_as(struct ring_mem *m, const __u64 *rec, __u32 bytes, bool backward)
 {
 	int r = rt_ring_claim(m->ctl);
 
 	if (r)
 		return r;
-	r = rt_ring_write(m->ctl, m->data, m->data_bytes, m->slack, rec, bytes);
+	r = backward ? rt_ring_write_backward(m->ctl, m->data, m->data_bytes, m->slack, rec, bytes)
+		     : rt_ring_write(m->ctl, m->data, m->data_bytes, m->slack, rec, bytes);
 	rt_ring_release(m->ctl);
 	return r;
+}
+
+static int put(struct ring_mem *m, const __u64 *rec, __u32 bytes)
+{
+	return put_as(m, rec, bytes, false);
 }
 
 /* What the reader checks: records in order, each whole. */
@@ -196,17 +204,6 @@ static void test_busy_and_closed_refuse(void **state)
 	ring_delete(&m);
 }
 
-static int put_backward(struct ring_mem *m, const __u64 *rec, __u32 bytes)
-{
-	int r = rt_ring_claim(m->ctl);
-
-	if (r)
-		return r;
-	r = rt_ring_write_backward(m->ctl, m->data, m->data_bytes, m->slack, rec, bytes);
-	rt_ring_release(m->ctl);
-	return r;
-}
-
 /* --overwrite: written backward over the oldest, read (closed) oldest first:
  * exactly the newest records that fit whole, at every alignment, big ones
  * through the slack too. */
@@ -227,7 +224,7 @@ static void test_backward_keeps_the_newest(void **state)
 		for (__u64 i = 0; i < n; i++) {
 			words = 1 + (__u32)((i * 7) % 40) + (i % 97 == 0 ? 700 : 0);
 			make_record(rec, words, i);
-			assert_int_equal(put_backward(&m, rec, words * 8), RT_RING_WRITTEN);
+			assert_int_equal(put_as(&m, rec, words * 8, true), RT_RING_WRITTEN);
 		}
 		/* the newest records whose bytes fit in the ring */
 		for (__u64 i = n; i-- > 0;) {

@@ -44,6 +44,12 @@ uint64_t own_ring_pending(const struct own_ring *r)
 	       __atomic_load_n(&r->ctl->tail, __ATOMIC_ACQUIRE);
 }
 
+/* Whether h heads a record the writer writes, whole within room bytes. */
+static bool whole_record(const struct perf_event_header *h, uint64_t room)
+{
+	return h->size >= sizeof(*h) && !(h->size % 8) && h->size <= room;
+}
+
 /* The record of size bytes at off, in one piece (in the bounce buffer if it
  * wraps past the end). */
 static const void *record_at(struct own_ring *r, uint64_t off, size_t size)
@@ -71,7 +77,7 @@ long own_ring_drain(struct own_ring *r, size_t release_bytes, own_ring_record_fn
 		struct perf_event_header h;
 
 		memcpy(&h, r->data + (tail & mask), sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail) {
+		if (!whole_record(&h, head - tail)) {
 			corrupt = true;
 			break;
 		}
@@ -111,7 +117,7 @@ long own_ring_read_backward(struct own_ring *r, unsigned int timeout_us, own_rin
 		struct perf_event_header h;
 
 		memcpy(&h, r->data + (pos & mask), sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || pos - head + h.size > r->data_bytes)
+		if (!whole_record(&h, r->data_bytes - (pos - head)))
 			break; /* never written, or partly written over */
 		if (nr == cap) {
 			uint64_t *grown = realloc(offsets, (cap = cap ? 2 * cap : 1024) * sizeof(*grown));
