@@ -78,6 +78,7 @@ struct rt_sample_head {
 #define RT_EVENT_UPROBE 4u     /* a uprobe: its record is a struct rt_probe_record */
 #define RT_EVENT_URETPROBE 8u  /* a uretprobe: function, return address, return value */
 #define RT_EVENT_USDT 16u      /* a USDT probe: its arguments, read by libbpf's usdt.bpf.h */
+#define RT_EVENT_FILTERED 32u  /* a tracepoint with a --filter (event_filters) */
 
 /* One event of the recording, indexed by the attach cookie of its perf events. */
 struct rt_event {
@@ -143,6 +144,8 @@ struct rt_cpu_counters {
 	__u64 last_lost_time; /* time of the latest drop */
 	__u64 follow_failed;  /* children not followed: target_tgids was full */
 	__u64 unwoken_bytes;  /* written since the reader was last woken */
+	__u64 filtered;       /* tracepoint hits --filter left out */
+	__u64 filter_overrun; /* hits kept because their filter ran out of steps */
 };
 
 /* Per-CPU counters of the off-CPU program (--off-cpu), read by the loader at

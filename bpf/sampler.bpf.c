@@ -11,6 +11,10 @@
 #include "ehframe_unwind.bpf.h"
 #include "sample_output.bpf.h"
 #include "scope_filter.bpf.h"
+#include "trace_filter.bpf.h"
+
+struct event_filters_map event_filters SEC(".maps");
+struct filter_scratch_map filter_scratch SEC(".maps");
 
 /* A software or hardware perf event overflowed. */
 SEC("perf_event")
@@ -34,30 +38,6 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 		n = append_user_stack(s, n, user ? (const __u64 *)&ctx->regs : NULL,
 				      capture_cgroup ? 8 : 0);
 	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now, false);
-}
-
-/* The bytes of a tracepoint record: its fixed part and its dynamic data. */
-static __always_inline __u32 raw_record_size(const struct rt_event *ev, const __u8 *copy)
-{
-	__u32 size = ev->fixed_size;
-
-	for (int i = 0; i < RT_MAX_DYNAMIC_FIELDS; i++) {
-		__u32 off, loc, end;
-
-		if (i >= ev->nr_dynamic)
-			break;
-		off = ev->dynamic_offset[i];
-		if (off > RT_MAX_RAW - 4)
-			break;
-		if (bpf_probe_read_kernel(&loc, sizeof(loc), copy + off))
-			break;
-		end = (loc & 0xffff) + (loc >> 16);
-		if (ev->dynamic_relative & (1u << i))
-			end += off + 4;
-		if (end > size)
-			size = end;
-	}
-	return size > RT_MAX_RAW - 1 ? RT_MAX_RAW - 1 : size;
 }
 
 /* A read-only view of kernel memory of a BTF type: its loads are plain loads
@@ -149,6 +129,21 @@ int on_tracepoint(void *ctx)
 
 	if (!ev || !s || !in_scope(pid_tgid, cpu))
 		return KEEP_PERF_EVENTS;
+	if (ev->flags & RT_EVENT_FILTERED) {
+		/* as the kernel filters a perf event's hits before it counts
+		 * them towards -c's period */
+		int pass = trace_filter_passes(ctx, idx, ev, cpu);
+		struct rt_cpu_counters *c;
+
+		if (pass <= 0 && (c = bpf_map_lookup_elem(&counters, &(__u32){ 0 }))) {
+			if (pass < 0)
+				c->filter_overrun++;
+			else
+				c->filtered++;
+		}
+		if (!pass)
+			return KEEP_PERF_EVENTS;
+	}
 	if (ev->period > 1) {
 		count = bpf_map_lookup_elem(&hits, &idx);
 		if (!count || ++*count % ev->period)

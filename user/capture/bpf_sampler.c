@@ -313,6 +313,15 @@ static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sample
 		e.tp_type = (__u16)ev->format->id;
 		e.fixed_size = (__u16)ev->format->fixed_size;
 		e.nr_dynamic = ev->format->nr_dynamic;
+		if (ev->filter) {
+			e.flags |= RT_EVENT_FILTERED;
+			if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.event_filters), &i,
+						ev->filter, BPF_ANY)) {
+				rt_format(err, errlen, "cannot give event %u its --filter: %s", i,
+					  strerror(errno));
+				return -errno;
+			}
+		}
 		for (unsigned int d = 0; d < ev->format->nr_dynamic; d++) {
 			e.dynamic_offset[d] = ev->format->dynamic_offset[d];
 			if (ev->format->dynamic_relative[d])
@@ -408,6 +417,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 				      (__u32)transport_ring_element_bytes(s->transport)))) ||
 	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
 	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
+	    bpf_map__set_max_entries(k->maps.event_filters, cfg->nr_events ? cfg->nr_events : 1) ||
 	    bpf_map__set_max_entries(k->maps.probe_scratch, probe_cpus) ||
 	    bpf_map__set_max_entries(k->maps.probe_busy, probe_cpus) ||
 	    bpf_map__set_max_entries(k->maps.offcpu_scratch, s->offcpu ? (__u32)s->nr_possible : 1) ||

@@ -29,6 +29,7 @@ struct sampler_event {
 	const struct user_probe *probe;        /* set for user probes... */
 	uint32_t probe_flags;                  /* ...RT_EVENT_UPROBE, _URETPROBE or _USDT */
 	bool syscall;                          /* a syscalls: tracepoint */
+	const struct rt_filter *filter;        /* tracepoints: --filter, compiled */
 	bool offcpu;                           /* offcpu-time: written by the switch program */
 	uint64_t id;                           /* PERF_SAMPLE_IDENTIFIER of its samples */
 };

@@ -352,6 +352,8 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 		}
 		/* what this name added, against what came before it */
 		for (unsigned int e = first; e < *nr; e++)
+			list[e].item = first ? list[first - 1].item + 1 : 0;
+		for (unsigned int e = first; e < *nr; e++)
 			for (unsigned int i = 0; i < first; i++)
 				if (!strcmp(list[i].name, list[e].name)) {
 					rt_format(err, errlen, "event \"%s\" is given twice", list[i].name);

@@ -48,8 +48,13 @@ static inline const char *user_probe_file(const struct user_probe *p)
 	return p->fd_path[0] ? p->fd_path : p->path;
 }
 
+struct rt_filter;
+
 struct event_desc {
 	char name[160];      /* as perf prints it: "cpu-clock", "cpu-clock:u", "sched:sched_switch" */
+	unsigned int item;   /* which name of -e added it (a glob adds several) */
+	const char *filter_expr;  /* --filter after it, as given... */
+	struct rt_filter *filter; /* ...and compiled (trace_filter.h); malloc'd */
 	enum event_kind kind;
 	uint32_t type;       /* PERF_TYPE_* */
 	uint64_t config;

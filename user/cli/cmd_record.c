@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* cmd_record.c: "ringtrace record" and "ringtrace list": parse and check the
  * options, then hand them to the recording session. */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "capture/event_spec.h"
 #include "capture/perf_events.h"
+#include "capture/trace_filter.h"
 #include "cli/command_options.h"
 #include "cli/commands.h"
 #include "export/metrics_server.h"
@@ -108,6 +110,12 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_DONE;
 		}
 		if (event_spec_parse(arg, o->events, &o->nr_events, err, sizeof(err))) {
+			rt_error("%s", err);
+			return OPTIONS_USAGE_ERROR;
+		}
+		break;
+	case RECORD_OPT_FILTER:
+		if (trace_filter_attach(o->events, o->nr_events, arg, err, sizeof(err))) {
 			rt_error("%s", err);
 			return OPTIONS_USAGE_ERROR;
 		}
@@ -302,7 +310,7 @@ int cmd_record(int argc, char **argv)
 	static struct record_command_line cl;
 	struct record_options *o = &cl.o;
 	char err[512];
-	int status, first_positional;
+	int status, first_positional, r;
 
 	memset(&cl, 0, sizeof(cl));
 	o->output = RECORD_DEFAULT_OUTPUT;
@@ -382,5 +390,12 @@ int cmd_record(int argc, char **argv)
 			 cl.exit_with_parent, (int)getppid());
 		return 1;
 	}
-	return record_run(o);
+	if ((r = trace_filter_compile_all(o->events, o->nr_events, err, sizeof(err)))) {
+		rt_error("%s", err);
+		trace_filter_free_all(o->events, o->nr_events);
+		return r == -EINVAL || r == -E2BIG ? 2 : 1;
+	}
+	r = record_run(o);
+	trace_filter_free_all(o->events, o->nr_events);
+	return r;
 }

@@ -24,6 +24,11 @@ static const struct options_entry record_options_table[] = {
 	  "events where there is a PMU, SYSTEM:TRACEPOINT; NAME:u / NAME:k for user or kernel "
 	  "only; -e list lists them",
 	  "what", RECORD_OPT_EVENT },
+	{ "filter", 0, "EXPR",
+	  "keep only the hits of the tracepoints of the -e before it that EXPR accepts, "
+	  "evaluated in the kernel: perf's (ftrace's) syntax, e.g. 'prev_state == 0 && "
+	  "comm ~ \"kworker*\"'",
+	  "what", RECORD_OPT_FILTER },
 	{ "freq", 'F', "HZ",
 	  "sample at HZ per CPU (default " OPTIONS_STR(RECORD_DEFAULT_FREQ) "; not tracepoints)",
 	  NULL, RECORD_OPT_FREQ },
@@ -171,6 +176,25 @@ static const struct options_detail record_details[] = {
 	  "probes) tells how BINARY is found and what the probes' samples hold.\n"
 	  "ringtrace list (or -e list) prints every event; ringtrace list PATTERN... filters "
 	  "them as perf list PATTERN does." },
+	{ "--filter",
+	  "EXPR is perf's (the kernel's event filter) syntax: FIELD OP VALUE, joined by &&, || "
+	  "and !, with parentheses. FIELD is a field of the tracepoint's format (its format file, "
+	  "/sys/kernel/tracing/events/SYSTEM/NAME/format), a common field (common_pid), or cpu "
+	  "and comm (the current task's). Numbers compare with == != < <= > >= and & (a bit "
+	  "set), as decimal or 0x hex; strings (char arrays, __data_loc strings, char * fields "
+	  "read as kernel strings, or as user strings with FIELD.ustring) with == and != (the "
+	  "whole string) and ~ (a glob of * and ?; a backslash takes the next byte as it is), "
+	  "the value in quotes. The filter applies to the events the -e before it named last "
+	  "(every tracepoint of a glob), as perf's does; give one --filter an event.\n"
+	  "It is evaluated in the kernel by ringtrace's own program, before anything is "
+	  "written to a ring: a hit left out costs no room and is counted in the totals ("
+	  "\"--filter left out N tracepoint hits\"), and -c thins what passes, as perf's does. "
+	  "A string is compared on its first 254 bytes; at most 16 comparisons, 63 bytes of a "
+	  "string's pattern; a filter that runs out of steps (a glob over a long string) keeps "
+	  "the hit and counts it. Where ringtrace differs from the kernel's filters: \"*x\" "
+	  "matches a char array (comm) that ends in x, where the kernel compares the end of "
+	  "its whole buffer and matches none; character classes ([a-z]) are refused. A fault "
+	  "in EXPR is one line naming its column, and exit status 2." },
 	{ "--freq",
 	  "For software and hardware events: tracepoints keep every hit unless -c thins them. "
 	  "At most kernel.perf_event_max_sample_rate, a sysctl the kernel lowers when samples "

@@ -68,6 +68,7 @@ static int plan_events(struct session *s)
 		} else if (ev->kind == EVENT_TRACEPOINT) {
 			se->format = &ev->format;
 			se->syscall = !strcmp(ev->system, "syscalls");
+			se->filter = ev->filter;
 			/* every hit, as perf records tracepoints, unless -c thins them */
 			se->tracepoint_period = o->period_given ? o->rate.period : 1;
 		}

@@ -31,6 +31,14 @@ static void print_missed_runs(const struct session *s)
 			missed);
 }
 
+static bool has_filters(const struct session *s)
+{
+	for (unsigned int i = 0; i < s->opts->nr_events; i++)
+		if (s->opts->events[i].filter)
+			return true;
+	return false;
+}
+
 /* A line of the totals: in the totals file if open, and on stderr if shown. */
 static void totals_line(FILE *file, bool shown, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -74,7 +82,8 @@ static FILE *open_totals(const struct session *s)
 void session_print_summary(const struct session *s)
 {
 	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
-		 t_side_lost = 0, t_lost, bytes = 0, first = 0, last = 0;
+		 t_side_lost = 0, t_lost, bytes = 0, first = 0, last = 0, t_filtered = 0,
+		 t_overrun = 0;
 	FILE *file = open_totals(s);
 	bool table = s->opts->verbose;
 
@@ -96,6 +105,8 @@ void session_print_summary(const struct session *s)
 		totals_line(file, table, "%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 			    " %12" PRIu64 " %10" PRIu64, cpu, t.samples, (uint64_t)c.lost, t.lost,
 			    t.unwritten, sb->records, side_lost);
+		t_filtered += c.filtered;
+		t_overrun += c.filter_overrun;
 		t_samples += t.samples;
 		t_kernel += c.lost;
 		t_staging += t.lost;
@@ -125,6 +136,14 @@ void session_print_summary(const struct session *s)
 			    " in the staging ring, %" PRIu64 " writing to disk; %" PRIu64
 			    " side-band records (per CPU: -v)",
 			    t_kernel, t_staging, t_write, t_side_lost);
+	if (has_filters(s))
+		totals_line(file, !s->opts->quiet || t_overrun,
+			    "ringtrace: --filter left out %" PRIu64 " tracepoint hits%s", t_filtered,
+			    t_overrun ? "" : " (evaluated in the kernel, before the rings)");
+	if (t_overrun)
+		totals_line(file, true,
+			    "ringtrace: %" PRIu64 " hits were kept unfiltered: their filter ran out of steps (globs over long strings)",
+			    t_overrun);
 	if (file && fclose(file))
 		rt_warn("cannot write %s/%s", s->opts->output, OUTPUT_TOTALS_FILE);
 	print_missed_runs(s);

@@ -3,6 +3,7 @@
  * (fixed size, dynamic fields), the list of events, and files read whole. */
 #include "sys/tracefs.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -127,6 +128,83 @@ int tracefs_parse_format(const char *text, struct tracepoint_format *out)
 		}
 	}
 	return have_id && out->fixed_size ? 0 : -EINVAL;
+}
+
+/* A "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line as a field:
+ * its name is the declaration's last word (before any "[N]"). 0, or -1 if
+ * the line is not one. */
+static int field_of_line(const char *line, struct tracepoint_field *f)
+{
+	const char *decl = line + 6, *semi = strchr(line, ';'), *end, *name, *sign;
+	unsigned int o, s;
+
+	if (strncmp(line, "field:", 6) || !semi || !strstr(semi, "offset:") ||
+	    sscanf(strstr(semi, "offset:") + 7, "%u", &o) != 1 || !strstr(semi, "size:") ||
+	    sscanf(strstr(semi, "size:") + 5, "%u", &s) != 1)
+		return -1;
+	end = semi;
+	if (end > decl && end[-1] == ']') /* "NAME[N]"; "__data_loc char[] NAME" has its [] before */
+		while (end > decl && *end != '[')
+			end--;
+	while (end > decl && end[-1] == ' ')
+		end--;
+	name = end;
+	while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+		name--;
+	if (name == end)
+		return -1;
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%.*s", (int)(end - name), name);
+	while (name > decl && name[-1] == ' ')
+		name--;
+	/* the type, then the array's brackets: "char" "[16]" -> "char[16]" */
+	snprintf(f->type, sizeof(f->type), "%.*s%.*s", (int)(name - decl), decl,
+		 (int)(semi - end), end);
+	f->offset = o;
+	f->size = s;
+	sign = strstr(semi, "signed:");
+	f->is_signed = sign && sign[7] == '1';
+	return 0;
+}
+
+void tracefs_format_each_field(const char *text,
+			       void (*fn)(const struct tracepoint_field *f, void *ctx), void *ctx)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		struct tracepoint_field f;
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+			 text);
+		text += len + (text[len] == '\n');
+		if (!field_of_line(line + strspn(line, " \t"), &f))
+			fn(&f, ctx);
+	}
+}
+
+struct field_search {
+	const char *name;
+	struct tracepoint_field *out;
+	bool found;
+};
+
+static void match_field(const struct tracepoint_field *f, void *ctx)
+{
+	struct field_search *s = ctx;
+
+	if (!s->found && !strcmp(f->name, s->name)) {
+		*s->out = *f;
+		s->found = true;
+	}
+}
+
+int tracefs_format_field(const char *text, const char *name, struct tracepoint_field *out)
+{
+	struct field_search s = { .name = name, .out = out };
+
+	tracefs_format_each_field(text, match_field, &s);
+	return s.found ? 0 : -ENOENT;
 }
 
 static void offer_event(const char *system_name, void *ctx)

@@ -36,6 +36,24 @@ const char *tracefs_path(char *err, size_t errlen);
 int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
 			char *err, size_t errlen);
 
+/* One field of a tracepoint's record, as its format file declares it. */
+struct tracepoint_field {
+	char name[64];
+	char type[128];  /* as declared, an array's "[N]" included: "char[16]",
+			    "__data_loc char[]", "const char *", "pid_t" */
+	uint32_t offset;
+	uint32_t size;
+	bool is_signed;
+};
+
+/* Finds the field called name in the text of a format file (the common_*
+ * fields too). 0, or -ENOENT. */
+int tracefs_format_field(const char *text, const char *name, struct tracepoint_field *out);
+
+/* Calls fn with each field of the text of a format file, in order. */
+void tracefs_format_each_field(const char *text,
+			       void (*fn)(const struct tracepoint_field *f, void *ctx), void *ctx);
+
 /* Parses the text of a format file (exposed for tests); 0, or -EINVAL. */
 int tracefs_parse_format(const char *text, struct tracepoint_format *out);
 
