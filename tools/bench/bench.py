@@ -23,6 +23,7 @@ import time
 
 import agent_cost
 import build_stacks
+import filter_cost
 
 REPS = 5
 
@@ -848,7 +849,8 @@ def main():
         sys.exit("bench: run as root (the tracers load BPF programs)")
     b = Bench(args.build, args.reps, args.quick)
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
-                 b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b)]
+                 b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b),
+                 lambda: filter_cost.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine

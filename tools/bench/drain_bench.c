@@ -192,8 +192,15 @@ int main(int argc, char **argv)
 		rb = ring_buffer__new(ring_fd, count_record, &b, NULL);
 		epfd = -1;
 	} else {
-		if (transport_install(t, bpf_map__fd(b.skel->maps.cpu_rings),
-				      bpf_map__fd(b.skel->maps.perf_rings), err, sizeof(err)) ||
+		struct transport_maps maps = {
+			.ring_array_fd = bpf_map__fd(b.skel->maps.cpu_rings),
+			.perf_array_fd = bpf_map__fd(b.skel->maps.perf_rings),
+			.own_rings_fd = -1,
+			.wakeups_fd = -1,
+			.nr_possible_cpus = (unsigned int)libbpf_num_possible_cpus(),
+		};
+
+		if (transport_install(t, &maps, err, sizeof(err)) ||
 		    b.files->ops->start(b.files, err, sizeof(err))) {
 			fprintf(stderr, "drain_bench: %s\n", err);
 			return 1;
