@@ -26,12 +26,20 @@ static int compare_names(const char *a, const char *b)
 	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
 }
 
-/* Two rows' symbols as perf's sort__sym_sort orders ties: names first, by
- * name, then addresses without a symbol, by address (one width: as text). */
+/* Two rows' symbols as perf orders ties: names first, by name
+ * (sort__sym_sort), then addresses without a symbol as its collapsed
+ * entries were ordered, by the sign of their difference (_sort__addr_cmp's
+ * int64_t: kernel addresses before user ones). */
 static int compare_symbols(const char *a, const char *b)
 {
 	if (row_sym_is_address(a) != row_sym_is_address(b))
 		return row_sym_is_address(a) ? 1 : -1;
+	if (row_sym_is_address(a)) {
+		int64_t d = (int64_t)(strtoull(a, NULL, 16) - strtoull(b, NULL, 16));
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
 	return compare_names(a, b);
 }
 
