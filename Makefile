@@ -254,8 +254,8 @@ TEST_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -Itests -MMD -MP -MF $@.d $< $(TEST_OBJS)
 # The tests of the real commands' option tables link them from cli/, which
 # is not in libringtrace.a.
 CLI_TABLE_TESTS := $(addprefix $(OUTPUT)/tests/,test_options test_options_doc test_deploy)
-$(CLI_TABLE_TESTS): TEST_OBJS := $(OUTPUT)/cli/command_options.o
-$(CLI_TABLE_TESTS): $(OUTPUT)/cli/command_options.o
+$(CLI_TABLE_TESTS): TEST_OBJS := $(OUTPUT)/cli/command_options.o $(OUTPUT)/cli/record_options.o
+$(CLI_TABLE_TESTS): $(OUTPUT)/cli/command_options.o $(OUTPUT)/cli/record_options.o
 
 # The flame graph rendering test reads Chromium's screenshots with libpng.
 $(OUTPUT)/tests/test_flamegraph_render: LDLIBS += -lpng

@@ -344,6 +344,70 @@ static void test_children_rows_as_perf(void **state)
 	free(dir);
 }
 
+/* A name of over 1024 bytes (symgen_cxx's caller of spin, a template of a
+ * type nested 64 deep: 1568) is printed whole in report's rows, as perf
+ * prints it; the rows of report --children are perf's, in perf's order. */
+static void test_long_names_whole_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL, *diff = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_symgen_skip_reason())
+		tu_skip("%s", tu_symgen_skip_reason());
+	rc = tu_sh(&out, "%s record -g --force -o %s -- %s/symgen_cxx 0.5 2>&1", tu_ringtrace(), dir,
+		   tu_symgen_dir());
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	free(out);
+	rc = tu_sh(&diff, "cd %s && %s report . --children > table && "
+			  "awk '!/^#/ && NF { $3 = \"\"; $0 = $0; $1 = $1; print }' table > a && "
+			  "perf report -i . --stdio --children -g none 2>/dev/null | "
+			  "awk '!/^#/ && NF { $1 = $1; print }' > b && "
+			  "grep 'long_named_caller<' a | awk 'length($0) > 1500' | grep -q '> > >$' && "
+			  "diff a b | cut -c1-300",
+		   dir, tu_ringtrace());
+	if (rc != 0 || diff[0])
+		fail_msg("report --children's rows are not perf's, or the long name is cut "
+			 "(<: ringtrace, >: perf):\n%s", diff);
+	free(diff);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* report --children of a recording without callchains is perf report
+ * --children's table there: one percentage a row (perf cancels --children
+ * silently where no event has callchains), in perf's order. */
+static void test_children_without_callchains_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL, *diff = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	assert_non_null(dir);
+	rc = tu_sh(&out, "%s record -a -e sched:sched_switch,timer:hrtimer_start --force -o %s -- "
+			 "sh -c 'ls -lR /usr/include > /dev/null; sleep 0.2' 2>&1",
+		   tu_ringtrace(), dir);
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	free(out);
+	/* ringtrace's Samples column, after the percentage, left out */
+	rc = tu_sh(&diff, "cd %s && %s report . --children > table && "
+			  "awk '!/^#/ && NF { $2 = \"\"; $0 = $0; $1 = $1; print }' table > a && "
+			  "perf report -i . --stdio --children 2>/dev/null | "
+			  "awk '!/^#/ && NF { $1 = $1; print }' > b && grep -q '^# Overhead ' table && "
+			  "test -s a && diff a b",
+		   dir, tu_ringtrace());
+	if (rc != 0)
+		fail_msg("report --children without callchains is not perf's table (<: ringtrace, "
+			 ">: perf):\n%s", diff);
+	free(diff);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Without a command, recording runs until SIGINT, then flushes and reports.
  * A spinning process on the last CPU gives that CPU samples to count (an idle
  * CPU of a VM may not tick: perf sees the same), and SIGINT comes a second
@@ -459,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
 		cmocka_unit_test(test_percent_limit_as_perf),
 		cmocka_unit_test(test_children_rows_as_perf),
+		cmocka_unit_test(test_children_without_callchains_as_perf),
+		cmocka_unit_test(test_long_names_whole_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -526,10 +527,58 @@ static void test_namespaces_round_trip(void **state)
 	byte_buffer_free(&b);
 }
 
-/* The stream merges the files by time, a tie going as perf's reader takes
- * it (it reads from the file it has read least far into): to the record
- * nearer the start of its file, then to the lower file; files in time order
- * are read as they lie, a file out of order is sorted first. */
+/* Where the directory lists name among its entries (perf reads a recording's
+ * data files in that order). */
+static int listed_rank(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rank = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) && strcmp(de->d_name, name))
+		rank++;
+	assert_non_null(de);
+	closedir(d);
+	return rank;
+}
+
+/* Reads the stream of the recording in dir: each record's ip, in order, into
+ * ips (room for max); the times non-decreasing, each record from its CPU's
+ * file. Returns how many. */
+static size_t stream_ips(const char *dir, uint64_t *ips, size_t max)
+{
+	struct record_stream *rs;
+	struct stream_record sr;
+	struct perf_input in;
+	uint64_t last = 0;
+	char err[512];
+	size_t n = 0;
+
+	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
+	rs = record_stream_open(&in, err, sizeof(err));
+	assert_non_null(rs);
+	while (record_stream_next(rs, &sr)) {
+		struct perf_sample s;
+
+		assert_int_equal(sr.rec->type, PERF_RECORD_SAMPLE);
+		assert_int_equal(perf_sample_decode(sr.rec, SAMPLE_TYPE, &s), 0);
+		assert_true(n < max);
+		assert_int_equal(sr.time, s.time);
+		assert_true(s.time >= last);
+		assert_int_equal(sr.file, 1 + s.cpu); /* files[0] is the header file */
+		last = s.time;
+		ips[n++] = s.ip;
+	}
+	record_stream_close(rs);
+	perf_input_close(&in);
+	return n;
+}
+
+/* The stream merges the files by time, a tie going as perf's reader queues
+ * it (it reads the data files in the order their directory lists them, 2
+ * MiB of records of each in turn): files in time order are read as they
+ * lie, a file out of order is sorted first. */
 static void test_stream_merges_files_in_time_order(void **state)
 {
 	static const struct {
@@ -540,47 +589,104 @@ static void test_stream_merges_files_in_time_order(void **state)
 		{ 1, 40 }, { 1, 20 }, { 1, 60 }, { 1, 20 }, /* data.cpu1: out of order */
 		{ 2, 20 }, { 2, 30 },                       /* data.cpu2: in order */
 	};
-	/* the ips (100 * cpu + place in its file) in the order expected: at 20,
-	 * cpu2's first record before cpu1's second and fourth; at 30, the
-	 * second records of cpu0 and cpu2, the lower file first */
-	static const uint64_t expected[] = { 0, 200, 101, 103, 1, 201, 100, 2, 102 };
+	enum { N = sizeof(written) / sizeof(written[0]) };
 	unsigned int placed[3] = { 0 };
+	uint64_t got[N + 1], expected[N], ip[N];
+	size_t order[N];
 	struct tu_recording recording;
-	struct record_stream *rs;
-	struct stream_record sr;
-	struct perf_input in;
-	char *dir = tu_tempdir(), err[512];
-	size_t n = 0;
+	char *dir = tu_tempdir();
+	int rank[3];
 
 	(void)state;
 	recording_init(&recording, 3);
-	for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+	for (size_t i = 0; i < N; i++) {
 		struct perf_sample s = {
 			.misc = PERF_RECORD_MISC_USER, .ip = 100 * written[i].cpu + placed[written[i].cpu]++,
 			.pid = 7, .tid = 7, .time = written[i].time, .cpu = written[i].cpu, .period = 1,
 		};
 
+		ip[i] = s.ip;
 		tu_recording_sample(&recording, 0, &s);
 	}
 	tu_recording_write(&recording, dir);
 	tu_recording_free(&recording);
-	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
-	rs = record_stream_open(&in, err, sizeof(err));
-	assert_non_null(rs);
-	while (record_stream_next(rs, &sr)) {
-		struct perf_sample s;
+	for (int c = 0; c < 3; c++) {
+		char name[16];
 
-		assert_int_equal(sr.rec->type, PERF_RECORD_SAMPLE);
-		assert_int_equal(perf_sample_decode(sr.rec, SAMPLE_TYPE, &s), 0);
-		assert_true(n < sizeof(expected) / sizeof(expected[0]));
-		assert_int_equal(s.ip, expected[n]);
-		assert_int_equal(sr.time, s.time);
-		assert_int_equal(sr.file, 1 + s.cpu); /* files[0] is the header file */
-		n++;
+		snprintf(name, sizeof(name), "data.cpu%d", c);
+		rank[c] = listed_rank(dir, name);
 	}
-	assert_int_equal(n, sizeof(expected) / sizeof(expected[0]));
-	record_stream_close(rs);
-	perf_input_close(&in);
+	/* the ips in the order expected: by time, then the file listed first,
+	 * then the place in the file (at 20: cpu1's second and fourth records
+	 * and cpu2's first; at 30: the second records of cpu0 and cpu2) */
+	for (size_t i = 0; i < N; i++) {
+		size_t j = i;
+
+		for (; j > 0 && (written[order[j - 1]].time > written[i].time ||
+				 (written[order[j - 1]].time == written[i].time &&
+				  rank[written[order[j - 1]].cpu] > rank[written[i].cpu]));
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (size_t i = 0; i < N; i++)
+		expected[i] = ip[order[i]];
+	assert_int_equal(stream_ips(dir, got, N + 1), N);
+	assert_memory_equal(got, expected, sizeof(expected));
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A file's records past its first 2 MiB are read in perf's second turn:
+ * at one time, after a record of the other file's first turn, even of a
+ * file listed after it. */
+static void test_stream_ties_by_reading_turn(void **state)
+{
+	enum { FILLER = (2 << 20) / 48 + 1 }; /* a sample is 48 bytes here */
+	static uint64_t got[FILLER + 4];
+	struct tu_recording recording;
+	char *dir = tu_tempdir();
+	uint32_t first, second;
+	struct perf_sample s = { .misc = PERF_RECORD_MISC_USER, .pid = 7, .tid = 7, .period = 1 };
+
+	(void)state;
+	/* which data file the directory lists first: its name's place is its own */
+	recording_init(&recording, 2);
+	tu_recording_write(&recording, dir);
+	tu_recording_free(&recording);
+	first = listed_rank(dir, "data.cpu0") < listed_rank(dir, "data.cpu1") ? 0 : 1;
+	second = 1 - first;
+	tu_rmtree(dir);
+	free(dir);
+	dir = tu_tempdir();
+	recording_init(&recording, 2);
+	/* the first listed: a record at 3, 2 MiB of records at 4, one at 5;
+	 * the other: one at 3, one at 5 */
+	s.cpu = first;
+	s.time = 3;
+	s.ip = 1;
+	tu_recording_sample(&recording, 0, &s);
+	s.time = 4;
+	for (size_t i = 0; i < FILLER; i++)
+		tu_recording_sample(&recording, 0, &s);
+	s.time = 5;
+	s.ip = 2;
+	tu_recording_sample(&recording, 0, &s);
+	s.cpu = second;
+	s.time = 3;
+	s.ip = 11;
+	tu_recording_sample(&recording, 0, &s);
+	s.time = 5;
+	s.ip = 12;
+	tu_recording_sample(&recording, 0, &s);
+	assert_true(recording.cpu[first].len >= (2 << 20) + 48);
+	tu_recording_write(&recording, dir);
+	tu_recording_free(&recording);
+	assert_int_equal(stream_ips(dir, got, FILLER + 4), FILLER + 4);
+	assert_int_equal(got[0], 1);  /* at 3: both in the first turn, the first listed first */
+	assert_int_equal(got[1], 11);
+	assert_int_equal(got[FILLER + 2], 12); /* at 5: the first turn's first */
+	assert_int_equal(got[FILLER + 3], 2);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -598,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_next_mmap2_walks_records),
 		cmocka_unit_test(test_namespaces_round_trip),
 		cmocka_unit_test(test_stream_merges_files_in_time_order),
+		cmocka_unit_test(test_stream_ties_by_reading_turn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

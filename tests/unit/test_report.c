@@ -297,6 +297,56 @@ static void test_perf_reads_the_directory(void **state)
 	free(out);
 }
 
+/* Rows of one weight at addresses without a symbol come in perf's order:
+ * by the sign of the addresses' difference (perf's _sort__addr_cmp), a
+ * kernel address before user ones; perf report's own rows, where perf is
+ * installed. */
+static void test_address_ties_as_perf(void **state)
+{
+	static const struct {
+		uint16_t misc;
+		uint64_t ip;
+	} samples[] = { { PERF_RECORD_MISC_USER, 0x7fff00001000ULL },
+			{ PERF_RECORD_MISC_KERNEL, 0xffff888000001000ULL },
+			{ PERF_RECORD_MISC_USER, 0x10 } };
+	struct perf_comm comm = { .pid = SYNTHETIC_PID, .tid = SYNTHETIC_PID, .comm = "synthetic" };
+	struct fixture fx = { .dir = tu_tempdir() };
+	struct perf_event_attr *attr;
+	struct tu_recording r;
+	char *text, *out = NULL;
+	int rc;
+
+	(void)state;
+	tu_recording_init(&r, 1);
+	attr = tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				  SAMPLE_TYPE, 0);
+	attr->sample_period = 1000000;
+	attr->exclude_guest = 1;
+	assert_int_equal(perf_kernel_mmap_encode(&r.side, SAMPLE_ID_TYPE, KERNEL_TEXT, NULL), 0);
+	assert_int_equal(perf_comm_encode(&r.side, SAMPLE_ID_TYPE, &comm, NULL), 0);
+	for (unsigned int i = 0; i < 3; i++)
+		add_sample(&r, samples[i].misc, samples[i].ip, SYNTHETIC_PID, 1000 + i, 0);
+	r.kallsyms = "ffffffff81000000 T _text\nffffffff81000100 T kfunc_synthetic\n";
+	tu_recording_write(&r, fx.dir);
+	snprintf(fx.kallsyms, sizeof(fx.kallsyms), "%s/kallsyms", fx.dir);
+	tu_recording_free(&r);
+	text = report_text(&fx, "sym", NULL, -1);
+	expect_row(text, 0, "33.33%", "1", "[k] 0xffff888000001000");
+	expect_row(text, 1, "33.33%", "1", "[.] 0x0000000000000010");
+	expect_row(text, 2, "33.33%", "1", "[.] 0x00007fff00001000");
+	free(text);
+	rc = tu_sh(&out, "perf report -i %s --stdio --sort sym 2>/dev/null | "
+			 "awk '!/^#/ && NF { print $NF }' | paste -sd ' '", fx.dir);
+	if (rc != 127) {
+		assert_int_equal(rc, 0);
+		if (strcmp(out, "0xffff888000001000 0x0000000000000010 0x00007fff00001000\n"))
+			fail_msg("perf report orders the addresses otherwise: %s", out);
+	}
+	free(out);
+	tu_rmtree(fx.dir);
+	free(fx.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_bad_sort_key),
 		cmocka_unit_test(test_missing_input_is_an_error),
 		cmocka_unit_test(test_perf_reads_the_directory),
+		cmocka_unit_test(test_address_ties_as_perf),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

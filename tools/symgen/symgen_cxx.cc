@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 // symgen_cxx.cc: a C++ program whose hot function has a mangled name, for the
-// tests of demangling: it spins in ringtrace_test::Spinner::spin(int).
+// tests of demangling: it spins in ringtrace_test::Spinner::spin(int), called
+// through a function whose name demangles to over 1300 bytes.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,20 @@ unsigned long Spinner::spin(int rounds)
 		x = x + static_cast<unsigned long>(i) * 7;
 	return x;
 }
+// A type nested 64 deep, and a caller of spin named by it: reports print its
+// name whole, as perf does.
+template <typename T> struct Nest {};
+template <int N> struct Deep {
+	using type = Nest<typename Deep<N - 1>::type>;
+};
+template <> struct Deep<0> {
+	using type = Spinner;
+};
+
+template <typename T> __attribute__((noinline)) unsigned long long_named_caller(int rounds)
+{
+	return Spinner::spin(rounds) + 1;
+}
 } // namespace ringtrace_test
 
 int main(int argc, char **argv)
@@ -27,7 +42,7 @@ int main(int argc, char **argv)
 	unsigned long sum = 0;
 
 	while (std::chrono::steady_clock::now() < end)
-		sum += ringtrace_test::Spinner::spin(100000);
+		sum += ringtrace_test::long_named_caller<ringtrace_test::Deep<64>::type>(100000);
 	std::printf("%lu\n", sum & 1);
 	return 0;
 }

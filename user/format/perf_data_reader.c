@@ -273,10 +273,16 @@ static long cpu_number(const char *name)
 	return errno || n > INT32_MAX ? INT32_MAX : (long)n;
 }
 
+/* A data file's name and its place in the directory's listing. */
+struct data_name {
+	char *name;
+	unsigned int listed;
+};
+
 /* "data.cpuN" sorts by N; other "data.*" names after, by name. */
 static int compare_data_names(const void *a, const void *b)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	const char *x = ((const struct data_name *)a)->name, *y = ((const struct data_name *)b)->name;
 	long nx = cpu_number(x), ny = cpu_number(y);
 
 	if (nx >= 0 && ny >= 0 && nx != ny)
@@ -287,17 +293,18 @@ static int compare_data_names(const void *a, const void *b)
 }
 
 /* A data file's name ("data.*") appended to the names listed (ctx, a
- * byte_buffer of char *); 1 when memory runs out. */
+ * byte_buffer of struct data_name); 1 when memory runs out. */
 static int add_data_name(int dirfd, const char *name, void *ctx)
 {
-	char *copy;
+	struct byte_buffer *listed = ctx;
+	struct data_name dn = { .listed = (unsigned int)(listed->len / sizeof(dn)) };
 
 	(void)dirfd;
 	if (strncmp(name, "data.", 5) || !name[5])
 		return 0;
-	copy = strdup(name);
-	if (!copy || !byte_buffer_append(ctx, &copy, sizeof(copy))) {
-		free(copy);
+	dn.name = strdup(name);
+	if (!dn.name || !byte_buffer_append(listed, &dn, sizeof(dn))) {
+		free(dn.name);
 		return 1;
 	}
 	return 0;
@@ -308,7 +315,7 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 	struct byte_buffer listed = { 0 };
 	struct perf_input_file *files;
 	int ret = -ENOMEM, r = dir_each_entry(dirfd, add_data_name, &listed);
-	char **names = (char **)listed.data;
+	struct data_name *names = (struct data_name *)listed.data;
 	size_t nr = listed.len / sizeof(*names);
 
 	if (r) {
@@ -326,16 +333,18 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 	for (size_t i = 0; i < nr; i++) {
 		char display[4096];
 
-		snprintf(display, sizeof(display), "%s/%s", in->path, names[i]);
-		if ((ret = perf_input_file_map(dirfd, names[i], display, &in->files[in->nr_files], err,
-					       errlen)))
+		snprintf(display, sizeof(display), "%s/%s", in->path, names[i].name);
+		if ((ret = perf_input_file_map(dirfd, names[i].name, display, &in->files[in->nr_files],
+					       err, errlen)))
 			goto out;
-		in->nr_files++;
+		/* perf reads the header file's records first, then the data
+		 * files in the order the directory lists them */
+		in->files[in->nr_files++].read_order = names[i].listed + 1;
 	}
 	ret = 0;
 out:
 	for (size_t i = 0; i < nr; i++)
-		free(names[i]);
+		free(names[i].name);
 	free(names);
 	return ret;
 }

@@ -25,6 +25,9 @@ struct perf_input_file {
 	size_t map_size;
 	bool heap;          /* map was read into memory, not mapped */
 	uint64_t start, end; /* the record range inside the file */
+	/* where perf's reader takes the file: 0 the header file, then the
+	 * data files in the order their directory lists them */
+	unsigned int read_order;
 };
 
 struct perf_input {

@@ -14,6 +14,9 @@
 
 /* How far ahead of the record being checked its file is fetched. */
 #define STREAM_PREFETCH 1024
+/* perf reads a directory's files in turns, from each file records until
+ * they make 2 MiB, then from the next (READER_MAX_SIZE in its session.c) */
+#define PERF_READER_TURN (2u << 20)
 
 struct index_entry {
 	uint64_t time;
@@ -29,6 +32,8 @@ struct file_cursor {
 	uint64_t time;              /* of the record at pos */
 	struct index_entry *entries; /* NULL: in order, read from pos */
 	size_t nr, next;
+	uint64_t *turns; /* where each of perf's reading turns but the first starts */
+	size_t nr_turns;
 };
 
 struct record_stream {
@@ -132,6 +137,19 @@ static int index_file(const struct record_stream *rs, const struct perf_input_fi
 	return 0;
 }
 
+/* Notes that one of perf's reading turns starts at offset; -ENOMEM. */
+static int add_turn(struct file_cursor *fc, uint64_t offset)
+{
+	uint64_t *turns = fc->nr_turns % 64 ? fc->turns
+					    : realloc(fc->turns, (fc->nr_turns + 64) * sizeof(*turns));
+
+	if (!turns)
+		return -ENOMEM;
+	fc->turns = turns;
+	fc->turns[fc->nr_turns++] = offset;
+	return 0;
+}
+
 /* Checks every record of a file (its size, its sample id, its time), finds
  * where the whole ones end, and whether they are in time order; indexes the
  * file if not. */
@@ -141,13 +159,22 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 	const struct perf_input *in = rs->in;
 	struct perf_record_iter it;
 	const struct perf_event_header *rec;
-	uint64_t last = 0, first = 0;
+	uint64_t last = 0, first = 0, turn = 0;
 	bool sorted = true, any = false;
 	int r;
 
 	perf_record_iter_init(&it, f);
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
 		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t;
+
+		if (turn >= PERF_READER_TURN) {
+			if (add_turn(fc, offset)) {
+				rt_format(err, errlen, "out of memory reading %s", f->path);
+				return -ENOMEM;
+			}
+			turn = 0;
+		}
+		turn += rec->size;
 
 		/* each record's place hangs on the size of the one before: fetch
 		 * ahead, or every record waits for memory (a third of a report) */
@@ -199,10 +226,28 @@ static uint64_t next_offset(const struct file_cursor *fc)
 	return fc->entries ? fc->entries[fc->next].offset : fc->pos;
 }
 
+/* In which of perf's reading turns of its file the next record is read. */
+static size_t next_turn(const struct file_cursor *fc)
+{
+	uint64_t offset = next_offset(fc);
+	size_t lo = 0, hi = fc->nr_turns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fc->turns[mid] <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Orders files by their next record: time; records of one time as perf
- * queues them (it reads one record at a time from the file it has read
- * least far into, and its queue keeps records of one time in the order
- * read): the one nearer the start of its file first, then file number. */
+ * queues them (its queue keeps records of one time in the order read, and
+ * it reads the files in turns, the header file first, then the data files
+ * as their directory lists them): the one read in an earlier turn first,
+ * then the file read first in a turn. */
 static bool heap_less(const struct record_stream *rs, unsigned int a, unsigned int b)
 {
 	const struct file_cursor *fa = &rs->files[a], *fb = &rs->files[b];
@@ -210,8 +255,12 @@ static bool heap_less(const struct record_stream *rs, unsigned int a, unsigned i
 
 	if (x != y)
 		return x < y;
-	x = next_offset(fa);
-	y = next_offset(fb);
+	x = next_turn(fa);
+	y = next_turn(fb);
+	if (x != y)
+		return x < y;
+	x = rs->in->files[a].read_order;
+	y = rs->in->files[b].read_order;
 	return x != y ? x < y : a < b;
 }
 
@@ -300,8 +349,10 @@ void record_stream_close(struct record_stream *rs)
 	if (!rs)
 		return;
 	if (rs->files)
-		for (unsigned int i = 0; i < rs->in->nr_files; i++)
+		for (unsigned int i = 0; i < rs->in->nr_files; i++) {
 			free(rs->files[i].entries);
+			free(rs->files[i].turns);
+		}
 	free(rs->files);
 	free(rs->heap);
 	free(rs);

@@ -225,6 +225,8 @@ static uint32_t level_bit(int level)
 
 static void print_name(const struct graph_node *n, FILE *out)
 {
+	/* a name cut at 1023 bytes, as perf's callchain_list__sym_name cuts
+	 * it (the table's rows print it whole, as perf's do) */
 	char buf[1024], escaped[1024];
 
 	if (!n->key.name)

@@ -434,6 +434,17 @@ static void say_other_events(const struct report_state *st, unsigned int chosen)
 			others);
 }
 
+/* Whether any event of the recording has callchains: without them perf
+ * report's --children prints the plain table (report__setup_sample_type
+ * cancels the cumulation, silently). */
+static bool has_callchains(const struct perf_input *in)
+{
+	for (unsigned int e = 0; e < in->nr_events; e++)
+		if (in->events[e].attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
 /* --event by name; stacks of different events do not add up, so folded
  * stacks and flame graphs take the first event without it. */
 static int choose_event(struct report_state *st, char *err, size_t errlen)
@@ -469,6 +480,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 							   ? !o->children
 							   : o->graph.order == REPORT_GRAPH_CALLEE };
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
+	struct report_options without_children;
 	int ret, r;
 
 	hash_map_init(&st.rows, hash_row, equal_row);
@@ -480,6 +492,12 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	}
 	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen)))
 		goto out_maps;
+	if (o->children && !has_callchains(&st.rec.in)) {
+		without_children = *o;
+		without_children.children = false;
+		st.o = o = &without_children;
+		st.callee_first = o->graph.order != REPORT_GRAPH_CALLER;
+	}
 	st.events = calloc(st.rec.in.nr_events ? st.rec.in.nr_events : 1, sizeof(*st.events));
 	st.frame_keys = malloc(MAX_FRAMES * sizeof(*st.frame_keys));
 	st.table_frames = malloc(MAX_FRAMES * sizeof(*st.table_frames));

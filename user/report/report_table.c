@@ -26,12 +26,20 @@ static int compare_names(const char *a, const char *b)
 	return a == b ? 0 : !a ? -1 : !b ? 1 : strcmp(a, b);
 }
 
-/* Two rows' symbols as perf's sort__sym_sort orders ties: names first, by
- * name, then addresses without a symbol, by address (one width: as text). */
+/* Two rows' symbols as perf orders ties: names first, by name
+ * (sort__sym_sort), then addresses without a symbol as its collapsed
+ * entries were ordered, by the sign of their difference (_sort__addr_cmp's
+ * int64_t: kernel addresses before user ones). */
 static int compare_symbols(const char *a, const char *b)
 {
 	if (row_sym_is_address(a) != row_sym_is_address(b))
 		return row_sym_is_address(a) ? 1 : -1;
+	if (row_sym_is_address(a)) {
+		int64_t d = (int64_t)(strtoull(a, NULL, 16) - strtoull(b, NULL, 16));
+
+		if (d)
+			return d < 0 ? -1 : 1;
+	}
 	return compare_names(a, b);
 }
 
@@ -135,10 +143,11 @@ static const char *key_text(const struct row *r, enum report_key k, char *buf, s
 	case REPORT_KEY_DSO:
 		return terminal_text(shown_dso(r->key.dso), buf, len);
 	case REPORT_KEY_SYM: {
-		char name[1024];
+		const char *name = terminal_text(r->key.sym, buf + 4, len - 4);
 
-		snprintf(buf, len, "[%c] %s", r->key.kernel ? 'k' : '.',
-			 terminal_text(r->key.sym, name, sizeof(name)));
+		if (name != buf + 4)
+			snprintf(buf + 4, len - 4, "%s", name);
+		memcpy(buf, r->key.kernel ? "[k] " : "[.] ", 4);
 		return buf;
 	}
 	case REPORT_KEY_CPU:
@@ -169,6 +178,22 @@ static struct graph_print graph_print_of(const struct report_options *o, const s
 	};
 }
 
+/* Room for every key of these rows as key_text writes them: a symbol's
+ * name whole, as perf prints it, whatever its length (each control byte
+ * escaped in 4 at most). */
+static size_t key_room(struct row *const *rows, size_t nr)
+{
+	size_t room = 1024;
+
+	for (size_t i = 0; i < nr; i++) {
+		size_t n = rows[i]->key.sym ? 4 * strlen(rows[i]->key.sym) + 8 : 0;
+
+		if (n > room)
+			room = n;
+	}
+	return room;
+}
+
 /* One event's table; rows are that event's, sorted: at most o->max_rows
  * of them, a last line saying how many more there are. 0, or -ENOMEM. */
 static int print_rows(const struct report_state *st, FILE *out, struct row **rows, size_t nr,
@@ -176,13 +201,16 @@ static int print_rows(const struct report_state *st, FILE *out, struct row **row
 {
 	const struct report_options *o = st->o;
 	int width[REPORT_MAX_KEYS];
-	size_t shown = 0, left_out = 0;
-	char buf[1024];
+	size_t shown = 0, left_out = 0, room = key_room(rows, nr);
+	char *buf = malloc(room);
+
+	if (!buf)
+		return -ENOMEM;
 
 	for (unsigned int k = 0; k < o->nr_keys; k++) {
 		width[k] = (int)strlen(key_titles[o->keys[k]]);
 		for (size_t i = 0; i < nr; i++) {
-			int w = (int)strlen(key_text(rows[i], o->keys[k], buf, sizeof(buf)));
+			int w = (int)strlen(key_text(rows[i], o->keys[k], buf, room));
 
 			if (w > width[k])
 				width[k] = w;
@@ -216,15 +244,18 @@ static int print_rows(const struct report_state *st, FILE *out, struct row **row
 				rows[i]->samples);
 		for (unsigned int k = 0; k < o->nr_keys; k++)
 			fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0,
-				key_text(rows[i], o->keys[k], buf, sizeof(buf)));
+				key_text(rows[i], o->keys[k], buf, room));
 		fputc('\n', out);
 		if (o->graph.shown) {
 			struct graph_print gp = graph_print_of(o, rows[i], total_period);
 
-			if (call_graph_print(rows[i]->graph, &gp, out))
+			if (call_graph_print(rows[i]->graph, &gp, out)) {
+				free(buf);
 				return -ENOMEM;
+			}
 		}
 	}
+	free(buf);
 	if (left_out)
 		fprintf(out, "#\n# %zu more rows left out: a terminal shows the first %u of each "
 			"event; ringtrace report --stdio (or into a pipe) prints them all\n",
