@@ -344,6 +344,38 @@ static void test_children_rows_as_perf(void **state)
 	free(dir);
 }
 
+/* A --call-graph dwarf recording's rows as perf's, in perf's order: a
+ * function inlined at a frame is a row "NAME (inlined)", a sample's self
+ * goes to its ip's symbol, not to a function inlined there (libc6-dbg
+ * names __GI___libc_read, __memcpy_avx512_unaligned_erms where the symbols
+ * are read, __memmove_avx512_unaligned_erms). */
+static void test_children_rows_of_dwarf_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL, *diff = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "head -c 3000000 %s > %s/in && %s record --call-graph dwarf -F %d --force "
+			 "-o %s/rec -- xz -9 -c %s/in 2>&1 >/dev/null",
+		   tu_ringtrace(), dir, tu_ringtrace(), FREQ, dir, dir);
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	free(out);
+	rc = tu_sh(&diff, "cd %s/rec && %s report . --children > table && "
+			  "awk '!/^#/ && NF { $3 = \"\"; $0 = $0; $1 = $1; print }' table > a && "
+			  "perf report -i . --stdio --children -g none 2>/dev/null | "
+			  "awk '!/^#/ && NF { $1 = $1; print }' > b && grep -q '(inlined)' b && "
+			  "diff a b | cut -c1-300",
+		   dir, tu_ringtrace());
+	if (rc != 0 || diff[0])
+		fail_msg("report --children's rows of a dwarf recording are not perf's, or perf "
+			 "has no inlined row (<: ringtrace, >: perf):\n%s", diff);
+	free(diff);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A name of over 1024 bytes (symgen_cxx's caller of spin, a template of a
  * type nested 64 deep: 1568) is printed whole in report's rows, as perf
  * prints it; the rows of report --children are perf's, in perf's order. */
@@ -525,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_children_rows_as_perf),
 		cmocka_unit_test(test_children_without_callchains_as_perf),
 		cmocka_unit_test(test_long_names_whole_as_perf),
+		cmocka_unit_test(test_children_rows_of_dwarf_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),

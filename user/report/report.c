@@ -129,12 +129,14 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 	if (st->keys & KEY(REPORT_KEY_SYM)) {
 		key->sym = where->symbol;
 		key->kernel = kernel;
-		if (where->symbol[0] == '[' && !strcmp(where->symbol, "[unknown]")) {
-			char name[32];
+		if (where->inlined || !strcmp(where->symbol, "[unknown]")) {
+			char name[4096]; /* a function inlined there is a row "NAME (inlined)" */
 
-			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
-			key->sym = address_space_intern(&st->rec.as, name);
-			if (!key->sym)
+			if (where->inlined)
+				snprintf(name, sizeof(name), "%s (inlined)", where->symbol);
+			else
+				snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
+			if (!(key->sym = address_space_intern(&st->rec.as, name)))
 				return -ENOMEM;
 		}
 	}
@@ -174,12 +176,15 @@ static int add_to_table(struct report_state *st, const struct row_key *base, boo
 	unsigned int lo = st->callee_first ? 0 : st->nr_frames - nr; /* frames [lo, lo + nr) */
 	const struct row_key *credited[REPORT_MAX_STACK];
 	bool graph = st->o->graph.shown;
+	struct resolved own = f[0].where;
 	unsigned int n = 0;
 	struct row *leaf;
 	int r;
 
-	if (frame_key(st, base, &f[0].where, f[0].where.map_ip,
-		      f[0].where.mapped ? f[0].where.kernel : kernel, &st->leaf_key))
+	if (own.inlined) /* self to the ip's symbol, not a function inlined there (perf's) */
+		address_space_resolve(&st->rec.as, (uint32_t)(thread >> 32), f[0].ip,
+				      PERF_RECORD_MISC_USER, &own);
+	if (frame_key(st, base, &own, own.map_ip, own.mapped ? own.kernel : kernel, &st->leaf_key))
 		return -ENOMEM;
 	leaf = get_row(st, &st->leaf_key);
 	if (!leaf)
