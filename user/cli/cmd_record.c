@@ -301,6 +301,23 @@ static int record_option(void *ctx, int id, const char *arg)
 	case RECORD_OPT_VERBOSE:
 		o->verbose++;
 		break;
+	case RECORD_OPT_SWITCH_OUTPUT:
+		if (switch_output_parse(arg, &o->switch_output, err, sizeof(err))) {
+			rt_error("%s", err);
+			return OPTIONS_USAGE_ERROR;
+		}
+		break;
+	case RECORD_OPT_SWITCH_MAX_FILES:
+		if (option_parse_u64("--switch-max-files", arg, 1, SWITCH_OUTPUT_MAX_FILES, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->switch_max_files = (unsigned int)v;
+		break;
+	case RECORD_OPT_MAX_SIZE:
+		if (switch_output_parse_size("--max-size", arg, &o->max_size, err, sizeof(err))) {
+			rt_error("%s", err);
+			return OPTIONS_USAGE_ERROR;
+		}
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -333,6 +350,14 @@ int cmd_record(int argc, char **argv)
 	if ((o->trigger_event || o->trigger_runqlat_ns || o->max_snapshots || o->snapshots_overlap) &&
 	    !o->overwrite) {
 		rt_error("--trigger, --trigger-runqlat, --max-snapshots and --snapshots-overlap need --overwrite: snapshots are taken of a flight recording");
+		return 2;
+	}
+	if ((o->switch_output.mode || o->max_size) && o->overwrite) {
+		rt_error("--switch-output and --max-size conflict with --overwrite: a flight recording writes snapshots (DIR/snapshot-NNN, --max-snapshots) instead");
+		return 2;
+	}
+	if (o->switch_max_files && !o->switch_output.mode) {
+		rt_error("--switch-max-files needs --switch-output: it sets how many of its outputs are kept");
 		return 2;
 	}
 	if (o->transport == TRANSPORT_RING &&

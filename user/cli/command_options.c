@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* command_options.c: the option table of every subcommand but record, the one source of
  * what getopt_long accepts, what --help prints and what the man pages say of
- * each option (its details), and the check of a value two commands take
- * alike (-F). */
+ * each option (its details). */
 #include "cli/command_options.h"
 
-#include <errno.h>
-#include <inttypes.h>
 
 #include "capture/perf_events.h"
 #include "export/metrics_server.h"
-#include "lib/log.h"
 #include "lib/option_values.h"
 #include "report/flamegraph.h"
 #include "report/report.h"
@@ -282,21 +278,3 @@ const struct options_command *const all_commands[] = {
 };
 
 const unsigned int nr_all_commands = sizeof(all_commands) / sizeof(all_commands[0]);
-
-int parse_sample_freq(const char *text, uint64_t *freq)
-{
-	uint64_t v, limit;
-	int r;
-
-	if ((r = option_parse_u64("-F", text, 1, 1000000, &v)))
-		return r;
-	limit = perf_max_sample_rate();
-	if (limit && v > limit) {
-		rt_error("-F %" PRIu64 " is above the kernel's limit, kernel.perf_event_max_sample_rate = %" PRIu64
-			 " (the kernel lowers it when samples take long): give -F %" PRIu64
-			 " or less, or raise the sysctl", v, limit, limit);
-		return -EINVAL;
-	}
-	*freq = v;
-	return 0;
-}

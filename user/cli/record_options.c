@@ -116,6 +116,16 @@ static const struct options_entry record_options_table[] = {
 	  "each snapshot holds all the memory holds, the previous snapshot's samples not yet "
 	  "overwritten included, its accounting counted from the start",
 	  NULL, RECORD_OPT_SNAPSHOTS_OVERLAP },
+	{ "switch-output", 0, "[MODE]",
+	  "rotate: DIR becomes DIR.YYYYmmddHHMMSSCC (perf's name, the time of the switch) and a "
+	  "new DIR begins, on SIGUSR2 (signal, the default), once DIR holds a size (B, K, M, G: "
+	  "100M) or every time (s, m, h, d: 30s, 1h); each output a whole recording",
+	  "long recordings", RECORD_OPT_SWITCH_OUTPUT },
+	{ "switch-max-files", 0, "N", "with --switch-output: keep only the newest N outputs",
+	  NULL, RECORD_OPT_SWITCH_MAX_FILES },
+	{ "max-size", 0, "SIZE",
+	  "stop as on SIGINT (drained, totals written) once the output holds SIZE (B, K, M, G)",
+	  NULL, RECORD_OPT_MAX_SIZE },
 	{ "metrics", 0, "ADDR:PORT",
 	  "serve Prometheus metrics of this recording there (as ringtrace export, from the "
 	  "samples recorded)",
@@ -276,6 +286,25 @@ static const struct options_detail record_details[] = {
 	  "slow run queue slows the recording's target too." },
 	{ "--max-snapshots",
 	  "The end of the recording takes a last snapshot, unless N were taken already." },
+	{ "--switch-output",
+	  "As perf record --switch-output: write MODE as --switch-output=MODE (a word after a "
+	  "bare --switch-output is taken as MODE unless it starts with -). A size counts the "
+	  "records put into the output since it began; a time is checked after each drain (every "
+	  "100 ms at least). The drain thread only marks where each CPU's records change output: "
+	  "the writer thread finishes the old output (its DIR/totals holds its own counts), "
+	  "renames it, and begins the new DIR with the header, the tracepoint formats and, in "
+	  "each data.cpuN, the side-band of the processes alive (comms, mappings; those that "
+	  "exited over a second before the switch are left out), so perf report -i, perf script "
+	  "-i and ringtrace read each output alone. Nothing is lost at a switch: a sample "
+	  "drained before it is in the old output, one after in the new. At the end the last "
+	  "output is renamed too, as perf does. Binaries copied from containers and JITs' maps "
+	  "stay in the output that was current when they were copied." },
+	{ "--switch-max-files",
+	  "As perf's: once N outputs are finished, each further one removes the oldest." },
+	{ "--max-size",
+	  "The size counts the records put into the current output (with --switch-output, "
+	  "since its switch); records drained in the same pass are still written, so the output "
+	  "may pass SIZE by a little, and the totals stay exact." },
 	{ "--verbose", "libbpf's messages (-vv) include the verifier's log." },
 	{ "--debug-drain-delay-ms",
 	  "The drain sleeps MS ms before each pass over the kernel's rings, to provoke losses "

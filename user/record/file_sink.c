@@ -18,52 +18,9 @@
 #include "format/perf_record.h"
 #include "format/recording_layout.h"
 #include "lib/log.h"
+#include "record/file_sink_state.h"
+#include "record/sideband_history.h"
 #include "sys/output_dir.h"
-
-#define STREAM_BUFFER_BYTES (256 * 1024)
-#define IDLE_WAIT_MS 50
-
-struct file_sink;
-
-/* One CPU: its staging ring (filled by the drain thread) and its file. */
-struct cpu_output {
-	int cpu;
-	struct staging_ring staging;
-	struct perf_data_stream stream;
-	/* writer thread: records reach the file when the stream's buffer is
-	 * written; until then they are buffered, and if that write fails
-	 * (a full disk) they never do */
-	uint64_t samples_written;          /* SAMPLE records in the file */
-	uint64_t samples_buffered;         /* ...appended, not yet written */
-	uint64_t items_buffered[STAGING_CLASSES];  /* records or LOST counts appended */
-	uint64_t items_unwritten[STAGING_CLASSES]; /* ...that never reached the file */
-	uint64_t samples_unwritten;        /* SAMPLE records among them */
-	uint64_t last_time;                /* of the newest record taken */
-	uint64_t span_first, span_last;    /* earliest and latest sample times appended */
-	unsigned int lost_records_rescued; /* LOST records written after a failure */
-	/* drain thread: records dropped because the staging ring was full */
-	uint64_t dropped_samples;
-	uint64_t dropped_sideband;
-	struct file_sink *owner;
-};
-
-struct file_sink {
-	struct record_sink base;
-	struct cpu_output *cpus;
-	unsigned int nr;
-	int *slot_of_cpu;   /* by CPU number, -1 if it has no file */
-	int nr_slots;
-	const char *dirpath;
-	uint64_t sample_lost_id, sideband_lost_id;
-	unsigned int delay_ms;
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	atomic_bool stop;
-	atomic_int error;     /* errno of the first failed write, 0 if none */
-	int error_cpu;
-};
 
 static struct file_sink *file_sink_of(struct record_sink *s)
 {
@@ -101,8 +58,12 @@ static int stage(struct file_sink *f, int cpu, const void *rec, size_t size,
 
 	if (!o)
 		return -EINVAL;
-	if (!staging_ring_write(&o->staging, rec, size, recording_record_time(rec), cls,
-				lost ? recording_lost_count(rec) : 1)) {
+	if (f->rotation && cls == STAGING_OTHER)
+		sideband_history_add(&f->history, (unsigned int)(o - f->cpus), rec, size);
+	if (staging_ring_write(&o->staging, rec, size, recording_record_time(rec), cls,
+			       lost ? recording_lost_count(rec) : 1)) {
+		f->staged_bytes += size;
+	} else {
 		/* a dropped LOST record's count is not lost: the ring folds it
 		 * into its own LOST record; only records themselves are drops */
 		if (h->type == PERF_RECORD_SAMPLE)
@@ -142,7 +103,7 @@ static enum staging_class record_class(const struct file_sink *f,
 										 : STAGING_OTHER;
 }
 
-static void set_error(struct file_sink *f, int cpu, int err)
+void file_sink_set_error(struct file_sink *f, int cpu, int err)
 {
 	f->error_cpu = cpu;
 	atomic_store(&f->error, err ? err : EIO);
@@ -153,8 +114,10 @@ static void note_written(struct cpu_output *o)
 {
 	o->samples_written += o->samples_buffered;
 	o->samples_buffered = 0;
-	for (int c = 0; c < STAGING_CLASSES; c++)
+	for (int c = 0; c < STAGING_CLASSES; c++) {
+		o->items_written[c] += o->items_buffered[c];
 		o->items_buffered[c] = 0;
+	}
 }
 
 /* The stream failed: what it held never reaches the file. */
@@ -194,20 +157,26 @@ static void write_record(struct file_sink *f, struct cpu_output *o,
 			o->items_buffered[cls] += items;
 			return;
 		}
-		set_error(f, o->cpu, o->stream.error);
+		file_sink_set_error(f, o->cpu, o->stream.error);
 		note_unwritten(o);
 	}
 	o->samples_unwritten += sample;
 	o->items_unwritten[cls] += items;
 }
 
-/* Moves one CPU's waiting records into its file; true if there were any. */
-static bool empty_one(struct file_sink *f, struct cpu_output *o)
+/* Moves one CPU's waiting records into its file; true if there were any.
+ * While a switch is pending, only those staged before it: the ring's head
+ * was read before the switch was seen, so a record staged after the switch
+ * is never taken for one before it. */
+bool file_sink_empty_one(struct file_sink *f, struct cpu_output *o)
 {
 	const struct perf_event_header *h;
 	bool any = false;
 
 	while ((h = staging_ring_peek(&o->staging))) {
+		if (atomic_load_explicit(&f->switch_pending, memory_order_acquire) &&
+		    atomic_load_explicit(&o->staging.tail, memory_order_relaxed) >= o->switch_at)
+			break;
 		any = true;
 		write_record(f, o, h);
 		staging_ring_consume(&o->staging);
@@ -215,14 +184,14 @@ static bool empty_one(struct file_sink *f, struct cpu_output *o)
 	return any;
 }
 
-static void flush_one(struct file_sink *f, struct cpu_output *o)
+void file_sink_flush_one(struct file_sink *f, struct cpu_output *o)
 {
 	if (o->stream.error) {
 		note_unwritten(o);
 		return;
 	}
 	if (perf_data_stream_flush(&o->stream)) {
-		set_error(f, o->cpu, o->stream.error);
+		file_sink_set_error(f, o->cpu, o->stream.error);
 		note_unwritten(o);
 	} else {
 		note_written(o);
@@ -232,7 +201,7 @@ static void flush_one(struct file_sink *f, struct cpu_output *o)
 static void flush_all(struct file_sink *f)
 {
 	for (unsigned int i = 0; i < f->nr; i++)
-		flush_one(f, &f->cpus[i]);
+		file_sink_flush_one(f, &f->cpus[i]);
 }
 
 static void wait_for_work(struct file_sink *f)
@@ -261,11 +230,16 @@ static void *writer_thread(void *arg)
 		bool stopping = atomic_load(&f->stop), any = false;
 
 		for (unsigned int i = 0; i < f->nr; i++)
-			any |= empty_one(f, &f->cpus[i]);
+			any |= file_sink_empty_one(f, &f->cpus[i]);
 		if (any && f->delay_ms && !stopping)
 			usleep(f->delay_ms * 1000);
 		if (any)
 			continue;
+		/* every record before a switch is written: the switch */
+		if (atomic_load_explicit(&f->switch_pending, memory_order_acquire)) {
+			file_sink_switch_now(f, false);
+			continue;
+		}
 		/* idle: what was written reaches the file before waiting */
 		flush_all(f);
 		if (stopping)
@@ -293,8 +267,11 @@ static int write_error(struct file_sink *f, char *err, size_t errlen)
 
 	if (!e)
 		return 0;
-	rt_format(err, errlen, "cannot write %s/data.cpu%d: %s", f->dirpath, f->error_cpu,
-		  strerror(e));
+	if (f->switch_error[0])
+		rt_format(err, errlen, "%s", f->switch_error);
+	else
+		rt_format(err, errlen, "cannot write %s/data.cpu%d: %s", f->dirpath, f->error_cpu,
+			  strerror(e));
 	return -e;
 }
 
@@ -346,11 +323,16 @@ static int file_finish(struct record_sink *s, char *err, size_t errlen)
 
 		if (o->stream.fd < 0)
 			continue;
-		flush_one(f, o);
+		file_sink_flush_one(f, o);
 		if (o->stream.error)
 			report_unwritten(f, o);
 		if (perf_data_stream_close(&o->stream) && !atomic_load(&f->error))
-			set_error(f, o->cpu, o->stream.error);
+			file_sink_set_error(f, o->cpu, o->stream.error);
+	}
+	/* the last output is named as the others */
+	if (f->rotation && !f->rotation_done) {
+		f->rotation_done = true;
+		file_sink_switch_now(f, true);
 	}
 	return write_error(f, err, errlen);
 }
@@ -366,7 +348,7 @@ static bool file_totals(struct record_sink *s, int cpu, struct record_sink_total
 		.lost = o->dropped_samples,
 		.unwritten = o->samples_unwritten,
 		.sideband = o->dropped_sideband + o->items_unwritten[STAGING_OTHER],
-		.bytes = o->stream.bytes_written,
+		.bytes = o->bytes_before + o->stream.bytes_written,
 		.first_time = o->span_first,
 		.last_time = o->span_last,
 		.ring_used = staging_ring_used(&o->staging),
@@ -391,6 +373,8 @@ static void file_free(struct record_sink *s)
 	}
 	free(f->cpus);
 	free(f->slot_of_cpu);
+	free(f->counts);
+	sideband_history_free(&f->history);
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->wake);
 	free(f);
@@ -409,18 +393,10 @@ static const struct record_sink_ops file_sink_ops = {
 static int open_output(struct file_sink *f, struct cpu_output *o, int dirfd, size_t staging_bytes,
 		       char *err, size_t errlen)
 {
-	char name[32];
-	int fd, r;
+	int r;
 
-	snprintf(name, sizeof(name), "data.cpu%d", o->cpu);
-	fd = output_file_create(dirfd, f->dirpath, name, err, errlen);
-	if (fd < 0)
-		return fd;
-	if (perf_data_stream_init(&o->stream, fd, STREAM_BUFFER_BYTES)) {
-		close(fd);
-		rt_format(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((r = file_sink_open_stream(f, o, dirfd, err, errlen)))
+		return r;
 	if ((r = staging_ring_init(&o->staging, staging_bytes, build_lost_of_cpu, o))) {
 		rt_format(err, errlen, "cannot allocate a %zu-byte staging ring", staging_bytes);
 		return r;
@@ -443,6 +419,7 @@ struct record_sink *file_sink_create(const struct file_sink_config *cfg, char *e
 	f->sample_lost_id = cfg->sample_lost_id;
 	f->sideband_lost_id = cfg->sideband_lost_id;
 	f->delay_ms = cfg->writer_delay_ms;
+	f->rotation = cfg->rotation;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->wake, NULL);
 	for (unsigned int i = 0; i < cpus->nr; i++)
@@ -450,7 +427,9 @@ struct record_sink *file_sink_create(const struct file_sink_config *cfg, char *e
 			f->nr_slots = cpus->cpus[i] + 1;
 	f->cpus = calloc(cpus->nr, sizeof(*f->cpus));
 	f->slot_of_cpu = malloc(((size_t)f->nr_slots + 1) * sizeof(int));
-	if (!f->cpus || !f->slot_of_cpu) {
+	f->counts = calloc(cpus->nr, sizeof(*f->counts));
+	if (!f->cpus || !f->slot_of_cpu || !f->counts ||
+	    (f->rotation && sideband_history_init(&f->history, cpus->nr))) {
 		rt_format(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -472,3 +451,4 @@ fail:
 	file_free(&f->base);
 	return NULL;
 }
+

@@ -95,12 +95,14 @@ static size_t drop_gone(struct hash_map *gone, struct byte_buffer *b)
 	const struct perf_event_header *h;
 	size_t kept = 0, at = 0, dropped;
 
-	for (; (h = record_at(b, at)); at += h->size) {
+	/* at moves by the size read before the move: a record moved down over
+	 * less than its own size overwrites its header at its old place */
+	for (size_t size; (h = record_at(b, at)); at += size) {
 		const struct gone *g;
-		size_t size = h->size;
 		uint32_t pid;
 		uint64_t time;
 
+		size = h->size;
 		if (owner_of(h, &pid, &time) && (g = hash_map_get(gone, &pid)) && time <= g->exit_time)
 			continue;
 		if (kept != at)

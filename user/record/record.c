@@ -185,6 +185,8 @@ static void handle_signal(struct session *s)
 		} else if (si.ssi_signo == SIGUSR2) {
 			if (s->opts->overwrite)
 				note_trigger(s, "SIGUSR2");
+			else
+				rotation_note_signal(s);
 		} else {
 			request_stop(s);
 		}
@@ -252,6 +254,8 @@ static int run_loop(struct session *s)
 				snapshot_trigger_poll(s->trigger);
 		if ((r = drain_all(s)))
 			return r;
+		if (rotation_after_drain(s))
+			request_stop(s);
 		if (s->trigger_reason[0])
 			pass_trigger(s);
 		if (unwind_now)
@@ -464,6 +468,7 @@ static void end_session(struct session *s)
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i])
 			s->sinks[i]->ops->free(s->sinks[i]);
+	rotation_free(s);
 	byte_buffer_free(&s->synthesized);
 	byte_buffer_free(&s->tracing);
 	if (s->out.fd >= 0) {
@@ -498,7 +503,7 @@ static void end_session(struct session *s)
 int record_run(struct record_options *opts)
 {
 	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1,
-			     .target.cgroup.fd = -1 };
+			     .target.cgroup.fd = -1, .rotation.fd = -1 };
 	sigset_t mask, orig_mask;
 	bool failed;
 	int status = 1;
@@ -522,7 +527,7 @@ int record_run(struct record_options *opts)
 		rt_error("signalfd: %s", strerror(errno));
 		goto out;
 	}
-	if (session_plan(&s)) {
+	if (session_plan(&s) || rotation_init(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "out of memory");
 		status = 2;
 		goto out;

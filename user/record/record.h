@@ -11,6 +11,7 @@
 #include "capture/event_spec.h"
 #include "capture/perf_events.h"
 #include "capture/record_sink.h"
+#include "record/switch_output.h"
 
 struct record_options {
 	struct event_desc events[EVENT_SPEC_MAX]; /* cpu-clock if none given */
@@ -40,6 +41,9 @@ struct record_options {
 	bool keep_caps;          /* do not drop the capabilities once attached */
 	unsigned int max_snapshots; /* 0: no limit */
 	bool snapshots_overlap;  /* each snapshot holds all that is held (export -g's) */
+	struct switch_output_spec switch_output; /* --switch-output: outputs DIR.TIMESTAMP */
+	unsigned int switch_max_files; /* --switch-max-files: the newest kept, 0: all */
+	uint64_t max_size;       /* --max-size: an output this big stops the recording, 0: none */
 	const char *trigger_event;  /* a tracepoint whose hits take snapshots */
 	uint64_t trigger_runqlat_ns; /* a run-queue wait longer than this takes one */
 	bool off_cpu;            /* --off-cpu: an offcpu-time event beside the others */

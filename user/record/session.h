@@ -17,6 +17,7 @@
 #include "record/progress.h"
 #include "record/record.h"
 #include "record/record_target.h"
+#include "record/rotation.h"
 #include "record/unwind_tables.h"
 #include "record/workload.h"
 #include "symbols/build_id_cache.h"
@@ -59,6 +60,7 @@ struct session {
 	int sigfd;
 	int epfd;
 	struct progress progress;         /* the live line on a terminal */
+	struct rotation rotation;         /* --switch-output, --max-size */
 	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;
 	char error[512];

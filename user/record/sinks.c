@@ -141,6 +141,7 @@ int session_create_sinks(struct session *s)
 			.sample_lost_id = s->sampler_events[0].id,
 			.sideband_lost_id = s->tracking_id,
 			.writer_delay_ms = o->debug_writer_delay_ms,
+			.rotation = s->rotation.on ? &s->rotation.ops : NULL,
 		};
 
 		primary = file_sink_create(&cfg, s->error, sizeof(s->error));

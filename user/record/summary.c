@@ -84,7 +84,8 @@ void session_print_summary(const struct session *s)
 	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
 		 t_side_lost = 0, t_lost, bytes = 0, first = 0, last = 0, t_filtered = 0,
 		 t_overrun = 0;
-	FILE *file = open_totals(s);
+	/* each output of --switch-output has its own */
+	FILE *file = s->rotation.on ? NULL : open_totals(s);
 	bool table = s->opts->verbose;
 
 	totals_line(file, table, "%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* rotation.h: --switch-output, --switch-max-files and --max-size: when a
+ * recording switches to a new output or stops, and the work of a switch on
+ * the writer's thread: the old output named DIR.TIMESTAMP, the next one made. */
+#ifndef RINGTRACE_ROTATION_H
+#define RINGTRACE_ROTATION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/file_sink.h"
+
+struct session;
+
+struct rotation {
+	bool on;                 /* --switch-output given */
+	struct file_sink_rotation ops;
+	int fd;                  /* the current output's directory if not the session's */
+	bool signalled;          /* SIGUSR2 not yet acted on */
+	uint64_t next_ns;        /* time mode: the next switch (monotonic) */
+	unsigned int outputs;    /* outputs finished */
+	char **kept;             /* --switch-max-files: the newest outputs' names, a ring */
+	unsigned int next_kept;
+};
+
+/* Before the sinks are made: 0, or -ENOMEM with s->error set. */
+int rotation_init(struct session *s);
+void rotation_free(struct session *s);
+/* SIGUSR2: with --switch-output=signal, a switch after the next drain. */
+void rotation_note_signal(struct session *s);
+/* Drain thread, after each drain: asks for the switch that is due (never
+ * waiting for it); true once --max-size is reached: the recording stops. */
+bool rotation_after_drain(struct session *s);
+
+#endif
