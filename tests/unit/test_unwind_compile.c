@@ -29,6 +29,15 @@ struct agreement {
 };
 
 /* readelf's names of the DWARF registers of x86-64, by number. */
+
+/* The defaults but for the time: these tests check tables, not budgets, and
+ * cc1's compile took over the default 2 s of CPU under the sanitizers on a
+ * busy machine (CI, 2026-11-27). */
+static const struct unwind_budget untimed = {
+	.max_rows = UNWIND_DEFAULT_MAX_ROWS,
+	.max_cfi_bytes = UNWIND_DEFAULT_MAX_CFI_BYTES,
+	.max_seconds = 600.0,
+};
 static const char *const reg_names[] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi",
 					 "rbp", "rsp", "r8",  "r9",  "r10", "r11",
 					 "r12", "r13", "r14", "r15" };
@@ -192,7 +201,7 @@ static void check_copy(const char *path, const char *readelf_path, struct agreem
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	if (unwind_table_build(fd, NULL, &t, &why, err, sizeof(err)))
+	if (unwind_table_build(fd, &untimed, &t, &why, err, sizeof(err)))
 		fail_msg("%s: %s", path, err);
 	close(fd);
 	assert_true(t.nr > 0);
@@ -435,7 +444,7 @@ static size_t check_gaps(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	assert_int_equal(unwind_table_build(fd, NULL, &t, &why, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build(fd, &untimed, &t, &why, err, sizeof(err)), 0);
 	close(fd);
 	readelf_fdes(path, ".eh_frame", &fdes);
 	for (size_t i = 1; i < fdes.nr; i++) {
@@ -472,7 +481,7 @@ static void test_gaps_are_none(void **state)
 	symgen_path(path, sizeof(path), "unwindgen");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(unwind_table_build(fd, NULL, &t, &why, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build(fd, &untimed, &t, &why, err, sizeof(err)), 0);
 	close(fd);
 	assert_null(unwind_table_find(&t, 0));
 	r = unwind_table_find(&t, t.rows[t.nr - 1].pc + 100);
@@ -502,7 +511,7 @@ static void check_parts(int fd, const struct unwind_table *one_part, uint32_t de
 		struct unwind_stage stage = { .defer_over_cfi_bytes = defer_over, .part = p,
 					      .parts = n };
 
-		assert_int_equal(unwind_table_build_staged(fd, NULL, &stage, &parts[p], &why, err,
+		assert_int_equal(unwind_table_build_staged(fd, &untimed, &stage, &parts[p], &why, err,
 							   sizeof(err)),
 				 0);
 		assert_true(parts[p].nr > 0);
@@ -530,15 +539,15 @@ static void check_staged(const char *path, uint32_t defer_over)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	assert_int_equal(unwind_table_build(fd, NULL, &whole, &why, err, sizeof(err)), 0);
-	assert_int_equal(unwind_table_build_staged(fd, NULL, &stage, &first, &why, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build(fd, &untimed, &whole, &why, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build_staged(fd, &untimed, &stage, &first, &why, err, sizeof(err)), 0);
 	assert_true(first.deferred_fdes > 0);
 	assert_true(first.nr < whole.nr);
 	check_parts(fd, &first, defer_over, 2);
 	check_parts(fd, &first, defer_over, 3);
 	check_parts(fd, &whole, UINT32_MAX, 2);
 	stage.first = &first;
-	assert_int_equal(unwind_table_build_staged(fd, NULL, &stage, &second, &why, err, sizeof(err)), 0);
+	assert_int_equal(unwind_table_build_staged(fd, &untimed, &stage, &second, &why, err, sizeof(err)), 0);
 	assert_int_equal(second.deferred_fdes, 0);
 	assert_int_equal(second.nr, whole.nr);
 	assert_memory_equal(second.rows, whole.rows, whole.nr * sizeof(whole.rows[0]));
