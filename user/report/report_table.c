@@ -52,19 +52,18 @@ static const char *shown_dso(const char *dso)
 	return slash && dso[0] != '[' ? slash + 1 : dso;
 }
 
-/* Two rows' files as perf's sort__dso_cmp orders ties: by the name it shows,
- * an address in no file ("[unknown]": perf has no dso) after them. */
+/* Two rows' files as perf's sort__dso_cmp orders ties: by the name it shows
+ * (two files of one name are equal there: their rows go by symbol), an
+ * address in no file ("[unknown]": perf has no dso) after them. */
 static int compare_dsos(const char *a, const char *b)
 {
 	bool a_none = a && !strcmp(a, "[unknown]"), b_none = b && !strcmp(b, "[unknown]");
-	int c;
 
 	if (a_none != b_none)
 		return a_none ? 1 : -1;
 	if (!a || !b)
 		return compare_names(a, b);
-	c = strcmp(shown_dso(a), shown_dso(b));
-	return c ? c : strcmp(a, b);
+	return strcmp(shown_dso(a), shown_dso(b));
 }
 
 /* Rows of equal weight in the order of their keys: the same order on every
@@ -74,7 +73,8 @@ static int compare_keys(const struct row_key *x, const struct row_key *y)
 	int c;
 
 	if ((c = compare_names(x->comm, y->comm)) || (c = compare_dsos(x->dso, y->dso)) ||
-	    (c = compare_symbols(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)))
+	    (c = compare_symbols(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)) ||
+	    (c = compare_names(x->dso, y->dso)))
 		return c;
 	if (x->pid_tid != y->pid_tid)
 		return x->pid_tid < y->pid_tid ? -1 : 1;
