@@ -124,6 +124,36 @@ static void test_errors_as_perf_trace_counts_them(void **state)
 	free(out);
 }
 
+/* -- CMD: the processes the command forks are counted, each under its pid. */
+static void test_command_children_followed(void **state)
+{
+	char *out, args[512];
+	const char *p;
+	unsigned long long seen[2] = { 0, 0 };
+	size_t n = 0;
+	long pid;
+	struct row r;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args), "-- sh -c '%s getpid 1000; %s getpid 2000; true'", tu_loadgen(),
+		 tu_loadgen());
+	out = trace(0, args);
+	for (p = out; (p = strstr(p, "\n loadgen (")) && n < 2; p++) {
+		if (sscanf(p, "\n loadgen (%ld)", &pid) != 1 || !find_row(out, "loadgen", pid, "getpid", &r))
+			fail_msg("no getpid row for loadgen at:\n%.500s", p);
+		seen[n++] = r.calls;
+	}
+	if (n != 2)
+		fail_msg("not two loadgen processes in:\n%s", out);
+	/* the busiest process last, as perf prints them */
+	assert_int_equal(seen[0], 1000);
+	assert_int_equal(seen[1], 2000);
+	if (!find_row(out, "sh", 0, "wait4", &r) && !find_row(out, "sh", 0, "clone", &r))
+		fail_msg("the shell itself not counted in:\n%s", out);
+	free(out);
+}
+
 /* --histogram: getpid's buckets add up to its calls. */
 static void test_histogram_adds_up(void **state)
 {
@@ -227,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_getpid_counted_exactly),
 		cmocka_unit_test(test_errors_as_perf_trace_counts_them),
+		cmocka_unit_test(test_command_children_followed),
 		cmocka_unit_test(test_histogram_adds_up),
 		cmocka_unit_test(test_pid_scope),
 		cmocka_unit_test(test_all_until_sigint),
