@@ -175,6 +175,52 @@ static void test_histogram_adds_up(void **state)
 	free(out);
 }
 
+/* --metrics FILE: Prometheus histograms promtool accepts, cumulative, +Inf
+ * equal to the table's calls; errors as counted in the table. */
+static void test_metrics(void **state)
+{
+	char *dir = tu_tempdir(), *out, *prom = NULL, args[1024], line[512];
+	unsigned long long prev = 0, v, inf = 0, errors = 0;
+	size_t buckets = 0;
+	const char *p;
+	struct row r;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args), "--metrics %s/m.prom -- sh -c '%s getpid 2500; ls /nonexistent; true'",
+		 dir, tu_loadgen());
+	out = trace(0, args);
+	if (tu_sh(&prom, "promtool check metrics < %s/m.prom 2>&1", dir))
+		fail_msg("promtool check metrics:\n%s", prom);
+	free(prom);
+	tu_sh(&prom, "cat %s/m.prom", dir);
+	for (p = prom; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (sscanf(p, "%511[^\n]", line) != 1)
+			continue;
+		if (strstr(line, "_bucket{comm=\"loadgen\"") && strstr(line, "syscall=\"getpid\"")) {
+			v = strtoull(strrchr(line, ' ') + 1, NULL, 10);
+			assert_true(v >= prev); /* cumulative */
+			prev = v;
+			buckets++;
+			if (strstr(line, "le=\"+Inf\""))
+				inf = v;
+		}
+		if (strstr(line, "ringtrace_syscall_errors_total{comm=\"ls\"") == line &&
+		    strstr(line, "syscall=\"statx\""))
+			errors = strtoull(strrchr(line, ' ') + 1, NULL, 10);
+	}
+	assert_int_equal(buckets, 36);
+	assert_int_equal(inf, 2500);
+	if (!find_row(out, "ls", 0, "statx", &r))
+		fail_msg("no statx row for ls in:\n%s", out);
+	assert_true(r.errors >= 1);
+	assert_int_equal(errors, r.errors);
+	free(prom);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* -p PID: that process alone (its exec'd image included), until it exits;
  * another process's getpid calls are not counted. */
 static void test_pid_scope(void **state)
@@ -238,6 +284,8 @@ static void test_bad_options_exit_2(void **state)
 		"--summary -p ''",
 		"--summary --bogus",
 		"-s -x -- true",
+		"-s --metrics -- true",
+		"-s --metrics /nonexistent/dir/m.prom -- true",
 	};
 
 	(void)state;
@@ -259,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_errors_as_perf_trace_counts_them),
 		cmocka_unit_test(test_command_children_followed),
 		cmocka_unit_test(test_histogram_adds_up),
+		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_pid_scope),
 		cmocka_unit_test(test_all_until_sigint),
 		cmocka_unit_test(test_bad_options_exit_2),

@@ -5,13 +5,19 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/command_options.h"
+#include "export/syscall_metrics.h"
+#include "lib/byte_buffer.h"
+#include "lib/full_io.h"
 #include "cli/commands.h"
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
 #include "record/syscall_trace.h"
+#include "sys/output_file.h"
+#include "sys/syscall_names.h"
 
 #define MAX_PIDS 1024
 
@@ -19,7 +25,45 @@ struct trace_cli {
 	struct syscall_trace_options o;
 	pid_t pids[MAX_PIDS];
 	bool summary;
+	const char *metrics_path;
+	int metrics_fd;
 };
+
+/* --metrics FILE: the rows as Prometheus text. */
+static int write_metrics(void *ctx, const struct syscall_summary_row *rows, size_t nr_rows)
+{
+	struct trace_cli *c = ctx;
+	struct syscall_metric_row *m = calloc(nr_rows ? nr_rows : 1, sizeof(*m));
+	char (*numbers)[16] = calloc(nr_rows ? nr_rows : 1, sizeof(*numbers));
+	struct byte_buffer out = { 0 };
+	int r = 1;
+
+	if (!m || !numbers) {
+		rt_error("--metrics: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nr_rows; i++) {
+		const char *name = syscall_name(rows[i].nr);
+
+		snprintf(numbers[i], sizeof(numbers[i]), "%u", rows[i].nr);
+		m[i] = (struct syscall_metric_row){ rows[i].tgid, rows[i].comm,
+						    name ? name : numbers[i], &rows[i].stats };
+	}
+	if (syscall_metrics_render(m, nr_rows, &out)) {
+		rt_error("--metrics: out of memory");
+		goto out;
+	}
+	if (write_full(c->metrics_fd, out.data, out.len)) {
+		rt_error("--metrics %s: cannot write: %s", c->metrics_path, strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	byte_buffer_free(&out);
+	free(numbers);
+	free(m);
+	return r;
+}
 
 /* -p PID[,PID...]: each a process that exists now. */
 static int parse_pids(struct trace_cli *c, const char *arg)
@@ -74,6 +118,15 @@ static int trace_option(void *ctx, int id, const char *arg)
 	case TRACE_OPT_HISTOGRAM:
 		c->o.histogram = true;
 		break;
+	case TRACE_OPT_METRICS:
+		if (arg[0] == '-' && arg[1]) {
+			rt_error("--metrics needs a FILE (or - for stdout), not %s", arg);
+			return OPTIONS_USAGE_ERROR;
+		}
+		c->metrics_path = arg;
+		c->o.write_rows = write_metrics;
+		c->o.write_ctx = c;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -102,5 +155,20 @@ int cmd_trace(int argc, char **argv)
 		rt_error("trace --summary needs a target: -p PID, -a, or -- CMD ARGS");
 		return 2;
 	}
-	return syscall_trace_run(&c.o);
+	/* the file made before the session: a bad path is bad input, exit 2 */
+	if (c.metrics_path) {
+		char err[512];
+
+		c.metrics_fd = strcmp(c.metrics_path, "-")
+				       ? output_path_replace(c.metrics_path, true, err, sizeof(err))
+				       : STDOUT_FILENO;
+		if (c.metrics_fd < 0) {
+			rt_error("--metrics %s: %s", c.metrics_path, err);
+			return 2;
+		}
+	}
+	status = syscall_trace_run(&c.o);
+	if (c.metrics_path && c.metrics_fd != STDOUT_FILENO)
+		close(c.metrics_fd);
+	return status;
 }

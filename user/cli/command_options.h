@@ -142,6 +142,7 @@ enum trace_option_id {
 	TRACE_OPT_ALL_CPUS,
 	TRACE_OPT_PID,
 	TRACE_OPT_HISTOGRAM,
+	TRACE_OPT_METRICS,
 };
 
 extern const struct options_command record_command;

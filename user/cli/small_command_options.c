@@ -16,6 +16,10 @@ static const struct options_entry trace_options_table[] = {
 	{ "histogram", 0, NULL,
 	  "after each process's table, each syscall's log2 histogram of call times (ns)",
 	  "output", TRACE_OPT_HISTOGRAM },
+	{ "metrics", 0, "FILE",
+	  "also write the sums as Prometheus text to FILE (- for stdout): a histogram of call "
+	  "times and a counter of errors per process and syscall",
+	  NULL, TRACE_OPT_METRICS },
 	{ 0 },
 };
 
@@ -31,6 +35,12 @@ static const struct options_detail trace_details[] = {
 	  "CMD is counted from its exec on (ringtrace's child waiting to exec it is not), with "
 	  "the processes it forks; the summary is printed when it exits, and ringtrace exits "
 	  "with its status. With -a or -p, counting lasts until CMD exits." },
+	{ "--metrics",
+	  "ringtrace_syscall_duration_seconds (a histogram: the log2 buckets as le bounds in "
+	  "seconds, cumulative, with +Inf, _sum and _count) and ringtrace_syscall_errors_total, "
+	  "labelled comm, pid and syscall, in text format 0.0.4, for node_exporter's textfile "
+	  "collector or promtool. FILE is written over as perf writes its outputs (a regular "
+	  "file of the caller's), never through a symlink." },
 	{ NULL, NULL },
 };
 

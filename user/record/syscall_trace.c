@@ -51,7 +51,7 @@ static void wait_for_end(const struct syscall_trace_options *o, struct workload 
 	}
 }
 
-static int summarize(struct syscall_summary *s, bool histogram)
+static int summarize(struct syscall_summary *s, const struct syscall_trace_options *o)
 {
 	struct syscall_summary_row *rows = NULL;
 	struct rt_syscall_counters c;
@@ -62,8 +62,12 @@ static int summarize(struct syscall_summary *s, bool histogram)
 		rt_error("%s", err);
 		return 1;
 	}
-	syscall_table_print(rows, nr, histogram, stdout);
+	syscall_table_print(rows, nr, o->histogram, stdout);
 	fflush(stdout);
+	if (o->write_rows && o->write_rows(o->write_ctx, rows, nr)) {
+		free(rows);
+		return 1;
+	}
 	if (c.lost_calls || c.lost_starts || c.follow_failed)
 		rt_error("not counted: %llu calls (a full map of processes and syscalls), "
 			 "%llu not timed (a full map of threads), %llu children not followed",
@@ -110,7 +114,7 @@ int syscall_trace_run(const struct syscall_trace_options *o)
 		goto out;
 	}
 	wait_for_end(o, &w, &mask);
-	status = summarize(s, o->histogram);
+	status = summarize(s, o);
 	if (!status && o->workload_argv) {
 		workload_poll(&w);
 		status = w.reaped ? workload_exit_code(&w) : 0;

@@ -8,12 +8,18 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "capture/syscall_summary.h"
+
 struct syscall_trace_options {
 	bool all;             /* -a */
 	pid_t *pids;          /* -p, or NULL */
 	size_t nr_pids;
 	char **workload_argv; /* -- CMD ARGS, or NULL */
 	bool histogram;       /* --histogram */
+	/* Called with the rows after the summary is printed (--metrics), or NULL:
+	 * 0, or non-zero after one line saying why. */
+	int (*write_rows)(void *ctx, const struct syscall_summary_row *rows, size_t nr_rows);
+	void *write_ctx;
 };
 
 /* Counts until SIGINT/SIGTERM, the command's exit, or the -p processes'
