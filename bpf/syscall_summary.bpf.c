@@ -36,8 +36,11 @@ struct {
 	__type(value, struct start);
 } starts SEC(".maps");
 
+/* Not preallocated: a preallocated per-CPU hash would take its whole size on
+ * every possible CPU (32768 x 352 bytes x CPUs) before the first call. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 32768);
 	__type(key, struct rt_syscall_key);
 	__type(value, struct rt_syscall_stats);
@@ -202,6 +205,19 @@ int BPF_PROG(summary_fork, struct task_struct *parent, struct task_struct *child
 		if (c && !bpf_map_lookup_elem(&targets, &ctgid))
 			c->follow_failed++;
 	}
+	return 0;
+}
+
+/* A thread that ends inside a syscall (exit_group, a fatal signal) leaves no
+ * start behind; a followed process leaves the scope at its last thread's end. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(summary_exit, struct task_struct *task)
+{
+	__u32 tid = task->pid, tgid = task->tgid;
+
+	bpf_map_delete_elem(&starts, &tid);
+	if (follow_forks && task->signal->live.counter == 0)
+		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
 }
 
