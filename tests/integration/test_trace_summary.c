@@ -91,6 +91,39 @@ static void test_getpid_counted_exactly(void **state)
 	free(out);
 }
 
+/* Every syscall of loadgen getpid 5000 as perf stat -e 'syscalls:sys_enter_*'
+ * counts it over the same command, but exit_group (never returns: no time). */
+static void test_every_syscall_as_perf_stat_counts_it(void **state)
+{
+	char *out, *perf = NULL, args[512], name[128];
+	const char *p;
+	unsigned long long n;
+	size_t compared = 0;
+	struct row r;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(args, sizeof(args), "-- %s getpid 5000", tu_loadgen());
+	out = trace(0, args);
+	if (tu_sh(&perf, "perf stat -x, -e 'syscalls:sys_enter_*' -- %s getpid 5000 2>&1 >/dev/null",
+		  tu_loadgen()))
+		fail_msg("perf stat failed:\n%.2000s", perf);
+	for (p = perf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (sscanf(p, "%llu,,syscalls:sys_enter_%127[a-z0-9_],", &n, name) != 2 || !n ||
+		    !strcmp(name, "exit_group"))
+			continue;
+		if (!find_row(out, "loadgen", 0, name, &r))
+			fail_msg("perf stat counts %llu %s, ringtrace none:\n%s", n, name, out);
+		if (r.calls != n)
+			fail_msg("%s: ringtrace %llu calls, perf stat %llu", name, r.calls, n);
+		compared++;
+	}
+	printf("%zu syscalls counted as perf stat counts them\n", compared);
+	assert_true(compared >= 5);
+	free(perf);
+	free(out);
+}
+
 /* Failing syscalls are counted as errors, as perf trace -s counts them. */
 static void test_errors_as_perf_trace_counts_them(void **state)
 {
@@ -304,6 +337,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_getpid_counted_exactly),
+		cmocka_unit_test(test_every_syscall_as_perf_stat_counts_it),
 		cmocka_unit_test(test_errors_as_perf_trace_counts_them),
 		cmocka_unit_test(test_command_children_followed),
 		cmocka_unit_test(test_histogram_adds_up),
