@@ -30,7 +30,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 LDLIBS := -lbpf -ldw -lelf -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
-	  -lprotobuf-c -lz -lpthread
+	  -lprotobuf-c -lz -lpthread -lm
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -65,7 +65,7 @@ TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
-BPF_PROGS := sampler trigger aggregator
+BPF_PROGS := sampler trigger aggregator syscall_summary
 BENCH_BPF_PROGS := bench_empty bench_producer
 BPF_OBJS := $(patsubst %,$(OUTPUT)/%.bpf.o,$(BPF_PROGS) $(BENCH_BPF_PROGS))
 SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS))
@@ -173,6 +173,17 @@ $(OUTPUT)/%.o: user/%.c | $(SKELETONS) $(PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# Syscall names by number, from the kernel headers (user/sys/syscall_names.c
+# says why this source).
+$(OUTPUT)/sys/syscall_table.h:
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/\t[\2] = "\1",/p' > $@
+	$(Q)test -s $@
+
+$(OUTPUT)/sys/syscall_names.o: $(OUTPUT)/sys/syscall_table.h
+
 $(PROTO_C) $(PROTO_H) &: user/report/profile.proto
 	@mkdir -p $(@D)
 	$(call msg,PROTOC-C,$@)
@@ -254,8 +265,8 @@ TEST_LINK = $(CC) $(CFLAGS) $(LDFLAGS) -Itests -MMD -MP -MF $@.d $< $(TEST_OBJS)
 # The tests of the real commands' option tables link them from cli/, which
 # is not in libringtrace.a.
 CLI_TABLE_TESTS := $(addprefix $(OUTPUT)/tests/,test_options test_options_doc test_deploy)
-$(CLI_TABLE_TESTS): TEST_OBJS := $(OUTPUT)/cli/command_options.o $(OUTPUT)/cli/record_options.o
-$(CLI_TABLE_TESTS): $(OUTPUT)/cli/command_options.o $(OUTPUT)/cli/record_options.o
+$(CLI_TABLE_TESTS): TEST_OBJS := $(OUTPUT)/cli/command_options.o $(OUTPUT)/cli/record_options.o $(OUTPUT)/cli/small_command_options.o
+$(CLI_TABLE_TESTS): $(OUTPUT)/cli/command_options.o $(OUTPUT)/cli/record_options.o $(OUTPUT)/cli/small_command_options.o
 
 # The flame graph rendering test reads Chromium's screenshots with libpng.
 $(OUTPUT)/tests/test_flamegraph_render: LDLIBS += -lpng

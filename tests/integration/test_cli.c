@@ -77,7 +77,7 @@ static void test_option_errors(void **state)
 static void test_every_command_refuses_bad_options(void **state)
 {
 	static const char *const commands[] = { "record", "report", "script", "export",
-						"snapshot", "list" };
+						"snapshot", "list", "trace" };
 	static const char *const missing_value[][2] = {
 		{ "record -e", "option -e needs a value: see ringtrace record --help" },
 		{ "record --output", "option --output needs a value: see ringtrace record --help" },
@@ -86,6 +86,7 @@ static void test_every_command_refuses_bad_options(void **state)
 		{ "script -i", "option -i needs a value: see ringtrace script --help" },
 		{ "export --listen", "option --listen needs a value: see ringtrace export --help" },
 		{ "export -F", "option -F needs a value: see ringtrace export --help" },
+		{ "trace -s -p", "option -p needs a value: see ringtrace trace --help" },
 	};
 	char args[128], needle[160];
 
@@ -125,6 +126,8 @@ static void test_every_command_has_help(void **state)
 			      "      --top N" } },
 		{ "snapshot", { "  -w, --wait" } },
 		{ "list", { "usage: ringtrace list" } },
+		{ "trace", { "  -s, --summary", "  -p, --pid PID", "      --histogram",
+			     "      --metrics FILE" } },
 	};
 	static const char *const flags[] = { "--help", "-h" };
 

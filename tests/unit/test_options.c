@@ -606,7 +606,7 @@ static void expect_parses(const struct options_command *cmd, const char *option,
 static void test_real_commands_parse_what_their_help_lists(void **state)
 {
 	(void)state;
-	assert_int_equal(nr_all_commands, 7);
+	assert_int_equal(nr_all_commands, 8);
 	for (unsigned int i = 0; i < nr_all_commands; i++) {
 		const struct options_command *cmd = all_commands[i];
 		const struct options_entry *e, *f;

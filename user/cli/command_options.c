@@ -236,45 +236,9 @@ const struct options_command snapshot_command = {
 	.stop_at_positional = true, /* the target is the last argument */
 };
 
-static const struct options_entry merge_options_table[] = {
-	{ 0 },
-};
-
-const struct options_command merge_command = {
-	.name = "merge",
-	.usage = "ringtrace merge DIR FILE",
-	.description = "Writes the recording DIR (a perf.data directory: its header file and "
-		       "per-CPU files) as one perf.data FILE (created, mode 0600, never over "
-		       "a file nor through a symlink), the layout perf "
-		       "record writes without --threads, for the tools that read no directory "
-		       "(Hotspot's perfparser, perf inject): the header's attrs and features, "
-		       "and every record of every file in one data section, in the order perf "
-		       "script reads them. perf report and perf script read FILE as they read "
-		       "DIR.",
-	.options = merge_options_table,
-	.stop_at_positional = true,
-};
-
-static const struct options_entry list_options_table[] = {
-	{ 0 },
-};
-
-const struct options_command list_command = {
-	.name = "list",
-	.usage = "ringtrace list [PATTERN... | uprobe:BINARY | usdt:BINARY]",
-	.description = "Lists the events record -e accepts (also record -e list): software "
-		       "events, hardware events where the machine has a PMU, and tracepoints "
-		       "as SYSTEM:NAME; with PATTERNs, as perf list filters them: hw, sw, "
-		       "tracepoint, SYSTEM:NAME globs (sched:*), or a word an event's name "
-		       "contains (sched_switch, clock). With uprobe:BINARY, the functions of "
-		       "BINARY a uprobe can trace; with usdt:BINARY, its USDT (SDT) probes and "
-		       "their arguments.",
-	.options = list_options_table,
-};
-
 const struct options_command *const all_commands[] = {
 	&record_command, &report_command, &script_command,
-	&export_command, &snapshot_command, &merge_command, &list_command,
+	&export_command, &snapshot_command, &merge_command, &list_command, &trace_command,
 };
 
 const unsigned int nr_all_commands = sizeof(all_commands) / sizeof(all_commands[0]);

@@ -140,6 +140,14 @@ enum snapshot_option_id {
 	SNAPSHOT_OPT_WAIT = 1,
 };
 
+enum trace_option_id {
+	TRACE_OPT_SUMMARY = 1,
+	TRACE_OPT_ALL_CPUS,
+	TRACE_OPT_PID,
+	TRACE_OPT_HISTOGRAM,
+	TRACE_OPT_METRICS,
+};
+
 extern const struct options_command record_command;
 extern const struct options_command report_command;
 extern const struct options_command script_command;
@@ -148,6 +156,7 @@ extern const struct options_command snapshot_command;
 
 extern const struct options_command merge_command;
 extern const struct options_command list_command;
+extern const struct options_command trace_command;
 
 /* Parses -F HZ for record and export: 1 to 1000000, and no more than the
  * kernel allows now (kernel.perf_event_max_sample_rate, which the kernel

@@ -11,5 +11,6 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "export", cmd_export, "serve live Prometheus metrics (CPU per cgroup, run-queue latency)" },
 	{ "snapshot", cmd_snapshot, "ask a flight recording (record --overwrite) for a snapshot" },
 	{ "merge", cmd_merge, "write a recording directory as one perf.data file" },
+	{ "trace", cmd_trace, "count and time syscalls per process, as perf trace -s" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
