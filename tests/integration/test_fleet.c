@@ -532,10 +532,12 @@ static void test_dashboard_queries(void **state)
 	free(dir);
 }
 
-/* Of the unwindgen samples in the `go tool pprof -raw` output raw: how many,
- * how many with the stack uw_a;uw_b;uw_c (leaf last), how many of those
+/* Of the samples of unwindgen process pid in `go tool pprof -raw` output raw
+ * (another unwindgen of the machine's is not counted): how many, how many
+ * with the stack uw_a;uw_b;uw_c (leaf last), how many of those
  * labelled with the pod's container id and uid. */
-static void count_profile(const char *dir, const char *raw, int *total, int *chain, int *labelled)
+static void count_profile(const char *dir, const char *raw, pid_t pid, int *total, int *chain,
+			  int *labelled)
 {
 	char path[PATH_MAX], *out = NULL;
 	FILE *f;
@@ -548,7 +550,7 @@ static void count_profile(const char *dir, const char *raw, int *total, int *cha
 	*total = *chain = *labelled = -1;
 	/* -raw prints "Samples:", each sample as "COUNT VALUE: LOCATION IDS" and
 	 * a line of its labels, then "Locations", each "ID: ADDR M=N NAME ..." */
-	assert_int_equal(tu_sh(&out, "python3 - %s <<'EOF'\n"
+	assert_int_equal(tu_sh(&out, "python3 - %s %d <<'EOF'\n"
 		"import re, sys\n"
 		"lines = open(sys.argv[1]).read().split('\\n')\n"
 		"names, samples, part = {}, [], ''\n"
@@ -564,7 +566,7 @@ static void count_profile(const char *dir, const char *raw, int *total, int *cha
 		"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
 		"total = chain = labelled = 0\n"
 		"for n, locs, labels in samples:\n"
-		"    if 'comm:[unwindgen]' not in labels: continue\n"
+		"    if 'comm:[unwindgen]' not in labels or 'pid:[%%s]' %% sys.argv[2] not in labels: continue\n"
 		"    total += n\n"
 		"    stack = ';'.join(names.get(x, '?') for x in reversed(locs))\n"
 		"    if 'uw_a;uw_b;uw_c' in stack:\n"
@@ -572,7 +574,7 @@ static void count_profile(const char *dir, const char *raw, int *total, int *cha
 		"        if 'container_id:[" CONTAINER_ID "]' in labels and 'pod_uid:[d1f6a2b4-3c5e-4f70-8a9b-0c1d2e3f4a5b]' in labels:\n"
 		"            labelled += n\n"
 		"print(total, chain, labelled)\n"
-		"EOF", path), 0);
+		"EOF", path, (int)pid), 0);
 	assert_int_equal(sscanf(out, "%d %d %d", total, chain, labelled), 3);
 	free(out);
 }
@@ -590,6 +592,23 @@ static int status_of(const char *url)
 	return code;
 }
 
+/* What test_profile_endpoint started, stopped by its teardown when a failed
+ * check ended it early (an exporter sampling every CPU, left running, made
+ * the next runs fail on a busy machine). */
+static pid_t endpoint_exporter, endpoint_pod;
+static char endpoint_base[PATH_MAX];
+
+static int stop_endpoint_processes(void **state)
+{
+	(void)state;
+	if (endpoint_exporter > 0)
+		stop(endpoint_exporter);
+	if (endpoint_pod > 0)
+		stop_pod(endpoint_pod, endpoint_base);
+	endpoint_exporter = endpoint_pod = 0;
+	return 0;
+}
+
 /* export -g serves /debug/pprof/profile as Go's net/http/pprof: go tool pprof
  * reads a workload's stacks with its pod's labels from it; filters, bad
  * seconds= and one request too many are answered as they should be. */
@@ -604,30 +623,39 @@ static void test_profile_endpoint(void **state)
 	if (system("command -v go >/dev/null"))
 		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
 	snprintf(command, sizeof(command), "%s/unwindgen chain 60", tu_symgen_dir());
-	pod = start_pod_running(base, sizeof(base), command);
+	endpoint_pod = pod = start_pod_running(base, sizeof(base), command);
+	snprintf(endpoint_base, sizeof(endpoint_base), "%s", base);
 	/* the sampling child's directory in the test's own (as systemd's
 	 * RuntimeDirectory gives it) */
 	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
 			    ">%s/export.log 2>&1",
 			    dir, tu_ringtrace(), port, dir);
+	endpoint_exporter = exporter;
 	/* ready once the sampling child has started: 503 until then */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
 	out = fetch("-o /dev/null", url, 30);
 	if (!out) {
 		tu_sh(&out, "cat %s/export.log", dir);
-		stop(exporter);
-		stop_pod(pod, base);
+		stop_endpoint_processes(NULL);
 		fail_msg("no profile within 30 s: %s", out);
 	}
 	free(out);
-	/* the real client */
-	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
-				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' 2>&1",
-			       dir, dir, port), 0);
-	count_profile(dir, out, &total, &chain, &labelled);
-	print_message("unwindgen: %d samples, %d uw_a;uw_b;uw_c, %d of them with the pod's labels\n",
-		      total, chain, labelled);
-	free(out);
+	/* the real client; again (up to 3 times) while under 80% of the
+	 * samples are unwound: the child compiles the tables of every process
+	 * running at its start, which on a busy machine under the sanitizers
+	 * takes longer than the first profile (CI: 256 of 500 once) */
+	for (int attempt = 1;; attempt++) {
+		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+					     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' 2>&1",
+				       dir, dir, port), 0);
+		count_profile(dir, out, pod, &total, &chain, &labelled);
+		print_message("unwindgen: %d samples, %d uw_a;uw_b;uw_c, %d of them with the pod's labels\n",
+			      total, chain, labelled);
+		free(out);
+		if (chain * 10 >= total * 8 || attempt == 3)
+			break;
+		print_message("under 80%% unwound: the start's tables may still be compiling; again\n");
+	}
 	assert_true(total >= 50);
 	assert_true(chain * 10 >= total * 8);
 	assert_int_equal(labelled, chain);
@@ -635,7 +663,7 @@ static void test_profile_endpoint(void **state)
 	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
 				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1&container=%s' 2>&1",
 			       dir, dir, port, "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"), 0);
-	count_profile(dir, out, &total, &chain, &labelled);
+	count_profile(dir, out, pod, &total, &chain, &labelled);
 	free(out);
 	assert_int_equal(total, 0);
 	/* bad seconds=, one line each: 400 */
@@ -665,7 +693,7 @@ static void test_profile_endpoint(void **state)
 		if (codes[i] != 200)
 			continue;
 		tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw p%d 2>&1", dir, dir, i);
-		count_profile(dir, out, &total, &chain, &labelled);
+		count_profile(dir, out, pod, &total, &chain, &labelled);
 		print_message("profile %d of the five: %d unwindgen samples\n", i, total);
 		free(out);
 		if (total < 50)
@@ -688,6 +716,7 @@ static void test_profile_endpoint(void **state)
 	assert_int_equal(status_of(url), 503);
 	stop(exporter);
 	stop_pod(pod, base);
+	endpoint_exporter = endpoint_pod = 0;
 	assert_int_equal(ok, 4);
 	assert_int_equal(too_many, 1);
 	/* the sampling child and its directory are gone with the exporter */
@@ -707,7 +736,7 @@ int main(void)
 		cmocka_unit_test(test_tls_and_basic_auth),
 		cmocka_unit_test(test_web_config_refused),
 		cmocka_unit_test(test_dashboard_queries),
-		cmocka_unit_test(test_profile_endpoint),
+		cmocka_unit_test_teardown(test_profile_endpoint, stop_endpoint_processes),
 	};
 	const char *why = tu_integration_skip_reason();
 
