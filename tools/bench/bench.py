@@ -23,7 +23,7 @@ import time
 
 import agent_cost
 import build_stacks
-import filter_cost
+import tracing_cost
 
 REPS = 5
 
@@ -850,7 +850,7 @@ def main():
     b = Bench(args.build, args.reps, args.quick)
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
                  b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b),
-                 lambda: filter_cost.run(b)]
+                 lambda: tracing_cost.filtered_out(b), lambda: tracing_cost.summary(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine
