@@ -132,7 +132,7 @@ int on_tracepoint(void *ctx)
 	if (ev->flags & RT_EVENT_FILTERED) {
 		/* as the kernel filters a perf event's hits before it counts
 		 * them towards -c's period */
-		int pass = trace_filter_passes(ctx, idx, ev, cpu);
+		int pass = trace_filter_passes(ctx, idx, ev, cpu, (__u32)pid_tgid);
 		struct rt_cpu_counters *c;
 
 		if (pass <= 0 && (c = bpf_map_lookup_elem(&counters, &(__u32){ 0 }))) {

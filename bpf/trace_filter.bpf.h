@@ -164,10 +164,19 @@ __noinline int trace_filter_run(struct filter_scratch *fs, __u32 rec_size, __u32
 
 /* Whether the hit whose record is ctx passes event idx's filter, as
  * trace_filter_run: its record is copied first, the dynamic data too when
- * it has any. */
+ * it has any. The kernel has put a pt_regs pointer over the record's first
+ * 8 bytes (a syscall's are its own layout's), so the common fields are
+ * written as the sample's are: the event's type, the current thread's pid,
+ * flags and preempt count 0. */
 static __always_inline int trace_filter_passes(void *ctx, __u32 idx, const struct rt_event *ev,
-					       __u32 cpu)
+					       __u32 cpu, __u32 tid)
 {
+	struct {
+		__u16 type;
+		__u8 flags;
+		__u8 preempt_count;
+		__s32 pid;
+	} common = { .type = ev->tp_type, .pid = (__s32)tid };
 	__u32 zero = 0, size = ev->fixed_size;
 	struct filter_scratch *fs = bpf_map_lookup_elem(&filter_scratch, &zero);
 
@@ -182,6 +191,7 @@ static __always_inline int trace_filter_passes(void *ctx, __u32 idx, const struc
 		if (bpf_probe_read_kernel(fs->rec, size & (RT_FILTER_RECORD_BYTES - 1), ctx))
 			return 1;
 	}
+	__builtin_memcpy(fs->rec, &common, sizeof(common));
 	return trace_filter_run(fs, size & (RT_FILTER_RECORD_BYTES - 1), idx, cpu);
 }
 

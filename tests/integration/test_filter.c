@@ -126,6 +126,29 @@ static void test_strings_of_records_as_perf(void **state)
 	free(dir);
 }
 
+/* One process's opens by common_pid: it waits on a FIFO until both tools
+ * count, then execs cat (the same pid); the recorded command lets it go and
+ * waits for it to end. */
+static void test_common_pid_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), cmd[1024], filter[64];
+	pid_t pid;
+
+	(void)state;
+	tu_skip_unless_possible_at(__FILE__, __LINE__);
+	snprintf(cmd, sizeof(cmd), "mkfifo %s/go", dir);
+	assert_int_equal(system(cmd), 0);
+	pid = tu_start("read x < %s/go; exec cat /etc/hostname /etc/passwd /etc/hostname", dir);
+	snprintf(filter, sizeof(filter), "common_pid == %d", (int)pid);
+	snprintf(cmd, sizeof(cmd),
+		 "sh -c 'echo go > %s/go; while [ \"$(cut -d\\) -f2 /proc/%d/stat | cut -c2)\" != Z ]; "
+		 "do sleep 0.01; done'", dir, (int)pid);
+	same_count_as_perf("syscalls:sys_enter_openat", filter, cmd, -1);
+	waitpid(pid, NULL, 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* "*x" matches the end of the string; the kernel's own filter compares the
  * end of a char array's whole buffer (regex_match_end with the field's
  * size), so perf stat counts none of these: README says so. */
@@ -225,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_sched_switch_as_perf),
 		cmocka_unit_test(test_comm_glob_and_common_fields_as_perf),
 		cmocka_unit_test(test_strings_of_records_as_perf),
+		cmocka_unit_test(test_common_pid_as_perf),
 		cmocka_unit_test(test_glob_matches_the_string_end),
 		cmocka_unit_test(test_filter_before_period),
 		cmocka_unit_test(test_malformed_filters),
