@@ -19,7 +19,7 @@
 #define RT_FILTER_RECORD_BYTES 4096
 /* Steps one evaluation may take (a comparison of numbers is one, of strings
  * one per character compared); past them the hit is kept and counted. */
-#define RT_FILTER_MAX_STEPS 65536
+#define RT_FILTER_MAX_STEPS 16384
 /* Where a comparison's jumps may go besides the next comparisons. */
 #define RT_FILTER_ACCEPT 0xfe
 #define RT_FILTER_REJECT 0xff
@@ -58,7 +58,10 @@ struct rt_filter_pred {
 	__u8 on_true;   /* the next comparison, RT_FILTER_ACCEPT or _REJECT */
 	__u8 on_false;
 	__u8 pattern_len; /* strings: bytes of pattern[] of the same index */
-	__u8 pad[7];
+	__u8 suffix;      /* strings: the pattern is '*' then no wildcard: only the
+			     string's end is compared (one pass, not a glob's
+			     backing up at every byte) */
+	__u8 pad[6];
 };
 
 struct rt_filter {
@@ -168,10 +171,17 @@ struct rt_filter_glob {
 	__u32 backed;           /* a '*' was seen */
 };
 
-static inline void rt_filter_glob_start(struct rt_filter_glob *g, __u32 slen)
+static inline void rt_filter_glob_start(struct rt_filter_glob *g, const struct rt_filter_pred *p,
+					__u32 slen)
 {
+	__u32 literal = p->pattern_len ? p->pattern_len - 1u : 0;
+
 	g->si = g->pi = g->back_si = g->back_pi = g->backed = 0;
 	g->slen = slen;
+	if (p->suffix) { /* past the '*', at the string's last literal bytes */
+		g->pi = 1;
+		g->si = slen >= literal ? slen - literal : slen;
+	}
 }
 
 /* One step of matching s (RT_FILTER_STRING_BYTES, slen bytes) with p's

@@ -131,7 +131,7 @@ static int filter_step(__u32 i, void *ctx)
 		r->matching = 0;
 		holds ^= p->cmp == RT_FILTER_NE;
 	} else if (rt_filter_is_string(p->operand)) {
-		rt_filter_glob_start(&r->g, filter_fetch_string(r, p));
+		rt_filter_glob_start(&r->g, p, filter_fetch_string(r, p));
 		r->matching = 1;
 		return 0;
 	} else {

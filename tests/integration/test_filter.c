@@ -187,6 +187,27 @@ static void test_filter_before_period(void **state)
 	free(dir);
 }
 
+/* A filter is for every event of the -e before it, as perf's: both events
+ * of a list, none of an -e before. */
+static void test_filter_takes_the_whole_e(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible_at(__FILE__, __LINE__);
+	if (tu_sh(&out, "%s record -e syscalls:sys_enter_getppid -e "
+			"syscalls:sys_enter_getpid,sched:sched_switch --filter 'common_pid == 0 && "
+			"common_pid == 1' -o %s/r -- %s getpid-getppid 1000 2>&1",
+		  tu_ringtrace(), dir, tu_loadgen()))
+		fail_msg("record failed:\n%s", out);
+	/* one getppid, from the first -e; nothing of the filtered two */
+	if (summary_samples(out) != 1)
+		fail_msg("the filter was not given to both events of the last -e alone:\n%s", out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Each fault is one line naming its column, and exit status 2. */
 static void test_malformed_filters(void **state)
 {
@@ -251,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_common_pid_as_perf),
 		cmocka_unit_test(test_glob_matches_the_string_end),
 		cmocka_unit_test(test_filter_before_period),
+		cmocka_unit_test(test_filter_takes_the_whole_e),
 		cmocka_unit_test(test_malformed_filters),
 	};
 

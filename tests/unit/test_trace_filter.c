@@ -86,7 +86,7 @@ static int run(const struct rt_filter *f, const struct record *r, const char *co
 			else if (!rt_filter_string_at(p, r->bytes, r->size, &start, &max))
 				snprintf(str, max + 1 < sizeof(str) ? max + 1 : sizeof(str), "%s",
 					 (const char *)r->bytes + start);
-			rt_filter_glob_start(&g, (uint32_t)strlen(str));
+			rt_filter_glob_start(&g, p, (uint32_t)strlen(str));
 			while ((holds = rt_filter_glob_step(&g, p, str, f->pattern[pc])) < 0)
 				assert_true(steps++ < RT_FILTER_MAX_STEPS);
 			holds ^= p->cmp == RT_FILTER_NE;
@@ -148,6 +148,10 @@ static void test_strings_and_globs(void **state)
 	assert_int_equal(filter_on("prev_comm == \"kworker*\"", &r, "x"), 0); /* == takes no glob */
 	assert_int_equal(filter_on("prev_comm ~ \"kworker*\"", &r, "x"), 1);
 	assert_int_equal(filter_on("prev_comm ~ \"*0:1\"", &r, "x"), 1);
+	/* '*' then a literal: the end alone, in one pass */
+	assert_int_equal(filter_on("prev_comm ~ \"*xkworker/0:1\"", &r, "x"), 0);
+	assert_int_equal(filter_on("prev_comm ~ \"*worker/0:\"", &r, "x"), 0);
+	assert_int_equal(filter_on("prev_comm ~ \"*\" && prev_comm ~ \"*kworker/0:1\"", &r, "x"), 1);
 	assert_int_equal(filter_on("prev_comm ~ \"*er/*\"", &r, "x"), 1);
 	assert_int_equal(filter_on("prev_comm ~ \"k?orker/?:1\"", &r, "x"), 1);
 	assert_int_equal(filter_on("prev_comm ~ \"k*r*r/*1\"", &r, "x"), 1); /* backs up */

@@ -323,6 +323,9 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 		     size_t errlen)
 {
 	const char *p = spec;
+	/* the events of one -e are one item: --filter after it is theirs, as
+	 * perf's foreach_evsel_in_last_glob takes back to the -e's boundary */
+	unsigned int item = *nr ? list[*nr - 1].item + 1 : 0;
 	int r;
 
 	if (!*spec) {
@@ -352,7 +355,7 @@ int event_spec_parse(const char *spec, struct event_desc *list, unsigned int *nr
 		}
 		/* what this name added, against what came before it */
 		for (unsigned int e = first; e < *nr; e++)
-			list[e].item = first ? list[first - 1].item + 1 : 0;
+			list[e].item = item;
 		for (unsigned int e = first; e < *nr; e++)
 			for (unsigned int i = 0; i < first; i++)
 				if (!strcmp(list[i].name, list[e].name)) {

@@ -52,7 +52,7 @@ struct rt_filter;
 
 struct event_desc {
 	char name[160];      /* as perf prints it: "cpu-clock", "cpu-clock:u", "sched:sched_switch" */
-	unsigned int item;   /* which name of -e added it (a glob adds several) */
+	unsigned int item;   /* which -e added it (its names, its globs' tracepoints) */
 	const char *filter_expr;  /* --filter after it, as given... */
 	struct rt_filter *filter; /* ...and compiled (trace_filter.h); malloc'd */
 	enum event_kind kind;

@@ -40,6 +40,7 @@ struct parser {
 	const char *event;
 	struct node nodes[MAX_NODES];
 	int nr_nodes, nr_preds;
+	int depth; /* of ( and ! being parsed: bounded, as the recursion is */
 	char *err;
 	size_t errlen;
 	int error; /* -errno once an error is set */
@@ -58,7 +59,8 @@ static int fail(struct parser *p, size_t at, int error, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	rt_format(p->err, p->errlen, "--filter '%s' at column %zu: %s", p->expr, at + 1, what);
+	rt_format(p->err, p->errlen, "--filter '%.120s%s' at column %zu: %s", p->expr,
+		  strlen(p->expr) > 120 ? "..." : "", at + 1, what);
 	p->error = error;
 	return -1;
 }
@@ -215,6 +217,8 @@ static int parse_pattern(struct parser *p, struct node *n, bool glob)
 		n->pattern[len++] = c;
 	}
 	n->pred.pattern_len = (__u8)len;
+	/* "*literal": its end compared in one pass */
+	n->pred.suffix = glob && len && n->pred.value == 1;
 	return 0;
 }
 
@@ -330,16 +334,21 @@ static int parse_term(struct parser *p)
 
 	skip_space(p);
 	at = p->pos;
-	if (take(p, "!") ) {
-		if ((id = parse_term(p)) < 0)
-			return -1;
-		return new_node(p, NODE_NOT, id, -1);
-	}
-	if (take(p, "(")) {
-		if ((id = parse_or(p)) < 0)
-			return -1;
-		if (!take(p, ")"))
-			return fail(p, p->pos, -EINVAL, "expected ) to close the ( at column %zu", at + 1);
+	if (p->expr[at] == '!' || p->expr[at] == '(') {
+		if (p->depth == MAX_NODES)
+			return fail(p, at, -E2BIG, "nested too deep: at most %d ( and ! in a row",
+				    MAX_NODES);
+		p->depth++;
+		if (take(p, "!")) {
+			if ((id = parse_term(p)) >= 0)
+				id = new_node(p, NODE_NOT, id, -1);
+		} else {
+			take(p, "(");
+			if ((id = parse_or(p)) >= 0 && !take(p, ")"))
+				id = fail(p, p->pos, -EINVAL, "expected ) to close the ( at column %zu",
+					  at + 1);
+		}
+		p->depth--;
 		return id;
 	}
 	return parse_pred(p);

@@ -24,10 +24,10 @@
 int trace_filter_compile(const char *expr, const char *format_text, const char *event,
 			 struct rt_filter *out, char *err, size_t errlen);
 
-/* --filter EXPR after the -e that added the events: EXPR given to the
- * events the last name of the last -e added (all those of a glob), as perf
- * gives it to "the last glob". 0, or -EINVAL with err set (no -e before it,
- * not a tracepoint, a second --filter for the same events). */
+/* --filter EXPR after the -e that added the events: EXPR given to every
+ * event the last -e added (its names, all those of its globs), as perf gives
+ * it to "the last glob". 0, or -EINVAL with err set (no -e before it, not a
+ * tracepoint, a second --filter for the same events). */
 int trace_filter_attach(struct event_desc *events, unsigned int nr, const char *expr, char *err,
 			size_t errlen);
 

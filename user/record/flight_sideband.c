@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* flight_sideband.c: a flight recording's side-band kept bounded: the records
  * of processes that exited before the oldest sample the recording still holds
- * are dropped, as no sample held can be theirs. */
+ * are dropped, as no sample held can be theirs, and the FORK, COMM and EXIT
+ * of threads that exited so (of processes still alive). */
 #include "record/flight_sideband.h"
 
 #include <errno.h>
@@ -60,24 +61,50 @@ static bool owner_of(const struct perf_event_header *h, uint32_t *pid, uint64_t 
 	return true;
 }
 
-/* The processes (pid == tid) that exited before oldest in b, into gone. */
-static int note_exits(struct hash_map *gone, const struct byte_buffer *b, uint64_t oldest)
+/* The thread a FORK, COMM or EXIT is of, and its time; false for others
+ * (a mapping is its process's, whichever thread made it). */
+static bool thread_of(const struct perf_event_header *h, uint32_t *tid, uint64_t *time)
+{
+	struct perf_sample_id id;
+	struct perf_task t;
+
+	if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
+		if (perf_task_decode(h, &t))
+			return false;
+		*tid = t.tid;
+		*time = t.time;
+		return true;
+	}
+	if (h->type != PERF_RECORD_COMM ||
+	    perf_sample_id_decode(h, RECORDING_SAMPLE_ID_TYPE, &id) || id.tid == (uint32_t)-1)
+		return false;
+	*tid = id.tid;
+	*time = id.time;
+	return true;
+}
+
+/* The processes (pid == tid) that exited before oldest in b, into gone, the
+ * threads of others into gone_threads. */
+static int note_exits(struct hash_map *gone, struct hash_map *gone_threads,
+		      const struct byte_buffer *b, uint64_t oldest)
 {
 	const struct perf_event_header *h;
 	struct perf_task t;
 
 	for (size_t at = 0; (h = record_at(b, at)); at += h->size) {
+		struct hash_map *into;
 		struct gone *g;
 
-		if (h->type != PERF_RECORD_EXIT || perf_task_decode(h, &t) || t.pid != t.tid ||
-		    t.time >= oldest)
+		if (h->type != PERF_RECORD_EXIT || perf_task_decode(h, &t) || t.time >= oldest)
 			continue;
-		g = hash_map_get(gone, &t.pid);
+		into = t.pid == t.tid ? gone : gone_threads;
+		t.pid = t.tid; /* the key: the process's, or the thread's */
+		g = hash_map_get(into, &t.pid);
 		if (!g) {
 			if (!(g = calloc(1, sizeof(*g))))
 				return -ENOMEM;
 			g->pid = t.pid;
-			if (hash_map_put(gone, &g->pid, g)) {
+			if (hash_map_put(into, &g->pid, g)) {
 				free(g);
 				return -ENOMEM;
 			}
@@ -88,9 +115,25 @@ static int note_exits(struct hash_map *gone, const struct byte_buffer *b, uint64
 	return 0;
 }
 
-/* Moves b's records of no process in gone (or after its exit) to its front;
- * the bytes dropped. */
-static size_t drop_gone(struct hash_map *gone, struct byte_buffer *b)
+/* Whether h is a record of a process in gone, or of a thread in
+ * gone_threads, from before its exit. */
+static bool of_the_gone(const struct hash_map *gone, const struct hash_map *gone_threads,
+			const struct perf_event_header *h)
+{
+	const struct gone *g;
+	uint32_t id;
+	uint64_t time;
+
+	if (owner_of(h, &id, &time) && (g = hash_map_get(gone, &id)) && time <= g->exit_time)
+		return true;
+	return gone_threads->len && thread_of(h, &id, &time) &&
+	       (g = hash_map_get(gone_threads, &id)) && time <= g->exit_time;
+}
+
+/* Moves b's records of no process in gone and no thread in gone_threads (or
+ * after their exit) to its front; the bytes dropped. */
+static size_t drop_gone(const struct hash_map *gone, const struct hash_map *gone_threads,
+			struct byte_buffer *b)
 {
 	const struct perf_event_header *h;
 	size_t kept = 0, at = 0, dropped;
@@ -98,12 +141,8 @@ static size_t drop_gone(struct hash_map *gone, struct byte_buffer *b)
 	/* at moves by the size read before the move: a record moved down over
 	 * less than its own size overwrites its header at its old place */
 	for (size_t size; (h = record_at(b, at)); at += size) {
-		const struct gone *g;
-		uint32_t pid;
-		uint64_t time;
-
 		size = h->size;
-		if (owner_of(h, &pid, &time) && (g = hash_map_get(gone, &pid)) && time <= g->exit_time)
+		if (of_the_gone(gone, gone_threads, h))
 			continue;
 		if (kept != at)
 			memmove(b->data + kept, b->data + at, size);
@@ -137,22 +176,24 @@ static bool keep_parents(struct hash_map *gone, const struct byte_buffer *b)
 
 long flight_sideband_prune(struct byte_buffer *const *bufs, unsigned int nr, uint64_t oldest)
 {
-	struct hash_map gone;
+	struct hash_map gone, gone_threads;
 	long dropped = 0;
 	int r = 0;
 
 	hash_map_init(&gone, hash_pid, equal_pid);
+	hash_map_init(&gone_threads, hash_pid, equal_pid);
 	for (unsigned int i = 0; i < nr && !r; i++)
-		r = note_exits(&gone, bufs[i], oldest);
+		r = note_exits(&gone, &gone_threads, bufs[i], oldest);
 	/* until no parent is taken out: each pass takes one out at least */
 	for (bool changed = !r; changed && gone.len;) {
 		changed = false;
 		for (unsigned int i = 0; i < nr; i++)
 			changed |= keep_parents(&gone, bufs[i]);
 	}
-	if (!r && gone.len)
+	if (!r && (gone.len || gone_threads.len))
 		for (unsigned int i = 0; i < nr; i++)
-			dropped += (long)drop_gone(&gone, bufs[i]);
+			dropped += (long)drop_gone(&gone, &gone_threads, bufs[i]);
 	hash_map_free_all(&gone);
+	hash_map_free_all(&gone_threads);
 	return r ? r : dropped;
 }
