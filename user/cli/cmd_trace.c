@@ -166,6 +166,8 @@ int cmd_trace(int argc, char **argv)
 			rt_error("--metrics %s: %s", c.metrics_path, err);
 			return 2;
 		}
+		/* stdout the metrics' alone, for promtool or a scrape */
+		c.o.table_on_stderr = c.metrics_fd == STDOUT_FILENO;
 	}
 	status = syscall_trace_run(&c.o);
 	if (c.metrics_path && c.metrics_fd != STDOUT_FILENO)

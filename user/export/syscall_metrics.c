@@ -35,9 +35,11 @@ static int histogram(struct byte_buffer *out, const struct syscall_metric_row *r
 
 	for (int b = 0; b < RT_SYSCALL_BUCKETS - 1; b++) {
 		cumulative += st->buckets[b];
-		/* bucket b holds times of at most 2^b ns: le is that bound, in seconds */
-		snprintf(line, sizeof(line), ",le=\"%.9g\"} %" PRIu64 "\n",
-			 (double)(1ULL << b) / 1e9, cumulative);
+		/* bucket b holds times of at most 2^b ns: le is that bound, in
+		 * seconds, written exactly (%g rounded 2^30 and 2^33 down) */
+		snprintf(line, sizeof(line), ",le=\"%" PRIu64 ".%09" PRIu64 "\"} %" PRIu64 "\n",
+			 (uint64_t)(1ULL << b) / 1000000000u, (uint64_t)(1ULL << b) % 1000000000u,
+			 cumulative);
 		if (put(out, "ringtrace_syscall_duration_seconds_bucket{") || labels(out, r) ||
 		    put(out, line))
 			return -ENOMEM;

@@ -150,6 +150,28 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 	return r->fd = make_output(s, err, errlen);
 }
 
+/* Whether this process, once it has dropped its capabilities (a root one
+ * keeps its uid, not CAP_DAC_OVERRIDE), may rename and make entries in the
+ * directory that holds path: a switch does both. */
+static bool parent_writable_without_caps(const char *path)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(parent, &st))
+		return false;
+	if (st.st_uid == geteuid())
+		return (st.st_mode & (S_IWUSR | S_IXUSR)) == (S_IWUSR | S_IXUSR);
+	if (st.st_gid == getegid())
+		return (st.st_mode & (S_IWGRP | S_IXGRP)) == (S_IWGRP | S_IXGRP);
+	return (st.st_mode & (S_IWOTH | S_IXOTH)) == (S_IWOTH | S_IXOTH);
+}
+
 int rotation_init(struct session *s)
 {
 	struct rotation *r = &s->rotation;
@@ -158,6 +180,13 @@ int rotation_init(struct session *s)
 	r->fd = -1;
 	r->on = s->opts->switch_output.mode != SWITCH_OUTPUT_NONE;
 	r->ops = (struct file_sink_rotation){ switch_output, s };
+	if (r->on && !s->opts->keep_caps && !parent_writable_without_caps(s->opts->output)) {
+		rt_format(s->error, sizeof(s->error),
+			  "--switch-output renames %s in its directory, which ringtrace cannot write "
+			  "once it has dropped its capabilities: record into a directory its user "
+			  "owns, or add --keep-caps", s->opts->output);
+		return -EACCES;
+	}
 	if (r->on && s->opts->switch_max_files &&
 	    !(r->kept = calloc(s->opts->switch_max_files, sizeof(*r->kept)))) {
 		rt_format(s->error, sizeof(s->error), "out of memory");

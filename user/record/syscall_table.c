@@ -131,7 +131,7 @@ void syscall_table_print(struct syscall_summary_row *rows, size_t nr_rows, bool 
 		return;
 	qsort(rows, nr_rows, sizeof(*rows), by_process_then_time);
 	for (size_t i = 0; i < nr_rows; i++) {
-		struct process *p = &procs[nr_procs - 1];
+		struct process *p = nr_procs ? &procs[nr_procs - 1] : NULL;
 
 		if (!nr_procs || p->tgid != rows[i].tgid) {
 			p = &procs[nr_procs++];

@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "record/syscall_table.h"
 #include "record/workload.h"
+#include "sys/privileges.h"
 #include "sys/proc_stat.h"
 
 /* Whether process pid still runs: a zombie waiting for its parent has ended. */
@@ -62,7 +63,7 @@ static int summarize(struct syscall_summary *s, const struct syscall_trace_optio
 		rt_error("%s", err);
 		return 1;
 	}
-	syscall_table_print(rows, nr, o->histogram, stdout);
+	syscall_table_print(rows, nr, o->histogram, o->table_on_stderr ? stderr : stdout);
 	fflush(stdout);
 	if (o->write_rows && o->write_rows(o->write_ctx, rows, nr)) {
 		free(rows);
@@ -110,6 +111,12 @@ int syscall_trace_run(const struct syscall_trace_options *o)
 		goto out;
 	}
 	if (o->workload_argv && workload_start(&w, o->workload_argv, err, sizeof(err))) {
+		rt_error("%s", err);
+		goto out;
+	}
+	/* attached and started: what is left reads maps through their fds and
+	 * /proc, which need no capability; dropped, as record drops them */
+	if (privileges_drop_all(err, sizeof(err))) {
 		rt_error("%s", err);
 		goto out;
 	}

@@ -16,6 +16,7 @@ struct syscall_trace_options {
 	size_t nr_pids;
 	char **workload_argv; /* -- CMD ARGS, or NULL */
 	bool histogram;       /* --histogram */
+	bool table_on_stderr; /* stdout holds --metrics - */
 	/* Called with the rows after the summary is printed (--metrics), or NULL:
 	 * 0, or non-zero after one line saying why. */
 	int (*write_rows)(void *ctx, const struct syscall_summary_row *rows, size_t nr_rows);

@@ -130,13 +130,14 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 		key->sym = where->symbol;
 		key->kernel = kernel;
 		if (where->inlined || !strcmp(where->symbol, "[unknown]")) {
-			char name[4096]; /* a function inlined there is a row "NAME (inlined)" */
+			char name[32], *inlined = NULL; /* a function inlined there: "NAME (inlined)" */
 
-			if (where->inlined)
-				snprintf(name, sizeof(name), "%s (inlined)", where->symbol);
-			else
-				snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
-			if (!(key->sym = address_space_intern(&st->rec.as, name)))
+			if (where->inlined && asprintf(&inlined, "%s (inlined)", where->symbol) < 0)
+				return -ENOMEM;
+			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
+			key->sym = address_space_intern(&st->rec.as, inlined ? inlined : name);
+			free(inlined);
+			if (!key->sym)
 				return -ENOMEM;
 		}
 	}
