@@ -83,53 +83,6 @@ int tracefs_read_file(const char *relpath, struct byte_buffer *b)
 	return 0;
 }
 
-/* One "field:TYPE NAME;\toffset:N;\tsize:M;\tsigned:S;" line. */
-static void parse_field_line(const char *line, struct tracepoint_format *out)
-{
-	const char *off = strstr(line, "offset:");
-	const char *size = strstr(line, "size:");
-	const char *decl_end = off;
-	unsigned int o, s;
-	bool data_loc, rel_loc;
-
-	if (strncmp(line, "field:", 6) || !off || !size || sscanf(off + 7, "%u", &o) != 1 ||
-	    sscanf(size + 5, "%u", &s) != 1)
-		return;
-	if (o + s > out->fixed_size)
-		out->fixed_size = o + s;
-	data_loc = memmem(line, (size_t)(decl_end - line), "__data_loc", 10) != NULL;
-	rel_loc = memmem(line, (size_t)(decl_end - line), "__rel_loc", 9) != NULL;
-	if ((data_loc || rel_loc) && out->nr_dynamic < TRACEPOINT_MAX_DYNAMIC_FIELDS) {
-		out->dynamic_offset[out->nr_dynamic] = (uint16_t)o;
-		out->dynamic_relative[out->nr_dynamic] = rel_loc;
-		out->nr_dynamic++;
-	}
-}
-
-int tracefs_parse_format(const char *text, struct tracepoint_format *out)
-{
-	bool have_id = false;
-
-	memset(out, 0, sizeof(*out));
-	while (*text) {
-		size_t len = strcspn(text, "\n");
-		char line[1024];
-
-		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
-			 text);
-		text += len + (text[len] == '\n');
-		{
-			const char *l = line + strspn(line, " \t");
-
-			if (!strncmp(l, "ID:", 3) && sscanf(l + 3, "%u", &out->id) == 1)
-				have_id = true;
-			else
-				parse_field_line(l, out);
-		}
-	}
-	return have_id && out->fixed_size ? 0 : -EINVAL;
-}
-
 /* A "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line as a field:
  * its name is the declaration's last word (before any "[N]"). 0, or -1 if
  * the line is not one. */
@@ -165,6 +118,50 @@ static int field_of_line(const char *line, struct tracepoint_field *f)
 	sign = strstr(semi, "signed:");
 	f->is_signed = sign && sign[7] == '1';
 	return 0;
+}
+
+/* A field's line of a format into out: the record's fixed size, and where
+ * its dynamic fields' (__data_loc, __rel_loc) offset words are. */
+static void parse_field_line(const char *line, struct tracepoint_format *out)
+{
+	struct tracepoint_field f;
+	bool data_loc, rel_loc;
+
+	if (field_of_line(line, &f))
+		return;
+	if (f.offset + f.size > out->fixed_size)
+		out->fixed_size = f.offset + f.size;
+	data_loc = strstr(f.type, "__data_loc") != NULL;
+	rel_loc = strstr(f.type, "__rel_loc") != NULL;
+	if ((data_loc || rel_loc) && out->nr_dynamic < TRACEPOINT_MAX_DYNAMIC_FIELDS) {
+		out->dynamic_offset[out->nr_dynamic] = (uint16_t)f.offset;
+		out->dynamic_relative[out->nr_dynamic] = rel_loc;
+		out->nr_dynamic++;
+	}
+}
+
+int tracefs_parse_format(const char *text, struct tracepoint_format *out)
+{
+	bool have_id = false;
+
+	memset(out, 0, sizeof(*out));
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+			 text);
+		text += len + (text[len] == '\n');
+		{
+			const char *l = line + strspn(line, " \t");
+
+			if (!strncmp(l, "ID:", 3) && sscanf(l + 3, "%u", &out->id) == 1)
+				have_id = true;
+			else
+				parse_field_line(l, out);
+		}
+	}
+	return have_id && out->fixed_size ? 0 : -EINVAL;
 }
 
 void tracefs_format_each_field(const char *text,
