@@ -108,7 +108,9 @@ def summary(b):
     gen = [b.loadgen, "--cpu", cpu, "--time", "getpid", str(n)]
 
     def getpid_calls(text):
-        m = re.search(r"^\s+getpid\s+(\d+)\s", text, re.M)
+        """The generator's getpid calls: the row under its process's header
+        (with -a, other processes' come too)."""
+        m = re.search(r"^ loadgen \(\d+\).*?^\s+getpid\s+(\d+)\s", text, re.M | re.S)
         return int(m.group(1)) if m else -1
 
     def none():
@@ -170,8 +172,8 @@ def summary(b):
     ours = add["ringtrace trace --summary -- CMD"]
     notes = ["- a getpid counted by ringtrace trace --summary adds %.0f ns, perf trace -s %.0f "
              "(%.3fx): ringtrace pairs entry and exit in BPF and keeps only sums, perf trace "
-             "writes both events through its ring and reads them in user space" % (
-                 ours, perfs, ours / perfs if perfs > 0 else float("nan"))]
+             "writes both events through its ring and reads them in user space (and may lose "
+             "some: see its count)" % (ours, perfs, ours / perfs if perfs > 0 else float("nan"))]
     b.results["summary"] = add
     b.section("10. A syscall summary",
               "The generator of scenario 1 (`loadgen --cpu %s --time getpid %d`) under each tool's "
