@@ -99,6 +99,16 @@ extern struct unwind_counters_map unwind_counters SEC(".maps");
  * pointer need not be mapped): a step reads the return address at CFA - 8
  * first, then the registers its frame saved below it, which a read starting
  * at the return address would miss. */
+/* Where a walk is among a CPython process's frames (python_frames.bpf.h). */
+enum { PY_NOT_STARTED, PY_WALKING, PY_ENDED };
+struct py_cursor {
+	__u64 frame;  /* the next interpreter frame to write (PY_WALKING) */
+	__u32 tgid;
+	__u32 n;      /* in: the callchain word the first frame goes to */
+	__u32 room;   /* in: words it may take */
+	__u8 state;
+};
+
 #define STACK_FIRST_READ_BYTES 1024
 #define STACK_WINDOW_BYTES 4096
 #define STACK_LOOKBACK_BYTES 64
@@ -114,6 +124,12 @@ struct stack_window {
 	__u64 word; /* a word read alone */
 	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
 	__u32 reads;   /* the walk's refills of w */
+	/* a CPython process's walk: where it is among the Python frames, and
+	 * the words they took beyond the native frames walked (in map memory:
+	 * values the verifier does not track, where on the walk's stack each
+	 * would have it check the frames' loop again for every value) */
+	struct py_cursor py;
+	__u32 py_words;
 };
 
 /* Guesses from walks before, each checked before it is used. Return
@@ -222,6 +238,9 @@ struct unwind_walk {
 	__s32 last_mapping; /* the mapping of the frame before, tried first */
 	bool no_process; /* its mappings not known: frame pointers alone */
 	struct rt_unwind_counters *c; /* where the frames are counted */
+	/* a CPython process's (else NULL): its evaluation loop's native frames
+	 * are written as the Python frames they run (where, in stack->py) */
+	const struct rt_python_process *py;
 };
 
 #endif
