@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* python_loader.c: tells the -g walk of CPython processes (their interpreter's
+ * addresses, the offsets table) and takes the code objects it wrote. */
+#include "capture/python_loader.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+
+void python_maps_init(struct python_maps *p, const struct bpf_sampler *s)
+{
+	bpf_sampler_python_fds(s, &p->processes_fd, &p->offsets_fd, &p->seen_fd);
+}
+
+int python_maps_set_offsets(struct python_maps *p, uint32_t index,
+			    const struct rt_python_offsets *o)
+{
+	return bpf_map_update_elem(p->offsets_fd, &index, o, BPF_ANY) ? -errno : 0;
+}
+
+int python_maps_set_process(struct python_maps *p, uint32_t pid,
+			    const struct rt_python_process *pp)
+{
+	return bpf_map_update_elem(p->processes_fd, &pid, pp, BPF_ANY) ? -errno : 0;
+}
+
+void python_maps_forget_process(struct python_maps *p, uint32_t pid)
+{
+	bpf_map_delete_elem(p->processes_fd, &pid);
+}
+
+size_t python_maps_take_seen(struct python_maps *p, struct rt_python_code_key *out, size_t max)
+{
+	struct rt_python_code_key key;
+	size_t nr = 0;
+
+	/* from the first key each time: those taken are deleted */
+	while (nr < max && !bpf_map_get_next_key(p->seen_fd, NULL, &key)) {
+		bpf_map_delete_elem(p->seen_fd, &key);
+		out[nr++] = key;
+	}
+	return nr;
+}
