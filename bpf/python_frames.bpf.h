@@ -28,9 +28,9 @@ extern struct python_offsets_map python_offsets SEC(".maps");
 /* Code objects written, for the loader to name (it deletes what it read). */
 struct python_code_seen_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 4096);
 	__type(key, struct rt_python_code_key);
-	__type(value, __u64);
+	__type(value, struct rt_python_code_info);
 };
 extern struct python_code_seen_map python_code_seen SEC(".maps");
 
@@ -51,6 +51,7 @@ struct python_scratch {
 	__u8 frame[RT_PY_FRAME_READ];
 	__u64 word;
 	struct rt_python_code_key seen[1u << PY_SEEN_BITS];
+	struct rt_python_code_info info; /* a code object's, being read */
 };
 struct python_scratch_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -126,22 +127,78 @@ static __always_inline __u64 py_thread_state(struct python_scratch *sc,
 	return 0;
 }
 
-/* Tells the loader of code (once in a while: the cache skips repeats). */
+#define PY_STR_HEAD 40
+_Static_assert(PY_STR_HEAD <= RT_PY_FRAME_READ, "a str's head is read where a frame is");
+
+/* The compact ASCII str at obj into out (size bytes with its NUL; its last
+ * size - 1 bytes if tail, else its first): 1, or 0 (another kind of str,
+ * or unreadable). *cut: it was longer. */
+static __always_inline int py_read_str(struct python_scratch *sc,
+				       const struct rt_python_offsets *off, __u64 obj, char *out,
+				       __u32 size, bool tail, __u8 *cut)
+{
+	__u32 state, at = off->unicode_state;
+	__u64 len, skip = 0;
+
+	/* the head: length and state (both within PY_STR_HEAD bytes) */
+	if (!obj || at > PY_STR_HEAD - 4 ||
+	    bpf_probe_read_user(sc->frame, PY_STR_HEAD, (const void *)obj))
+		return 0;
+	len = py_frame_u64(sc, off->unicode_length);
+	state = *(const __u32 *)&sc->frame[at];
+	if ((state & 0x60) != 0x60 || len > (1u << 30))
+		return 0;
+	if (len > size - 1) {
+		*cut = 1;
+		if (tail)
+			skip = len - (size - 1);
+	}
+	return bpf_probe_read_user_str(out, size, (const void *)(obj + off->ascii_data + skip)) > 0;
+}
+
+/* What the loader names code by, read into sc->info: its qualname, file and
+ * first line. A global function: checked once, run once per code object. */
+__noinline int python_read_code(__u64 code, const struct rt_python_offsets *off,
+				struct python_scratch *sc)
+{
+	__u64 name, file;
+	__s32 line = 0;
+
+	if (!sc || !off)
+		return 0;
+	__builtin_memset(&sc->info, 0, sizeof(sc->info.time) + 8);
+	sc->info.name[0] = sc->info.file[0] = '\0';
+	if (!py_word(sc, code + off->code_qualname, &name) ||
+	    !py_word(sc, code + off->code_filename, &file) ||
+	    bpf_probe_read_user(&line, sizeof(line), (const void *)(code + off->code_firstlineno)))
+		return 0;
+	sc->info.firstlineno = line;
+	sc->info.name_ok = py_read_str(sc, off, name, sc->info.name, RT_PY_NAME_BYTES, false,
+				       &sc->info.pad);
+	sc->info.file_ok = py_read_str(sc, off, file, sc->info.file, RT_PY_FILE_BYTES, true,
+				       &sc->info.file_cut);
+	return 1;
+}
+
+/* Tells the loader of code, read once (the cache skips repeats, the map
+ * those the loader has not taken yet). */
 static __always_inline void py_note_code(struct python_scratch *sc, struct rt_unwind_counters *c,
-					 __u32 tgid, __u64 code)
+					 const struct rt_python_offsets *off, __u32 tgid, __u64 code)
 {
 	struct rt_python_code_key key = { .tgid = tgid, .code = code };
 	__u32 slot = ((__u32)(code >> 4) * 0x9E3779B1u ^ tgid) >> (32 - PY_SEEN_BITS);
 	struct rt_python_code_key *e = &sc->seen[slot & ((1u << PY_SEEN_BITS) - 1)];
-	__u64 now;
 
 	if (e->code == code && e->tgid == tgid)
 		return;
-	now = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&python_code_seen, &key, &now, BPF_NOEXIST) == -7 /* E2BIG */)
-		c->python.seen_full++;
 	e->code = code;
 	e->tgid = tgid;
+	if (bpf_map_lookup_elem(&python_code_seen, &key))
+		return;
+	python_read_code(code, off, sc);
+	sc->info.time = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&python_code_seen, &key, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
+		c->python.seen_full++;
 }
 
 /* Writes the Python frames the evaluation loop's native frame runs at word
@@ -213,7 +270,7 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 			instr = RT_PY_CODE_SPAN - 1;
 		s->w[at] = RT_PY_ADDR_OF(code, instr);
 		written = k + 1;
-		py_note_code(sc, c, cur->tgid, code);
+		py_note_code(sc, c, off, cur->tgid, code);
 		if (entry) {
 			/* the next evaluation frame up the stack runs from its caller */
 			cur->frame = frame;

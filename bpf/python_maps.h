@@ -44,7 +44,14 @@ struct rt_python_offsets {
 	__u16 frame_prev_instr;          /* _PyInterpreterFrame.prev_instr */
 	__u16 frame_is_entry;            /* _PyInterpreterFrame.is_entry (a byte) */
 	__u16 code_adaptive;             /* PyCodeObject.co_code_adaptive: the code units */
-	__u16 pad;
+	/* what naming a code object reads (once per code object and process) */
+	__u16 code_filename;             /* PyCodeObject.co_filename */
+	__u16 code_qualname;             /* PyCodeObject.co_qualname */
+	__u16 code_firstlineno;          /* PyCodeObject.co_firstlineno (an int) */
+	__u16 unicode_length;            /* PyASCIIObject.length */
+	__u16 unicode_state;             /* PyASCIIObject.state (32 bits: compact bit 5, ascii 6) */
+	__u16 ascii_data;                /* sizeof(PyASCIIObject): a compact ASCII str's bytes */
+	__u16 pad[3];
 };
 /* Bytes read of one frame: its fields' offsets are below this (3.11's
  * _PyInterpreterFrame is 72 bytes before its locals). */
@@ -61,12 +68,26 @@ struct rt_python_process {
 	__u32 pad;
 };
 
-/* A code object a walk wrote, for the loader to name while the process
- * runs (python_code_seen: key -> its first sample's time). */
+/* A code object a walk wrote, for the loader to name (python_code_seen:
+ * key -> what the walk read of it, in the process's own context: the
+ * loader may not read another process's memory once its capabilities are
+ * dropped). */
 struct rt_python_code_key {
 	__u32 tgid;
 	__u32 pad;
 	__u64 code;
+};
+#define RT_PY_NAME_BYTES 128
+#define RT_PY_FILE_BYTES 192
+struct rt_python_code_info {
+	__u64 time;         /* of the first sample that wrote it */
+	__s32 firstlineno;
+	__u8 name_ok;       /* name holds co_qualname (compact ASCII; NUL-terminated) */
+	__u8 file_ok;       /* file holds co_filename's last RT_PY_FILE_BYTES - 1 bytes */
+	__u8 file_cut;      /* ...of a longer one */
+	__u8 pad;
+	char name[RT_PY_NAME_BYTES];
+	char file[RT_PY_FILE_BYTES];
 };
 
 /* Per-CPU counts of the Python walks: stacks through a Python process's

@@ -28,15 +28,21 @@ void python_maps_forget_process(struct python_maps *p, uint32_t pid)
 	bpf_map_delete_elem(p->processes_fd, &pid);
 }
 
-size_t python_maps_take_seen(struct python_maps *p, struct rt_python_code_key *out, size_t max)
+size_t python_maps_take_seen(struct python_maps *p, struct rt_python_code_key *keys,
+			     struct rt_python_code_info *infos, size_t max)
 {
-	struct rt_python_code_key key;
 	size_t nr = 0;
 
 	/* from the first key each time: those taken are deleted */
-	while (nr < max && !bpf_map_get_next_key(p->seen_fd, NULL, &key)) {
-		bpf_map_delete_elem(p->seen_fd, &key);
-		out[nr++] = key;
+	while (nr < max && !bpf_map_get_next_key(p->seen_fd, NULL, &keys[nr])) {
+		if (bpf_map_lookup_and_delete_elem(p->seen_fd, &keys[nr], &infos[nr])) {
+			/* (a kernel without it for hash maps: read, then delete) */
+			if (bpf_map_lookup_elem(p->seen_fd, &keys[nr], &infos[nr]))
+				infos[nr] = (struct rt_python_code_info){ 0 };
+			if (bpf_map_delete_elem(p->seen_fd, &keys[nr]))
+				break;
+		}
+		nr++;
 	}
 	return nr;
 }

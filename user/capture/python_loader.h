@@ -22,8 +22,9 @@ int python_maps_set_offsets(struct python_maps *p, uint32_t index,
 int python_maps_set_process(struct python_maps *p, uint32_t pid,
 			    const struct rt_python_process *pp);
 void python_maps_forget_process(struct python_maps *p, uint32_t pid);
-/* Up to max code objects the walks wrote since the last call, into out
- * (taken out of the map): how many. */
-size_t python_maps_take_seen(struct python_maps *p, struct rt_python_code_key *out, size_t max);
+/* Up to max code objects the walks wrote since the last call, into keys
+ * and what the walk read of each into infos (taken out of the map): how many. */
+size_t python_maps_take_seen(struct python_maps *p, struct rt_python_code_key *keys,
+			     struct rt_python_code_info *infos, size_t max);
 
 #endif

@@ -23,7 +23,7 @@
 /* Code objects named per process, at most (more are counted, not named). */
 #define PY_NAMES_PER_PROCESS 65536
 /* Code objects taken from the BPF side per call. */
-#define PY_TAKE_PER_CALL 4096
+#define PY_TAKE_PER_CALL 1024
 
 /* A file looked at: a CPython interpreter (ok) or not. */
 struct python_file {
@@ -192,8 +192,36 @@ void python_procs_note_records(struct python_procs *p, const void *recs, size_t 
 		python_procs_note_mmap(p, &m, NULL, out);
 }
 
+/* s (from the process: anything) as printable ASCII, '?' for the rest. */
+static void clean(char *s, size_t size)
+{
+	s[size - 1] = '\0';
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* The name of code: from what the walk read in the process (info, if it
+ * could), else read from its memory here (which needs the capability to
+ * read another process's: --keep-caps, or the same user's process). */
+static int code_name(struct python_proc *pr, uint64_t code, struct rt_python_code_info *info,
+		     char *name, size_t size)
+{
+	if (info->name_ok) {
+		clean(info->name, sizeof(info->name));
+		clean(info->file, sizeof(info->file));
+		snprintf(name, size, "%s (%s%s:%d)", info->name, info->file_cut ? "..." : "",
+			 info->file_ok ? info->file : "?", info->firstlineno);
+		return 0;
+	}
+	if (!pr->live)
+		return -ESRCH;
+	return python_code_name(pr->pid, code, pr->code_type, pr->o, name, size);
+}
+
 /* Names code of pr into its map, once. */
-static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t code)
+static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t code,
+		      struct rt_python_code_info *info)
 {
 	char name[4 * (PYTHON_NAME_MAX + PYTHON_FILE_MAX) + 64], line[sizeof(name) + 64];
 	struct python_name *n;
@@ -211,7 +239,7 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 		p->names_dropped++;
 		return;
 	}
-	if (!pr->live || python_code_name(pr->pid, code, pr->code_type, pr->o, name, sizeof(name))) {
+	if (code_name(pr, code, info, name, sizeof(name))) {
 		p->name_failed++;
 		return;
 	}
@@ -227,16 +255,17 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 void python_procs_name_seen(struct python_procs *p)
 {
 	static struct rt_python_code_key keys[PY_TAKE_PER_CALL];
+	static struct rt_python_code_info infos[PY_TAKE_PER_CALL];
 	size_t nr;
 
 	if (!p->attached)
 		return;
-	nr = python_maps_take_seen(&p->maps, keys, PY_TAKE_PER_CALL);
+	nr = python_maps_take_seen(&p->maps, keys, infos, PY_TAKE_PER_CALL);
 	for (size_t i = 0; i < nr; i++) {
 		struct python_proc *pr = hash_map_get(&p->procs, &keys[i].tgid);
 
 		if (pr)
-			name_code(p, pr, keys[i].code);
+			name_code(p, pr, keys[i].code, &infos[i]);
 		else
 			p->names_dropped++;
 	}
