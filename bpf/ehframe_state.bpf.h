@@ -107,6 +107,7 @@ struct py_cursor {
 	__u32 n;      /* in: the callchain word the first frame goes to */
 	__u32 room;   /* in: words it may take */
 	__u8 state;
+	__u8 nested;  /* the walk interrupted another of its CPU's: scratch of its own */
 };
 
 #define STACK_FIRST_READ_BYTES 1024
@@ -124,12 +125,6 @@ struct stack_window {
 	__u64 word; /* a word read alone */
 	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
 	__u32 reads;   /* the walk's refills of w */
-	/* a CPython process's walk: where it is among the Python frames, and
-	 * the words they took beyond the native frames walked (in map memory:
-	 * values the verifier does not track, where on the walk's stack each
-	 * would have it check the frames' loop again for every value) */
-	struct py_cursor py;
-	__u32 py_words;
 };
 
 /* Guesses from walks before, each checked before it is used. Return
@@ -161,6 +156,13 @@ struct walk_guesses {
 	 * leave a guess half another's, or change the row the walk it
 	 * interrupted is reading */
 	__u64 walking;
+	/* a CPython process's walk: where it is among the Python frames, and
+	 * the words they took beyond the native frames walked (in map memory:
+	 * values the verifier does not track, where on the walk's stack each
+	 * would have it check the frames' loop again for every value; here,
+	 * not in the stack window, so that a nested walk keeps its own) */
+	struct py_cursor py;
+	__u32 py_words;
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 
@@ -239,7 +241,7 @@ struct unwind_walk {
 	bool no_process; /* its mappings not known: frame pointers alone */
 	struct rt_unwind_counters *c; /* where the frames are counted */
 	/* a CPython process's (else NULL): its evaluation loop's native frames
-	 * are written as the Python frames they run (where, in stack->py) */
+	 * are written as the Python frames they run (where: guesses->py) */
 	const struct rt_python_process *py;
 };
 

@@ -49,7 +49,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	const struct rt_unwind_mapping *m;
 	const struct rt_unwind_row *row = NULL;
 	struct rt_unwind_slice table;
-	__u32 done = i + w->stack->py_words, n = w->first + done;
+	__u32 done = i + w->guesses->py_words, n = w->first + done;
 	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
 	long py;
@@ -72,12 +72,12 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	pc = w->r.exact_ip ? w->r.ip : w->r.ip - 1;
 	/* CPython's evaluation loop: the Python frames it runs instead */
 	if (w->py && pc >= w->py->eval_start && pc < w->py->eval_end) {
-		w->stack->py.n = n;
-		w->stack->py.room = RT_MAX_STACK_DEPTH - done;
-		py = python_frames(w->s, &w->stack->py, w->py, w->c);
+		w->guesses->py.n = n;
+		w->guesses->py.room = RT_MAX_STACK_DEPTH - done;
+		py = python_frames(w->s, &w->guesses->py, w->py, w->c);
 		if (py > 0 && py <= RT_PY_MAX_FRAMES) {
 			done += (__u32)py - 1;
-			w->stack->py_words = done - i;
+			w->guesses->py_words = done - i;
 			w->frames = done + 1;
 			count_frame(w);
 			goto mapped;
@@ -199,8 +199,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	}
 	w.r.regs_at = (__u64)regs;
 	w.py = bpf_map_lookup_elem(&python_processes, &tgid);
-	w.stack->py = (struct py_cursor){ .tgid = tgid };
-	w.stack->py_words = 0;
+	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
+	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
 	w.first = n + 1;
 	w.c = c;

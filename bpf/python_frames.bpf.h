@@ -55,7 +55,7 @@ struct python_scratch {
 };
 struct python_scratch_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2); /* a walk's, and a walk's that interrupted it */
 	__type(key, __u32);
 	__type(value, struct python_scratch);
 };
@@ -212,14 +212,15 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 {
 	const struct rt_python_offsets *off;
 	struct python_scratch *sc;
-	__u32 zero = 0, k, written = 0;
+	__u32 scratch_at, k, written = 0;
 	__u64 frame, ts;
 
 	if (!s || !cur || !pp || !c || cur->state == PY_ENDED)
 		return 0;
 	c->python.eval_frames++;
 	off = bpf_map_lookup_elem(&python_offsets, &pp->offsets);
-	sc = bpf_map_lookup_elem(&python_scratch, &zero);
+	scratch_at = cur->nested ? 1 : 0;
+	sc = bpf_map_lookup_elem(&python_scratch, &scratch_at);
 	if (!off || !sc) {
 		cur->state = PY_ENDED;
 		return 0;

@@ -4,7 +4,6 @@
 #include "record/python_procs.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "symbols/python_code.h"
 #include "symbols/python_elf.h"
 #include "symbols/python_offsets.h"
+#include "sys/output_dir.h"
 
 /* Code objects named per process, at most (more are counted, not named). */
 #define PY_NAMES_PER_PROCESS 65536
@@ -288,16 +288,17 @@ static void write_map(void *value, void *ctx)
 {
 	struct python_procs *p = ctx;
 	struct python_proc *pr = value;
-	char name[64];
+	char name[64], err[256];
 	int fd;
 
 	if (!pr->map.len)
 		return;
 	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-	fd = openat(p->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* made O_EXCL: a JIT's own map copied already is kept */
+	fd = output_file_create(p->dirfd, "DIR", name, err, sizeof(err));
 	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
-		rt_warn("cannot write %s of Python process %u: %s", name, pr->pid,
-			strerror(errno));
+		rt_warn("Python process %u: %s", pr->pid,
+			fd < 0 ? err : "cannot write its perf map");
 		p->maps_failed++;
 	} else {
 		p->maps_written++;
