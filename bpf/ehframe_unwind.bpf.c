@@ -25,6 +25,7 @@ struct unwind_counters_map unwind_counters SEC(".maps");
 struct unwind_guesses_map unwind_guesses SEC(".maps");
 struct unwind_stack_window_map unwind_stack_window SEC(".maps");
 struct python_processes_map python_processes SEC(".maps");
+struct python_known_map python_known SEC(".maps");
 struct python_offsets_map python_offsets SEC(".maps");
 struct python_code_seen_map python_code_seen SEC(".maps");
 struct python_threads_map python_threads SEC(".maps");
@@ -140,6 +141,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
 	__u32 zero = 0, frames, end, nested;
+	__u64 *known;
 
 	/* room for the marker and every frame in the callchain's words */
 	if (!s || n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH ||
@@ -198,7 +200,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		w.r.bx = regs->bx;
 	}
 	w.r.regs_at = (__u64)regs;
-	w.py = bpf_map_lookup_elem(&python_processes, &tgid);
+	known = bpf_map_lookup_elem(&python_known, &zero);
+	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
 	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
 	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;

@@ -16,6 +16,17 @@ struct python_processes_map {
 };
 extern struct python_processes_map python_processes SEC(".maps");
 
+/* Whether the loader has told of any CPython process (entry 0, not 0): until
+ * then a walk does not look its process up (an array's value is read
+ * in place, a hash lookup costs ~30-50 ns here). */
+struct python_known_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct python_known_map python_known SEC(".maps");
+
 /* Offsets by version (written by the loader at the start). */
 struct python_offsets_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

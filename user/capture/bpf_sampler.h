@@ -118,7 +118,7 @@ void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *page
 			    int *processes_fd, int *files_fd);
 /* The maps of CPython processes for the -g walk (python_maps.h). */
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
-			    int *seen_fd);
+			    int *seen_fd, int *known_fd);
 /* The page index entries beside rows rows. */
 static inline uint32_t unwind_pages_for(uint32_t rows)
 {

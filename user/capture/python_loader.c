@@ -8,7 +8,8 @@
 
 void python_maps_init(struct python_maps *p, const struct bpf_sampler *s)
 {
-	bpf_sampler_python_fds(s, &p->processes_fd, &p->offsets_fd, &p->seen_fd);
+	bpf_sampler_python_fds(s, &p->processes_fd, &p->offsets_fd, &p->seen_fd, &p->known_fd);
+	p->known = false;
 }
 
 int python_maps_set_offsets(struct python_maps *p, uint32_t index,
@@ -20,7 +21,15 @@ int python_maps_set_offsets(struct python_maps *p, uint32_t index,
 int python_maps_set_process(struct python_maps *p, uint32_t pid,
 			    const struct rt_python_process *pp)
 {
-	return bpf_map_update_elem(p->processes_fd, &pid, pp, BPF_ANY) ? -errno : 0;
+	__u64 one = 1;
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(p->processes_fd, &pid, pp, BPF_ANY))
+		return -errno;
+	/* from now on the walks look their process up */
+	if (!p->known && !bpf_map_update_elem(p->known_fd, &zero, &one, BPF_ANY))
+		p->known = true;
+	return 0;
 }
 
 void python_maps_forget_process(struct python_maps *p, uint32_t pid)

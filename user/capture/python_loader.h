@@ -4,6 +4,7 @@
 #ifndef RINGTRACE_PYTHON_LOADER_H
 #define RINGTRACE_PYTHON_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,7 +12,8 @@
 #include "python_maps.h"
 
 struct python_maps {
-	int processes_fd, offsets_fd, seen_fd;
+	int processes_fd, offsets_fd, seen_fd, known_fd;
+	bool known; /* python_known set */
 };
 
 void python_maps_init(struct python_maps *p, const struct bpf_sampler *s);

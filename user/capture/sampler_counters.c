@@ -92,11 +92,12 @@ void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *page
 }
 
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
-			    int *seen_fd)
+			    int *seen_fd, int *known_fd)
 {
 	*processes_fd = bpf_map__fd(s->skel->maps.python_processes);
 	*offsets_fd = bpf_map__fd(s->skel->maps.python_offsets);
 	*seen_fd = bpf_map__fd(s->skel->maps.python_code_seen);
+	*known_fd = bpf_map__fd(s->skel->maps.python_known);
 }
 
 /* The sum over every CPU of the one element of a per-CPU array whose value
