@@ -30,6 +30,24 @@ static const char spin_py[] = "def inner():\n"
 			      "    middle()\n"
 			      "outer()\n";
 
+/* A C extension called from work(), and two threads each in its own function. */
+static const char threads_py[] = "import threading, zlib, os\n"
+				 "data = os.urandom(1 << 16)\n"
+				 "def work():\n"
+				 "    while True:\n"
+				 "        zlib.compress(data, 9)\n"
+				 "def spin_a():\n"
+				 "    x = 0\n"
+				 "    while True:\n"
+				 "        x += 1\n"
+				 "def spin_b():\n"
+				 "    y = 0\n"
+				 "    while True:\n"
+				 "        y += 2\n"
+				 "threading.Thread(target=spin_a, daemon=True).start()\n"
+				 "threading.Thread(target=spin_b, daemon=True).start()\n"
+				 "work()\n";
+
 /* Whether the folded stack line holds each of frames, one after the other
  * (callers first), each a frame that starts with it. */
 static bool holds_in_order(const char *line, const char *const *frames, size_t nr)
@@ -104,17 +122,16 @@ static void script_share(const char *out, const char *const *frames, size_t nr,
 	}
 }
 
-/* Records python (the script spinning, started before) with -g -p for
- * seconds (the start, on this shared 2-CPU machine, can take several), in
- * dir/rec; returns its pid (killed). */
-static pid_t record_spinning(const char *python, const char *dir, const char *comm_check,
-			     int seconds, char **log)
+/* Records python running script (written as dir/spin.py, started before)
+ * with -g -p for seconds (the start, on this shared 2-CPU machine, can take
+ * several), in dir/rec; returns its pid (killed). */
+static pid_t record_script(const char *python, const char *script, const char *dir,
+			   int seconds, char **log)
 {
 	pid_t py;
 	int rc;
 
-	(void)comm_check;
-	tu_write_file(dir, "spin.py", spin_py, sizeof(spin_py) - 1);
+	tu_write_file(dir, "spin.py", script, strlen(script));
 	py = tu_start("exec %s %s/spin.py", python, dir);
 	usleep(500000);
 	assert_true(tu_running(py));
@@ -142,7 +159,7 @@ static void expect_python_frames(const char *python, const char *comm)
 	if (access(python, X_OK))
 		tu_skip("%s is not installed", python);
 	dir = tu_tempdir();
-	py = record_spinning(python, dir, comm, 12, &log);
+	py = record_script(python, spin_py, dir, 12, &log);
 	if (!strstr(log, " CPython processes unwound") ||
 	    strstr(log, "python: 0 CPython processes unwound"))
 		fail_msg("no CPython process unwound:\n%s", log);
@@ -202,7 +219,7 @@ static void test_other_version_native(void **state)
 	if (access(PYENV_PYTHON_310, X_OK))
 		tu_skip("%s is not installed", PYENV_PYTHON_310);
 	dir = tu_tempdir();
-	record_spinning(PYENV_PYTHON_310, dir, "python3.10", 10, &log);
+	record_script(PYENV_PYTHON_310, spin_py, dir, 10, &log);
 	if (!strstr(log, "of versions without offsets") ||
 	    strstr(log, " 0 of versions without offsets"))
 		fail_msg("3.10 not counted:\n%s", log);
@@ -220,9 +237,59 @@ static void test_other_version_native(void **state)
 	free(dir);
 }
 
+/* Of the folded stacks of comm, the samples holding frame a and those
+ * holding both a and b. */
+static void folded_pair(const char *folded, const char *a, const char *b, unsigned long *with_a,
+			unsigned long *with_both)
+{
+	const char *fa[] = { a }, *fab[] = { a, b };
+	unsigned long total;
+
+	folded_share(folded, "python3.11", fa, 1, &total, with_a);
+	folded_share(folded, "python3.11", fab, 2, &total, with_both);
+}
+
+/* Native frames of a C extension below the Python function that called it
+ * (zlib's under work()); two threads, each its own Python function under
+ * threading's, never the other's. */
+static void test_extension_and_threads(void **state)
+{
+	char *dir, *log = NULL, *folded = NULL;
+	unsigned long work, work_zlib, zlib, zlib_work, a, a_run, b, b_run, a_b, b_a, run;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(DEBIAN_PYTHON, X_OK))
+		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, threads_py, dir, 10, &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_pair(folded, "work (", "zlib_compress", &work, &work_zlib);
+	folded_pair(folded, "zlib_compress", "zlib_compress", &zlib, &zlib_work);
+	folded_pair(folded, "spin_a (", "spin_b (", &a, &a_b);
+	folded_pair(folded, "spin_b (", "spin_a (", &b, &b_a);
+	folded_pair(folded, "Thread.run (", "spin_a (", &run, &a_run);
+	folded_pair(folded, "Thread.run (", "spin_b (", &run, &b_run);
+	print_message("work: %lu samples, %lu with zlib_compress below; zlib_compress: %lu "
+		      "samples; spin_a %lu (%lu under Thread.run), spin_b %lu (%lu)\n",
+		      work, work_zlib, zlib, a, a_run, b, b_run);
+	if (work < 100)
+		fail_msg("work: %lu samples; record's log:\n%s\nfolded:\n%.3000s", work, log, folded);
+	/* zlib's frames under work's (work's own code, the bytes it makes: not) */
+	assert_true(zlib >= 100 && work_zlib * 100 >= zlib * 95);
+	assert_true(a >= 100 && a_run * 100 >= a * 95);
+	assert_true(b >= 100 && b_run * 100 >= b * 95);
+	assert_int_equal(a_b + b_a, 0);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extension_and_threads),
 		cmocka_unit_test(test_debian_python311_frames),
 		cmocka_unit_test(test_pyenv_python311_frames),
 		cmocka_unit_test(test_other_version_native),
