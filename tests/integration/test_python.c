@@ -139,6 +139,8 @@ static pid_t record_script(const char *python, const char *script, const char *d
 		   tu_ringtrace(), (int)py, dir);
 	kill(py, SIGKILL);
 	tu_wait_gone(py, 5);
+	/* kept beside the recording: a failed test leaves its directory */
+	tu_write_file(dir, "record.log", *log, strlen(*log));
 	if (rc != 124 && rc != 0)
 		fail_msg("record failed (%d):\n%s", rc, *log);
 	return py;
