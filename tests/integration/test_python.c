@@ -48,6 +48,28 @@ static const char threads_py[] = "import threading, zlib, os\n"
 				 "threading.Thread(target=spin_b, daemon=True).start()\n"
 				 "work()\n";
 
+/* A generator resumed by a for loop (a C call between two evaluations), and
+ * a recursion deeper than the frames one evaluation may write (64). */
+static const char generator_py[] = "def gen():\n"
+				   "    while True:\n"
+				   "        x = 0\n"
+				   "        for i in range(1000):\n"
+				   "            x += i\n"
+				   "        yield x\n"
+				   "def consume():\n"
+				   "    for v in gen():\n"
+				   "        pass\n"
+				   "consume()\n";
+static const char recursion_py[] = "import sys\n"
+				   "sys.setrecursionlimit(5000)\n"
+				   "def rec(n):\n"
+				   "    if n == 0:\n"
+				   "        x = 0\n"
+				   "        while True:\n"
+				   "            x += 1\n"
+				   "    rec(n - 1)\n"
+				   "rec(200)\n";
+
 /* Whether the folded stack line holds each of frames, one after the other
  * (callers first), each a frame that starts with it. */
 static bool holds_in_order(const char *line, const char *const *frames, size_t nr)
@@ -288,6 +310,52 @@ static void test_extension_and_threads(void **state)
 	free(dir);
 }
 
+/* The generator's frames under its consumer's; the recursion cut at 64
+ * frames, counted, never looping. */
+static void test_generator_and_recursion(void **state)
+{
+	static const char *const gen_under_consume[] = { "consume (", "gen_iternext", "gen (" };
+	static const char *const rec64[64] = {
+		[0 ... 63] = "rec (",
+	};
+	static const char *const rec65[65] = {
+		[0 ... 64] = "rec (",
+	};
+	char *dir, *log = NULL, *folded = NULL;
+	unsigned long total, full, over;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(DEBIAN_PYTHON, X_OK))
+		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, generator_py, dir, 8, &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.11", gen_under_consume, 3, &total, &full);
+	print_message("generator: %lu of %lu samples with consume;gen_iternext;gen\n", full, total);
+	assert_true(total >= 200 && full * 100 >= total * 95);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, recursion_py, dir, 8, &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.11", rec64, 64, &total, &full);
+	folded_share(folded, "python3.11", rec65, 65, &total, &over);
+	print_message("recursion of 200: %lu of %lu samples with 64 rec frames, %lu with more\n",
+		      full, total, over);
+	assert_true(total >= 200 && full * 100 >= total * 95);
+	assert_int_equal(over, 0);
+	if (!strstr(log, " truncated, ") || strstr(log, " 0 truncated, 0 bad code"))
+		fail_msg("the cut recursion not counted:\n%s", log);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_debian_python311_frames),
 		cmocka_unit_test(test_pyenv_python311_frames),
 		cmocka_unit_test(test_other_version_native),
+		cmocka_unit_test(test_generator_and_recursion),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());
