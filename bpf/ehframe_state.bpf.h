@@ -99,6 +99,17 @@ extern struct unwind_counters_map unwind_counters SEC(".maps");
  * pointer need not be mapped): a step reads the return address at CFA - 8
  * first, then the registers its frame saved below it, which a read starting
  * at the return address would miss. */
+/* Where a walk is among a CPython process's frames (python_frames.bpf.h). */
+enum { PY_NOT_STARTED, PY_WALKING, PY_ENDED };
+struct py_cursor {
+	__u64 frame;  /* the next interpreter frame to write (PY_WALKING) */
+	__u32 tgid;
+	__u32 n;      /* in: the callchain word the first frame goes to */
+	__u32 room;   /* in: words it may take */
+	__u8 state;
+	__u8 nested;  /* the walk interrupted another of its CPU's: scratch of its own */
+};
+
 #define STACK_FIRST_READ_BYTES 1024
 #define STACK_WINDOW_BYTES 4096
 #define STACK_LOOKBACK_BYTES 64
@@ -145,6 +156,13 @@ struct walk_guesses {
 	 * leave a guess half another's, or change the row the walk it
 	 * interrupted is reading */
 	__u64 walking;
+	/* a CPython process's walk: where it is among the Python frames, and
+	 * the words they took beyond the native frames walked (in map memory:
+	 * values the verifier does not track, where on the walk's stack each
+	 * would have it check the frames' loop again for every value; here,
+	 * not in the stack window, so that a nested walk keeps its own) */
+	struct py_cursor py;
+	__u32 py_words;
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 
@@ -222,6 +240,9 @@ struct unwind_walk {
 	__s32 last_mapping; /* the mapping of the frame before, tried first */
 	bool no_process; /* its mappings not known: frame pointers alone */
 	struct rt_unwind_counters *c; /* where the frames are counted */
+	/* a CPython process's (else NULL): its evaluation loop's native frames
+	 * are written as the Python frames they run (where: guesses->py) */
+	const struct rt_python_process *py;
 };
 
 #endif

@@ -5,12 +5,13 @@
  * at fork and exec. Its parts, in the order it includes them: ehframe_state
  * (maps, the walk's state), ehframe_rows (a pc's mapping and row),
  * ehframe_step (one step), ehframe_mappings (mappings the kernel side puts
- * in). */
+ * in), python_frames (a CPython process's Python frames). */
 #include "ehframe_unwind.bpf.h"
 #include "ehframe_state.bpf.h"
 #include "ehframe_rows.bpf.h"
 #include "ehframe_step.bpf.h"
 #include "ehframe_mappings.bpf.h"
+#include "python_frames.bpf.h"
 
 const volatile bool unwind_ehframe = false;
 
@@ -23,6 +24,12 @@ struct no_process_mappings_map no_process_mappings SEC(".maps");
 struct unwind_counters_map unwind_counters SEC(".maps");
 struct unwind_guesses_map unwind_guesses SEC(".maps");
 struct unwind_stack_window_map unwind_stack_window SEC(".maps");
+struct python_processes_map python_processes SEC(".maps");
+struct python_known_map python_known SEC(".maps");
+struct python_offsets_map python_offsets SEC(".maps");
+struct python_code_seen_map python_code_seen SEC(".maps");
+struct python_threads_map python_threads SEC(".maps");
+struct python_scratch_map python_scratch SEC(".maps");
 
 /* Counts the frame written by how it was found (by index: a switch would
  * make the verifier walk each case). */
@@ -43,9 +50,10 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	const struct rt_unwind_mapping *m;
 	const struct rt_unwind_row *row = NULL;
 	struct rt_unwind_slice table;
-	__u32 n = w->first + i;
+	__u32 done = i + w->guesses->py_words, n = w->first + done;
 	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
+	long py;
 
 	/* bounds come from i, which the verifier does not know: counters of
 	 * the walk compared here would make it check every iteration apart */
@@ -57,17 +65,31 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		w->r.end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
 		return 1;
 	}
-	if (i >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS) {
+	if (done >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS) {
 		w->r.end_reason = END_TRUNCATED;
 		return 1;
 	}
-	w->s->w[n] = w->r.ip;
-	w->frames = i + 1;
-	count_frame(w);
-	if (w->no_process)
-		goto step;
 	/* a return address is after its call: look up the call */
 	pc = w->r.exact_ip ? w->r.ip : w->r.ip - 1;
+	/* CPython's evaluation loop: the Python frames it runs instead */
+	if (w->py && pc >= w->py->eval_start && pc < w->py->eval_end) {
+		w->guesses->py.n = n;
+		w->guesses->py.room = RT_MAX_STACK_DEPTH - done;
+		py = python_frames(w->s, &w->guesses->py, w->py, w->c);
+		if (py > 0 && py <= RT_PY_MAX_FRAMES) {
+			done += (__u32)py - 1;
+			w->guesses->py_words = done - i;
+			w->frames = done + 1;
+			count_frame(w);
+			goto mapped;
+		}
+	}
+	w->s->w[n] = w->r.ip;
+	w->frames = done + 1;
+	count_frame(w);
+mapped:
+	if (w->no_process)
+		goto step;
 	why = FP_NO_MAPPING;
 	m = find_mapping(w, pc);
 	if (!m)
@@ -119,6 +141,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
 	__u32 zero = 0, frames, end, nested;
+	__u64 *known;
 
 	/* room for the marker and every frame in the callchain's words */
 	if (!s || n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH ||
@@ -177,6 +200,10 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		w.r.bx = regs->bx;
 	}
 	w.r.regs_at = (__u64)regs;
+	known = bpf_map_lookup_elem(&python_known, &zero);
+	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
+	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
+	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
 	w.first = n + 1;
 	w.c = c;

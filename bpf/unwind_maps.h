@@ -7,6 +7,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "python_maps.h"
 
 /* How a row finds the CFA (as enum unwind_cfa of symbols/unwind_compile.h). */
 #define RT_CFA_NONE 0       /* no CFI: frame pointers */
@@ -146,6 +147,8 @@ struct rt_unwind_counters {
 	__u64 kernel_mappings_left;
 	/* processes not known yet whose mappings a sample started (empty) */
 	__u64 kernel_processes;
+	/* CPython's frames in place of its evaluation loop's (python_maps.h) */
+	struct rt_python_counters python;
 };
 
 #endif

@@ -116,6 +116,9 @@ int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_co
  * capture/unwind_loader.c. */
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
 			    int *processes_fd, int *files_fd);
+/* The maps of CPython processes for the -g walk (python_maps.h). */
+void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
+			    int *seen_fd, int *known_fd);
 /* The page index entries beside rows rows. */
 static inline uint32_t unwind_pages_for(uint32_t rows)
 {

@@ -91,6 +91,15 @@ void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *page
 	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);
 }
 
+void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
+			    int *seen_fd, int *known_fd)
+{
+	*processes_fd = bpf_map__fd(s->skel->maps.python_processes);
+	*offsets_fd = bpf_map__fd(s->skel->maps.python_offsets);
+	*seen_fd = bpf_map__fd(s->skel->maps.python_code_seen);
+	*known_fd = bpf_map__fd(s->skel->maps.python_known);
+}
+
 /* The sum over every CPU of the one element of a per-CPU array whose value
  * is size bytes of __u64 counts (summed as words) into sum: 0, or -errno. */
 static int sum_percpu_counts(const struct bpf_sampler *s, const struct bpf_map *map, void *sum,

@@ -40,6 +40,15 @@ int session_synthesize(struct session *s)
 	}
 	/* JITs running already: their perf-PID.map is kept */
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
+	/* CPython processes running already: the range of their Python frames */
+	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len,
+				  &s->python_rec);
+	if (s->python_rec.len &&
+	    !byte_buffer_append(&s->synthesized, s->python_rec.data, s->python_rec.len)) {
+		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
+		return -ENOMEM;
+	}
+	byte_buffer_reset(&s->python_rec);
 	/* tracepoint formats, for perf script: tracefs is read only if needed;
 	 * the user probes' are ringtrace's own, nothing is defined in tracefs */
 	for (unsigned int i = 0; i < o->nr_events; i++) {

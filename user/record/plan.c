@@ -242,6 +242,7 @@ int session_start_sampler(struct session *s)
 			return -ENOMEM;
 		}
 		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
+		python_procs_attach(&s->python, s->sampler);
 		if (s->has_workload)
 			unwind_tables_await_exec(&s->unwind, (uint32_t)s->workload.pid,
 						 o->workload_argv[0]);

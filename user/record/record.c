@@ -87,6 +87,11 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_note_mmap(&s->jit_maps, &d.mmap);
 	else if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
 		jit_maps_copy(&s->jit_maps, d.task.pid);
+	/* a CPython process's code named while it runs: no longer after */
+	if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
+		python_procs_forget(&s->python, d.task.pid, UINT64_MAX);
+	else if (d.type == PERF_RECORD_COMM && d.comm.exec)
+		python_procs_forget(&s->python, d.comm.pid, d.has_sid ? d.sid.time : UINT64_MAX);
 	/* as the kernel wrote it: the device and inode prove the file opened
 	 * (kept until every CPU's side-band has passed its time) */
 	unwind_tables_note(&s->unwind, &d);
@@ -99,6 +104,15 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 			return r;
 		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
 					  &d.sid, &size);
+		/* a CPython interpreter: then the range its Python frames are
+		 * written in, mapped as it is (its time, its CPU) */
+		byte_buffer_reset(&s->python_rec);
+		if (python_procs_note_mmap(&s->python, &d.mmap, &d.sid, &s->python_rec) &&
+		    (r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)))
+			return r;
+		if (s->python_rec.len)
+			return to_sinks(s, s->cpus.cpus[slot], s->python_rec.data, s->python_rec.len,
+					true);
 	}
 	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
 }
@@ -261,6 +275,7 @@ static int run_loop(struct session *s)
 		if (unwind_now)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
+		python_procs_name_seen(&s->python);
 		show_progress(s);
 		/* -p, -t: ends once what it traces has exited, as perf's does */
 		if (!s->has_workload && monotonic_seconds() >= look_at_targets) {
@@ -301,6 +316,7 @@ static int finish(struct session *s)
 	if ((r = drain_all(s)))
 		ret = r;
 	unwind_tables_release(&s->unwind, UINT64_MAX);
+	python_procs_finish(&s->python);
 	jit_maps_copy_all(&s->jit_maps);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
@@ -325,6 +341,8 @@ static int finish(struct session *s)
 	session_print_copies(s);
 	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns, s->opts->verbose);
 	unwind_tables_print_totals(&s->unwind, s->sampler, s->opts->verbose);
+	if (s->opts->verbose)
+		python_procs_print_totals(&s->python, s->sampler);
 	return ret ? ret : s->error[0] ? -EIO : 0;
 }
 
@@ -410,6 +428,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	}
 	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
 	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
+	python_procs_init(&s->python, s->out.fd, o->unwind_ehframe);
 	mapped_build_ids_init(&s->mapped);
 	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			       s->cgroup_field, o->stack_user > 0,
@@ -477,6 +496,8 @@ static void end_session(struct session *s)
 		mapped_build_ids_free(&s->mapped);
 	}
 	byte_buffer_free(&s->rewritten);
+	byte_buffer_free(&s->python_rec);
+	python_procs_free(&s->python);
 	/* before the directory is closed or cleared: its copy under way given up */
 	file_copies_free(s->copies);
 	s->copies = NULL;

@@ -15,6 +15,7 @@
 #include "lib/byte_buffer.h"
 #include "record/jit_maps.h"
 #include "record/progress.h"
+#include "record/python_procs.h"
 #include "record/record.h"
 #include "record/record_target.h"
 #include "record/rotation.h"
@@ -53,6 +54,8 @@ struct session {
 	struct sideband sideband;
 	struct bpf_sampler *sampler;
 	struct unwind_tables unwind;      /* --call-graph ehframe: the unwinder's tables */
+	struct python_procs python;       /* its CPython processes, their code's names */
+	struct byte_buffer python_rec;    /* the MMAP2 of a Python process's frames */
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
 	struct workload workload;

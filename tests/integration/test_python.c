@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_python.c: Python functions in -g stacks: CPython 3.11 processes started before
+ * the recording, their frames in report --folded and in perf script; other versions native. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define DEBIAN_PYTHON "/usr/bin/python3.11"
+#define PYENV_PYTHON "/root/.pyenv/versions/3.11.7/bin/python3.11"
+#define PYENV_PYTHON_310 "/root/.pyenv/versions/3.10.13/bin/python3.10"
+
+/* outer -> middle -> inner, spinning in pure Python. */
+static const char spin_py[] = "def inner():\n"
+			      "    x = 0\n"
+			      "    while True:\n"
+			      "        x += 1\n"
+			      "def middle():\n"
+			      "    inner()\n"
+			      "def outer():\n"
+			      "    middle()\n"
+			      "outer()\n";
+
+/* A C extension called from work(), and two threads each in its own function. */
+static const char threads_py[] = "import threading, zlib, os\n"
+				 "data = os.urandom(1 << 16)\n"
+				 "def work():\n"
+				 "    while True:\n"
+				 "        zlib.compress(data, 9)\n"
+				 "def spin_a():\n"
+				 "    x = 0\n"
+				 "    while True:\n"
+				 "        x += 1\n"
+				 "def spin_b():\n"
+				 "    y = 0\n"
+				 "    while True:\n"
+				 "        y += 2\n"
+				 "threading.Thread(target=spin_a, daemon=True).start()\n"
+				 "threading.Thread(target=spin_b, daemon=True).start()\n"
+				 "work()\n";
+
+/* A generator resumed by a for loop (a C call between two evaluations), and
+ * a recursion deeper than the frames one evaluation may write (64). */
+static const char generator_py[] = "def gen():\n"
+				   "    while True:\n"
+				   "        x = 0\n"
+				   "        for i in range(1000):\n"
+				   "            x += i\n"
+				   "        yield x\n"
+				   "def consume():\n"
+				   "    for v in gen():\n"
+				   "        pass\n"
+				   "consume()\n";
+static const char recursion_py[] = "import sys\n"
+				   "sys.setrecursionlimit(5000)\n"
+				   "def rec(n):\n"
+				   "    if n == 0:\n"
+				   "        x = 0\n"
+				   "        while True:\n"
+				   "            x += 1\n"
+				   "    rec(n - 1)\n"
+				   "rec(200)\n";
+
+/* Whether the folded stack line holds each of frames, one after the other
+ * (callers first), each a frame that starts with it. */
+static bool holds_in_order(const char *line, const char *const *frames, size_t nr)
+{
+	const char *at = line;
+
+	for (size_t i = 0; i < nr; i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), ";%s", frames[i]);
+		at = strstr(at, want);
+		if (!at)
+			return false;
+		at += strlen(want);
+	}
+	return true;
+}
+
+/* Of the folded stacks of comm, the samples in all, and those holding frames. */
+static void folded_share(const char *folded, const char *comm, const char *const *frames,
+			 size_t nr, unsigned long *total, unsigned long *matching)
+{
+	size_t n = strlen(comm);
+
+	*total = *matching = 0;
+	for (const char *line = folded; line && *line;) {
+		const char *end = strchr(line, '\n');
+		char *buf = strndup(line, end ? (size_t)(end - line) : strlen(line)), *space;
+
+		assert_non_null(buf);
+		space = strrchr(buf, ' ');
+		if (space && !strncmp(buf, comm, n) && buf[n] == ';') {
+			unsigned long count = strtoul(space + 1, NULL, 10);
+
+			*total += count;
+			if (holds_in_order(buf, frames, nr))
+				*matching += count;
+		}
+		free(buf);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* Of perf script's samples (blocks of a header and a frame a line, leaf
+ * first), those holding frames (callee first) on consecutive lines. */
+static void script_share(const char *out, const char *const *frames, size_t nr,
+			 unsigned long *total, unsigned long *matching)
+{
+	const char *block = out;
+
+	*total = *matching = 0;
+	while (block && *block) {
+		const char *end = strstr(block, "\n\n");
+		char *b = strndup(block, end ? (size_t)(end - block) : strlen(block)), *save = NULL;
+		size_t at = 0;
+
+		assert_non_null(b);
+		if (strtok_r(b, "\n", &save)) {
+			(*total)++;
+			for (char *f = strtok_r(NULL, "\n", &save); f && at < nr;
+			     f = strtok_r(NULL, "\n", &save)) {
+				char want[128];
+
+				snprintf(want, sizeof(want), " %s (", frames[at]);
+				at = strstr(f, want) ? at + 1 : 0;
+			}
+			if (at == nr)
+				(*matching)++;
+		}
+		free(b);
+		block = end ? end + 2 : NULL;
+	}
+}
+
+/* Records python running script (written as dir/spin.py, started before)
+ * with -g -p for seconds (the start, on this shared 2-CPU machine, can take
+ * several), in dir/rec; returns its pid (killed). */
+static pid_t record_script(const char *python, const char *script, const char *dir,
+			   int seconds, char **log)
+{
+	pid_t py;
+	int rc;
+
+	tu_write_file(dir, "spin.py", script, strlen(script));
+	py = tu_start("exec %s %s/spin.py", python, dir);
+	usleep(500000);
+	assert_true(tu_running(py));
+	rc = tu_sh(log, "timeout -s INT %d %s record -v -g -F 999 -p %d -o %s/rec 2>&1", seconds,
+		   tu_ringtrace(), (int)py, dir);
+	kill(py, SIGKILL);
+	tu_wait_gone(py, 5);
+	/* kept beside the recording: a failed test leaves its directory */
+	tu_write_file(dir, "record.log", *log, strlen(*log));
+	if (rc != 124 && rc != 0)
+		fail_msg("record failed (%d):\n%s", rc, *log);
+	return py;
+}
+
+/* The spinning script's samples under python (comm): >= 95% with outer,
+ * middle, inner in that order in report --folded, and in perf script of
+ * the same recording (given the recording's map of the process as perf
+ * reads a JIT's: /tmp/perf-PID.map). */
+static void expect_python_frames(const char *python, const char *comm)
+{
+	static const char *const callers_first[] = { "outer (", "middle (", "inner (" };
+	static const char *const leaf_first[] = { "inner", "middle", "outer" };
+	char *dir, *log = NULL, *folded = NULL, *script = NULL, *out = NULL;
+	unsigned long total, full;
+	pid_t py;
+
+	if (access(python, X_OK))
+		tu_skip("%s is not installed", python);
+	dir = tu_tempdir();
+	py = record_script(python, spin_py, dir, 12, &log);
+	if (!strstr(log, " CPython processes unwound") ||
+	    strstr(log, "python: 0 CPython processes unwound"))
+		fail_msg("no CPython process unwound:\n%s", log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, comm, callers_first, 3, &total, &full);
+	print_message("%s: report --folded: %lu of %lu samples with outer;middle;inner\n", python,
+		      full, total);
+	if (total < 200 || full * 100 < total * 95)
+		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", full, total, log,
+			 folded);
+	/* the names come from the recording: the map is in it */
+	assert_int_equal(tu_sh(&out, "grep -c ' inner (%s/spin.py:1)$' %s/rec/perf-%d.map", dir, dir,
+			       (int)py), 0);
+	free(out);
+	assert_int_equal(tu_sh(&script,
+			       "cp %s/rec/perf-%d.map /tmp/perf-%d.map && "
+			       "perf script -i %s/rec --comms %s 2>/dev/null; rm -f /tmp/perf-%d.map",
+			       dir, (int)py, (int)py, dir, comm, (int)py),
+			 0);
+	script_share(script, leaf_first, 3, &total, &full);
+	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer\n", python,
+		      full, total);
+	if (total < 200 || full * 100 < total * 95)
+		fail_msg("perf script: %lu of %lu samples:\n%.4000s", full, total, script);
+	free(script);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_debian_python311_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(DEBIAN_PYTHON, "python3.11");
+}
+
+/* pyenv's build: the interpreter in libpython3.11.so, a PIE program. */
+static void test_pyenv_python311_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON, "python3.11");
+}
+
+/* A version without offsets (3.10): counted, its native frames kept. */
+static void test_other_version_native(void **state)
+{
+	char *dir, *log = NULL, *folded = NULL;
+	unsigned long total, native, python;
+	static const char *const eval[] = { "_PyEval_EvalFrameDefault" };
+	static const char *const inner[] = { "inner (" };
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(PYENV_PYTHON_310, X_OK))
+		tu_skip("%s is not installed", PYENV_PYTHON_310);
+	dir = tu_tempdir();
+	record_script(PYENV_PYTHON_310, spin_py, dir, 10, &log);
+	if (!strstr(log, "of versions without offsets") ||
+	    strstr(log, " 0 of versions without offsets"))
+		fail_msg("3.10 not counted:\n%s", log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.10", eval, 1, &total, &native);
+	folded_share(folded, "python3.10", inner, 1, &total, &python);
+	print_message("3.10: %lu of %lu samples through _PyEval_EvalFrameDefault, %lu named\n",
+		      native, total, python);
+	assert_true(total > 100);
+	assert_true(native * 100 >= total * 80);
+	assert_int_equal(python, 0);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Of the folded stacks of comm, the samples holding frame a and those
+ * holding both a and b. */
+static void folded_pair(const char *folded, const char *a, const char *b, unsigned long *with_a,
+			unsigned long *with_both)
+{
+	const char *fa[] = { a }, *fab[] = { a, b };
+	unsigned long total;
+
+	folded_share(folded, "python3.11", fa, 1, &total, with_a);
+	folded_share(folded, "python3.11", fab, 2, &total, with_both);
+}
+
+/* Native frames of a C extension below the Python function that called it
+ * (zlib's under work()); two threads, each its own Python function under
+ * threading's, never the other's. */
+static void test_extension_and_threads(void **state)
+{
+	char *dir, *log = NULL, *folded = NULL;
+	unsigned long work, work_zlib, zlib, zlib_work, a, a_run, b, b_run, a_b, b_a, run;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(DEBIAN_PYTHON, X_OK))
+		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, threads_py, dir, 10, &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_pair(folded, "work (", "zlib_compress", &work, &work_zlib);
+	folded_pair(folded, "zlib_compress", "zlib_compress", &zlib, &zlib_work);
+	folded_pair(folded, "spin_a (", "spin_b (", &a, &a_b);
+	folded_pair(folded, "spin_b (", "spin_a (", &b, &b_a);
+	folded_pair(folded, "Thread.run (", "spin_a (", &run, &a_run);
+	folded_pair(folded, "Thread.run (", "spin_b (", &run, &b_run);
+	print_message("work: %lu samples, %lu with zlib_compress below; zlib_compress: %lu "
+		      "samples; spin_a %lu (%lu under Thread.run), spin_b %lu (%lu)\n",
+		      work, work_zlib, zlib, a, a_run, b, b_run);
+	if (work < 100)
+		fail_msg("work: %lu samples; record's log:\n%s\nfolded:\n%.3000s", work, log, folded);
+	/* zlib's frames under work's (work's own code, the bytes it makes: not) */
+	assert_true(zlib >= 100 && work_zlib * 100 >= zlib * 95);
+	assert_true(a >= 100 && a_run * 100 >= a * 95);
+	assert_true(b >= 100 && b_run * 100 >= b * 95);
+	assert_int_equal(a_b + b_a, 0);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The generator's frames under its consumer's; the recursion cut at 64
+ * frames, counted, never looping. */
+static void test_generator_and_recursion(void **state)
+{
+	static const char *const gen_under_consume[] = { "consume (", "gen_iternext", "gen (" };
+	static const char *const rec64[64] = {
+		[0 ... 63] = "rec (",
+	};
+	static const char *const rec65[65] = {
+		[0 ... 64] = "rec (",
+	};
+	char *dir, *log = NULL, *folded = NULL;
+	unsigned long total, full, over;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(DEBIAN_PYTHON, X_OK))
+		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, generator_py, dir, 8, &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.11", gen_under_consume, 3, &total, &full);
+	print_message("generator: %lu of %lu samples with consume;gen_iternext;gen\n", full, total);
+	assert_true(total >= 200 && full * 100 >= total * 95);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, recursion_py, dir, 8, &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.11", rec64, 64, &total, &full);
+	folded_share(folded, "python3.11", rec65, 65, &total, &over);
+	print_message("recursion of 200: %lu of %lu samples with 64 rec frames, %lu with more\n",
+		      full, total, over);
+	assert_true(total >= 200 && full * 100 >= total * 95);
+	assert_int_equal(over, 0);
+	if (!strstr(log, " truncated, ") || strstr(log, " 0 truncated, 0 bad code"))
+		fail_msg("the cut recursion not counted:\n%s", log);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extension_and_threads),
+		cmocka_unit_test(test_debian_python311_frames),
+		cmocka_unit_test(test_pyenv_python311_frames),
+		cmocka_unit_test(test_other_version_native),
+		cmocka_unit_test(test_generator_and_recursion),
+	};
+
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_python_elf.c: a CPython interpreter file recognized by its exports (version from
+ * Py_Version, else the name), other files not; the reserved range's encoding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "symbols/python_elf.h"
+#include "symbols/python_offsets.h"
+#include "test_util.h"
+
+static void test_names_that_may_be_python(void **state)
+{
+	(void)state;
+	assert_true(python_elf_name_may_be("/usr/bin/python3.11"));
+	assert_true(python_elf_name_may_be("/opt/py/lib/libpython3.11.so.1.0"));
+	assert_false(python_elf_name_may_be("/usr/lib/python3.11/bin/gzip"));
+	assert_false(python_elf_name_may_be("/usr/bin/gzip"));
+}
+
+/* Debian's python3.11 (skipped where it is not installed): 3.11 from
+ * Py_Version's value, _PyRuntime and the evaluation loop found. */
+static void test_debian_python311(void **state)
+{
+	struct python_interp in;
+	uint32_t index;
+	int fd;
+
+	(void)state;
+	fd = open("/usr/bin/python3.11", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		print_message("skipped: /usr/bin/python3.11 not installed\n");
+		return;
+	}
+	assert_int_equal(python_elf_inspect(fd, "/usr/bin/python3.11", &in), 0);
+	close(fd);
+	assert_int_equal(in.major, 3);
+	assert_int_equal(in.minor, 11);
+	assert_false(in.version_from_name);
+	assert_true(in.runtime_vaddr && in.eval_vaddr && in.eval_size > 1000 && in.code_type_vaddr);
+	assert_non_null(python_offsets_for(in.major, in.minor, &index));
+	assert_int_equal(index, 0);
+}
+
+/* An ELF file that is no CPython (this test's own program). */
+static void test_other_elf_file(void **state)
+{
+	struct python_interp in;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(python_elf_inspect(fd, "python3.11", &in), -ENOENT);
+	close(fd);
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(python_elf_inspect(fd, "python3.11", &in) < 0);
+	close(fd);
+}
+
+/* A frame's address is above every user address and below the kernel's,
+ * and gives back its code object. */
+static void test_reserved_range(void **state)
+{
+	uint64_t code = 0x7fffdeadbee8ULL, addr = RT_PY_ADDR_OF(code, 0x1234);
+	uint32_t index;
+
+	(void)state;
+	assert_true(addr >= RT_PY_ADDR_BASE && addr < RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN);
+	assert_true(RT_PY_ADDR_OF(RT_PY_CODE_MAX - 8, 0xfff) < RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN);
+	assert_int_equal(addr & (RT_PY_CODE_SPAN - 1), 0x234);
+	assert_int_equal(RT_PY_CODE_OF(addr), code);
+	assert_null(python_offsets_for(3, 10, &index));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_that_may_be_python),
+		cmocka_unit_test(test_debian_python311),
+		cmocka_unit_test(test_other_elf_file),
+		cmocka_unit_test(test_reserved_range),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* python_procs.c: the CPython processes of a -g recording: recognized from their
+ * mappings, told to the BPF walk, their code objects named into DIR/perf-PID.map. */
+#include "record/python_procs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "format/recording_layout.h"
+#include "lib/full_io.h"
+#include "lib/log.h"
+#include "record/unwind_file_key.h"
+#include "symbols/python_code.h"
+#include "symbols/python_elf.h"
+#include "symbols/python_offsets.h"
+#include "sys/output_dir.h"
+
+/* Code objects named per process, at most (more are counted, not named). */
+#define PY_NAMES_PER_PROCESS 65536
+/* Code objects taken from the BPF side per call. */
+#define PY_TAKE_PER_CALL 1024
+
+/* A file looked at: a CPython interpreter (ok) or not. */
+struct python_file {
+	struct file_key key;
+	bool ok;
+	struct python_interp interp;
+};
+
+struct python_name {
+	uint64_t code;
+};
+
+struct python_proc {
+	uint32_t pid;
+	bool live;                /* told to the BPF side, running */
+	uint64_t since;           /* the time of its interpreter's MMAP2 */
+	const struct python_version_offsets *o;
+	struct rt_python_process pp; /* what the BPF side is told */
+	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
+	struct hash_map named;    /* code -> struct python_name: tried */
+	struct byte_buffer map;   /* the lines of its perf map */
+};
+
+void python_procs_init(struct python_procs *p, int dirfd, bool on)
+{
+	memset(p, 0, sizeof(*p));
+	hash_map_init(&p->files, file_key_hash, file_key_equal);
+	hash_map_init(&p->procs, hash_u32_key, equal_u32_key);
+	p->dirfd = dirfd;
+	p->on = on;
+}
+
+/* Tells the BPF side of pr. */
+static void tell(struct python_procs *p, struct python_proc *pr)
+{
+	if (python_maps_set_process(&p->maps, pr->pid, &pr->pp))
+		p->not_told++;
+}
+
+static void tell_one(void *value, void *ctx)
+{
+	struct python_proc *pr = value;
+
+	if (pr->live)
+		tell(ctx, pr);
+}
+
+void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
+{
+	const struct python_version_offsets *o;
+
+	if (!p->on)
+		return;
+	python_maps_init(&p->maps, s);
+	for (uint32_t i = 0; (o = python_offsets_at(i)); i++)
+		if (python_maps_set_offsets(&p->maps, i, &o->walk)) {
+			rt_warn("cannot give the -g walk CPython's offsets: %s; Python frames "
+				"stay native", strerror(errno));
+			p->on = false;
+			return;
+		}
+	p->attached = true;
+	hash_map_each(&p->procs, tell_one, p);
+}
+
+/* The file m maps, looked at once (by build-id, or device and inode). */
+static const struct python_file *file_of(struct python_procs *p, const struct perf_mmap *m)
+{
+	struct python_file *f;
+	struct file_key key;
+	int fd;
+
+	file_key_of_mapping(&key, m);
+	if ((f = hash_map_get(&p->files, &key)))
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->key = key;
+	fd = mapping_open(m);
+	if (fd >= 0) {
+		f->ok = !python_elf_inspect(fd, m->filename, &f->interp);
+		close(fd);
+	}
+	if (hash_map_put(&p->files, &f->key, f)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static struct python_proc *proc_of(struct python_procs *p, uint32_t pid)
+{
+	struct python_proc *pr = hash_map_get(&p->procs, &pid);
+
+	if (pr)
+		return pr;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->pid = pid;
+	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
+	if (hash_map_put(&p->procs, &pr->pid, pr)) {
+		free(pr);
+		return NULL;
+	}
+	return pr;
+}
+
+bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
+			    const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	const struct python_version_offsets *o;
+	const struct python_file *f;
+	struct rt_python_process pp;
+	struct python_proc *pr;
+	struct perf_mmap range;
+	uint64_t bias;
+	uint32_t index;
+
+	if (!p->on || !(m->prot & PROT_EXEC) || !m->filename[0] || m->filename[0] == '[' ||
+	    !strncmp(m->filename, "//", 2) || !python_elf_name_may_be(m->filename))
+		return false;
+	f = file_of(p, m);
+	if (!f || !f->ok)
+		return false;
+	o = python_offsets_for(f->interp.major, f->interp.minor, &index);
+	if (!o) {
+		p->not_unwound++;
+		return false;
+	}
+	/* the load bias: the code's address less its file address */
+	bias = m->start - m->pgoff - (uint64_t)f->interp.exec_vaddr_delta;
+	pp = (struct rt_python_process){
+		.runtime = bias + f->interp.runtime_vaddr,
+		.eval_start = bias + f->interp.eval_vaddr,
+		.eval_end = bias + f->interp.eval_vaddr + f->interp.eval_size,
+		.offsets = index,
+	};
+	pr = proc_of(p, m->pid);
+	if (!pr)
+		return false;
+	pr->pp = pp;
+	if (p->attached)
+		tell(p, pr);
+	if (!pr->live)
+		p->processes++;
+	pr->live = true;
+	pr->since = sid ? sid->time : 0;
+	pr->o = o;
+	pr->code_type = f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0;
+	range = (struct perf_mmap){ .pid = m->pid, .tid = m->pid, .start = RT_PY_ADDR_BASE,
+				    .len = RT_PY_ADDR_SPAN, .prot = PROT_READ | PROT_EXEC,
+				    .flags = MAP_PRIVATE, .filename = "//anon" };
+	return !perf_mmap2_encode(rec, RECORDING_SAMPLE_ID_TYPE, &range,
+				  sid ? sid : &(struct perf_sample_id){ .pid = m->pid, .tid = m->pid });
+}
+
+void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
+			       struct byte_buffer *out)
+{
+	const void *at = recs, *end = (const uint8_t *)recs + len;
+	struct perf_mmap m;
+
+	while (p->on && perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m))
+		python_procs_note_mmap(p, &m, NULL, out);
+}
+
+/* s (from the process: anything) as printable ASCII, '?' for the rest. */
+static void clean(char *s, size_t size)
+{
+	s[size - 1] = '\0';
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* The name of code: from what the walk read in the process (info, if it
+ * could), else read from its memory here (which needs the capability to
+ * read another process's: --keep-caps, or the same user's process). */
+static int code_name(struct python_proc *pr, uint64_t code, struct rt_python_code_info *info,
+		     char *name, size_t size)
+{
+	if (info->name_ok) {
+		clean(info->name, sizeof(info->name));
+		clean(info->file, sizeof(info->file));
+		snprintf(name, size, "%s (%s%s:%d)", info->name, info->file_cut ? "..." : "",
+			 info->file_ok ? info->file : "?", info->firstlineno);
+		return 0;
+	}
+	if (!pr->live)
+		return -ESRCH;
+	return python_code_name(pr->pid, code, pr->code_type, pr->o, name, size);
+}
+
+/* Names code of pr into its map, once. */
+static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t code,
+		      struct rt_python_code_info *info)
+{
+	char name[4 * (PYTHON_NAME_MAX + PYTHON_FILE_MAX) + 64], line[sizeof(name) + 64];
+	struct python_name *n;
+	int len;
+
+	if (hash_map_get(&pr->named, &code))
+		return;
+	if (pr->named.len >= PY_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
+		p->names_dropped++;
+		return;
+	}
+	n->code = code;
+	if (hash_map_put(&pr->named, &n->code, n)) {
+		free(n);
+		p->names_dropped++;
+		return;
+	}
+	if (code_name(pr, code, info, name, sizeof(name))) {
+		p->name_failed++;
+		return;
+	}
+	/* perf's map line: START SIZE name, in hex */
+	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", (uint64_t)RT_PY_ADDR_OF(code, 0),
+		       (unsigned long long)RT_PY_CODE_SPAN, name);
+	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
+		p->named++;
+	else
+		p->names_dropped++;
+}
+
+void python_procs_name_seen(struct python_procs *p)
+{
+	static struct rt_python_code_key keys[PY_TAKE_PER_CALL];
+	static struct rt_python_code_info infos[PY_TAKE_PER_CALL];
+	size_t nr;
+
+	if (!p->attached)
+		return;
+	nr = python_maps_take_seen(&p->maps, keys, infos, PY_TAKE_PER_CALL);
+	for (size_t i = 0; i < nr; i++) {
+		struct python_proc *pr = hash_map_get(&p->procs, &keys[i].tgid);
+
+		if (pr)
+			name_code(p, pr, keys[i].code, &infos[i]);
+		else
+			p->names_dropped++;
+	}
+}
+
+void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
+{
+	struct python_proc *pr;
+
+	if (!p->on || !(pr = hash_map_get(&p->procs, &pid)) || !pr->live || time < pr->since)
+		return;
+	python_procs_name_seen(p);
+	if (p->attached)
+		python_maps_forget_process(&p->maps, pid);
+	pr->live = false;
+}
+
+/* DIR/perf-PID.map of one process, if it named any code. */
+static void write_map(void *value, void *ctx)
+{
+	struct python_procs *p = ctx;
+	struct python_proc *pr = value;
+	char name[64], err[256];
+	int fd;
+
+	if (!pr->map.len)
+		return;
+	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
+	/* made O_EXCL: a JIT's own map copied already is kept */
+	fd = output_file_create(p->dirfd, "DIR", name, err, sizeof(err));
+	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
+		rt_warn("Python process %u: %s", pr->pid,
+			fd < 0 ? err : "cannot write its perf map");
+		p->maps_failed++;
+	} else {
+		p->maps_written++;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+void python_procs_finish(struct python_procs *p)
+{
+	if (!p->on)
+		return;
+	python_procs_name_seen(p);
+	hash_map_each(&p->procs, write_map, p);
+}
+
+void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s)
+{
+	struct rt_unwind_counters c;
+	const struct rt_python_counters *y = &c.python;
+
+	if (!p->attached || (!p->processes && !p->not_unwound) || bpf_sampler_unwind_counters(s, &c))
+		return;
+	rt_info("ringtrace: python: %" PRIu64 " CPython processes unwound, %" PRIu64
+		" of versions without offsets (native frames kept), %" PRIu64
+		" not told (no room); evaluation frames %" PRIu64 ": %" PRIu64
+		" written as %" PRIu64 " Python frames, %" PRIu64 " no thread state, %" PRIu64
+		" read failed, %" PRIu64 " truncated, %" PRIu64 " bad code objects, %" PRIu64
+		" code objects not told (map full); %" PRIu64 " named, %" PRIu64
+		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
+		" not",
+		p->processes, p->not_unwound, p->not_told, (uint64_t)y->eval_frames,
+		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
+		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,
+		(uint64_t)y->seen_full, p->named,
+		p->name_failed, p->names_dropped, p->maps_written, p->maps_failed);
+}
+
+static void free_proc(void *value, void *ctx)
+{
+	struct python_proc *pr = value;
+
+	(void)ctx;
+	hash_map_free_all(&pr->named);
+	byte_buffer_free(&pr->map);
+	free(pr);
+}
+
+void python_procs_free(struct python_procs *p)
+{
+	hash_map_each(&p->procs, free_proc, NULL);
+	hash_map_free(&p->procs);
+	hash_map_free_all(&p->files);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* python_procs.h: the CPython processes of a -g recording: recognized from their
+ * mappings, told to the BPF walk, their code objects named into DIR/perf-PID.map. */
+#ifndef RINGTRACE_PYTHON_PROCS_H
+#define RINGTRACE_PYTHON_PROCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/python_loader.h"
+#include "format/perf_record.h"
+#include "lib/byte_buffer.h"
+#include "lib/hash_map.h"
+
+struct python_procs {
+	bool on;
+	bool attached;             /* the BPF side's maps are known */
+	int dirfd;                 /* the recording's directory */
+	struct python_maps maps;
+	struct hash_map files;     /* struct file_key -> struct python_file: files looked at */
+	struct hash_map procs;     /* pid -> struct python_proc */
+	/* totals */
+	uint64_t processes;        /* CPython processes unwound */
+	uint64_t not_unwound;      /* CPython processes of a version without offsets */
+	uint64_t not_told;         /* ...or the BPF map full */
+	uint64_t named, name_failed, names_dropped;
+	uint64_t maps_written, maps_failed;
+};
+
+/* Off unless on (-g); dirfd (the caller's) is where the maps go. */
+void python_procs_init(struct python_procs *p, int dirfd, bool on);
+/* Once the sampler is loaded: its maps given the offsets table and the
+ * processes noted so far (those the start's side-band names). */
+void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
+/* An MMAP2 of a CPython interpreter's code (a python program or libpython,
+ * 3.11) makes m->pid a Python process for the walk: appends to rec the
+ * MMAP2 of the range its Python frames are written in ("//anon", sid as
+ * the interpreter's) and returns true; false for any other mapping. */
+bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
+			    const struct perf_sample_id *sid, struct byte_buffer *rec);
+/* Each MMAP2 among the len bytes of side-band records at recs (those
+ * synthesized at the start): the records of the ranges appended to out. */
+void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
+			       struct byte_buffer *out);
+/* pid exited, or exec'd at time (what it mapped after stays): named a last
+ * time, no longer a Python process for the walk. */
+void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
+/* Names the code objects the walks wrote since the last call (at most a
+ * few thousand a call), while their processes run. */
+void python_procs_name_seen(struct python_procs *p);
+/* Names what is left and writes DIR/perf-PID.map of each process. */
+void python_procs_finish(struct python_procs *p);
+void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s);
+void python_procs_free(struct python_procs *p);
+
+#endif

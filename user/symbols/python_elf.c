@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* python_elf.c: recognizes a CPython interpreter file (a python program or libpython)
+ * by its exports, and reads where its runtime and evaluation loop are, and its version. */
+#include "symbols/python_elf.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/elf_open.h"
+
+bool python_elf_name_may_be(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	return strstr(base ? base + 1 : name, "python") != NULL;
+}
+
+/* "python3.11" anywhere in the name's last part. */
+static bool version_of_name(const char *name, unsigned int *major, unsigned int *minor)
+{
+	const char *base = strrchr(name, '/'), *p;
+	char *end;
+
+	p = strstr(base ? base + 1 : name, "python");
+	if (!p || p[6] < '2' || p[6] > '9' || p[7] != '.')
+		return false;
+	*major = (unsigned int)(p[6] - '0');
+	*minor = (unsigned int)strtoul(p + 8, &end, 10);
+	return end > p + 8 && *minor < 100;
+}
+
+/* The value of the 8-byte object sym in the file. */
+static bool read_value(Elf *elf, const GElf_Sym *sym, uint64_t *value)
+{
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	uint64_t at;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    sym->st_value < sh.sh_addr || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return false;
+	at = sym->st_value - sh.sh_addr;
+	if (at > d->d_size || d->d_size - at < sizeof(*value))
+		return false;
+	memcpy(value, (const char *)d->d_buf + at, sizeof(*value));
+	return true;
+}
+
+/* Looks through the symbol table of scn for what out needs. */
+static void scan(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct python_interp *out,
+		 uint64_t *version)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t nr = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (!d || nr > d->d_size / sizeof(Elf64_Sym) + 1)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Sym sym;
+		const char *n;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    !(n = elf_strptr(elf, sh->sh_link, sym.st_name)) || (n[0] != '_' && n[0] != 'P'))
+			continue;
+		if (!strcmp(n, "_PyRuntime"))
+			out->runtime_vaddr = sym.st_value;
+		else if (!strcmp(n, "_PyEval_EvalFrameDefault") && sym.st_size) {
+			out->eval_vaddr = sym.st_value;
+			out->eval_size = sym.st_size;
+		} else if (!strcmp(n, "PyCode_Type"))
+			out->code_type_vaddr = sym.st_value;
+		else if (!strcmp(n, "Py_Version") && sym.st_size == 8)
+			read_value(elf, &sym, version);
+	}
+}
+
+int python_elf_inspect(int fd, const char *name, struct python_interp *out)
+{
+	Elf *elf = elf_open_fd(fd);
+	uint64_t version = 0;
+	Elf_Scn *scn = NULL;
+	size_t phnum;
+	int ret = -ENOENT;
+
+	memset(out, 0, sizeof(*out));
+	if (!elf)
+		return -errno;
+	/* the dynamic symbols: what a stripped interpreter still exports */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+			scan(elf, scn, &sh, out, &version);
+	}
+	if (!out->runtime_vaddr || !out->eval_vaddr || elf_getphdrnum(elf, &phnum))
+		goto out;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			out->exec_vaddr_delta = (int64_t)(ph.p_vaddr - ph.p_offset);
+			break;
+		}
+	}
+	/* PY_VERSION_HEX: major << 24 | minor << 16 | micro << 8 | release */
+	if (version >> 24 >= 2 && version >> 24 <= 9 && !(version >> 32)) {
+		out->major = (unsigned int)(version >> 24);
+		out->minor = (unsigned int)(version >> 16 & 0xff);
+	} else if (version_of_name(name, &out->major, &out->minor)) {
+		out->version_from_name = true;
+	} else {
+		goto out;
+	}
+	ret = 0;
+out:
+	elf_end(elf);
+	return ret;
+}
