@@ -14,11 +14,16 @@ static unsigned int min3(unsigned int a, unsigned int b, unsigned int c)
 	return m < c ? m : c;
 }
 
-/* The optimal string alignment distance, three rows of the table at a time. */
-unsigned int spelling_distance(const char *a, const char *b)
+/* The farthest a name may be from the word to be offered for it. */
+#define SPELLING_MOST 3u
+
+/* The optimal string alignment distance, three rows of the table at a time;
+ * past bound it stops and answers bound + 1 (a row's least value never
+ * falls in the rows after it). */
+static unsigned int distance_within(const char *a, size_t n, const char *b, size_t m,
+				    unsigned int bound)
 {
 	unsigned int rows[3][SPELLING_MAX_LEN + 1];
-	size_t n = strlen(a), m = strlen(b);
 	unsigned int *before = rows[0], *prev = rows[1], *cur = rows[2];
 
 	if (n > SPELLING_MAX_LEN || m > SPELLING_MAX_LEN)
@@ -26,9 +31,9 @@ unsigned int spelling_distance(const char *a, const char *b)
 	for (size_t j = 0; j <= m; j++)
 		prev[j] = (unsigned int)j;
 	for (size_t i = 1; i <= n; i++) {
-		unsigned int *t;
+		unsigned int *t, least;
 
-		cur[0] = (unsigned int)i;
+		least = cur[0] = (unsigned int)i;
 		for (size_t j = 1; j <= m; j++) {
 			unsigned int cost = a[i - 1] != b[j - 1];
 
@@ -36,13 +41,22 @@ unsigned int spelling_distance(const char *a, const char *b)
 			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
 			    before[j - 2] + 1 < cur[j])
 				cur[j] = before[j - 2] + 1;
+			if (cur[j] < least)
+				least = cur[j];
 		}
+		if (least > bound)
+			return bound + 1;
 		t = before;
 		before = prev;
 		prev = cur;
 		cur = t;
 	}
 	return prev[m];
+}
+
+unsigned int spelling_distance(const char *a, const char *b)
+{
+	return distance_within(a, strlen(a), b, strlen(b), ~0u - 1);
 }
 
 void spelling_init(struct spelling *s, const char *word)
@@ -54,11 +68,16 @@ void spelling_init(struct spelling *s, const char *word)
 
 void spelling_offer(struct spelling *s, const char *name)
 {
+	/* only a name nearer than the best so far and near enough counts: the
+	 * difference of the lengths alone rules out most (event lists of
+	 * thousands, offered for every unknown word) */
+	unsigned int bound = s->best_distance <= SPELLING_MOST ? s->best_distance - 1 : SPELLING_MOST;
+	size_t n = strlen(s->word), m = name ? strlen(name) : 0;
 	unsigned int d;
 
-	if (!name || strlen(name) > SPELLING_MAX_LEN)
+	if (!name || m > SPELLING_MAX_LEN || (n > m ? n - m : m - n) > bound)
 		return;
-	d = spelling_distance(s->word, name);
+	d = distance_within(s->word, n, name, m, bound);
 	if (d < s->best_distance) {
 		s->best_distance = d;
 		snprintf(s->best, sizeof(s->best), "%s", name);
@@ -72,7 +91,7 @@ const char *spelling_best(const struct spelling *s)
 
 	if (most < 1)
 		most = 1;
-	if (most > 3)
-		most = 3;
+	if (most > SPELLING_MOST)
+		most = SPELLING_MOST;
 	return s->best[0] && s->best_distance && s->best_distance <= most ? s->best : NULL;
 }
