@@ -4,8 +4,9 @@
 # run, alternating the tools run by run, and writes docs/BENCHMARKS.md.
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
 throughput, report speed, the cost of stacks (in-kernel .eh_frame, frame
-pointers, DWARF), the stacks of a real C build and the exporter as an
-always-on profiling agent, each tool against the
+pointers, DWARF), the stacks of a real C build, the exporter as an
+always-on profiling agent, filters, syscall summaries and Python frames, each
+tool against the
 others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
 
@@ -23,6 +24,7 @@ import time
 
 import agent_cost
 import build_stacks
+import python_cost
 import tracing_cost
 
 REPS = 5
@@ -850,7 +852,8 @@ def main():
     b = Bench(args.build, args.reps, args.quick)
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
                  b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b),
-                 lambda: tracing_cost.filtered_out(b), lambda: tracing_cost.summary(b)]
+                 lambda: tracing_cost.filtered_out(b), lambda: tracing_cost.summary(b),
+                 lambda: python_cost.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine
