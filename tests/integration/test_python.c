@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_python.c: Python functions in -g stacks: CPython 3.11 processes started before
+/* test_python.c: Python functions in -g stacks: CPython 3.11-3.13 processes started before
  * the recording, their frames in report --folded and in perf script; other versions native. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,8 @@
 #define DEBIAN_PYTHON "/usr/bin/python3.11"
 #define PYENV_PYTHON "/root/.pyenv/versions/3.11.7/bin/python3.11"
 #define PYENV_PYTHON_310 "/root/.pyenv/versions/3.10.13/bin/python3.10"
+#define PYENV_PYTHON_312 "/root/.pyenv/versions/3.12.1/bin/python3.12"
+#define PYENV_PYTHON_313 "/root/.pyenv/versions/3.13.0/bin/python3.13"
 
 /* outer -> middle -> inner, spinning in pure Python. */
 static const char spin_py[] = "def inner():\n"
@@ -230,6 +232,22 @@ static void test_pyenv_python311_frames(void **state)
 	expect_python_frames(PYENV_PYTHON, "python3.11");
 }
 
+/* 3.12: a shim frame (owned by the C stack) per evaluation call, not is_entry. */
+static void test_pyenv_python312_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON_312, "python3.12");
+}
+
+/* 3.13: no _PyCFrame, the thread state's current_frame. */
+static void test_pyenv_python313_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON_313, "python3.13");
+}
+
 /* A version without offsets (3.10): counted, its native frames kept. */
 static void test_other_version_native(void **state)
 {
@@ -362,6 +380,8 @@ int main(void)
 		cmocka_unit_test(test_extension_and_threads),
 		cmocka_unit_test(test_debian_python311_frames),
 		cmocka_unit_test(test_pyenv_python311_frames),
+		cmocka_unit_test(test_pyenv_python312_frames),
+		cmocka_unit_test(test_pyenv_python313_frames),
 		cmocka_unit_test(test_other_version_native),
 		cmocka_unit_test(test_generator_and_recursion),
 	};

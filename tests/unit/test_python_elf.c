@@ -78,6 +78,8 @@ static void test_reserved_range(void **state)
 	assert_int_equal(addr & (RT_PY_CODE_SPAN - 1), 0x234);
 	assert_int_equal(RT_PY_CODE_OF(addr), code);
 	assert_null(python_offsets_for(3, 10, &index));
+	assert_non_null(python_offsets_for(3, 12, &index));
+	assert_int_equal(python_offsets_for(3, 13, &index)->walk.cframe_current_frame, RT_PY_NONE);
 }
 
 int main(void)

@@ -27,6 +27,7 @@ static const struct python_version_offsets table[] = {
 			.frame_previous = 0x30,
 			.frame_prev_instr = 0x38,
 			.frame_is_entry = 0x44,
+			.frame_owner = RT_PY_NONE,
 			.code_adaptive = 0xb8,
 			.code_filename = 0x70,
 			.code_qualname = 0x80,
@@ -45,6 +46,88 @@ static const struct python_version_offsets table[] = {
 		.unicode_state = 0x20,
 		.ascii_data = 48,
 		.compact_data = 72,
+	},
+	/* CPython 3.12 (x86-64): gdb `ptype /o struct _PyInterpreterFrame`, `print
+	 * &((PyThreadState *)0)->native_thread_id`, ... on pyenv's 3.12.1
+	 * libpython3.12.so.1.0 (its DWARF). is_entry is gone: an evaluation call
+	 * pushes a shim frame, owner FRAME_OWNED_BY_CSTACK (3), whose previous is
+	 * the caller's; PyASCIIObject lost wstr (40 bytes). Checked on a live
+	 * process (outer -> middle -> inner spinning) through /proc/PID/mem: its
+	 * native_thread_id, the chain inner, middle, outer, <module> (owner 0), then
+	 * the shim (owner 3); names, files and first lines as in the source. */
+	{
+		.major = 3,
+		.minor = 12,
+		.walk = {
+			.runtime_interpreters_head = 0x28,
+			.interp_threads_head = 0x48,
+			.tstate_next = 0x08,
+			.tstate_native_thread_id = 0x90,
+			.tstate_cframe = 0x38,
+			.cframe_current_frame = 0x00,
+			.frame_code = 0x00,
+			.frame_previous = 0x08,
+			.frame_prev_instr = 0x38,
+			.frame_is_entry = RT_PY_NONE,
+			.frame_owner = 70,
+			.code_adaptive = 0xc0,
+			.code_filename = 0x70,
+			.code_qualname = 0x80,
+			.code_firstlineno = 0x44,
+			.unicode_length = 0x10,
+			.unicode_state = 0x20,
+			.ascii_data = 40,
+		},
+		.object_type = 0x08,
+		.code_filename = 0x70,
+		.code_name = 0x78,
+		.code_qualname = 0x80,
+		.code_firstlineno = 0x44,
+		.code_read = 0xc0,
+		.unicode_length = 0x10,
+		.unicode_state = 0x20,
+		.ascii_data = 40,
+		.compact_data = 56,
+	},
+	/* CPython 3.13 (x86-64): the same way on pyenv's 3.13.0 libpython3.13.so.1.0,
+	 * and the same values as its _PyRuntime.debug_offsets (_Py_DebugOffsets,
+	 * cookie "xdebugpy"). _PyCFrame is gone: the thread state holds the current
+	 * frame; f_executable (a code object but in the shim) replaces f_code,
+	 * instr_ptr (the instruction being run) prev_instr. Checked on a live
+	 * process as 3.12 was: the same chain, then the shim (owner 3). */
+	{
+		.major = 3,
+		.minor = 13,
+		.walk = {
+			.runtime_interpreters_head = 0x278,
+			.interp_threads_head = 0x1cb0,
+			.tstate_next = 0x08,
+			.tstate_native_thread_id = 0xa0,
+			.tstate_cframe = 0x48,
+			.cframe_current_frame = RT_PY_NONE,
+			.frame_code = 0x00,
+			.frame_previous = 0x08,
+			.frame_prev_instr = 0x38,
+			.frame_is_entry = RT_PY_NONE,
+			.frame_owner = 70,
+			.code_adaptive = 0xc8,
+			.code_filename = 0x70,
+			.code_qualname = 0x80,
+			.code_firstlineno = 0x44,
+			.unicode_length = 0x10,
+			.unicode_state = 0x20,
+			.ascii_data = 40,
+		},
+		.object_type = 0x08,
+		.code_filename = 0x70,
+		.code_name = 0x78,
+		.code_qualname = 0x80,
+		.code_firstlineno = 0x44,
+		.code_read = 0xc8,
+		.unicode_length = 0x10,
+		.unicode_state = 0x20,
+		.ascii_data = 40,
+		.compact_data = 56,
 	},
 };
 
