@@ -295,40 +295,39 @@ static void test_other_version_native(void **state)
 
 /* Of the folded stacks of comm, the samples holding frame a and those
  * holding both a and b. */
-static void folded_pair(const char *folded, const char *a, const char *b, unsigned long *with_a,
-			unsigned long *with_both)
+static void folded_pair(const char *folded, const char *comm, const char *a, const char *b,
+			unsigned long *with_a, unsigned long *with_both)
 {
 	const char *fa[] = { a }, *fab[] = { a, b };
 	unsigned long total;
 
-	folded_share(folded, "python3.11", fa, 1, &total, with_a);
-	folded_share(folded, "python3.11", fab, 2, &total, with_both);
+	folded_share(folded, comm, fa, 1, &total, with_a);
+	folded_share(folded, comm, fab, 2, &total, with_both);
 }
 
 /* Native frames of a C extension below the Python function that called it
  * (zlib's under work()); two threads, each its own Python function under
  * threading's, never the other's. */
-static void test_extension_and_threads(void **state)
+static void expect_extension_and_threads(const char *python, const char *run_name)
 {
 	char *dir, *log = NULL, *folded = NULL;
 	unsigned long work, work_zlib, zlib, zlib_work, a, a_run, b, b_run, a_b, b_a, run;
+	const char *comm = strrchr(python, '/') + 1;
 
-	(void)state;
-	tu_skip_unless_possible();
-	if (access(DEBIAN_PYTHON, X_OK))
-		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	if (access(python, X_OK))
+		tu_skip("%s is not installed", python);
 	dir = tu_tempdir();
-	record_script(DEBIAN_PYTHON, threads_py, dir, 10, &log);
+	record_script(python, threads_py, dir, 10, &log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_pair(folded, "work (", "zlib_compress", &work, &work_zlib);
-	folded_pair(folded, "zlib_compress", "zlib_compress", &zlib, &zlib_work);
-	folded_pair(folded, "spin_a (", "spin_b (", &a, &a_b);
-	folded_pair(folded, "spin_b (", "spin_a (", &b, &b_a);
-	folded_pair(folded, "Thread.run (", "spin_a (", &run, &a_run);
-	folded_pair(folded, "Thread.run (", "spin_b (", &run, &b_run);
-	print_message("work: %lu samples, %lu with zlib_compress below; zlib_compress: %lu "
-		      "samples; spin_a %lu (%lu under Thread.run), spin_b %lu (%lu)\n",
-		      work, work_zlib, zlib, a, a_run, b, b_run);
+	folded_pair(folded, comm, "work (", "zlib_compress", &work, &work_zlib);
+	folded_pair(folded, comm, "zlib_compress", "zlib_compress", &zlib, &zlib_work);
+	folded_pair(folded, comm, "spin_a (", "spin_b (", &a, &a_b);
+	folded_pair(folded, comm, "spin_b (", "spin_a (", &b, &b_a);
+	folded_pair(folded, comm, run_name, "spin_a (", &run, &a_run);
+	folded_pair(folded, comm, run_name, "spin_b (", &run, &b_run);
+	print_message("%s: work: %lu samples, %lu with zlib_compress below; zlib_compress: %lu "
+		      "samples; spin_a %lu (%lu under %s), spin_b %lu (%lu)\n",
+		      python, work, work_zlib, zlib, a, a_run, run_name, b, b_run);
 	if (work < 100)
 		fail_msg("work: %lu samples; record's log:\n%s\nfolded:\n%.3000s", work, log, folded);
 	/* zlib's frames under work's (work's own code, the bytes it makes: not) */
@@ -340,6 +339,35 @@ static void test_extension_and_threads(void **state)
 	free(log);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+static void test_extension_and_threads(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(DEBIAN_PYTHON, "Thread.run (");
+}
+
+/* The same on 3.10 (threads found by pthread_self(); co_name: run), 3.12, 3.13. */
+static void test_extension_and_threads_310(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_310, "run (");
+}
+
+static void test_extension_and_threads_312(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_312, "Thread.run (");
+}
+
+static void test_extension_and_threads_313(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_313, "Thread.run (");
 }
 
 /* The generator's frames under its consumer's; the recursion cut at 64
@@ -392,6 +420,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extension_and_threads),
+		cmocka_unit_test(test_extension_and_threads_310),
+		cmocka_unit_test(test_extension_and_threads_312),
+		cmocka_unit_test(test_extension_and_threads_313),
 		cmocka_unit_test(test_debian_python311_frames),
 		cmocka_unit_test(test_pyenv_python311_frames),
 		cmocka_unit_test(test_pyenv_python312_frames),
