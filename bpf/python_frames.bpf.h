@@ -111,13 +111,28 @@ static __always_inline __u64 py_frame_u64(const struct python_scratch *sc, __u16
 	return *(const __u64 *)&sc->frame[at];
 }
 
+/* The sampled thread's pthread_self() (glibc on x86-64: its fs base), what
+ * CPython 3.10 keeps as thread_id. */
+static __always_inline __u64 py_pthread_self(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	return bpf_get_current_task_btf()->thread.fsbase;
+#else
+	return 0;
+#endif
+}
+
 /* The sampled thread's PyThreadState: the one found before if it is still
  * this thread's, else the interpreter's thread list searched (bounded). */
 static __always_inline __u64 py_thread_state(struct python_scratch *sc,
 					     const struct rt_python_process *pp,
 					     const struct rt_python_offsets *off)
 {
-	__u64 key = bpf_get_current_pid_tgid(), tid = py_namespace_tid(), ts = 0, id, *known;
+	__u64 key = bpf_get_current_pid_tgid(), ts = 0, id, *known, tid;
+
+	tid = off->flags & RT_PY_THREAD_IS_PTHREAD ? py_pthread_self() : py_namespace_tid();
+	if (!tid)
+		return 0;
 
 	known = bpf_map_lookup_elem(&python_threads, &key);
 	if (known && py_word(sc, *known + off->tstate_native_thread_id, &id) && id == tid)
@@ -215,7 +230,9 @@ static __always_inline void py_note_code(struct python_scratch *sc, struct rt_un
 /* Writes the Python frames the evaluation loop's native frame runs at word
  * cur->n of s (at most cur->room): from the thread's current frame (the
  * first such native frame of a walk) or where the last one stopped, up to
- * and including the frame its call entered with (is_entry). Returns the
+ * and including the frame its call entered with (3.11: is_entry; 3.10: the
+ * one frame each call runs), or up to
+ * the shim frame it pushed (3.12+: owned by the C stack). Returns the
  * words written; 0: keep the native frame (cur->state PY_ENDED when no
  * further one is to be tried). A global function, checked once. */
 __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
@@ -243,8 +260,9 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 			c->python.no_thread++;
 			return 0;
 		}
-		if (!py_word(sc, ts + off->tstate_cframe, &frame) || !frame ||
-		    !py_word(sc, frame + off->cframe_current_frame, &frame)) {
+		if (!py_word(sc, ts + off->tstate_cframe, &frame) ||
+		    (off->cframe_current_frame != RT_PY_NONE &&
+		     (!frame || !py_word(sc, frame + off->cframe_current_frame, &frame)))) {
 			c->python.read_failed++;
 			return 0;
 		}
@@ -268,10 +286,18 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 			c->python.read_failed++;
 			break;
 		}
+		frame = py_frame_u64(sc, off->frame_previous);
+		if (off->frame_owner < RT_PY_FRAME_READ &&
+		    sc->frame[off->frame_owner] == RT_PY_OWNED_BY_CSTACK) {
+			/* 3.12+: the shim this evaluation call entered with */
+			cur->frame = frame;
+			cur->state = PY_WALKING;
+			break;
+		}
 		code = py_frame_u64(sc, off->frame_code);
 		prev_instr = py_frame_u64(sc, off->frame_prev_instr);
-		entry = off->frame_is_entry < RT_PY_FRAME_READ && sc->frame[off->frame_is_entry];
-		frame = py_frame_u64(sc, off->frame_previous);
+		entry = (off->flags & RT_PY_FRAME_PER_CALL) ||
+			(off->frame_is_entry < RT_PY_FRAME_READ && sc->frame[off->frame_is_entry]);
 		if (!code || code >= RT_PY_CODE_MAX || (code & 7)) {
 			c->python.bad_code++;
 			break;

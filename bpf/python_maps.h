@@ -36,13 +36,17 @@ struct rt_python_offsets {
 	__u16 runtime_interpreters_head; /* _PyRuntimeState.interpreters.head */
 	__u16 interp_threads_head;       /* PyInterpreterState.threads.head */
 	__u16 tstate_next;               /* PyThreadState.next */
-	__u16 tstate_native_thread_id;   /* PyThreadState.native_thread_id */
-	__u16 tstate_cframe;             /* PyThreadState.cframe */
-	__u16 cframe_current_frame;      /* _PyCFrame.current_frame */
-	__u16 frame_code;                /* _PyInterpreterFrame.f_code */
-	__u16 frame_previous;            /* _PyInterpreterFrame.previous */
-	__u16 frame_prev_instr;          /* _PyInterpreterFrame.prev_instr */
-	__u16 frame_is_entry;            /* _PyInterpreterFrame.is_entry (a byte) */
+	__u16 tstate_native_thread_id;   /* PyThreadState.native_thread_id (3.10: .thread_id,
+					    pthread_self(): RT_PY_THREAD_IS_PTHREAD) */
+	__u16 tstate_cframe;             /* PyThreadState.cframe (3.13: .current_frame,
+					    3.10: .frame) */
+	__u16 cframe_current_frame;      /* _PyCFrame.current_frame (3.13: RT_PY_NONE, no
+					    _PyCFrame: tstate_cframe is the frame) */
+	__u16 frame_code;                /* _PyInterpreterFrame.f_code (3.10: PyFrameObject's) */
+	__u16 frame_previous;            /* _PyInterpreterFrame.previous (3.10: .f_back) */
+	__u16 frame_prev_instr;          /* _PyInterpreterFrame.prev_instr (3.10: RT_PY_NONE,
+					    its frames are written at instruction 0) */
+	__u16 frame_is_entry;            /* _PyInterpreterFrame.is_entry (a byte; 3.11) */
 	__u16 code_adaptive;             /* PyCodeObject.co_code_adaptive: the code units */
 	/* what naming a code object reads (once per code object and process) */
 	__u16 code_filename;             /* PyCodeObject.co_filename */
@@ -51,8 +55,20 @@ struct rt_python_offsets {
 	__u16 unicode_length;            /* PyASCIIObject.length */
 	__u16 unicode_state;             /* PyASCIIObject.state (32 bits: compact bit 5, ascii 6) */
 	__u16 ascii_data;                /* sizeof(PyASCIIObject): a compact ASCII str's bytes */
-	__u16 pad[3];
+	__u16 frame_owner;               /* _PyInterpreterFrame.owner (a byte; 3.12+): a
+					    frame owned by the C stack is the shim an
+					    evaluation call entered with, not written */
+	__u16 flags;                     /* RT_PY_FRAME_PER_CALL, RT_PY_THREAD_IS_PTHREAD */
+	__u16 pad;
 };
+/* 3.10: each evaluation call runs one frame (every frame is an entry). */
+#define RT_PY_FRAME_PER_CALL 1
+/* 3.10: a thread state is known by pthread_self() (x86-64 glibc: the fs base). */
+#define RT_PY_THREAD_IS_PTHREAD 2
+/* An offset a version has not: that field is not read. */
+#define RT_PY_NONE 0xffff
+/* _PyInterpreterFrame.owner of an evaluation call's shim frame (3.12, 3.13). */
+#define RT_PY_OWNED_BY_CSTACK 3
 /* Bytes read of one frame: its fields' offsets are below this (3.11's
  * _PyInterpreterFrame is 72 bytes before its locals). */
 #define RT_PY_FRAME_READ 72

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_python.c: Python functions in -g stacks: CPython 3.11 processes started before
+/* test_python.c: Python functions in -g stacks: CPython 3.10-3.13 processes started before
  * the recording, their frames in report --folded and in perf script; other versions native. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +17,10 @@
 
 #define DEBIAN_PYTHON "/usr/bin/python3.11"
 #define PYENV_PYTHON "/root/.pyenv/versions/3.11.7/bin/python3.11"
+#define PYENV_PYTHON_38 "/root/.pyenv/versions/3.8.18/bin/python3.8"
 #define PYENV_PYTHON_310 "/root/.pyenv/versions/3.10.13/bin/python3.10"
+#define PYENV_PYTHON_312 "/root/.pyenv/versions/3.12.1/bin/python3.12"
+#define PYENV_PYTHON_313 "/root/.pyenv/versions/3.13.0/bin/python3.13"
 
 /* outer -> middle -> inner, spinning in pure Python. */
 static const char spin_py[] = "def inner():\n"
@@ -114,8 +117,9 @@ static void folded_share(const char *folded, const char *comm, const char *const
 }
 
 /* Of perf script's samples (blocks of a header and a frame a line, leaf
- * first), those holding frames (callee first) on consecutive lines. */
-static void script_share(const char *out, const char *const *frames, size_t nr,
+ * first), those holding frames (callee first) on consecutive lines (gaps:
+ * native frames may come between them, as 3.10's calls between evaluations). */
+static void script_share(const char *out, const char *const *frames, size_t nr, bool gaps,
 			 unsigned long *total, unsigned long *matching)
 {
 	const char *block = out;
@@ -134,7 +138,10 @@ static void script_share(const char *out, const char *const *frames, size_t nr,
 				char want[128];
 
 				snprintf(want, sizeof(want), " %s (", frames[at]);
-				at = strstr(f, want) ? at + 1 : 0;
+				if (strstr(f, want))
+					at++;
+				else if (!gaps || strstr(f, ".map)"))
+					at = 0; /* gaps: native frames between, not Python ones */
 			}
 			if (at == nr)
 				(*matching)++;
@@ -172,7 +179,7 @@ static pid_t record_script(const char *python, const char *script, const char *d
  * middle, inner in that order in report --folded, and in perf script of
  * the same recording (given the recording's map of the process as perf
  * reads a JIT's: /tmp/perf-PID.map). */
-static void expect_python_frames(const char *python, const char *comm)
+static void expect_python_frames(const char *python, const char *comm, bool gaps)
 {
 	static const char *const callers_first[] = { "outer (", "middle (", "inner (" };
 	static const char *const leaf_first[] = { "inner", "middle", "outer" };
@@ -203,7 +210,7 @@ static void expect_python_frames(const char *python, const char *comm)
 			       "perf script -i %s/rec --comms %s 2>/dev/null; rm -f /tmp/perf-%d.map",
 			       dir, (int)py, (int)py, dir, comm, (int)py),
 			 0);
-	script_share(script, leaf_first, 3, &total, &full);
+	script_share(script, leaf_first, 3, gaps, &total, &full);
 	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer\n", python,
 		      full, total);
 	if (total < 200 || full * 100 < total * 95)
@@ -219,7 +226,7 @@ static void test_debian_python311_frames(void **state)
 {
 	(void)state;
 	tu_skip_unless_possible();
-	expect_python_frames(DEBIAN_PYTHON, "python3.11");
+	expect_python_frames(DEBIAN_PYTHON, "python3.11", false);
 }
 
 /* pyenv's build: the interpreter in libpython3.11.so, a PIE program. */
@@ -227,10 +234,35 @@ static void test_pyenv_python311_frames(void **state)
 {
 	(void)state;
 	tu_skip_unless_possible();
-	expect_python_frames(PYENV_PYTHON, "python3.11");
+	expect_python_frames(PYENV_PYTHON, "python3.11", false);
 }
 
-/* A version without offsets (3.10): counted, its native frames kept. */
+/* 3.12: a shim frame (owned by the C stack) per evaluation call, not is_entry. */
+static void test_pyenv_python312_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON_312, "python3.12", false);
+}
+
+/* 3.13: no _PyCFrame, the thread state's current_frame. */
+static void test_pyenv_python313_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON_313, "python3.13", false);
+}
+
+/* 3.10: a PyFrameObject per evaluation call, found by pthread_self(); each
+ * Python call's native frames (_PyEval_Vector) between its Python frames. */
+static void test_pyenv_python310_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON_310, "python3.10", true);
+}
+
+/* A version without offsets (3.8): counted, its native frames kept. */
 static void test_other_version_native(void **state)
 {
 	char *dir, *log = NULL, *folded = NULL;
@@ -240,17 +272,17 @@ static void test_other_version_native(void **state)
 
 	(void)state;
 	tu_skip_unless_possible();
-	if (access(PYENV_PYTHON_310, X_OK))
-		tu_skip("%s is not installed", PYENV_PYTHON_310);
+	if (access(PYENV_PYTHON_38, X_OK))
+		tu_skip("%s is not installed", PYENV_PYTHON_38);
 	dir = tu_tempdir();
-	record_script(PYENV_PYTHON_310, spin_py, dir, 10, &log);
+	record_script(PYENV_PYTHON_38, spin_py, dir, 10, &log);
 	if (!strstr(log, "of versions without offsets") ||
 	    strstr(log, " 0 of versions without offsets"))
-		fail_msg("3.10 not counted:\n%s", log);
+		fail_msg("3.8 not counted:\n%s", log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.10", eval, 1, &total, &native);
-	folded_share(folded, "python3.10", inner, 1, &total, &python);
-	print_message("3.10: %lu of %lu samples through _PyEval_EvalFrameDefault, %lu named\n",
+	folded_share(folded, "python3.8", eval, 1, &total, &native);
+	folded_share(folded, "python3.8", inner, 1, &total, &python);
+	print_message("3.8: %lu of %lu samples through _PyEval_EvalFrameDefault, %lu named\n",
 		      native, total, python);
 	assert_true(total > 100);
 	assert_true(native * 100 >= total * 80);
@@ -263,40 +295,39 @@ static void test_other_version_native(void **state)
 
 /* Of the folded stacks of comm, the samples holding frame a and those
  * holding both a and b. */
-static void folded_pair(const char *folded, const char *a, const char *b, unsigned long *with_a,
-			unsigned long *with_both)
+static void folded_pair(const char *folded, const char *comm, const char *a, const char *b,
+			unsigned long *with_a, unsigned long *with_both)
 {
 	const char *fa[] = { a }, *fab[] = { a, b };
 	unsigned long total;
 
-	folded_share(folded, "python3.11", fa, 1, &total, with_a);
-	folded_share(folded, "python3.11", fab, 2, &total, with_both);
+	folded_share(folded, comm, fa, 1, &total, with_a);
+	folded_share(folded, comm, fab, 2, &total, with_both);
 }
 
 /* Native frames of a C extension below the Python function that called it
  * (zlib's under work()); two threads, each its own Python function under
  * threading's, never the other's. */
-static void test_extension_and_threads(void **state)
+static void expect_extension_and_threads(const char *python, const char *run_name)
 {
 	char *dir, *log = NULL, *folded = NULL;
 	unsigned long work, work_zlib, zlib, zlib_work, a, a_run, b, b_run, a_b, b_a, run;
+	const char *comm = strrchr(python, '/') + 1;
 
-	(void)state;
-	tu_skip_unless_possible();
-	if (access(DEBIAN_PYTHON, X_OK))
-		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	if (access(python, X_OK))
+		tu_skip("%s is not installed", python);
 	dir = tu_tempdir();
-	record_script(DEBIAN_PYTHON, threads_py, dir, 10, &log);
+	record_script(python, threads_py, dir, 10, &log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_pair(folded, "work (", "zlib_compress", &work, &work_zlib);
-	folded_pair(folded, "zlib_compress", "zlib_compress", &zlib, &zlib_work);
-	folded_pair(folded, "spin_a (", "spin_b (", &a, &a_b);
-	folded_pair(folded, "spin_b (", "spin_a (", &b, &b_a);
-	folded_pair(folded, "Thread.run (", "spin_a (", &run, &a_run);
-	folded_pair(folded, "Thread.run (", "spin_b (", &run, &b_run);
-	print_message("work: %lu samples, %lu with zlib_compress below; zlib_compress: %lu "
-		      "samples; spin_a %lu (%lu under Thread.run), spin_b %lu (%lu)\n",
-		      work, work_zlib, zlib, a, a_run, b, b_run);
+	folded_pair(folded, comm, "work (", "zlib_compress", &work, &work_zlib);
+	folded_pair(folded, comm, "zlib_compress", "zlib_compress", &zlib, &zlib_work);
+	folded_pair(folded, comm, "spin_a (", "spin_b (", &a, &a_b);
+	folded_pair(folded, comm, "spin_b (", "spin_a (", &b, &b_a);
+	folded_pair(folded, comm, run_name, "spin_a (", &run, &a_run);
+	folded_pair(folded, comm, run_name, "spin_b (", &run, &b_run);
+	print_message("%s: work: %lu samples, %lu with zlib_compress below; zlib_compress: %lu "
+		      "samples; spin_a %lu (%lu under %s), spin_b %lu (%lu)\n",
+		      python, work, work_zlib, zlib, a, a_run, run_name, b, b_run);
 	if (work < 100)
 		fail_msg("work: %lu samples; record's log:\n%s\nfolded:\n%.3000s", work, log, folded);
 	/* zlib's frames under work's (work's own code, the bytes it makes: not) */
@@ -308,6 +339,35 @@ static void test_extension_and_threads(void **state)
 	free(log);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+static void test_extension_and_threads(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(DEBIAN_PYTHON, "Thread.run (");
+}
+
+/* The same on 3.10 (threads found by pthread_self(); co_name: run), 3.12, 3.13. */
+static void test_extension_and_threads_310(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_310, "run (");
+}
+
+static void test_extension_and_threads_312(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_312, "Thread.run (");
+}
+
+static void test_extension_and_threads_313(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_313, "Thread.run (");
 }
 
 /* The generator's frames under its consumer's; the recursion cut at 64
@@ -360,8 +420,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extension_and_threads),
+		cmocka_unit_test(test_extension_and_threads_310),
+		cmocka_unit_test(test_extension_and_threads_312),
+		cmocka_unit_test(test_extension_and_threads_313),
 		cmocka_unit_test(test_debian_python311_frames),
 		cmocka_unit_test(test_pyenv_python311_frames),
+		cmocka_unit_test(test_pyenv_python312_frames),
+		cmocka_unit_test(test_pyenv_python313_frames),
+		cmocka_unit_test(test_pyenv_python310_frames),
 		cmocka_unit_test(test_other_version_native),
 		cmocka_unit_test(test_generator_and_recursion),
 	};

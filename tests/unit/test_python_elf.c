@@ -77,7 +77,10 @@ static void test_reserved_range(void **state)
 	assert_true(RT_PY_ADDR_OF(RT_PY_CODE_MAX - 8, 0xfff) < RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN);
 	assert_int_equal(addr & (RT_PY_CODE_SPAN - 1), 0x234);
 	assert_int_equal(RT_PY_CODE_OF(addr), code);
-	assert_null(python_offsets_for(3, 10, &index));
+	assert_null(python_offsets_for(3, 8, &index));
+	assert_true(python_offsets_for(3, 10, &index)->walk.flags & RT_PY_FRAME_PER_CALL);
+	assert_non_null(python_offsets_for(3, 12, &index));
+	assert_int_equal(python_offsets_for(3, 13, &index)->walk.cframe_current_frame, RT_PY_NONE);
 }
 
 int main(void)
