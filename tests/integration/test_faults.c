@@ -244,6 +244,36 @@ static void test_second_sigint_quits_at_once(void **state)
 	free(dir);
 }
 
+/* timeout(1) signals its child, then its process group (the child again):
+ * a second SIGINT within 200 ms of the one being handled is that twin, and
+ * the stop stays clean (it ended recordings with no totals, and -g's Python
+ * names unwritten). Sent 50 ms after the first, while a slow disk makes the
+ * stop take long: read by then or not, the twin falls within 200 ms of it. */
+static void test_twin_sigint_stops_cleanly(void **state)
+{
+	char *dir, log[PATH_MAX + 16], *out = NULL;
+	pid_t pid;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	snprintf(log, sizeof(log), "%s.log", dir);
+	pid = start_recording(dir, "-a -g --debug-writer-delay-ms 200 -- sleep 30", log);
+	sleep(2);
+	kill(pid, SIGINT);
+	usleep(50000);
+	kill(pid, SIGINT);
+	assert_true(tu_wait_gone(pid, 10));
+	assert_int_equal(tu_sh(&out, "cat %s", log), 0);
+	if (!strstr(out, "ringtrace: recorded"))
+		fail_msg("the twin SIGINT ended the recording before its totals:\n%s", out);
+	both_read(dir);
+	free(out);
+	unlink(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_full_disk_stops_cleanly),
 		cmocka_unit_test(test_stalled_drain_counts_losses_and_resumes),
 		cmocka_unit_test(test_second_sigint_quits_at_once),
+		cmocka_unit_test(test_twin_sigint_stops_cleanly),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

@@ -28,6 +28,7 @@
 #include "record/session.h"
 #include "sys/output_dir.h"
 #include "sys/privileges.h"
+#include "sys/second_signal.h"
 
 #define DRAIN_INTERVAL_MS 100
 
@@ -171,21 +172,15 @@ static void pass_trigger(struct session *s)
 }
 
 /* The first SIGINT or SIGTERM stops the recording cleanly (drain, flush,
- * totals); from then on the default action is back, so a second one ends
- * the process at once: the files hold whole records up to the last write. */
+ * totals); from then on a second one ends the process at once (the files
+ * hold whole records up to the last write), but for the first's twin that
+ * timeout(1) sends its process group: it ended recordings with no totals. */
 static void request_stop(struct session *s)
 {
-	sigset_t again;
-
 	if (s->stopping)
 		return;
 	s->stopping = true;
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigemptyset(&again);
-	sigaddset(&again, SIGINT);
-	sigaddset(&again, SIGTERM);
-	pthread_sigmask(SIG_UNBLOCK, &again, NULL);
+	second_signal_arm();
 }
 
 static void handle_signal(struct session *s)
