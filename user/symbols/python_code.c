@@ -73,17 +73,17 @@ static int read_str(uint32_t pid, uint64_t addr, const struct python_version_off
 	out[0] = '\0';
 	if (!addr || o->compact_data > sizeof(head))
 		return -EFAULT;
-	if ((r = read_mem(pid, addr, head, o->ascii_data)))
+	if ((r = read_mem(pid, addr, head, o->walk.ascii_data)))
 		return r;
-	memcpy(&state, head + o->unicode_state, sizeof(state));
-	length = u64_at(head, o->unicode_length);
+	memcpy(&state, head + o->walk.unicode_state, sizeof(state));
+	length = u64_at(head, o->walk.unicode_length);
 	/* state: interned 2 bits, kind 3, compact 1, ascii 1 */
 	kind = state >> 2 & 7;
 	if (!(state & 1u << 5) || (kind != 1 && kind != 2 && kind != 4) ||
 	    length > (uint64_t)1 << 30)
 		return -EINVAL;
 	width = kind;
-	data = addr + ((state & 1u << 6) ? o->ascii_data : o->compact_data);
+	data = addr + ((state & 1u << 6) ? o->walk.ascii_data : o->compact_data);
 	nr = length < max ? (size_t)length : max;
 	if (nr && (r = read_mem(pid, data, chars, nr * width)))
 		return r;
@@ -122,12 +122,12 @@ int python_code_name(uint32_t pid, uint64_t code, uint64_t code_type,
 	/* memory reused since the sample (or never a code object) */
 	if (code_type && u64_at(co, o->object_type) != code_type)
 		return -EINVAL;
-	if (read_str(pid, u64_at(co, o->code_qualname), o, name, sizeof(name), PYTHON_NAME_MAX) &&
+	if (read_str(pid, u64_at(co, o->walk.code_qualname), o, name, sizeof(name), PYTHON_NAME_MAX) &&
 	    (r = read_str(pid, u64_at(co, o->code_name), o, name, sizeof(name), PYTHON_NAME_MAX)))
 		return r;
-	if (read_str(pid, u64_at(co, o->code_filename), o, file, sizeof(file), PYTHON_FILE_MAX))
+	if (read_str(pid, u64_at(co, o->walk.code_filename), o, file, sizeof(file), PYTHON_FILE_MAX))
 		snprintf(file, sizeof(file), "?");
-	memcpy(&line, co + o->code_firstlineno, sizeof(line));
+	memcpy(&line, co + o->walk.code_firstlineno, sizeof(line));
 	snprintf(buf, len, "%s (%s:%d)", name, file, line);
 	return 0;
 }

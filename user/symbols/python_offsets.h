@@ -12,16 +12,11 @@
 struct python_version_offsets {
 	unsigned int major, minor;
 	struct rt_python_offsets walk; /* what the BPF side reads */
-	/* what naming a code object reads (PyCodeObject, PyUnicodeObject) */
+	/* what naming a code object reads besides walk's co_filename,
+	 * co_qualname, co_firstlineno and PyASCIIObject fields */
 	uint16_t object_type;      /* PyObject.ob_type */
-	uint16_t code_filename;    /* PyCodeObject.co_filename */
-	uint16_t code_name;        /* .co_name */
-	uint16_t code_qualname;    /* .co_qualname */
-	uint16_t code_firstlineno; /* .co_firstlineno (an int) */
-	uint16_t code_read;        /* bytes of a code object read: its fields above are below */
-	uint16_t unicode_length;   /* PyASCIIObject.length */
-	uint16_t unicode_state;    /* PyASCIIObject.state (a 32-bit bitfield) */
-	uint16_t ascii_data;       /* sizeof(PyASCIIObject): a compact ASCII string's bytes */
+	uint16_t code_name;        /* PyCodeObject.co_name */
+	uint16_t code_read;        /* bytes of a code object read: its fields are below */
 	uint16_t compact_data;     /* sizeof(PyCompactUnicodeObject): a compact string's others */
 };
 
