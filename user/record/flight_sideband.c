@@ -40,9 +40,10 @@ static const struct perf_event_header *record_at(const struct byte_buffer *b, si
 	return h;
 }
 
-/* The process a side-band record is of, and its time; false for one of no
- * process (the kernel's) or one that cannot be read (kept). */
-static bool owner_of(const struct perf_event_header *h, uint32_t *pid, uint64_t *time)
+/* The process and thread a side-band record is of, and its time; false for
+ * one of no process (the kernel's) or one that cannot be read (kept). */
+static bool task_of(const struct perf_event_header *h, uint32_t *pid, uint32_t *tid,
+		    uint64_t *time)
 {
 	struct perf_sample_id id;
 	struct perf_task t;
@@ -51,33 +52,13 @@ static bool owner_of(const struct perf_event_header *h, uint32_t *pid, uint64_t 
 		if (perf_task_decode(h, &t))
 			return false;
 		*pid = t.pid;
+		*tid = t.tid;
 		*time = t.time;
 		return true;
 	}
 	if (perf_sample_id_decode(h, RECORDING_SAMPLE_ID_TYPE, &id) || id.pid == (uint32_t)-1)
 		return false;
 	*pid = id.pid;
-	*time = id.time;
-	return true;
-}
-
-/* The thread a FORK, COMM or EXIT is of, and its time; false for others
- * (a mapping is its process's, whichever thread made it). */
-static bool thread_of(const struct perf_event_header *h, uint32_t *tid, uint64_t *time)
-{
-	struct perf_sample_id id;
-	struct perf_task t;
-
-	if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
-		if (perf_task_decode(h, &t))
-			return false;
-		*tid = t.tid;
-		*time = t.time;
-		return true;
-	}
-	if (h->type != PERF_RECORD_COMM ||
-	    perf_sample_id_decode(h, RECORDING_SAMPLE_ID_TYPE, &id) || id.tid == (uint32_t)-1)
-		return false;
 	*tid = id.tid;
 	*time = id.time;
 	return true;
@@ -121,13 +102,17 @@ static bool of_the_gone(const struct hash_map *gone, const struct hash_map *gone
 			const struct perf_event_header *h)
 {
 	const struct gone *g;
-	uint32_t id;
+	uint32_t pid, tid;
 	uint64_t time;
 
-	if (owner_of(h, &id, &time) && (g = hash_map_get(gone, &id)) && time <= g->exit_time)
+	if (!task_of(h, &pid, &tid, &time))
+		return false;
+	if ((g = hash_map_get(gone, &pid)) && time <= g->exit_time)
 		return true;
-	return gone_threads->len && thread_of(h, &id, &time) &&
-	       (g = hash_map_get(gone_threads, &id)) && time <= g->exit_time;
+	/* a thread's own records: a mapping is its process's, whichever made it */
+	return (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT ||
+		h->type == PERF_RECORD_COMM) &&
+	       (g = hash_map_get(gone_threads, &tid)) && time <= g->exit_time;
 }
 
 /* Moves b's records of no process in gone and no thread in gone_threads (or
