@@ -103,6 +103,18 @@ class Bench:
         err.close()
         return p.returncode, o, e, usage, wall
 
+    def under_empty_program(self, argv):
+        """Runs argv with an empty BPF program on TRACEPOINT (the floor of every
+        tracer's cost); its stderr."""
+        p = subprocess.Popen([os.path.join(self.tools, "empty_tracepoint"), TRACEPOINT],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        if p.stdout.readline().strip() != b"ready":
+            sys.exit("bench: empty_tracepoint did not attach")
+        _, e, _, _ = self.must(argv)
+        p.stdin.close()
+        p.wait()
+        return e
+
     def must(self, argv, **kw):
         rc, o, e, ru, wall = self.run(argv, **kw)
         if rc != 0:
@@ -194,14 +206,7 @@ class Bench:
             return self.ns_per_call(e), 0
 
         def floor():
-            p = subprocess.Popen([os.path.join(self.tools, "empty_tracepoint"), TRACEPOINT],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            if p.stdout.readline().strip() != b"ready":
-                sys.exit("bench: empty_tracepoint did not attach")
-            _, e, _, _ = self.must(gen)
-            p.stdin.close()
-            p.wait()
-            return self.ns_per_call(e), 0
+            return self.ns_per_call(self.under_empty_program(gen)), 0
 
         def ringtrace(transport):
             def f():

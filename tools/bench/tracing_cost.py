@@ -11,7 +11,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 TRACEPOINT = "syscalls:sys_enter_getpid"
@@ -29,14 +28,7 @@ def filtered_out(b):
         return b.ns_per_call(e), ""
 
     def floor():
-        p = subprocess.Popen([os.path.join(b.tools, "empty_tracepoint"), TRACEPOINT],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        if p.stdout.readline().strip() != b"ready":
-            sys.exit("bench: empty_tracepoint did not attach")
-        _, e, _, _ = b.must(gen)
-        p.stdin.close()
-        p.wait()
-        return b.ns_per_call(e), ""
+        return b.ns_per_call(b.under_empty_program(gen)), ""
 
     def ringtrace(filtered):
         def f():
