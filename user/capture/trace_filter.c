@@ -466,12 +466,18 @@ int trace_filter_compile_all(struct event_desc *events, unsigned int nr, char *e
 
 		if (!ev->filter_expr)
 			continue;
-		/* one that does not exist is said as -e says it */
-		if ((r = tracefs_read_format(ev->system, ev->tracepoint, &known, err, errlen)))
-			return r == -EINVAL ? -ENOENT : r;
+		if (!tracefs_path(err, errlen))
+			return -ENOENT;
 		snprintf(rel, sizeof(rel), "events/%s/%s/format", ev->system, ev->tracepoint);
 		if ((r = tracefs_read_file(rel, &format)) || !byte_buffer_append(&format, "", 1)) {
 			byte_buffer_free(&format);
+			/* one that does not exist is said as -e says it */
+			int unknown = r ? tracefs_read_format(ev->system, ev->tracepoint, &known,
+							      err, errlen)
+					: 0;
+
+			if (unknown)
+				return unknown == -EINVAL ? -ENOENT : unknown;
 			rt_format(err, errlen, "cannot read the format of %s for --filter: %s", ev->name,
 				  strerror(r ? -r : ENOMEM));
 			return r ? r : -ENOMEM;
