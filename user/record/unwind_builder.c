@@ -7,7 +7,8 @@
  * holds up a process that has just started. An urgent file is compiled in
  * two stages when it has long FDEs: its table without them first, handed
  * over at once, then the whole; a big one's first stage in two parts, one
- * for each thread. */
+ * for each thread, each put in the BPF layout on its thread and the two
+ * handed over before they are joined for the second stage. */
 #include "record/unwind_builder.h"
 
 #include <errno.h>
@@ -54,6 +55,7 @@ struct part_job {
 	const struct unwind_budget *budget;
 	struct unwind_stage stage;
 	struct unwind_table t;
+	struct rt_unwind_row *rows; /* t in the BPF layout; NULL if it does not fit */
 	enum unwind_refusal why;
 	int r;
 	bool taken, done;
@@ -105,10 +107,14 @@ static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
 }
 
 /* table in the BPF layout into out (its refusal if it does not fit). */
+/* table's rows into out, unless they are there already (first_stage puts a
+ * table compiled in parts there itself). */
 static void take_table(struct unwind_built *out, const struct unwind_table *table)
 {
-	out->rows = to_bpf_rows(table);
-	out->nr = out->rows ? (uint32_t)table->nr : 0;
+	if (!out->rows) {
+		out->rows = to_bpf_rows(table);
+		out->nr = out->rows ? (uint32_t)table->nr : 0;
+	}
 	out->exec_vaddr_delta = table->exec_vaddr_delta;
 	if (!out->rows)
 		out->refusal = table->nr > RT_UNWIND_MAX_ROWS ? UNWIND_OVER_ROWS : UNWIND_PAST_4GIB;
@@ -128,23 +134,22 @@ static void put_done(struct unwind_builder *b, struct job *j)
 	pthread_mutex_unlock(&b->lock);
 }
 
-/* The first stage's table handed over now, as a job of its own (the
- * second stage's comes with the job itself); false if it cannot be. */
+/* The first stage's table, its rows in the BPF layout (freed here if it
+ * cannot be), handed over now as a job of its own (the second stage's comes
+ * with the job itself); false if it cannot be. */
 static bool hand_over_first_stage(struct unwind_builder *b, const struct job *j,
-				  const struct unwind_table *first)
+				  struct rt_unwind_row *rows, uint32_t nr, int64_t exec_vaddr_delta)
 {
-	struct job *early = calloc(1, sizeof(*early));
+	struct job *early = rows ? calloc(1, sizeof(*early)) : NULL;
 
-	if (!early)
-		return false;
-	early->fd = -1;
-	/* its seconds are counted in the job's, which spans both stages */
-	early->done = (struct unwind_built){ .tag = j->tag, .first_stage = true };
-	take_table(&early->done, first);
-	if (!early->done.rows) {
-		free(early);
+	if (!early) {
+		free(rows);
 		return false;
 	}
+	early->fd = -1;
+	/* its seconds are counted in the job's, which spans both stages */
+	early->done = (struct unwind_built){ .tag = j->tag, .first_stage = true, .rows = rows,
+					     .nr = nr, .exec_vaddr_delta = exec_vaddr_delta };
 	pthread_mutex_lock(&b->lock);
 	b->pending++; /* collected apart from the job's own */
 	pthread_mutex_unlock(&b->lock);
@@ -158,6 +163,51 @@ static void run_part(struct part_job *p)
 
 	p->r = unwind_table_build_staged(p->fd, p->budget, &p->stage, &p->t, &p->why, err,
 					 sizeof(err));
+	if (!p->r)
+		p->rows = to_bpf_rows(&p->t);
+}
+
+/* The parts' BPF rows as one table's, joined where they meet as
+ * unwind_table_join joins their tables (unwind_row_seam). NULL if a part's
+ * rows are not in the BPF layout, or no memory. */
+static struct rt_unwind_row *join_bpf_rows(const struct part_job *parts, unsigned int n,
+					   uint32_t *nr)
+{
+	const struct unwind_row *last = NULL; /* the row of rows[out - 1] */
+	struct rt_unwind_row *rows;
+	size_t total = 0, out = 0;
+
+	for (unsigned int p = 0; p < n; p++) {
+		if (parts[p].t.nr && !parts[p].rows)
+			return NULL;
+		total += parts[p].t.nr;
+	}
+	if (!total || total > RT_UNWIND_MAX_ROWS || !(rows = malloc(total * sizeof(*rows))))
+		return NULL;
+	for (unsigned int p = 0; p < n; p++) {
+		size_t from = 0, k = parts[p].t.nr;
+
+		if (!k)
+			continue;
+		if (last) {
+			switch (unwind_row_seam(last, &parts[p].t.rows[0])) {
+			case UNWIND_SEAM_COVERED:
+				from = 1;
+				break;
+			case UNWIND_SEAM_REPLACES:
+				out--;
+				break;
+			case UNWIND_SEAM_FOLLOWS:
+				break;
+			}
+		}
+		memcpy(rows + out, parts[p].rows + from, (k - from) * sizeof(*rows));
+		out += k - from;
+		if (k > from) /* else the row before stays the last */
+			last = &parts[p].t.rows[k - 1];
+	}
+	*nr = (uint32_t)out;
+	return rows;
 }
 
 /* Offers the other thread a part of j's first stage: true if it may take it
@@ -180,47 +230,72 @@ static bool offer_part(struct unwind_builder *b, const struct job *j, struct par
 }
 
 /* j's first stage into first: a big file's in two parts, the second taken by
- * the other thread (or by this one once done with its own, if it is busy). */
+ * the other thread (or by this one once done with its own, if it is busy);
+ * such a stage's rows in the BPF layout are handed over before the parts
+ * are joined into first (*handed_over) when FDEs are left to a second stage,
+ * else put in j->done as the whole table's. */
 static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_table *first,
-		       enum unwind_refusal *why)
+		       enum unwind_refusal *why, bool *handed_over)
 {
 	struct unwind_stage stage = { .defer_over_cfi_bytes = UNWIND_STAGE_DEFER_OVER_CFI_BYTES };
-	struct part_job other = { .fd = j->fd, .budget = j->budget, .stage = stage };
-	struct unwind_table parts[2];
+	struct part_job parts[2] = { { .fd = j->fd, .budget = j->budget, .stage = stage },
+				     { .fd = j->fd, .budget = j->budget, .stage = stage } };
+	struct part_job *mine = &parts[0], *other = &parts[1];
+	struct unwind_table tables[2];
+	struct rt_unwind_row *rows = NULL;
+	uint32_t nr = 0;
 	char err[256];
 	int r;
 
 	memset(first, 0, sizeof(*first));
-	other.stage.part = 1;
-	other.stage.parts = 2;
-	if (!offer_part(b, j, &other))
+	*handed_over = false;
+	other->stage.part = 1;
+	other->stage.parts = 2;
+	if (!offer_part(b, j, other))
 		return unwind_table_build_staged(j->fd, j->budget, &stage, first, why, err,
 						 sizeof(err));
-	stage.parts = 2;
-	r = unwind_table_build_staged(j->fd, j->budget, &stage, &parts[0], why, err, sizeof(err));
+	mine->stage.parts = 2;
+	run_part(mine);
+	r = mine->r;
+	*why = mine->why;
 	pthread_mutex_lock(&b->lock);
-	if (!other.taken) { /* the other thread is busy: ours too */
-		other.taken = true;
+	if (!other->taken) { /* the other thread is busy: ours too */
+		other->taken = true;
 		b->part = NULL;
 		pthread_mutex_unlock(&b->lock);
-		run_part(&other);
+		run_part(other);
 		pthread_mutex_lock(&b->lock);
-		other.done = true;
+		other->done = true;
 	}
-	while (!other.done)
+	while (!other->done)
 		pthread_cond_wait(&b->part_done, &b->lock);
 	pthread_mutex_unlock(&b->lock);
-	if (!r && other.r) {
-		r = other.r;
-		*why = other.why;
+	if (!r && other->r) {
+		r = other->r;
+		*why = other->why;
 	}
-	parts[1] = other.t;
-	if (!r && unwind_table_join(parts, 2, first)) {
+	if (!r)
+		rows = join_bpf_rows(parts, 2, &nr);
+	if (rows && mine->t.deferred_fdes + other->t.deferred_fdes) {
+		*handed_over = hand_over_first_stage(b, j, rows, nr, mine->t.exec_vaddr_delta);
+		rows = NULL;
+	}
+	tables[0] = mine->t;
+	tables[1] = other->t;
+	if (!r && unwind_table_join(tables, 2, first)) {
 		r = -ENOMEM;
 		*why = UNWIND_NO_MEMORY;
 	}
-	unwind_table_free(&parts[0]);
-	unwind_table_free(&parts[1]);
+	if (!r && rows) { /* the whole table's, in the BPF layout */
+		j->done.rows = rows;
+		j->done.nr = nr;
+	} else {
+		free(rows);
+	}
+	for (unsigned int p = 0; p < 2; p++) {
+		unwind_table_free(&parts[p].t);
+		free(parts[p].rows);
+	}
 	return r;
 }
 
@@ -248,17 +323,20 @@ static int build_table(struct unwind_builder *b, struct job *j, struct unwind_ta
 	struct unwind_stage stage = { .defer_over_cfi_bytes = UNWIND_STAGE_DEFER_OVER_CFI_BYTES,
 				      .first = &j->first };
 	char err[256];
+	bool handed_over;
 	int r;
 
 	if (!j->staged) {
 		if (!b || !j->urgent)
 			return unwind_table_build(j->fd, j->budget, table, why, err, sizeof(err));
-		r = first_stage(b, j, table, why);
+		r = first_stage(b, j, table, why, &handed_over);
 		if (r || !table->deferred_fdes)
 			return r;
 		j->first = *table;
 		j->staged = true;
-		if (hand_over_first_stage(b, j, &j->first))
+		if (handed_over || hand_over_first_stage(b, j, to_bpf_rows(&j->first),
+							 (uint32_t)j->first.nr,
+							 j->first.exec_vaddr_delta))
 			return 1;
 		/* no memory to hand it over: the whole at once */
 	}

@@ -31,17 +31,27 @@ static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 	       a->rbx_offset == b->rbx_offset;
 }
 
+enum unwind_seam unwind_row_seam(const struct unwind_row *last, const struct unwind_row *r)
+{
+	/* the same rule as the row before: that row covers it too */
+	if (same_rule(last, r))
+		return UNWIND_SEAM_COVERED;
+	return last->pc == r->pc ? UNWIND_SEAM_REPLACES : UNWIND_SEAM_FOLLOWS;
+}
+
 static int push_row(struct unwind_table *t, const struct unwind_row *r)
 {
 	if (t->nr) {
 		struct unwind_row *last = &t->rows[t->nr - 1];
 
-		/* the same rule as the row before: that row covers it too */
-		if (same_rule(last, r))
+		switch (unwind_row_seam(last, r)) {
+		case UNWIND_SEAM_COVERED:
 			return 0;
-		if (last->pc == r->pc) {
+		case UNWIND_SEAM_REPLACES:
 			*last = *r;
 			return 0;
+		case UNWIND_SEAM_FOLLOWS:
+			break;
 		}
 	}
 	if (t->nr == t->cap) {

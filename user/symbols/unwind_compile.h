@@ -132,6 +132,10 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 int unwind_table_build_staged(int fd, const struct unwind_budget *budget,
 			      const struct unwind_stage *stage, struct unwind_table *t,
 			      enum unwind_refusal *why, char *err, size_t errlen);
+/* How row r goes after the row last before it in a table: covered by last
+ * (the same rule), in place of last (at its address), or after it. */
+enum unwind_seam { UNWIND_SEAM_FOLLOWS, UNWIND_SEAM_COVERED, UNWIND_SEAM_REPLACES };
+enum unwind_seam unwind_row_seam(const struct unwind_row *last, const struct unwind_row *r);
 /* The n parts of one compile, in order, as one table into out (the parts
  * stay the caller's): the table the compile gives in one part. 0 or -ENOMEM. */
 int unwind_table_join(struct unwind_table *parts, unsigned int n, struct unwind_table *out);
