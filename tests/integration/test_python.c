@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_python.c: Python functions in -g stacks: CPython 3.10-3.13 processes started before
+/* test_python.c: Python functions in -g stacks: CPython 3.9-3.13 processes started before
  * the recording, their frames in report --folded and in perf script; other versions native. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,10 +7,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -18,6 +20,7 @@
 #define DEBIAN_PYTHON "/usr/bin/python3.11"
 #define PYENV_PYTHON "/root/.pyenv/versions/3.11.7/bin/python3.11"
 #define PYENV_PYTHON_38 "/root/.pyenv/versions/3.8.18/bin/python3.8"
+#define PYENV_PYTHON_39 "/root/.pyenv/versions/3.9.18/bin/python3.9"
 #define PYENV_PYTHON_310 "/root/.pyenv/versions/3.10.13/bin/python3.10"
 #define PYENV_PYTHON_312 "/root/.pyenv/versions/3.12.1/bin/python3.12"
 #define PYENV_PYTHON_313 "/root/.pyenv/versions/3.13.0/bin/python3.13"
@@ -262,6 +265,14 @@ static void test_pyenv_python310_frames(void **state)
 	expect_python_frames(PYENV_PYTHON_310, "python3.10", true);
 }
 
+/* 3.9: 3.10's offsets; its calls between evaluations are function_code_fastcall. */
+static void test_pyenv_python39_frames(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_python_frames(PYENV_PYTHON_39, "python3.9", true);
+}
+
 /* A version without offsets (3.8): counted, its native frames kept. */
 static void test_other_version_native(void **state)
 {
@@ -348,7 +359,15 @@ static void test_extension_and_threads(void **state)
 	expect_extension_and_threads(DEBIAN_PYTHON, "Thread.run (");
 }
 
-/* The same on 3.10 (threads found by pthread_self(); co_name: run), 3.12, 3.13. */
+/* The same on 3.9 and 3.10 (threads found by pthread_self(); co_name: run),
+ * 3.12, 3.13. */
+static void test_extension_and_threads_39(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	expect_extension_and_threads(PYENV_PYTHON_39, "run (");
+}
+
 static void test_extension_and_threads_310(void **state)
 {
 	(void)state;
@@ -416,10 +435,135 @@ static void test_generator_and_recursion(void **state)
 	free(dir);
 }
 
+/* A TCP port of the loopback no one listens on now. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* The time a go tool pprof -traces stack starts with ("141.41ms   inner (...)",
+ * "1.2s   ..."), in milliseconds; false if line is not such a line. */
+static bool trace_time(const char *line, double *ms)
+{
+	char *unit;
+	double v;
+
+	while (*line == ' ')
+		line++;
+	if (*line < '0' || *line > '9')
+		return false;
+	v = strtod(line, &unit);
+	if (!strncmp(unit, "ms", 2))
+		*ms = v;
+	else if (!strncmp(unit, "us", 2))
+		*ms = v / 1e3;
+	else if (!strncmp(unit, "ns", 2))
+		*ms = v / 1e6;
+	else if (*unit == 's')
+		*ms = v * 1e3;
+	else
+		return false;
+	return true;
+}
+
+/* Of go tool pprof -traces' stacks, the time of all (*total) and of those
+ * holding inner, middle and outer, leaf first (*named), in milliseconds. */
+static void traces_share(const char *traces, double *total, double *named)
+{
+	const char *sep = "-----------+";
+
+	*total = *named = 0;
+	for (const char *b = strstr(traces, sep); b; b = strstr(b + 1, sep)) {
+		const char *end = strstr(b + 1, sep), *inner = strstr(b, "   inner ("),
+			   *middle = strstr(b, " middle ("), *outer = strstr(b, " outer (");
+		double ms = 0;
+
+		if (!end)
+			end = b + strlen(b);
+		for (const char *l = strchr(b, '\n'); l && l < end; l = strchr(l + 1, '\n'))
+			if (trace_time(l + 1, &ms))
+				break;
+		*total += ms;
+		if (inner && middle && outer && inner < middle && middle < outer && outer < end)
+			*named += ms;
+	}
+}
+
+/* export -g's profile endpoint names Python frames as record does: the
+ * spinning script's stacks in go tool pprof, >= 80% with outer, middle and
+ * inner (the sampling child's snapshot carries the processes' maps). */
+static void test_profile_endpoint_names(void **state)
+{
+	char *dir, *out = NULL, url[256];
+	double total = 0, named = 0;
+	int port, code = 0;
+	pid_t py, exporter;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(DEBIAN_PYTHON, X_OK))
+		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	if (system("command -v go >/dev/null"))
+		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	dir = tu_tempdir();
+	tu_write_file(dir, "spin.py", spin_py, strlen(spin_py));
+	py = tu_start("exec %s %s/spin.py", DEBIAN_PYTHON, dir);
+	port = free_port();
+	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
+			    ">%s/export.log 2>&1",
+			    dir, tu_ringtrace(), port, dir);
+	/* 503 until the sampling child runs */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
+	for (int waited = 0; waited < 60 && code != 200; waited++) {
+		free(out);
+		out = NULL;
+		tu_sh(&out, "curl -s -o /dev/null -w '%%{http_code}' --max-time 10 '%s'", url);
+		code = out ? atoi(out) : 0;
+		if (code != 200)
+			usleep(500000);
+	}
+	/* again (up to 3 times) while under 80%: the child compiles the start's
+	 * tables first, which under the sanitizers may outlast a profile */
+	for (int attempt = 1; code == 200 && attempt <= 3; attempt++) {
+		free(out);
+		out = NULL;
+		tu_sh(&out, "cd %s && HOME=%s go tool pprof -traces "
+			    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3&pid=%d' 2>&1",
+		      dir, dir, port, (int)py);
+		traces_share(out ? out : "", &total, &named);
+		print_message("profile endpoint: %.0f ms of %.0f with outer;middle;inner\n", named,
+			      total);
+		if (total > 0 && named >= total * 0.8)
+			break;
+	}
+	kill(exporter, SIGTERM);
+	tu_wait_gone(exporter, 10);
+	kill(py, SIGKILL);
+	tu_wait_gone(py, 5);
+	if (code != 200)
+		fail_msg("the profile endpoint never answered 200 (last %d)", code);
+	if (total < 500 || named < total * 0.8)
+		fail_msg("%.0f ms of %.0f named outer;middle;inner:\n%.3000s", named, total,
+			 out ? out : "");
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extension_and_threads),
+		cmocka_unit_test(test_extension_and_threads_39),
 		cmocka_unit_test(test_extension_and_threads_310),
 		cmocka_unit_test(test_extension_and_threads_312),
 		cmocka_unit_test(test_extension_and_threads_313),
@@ -428,8 +572,10 @@ int main(void)
 		cmocka_unit_test(test_pyenv_python312_frames),
 		cmocka_unit_test(test_pyenv_python313_frames),
 		cmocka_unit_test(test_pyenv_python310_frames),
+		cmocka_unit_test(test_pyenv_python39_frames),
 		cmocka_unit_test(test_other_version_native),
 		cmocka_unit_test(test_generator_and_recursion),
+		cmocka_unit_test(test_profile_endpoint_names),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

@@ -50,6 +50,7 @@ struct python_proc {
 void python_procs_init(struct python_procs *p, int dirfd, bool on)
 {
 	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
 	hash_map_init(&p->files, file_key_hash, file_key_equal);
 	hash_map_init(&p->procs, hash_u32_key, equal_u32_key);
 	p->dirfd = dirfd;
@@ -85,8 +86,10 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 			p->on = false;
 			return;
 		}
+	pthread_mutex_lock(&p->lock);
 	p->attached = true;
 	hash_map_each(&p->procs, tell_one, p);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* The file m maps, looked at once (by build-id, or device and inode). */
@@ -133,8 +136,8 @@ static struct python_proc *proc_of(struct python_procs *p, uint32_t pid)
 	return pr;
 }
 
-bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
-			    const struct perf_sample_id *sid, struct byte_buffer *rec)
+static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
+		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
 	const struct python_version_offsets *o;
 	const struct python_file *f;
@@ -180,6 +183,17 @@ bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 				    .flags = MAP_PRIVATE, .filename = "//anon" };
 	return !perf_mmap2_encode(rec, RECORDING_SAMPLE_ID_TYPE, &range,
 				  sid ? sid : &(struct perf_sample_id){ .pid = m->pid, .tid = m->pid });
+}
+
+bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
+			    const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	bool r;
+
+	pthread_mutex_lock(&p->lock);
+	r = note_mmap(p, m, sid, rec);
+	pthread_mutex_unlock(&p->lock);
+	return r;
 }
 
 void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
@@ -252,7 +266,7 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 		p->names_dropped++;
 }
 
-void python_procs_name_seen(struct python_procs *p)
+static void name_seen(struct python_procs *p)
 {
 	static struct rt_python_code_key keys[PY_TAKE_PER_CALL];
 	static struct rt_python_code_info infos[PY_TAKE_PER_CALL];
@@ -271,22 +285,38 @@ void python_procs_name_seen(struct python_procs *p)
 	}
 }
 
+void python_procs_name_seen(struct python_procs *p)
+{
+	pthread_mutex_lock(&p->lock);
+	name_seen(p);
+	pthread_mutex_unlock(&p->lock);
+}
+
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 {
 	struct python_proc *pr;
 
-	if (!p->on || !(pr = hash_map_get(&p->procs, &pid)) || !pr->live || time < pr->since)
-		return;
-	python_procs_name_seen(p);
-	if (p->attached)
-		python_maps_forget_process(&p->maps, pid);
-	pr->live = false;
+	pthread_mutex_lock(&p->lock);
+	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
+		name_seen(p);
+		if (p->attached)
+			python_maps_forget_process(&p->maps, pid);
+		pr->live = false;
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
-/* DIR/perf-PID.map of one process, if it named any code. */
+struct map_dir {
+	struct python_procs *p;
+	int dirfd;
+	const char *dirpath;
+};
+
+/* dirpath/perf-PID.map of one process, if it named any code. */
 static void write_map(void *value, void *ctx)
 {
-	struct python_procs *p = ctx;
+	struct map_dir *d = ctx;
+	struct python_procs *p = d->p;
 	struct python_proc *pr = value;
 	char name[64], err[256];
 	int fd;
@@ -295,7 +325,7 @@ static void write_map(void *value, void *ctx)
 		return;
 	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
 	/* made O_EXCL: a JIT's own map copied already is kept */
-	fd = output_file_create(p->dirfd, "DIR", name, err, sizeof(err));
+	fd = output_file_create(d->dirfd, d->dirpath, name, err, sizeof(err));
 	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
 		rt_warn("Python process %u: %s", pr->pid,
 			fd < 0 ? err : "cannot write its perf map");
@@ -307,12 +337,27 @@ static void write_map(void *value, void *ctx)
 		close(fd);
 }
 
-void python_procs_finish(struct python_procs *p)
+/* Names what the walks wrote and writes each process's map into d. */
+static void write_maps(struct python_procs *p, int dirfd, const char *dirpath)
 {
+	struct map_dir d = { .p = p, .dirfd = dirfd, .dirpath = dirpath };
+
 	if (!p->on)
 		return;
-	python_procs_name_seen(p);
-	hash_map_each(&p->procs, write_map, p);
+	pthread_mutex_lock(&p->lock);
+	name_seen(p);
+	hash_map_each(&p->procs, write_map, &d);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void python_procs_finish(struct python_procs *p)
+{
+	write_maps(p, p->dirfd, "DIR");
+}
+
+void python_procs_write_snapshot_maps(struct python_procs *p, int dirfd, const char *dirpath)
+{
+	write_maps(p, dirfd, dirpath);
 }
 
 void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s)
@@ -352,4 +397,5 @@ void python_procs_free(struct python_procs *p)
 	hash_map_each(&p->procs, free_proc, NULL);
 	hash_map_free(&p->procs);
 	hash_map_free_all(&p->files);
+	pthread_mutex_destroy(&p->lock);
 }

@@ -4,6 +4,7 @@
 #ifndef RINGTRACE_PYTHON_PROCS_H
 #define RINGTRACE_PYTHON_PROCS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,6 +15,9 @@
 #include "lib/hash_map.h"
 
 struct python_procs {
+	/* held by the drain thread to note and name, and by a flight
+	 * recorder's snapshot thread to write the maps into a snapshot */
+	pthread_mutex_t lock;
 	bool on;
 	bool attached;             /* the BPF side's maps are known */
 	int dirfd;                 /* the recording's directory */
@@ -51,6 +55,9 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
 void python_procs_name_seen(struct python_procs *p);
 /* Names what is left and writes DIR/perf-PID.map of each process. */
 void python_procs_finish(struct python_procs *p);
+/* The same into a flight recorder's snapshot, dirfd (dirpath), from the
+ * snapshot thread: what the processes' walks wrote so far, named. */
+void python_procs_write_snapshot_maps(struct python_procs *p, int dirfd, const char *dirpath);
 void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s);
 void python_procs_free(struct python_procs *p);
 

@@ -78,7 +78,13 @@ static int source_unwind(void *ctx, struct rt_unwind_counters *out)
 static int flight_write_header(void *ctx, int dirfd, const char *dirpath, char *err,
 			       size_t errlen)
 {
-	return session_write_header(ctx, dirfd, dirpath, err, errlen);
+	struct session *s = ctx;
+	int r = session_write_header(s, dirfd, dirpath, err, errlen);
+
+	/* the names of Python frames, as the recording's end writes them */
+	if (!r)
+		python_procs_write_snapshot_maps(&s->python, dirfd, dirpath);
+	return r;
 }
 
 static int flight_bpf_counts(void *ctx, int cpu, uint64_t *produced, uint64_t *lost)

@@ -111,18 +111,21 @@ static const struct python_version_offsets table[] = {
 		.code_read = 0xc8,
 		.compact_data = 56,
 	},
-	/* CPython 3.10 (x86-64): gdb `ptype /o struct _frame`, `ptype /o PyCodeObject`,
-	 * `print &((PyThreadState *)0)->thread_id`, ... on pyenv's 3.10.13
-	 * libpython3.10.so.1.0 (its DWARF). No _PyInterpreterFrame: a PyFrameObject
-	 * per call (f_back, f_code) from tstate->frame, one evaluation call each; no
-	 * native_thread_id: thread_id is pthread_self(); no co_qualname: co_name;
-	 * f_lasti lies past the frame's read, its frames are written at instruction
-	 * 0. Checked on a live process through /proc/PID/mem: thread_id equal to
-	 * threading.get_ident() in it, the chain inner, middle, outer, <module>,
-	 * names, files and first lines as in the source. */
+	/* CPython 3.9 and 3.10 (x86-64): gdb `ptype /o struct _frame`, `ptype /o
+	 * PyCodeObject`, `print &((PyThreadState *)0)->thread_id`, ... on pyenv's
+	 * 3.10.13 libpython3.10.so.1.0 and 3.9.18 libpython3.9.so.1.0 (their DWARF:
+	 * every offset below the same in both, and sizeof(PyCodeObject) 176). No
+	 * _PyInterpreterFrame: a PyFrameObject per call (f_back, f_code) from
+	 * tstate->frame, one evaluation call each; no native_thread_id: thread_id
+	 * is pthread_self(); no co_qualname: co_name; f_lasti lies past the frame's
+	 * read, its frames are written at instruction 0. Checked on live processes
+	 * of both (test_python) and, for 3.10, through /proc/PID/mem: thread_id
+	 * equal to threading.get_ident() in it, the chain inner, middle, outer,
+	 * <module>, names, files and first lines as in the source. */
 	{
 		.major = 3,
-		.minor = 10,
+		.minor = 9,
+		.minor_last = 10,
 		.walk = {
 			.runtime_interpreters_head = 0x20,
 			.interp_threads_head = 0x08,
@@ -162,7 +165,8 @@ const struct python_version_offsets *python_offsets_for(unsigned int major, unsi
 							 uint32_t *index)
 {
 	for (uint32_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (table[i].major == major && table[i].minor == minor) {
+		if (table[i].major == major && table[i].minor <= minor &&
+		    minor <= (table[i].minor_last ? table[i].minor_last : table[i].minor)) {
 			*index = i;
 			return &table[i];
 		}

@@ -11,6 +11,7 @@
 
 struct python_version_offsets {
 	unsigned int major, minor;
+	unsigned int minor_last; /* the last minor version with these offsets (0: minor's alone) */
 	struct rt_python_offsets walk; /* what the BPF side reads */
 	/* what naming a code object reads besides walk's co_filename,
 	 * co_qualname, co_firstlineno and PyASCIIObject fields */

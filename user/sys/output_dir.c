@@ -68,7 +68,7 @@ static int remove_files_and_dir(int dirfd, const char *name, bool (*ours)(const 
 
 static bool is_snapshot_file(const char *name)
 {
-	return is_data_file(name) || !strcmp(name, "accounting");
+	return is_data_file(name) || is_jit_map(name) || !strcmp(name, "accounting");
 }
 
 static int remove_build_id_subdir(int dirfd, const char *name, void *ctx)
