@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -286,6 +288,82 @@ static void test_safe_files(void **state)
 	free(dir);
 }
 
+/* Of every thread of the recording whose output is dir/rec (started in the
+ * background), once its workload sleep runs: how many run at nice boost,
+ * the lowest nice value of them, and their CapEff and CapPrm ORed. */
+static void threads_of(const char *dir, int boost, int *boosted, int *lowest, long long *caps)
+{
+	char *out = NULL;
+
+	*boosted = 0;
+	*lowest = 20;
+	*caps = -1;
+	if (tu_sh(&out, "for i in $(seq 50); do p=$(pgrep -f '^%s record .*-o %s/rec' | head -1); "
+			"[ -n \"$p\" ] && break; sleep 0.1; done; "
+			"for i in $(seq 300); do pgrep -P $p -x sleep >/dev/null && break; sleep 0.1; done; "
+			"sleep 0.5; for t in /proc/$p/task/*; do echo \"n $(awk '{print $19}' $t/stat)\"; "
+			"awk '/^Cap(Eff|Prm)/ {print \"c\", $2}' $t/status; done",
+		  tu_ringtrace(), dir))
+		fail_msg("the recording's threads not read: %s", out ? out : "");
+	for (char *line = out; line && *line;) {
+		if (line[0] == 'n') {
+			int nice = atoi(line + 2);
+
+			*boosted += nice == boost;
+			*lowest = nice < *lowest ? nice : *lowest;
+		} else if (line[0] == 'c') {
+			*caps = (*caps < 0 ? 0 : *caps) | strtoll(line + 2, NULL, 16);
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	free(out);
+}
+
+/* -g for a workload: the two threads compiling its tables run 10 below the
+ * recording's nice value (they were started with CAP_SYS_NICE, before the
+ * drop) and hold no capability, as no other thread does; under -a none runs
+ * below the recording's own nice value. */
+static void test_target_tables_compiled_ahead(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	int boosted, lowest, own, boost;
+	long long caps;
+
+	(void)state;
+	tu_skip_unless_possible();
+	errno = 0;
+	own = getpriority(PRIO_PROCESS, 0);
+	assert_int_equal(errno, 0);
+	boost = own - 10 < -20 ? -20 : own - 10;
+	for (int system_wide = 0; system_wide <= 1; system_wide++) {
+		tu_rmtree(dir);
+		free(dir);
+		dir = tu_tempdir();
+		assert_int_equal(tu_sh(&out, "%s record -g %s -o %s/rec -- sleep 2 > %s/log 2>&1 &",
+				       tu_ringtrace(), system_wide ? "-a" : "", dir, dir),
+				 0);
+		free(out);
+		out = NULL;
+		threads_of(dir, boost, &boosted, &lowest, &caps);
+		tu_sh(&out, "while pgrep -f '^%s record .*-o %s/rec' >/dev/null; do sleep 0.1; done",
+		      tu_ringtrace(), dir);
+		free(out);
+		out = NULL;
+		print_message("record -g%s: %d threads at nice %d, lowest %d, CapEff|CapPrm %llx\n",
+			      system_wide ? " -a" : "", boosted, boost, lowest, caps);
+		assert_int_equal(caps, 0);
+		if (system_wide) {
+			assert_int_equal(boosted, 0);
+			assert_int_equal(lowest, own);
+		} else {
+			assert_int_equal(boosted, 2);
+		}
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_keep_caps_and_export),
 		cmocka_unit_test(test_profiler_child_ends_with_exporter),
 		cmocka_unit_test(test_safe_files),
+		cmocka_unit_test(test_target_tables_compiled_ahead),
 	};
 
 	const char *why = tu_integration_skip_reason();

@@ -2,7 +2,8 @@
 /* test_unwind_builder.c: the builder threads hand over, for a big file of a
  * process that runs now, the first stage's table (compiled in two parts on
  * the two threads, each put in the BPF layout on its own, joined where they
- * meet) and then the whole, each row for row the table one compile gives. */
+ * meet) and then the whole, each row for row the table one compile gives;
+ * parts joined in the BPF layout meet as unwind_table_join joins them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "record/unwind_bpf_rows.h"
 #include "record/unwind_builder.h"
 #include "symbols/unwind_compile.h"
 #include "test_util.h"
@@ -43,13 +45,13 @@ static void compile_once(const char *path, bool staged, struct unwind_table *t)
 	close(fd);
 }
 
-static void assert_same_rows(const struct unwind_built *got, const struct unwind_table *want)
+static void assert_rows_equal(const struct rt_unwind_row *got, uint32_t nr,
+			      const struct unwind_table *want)
 {
-	assert_non_null(got->rows);
-	assert_int_equal(got->nr, want->nr);
-	assert_int_equal(got->exec_vaddr_delta, want->exec_vaddr_delta);
+	assert_non_null(got);
+	assert_int_equal(nr, want->nr);
 	for (size_t i = 0; i < want->nr; i++) {
-		const struct rt_unwind_row *g = &got->rows[i];
+		const struct rt_unwind_row *g = &got[i];
 		const struct unwind_row *w = &want->rows[i];
 
 		assert_int_equal(g->pc, w->pc);
@@ -61,6 +63,56 @@ static void assert_same_rows(const struct unwind_built *got, const struct unwind
 		assert_int_equal(g->rbx, w->rbx);
 		assert_int_equal(g->rbx_offset, w->rbx_offset);
 	}
+}
+
+static void assert_same_rows(const struct unwind_built *got, const struct unwind_table *want)
+{
+	assert_rows_equal(got->rows, got->nr, want);
+	assert_int_equal(got->exec_vaddr_delta, want->exec_vaddr_delta);
+}
+
+/* A row at pc whose rule is rsp + off (off 0: frame pointers' NONE row). */
+static struct unwind_row row(uint64_t pc, int32_t off)
+{
+	return (struct unwind_row){ .pc = pc, .cfa = off ? UNWIND_CFA_RSP : UNWIND_CFA_NONE,
+				    .cfa_offset = off };
+}
+
+/* Parts that meet every way (the next part's first row covered by the last
+ * row before it, at its address, after it; an empty part; a part of one
+ * covered row) join in the BPF layout as unwind_table_join joins them. */
+static void test_bpf_rows_join_as_tables(void **state)
+{
+	struct unwind_row r0[] = { row(0x1000, 8), row(0x1010, 16), row(0x1020, 0) };
+	struct unwind_row r1[] = { row(0x1020, 8), row(0x1030, 0) };   /* replaces the NONE */
+	struct unwind_row r2[] = { row(0x1040, 0), row(0x1050, 24) };  /* covered, then after */
+	struct unwind_row r3[] = { row(0x1060, 24) };                  /* one row, covered */
+	struct unwind_row r4[] = { row(0x1060, 32), row(0x1070, 0) };  /* at the row before's address */
+	struct unwind_table parts[] = { { .rows = r0, .nr = 3 }, { .rows = r1, .nr = 2 },
+					{ .rows = r2, .nr = 2 }, { .rows = NULL, .nr = 0 },
+					{ .rows = r3, .nr = 1 }, { .rows = r4, .nr = 2 } };
+	const unsigned int n = sizeof(parts) / sizeof(parts[0]);
+	struct rt_unwind_row *rows_of[sizeof(parts) / sizeof(parts[0])], *joined;
+	struct unwind_table want;
+	uint32_t nr = 0;
+
+	(void)state;
+	for (unsigned int p = 0; p < n; p++)
+		rows_of[p] = parts[p].nr ? unwind_bpf_rows_of(&parts[p]) : NULL;
+	assert_int_equal(unwind_table_join(parts, n, &want), 0);
+	joined = unwind_bpf_rows_join(parts, rows_of, n, &nr);
+	assert_rows_equal(joined, nr, &want);
+	/* what the seams did: r0's 0x1020 replaced, 0x1040 and the one-row
+	 * part's 0x1060 covered, so that r4's 0x1060 follows 0x1050 */
+	assert_int_equal(nr, 7);
+	free(joined);
+	/* a part's rows not in the BPF layout: nothing joined */
+	free(rows_of[1]);
+	rows_of[1] = NULL;
+	assert_null(unwind_bpf_rows_join(parts, rows_of, n, &nr));
+	for (unsigned int p = 0; p < n; p++)
+		free(rows_of[p]);
+	unwind_table_free(&want);
 }
 
 /* The next table the builder hands over (a minute at most). */
@@ -119,6 +171,7 @@ static void test_parts_hand_over_the_one_compile_tables(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bpf_rows_join_as_tables),
 		cmocka_unit_test(test_parts_hand_over_the_one_compile_tables),
 	};
 

@@ -17,11 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "lib/monotonic.h"
+#include "record/unwind_bpf_rows.h"
 #include "symbols/unwind_compile.h"
+#include "sys/privileges.h"
 
 struct job {
 	struct job *next;
@@ -70,6 +74,9 @@ struct unwind_builder {
 	unsigned int nr_started;
 	bool stopping;
 	_Atomic bool cancel;           /* the compile at hand stops at once */
+	int nice_delta;                /* unwind_builder_start's */
+	unsigned int nr_ready;         /* threads at their nice value, without capabilities */
+	pthread_cond_t ready;
 	struct unwind_budget budget;   /* each file's */
 	int event_fd;
 	struct unwind_cache *cache;
@@ -79,40 +86,12 @@ struct unwind_builder {
 	size_t pending;                /* submitted, not collected */
 };
 
-/* The rows in the BPF layout; NULL if a pc does not fit its 32 bits. */
-static struct rt_unwind_row *to_bpf_rows(const struct unwind_table *t)
-{
-	struct rt_unwind_row *rows;
-
-	if (!t->nr || t->nr > RT_UNWIND_MAX_ROWS)
-		return NULL;
-	rows = calloc(t->nr, sizeof(*rows));
-	for (size_t i = 0; rows && i < t->nr; i++) {
-		const struct unwind_row *r = &t->rows[i];
-
-		if (r->pc > UINT32_MAX) {
-			free(rows);
-			return NULL;
-		}
-		rows[i] = (struct rt_unwind_row){ .pc = (uint32_t)r->pc,
-						  .cfa_offset = r->cfa_offset,
-						  .rbp_offset = r->rbp_offset,
-						  .rbx_offset = r->rbx_offset,
-						  .cfa = r->cfa,
-						  .rbp = r->rbp,
-						  .rbx = r->rbx,
-						  .cfa_reg = r->cfa_reg };
-	}
-	return rows;
-}
-
-/* table in the BPF layout into out (its refusal if it does not fit). */
 /* table's rows into out, unless they are there already (first_stage puts a
  * table compiled in parts there itself). */
 static void take_table(struct unwind_built *out, const struct unwind_table *table)
 {
 	if (!out->rows) {
-		out->rows = to_bpf_rows(table);
+		out->rows = unwind_bpf_rows_of(table);
 		out->nr = out->rows ? (uint32_t)table->nr : 0;
 	}
 	out->exec_vaddr_delta = table->exec_vaddr_delta;
@@ -164,50 +143,7 @@ static void run_part(struct part_job *p)
 	p->r = unwind_table_build_staged(p->fd, p->budget, &p->stage, &p->t, &p->why, err,
 					 sizeof(err));
 	if (!p->r)
-		p->rows = to_bpf_rows(&p->t);
-}
-
-/* The parts' BPF rows as one table's, joined where they meet as
- * unwind_table_join joins their tables (unwind_row_seam). NULL if a part's
- * rows are not in the BPF layout, or no memory. */
-static struct rt_unwind_row *join_bpf_rows(const struct part_job *parts, unsigned int n,
-					   uint32_t *nr)
-{
-	const struct unwind_row *last = NULL; /* the row of rows[out - 1] */
-	struct rt_unwind_row *rows;
-	size_t total = 0, out = 0;
-
-	for (unsigned int p = 0; p < n; p++) {
-		if (parts[p].t.nr && !parts[p].rows)
-			return NULL;
-		total += parts[p].t.nr;
-	}
-	if (!total || total > RT_UNWIND_MAX_ROWS || !(rows = malloc(total * sizeof(*rows))))
-		return NULL;
-	for (unsigned int p = 0; p < n; p++) {
-		size_t from = 0, k = parts[p].t.nr;
-
-		if (!k)
-			continue;
-		if (last) {
-			switch (unwind_row_seam(last, &parts[p].t.rows[0])) {
-			case UNWIND_SEAM_COVERED:
-				from = 1;
-				break;
-			case UNWIND_SEAM_REPLACES:
-				out--;
-				break;
-			case UNWIND_SEAM_FOLLOWS:
-				break;
-			}
-		}
-		memcpy(rows + out, parts[p].rows + from, (k - from) * sizeof(*rows));
-		out += k - from;
-		if (k > from) /* else the row before stays the last */
-			last = &parts[p].t.rows[k - 1];
-	}
-	*nr = (uint32_t)out;
-	return rows;
+		p->rows = unwind_bpf_rows_of(&p->t);
 }
 
 /* Offers the other thread a part of j's first stage: true if it may take it
@@ -275,7 +211,9 @@ static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_ta
 		*why = other->why;
 	}
 	if (!r)
-		rows = join_bpf_rows(parts, 2, &nr);
+		rows = unwind_bpf_rows_join((const struct unwind_table[]){ mine->t, other->t },
+					    (struct rt_unwind_row *const[]){ mine->rows, other->rows },
+					    2, &nr);
 	if (rows && mine->t.deferred_fdes + other->t.deferred_fdes) {
 		*handed_over = hand_over_first_stage(b, j, rows, nr, mine->t.exec_vaddr_delta);
 		rows = NULL;
@@ -334,7 +272,7 @@ static int build_table(struct unwind_builder *b, struct job *j, struct unwind_ta
 			return r;
 		j->first = *table;
 		j->staged = true;
-		if (handed_over || hand_over_first_stage(b, j, to_bpf_rows(&j->first),
+		if (handed_over || hand_over_first_stage(b, j, unwind_bpf_rows_of(&j->first),
 							 (uint32_t)j->first.nr,
 							 j->first.exec_vaddr_delta))
 			return 1;
@@ -393,7 +331,24 @@ static void *run(void *arg)
 	struct builder_thread *self = arg;
 	struct unwind_builder *b = self->b;
 
+	char err[256];
+	int nice;
+
+	/* started with the caller's capabilities (unwind_builder_start, before
+	 * it drops them): used for the nice value, then dropped before any
+	 * file is read (a failure leaves it as it was) */
+	if (b->nice_delta) {
+		errno = 0;
+		nice = getpriority(PRIO_PROCESS, 0) + b->nice_delta;
+		if (!errno && setpriority(PRIO_PROCESS, 0, nice < -20 ? -20 : nice)) {
+			/* not allowed: at the caller's */
+		}
+	}
+	if (privileges_drop_all(err, sizeof(err)))
+		rt_warn("unwind tables: %s", err);
 	pthread_mutex_lock(&b->lock);
+	b->nr_ready++;
+	pthread_cond_broadcast(&b->ready);
 	for (;;) {
 		struct job *j;
 
@@ -457,10 +412,38 @@ struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->wake, NULL);
 	pthread_cond_init(&b->part_done, NULL);
+	pthread_cond_init(&b->ready, NULL);
 	b->todo_tail = &b->todo;
 	b->urgent_tail = &b->urgent;
 	b->done_tail = &b->done;
 	return b;
+}
+
+/* Starts the threads not started yet; 0 if one is (-1: none). */
+static int start_threads(struct unwind_builder *b)
+{
+	for (; b->nr_started < BUILDER_THREADS; b->nr_started++) {
+		struct builder_thread *t = &b->threads[b->nr_started];
+
+		t->b = b;
+		t->urgent_only = b->nr_started > 0;
+		if (pthread_create(&t->thread, NULL, run, t))
+			return b->nr_started ? 0 : -1; /* one thread does both, as before */
+	}
+	return 0;
+}
+
+int unwind_builder_start(struct unwind_builder *b, int nice_delta)
+{
+	int r;
+
+	pthread_mutex_lock(&b->lock);
+	b->nice_delta = nice_delta;
+	r = start_threads(b);
+	while (b->nr_ready < b->nr_started)
+		pthread_cond_wait(&b->ready, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+	return r;
 }
 
 int unwind_builder_fd(const struct unwind_builder *b)
@@ -479,18 +462,10 @@ int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urge
 	j->cache = b->cache;
 	j->budget = &b->budget;
 	pthread_mutex_lock(&b->lock);
-	for (; b->nr_started < BUILDER_THREADS; b->nr_started++) {
-		struct builder_thread *t = &b->threads[b->nr_started];
-
-		t->b = b;
-		t->urgent_only = b->nr_started > 0;
-		if (pthread_create(&t->thread, NULL, run, t)) {
-			if (b->nr_started)
-				break; /* one thread does both, as before */
-			pthread_mutex_unlock(&b->lock);
-			free(j);
-			return -1;
-		}
+	if (start_threads(b)) {
+		pthread_mutex_unlock(&b->lock);
+		free(j);
+		return -1;
 	}
 	j->urgent = urgent;
 	if (urgent) {

@@ -26,13 +26,18 @@ struct unwind_built {
 
 struct unwind_builder;
 
-/* NULL if out of memory or no eventfd. The thread starts at the first job,
- * with the caller's privileges of that moment. Tables are looked up in cache
+/* NULL if out of memory or no eventfd. The threads start at the first job
+ * (or unwind_builder_start) and drop every capability before any file. Tables are looked up in cache
  * first and kept there once compiled (NULL: no cache; the builder does not
  * own it); each file's compile spends at most budget (its cancel is the
  * builder's own: unwind_builder_free sets it). */
 struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 					 const struct unwind_budget *budget);
+/* Starts the threads now (else at the first job), each at nice_delta below
+ * the caller's nice value if its capabilities allow (CAP_SYS_NICE), then
+ * without any capability; returns once they are. 0, or -1 if none could be
+ * started. */
+int unwind_builder_start(struct unwind_builder *b, int nice_delta);
 /* Readable while compiled tables wait to be collected. */
 int unwind_builder_fd(const struct unwind_builder *b);
 /* Compiles the ELF file fd (closed when done) for tag; urgent ones (a
