@@ -72,7 +72,9 @@ struct rt_python_offsets {
 /* Bytes read of one frame: its fields' offsets are below this (3.11's
  * _PyInterpreterFrame is 72 bytes before its locals). */
 #define RT_PY_FRAME_READ 72
-#define RT_PY_MAX_OFFSETS 4
+/* Entries of python_offsets: the table's (user/symbols/python_offsets.c),
+ * then those an interpreter's own _Py_DebugOffsets gave where they differ. */
+#define RT_PY_MAX_OFFSETS 8
 
 /* A CPython process, by tgid: where its _PyRuntime is, the code of
  * _PyEval_EvalFrameDefault (a native frame there runs Python frames), and

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -304,6 +305,59 @@ static void test_other_version_native(void **state)
 	free(dir);
 }
 
+/* A 3.13 whose own _Py_DebugOffsets the walk cannot use (a copy of its
+ * libpython whose frame owner offset lies past the bytes a walk reads of a
+ * frame, loaded through LD_LIBRARY_PATH): counted, not walked, its native
+ * frames kept. The same interpreter unpatched is walked (test above). */
+static void test_own_debug_offsets_honoured(void **state)
+{
+	static const char *const eval[] = { "_PyEval_EvalFrameDefault" };
+	static const char *const inner[] = { "inner (" };
+	const char *lib = "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0";
+	char *dir, *log = NULL, *folded = NULL, *out = NULL, python[PATH_MAX + 64];
+	unsigned long total, native, named;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(PYENV_PYTHON_313, X_OK) || access(lib, R_OK))
+		tu_skip("%s is not installed", PYENV_PYTHON_313);
+	dir = tu_tempdir();
+	/* _Py_DebugOffsets.interpreter_frame.owner, at 264 in 3.13's, to 200 */
+	if (tu_sh(&out, "cp %s %s/ && python3 - %s/libpython3.13.so.1.0 <<'EOF'\n"
+			"import struct, subprocess, sys\n"
+			"secs = subprocess.run(['readelf', '-SW', sys.argv[1]], capture_output=True, text=True).stdout\n"
+			"f = [l.split() for l in secs.splitlines() if '.PyRuntime' in l][0]\n"
+			"i = f.index('.PyRuntime')\n"
+			"addr, off = int(f[i + 2], 16), int(f[i + 3], 16)\n"
+			"syms = subprocess.run(['readelf', '-sW', '--dyn-syms', sys.argv[1]], capture_output=True, text=True).stdout\n"
+			"v = [int(l.split()[1], 16) for l in syms.splitlines() if l.split()[-1:] == ['_PyRuntime']][0]\n"
+			"with open(sys.argv[1], 'r+b') as fh:\n"
+			"    fh.seek(v - addr + off)\n"
+			"    assert fh.read(8) == b'xdebugpy'\n"
+			"    fh.seek(v - addr + off + 264)\n"
+			"    fh.write(struct.pack('<Q', 200))\n"
+			"EOF",
+		  lib, dir, dir))
+		fail_msg("cannot patch a copy of %s: %s", lib, out ? out : "");
+	free(out);
+	snprintf(python, sizeof(python), "env LD_LIBRARY_PATH=%s %s", dir, PYENV_PYTHON_313);
+	record_script(python, spin_py, dir, 8, &log);
+	if (!strstr(log, " 1 with _Py_DebugOffsets the walk cannot use"))
+		fail_msg("the patched interpreter not counted:\n%s", log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.13", eval, 1, &total, &native);
+	folded_share(folded, "python3.13", inner, 1, &total, &named);
+	print_message("3.13 with unusable own offsets: %lu of %lu samples through "
+		      "_PyEval_EvalFrameDefault, %lu named\n", native, total, named);
+	assert_true(total > 100);
+	assert_true(native * 100 >= total * 80);
+	assert_int_equal(named, 0);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Of the folded stacks of comm, the samples holding frame a and those
  * holding both a and b. */
 static void folded_pair(const char *folded, const char *comm, const char *a, const char *b,
@@ -518,8 +572,12 @@ static void test_profile_endpoint_names(void **state)
 	tu_write_file(dir, "spin.py", spin_py, strlen(spin_py));
 	py = tu_start("exec %s %s/spin.py", DEBIAN_PYTHON, dir);
 	port = free_port();
+	/* room for every table of the machine (the default 16M holds those of
+	 * the files the child meets first: with many processes running, the
+	 * interpreter's may find none, and a sample in PyObject_Malloc then
+	 * stops there, by frame pointers) */
 	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
-			    ">%s/export.log 2>&1",
+			    "--unwind-mem 64M >%s/export.log 2>&1",
 			    dir, tu_ringtrace(), port, dir);
 	/* 503 until the sampling child runs */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
@@ -574,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_pyenv_python310_frames),
 		cmocka_unit_test(test_pyenv_python39_frames),
 		cmocka_unit_test(test_other_version_native),
+		cmocka_unit_test(test_own_debug_offsets_honoured),
 		cmocka_unit_test(test_generator_and_recursion),
 		cmocka_unit_test(test_profile_endpoint_names),
 	};

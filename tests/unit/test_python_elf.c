@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_python_elf.c: a CPython interpreter file recognized by its exports (version from
- * Py_Version, else the name), other files not; the reserved range's encoding. */
+ * Py_Version, else the name), other files not; 3.13's own _Py_DebugOffsets read; the
+ * reserved range's encoding. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "symbols/python_elf.h"
@@ -47,6 +49,61 @@ static void test_debian_python311(void **state)
 	assert_true(in.runtime_vaddr && in.eval_vaddr && in.eval_size > 1000 && in.code_type_vaddr);
 	assert_non_null(python_offsets_for(in.major, in.minor, &index));
 	assert_int_equal(index, 0);
+}
+
+#define PYENV_LIBPYTHON_313 "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0"
+
+/* 3.13's own _Py_DebugOffsets, read from the file, give the table's 3.13
+ * entry exactly; changed, what they give is used, or refused where the walk
+ * could not read it, and another layout is left alone. 3.11 has none. */
+static void test_debug_offsets_313(void **state)
+{
+	const struct python_version_offsets *base;
+	struct python_version_offsets d;
+	struct python_interp in, in311;
+	uint64_t v;
+	uint32_t index;
+	int fd;
+
+	(void)state;
+	fd = open(PYENV_LIBPYTHON_313, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		tu_skip("%s is not installed (pyenv's 3.13.0)", PYENV_LIBPYTHON_313);
+	assert_int_equal(python_elf_inspect(fd, PYENV_LIBPYTHON_313, &in), 0);
+	close(fd);
+	assert_int_equal(in.minor, 13);
+	assert_true(in.debug_offsets_len >= 584);
+	base = python_offsets_for(3, 13, &index);
+	assert_non_null(base);
+	assert_int_equal(python_offsets_from_debug(in.debug_offsets, in.debug_offsets_len, base, &d),
+			 1);
+	assert_memory_equal(&d, base, sizeof(d));
+	/* PyInterpreterState.threads.head moved: the block's value is taken */
+	v = 0x1cb8;
+	memcpy(in.debug_offsets + 72, &v, sizeof(v));
+	assert_int_equal(python_offsets_from_debug(in.debug_offsets, in.debug_offsets_len, base, &d),
+			 1);
+	assert_int_equal(d.walk.interp_threads_head, 0x1cb8);
+	d.walk.interp_threads_head = base->walk.interp_threads_head;
+	assert_memory_equal(&d, base, sizeof(d));
+	/* a frame's owner past the bytes a walk reads of a frame: refused */
+	v = 200;
+	memcpy(in.debug_offsets + 264, &v, sizeof(v));
+	assert_int_equal(python_offsets_from_debug(in.debug_offsets, in.debug_offsets_len, base, &d),
+			 -1);
+	/* another version's layout (3.14): not read, the table's stands */
+	v = 0x030e00f0;
+	memcpy(in.debug_offsets + 8, &v, sizeof(v));
+	assert_int_equal(python_offsets_from_debug(in.debug_offsets, in.debug_offsets_len, base, &d),
+			 0);
+	assert_memory_equal(&d, base, sizeof(d));
+
+	fd = open("/usr/bin/python3.11", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		tu_skip("/usr/bin/python3.11 is not installed");
+	assert_int_equal(python_elf_inspect(fd, "/usr/bin/python3.11", &in311), 0);
+	close(fd);
+	assert_int_equal(in311.debug_offsets_len, 0);
 }
 
 /* An ELF file that is no CPython (this test's own program). */
@@ -89,6 +146,7 @@ int main(void)
 		cmocka_unit_test(test_names_that_may_be_python),
 		cmocka_unit_test(test_debian_python311),
 		cmocka_unit_test(test_other_elf_file),
+		cmocka_unit_test(test_debug_offsets_313),
 		cmocka_unit_test(test_reserved_range),
 	};
 

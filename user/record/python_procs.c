@@ -72,6 +72,15 @@ static void tell_one(void *value, void *ctx)
 		tell(ctx, pr);
 }
 
+/* The offsets of entry i of the walk's map: the table's, then the
+ * interpreters' own (NULL past them). */
+static const struct python_version_offsets *entry(const struct python_procs *p, uint32_t i)
+{
+	uint32_t n = python_offsets_count();
+
+	return i < n ? python_offsets_at(i) : i - n < p->nr_own ? &p->own[i - n] : NULL;
+}
+
 void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 {
 	const struct python_version_offsets *o;
@@ -79,14 +88,15 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 	if (!p->on)
 		return;
 	python_maps_init(&p->maps, s);
-	for (uint32_t i = 0; (o = python_offsets_at(i)); i++)
+	pthread_mutex_lock(&p->lock);
+	for (uint32_t i = 0; (o = entry(p, i)); i++)
 		if (python_maps_set_offsets(&p->maps, i, &o->walk)) {
 			rt_warn("cannot give the -g walk CPython's offsets: %s; Python frames "
 				"stay native", strerror(errno));
 			p->on = false;
+			pthread_mutex_unlock(&p->lock);
 			return;
 		}
-	pthread_mutex_lock(&p->lock);
 	p->attached = true;
 	hash_map_each(&p->procs, tell_one, p);
 	pthread_mutex_unlock(&p->lock);
@@ -136,6 +146,35 @@ static struct python_proc *proc_of(struct python_procs *p, uint32_t pid)
 	return pr;
 }
 
+/* The offsets for f's interpreter: its version's entry o, or where its own
+ * _Py_DebugOffsets differ, an entry of their own (shared by interpreters
+ * giving the same) after the table's, *index set; NULL if the walk cannot
+ * read them or no entry is left. */
+static const struct python_version_offsets *own_offsets(struct python_procs *p,
+							const struct python_file *f,
+							const struct python_version_offsets *o,
+							uint32_t *index)
+{
+	const uint32_t first = python_offsets_count();
+	struct python_version_offsets d;
+	int r = python_offsets_from_debug(f->interp.debug_offsets, f->interp.debug_offsets_len, o,
+					  &d);
+
+	if (!r || (r == 1 && !memcmp(&d, o, sizeof(d))))
+		return o;
+	for (uint32_t i = 0; r == 1 && i < p->nr_own; i++)
+		if (!memcmp(&p->own[i], &d, sizeof(d))) {
+			*index = first + i;
+			return &p->own[i];
+		}
+	if (r < 0 || first + p->nr_own >= RT_PY_MAX_OFFSETS ||
+	    (p->attached && python_maps_set_offsets(&p->maps, first + p->nr_own, &d.walk)))
+		return NULL;
+	*index = first + p->nr_own;
+	p->own[p->nr_own] = d;
+	return &p->own[p->nr_own++];
+}
+
 static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
@@ -156,6 +195,10 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	o = python_offsets_for(f->interp.major, f->interp.minor, &index);
 	if (!o) {
 		p->not_unwound++;
+		return false;
+	}
+	if (f->interp.debug_offsets_len && !(o = own_offsets(p, f, o, &index))) {
+		p->own_refused++;
 		return false;
 	}
 	/* the load bias: the code's address less its file address */
@@ -365,17 +408,20 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 	struct rt_unwind_counters c;
 	const struct rt_python_counters *y = &c.python;
 
-	if (!p->attached || (!p->processes && !p->not_unwound) || bpf_sampler_unwind_counters(s, &c))
+	if (!p->attached || (!p->processes && !p->not_unwound && !p->own_refused) ||
+	    bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: python: %" PRIu64 " CPython processes unwound, %" PRIu64
 		" of versions without offsets (native frames kept), %" PRIu64
-		" not told (no room); evaluation frames %" PRIu64 ": %" PRIu64
+		" not told (no room), %" PRIu64 " with _Py_DebugOffsets the walk cannot use"
+		" (%" PRIu32 " offsets of their own); evaluation frames %" PRIu64 ": %" PRIu64
 		" written as %" PRIu64 " Python frames, %" PRIu64 " no thread state, %" PRIu64
 		" read failed, %" PRIu64 " truncated, %" PRIu64 " bad code objects, %" PRIu64
 		" code objects not told (map full); %" PRIu64 " named, %" PRIu64
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
 		" not",
-		p->processes, p->not_unwound, p->not_told, (uint64_t)y->eval_frames,
+		p->processes, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
+		(uint64_t)y->eval_frames,
 		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
 		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,
 		(uint64_t)y->seen_full, p->named,

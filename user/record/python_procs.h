@@ -13,6 +13,7 @@
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
 #include "lib/hash_map.h"
+#include "symbols/python_offsets.h"
 
 struct python_procs {
 	/* held by the drain thread to note and name, and by a flight
@@ -24,10 +25,15 @@ struct python_procs {
 	struct python_maps maps;
 	struct hash_map files;     /* struct file_key -> struct python_file: files looked at */
 	struct hash_map procs;     /* pid -> struct python_proc */
+	/* offsets interpreters' own _Py_DebugOffsets gave where they differ
+	 * from the table's: python_offsets entries from python_offsets_count() */
+	struct python_version_offsets own[RT_PY_MAX_OFFSETS];
+	uint32_t nr_own;
 	/* totals */
 	uint64_t processes;        /* CPython processes unwound */
 	uint64_t not_unwound;      /* CPython processes of a version without offsets */
 	uint64_t not_told;         /* ...or the BPF map full */
+	uint64_t own_refused;      /* ...or their _Py_DebugOffsets not usable, or no slot for them */
 	uint64_t named, name_failed, names_dropped;
 	uint64_t maps_written, maps_failed;
 };

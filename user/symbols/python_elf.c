@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* python_elf.c: recognizes a CPython interpreter file (a python program or libpython)
- * by its exports, and reads where its runtime and evaluation loop are, and its version. */
+ * by its exports, and reads where its runtime and evaluation loop are, its version,
+ * and the structure offsets it publishes (_Py_DebugOffsets). */
 #include "symbols/python_elf.h"
 
 #include <errno.h>
@@ -31,22 +32,33 @@ static bool version_of_name(const char *name, unsigned int *major, unsigned int 
 	return end > p + 8 && *minor < 100;
 }
 
-/* The value of the 8-byte object sym in the file. */
-static bool read_value(Elf *elf, const GElf_Sym *sym, uint64_t *value)
+/* Up to max bytes of object sym as the file initializes it (what the
+ * section holds of it); 0 if none. */
+static size_t read_object(Elf *elf, const GElf_Sym *sym, void *buf, size_t max)
 {
 	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
 	GElf_Shdr sh;
 	Elf_Data *d;
-	uint64_t at;
+	uint64_t at, n = sym->st_size < max ? sym->st_size : max;
 
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 	    sym->st_value < sh.sh_addr || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
-		return false;
+		return 0;
 	at = sym->st_value - sh.sh_addr;
-	if (at > d->d_size || d->d_size - at < sizeof(*value))
-		return false;
-	memcpy(value, (const char *)d->d_buf + at, sizeof(*value));
-	return true;
+	if (at > d->d_size)
+		return 0;
+	n = d->d_size - at < n ? d->d_size - at : n;
+	memcpy(buf, (const char *)d->d_buf + at, n);
+	return n;
+}
+
+/* _PyRuntime's _Py_DebugOffsets, when it starts with one. */
+static void read_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct python_interp *out)
+{
+	size_t n = read_object(elf, runtime, out->debug_offsets, sizeof(out->debug_offsets));
+
+	if (n >= 16 && !memcmp(out->debug_offsets, PYTHON_DEBUG_OFFSETS_COOKIE, 8))
+		out->debug_offsets_len = (uint32_t)n;
 }
 
 /* Looks through the symbol table of scn for what out needs. */
@@ -65,15 +77,18 @@ static void scan(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct python_inte
 		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
 		    !(n = elf_strptr(elf, sh->sh_link, sym.st_name)) || (n[0] != '_' && n[0] != 'P'))
 			continue;
-		if (!strcmp(n, "_PyRuntime"))
+		if (!strcmp(n, "_PyRuntime")) {
 			out->runtime_vaddr = sym.st_value;
+			read_debug_offsets(elf, &sym, out);
+		}
 		else if (!strcmp(n, "_PyEval_EvalFrameDefault") && sym.st_size) {
 			out->eval_vaddr = sym.st_value;
 			out->eval_size = sym.st_size;
 		} else if (!strcmp(n, "PyCode_Type"))
 			out->code_type_vaddr = sym.st_value;
-		else if (!strcmp(n, "Py_Version") && sym.st_size == 8)
-			read_value(elf, &sym, version);
+		else if (!strcmp(n, "Py_Version") && sym.st_size == 8 &&
+			 read_object(elf, &sym, version, sizeof(*version)) != sizeof(*version))
+			*version = 0;
 	}
 }
 

@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The most bytes of _Py_DebugOffsets read (3.13's are 584). */
+#define PYTHON_DEBUG_OFFSETS_MAX 1024
+#define PYTHON_DEBUG_OFFSETS_COOKIE "xdebugpy"
+
 struct python_interp {
 	unsigned int major, minor;
 	bool version_from_name; /* no Py_Version: taken from the file's name */
@@ -14,6 +18,11 @@ struct python_interp {
 	uint64_t eval_vaddr, eval_size; /* _PyEval_EvalFrameDefault */
 	uint64_t code_type_vaddr; /* PyCode_Type (0 if not exported) */
 	int64_t exec_vaddr_delta; /* its executable segment's p_vaddr - p_offset */
+	/* 3.13 on: the _Py_DebugOffsets that _PyRuntime starts with (cookie
+	 * "xdebugpy"), as the file initializes it (the process never changes
+	 * it); debug_offsets_len 0 where there is none */
+	uint8_t debug_offsets[PYTHON_DEBUG_OFFSETS_MAX];
+	uint32_t debug_offsets_len;
 };
 
 /* Whether a file named name (a path; its last part is looked at) may be a

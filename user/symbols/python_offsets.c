@@ -3,6 +3,11 @@
  * was found is said at its entry). */
 #include "symbols/python_offsets.h"
 
+#include <stdbool.h>
+#include <string.h>
+
+#include "symbols/python_elf.h"
+
 /* CPython 3.11 (x86-64). Derived from DWARF with gdb (`print
  * &((PyThreadState *)0)->native_thread_id`, `ptype /o struct _PyInterpreterFrame`,
  * `ptype /o PyCodeObject`, ...) on Debian bookworm's /usr/bin/python3.11
@@ -159,6 +164,89 @@ _Static_assert(sizeof(table) / sizeof(table[0]) <= RT_PY_MAX_OFFSETS, "the BPF m
 const struct python_version_offsets *python_offsets_at(uint32_t i)
 {
 	return i < sizeof(table) / sizeof(table[0]) ? &table[i] : NULL;
+}
+
+uint32_t python_offsets_count(void)
+{
+	return sizeof(table) / sizeof(table[0]);
+}
+
+/* 3.13's _Py_DebugOffsets: where it holds each offset read here (gdb `ptype /o
+ * struct _Py_DebugOffsets` on pyenv's 3.13.0 libpython3.13.so.1.0; 584 bytes,
+ * each field a u64). Its values there equal the table's 3.13 entry
+ * (test_python_elf). */
+#define DEBUG_VERSION 8
+#define DEBUG_313_BYTES 584
+#define DEBUG_313_INTERPRETERS_HEAD 40
+#define DEBUG_313_THREADS_HEAD 72
+#define DEBUG_313_TSTATE_NEXT 168
+#define DEBUG_313_TSTATE_CURRENT_FRAME 184
+#define DEBUG_313_TSTATE_NATIVE_THREAD_ID 200
+#define DEBUG_313_FRAME_PREVIOUS 232
+#define DEBUG_313_FRAME_EXECUTABLE 240
+#define DEBUG_313_FRAME_INSTR_PTR 248
+#define DEBUG_313_FRAME_OWNER 264
+#define DEBUG_313_CODE_FILENAME 280
+#define DEBUG_313_CODE_NAME 288
+#define DEBUG_313_CODE_QUALNAME 296
+#define DEBUG_313_CODE_FIRSTLINENO 312
+#define DEBUG_313_CODE_ADAPTIVE 344
+#define DEBUG_313_PYOBJECT_OB_TYPE 360
+#define DEBUG_313_UNICODE_STATE 544
+#define DEBUG_313_UNICODE_LENGTH 552
+#define DEBUG_313_UNICODE_ASCII_SIZE 560
+
+static uint64_t debug_u64(const uint8_t *block, size_t at)
+{
+	uint64_t v;
+
+	memcpy(&v, block + at, sizeof(v));
+	return v;
+}
+
+/* *field = the block's u64 at at, if it fits below limit (a u16 field). */
+static bool take(uint16_t *field, const uint8_t *block, size_t at, uint64_t limit)
+{
+	uint64_t v = debug_u64(block, at);
+
+	if (v >= limit || v >= RT_PY_NONE)
+		return false;
+	*field = (uint16_t)v;
+	return true;
+}
+
+int python_offsets_from_debug(const uint8_t *block, size_t len,
+			      const struct python_version_offsets *base,
+			      struct python_version_offsets *out)
+{
+	struct rt_python_offsets *w = &out->walk;
+	const uint64_t frame_word = RT_PY_FRAME_READ - 7; /* an 8-byte field read of a frame */
+	bool ok;
+
+	*out = *base;
+	if (len < DEBUG_VERSION + 8 || memcmp(block, PYTHON_DEBUG_OFFSETS_COOKIE, 8) ||
+	    debug_u64(block, DEBUG_VERSION) >> 16 != 0x030d || len < DEBUG_313_BYTES)
+		return 0;
+	ok = take(&w->runtime_interpreters_head, block, DEBUG_313_INTERPRETERS_HEAD, RT_PY_NONE) &&
+	     take(&w->interp_threads_head, block, DEBUG_313_THREADS_HEAD, RT_PY_NONE) &&
+	     take(&w->tstate_next, block, DEBUG_313_TSTATE_NEXT, RT_PY_NONE) &&
+	     take(&w->tstate_cframe, block, DEBUG_313_TSTATE_CURRENT_FRAME, RT_PY_NONE) &&
+	     take(&w->tstate_native_thread_id, block, DEBUG_313_TSTATE_NATIVE_THREAD_ID,
+		  RT_PY_NONE) &&
+	     take(&w->frame_previous, block, DEBUG_313_FRAME_PREVIOUS, frame_word) &&
+	     take(&w->frame_code, block, DEBUG_313_FRAME_EXECUTABLE, frame_word) &&
+	     take(&w->frame_prev_instr, block, DEBUG_313_FRAME_INSTR_PTR, frame_word) &&
+	     take(&w->frame_owner, block, DEBUG_313_FRAME_OWNER, RT_PY_FRAME_READ) &&
+	     take(&w->code_adaptive, block, DEBUG_313_CODE_ADAPTIVE, RT_PY_NONE) &&
+	     take(&w->code_filename, block, DEBUG_313_CODE_FILENAME, out->code_read - 7u) &&
+	     take(&out->code_name, block, DEBUG_313_CODE_NAME, out->code_read - 7u) &&
+	     take(&w->code_qualname, block, DEBUG_313_CODE_QUALNAME, out->code_read - 7u) &&
+	     take(&w->code_firstlineno, block, DEBUG_313_CODE_FIRSTLINENO, out->code_read - 3u) &&
+	     take(&out->object_type, block, DEBUG_313_PYOBJECT_OB_TYPE, out->code_read - 7u) &&
+	     take(&w->unicode_state, block, DEBUG_313_UNICODE_STATE, base->walk.ascii_data) &&
+	     take(&w->unicode_length, block, DEBUG_313_UNICODE_LENGTH, base->walk.ascii_data) &&
+	     take(&w->ascii_data, block, DEBUG_313_UNICODE_ASCII_SIZE, base->compact_data);
+	return ok ? 1 : -1;
 }
 
 const struct python_version_offsets *python_offsets_for(unsigned int major, unsigned int minor,

@@ -27,5 +27,17 @@ const struct python_version_offsets *python_offsets_for(unsigned int major, unsi
 							 uint32_t *index);
 /* Entry i of the table, or NULL past its end. */
 const struct python_version_offsets *python_offsets_at(uint32_t i);
+/* The entries of the table. */
+uint32_t python_offsets_count(void);
+/* What an interpreter's own _Py_DebugOffsets (len bytes from the start of
+ * its _PyRuntime, PYTHON_DEBUG_OFFSETS_COOKIE first) says of the offsets in
+ * base (its version's entry), into out: base's values for what it does not
+ * give. 1 if out is usable (a layout known here: 3.13's; offsets within
+ * what the walk reads), 0 if the block is of no layout known here (base
+ * holds), -1 if it gives offsets the walk cannot read (the process is not
+ * to be walked). */
+int python_offsets_from_debug(const uint8_t *block, size_t len,
+			      const struct python_version_offsets *base,
+			      struct python_version_offsets *out);
 
 #endif
