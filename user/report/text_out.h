@@ -69,7 +69,8 @@ static inline __attribute__((always_inline)) void text_out_copy_whole(void *dst,
 
 static inline void text_out_bytes(struct text_out *t, const void *p, size_t n)
 {
-	if (!text_out_room(t, n))
+	/* nothing (the buffer may not exist yet: no offset from NULL) */
+	if (!n || !text_out_room(t, n))
 		return;
 	memcpy(t->buf.data + t->buf.len, p, n);
 	t->buf.len += n;
@@ -95,7 +96,7 @@ static inline void text_out_padded(struct text_out *t, const char *s, size_t len
 	size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
 	uint8_t *at;
 
-	if (!text_out_room(t, len + pad))
+	if (!(len + pad) || !text_out_room(t, len + pad))
 		return;
 	at = t->buf.data + t->buf.len;
 	if (!left)
