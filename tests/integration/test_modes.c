@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,24 +84,30 @@ static void test_no_inherit_follows_no_new_task(void **state)
 /* -p PID -i: the process's threads now, not the children it forks later. */
 static void test_pid_no_inherit(void **state)
 {
-	char *dir = tu_tempdir(), *out = NULL;
+	char *dir = tu_tempdir(), *out = NULL, rec[PATH_MAX];
 	struct tu_record_counts c[2];
 	pid_t shell;
 
 	(void)state;
 	tu_skip_unless_possible();
 	for (int i = 0; i < 2; i++) {
-		shell = tu_start("sleep 0.5; %s getpid 1000", tu_loadgen());
+		/* the child forked once the recording runs (its workload, started
+		 * after the attach, makes the file): a sanitized start on a busy
+		 * machine outlasted a fixed half second */
+		shell = tu_start("for t in $(seq 600); do [ -e %s/started ] && break; sleep 0.1; done; "
+				 "%s getpid 1000", dir, tu_loadgen());
 		out = NULL;
-		if (tu_sh(&out, "%s record --force -o %s -p %d %s -e syscalls:sys_enter_getpid -- sleep 1.5 2>&1",
-			  tu_ringtrace(), dir, (int)shell, i ? "-i" : "")) {
+		if (tu_sh(&out, "rm -f %s/started; %s record --force -o %s/rec -p %d %s -e syscalls:sys_enter_getpid "
+				"-- sh -c 'touch %s/started; sleep 1.5' 2>&1",
+			  dir, tu_ringtrace(), dir, (int)shell, i ? "-i" : "", dir)) {
 			kill(shell, SIGKILL);
 			tu_wait_gone(shell, 5);
 			fail_msg("record -p %d:\n%s", (int)shell, out);
 		}
 		tu_wait_gone(shell, 5);
 		free(out);
-		tu_count_records(dir, TU_RECORDS_STRICT, &c[i]);
+		snprintf(rec, sizeof(rec), "%s/rec", dir);
+		tu_count_records(rec, TU_RECORDS_STRICT, &c[i]);
 	}
 	print_message("-p: %llu getpid samples of the child; -p -i: %llu\n",
 		      (unsigned long long)c[0].samples, (unsigned long long)c[1].samples);
