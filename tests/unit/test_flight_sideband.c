@@ -173,12 +173,34 @@ static void test_gone_threads_dropped(void **state)
 	byte_buffer_free(&cpu0);
 }
 
+/* A CPU whose side-band holds nothing yet (no memory at all) beside one
+ * whose gone process is dropped: left empty, nothing read or moved there
+ * (a move of 0 bytes from no memory: UBSan, CI 2026-11-27). */
+static void test_empty_buffer_beside_gone(void **state)
+{
+	struct byte_buffer empty = { 0 }, cpu1 = { 0 };
+	struct byte_buffer *bufs[] = { &empty, &cpu1 };
+	char pids[256];
+
+	(void)state;
+	task(&cpu1, PERF_RECORD_FORK, 20, 1, 20);
+	task(&cpu1, PERF_RECORD_EXIT, 20, 1, 60);
+	task(&cpu1, PERF_RECORD_FORK, 21, 1, 70);
+	assert_true(flight_sideband_prune(bufs, 2, 100) > 0);
+	assert_null(empty.data);
+	assert_int_equal(empty.len, 0);
+	pids_of(&cpu1, pids, sizeof(pids));
+	assert_string_equal(pids, "21");
+	byte_buffer_free(&cpu1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gone_processes_dropped),
 		cmocka_unit_test(test_parents_of_a_process_alive_kept),
 		cmocka_unit_test(test_gone_threads_dropped),
+		cmocka_unit_test(test_empty_buffer_beside_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,8 +133,10 @@ static size_t drop_gone(const struct hash_map *gone, const struct hash_map *gone
 			memmove(b->data + kept, b->data + at, size);
 		kept += size;
 	}
-	/* what follows the last whole record (nothing: records come whole) stays */
-	memmove(b->data + kept, b->data + at, b->len - at);
+	/* what follows the last whole record (nothing: records come whole)
+	 * stays; an empty buffer may have no memory at all */
+	if (b->len > at)
+		memmove(b->data + kept, b->data + at, b->len - at);
 	dropped = at - kept;
 	b->len -= dropped;
 	return dropped;
