@@ -51,6 +51,8 @@ double tu_process_cpu_seconds(pid_t pid);
 
 /* Number of online CPUs. */
 int tu_online_cpus(void);
+/* A TCP port of 127.0.0.1 nothing listens on now. */
+int tu_free_port(void);
 
 /* want, or the kernel's limit if that is lower now
  * (kernel.perf_event_max_sample_rate: the kernel lowers it when samples take

@@ -8,12 +8,10 @@
 #include <cmocka.h>
 
 #include <limits.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -489,21 +487,6 @@ static void test_generator_and_recursion(void **state)
 	free(dir);
 }
 
-/* A TCP port of the loopback no one listens on now. */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 /* The time a go tool pprof -traces stack starts with ("141.41ms   inner (...)",
  * "1.2s   ..."), in milliseconds; false if line is not such a line. */
 static bool trace_time(const char *line, double *ms)
@@ -571,7 +554,7 @@ static void test_profile_endpoint_names(void **state)
 	dir = tu_tempdir();
 	tu_write_file(dir, "spin.py", spin_py, strlen(spin_py));
 	py = tu_start("exec %s %s/spin.py", DEBIAN_PYTHON, dir);
-	port = free_port();
+	port = tu_free_port();
 	/* room for every table of the machine (the default 16M holds those of
 	 * the files the child meets first: with many processes running, the
 	 * interpreter's may find none, and a sample in PyObject_Malloc then

@@ -13,11 +13,9 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,22 +89,6 @@ static void append_runnable(struct byte_buffer *b, const char *line, int port)
 	}
 }
 
-/* A port on 127.0.0.1 nothing listens on now. */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port;
-
-	assert_true(fd >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 /* What a file the quick start wrote must be: a recording (option -o), an SVG
  * (--flamegraph), a gzipped pprof profile (--pprof). */
 static void check_output(const char *dir, const char *option, const char *name)
@@ -150,7 +132,7 @@ static void test_readme_quick_start(void **state)
 	tu_skip_unless_possible();
 	if (!src || !*src)
 		tu_skip("RINGTRACE_SRC is not set: run the test through make (make check)");
-	port = free_port();
+	port = tu_free_port();
 	block = quick_start_block(src);
 	if (!block)
 		fail_msg("README.md has no fenced block after a \"%s\" comment: the quick start the "
