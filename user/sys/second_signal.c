@@ -7,21 +7,16 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
+
+#include "lib/monotonic.h"
 
 static volatile sig_atomic_t armed;
-static struct timespec armed_at;
+static uint64_t armed_ns;
 
-/* Async-signal-safe: clock_gettime, signal, raise. */
+/* Async-signal-safe: clock_gettime (monotonic_ns), signal, raise. */
 static void on_second(int sig)
 {
-	struct timespec now;
-	uint64_t since;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	since = (uint64_t)(now.tv_sec - armed_at.tv_sec) * 1000000000ULL +
-		(uint64_t)(now.tv_nsec - armed_at.tv_nsec);
-	if (armed && since < SECOND_SIGNAL_GRACE_NS)
+	if (armed && monotonic_ns() - armed_ns < SECOND_SIGNAL_GRACE_NS)
 		return;
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered as the handler returns: the default action */
@@ -32,7 +27,7 @@ void second_signal_arm(void)
 	struct sigaction sa;
 	sigset_t both;
 
-	clock_gettime(CLOCK_MONOTONIC, &armed_at);
+	armed_ns = monotonic_ns();
 	armed = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_second;
