@@ -160,14 +160,16 @@ static const struct python_version_offsets *own_offsets(struct python_procs *p,
 	int r = python_offsets_from_debug(f->interp.debug_offsets, f->interp.debug_offsets_len, o,
 					  &d);
 
-	if (!r || (r == 1 && !memcmp(&d, o, sizeof(d))))
+	if (r < 0)
+		return NULL;
+	if (!r || !memcmp(&d, o, sizeof(d)))
 		return o;
-	for (uint32_t i = 0; r == 1 && i < p->nr_own; i++)
+	for (uint32_t i = 0; i < p->nr_own; i++)
 		if (!memcmp(&p->own[i], &d, sizeof(d))) {
 			*index = first + i;
 			return &p->own[i];
 		}
-	if (r < 0 || first + p->nr_own >= RT_PY_MAX_OFFSETS ||
+	if (first + p->nr_own >= RT_PY_MAX_OFFSETS ||
 	    (p->attached && python_maps_set_offsets(&p->maps, first + p->nr_own, &d.walk)))
 		return NULL;
 	*index = first + p->nr_own;
@@ -380,8 +382,7 @@ static void write_map(void *value, void *ctx)
 		close(fd);
 }
 
-/* Names what the walks wrote and writes each process's map into d. */
-static void write_maps(struct python_procs *p, int dirfd, const char *dirpath)
+void python_procs_write_maps(struct python_procs *p, int dirfd, const char *dirpath)
 {
 	struct map_dir d = { .p = p, .dirfd = dirfd, .dirpath = dirpath };
 
@@ -395,12 +396,7 @@ static void write_maps(struct python_procs *p, int dirfd, const char *dirpath)
 
 void python_procs_finish(struct python_procs *p)
 {
-	write_maps(p, p->dirfd, "DIR");
-}
-
-void python_procs_write_snapshot_maps(struct python_procs *p, int dirfd, const char *dirpath)
-{
-	write_maps(p, dirfd, dirpath);
+	python_procs_write_maps(p, p->dirfd, "DIR");
 }
 
 void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s)

@@ -61,9 +61,9 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
 void python_procs_name_seen(struct python_procs *p);
 /* Names what is left and writes DIR/perf-PID.map of each process. */
 void python_procs_finish(struct python_procs *p);
-/* The same into a flight recorder's snapshot, dirfd (dirpath), from the
- * snapshot thread: what the processes' walks wrote so far, named. */
-void python_procs_write_snapshot_maps(struct python_procs *p, int dirfd, const char *dirpath);
+/* The same into dirfd (dirpath): what the processes' walks wrote so far,
+ * named (a flight recorder's snapshot, from its own thread). */
+void python_procs_write_maps(struct python_procs *p, int dirfd, const char *dirpath);
 void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s);
 void python_procs_free(struct python_procs *p);
 

@@ -83,7 +83,7 @@ static int flight_write_header(void *ctx, int dirfd, const char *dirpath, char *
 
 	/* the names of Python frames, as the recording's end writes them */
 	if (!r)
-		python_procs_write_snapshot_maps(&s->python, dirfd, dirpath);
+		python_procs_write_maps(&s->python, dirfd, dirpath);
 	return r;
 }
 
