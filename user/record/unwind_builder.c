@@ -177,7 +177,6 @@ static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_ta
 	struct part_job parts[2] = { { .fd = j->fd, .budget = j->budget, .stage = stage },
 				     { .fd = j->fd, .budget = j->budget, .stage = stage } };
 	struct part_job *mine = &parts[0], *other = &parts[1];
-	struct unwind_table tables[2];
 	struct rt_unwind_row *rows = NULL;
 	uint32_t nr = 0;
 	char err[256];
@@ -210,16 +209,15 @@ static int first_stage(struct unwind_builder *b, struct job *j, struct unwind_ta
 		r = other->r;
 		*why = other->why;
 	}
+	struct unwind_table tables[2] = { mine->t, other->t };
+	struct rt_unwind_row *const rows_of[2] = { mine->rows, other->rows };
+
 	if (!r)
-		rows = unwind_bpf_rows_join((const struct unwind_table[]){ mine->t, other->t },
-					    (struct rt_unwind_row *const[]){ mine->rows, other->rows },
-					    2, &nr);
+		rows = unwind_bpf_rows_join(tables, rows_of, 2, &nr);
 	if (rows && mine->t.deferred_fdes + other->t.deferred_fdes) {
 		*handed_over = hand_over_first_stage(b, j, rows, nr, mine->t.exec_vaddr_delta);
 		rows = NULL;
 	}
-	tables[0] = mine->t;
-	tables[1] = other->t;
 	if (!r && unwind_table_join(tables, 2, first)) {
 		r = -ENOMEM;
 		*why = UNWIND_NO_MEMORY;
@@ -330,19 +328,17 @@ static void *run(void *arg)
 {
 	struct builder_thread *self = arg;
 	struct unwind_builder *b = self->b;
-
 	char err[256];
 	int nice;
 
 	/* started with the caller's capabilities (unwind_builder_start, before
-	 * it drops them): used for the nice value, then dropped before any
-	 * file is read (a failure leaves it as it was) */
+	 * it drops them): used for the nice value (where they do not allow it,
+	 * the caller's stays), then dropped before any file is read */
 	if (b->nice_delta) {
 		errno = 0;
 		nice = getpriority(PRIO_PROCESS, 0) + b->nice_delta;
-		if (!errno && setpriority(PRIO_PROCESS, 0, nice < -20 ? -20 : nice)) {
-			/* not allowed: at the caller's */
-		}
+		if (!errno)
+			setpriority(PRIO_PROCESS, 0, nice < -20 ? -20 : nice);
 	}
 	if (privileges_drop_all(err, sizeof(err)))
 		rt_warn("unwind tables: %s", err);

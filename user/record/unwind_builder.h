@@ -27,10 +27,10 @@ struct unwind_built {
 struct unwind_builder;
 
 /* NULL if out of memory or no eventfd. The threads start at the first job
- * (or unwind_builder_start) and drop every capability before any file. Tables are looked up in cache
- * first and kept there once compiled (NULL: no cache; the builder does not
- * own it); each file's compile spends at most budget (its cancel is the
- * builder's own: unwind_builder_free sets it). */
+ * (or unwind_builder_start) and drop every capability before any file.
+ * Tables are looked up in cache first and kept there once compiled (NULL: no
+ * cache; the builder does not own it); each file's compile spends at most
+ * budget (its cancel is the builder's own: unwind_builder_free sets it). */
 struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 					 const struct unwind_budget *budget);
 /* Starts the threads now (else at the first job), each at nice_delta below
