@@ -161,14 +161,14 @@ static const struct python_version_offsets table[] = {
 
 _Static_assert(sizeof(table) / sizeof(table[0]) <= RT_PY_MAX_OFFSETS, "the BPF map holds the table");
 
-const struct python_version_offsets *python_offsets_at(uint32_t i)
-{
-	return i < sizeof(table) / sizeof(table[0]) ? &table[i] : NULL;
-}
-
 uint32_t python_offsets_count(void)
 {
 	return sizeof(table) / sizeof(table[0]);
+}
+
+const struct python_version_offsets *python_offsets_at(uint32_t i)
+{
+	return i < python_offsets_count() ? &table[i] : NULL;
 }
 
 /* 3.13's _Py_DebugOffsets: where it holds each offset read here (gdb `ptype /o
@@ -252,7 +252,7 @@ int python_offsets_from_debug(const uint8_t *block, size_t len,
 const struct python_version_offsets *python_offsets_for(unsigned int major, unsigned int minor,
 							 uint32_t *index)
 {
-	for (uint32_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+	for (uint32_t i = 0; i < python_offsets_count(); i++)
 		if (table[i].major == major && table[i].minor <= minor &&
 		    minor <= (table[i].minor_last ? table[i].minor_last : table[i].minor)) {
 			*index = i;
