@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* file_copies.c: a thread that copies open files into the recording's
- * directory, data extent by data extent (holes kept), within a byte budget. */
+/* file_copies.c: a thread that copies open files (and writes bytes handed
+ * over) into the recording's directory, data extent by data extent (holes
+ * kept), within a byte budget. */
 #include "sys/file_copies.h"
 
 #include <errno.h>
@@ -19,7 +20,9 @@
 
 struct copy_job {
 	struct copy_job *next;
-	int in;
+	int in;                 /* the file copied, or -1: */
+	uint8_t *data;          /* the bytes written */
+	size_t len;
 	bool replace;
 	char name[PATH_MAX];
 };
@@ -53,7 +56,16 @@ struct file_copies *file_copies_new(int dirfd, uint64_t budget)
 	return c;
 }
 
-int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace)
+static void job_free(struct copy_job *j)
+{
+	if (j->in >= 0)
+		close(j->in);
+	free(j->data);
+	free(j);
+}
+
+static int submit(struct file_copies *c, int in, void *data, size_t len, const char *name,
+		  bool replace)
 {
 	struct copy_job *j = calloc(1, sizeof(*j));
 
@@ -61,10 +73,14 @@ int file_copies_submit(struct file_copies *c, int in, const char *name, bool rep
 		int e = j ? ENAMETOOLONG : ENOMEM;
 
 		free(j);
-		close(in);
+		if (in >= 0)
+			close(in);
+		free(data);
 		return -e;
 	}
 	j->in = in;
+	j->data = data;
+	j->len = len;
 	j->replace = replace;
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	pthread_mutex_lock(&c->lock);
@@ -75,22 +91,35 @@ int file_copies_submit(struct file_copies *c, int in, const char *name, bool rep
 	return 0;
 }
 
-/* Copies [from, to) of in to out at the same offsets. 0, EFBIG past the
- * budget, ECANCELED when given up, or the errno of a failed read or write. */
-static int copy_extent(struct file_copies *c, int in, int out, off_t from, off_t to)
+int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace)
+{
+	return submit(c, in, NULL, 0, name, replace);
+}
+
+int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, const char *name,
+			     bool replace)
+{
+	return submit(c, -1, data, len, name, replace);
+}
+
+/* Copies [from, to) of in (or of data, if in is -1) to out at the same
+ * offsets. 0, EFBIG past the budget, ECANCELED when given up, or the errno of
+ * a failed read or write. */
+static int copy_extent(struct file_copies *c, int in, const uint8_t *data, int out, off_t from,
+		       off_t to)
 {
 	while (from < to) {
 		size_t want = (size_t)(to - from) < COPY_CHUNK ? (size_t)(to - from) : COPY_CHUNK;
-		ssize_t n;
+		const uint8_t *src = data ? data + from : (const uint8_t *)c->chunk;
+		ssize_t n = (ssize_t)want;
 
 		if (atomic_load_explicit(&c->give_up, memory_order_relaxed))
 			return ECANCELED;
 		if (c->used + want > c->totals.budget)
 			return EFBIG;
-		n = pread(in, c->chunk, want, from);
-		if (n <= 0)
+		if (!data && (n = pread(in, c->chunk, want, from)) <= 0)
 			return n < 0 ? errno : 0; /* shorter than it said: what there is */
-		if (pwrite(out, c->chunk, (size_t)n, from) != n)
+		if (pwrite(out, src, (size_t)n, from) != n)
 			return errno ? errno : EIO;
 		c->used += (uint64_t)n;
 		from += n;
@@ -118,7 +147,7 @@ static int copy_data(struct file_copies *c, int in, int out, off_t size)
 			if (hole < 0 || hole > size)
 				hole = size;
 		}
-		err = copy_extent(c, in, out, data, hole);
+		err = copy_extent(c, in, NULL, out, data, hole);
 		at = hole;
 	}
 	if (!err && ftruncate(out, size))
@@ -134,7 +163,9 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 	int out, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", j->name);
-	if (fstat(j->in, &st) || !S_ISREG(st.st_mode)) {
+	if (j->in < 0)
+		st.st_size = (off_t)j->len;
+	else if (fstat(j->in, &st) || !S_ISREG(st.st_mode)) {
 		err = EINVAL;
 		goto count;
 	}
@@ -144,7 +175,8 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 		err = errno;
 		goto count;
 	}
-	err = copy_data(c, j->in, out, st.st_size);
+	err = j->in < 0 ? copy_extent(c, -1, j->data, out, 0, st.st_size)
+			: copy_data(c, j->in, out, st.st_size);
 	if (close(out) && !err)
 		err = errno;
 	if (!err && renameat2(c->dirfd, tmp, c->dirfd, j->name, j->replace ? 0 : RENAME_NOREPLACE))
@@ -184,8 +216,7 @@ static void *run(void *arg)
 		if (!j)
 			return NULL;
 		copy_one(c, j);
-		close(j->in);
-		free(j);
+		job_free(j);
 	}
 }
 
@@ -239,8 +270,7 @@ void file_copies_free(struct file_copies *c)
 		struct copy_job *j = c->head;
 
 		c->head = j->next;
-		close(j->in);
-		free(j);
+		job_free(j);
 	}
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->wake);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* file_copies.h: copies into the recording of files a local user controls
- * (containers' binaries, JITs' symbol maps), made on a thread of their own,
+ * (containers' binaries, JITs' symbol maps) and of what it learned of them
+ * (Python processes' maps), made on a thread of their own,
  * never the drain's, within one byte budget for the whole recording: holes
  * are kept (a sparse file costs its data alone), and a copy that would pass
  * the budget is refused and counted. */
@@ -8,6 +9,7 @@
 #define RINGTRACE_FILE_COPIES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct file_copies;
@@ -33,6 +35,12 @@ int file_copies_start(struct file_copies *c);
  * exist yet). 0, or -ENOMEM (in closed) if memory ran out, -ENAMETOOLONG if name
  * is too long. */
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace);
+
+/* Queues writing the len bytes at data (taken: freed once written) to
+ * dirfd/name, made as a copy is and within the same budget. 0, or -ENOMEM
+ * or -ENAMETOOLONG (data freed). */
+int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, const char *name,
+			     bool replace);
 
 /* Waits for the copies queued (each one within the budget, so the wait is
  * bounded), then ends the thread; copies none if it was never started. */

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_file_copies.c: the thread that copies files and writes bytes handed
+ * over into a recording's directory: copies whole and 0600, holes kept,
+ * nothing replaced unless asked, the byte budget refusing what would pass
+ * it (counted), and what is queued when the thread is given up freed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/file_copies.h"
+
+static char dir[64];
+static int dirfd;
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_file_copies.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return dirfd < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	close(dirfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+/* name's bytes in dir (up to size), their number returned; st its stat. */
+static ssize_t read_back(const char *name, char *buf, size_t size, struct stat *st)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	assert_int_equal(fstat(fd, st), 0);
+	n = read(fd, buf, size);
+	close(fd);
+	return n;
+}
+
+static char *dup_text(const char *s)
+{
+	char *d = strdup(s);
+
+	assert_non_null(d);
+	return d;
+}
+
+static void test_bytes_written_as_copies_are(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 1 << 20);
+	struct file_copies_totals t;
+	char buf[256];
+	struct stat st;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(c);
+	/* queued before the thread starts: written once it does */
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("1000 10 first\n"), 14, "perf-1.map",
+						  false), 0);
+	assert_int_equal(file_copies_start(c), 0);
+	/* not over the first (a JIT's own map), unless asked */
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("2000 10 second\n"), 15, "perf-1.map",
+						  false), 0);
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("3000 10 third\n"), 14, "perf-2.map",
+						  false), 0);
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("4000 10 fourth\n"), 15, "perf-2.map",
+						  true), 0);
+	file_copies_finish(c);
+	n = read_back("perf-1.map", buf, sizeof(buf), &st);
+	assert_int_equal(n, 14);
+	assert_memory_equal(buf, "1000 10 first\n", 14);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	n = read_back("perf-2.map", buf, sizeof(buf), &st);
+	assert_int_equal(n, 15);
+	assert_memory_equal(buf, "4000 10 fourth\n", 15);
+	assert_int_equal(read_back("perf-1.map.tmp", buf, sizeof(buf), &st), -1);
+	file_copies_get_totals(c, &t);
+	assert_int_equal(t.copied, 3);
+	assert_int_equal(t.bytes, 14 + 14 + 15);
+	assert_int_equal(t.failed, 0); /* the one not replaced is no failure */
+	file_copies_free(c);
+}
+
+static void test_budget_refuses_and_counts(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 100);
+	struct file_copies_totals t;
+	char *big = malloc(80), buf[8];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(big);
+	memset(big, 'x', 80);
+	assert_int_equal(file_copies_start(c), 0);
+	assert_int_equal(file_copies_submit_bytes(c, big, 80, "a", false), 0);
+	big = malloc(40);
+	assert_non_null(big);
+	memset(big, 'y', 40);
+	assert_int_equal(file_copies_submit_bytes(c, big, 40, "b", false), 0);
+	file_copies_finish(c);
+	file_copies_get_totals(c, &t);
+	assert_int_equal(t.copied, 1);
+	assert_int_equal(t.bytes, 80);
+	assert_int_equal(t.over_budget, 1);
+	assert_int_equal(t.refused_bytes, 40);
+	assert_int_equal(read_back("b", buf, sizeof(buf), &st), -1);
+	assert_int_equal(read_back("b.tmp", buf, sizeof(buf), &st), -1);
+	file_copies_free(c);
+}
+
+static void test_sparse_file_copied_as_its_data(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 1 << 20);
+	struct file_copies_totals t;
+	char path[sizeof(dir) + 16], buf[16];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(c);
+	snprintf(path, sizeof(path), "%s/sparse", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	/* 1 GiB of size, one page of data at its end */
+	assert_int_equal(pwrite(fd, "end", 3, (1 << 30) - 3), 3);
+	assert_int_equal(file_copies_start(c), 0);
+	assert_int_equal(file_copies_submit(c, fd, "copy", false), 0);
+	file_copies_finish(c);
+	file_copies_get_totals(c, &t);
+	assert_int_equal(t.copied, 1);
+	assert_true(t.bytes <= 1 << 16);
+	fd = openat(dirfd, "copy", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 1 << 30);
+	assert_int_equal(pread(fd, buf, 3, (1 << 30) - 3), 3);
+	assert_memory_equal(buf, "end", 3);
+	close(fd);
+	file_copies_free(c);
+}
+
+/* Given up with jobs still queued (the thread never started): their bytes
+ * and files freed (ASan's leak check), nothing written. */
+static void test_given_up_frees_the_queue(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 1 << 20);
+	char buf[8];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("lost\n"), 5, "never", false), 0);
+	assert_int_equal(file_copies_submit(c, open("/dev/null", O_RDONLY | O_CLOEXEC), "never2",
+					    false),
+			 0);
+	file_copies_free(c);
+	assert_int_equal(read_back("never", buf, sizeof(buf), &st), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_bytes_written_as_copies_are, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budget_refuses_and_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sparse_file_copied_as_its_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_given_up_frees_the_queue, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
