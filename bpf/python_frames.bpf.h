@@ -61,6 +61,7 @@ extern struct python_threads_map python_threads SEC(".maps");
 struct python_scratch {
 	__u8 frame[RT_PY_FRAME_READ];
 	__u64 word;
+	__u64 ident[2];  /* a code object's co_filename and the field after it */
 	struct rt_python_code_key seen[1u << PY_SEEN_BITS];
 	struct rt_python_code_info info; /* a code object's, being read */
 };
@@ -206,19 +207,35 @@ __noinline int python_read_code(__u64 code, const struct rt_python_offsets *off,
 	return 1;
 }
 
-/* Tells the loader of code, read once (the cache skips repeats, the map
- * those the loader has not taken yet). */
-static __always_inline void py_note_code(struct python_scratch *sc, struct rt_unwind_counters *c,
-					 const struct rt_python_offsets *off, __u32 tgid, __u64 code)
+/* The tag of code (RT_PY_ADDR_OF): a hash of its co_filename and co_name,
+ * which no code object changes in its life; 0 if they cannot be read. */
+static __always_inline __u32 py_code_tag(struct python_scratch *sc,
+					 const struct rt_python_offsets *off, __u64 code)
 {
-	struct rt_python_code_key key = { .tgid = tgid, .code = code };
-	__u32 slot = ((__u32)(code >> 4) * 0x9E3779B1u ^ tgid) >> (32 - PY_SEEN_BITS);
+	__u64 h;
+
+	if (bpf_probe_read_user(sc->ident, sizeof(sc->ident),
+				(const void *)(code + off->code_filename)))
+		return 0;
+	h = (sc->ident[0] * 0x9E3779B97F4A7C15ull ^ sc->ident[1]) * 0x9E3779B97F4A7C15ull;
+	return (__u32)((h >> 32) % RT_PY_TAGS);
+}
+
+/* Tells the loader of code (with its tag), read once (the cache skips
+ * repeats, the map those the loader has not taken yet). */
+static __always_inline void py_note_code(struct python_scratch *sc, struct rt_unwind_counters *c,
+					 const struct rt_python_offsets *off, __u32 tgid, __u64 code,
+					 __u32 tag)
+{
+	struct rt_python_code_key key = { .tgid = tgid, .tag = tag, .code = code };
+	__u32 slot = ((__u32)(code >> 4) * 0x9E3779B1u ^ tgid ^ tag) >> (32 - PY_SEEN_BITS);
 	struct rt_python_code_key *e = &sc->seen[slot & ((1u << PY_SEEN_BITS) - 1)];
 
-	if (e->code == code && e->tgid == tgid)
+	if (e->code == code && e->tgid == tgid && e->tag == tag)
 		return;
 	e->code = code;
 	e->tgid = tgid;
+	e->tag = tag;
 	if (bpf_map_lookup_elem(&python_code_seen, &key))
 		return;
 	python_read_code(code, off, sc);
@@ -273,7 +290,7 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 	cur->state = PY_ENDED;
 	for (k = 0; k < RT_PY_MAX_FRAMES; k++) {
 		__u64 code, prev_instr, instr = 0;
-		__u32 at = cur->n + k;
+		__u32 at = cur->n + k, tag;
 		bool entry;
 
 		if (!frame)
@@ -306,9 +323,10 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 			instr = (prev_instr - code - off->code_adaptive) / 2;
 		if (instr >= RT_PY_CODE_SPAN)
 			instr = RT_PY_CODE_SPAN - 1;
-		s->w[at] = RT_PY_ADDR_OF(code, instr);
+		tag = py_code_tag(sc, off, code);
+		s->w[at] = RT_PY_ADDR_OF(code, tag, instr);
 		written = k + 1;
-		py_note_code(sc, c, off, cur->tgid, code);
+		py_note_code(sc, c, off, cur->tgid, code, tag);
 		if (entry) {
 			/* the next evaluation frame up the stack runs from its caller */
 			cur->frame = frame;

@@ -10,23 +10,31 @@
 
 /* A Python frame in a callchain: an address in a range no mapping can use
  * (above every x86-64 user address, 4- or 5-level paging, and below the
- * kernel's half): RT_PY_ADDR_BASE | (code object >> 3) << 12 | the
+ * kernel's half): (1 + tag) << 56 | (code object >> 3) << 12 | the
  * instruction's index in its code (in code units, at most 0xfff). A code
  * object is a user address below 2^47 (4-level paging: every address a
  * process can have; with 5-level, one above is written as its native frame,
- * counted) and 8-byte aligned: 44 bits, shifted 12, under the base's bit 56.
- * The recording names [code's address, + RT_PY_CODE_SPAN) in the process's
+ * counted) and 8-byte aligned: 44 bits, shifted 12, under bit 56. The tag
+ * (0 to RT_PY_TAGS - 1) is a hash of the code object's co_filename and the
+ * field after it (co_name), so that a code object freed and its memory
+ * taken by another (a module's top-level code once imported, a class body
+ * once run) is written at another address, and named apart. The recording
+ * names [the address of instruction 0, + RT_PY_CODE_SPAN) in the process's
  * perf map, the range itself an anonymous executable mapping of the process
  * (an MMAP2 of "//anon"), so that perf and ringtrace read it as a JIT's. */
 #define RT_PY_ADDR_BASE 0x0100000000000000ULL
-#define RT_PY_ADDR_SPAN 0x0100000000000000ULL
+#define RT_PY_ADDR_SPAN 0x7f00000000000000ULL
+#define RT_PY_TAG_SHIFT 56
+#define RT_PY_TAGS 127
 #define RT_PY_CODE_MAX (1ULL << 47)
 #define RT_PY_INSTR_BITS 12
 #define RT_PY_CODE_SPAN (1ULL << RT_PY_INSTR_BITS)
-#define RT_PY_ADDR_OF(code, instr)                                                           \
-	(RT_PY_ADDR_BASE | (((__u64)(code) >> 3) << RT_PY_INSTR_BITS) |                   \
-	 ((__u64)(instr) & (RT_PY_CODE_SPAN - 1)))
-#define RT_PY_CODE_OF(addr) (((((__u64)(addr)) - RT_PY_ADDR_BASE) >> RT_PY_INSTR_BITS) << 3)
+#define RT_PY_ADDR_OF(code, tag, instr)                                                      \
+	((((__u64)(tag) + 1) << RT_PY_TAG_SHIFT) |                                           \
+	 (((__u64)(code) >> 3) << RT_PY_INSTR_BITS) | ((__u64)(instr) & (RT_PY_CODE_SPAN - 1)))
+#define RT_PY_CODE_OF(addr)                                                                  \
+	((((__u64)(addr) & ((1ULL << RT_PY_TAG_SHIFT) - 1)) >> RT_PY_INSTR_BITS) << 3)
+#define RT_PY_TAG_OF(addr) (((__u64)(addr) >> RT_PY_TAG_SHIFT) - 1)
 
 /* Offsets of the interpreter's structures a walk reads (one entry of the
  * python_offsets map per supported CPython minor version, written by the
@@ -48,7 +56,9 @@ struct rt_python_offsets {
 					    its frames are written at instruction 0) */
 	__u16 frame_is_entry;            /* _PyInterpreterFrame.is_entry (a byte; 3.11) */
 	__u16 code_adaptive;             /* PyCodeObject.co_code_adaptive: the code units */
-	/* what naming a code object reads (once per code object and process) */
+	/* what naming a code object reads (once per code object and process);
+	 * co_filename and the 8 bytes after it (co_name in 3.9-3.13) for
+	 * every frame, its tag */
 	__u16 code_filename;             /* PyCodeObject.co_filename */
 	__u16 code_qualname;             /* PyCodeObject.co_qualname */
 	__u16 code_firstlineno;          /* PyCodeObject.co_firstlineno (an int) */
@@ -92,7 +102,7 @@ struct rt_python_process {
  * dropped). */
 struct rt_python_code_key {
 	__u32 tgid;
-	__u32 pad;
+	__u32 tag;          /* as in the frame's address */
 	__u64 code;
 };
 #define RT_PY_NAME_BYTES 128

@@ -122,18 +122,26 @@ static void test_other_elf_file(void **state)
 	close(fd);
 }
 
-/* A frame's address is above every user address and below the kernel's,
- * and gives back its code object. */
+/* A frame's address is above every user address and below the kernel's
+ * half (whatever its tag), and gives back its code object and tag; one code
+ * object's tags are apart by more than any code's span. */
 static void test_reserved_range(void **state)
 {
-	uint64_t code = 0x7fffdeadbee8ULL, addr = RT_PY_ADDR_OF(code, 0x1234);
+	uint64_t code = 0x7fffdeadbee8ULL, addr = RT_PY_ADDR_OF(code, 5, 0x1234);
 	uint32_t index;
 
 	(void)state;
 	assert_true(addr >= RT_PY_ADDR_BASE && addr < RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN);
-	assert_true(RT_PY_ADDR_OF(RT_PY_CODE_MAX - 8, 0xfff) < RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN);
+	assert_true(RT_PY_ADDR_OF(0, 0, 0) >= 0x0100000000000000ULL);
+	assert_true(RT_PY_ADDR_OF(RT_PY_CODE_MAX - 8, RT_PY_TAGS - 1, 0xfff) <
+		    RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN);
+	assert_true(RT_PY_ADDR_BASE + RT_PY_ADDR_SPAN <= 0x8000000000000000ULL);
 	assert_int_equal(addr & (RT_PY_CODE_SPAN - 1), 0x234);
 	assert_int_equal(RT_PY_CODE_OF(addr), code);
+	assert_int_equal(RT_PY_TAG_OF(addr), 5);
+	assert_true(RT_PY_ADDR_OF(code, 6, 0) - RT_PY_ADDR_OF(code, 5, 0xfff) > RT_PY_CODE_SPAN);
+	assert_int_equal(RT_PY_CODE_OF(RT_PY_ADDR_OF(RT_PY_CODE_MAX - 8, RT_PY_TAGS - 1, 7)),
+			 RT_PY_CODE_MAX - 8);
 	assert_null(python_offsets_for(3, 8, &index));
 	assert_true(python_offsets_for(3, 10, &index)->walk.flags & RT_PY_FRAME_PER_CALL);
 	assert_non_null(python_offsets_for(3, 12, &index));

@@ -43,7 +43,8 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_UNWIND_MEM },
 	{ "copy-budget", 0, "SIZE",
 	  "data bytes in all of the files copied into DIR: binaries only a container sees "
-	  "(DIR/.build-id) and JITs' symbol maps (DIR/perf-PID.map), e.g. 1G (default "
+	  "(DIR/.build-id), JITs' symbol maps and exited Python processes' (DIR/perf-PID.map), "
+	  "e.g. 1G (default "
 	  RECORD_DEFAULT_COPY_BUDGET_TEXT "; holes of sparse files cost nothing); a copy that "
 	  "would pass it is refused and counted",
 	  NULL, RECORD_OPT_COPY_BUDGET },

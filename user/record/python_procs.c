@@ -33,28 +33,49 @@ struct python_file {
 };
 
 struct python_name {
-	uint64_t code;
+	uint64_t addr;            /* of the code's instruction 0, its tag's */
 };
 
 struct python_proc {
 	uint32_t pid;
 	bool live;                /* told to the BPF side, running */
+	uint64_t exited_seq;      /* kept after its exit (a flight recording's), or 0 */
 	uint64_t since;           /* the time of its interpreter's MMAP2 */
 	const struct python_version_offsets *o;
 	struct rt_python_process pp; /* what the BPF side is told */
 	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
-	struct hash_map named;    /* code -> struct python_name: tried */
+	struct hash_map named;    /* address -> struct python_name: tried */
 	struct byte_buffer map;   /* the lines of its perf map */
 };
 
-void python_procs_init(struct python_procs *p, int dirfd, bool on)
+void python_procs_init(struct python_procs *p, int dirfd, struct file_copies *copies, bool on)
 {
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
 	hash_map_init(&p->files, file_key_hash, file_key_equal);
 	hash_map_init(&p->procs, hash_u32_key, equal_u32_key);
 	p->dirfd = dirfd;
+	p->copies = copies;
 	p->on = on;
+}
+
+static void free_proc(void *value, void *ctx)
+{
+	struct python_proc *pr = value;
+
+	(void)ctx;
+	hash_map_free_all(&pr->named);
+	byte_buffer_free(&pr->map);
+	free(pr);
+}
+
+/* pr let go: no longer among the processes (nor among the exited kept). */
+static void let_go(struct python_procs *p, struct python_proc *pr)
+{
+	if (pr->exited_seq)
+		p->exited_bytes -= pr->map.len;
+	hash_map_remove(&p->procs, &pr->pid);
+	free_proc(pr, NULL);
 }
 
 /* Tells the BPF side of pr. */
@@ -132,7 +153,10 @@ static struct python_proc *proc_of(struct python_procs *p, uint32_t pid)
 {
 	struct python_proc *pr = hash_map_get(&p->procs, &pid);
 
-	if (pr)
+	/* an exited process's pid taken again: not the names of the first */
+	if (pr && pr->exited_seq)
+		let_go(p, pr);
+	else if (pr)
 		return pr;
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
@@ -278,22 +302,23 @@ static int code_name(struct python_proc *pr, uint64_t code, struct rt_python_cod
 	return python_code_name(pr->pid, code, pr->code_type, pr->o, name, size);
 }
 
-/* Names code of pr into its map, once. */
+/* Names code (written with tag) of pr into its map, once. */
 static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t code,
-		      struct rt_python_code_info *info)
+		      uint32_t tag, struct rt_python_code_info *info)
 {
 	char name[4 * (PYTHON_NAME_MAX + PYTHON_FILE_MAX) + 64], line[sizeof(name) + 64];
+	uint64_t addr = RT_PY_ADDR_OF(code, tag, 0);
 	struct python_name *n;
 	int len;
 
-	if (hash_map_get(&pr->named, &code))
+	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
 		return;
 	if (pr->named.len >= PY_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
 		p->names_dropped++;
 		return;
 	}
-	n->code = code;
-	if (hash_map_put(&pr->named, &n->code, n)) {
+	n->addr = addr;
+	if (hash_map_put(&pr->named, &n->addr, n)) {
 		free(n);
 		p->names_dropped++;
 		return;
@@ -303,7 +328,7 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 		return;
 	}
 	/* perf's map line: START SIZE name, in hex */
-	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", (uint64_t)RT_PY_ADDR_OF(code, 0),
+	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
 		       (unsigned long long)RT_PY_CODE_SPAN, name);
 	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
 		p->named++;
@@ -323,8 +348,9 @@ static void name_seen(struct python_procs *p)
 	for (size_t i = 0; i < nr; i++) {
 		struct python_proc *pr = hash_map_get(&p->procs, &keys[i].tgid);
 
-		if (pr)
-			name_code(p, pr, keys[i].code, &infos[i]);
+		/* named as the process exits, not after */
+		if (pr && !pr->exited_seq)
+			name_code(p, pr, keys[i].code, keys[i].tag, &infos[i]);
 		else
 			p->names_dropped++;
 	}
@@ -337,16 +363,81 @@ void python_procs_name_seen(struct python_procs *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* pr (live) named a last time and no longer walked. */
+static void forget(struct python_procs *p, struct python_proc *pr)
+{
+	name_seen(p);
+	if (p->attached)
+		python_maps_forget_process(&p->maps, pr->pid);
+	pr->live = false;
+}
+
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 {
 	struct python_proc *pr;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
-		name_seen(p);
-		if (p->attached)
-			python_maps_forget_process(&p->maps, pid);
-		pr->live = false;
+	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since)
+		forget(p, pr);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The oldest exited process kept let go, unless its pid was taken again. */
+static void evict_oldest(struct python_procs *p)
+{
+	struct python_exited e = p->exited[p->exited_head];
+	struct python_proc *pr = hash_map_get(&p->procs, &e.pid);
+
+	p->exited_head = (p->exited_head + 1) % PYTHON_EXITED_KEPT;
+	p->nr_exited--;
+	if (pr && pr->exited_seq == e.seq) {
+		let_go(p, pr);
+		p->evicted++;
+	}
+}
+
+/* pr, exited, kept for a flight recording's snapshots, within the bounds. */
+static void keep_exited(struct python_procs *p, struct python_proc *pr)
+{
+	if (p->nr_exited == PYTHON_EXITED_KEPT)
+		evict_oldest(p);
+	pr->exited_seq = ++p->exited_seq;
+	p->exited[(p->exited_head + p->nr_exited++) % PYTHON_EXITED_KEPT] =
+		(struct python_exited){ .pid = pr->pid, .seq = pr->exited_seq };
+	p->exited_bytes += pr->map.len;
+	while (p->exited_bytes > PYTHON_EXITED_BYTES && p->nr_exited)
+		evict_oldest(p);
+}
+
+/* pr's map to the copies' thread (not over a JIT's own map copied as it
+ * exited), and pr let go. */
+static void hand_over(struct python_procs *p, struct python_proc *pr)
+{
+	char name[64];
+
+	if (pr->map.len) {
+		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
+		if (file_copies_submit_bytes(p->copies, pr->map.data, pr->map.len, name, false))
+			p->maps_failed++;
+		else
+			p->maps_written++;
+		pr->map = (struct byte_buffer){ 0 };
+	}
+	let_go(p, pr);
+}
+
+void python_procs_exited(struct python_procs *p, uint32_t pid)
+{
+	struct python_proc *pr;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && !pr->exited_seq) {
+		if (pr->live)
+			forget(p, pr);
+		if (p->copies)
+			hand_over(p, pr);
+		else
+			keep_exited(p, pr);
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -415,23 +506,15 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		" read failed, %" PRIu64 " truncated, %" PRIu64 " bad code objects, %" PRIu64
 		" code objects not told (map full); %" PRIu64 " named, %" PRIu64
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
-		" not",
+		" not; %" PRIu64 " exited processes' names let go (a flight recording keeps"
+		" the last %d)",
 		p->processes, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
 		(uint64_t)y->eval_frames,
 		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
 		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,
 		(uint64_t)y->seen_full, p->named,
-		p->name_failed, p->names_dropped, p->maps_written, p->maps_failed);
-}
-
-static void free_proc(void *value, void *ctx)
-{
-	struct python_proc *pr = value;
-
-	(void)ctx;
-	hash_map_free_all(&pr->named);
-	byte_buffer_free(&pr->map);
-	free(pr);
+		p->name_failed, p->names_dropped, p->maps_written, p->maps_failed, p->evicted,
+		PYTHON_EXITED_KEPT);
 }
 
 void python_procs_free(struct python_procs *p)

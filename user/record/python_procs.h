@@ -14,6 +14,18 @@
 #include "lib/byte_buffer.h"
 #include "lib/hash_map.h"
 #include "symbols/python_offsets.h"
+#include "sys/file_copies.h"
+
+/* Exited processes whose names a flight recording keeps (its ring may still
+ * hold their samples), at most: the oldest are evicted first. */
+#define PYTHON_EXITED_KEPT 64
+#define PYTHON_EXITED_BYTES (8u << 20)
+
+/* An exited process kept: its pid, and which of its exits. */
+struct python_exited {
+	uint32_t pid;
+	uint64_t seq;
+};
 
 struct python_procs {
 	/* held by the drain thread to note and name, and by a flight
@@ -22,6 +34,14 @@ struct python_procs {
 	bool on;
 	bool attached;             /* the BPF side's maps are known */
 	int dirfd;                 /* the recording's directory */
+	/* where an exited process's map goes at once (the end of a recording
+	 * writes the rest); NULL for a flight recording, which keeps the maps
+	 * of the last exited processes for its snapshots */
+	struct file_copies *copies;
+	struct python_exited exited[PYTHON_EXITED_KEPT]; /* oldest first, from exited_head */
+	uint32_t exited_head, nr_exited;
+	uint64_t exited_seq;
+	size_t exited_bytes;       /* their maps' */
 	struct python_maps maps;
 	struct hash_map files;     /* struct file_key -> struct python_file: files looked at */
 	struct hash_map procs;     /* pid -> struct python_proc */
@@ -36,10 +56,13 @@ struct python_procs {
 	uint64_t own_refused;      /* ...or their _Py_DebugOffsets not usable, or no slot for them */
 	uint64_t named, name_failed, names_dropped;
 	uint64_t maps_written, maps_failed;
+	uint64_t evicted;          /* exited processes' names let go */
 };
 
-/* Off unless on (-g); dirfd (the caller's) is where the maps go. */
-void python_procs_init(struct python_procs *p, int dirfd, bool on);
+/* Off unless on (-g); dirfd (the caller's) is where the maps go: through
+ * copies as each process exits, or (copies NULL: a flight recording) by
+ * python_procs_write_maps. */
+void python_procs_init(struct python_procs *p, int dirfd, struct file_copies *copies, bool on);
 /* Once the sampler is loaded: its maps given the offsets table and the
  * processes noted so far (those the start's side-band names). */
 void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
@@ -53,13 +76,16 @@ bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
  * synthesized at the start): the records of the ranges appended to out. */
 void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
 			       struct byte_buffer *out);
-/* pid exited, or exec'd at time (what it mapped after stays): named a last
- * time, no longer a Python process for the walk. */
+/* pid exec'd at time (what it mapped after stays): named a last time, no
+ * longer a Python process for the walk. */
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
+/* pid exited: forgotten as by an exec, then its map handed to the copies and
+ * the process let go, or (a flight recording) kept among the last exited. */
+void python_procs_exited(struct python_procs *p, uint32_t pid);
 /* Names the code objects the walks wrote since the last call (at most a
  * few thousand a call), while their processes run. */
 void python_procs_name_seen(struct python_procs *p);
-/* Names what is left and writes DIR/perf-PID.map of each process. */
+/* Names what is left and writes DIR/perf-PID.map of each process left. */
 void python_procs_finish(struct python_procs *p);
 /* The same into dirfd (dirpath): what the processes' walks wrote so far,
  * named (a flight recorder's snapshot, from its own thread). */

@@ -90,26 +90,30 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_copy(&s->jit_maps, d.task.pid);
 	/* a CPython process's code named while it runs: no longer after */
 	if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
-		python_procs_forget(&s->python, d.task.pid, UINT64_MAX);
+		python_procs_exited(&s->python, d.task.pid);
 	else if (d.type == PERF_RECORD_COMM && d.comm.exec)
 		python_procs_forget(&s->python, d.comm.pid, d.has_sid ? d.sid.time : UINT64_MAX);
 	/* as the kernel wrote it: the device and inode prove the file opened
 	 * (kept until every CPU's side-band has passed its time) */
 	unwind_tables_note(&s->unwind, &d);
 	if (d.type == PERF_RECORD_MMAP2 && d.has_sid) {
+		bool python;
 		int r;
 
 		/* a container's process: its namespaces before its mapping */
 		if (mmap2_namespaces(&s->build_ids, &s->rewritten, &d.mmap, &d.sid) &&
 		    (r = to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true)))
 			return r;
+		/* a CPython interpreter, looked at through the kernel's record
+		 * (its device and inode prove the file opened where the
+		 * process's root is closed to us, as a root workload's is once
+		 * our capabilities are dropped), gets the range its Python
+		 * frames are written in, mapped after it (its time, its CPU) */
+		byte_buffer_reset(&s->python_rec);
+		python = python_procs_note_mmap(&s->python, &d.mmap, &d.sid, &s->python_rec);
 		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
 					  &d.sid, &size);
-		/* a CPython interpreter: then the range its Python frames are
-		 * written in, mapped as it is (its time, its CPU) */
-		byte_buffer_reset(&s->python_rec);
-		if (python_procs_note_mmap(&s->python, &d.mmap, &d.sid, &s->python_rec) &&
-		    (r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)))
+		if (python && (r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)))
 			return r;
 		if (s->python_rec.len)
 			return to_sinks(s, s->cpus.cpus[slot], s->python_rec.data, s->python_rec.len,
@@ -423,7 +427,8 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	}
 	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
 	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
-	python_procs_init(&s->python, s->out.fd, o->unwind_ehframe);
+	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
+			  o->unwind_ehframe);
 	mapped_build_ids_init(&s->mapped);
 	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			       s->cgroup_field, o->stack_user > 0,

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_python_exit.c: CPython processes a recording starts, and what -g
+ * keeps of one once it exits: its Python frames named (a root workload, whose
+ * files the recording opens without capabilities; code objects of imports
+ * freed and their memory taken by the script's functions); its map written
+ * into DIR as it exits (not at the end) and the process let go; a flight
+ * recording keeps the maps of the last exited processes only, for its
+ * snapshots, and counts those it let go. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#define PYTHON "/usr/bin/python3"
+/* As PYTHON_EXITED_KEPT in user/record/python_procs.h. */
+#define EXITED_KEPT 64
+#define SHORT_RUNS 80
+
+/* outer -> middle -> inner for a second, then the process ends. */
+static const char second_py[] = "import time\n"
+				"def inner():\n"
+				"    end = time.monotonic() + 1.0\n"
+				"    while time.monotonic() < end:\n"
+				"        pass\n"
+				"def middle():\n"
+				"    inner()\n"
+				"def outer():\n"
+				"    middle()\n"
+				"outer()\n";
+
+/* A few tens of milliseconds in work(). */
+static const char short_py[] = "def work():\n"
+			       "    return sum(range(3000000))\n"
+			       "work()\n";
+
+/* The number in log after "N <what>" (what follows the number), or -1. */
+static long count_before(const char *log, const char *what)
+{
+	const char *at = strstr(log, what);
+
+	if (!at)
+		return -1;
+	while (at > log && at[-1] == ' ')
+		at--;
+	while (at > log && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	return strtol(at, NULL, 10);
+}
+
+static void test_map_written_as_process_exits(void **state)
+{
+	char *dir, *log = NULL, *out = NULL, *folded = NULL, inner[512];
+	unsigned long with, all;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	tu_write_file(dir, "second.py", second_py, strlen(second_py));
+	/* the workload looks into DIR after python3 ends (5 s at most for
+	 * the drain to see its exit and the copying thread to write) */
+	rc = tu_sh(&log, "%s record -v -g -F 999 -o %s/rec -- sh -c '"
+			 PYTHON " %s/second.py & echo $! > %s/pid; wait $!; "
+			 "for i in $(seq 50); do [ -e %s/rec/perf-$(cat %s/pid).map ] && break; sleep 0.1; done; "
+			 "ls %s/rec > %s/during' 2>&1",
+		   tu_ringtrace(), dir, dir, dir, dir, dir, dir, dir);
+	tu_write_file(dir, "record.log", log, strlen(log));
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	assert_int_equal(tu_sh(&out, "cd %s && grep -x \"perf-$(cat pid).map\" during && "
+				     "grep -c ' inner (%s/second.py:2)$' rec/perf-$(cat pid).map",
+			       dir, dir),
+			 0);
+	print_message("the map in DIR while the recording ran:\n%s", out);
+	/* handed over once, not written again at the end */
+	assert_int_equal(count_before(log, " perf maps written"), 1);
+	/* its samples in inner under their own name (those of its start,
+	 * before the script runs, have none) */
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded --comm python3", tu_ringtrace(),
+			       dir),
+			 0);
+	snprintf(inner, sizeof(inner), "inner (%s/second.py:2)", dir);
+	tu_folded_count(folded, inner, &with, &all);
+	print_message("%lu of python3's %lu samples in %s\n", with, all, inner);
+	assert_true(all >= 500);
+	assert_true(with * 100 >= all * 90);
+	free(folded);
+	free(out);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_flight_keeps_last_exited(void **state)
+{
+	char *dir, *log = NULL, *out = NULL, *maps = NULL, *pids = NULL, *line;
+	unsigned long kept = 0, recent = 0;
+	long pid[SHORT_RUNS];
+	int rc, n = 0;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	tu_write_file(dir, "short.py", short_py, strlen(short_py));
+	/* SHORT_RUNS processes one after the other, then a snapshot */
+	rc = tu_sh(&log, "%s record --overwrite -v -g -F 999 --force -o %s/rec -- sh -c '"
+			 "for i in $(seq %d); do " PYTHON " %s/short.py & echo $! >> %s/pids; wait $!; done; "
+			 "%s snapshot --wait %s/rec' 2>&1",
+		   tu_ringtrace(), dir, SHORT_RUNS, dir, dir, tu_ringtrace(), dir);
+	tu_write_file(dir, "record.log", log, strlen(log));
+	if (rc)
+		fail_msg("record or snapshot failed (%d):\n%s", rc, log);
+	assert_int_equal(tu_sh(&pids, "cat %s/pids", dir), 0);
+	for (line = strtok(pids, "\n"); line && n < SHORT_RUNS; line = strtok(NULL, "\n"))
+		pid[n++] = strtol(line, NULL, 10);
+	assert_int_equal(n, SHORT_RUNS);
+	/* every process was a Python one; the first ones were let go */
+	assert_int_equal(count_before(log, " exited processes' names let go"),
+			 SHORT_RUNS - EXITED_KEPT);
+	assert_int_equal(tu_sh(&maps, "cd %s/rec/snapshot-000 && ls perf-*.map", dir), 0);
+	for (line = strtok(maps, "\n"); line; line = strtok(NULL, "\n")) {
+		long p = strtol(line + strlen("perf-"), NULL, 10);
+
+		kept++;
+		for (int i = SHORT_RUNS - EXITED_KEPT; i < SHORT_RUNS; i++)
+			if (pid[i] == p)
+				recent++;
+	}
+	print_message("snapshot: %lu maps, %lu of the last %d processes'\n", kept, recent,
+		      EXITED_KEPT);
+	/* the last ones' maps only (a process with no sample has none) */
+	assert_int_equal(recent, kept);
+	assert_true(kept >= EXITED_KEPT / 2);
+	assert_int_equal(tu_sh(&out, "grep -l ' work (%s/short.py:1)$' %s/rec/snapshot-000/perf-%ld.map",
+			       dir, dir, pid[SHORT_RUNS - 1]),
+			 0);
+	free(out);
+	free(maps);
+	free(pids);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_map_written_as_process_exits),
+		cmocka_unit_test(test_flight_keeps_last_exited),
+	};
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
