@@ -84,9 +84,11 @@ LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 
 LOADGEN := $(OUTPUT)/loadgen
 # Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only),
-# PLT entries, libm, brk and the vdso (names), and a call chain without frame
-# pointers (unwindgen, a stripped copy, and a build whose CFI is in .debug_frame).
+# PLT entries, libm, brk and the vdso (names), a function inlined into two,
+# and a call chain without frame pointers (unwindgen, a stripped copy, and a
+# build whose CFI is in .debug_frame).
 SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
+	  $(OUTPUT)/symgen_inline \
 	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/unwindgen_debugframe \
 	  $(OUTPUT)/sdtgen
 
@@ -225,6 +227,13 @@ $(OUTPUT)/symgen_names: tools/symgen/symgen_names.c
 	@mkdir -p $(@D)
 	$(call msg,CLANG,$@)
 	$(Q)$(CLANG) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -Wall -Wextra -Werror $< -lm -o $@
+
+# mix() inlined into first() and second() (gcc, as Debian builds: clang
+# writes no .debug_aranges, by which the inlined frames are found).
+$(OUTPUT)/symgen_inline: tools/symgen/symgen_inline.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror $< -o $@
 
 # A call chain main -> uw_a -> uw_b -> uw_c built as Debian builds (no frame
 # pointers: only DWARF CFI unwinds it), and a stripped copy whose symbols are

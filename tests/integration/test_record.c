@@ -376,6 +376,38 @@ static void test_children_rows_of_dwarf_as_perf(void **state)
 	free(dir);
 }
 
+/* A function inlined into two (symgen_inline: mix into first and second,
+ * apart in the file) is two rows "mix (inlined)" of --children, one per
+ * function it is inlined in, as perf's (which merged them before 2026-11-27
+ * into one: a libc sample through tcache_init inlined into malloc and into
+ * tcache_init.part.0 made the dwarf test above fail now and then). */
+static void test_inlined_row_per_caller_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL, *diff = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "%s record --call-graph dwarf -F %d --force -o %s/rec -- %s/symgen_inline 1 "
+			 "2>&1 >/dev/null",
+		   tu_ringtrace(), FREQ, dir, tu_symgen_dir());
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	free(out);
+	rc = tu_sh(&diff, "cd %s/rec && %s report . --children > table && "
+			  "awk '!/^#/ && NF { $3 = \"\"; $0 = $0; $1 = $1; print }' table > a && "
+			  "perf report -i . --stdio --children -g none 2>/dev/null | "
+			  "awk '!/^#/ && NF { $1 = $1; print }' > b && "
+			  "[ $(grep -c 'mix (inlined)$' b) = 2 ] && diff a b | cut -c1-300",
+		   dir, tu_ringtrace());
+	if (rc != 0 || diff[0])
+		fail_msg("report --children's rows are not perf's, or perf has not two rows of "
+			 "mix (<: ringtrace, >: perf):\n%s", diff);
+	free(diff);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A name of over 1024 bytes (symgen_cxx's caller of spin, a template of a
  * type nested 64 deep: 1568) is printed whole in report's rows, as perf
  * prints it; the rows of report --children are perf's, in perf's order. */
@@ -558,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_children_without_callchains_as_perf),
 		cmocka_unit_test(test_long_names_whole_as_perf),
 		cmocka_unit_test(test_children_rows_of_dwarf_as_perf),
+		cmocka_unit_test(test_inlined_row_per_caller_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),

@@ -33,6 +33,7 @@ static uint64_t hash_row(const void *k)
 	h = h * m + (uintptr_t)r->dso;
 	h = h * m + (uintptr_t)r->sym;
 	h = h * m + (uintptr_t)r->cgroup;
+	h = h * m + r->inlined_in;
 	h = h * m + r->pid_tid;
 	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 |
 		     (row_sym_is_address(r->sym) ? 0 : r->kernel));
@@ -44,7 +45,8 @@ static bool equal_row(const void *a, const void *b)
 	const struct row_key *x = a, *y = b;
 
 	return x->comm == y->comm && x->dso == y->dso && x->sym == y->sym &&
-	       x->cgroup == y->cgroup && x->pid_tid == y->pid_tid && x->cpu == y->cpu &&
+	       x->inlined_in == y->inlined_in && x->cgroup == y->cgroup &&
+	       x->pid_tid == y->pid_tid && x->cpu == y->cpu &&
 	       (x->kernel == y->kernel || row_sym_is_address(x->sym)) && x->event == y->event;
 }
 
@@ -134,6 +136,7 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 
 			if (where->inlined && asprintf(&inlined, "%s (inlined)", where->symbol) < 0)
 				return -ENOMEM;
+			key->inlined_in = where->inlined ? where->symbol_start : 0;
 			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
 			key->sym = address_space_intern(&st->rec.as, inlined ? inlined : name);
 			free(inlined);

@@ -25,6 +25,9 @@ struct row_key {
 	const char *dso;
 	const char *sym;
 	const char *cgroup;
+	/* of "NAME (inlined)": the start of the symbol it was inlined into
+	 * (perf's sort__sym_cmp keeps a row per function it is inlined in) */
+	uint64_t inlined_in;
 	uint64_t pid_tid;
 	uint32_t cpu;
 	uint16_t kernel;
