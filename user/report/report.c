@@ -32,8 +32,7 @@ static uint64_t hash_row(const void *k)
 
 	h = h * m + (uintptr_t)r->dso;
 	h = h * m + (uintptr_t)r->sym;
-	h = h * m + (uintptr_t)r->cgroup;
-	h = h * m + r->inlined_in;
+	h = h * m + ((uintptr_t)r->cgroup ^ r->inlined_in);
 	h = h * m + r->pid_tid;
 	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 |
 		     (row_sym_is_address(r->sym) ? 0 : r->kernel));
@@ -78,25 +77,22 @@ static bool equal_interned(const void *a, const void *b)
 	return *(const char *const *)a == *(const char *const *)b;
 }
 
-static bool has_key(const struct report_options *o, enum report_key k)
-{
-	for (unsigned int i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == k)
-			return true;
-	return false;
-}
+#define KEY(k) (1u << (k))
 
-/* The sort keys as a mask of 1 << report_key, asked once per sample. */
+/* The sort keys as a mask of KEY(report_key), asked once per sample. */
 static unsigned int key_mask(const struct report_options *o)
 {
 	unsigned int m = 0;
 
 	for (unsigned int i = 0; i < o->nr_keys; i++)
-		m |= 1u << o->keys[i];
+		m |= KEY(o->keys[i]);
 	return m;
 }
 
-#define KEY(k) (1u << (k))
+static bool has_key(const struct report_options *o, enum report_key k)
+{
+	return key_mask(o) & KEY(k);
+}
 
 static struct row *get_row(struct report_state *st, const struct row_key *key)
 {
@@ -136,7 +132,7 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 
 			if (where->inlined && asprintf(&inlined, "%s (inlined)", where->symbol) < 0)
 				return -ENOMEM;
-			key->inlined_in = where->inlined ? where->symbol_start : 0;
+			key->inlined_in = where->inlined ? where->symbol_start : 0; /* perf's */
 			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
 			key->sym = address_space_intern(&st->rec.as, inlined ? inlined : name);
 			free(inlined);
