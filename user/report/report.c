@@ -32,7 +32,7 @@ static uint64_t hash_row(const void *k)
 
 	h = h * m + (uintptr_t)r->dso;
 	h = h * m + (uintptr_t)r->sym;
-	h = h * m + ((uintptr_t)r->cgroup ^ r->inlined_in);
+	h = h * m + ((uintptr_t)r->cgroup ^ (uintptr_t)r->sym_dso ^ r->sym_start);
 	h = h * m + r->pid_tid;
 	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 |
 		     (row_sym_is_address(r->sym) ? 0 : r->kernel));
@@ -44,7 +44,7 @@ static bool equal_row(const void *a, const void *b)
 	const struct row_key *x = a, *y = b;
 
 	return x->comm == y->comm && x->dso == y->dso && x->sym == y->sym &&
-	       x->inlined_in == y->inlined_in && x->cgroup == y->cgroup &&
+	       x->sym_dso == y->sym_dso && x->sym_start == y->sym_start && x->cgroup == y->cgroup &&
 	       x->pid_tid == y->pid_tid && x->cpu == y->cpu &&
 	       (x->kernel == y->kernel || row_sym_is_address(x->sym)) && x->event == y->event;
 }
@@ -100,15 +100,13 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 
 	if (row)
 		return row;
-	row = calloc(1, sizeof(*row));
-	if (!row)
+	if (!(row = calloc(1, sizeof(*row))))
 		return NULL;
 	row->key = *key;
-	if (hash_map_put(&st->rows, &row->key, row)) {
-		free(row);
-		return NULL;
-	}
-	return row;
+	if (!hash_map_put(&st->rows, &row->key, row))
+		return row;
+	free(row);
+	return NULL;
 }
 
 /* The key of a sample's row, the frame's dso and symbol in it. An address
@@ -125,14 +123,17 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 	if (st->keys & KEY(REPORT_KEY_DSO))
 		key->dso = where->dso;
 	if (st->keys & KEY(REPORT_KEY_SYM)) {
+		bool address = !strcmp(where->symbol, "[unknown]");
+		char name[32], *inlined = NULL; /* a function inlined there: "NAME (inlined)" */
+
 		key->sym = where->symbol;
 		key->kernel = kernel;
-		if (where->inlined || !strcmp(where->symbol, "[unknown]")) {
-			char name[32], *inlined = NULL; /* a function inlined there: "NAME (inlined)" */
-
+		/* which symbol of its name, as perf's sort__sym_cmp (an address: none) */
+		key->sym_dso = address || (st->keys & KEY(REPORT_KEY_DSO)) ? NULL : where->dso;
+		key->sym_start = address ? 0 : where->symbol_start;
+		if (where->inlined || address) {
 			if (where->inlined && asprintf(&inlined, "%s (inlined)", where->symbol) < 0)
 				return -ENOMEM;
-			key->inlined_in = where->inlined ? where->symbol_start : 0; /* perf's */
 			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
 			key->sym = address_space_intern(&st->rec.as, inlined ? inlined : name);
 			free(inlined);

@@ -25,9 +25,12 @@ struct row_key {
 	const char *dso;
 	const char *sym;
 	const char *cgroup;
-	/* of "NAME (inlined)": the start of the symbol it was inlined into
-	 * (perf's sort__sym_cmp keeps a row per function it is inlined in) */
-	uint64_t inlined_in;
+	/* with sym: which symbol of that name, as perf's sort__sym_cmp tells
+	 * them apart: its file (when dso is no key) and its start (of an
+	 * "NAME (inlined)", the start of the symbol it was inlined into: a
+	 * row per function it is inlined in) */
+	const char *sym_dso;
+	uint64_t sym_start;
 	uint64_t pid_tid;
 	uint32_t cpu;
 	uint16_t kernel;

@@ -76,8 +76,10 @@ static int compare_keys(const struct row_key *x, const struct row_key *y)
 	    (c = compare_symbols(x->sym, y->sym)) || (c = compare_names(x->cgroup, y->cgroup)) ||
 	    (c = compare_names(x->dso, y->dso)))
 		return c;
-	if (x->inlined_in != y->inlined_in)
-		return x->inlined_in < y->inlined_in ? -1 : 1;
+	if ((c = compare_names(x->sym_dso, y->sym_dso)))
+		return c;
+	if (x->sym_start != y->sym_start)
+		return x->sym_start < y->sym_start ? -1 : 1;
 	if (x->pid_tid != y->pid_tid)
 		return x->pid_tid < y->pid_tid ? -1 : 1;
 	if (x->cpu != y->cpu)
