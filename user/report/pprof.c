@@ -270,7 +270,8 @@ int pprof_add_sample(struct pprof_builder *b, const struct pprof_sample_labels *
 		s->locations = malloc((nr ? nr : 1) * sizeof(*s->locations));
 		if (!s->locations)
 			goto out;
-		memcpy(s->locations, b->stack, nr * sizeof(*s->locations));
+		if (nr) /* a sample with no frame has no stack (NULL) */
+			memcpy(s->locations, b->stack, nr * sizeof(*s->locations));
 		s->nr_locations = nr;
 		s->comm = comm;
 		s->cgroup = cgroup;
