@@ -88,7 +88,7 @@ LOADGEN := $(OUTPUT)/loadgen
 # and a call chain without frame pointers (unwindgen, a stripped copy, and a
 # build whose CFI is in .debug_frame).
 SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
-	  $(OUTPUT)/symgen_inline \
+	  $(OUTPUT)/symgen_inline $(OUTPUT)/symgen_inline_clang \
 	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/unwindgen_debugframe \
 	  $(OUTPUT)/sdtgen
 
@@ -228,12 +228,17 @@ $(OUTPUT)/symgen_names: tools/symgen/symgen_names.c
 	$(call msg,CLANG,$@)
 	$(Q)$(CLANG) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -Wall -Wextra -Werror $< -lm -o $@
 
-# mix() inlined into first() and second() (gcc, as Debian builds: clang
-# writes no .debug_aranges, by which the inlined frames are found).
+# mix() inlined into first() and second(): by gcc, as Debian builds, and by
+# clang, which writes no .debug_aranges (the units' own ranges find them).
 $(OUTPUT)/symgen_inline: tools/symgen/symgen_inline.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/symgen_inline_clang: tools/symgen/symgen_inline.c
+	@mkdir -p $(@D)
+	$(call msg,CLANG,$@)
+	$(Q)$(CLANG) -std=gnu11 -O2 -g -Wall -Wextra -Werror $< -o $@
 
 # A call chain main -> uw_a -> uw_b -> uw_c built as Debian builds (no frame
 # pointers: only DWARF CFI unwinds it), and a stripped copy whose symbols are

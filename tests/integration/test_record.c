@@ -419,6 +419,24 @@ static void test_inlined_row_per_caller_as_perf(void **state)
 	free(dir);
 }
 
+/* The same built by clang, which writes no .debug_aranges (libdw 0.188
+ * finds no unit there by them): the inlined frames are found through the
+ * units' own ranges, the rows are perf's (binutils reads those too). */
+static void test_inlined_rows_of_clang_file_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), cmd[4096], check[4096];
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(cmd, sizeof(cmd), "%s/symgen_inline_clang 1", tu_symgen_dir());
+	snprintf(check, sizeof(check),
+		 "! readelf -S %s/symgen_inline_clang | grep -q debug_aranges && "
+		 "[ $(grep -c 'mix (inlined)$' b) = 2 ]", tu_symgen_dir());
+	dwarf_children_rows_as_perf(dir, cmd, check, "not two rows of mix (or the file has aranges)");
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A name of over 1024 bytes (symgen_cxx's caller of spin, a template of a
  * type nested 64 deep: 1568) is printed whole in report's rows, as perf
  * prints it; the rows of report --children are perf's, in perf's order. */
@@ -602,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_long_names_whole_as_perf),
 		cmocka_unit_test(test_children_rows_of_dwarf_as_perf),
 		cmocka_unit_test(test_inlined_row_per_caller_as_perf),
+		cmocka_unit_test(test_inlined_rows_of_clang_file_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test(test_workload_exit_status),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* symgen_inline.c: one function inlined into two callers, each of which runs
  * it for half the time: perf's --children keeps a row "mix (inlined)" per
- * function it is inlined in. */
+ * function it is inlined in (while the two callers' ranges do not touch:
+ * apart() lies between them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -18,6 +19,14 @@ static inline __attribute__((always_inline)) unsigned long mix(unsigned long x, 
 __attribute__((noinline)) static unsigned long first(long n)
 {
 	return mix(seed, n) ^ 1;
+}
+
+/* Keeps first and second apart in the file (clang lays the static
+ * functions out in the order main calls them): perf merges the rows of a
+ * function inlined into two whose ranges meet. */
+__attribute__((noinline)) static unsigned long apart(unsigned long x)
+{
+	return x * 3;
 }
 
 __attribute__((noinline)) static unsigned long second(long n)
@@ -41,6 +50,7 @@ int main(int argc, char **argv)
 
 	while (now() < end) {
 		sum += first(1000000);
+		sum = apart(sum);
 		sum += second(1000000);
 	}
 	printf("%lu\n", sum & 1);

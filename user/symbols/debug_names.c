@@ -13,6 +13,108 @@
 
 #include "symbols/demangle.h"
 
+/* An address range of a compilation unit, in the module's addresses. */
+struct cu_range {
+	Dwarf_Addr low, high;
+	Dwarf_Die *cu;
+	Dwarf_Addr bias;
+};
+
+struct debug_cu_index {
+	struct cu_range *ranges; /* by low */
+	size_t n;
+};
+
+void debug_cu_index_free(struct debug_cu_index *index)
+{
+	if (index)
+		free(index->ranges);
+	free(index);
+}
+
+static int by_low(const void *a, const void *b)
+{
+	const struct cu_range *l = a, *r = b;
+
+	return l->low < r->low ? -1 : l->low > r->low;
+}
+
+/* Every range of every compilation unit of mod (DW_AT_low_pc/high_pc or
+ * DW_AT_ranges, as dwarf_ranges reads them): one entry a range the file
+ * names, so at most in proportion to its debug information. */
+static struct debug_cu_index *cu_index_build(Dwfl_Module *mod)
+{
+	struct debug_cu_index *index = calloc(1, sizeof(*index));
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	if (!index)
+		return NULL;
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		Dwarf_Addr base, low, high;
+		ptrdiff_t at = 0;
+
+		while ((at = dwarf_ranges(cu, at, &base, &low, &high)) > 0) {
+			if (low >= high)
+				continue;
+			if (index->n == cap) {
+				size_t want = cap ? cap * 2 : 64;
+				struct cu_range *more = realloc(index->ranges, want * sizeof(*more));
+
+				if (!more) {
+					debug_cu_index_free(index);
+					return NULL;
+				}
+				index->ranges = more;
+				cap = want;
+			}
+			index->ranges[index->n++] = (struct cu_range){
+				.low = low + bias, .high = high + bias, .cu = cu, .bias = bias};
+		}
+	}
+	if (index->n)
+		qsort(index->ranges, index->n, sizeof(*index->ranges), by_low);
+	return index;
+}
+
+/* The compilation unit holding vaddr by the index: the range starting last
+ * at or below it, if it reaches vaddr (ranges of different units do not
+ * overlap in a linked file). */
+static Dwarf_Die *cu_index_find(const struct debug_cu_index *index, Dwarf_Addr vaddr,
+				Dwarf_Addr *bias)
+{
+	size_t lo = 0, hi = index->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (index->ranges[mid].low <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= index->ranges[lo - 1].high)
+		return NULL;
+	*bias = index->ranges[lo - 1].bias;
+	return index->ranges[lo - 1].cu;
+}
+
+/* vaddr's compilation unit: through .debug_aranges where the file has
+ * them; else (clang writes none by default, and libdw 0.188 looks nowhere
+ * else) through the units' own ranges, indexed at the first miss. */
+static Dwarf_Die *cu_at(Dwfl_Module *mod, struct debug_cu_index **index, Dwarf_Addr vaddr,
+			Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, vaddr, bias);
+
+	if (cu || !index)
+		return cu;
+	if (!*index && !(*index = cu_index_build(mod)))
+		return NULL;
+	return cu_index_find(*index, vaddr, bias);
+}
+
 /* A function's name: its linkage name (demangled) where it has one, else
  * DW_AT_name; through its abstract origin (an inlined instance's). */
 static char *function_name(Dwarf_Die *die)
@@ -44,14 +146,15 @@ static void last_of_same_range(Dwarf_Die *die)
 		*die = next;
 }
 
-size_t debug_names_at(Dwfl_Module *mod, Dwarf_Addr vaddr, char **names, size_t max)
+size_t debug_names_at(Dwfl_Module *mod, struct debug_cu_index **index, Dwarf_Addr vaddr,
+		      char **names, size_t max)
 {
 	Dwarf_Die *cu, *scopes = NULL, *chain = NULL, innermost;
 	Dwarf_Addr bias;
 	size_t n = 0;
 	int nr, i;
 
-	if (!(cu = dwfl_module_addrdie(mod, vaddr, &bias)))
+	if (!(cu = cu_at(mod, index, vaddr, &bias)))
 		return 0;
 	/* the innermost function there; its scopes as dwarf_getscopes gives
 	 * them go on with an inlined function's abstract definition: those

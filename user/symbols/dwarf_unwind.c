@@ -55,6 +55,7 @@ struct uw_file {
 	Dwfl *names;       /* the file alone at its own addresses, for the names
 			    * its debug information gives (unwinder_inline_names) */
 	Dwfl_Module *names_module; /* NULL: none (or not tried yet, names NULL) */
+	struct debug_cu_index *cus; /* names_module's units by address, if needed */
 };
 
 struct unwinder {
@@ -116,6 +117,7 @@ static void free_file(void *value, void *ctx)
 	struct uw_file *f = value;
 
 	(void)ctx;
+	debug_cu_index_free(f->cus);
 	if (f->names)
 		dwfl_end(f->names);
 	if (f->elf)
@@ -410,5 +412,5 @@ size_t unwinder_inline_names(struct unwinder *u, const struct dso *d, uint64_t v
 	struct uw_file *f = dso_file(u, d);
 	Dwfl_Module *mod = f ? names_module(f) : NULL;
 
-	return mod ? debug_names_at(mod, vaddr, names, max) : 0;
+	return mod ? debug_names_at(mod, &f->cus, vaddr, names, max) : 0;
 }
