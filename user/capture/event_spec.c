@@ -217,8 +217,10 @@ static int parse_one(const char *text, size_t len, struct event_desc *ev, char *
 	return -EINVAL;
 }
 
-/* The tracepoints of available_events ("system:name"). */
+/* The tracepoints of available_events ("system:name"); those glob matches
+ * alone where one is given. */
 struct tracepoint_names {
+	const char *glob;
 	char **names;
 	size_t nr, cap;
 	bool failed;
@@ -229,7 +231,7 @@ static void add_tracepoint(const char *system_name, void *ctx)
 	struct tracepoint_names *t = ctx;
 	char **grown;
 
-	if (t->failed)
+	if (t->failed || (t->glob && fnmatch(t->glob, system_name, 0)))
 		return;
 	if (t->nr == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 1024;
@@ -283,9 +285,9 @@ static bool is_glob(const char *text, size_t len)
 static int expand_glob(const char *text, size_t len, struct event_desc *list, unsigned int *nr,
 		       char *err, size_t errlen)
 {
-	struct tracepoint_names t = { 0 };
 	char glob[160];
-	size_t matched = 0;
+	struct tracepoint_names t = { .glob = glob };
+	size_t matched;
 	int ret;
 
 	snprintf(glob, sizeof(glob), "%.*s", (int)len, text);
@@ -295,9 +297,8 @@ static int expand_glob(const char *text, size_t len, struct event_desc *list, un
 		ret = ret ? ret : -ENOMEM;
 		goto out;
 	}
-	qsort(t.names, t.nr, sizeof(*t.names), compare_by_system);
-	for (size_t i = 0; i < t.nr; i++)
-		matched += !fnmatch(glob, t.names[i], 0);
+	if ((matched = t.nr)) /* none: no array to sort */
+		qsort(t.names, t.nr, sizeof(*t.names), compare_by_system);
 	if (!matched) {
 		rt_format(err, errlen, "no tracepoint matches \"%s\": ringtrace list shows them", glob);
 		ret = -ENOENT;
@@ -310,8 +311,7 @@ static int expand_glob(const char *text, size_t len, struct event_desc *list, un
 		goto out;
 	}
 	for (size_t i = 0; i < t.nr; i++)
-		if (!fnmatch(glob, t.names[i], 0) &&
-		    (ret = parse_one(t.names[i], strlen(t.names[i]), &list[(*nr)++], err, errlen)))
+		if ((ret = parse_one(t.names[i], strlen(t.names[i]), &list[(*nr)++], err, errlen)))
 			goto out;
 	ret = 0;
 out:
