@@ -11,6 +11,7 @@
 
 #include "format/perf_record.h"
 #include "lib/log.h"
+#include "lib/sorted_count.h"
 
 /* How far ahead of the record being checked its file is fetched. */
 #define STREAM_PREFETCH 1024
@@ -229,18 +230,8 @@ static uint64_t next_offset(const struct file_cursor *fc)
 /* In which of perf's reading turns of its file the next record is read. */
 static size_t next_turn(const struct file_cursor *fc)
 {
-	uint64_t offset = next_offset(fc);
-	size_t lo = 0, hi = fc->nr_turns;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fc->turns[mid] <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sorted_count_at_or_below(fc->turns, fc->nr_turns, sizeof(*fc->turns), 0,
+					next_offset(fc));
 }
 
 /* Orders files by their next record: time; records of one time as perf

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "format/perf_record.h"
+#include "lib/sorted_count.h"
 #include "symbols/kallsyms.h"
 #include "symbols/perf_map.h"
 #include "symbols/vdso.h"
@@ -424,16 +425,9 @@ const char *address_space_comm(struct address_space *as, uint32_t pid, uint32_t 
 
 static const struct map *find_map(const struct process *p, uint64_t ip)
 {
-	size_t lo = 0, hi = p->nr_maps;
+	size_t lo = sorted_count_at_or_below(p->maps, p->nr_maps, sizeof(*p->maps),
+					     offsetof(struct map, start), ip);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || ip >= p->maps[lo - 1].end)
 		return NULL;
 	return &p->maps[lo - 1];

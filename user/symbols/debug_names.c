@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sorted_count.h"
 #include "symbols/demangle.h"
 
 /* An address range of a compilation unit, in the module's addresses. */
@@ -84,16 +85,9 @@ static struct debug_cu_index *cu_index_build(Dwfl_Module *mod)
 static Dwarf_Die *cu_index_find(const struct debug_cu_index *index, Dwarf_Addr vaddr,
 				Dwarf_Addr *bias)
 {
-	size_t lo = 0, hi = index->n;
+	size_t lo = sorted_count_at_or_below(index->ranges, index->n, sizeof(*index->ranges),
+					     offsetof(struct cu_range, low), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (index->ranges[mid].low <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr >= index->ranges[lo - 1].high)
 		return NULL;
 	*bias = index->ranges[lo - 1].bias;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/prefault.h"
+#include "lib/sorted_count.h"
 #include "symbols/demangle.h"
 
 #define PAGE 4096ULL
@@ -338,7 +339,7 @@ static bool holds(const struct symbol *s, uint64_t addr)
 
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nr;
+	size_t lo;
 
 	if (t->tree) { /* perf's symbols__find: down its tree, the first that holds addr */
 		uint32_t at = t->root;
@@ -356,14 +357,8 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 		return NULL;
 	}
 	/* kallsyms: no symbols overlap */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sorted_count_at_or_below(t->syms, t->nr, sizeof(*t->syms), offsetof(struct symbol, start),
+				      addr);
 	return lo && holds(&t->syms[lo - 1], addr) ? &t->syms[lo - 1] : NULL;
 }
 

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "lib/log.h"
+#include "lib/sorted_count.h"
 #include "sys/sigbus_guard.h"
 #include "symbols/cfi_fdes.h"
 #include "symbols/elf_open.h"
@@ -550,19 +551,10 @@ int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind
 
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->nr;
+	size_t n = sorted_count_at_or_below(t->rows, t->nr, sizeof(*t->rows),
+					    offsetof(struct unwind_row, pc), pc);
 
-	if (!t->nr || pc < t->rows[0].pc)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &t->rows[lo];
+	return n ? &t->rows[n - 1] : NULL;
 }
 
 void unwind_table_free(struct unwind_table *t)
