@@ -40,9 +40,10 @@ int session_synthesize(struct session *s)
 	}
 	/* JITs running already: their perf-PID.map is kept */
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
-	/* CPython processes running already: the range of their Python frames */
+	/* CPython processes running already (those -p names, if it does): the
+	 * range of their Python frames */
 	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len,
-				  &s->python_rec);
+				  s->target.tgids, s->target.nr_tgids, &s->python_rec);
 	if (s->python_rec.len &&
 	    !byte_buffer_append(&s->synthesized, s->python_rec.data, s->python_rec.len)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");

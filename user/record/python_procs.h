@@ -73,9 +73,11 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
 bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* Each MMAP2 among the len bytes of side-band records at recs (those
- * synthesized at the start): the records of the ranges appended to out. */
+ * synthesized at the start) of a process among the nr_pids at pids (every
+ * process when nr_pids is 0: a recording of the whole machine): the records
+ * of the ranges appended to out. */
 void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
-			       struct byte_buffer *out);
+			       const uint32_t *pids, unsigned int nr_pids, struct byte_buffer *out);
 /* pid exec'd at time (what it mapped after stays): named a last time, no
  * longer a Python process for the walk. */
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
