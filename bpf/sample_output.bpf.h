@@ -152,6 +152,28 @@ static __always_inline void count_loss(struct rt_cpu_counters *cnt, __u64 now, b
 	}
 }
 
+/* The LOST_SAMPLES record of pending losses, timed at the first, stamped
+ * with the task whose record follows it. Returned by value: the own ring
+ * reads it as words, which stores through a struct pointer would not be
+ * ordered before (strict aliasing: such a copy once read zeros). */
+static __always_inline struct rt_lost_samples lost_samples_record(const struct rt_cpu_counters *cnt,
+								  __u64 pending,
+								  const struct rt_event *ev,
+								  __u64 pid_tgid, __u32 cpu)
+{
+	return (struct rt_lost_samples){
+		.header = { .type = PERF_RECORD_LOST_SAMPLES, .misc = 0,
+			    .size = sizeof(struct rt_lost_samples) },
+		.lost = pending,
+		.pid = pid_tgid >> 32,
+		.tid = (__u32)pid_tgid,
+		.time = cnt->pending_time,
+		.cpu = cpu,
+		.res = 0,
+		.id = ev->id,
+	};
+}
+
 /* Losses not yet reported go into the ring first, as perf's kernel does with
  * PERF_RECORD_LOST: a LOST_SAMPLES record carrying the count, timed at the
  * first loss. Returns false if even that did not fit. */
@@ -166,16 +188,7 @@ static __always_inline bool report_pending_loss(void *ring, struct rt_cpu_counte
 	l = bpf_ringbuf_reserve(ring, sizeof(*l), 0);
 	if (!l)
 		return false;
-	l->header.type = PERF_RECORD_LOST_SAMPLES;
-	l->header.misc = 0;
-	l->header.size = sizeof(*l);
-	l->lost = cnt->pending_lost;
-	l->pid = pid_tgid >> 32;
-	l->tid = (__u32)pid_tgid;
-	l->time = cnt->pending_time;
-	l->cpu = cpu;
-	l->res = 0;
-	l->id = ev->id;
+	*l = lost_samples_record(cnt, cnt->pending_lost, ev, pid_tgid, cpu);
 	bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
 	cnt->pending_lost = 0;
 	cnt->pending_time = 0;
@@ -196,10 +209,8 @@ static __always_inline __u64 count_one(__u64 *counter, bool interruptible)
 }
 
 /* --transport ring, read forward: the losses not yet reported written first
- * (a LOST_SAMPLES record, as report_pending_loss; its fields are set here: a
- * function shared with report_pending_loss, filling it through a pointer, was
- * tried and the ring's copy read zeros, cause not found), then the sample;
- * the reader woken once wakeup_bytes passed since it last was. On a ring
+ * (a LOST_SAMPLES record, as report_pending_loss), then the sample; the
+ * reader woken once wakeup_bytes passed since it last was. On a ring
  * claimed. */
 static __always_inline int own_ring_write_forward(struct rt_ring_control *c, __u64 *data,
 						  struct sample_words *s, __u32 size,
@@ -215,16 +226,7 @@ static __always_inline int own_ring_write_forward(struct rt_ring_control *c, __u
 	} l;
 
 	if (pending) {
-		l.rec.header.type = PERF_RECORD_LOST_SAMPLES;
-		l.rec.header.misc = 0;
-		l.rec.header.size = sizeof(l.rec);
-		l.rec.lost = pending;
-		l.rec.pid = pid_tgid >> 32;
-		l.rec.tid = (__u32)pid_tgid;
-		l.rec.time = cnt->pending_time;
-		l.rec.cpu = cpu;
-		l.rec.res = 0;
-		l.rec.id = ev->id;
+		l.rec = lost_samples_record(cnt, pending, ev, pid_tgid, cpu);
 		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, l.w, sizeof(l)) !=
 		    RT_RING_WRITTEN)
 			return RT_RING_FULL;
