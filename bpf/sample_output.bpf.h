@@ -153,9 +153,7 @@ static __always_inline void count_loss(struct rt_cpu_counters *cnt, __u64 now, b
 }
 
 /* The LOST_SAMPLES record of pending losses, timed at the first, stamped
- * with the task whose record follows it. Returned by value: the own ring
- * reads it as words, which stores through a struct pointer would not be
- * ordered before (strict aliasing: such a copy once read zeros). */
+ * with the task whose record follows it. */
 static __always_inline struct rt_lost_samples lost_samples_record(const struct rt_cpu_counters *cnt,
 								  __u64 pending,
 								  const struct rt_event *ev,
@@ -219,15 +217,16 @@ static __always_inline int own_ring_write_forward(struct rt_ring_control *c, __u
 						  __u32 cpu, __u32 ring_cpu)
 {
 	__u64 pending = cnt->pending_lost;
-	/* the record, and its words as the ring's copy reads them */
-	union {
-		struct rt_lost_samples rec;
-		__u64 w[RT_LOST_WORDS];
-	} l;
 
 	if (pending) {
-		l.rec = lost_samples_record(cnt, pending, ev, pid_tgid, cpu);
-		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, l.w, sizeof(l)) !=
+		struct rt_lost_samples rec = lost_samples_record(cnt, pending, ev, pid_tgid, cpu);
+		/* its words as the ring's copy reads them: copied bytewise, as
+		 * stores of the struct's fields do not alias loads of u64 words
+		 * (strict aliasing: a copy of it once read zeros) */
+		__u64 w[RT_LOST_WORDS];
+
+		__builtin_memcpy(w, &rec, sizeof(w));
+		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, w, sizeof(w)) !=
 		    RT_RING_WRITTEN)
 			return RT_RING_FULL;
 		/* less what it reported: a program that interrupted this one

@@ -40,9 +40,15 @@ static int by_low(const void *a, const void *b)
 	return l->low < r->low ? -1 : l->low > r->low;
 }
 
+/* Of ranges nested in others (none between the units of a linked file but
+ * in a lying one), how many before the one found are looked at. */
+#define CU_NESTED_LOOKS 16
+
 /* Every range of every compilation unit of mod (DW_AT_low_pc/high_pc or
  * DW_AT_ranges, as dwarf_ranges reads them): one entry a range the file
- * names, so at most in proportion to its debug information. */
+ * names, so at most in proportion to its debug information; built once a
+ * file (what memory allowed, if it ran out). Ranges at address 0 are
+ * functions the linker discarded (ld.bfd's COMDAT copies), not code. */
 static struct debug_cu_index *cu_index_build(Dwfl_Module *mod)
 {
 	struct debug_cu_index *index = calloc(1, sizeof(*index));
@@ -57,16 +63,14 @@ static struct debug_cu_index *cu_index_build(Dwfl_Module *mod)
 		ptrdiff_t at = 0;
 
 		while ((at = dwarf_ranges(cu, at, &base, &low, &high)) > 0) {
-			if (low >= high)
+			if (low >= high || !low)
 				continue;
 			if (index->n == cap) {
 				size_t want = cap ? cap * 2 : 64;
 				struct cu_range *more = realloc(index->ranges, want * sizeof(*more));
 
-				if (!more) {
-					debug_cu_index_free(index);
-					return NULL;
-				}
+				if (!more)
+					goto sort;
 				index->ranges = more;
 				cap = want;
 			}
@@ -74,29 +78,33 @@ static struct debug_cu_index *cu_index_build(Dwfl_Module *mod)
 				.low = low + bias, .high = high + bias, .cu = cu, .bias = bias};
 		}
 	}
+sort:
 	if (index->n)
 		qsort(index->ranges, index->n, sizeof(*index->ranges), by_low);
 	return index;
 }
 
 /* The compilation unit holding vaddr by the index: the range starting last
- * at or below it, if it reaches vaddr (ranges of different units do not
- * overlap in a linked file). */
+ * at or below it that reaches vaddr. */
 static Dwarf_Die *cu_index_find(const struct debug_cu_index *index, Dwarf_Addr vaddr,
 				Dwarf_Addr *bias)
 {
-	size_t lo = sorted_count_at_or_below(index->ranges, index->n, sizeof(*index->ranges),
-					     offsetof(struct cu_range, low), vaddr);
+	size_t n = sorted_count_at_or_below(index->ranges, index->n, sizeof(*index->ranges),
+					    offsetof(struct cu_range, low), vaddr);
 
-	if (!lo || vaddr >= index->ranges[lo - 1].high)
-		return NULL;
-	*bias = index->ranges[lo - 1].bias;
-	return index->ranges[lo - 1].cu;
+	for (size_t i = n; i > 0 && n - i < CU_NESTED_LOOKS; i--)
+		if (vaddr < index->ranges[i - 1].high) {
+			*bias = index->ranges[i - 1].bias;
+			return index->ranges[i - 1].cu;
+		}
+	return NULL;
 }
 
 /* vaddr's compilation unit: through .debug_aranges where the file has
  * them; else (clang writes none by default, and libdw 0.188 looks nowhere
- * else) through the units' own ranges, indexed at the first miss. */
+ * else) through the units' own ranges, indexed at the first miss (also in a
+ * file with aranges, which may leave out units of other compilers: a walk
+ * of its units, once). */
 static Dwarf_Die *cu_at(Dwfl_Module *mod, struct debug_cu_index **index, Dwarf_Addr vaddr,
 			Dwarf_Addr *bias)
 {
