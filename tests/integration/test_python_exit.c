@@ -5,7 +5,8 @@
  * freed and their memory taken by the script's functions); its map written
  * into DIR as it exits (not at the end) and the process let go; a flight
  * recording keeps the maps of the last exited processes only, for its
- * snapshots, and counts those it let go. */
+ * snapshots, and counts those it let go; a forked child walked as its
+ * parent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,6 +36,24 @@ static const char second_py[] = "import time\n"
 				"def outer():\n"
 				"    middle()\n"
 				"outer()\n";
+
+/* A child forked (as a pre-fork server's worker, multiprocessing's) runs
+ * outer -> middle -> inner for 1.5 s beside its parent; its pid in argv[1]. */
+static const char fork_py[] = "import os, sys, time\n"
+			      "def inner():\n"
+			      "    end = time.monotonic() + 1.5\n"
+			      "    while time.monotonic() < end:\n"
+			      "        pass\n"
+			      "def middle():\n"
+			      "    inner()\n"
+			      "def outer():\n"
+			      "    middle()\n"
+			      "pid = os.fork()\n"
+			      "if pid == 0:\n"
+			      "    outer()\n"
+			      "    os._exit(0)\n"
+			      "open(sys.argv[1], 'w').write(str(pid))\n"
+			      "os.waitpid(pid, 0)\n";
 
 /* A few tens of milliseconds in work(). */
 static const char short_py[] = "def work():\n"
@@ -99,6 +118,49 @@ static void test_map_written_as_process_exits(void **state)
 	free(dir);
 }
 
+/* A CPython process's forked child is walked as its parent is, from the
+ * fork (its interpreter at the same addresses): its samples carry its Python
+ * frames, named from its own map, in report and in perf script (until
+ * 2026-11-28 a child had native frames alone). */
+static void test_forked_child_walked(void **state)
+{
+	char *dir, *log = NULL, *folded = NULL, *script = NULL, inner[512];
+	unsigned long with, all;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	tu_write_file(dir, "fork.py", fork_py, strlen(fork_py));
+	rc = tu_sh(&log, "%s record -v -g -F 999 -o %s/rec -- " PYTHON " %s/fork.py %s/child 2>&1",
+		   tu_ringtrace(), dir, dir, dir);
+	tu_write_file(dir, "record.log", log, strlen(log));
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	assert_int_equal(count_before(log, " forked by another)"), 1);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded --pid $(cat %s/child)",
+			       tu_ringtrace(), dir, dir),
+			 0);
+	snprintf(inner, sizeof(inner), "inner (%s/fork.py:2)", dir);
+	tu_folded_count(folded, inner, &with, &all);
+	print_message("%lu of the child's %lu samples in %s\n", with, all, inner);
+	assert_true(all >= 500);
+	assert_true(with * 100 >= all * 90);
+	/* perf names them from the child's own map (as it reads a JIT's) */
+	assert_int_equal(tu_sh(&script, "cd %s && c=$(cat child) && cp rec/perf-$c.map /tmp/perf-$c.map && "
+					"perf script -i rec --pid $c -F ip,sym 2>/dev/null | "
+					"grep -c ' inner (%s/fork.py:2)$'; rm -f /tmp/perf-$c.map",
+			       dir, dir),
+			 0);
+	print_message("perf script: %lu of them with inner\n", strtoul(script, NULL, 10));
+	assert_true(strtoul(script, NULL, 10) * 100 >= with * 95);
+	free(script);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_flight_keeps_last_exited(void **state)
 {
 	char *dir, *log = NULL, *out = NULL, *maps = NULL, *pids = NULL, *line;
@@ -154,6 +216,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_written_as_process_exits),
+		cmocka_unit_test(test_forked_child_walked),
 		cmocka_unit_test(test_flight_keeps_last_exited),
 	};
 	tu_set_skip_reason(tu_integration_skip_reason());

@@ -201,6 +201,18 @@ static const struct python_version_offsets *own_offsets(struct python_procs *p,
 	return &p->own[p->nr_own++];
 }
 
+/* Appends to rec the MMAP2 of pid's range of Python frames ("//anon": perf
+ * names them from perf-PID.map), stamped sid (else pid's, time 0). */
+static bool range_record(uint32_t pid, const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	struct perf_mmap range = { .pid = pid, .tid = pid, .start = RT_PY_ADDR_BASE,
+				   .len = RT_PY_ADDR_SPAN, .prot = PROT_READ | PROT_EXEC,
+				   .flags = MAP_PRIVATE, .filename = "//anon" };
+
+	return !perf_mmap2_encode(rec, RECORDING_SAMPLE_ID_TYPE, &range,
+				  sid ? sid : &(struct perf_sample_id){ .pid = pid, .tid = pid });
+}
+
 static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
@@ -208,7 +220,6 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	const struct python_file *f;
 	struct rt_python_process pp;
 	struct python_proc *pr;
-	struct perf_mmap range;
 	uint64_t bias;
 	uint32_t index;
 
@@ -247,11 +258,39 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	pr->since = sid ? sid->time : 0;
 	pr->o = o;
 	pr->code_type = f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0;
-	range = (struct perf_mmap){ .pid = m->pid, .tid = m->pid, .start = RT_PY_ADDR_BASE,
-				    .len = RT_PY_ADDR_SPAN, .prot = PROT_READ | PROT_EXEC,
-				    .flags = MAP_PRIVATE, .filename = "//anon" };
-	return !perf_mmap2_encode(rec, RECORDING_SAMPLE_ID_TYPE, &range,
-				  sid ? sid : &(struct perf_sample_id){ .pid = m->pid, .tid = m->pid });
+	return range_record(m->pid, sid, rec);
+}
+
+bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
+			    const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	const struct python_exec *e = &p->execs[child % PYTHON_EXECS_KEPT];
+	struct python_proc *from, *pr;
+	bool r = false;
+
+	pthread_mutex_lock(&p->lock);
+	from = p->on ? hash_map_get(&p->procs, &parent) : NULL;
+	pr = hash_map_get(&p->procs, &child);
+	/* a parent Python at the fork's time; a child not Python by itself
+	 * already, nor exec'd after this fork */
+	if (!from || !from->live || sid->time < from->since || (pr && pr->live && !pr->exited_seq) ||
+	    (e->pid == child && e->time >= sid->time) || !(pr = proc_of(p, child)))
+		goto out;
+	pr->pp = from->pp;
+	if (p->attached)
+		tell(p, pr);
+	p->processes++;
+	p->forked++;
+	pr->live = true;
+	pr->since = sid->time;
+	pr->o = from->o;
+	pr->code_type = from->code_type;
+	r = range_record(child, &(struct perf_sample_id){ .pid = child, .tid = child,
+							  .time = sid->time, .id = sid->id,
+							  .cpu = sid->cpu }, rec);
+out:
+	pthread_mutex_unlock(&p->lock);
+	return r;
 }
 
 bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
@@ -386,6 +425,7 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 	struct python_proc *pr;
 
 	pthread_mutex_lock(&p->lock);
+	p->execs[pid % PYTHON_EXECS_KEPT] = (struct python_exec){ .pid = pid, .time = time };
 	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since)
 		forget(p, pr);
 	pthread_mutex_unlock(&p->lock);
@@ -507,7 +547,8 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 	if (!p->attached || (!p->processes && !p->not_unwound && !p->own_refused) ||
 	    bpf_sampler_unwind_counters(s, &c))
 		return;
-	rt_info("ringtrace: python: %" PRIu64 " CPython processes unwound, %" PRIu64
+	rt_info("ringtrace: python: %" PRIu64 " CPython processes unwound (%" PRIu64
+		" forked by another), %" PRIu64
 		" of versions without offsets (native frames kept), %" PRIu64
 		" not told (no room), %" PRIu64 " with _Py_DebugOffsets the walk cannot use"
 		" (%" PRIu32 " offsets of their own); evaluation frames %" PRIu64 ": %" PRIu64
@@ -517,7 +558,7 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
 		" not; %" PRIu64 " exited processes' names let go (a flight recording keeps"
 		" the last %d)",
-		p->processes, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
+		p->processes, p->forked, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
 		(uint64_t)y->eval_frames,
 		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
 		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,

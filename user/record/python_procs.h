@@ -27,6 +27,15 @@ struct python_exited {
 	uint64_t seq;
 };
 
+/* Execs remembered (by pid, direct-mapped): a fork read after its child's
+ * exec (side-band is read a CPU at a time) makes no Python child of it. */
+#define PYTHON_EXECS_KEPT 1024
+
+struct python_exec {
+	uint32_t pid;
+	uint64_t time;
+};
+
 struct python_procs {
 	/* held by the drain thread to note and name, and by a flight
 	 * recorder's snapshot thread to write the maps into a snapshot */
@@ -49,8 +58,10 @@ struct python_procs {
 	 * from the table's: python_offsets entries from python_offsets_count() */
 	struct python_version_offsets own[RT_PY_MAX_OFFSETS];
 	uint32_t nr_own;
+	struct python_exec execs[PYTHON_EXECS_KEPT];
 	/* totals */
 	uint64_t processes;        /* CPython processes unwound */
+	uint64_t forked;           /* ...of them, children forked by another */
 	uint64_t not_unwound;      /* CPython processes of a version without offsets */
 	uint64_t not_told;         /* ...or the BPF map full */
 	uint64_t own_refused;      /* ...or their _Py_DebugOffsets not usable, or no slot for them */
@@ -71,6 +82,13 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
  * MMAP2 of the range its Python frames are written in ("//anon", sid as
  * the interpreter's) and returns true; false for any other mapping. */
 bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
+			    const struct perf_sample_id *sid, struct byte_buffer *rec);
+/* A FORK of a CPython process (its time and ids in sid) makes the child one
+ * as well, the same interpreter at the same addresses (a pre-fork server's
+ * workers, multiprocessing's): appends to rec its range's MMAP2 (its map of
+ * names is its own) and returns true; false if the parent is not one, or
+ * the child is known to have exec'd since. */
+bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* Each MMAP2 among the len bytes of side-band records at recs (those
  * synthesized at the start) of a process among the nr_pids at pids (every

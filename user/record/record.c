@@ -79,6 +79,8 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 {
 	struct session *s = ctx;
 	struct perf_sideband d;
+	bool python = false;
+	int r;
 
 	/* decoded once, for the JIT maps, the unwinder and the build-id */
 	if (perf_sideband_decode(rec, RECORDING_SAMPLE_ID_TYPE, &d))
@@ -96,10 +98,14 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	/* as the kernel wrote it: the device and inode prove the file opened
 	 * (kept until every CPU's side-band has passed its time) */
 	unwind_tables_note(&s->unwind, &d);
+	byte_buffer_reset(&s->python_rec);
+	/* a CPython process's child: the same interpreter, its own range */
+	if (d.type == PERF_RECORD_FORK && d.task.pid != d.task.ppid && d.has_sid) {
+		d.sid.time = d.task.time;
+		python = python_procs_note_fork(&s->python, d.task.pid, d.task.ppid, &d.sid,
+						&s->python_rec);
+	}
 	if (d.type == PERF_RECORD_MMAP2 && d.has_sid) {
-		bool python;
-		int r;
-
 		/* a container's process: its namespaces before its mapping */
 		if (mmap2_namespaces(&s->build_ids, &s->rewritten, &d.mmap, &d.sid) &&
 		    (r = to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true)))
@@ -109,17 +115,13 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		 * process's root is closed to us, as a root workload's is once
 		 * our capabilities are dropped), gets the range its Python
 		 * frames are written in, mapped after it (its time, its CPU) */
-		byte_buffer_reset(&s->python_rec);
 		python = python_procs_note_mmap(&s->python, &d.mmap, &d.sid, &s->python_rec);
 		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
 					  &d.sid, &size);
-		if (python && (r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)))
-			return r;
-		if (s->python_rec.len)
-			return to_sinks(s, s->cpus.cpus[slot], s->python_rec.data, s->python_rec.len,
-					true);
 	}
-	return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
+	if ((r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)) || !python)
+		return r;
+	return to_sinks(s, s->cpus.cpus[slot], s->python_rec.data, s->python_rec.len, true);
 }
 
 /* Moves everything waiting in the kernel's rings into the sinks. Never blocks
