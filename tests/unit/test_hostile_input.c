@@ -52,8 +52,8 @@ struct crafted {
 
 /* A recording of one cpu-clock sample with a callchain and one tracepoint
  * sample with the given format; the samples are data.cpu0's only records. */
-static void write_recording(struct crafted *c, const char *format, const uint8_t *raw,
-			    uint32_t raw_size)
+static void write_recording_of(struct crafted *c, const char *const *formats, int nr_formats,
+			       const uint8_t *raw, uint32_t raw_size)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000110ULL };
 	struct perf_sample clock = { .misc = PERF_RECORD_MISC_KERNEL, .ip = chain[1], .pid = PID,
@@ -65,7 +65,7 @@ static void write_recording(struct crafted *c, const char *format, const uint8_t
 	struct tu_recording r;
 	struct byte_buffer td = { 0 };
 
-	tu_tracing_data(&td, "fake", &format, 1);
+	tu_tracing_data(&td, "fake", formats, nr_formats);
 	c->dir = tu_tempdir();
 	assert_non_null(c->dir);
 	tu_recording_init(&r, 1);
@@ -80,6 +80,12 @@ static void write_recording(struct crafted *c, const char *format, const uint8_t
 	tu_recording_write(&r, c->dir);
 	tu_recording_free(&r);
 	byte_buffer_free(&td);
+}
+
+static void write_recording(struct crafted *c, const char *format, const uint8_t *raw,
+			    uint32_t raw_size)
+{
+	write_recording_of(c, &format, 1, raw, raw_size);
 }
 
 static void crafted_free(struct crafted *c)
@@ -322,6 +328,66 @@ static void test_data_loc_past_the_record(void **state)
 	crafted_free(&c);
 }
 
+/* Formats harmless alone: libtraceevent (1.7) keeps a static flag set by
+ * the first (__print_flags of no field) and, parsing a field that does not
+ * exist (the second's, the third's), dereferences NULL. The checker of
+ * formats tried the second after the first and died (unsafe); its successor
+ * tried the third with the flag clear (safe); the reader, its flag set by
+ * the first, crashed on the third (fuzz_perf_data, after 9 M inputs); the
+ * same with __print_symbolic's flag (the fourth, then the fifth). Each parse
+ * now starts with the flags clear, in the reader as in the checkers. */
+static void test_parser_state_left_by_a_format(void **state)
+{
+	static const char *const formats[] = {
+		"name: event\nID: 77\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\nprint fmt: \"flags=%s\", __print_flags(1, \"|\", { 1, \"ONE\" })\n",
+		"name: other\nID: 78\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\nprint fmt: \"value=%d\", REC->nosuch\n",
+		"name: third\nID: 79\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\nprint fmt: \"value=%d\", REC->nosuch_either\n",
+		"name: symbolic\nID: 80\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\nprint fmt: \"sym=%s\", __print_symbolic(1, { 1, \"ONE\" })\n",
+		"name: fifth\nID: 81\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\nprint fmt: \"value=%d\", REC->nosuch_at_all\n",
+	};
+	uint8_t raw[16] = { 77, 0, 0, 0, 0, 0, 0, 0, 5 };
+	char kallsyms[PATH_MAX], err[512], *text = NULL;
+	struct script_options so = { .kallsyms = kallsyms };
+	struct crafted c;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	write_recording_of(&c, formats, 5, raw, sizeof(raw));
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c.dir);
+	so.input = c.dir;
+	for (int run = 0; run < 2; run++) { /* the flag left by the run before, too */
+		out = open_memstream(&text, &len);
+		assert_int_equal(script_run(&so, out, err, sizeof(err)), 0);
+		fclose(out);
+		if (!strstr(text, "fake:event: flags=ONE\n"))
+			fail_msg("unexpected script output:\n%s", text);
+		free(text);
+		text = NULL;
+	}
+	crafted_free(&c);
+}
+
 /* A recording whose cpu-clock samples carry id, on CPU 0, with side-band
  * of its tracking event (tracking_id) in data.cpu0. */
 static char *recording_with_ids(uint64_t id, uint64_t tracking_id)
@@ -418,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_feature_size_wraps),
 		cmocka_unit_test(test_sections_past_the_file),
 		cmocka_unit_test(test_data_loc_past_the_record),
+		cmocka_unit_test(test_parser_state_left_by_a_format),
 		cmocka_unit_test(test_foreign_cpu_file),
 	};
 

@@ -16,6 +16,13 @@
  * a string on to its NUL. A record is printed from this many zeroed bytes. */
 #define FORMAT_CHECK_SCRATCH_SIZE (4 * FORMAT_CHECK_MAX_RAW_END)
 
+/* Clears what libtraceevent's parser keeps between parses: two static flags
+ * that __print_flags and __print_symbolic set for the field their first
+ * argument names, left set when it names none, which make the next parse
+ * that names a field missing dereference NULL (libtraceevent 1.7). Called
+ * before every tep_parse_format. */
+void format_parser_reset(void);
+
 /* Whether t (of the tracing data c) is safe to give libtraceevent: false if
  * it crashed or hung the process that tried it, or none could be started.
  * Verdicts are kept by a hash of the format: each distinct one is tried once. */
