@@ -93,16 +93,20 @@ int report_pprof_add(struct report_pprof *rp, struct recording *rec, const struc
 }
 
 /* When the recording started, in ns since the epoch: its header file is
- * written as it stops, so that file's modification time less its duration. */
+ * written as it stops, so that file's modification time less its duration
+ * (0, unknown, where the recording's times put it before the epoch). */
 static int64_t start_time(const struct recording *rec, int64_t duration)
 {
 	char path[4096];
 	struct stat st;
+	int64_t start;
 
 	snprintf(path, sizeof(path), "%s%s", rec->in.path, rec->in.is_dir ? "/data" : "");
-	if (stat(path, &st))
+	if (stat(path, &st) ||
+	    __builtin_sub_overflow((int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+				   duration, &start) || start < 0)
 		return 0;
-	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec - duration;
+	return start;
 }
 
 int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
@@ -116,8 +120,11 @@ int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 	struct pprof_header h = {
 		.value_type = offcpu ? "off-cpu" : clock ? "cpu" : ev->name ? ev->name : "events",
 		.value_unit = offcpu || clock ? "nanoseconds" : "count",
-		.duration_nanos = rec->last_time > rec->first_time
-					  ? (int64_t)(rec->last_time - rec->first_time) : 0,
+		/* the samples' span, as the recording's times give it */
+		.duration_nanos = rec->last_time <= rec->first_time ? 0
+				  : rec->last_time - rec->first_time > INT64_MAX
+					  ? INT64_MAX
+					  : (int64_t)(rec->last_time - rec->first_time),
 		.comment = "ringtrace report --pprof",
 	};
 	char close_err[512];
