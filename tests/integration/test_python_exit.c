@@ -137,7 +137,7 @@ static void test_forked_child_walked(void **state)
 	tu_write_file(dir, "record.log", log, strlen(log));
 	if (rc)
 		fail_msg("record failed (%d):\n%s", rc, log);
-	assert_int_equal(count_before(log, " forked by another)"), 1);
+	assert_int_equal(count_before(log, " forked by another,"), 1);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded --pid $(cat %s/child)",
 			       tu_ringtrace(), dir, dir),
 			 0);

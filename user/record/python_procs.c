@@ -40,7 +40,8 @@ struct python_proc {
 	uint32_t pid;
 	bool live;                /* told to the BPF side, running */
 	uint64_t exited_seq;      /* kept after its exit (a flight recording's), or 0 */
-	uint64_t since;           /* the time of its interpreter's MMAP2 */
+	uint64_t since;           /* the time of its interpreter's MMAP2 (or fork) */
+	bool forked;              /* a CPython process's child, not by its own MMAP2 */
 	const struct python_version_offsets *o;
 	struct rt_python_process pp; /* what the BPF side is told */
 	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
@@ -255,6 +256,7 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	if (!pr->live)
 		p->processes++;
 	pr->live = true;
+	pr->forked = false;
 	pr->since = sid ? sid->time : 0;
 	pr->o = o;
 	pr->code_type = f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0;
@@ -281,6 +283,7 @@ bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t par
 		tell(p, pr);
 	p->processes++;
 	p->forked++;
+	pr->forked = true;
 	pr->live = true;
 	pr->since = sid->time;
 	pr->o = from->o;
@@ -426,8 +429,10 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 
 	pthread_mutex_lock(&p->lock);
 	p->execs[pid % PYTHON_EXECS_KEPT] = (struct python_exec){ .pid = pid, .time = time };
-	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since)
+	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
+		p->forked_execd += pr->forked;
 		forget(p, pr);
+	}
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -548,7 +553,7 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 	    bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: python: %" PRIu64 " CPython processes unwound (%" PRIu64
-		" forked by another), %" PRIu64
+		" forked by another, %" PRIu64 " of those exec'd another program), %" PRIu64
 		" of versions without offsets (native frames kept), %" PRIu64
 		" not told (no room), %" PRIu64 " with _Py_DebugOffsets the walk cannot use"
 		" (%" PRIu32 " offsets of their own); evaluation frames %" PRIu64 ": %" PRIu64
@@ -558,7 +563,7 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
 		" not; %" PRIu64 " exited processes' names let go (a flight recording keeps"
 		" the last %d)",
-		p->processes, p->forked, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
+		p->processes, p->forked, p->forked_execd, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
 		(uint64_t)y->eval_frames,
 		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
 		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,

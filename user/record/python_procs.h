@@ -62,6 +62,7 @@ struct python_procs {
 	/* totals */
 	uint64_t processes;        /* CPython processes unwound */
 	uint64_t forked;           /* ...of them, children forked by another */
+	uint64_t forked_execd;     /* ...of those, exec'd another program (subprocess) */
 	uint64_t not_unwound;      /* CPython processes of a version without offsets */
 	uint64_t not_told;         /* ...or the BPF map full */
 	uint64_t own_refused;      /* ...or their _Py_DebugOffsets not usable, or no slot for them */
