@@ -74,10 +74,28 @@ static long count_before(const char *log, const char *what)
 	return strtol(at, NULL, 10);
 }
 
+/* Of the samples report --folded FILTER gives of DIR/rec (in dir), how many
+ * are in inner of DIR/script (line 2); at least 500 samples, 90% of them. */
+static unsigned long samples_in_inner(const char *dir, const char *filter, const char *script)
+{
+	char *folded = NULL, inner[512];
+	unsigned long with, all;
+
+	assert_int_equal(tu_sh(&folded, "cd %s && %s report rec --folded %s", dir, tu_ringtrace(),
+			       filter),
+			 0);
+	snprintf(inner, sizeof(inner), "inner (%s/%s:2)", dir, script);
+	tu_folded_count(folded, inner, &with, &all);
+	print_message("%lu of %lu samples (%s) in %s\n", with, all, filter, inner);
+	assert_true(all >= 500);
+	assert_true(with * 100 >= all * 90);
+	free(folded);
+	return with;
+}
+
 static void test_map_written_as_process_exits(void **state)
 {
-	char *dir, *log = NULL, *out = NULL, *folded = NULL, inner[512];
-	unsigned long with, all;
+	char *dir, *log = NULL, *out = NULL;
 	int rc;
 
 	(void)state;
@@ -103,15 +121,7 @@ static void test_map_written_as_process_exits(void **state)
 	assert_int_equal(count_before(log, " perf maps written"), 1);
 	/* its samples in inner under their own name (those of its start,
 	 * before the script runs, have none) */
-	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded --comm python3", tu_ringtrace(),
-			       dir),
-			 0);
-	snprintf(inner, sizeof(inner), "inner (%s/second.py:2)", dir);
-	tu_folded_count(folded, inner, &with, &all);
-	print_message("%lu of python3's %lu samples in %s\n", with, all, inner);
-	assert_true(all >= 500);
-	assert_true(with * 100 >= all * 90);
-	free(folded);
+	samples_in_inner(dir, "--comm python3", "second.py");
 	free(out);
 	free(log);
 	tu_rmtree(dir);
@@ -124,8 +134,8 @@ static void test_map_written_as_process_exits(void **state)
  * 2026-11-28 a child had native frames alone). */
 static void test_forked_child_walked(void **state)
 {
-	char *dir, *log = NULL, *folded = NULL, *script = NULL, inner[512];
-	unsigned long with, all;
+	char *dir, *log = NULL, *script = NULL;
+	unsigned long with;
 	int rc;
 
 	(void)state;
@@ -138,14 +148,7 @@ static void test_forked_child_walked(void **state)
 	if (rc)
 		fail_msg("record failed (%d):\n%s", rc, log);
 	assert_int_equal(count_before(log, " forked by another,"), 1);
-	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded --pid $(cat %s/child)",
-			       tu_ringtrace(), dir, dir),
-			 0);
-	snprintf(inner, sizeof(inner), "inner (%s/fork.py:2)", dir);
-	tu_folded_count(folded, inner, &with, &all);
-	print_message("%lu of the child's %lu samples in %s\n", with, all, inner);
-	assert_true(all >= 500);
-	assert_true(with * 100 >= all * 90);
+	with = samples_in_inner(dir, "--pid $(cat child)", "fork.py");
 	/* perf names them from the child's own map (as it reads a JIT's) */
 	assert_int_equal(tu_sh(&script, "cd %s && c=$(cat child) && cp rec/perf-$c.map /tmp/perf-$c.map && "
 					"perf script -i rec --pid $c -F ip,sym 2>/dev/null | "
@@ -155,7 +158,6 @@ static void test_forked_child_walked(void **state)
 	print_message("perf script: %lu of them with inner\n", strtoul(script, NULL, 10));
 	assert_true(strtoul(script, NULL, 10) * 100 >= with * 95);
 	free(script);
-	free(folded);
 	free(log);
 	tu_rmtree(dir);
 	free(dir);

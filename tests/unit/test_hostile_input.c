@@ -302,29 +302,34 @@ static void test_sections_past_the_file(void **state)
 	crafted_free(&c);
 }
 
+/* script of c's recording holds line (a line of its output, whole). */
+static void expect_script_line(struct crafted *c, const char *line)
+{
+	char kallsyms[PATH_MAX], err[512], *text = NULL;
+	struct script_options so = { .input = c->dir, .kallsyms = kallsyms };
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c->dir);
+	assert_int_equal(script_run(&so, out, err, sizeof(err)), 0);
+	fclose(out);
+	if (!strstr(text, line))
+		fail_msg("no line \"%s\" in script's output:\n%s", line, text);
+	free(text);
+}
+
 /* A __data_loc pointing past the record reads nothing past it. */
 static void test_data_loc_past_the_record(void **state)
 {
 	uint8_t raw[16] = { 77 };
 	uint32_t loc = 0xfff0u << 16 | 0xfff0u;
-	char kallsyms[PATH_MAX], err[512], *text = NULL;
-	struct script_options so = { .kallsyms = kallsyms };
 	struct crafted c;
-	size_t len = 0;
-	FILE *out;
 
 	(void)state;
 	memcpy(raw + 8, &loc, sizeof(loc));
 	write_recording(&c, good_format, raw, sizeof(raw));
-	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c.dir);
-	so.input = c.dir;
-	out = open_memstream(&text, &len);
-	assert_int_equal(script_run(&so, out, err, sizeof(err)), 0);
-	fclose(out);
 	/* the string lies past the record: read as nothing, never past it */
-	if (!strstr(text, "fake:event: name=\n"))
-		fail_msg("unexpected script output:\n%s", text);
-	free(text);
+	expect_script_line(&c, "fake:event: name=\n");
 	crafted_free(&c);
 }
 
@@ -366,25 +371,12 @@ static void test_parser_state_left_by_a_format(void **state)
 		"\nprint fmt: \"value=%d\", REC->nosuch_at_all\n",
 	};
 	uint8_t raw[16] = { 77, 0, 0, 0, 0, 0, 0, 0, 5 };
-	char kallsyms[PATH_MAX], err[512], *text = NULL;
-	struct script_options so = { .kallsyms = kallsyms };
 	struct crafted c;
-	size_t len = 0;
-	FILE *out;
 
 	(void)state;
 	write_recording_of(&c, formats, 5, raw, sizeof(raw));
-	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", c.dir);
-	so.input = c.dir;
-	for (int run = 0; run < 2; run++) { /* the flag left by the run before, too */
-		out = open_memstream(&text, &len);
-		assert_int_equal(script_run(&so, out, err, sizeof(err)), 0);
-		fclose(out);
-		if (!strstr(text, "fake:event: flags=ONE\n"))
-			fail_msg("unexpected script output:\n%s", text);
-		free(text);
-		text = NULL;
-	}
+	for (int run = 0; run < 2; run++) /* the flags left by the run before, too */
+		expect_script_line(&c, "fake:event: flags=ONE\n");
 	crafted_free(&c);
 }
 
