@@ -25,29 +25,24 @@
 #define EXITED_KEPT 64
 #define SHORT_RUNS 80
 
+/* Lines 2-9 of a script after its imports: outer -> middle -> inner, which
+ * spins for seconds (a string). */
+#define OUTER_MIDDLE_INNER(seconds)                                   \
+	"def inner():\n"                                               \
+	"    end = time.monotonic() + " seconds "\n"                    \
+	"    while time.monotonic() < end:\n"                          \
+	"        pass\n"                                               \
+	"def middle():\n"                                              \
+	"    inner()\n"                                                \
+	"def outer():\n"                                               \
+	"    middle()\n"
+
 /* outer -> middle -> inner for a second, then the process ends. */
-static const char second_py[] = "import time\n"
-				"def inner():\n"
-				"    end = time.monotonic() + 1.0\n"
-				"    while time.monotonic() < end:\n"
-				"        pass\n"
-				"def middle():\n"
-				"    inner()\n"
-				"def outer():\n"
-				"    middle()\n"
-				"outer()\n";
+static const char second_py[] = "import time\n" OUTER_MIDDLE_INNER("1.0") "outer()\n";
 
 /* A child forked (as a pre-fork server's worker, multiprocessing's) runs
  * outer -> middle -> inner for 1.5 s beside its parent; its pid in argv[1]. */
-static const char fork_py[] = "import os, sys, time\n"
-			      "def inner():\n"
-			      "    end = time.monotonic() + 1.5\n"
-			      "    while time.monotonic() < end:\n"
-			      "        pass\n"
-			      "def middle():\n"
-			      "    inner()\n"
-			      "def outer():\n"
-			      "    middle()\n"
+static const char fork_py[] = "import os, sys, time\n" OUTER_MIDDLE_INNER("1.5")
 			      "pid = os.fork()\n"
 			      "if pid == 0:\n"
 			      "    outer()\n"
