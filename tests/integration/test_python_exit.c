@@ -145,7 +145,8 @@ static void test_forked_child_walked(void **state)
 	assert_int_equal(count_before(log, " forked by another,"), 1);
 	with = samples_in_inner(dir, "--pid $(cat child)", "fork.py");
 	/* perf names them from the child's own map (as it reads a JIT's) */
-	assert_int_equal(tu_sh(&script, "cd %s && c=$(cat child) && cp rec/perf-$c.map /tmp/perf-$c.map && "
+	assert_int_equal(tu_sh(&script, "cd %s && c=$(cat child) && "
+					"cp rec/perf-$c.map /tmp/perf-$c.map && "
 					"perf script -i rec --pid $c -F ip,sym 2>/dev/null | "
 					"grep -c ' inner (%s/fork.py:2)$'; rm -f /tmp/perf-$c.map",
 			       dir, dir),

@@ -35,21 +35,29 @@ static void test_counts_as_linear_search(void **state)
 		for (uint64_t x = 0; x < 24; x++)
 			assert_int_equal(sorted_count_at_or_below(keys, n, sizeof(*keys), 0, x),
 					 linear_count(keys, n, x));
-	assert_int_equal(sorted_count_at_or_below(keys, nr, sizeof(*keys), 0, UINT64_MAX - 2), nr - 1);
+	assert_int_equal(sorted_count_at_or_below(keys, nr, sizeof(*keys), 0, UINT64_MAX - 2),
+			 nr - 1);
 	assert_int_equal(sorted_count_at_or_below(keys, nr, sizeof(*keys), 0, UINT64_MAX), nr);
+}
+
+/* How many of the n ranges at r start at or below x. */
+static size_t starts_at_or_below(const struct range *r, size_t n, uint64_t x)
+{
+	return sorted_count_at_or_below(r, n, sizeof(*r), offsetof(struct range, start), x);
 }
 
 static void test_key_inside_a_struct(void **state)
 {
-	const struct range r[] = { { 7, 0x1000, 0x2000 }, { 7, 0x2000, 0x2100 }, { 7, 0x8000, 0x9000 } };
+	const struct range r[] = { { 7, 0x1000, 0x2000 }, { 7, 0x2000, 0x2100 },
+				   { 7, 0x8000, 0x9000 } };
 
 	(void)state;
-	assert_int_equal(sorted_count_at_or_below(r, 3, sizeof(*r), offsetof(struct range, start), 0xfff), 0);
-	assert_int_equal(sorted_count_at_or_below(r, 3, sizeof(*r), offsetof(struct range, start), 0x1000), 1);
-	assert_int_equal(sorted_count_at_or_below(r, 3, sizeof(*r), offsetof(struct range, start), 0x20ff), 2);
-	assert_int_equal(sorted_count_at_or_below(r, 3, sizeof(*r), offsetof(struct range, start), 0x7fff), 2);
-	assert_int_equal(sorted_count_at_or_below(r, 3, sizeof(*r), offsetof(struct range, start), 0x8000), 3);
-	assert_int_equal(sorted_count_at_or_below(NULL, 0, sizeof(*r), offsetof(struct range, start), 5), 0);
+	assert_int_equal(starts_at_or_below(r, 3, 0xfff), 0);
+	assert_int_equal(starts_at_or_below(r, 3, 0x1000), 1);
+	assert_int_equal(starts_at_or_below(r, 3, 0x20ff), 2);
+	assert_int_equal(starts_at_or_below(r, 3, 0x7fff), 2);
+	assert_int_equal(starts_at_or_below(r, 3, 0x8000), 3);
+	assert_int_equal(starts_at_or_below(NULL, 0, 5), 0);
 }
 
 int main(void)

@@ -563,7 +563,8 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
 		" not; %" PRIu64 " exited processes' names let go (a flight recording keeps"
 		" the last %d)",
-		p->processes, p->forked, p->forked_execd, p->not_unwound, p->not_told, p->own_refused, p->nr_own,
+		p->processes, p->forked, p->forked_execd, p->not_unwound, p->not_told,
+		p->own_refused, p->nr_own,
 		(uint64_t)y->eval_frames,
 		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
 		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,
