@@ -70,11 +70,30 @@ static void free_proc(void *value, void *ctx)
 	free(pr);
 }
 
+/* The exited process kept as (pid, seq) out of the ring, those after it
+ * moved up (an evicted one is out already). */
+static void drop_exited(struct python_procs *p, uint32_t pid, uint64_t seq)
+{
+	for (uint32_t k = 0; k < p->nr_exited; k++) {
+		struct python_exited *e = &p->exited[(p->exited_head + k) % PYTHON_EXITED_KEPT];
+
+		if (e->pid != pid || e->seq != seq)
+			continue;
+		for (; k + 1 < p->nr_exited; k++)
+			p->exited[(p->exited_head + k) % PYTHON_EXITED_KEPT] =
+				p->exited[(p->exited_head + k + 1) % PYTHON_EXITED_KEPT];
+		p->nr_exited--;
+		return;
+	}
+}
+
 /* pr let go: no longer among the processes (nor among the exited kept). */
 static void let_go(struct python_procs *p, struct python_proc *pr)
 {
-	if (pr->exited_seq)
+	if (pr->exited_seq) {
 		p->exited_bytes -= pr->map.len;
+		drop_exited(p, pr->pid, pr->exited_seq);
+	}
 	hash_map_remove(&p->procs, &pr->pid);
 	free_proc(pr, NULL);
 }
@@ -288,9 +307,7 @@ bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t par
 	pr->since = sid->time;
 	pr->o = from->o;
 	pr->code_type = from->code_type;
-	r = range_record(child, &(struct perf_sample_id){ .pid = child, .tid = child,
-							  .time = sid->time, .id = sid->id,
-							  .cpu = sid->cpu }, rec);
+	r = range_record(child, sid, rec);
 out:
 	pthread_mutex_unlock(&p->lock);
 	return r;

@@ -84,11 +84,11 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
  * the interpreter's) and returns true; false for any other mapping. */
 bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
-/* A FORK of a CPython process (its time and ids in sid) makes the child one
- * as well, the same interpreter at the same addresses (a pre-fork server's
- * workers, multiprocessing's): appends to rec its range's MMAP2 (its map of
- * names is its own) and returns true; false if the parent is not one, or
- * the child is known to have exec'd since. */
+/* A FORK of a CPython process (sid: its time, the child's ids) makes the
+ * child one as well, the same interpreter at the same addresses (a pre-fork
+ * server's workers, multiprocessing's): appends to rec its range's MMAP2
+ * (its map of names is its own) and returns true; false if the parent is
+ * not one, or the child is known to have exec'd since. */
 bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* Each MMAP2 among the len bytes of side-band records at recs (those
