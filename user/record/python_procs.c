@@ -445,7 +445,8 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 	struct python_proc *pr;
 
 	pthread_mutex_lock(&p->lock);
-	p->execs[pid % PYTHON_EXECS_KEPT] = (struct python_exec){ .pid = pid, .time = time };
+	if (time != UINT64_MAX) /* an exec of no known time bars no fork */
+		p->execs[pid % PYTHON_EXECS_KEPT] = (struct python_exec){ .pid = pid, .time = time };
 	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
 		p->forked_execd += pr->forked;
 		forget(p, pr);

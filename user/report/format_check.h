@@ -20,8 +20,9 @@
  * that __print_flags and __print_symbolic set for the field their first
  * argument names, left set when it names none, which make the next parse
  * that names a field missing dereference NULL (libtraceevent 1.7). Called
- * before every tep_parse_format. */
-void format_parser_reset(void);
+ * before every tep_parse_format; false if it could not (memory): parse
+ * nothing then. */
+bool format_parser_reset(void);
 
 /* Whether t (of the tracing data c) is safe to give libtraceevent: false if
  * it crashed or hung the process that tried it, or none could be started.

@@ -94,17 +94,17 @@ int report_pprof_add(struct report_pprof *rp, struct recording *rec, const struc
 
 /* When the recording started, in ns since the epoch: its header file is
  * written as it stops, so that file's modification time less its duration
- * (0, unknown, where the recording's times put it before the epoch). */
+ * (0, unknown, where the times put it before the epoch or past 2262). */
 static int64_t start_time(const struct recording *rec, int64_t duration)
 {
 	char path[4096];
 	struct stat st;
-	int64_t start;
+	int64_t mtime, start;
 
 	snprintf(path, sizeof(path), "%s%s", rec->in.path, rec->in.is_dir ? "/data" : "");
-	if (stat(path, &st) ||
-	    __builtin_sub_overflow((int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-				   duration, &start) || start < 0)
+	if (stat(path, &st) || __builtin_mul_overflow((int64_t)st.st_mtim.tv_sec, 1000000000, &mtime) ||
+	    __builtin_add_overflow(mtime, st.st_mtim.tv_nsec, &mtime) ||
+	    __builtin_sub_overflow(mtime, duration, &start) || start < 0)
 		return 0;
 	return start;
 }
