@@ -62,17 +62,18 @@ static const char reset_format[] = "name: reset\nID: 1\nformat:\n"
 				   "\tfield:int x;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 				   "print fmt: \"%d %d\", REC->x, REC->x\n";
 
-bool format_parser_reset(void)
+int format_parse(struct tep_handle *tep, struct tep_event **ev, const char *text, size_t len,
+		 const char *system)
 {
-	struct tep_handle *tep = tep_alloc();
-	struct tep_event *ev = NULL;
+	struct tep_handle *scratch = tep_alloc();
+	struct tep_event *reset = NULL;
 	int r;
 
-	if (!tep)
-		return false;
-	r = tep_parse_format(tep, &ev, reset_format, sizeof(reset_format) - 1, "reset");
-	tep_free(tep);
-	return !r;
+	if (!scratch)
+		return -1;
+	r = tep_parse_format(scratch, &reset, reset_format, sizeof(reset_format) - 1, "reset");
+	tep_free(scratch);
+	return r ? -1 : tep_parse_format(tep, ev, text, len, system);
 }
 
 /* A checker: tries each format it reads, answers 1 for each it survives. */
@@ -96,8 +97,7 @@ static void __attribute__((noreturn)) run_checker(int fd)
 			_exit(1);
 		tep_set_file_bigendian(tep, q.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 		tep_set_long_size(tep, q.long_size);
-		if (format_parser_reset() && !tep_parse_format(tep, &ev, text, q.text_len, system) &&
-		    ev) {
+		if (!format_parse(tep, &ev, text, q.text_len, system) && ev) {
 			struct trace_seq seq;
 
 			trace_seq_init(&seq);

@@ -16,13 +16,16 @@
  * a string on to its NUL. A record is printed from this many zeroed bytes. */
 #define FORMAT_CHECK_SCRATCH_SIZE (4 * FORMAT_CHECK_MAX_RAW_END)
 
-/* Clears what libtraceevent's parser keeps between parses: two static flags
- * that __print_flags and __print_symbolic set for the field their first
- * argument names, left set when it names none, which make the next parse
- * that names a field missing dereference NULL (libtraceevent 1.7). Called
- * before every tep_parse_format; false if it could not (memory): parse
- * nothing then. */
-bool format_parser_reset(void);
+/* tep_parse_format of text into tep, once what libtraceevent's parser keeps
+ * between parses is cleared: two static flags that __print_flags and
+ * __print_symbolic set for the field their first argument names, left set
+ * when it names none, which make the next parse that names a field missing
+ * dereference NULL (libtraceevent 1.7). Every format is parsed through it;
+ * non-zero if the parse failed, or the clearing did (memory). */
+struct tep_handle;
+struct tep_event;
+int format_parse(struct tep_handle *tep, struct tep_event **ev, const char *text, size_t len,
+		 const char *system);
 
 /* Whether t (of the tracing data c) is safe to give libtraceevent: false if
  * it crashed or hung the process that tried it, or none could be started.

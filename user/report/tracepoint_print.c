@@ -142,8 +142,8 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 			  "a tracepoint field that no record can hold");
 		return -EINVAL;
 	}
-	if (!format_check_safe(c, t) || !format_parser_reset() ||
-	    tep_parse_format(p->tep, &ev, t->text, t->len, t->system) || !ev)
+	if (!format_check_safe(c, t) || format_parse(p->tep, &ev, t->text, t->len, t->system) ||
+	    !ev)
 		return 0; /* its samples print no fields (perf skips a format it cannot parse) */
 	if (!fields_fit(ev->format.common_fields) || !fields_fit(ev->format.fields)) {
 		set_error(err, errlen, in, base + t->offset,
