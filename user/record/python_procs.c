@@ -221,16 +221,32 @@ static const struct python_version_offsets *own_offsets(struct python_procs *p,
 	return &p->own[p->nr_own++];
 }
 
-/* Appends to rec the MMAP2 of pid's range of Python frames ("//anon": perf
- * names them from perf-PID.map), stamped sid (else pid's, time 0). */
-static bool range_record(uint32_t pid, const struct perf_sample_id *sid, struct byte_buffer *rec)
+/* pr a Python process for the walk from sid's time (0 without), running the
+ * interpreter pp, o and code_type describe (its own, or its parent's: forked),
+ * told to the BPF side; appends to rec the MMAP2 of its range of Python
+ * frames ("//anon": perf names them from perf-PID.map), stamped sid (else
+ * pr's, time 0). */
+static bool make_live(struct python_procs *p, struct python_proc *pr,
+		      const struct rt_python_process *pp, const struct python_version_offsets *o,
+		      uint64_t code_type, bool forked, const struct perf_sample_id *sid,
+		      struct byte_buffer *rec)
 {
-	struct perf_mmap range = { .pid = pid, .tid = pid, .start = RT_PY_ADDR_BASE,
+	struct perf_mmap range = { .pid = pr->pid, .tid = pr->pid, .start = RT_PY_ADDR_BASE,
 				   .len = RT_PY_ADDR_SPAN, .prot = PROT_READ | PROT_EXEC,
 				   .flags = MAP_PRIVATE, .filename = "//anon" };
 
+	pr->pp = *pp;
+	if (p->attached)
+		tell(p, pr);
+	p->processes += !pr->live;
+	p->forked += forked;
+	pr->live = true;
+	pr->forked = forked;
+	pr->since = sid ? sid->time : 0;
+	pr->o = o;
+	pr->code_type = code_type;
 	return !perf_mmap2_encode(rec, RECORDING_SAMPLE_ID_TYPE, &range,
-				  sid ? sid : &(struct perf_sample_id){ .pid = pid, .tid = pid });
+				  sid ? sid : &(struct perf_sample_id){ .pid = pr->pid, .tid = pr->pid });
 }
 
 static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
@@ -267,19 +283,9 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 		.offsets = index,
 	};
 	pr = proc_of(p, m->pid);
-	if (!pr)
-		return false;
-	pr->pp = pp;
-	if (p->attached)
-		tell(p, pr);
-	if (!pr->live)
-		p->processes++;
-	pr->live = true;
-	pr->forked = false;
-	pr->since = sid ? sid->time : 0;
-	pr->o = o;
-	pr->code_type = f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0;
-	return range_record(m->pid, sid, rec);
+	return pr && make_live(p, pr, &pp, o,
+			       f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0,
+			       false, sid, rec);
 }
 
 bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
@@ -297,17 +303,7 @@ bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t par
 	if (!from || !from->live || sid->time < from->since || (pr && pr->live && !pr->exited_seq) ||
 	    (e->pid == child && e->time >= sid->time) || !(pr = proc_of(p, child)))
 		goto out;
-	pr->pp = from->pp;
-	if (p->attached)
-		tell(p, pr);
-	p->processes++;
-	p->forked++;
-	pr->forked = true;
-	pr->live = true;
-	pr->since = sid->time;
-	pr->o = from->o;
-	pr->code_type = from->code_type;
-	r = range_record(child, sid, rec);
+	r = make_live(p, pr, &from->pp, from->o, from->code_type, true, sid, rec);
 out:
 	pthread_mutex_unlock(&p->lock);
 	return r;
