@@ -6,7 +6,7 @@
  * into DIR as it exits (not at the end) and the process let go; a flight
  * recording keeps the maps of the last exited processes only, for its
  * snapshots, and counts those it let go; a forked child walked as its
- * parent. */
+ * parent, its fork read before or after its parent's mappings or exec. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +21,8 @@
 #include "test_util.h"
 
 #define PYTHON "/usr/bin/python3"
+/* As in test_python.c: its interpreter in libpython3.11.so. */
+#define PYENV_PYTHON "/root/.pyenv/versions/3.11.7/bin/python3.11"
 /* As PYTHON_EXITED_KEPT in user/record/python_procs.h. */
 #define EXITED_KEPT 64
 #define SHORT_RUNS 80
@@ -49,6 +51,29 @@ static const char fork_py[] = "import os, sys, time\n" OUTER_MIDDLE_INNER("1.5")
 			      "    os._exit(0)\n"
 			      "open(sys.argv[1], 'w').write(str(pid))\n"
 			      "os.waitpid(pid, 0)\n";
+
+/* The same, the fork made on CPU 0 once the interpreter started on another
+ * (taskset -c 1): its FORK goes into CPU 0's side-band ring, its MMAP2s
+ * into CPU 1's, and CPU 0's ring is read first. The child sleeps through
+ * the pass that reads them (what it runs before is not walked as Python). */
+static const char fork_moved_py[] = "import os, sys, time\n" OUTER_MIDDLE_INNER("1.5")
+				    "os.sched_setaffinity(0, {0})\n"
+				    "pid = os.fork()\n"
+				    "if pid == 0:\n"
+				    "    time.sleep(0.6)\n"
+				    "    outer()\n"
+				    "    os._exit(0)\n"
+				    "open(sys.argv[1], 'w').write(str(pid))\n"
+				    "os.waitpid(pid, 0)\n";
+
+/* A Python process that execs another interpreter (argv[1], at other
+ * addresses) once a pass over the side-band has made it a Python process
+ * (0.6 s: three 200 ms pauses); the new program forks as fork_moved_py
+ * does: the fork is read before the exec and the new interpreter's MMAP2s
+ * (all on CPU 1). */
+static const char exec_py[] = "import os, sys, time\n"
+			      "time.sleep(0.6)\n"
+			      "os.execv(sys.argv[1], sys.argv[1:])\n";
 
 /* A few tens of milliseconds in work(). */
 static const char short_py[] = "def work():\n"
@@ -159,6 +184,67 @@ static void test_forked_child_walked(void **state)
 	free(dir);
 }
 
+/* A child forked on another CPU than the one its parent's interpreter was
+ * mapped on, both read in one pass over the side-band rings (a 200 ms
+ * pause before each): the fork is read before the parent is known as a
+ * Python process, and still makes the child one (until 2026-11-28 its
+ * samples had native frames alone). */
+static void test_child_forked_before_parent_read(void **state)
+{
+	char *dir, *log = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		tu_skip("needs 2 CPUs: the fork and the interpreter's mappings on different ones");
+	dir = tu_tempdir();
+	tu_write_file(dir, "fork.py", fork_moved_py, strlen(fork_moved_py));
+	rc = tu_sh(&log, "%s record -v -g -F 999 --debug-drain-delay-ms 200 -o %s/rec -- "
+			 "taskset -c 1 " PYTHON " %s/fork.py %s/child 2>&1",
+		   tu_ringtrace(), dir, dir, dir);
+	tu_write_file(dir, "record.log", log, strlen(log));
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	assert_int_equal(count_before(log, " forked by another,"), 1);
+	samples_in_inner(dir, "--pid $(cat child)", "fork.py");
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The same, the fork's parent a Python process (Debian's python3) that had
+ * exec'd the Python program that forked, in another interpreter (pyenv's,
+ * its libpython at other addresses): the child is walked with its parent's
+ * new interpreter, not the one before the exec (until 2026-11-28 it kept
+ * the first's addresses, and had native frames alone). */
+static void test_child_forked_before_parent_exec_read(void **state)
+{
+	char *dir, *log = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		tu_skip("needs 2 CPUs: the fork and the exec on different ones");
+	if (access(PYENV_PYTHON, X_OK))
+		tu_skip("%s is not installed", PYENV_PYTHON);
+	dir = tu_tempdir();
+	tu_write_file(dir, "fork.py", fork_moved_py, strlen(fork_moved_py));
+	tu_write_file(dir, "exec.py", exec_py, strlen(exec_py));
+	rc = tu_sh(&log, "%s record -v -g -F 999 --debug-drain-delay-ms 200 -o %s/rec -- "
+			 "taskset -c 1 " PYTHON " %s/exec.py " PYENV_PYTHON " %s/fork.py %s/child 2>&1",
+		   tu_ringtrace(), dir, dir, dir, dir);
+	tu_write_file(dir, "record.log", log, strlen(log));
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	assert_int_equal(count_before(log, " forked by another,"), 1);
+	samples_in_inner(dir, "--pid $(cat child)", "fork.py");
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_flight_keeps_last_exited(void **state)
 {
 	char *dir, *log = NULL, *out = NULL, *maps = NULL, *pids = NULL, *line;
@@ -215,6 +301,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_written_as_process_exits),
 		cmocka_unit_test(test_forked_child_walked),
+		cmocka_unit_test(test_child_forked_before_parent_read),
+		cmocka_unit_test(test_child_forked_before_parent_exec_read),
 		cmocka_unit_test(test_flight_keeps_last_exited),
 	};
 	tu_set_skip_reason(tu_integration_skip_reason());

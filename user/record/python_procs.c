@@ -12,41 +12,17 @@
 #include <unistd.h>
 
 #include "format/recording_layout.h"
-#include "lib/full_io.h"
 #include "lib/log.h"
+#include "record/python_proc.h"
 #include "record/unwind_file_key.h"
-#include "symbols/python_code.h"
 #include "symbols/python_elf.h"
 #include "symbols/python_offsets.h"
-#include "sys/output_dir.h"
-
-/* Code objects named per process, at most (more are counted, not named). */
-#define PY_NAMES_PER_PROCESS 65536
-/* Code objects taken from the BPF side per call. */
-#define PY_TAKE_PER_CALL 1024
 
 /* A file looked at: a CPython interpreter (ok) or not. */
 struct python_file {
 	struct file_key key;
 	bool ok;
 	struct python_interp interp;
-};
-
-struct python_name {
-	uint64_t addr;            /* of the code's instruction 0, its tag's */
-};
-
-struct python_proc {
-	uint32_t pid;
-	bool live;                /* told to the BPF side, running */
-	uint64_t exited_seq;      /* kept after its exit (a flight recording's), or 0 */
-	uint64_t since;           /* the time of its interpreter's MMAP2 (or fork) */
-	bool forked;              /* a CPython process's child, not by its own MMAP2 */
-	const struct python_version_offsets *o;
-	struct rt_python_process pp; /* what the BPF side is told */
-	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
-	struct hash_map named;    /* address -> struct python_name: tried */
-	struct byte_buffer map;   /* the lines of its perf map */
 };
 
 void python_procs_init(struct python_procs *p, int dirfd, struct file_copies *copies, bool on)
@@ -249,6 +225,50 @@ static bool make_live(struct python_procs *p, struct python_proc *pr,
 				  sid ? sid : &(struct perf_sample_id){ .pid = pr->pid, .tid = pr->pid });
 }
 
+/* Whether the fork f of from makes its child a Python process: from one at
+ * the fork's time, the child not one by itself already, nor exec'd since. */
+static bool fork_makes_python(struct python_procs *p, const struct python_proc *from,
+			      const struct python_fork *f)
+{
+	const struct python_proc *pr = hash_map_get(&p->procs, &f->sid.pid);
+
+	return from->live && f->sid.time >= from->since && !(pr && pr->live && !pr->exited_seq) &&
+	       !python_lineage_execd_since(&p->lineage, f->sid.pid, f->sid.time);
+}
+
+/* The child of f a Python process as from is, its range appended to rec. */
+static bool make_child(struct python_procs *p, const struct python_proc *from,
+		       const struct python_fork *f, struct byte_buffer *rec)
+{
+	struct python_proc *pr = proc_of(p, f->sid.pid);
+
+	if (!pr || !make_live(p, pr, &from->pp, from->o, from->code_type, true, &f->sid, rec))
+		return false;
+	pr->parent = from->pid;
+	pr->fork = f->sid;
+	return true;
+}
+
+/* The children pr forked whose forks were read before its MMAP2 (and
+ * theirs, a few generations down): Python processes as pr is. */
+static void adopt_children(struct python_procs *p, const struct python_proc *pr,
+			   struct byte_buffer *rec)
+{
+	uint32_t parents[16], n = 0;
+	struct python_fork f;
+
+	parents[n++] = pr->pid;
+	while (n) {
+		uint32_t parent = parents[--n];
+		const struct python_proc *from = hash_map_get(&p->procs, &parent);
+
+		while (from && python_lineage_take_fork(&p->lineage, parent, from->since, &f))
+			if (fork_makes_python(p, from, &f) && make_child(p, from, &f, rec) &&
+			    n < sizeof(parents) / sizeof(parents[0]))
+				parents[n++] = f.sid.pid;
+	}
+}
+
 static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
@@ -283,28 +303,28 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 		.offsets = index,
 	};
 	pr = proc_of(p, m->pid);
-	return pr && make_live(p, pr, &pp, o,
-			       f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0,
-			       false, sid, rec);
+	if (!pr || !make_live(p, pr, &pp, o,
+			      f->interp.code_type_vaddr ? bias + f->interp.code_type_vaddr : 0,
+			      false, sid, rec))
+		return false;
+	adopt_children(p, pr, rec);
+	return true;
 }
 
 bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
-	const struct python_exec *e = &p->execs[child % PYTHON_EXECS_KEPT];
-	struct python_proc *from, *pr;
+	const struct python_fork f = { .parent = parent, .sid = *sid };
+	struct python_proc *from;
 	bool r = false;
 
+	(void)child; /* sid's */
 	pthread_mutex_lock(&p->lock);
 	from = p->on ? hash_map_get(&p->procs, &parent) : NULL;
-	pr = hash_map_get(&p->procs, &child);
-	/* a parent Python at the fork's time; a child not Python by itself
-	 * already, nor exec'd after this fork */
-	if (!from || !from->live || sid->time < from->since || (pr && pr->live && !pr->exited_seq) ||
-	    (e->pid == child && e->time >= sid->time) || !(pr = proc_of(p, child)))
-		goto out;
-	r = make_live(p, pr, &from->pp, from->o, from->code_type, true, sid, rec);
-out:
+	if (from && fork_makes_python(p, from, &f))
+		r = make_child(p, from, &f, rec);
+	else if (p->on)
+		python_lineage_note_fork(&p->lineage, parent, sid);
 	pthread_mutex_unlock(&p->lock);
 	return r;
 }
@@ -339,113 +359,55 @@ void python_procs_note_records(struct python_procs *p, const void *recs, size_t 
 			python_procs_note_mmap(p, &m, NULL, out);
 }
 
-/* s (from the process: anything) as printable ASCII, '?' for the rest. */
-static void clean(char *s, size_t size)
-{
-	s[size - 1] = '\0';
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			*s = '?';
-}
-
-/* The name of code: from what the walk read in the process (info, if it
- * could), else read from its memory here (which needs the capability to
- * read another process's: --keep-caps, or the same user's process). */
-static int code_name(struct python_proc *pr, uint64_t code, struct rt_python_code_info *info,
-		     char *name, size_t size)
-{
-	if (info->name_ok) {
-		clean(info->name, sizeof(info->name));
-		clean(info->file, sizeof(info->file));
-		snprintf(name, size, "%s (%s%s:%d)", info->name, info->file_cut ? "..." : "",
-			 info->file_ok ? info->file : "?", info->firstlineno);
-		return 0;
-	}
-	if (!pr->live)
-		return -ESRCH;
-	return python_code_name(pr->pid, code, pr->code_type, pr->o, name, size);
-}
-
-/* Names code (written with tag) of pr into its map, once. */
-static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t code,
-		      uint32_t tag, struct rt_python_code_info *info)
-{
-	char name[4 * (PYTHON_NAME_MAX + PYTHON_FILE_MAX) + 64], line[sizeof(name) + 64];
-	uint64_t addr = RT_PY_ADDR_OF(code, tag, 0);
-	struct python_name *n;
-	int len;
-
-	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
-		return;
-	if (pr->named.len >= PY_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
-		p->names_dropped++;
-		return;
-	}
-	n->addr = addr;
-	if (hash_map_put(&pr->named, &n->addr, n)) {
-		free(n);
-		p->names_dropped++;
-		return;
-	}
-	if (code_name(pr, code, info, name, sizeof(name))) {
-		p->name_failed++;
-		return;
-	}
-	/* perf's map line: START SIZE name, in hex */
-	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
-		       (unsigned long long)RT_PY_CODE_SPAN, name);
-	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
-		p->named++;
-	else
-		p->names_dropped++;
-}
-
-static void name_seen(struct python_procs *p)
-{
-	static struct rt_python_code_key keys[PY_TAKE_PER_CALL];
-	static struct rt_python_code_info infos[PY_TAKE_PER_CALL];
-	size_t nr;
-
-	if (!p->attached)
-		return;
-	nr = python_maps_take_seen(&p->maps, keys, infos, PY_TAKE_PER_CALL);
-	for (size_t i = 0; i < nr; i++) {
-		struct python_proc *pr = hash_map_get(&p->procs, &keys[i].tgid);
-
-		/* named as the process exits, not after */
-		if (pr && !pr->exited_seq)
-			name_code(p, pr, keys[i].code, keys[i].tag, &infos[i]);
-		else
-			p->names_dropped++;
-	}
-}
-
-void python_procs_name_seen(struct python_procs *p)
-{
-	pthread_mutex_lock(&p->lock);
-	name_seen(p);
-	pthread_mutex_unlock(&p->lock);
-}
-
 /* pr (live) named a last time and no longer walked. */
 static void forget(struct python_procs *p, struct python_proc *pr)
 {
-	name_seen(p);
+	python_names_take_seen(p);
 	if (p->attached)
 		python_maps_forget_process(&p->maps, pr->pid);
 	pr->live = false;
 }
 
+/* The live children of a process that exec'd, forked after the exec. */
+struct execd_parent {
+	uint32_t pid;
+	uint64_t time;
+	uint32_t children[16], nr;
+};
+
+static void find_children_after(void *value, void *ctx)
+{
+	const struct python_proc *pr = value;
+	struct execd_parent *e = ctx;
+
+	if (pr->live && pr->forked && pr->parent == e->pid && pr->fork.time > e->time &&
+	    e->nr < sizeof(e->children) / sizeof(e->children[0]))
+		e->children[e->nr++] = pr->pid;
+}
+
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 {
+	struct execd_parent e = { .pid = pid, .time = time };
 	struct python_proc *pr;
 
 	pthread_mutex_lock(&p->lock);
 	if (time != UINT64_MAX) /* an exec of no known time bars no fork */
-		p->execs[pid % PYTHON_EXECS_KEPT] = (struct python_exec){ .pid = pid, .time = time };
+		python_lineage_note_exec(&p->lineage, pid, time);
 	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
 		p->forked_execd += pr->forked;
 		forget(p, pr);
+		/* children its new program forked, read before its exec: no
+		 * Python processes after all (unless its new program is one:
+		 * its MMAP2, read later, makes them so again) */
+		if (time != UINT64_MAX)
+			hash_map_each(&p->procs, find_children_after, &e);
+		for (uint32_t k = 0; k < e.nr; k++) {
+			pr = hash_map_get(&p->procs, &e.children[k]);
+			p->processes--;
+			p->forked--;
+			forget(p, pr);
+			python_lineage_note_fork(&p->lineage, pid, &pr->fork);
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -508,54 +470,6 @@ void python_procs_exited(struct python_procs *p, uint32_t pid)
 			keep_exited(p, pr);
 	}
 	pthread_mutex_unlock(&p->lock);
-}
-
-struct map_dir {
-	struct python_procs *p;
-	int dirfd;
-	const char *dirpath;
-};
-
-/* dirpath/perf-PID.map of one process, if it named any code. */
-static void write_map(void *value, void *ctx)
-{
-	struct map_dir *d = ctx;
-	struct python_procs *p = d->p;
-	struct python_proc *pr = value;
-	char name[64], err[256];
-	int fd;
-
-	if (!pr->map.len)
-		return;
-	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-	/* made O_EXCL: a JIT's own map copied already is kept */
-	fd = output_file_create(d->dirfd, d->dirpath, name, err, sizeof(err));
-	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
-		rt_warn("Python process %u: %s", pr->pid,
-			fd < 0 ? err : "cannot write its perf map");
-		p->maps_failed++;
-	} else {
-		p->maps_written++;
-	}
-	if (fd >= 0)
-		close(fd);
-}
-
-void python_procs_write_maps(struct python_procs *p, int dirfd, const char *dirpath)
-{
-	struct map_dir d = { .p = p, .dirfd = dirfd, .dirpath = dirpath };
-
-	if (!p->on)
-		return;
-	pthread_mutex_lock(&p->lock);
-	name_seen(p);
-	hash_map_each(&p->procs, write_map, &d);
-	pthread_mutex_unlock(&p->lock);
-}
-
-void python_procs_finish(struct python_procs *p)
-{
-	python_procs_write_maps(p, p->dirfd, "DIR");
 }
 
 void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s)

@@ -13,6 +13,7 @@
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
 #include "lib/hash_map.h"
+#include "record/python_lineage.h"
 #include "symbols/python_offsets.h"
 #include "sys/file_copies.h"
 
@@ -25,15 +26,6 @@
 struct python_exited {
 	uint32_t pid;
 	uint64_t seq;
-};
-
-/* Execs remembered (by pid, direct-mapped): a fork read after its child's
- * exec (side-band is read a CPU at a time) makes no Python child of it. */
-#define PYTHON_EXECS_KEPT 1024
-
-struct python_exec {
-	uint32_t pid;
-	uint64_t time;
 };
 
 struct python_procs {
@@ -58,7 +50,7 @@ struct python_procs {
 	 * from the table's: python_offsets entries from python_offsets_count() */
 	struct python_version_offsets own[RT_PY_MAX_OFFSETS];
 	uint32_t nr_own;
-	struct python_exec execs[PYTHON_EXECS_KEPT];
+	struct python_lineage lineage; /* execs and forks read a while ago */
 	/* totals */
 	uint64_t processes;        /* CPython processes unwound */
 	uint64_t forked;           /* ...of them, children forked by another */
@@ -81,14 +73,17 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
 /* An MMAP2 of a CPython interpreter's code (a python program or libpython,
  * 3.11) makes m->pid a Python process for the walk: appends to rec the
  * MMAP2 of the range its Python frames are written in ("//anon", sid as
- * the interpreter's) and returns true; false for any other mapping. */
+ * the interpreter's), and those of the children it forked since (their
+ * forks read first), and returns true; false for any other mapping. */
 bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* A FORK of a CPython process (sid: its time, the child's ids) makes the
  * child one as well, the same interpreter at the same addresses (a pre-fork
  * server's workers, multiprocessing's): appends to rec its range's MMAP2
  * (its map of names is its own) and returns true; false if the parent is
- * not one, or the child is known to have exec'd since. */
+ * not one, or the child is known to have exec'd since. A fork of a process
+ * not (yet) known as one is kept a while: the parent's MMAP2, read later,
+ * makes the child one then (python_procs_note_mmap). */
 bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* Each MMAP2 among the len bytes of side-band records at recs (those
@@ -98,7 +93,8 @@ bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t par
 void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
 			       const uint32_t *pids, unsigned int nr_pids, struct byte_buffer *out);
 /* pid exec'd at time (what it mapped after stays): named a last time, no
- * longer a Python process for the walk. */
+ * longer a Python process for the walk, nor are the children it forked
+ * since (their forks read first: the program it exec'd forked them). */
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
 /* pid exited: forgotten as by an exec, then its map handed to the copies and
  * the process let go, or (a flight recording) kept among the last exited. */

@@ -122,7 +122,12 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	}
 	if ((r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)) || !python)
 		return r;
-	return to_sinks(s, s->cpus.cpus[slot], s->python_rec.data, s->python_rec.len, true);
+	/* the ranges it made (a parent's and its children's): a record each */
+	for (size_t at = 0, n = 1; !r && n && at < s->python_rec.len; at += n) {
+		n = ((const struct perf_event_header *)((const char *)s->python_rec.data + at))->size;
+		r = to_sinks(s, s->cpus.cpus[slot], (const char *)s->python_rec.data + at, n, true);
+	}
+	return r;
 }
 
 /* Moves everything waiting in the kernel's rings into the sinks. Never blocks

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* python_names.c: the code objects the walks of CPython processes saw, named
+ * into each process's perf map, and the maps written into a directory. */
+#include "record/python_proc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/full_io.h"
+#include "lib/log.h"
+#include "symbols/python_code.h"
+#include "sys/output_dir.h"
+
+/* s (from the process: anything) as printable ASCII, '?' for the rest. */
+static void clean(char *s, size_t size)
+{
+	s[size - 1] = '\0';
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* The name of code: from what the walk read in the process (info, if it
+ * could), else read from its memory here (which needs the capability to
+ * read another process's: --keep-caps, or the same user's process). */
+static int code_name(struct python_proc *pr, uint64_t code, struct rt_python_code_info *info,
+		     char *name, size_t size)
+{
+	if (info->name_ok) {
+		clean(info->name, sizeof(info->name));
+		clean(info->file, sizeof(info->file));
+		snprintf(name, size, "%s (%s%s:%d)", info->name, info->file_cut ? "..." : "",
+			 info->file_ok ? info->file : "?", info->firstlineno);
+		return 0;
+	}
+	if (!pr->live)
+		return -ESRCH;
+	return python_code_name(pr->pid, code, pr->code_type, pr->o, name, size);
+}
+
+/* Names code (written with tag) of pr into its map, once. */
+static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t code,
+		      uint32_t tag, struct rt_python_code_info *info)
+{
+	char name[4 * (PYTHON_NAME_MAX + PYTHON_FILE_MAX) + 64], line[sizeof(name) + 64];
+	uint64_t addr = RT_PY_ADDR_OF(code, tag, 0);
+	struct python_name *n;
+	int len;
+
+	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
+		return;
+	if (pr->named.len >= PY_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
+		p->names_dropped++;
+		return;
+	}
+	n->addr = addr;
+	if (hash_map_put(&pr->named, &n->addr, n)) {
+		free(n);
+		p->names_dropped++;
+		return;
+	}
+	if (code_name(pr, code, info, name, sizeof(name))) {
+		p->name_failed++;
+		return;
+	}
+	/* perf's map line: START SIZE name, in hex */
+	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
+		       (unsigned long long)RT_PY_CODE_SPAN, name);
+	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
+		p->named++;
+	else
+		p->names_dropped++;
+}
+
+void python_names_take_seen(struct python_procs *p)
+{
+	static struct rt_python_code_key keys[PY_TAKE_PER_CALL];
+	static struct rt_python_code_info infos[PY_TAKE_PER_CALL];
+	size_t nr;
+
+	if (!p->attached)
+		return;
+	nr = python_maps_take_seen(&p->maps, keys, infos, PY_TAKE_PER_CALL);
+	for (size_t i = 0; i < nr; i++) {
+		struct python_proc *pr = hash_map_get(&p->procs, &keys[i].tgid);
+
+		/* named as the process exits, not after */
+		if (pr && !pr->exited_seq)
+			name_code(p, pr, keys[i].code, keys[i].tag, &infos[i]);
+		else
+			p->names_dropped++;
+	}
+}
+
+void python_procs_name_seen(struct python_procs *p)
+{
+	pthread_mutex_lock(&p->lock);
+	python_names_take_seen(p);
+	pthread_mutex_unlock(&p->lock);
+}
+
+struct map_dir {
+	struct python_procs *p;
+	int dirfd;
+	const char *dirpath;
+};
+
+/* dirpath/perf-PID.map of one process, if it named any code. */
+static void write_map(void *value, void *ctx)
+{
+	struct map_dir *d = ctx;
+	struct python_procs *p = d->p;
+	struct python_proc *pr = value;
+	char name[64], err[256];
+	int fd;
+
+	if (!pr->map.len)
+		return;
+	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
+	/* made O_EXCL: a JIT's own map copied already is kept */
+	fd = output_file_create(d->dirfd, d->dirpath, name, err, sizeof(err));
+	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
+		rt_warn("Python process %u: %s", pr->pid,
+			fd < 0 ? err : "cannot write its perf map");
+		p->maps_failed++;
+	} else {
+		p->maps_written++;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+void python_procs_write_maps(struct python_procs *p, int dirfd, const char *dirpath)
+{
+	struct map_dir d = { .p = p, .dirfd = dirfd, .dirpath = dirpath };
+
+	if (!p->on)
+		return;
+	pthread_mutex_lock(&p->lock);
+	python_names_take_seen(p);
+	hash_map_each(&p->procs, write_map, &d);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void python_procs_finish(struct python_procs *p)
+{
+	python_procs_write_maps(p, p->dirfd, "DIR");
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* python_proc.h: one CPython process of a -g recording, as python_procs
+ * (tracking them) and python_names (naming their code) share it. */
+#ifndef RINGTRACE_PYTHON_PROC_H
+#define RINGTRACE_PYTHON_PROC_H
+
+#include "record/python_procs.h"
+
+/* Code objects named per process, at most (more are counted, not named). */
+#define PY_NAMES_PER_PROCESS 65536
+/* Code objects taken from the BPF side per call. */
+#define PY_TAKE_PER_CALL 1024
+
+struct python_name {
+	uint64_t addr;            /* of the code's instruction 0, its tag's */
+};
+
+struct python_proc {
+	uint32_t pid;
+	bool live;                /* told to the BPF side, running */
+	uint64_t exited_seq;      /* kept after its exit (a flight recording's), or 0 */
+	uint64_t since;           /* the time of its interpreter's MMAP2 (or fork) */
+	bool forked;              /* a CPython process's child, not by its own MMAP2 */
+	uint32_t parent;          /* ...that process */
+	struct perf_sample_id fork; /* ...its fork: the child's ids, the time */
+	const struct python_version_offsets *o;
+	struct rt_python_process pp; /* what the BPF side is told */
+	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
+	struct hash_map named;    /* address -> struct python_name: tried */
+	struct byte_buffer map;   /* the lines of its perf map */
+};
+
+/* Names the code objects the walks wrote since the last call into their
+ * processes' maps; p->lock held. */
+void python_names_take_seen(struct python_procs *p);
+
+#endif
