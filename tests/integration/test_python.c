@@ -125,33 +125,36 @@ static void folded_share(const char *folded, const char *comm, const char *const
 static void script_share(const char *out, const char *const *frames, size_t nr, bool gaps,
 			 unsigned long *total, unsigned long *matching)
 {
-	const char *block = out;
+	bool in_sample = false;
+	size_t at = 0;
 
 	*total = *matching = 0;
-	while (block && *block) {
-		const char *end = strstr(block, "\n\n");
-		char *b = strndup(block, end ? (size_t)(end - block) : strlen(block)), *save = NULL;
-		size_t at = 0;
+	/* a line at a time, by strchr: a strstr from each sample to the end
+	 * of the text would read all of it again (ASan's strstr measures
+	 * the whole haystack first: 24 s of a test for 12000 samples) */
+	for (const char *line = out; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char f[1024], want[128];
 
-		assert_non_null(b);
-		if (strtok_r(b, "\n", &save)) {
+		if (!len) { /* the blank line after a sample */
+			*matching += in_sample && at == nr;
+			in_sample = false;
+		} else if (!in_sample) { /* its header */
+			in_sample = true;
+			at = 0;
 			(*total)++;
-			for (char *f = strtok_r(NULL, "\n", &save); f && at < nr;
-			     f = strtok_r(NULL, "\n", &save)) {
-				char want[128];
-
-				snprintf(want, sizeof(want), " %s (", frames[at]);
-				if (strstr(f, want))
-					at++;
-				else if (!gaps || strstr(f, ".map)"))
-					at = 0; /* gaps: native frames between, not Python ones */
-			}
-			if (at == nr)
-				(*matching)++;
+		} else if (at < nr) {
+			snprintf(f, sizeof(f), "%.*s", (int)len, line);
+			snprintf(want, sizeof(want), " %s (", frames[at]);
+			if (strstr(f, want))
+				at++;
+			else if (!gaps || strstr(f, ".map)"))
+				at = 0; /* gaps: native frames between, not Python ones */
 		}
-		free(b);
-		block = end ? end + 2 : NULL;
+		line = end ? end + 1 : NULL;
 	}
+	*matching += in_sample && at == nr;
 }
 
 /* Records python running script (written as dir/spin.py, started before)
