@@ -158,11 +158,12 @@ static void script_share(const char *out, const char *const *frames, size_t nr, 
 }
 
 /* Records python running script (written as dir/spin.py, started before)
- * with -g -p for seconds (the start, on this shared 2-CPU machine, can take
- * several), in dir/rec; returns its pid (killed). Another python process
- * started before is not -p's: the walk is told of the one process alone. */
-static pid_t record_script(const char *python, const char *script, const char *dir,
-			   int seconds, char **log)
+ * with -g and scope ("-p" or "-t", given its pid) for seconds (the start,
+ * on this shared 2-CPU machine, can take several), in dir/rec; returns its
+ * pid (killed). Another python process started before is not the scope's:
+ * the walk is told of the one process alone. */
+static pid_t record_script_in(const char *python, const char *script, const char *dir,
+			      int seconds, const char *scope, char **log)
 {
 	pid_t py, other;
 	int rc;
@@ -173,8 +174,8 @@ static pid_t record_script(const char *python, const char *script, const char *d
 	usleep(500000);
 	assert_true(tu_running(py));
 	assert_true(tu_running(other));
-	rc = tu_sh(log, "timeout -s INT %d %s record -v -g -F 999 -p %d -o %s/rec 2>&1", seconds,
-		   tu_ringtrace(), (int)py, dir);
+	rc = tu_sh(log, "timeout -s INT %d %s record -v -g -F 999 %s %d -o %s/rec 2>&1", seconds,
+		   tu_ringtrace(), scope, (int)py, dir);
 	kill(py, SIGKILL);
 	kill(other, SIGKILL);
 	tu_wait_gone(py, 5);
@@ -184,13 +185,19 @@ static pid_t record_script(const char *python, const char *script, const char *d
 	if (tu_sh(NULL, "perf script -i %s/rec --show-mmap-events 2>/dev/null | "
 			"grep -q 'MMAP2 %d/%d: \\[0x%llx('", dir, (int)other, (int)other,
 		  (unsigned long long)RT_PY_ADDR_BASE) == 0)
-		fail_msg("the walk was told of python %d, which -p did not name:\n%s", (int)other,
-			 *log);
+		fail_msg("the walk was told of python %d, which %s did not name:\n%s", (int)other,
+			 scope, *log);
 	/* kept beside the recording: a failed test leaves its directory */
 	tu_write_file(dir, "record.log", *log, strlen(*log));
 	if (rc != 124 && rc != 0)
 		fail_msg("record failed (%d):\n%s", rc, *log);
 	return py;
+}
+
+static pid_t record_script(const char *python, const char *script, const char *dir,
+			   int seconds, char **log)
+{
+	return record_script_in(python, script, dir, seconds, "-p", log);
 }
 
 /* The spinning script's samples under python (comm): >= 95% with outer,
@@ -245,6 +252,31 @@ static void test_debian_python311_frames(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	expect_python_frames(DEBIAN_PYTHON, "python3.11", false);
+}
+
+/* -t: the named thread's process alone is told to the walk (with -t, every
+ * CPython process running was, and every process's tables were compiled,
+ * before 2026-11-28), and its frames are named. */
+static void test_thread_scope(void **state)
+{
+	static const char *const callers_first[] = { "outer (", "middle (", "inner (" };
+	char *dir, *log = NULL, *folded = NULL;
+	unsigned long total, full;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	record_script_in(DEBIAN_PYTHON, spin_py, dir, 6, "-t", &log);
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.11", callers_first, 3, &total, &full);
+	print_message("-t: report --folded: %lu of %lu samples with outer;middle;inner\n", full,
+		      total);
+	if (total < 200 || full * 100 < total * 95)
+		fail_msg("%lu of %lu samples; record's log:\n%s", full, total, log);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 /* pyenv's build: the interpreter in libpython3.11.so, a PIE program. */
@@ -625,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_extension_and_threads_312),
 		cmocka_unit_test(test_extension_and_threads_313),
 		cmocka_unit_test(test_debian_python311_frames),
+		cmocka_unit_test(test_thread_scope),
 		cmocka_unit_test(test_pyenv_python311_frames),
 		cmocka_unit_test(test_pyenv_python312_frames),
 		cmocka_unit_test(test_pyenv_python313_frames),

@@ -23,7 +23,8 @@ int session_synthesize(struct session *s)
 	struct perf_sample_id sid = { .id = s->tracking_id };
 	struct tracing_data_event tps[EVENT_SPEC_MAX];
 	struct byte_buffer formats[EVENT_SPEC_MAX] = { { 0 } };
-	unsigned int nr_tps = 0;
+	unsigned int nr_tps = 0, nr_procs;
+	const uint32_t *procs;
 	int ret = 0;
 
 	if (synthesize_kernel_mmap(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, s->error,
@@ -40,10 +41,11 @@ int session_synthesize(struct session *s)
 	}
 	/* JITs running already: their perf-PID.map is kept */
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
-	/* CPython processes running already (those -p names, if it does): the
-	 * range of their Python frames */
-	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len,
-				  s->target.tgids, s->target.nr_tgids, &s->python_rec);
+	/* CPython processes running already (those -p or -t names, if it
+	 * does): the range of their Python frames */
+	procs = record_target_processes(&s->target, &nr_procs);
+	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len, procs,
+				  nr_procs, &s->python_rec);
 	if (s->python_rec.len &&
 	    !byte_buffer_append(&s->synthesized, s->python_rec.data, s->python_rec.len)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");

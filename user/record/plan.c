@@ -236,7 +236,10 @@ int session_start_sampler(struct session *s)
 	/* the tables of what runs already, built while the recording runs;
 	 * the side-band keeps them current */
 	if (o->unwind_ehframe) {
-		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, t->tgids, t->nr_tgids,
+		unsigned int nr;
+		const uint32_t *procs = record_target_processes(t, &nr);
+
+		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, procs, nr,
 				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache)) {
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -ENOMEM;

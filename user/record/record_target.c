@@ -155,6 +155,29 @@ static int resolve_cpus(struct record_target *t, const struct record_options *o,
 	return 0;
 }
 
+/* The processes of -t's threads, each once. */
+static int add_tid_processes(struct record_target *t, char *err, size_t errlen)
+{
+	t->tid_processes = calloc(t->nr_tids, sizeof(*t->tid_processes));
+	if (!t->tid_processes)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->nr_tids; i++) {
+		uint32_t tgid;
+		unsigned int k = 0;
+		int r = proc_tgid_of(t->tids[i], &tgid);
+
+		if (r) { /* gone since it was listed */
+			rt_format(err, errlen, "no thread with id %u", t->tids[i]);
+			return -ESRCH;
+		}
+		while (k < t->nr_tid_processes && t->tid_processes[k] != tgid)
+			k++;
+		if (k == t->nr_tid_processes)
+			t->tid_processes[t->nr_tid_processes++] = tgid;
+	}
+	return 0;
+}
+
 int record_target_resolve(struct record_target *t, const struct record_options *o, char *err,
 			  size_t errlen)
 {
@@ -186,6 +209,8 @@ int record_target_resolve(struct record_target *t, const struct record_options *
 		for (unsigned int i = 0; o->per_thread && i < t->nr_tids; i++)
 			if ((r = add_thread(t, (int)t->tids[i])))
 				return r;
+		if ((r = add_tid_processes(t, err, errlen)))
+			return r;
 	} else if (o->workload_argv && !o->system_wide && !o->cpu_list) {
 		t->follow_workload = true;
 	}
@@ -237,12 +262,19 @@ bool record_target_exited(const struct record_target *t, bool follows_none)
 	return true;
 }
 
+const uint32_t *record_target_processes(const struct record_target *t, unsigned int *nr)
+{
+	*nr = t->nr_tgids ? t->nr_tgids : t->nr_tid_processes;
+	return t->nr_tgids ? t->tgids : t->tid_processes;
+}
+
 void record_target_free(struct record_target *t)
 {
 	cpu_list_free(&t->online);
 	cpu_list_free(&t->cpus);
 	free(t->tgids);
 	free(t->tids);
+	free(t->tid_processes);
 	free(t->threads);
 	cgroup_close(&t->cgroup);
 	memset(t, 0, sizeof(*t));

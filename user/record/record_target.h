@@ -20,6 +20,8 @@ struct record_target {
 	unsigned int nr_tgids;
 	uint32_t *tids;         /* -t: only these threads */
 	unsigned int nr_tids;
+	uint32_t *tid_processes; /* ...of these processes */
+	unsigned int nr_tid_processes;
 	bool per_thread;
 	int *threads;           /* --per-thread: events follow these threads */
 	unsigned int nr_threads;
@@ -43,6 +45,9 @@ int record_target_add_workload(struct record_target *t, pid_t pid);
  * hang up and its recording ends; false for a recording of a command, or
  * of anything else. */
 bool record_target_exited(const struct record_target *t, bool follows_none);
+/* The processes the recording is of (-p's, the workload's, those of -t's
+ * threads), *nr of them; none (*nr 0) when it is of every process. */
+const uint32_t *record_target_processes(const struct record_target *t, unsigned int *nr);
 void record_target_free(struct record_target *t);
 
 #endif

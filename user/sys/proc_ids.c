@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* proc_ids.c: the processes /proc lists, or the threads of one process
- * (/proc/PID/task), one id at a time. */
+ * (/proc/PID/task), one id at a time; the process a thread is of. */
 #include "sys/proc_ids.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* The id an entry's name is, or 0: "self", "net", a name with other than
  * digits, or one too large. */
@@ -45,4 +48,29 @@ int proc_each_id(uint32_t pid, int (*each)(uint32_t id, void *arg), void *arg)
 	}
 	closedir(d);
 	return ret;
+}
+
+int proc_tgid_of(uint32_t tid, uint32_t *tgid)
+{
+	char path[64], text[512];
+	const char *at;
+	unsigned long v;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Name (escaped by the kernel: no newline), Umask, State, Tgid */
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -ESRCH;
+	text[n] = '\0';
+	at = strstr(text, "\nTgid:");
+	if (!at || sscanf(at + 6, "%lu", &v) != 1 || !v || v > UINT32_MAX)
+		return -EINVAL;
+	*tgid = (uint32_t)v;
+	return 0;
 }

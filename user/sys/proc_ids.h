@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* proc_ids.h: the processes /proc lists, or the threads of one process
- * (/proc/PID/task), one id at a time. */
+ * (/proc/PID/task), one id at a time; the process a thread is of. */
 #ifndef RINGTRACE_PROC_IDS_H
 #define RINGTRACE_PROC_IDS_H
 
@@ -12,5 +12,8 @@
  * was given, each's value when it stopped (make it positive), or -errno
  * when the directory cannot be read (pid gone: -ENOENT). */
 int proc_each_id(uint32_t pid, int (*each)(uint32_t id, void *arg), void *arg);
+/* The process (thread group) thread tid is of, from /proc/TID/status: 0,
+ * or -errno (-ENOENT: it has gone). */
+int proc_tgid_of(uint32_t tid, uint32_t *tgid);
 
 #endif
