@@ -135,7 +135,7 @@ static void script_share(const char *out, const char *const *frames, size_t nr, 
 	for (const char *line = out; line && *line;) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char f[1024], want[128];
+		char want[128];
 
 		if (!len) { /* the blank line after a sample */
 			*matching += in_sample && at == nr;
@@ -145,11 +145,10 @@ static void script_share(const char *out, const char *const *frames, size_t nr, 
 			at = 0;
 			(*total)++;
 		} else if (at < nr) {
-			snprintf(f, sizeof(f), "%.*s", (int)len, line);
 			snprintf(want, sizeof(want), " %s (", frames[at]);
-			if (strstr(f, want))
+			if (memmem(line, len, want, strlen(want)))
 				at++;
-			else if (!gaps || strstr(f, ".map)"))
+			else if (!gaps || memmem(line, len, ".map)", 5))
 				at = 0; /* gaps: native frames between, not Python ones */
 		}
 		line = end ? end + 1 : NULL;

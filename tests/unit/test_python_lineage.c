@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_python_lineage.c: the execs and forks remembered for side-band read
- * out of time order: an exec bars forks before it, a parent's forks are
- * taken once each, oldest first, at or after a time, and the oldest are
- * evicted when more are kept than there is room for. */
+/* test_python_lineage.c: the execs, exits and forks remembered for side-band
+ * read out of time order: an exec or exit bars forks before it, a parent's
+ * forks are taken once each, oldest first, at or after a time, and the
+ * oldest are evicted when more are kept than there is room for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +42,22 @@ static void test_exec_bars_earlier_forks(void **state)
 	python_lineage_note_exec(l, 42 + PYTHON_LINEAGE_KEPT, 2000);
 	assert_false(python_lineage_execd_since(l, 42, 999));
 	assert_true(python_lineage_execd_since(l, 42 + PYTHON_LINEAGE_KEPT, 2000));
+	free(l);
+}
+
+static void test_exit_bars_earlier_forks(void **state)
+{
+	struct python_lineage *l = fresh();
+
+	(void)state;
+	assert_false(python_lineage_exited_since(l, 42, 0));
+	python_lineage_note_exit(l, 42, 1000);
+	assert_true(python_lineage_exited_since(l, 42, 1000));
+	assert_false(python_lineage_exited_since(l, 42, 1001)); /* the pid taken again */
+	/* exits and execs are apart */
+	assert_false(python_lineage_execd_since(l, 42, 0));
+	python_lineage_note_exit(l, 42 + PYTHON_LINEAGE_KEPT, 2000);
+	assert_false(python_lineage_exited_since(l, 42, 0));
 	free(l);
 }
 
@@ -95,6 +111,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_bars_earlier_forks),
+		cmocka_unit_test(test_exit_bars_earlier_forks),
 		cmocka_unit_test(test_forks_taken_once_oldest_first),
 		cmocka_unit_test(test_oldest_forks_evicted),
 	};

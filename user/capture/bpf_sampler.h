@@ -127,6 +127,10 @@ static inline uint32_t unwind_pages_for(uint32_t rows)
 /* Whether no process is followed any more (the scope's processes and those
  * they forked have all exited); false if none were followed. */
 bool bpf_sampler_follows_none(const struct bpf_sampler *s);
+/* Whether process tgid is in the recording's scope of processes (-p's, the
+ * workload, what they forked, as followed): true when the recording is not
+ * scoped by process. */
+bool bpf_sampler_has_process(const struct bpf_sampler *s, uint32_t tgid);
 
 /* The unwinder's counters summed over CPUs; -ENOENT if it does not run. */
 int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum);

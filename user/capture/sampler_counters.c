@@ -134,6 +134,14 @@ bool bpf_sampler_follows_none(const struct bpf_sampler *s)
 	       errno == ENOENT;
 }
 
+bool bpf_sampler_has_process(const struct bpf_sampler *s, uint32_t tgid)
+{
+	__u8 v;
+
+	return !(s->skel->rodata->filter_flags & RT_FILTER_TGID) ||
+	       !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.target_tgids), &tgid, &v);
+}
+
 int bpf_sampler_unwind_counters(const struct bpf_sampler *s, struct rt_unwind_counters *sum)
 {
 	memset(sum, 0, sizeof(*sum));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* python_lineage.c: the execs and forks side-band told, remembered a while,
+/* python_lineage.c: the execs, exits and forks side-band told, remembered a while,
  * for side-band read out of time order. */
 #include "record/python_lineage.h"
 
@@ -11,6 +11,18 @@ void python_lineage_note_exec(struct python_lineage *l, uint32_t pid, uint64_t t
 bool python_lineage_execd_since(const struct python_lineage *l, uint32_t pid, uint64_t time)
 {
 	const struct python_exec *e = &l->execs[pid % PYTHON_LINEAGE_KEPT];
+
+	return e->pid == pid && e->time >= time;
+}
+
+void python_lineage_note_exit(struct python_lineage *l, uint32_t pid, uint64_t time)
+{
+	l->exits[pid % PYTHON_LINEAGE_KEPT] = (struct python_exec){ .pid = pid, .time = time };
+}
+
+bool python_lineage_exited_since(const struct python_lineage *l, uint32_t pid, uint64_t time)
+{
+	const struct python_exec *e = &l->exits[pid % PYTHON_LINEAGE_KEPT];
 
 	return e->pid == pid && e->time >= time;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* python_lineage.h: the execs and forks side-band told, remembered a while:
+/* python_lineage.h: the execs, exits and forks side-band told, remembered a while:
  * side-band is read a CPU at a time, so a child's fork can be read before
  * its parent's MMAP2 of an interpreter, and a child's exec before its fork.
  * What the CPython processes' tracking asks of them. */
@@ -11,12 +11,13 @@
 
 #include "format/perf_record.h"
 
-/* Execs remembered (by pid, direct-mapped: a later pid's evicts), and forks
+/* Execs and exits remembered (by pid, direct-mapped: a later pid's evicts), and forks
  * (the last ones, in the order read). A pass over the side-band rings
  * reads a few tens of milliseconds of them: a machine forking thousands a
  * second evicts the oldest first. */
 #define PYTHON_LINEAGE_KEPT 1024
 
+/* An exec or an exit of pid at time. */
 struct python_exec {
 	uint32_t pid;
 	uint64_t time;
@@ -30,6 +31,7 @@ struct python_fork {
 
 struct python_lineage {
 	struct python_exec execs[PYTHON_LINEAGE_KEPT];
+	struct python_exec exits[PYTHON_LINEAGE_KEPT];
 	struct python_fork forks[PYTHON_LINEAGE_KEPT];
 	uint32_t next_fork;   /* the slot the next fork takes */
 };
@@ -38,6 +40,10 @@ struct python_lineage {
 void python_lineage_note_exec(struct python_lineage *l, uint32_t pid, uint64_t time);
 /* Whether pid is known to have exec'd at or after time. */
 bool python_lineage_execd_since(const struct python_lineage *l, uint32_t pid, uint64_t time);
+/* pid exited at time (its last thread). */
+void python_lineage_note_exit(struct python_lineage *l, uint32_t pid, uint64_t time);
+/* Whether pid is known to have exited at or after time. */
+bool python_lineage_exited_since(const struct python_lineage *l, uint32_t pid, uint64_t time);
 /* parent forked sid->pid at sid->time. */
 void python_lineage_note_fork(struct python_lineage *l, uint32_t parent,
 			      const struct perf_sample_id *sid);

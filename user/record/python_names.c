@@ -7,13 +7,21 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "lib/full_io.h"
 #include "lib/log.h"
 #include "symbols/python_code.h"
 #include "sys/output_dir.h"
+
+/* Code objects named per process, at most (more are counted, not named). */
+#define PY_NAMES_PER_PROCESS 65536
+/* Code objects taken from the BPF side per call. */
+#define PY_TAKE_PER_CALL 1024
+
+struct python_name {
+	uint64_t addr;            /* of the code's instruction 0, its tag's */
+};
 
 /* s (from the process: anything) as printable ASCII, '?' for the rest. */
 static void clean(char *s, size_t size)

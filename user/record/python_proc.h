@@ -6,15 +6,6 @@
 
 #include "record/python_procs.h"
 
-/* Code objects named per process, at most (more are counted, not named). */
-#define PY_NAMES_PER_PROCESS 65536
-/* Code objects taken from the BPF side per call. */
-#define PY_TAKE_PER_CALL 1024
-
-struct python_name {
-	uint64_t addr;            /* of the code's instruction 0, its tag's */
-};
-
 struct python_proc {
 	uint32_t pid;
 	bool live;                /* told to the BPF side, running */
@@ -26,7 +17,7 @@ struct python_proc {
 	const struct python_version_offsets *o;
 	struct rt_python_process pp; /* what the BPF side is told */
 	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
-	struct hash_map named;    /* address -> struct python_name: tried */
+	struct hash_map named;    /* address -> struct python_name (python_names.c): tried */
 	struct byte_buffer map;   /* the lines of its perf map */
 };
 

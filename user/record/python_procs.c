@@ -115,6 +115,7 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 			return;
 		}
 	p->attached = true;
+	p->sampler = s;
 	hash_map_each(&p->procs, tell_one, p);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -225,15 +226,26 @@ static bool make_live(struct python_procs *p, struct python_proc *pr,
 				  sid ? sid : &(struct perf_sample_id){ .pid = pr->pid, .tid = pr->pid });
 }
 
+/* Whether the recording's scope holds process pid (-p's, the workload,
+ * what they forked): any, before the sampler is attached (the start's
+ * processes are taken by the pids asked for). */
+static bool in_scope(const struct python_procs *p, uint32_t pid)
+{
+	return !p->sampler || bpf_sampler_has_process(p->sampler, pid);
+}
+
 /* Whether the fork f of from makes its child a Python process: from one at
- * the fork's time, the child not one by itself already, nor exec'd since. */
+ * the fork's time, the child not one by itself already, nor exec'd or
+ * exited since (read first), and in the recording's scope. */
 static bool fork_makes_python(struct python_procs *p, const struct python_proc *from,
 			      const struct python_fork *f)
 {
 	const struct python_proc *pr = hash_map_get(&p->procs, &f->sid.pid);
 
 	return from->live && f->sid.time >= from->since && !(pr && pr->live && !pr->exited_seq) &&
-	       !python_lineage_execd_since(&p->lineage, f->sid.pid, f->sid.time);
+	       !python_lineage_execd_since(&p->lineage, f->sid.pid, f->sid.time) &&
+	       !python_lineage_exited_since(&p->lineage, f->sid.pid, f->sid.time) &&
+	       in_scope(p, f->sid.pid);
 }
 
 /* The child of f a Python process as from is, its range appended to rec. */
@@ -249,12 +261,14 @@ static bool make_child(struct python_procs *p, const struct python_proc *from,
 	return true;
 }
 
-/* The children pr forked whose forks were read before its MMAP2 (and
- * theirs, a few generations down): Python processes as pr is. */
+/* The children pr forked whose forks were read before its MMAP2, and theirs:
+ * Python processes as pr is. Those of the first 64 made so are looked for
+ * (a tree wider or deeper in one pass keeps the rest of its forks as read:
+ * the work here is bounded). */
 static void adopt_children(struct python_procs *p, const struct python_proc *pr,
 			   struct byte_buffer *rec)
 {
-	uint32_t parents[16], n = 0;
+	uint32_t parents[64], n = 0;
 	struct python_fork f;
 
 	parents[n++] = pr->pid;
@@ -281,6 +295,8 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 
 	if (!p->on || !(m->prot & PROT_EXEC) || !m->filename[0] || m->filename[0] == '[' ||
 	    !strncmp(m->filename, "//", 2) || !python_elf_name_may_be(m->filename))
+		return false;
+	if (!in_scope(p, m->pid))
 		return false;
 	f = file_of(p, m);
 	if (!f || !f->ok)
@@ -368,10 +384,11 @@ static void forget(struct python_procs *p, struct python_proc *pr)
 	pr->live = false;
 }
 
-/* The live children of a process that exec'd, forked after the exec. */
+/* The live children of processes (pid, and those undone below it), forked
+ * after pid's exec at time: a few at a time. */
 struct execd_parent {
-	uint32_t pid;
 	uint64_t time;
+	uint32_t parents[64], nr_parents;
 	uint32_t children[16], nr;
 };
 
@@ -380,14 +397,42 @@ static void find_children_after(void *value, void *ctx)
 	const struct python_proc *pr = value;
 	struct execd_parent *e = ctx;
 
-	if (pr->live && pr->forked && pr->parent == e->pid && pr->fork.time > e->time &&
-	    e->nr < sizeof(e->children) / sizeof(e->children[0]))
-		e->children[e->nr++] = pr->pid;
+	if (!pr->live || !pr->forked || pr->fork.time <= e->time ||
+	    e->nr >= sizeof(e->children) / sizeof(e->children[0]))
+		return;
+	for (uint32_t k = 0; k < e->nr_parents; k++)
+		if (pr->parent == e->parents[k]) {
+			e->children[e->nr++] = pr->pid;
+			return;
+		}
+}
+
+/* Children of pid forked after its exec at time, read before it (the
+ * program it exec'd forked them), and theirs: no Python processes after
+ * all (unless its new program is one: its MMAP2, read later, makes them so
+ * again). Those under the first 64 undone are looked for (bounded). */
+static void undo_children_after(struct python_procs *p, uint32_t pid, uint64_t time)
+{
+	struct execd_parent e = { .time = time, .parents = { pid }, .nr_parents = 1 };
+
+	do {
+		e.nr = 0;
+		hash_map_each(&p->procs, find_children_after, &e);
+		for (uint32_t k = 0; k < e.nr; k++) {
+			struct python_proc *pr = hash_map_get(&p->procs, &e.children[k]);
+
+			p->processes--;
+			p->forked--;
+			forget(p, pr);
+			python_lineage_note_fork(&p->lineage, pr->parent, &pr->fork);
+			if (e.nr_parents < sizeof(e.parents) / sizeof(e.parents[0]))
+				e.parents[e.nr_parents++] = pr->pid;
+		}
+	} while (e.nr);
 }
 
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 {
-	struct execd_parent e = { .pid = pid, .time = time };
 	struct python_proc *pr;
 
 	pthread_mutex_lock(&p->lock);
@@ -396,18 +441,8 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
 		p->forked_execd += pr->forked;
 		forget(p, pr);
-		/* children its new program forked, read before its exec: no
-		 * Python processes after all (unless its new program is one:
-		 * its MMAP2, read later, makes them so again) */
 		if (time != UINT64_MAX)
-			hash_map_each(&p->procs, find_children_after, &e);
-		for (uint32_t k = 0; k < e.nr; k++) {
-			pr = hash_map_get(&p->procs, &e.children[k]);
-			p->processes--;
-			p->forked--;
-			forget(p, pr);
-			python_lineage_note_fork(&p->lineage, pid, &pr->fork);
-		}
+			undo_children_after(p, pid, time);
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -456,11 +491,13 @@ static void hand_over(struct python_procs *p, struct python_proc *pr)
 	let_go(p, pr);
 }
 
-void python_procs_exited(struct python_procs *p, uint32_t pid)
+void python_procs_exited(struct python_procs *p, uint32_t pid, uint64_t time)
 {
 	struct python_proc *pr;
 
 	pthread_mutex_lock(&p->lock);
+	if (time != UINT64_MAX)
+		python_lineage_note_exit(&p->lineage, pid, time);
 	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && !pr->exited_seq) {
 		if (pr->live)
 			forget(p, pr);

@@ -34,6 +34,7 @@ struct python_procs {
 	pthread_mutex_t lock;
 	bool on;
 	bool attached;             /* the BPF side's maps are known */
+	const struct bpf_sampler *sampler; /* ...and the scope's processes */
 	int dirfd;                 /* the recording's directory */
 	/* where an exited process's map goes at once (the end of a recording
 	 * writes the rest); NULL for a flight recording, which keeps the maps
@@ -71,7 +72,8 @@ void python_procs_init(struct python_procs *p, int dirfd, struct file_copies *co
  * processes noted so far (those the start's side-band names). */
 void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
 /* An MMAP2 of a CPython interpreter's code (a python program or libpython,
- * 3.11) makes m->pid a Python process for the walk: appends to rec the
+ * 3.11) makes m->pid, if the recording's scope holds it, a Python process
+ * for the walk: appends to rec the
  * MMAP2 of the range its Python frames are written in ("//anon", sid as
  * the interpreter's), and those of the children it forked since (their
  * forks read first), and returns true; false for any other mapping. */
@@ -96,9 +98,11 @@ void python_procs_note_records(struct python_procs *p, const void *recs, size_t 
  * longer a Python process for the walk, nor are the children it forked
  * since (their forks read first: the program it exec'd forked them). */
 void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time);
-/* pid exited: forgotten as by an exec, then its map handed to the copies and
- * the process let go, or (a flight recording) kept among the last exited. */
-void python_procs_exited(struct python_procs *p, uint32_t pid);
+/* pid exited at time (UINT64_MAX: not known): forgotten as by an exec,
+ * then its map handed to the copies and the process let go, or (a flight
+ * recording) kept among the last exited; a fork of it read later makes no
+ * Python process. */
+void python_procs_exited(struct python_procs *p, uint32_t pid, uint64_t time);
 /* Names the code objects the walks wrote since the last call (at most a
  * few thousand a call), while their processes run. */
 void python_procs_name_seen(struct python_procs *p);

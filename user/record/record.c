@@ -92,7 +92,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		jit_maps_copy(&s->jit_maps, d.task.pid);
 	/* a CPython process's code named while it runs: no longer after */
 	if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
-		python_procs_exited(&s->python, d.task.pid);
+		python_procs_exited(&s->python, d.task.pid, d.task.time);
 	else if (d.type == PERF_RECORD_COMM && d.comm.exec)
 		python_procs_forget(&s->python, d.comm.pid, d.has_sid ? d.sid.time : UINT64_MAX);
 	/* as the kernel wrote it: the device and inode prove the file opened
@@ -123,8 +123,11 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	if ((r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)) || !python)
 		return r;
 	/* the ranges it made (a parent's and its children's): a record each */
-	for (size_t at = 0, n = 1; !r && n && at < s->python_rec.len; at += n) {
+	for (size_t at = 0, n; !r && at + sizeof(struct perf_event_header) <= s->python_rec.len;
+	     at += n) {
 		n = ((const struct perf_event_header *)((const char *)s->python_rec.data + at))->size;
+		if (n < sizeof(struct perf_event_header) || n > s->python_rec.len - at)
+			break; /* cannot be: our own encoder's */
 		r = to_sinks(s, s->cpus.cpus[slot], (const char *)s->python_rec.data + at, n, true);
 	}
 	return r;

@@ -166,9 +166,14 @@ static int add_tid_processes(struct record_target *t, char *err, size_t errlen)
 		unsigned int k = 0;
 		int r = proc_tgid_of(t->tids[i], &tgid);
 
-		if (r) { /* gone since it was listed */
+		if (r == -ENOENT || r == -ESRCH) { /* gone since it was listed */
 			rt_format(err, errlen, "no thread with id %u", t->tids[i]);
 			return -ESRCH;
+		}
+		if (r) {
+			rt_format(err, errlen, "thread %u: cannot read /proc/%u/status: %s",
+				  t->tids[i], t->tids[i], strerror(-r));
+			return r;
 		}
 		while (k < t->nr_tid_processes && t->tid_processes[k] != tgid)
 			k++;
