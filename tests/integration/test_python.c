@@ -199,15 +199,33 @@ static pid_t record_script(const char *python, const char *script, const char *d
 	return record_script_in(python, script, dir, seconds, "-p", log);
 }
 
+/* Of dir/rec's samples under comm in report --folded, >= 95% with outer,
+ * middle, inner in that order (at least 200); what names the recording. */
+static void expect_folded_frames(const char *dir, const char *comm, const char *what,
+				 const char *log)
+{
+	static const char *const callers_first[] = { "outer (", "middle (", "inner (" };
+	unsigned long total, full;
+	char *folded = NULL;
+
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, comm, callers_first, 3, &total, &full);
+	print_message("%s: report --folded: %lu of %lu samples with outer;middle;inner\n", what,
+		      full, total);
+	if (total < 200 || full * 100 < total * 95)
+		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", full, total, log,
+			 folded);
+	free(folded);
+}
+
 /* The spinning script's samples under python (comm): >= 95% with outer,
  * middle, inner in that order in report --folded, and in perf script of
  * the same recording (given the recording's map of the process as perf
  * reads a JIT's: /tmp/perf-PID.map). */
 static void expect_python_frames(const char *python, const char *comm, bool gaps)
 {
-	static const char *const callers_first[] = { "outer (", "middle (", "inner (" };
 	static const char *const leaf_first[] = { "inner", "middle", "outer" };
-	char *dir, *log = NULL, *folded = NULL, *script = NULL, *out = NULL;
+	char *dir, *log = NULL, *script = NULL, *out = NULL;
 	unsigned long total, full;
 	pid_t py;
 
@@ -218,13 +236,7 @@ static void expect_python_frames(const char *python, const char *comm, bool gaps
 	if (!strstr(log, " CPython processes unwound") ||
 	    strstr(log, "python: 0 CPython processes unwound"))
 		fail_msg("no CPython process unwound:\n%s", log);
-	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, comm, callers_first, 3, &total, &full);
-	print_message("%s: report --folded: %lu of %lu samples with outer;middle;inner\n", python,
-		      full, total);
-	if (total < 200 || full * 100 < total * 95)
-		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", full, total, log,
-			 folded);
+	expect_folded_frames(dir, comm, python, log);
 	/* the names come from the recording: the map is in it */
 	assert_int_equal(tu_sh(&out, "grep -c ' inner (%s/spin.py:1)$' %s/rec/perf-%d.map", dir, dir,
 			       (int)py), 0);
@@ -240,7 +252,6 @@ static void expect_python_frames(const char *python, const char *comm, bool gaps
 	if (total < 200 || full * 100 < total * 95)
 		fail_msg("perf script: %lu of %lu samples:\n%.4000s", full, total, script);
 	free(script);
-	free(folded);
 	free(log);
 	tu_rmtree(dir);
 	free(dir);
@@ -258,21 +269,13 @@ static void test_debian_python311_frames(void **state)
  * before 2026-11-28), and its frames are named. */
 static void test_thread_scope(void **state)
 {
-	static const char *const callers_first[] = { "outer (", "middle (", "inner (" };
-	char *dir, *log = NULL, *folded = NULL;
-	unsigned long total, full;
+	char *dir, *log = NULL;
 
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	record_script_in(DEBIAN_PYTHON, spin_py, dir, 6, "-t", &log);
-	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.11", callers_first, 3, &total, &full);
-	print_message("-t: report --folded: %lu of %lu samples with outer;middle;inner\n", full,
-		      total);
-	if (total < 200 || full * 100 < total * 95)
-		fail_msg("%lu of %lu samples; record's log:\n%s", full, total, log);
-	free(folded);
+	expect_folded_frames(dir, "python3.11", "-t", log);
 	free(log);
 	tu_rmtree(dir);
 	free(dir);

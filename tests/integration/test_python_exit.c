@@ -197,30 +197,58 @@ static void test_forked_child_walked(void **state)
 	free(dir);
 }
 
-/* A child forked on another CPU than the one its parent's interpreter was
- * mapped on, both read in one pass over the side-band rings (a 200 ms
- * pause before each): the fork is read before the parent is known as a
- * Python process, and still makes the child one (until 2026-11-28 its
- * samples had native frames alone). */
-static void test_child_forked_before_parent_read(void **state)
+/* Records the command (a format and its arguments) started on CPU 1, with
+ * a 200 ms pause before each pass over the side-band rings, into dir/rec;
+ * returns its log, kept as dir/record.log. Skips on one CPU. */
+static char *record_from_cpu1(const char *dir, const char *fmt, ...)
 {
-	char *dir, *log = NULL;
+	char *command = NULL, *log = NULL;
+	va_list ap;
 	int rc;
 
-	(void)state;
-	tu_skip_unless_possible();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		tu_skip("needs 2 CPUs: the fork and the interpreter's mappings on different ones");
-	dir = tu_tempdir();
-	tu_write_file(dir, "fork.py", fork_moved_py, strlen(fork_moved_py));
+	va_start(ap, fmt);
+	rc = vasprintf(&command, fmt, ap);
+	va_end(ap);
+	assert_true(rc > 0);
 	rc = tu_sh(&log, "%s record -v -g -F 999 --debug-drain-delay-ms 200 -o %s/rec -- "
-			 "taskset -c 1 " PYTHON " %s/fork.py %s/child 2>&1",
-		   tu_ringtrace(), dir, dir, dir);
+			 "taskset -c 1 %s 2>&1",
+		   tu_ringtrace(), dir, command);
 	tu_write_file(dir, "record.log", log, strlen(log));
 	if (rc)
 		fail_msg("record failed (%d):\n%s", rc, log);
+	free(command);
+	return log;
+}
+
+/* The one child fork.py forked (pid in dir/child) made a Python process,
+ * >= 90% of its samples in inner. */
+static void expect_child_walked(const char *dir, const char *log)
+{
 	assert_int_equal(count_before(log, " forked by another,"), 1);
 	samples_in_inner(dir, "--pid $(cat child)", "fork.py");
+}
+
+static void skip_on_one_cpu(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		tu_skip("needs 2 CPUs: side-band records on different ones");
+}
+
+/* A child forked on another CPU than the one its parent's interpreter was
+ * mapped on, both read in one pass over the side-band rings: the fork is
+ * read before the parent is known as a Python process, and still makes the
+ * child one (until 2026-11-28 its samples had native frames alone). */
+static void test_child_forked_before_parent_read(void **state)
+{
+	char *dir, *log;
+
+	(void)state;
+	tu_skip_unless_possible();
+	skip_on_one_cpu();
+	dir = tu_tempdir();
+	tu_write_file(dir, "fork.py", fork_moved_py, strlen(fork_moved_py));
+	log = record_from_cpu1(dir, PYTHON " %s/fork.py %s/child", dir, dir);
+	expect_child_walked(dir, log);
 	free(log);
 	tu_rmtree(dir);
 	free(dir);
@@ -233,26 +261,19 @@ static void test_child_forked_before_parent_read(void **state)
  * the first's addresses, and had native frames alone). */
 static void test_child_forked_before_parent_exec_read(void **state)
 {
-	char *dir, *log = NULL;
-	int rc;
+	char *dir, *log;
 
 	(void)state;
 	tu_skip_unless_possible();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		tu_skip("needs 2 CPUs: the fork and the exec on different ones");
+	skip_on_one_cpu();
 	if (access(PYENV_PYTHON, X_OK))
 		tu_skip("%s is not installed", PYENV_PYTHON);
 	dir = tu_tempdir();
 	tu_write_file(dir, "fork.py", fork_moved_py, strlen(fork_moved_py));
 	tu_write_file(dir, "exec.py", exec_py, strlen(exec_py));
-	rc = tu_sh(&log, "%s record -v -g -F 999 --debug-drain-delay-ms 200 -o %s/rec -- "
-			 "taskset -c 1 " PYTHON " %s/exec.py " PYENV_PYTHON " %s/fork.py %s/child 2>&1",
-		   tu_ringtrace(), dir, dir, dir, dir);
-	tu_write_file(dir, "record.log", log, strlen(log));
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, log);
-	assert_int_equal(count_before(log, " forked by another,"), 1);
-	samples_in_inner(dir, "--pid $(cat child)", "fork.py");
+	log = record_from_cpu1(dir, PYTHON " %s/exec.py " PYENV_PYTHON " %s/fork.py %s/child", dir,
+			       dir, dir);
+	expect_child_walked(dir, log);
 	free(log);
 	tu_rmtree(dir);
 	free(dir);
@@ -265,22 +286,15 @@ static void test_child_forked_before_parent_exec_read(void **state)
  * let go: a few at most. */
 static void test_exit_read_before_fork(void **state)
 {
-	char *dir, *log = NULL;
+	char *dir, *log;
 	long forked;
-	int rc;
 
 	(void)state;
 	tu_skip_unless_possible();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		tu_skip("needs 2 CPUs: the fork and the exit on different ones");
+	skip_on_one_cpu();
 	dir = tu_tempdir();
 	tu_write_file(dir, "exit.py", exit_first_py, strlen(exit_first_py));
-	rc = tu_sh(&log, "%s record -v -g -F 999 --debug-drain-delay-ms 200 -o %s/rec -- "
-			 "taskset -c 1 " PYTHON " %s/exit.py 2>&1",
-		   tu_ringtrace(), dir, dir);
-	tu_write_file(dir, "record.log", log, strlen(log));
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, log);
+	log = record_from_cpu1(dir, PYTHON " %s/exit.py", dir);
 	forked = count_before(log, " forked by another,");
 	print_message("%ld of %d children made Python processes\n", forked, EXITED_CHILDREN);
 	assert_true(forked >= 0 && forked <= EXITED_CHILDREN / 10);
