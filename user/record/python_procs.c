@@ -327,14 +327,13 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	return true;
 }
 
-bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
+bool python_procs_note_fork(struct python_procs *p, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
 	const struct python_fork f = { .parent = parent, .sid = *sid };
 	struct python_proc *from;
 	bool r = false;
 
-	(void)child; /* sid's */
 	pthread_mutex_lock(&p->lock);
 	from = p->on ? hash_map_get(&p->procs, &parent) : NULL;
 	if (from && fork_makes_python(p, from, &f))

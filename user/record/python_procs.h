@@ -79,14 +79,15 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s);
  * forks read first), and returns true; false for any other mapping. */
 bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
-/* A FORK of a CPython process (sid: its time, the child's ids) makes the
- * child one as well, the same interpreter at the same addresses (a pre-fork
- * server's workers, multiprocessing's): appends to rec its range's MMAP2
- * (its map of names is its own) and returns true; false if the parent is
- * not one, or the child is known to have exec'd since. A fork of a process
+/* A FORK by parent, a CPython process (sid: the fork's time, the child's
+ * ids), makes the child one as well, the same interpreter at the same
+ * addresses (a pre-fork server's workers, multiprocessing's): appends to
+ * rec its range's MMAP2 (its map of names is its own) and returns true;
+ * false if the parent is not one, or the child is known to have exec'd or
+ * exited since, or is outside the recording's scope. A fork by a process
  * not (yet) known as one is kept a while: the parent's MMAP2, read later,
  * makes the child one then (python_procs_note_mmap). */
-bool python_procs_note_fork(struct python_procs *p, uint32_t child, uint32_t parent,
+bool python_procs_note_fork(struct python_procs *p, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* Each MMAP2 among the len bytes of side-band records at recs (those
  * synthesized at the start) of a process among the nr_pids at pids (every

@@ -103,8 +103,7 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	if (d.type == PERF_RECORD_FORK && d.task.pid != d.task.ppid && d.has_sid) {
 		d.sid.time = d.task.time;
 		d.sid.pid = d.sid.tid = d.task.pid;
-		python = python_procs_note_fork(&s->python, d.task.pid, d.task.ppid, &d.sid,
-						&s->python_rec);
+		python = python_procs_note_fork(&s->python, d.task.ppid, &d.sid, &s->python_rec);
 	}
 	if (d.type == PERF_RECORD_MMAP2 && d.has_sid) {
 		/* a container's process: its namespaces before its mapping */
