@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "sys/safe_open.h"
 
 /* The id an entry's name is, or 0: "self", "net", a name with other than
  * digits, or one too large. */
@@ -56,18 +57,12 @@ int proc_tgid_of(uint32_t tid, uint32_t *tgid)
 	const char *at;
 	unsigned long v;
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	/* Name (escaped by the kernel: no newline), Umask, State, Tgid */
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
+	n = safe_read_file(AT_FDCWD, path, text, sizeof(text));
 	if (n <= 0)
-		return n ? -errno : -ESRCH;
-	text[n] = '\0';
+		return n ? (int)n : -ESRCH;
 	at = strstr(text, "\nTgid:");
 	if (!at || sscanf(at + 6, "%lu", &v) != 1 || !v || v > UINT32_MAX)
 		return -EINVAL;
