@@ -3,28 +3,39 @@
  * for side-band read out of time order. */
 #include "record/python_lineage.h"
 
+/* pid's exec or exit at time into its table, in pid's slot (another
+ * pid's evicted). */
+static void remember(struct python_pid_event *table, uint32_t pid, uint64_t time)
+{
+	table[pid % PYTHON_LINEAGE_KEPT] = (struct python_pid_event){ .pid = pid, .time = time };
+}
+
+/* Whether the table holds pid's exec or exit at or after time. */
+static bool known_since(const struct python_pid_event *table, uint32_t pid, uint64_t time)
+{
+	const struct python_pid_event *e = &table[pid % PYTHON_LINEAGE_KEPT];
+
+	return e->pid == pid && e->time >= time;
+}
+
 void python_lineage_note_exec(struct python_lineage *l, uint32_t pid, uint64_t time)
 {
-	l->execs[pid % PYTHON_LINEAGE_KEPT] = (struct python_exec){ .pid = pid, .time = time };
+	remember(l->execs, pid, time);
 }
 
 bool python_lineage_execd_since(const struct python_lineage *l, uint32_t pid, uint64_t time)
 {
-	const struct python_exec *e = &l->execs[pid % PYTHON_LINEAGE_KEPT];
-
-	return e->pid == pid && e->time >= time;
+	return known_since(l->execs, pid, time);
 }
 
 void python_lineage_note_exit(struct python_lineage *l, uint32_t pid, uint64_t time)
 {
-	l->exits[pid % PYTHON_LINEAGE_KEPT] = (struct python_exec){ .pid = pid, .time = time };
+	remember(l->exits, pid, time);
 }
 
 bool python_lineage_exited_since(const struct python_lineage *l, uint32_t pid, uint64_t time)
 {
-	const struct python_exec *e = &l->exits[pid % PYTHON_LINEAGE_KEPT];
-
-	return e->pid == pid && e->time >= time;
+	return known_since(l->exits, pid, time);
 }
 
 void python_lineage_note_fork(struct python_lineage *l, uint32_t parent,

@@ -18,7 +18,7 @@
 #define PYTHON_LINEAGE_KEPT 1024
 
 /* An exec or an exit of pid at time. */
-struct python_exec {
+struct python_pid_event {
 	uint32_t pid;
 	uint64_t time;
 };
@@ -30,8 +30,8 @@ struct python_fork {
 };
 
 struct python_lineage {
-	struct python_exec execs[PYTHON_LINEAGE_KEPT];
-	struct python_exec exits[PYTHON_LINEAGE_KEPT];
+	struct python_pid_event execs[PYTHON_LINEAGE_KEPT];
+	struct python_pid_event exits[PYTHON_LINEAGE_KEPT];
 	struct python_fork forks[PYTHON_LINEAGE_KEPT];
 	uint32_t next_fork;   /* the slot the next fork takes */
 };
