@@ -54,19 +54,24 @@ static __always_inline __u32 mapping_guess_slot(__u64 pc)
 	return ((__u32)(pc >> 12) * 0x9E3779B1u) >> (32 - MAPPING_GUESS_BITS);
 }
 
-/* The mapping of w's process covering pc, or NULL: the last frame's first
- * (a stack's frames are mostly in one file), then the one guessed for pc's
- * page, else a binary search. */
+/* The mapping of w's process covering pc, the walk's frame i, or NULL: the
+ * last frame's first (a stack's frames are mostly in one file), then the one
+ * of the last walk's frame i, then the one guessed for pc's page, else a
+ * binary search. */
 static __always_inline const struct rt_unwind_mapping *find_mapping(struct unwind_walk *w,
-								  __u64 pc)
+								  __u64 pc, __u32 i)
 {
 	const struct rt_process_mappings *pm = w->pm;
 	struct mapping_search r = { pm, pc, 0, pm->nr, -1 };
 	__u32 slot = mapping_guess_slot(pc) & ((1u << MAPPING_GUESS_BITS) - 1);
+	__u8 *by_frame = &w->guesses->frame_mapping[i & (FRAME_GUESSES - 1)];
 	__s32 found = w->last_mapping;
 
 	if (mapping_holds(pm, found, pc))
-		return &pm->m[found];
+		goto found;
+	found = *by_frame;
+	if (i < FRAME_GUESSES && mapping_holds(pm, found, pc))
+		goto found;
 	found = w->guesses->mapping[slot];
 	if (!mapping_holds(pm, found, pc)) {
 		bpf_loop(RT_UNWIND_MAPPING_STEPS, mapping_search_step, &r, 0);
@@ -75,6 +80,11 @@ static __always_inline const struct rt_unwind_mapping *find_mapping(struct unwin
 			return NULL;
 		w->guesses->mapping[slot] = (__u8)found;
 	}
+found:
+	if (found < 0 || found >= RT_UNWIND_MAX_MAPPINGS)
+		return NULL;
+	if (i < FRAME_GUESSES)
+		*by_frame = (__u8)found;
 	w->last_mapping = found;
 	return &pm->m[found];
 }
@@ -159,21 +169,34 @@ static __always_inline void keep_row_guess(struct row_guess *g, __u32 first, __u
 	g->row = *row;
 }
 
-/* The row in force at the file's virtual address vaddr, or NULL: the one
- * guessed, else found (the page index naming the rows to search among) and
- * kept as the slot's guess. */
+/* Whether g is a guess for vaddr in the table whose rows start at first. */
+static __always_inline bool row_guess_holds(const struct row_guess *g, __u32 first, __u32 vaddr)
+{
+	return g->first_row == first && g->lo <= vaddr && vaddr < g->hi;
+}
+
+/* The row in force at the file's virtual address vaddr, the walk's frame i,
+ * or NULL: the one of the last walk's frame i, or the one guessed for
+ * vaddr, else found (the page index naming the rows to search among) and
+ * kept as the slot's guess (and the frame's). */
 static __always_inline const struct rt_unwind_row *
-find_row(struct walk_guesses *guesses, const struct rt_unwind_slice *t, __u32 vaddr)
+find_row(struct walk_guesses *guesses, const struct rt_unwind_slice *t, __u32 vaddr, __u32 i)
 {
 	__u32 first = t->first_row, last = t->first_row + t->nr_rows - 1, page, at;
 	__u32 slot = row_guess_slot(first, vaddr) & ((1u << ROW_GUESS_BITS) - 1);
 	struct row_guess *g = &guesses->row[slot];
+	struct row_guess *by_frame = &guesses->frame_row[i & (FRAME_GUESSES - 1)];
 	const struct rt_unwind_row *row;
 	const __u32 *entry;
 	__u32 lo, hi, found;
 
-	if (g->first_row == first && g->lo <= vaddr && vaddr < g->hi)
+	if (i < FRAME_GUESSES && row_guess_holds(by_frame, first, vaddr))
+		return &by_frame->row;
+	if (row_guess_holds(g, first, vaddr)) {
+		if (i < FRAME_GUESSES)
+			*by_frame = *g;
 		return &g->row;
+	}
 	row = bpf_map_lookup_elem(&unwind_rows, &first);
 	if (!row || vaddr < row->pc)
 		return NULL;
@@ -202,8 +225,11 @@ find_row(struct walk_guesses *guesses, const struct rt_unwind_slice *t, __u32 va
 	found = search_rows(lo, hi, vaddr);
 found:
 	row = bpf_map_lookup_elem(&unwind_rows, &found);
-	if (row)
+	if (row) {
 		keep_row_guess(g, first, found, last, row);
+		if (i < FRAME_GUESSES)
+			*by_frame = *g;
+	}
 	return row;
 }
 

@@ -120,11 +120,11 @@ struct py_cursor {
 struct stack_window {
 	__u64 base, len; /* [base, base + len) copied to w */
 	__u64 top;       /* the process's mm->start_stack */
+	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
+	__u32 reads;   /* the walk's refills of w */
 	__u64 w[STACK_WINDOW_BYTES / 8];
 	__u64 signal[SIGCONTEXT_WORDS_READ]; /* what a signal frame's step reads */
 	__u64 word; /* a word read alone */
-	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
-	__u32 reads;   /* the walk's refills of w */
 };
 
 /* Guesses from walks before, each checked before it is used. Return
@@ -142,14 +142,13 @@ struct stack_window {
  *   steps (~35 ns here, three times a sample of unwindgen's chain). */
 #define ROW_GUESS_BITS 9
 #define MAPPING_GUESS_BITS 10
+#define FRAME_GUESSES 16 /* a power of two */
 struct row_guess {
 	__u32 first_row, lo, hi; /* the row is in force at [lo, hi) of that table */
 	__u32 pad;
 	struct rt_unwind_row row;
 };
 struct walk_guesses {
-	struct row_guess row[1u << ROW_GUESS_BITS];
-	__u8 mapping[1u << MAPPING_GUESS_BITS]; /* an index into a process's mappings */
 	/* (entry 0's) a walk of this CPU's is under way: one that starts
 	 * meanwhile (the sampler's, in an NMI that interrupted the off-CPU
 	 * program's walk) takes entry 1's guesses, where in entry 0's it could
@@ -159,10 +158,22 @@ struct walk_guesses {
 	/* a CPython process's walk: where it is among the Python frames, and
 	 * the words they took beyond the native frames walked (in map memory:
 	 * values the verifier does not track, where on the walk's stack each
-	 * would have it check the frames' loop again for every value; here,
-	 * not in the stack window, so that a nested walk keeps its own) */
+	 * would have it check the frames' loop again for every value) */
 	struct py_cursor py;
 	__u32 py_words;
+	/* the mapping and row of each of the last walk's first frames: a stack
+	 * much like the last sample's finds them here, in the lines after the
+	 * fields above, where the slots hashed by address lie in four pages */
+	__u8 frame_mapping[FRAME_GUESSES];
+	struct row_guess frame_row[FRAME_GUESSES];
+	/* the walk's copy of the user stack: its head in the lines of the
+	 * fields above, its words in the pages after them (every page and
+	 * line a walk touches is a miss at each sample here: the TLB is
+	 * flushed at each entry to the kernel, and the host's other work
+	 * evicts the caches between samples) */
+	struct stack_window stack;
+	__u8 mapping[1u << MAPPING_GUESS_BITS]; /* an index into a process's mappings */
+	struct row_guess row[1u << ROW_GUESS_BITS];
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 
@@ -174,13 +185,6 @@ struct unwind_guesses_map {
 };
 extern struct unwind_guesses_map unwind_guesses SEC(".maps");
 
-struct unwind_stack_window_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct stack_window);
-};
-extern struct unwind_stack_window_map unwind_stack_window SEC(".maps");
 
 /* The highest user address on x86-64 (4-level paging, and 5-level's low half). */
 #define USER_ADDR_MAX 0x00ffffffffffffffULL

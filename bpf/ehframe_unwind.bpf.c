@@ -23,7 +23,6 @@ struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
 struct unwind_counters_map unwind_counters SEC(".maps");
 struct unwind_guesses_map unwind_guesses SEC(".maps");
-struct unwind_stack_window_map unwind_stack_window SEC(".maps");
 struct python_processes_map python_processes SEC(".maps");
 struct python_known_map python_known SEC(".maps");
 struct python_offsets_map python_offsets SEC(".maps");
@@ -91,7 +90,7 @@ mapped:
 	if (w->no_process)
 		goto step;
 	why = FP_NO_MAPPING;
-	m = find_mapping(w, pc);
+	m = find_mapping(w, pc, i);
 	if (!m)
 		m = look_up_vma(w, pc);
 	if (!m)
@@ -112,7 +111,7 @@ mapped:
 	}
 	why = FP_NO_TABLE;
 	if (table.nr_rows)
-		row = find_row(w->guesses, &table, (__u32)(pc - bias));
+		row = find_row(w->guesses, &table, (__u32)(pc - bias), i);
 step:
 	return unwind_step(&w->r, w->stack, row, why) ? 1 : 0;
 }
@@ -173,9 +172,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		if (!w.pm)
 			return n;
 	}
-	w.stack = bpf_map_lookup_elem(&unwind_stack_window, &zero);
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
-	if (!w.stack || !outer)
+	if (!outer)
 		return n;
 	/* a walk interrupted another of this CPU's: guesses of its own (one
 	 * lookup by index: two pointers would have the verifier walk the
@@ -184,10 +182,18 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &nested);
 	if (!w.guesses)
 		return n;
+	w.stack = &w.guesses->stack;
 	w.stack->len = 0;
 	w.stack->lookups = 0;
 	w.stack->reads = 0;
-	w.stack->top = task->mm ? task->mm->start_stack : 0;
+	/* kept in the process's mappings, whose head the walk reads anyway,
+	 * where the mm's would be one more line to fetch */
+	w.stack->top = w.pm->stack_top;
+	if (!w.stack->top) {
+		w.stack->top = task->mm ? task->mm->start_stack : 0;
+		if (!w.no_process)
+			w.pm->stack_top = w.stack->top;
+	}
 	if (start) {
 		w.r.ip = start->ip;
 		w.r.sp = start->sp;
@@ -308,6 +314,7 @@ int BPF_PROG(unwind_exec, struct task_struct *task)
 	bpf_iter_task_vma_destroy(&it);
 	fresh->nr = nr;
 	fresh->flags = 0;
+	fresh->stack_top = 0;
 	if (!bpf_map_update_elem(&process_mappings, &tgid, fresh, BPF_ANY))
 		c->kernel_mappings += nr;
 	return 0;

@@ -106,6 +106,7 @@ struct rt_process_mappings {
 	__u32 pad;
 	__u64 flags; /* RT_MAPPINGS_*: 0 as the loader writes them (64 bits: the
 			BPF side's atomic or) */
+	__u64 stack_top; /* mm->start_stack, kept by the walks (0: not yet) */
 	struct rt_unwind_mapping m[RT_UNWIND_MAX_MAPPINGS];
 };
 
