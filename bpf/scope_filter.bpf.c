@@ -5,6 +5,7 @@
 
 const volatile __u32 filter_flags = 0;
 const volatile bool cgroup_exact = false;
+const volatile bool perf_events_per_thread = false;
 const volatile __u64 target_cgroup_id = 0;
 
 struct cpu_filter_map cpu_filter SEC(".maps");

@@ -14,6 +14,10 @@
 /* Set by the loader before load: RT_FILTER_* bits. */
 extern const volatile __u32 filter_flags;
 extern const volatile bool cgroup_exact;
+/* Set by the loader: the perf events are opened on the threads in scope
+ * (per-thread mode, no command waiting for its exec), so a perf event's
+ * program runs in one of them alone and needs no test of its own. */
+extern const volatile bool perf_events_per_thread;
 extern const volatile __u64 target_cgroup_id;
 
 /* The sampler fills these; the triggers reuse the sampler's maps. */

@@ -379,6 +379,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 		k->rodata->ring_backward = cfg->overwrite;
 	}
 	k->rodata->filter_flags = flags;
+	k->rodata->perf_events_per_thread = sc->nr_threads > 0 && !sc->exec_pending;
 	k->rodata->cgroup_exact = sc->cgroup_exact;
 	k->rodata->target_cgroup_id = sc->cgroup_id;
 	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
