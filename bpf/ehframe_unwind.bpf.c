@@ -214,12 +214,15 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	w.first = n + 1;
 	w.c = c;
 	/* walks under way on this CPU, counted (no value kept across the
-	 * loop: the verifier would look at the frames again for it) */
-	__sync_fetch_and_add(&outer->walking, 1);
+	 * loop: the verifier would look at the frames again for it). Plain
+	 * adds: a walk that interrupts this one between its load and store
+	 * leaves the count as it found it, and a locked add would wait here
+	 * for the stores before it, to lines cold at each sample */
+	outer->walking++;
 	bpf_loop(RT_MAX_STACK_DEPTH / 2 + 1, unwind_two_frames, &w, 0);
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
 	if (outer)
-		__sync_fetch_and_add(&outer->walking, -1);
+		outer->walking--;
 	switch (w.r.end_reason) {
 	case END_OUTERMOST:
 		c->outermost++;
