@@ -177,6 +177,8 @@ static __always_inline __s32 insert_kernel_mapping(struct rt_process_mappings *p
 		at = (__s32)in;
 	}
 	__sync_fetch_and_and(&pm->flags, ~(__u64)RT_MAPPINGS_WRITING);
+	if (at >= 0) /* the walks' (of the current process's: pm's) */
+		mappings_changed(bpf_get_current_pid_tgid() >> 32);
 	return at;
 }
 

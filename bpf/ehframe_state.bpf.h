@@ -47,6 +47,30 @@ struct process_mappings_map {
 };
 extern struct process_mappings_map process_mappings SEC(".maps");
 
+/* A count of the changes to the mappings of the processes whose tgid is i
+ * modulo RT_MAPPINGS_GEN_SLOTS, at index i: every writer of
+ * process_mappings (the loader through its mapping of this map, the kernel
+ * side here) adds one after its write. A walk's copies of its process's
+ * mappings (struct mappings_memo) are good while it has not changed. */
+struct mappings_gen_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, RT_MAPPINGS_GEN_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct mappings_gen_map mappings_gen SEC(".maps");
+
+/* After a write of tgid's mappings: the walks' copies of them are stale. */
+static __always_inline void mappings_changed(__u32 tgid)
+{
+	__u32 slot = tgid & (RT_MAPPINGS_GEN_SLOTS - 1);
+	__u64 *gen = bpf_map_lookup_elem(&mappings_gen, &slot);
+
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
+}
+
 /* The files whose tables are loaded, by device and inode (the loader's). */
 struct unwind_files_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -143,6 +167,20 @@ struct stack_window {
 #define ROW_GUESS_BITS 9
 #define MAPPING_GUESS_BITS 10
 #define FRAME_GUESSES 16 /* a power of two */
+/* The mappings of one process a walk found its frames in, copied with the
+ * process's count of changes (mappings_gen) read before: the next walk of
+ * the process reads them here, while the count is the same, where the
+ * lookup of the process's mappings costs three lines fetched one after
+ * another (the hash's, its bucket's and its element's), and each mapping
+ * one more. */
+#define MEMO_MAPPINGS 4 /* a power of two */
+struct mappings_memo {
+	__u32 tgid; /* whose (0: nobody's) */
+	__u32 nr;
+	__u64 gen;
+	__u64 stack_top;
+	struct rt_unwind_mapping m[MEMO_MAPPINGS];
+};
 struct row_guess {
 	__u32 first_row, lo, hi; /* the row is in force at [lo, hi) of that table */
 	__u32 pad;
@@ -166,6 +204,7 @@ struct walk_guesses {
 	 * fields above, where the slots hashed by address lie in four pages */
 	__u8 frame_mapping[FRAME_GUESSES];
 	struct row_guess frame_row[FRAME_GUESSES];
+	struct mappings_memo memo;
 	/* the walk's copy of the user stack: its head in the lines of the
 	 * fields above, its words in the pages after them (every page and
 	 * line a walk touches is a miss at each sample here: the TLB is
@@ -235,7 +274,12 @@ struct frame_regs {
 /* The state of one walk, on the BPF stack of the sampling program. */
 struct unwind_walk {
 	struct sample_words *s;
+	/* the process's mappings; with a memo good at the walk's start, the
+	 * empty ones until a frame is found in none of the memo's */
 	struct rt_process_mappings *pm;
+	__u32 tgid;
+	bool pm_pending; /* pm to be looked up when needed */
+	bool memo;       /* guesses->memo is of this walk's process and count */
 	struct stack_window *stack;
 	struct walk_guesses *guesses;
 	struct frame_regs r;

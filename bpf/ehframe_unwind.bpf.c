@@ -19,6 +19,7 @@ struct unwind_rows_map unwind_rows SEC(".maps");
 struct unwind_pages_map unwind_pages SEC(".maps");
 struct process_mappings_map process_mappings SEC(".maps");
 struct unwind_files_map unwind_files SEC(".maps");
+struct mappings_gen_map mappings_gen SEC(".maps");
 struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
 struct unwind_counters_map unwind_counters SEC(".maps");
@@ -91,7 +92,7 @@ mapped:
 		goto step;
 	why = FP_NO_MAPPING;
 	m = find_mapping(w, pc, i);
-	if (!m)
+	if (!m && !w->no_process)
 		m = look_up_vma(w, pc);
 	if (!m)
 		goto step;
@@ -139,8 +140,9 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	struct unwind_walk w = { .s = s, .r.exact_ip = true, .last_mapping = -1 };
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
-	__u32 zero = 0, frames, end, nested;
-	__u64 *known;
+	struct mappings_memo *memo;
+	__u32 zero = 0, frames, end, nested, gen_slot = tgid & (RT_MAPPINGS_GEN_SLOTS - 1);
+	__u64 *known, *gen_at, gen;
 
 	/* room for the marker and every frame in the callchain's words */
 	if (!s || n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH ||
@@ -150,6 +152,37 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	if (!c)
 		return n;
 	c->samples++;
+	/* the count of changes to the process's mappings, read before them */
+	gen_at = bpf_map_lookup_elem(&mappings_gen, &gen_slot);
+	gen = gen_at ? *(volatile __u64 *)gen_at : 0;
+	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
+	if (!outer)
+		return n;
+	/* a walk interrupted another of this CPU's: guesses of its own (one
+	 * lookup by index: two pointers would have the verifier walk the
+	 * frames once for each) */
+	nested = outer->walking ? 1 : 0;
+	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &nested);
+	if (!w.guesses)
+		return n;
+	w.tgid = tgid;
+	w.stack = &w.guesses->stack;
+	w.stack->len = 0;
+	w.stack->lookups = 0;
+	w.stack->reads = 0;
+	memo = &w.guesses->memo;
+	if (gen_at && memo->tgid == tgid && memo->gen == gen) {
+		/* the last walk's of this process, unchanged since: its mappings
+		 * looked up only if a frame is in none of the memo's */
+		w.memo = true;
+		w.pm_pending = true;
+		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
+		if (!w.pm)
+			return n;
+		w.stack->top = memo->stack_top;
+		goto registers;
+	}
+	memo->tgid = 0;
 	/* a process not known yet (forked or started before the side-band
 	 * told the loader of it) starts with no mappings: its walks put in
 	 * those of the pcs they meet, from the VMAs; with no room for it, by
@@ -161,8 +194,10 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 
 		if (!none)
 			return n;
-		if (!bpf_map_update_elem(&process_mappings, &tgid, none, BPF_NOEXIST))
+		if (!bpf_map_update_elem(&process_mappings, &tgid, none, BPF_NOEXIST)) {
 			c->kernel_processes++;
+			mappings_changed(tgid);
+		}
 		w.pm = bpf_map_lookup_elem(&process_mappings, &tgid);
 	}
 	if (!w.pm) {
@@ -172,20 +207,6 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		if (!w.pm)
 			return n;
 	}
-	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
-	if (!outer)
-		return n;
-	/* a walk interrupted another of this CPU's: guesses of its own (one
-	 * lookup by index: two pointers would have the verifier walk the
-	 * frames once for each) */
-	nested = outer->walking ? 1 : 0;
-	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &nested);
-	if (!w.guesses)
-		return n;
-	w.stack = &w.guesses->stack;
-	w.stack->len = 0;
-	w.stack->lookups = 0;
-	w.stack->reads = 0;
 	/* kept in the process's mappings, whose head the walk reads anyway,
 	 * where the mm's would be one more line to fetch */
 	w.stack->top = w.pm->stack_top;
@@ -194,6 +215,17 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		if (!w.no_process)
 			w.pm->stack_top = w.stack->top;
 	}
+	/* the mappings the walk finds its frames in are copied to the memo,
+	 * with the count read before the lookup: a change since makes the
+	 * next walk look them up again */
+	if (gen_at && !w.no_process) {
+		memo->gen = gen;
+		memo->nr = 0;
+		memo->stack_top = w.stack->top;
+		memo->tgid = tgid;
+		w.memo = true;
+	}
+registers:
 	if (start) {
 		w.r.ip = start->ip;
 		w.r.sp = start->sp;
@@ -270,6 +302,7 @@ int BPF_PROG(unwind_fork, struct task_struct *parent, struct task_struct *child)
 	pm = bpf_map_lookup_elem(&process_mappings, &ctgid);
 	if (pm)
 		pm->flags = RT_MAPPINGS_INHERITED; /* never a parent's insertion under way */
+	mappings_changed(ctgid);
 	return 0;
 }
 
@@ -293,6 +326,7 @@ int BPF_PROG(unwind_exec, struct task_struct *task)
 	struct vm_area_struct *vma;
 
 	bpf_map_delete_elem(&process_mappings, &tgid);
+	mappings_changed(tgid);
 	if (!mappings_in_scope())
 		return 0;
 	fresh = bpf_map_lookup_elem(&exec_mappings, &zero);
@@ -320,5 +354,6 @@ int BPF_PROG(unwind_exec, struct task_struct *task)
 	fresh->stack_top = 0;
 	if (!bpf_map_update_elem(&process_mappings, &tgid, fresh, BPF_ANY))
 		c->kernel_mappings += nr;
+	mappings_changed(tgid);
 	return 0;
 }

@@ -248,8 +248,10 @@ int BPF_PROG(forget_exit, struct task_struct *task)
 		return 0;
 	if (follow_forks)
 		bpf_map_delete_elem(&target_tgids, &tgid);
-	if (unwind_ehframe)
+	if (unwind_ehframe) {
 		bpf_map_delete_elem(&process_mappings, &tgid);
+		mappings_changed(tgid);
+	}
 	return 0;
 }
 

@@ -78,6 +78,10 @@ struct rt_unwind_mapping {
 /* Most executable mappings of one process the unwinder knows; and the binary
  * searches' bounds (2^steps > entries). */
 #define RT_UNWIND_MAX_MAPPINGS 256
+/* Slots of the count of changes to processes' mappings (by tgid modulo
+ * this, a power of two): the walks' copies of a process's are good while
+ * its slot's count is the same. */
+#define RT_MAPPINGS_GEN_SLOTS 4096
 #define RT_UNWIND_MAPPING_STEPS 9
 #define RT_UNWIND_ROW_STEPS 26 /* rows: at most 2^26 - 1 */
 #define RT_UNWIND_MAX_ROWS ((1u << RT_UNWIND_ROW_STEPS) - 1)

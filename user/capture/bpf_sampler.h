@@ -115,7 +115,7 @@ int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_co
  * processes' mappings and the loaded files (see unwind_maps.h), for
  * capture/unwind_loader.c. */
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
-			    int *processes_fd, int *files_fd);
+			    int *processes_fd, int *files_fd, int *gen_fd);
 /* The maps of CPython processes for the -g walk (python_maps.h). */
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd);

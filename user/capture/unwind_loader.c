@@ -34,7 +34,14 @@ struct retired_table {
 int unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity)
 {
 	memset(u, 0, sizeof(*u));
-	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd, &u->files_fd);
+	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd, &u->files_fd,
+			       &u->gen_fd);
+	/* the walks keep copies of a process's mappings while its count is
+	 * the same: without a way to add to it, no write of them is safe */
+	u->gen_mem = map_array(u->gen_fd, RT_MAPPINGS_GEN_SLOTS * sizeof(*u->gen_mem),
+			       &u->gen_mem_size);
+	if (!u->gen_mem)
+		return errno ? -errno : -EINVAL;
 	u->capacity = capacity;
 	u->pages_capacity = unwind_pages_for(capacity);
 	u->rows_mem = map_array(u->rows_fd, (size_t)capacity * sizeof(*u->rows_mem),
@@ -57,8 +64,11 @@ void unwind_maps_free(struct unwind_maps *u)
 		munmap(u->rows_mem, u->rows_mem_size);
 	if (u->pages_mem)
 		munmap(u->pages_mem, u->pages_mem_size);
+	if (u->gen_mem)
+		munmap(u->gen_mem, u->gen_mem_size);
 	u->rows_mem = NULL;
 	u->pages_mem = NULL;
+	u->gen_mem = NULL;
 	extents_release(&u->rows_free);
 	extents_release(&u->pages_free);
 	free(u->retired);
@@ -215,13 +225,23 @@ void unwind_maps_forget_file(struct unwind_maps *u, const struct rt_unwind_file_
 	bpf_map_delete_elem(u->files_fd, id);
 }
 
+/* After a write of pid's mappings: the walks' copies of them are stale. */
+static void mappings_changed(struct unwind_maps *u, uint32_t pid)
+{
+	__atomic_fetch_add(&u->gen_mem[pid & (RT_MAPPINGS_GEN_SLOTS - 1)], 1, __ATOMIC_SEQ_CST);
+}
+
 int unwind_maps_set_process(struct unwind_maps *u, uint32_t pid,
 			    const struct rt_process_mappings *pm)
 {
-	return bpf_map_update_elem(u->processes_fd, &pid, pm, BPF_ANY);
+	int r = bpf_map_update_elem(u->processes_fd, &pid, pm, BPF_ANY);
+
+	mappings_changed(u, pid);
+	return r;
 }
 
 void unwind_maps_forget_process(struct unwind_maps *u, uint32_t pid)
 {
 	bpf_map_delete_elem(u->processes_fd, &pid);
+	mappings_changed(u, pid);
 }

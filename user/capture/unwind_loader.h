@@ -14,7 +14,11 @@
 #include "unwind_maps.h"
 
 struct unwind_maps {
-	int rows_fd, pages_fd, processes_fd, files_fd;
+	int rows_fd, pages_fd, processes_fd, files_fd, gen_fd;
+	/* the count of changes to processes' mappings (mappings_gen), as
+	 * mapped here: one added after each write of a process's */
+	uint64_t *gen_mem;
+	size_t gen_mem_size;
 	/* the rows and the page index as mapped here (BPF_F_MMAPABLE arrays):
 	 * written by memcpy, where a bpf() batch update of cc1's 480,000 rows
 	 * took 100 ms; NULL if they could not be mapped (then bpf()) */
@@ -33,7 +37,7 @@ struct unwind_maps {
 	uint64_t slots_leaked;  /* rows of tables retired when memory ran out */
 };
 
-/* -ENOMEM if memory ran out. */
+/* -ENOMEM if memory ran out, -errno if the count of changes cannot be mapped. */
 int unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_t capacity);
 /* Unmaps what init mapped. */
 void unwind_maps_free(struct unwind_maps *u);
