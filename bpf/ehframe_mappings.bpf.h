@@ -201,11 +201,12 @@ __noinline int vma_mapping(struct rt_process_mappings *pm, __u64 pc, struct rt_u
 	return insert_kernel_mapping(pm, &mf, c);
 }
 
-/* The mapping of w's process holding pc, by its VMA (see vma_mapping); NULL
- * if there is none, or the walk has looked up WALK_MAPPING_LOOKUPS already
- * (counted in map memory, which the verifier does not track value by value). */
-static __always_inline const struct rt_unwind_mapping *look_up_vma(struct unwind_walk *w,
-								  __u64 pc)
+/* The mapping of w's process (its mappings pm) holding pc, by its VMA (see
+ * vma_mapping); NULL if there is none, or the walk has looked up
+ * WALK_MAPPING_LOOKUPS already (counted in map memory, which the verifier
+ * does not track value by value). */
+static __always_inline const struct rt_unwind_mapping *
+look_up_vma(struct unwind_walk *w, struct rt_process_mappings *pm, __u64 pc)
 {
 	__u32 in;
 	int at;
@@ -213,14 +214,14 @@ static __always_inline const struct rt_unwind_mapping *look_up_vma(struct unwind
 	if (w->stack->lookups >= WALK_MAPPING_LOOKUPS)
 		return NULL;
 	w->stack->lookups++;
-	at = vma_mapping(w->pm, pc, w->c);
+	at = vma_mapping(pm, pc, w->c);
 	if (at < 0 || at >= RT_UNWIND_MAX_MAPPINGS)
 		return NULL;
 	in = (__u32)at;
 	barrier_var(in); /* a bound on the register that indexes */
 	in &= RT_UNWIND_MAX_MAPPINGS - 1;
 	w->last_mapping = (__s32)in;
-	return &w->pm->m[in];
+	return &pm->m[in];
 }
 
 #endif

@@ -66,61 +66,30 @@ __noinline int memo_mapping(const struct mappings_memo *memo, __u64 pc)
 	return -1;
 }
 
-/* w's process's mappings looked up, once a walk that started from its
- * memo needs them: none (the walk goes on by frame pointers) if they are
- * gone since (the process exited). */
-static __always_inline void look_up_pending_process(struct unwind_walk *w)
-{
-	struct rt_process_mappings *pm;
-
-	w->pm_pending = false;
-	pm = bpf_map_lookup_elem(&process_mappings, &w->tgid);
-	if (pm)
-		w->pm = pm;
-	else
-		w->no_process = true;
-}
-
 /* Copies mapping m into the walk's memo, when it is of this walk. */
 static __always_inline void memo_keep(struct unwind_walk *w, const struct rt_unwind_mapping *m)
 {
 	struct mappings_memo *memo = &w->guesses->memo;
 	__u32 nr = memo->nr;
 
-	if (!w->memo || nr >= MEMO_MAPPINGS)
+	if (!memo->in_use || nr >= MEMO_MAPPINGS)
 		return;
 	memo->m[nr & (MEMO_MAPPINGS - 1)] = *m;
 	memo->nr = nr + 1;
 }
 
-/* The mapping of w's process covering pc, the walk's frame i, or NULL: the
- * walk's memo's first, then the last frame's (a stack's frames are mostly in
- * one file), then the one of the last walk's frame i, then the one guessed
- * for pc's page, else a binary search; NULL with w->no_process set if the
- * process's mappings are gone. */
-static __always_inline const struct rt_unwind_mapping *find_mapping(struct unwind_walk *w,
-								  __u64 pc, __u32 i)
+/* The mapping among pm's (w's process's) covering pc, the walk's frame i,
+ * or NULL: the last frame's first (a stack's frames are mostly in one file),
+ * then the one of the last walk's frame i, then the one guessed for pc's
+ * page, else a binary search. */
+static __always_inline const struct rt_unwind_mapping *
+find_mapping(struct unwind_walk *w, const struct rt_process_mappings *pm, __u64 pc, __u32 i)
 {
-	const struct rt_process_mappings *pm;
-	struct mapping_search r;
+	struct mapping_search r = { pm, pc, 0, pm->nr, -1 };
 	__u32 slot = mapping_guess_slot(pc) & ((1u << MAPPING_GUESS_BITS) - 1);
 	__u8 *by_frame = &w->guesses->frame_mapping[i & (FRAME_GUESSES - 1)];
-	__s32 found;
-	int k;
+	__s32 found = w->last_mapping;
 
-	if (w->memo) {
-		k = memo_mapping(&w->guesses->memo, pc);
-		if (k >= 0 && k < MEMO_MAPPINGS)
-			return &w->guesses->memo.m[k];
-	}
-	if (w->pm_pending) {
-		look_up_pending_process(w);
-		if (w->no_process)
-			return NULL;
-	}
-	pm = w->pm;
-	r = (struct mapping_search){ pm, pc, 0, pm->nr, -1 };
-	found = w->last_mapping;
 	if (mapping_holds(pm, found, pc))
 		goto found;
 	found = *by_frame;

@@ -177,6 +177,11 @@ struct stack_window {
 struct mappings_memo {
 	__u32 tgid; /* whose (0: nobody's) */
 	__u32 nr;
+	/* the walk under way's, in map memory, whose values the verifier does
+	 * not follow (on the walk's stack, each would have it check the
+	 * frames again): it uses the memo (copies into it); its process's
+	 * mappings are still to be looked up (w->pm the empty ones until) */
+	__u8 in_use, pm_pending;
 	__u64 gen;
 	__u64 stack_top;
 	struct rt_unwind_mapping m[MEMO_MAPPINGS];
@@ -278,8 +283,6 @@ struct unwind_walk {
 	 * empty ones until a frame is found in none of the memo's */
 	struct rt_process_mappings *pm;
 	__u32 tgid;
-	bool pm_pending; /* pm to be looked up when needed */
-	bool memo;       /* guesses->memo is of this walk's process and count */
 	struct stack_window *stack;
 	struct walk_guesses *guesses;
 	struct frame_regs r;

@@ -49,11 +49,13 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 {
 	const struct rt_unwind_mapping *m;
 	const struct rt_unwind_row *row = NULL;
+	struct rt_process_mappings *pm;
 	struct rt_unwind_slice table;
 	__u32 done = i + w->guesses->py_words, n = w->first + done;
 	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
 	long py;
+	int k;
 
 	/* bounds come from i, which the verifier does not know: counters of
 	 * the walk compared here would make it check every iteration apart */
@@ -91,11 +93,29 @@ mapped:
 	if (w->no_process)
 		goto step;
 	why = FP_NO_MAPPING;
-	m = find_mapping(w, pc, i);
-	if (!m && !w->no_process)
-		m = look_up_vma(w, pc);
+	if (w->guesses->memo.in_use) {
+		k = memo_mapping(&w->guesses->memo, pc);
+		if (k >= 0 && k < MEMO_MAPPINGS) {
+			m = &w->guesses->memo.m[k];
+			goto found;
+		}
+	}
+	/* a walk started from the memo looks its process's mappings up for
+	 * each frame in none of the memo's (a local pointer: one kept in w
+	 * would change its map in the loop, and the verifier would follow the
+	 * walk's frames once for each frame where it can) */
+	pm = w->pm;
+	if (w->guesses->memo.pm_pending) {
+		pm = bpf_map_lookup_elem(&process_mappings, &w->tgid);
+		if (!pm)
+			goto step; /* gone since (exited): by frame pointers */
+	}
+	m = find_mapping(w, pm, pc, i);
+	if (!m)
+		m = look_up_vma(w, pm, pc);
 	if (!m)
 		goto step;
+found:
 	/* a copy: another thread's insertion may move the mapping meanwhile,
 	 * and a guess is kept under the first row of the table searched */
 	table = m->table;
@@ -174,8 +194,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	if (gen_at && memo->tgid == tgid && memo->gen == gen) {
 		/* the last walk's of this process, unchanged since: its mappings
 		 * looked up only if a frame is in none of the memo's */
-		w.memo = true;
-		w.pm_pending = true;
+		memo->in_use = 1;
+		memo->pm_pending = 1;
 		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
 		if (!w.pm)
 			return n;
@@ -183,6 +203,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		goto registers;
 	}
 	memo->tgid = 0;
+	memo->in_use = 0;
+	memo->pm_pending = 0;
 	/* a process not known yet (forked or started before the side-band
 	 * told the loader of it) starts with no mappings: its walks put in
 	 * those of the pcs they meet, from the VMAs; with no room for it, by
@@ -223,7 +245,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		memo->nr = 0;
 		memo->stack_top = w.stack->top;
 		memo->tgid = tgid;
-		w.memo = true;
+		memo->in_use = 1;
 	}
 registers:
 	if (start) {
