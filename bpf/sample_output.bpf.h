@@ -264,7 +264,7 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 		r = rt_ring_write_backward(c, data, ring_data_bytes, ring_slack_bytes, s->w, size);
 	else
 		r = own_ring_write_forward(c, data, s, size, cnt, ev, pid_tgid, cpu, ring_cpu);
-	rt_ring_release(c);
+	rt_ring_release(c, interruptible);
 	if (r != RT_RING_WRITTEN)
 		count_loss(cnt, now, !ring_backward);
 	else
