@@ -25,6 +25,11 @@
  * longer ones (stack copies of --call-graph dwarf) by the copy helper, which
  * the verifier cannot be shown to stay inside a masked area. */
 #define RT_RING_STORE_MAX_WORDS 512
+/* The pages own_rings_touch reads (sample_buffers.bpf.c): the kernel's page
+ * size, and the most of them in all the CPUs' rings (bpf_loop's limit, over
+ * 4096 CPUs with the largest rings). */
+#define RT_RING_TOUCH_PAGE 4096
+#define RT_RING_TOUCH_MAX_PAGES (1u << 23)
 
 /*
  * The writer's fields and the reader's are on cache lines of their own: the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_loss.c: every transport with real BPF: exact counts when rings overflow
  * (samples + LOST == N), perf report --stats agrees on the losses, no loss at
- * default sizes. */
+ * default sizes; the own rings' pages read ahead whole. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -298,6 +298,41 @@ static void test_transports_write_the_same_records(void **state)
 	}
 }
 
+/* The pages of every CPU's own ring read once from the kernel before the first
+ * sample (own_rings_touch): as -vv tells it, -m 8's four pages a CPU more
+ * than -m 4's, every CPU's ring whole (its control page, data and slack). */
+static unsigned int ring_pages_read(const char *pages)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	const char *line;
+	unsigned int n = 0;
+
+	assert_int_equal(tu_sh(&out, "%s record -v -v --force -o %s --transport ring -m %s -e syscalls:sys_enter_getpid -- %s getpid 10 2>&1",
+			       tu_ringtrace(), dir, pages, tu_loadgen()), 0);
+	line = strstr(out, "read the rings' ");
+	if (!line || sscanf(line, "read the rings' %u pages ahead", &n) != 1)
+		fail_msg("-m %s: no count of the rings' pages read ahead:\n%s", pages, out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+	return n;
+}
+
+static void test_own_rings_read_ahead_whole(void **state)
+{
+	unsigned int four, eight, cpus;
+
+	(void)state;
+	tu_skip_unless_possible();
+	four = ring_pages_read("4");
+	eight = ring_pages_read("8");
+	print_message("pages read ahead: %u (-m 4), %u (-m 8)\n", four, eight);
+	assert_true(eight > four && (eight - four) % 4 == 0);
+	cpus = (eight - four) / 4;
+	assert_int_equal(four % cpus, 0);
+	assert_true(four / cpus >= 1 + 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_million_events_lose_nothing),
 		cmocka_unit_test(test_burst_at_default_sizes_loses_nothing),
 		cmocka_unit_test(test_transports_write_the_same_records),
+		cmocka_unit_test(test_own_rings_read_ahead_whole),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

@@ -405,6 +405,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks || cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
+	bpf_program__set_autoload(k->progs.own_rings_touch, cfg->transport == TRANSPORT_RING);
 	k->rodata->offcpu_min_ns = cfg->offcpu_min_ns;
 	/* read only when needed: kallsyms takes a tenth of a second */
 	k->rodata->offcpu_schedule_addr = s->offcpu ? kernel_symbol_address("__schedule") : 0;
@@ -435,6 +436,19 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 		return errno ? -errno : -EINVAL;
 	}
 	return 0;
+}
+
+/* --transport ring: every page of the rings read once through the kernel's
+ * mapping before the first sample (bpf/sample_buffers.bpf.c, own_rings_touch) */
+static void touch_own_rings(const struct bpf_sampler *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.own_rings_touch), &run))
+		rt_warn("cannot read the rings' pages ahead (%s): the first pass through them is slower",
+			strerror(errno));
+	else if (libbpf_verbose)
+		rt_info("ringtrace: read the rings' %u pages ahead", run.retval);
 }
 
 struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
@@ -494,6 +508,8 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 			      err, errlen) ||
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
 		goto fail;
+	if (cfg->transport == TRANSPORT_RING)
+		touch_own_rings(s);
 	if (cfg->unwind_ehframe && (attach_tracing(s, s->skel->progs.unwind_fork) ||
 				    attach_tracing(s, s->skel->progs.unwind_exec))) {
 		rt_format(err, errlen, "cannot track forks and execs for -g: %s", strerror(errno));
