@@ -46,12 +46,13 @@ static long touch_ring_page(__u32 i, void *touched)
 /*
  * --transport ring: run once by the loader (BPF_PROG_TEST_RUN) before the
  * samplers are attached. Reads a word of every page of every CPU's ring
- * through the kernel's mapping of it, and returns the pages read. On a VM
- * whose hypervisor builds its own page tables from the guest's as they are
- * used (this one's), the first access to a page from the kernel costs ~8 us;
- * the writer goes through a page every 32 samples of a 7-frame -g stack, and
- * paid that at each one for the whole first pass through the ring (~250 ns a
- * sample, averaged). Elsewhere it is a page walk per page.
+ * through the kernel's mapping of it, and returns the pages read. On the
+ * Firecracker VM of docs/stacks.md (Cost) the first access to a page through
+ * the kernel's mapping costs ~8 us, which a write through the loader's mapping
+ * of the same page before does not spare; the writer goes through a page
+ * every 32 samples of a 7-frame -g stack, and paid that at each one for the
+ * whole first pass through the ring (~250 ns a sample, averaged). Elsewhere
+ * it is a page walk per page.
  */
 SEC("syscall")
 int own_rings_touch(void *ctx)
