@@ -64,7 +64,7 @@ extern struct mappings_gen_map mappings_gen SEC(".maps");
 /* After a write of tgid's mappings: the walks' copies of them are stale. */
 static __always_inline void mappings_changed(__u32 tgid)
 {
-	__u32 slot = tgid & (RT_MAPPINGS_GEN_SLOTS - 1);
+	__u32 slot = rt_mappings_gen_slot(tgid);
 	__u64 *gen = bpf_map_lookup_elem(&mappings_gen, &slot);
 
 	if (gen)

@@ -161,7 +161,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
 	struct mappings_memo *memo;
-	__u32 zero = 0, frames, end, nested, gen_slot = tgid & (RT_MAPPINGS_GEN_SLOTS - 1);
+	__u32 zero = 0, frames, end, nested, gen_slot = rt_mappings_gen_slot(tgid);
 	__u64 *known, *gen_at, gen;
 
 	/* room for the marker and every frame in the callchain's words */

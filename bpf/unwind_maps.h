@@ -82,6 +82,12 @@ struct rt_unwind_mapping {
  * this, a power of two): the walks' copies of a process's are good while
  * its slot's count is the same. */
 #define RT_MAPPINGS_GEN_SLOTS 4096
+/* The slot counting tgid's changes: the one the writers add to (the loader
+ * and the kernel side) and the walks read. */
+static inline __u32 rt_mappings_gen_slot(__u32 tgid)
+{
+	return tgid & (RT_MAPPINGS_GEN_SLOTS - 1);
+}
 #define RT_UNWIND_MAPPING_STEPS 9
 #define RT_UNWIND_ROW_STEPS 26 /* rows: at most 2^26 - 1 */
 #define RT_UNWIND_MAX_ROWS ((1u << RT_UNWIND_ROW_STEPS) - 1)

@@ -228,7 +228,7 @@ void unwind_maps_forget_file(struct unwind_maps *u, const struct rt_unwind_file_
 /* After a write of pid's mappings: the walks' copies of them are stale. */
 static void mappings_changed(struct unwind_maps *u, uint32_t pid)
 {
-	__atomic_fetch_add(&u->gen_mem[pid & (RT_MAPPINGS_GEN_SLOTS - 1)], 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&u->gen_mem[rt_mappings_gen_slot(pid)], 1, __ATOMIC_SEQ_CST);
 }
 
 int unwind_maps_set_process(struct unwind_maps *u, uint32_t pid,
