@@ -26,16 +26,60 @@ struct {
 	__type(value, __u64);
 } probe_busy SEC(".maps");
 
-/* A user-space probe fired (ctx: the task's user registers): a sample of
- * the probed instruction, its raw record the words of rec (head words, then
- * the arguments) as struct rt_probe_record lays them out. */
-static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx,
-					struct rt_probe_record *rec, __u32 nr_words)
+/* What fired: which of the programs below, and so which words the raw
+ * record holds. */
+enum probe_kind { PROBE_UPROBE, PROBE_URETPROBE, PROBE_USDT };
+
+/* The raw record's words after its common header, in rec: a uprobe's ip and
+ * the x86-64 integer argument registers, a uretprobe's function, return
+ * address and return value, a USDT probe's ip and arguments (as its note's
+ * specs say, fetched by libbpf's bpf_usdt_arg). Returns how many. */
+static __always_inline __u32 probe_words(struct pt_regs *ctx, enum probe_kind kind,
+					 const struct rt_event *ev, struct rt_probe_record *rec)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), zero = 0, n, raw_size, at, last;
+	__u32 nr_args;
+
+	if (kind == PROBE_URETPROBE) {
+		rec->word[0] = bpf_get_func_ip(ctx);
+		rec->word[1] = PT_REGS_IP(ctx);
+		rec->word[2] = PT_REGS_RC(ctx);
+		return RT_RETPROBE_HEAD_WORDS + 1;
+	}
+	rec->word[0] = PT_REGS_IP(ctx);
+	if (kind == PROBE_UPROBE) {
+		rec->word[1] = PT_REGS_PARM1(ctx);
+		rec->word[2] = PT_REGS_PARM2(ctx);
+		rec->word[3] = PT_REGS_PARM3(ctx);
+		rec->word[4] = PT_REGS_PARM4(ctx);
+		rec->word[5] = PT_REGS_PARM5(ctx);
+		rec->word[6] = ctx->r9; /* the sixth: libbpf 1.1 has no PT_REGS_PARM6 */
+		return RT_PROBE_HEAD_WORDS + RT_UPROBE_ARGS;
+	}
+	nr_args = ev->nr_args;
+	if (nr_args > RT_PROBE_MAX_ARGS)
+		nr_args = RT_PROBE_MAX_ARGS;
+	for (__u32 i = 0; i < RT_PROBE_MAX_ARGS; i++) {
+		long v = 0;
+
+		if (i >= nr_args)
+			break;
+		bpf_usdt_arg(ctx, i, &v);
+		rec->word[1 + i] = (__u64)v;
+	}
+	return RT_PROBE_HEAD_WORDS + nr_args;
+}
+
+/* A user-space probe fired (ctx: the task's user registers; idx: its
+ * event): a sample of the probed instruction, its raw record built in the
+ * CPU's scratch (not on the BPF stack, which the unwinder's frames need) as
+ * struct rt_probe_record lays it out. */
+static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx, enum probe_kind kind)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0, n, raw_size, at, last, nr_words;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now, *busy;
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
 	struct sample_words *s = bpf_map_lookup_elem(&probe_scratch, &cpu);
+	struct rt_probe_record *rec;
 	struct rt_cpu_counters *cnt;
 	__u8 *raw;
 
@@ -56,10 +100,12 @@ static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx,
 		}
 		return 0;
 	}
+	rec = &s->probe;
 	rec->common_type = ev->tp_type;
 	rec->common_flags = 0;
 	rec->common_preempt_count = 0;
 	rec->common_pid = (__s32)pid_tgid;
+	nr_words = probe_words(ctx, kind, ev, rec);
 	n = begin_sample(ctx, s, ev, PT_REGS_IP(ctx), true, (const __u64 *)ctx, pid_tgid, cpu, now,
 			 1);
 	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
@@ -90,56 +136,26 @@ out:
 	return 0;
 }
 
-/* A uprobe or uretprobe (attach cookie: the event's index). A uprobe records
- * the x86-64 integer argument registers, a uretprobe the return value. */
+/* A uprobe or uretprobe (attach cookie: the event's index): a sample built
+ * for each apart (one path for both would have clang merge their loads of
+ * ctx into one from an address chosen between two fields, which the
+ * verifier refuses). */
 SEC("uprobe")
 int on_uprobe(struct pt_regs *ctx)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
-	struct rt_probe_record rec = {};
 
 	if (!ev)
 		return 0;
-	if (ev->flags & RT_EVENT_URETPROBE) {
-		rec.word[0] = bpf_get_func_ip(ctx);
-		rec.word[1] = PT_REGS_IP(ctx);
-		rec.word[2] = PT_REGS_RC(ctx);
-		return probe_sample(ctx, idx, &rec, RT_RETPROBE_HEAD_WORDS + 1);
-	}
-	rec.word[0] = PT_REGS_IP(ctx);
-	rec.word[1] = PT_REGS_PARM1(ctx);
-	rec.word[2] = PT_REGS_PARM2(ctx);
-	rec.word[3] = PT_REGS_PARM3(ctx);
-	rec.word[4] = PT_REGS_PARM4(ctx);
-	rec.word[5] = PT_REGS_PARM5(ctx);
-	rec.word[6] = ctx->r9; /* the sixth: libbpf 1.1 has no PT_REGS_PARM6 */
-	return probe_sample(ctx, idx, &rec, RT_PROBE_HEAD_WORDS + RT_UPROBE_ARGS);
+	if (ev->flags & RT_EVENT_URETPROBE)
+		return probe_sample(ctx, idx, PROBE_URETPROBE);
+	return probe_sample(ctx, idx, PROBE_UPROBE);
 }
 
-/* A USDT probe (its cookie: the event's index): its arguments, fetched by
- * libbpf's bpf_usdt_arg as their specs in the probe's note say. */
+/* A USDT probe (its cookie: the event's index). */
 SEC("usdt")
 int on_usdt(struct pt_regs *ctx)
 {
-	__u32 idx = (__u32)bpf_usdt_cookie(ctx);
-	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
-	struct rt_probe_record rec = {};
-	__u32 nr_args;
-
-	if (!ev)
-		return 0;
-	nr_args = ev->nr_args;
-	if (nr_args > RT_PROBE_MAX_ARGS)
-		nr_args = RT_PROBE_MAX_ARGS;
-	rec.word[0] = PT_REGS_IP(ctx);
-	for (__u32 i = 0; i < RT_PROBE_MAX_ARGS; i++) {
-		long v = 0;
-
-		if (i >= nr_args)
-			break;
-		bpf_usdt_arg(ctx, i, &v);
-		rec.word[1 + i] = (__u64)v;
-	}
-	return probe_sample(ctx, idx, &rec, RT_PROBE_HEAD_WORDS + nr_args);
+	return probe_sample(ctx, (__u32)bpf_usdt_cookie(ctx), PROBE_USDT);
 }

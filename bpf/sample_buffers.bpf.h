@@ -96,8 +96,14 @@ extern struct hits_map hits SEC(".maps");
  * chunk (at most a page) read at any offset below RT_SAMPLE_MAX_BYTES fits. */
 #define SCRATCH_WORDS (RT_SAMPLE_BEFORE_STACK_WORDS + 65536 / 8 + 4096 / 8 + 1)
 
+/* The sample's words, and beside them what is built on the way to the
+ * ring, kept off the BPF stack (the verifier's 512 bytes are shared with
+ * the unwinder's frames): a LOST_SAMPLES record, and a user-space probe's
+ * raw record. */
 struct sample_words {
 	__u64 w[SCRATCH_WORDS];
+	__u64 lost[RT_LOST_WORDS];
+	struct rt_probe_record probe;
 };
 
 /* Scratch space to build one sample, one per CPU: too large for the BPF

@@ -219,15 +219,15 @@ static __always_inline int own_ring_write_forward(struct rt_ring_control *c, __u
 	__u64 pending = cnt->pending_lost;
 
 	if (pending) {
-		struct rt_lost_samples rec = lost_samples_record(cnt, pending, ev, pid_tgid, cpu);
-		/* its words as the ring's copy reads them: copied bytewise, as
-		 * stores of the struct's fields do not alias loads of u64 words
-		 * (strict aliasing: a copy of it once read zeros) */
-		__u64 w[RT_LOST_WORDS];
-
-		__builtin_memcpy(w, &rec, sizeof(w));
-		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, w, sizeof(w)) !=
-		    RT_RING_WRITTEN)
+		/* built beside the sample, off the BPF stack; the barrier keeps
+		 * the stores of its fields before the ring's copy loads its words
+		 * (strict aliasing lets the compiler order them the other way: a
+		 * copy once read zeros) */
+		*(struct rt_lost_samples *)s->lost = lost_samples_record(cnt, pending, ev, pid_tgid,
+									 cpu);
+		asm volatile("" ::: "memory");
+		if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, s->lost,
+				  sizeof(s->lost)) != RT_RING_WRITTEN)
 			return RT_RING_FULL;
 		/* less what it reported: a program that interrupted this one
 		 * may have counted one more meanwhile */

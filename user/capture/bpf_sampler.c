@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* bpf_sampler.c: loads the BPF sampler, opens the recording's perf events and
- * attaches to them with its scope filters, and drains its transport (what
- * its maps count: sampler_counters.c). */
+/* bpf_sampler.c: starts the BPF sampler (loaded by bpf_sampler_load.c), opens
+ * the recording's perf events and attaches to them with its scope filters,
+ * and drains its transport (what its maps count: sampler_counters.c). */
 #include "capture/bpf_sampler_state.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,32 +14,8 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "sys/kernel_symbol.h"
 #include "sys/privileges.h"
 #include "sys/process_tree.h"
-
-static bool libbpf_verbose;
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	return libbpf_verbose ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-void bpf_sampler_set_verbose(bool verbose)
-{
-	libbpf_verbose = verbose;
-	libbpf_set_print(print_libbpf);
-}
-
-static int check_btf(char *err, size_t errlen)
-{
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		rt_format(err, errlen, "no kernel BTF at /sys/kernel/btf/vmlinux: ringtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-		return -errno;
-	}
-	return 0;
-}
 
 /* Follows the children of followed processes forked after ringtrace started
  * but before follow_fork was attached (a -g start loads for seconds), as
@@ -336,108 +311,6 @@ static int fill_event(struct bpf_sampler *s, unsigned int i, const struct sample
 	return 0;
 }
 
-/* --transport ring: room past a ring's end for its largest record (copied
- * whole there, the part past the end then again at the start): a sample with
- * every part the configuration gives it, the stack copy's included. */
-static size_t ring_slack(const struct bpf_sampler_config *cfg)
-{
-	size_t words = RT_SAMPLE_BEFORE_STACK_WORDS + 2;
-
-	if (cfg->stack_user > 0)
-		return RT_SAMPLE_MAX_BYTES;
-	return words * 8;
-}
-
-static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
-		     size_t errlen)
-{
-	const struct sampler_scope *sc = &cfg->scope;
-	struct sampler_bpf *k = s->skel;
-	__u32 flags = 0, probe_cpus;
-	bool uprobes = false, usdt = false, tracepoints = false, perf_events = false;
-
-	if (sc->only_these_cpus)
-		flags |= RT_FILTER_CPU;
-	if (sc->nr_tgids)
-		flags |= RT_FILTER_TGID;
-	if (sc->nr_tids)
-		flags |= RT_FILTER_TID;
-	if (sc->cgroup_fd >= 0)
-		flags |= RT_FILTER_CGROUP;
-	k->rodata->capture_callchain = cfg->callchain;
-	k->rodata->capture_user_stack = cfg->stack_user > 0;
-	k->rodata->stack_user_size = cfg->stack_user;
-	k->rodata->capture_cgroup = cfg->cgroup_field;
-	k->rodata->unwind_ehframe = cfg->unwind_ehframe;
-	k->rodata->follow_forks = sc->follow_forks;
-	k->rodata->single_ring = sc->nr_threads > 0;
-	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;
-	k->rodata->use_own_ring = cfg->transport == TRANSPORT_RING;
-	if (cfg->transport == TRANSPORT_RING) {
-		k->rodata->ring_data_bytes = cfg->ring_bytes;
-		k->rodata->ring_slack_bytes = ring_slack(cfg);
-		k->rodata->ring_backward = cfg->overwrite;
-	}
-	k->rodata->filter_flags = flags;
-	k->rodata->perf_events_per_thread = sc->nr_threads > 0 && !sc->exec_pending;
-	k->rodata->cgroup_exact = sc->cgroup_exact;
-	k->rodata->target_cgroup_id = sc->cgroup_id;
-	k->rodata->wakeup_bytes = cfg->wakeup_bytes;
-	for (unsigned int i = 0; i < cfg->nr_events; i++) {
-		if (cfg->events[i].offcpu) {
-			s->offcpu = true;
-			k->rodata->offcpu_event = i;
-		}
-		uprobes |= (cfg->events[i].probe_flags & (RT_EVENT_UPROBE | RT_EVENT_URETPROBE)) != 0;
-		usdt |= (cfg->events[i].probe_flags & RT_EVENT_USDT) != 0;
-		if (!cfg->events[i].offcpu && !cfg->events[i].probe)
-			*(cfg->events[i].format ? &tracepoints : &perf_events) = true;
-	}
-	/* only the programs the events run: the verifier takes ~1 s for each
-	 * of those that unwind stacks */
-	bpf_program__set_autoload(k->progs.on_perf_event, perf_events);
-	bpf_program__set_autoload(k->progs.on_tracepoint, tracepoints);
-	bpf_program__set_autoload(k->progs.on_uprobe, uprobes);
-	bpf_program__set_autoload(k->progs.on_usdt, usdt);
-	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
-	bpf_program__set_autoload(k->progs.unwind_fork, cfg->unwind_ehframe);
-	bpf_program__set_autoload(k->progs.unwind_exec, cfg->unwind_ehframe);
-	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks || cfg->unwind_ehframe);
-	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
-	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
-	bpf_program__set_autoload(k->progs.own_rings_touch, cfg->transport == TRANSPORT_RING);
-	k->rodata->offcpu_min_ns = cfg->offcpu_min_ns;
-	/* read only when needed: kallsyms takes a tenth of a second */
-	k->rodata->offcpu_schedule_addr = s->offcpu ? kernel_symbol_address("__schedule") : 0;
-	/* the probes' scratch space only when there are probes */
-	probe_cpus = uprobes || usdt ? (__u32)s->nr_possible : 1;
-	if (bpf_map__set_max_entries(k->maps.cpu_rings, (__u32)s->nr_possible) ||
-	    bpf_map__set_max_entries(k->maps.perf_rings, (__u32)s->nr_possible) ||
-	    (cfg->transport == TRANSPORT_RING &&
-	     (bpf_map__set_max_entries(k->maps.own_rings, (__u32)s->nr_possible) ||
-	      bpf_map__set_value_size(k->maps.own_rings,
-				      (__u32)transport_ring_element_bytes(s->transport)))) ||
-	    bpf_map__set_max_entries(k->maps.cpu_filter, (__u32)s->nr_possible) ||
-	    bpf_map__set_max_entries(k->maps.scratch, (__u32)s->nr_possible) ||
-	    bpf_map__set_max_entries(k->maps.event_filters, cfg->nr_events ? cfg->nr_events : 1) ||
-	    bpf_map__set_max_entries(k->maps.probe_scratch, probe_cpus) ||
-	    bpf_map__set_max_entries(k->maps.probe_busy, probe_cpus) ||
-	    bpf_map__set_max_entries(k->maps.offcpu_scratch, s->offcpu ? (__u32)s->nr_possible : 1) ||
-	    (s->offcpu && bpf_map__set_max_entries(k->maps.offcpu_pending,
-						   cfg->offcpu_max_sleepers)) ||
-	    (cfg->unwind_ehframe &&
-	     (bpf_map__set_max_entries(k->maps.unwind_rows, cfg->unwind_rows) ||
-	      bpf_map__set_max_entries(k->maps.unwind_pages, unwind_pages_for(cfg->unwind_rows)) ||
-	      bpf_map__set_max_entries(k->maps.process_mappings, cfg->unwind_processes))) ||
-	    (transport_inner_map_template(s->transport) >= 0 &&
-	     bpf_map__set_inner_map_fd(k->maps.cpu_rings,
-				       transport_inner_map_template(s->transport)))) {
-		rt_format(err, errlen, "cannot size the sampler's maps");
-		return errno ? -errno : -EINVAL;
-	}
-	return 0;
-}
-
 /* --transport ring: every page of the rings read once through the kernel's
  * mapping before the first sample (bpf/sample_buffers.bpf.c, own_rings_touch) */
 static void touch_own_rings(const struct bpf_sampler *s)
@@ -447,57 +320,17 @@ static void touch_own_rings(const struct bpf_sampler *s)
 	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.own_rings_touch), &run))
 		rt_warn("cannot read the rings' pages ahead (%s): the first pass through them is slower",
 			strerror(errno));
-	else if (libbpf_verbose)
+	else if (bpf_sampler_verbose())
 		rt_info("ringtrace: read the rings' %u pages ahead", run.retval);
 }
 
 struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 				      const struct transport_sink *sink, char *err, size_t errlen)
 {
-	struct transport_config tc = {
-		.kind = cfg->transport,
-		/* perf rings must be on the CPU a program runs on: all of them
-		 * when events follow threads */
-		.cpus = cfg->scope.nr_threads && cfg->transport != TRANSPORT_RINGBUF ? cfg->online
-										     : cfg->scope.cpus,
-		.single_ring = cfg->scope.nr_threads > 0 && cfg->transport == TRANSPORT_RINGBUF,
-		.ring_bytes = cfg->ring_bytes,
-		.wakeup_bytes = cfg->wakeup_bytes,
-		.slack_bytes = ring_slack(cfg),
-		.overwrite = cfg->overwrite && cfg->transport != TRANSPORT_RINGBUF,
-	};
-	struct bpf_sampler *s;
-	int r;
+	struct bpf_sampler *s = bpf_sampler_load(cfg, sink, err, errlen);
 
-	if (check_btf(err, errlen))
+	if (!s)
 		return NULL;
-	if (cfg->nr_events > RT_MAX_EVENTS) {
-		rt_format(err, errlen, "too many events: at most %d", RT_MAX_EVENTS);
-		return NULL;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		rt_format(err, errlen, "out of memory");
-		return NULL;
-	}
-	s->transport_kind = cfg->transport;
-	s->backward = cfg->overwrite && cfg->transport != TRANSPORT_RINGBUF;
-	s->unwind_ehframe = cfg->unwind_ehframe;
-	s->nr_possible = libbpf_num_possible_cpus();
-	s->skel = sampler_bpf__open();
-	if (!s->skel) {
-		rt_format(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
-		goto fail;
-	}
-	s->transport = transport_create(&tc, sink, err, errlen);
-	if (!s->transport || configure(s, cfg, err, errlen))
-		goto fail;
-	r = sampler_bpf__load(s->skel);
-	if (r) {
-		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -v for the verifier's log)",
-			  strerror(-r), privileges_hint(-r));
-		goto fail;
-	}
 	if (transport_install(s->transport,
 			      &(struct transport_maps){
 				      .ring_array_fd = bpf_map__fd(s->skel->maps.cpu_rings),

@@ -73,6 +73,13 @@ struct bpf_sampler_config {
 };
 
 struct bpf_sampler;
+struct bpf_program_limits;
+
+/* Loads the programs cfg would run, attaches nothing, and unloads them:
+ * what the verifier said of each (capture/bpf_limits.h), at most max in out.
+ * Returns how many; 0 with err set when it refused one. */
+size_t bpf_sampler_verify(const struct bpf_sampler_config *cfg,
+			  struct bpf_program_limits *out, size_t max, char *err, size_t errlen);
 
 /* Loads, creates the transport, opens the events, attaches: sampling has
  * begun when this returns. NULL with err set on failure. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_sampler_state.h: the loaded BPF sampler, shared by its loading and
- * attaching (bpf_sampler.c) and the readers of what its maps count
+ * attaching (bpf_sampler_load.c, bpf_sampler.c) and the readers of what its maps count
  * (sampler_counters.c). */
 #ifndef RINGTRACE_BPF_SAMPLER_STATE_H
 #define RINGTRACE_BPF_SAMPLER_STATE_H
@@ -29,5 +29,13 @@ struct bpf_sampler {
 	bool offcpu;
 	bool follows_forks; /* follow_fork is attached */
 };
+
+/* Opens the sampler, sizes and sets it for cfg (its transport created for
+ * sink), and loads it: NULL with err set (a refusal in the verifier's words)
+ * on failure. bpf_sampler_load.c */
+struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
+				     const struct transport_sink *sink, char *err, size_t errlen);
+/* Whether libbpf's messages are printed (bpf_sampler_set_verbose). */
+bool bpf_sampler_verbose(void);
 
 #endif
