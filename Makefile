@@ -47,7 +47,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 
 # Debian packages: what building needs, what the tests add (perf is the
 # oracle, Prometheus and node_exporter check the exporter, libc6-dbg gives libc,
-# libm and ld.so the debug symbols perf names them by), what only the benchmarks run.
+# libm and ld.so the debug symbols perf names them by, python3.11-dbg those of
+# python3.11's static functions, zlib_compress, gen_iternext, that test_python
+# expects), what only the benchmarks run.
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
 		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip \
@@ -60,7 +62,7 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 # images and read their pixels.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
-		     util-linux python3 python3-yaml libc6-dbg \
+		     util-linux python3 python3-yaml libc6-dbg python3.11-dbg \
 		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
@@ -103,7 +105,7 @@ RECORD_DIR ?= $(OUTPUT)/record.data
 .DELETE_ON_ERROR:
 .PHONY: all programs deps build-deps test-deps bench-deps test check check-layers unit-test \
 	integration-test record bench bench-tools vmlinux clean fuzz fuzz-ci fuzz-targets fuzz-seeds \
-	fuzz-long soak docs install uninstall deb FORCE
+	fuzz-long soak test-busy docs install uninstall deb FORCE
 
 all: programs
 
@@ -431,6 +433,11 @@ fuzz-ci: fuzz-targets
 
 fuzz-long: fuzz-targets
 	$(call run_fuzzers,-runs=$(FUZZ_LONG_RUNS),$(FUZZ_LONG_RUNS) inputs)
+
+# make test on a busy machine (not in make test): beside two CPU hogs, a churn
+# of short processes and a system-wide record -a -g (tools/busy/test-busy).
+test-busy: deps
+	@tools/busy/test-busy $(MAKE) --no-print-directory test
 
 # A long flight recording at a high tracepoint rate (not in make test):
 # RSS, file descriptors and accounting; writes the Soak section of docs/BENCHMARKS.md.
