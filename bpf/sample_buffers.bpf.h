@@ -98,12 +98,15 @@ extern struct hits_map hits SEC(".maps");
 
 /* The sample's words, and beside them what is built on the way to the
  * ring, kept off the BPF stack (the verifier's 512 bytes are shared with
- * the unwinder's frames): a LOST_SAMPLES record, and a user-space probe's
- * raw record. */
+ * the unwinder's frames, and a frame is as deep as its deepest slot any
+ * path touches): a LOST_SAMPLES record, a user-space probe's raw record,
+ * the task's saved user registers (x86-64's pt_regs, 21 words). */
+#define SCRATCH_REGS_WORDS 21
 struct sample_words {
 	__u64 w[SCRATCH_WORDS];
 	__u64 lost[RT_LOST_WORDS];
 	struct rt_probe_record probe;
+	__u64 regs[SCRATCH_REGS_WORDS];
 };
 
 /* Scratch space to build one sample, one per CPU: too large for the BPF

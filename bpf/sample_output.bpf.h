@@ -28,8 +28,9 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 					       const __u64 *ctx_regs, __u32 tail)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 pt[PT_REGS_WORDS], sp, size, done = 0, room;
+	__u64 *pt = s->regs, sp, size, done = 0, room;
 
+	_Static_assert(PT_REGS_WORDS == SCRATCH_REGS_WORDS, "the scratch holds a pt_regs");
 	if (n > RT_SAMPLE_BEFORE_STACK_WORDS - RT_REGS_MAX_WORDS - 1)
 		return n;
 	if (task->flags & PF_KTHREAD) {
@@ -41,9 +42,9 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 #pragma unroll
 		for (int i = 0; i < PT_REGS_WORDS; i++)
 			pt[i] = ctx_regs[i];
-	} else if (bpf_probe_read_kernel(pt, sizeof(pt),
+	} else if (bpf_probe_read_kernel(pt, sizeof(s->regs),
 						 (const void *)bpf_task_pt_regs(task))) {
-		__builtin_memset(pt, 0, sizeof(pt));
+		__builtin_memset(pt, 0, sizeof(s->regs));
 	}
 	s->w[n++] = RT_REGS_ABI_64;
 #pragma unroll
