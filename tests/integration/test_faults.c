@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -249,7 +250,7 @@ static double seconds_since(const struct timespec *t0)
  * bytes each), and some loss certain down to 300 (a ring's worth in 3 s). */
 static void test_stalled_drain_counts_losses_and_resumes(void **state)
 {
-	char *dir, log[PATH_MAX + 16], args[PATH_MAX + 128], *out = NULL;
+	char *dir, log[PATH_MAX + 16], header[PATH_MAX + 16], args[PATH_MAX + 128], *out = NULL;
 	uint64_t samples, lost, calls, biggest, after, bytes0;
 	struct tu_record_counts c = { 0 };
 	struct timespec t0;
@@ -269,9 +270,13 @@ static void test_stalled_drain_counts_losses_and_resumes(void **state)
 	pid = start_recording(dir, args, log);
 	/* the generator runs once its samples reach the files (the start
 	 * takes seconds on a busy machine) */
+	snprintf(header, sizeof(header), "%s/data", dir);
 	for (int i = 0; i < 300 && tu_running(pid) && c.samples < 1000; i++) {
 		usleep(100000);
-		tu_count_records(dir, 0, &c);
+		/* read once the recording has written its header: before, there
+		 * is no recording to read */
+		if (!access(header, R_OK))
+			tu_count_records(dir, 0, &c);
 	}
 	assert_true(c.samples >= 1000);
 	bytes0 = c.sample_bytes;
@@ -306,34 +311,130 @@ static void test_stalled_drain_counts_losses_and_resumes(void **state)
 	free(dir);
 }
 
+/* Whether pid's main thread has SIGINT caught and unblocked: the recorder
+ * reads its signals through a signalfd (SIGINT blocked everywhere), and the
+ * first SIGINT, once read, installs the handler that ends the process on a
+ * second (second_signal_arm) and unblocks SIGINT in the thread that read it,
+ * the main one, whose mask /proc/PID/status shows. */
+static bool second_sigint_armed(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long blocked = 1ULL << (SIGINT - 1), caught = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigBlk: %llx", &blocked);
+		sscanf(line, "SigCgt: %llx", &caught);
+	}
+	if (f)
+		fclose(f);
+	return (caught & 1ULL << (SIGINT - 1)) && !(blocked & 1ULL << (SIGINT - 1));
+}
+
+/* The seconds pid's main thread has spent runnable but waiting for a CPU
+ * (/proc/PID/schedstat's second field, in ns); readable of a zombie until
+ * it is reaped. 0 if the kernel does not keep it. */
+static double runqueue_wait_seconds(pid_t pid)
+{
+	char path[64];
+	unsigned long long run = 0, wait = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	f = fopen(path, "re");
+	if (f && fscanf(f, "%llu %llu", &run, &wait) != 2)
+		wait = 0;
+	if (f)
+		fclose(f);
+	return (double)wait / 1e9;
+}
+
+/* A drain pass of test_second_sigint_quits_at_once's recording sleeps this
+ * long first (--debug-drain-delay-ms): the clean stop the first SIGINT begins
+ * takes two passes (the one at hand, then the last one), 4 s at least. The
+ * second SIGINT comes 0.3 s into it: a recorder that let it wait for the
+ * stop, or for the rest of the pass at hand, would take over a second to
+ * end (a second SIGINT sent 20 ms after the first was read, a twin the
+ * recorder ignores, saw it end 2.2 s later, with exit status 0). */
+#define SLOW_DRAIN_MS 2000
+
+/* The second SIGINT ends a recording whose clean stop has far to go, at once:
+ * killed by the signal's default action, the files readable. At once is
+ * what the project promises, "SIGINT ends anything within a second"
+ * (docs/stacks.md), measured as the recorder's own time: from the second
+ * SIGINT to its main thread's exit (a zombie, for the test), less the time
+ * that thread waited for a CPU, which on a loaded 2-CPU machine is the
+ * scheduler's, not the recorder's (beside two CPU hogs, an exec storm and a
+ * system-wide record -a -g: 10 ms in all, 0-2 ms of it waiting). Both
+ * SIGINTs go when they mean what they should: the first once the recorder
+ * records, the second once the first was read and past its twin's 200 ms.
+ * Sent at fixed times (2 s, then 0.5 s later) on a loaded machine, the
+ * first could come during a slow start or be read late, and the second
+ * merge with it or fall within its 200 ms: the time measured there
+ * (0.53-1.2 s) could be the clean stop's; and on a quiet one the stop
+ * (0.15 s: the slow writer does not slow it) was over before the second
+ * came, which then measured nothing. */
 static void test_second_sigint_quits_at_once(void **state)
 {
-	char *dir, log[PATH_MAX + 16], args[128], *out = NULL;
+	char *dir, log[PATH_MAX + 16], args[160], *out = NULL;
 	struct timespec t0, t1;
+	double wall, waited, own;
+	int status = 0;
 	pid_t pid;
 
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s.log", dir);
-	/* a slow disk makes the first SIGINT's flush take long */
-	snprintf(args, sizeof(args), "-a -g -F %lu --debug-writer-delay-ms 200 -- sleep 30",
-		 tu_sample_freq(9999));
+	/* a slow drain makes the clean stop long; a slow disk keeps the writer
+	 * behind, so that the second SIGINT ends it amid its writes */
+	snprintf(args, sizeof(args),
+		 "-a -g -F %lu --debug-drain-delay-ms %d --debug-writer-delay-ms 200 -- sleep 60",
+		 tu_sample_freq(9999), SLOW_DRAIN_MS);
 	pid = start_recording(dir, args, log);
-	sleep(2);
+	/* it records once a drain pass has put records in the per-CPU files
+	 * (the start takes seconds on a busy machine; a SIGINT before would
+	 * stop the start) */
+	for (int i = 0; i < 600 && tu_running(pid) && !per_cpu_bytes(dir); i++)
+		usleep(100000);
+	assert_true(per_cpu_bytes(dir) > 0);
 	kill(pid, SIGINT);
-	/* the first one is read within the drain interval (100 ms); one sent
-	 * before that would merge with it */
-	usleep(500000);
+	/* the first is read after the drain pass at hand (2 s); a second one
+	 * before that would merge with it, and one within 200 ms after is its
+	 * twin (SECOND_SIGNAL_GRACE_NS), ignored: it goes 300 ms after the
+	 * recorder is seen armed */
+	for (int i = 0; i < 1000 && tu_running(pid) && !second_sigint_armed(pid); i++)
+		usleep(10000);
+	assert_true(second_sigint_armed(pid));
+	usleep(300000);
+	/* still stopping: else the second SIGINT would show nothing */
+	if (!tu_running(pid))
+		fail_msg("the clean stop ended within 300 ms despite a %d ms drain", SLOW_DRAIN_MS);
+	waited = runqueue_wait_seconds(pid);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(pid, SIGINT);
 	tu_wait_gone(pid, 10);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_false(tu_running(pid));
-	print_message("gone %.3f s after the second SIGINT\n",
-		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	/* at once: not after the slow writer's flush (seconds) */
-	assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 0.5);
+	waited = runqueue_wait_seconds(pid) - waited;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	own = wall - waited;
+	print_message("gone %.3f s after the second SIGINT, %.3f s of it waiting for a CPU\n", wall,
+		      waited);
+	/* the second SIGINT's default action ended it, not the stop's end
+	 * (exit status 0, totals printed) */
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGINT);
+	assert_int_equal(tu_sh(&out, "cat %s", log), 0);
+	if (strstr(out, "ringtrace: recorded"))
+		fail_msg("the recording finished its stop:\n%s", out);
+	/* within the second promised: a recorder that waited for the stop, or
+	 * the drain pass at hand, would have slept for seconds (not waiting
+	 * for a CPU, so not subtracted) */
+	assert_true(own < 1.0);
 	both_read(dir);
 	free(out);
 	unlink(log);
