@@ -116,21 +116,19 @@ static long mapping_shift_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* The executable mapping of a file holding an address, as bpf_find_vma
- * finds its VMA. */
-struct mapped_file {
-	struct rt_unwind_file_key key;
-	__u64 start, end, pgoff;
-	bool found;
+/* bpf_find_vma's callback's context: where it puts the mapping it finds
+ * (in map memory: on the stack it would deepen the walk's frames). */
+struct mapped_file_search {
+	struct mapped_file *mf;
 };
 
 static long mapped_file_of(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
-	struct mapped_file *mf = arg;
+	struct mapped_file *mf = ((struct mapped_file_search *)arg)->mf;
 	struct file *file = vma->vm_file;
 
 	(void)task;
-	if (!(vma->vm_flags & VM_EXEC_FLAG) || !file)
+	if (!mf || !(vma->vm_flags & VM_EXEC_FLAG) || !file)
 		return 0;
 	file_key_of(&mf->key, file);
 	mf->start = vma->vm_start;
@@ -190,15 +188,17 @@ static __always_inline __s32 insert_kernel_mapping(struct rt_process_mappings *p
 /* The index among pm's of the mapping holding pc as its VMA says (an
  * executable mapping of a file), put in; -1 if there is none. A function of
  * its own, which the verifier checks once, not at every state of a walk. */
-__noinline int vma_mapping(struct rt_process_mappings *pm, __u64 pc, struct rt_unwind_counters *c)
+__noinline int vma_mapping(struct rt_process_mappings *pm, __u64 pc, struct rt_unwind_counters *c,
+			   struct mapped_file *mf)
 {
-	struct mapped_file mf = { 0 };
+	struct mapped_file_search search = { mf };
 
-	if (!pm || !c)
+	if (!pm || !c || !mf)
 		return -1;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, mapped_file_of, &mf, 0) || !mf.found)
+	mf->found = false;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, mapped_file_of, &search, 0) || !mf->found)
 		return -1;
-	return insert_kernel_mapping(pm, &mf, c);
+	return insert_kernel_mapping(pm, mf, c);
 }
 
 /* The mapping of w's process (its mappings pm) holding pc, by its VMA (see
@@ -214,13 +214,13 @@ look_up_vma(struct unwind_walk *w, struct rt_process_mappings *pm, __u64 pc)
 	if (w->stack->lookups >= WALK_MAPPING_LOOKUPS)
 		return NULL;
 	w->stack->lookups++;
-	at = vma_mapping(pm, pc, w->c);
+	at = vma_mapping(pm, pc, w->c, &w->guesses->vma);
 	if (at < 0 || at >= RT_UNWIND_MAX_MAPPINGS)
 		return NULL;
 	in = (__u32)at;
 	barrier_var(in); /* a bound on the register that indexes */
 	in &= RT_UNWIND_MAX_MAPPINGS - 1;
-	w->last_mapping = (__s32)in;
+	w->guesses->walk.last_mapping = (__s32)in;
 	return &pm->m[in];
 }
 

@@ -81,14 +81,18 @@ static __always_inline void memo_keep(struct unwind_walk *w, const struct rt_unw
 /* The mapping among pm's (w's process's) covering pc, the walk's frame i,
  * or NULL: the last frame's first (a stack's frames are mostly in one file),
  * then the one of the last walk's frame i, then the one guessed for pc's
- * page, else a binary search. */
-static __always_inline const struct rt_unwind_mapping *
+ * page, else a binary search. A function of its own, as find_row: their
+ * searches' state and spills in frames beside the walk's other callees',
+ * not in the frame of each step, which the verifier adds to the chain of
+ * every walk's callers (at most 512 bytes where a kernel gives no private
+ * stacks: test_bpf_limits). */
+static __noinline const struct rt_unwind_mapping *
 find_mapping(struct unwind_walk *w, const struct rt_process_mappings *pm, __u64 pc, __u32 i)
 {
 	struct mapping_search r = { pm, pc, 0, pm->nr, -1 };
 	__u32 slot = mapping_guess_slot(pc) & ((1u << MAPPING_GUESS_BITS) - 1);
 	__u8 *by_frame = &w->guesses->frame_mapping[i & (FRAME_GUESSES - 1)];
-	__s32 found = w->last_mapping;
+	__s32 found = w->guesses->walk.last_mapping;
 
 	if (mapping_holds(pm, found, pc))
 		goto found;
@@ -108,7 +112,7 @@ found:
 		return NULL;
 	if (i < FRAME_GUESSES)
 		*by_frame = (__u8)found;
-	w->last_mapping = found;
+	w->guesses->walk.last_mapping = found;
 	memo_keep(w, &pm->m[found]);
 	return &pm->m[found];
 }
@@ -202,8 +206,9 @@ static __always_inline bool row_guess_holds(const struct row_guess *g, __u32 fir
 /* The row in force at the file's virtual address vaddr, the walk's frame i,
  * or NULL: the one of the last walk's frame i, or the one guessed for
  * vaddr, else found (the page index naming the rows to search among) and
- * kept as the slot's guess (and the frame's). */
-static __always_inline const struct rt_unwind_row *
+ * kept as the slot's guess (and the frame's). A function of its own (see
+ * find_mapping). */
+static __noinline const struct rt_unwind_row *
 find_row(struct walk_guesses *guesses, const struct rt_unwind_slice *t, __u32 vaddr, __u32 i)
 {
 	__u32 first = t->first_row, last = t->first_row + t->nr_rows - 1, page, at;

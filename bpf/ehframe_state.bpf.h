@@ -191,6 +191,39 @@ struct row_guess {
 	__u32 pad;
 	struct rt_unwind_row row;
 };
+/* The executable mapping of a file holding an address, as bpf_find_vma
+ * finds its VMA (ehframe_mappings.bpf.h). */
+struct mapped_file {
+	struct rt_unwind_file_key key;
+	__u64 start, end, pgoff;
+	bool found;
+};
+
+/* The frame a walk is at, and how it was found: what a step reads and
+ * writes (no pointers: the argument of a global function). */
+struct frame_regs {
+	__u64 ip, sp, bp, bx;
+	/* where every register of this frame is, when it is known: the
+	 * sampled frame's in the task's pt_regs (kernel memory), a frame a
+	 * signal interrupted in its sigcontext (user memory); else 0 */
+	__u64 regs_at;
+	bool regs_in_user;
+	bool exact_ip; /* the first frame, or the one a signal interrupted */
+	__u8 found, fp_reason, end_reason;
+};
+
+/* What a walk keeps beside its pointers (struct unwind_walk): in map
+ * memory, in its guesses, where on the BPF stack it would deepen the frames
+ * of the walk's callers, which the verifier adds up to at most 512 bytes. */
+struct walk_state {
+	struct frame_regs r;
+	__u32 tgid;
+	__u32 first;  /* the word the first frame goes to */
+	__u32 frames; /* frames written */
+	__s32 last_mapping; /* the mapping of the frame before, tried first */
+	bool no_process; /* its mappings not known: frame pointers alone */
+};
+
 struct walk_guesses {
 	/* (entry 0's) a walk of this CPU's is under way: one that starts
 	 * meanwhile (the sampler's, in an NMI that interrupted the off-CPU
@@ -204,6 +237,7 @@ struct walk_guesses {
 	 * would have it check the frames' loop again for every value) */
 	struct py_cursor py;
 	__u32 py_words;
+	struct walk_state walk; /* the walk's own */
 	/* the mapping and row of each of the last walk's first frames: a stack
 	 * much like the last sample's finds them here, in the lines after the
 	 * fields above, where the slots hashed by address lie in four pages */
@@ -216,6 +250,7 @@ struct walk_guesses {
 	 * flushed at each entry to the kernel, and the host's other work
 	 * evicts the caches between samples) */
 	struct stack_window stack;
+	struct mapped_file vma; /* a pc's VMA, where the walk found none of its mappings */
 	__u8 mapping[1u << MAPPING_GUESS_BITS]; /* an index into a process's mappings */
 	struct row_guess row[1u << ROW_GUESS_BITS];
 };
@@ -263,33 +298,15 @@ _Static_assert(COUNTER_AT(no_process_frames, FP_EXPRESSION) ==
 enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED,
        END_BAD_FRAME, END_TRUNCATED };
 
-/* The frame a walk is at, and how it was found: what a step reads and
- * writes (no pointers: the argument of a global function). */
-struct frame_regs {
-	__u64 ip, sp, bp, bx;
-	/* where every register of this frame is, when it is known: the
-	 * sampled frame's in the task's pt_regs (kernel memory), a frame a
-	 * signal interrupted in its sigcontext (user memory); else 0 */
-	__u64 regs_at;
-	bool regs_in_user;
-	bool exact_ip; /* the first frame, or the one a signal interrupted */
-	__u8 found, fp_reason, end_reason;
-};
-
-/* The state of one walk, on the BPF stack of the sampling program. */
+/* The pointers of one walk, on the BPF stack of the sampling program (what
+ * it keeps beside them: guesses->walk). */
 struct unwind_walk {
 	struct sample_words *s;
 	/* the process's mappings; with a memo good at the walk's start, the
 	 * empty ones until a frame is found in none of the memo's */
 	struct rt_process_mappings *pm;
-	__u32 tgid;
 	struct stack_window *stack;
 	struct walk_guesses *guesses;
-	struct frame_regs r;
-	__u32 first;  /* the word the first frame goes to */
-	__u32 frames; /* frames written */
-	__s32 last_mapping; /* the mapping of the frame before, tried first */
-	bool no_process; /* its mappings not known: frame pointers alone */
 	struct rt_unwind_counters *c; /* where the frames are counted */
 	/* a CPython process's (else NULL): its evaluation loop's native frames
 	 * are written as the Python frames they run (where: guesses->py) */

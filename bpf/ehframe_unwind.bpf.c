@@ -35,23 +35,25 @@ struct python_scratch_map python_scratch SEC(".maps");
  * make the verifier walk each case). */
 static __always_inline void count_frame(const struct unwind_walk *w)
 {
+	const struct walk_state *ws = &w->guesses->walk;
 	__u64 *c = (__u64 *)w->c;
 
 	c[COUNTER_AT(frames, 0)]++;
-	c[COUNTER_AT(first_frames, w->r.found & 3)]++;
-	if (w->r.found == FOUND_FP)
-		c[COUNTER_AT(no_process_frames, w->r.fp_reason & 3)]++;
+	c[COUNTER_AT(first_frames, ws->r.found & 3)]++;
+	if (ws->r.found == FOUND_FP)
+		c[COUNTER_AT(no_process_frames, ws->r.fp_reason & 3)]++;
 }
 
 /* Writes frame i of the walk, at w->ip, then steps to its caller. Returns 1
  * to stop. */
 static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 {
+	struct walk_state *ws = &w->guesses->walk;
 	const struct rt_unwind_mapping *m;
 	const struct rt_unwind_row *row = NULL;
 	struct rt_process_mappings *pm;
 	struct rt_unwind_slice table;
-	__u32 done = i + w->guesses->py_words, n = w->first + done;
+	__u32 done = i + w->guesses->py_words, n = ws->first + done;
 	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
 	long py;
@@ -59,20 +61,20 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 
 	/* bounds come from i, which the verifier does not know: counters of
 	 * the walk compared here would make it check every iteration apart */
-	if (!w->r.ip) {
-		w->r.end_reason = i ? END_RETURN_ZERO : END_BAD_FRAME;
+	if (!ws->r.ip) {
+		ws->r.end_reason = i ? END_RETURN_ZERO : END_BAD_FRAME;
 		return 1;
 	}
-	if (w->r.ip > USER_ADDR_MAX) {
-		w->r.end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
+	if (ws->r.ip > USER_ADDR_MAX) {
+		ws->r.end_reason = i ? END_NON_CANONICAL : END_BAD_FRAME;
 		return 1;
 	}
 	if (done >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS) {
-		w->r.end_reason = END_TRUNCATED;
+		ws->r.end_reason = END_TRUNCATED;
 		return 1;
 	}
 	/* a return address is after its call: look up the call */
-	pc = w->r.exact_ip ? w->r.ip : w->r.ip - 1;
+	pc = ws->r.exact_ip ? ws->r.ip : ws->r.ip - 1;
 	/* CPython's evaluation loop: the Python frames it runs instead */
 	if (w->py && pc >= w->py->eval_start && pc < w->py->eval_end) {
 		w->guesses->py.n = n;
@@ -81,16 +83,16 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		if (py > 0 && py <= RT_PY_MAX_FRAMES) {
 			done += (__u32)py - 1;
 			w->guesses->py_words = done - i;
-			w->frames = done + 1;
+			ws->frames = done + 1;
 			count_frame(w);
 			goto mapped;
 		}
 	}
-	w->s->w[n] = w->r.ip;
-	w->frames = done + 1;
+	w->s->w[n] = ws->r.ip;
+	ws->frames = done + 1;
 	count_frame(w);
 mapped:
-	if (w->no_process)
+	if (ws->no_process)
 		goto step;
 	why = FP_NO_MAPPING;
 	if (w->guesses->memo.in_use) {
@@ -106,7 +108,7 @@ mapped:
 	 * walk's frames once for each frame where it can) */
 	pm = w->pm;
 	if (w->guesses->memo.pm_pending) {
-		pm = bpf_map_lookup_elem(&process_mappings, &w->tgid);
+		pm = bpf_map_lookup_elem(&process_mappings, &ws->tgid);
 		if (!pm)
 			goto step; /* gone since (exited): by frame pointers */
 	}
@@ -134,7 +136,7 @@ found:
 	if (table.nr_rows)
 		row = find_row(w->guesses, &table, (__u32)(pc - bias), i);
 step:
-	return unwind_step(&w->r, w->stack, row, why) ? 1 : 0;
+	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }
 
 /* bpf_loop's body: frames 2i and 2i + 1, half the calls of one frame a call
@@ -157,9 +159,10 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct unwind_walk w = { .s = s, .r.exact_ip = true, .last_mapping = -1 };
+	struct unwind_walk w = { .s = s };
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
+	struct walk_state *ws;
 	struct mappings_memo *memo;
 	__u32 zero = 0, frames, end, nested, gen_slot = rt_mappings_gen_slot(tgid);
 	__u64 *known, *gen_at, gen;
@@ -185,7 +188,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &nested);
 	if (!w.guesses)
 		return n;
-	w.tgid = tgid;
+	ws = &w.guesses->walk;
+	*ws = (struct walk_state){ .r.exact_ip = true, .last_mapping = -1, .tgid = tgid };
 	w.stack = &w.guesses->stack;
 	w.stack->len = 0;
 	w.stack->lookups = 0;
@@ -224,7 +228,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	}
 	if (!w.pm) {
 		c->no_process++;
-		w.no_process = true;
+		ws->no_process = true;
 		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
 		if (!w.pm)
 			return n;
@@ -234,13 +238,13 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	w.stack->top = w.pm->stack_top;
 	if (!w.stack->top) {
 		w.stack->top = task->mm ? task->mm->start_stack : 0;
-		if (!w.no_process)
+		if (!ws->no_process)
 			w.pm->stack_top = w.stack->top;
 	}
 	/* the mappings the walk finds its frames in are copied to the memo,
 	 * with the count read before the lookup: a change since makes the
 	 * next walk look them up again */
-	if (gen_at && !w.no_process) {
+	if (gen_at && !ws->no_process) {
 		memo->gen = gen;
 		memo->nr = 0;
 		memo->stack_top = w.stack->top;
@@ -249,23 +253,23 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	}
 registers:
 	if (start) {
-		w.r.ip = start->ip;
-		w.r.sp = start->sp;
-		w.r.bp = start->bp;
-		w.r.bx = start->bx;
+		ws->r.ip = start->ip;
+		ws->r.sp = start->sp;
+		ws->r.bp = start->bp;
+		ws->r.bx = start->bx;
 	} else {
-		w.r.ip = regs->ip;
-		w.r.sp = regs->sp;
-		w.r.bp = regs->bp;
-		w.r.bx = regs->bx;
+		ws->r.ip = regs->ip;
+		ws->r.sp = regs->sp;
+		ws->r.bp = regs->bp;
+		ws->r.bx = regs->bx;
 	}
-	w.r.regs_at = (__u64)regs;
+	ws->r.regs_at = (__u64)regs;
 	known = bpf_map_lookup_elem(&python_known, &zero);
 	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
 	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
 	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
-	w.first = n + 1;
+	ws->first = n + 1;
 	w.c = c;
 	/* walks under way on this CPU, counted (no value kept across the
 	 * loop: the verifier would look at the frames again for it). Plain
@@ -277,7 +281,7 @@ registers:
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
 	if (outer)
 		outer->walking--;
-	switch (w.r.end_reason) {
+	switch (ws->r.end_reason) {
 	case END_OUTERMOST:
 		c->outermost++;
 		break;
@@ -297,7 +301,7 @@ registers:
 		c->bad_frame++;
 		break;
 	}
-	frames = w.frames;
+	frames = ws->frames;
 	if (!frames || frames > RT_MAX_STACK_DEPTH)
 		return n;
 	end = n + 1 + frames;

@@ -14,6 +14,8 @@
 struct unwind_start {
 	__u64 ip, sp, bp, bx;
 };
+_Static_assert(sizeof(struct unwind_start) == SCRATCH_WALK_START_WORDS * 8,
+	       "a sample's scratch holds the start of its walk");
 
 /* Appends "PERF_CONTEXT_USER, frames..." at word n of s, unwound from start
  * (NULL: the task's saved user registers); by frame pointers alone for a

@@ -227,7 +227,6 @@ static __always_inline void py_note_code(struct python_scratch *sc, struct rt_un
 					 const struct rt_python_offsets *off, __u32 tgid, __u64 code,
 					 __u32 tag)
 {
-	struct rt_python_code_key key = { .tgid = tgid, .tag = tag, .code = code };
 	__u32 slot = ((__u32)(code >> 4) * 0x9E3779B1u ^ tgid ^ tag) >> (32 - PY_SEEN_BITS);
 	struct rt_python_code_key *e = &sc->seen[slot & ((1u << PY_SEEN_BITS) - 1)];
 
@@ -236,11 +235,13 @@ static __always_inline void py_note_code(struct python_scratch *sc, struct rt_un
 	e->code = code;
 	e->tgid = tgid;
 	e->tag = tag;
-	if (bpf_map_lookup_elem(&python_code_seen, &key))
+	/* the entry is the key (no padding in it): off the BPF stack, which
+	 * the walk's frames add to */
+	if (bpf_map_lookup_elem(&python_code_seen, e))
 		return;
 	python_read_code(code, off, sc);
 	sc->info.time = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&python_code_seen, &key, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
+	if (bpf_map_update_elem(&python_code_seen, e, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
 		c->python.seen_full++;
 }
 

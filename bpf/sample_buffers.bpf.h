@@ -100,13 +100,23 @@ extern struct hits_map hits SEC(".maps");
  * ring, kept off the BPF stack (the verifier's 512 bytes are shared with
  * the unwinder's frames, and a frame is as deep as its deepest slot any
  * path touches): a LOST_SAMPLES record, a user-space probe's raw record,
- * the task's saved user registers (x86-64's pt_regs, 21 words). */
+ * the task's saved user registers (x86-64's pt_regs, 21 words), the
+ * registers a -g walk starts from (struct unwind_start), and what the
+ * sample is of, for the function that writes it out. */
 #define SCRATCH_REGS_WORDS 21
+#define SCRATCH_WALK_START_WORDS 4
+struct sample_meta {
+	__u64 pid_tgid, now, cgroup_id;
+	__u32 cpu;
+	bool user;
+};
 struct sample_words {
 	__u64 w[SCRATCH_WORDS];
 	__u64 lost[RT_LOST_WORDS];
 	struct rt_probe_record probe;
 	__u64 regs[SCRATCH_REGS_WORDS];
+	__u64 walk_start[SCRATCH_WALK_START_WORDS];
+	struct sample_meta meta;
 };
 
 /* Scratch space to build one sample, one per CPU: too large for the BPF

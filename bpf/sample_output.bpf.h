@@ -86,12 +86,14 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 static __always_inline __u32 append_user_callchain(struct sample_words *s, __u32 n,
 						   const __u64 *user_regs, __u32 tgid)
 {
-	struct unwind_start start;
+	/* in the scratch, not on this program's stack: the walk's frames
+	 * are deep */
+	struct unwind_start *start = (struct unwind_start *)s->walk_start;
 	__u64 end;
 
 	if (user_regs) {
-		unwind_start_of(&start, user_regs);
-		end = append_unwound_user_stack(s, n, &start, tgid);
+		unwind_start_of(start, user_regs);
+		end = append_unwound_user_stack(s, n, start, tgid);
 	} else {
 		end = append_unwound_user_stack(s, n, NULL, tgid);
 	}
@@ -272,14 +274,17 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 		count_one(&cnt->written, interruptible);
 }
 
-/* Ends the sample at word n (cgroup_id, header) and writes it out.
- * interruptible: called by a program that another of ours may interrupt on
- * its CPU (see count_one). */
-static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, __u32 n,
-					    const struct rt_event *ev, bool user, __u64 pid_tgid,
-					    __u32 cpu, __u64 now, __u64 cgroup_id, bool interruptible)
+/* Ends the sample at word n (cgroup_id, header) and writes it out, what
+ * the sample is of in s->meta. interruptible: called by a program that
+ * another of ours may interrupt on its CPU (see count_one). A function of
+ * its own: the spills of the ring's write are in its frame, not in the
+ * sampling program's, which the -g walk's frames add to. */
+static __noinline int write_sample(void *ctx, struct sample_words *s, __u32 n,
+				   const struct rt_event *ev, bool interruptible)
 {
-	__u32 zero = 0, ring_key = single_ring ? 0 : cpu, size;
+	bool user = s->meta.user;
+	__u64 pid_tgid = s->meta.pid_tgid, now = s->meta.now, cgroup_id = s->meta.cgroup_id;
+	__u32 cpu = s->meta.cpu, zero = 0, ring_key = single_ring ? 0 : cpu, size;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
 	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
 	__u64 wakeup = BPF_RB_NO_WAKEUP;
@@ -355,6 +360,20 @@ static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, _
 	}
 	count_one(&cnt->written, interruptible);
 	return 0;
+}
+
+/* Ends the sample at word n and writes it out (see write_sample): a sample
+ * of pid_tgid on cpu at now, taken in user mode or not, of cgroup_id. */
+static __always_inline int submit_sample_of(void *ctx, struct sample_words *s, __u32 n,
+					    const struct rt_event *ev, bool user, __u64 pid_tgid,
+					    __u32 cpu, __u64 now, __u64 cgroup_id, bool interruptible)
+{
+	s->meta.pid_tgid = pid_tgid;
+	s->meta.now = now;
+	s->meta.cgroup_id = cgroup_id;
+	s->meta.cpu = cpu;
+	s->meta.user = user;
+	return write_sample(ctx, s, n, ev, interruptible);
 }
 
 /* A sample of the current task. */

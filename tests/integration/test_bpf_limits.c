@@ -42,7 +42,6 @@ static struct tracepoint_format format = { .id = 1, .fixed_size = 16 };
 static struct user_probe probe = { .nr_args = 6 };
 
 #define NR_EVENTS 6
-#define PROBE_EVENTS 2 /* the uprobe's, the uretprobe's and the USDT probe's: ev[2..4] */
 
 static void fill_events(struct sampler_event *ev)
 {
@@ -58,7 +57,7 @@ static void fill_events(struct sampler_event *ev)
 	ev[5] = (struct sampler_event){ .type = PERF_TYPE_SOFTWARE, .offcpu = true, .id = 6 };
 }
 
-static unsigned int checked, worst_stack, worst_insns, refused_for_stack;
+static unsigned int checked, worst_stack, worst_insns;
 /* What is over budget or refused, in the test running: reported at its end */
 static char over_text[4096];
 static size_t over;
@@ -70,18 +69,10 @@ static size_t over;
 						 "\n" __VA_ARGS__);                       \
 	} while (0)
 
-/* Which of the events a load has. */
-enum event_set { ALL_EVENTS, NO_PROBES, PROBES_ONLY };
-
 /* Loads one combination; every program within budget. everything: every
  * part of the scope filter, the cgroup field, overwrite rings, following
- * forks and the command's exec. -g's walk is over the stack budget (it
- * needs the kernel's private stacks): its programs must load, where the
- * kernel gives private stacks, within the budget of instructions; its
- * uprobe and USDT programs may be refused for their stack alone, where the
- * kernel gives kprobe programs none (record says what to use instead). */
-static void verify_events(enum transport_kind transport, enum stack_mode mode, bool everything,
-			  enum event_set set)
+ * forks and the command's exec. */
+static void verify(enum transport_kind transport, enum stack_mode mode, bool everything)
 {
 	struct cpu_list online = { 0 };
 	struct sampler_event all[NR_EVENTS];
@@ -108,13 +99,6 @@ static void verify_events(enum transport_kind transport, enum stack_mode mode, b
 		fail_msg("%s", err);
 	cfg.online = cfg.scope.cpus = &online;
 	fill_events(all);
-	if (set == NO_PROBES) {
-		all[2] = all[5]; /* off-CPU time; cpu-clock and the tracepoint before it */
-		cfg.nr_events = 3;
-	} else if (set == PROBES_ONLY) {
-		cfg.events = &all[2];
-		cfg.nr_events = 3;
-	}
 	if (everything) {
 		cfg.cgroup_field = true;
 		cfg.overwrite = transport != TRANSPORT_RINGBUF;
@@ -130,13 +114,6 @@ static void verify_events(enum transport_kind transport, enum stack_mode mode, b
 	}
 	nr = bpf_sampler_verify(&cfg, limits, 16, err, sizeof(err));
 	cpu_list_free(&online);
-	if (!nr && set == PROBES_ONLY && mode == STACK_EHFRAME && strstr(err, "combined stack size")) {
-		printf("  %-8s %-19s %-13s uprobe and USDT programs refused for their stack: %s\n",
-		       transport_names[transport], stack_names[mode],
-		       everything ? "every filter" : "", err);
-		refused_for_stack++;
-		return;
-	}
 	if (!nr)
 		note_over("%s, %s%s: %s", transport_names[transport], stack_names[mode],
 			  everything ? ", every filter" : "", err);
@@ -147,11 +124,11 @@ static void verify_events(enum transport_kind transport, enum stack_mode mode, b
 		       transport_names[transport], stack_names[mode],
 		       everything ? "every filter" : "", l->name, l->insns_processed,
 		       l->stack_combined, l->chain);
-		if (l->stack_combined > worst_stack && mode != STACK_EHFRAME)
+		if (l->stack_combined > worst_stack)
 			worst_stack = l->stack_combined;
 		if (l->insns_processed > worst_insns)
 			worst_insns = l->insns_processed;
-		if (l->stack_combined > STACK_BUDGET && mode != STACK_EHFRAME)
+		if (l->stack_combined > STACK_BUDGET)
 			note_over("%s (%s, %s): a combined stack of %u bytes, over the budget of %u (the verifier's limit: %u): %s",
 				 l->name, transport_names[transport], stack_names[mode],
 				 l->stack_combined, STACK_BUDGET, BPF_LIMIT_STACK_BYTES, l->chain);
@@ -161,16 +138,6 @@ static void verify_events(enum transport_kind transport, enum stack_mode mode, b
 				 l->insns_processed, INSNS_BUDGET, BPF_LIMIT_INSNS_PROCESSED);
 		checked++;
 	}
-}
-
-static void verify(enum transport_kind transport, enum stack_mode mode, bool everything)
-{
-	if (mode != STACK_EHFRAME) {
-		verify_events(transport, mode, everything, ALL_EVENTS);
-		return;
-	}
-	verify_events(transport, mode, everything, NO_PROBES);
-	verify_events(transport, mode, everything, PROBES_ONLY);
 }
 
 static void verify_all_filters(enum transport_kind transport)
@@ -211,8 +178,8 @@ static void test_perfbuf(void **state)
 static void test_statistics_parsed(void **state)
 {
 	struct bpf_program_limits l = { 0 };
-	/* main calls a and b; a calls c: main+a+c = 32+224+64 against
-	 * main+b = 32+288 */
+	/* main calls a and b; a calls c: main+a+c = 16+208+48 against
+	 * main+b = 16+288 */
 	const uint8_t calls[] = {
 		0, 1, 1, 0, /* main */
 		0, 0, 0, 1, /* a */
@@ -230,8 +197,8 @@ static void test_statistics_parsed(void **state)
 	assert_int_equal(l.nr_funcs, 4);
 	assert_int_equal(l.stack[1], 200);
 	bpf_limits_combine(&l, calls, names);
-	assert_int_equal(l.stack_combined, 32 + 224 + 64);
-	assert_string_equal(l.chain, "main 8 > a 200 > c 40");
+	assert_int_equal(l.stack_combined, 16 + 288);
+	assert_string_equal(l.chain, "main 8 > b 288");
 	assert_int_equal(bpf_limits_parse_log("no statistics", &l), -EINVAL);
 }
 
@@ -248,8 +215,8 @@ int main(void)
 	tu_set_skip_reason(tu_integration_skip_reason());
 	bpf_sampler_set_verbose(false); /* libbpf's messages: the refusals print their line */
 	r = cmocka_run_group_tests(tests, NULL, NULL);
-	printf("%u programs loaded; deepest stack %u bytes but -g's (budget %u, limit %u), most instructions processed %u (budget %u, limit %u); -g's uprobe and USDT programs refused for their stack in %u of 6 loads\n",
+	printf("%u programs loaded; deepest stack %u bytes (budget %u, limit %u), most instructions processed %u (budget %u, limit %u)\n",
 	       checked, worst_stack, STACK_BUDGET, BPF_LIMIT_STACK_BYTES, worst_insns, INSNS_BUDGET,
-	       BPF_LIMIT_INSNS_PROCESSED, refused_for_stack);
+	       BPF_LIMIT_INSNS_PROCESSED);
 	return r;
 }

@@ -75,11 +75,14 @@ int bpf_limits_parse_log(const char *log, struct bpf_program_limits *l)
 	return 0;
 }
 
-/* A frame as the verifier adds it up: rounded to 16 bytes with a JIT, to
- * 32 (and at least 1) without; the larger of the two. */
+/* A frame as the verifier adds it up where a JIT runs the program (every
+ * x86-64 kernel ringtrace supports): rounded up to 16 bytes. Its depth as
+ * the verifier prints it, which includes the slots it adds for each
+ * bpf_loop it inlines (after its check of the chain): a little more than
+ * it adds up, never less. */
 static uint32_t frame_bytes(uint32_t depth)
 {
-	return ((depth ? depth : 1) + 31) & ~31u;
+	return (depth + 15) & ~15u;
 }
 
 /* The bytes of the deepest chain of calls from function f; *callee, if

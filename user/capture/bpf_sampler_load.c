@@ -221,22 +221,6 @@ out:
 	return nr;
 }
 
-/* What to do about a refusal the user can do something about: -g's walk
- * in a uprobe or USDT program needs more than the 512 bytes of BPF stack a
- * kernel gives a kprobe program without its private stacks (6.13 to 6.18's
- * earlier releases gave them). */
-static const char *load_hint(const struct bpf_sampler_config *cfg, const char *refusal)
-{
-	bool probes = false;
-
-	for (unsigned int i = 0; i < cfg->nr_events; i++)
-		probes |= cfg->events[i].probe != NULL;
-	if (cfg->unwind_ehframe && probes && strstr(refusal, "combined stack size"))
-		return "; -g cannot unwind in uprobe and USDT programs on this kernel: record them "
-		       "with --call-graph fp or --call-graph dwarf";
-	return "";
-}
-
 bool bpf_sampler_verbose(void)
 {
 	return libbpf_verbose;
@@ -258,8 +242,8 @@ struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
 	r = sampler_bpf__load(s->skel);
 	refusal = logs ? bpf_limits_refusal(logs) : "";
 	if (r && refusal[0])
-		rt_format(err, errlen, "cannot load the BPF sampler: the kernel's verifier refused %s%s",
-			  refusal, load_hint(cfg, refusal));
+		rt_format(err, errlen, "cannot load the BPF sampler: the kernel's verifier refused %s",
+			  refusal);
 	else if (r)
 		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -vv for the verifier's log)",
 			  strerror(-r), privileges_hint(-r));
