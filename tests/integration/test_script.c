@@ -260,22 +260,89 @@ static void test_kernel_pointers_match_perf(void **state)
 	free(text);
 }
 
-/* Samples of two CPUs at one nanosecond (getpid on both CPUs flat out: from
- * a few dozen such ties to a thousand, by the host and its load) in perf's
- * order: perf reads the data files in turns of 2 MiB each, as their
- * directory lists them, and keeps records of one time in the order read.
- * CPU 1 runs alone first, so that at a tie its record lies further into its
- * file than CPU 0's (the order ringtrace gave such ties before). */
+/* Ties between the CPUs in perf's order: perf reads the data files in turns
+ * of 2 MiB each, as their directory lists them, and keeps records of one
+ * time in the order read. */
+
+/* A recording written here with TIES_SYNTHETIC samples of two CPUs at one
+ * nanosecond, wherever the 2 MiB turns fall: CPU 1 alone first (its ties lie
+ * further into its file than CPU 0's, the order ringtrace once gave them),
+ * then both CPUs, every TIE_EVERY-th sample of each at one time. How many
+ * ties a real recording has is the host's and its load's: from none to a
+ * thousand. */
+#define TIES_ALONE 20000
+#define TIES_BOTH 100000
+#define TIE_EVERY 500
+#define TIES_SYNTHETIC (TIES_BOTH / TIE_EVERY)
+
+static void write_ties(const char *dir)
+{
+	struct tu_recording r;
+	struct perf_sample smp = { .ip = 0xffffffff81000000ull, .period = 1 };
+
+	tu_recording_init(&r, 2);
+	tu_recording_event(&r, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			   PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+			   7);
+	for (unsigned int i = 0; i < TIES_ALONE; i++) {
+		smp.cpu = 1;
+		smp.pid = smp.tid = 101;
+		smp.time = 1000000000ull + i * 1000ull;
+		tu_recording_sample(&r, 0, &smp);
+	}
+	for (unsigned int i = 0; i < TIES_BOTH; i++) {
+		uint64_t t = 2000000000ull + i * 1000ull;
+
+		smp.cpu = 0;
+		smp.pid = smp.tid = 100;
+		smp.time = t + (i % TIE_EVERY ? 300 : 0);
+		tu_recording_sample(&r, 0, &smp);
+		smp.cpu = 1;
+		smp.pid = smp.tid = 101;
+		smp.time = t + (i % TIE_EVERY ? 600 : 0);
+		tu_recording_sample(&r, 0, &smp);
+	}
+	tu_recording_write(&r, dir);
+	tu_recording_free(&r);
+}
+
+/* The ties of perf script's view of fx's recording name (--ns -F cpu,time):
+ * samples of one time on another CPU than the line before's. */
+static int perf_ties(struct fixture *fx, const char *name)
+{
+	char *out = NULL;
+	int n;
+
+	assert_int_equal(tu_sh(&out, "HOME=%s perf script --ns -F cpu,time -i %s/%s 2>/dev/null | "
+				     "awk '$2 == t && $1 != c { n++ } { t = $2; c = $1 } END { print n + 0 }'",
+			       fx->home, fx->dir, name),
+			 0);
+	n = atoi(out);
+	free(out);
+	return n;
+}
+
 static void test_time_ties_match_perf(void **state)
 {
 	struct fixture *fx = *state;
 	const char *lg = tu_loadgen();
-	char args[1024], path[PATH_MAX], *out = NULL;
+	char args[1024], path[PATH_MAX];
 	struct tu_record_counts c;
+	int ties;
 
 	tu_skip_unless_possible();
 	if (tu_online_cpus() < 2)
 		skip();
+	/* the synthetic recording: every tie in perf's order */
+	snprintf(path, sizeof(path), "%s/ties-written", fx->dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	write_ties(path);
+	ties = perf_ties(fx, "ties-written");
+	print_message("written: %d ties between the CPUs\n", ties);
+	assert_int_equal(ties, TIES_SYNTHETIC);
+	free(expect_same_as_perf(fx, "ties-written", "--ns", TIES_ALONE + 2 * TIES_BOTH));
+	/* a real one: getpid on both CPUs flat out, CPU 1 alone first */
 	snprintf(args, sizeof(args),
 		 "-a -e syscalls:sys_enter_getpid -- sh -c '%s --cpu 1 getpid 20000; "
 		 "%s --cpu 0 getpid 200000 & %s --cpu 1 getpid 200000; wait'",
@@ -286,18 +353,11 @@ static void test_time_ties_match_perf(void **state)
 	 * calls is a sample or a loss, and every sample kept is a line below */
 	snprintf(path, sizeof(path), "%s/ties", fx->dir);
 	tu_count_records(path, TU_RECORDS_STRICT, &c);
-	print_message("ties: %llu samples, %llu lost\n", (unsigned long long)c.samples,
-		      (unsigned long long)(c.lost_samples + c.lost));
+	print_message("ties: %llu samples, %llu lost, %d ties between the CPUs\n",
+		      (unsigned long long)c.samples, (unsigned long long)(c.lost_samples + c.lost),
+		      perf_ties(fx, "ties"));
 	assert_true(c.samples + c.lost_samples + c.lost >= 420000);
 	assert_true(c.samples <= INT_MAX);
-	assert_int_equal(tu_sh(&out, "HOME=%s perf script --ns -F cpu,time -i %s/ties 2>/dev/null | "
-				     "awk '$2 == t && $1 != c { n++ } { t = $2; c = $1 } END { print n + 0 }'",
-			       fx->home, fx->dir),
-			 0);
-	print_message("samples of two CPUs at one time: %s", out);
-	if (atoi(out) < 10)
-		fail_msg("only %d ties between the CPUs to compare", atoi(out));
-	free(out);
 	free(expect_same_as_perf(fx, "ties", "--ns", (int)c.samples));
 }
 
