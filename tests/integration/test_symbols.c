@@ -84,27 +84,14 @@ static char *record_running_program(const char *prog)
 	return dir;
 }
 
-/* Records prog's run of a second, the command itself (record -- prog): its
- * COMM and MMAP2 records are the kernel's of its exec. */
-static char *record_command(const char *prog)
+/* Records prog's run of a second with callchains, scope "" (the command
+ * itself, record -- prog: its COMM and MMAP2 records are the kernel's of its
+ * exec) or "-a" (the machine); the process has exited when this returns. */
+static char *record_run(const char *scope, const char *prog)
 {
 	char *dir = tu_tempdir(), *out = NULL;
-	int rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -- %s 1 2>&1", tu_ringtrace(), dir,
-		       prog);
-
-	if (rc)
-		fail_msg("record failed:\n%s", out);
-	free(out);
-	return dir;
-}
-
-/* Records prog for a second, system-wide with callchains; the process has
- * exited when this returns. */
-static char *record_program(const char *prog)
-{
-	char *dir = tu_tempdir(), *out = NULL;
-	int rc = tu_sh(&out, "%s record -a -g -F 999 --force -o %s -- %s 1 2>&1", tu_ringtrace(), dir,
-		       prog);
+	int rc = tu_sh(&out, "%s record %s -g -F 999 --force -o %s -- %s 1 2>&1", tu_ringtrace(),
+		       scope, dir, prog);
 
 	if (rc)
 		fail_msg("record failed:\n%s", out);
@@ -245,7 +232,7 @@ static void test_build_ids_and_replaced_binary(void **state)
 		struct tu_record_counts c;
 		bool mmap2, named;
 
-		dir = record_command(prog);
+		dir = record_run("", prog);
 		/* checked on every recording: a wrong build-id fails at once */
 		mmap2 = mmap2_has_build_id(dir, prog, hex);
 		named = top_row(dir, "symgen_copy", false, sym, sizeof(sym), &pct);
@@ -309,7 +296,7 @@ static void test_container_binary_kept(void **state)
 	/* outside the namespace the directory is empty */
 	assert_int_equal(atoi(out), 0);
 	free(out);
-	dir = record_program("sleep");
+	dir = record_run("-a", "sleep");
 	assert_int_equal(tu_sh(&out, "pkill -f '^%s/ct/contained'; sleep 0.2; find %s/.build-id -type f -perm 0600 | wc -l",
 			       work, dir),
 			 0);
@@ -367,7 +354,7 @@ static void test_rootless_container_binary_kept(void **state)
 		  ROOTLESS_USER, work, work, work, work, work))
 		fail_msg("the rootless container did not start (user namespaces refused?)");
 	free(out);
-	dir = record_program("sleep");
+	dir = record_run("-a", "sleep");
 	assert_int_equal(tu_sh(&out, "pkill -f '^%s/ct/contained'; sleep 0.2; "
 				     "id=$(readelf -n %s/prog | awk '/Build ID/ {print $3}'); "
 				     "n=${id#??}; x=${id%%$n}; "
