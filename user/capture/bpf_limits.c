@@ -214,12 +214,11 @@ out:
 	return r;
 }
 
-size_t bpf_limits_read(const struct bpf_limits_logs *logs, struct bpf_object *obj,
-		       struct bpf_program_limits *out, size_t max)
+size_t bpf_limits_read(const struct bpf_limits_logs *logs, struct bpf_program_limits *out,
+		       size_t max)
 {
 	size_t nr = 0;
 
-	(void)obj;
 	for (size_t i = 0; i < logs->nr && nr < max; i++) {
 		struct bpf_program_limits *l = &out[nr];
 		const char *names[BPF_LIMITS_MAX_FUNCS] = { 0 };

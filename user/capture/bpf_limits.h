@@ -32,10 +32,10 @@ struct bpf_limits_logs;
 struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj);
 
 /* After the load: one entry for each program loaded (at most max); returns
- * how many. A program the verifier refused
- * gets no entry: bpf_limits_refusal says why. */
-size_t bpf_limits_read(const struct bpf_limits_logs *logs, struct bpf_object *obj,
-		       struct bpf_program_limits *out, size_t max);
+ * how many. A program the verifier refused gets no entry:
+ * bpf_limits_refusal says why. */
+size_t bpf_limits_read(const struct bpf_limits_logs *logs, struct bpf_program_limits *out,
+		       size_t max);
 /* The verifier's words on the first program it refused, as one line ("" if
  * none was refused). */
 const char *bpf_limits_refusal(const struct bpf_limits_logs *logs);

@@ -214,7 +214,7 @@ size_t bpf_sampler_verify(const struct bpf_sampler_config *cfg,
 		rt_format(err, errlen, "the verifier refused the BPF sampler (%s): %s", strerror(-r),
 			  bpf_limits_refusal(logs));
 	else
-		nr = bpf_limits_read(logs, s->skel->obj, out, max);
+		nr = bpf_limits_read(logs, out, max);
 	bpf_limits_free(logs);
 out:
 	bpf_sampler_close(s);
