@@ -58,8 +58,14 @@ static int flight_sample(struct record_sink *s, int cpu, const void *rec, size_t
 	if (!c)
 		return -EINVAL;
 	if (h->type != PERF_RECORD_SAMPLE) {
-		if (!f->kernel_rings)
-			note_lost(f, cpu, recording_lost_count(rec), recording_record_time(rec));
+		uint64_t count = recording_lost_count(rec), taken;
+
+		if (f->kernel_rings)
+			return 0;
+		/* less what a trigger took ahead of it */
+		taken = count < c->lost_ahead ? count : c->lost_ahead;
+		c->lost_ahead -= taken;
+		note_lost(f, cpu, count - taken, recording_record_time(rec));
 		return 0;
 	}
 	c->seq = sample_seq(rec, c->seq);
@@ -81,11 +87,32 @@ static int flight_sideband(struct record_sink *s, int cpu, const void *rec, size
 	return at ? 0 : -ENOMEM;
 }
 
+/* The losses before a trigger belong to its snapshot, though their LOST
+ * record waits for the CPU's next sample (which may never come): what the
+ * BPF side holds unreported is noted now, and taken off that record when it
+ * comes. Drain thread, right after a drain. */
+static void take_unreported_losses(struct flight_recorder *f)
+{
+	if (f->kernel_rings || !f->ops.unreported_losses)
+		return;
+	for (unsigned int i = 0; i < f->nr; i++) {
+		struct flight_cpu *c = &f->cpus[i];
+		uint64_t time, pending = f->ops.unreported_losses(f->ops.ctx, c->cpu, &time);
+
+		/* less than taken already: its record is on its way */
+		if (pending <= c->lost_ahead)
+			continue;
+		note_lost(f, c->cpu, pending - c->lost_ahead, time);
+		c->lost_ahead = pending;
+	}
+}
+
 /* Triggers that arrive while a snapshot is written are folded into the next. */
 static void flight_trigger(struct record_sink *s, const char *reason)
 {
 	struct flight_recorder *f = flight_of(s);
 
+	take_unreported_losses(f);
 	pthread_mutex_lock(&f->lock);
 	if (f->max_snapshots && f->requested >= f->max_snapshots) {
 		f->ignored++;

@@ -26,6 +26,10 @@ struct flight_recorder_ops {
 	long (*read_kernel_ring)(void *ctx, int cpu,
 				 int (*sample)(void *fctx, int cpu, const void *rec, size_t size),
 				 void *fctx);
+	/* ringbuf: the samples cpu lost that no LOST record reported yet, and
+	 * the time of the first (the BPF side writes that record only with the
+	 * CPU's next sample); NULL for the kernel rings */
+	uint64_t (*unreported_losses)(void *ctx, int cpu, uint64_t *time);
 	void *ctx;
 };
 

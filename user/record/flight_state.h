@@ -26,6 +26,7 @@ struct flight_cpu {
 	int cpu;
 	struct staging_ring staging;
 	uint64_t seq;              /* drain thread: items numbered so far (64-bit) */
+	uint64_t lost_ahead;       /* drain thread: losses a trigger took before their LOST record */
 	struct byte_buffer sideband; /* under the recorder's lock */
 	uint64_t cut_seq;          /* snapshot thread: the previous snapshot's cut */
 	uint64_t cut_bpf_lost;     /* perfbuf: the BPF side's losses at that cut */

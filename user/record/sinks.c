@@ -100,6 +100,13 @@ static int flight_bpf_counts(void *ctx, int cpu, uint64_t *produced, uint64_t *l
 	return 0;
 }
 
+static uint64_t flight_unreported_losses(void *ctx, int cpu, uint64_t *time)
+{
+	struct session *s = ctx;
+
+	return bpf_sampler_unreported_losses(s->sampler, cpu, time);
+}
+
 static long flight_read_kernel_ring(void *ctx, int cpu,
 				    int (*sample)(void *fctx, int cpu, const void *rec, size_t size),
 				    void *fctx)
@@ -133,6 +140,9 @@ int session_create_sinks(struct session *s)
 				.read_kernel_ring = o->transport != TRANSPORT_RINGBUF
 							    ? flight_read_kernel_ring
 							    : NULL,
+				.unreported_losses = o->transport == TRANSPORT_RINGBUF
+							     ? flight_unreported_losses
+							     : NULL,
 				.ctx = s,
 			},
 		};
