@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_unwind_bounds.c: the bounds of -g's unwinder in a real recording: a local
  * user's ELF files with lying section headers cannot stall, bloat or starve root's
- * record -a -g; a process forked on one CPU and exec'd on the other is unwound to main. */
+ * record -a -g, and copies of a system binary cannot change root's stacks of it; a
+ * process forked on one CPU and exec'd on the other is unwound to main. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -401,6 +402,141 @@ static void test_lying_files_cannot_stall_recording(void **state)
 	free(lying.log);
 }
 
+/* gzip's CIEs' first rule, "CFA = rsp + 8, return address at CFA - 8", made
+ * "CFA = rbp + 8": a valid .eh_frame (every FDE's offsets keep the register)
+ * that lies about the CFA of every row. */
+static void lie_about_cfa(char *image, size_t len)
+{
+	static const char cie_rule[] = { 0x0c, 0x07, 0x08, (char)0x90, 0x01 };
+	Elf64_Shdr *sh = section(image, len, ".eh_frame");
+	unsigned int patched = 0;
+
+	assert_true(sh->sh_offset <= len && sh->sh_size <= len - sh->sh_offset);
+	for (char *p = image + sh->sh_offset, *end = p + sh->sh_size - sizeof(cie_rule); p <= end;
+	     p++)
+		if (!memcmp(p, cie_rule, sizeof(cie_rule))) {
+			p[1] = 0x06; /* rbp */
+			patched++;
+		}
+	assert_true(patched > 0);
+}
+
+/* The share of root's gzip -9 of input whose samples reach libc's call of
+ * main, in one record -a -g (the cache in cache) during which nobody maps
+ * copy (NULL: none) from before the start (at_start) or from once it is
+ * live: root's file has a table of its own whatever the copy says (and the
+ * cache keeps for the build-id they share). */
+static void roots_gzip_beside(const char *name, const char *copy, bool at_start,
+			      const char *input, const char *cache)
+{
+	char dir[PATH_MAX], log[PATH_MAX + 8], *out = NULL, *text = NULL;
+	pid_t mapper = -1, rec, gzip;
+	unsigned long with, all;
+	double until;
+	int status;
+	size_t len;
+
+	snprintf(dir, sizeof(dir), "%s/%s", work, name);
+	snprintf(log, sizeof(log), "%s.log", dir);
+	if (copy && at_start) {
+		mapper = tu_start("exec " AS_NOBODY " %s/loadgen map-exec 60 %s", work, copy);
+		if (!wait_mapped(mapper, copy, 10)) {
+			kill_and_reap(mapper);
+			fail_msg("nobody did not map %s", copy);
+		}
+	}
+	rec = tu_start("exec %s record -v -a -g --unwind-cache %s --force -o %s >%s 2>&1",
+		       tu_ringtrace(), cache, dir, log);
+	until = monotonic_seconds() + 30;
+	while (!recording_live(dir) && tu_running(rec) && monotonic_seconds() < until)
+		usleep(10000);
+	if (copy && !at_start) {
+		mapper = tu_start("exec " AS_NOBODY " %s/loadgen map-exec 60 %s", work, copy);
+		if (!wait_mapped(mapper, copy, 10)) {
+			kill_and_reap(mapper);
+			kill_and_reap(rec);
+			fail_msg("nobody did not map %s", copy);
+		}
+	}
+	/* the copy's table built first (its compile takes milliseconds) */
+	usleep(500000);
+	gzip = tu_start("exec gzip -9 -c %s >/dev/null", input);
+	assert_int_equal(waitpid(gzip, &status, 0), gzip);
+	kill(rec, SIGINT);
+	assert_int_equal(waitpid(rec, &status, 0), rec);
+	kill_and_reap(mapper);
+	read_whole(log, &text, &len);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("%s: record -a -g failed (status %#x):\n%s", name, status, text);
+	if (tu_sh(&out, "%s report -i %s --folded --comm gzip --pid %d", tu_ringtrace(), dir,
+		  (int)gzip))
+		fail_msg("%s: report failed:\n%s", name, out);
+	tu_folded_count(out, "__libc_start_call_main", &with, &all);
+	print_message("%s: %lu of root's gzip's %lu samples through __libc_start_call_main "
+		      "(%.1f%%)\n", name, with, all, all ? 100.0 * (double)with / (double)all : 0.0);
+	assert_true(all >= 300); /* gzip -9 of 10 MB runs for a second or more at 999 Hz */
+	if (with * 100 < all * 95)
+		fail_msg("%s: only %lu of root's gzip's %lu samples reach main:\n%s\n%s", name,
+			 with, all, out, text);
+	free(out);
+	free(text);
+}
+
+/*
+ * Nobody's copies of /usr/bin/gzip, the same build-id, change nothing of
+ * root's stacks of gzip in the same record -a -g: one whose .text claims
+ * 2^62 bytes (refused: no table) mapped from before the start, one whose
+ * .eh_frame lies about the CFA mapped once the recording is live. And a
+ * copy root owns (as a container image's files are), whose table the cache
+ * keeps under the build-id they share, gives gzip nothing: a kept table is
+ * read only for the file it was compiled from.
+ */
+static void test_copies_cannot_change_roots_stacks(void **state)
+{
+	char path[PATH_MAX + 32], input[PATH_MAX + 16], cache[PATH_MAX + 16], *image, *out = NULL;
+	size_t len;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access("/usr/bin/setpriv", X_OK))
+		tu_skip("no setpriv (util-linux) to map the copies as nobody");
+	work = tu_tempdir();
+	assert_int_equal(chmod(work, 0755), 0);
+	snprintf(path, sizeof(path), "%s/loadgen", work);
+	copy_program(tu_loadgen(), path);
+	snprintf(input, sizeof(input), "%s/input", work);
+	snprintf(cache, sizeof(cache), "%s/cache", work);
+	/* ~10 MB that gzip -9 works on for a second or more: machine code */
+	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1",
+		  input))
+		tu_skip("cannot make the input from python3.11 and perl: %s", out);
+	free(out);
+	read_whole("/usr/bin/gzip", &image, &len);
+	section(image, len, ".text")->sh_size = 1ull << 62;
+	write_as_nobody(work, "gzip-text-2e62", image, len, 0);
+	free(image);
+	read_whole("/usr/bin/gzip", &image, &len);
+	lie_about_cfa(image, len);
+	write_as_nobody(work, "gzip-cfa-rbp", image, len, 0);
+	snprintf(path, sizeof(path), "%s/gzip-root-cfa-rbp", work);
+	write_as_nobody(work, "gzip-root-cfa-rbp", image, len, 0);
+	assert_int_equal(chown(path, 0, 0), 0);
+	free(image);
+	if (tu_sh(&out, AS_NOBODY " %s/loadgen map-exec 0.1 %s/gzip-cfa-rbp 2>&1", work, work))
+		tu_skip("nobody cannot map the copies in %s (a TMPDIR others may not enter?): %s",
+			work, out);
+	free(out);
+
+	snprintf(path, sizeof(path), "%s/gzip-text-2e62", work);
+	roots_gzip_beside("text-2e62-at-start", path, true, input, "none");
+	snprintf(path, sizeof(path), "%s/gzip-cfa-rbp", work);
+	roots_gzip_beside("cfa-rbp-live", path, false, input, "none");
+	/* the cache: the root-owned copy's table kept under the build-id
+	 * before gzip looks for its own there */
+	snprintf(path, sizeof(path), "%s/gzip-root-cfa-rbp", work);
+	roots_gzip_beside("root-copy-cached", path, true, input, cache);
+}
+
 /*
  * Fork on one CPU, exec on the other: sh, pinned to CPU 1, forks (its FORK
  * record in CPU 1's ring); the child pins itself to CPU 0 and execs gzip
@@ -566,6 +702,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded_count),
 		cmocka_unit_test_teardown(test_lying_files_cannot_stall_recording, remove_work),
+		cmocka_unit_test_teardown(test_copies_cannot_change_roots_stacks, remove_work),
 		cmocka_unit_test_teardown(test_fork_and_exec_on_two_cpus, remove_work),
 		cmocka_unit_test_teardown(test_exec_unwinds_before_the_loader_knows, remove_work),
 		cmocka_unit_test_teardown(test_library_mapped_after_exec_unwinds_at_once, remove_work),

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/recording_layout.h"
 #include "lib/log.h"
 #include "record/python_proc.h"
 #include "record/unwind_file_key.h"
+#include "symbols/build_id.h"
 #include "symbols/python_elf.h"
 #include "symbols/python_offsets.h"
 
@@ -120,21 +122,42 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* The file m maps, looked at once (by build-id, or device and inode). */
+/* The file m maps, looked at once, known by the kernel's identity of it
+ * (device and inode): a kernel's record names it; a synthesized one names a
+ * build-id, which any copy claims, so the mapping's file is opened to learn
+ * it. NULL if it cannot be. */
 static const struct python_file *file_of(struct python_procs *p, const struct perf_mmap *m)
 {
 	struct python_file *f;
 	struct file_key key;
-	int fd;
+	struct stat st;
+	int fd = -1;
 
-	file_key_of_mapping(&key, m);
-	if ((f = hash_map_get(&p->files, &key)))
+	if (!m->build_id_size) {
+		file_key_of_inode(&key, m);
+	} else {
+		fd = mapping_open(m);
+		if (fd < 0 || fstat(fd, &st) || !build_id_matches(fd, m->build_id, m->build_id_size)) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		file_key_of_stat(&key, &st);
+	}
+	if ((f = hash_map_get(&p->files, &key))) {
+		if (fd >= 0)
+			close(fd);
 		return f;
+	}
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	f->key = key;
-	fd = mapping_open(m);
+	if (fd < 0)
+		fd = mapping_open(m); /* (proved the record's inode) */
 	if (fd >= 0) {
 		f->ok = !python_elf_inspect(fd, m->filename, &f->interp);
 		close(fd);

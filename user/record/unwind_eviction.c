@@ -51,19 +51,14 @@ static bool room_for(const struct unwind_tables *t, uint64_t need, uint64_t comi
 static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwind_file *loading)
 {
 	struct unwind_file **files;
-	struct inode_alias **aliases;
 	size_t nr_victims = 0, evicted = 0;
 	uint64_t epoch = ++t->mark_epoch, stamp, rows = 0;
 
 	if (room_for(t, need, 0))
 		return true;
 	files = (struct unwind_file **)hash_map_values(&t->files);
-	aliases = (struct inode_alias **)hash_map_values(&t->by_inode);
-	if (!files || !aliases) {
-		free(files);
-		free(aliases);
+	if (!files)
 		return false;
-	}
 	hash_map_each(&t->processes, mark_mapped, &epoch);
 	for (size_t i = 0; i < t->files.len; i++)
 		if (evictable(files[i], epoch, loading)) {
@@ -93,14 +88,9 @@ static bool evict_for(struct unwind_tables *t, uint64_t need, const struct unwin
 		f->evicted = true;
 		hash_map_remove(&t->files, &f->key);
 	}
-	/* the files' other names (device and inode) go with them */
-	for (size_t i = 0, n = t->by_inode.len; evicted && i < n; i++)
-		if (aliases[i]->file && aliases[i]->file->evicted)
-			free(hash_map_remove(&t->by_inode, &aliases[i]->key));
 	for (size_t i = 0; i < evicted; i++)
 		free(files[i]);
 	free(files);
-	free(aliases);
 	return room_for(t, need, 0);
 }
 

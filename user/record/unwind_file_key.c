@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_file_key.c: the file an executable mapping maps, as the unwinder
- * keys its table (build-id, or device and inode), and opened safely. */
+ * keys its table (the kernel's identity of it: device, inode, and the change
+ * time that proves a later open the same version), and opened safely. */
 #include "record/unwind_file_key.h"
 
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
@@ -19,29 +21,20 @@ bool file_key_equal(const void *a, const void *b)
 	return !memcmp(a, b, sizeof(struct file_key));
 }
 
-void file_key_of_build_id(struct file_key *key, const uint8_t *id, size_t len)
-{
-	memset(key, 0, sizeof(*key));
-	key->kind = 1;
-	key->len = (uint8_t)len;
-	memcpy(key->id, id, len);
-}
-
 void file_key_of_inode(struct file_key *key, const struct perf_mmap *m)
 {
 	memset(key, 0, sizeof(*key));
-	key->kind = 2;
 	key->maj = m->maj;
 	key->min = m->min;
 	key->ino = m->ino;
 }
 
-void file_key_of_mapping(struct file_key *key, const struct perf_mmap *m)
+void file_key_of_stat(struct file_key *key, const struct stat *st)
 {
-	if (m->build_id_size)
-		file_key_of_build_id(key, m->build_id, m->build_id_size);
-	else
-		file_key_of_inode(key, m);
+	memset(key, 0, sizeof(*key));
+	key->maj = major(st->st_dev);
+	key->min = minor(st->st_dev);
+	key->ino = st->st_ino;
 }
 
 bool mapping_is_vdso(const struct perf_mmap *m)

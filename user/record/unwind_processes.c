@@ -112,9 +112,7 @@ static bool start_pending(const struct unwind_tables *t)
 	return t->queued_off < t->queued_len;
 }
 
-/* The queued process whose start mappings pid has (pid itself when none
- * forked meanwhile descends from another). */
-static uint32_t start_ancestor(const struct unwind_tables *t, uint32_t pid)
+uint32_t unwind_start_ancestor(const struct unwind_tables *t, uint32_t pid)
 {
 	for (size_t i = 0; i < t->nr_heirs; i++)
 		if (t->heirs[i].pid == pid)
@@ -140,7 +138,7 @@ static void add_heir(struct unwind_tables *t, uint32_t child, uint32_t parent)
 		t->heirs = h;
 		t->heirs_cap = cap;
 	}
-	t->heirs[t->nr_heirs++] = (struct start_heir){ child, start_ancestor(t, parent) };
+	t->heirs[t->nr_heirs++] = (struct start_heir){ child, unwind_start_ancestor(t, parent) };
 }
 
 /* A queued mapping of m->pid, given to the processes forked from it

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_tables.c: the in-kernel unwinder's tables kept current: one per file
- * (by build-id, or device and inode), compiled by the builder or read from
- * the cache, the start's files opened before the capabilities are dropped
- * (each process's mappings of them: unwind_processes.c). */
+ * (by the kernel's identity of it: device and inode), compiled by the builder
+ * or read from the cache, the start's files opened before the capabilities
+ * are dropped (each process's mappings of them: unwind_processes.c). */
 #include "record/unwind_tables_state.h"
 
 #include <errno.h>
@@ -26,15 +26,19 @@
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
 
-/* The file of fd as the kernel knows it: where the BPF side maps a new image
- * by at its exec. */
-static void note_identity(struct unwind_file *f, int fd)
+/* f is the file key names, of the version st describes: the key the BPF
+ * side finds it by at an exec (the kernel's device number, as its
+ * MMAP2 records split it). */
+static void set_identity(struct unwind_file *f, const struct file_key *key, const struct stat *st)
 {
-	struct stat st;
+	f->key = *key;
+	f->id = (struct rt_unwind_file_key){ .dev = key->maj << 20 | key->min, .ino = key->ino };
+	f->ctime = st->st_ctim;
+}
 
-	if (!fstat(fd, &st))
-		f->id = (struct rt_unwind_file_key){ .dev = major(st.st_dev) << 20 | minor(st.st_dev),
-						     .ino = st.st_ino };
+static bool same_version(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
 uint32_t unwind_tables_rows_for(uint64_t mem)
@@ -46,6 +50,16 @@ uint32_t unwind_tables_rows_for(uint64_t mem)
 
 /* Side-band kept for ordering at once: a busy machine's 100 ms of it. */
 #define SIDEBAND_ORDER_MAX_BYTES (16u << 20)
+
+static uint64_t hash_start_mapping(const void *k)
+{
+	return hash_bytes(k, sizeof(struct start_mapping_key), 0);
+}
+
+static bool equal_start_mapping(const void *a, const void *b)
+{
+	return !memcmp(a, b, sizeof(struct start_mapping_key));
+}
 
 struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid)
 {
@@ -69,7 +83,7 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	if (unwind_maps_init(&t->maps, s, rows))
 		return -1;
 	hash_map_init(&t->files, file_key_hash, file_key_equal);
-	hash_map_init(&t->by_inode, file_key_hash, file_key_equal);
+	hash_map_init(&t->start_mappings, hash_start_mapping, equal_start_mapping);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
 	hash_map_init(&t->preopened, file_key_hash, file_key_equal);
 	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
@@ -165,6 +179,10 @@ static void close_preopened(void *value, void *ctx)
 	free(p);
 }
 
+/* The queued mappings' files, as the kernel has them mapped (their records
+ * name them by build-id, which a copy shares): each mapping's device, inode
+ * and change time, and a descriptor of each file (up to MAX_PREOPENED), for
+ * the tables compiled once the capabilities are dropped. */
 void unwind_tables_open_queued(struct unwind_tables *t)
 {
 	const void *at, *end;
@@ -174,25 +192,38 @@ void unwind_tables_open_queued(struct unwind_tables *t)
 		return;
 	at = t->queued + t->queued_off;
 	end = t->queued + t->queued_len;
-	while (t->on && t->preopened.len < MAX_PREOPENED &&
-	       perf_next_mmap2(&at, end, t->sample_id_type, &m)) {
-		struct file_key key;
+	while (t->on && perf_next_mmap2(&at, end, t->sample_id_type, &m)) {
+		struct start_mapping *sm;
 		struct preopened *p;
+		struct stat st;
 		int fd;
 
-		if (!mapping_wants_table(&m))
-			continue;
-		file_key_of_mapping(&key, &m);
-		if (hash_map_get(&t->preopened, &key))
+		if (!mapping_wants_table(&m) || !m.build_id_size)
 			continue;
 		fd = mapping_open(&m);
 		if (fd < 0)
 			continue;
-		p = malloc(sizeof(*p));
-		if (!p || (p->key = key, p->fd = fd, hash_map_put(&t->preopened, &p->key, p))) {
-			free(p);
+		sm = calloc(1, sizeof(*sm));
+		if (!sm || fstat(fd, &st) || !build_id_matches(fd, m.build_id, m.build_id_size)) {
+			free(sm);
 			close(fd);
+			continue;
 		}
+		sm->at = (struct start_mapping_key){ .pid = m.pid, .start = m.start };
+		file_key_of_stat(&sm->file, &st);
+		sm->ctime = st.st_ctim;
+		if (hash_map_get(&t->start_mappings, &sm->at) ||
+		    hash_map_put(&t->start_mappings, &sm->at, sm))
+			free(sm);
+		else if (t->preopened.len < MAX_PREOPENED && !hash_map_get(&t->preopened, &sm->file) &&
+			 (p = malloc(sizeof(*p)))) {
+			p->key = sm->file;
+			p->fd = fd;
+			if (!hash_map_put(&t->preopened, &p->key, p))
+				continue;
+			free(p);
+		}
+		close(fd);
 	}
 }
 
@@ -230,115 +261,123 @@ static struct unwind_file *retried(struct unwind_tables *t, struct unwind_file *
 	return f;
 }
 
-/* The file m maps, its table loaded the first time it is seen, by build-id
- * (synthesized records carry it) or by device and inode (the kernel's
- * records: the file opened is proved that inode, and its build-id read, so
- * that both name one table); NULL if it cannot be opened now. */
+/* The file m maps: found by the kernel's identity of it, its table compiled
+ * the first time it is seen, and again when a later open finds it changed.
+ * A kernel's record names the device and inode (the file opened is proved
+ * that inode; its generation, once known, proves a later record the same
+ * inode); a synthesized record of the start names a build-id, which any copy
+ * can claim: its mapping's file is the one opened at the start. NULL if it
+ * cannot be opened now. */
 struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mmap *m,
 				   bool urgent)
 {
-	struct file_key key, by_inode;
-	struct inode_alias *alias = NULL;
-	struct unwind_file *f;
-	uint8_t id[BUILD_ID_MAX];
-	ssize_t len = 0;
-	int fd;
+	/* the vdso: one image for every process of the boot, ringtrace's own,
+	 * known by no device and inode */
+	bool vdso = mapping_is_vdso(m);
+	const struct start_mapping *sm = NULL;
+	struct unwind_file *f = NULL;
+	struct file_key key;
+	struct stat st;
+	int fd = -1;
 
-	if (m->build_id_size) {
-		file_key_of_build_id(&key, m->build_id, m->build_id_size);
+	if (vdso) {
+		memset(&key, 0, sizeof(key));
 		if ((f = hash_map_get(&t->files, &key)))
+			return f;
+	} else if (!m->build_id_size) {
+		file_key_of_inode(&key, m);
+		f = hash_map_get(&t->files, &key);
+		if (f && f->generation_known && f->generation == m->ino_generation)
 			return retried(t, f, m, urgent);
-	} else {
-		file_key_of_inode(&by_inode, m);
-		if ((alias = hash_map_get(&t->by_inode, &by_inode)))
-			return retried(t, alias->file, m, urgent);
+	} else if ((sm = hash_map_get(&t->start_mappings,
+				      &(struct start_mapping_key){
+					      /* (a child forked meanwhile: its parent's) */
+					      .pid = unwind_start_ancestor(t, m->pid),
+					      .start = m->start }))) {
+		key = sm->file;
+		f = hash_map_get(&t->files, &key);
+		if (f && same_version(&f->ctime, &sm->ctime))
+			return retried(t, f, m, urgent);
+		fd = take_preopened(t, &key);
 	}
-	fd = take_preopened(t, m->build_id_size ? &key : &by_inode);
 	if (fd < 0)
 		fd = mapping_open(m);
 	if (fd < 0)
 		return NULL;
-	if (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size)) {
+	if (fstat(fd, &st) ||
+	    (m->build_id_size && !build_id_matches(fd, m->build_id, m->build_id_size))) {
 		close(fd);
 		return NULL;
 	}
-	if (!m->build_id_size) {
-		len = build_id_read(fd, id);
-		if (len > 0)
-			file_key_of_build_id(&key, id, (size_t)len);
-		else
-			key = by_inode;
-		alias = calloc(1, sizeof(*alias));
-		if (!alias || (alias->key = by_inode, hash_map_put(&t->by_inode, &alias->key, alias))) {
-			free(alias);
+	/* (the inode mapping_open proved, for a kernel's record) */
+	if (!vdso)
+		file_key_of_stat(&key, &st);
+	f = hash_map_get(&t->files, &key);
+	if (f && same_version(&f->ctime, &st.st_ctim)) {
+		if (!m->build_id_size) {
+			f->generation = m->ino_generation;
+			f->generation_known = true;
+		}
+		close(fd);
+		return retried(t, f, m, urgent);
+	}
+	if (f) {
+		/* written in place, or its inode freed and reused since:
+		 * compiled again, from the version mapped now */
+		if (f->building) {
+			close(fd);
+			return f; /* (and again at a mapping after it is done) */
+		}
+		t->files_changed++;
+		f->ctime = st.st_ctim;
+	} else {
+		f = calloc(1, sizeof(*f));
+		if (!f || (set_identity(f, &key, &st), hash_map_put(&t->files, &f->key, f))) {
+			free(f);
 			close(fd);
 			return NULL;
 		}
+		t->nr_files++;
 	}
-	f = hash_map_get(&t->files, &key);
-	if (!f) {
-		f = calloc(1, sizeof(*f));
-		if (!f || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
-			free(f);
-			f = NULL;
-		} else {
-			/* compiled by the builder's thread, never this one:
-			 * its mappings fall back to frame pointers until then;
-			 * a process's that started during the recording before
-			 * those of the start's backlog */
-			t->nr_files++;
-			f->urgent = urgent;
-			note_identity(f, fd);
-			submit(t, f, fd, urgent);
-			fd = -1;
-		}
+	if (!m->build_id_size) {
+		f->generation = m->ino_generation;
+		f->generation_known = true;
 	}
-	if (alias)
-		alias->file = f;
-	if (fd >= 0)
-		close(fd);
+	/* compiled by the builder's thread, never this one: its mappings
+	 * fall back to frame pointers until then; a process's that started
+	 * during the recording before those of the start's backlog */
+	f->urgent = urgent;
+	submit(t, f, fd, urgent);
 	return f;
 }
 
 /* The table of the file at path (opened as this process sees it), compiled
- * now under its build-id (or device and inode), for a program about to start. */
+ * now under its device and inode, for a program about to start. */
 static void prebuild(struct unwind_tables *t, const char *path)
 {
-	struct perf_mmap m = { .filename = path };
 	struct unwind_built built;
 	struct unwind_file *f;
 	struct file_key key;
-	uint8_t id[BUILD_ID_MAX];
 	struct stat st;
-	ssize_t len;
 	/* a regular file, non-blocking: a FIFO where the program is looked
 	 * for does not hold up the start */
 	int fd = safe_openat(AT_FDCWD, path, SAFE_OPEN_FOLLOW, &st);
 
 	if (fd < 0)
 		return;
-	len = build_id_read(fd, id);
-	if (len > 0) {
-		file_key_of_build_id(&key, id, (size_t)len);
-	} else if (!fstat(fd, &st)) {
-		m.maj = major(st.st_dev);
-		m.min = minor(st.st_dev);
-		m.ino = st.st_ino;
-		file_key_of_inode(&key, &m);
-	} else {
+	file_key_of_stat(&key, &st);
+	if (hash_map_get(&t->files, &key) || !(f = calloc(1, sizeof(*f)))) {
 		close(fd);
 		return;
 	}
-	f = hash_map_get(&t->files, &key);
-	if (f || !(f = calloc(1, sizeof(*f))) || (f->key = key, hash_map_put(&t->files, &f->key, f))) {
-		if (f && !hash_map_get(&t->files, &key))
-			free(f);
+	set_identity(f, &key, &st);
+	if (hash_map_put(&t->files, &f->key, f)) {
+		free(f);
 		close(fd);
 		return;
 	}
 	t->nr_files++;
 	f->last_mapped = ++t->map_clock; /* a program about to start maps it */
-	note_identity(f, fd);
 	unwind_builder_compile_now(t->builder, f, fd, &built);
 	file_ready(t, &built);
 }
@@ -418,6 +457,8 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 	hash_map_init(&t->preopened, file_key_hash, file_key_equal);
 	hash_map_free_all(&t->superseded);
 	hash_map_init(&t->superseded, hash_u32_key, equal_u32_key);
+	hash_map_free_all(&t->start_mappings);
+	hash_map_init(&t->start_mappings, hash_start_mapping, equal_start_mapping);
 	free(t->heirs);
 	t->heirs = NULL;
 	t->nr_heirs = t->heirs_cap = 0;
@@ -452,7 +493,7 @@ void unwind_tables_free(struct unwind_tables *t)
 	unwind_cache_close(t->cache);
 	free(t->cache_dir);
 	hash_map_free_all(&t->files);
-	hash_map_free_all(&t->by_inode);
+	hash_map_free_all(&t->start_mappings);
 	hash_map_free_all(&t->superseded);
 	hash_map_each(&t->preopened, close_preopened, NULL);
 	hash_map_free(&t->preopened);

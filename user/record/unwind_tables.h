@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_tables.h: the in-kernel unwinder's tables kept current: one per file
- * (by build-id, or device and inode), each process's executable mappings. */
+ * (by the kernel's identity of it: device and inode), each process's
+ * executable mappings. */
 #ifndef RINGTRACE_UNWIND_TABLES_H
 #define RINGTRACE_UNWIND_TABLES_H
 
@@ -28,8 +29,7 @@ struct unwind_tables {
 	struct unwind_cache *cache;     /* tables kept between runs, or NULL */
 	char *cache_dir;
 	struct unwind_maps maps;
-	struct hash_map files;     /* build-id (or device and inode) -> struct unwind_file */
-	struct hash_map by_inode;  /* device and inode -> the same files */
+	struct hash_map files;     /* device and inode -> struct unwind_file */
 	/* side-band synthesized at the start, worked through a slice at a time */
 	const uint8_t *queued;
 	size_t queued_len, queued_off;
@@ -40,6 +40,7 @@ struct unwind_tables {
 	size_t nr_heirs, heirs_cap;
 	struct hash_map preopened;  /* file key -> struct preopened: the queued files,
 				     * opened while ringtrace still had its capabilities */
+	struct hash_map start_mappings; /* the queued mappings' files: struct start_mapping */
 	struct hash_map processes; /* pid -> struct unwind_process */
 	bool every_process;        /* -a and the like: not only the targets */
 	bool follow_forks;
@@ -54,6 +55,7 @@ struct unwind_tables {
 	/* totals */
 	uint64_t nr_files, files_without_table, files_without_room, mappings_dropped;
 	uint64_t files_evicted, rows_evicted;
+	uint64_t files_changed;    /* found changed since their table: compiled again */
 	uint64_t files_refused[UNWIND_NR_REFUSALS]; /* files without a table, by why */
 	uint64_t rows;             /* loaded into the map, first stages' too */
 	uint64_t first_stages;     /* files given a first stage's table before the whole */

@@ -8,13 +8,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "format/perf_record.h"
 #include "record/unwind_file_key.h"
 #include "record/unwind_tables.h"
 
+/* A file the unwinder has a table for: its key is the kernel's identity of
+ * it (device and inode), never a build-id, which any copy can claim. */
 struct unwind_file {
 	struct file_key key;
+	struct timespec ctime;       /* of the version its table was compiled from */
+	uint64_t generation;         /* the inode's, once a kernel record gave it */
+	bool generation_known;
 	bool ready;                  /* its table compiled (or found impossible) */
 	bool urgent;                 /* its compile goes before the start's backlog */
 	bool building;               /* the builder has it (a first stage's table may be in) */
@@ -32,10 +38,15 @@ struct unwind_file {
 	uint32_t nr_waiting_rows;
 };
 
-/* A file known by its device and inode, whose table is kept by build-id. */
-struct inode_alias {
-	struct file_key key;
-	struct unwind_file *file;
+/* A mapping of the start's side-band (whose records name files by build-id):
+ * the identity of the file it maps, opened while the capabilities were held. */
+struct start_mapping {
+	struct start_mapping_key {
+		uint32_t pid, pad;
+		uint64_t start;
+	} at;
+	struct file_key file;
+	struct timespec ctime;
 };
 
 /* What a mapping of pm came from, at the same index. */
@@ -69,6 +80,9 @@ struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mm
 /* unwind_processes.c: one side-band record (MMAP2, COMM exec, FORK, EXIT)
  * tracked into the processes' mappings; queued: from the start's backlog. */
 void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool queued);
+/* unwind_processes.c: the queued process whose start mappings pid has (pid
+ * itself when none forked meanwhile descends from another). */
+uint32_t unwind_start_ancestor(const struct unwind_tables *t, uint32_t pid);
 /* unwind_processes.c: every process mapping f gets its rows, now loaded. */
 void unwind_give_rows(struct unwind_tables *t, struct unwind_file *f);
 

@@ -54,14 +54,15 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		" rows: no process mapped them, room needed), built in %.3f s (%" PRIu64
 		" read from the cache %s%s); %" PRIu64 " files without a table%s, %" PRIu64
 		" without room (--unwind-mem), %" PRIu64 " searched without a page index (no room), %" PRIu64
-		" mappings dropped",
+		" mappings dropped, %" PRIu64 " files compiled again (changed since their table)",
 		t->nr_files, t->rows,
 		(double)unwind_maps_rows_taken(&t->maps) * UNWIND_ROW_KERNEL_BYTES / 1048576.0,
 		(double)t->maps.capacity * UNWIND_ROW_KERNEL_BYTES / 1048576.0, t->files_evicted,
 		t->rows_evicted, t->build_seconds,
 		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", staged,
 		t->files_without_table,
-		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped);
+		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped,
+		t->files_changed);
 	if (bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: user stacks: %" PRIu64 " (%" PRIu64
