@@ -100,7 +100,7 @@ static void test_read_back_and_misses(void **state)
 	/* a row's byte flipped, the file cut short, one byte more, another
 	 * magic, another version */
 	static const char *const spoilers[] = {
-		"printf '\\377' | dd of=%s bs=1 seek=190 conv=notrunc 2>/dev/null",
+		"printf '\\377' | dd of=%s bs=1 seek=230 conv=notrunc 2>/dev/null",
 		"truncate -s -1 %s",
 		"printf x >> %s",
 		"printf X | dd of=%s bs=1 seek=0 conv=notrunc 2>/dev/null",
@@ -174,12 +174,53 @@ static void test_keys(void **state)
 	free(dir);
 }
 
+/* A build-id names a table; only the file it was compiled from (device,
+ * inode, change time, size) reads it back: not a copy of the same build-id,
+ * not the same file changed since. */
+static void test_table_is_its_files(void **state)
+{
+	char *dir = tu_tempdir(), path[PATH_MAX], a[PATH_MAX + 16], b[PATH_MAX + 16], *out = NULL;
+	struct unwind_cache_key key_a, key_b;
+	struct unwind_cache *c;
+	int fa, fb;
+
+	(void)state;
+	c = open_cache(dir, path, sizeof(path));
+	snprintf(a, sizeof(a), "%s/a.elf", dir);
+	snprintf(b, sizeof(b), "%s/b.elf", dir);
+	assert_int_equal(tu_sh(&out, "cp /bin/true %s && cp /bin/true %s && chmod 0755 %s %s", a, b, a,
+			       b), 0);
+	free(out);
+	fa = open(a, O_RDONLY | O_CLOEXEC);
+	fb = open(b, O_RDONLY | O_CLOEXEC);
+	assert_true(fa >= 0 && fb >= 0);
+	assert_int_equal(unwind_cache_key_of(fa, &key_a), 0);
+	assert_int_equal(unwind_cache_key_of(fb, &key_b), 0);
+	if (geteuid() == 0) /* both named by the build-id they share */
+		assert_string_equal(key_a.name, key_b.name);
+	/* (as root, b's key names a's file: the one name they share) */
+	memcpy(key_b.name, key_a.name, sizeof(key_b.name));
+	assert_int_equal(unwind_cache_store(c, &key_a, rows, NR_ROWS, -0x1000), 0);
+	assert_true(loads(c, &key_a));
+	assert_false(loads(c, &key_b));
+	/* the same file, changed since (its change time) */
+	assert_int_equal(fchmod(fa, 0700), 0);
+	assert_int_equal(unwind_cache_key_of(fa, &key_b), 0);
+	assert_false(loads(c, &key_b));
+	close(fa);
+	close(fb);
+	unwind_cache_close(c);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_back_and_misses),
 		cmocka_unit_test(test_directory_refused),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_table_is_its_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

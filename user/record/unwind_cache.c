@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_cache.c: compiled unwind tables kept on disk between recordings, one
- * file each, keyed by build-id (or device, inode, mtime and size). */
+ * file each, named by build-id (or device, inode, mtime and size), used only
+ * for the file (device, inode, change time, size) it was compiled from. */
 #include "record/unwind_cache.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@
 
 #define CACHE_MAGIC "RTUNWIND"
 /* Bumped whenever struct rt_unwind_row or the way rows are made changes. */
-#define CACHE_VERSION 3u /* 2: rows from .debug_frame too; 3: rbx rules */
+#define CACHE_VERSION 4u /* 2: rows from .debug_frame too; 3: rbx rules; 4: source */
 
 /* A cache file: this header, then nr_rows struct rt_unwind_row. */
 struct cache_header {
@@ -32,6 +33,7 @@ struct cache_header {
 	uint32_t nr_rows;
 	uint32_t pad;
 	int64_t exec_vaddr_delta;
+	struct unwind_cache_source source; /* the file the rows were compiled from */
 	uint64_t checksum;        /* hash_bytes of the rows, seeded with nr_rows */
 };
 
@@ -135,6 +137,10 @@ int unwind_cache_key_of(int fd, struct unwind_cache_key *key)
 	memset(key, 0, sizeof(*key));
 	if (fstat(fd, &st))
 		return -1;
+	key->source = (struct unwind_cache_source){
+		.dev = st.st_dev, .ino = st.st_ino, .ctime_sec = st.st_ctim.tv_sec,
+		.ctime_nsec = st.st_ctim.tv_nsec, .size = st.st_size,
+	};
 	/* a build-id names the table every later run of every file with that
 	 * build-id reads: only root's files that no one else may write name
 	 * theirs by it, so that a user's file claiming a system library's
@@ -171,6 +177,7 @@ int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key
 	    (size_t)st.st_size < sizeof(h) || safe_pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) || h.version != CACHE_VERSION ||
 	    h.row_size != sizeof(**rows) || memcmp(h.key, key->name, sizeof(h.key)) ||
+	    memcmp(&h.source, &key->source, sizeof(h.source)) ||
 	    !h.nr_rows || h.nr_rows > RT_UNWIND_MAX_ROWS ||
 	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.nr_rows * sizeof(**rows))
 		goto miss;
@@ -203,6 +210,7 @@ int unwind_cache_store(struct unwind_cache *c, const struct unwind_cache_key *ke
 		return -1;
 	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
 	memcpy(h.key, key->name, sizeof(h.key));
+	h.source = key->source;
 	h.checksum = checksum(rows, nr);
 	snprintf(temp, sizeof(temp), ".tmp-%d-%u", (int)getpid(),
 		 atomic_fetch_add(&c->next_temp, 1));
