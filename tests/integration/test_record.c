@@ -289,6 +289,44 @@ static size_t count_of(const char *text, const char *needle)
 	return n;
 }
 
+/* Two copies of a program at two paths are one file to perf's sort keys (by
+ * its short name) and each function of theirs one row (by its start), with
+ * --sort sym as with --sort dso,sym: the rows are perf's. */
+static void test_copies_of_a_program_one_row_as_perf(void **state)
+{
+	static const char *const sorts[] = { "sym", "dso,sym" };
+	static const char rows[] = "awk '!/^#/ && NF { print $1, $2, $NF }' | sort";
+	char *dir = tu_tempdir(), *ours = NULL, *theirs = NULL, *out = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "mkdir %s/a %s/b && cp %s %s/a/loadgen && cp %s %s/b/loadgen && "
+			 "%s record -g -F %d --force -o %s/rec -- sh -c "
+			 "'%s/a/loadgen spin 1 & %s/b/loadgen spin 1; wait' 2>&1",
+		   dir, dir, tu_loadgen(), dir, tu_loadgen(), dir, tu_ringtrace(), FREQ, dir, dir,
+		   dir);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	free(out);
+	for (size_t i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++) {
+		assert_int_equal(tu_sh(&ours, "%s report %s/rec --children --sort %s | %s",
+				       tu_ringtrace(), dir, sorts[i], rows), 0);
+		assert_int_equal(tu_sh(&theirs, "perf report -i %s/rec --stdio --children --sort %s "
+						"-g none 2>/dev/null | %s", dir, sorts[i], rows), 0);
+		print_message("--sort %s: %zu rows\n", sorts[i], count_of(ours, "\n"));
+		if (strcmp(ours, theirs))
+			fail_msg("--sort %s: ringtrace's rows are not perf's:\nringtrace:\n%s\nperf:\n%s",
+				 sorts[i], ours, theirs);
+		/* both copies' hot loop: one row */
+		assert_int_equal(count_of(ours, " loadgen_hot_loop\n"), 1);
+		free(ours);
+		free(theirs);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* report --children's rows are perf report --children's: an address without
  * a symbol is a leaf's row by its offset in its file and a caller's by its
  * address, one per process (ls is stripped: its own functions have no
@@ -616,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
 		cmocka_unit_test(test_percent_limit_as_perf),
 		cmocka_unit_test(test_children_rows_as_perf),
+		cmocka_unit_test(test_copies_of_a_program_one_row_as_perf),
 		cmocka_unit_test(test_children_without_callchains_as_perf),
 		cmocka_unit_test(test_long_names_whole_as_perf),
 		cmocka_unit_test(test_children_rows_of_dwarf_as_perf),

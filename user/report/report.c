@@ -109,6 +109,29 @@ static struct row *get_row(struct report_state *st, const struct row_key *key)
 	return NULL;
 }
 
+/* The name in names that rows of from go by: interned, a file's (path, not
+ * an address) by its short name. NULL if memory ran out. */
+static const char *row_name(struct report_state *st, struct hash_map *names, const char *from,
+			    bool path)
+{
+	uint64_t key = (uintptr_t)from;
+	struct row_name *n = hash_map_get(names, &key);
+	const char *slash = path && from[0] != '[' ? strrchr(from, '/') : NULL;
+
+	if (n)
+		return n->name;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	n->from = key;
+	n->name = address_space_intern(&st->rec.as, slash ? slash + 1 : from);
+	if (!n->name || hash_map_put(names, &n->from, n)) {
+		free(n);
+		return NULL;
+	}
+	return n->name;
+}
+
 /* The key of a sample's row, the frame's dso and symbol in it. An address
  * without a symbol is a row of its own, named as perf names it, "%#.16llx"
  * of shown: its leaf's self row by the address perf's map gives it (its
@@ -119,17 +142,25 @@ static int frame_key(struct report_state *st, const struct row_key *base,
 		     const struct resolved *where, uint64_t shown, bool kernel,
 		     struct row_key *key)
 {
+	/* files and symbols as perf's sort keys compare them */
+	const char *dso = (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM)))
+				  ? row_name(st, &st->dso_names, where->dso, true) : NULL;
+
 	*key = *base;
+	if ((st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) && !dso)
+		return -ENOMEM;
 	if (st->keys & KEY(REPORT_KEY_DSO))
-		key->dso = where->dso;
+		key->dso = dso;
 	if (st->keys & KEY(REPORT_KEY_SYM)) {
 		bool address = !strcmp(where->symbol, "[unknown]");
 		char name[32], *inlined = NULL; /* a function inlined there: "NAME (inlined)" */
 
-		key->sym = where->symbol;
+		key->sym = address ? where->symbol : row_name(st, &st->sym_names, where->symbol, false);
+		if (!key->sym)
+			return -ENOMEM;
 		key->kernel = kernel;
 		/* which symbol of its name, as perf's sort__sym_cmp (an address: none) */
-		key->sym_dso = address || (st->keys & KEY(REPORT_KEY_DSO)) ? NULL : where->dso;
+		key->sym_dso = address || (st->keys & KEY(REPORT_KEY_DSO)) ? NULL : dso;
 		key->sym_start = address ? 0 : where->symbol_start;
 		if (where->inlined || address) {
 			if (where->inlined && asprintf(&inlined, "%s (inlined)", where->symbol) < 0)
@@ -490,6 +521,8 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	int ret, r;
 
 	hash_map_init(&st.rows, hash_row, equal_row);
+	hash_map_init(&st.dso_names, hash_u64_key, equal_u64_key);
+	hash_map_init(&st.sym_names, hash_u64_key, equal_u64_key);
 	hash_map_init(&st.stacks, hash_interned, equal_interned);
 	call_graph_init(&st.graph);
 	if (filter_init(&st.filter, o, err, errlen)) {
@@ -565,6 +598,8 @@ out:
 	recording_close(&st.rec);
 out_maps:
 	hash_map_free_all(&st.rows);
+	hash_map_free_all(&st.dso_names);
+	hash_map_free_all(&st.sym_names);
 	hash_map_free_all(&st.stacks);
 	byte_buffer_free(&st.line);
 	sample_filter_free(&st.filter);

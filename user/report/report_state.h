@@ -101,11 +101,22 @@ struct leaf_row {
 	struct row *row;
 };
 
+/* A name rows go by, as perf compares them: a file's short name (two files
+ * of one name are one dso to perf's sort__dso_cmp), a symbol's name
+ * interned (two copies of a program have one symbol at each start to perf's
+ * sort__sym_cmp), keyed by the address of the string it is made from. */
+struct row_name {
+	uint64_t from;
+	const char *name;
+};
+
 struct report_state {
 	const struct report_options *o;
 	struct recording rec;
 	struct sample_filter filter; /* --comm, --pid, --cpu, --time */
 	struct hash_map rows;
+	struct hash_map dso_names;   /* a file's interned path -> struct row_name */
+	struct hash_map sym_names;   /* a symbol's name (a file's string) -> struct row_name */
 	struct hash_map stacks;      /* &interned stack -> struct folded */
 	struct event_totals *events; /* by index in rec.in.events */
 	int only_event;              /* the one event shown, or -1 */
