@@ -22,51 +22,6 @@
 #include "sys/container_labels.h"
 #include "sys/cpu_list.h"
 
-/* Once per sample: the fields folded by multiplying (a polynomial in an odd
- * constant, cheap), then mixed once. */
-static uint64_t hash_row(const void *k)
-{
-	const struct row_key *r = k;
-	const uint64_t m = 0x9e3779b97f4a7c15ULL;
-	uint64_t h = (uintptr_t)r->comm;
-
-	h = h * m + (uintptr_t)r->dso;
-	h = h * m + (uintptr_t)r->sym;
-	h = h * m + ((uintptr_t)r->cgroup ^ (uintptr_t)r->sym_dso ^ r->sym_start);
-	h = h * m + r->pid_tid;
-	h = h * m + ((uint64_t)r->cpu << 32 | (uint64_t)r->event << 1 |
-		     (row_sym_is_address(r->sym) ? 0 : r->kernel));
-	return hash_u64(h);
-}
-
-static bool equal_row(const void *a, const void *b)
-{
-	const struct row_key *x = a, *y = b;
-
-	return x->comm == y->comm && x->dso == y->dso && x->sym == y->sym &&
-	       x->sym_dso == y->sym_dso && x->sym_start == y->sym_start && x->cgroup == y->cgroup &&
-	       x->pid_tid == y->pid_tid && x->cpu == y->cpu &&
-	       (x->kernel == y->kernel || row_sym_is_address(x->sym)) && x->event == y->event;
-}
-
-/* A folded stack's key: the address of its interned string (one string per
- * stack, so the pointer tells stacks apart). */
-static uint64_t leaf_row_hash(const struct row_key *base, uint64_t ip, uint32_t pid,
-			      uint16_t cpumode)
-{
-	return (ip ^ ((uint64_t)pid << 40) ^ ((uint64_t)cpumode << 32) ^ (uintptr_t)base->comm ^
-		base->pid_tid ^ base->cpu) *
-	       0x9e3779b97f4a7c15ULL;
-}
-
-static bool keep_leaf_row(const void *slot, const void *as, uint64_t *hash)
-{
-	const struct leaf_row *e = slot;
-
-	*hash = leaf_row_hash(&e->base, e->ip, e->pid, e->cpumode);
-	return e->generation == ((const struct address_space *)as)->generation;
-}
-
 static uint64_t hash_interned(const void *k)
 {
 	return hash_u64((uintptr_t)*(const char *const *)k);
@@ -76,8 +31,6 @@ static bool equal_interned(const void *a, const void *b)
 {
 	return *(const char *const *)a == *(const char *const *)b;
 }
-
-#define KEY(k) (1u << (k))
 
 /* The sort keys as a mask of KEY(report_key), asked once per sample. */
 static unsigned int key_mask(const struct report_options *o)
@@ -94,87 +47,6 @@ static bool has_key(const struct report_options *o, enum report_key k)
 	return key_mask(o) & KEY(k);
 }
 
-static struct row *get_row(struct report_state *st, const struct row_key *key)
-{
-	struct row *row = hash_map_get(&st->rows, key);
-
-	if (row)
-		return row;
-	if (!(row = calloc(1, sizeof(*row))))
-		return NULL;
-	row->key = *key;
-	if (!hash_map_put(&st->rows, &row->key, row))
-		return row;
-	free(row);
-	return NULL;
-}
-
-/* The name in names that rows of from go by: interned, a file's (path, not
- * an address) by its short name. NULL if memory ran out. */
-static const char *row_name(struct report_state *st, struct hash_map *names, const char *from,
-			    bool path)
-{
-	uint64_t key = (uintptr_t)from;
-	struct row_name *n = hash_map_get(names, &key);
-	const char *slash = path && from[0] != '[' ? strrchr(from, '/') : NULL;
-
-	if (n)
-		return n->name;
-	n = malloc(sizeof(*n));
-	if (!n)
-		return NULL;
-	n->from = key;
-	n->name = address_space_intern(&st->rec.as, slash ? slash + 1 : from);
-	if (!n->name || hash_map_put(names, &n->from, n)) {
-		free(n);
-		return NULL;
-	}
-	return n->name;
-}
-
-/* The key of a sample's row, the frame's dso and symbol in it. An address
- * without a symbol is a row of its own, named as perf names it, "%#.16llx"
- * of shown: its leaf's self row by the address perf's map gives it (its
- * offset in the mapped file, or the ip), a caller's (--children) by the ip,
- * so one per process where ASLR moved it. kernel: the row's [k] or [.].
- * -ENOMEM if memory ran out. */
-static int frame_key(struct report_state *st, const struct row_key *base,
-		     const struct resolved *where, uint64_t shown, bool kernel,
-		     struct row_key *key)
-{
-	/* files and symbols as perf's sort keys compare them */
-	const char *dso = (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM)))
-				  ? row_name(st, &st->dso_names, where->dso, true) : NULL;
-
-	*key = *base;
-	if ((st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) && !dso)
-		return -ENOMEM;
-	if (st->keys & KEY(REPORT_KEY_DSO))
-		key->dso = dso;
-	if (st->keys & KEY(REPORT_KEY_SYM)) {
-		bool address = !strcmp(where->symbol, "[unknown]");
-		char name[32], *inlined = NULL; /* a function inlined there: "NAME (inlined)" */
-
-		key->sym = address ? where->symbol : row_name(st, &st->sym_names, where->symbol, false);
-		if (!key->sym)
-			return -ENOMEM;
-		key->kernel = kernel;
-		/* which symbol of its name, as perf's sort__sym_cmp (an address: none) */
-		key->sym_dso = address || (st->keys & KEY(REPORT_KEY_DSO)) ? NULL : dso;
-		key->sym_start = address ? 0 : where->symbol_start;
-		if (where->inlined || address) {
-			if (where->inlined && asprintf(&inlined, "%s (inlined)", where->symbol) < 0)
-				return -ENOMEM;
-			snprintf(name, sizeof(name), "%#.16" PRIx64, shown);
-			key->sym = address_space_intern(&st->rec.as, inlined ? inlined : name);
-			free(inlined);
-			if (!key->sym)
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
 /* A frame of the sample being added (recording_each_frame's callback; ctx
  * is the report's state): kept as resolved for a table, named for stacks. */
 static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
@@ -189,82 +61,6 @@ static int on_frame(void *ctx, uint64_t ip, const struct resolved *where)
 			   folded_frame_name(&st->rec.as, where, st->o->output == REPORT_FLAMEGRAPH)))
 		return -ENOMEM;
 	st->nr_frames++;
-	return 0;
-}
-
-/* Self to the leaf's row; with --children, the period to it and to every
- * other distinct row on the stack once, as perf's cumulative entries: the
- * REPORT_MAX_STACK frames perf's callchain cursor holds (the outermost
- * callers first, the innermost callees first), each row credited by its
- * first frame in that order; a frame in no mapping [k] or [.] as the frame
- * before it in that order (the sample's mode for the first). With -g, the leaf's row's tree gets
- * the whole stack, a credited row's the stack from its frame on.
- * kernel: the sample was taken in kernel mode. */
-static int add_to_table(struct report_state *st, const struct row_key *base, bool kernel,
-			uint64_t period, uint64_t thread)
-{
-	const struct table_frame *f = st->table_frames;
-	unsigned int nr = st->nr_frames < REPORT_MAX_STACK ? st->nr_frames : REPORT_MAX_STACK;
-	unsigned int lo = st->callee_first ? 0 : st->nr_frames - nr; /* frames [lo, lo + nr) */
-	const struct row_key *credited[REPORT_MAX_STACK];
-	bool graph = st->o->graph.shown;
-	struct resolved own = f[0].where;
-	unsigned int n = 0;
-	struct row *leaf;
-	int r;
-
-	if (own.inlined) /* self to the ip's symbol, not a function inlined there (perf's) */
-		address_space_resolve(&st->rec.as, (uint32_t)(thread >> 32), f[0].ip,
-				      PERF_RECORD_MISC_USER, &own);
-	if (frame_key(st, base, &own, own.map_ip, own.mapped ? own.kernel : kernel, &st->leaf_key))
-		return -ENOMEM;
-	leaf = get_row(st, &st->leaf_key);
-	if (!leaf)
-		return -ENOMEM;
-	if (!leaf->samples && !leaf->children)
-		leaf->thread = thread;
-	leaf->samples++;
-	leaf->period += period;
-	if (graph && nr > leaf->graph_depth)
-		leaf->graph_depth = nr;
-	for (unsigned int p = 0; graph && p < nr; p++) {
-		const struct table_frame *at = &f[st->callee_first ? lo + p : lo + nr - 1 - p];
-
-		call_graph_frame(at->ip, &at->where, &st->graph_frames[p]);
-	}
-	if (graph && (r = call_graph_add(&st->graph, &leaf->graph, st->graph_frames, nr, period)))
-		return r;
-	if (!st->o->children)
-		return 0;
-	leaf->children += period;
-	for (unsigned int p = 0; p < nr; p++) {
-		const struct table_frame *at = &f[st->callee_first ? lo + p : lo + nr - 1 - p];
-		struct row_key *key = &st->frame_keys[p];
-		bool seen;
-		struct row *row;
-
-		if (at->where.mapped)
-			kernel = at->where.kernel;
-		if (frame_key(st, base, &at->where, at->ip, kernel, key))
-			return -ENOMEM;
-		seen = equal_row(&st->leaf_key, key);
-		for (unsigned int j = 0; j < n && !seen; j++)
-			seen = equal_row(credited[j], key);
-		if (seen)
-			continue;
-		credited[n++] = key;
-		row = get_row(st, key);
-		if (!row)
-			return -ENOMEM;
-		if (!row->samples && !row->children)
-			row->thread = thread;
-		row->children += period;
-		if (graph && nr - p > row->graph_depth)
-			row->graph_depth = nr - p;
-		if (graph && (r = call_graph_add(&st->graph, &row->graph, st->graph_frames + p,
-						 nr - p, period)))
-			return r;
-	}
 	return 0;
 }
 
@@ -384,19 +180,19 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 
 		if (st->keys & (KEY(REPORT_KEY_DSO) | KEY(REPORT_KEY_SYM))) {
 			uint16_t cpumode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-			uint64_t h = leaf_row_hash(&base, s->ip, s->pid, cpumode);
+			uint64_t h = report_leaf_row_hash(&base, s->ip, s->pid, cpumode);
 			struct leaf_row *e = direct_cache_slot(&st->leaf_rows, h);
 
 			if (e && e->generation == rec->as.generation && e->ip == s->ip &&
-			    e->pid == s->pid && e->cpumode == cpumode && equal_row(&e->base, &base)) {
+			    e->pid == s->pid && e->cpumode == cpumode && report_row_equal(&e->base, &base)) {
 				e->row->samples++;
 				e->row->period += period;
 				return 0;
 			}
 			address_space_resolve(&rec->as, s->pid, s->ip, cpumode, &where);
-			if (frame_key(st, &base, &where, where.map_ip, where.kernel, &st->leaf_key))
+			if (report_frame_key(st, &base, &where, where.map_ip, where.kernel, &st->leaf_key))
 				return -ENOMEM;
-			row = get_row(st, &st->leaf_key);
+			row = report_get_row(st, &st->leaf_key);
 			if (!row)
 				return -ENOMEM;
 			row->samples++;
@@ -406,7 +202,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 				*e = (struct leaf_row){ base, s->ip, s->pid, rec->as.generation, cpumode, row };
 			return 0;
 		}
-		row = get_row(st, &base);
+		row = report_get_row(st, &base);
 		if (!row)
 			return -ENOMEM;
 		row->samples++;
@@ -419,7 +215,7 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 		if (!st->nr_frames)
 			return 0;
 	}
-	return o->output == REPORT_TABLE ? add_to_table(st, &base, kernel, period,
+	return o->output == REPORT_TABLE ? report_add_to_table(st, &base, kernel, period,
 							(uint64_t)s->pid << 32 | s->tid)
 					 : add_to_stacks(st, comm, period);
 }
@@ -520,7 +316,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	struct report_options without_children;
 	int ret, r;
 
-	hash_map_init(&st.rows, hash_row, equal_row);
+	hash_map_init(&st.rows, report_row_hash, report_row_equal);
 	hash_map_init(&st.dso_names, hash_u64_key, equal_u64_key);
 	hash_map_init(&st.sym_names, hash_u64_key, equal_u64_key);
 	hash_map_init(&st.stacks, hash_interned, equal_interned);
@@ -543,7 +339,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	st.frame_names = malloc(MAX_FRAMES * sizeof(*st.frame_names));
 	st.graph_frames = malloc(REPORT_MAX_STACK * sizeof(*st.graph_frames));
 	/* a hint: without it every leaf is resolved afresh */
-	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, keep_leaf_row);
+	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, report_keep_leaf_row);
 	if (!st.events || !st.frame_keys || !st.table_frames || !st.frame_names || !st.graph_frames ||
 	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
 		rt_format(err, errlen, "out of memory");

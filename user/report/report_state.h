@@ -142,6 +142,26 @@ struct report_state {
 	unsigned int keys;           /* key_mask(o) */
 };
 
+#define KEY(k) (1u << (k))
+
+/* report_rows.c: the table's rows, keyed as perf's sort keys compare. */
+uint64_t report_row_hash(const void *k);
+bool report_row_equal(const void *a, const void *b);
+/* A leaf's row remembered by the sample's ip, pid and mode (st->leaf_rows). */
+uint64_t report_leaf_row_hash(const struct row_key *base, uint64_t ip, uint32_t pid,
+			      uint16_t cpumode);
+bool report_keep_leaf_row(const void *slot, const void *as, uint64_t *hash);
+/* The row of key, made if new; NULL if memory ran out. */
+struct row *report_get_row(struct report_state *st, const struct row_key *key);
+/* key: base with the frame where (shown as the address shown when it has no
+ * symbol) under the sort keys; kernel its [k] or [.]. -ENOMEM. */
+int report_frame_key(struct report_state *st, const struct row_key *base,
+		     const struct resolved *where, uint64_t shown, bool kernel, struct row_key *key);
+/* The sample whose frames st holds added to the table: self to its leaf's row,
+ * with --children its period to every row of its stack once. -ENOMEM. */
+int report_add_to_table(struct report_state *st, const struct row_key *base, bool kernel,
+			uint64_t period, uint64_t thread);
+
 /* The rows of every event, sorted by weight, each event's under its header:
  * 0, or -ENOMEM if memory ran out. */
 int report_print_table(struct report_state *st, FILE *out);
