@@ -7,11 +7,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "lib/monotonic.h"
 
 #include "test_util.h"
 
@@ -577,6 +584,111 @@ static void test_sigint_stops_and_flushes(void **state)
 	free(dir);
 }
 
+/* Whether pid blocks SIGINT (its SigBlk): record has begun to answer it. */
+static bool blocks_sigint(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long blocked = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blocked) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return blocked & (1ull << (SIGINT - 1));
+}
+
+/*
+ * SIGINT is answered within a second at every instant of the start, from the
+ * moment record blocks it (the /proc walk, the BPF programs verified, the
+ * tables): 20 recordings of record -a -g, the i-th sent SIGINT i/10 s (and a
+ * random part of a tenth) after that, beside CPU hogs that stretch the start
+ * to a second or more. Each ends with status 0 within a second: "nothing
+ * recorded" (and no directory left) when stopped before its sampler ran,
+ * else totals whose samples are the files'.
+ */
+static void test_sigint_answered_at_every_instant_of_the_start(void **state)
+{
+	enum { RUNS = 20, HOGS_PER_CPU = 2 };
+	char *dir = tu_tempdir(), rec[PATH_MAX + 8], log[PATH_MAX + 8], *out = NULL;
+	pid_t hogs[64];
+	int nr_hogs = HOGS_PER_CPU * tu_online_cpus(), in_start = 0, recorded = 0;
+	unsigned int seed = (unsigned int)time(NULL);
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (nr_hogs > 64)
+		nr_hogs = 64;
+	print_message("seed %u, %d CPU hogs\n", seed, nr_hogs);
+	for (int i = 0; i < nr_hogs; i++)
+		hogs[i] = tu_start("exec sh -c 'while :; do :; done'");
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	for (int i = 0; i < RUNS; i++) {
+		double at = i / 10.0 + (double)rand_r(&seed) / RAND_MAX / 10.0, t0, gone;
+		const char *line;
+		unsigned long said = 0, lost = 0;
+		uint64_t first, last, n;
+		struct stat st;
+		int status = 0;
+		pid_t r;
+
+		tu_rmtree(rec);
+		r = tu_start("exec %s record -a -g --unwind-cache none -o %s >%s 2>&1",
+			     tu_ringtrace(), rec, log);
+		t0 = monotonic_seconds();
+		while (!blocks_sigint(r) && monotonic_seconds() < t0 + 10)
+			usleep(1000);
+		usleep((useconds_t)(at * 1e6));
+		t0 = monotonic_seconds();
+		kill(r, SIGINT);
+		while (waitpid(r, &status, WNOHANG) == 0 && monotonic_seconds() < t0 + 20)
+			usleep(1000);
+		gone = monotonic_seconds() - t0;
+		if (!tu_wait_gone(r, 0)) {
+			kill(r, SIGKILL);
+			waitpid(r, &status, 0);
+		}
+		free(out);
+		assert_int_equal(tu_sh(&out, "cat %s", log), 0);
+		line = strstr(out, "ringtrace: recorded ");
+		if (!line)
+			line = strstr(out, "ringtrace: stopped");
+		print_message("SIGINT %.3f s in: gone %.3f s later: %.*s\n", at, gone,
+			      line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+		if (gone > 1.0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			fail_msg("SIGINT %.3f s into record -a -g: status %#x %.3f s later:\n%s", at,
+				 status, gone, out);
+		if (strstr(out, "ringtrace: stopped while starting: nothing recorded")) {
+			assert_int_not_equal(stat(rec, &st), 0);
+			in_start++;
+			continue;
+		}
+		line = strstr(out, "ringtrace: recorded ");
+		if (!line || !(line = strstr(line, " into ")) || !(line = strstr(line, ": ")) ||
+		    sscanf(line, ": %lu samples, %lu lost", &said, &lost) != 2)
+			fail_msg("no totals:\n%s", out);
+		n = count_samples(rec, -1, &first, &last);
+		if (n != said)
+			fail_msg("the totals say %lu samples, the files hold %llu:\n%s", said,
+				 (unsigned long long)n, out);
+		recorded++;
+	}
+	for (int i = 0; i < nr_hogs; i++) {
+		kill(hogs[i], SIGKILL);
+		waitpid(hogs[i], NULL, 0);
+	}
+	print_message("%d stopped while starting, %d recorded\n", in_start, recorded);
+	/* the sweep crossed the start */
+	assert_true(in_start > 0 && recorded > 0);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The workload's exit status is ringtrace's; a command that cannot run is
  * one error line and a non-zero exit. */
 static void test_workload_exit_status(void **state)
@@ -662,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_inlined_rows_of_clang_file_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
+		cmocka_unit_test(test_sigint_answered_at_every_instant_of_the_start),
 		cmocka_unit_test(test_workload_exit_status),
 		cmocka_unit_test(test_record_and_report_durations_agree),
 	};

@@ -33,7 +33,8 @@ int session_synthesize(struct session *s)
 	s->error[0] = '\0';
 	if (synthesize_processes(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, &s->mapped,
 				 &s->build_ids, o->stack_user > 0,
-				 s->has_workload ? (uint32_t)s->workload.pid : 0) < 0 ||
+				 s->has_workload ? (uint32_t)s->workload.pid : 0,
+				 &s->start_abandoned) < 0 ||
 	    (s->cgroup_field &&
 	     synthesize_cgroups(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid) < 0)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");

@@ -240,7 +240,8 @@ int session_start_sampler(struct session *s)
 		const uint32_t *procs = record_target_processes(t, &nr);
 
 		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, procs, nr,
-				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache)) {
+				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache,
+				       &s->start_abandoned)) {
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -ENOMEM;
 		}

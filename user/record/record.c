@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* record.c: a recording session: opens the events and the sinks of what they
- * record, drains the rings into the sinks until stopped, prints the totals. */
+/* record.c: a recording session: started (start.c), drains the rings into the
+ * sinks until stopped, prints the totals. */
 #include "record/record.h"
 
 #include <errno.h>
@@ -31,8 +31,6 @@
 #include "sys/second_signal.h"
 
 #define DRAIN_INTERVAL_MS 100
-
-enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER, TAG_UNWIND };
 
 /* Hands a record to every sink; the first error stops the recording. */
 static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband)
@@ -171,7 +169,7 @@ static int drain_all(struct session *s)
 
 /* A snapshot is asked for once everything that happened before the
  * trigger was drained into the sinks. */
-static void note_trigger(struct session *s, const char *reason)
+void session_note_trigger(struct session *s, const char *reason)
 {
 	if (!s->trigger_reason[0])
 		snprintf(s->trigger_reason, sizeof(s->trigger_reason), "%s", reason);
@@ -189,7 +187,7 @@ static void pass_trigger(struct session *s)
  * totals); from then on a second one ends the process at once (the files
  * hold whole records up to the last write), but for the first's twin that
  * timeout(1) sends its process group: it ended recordings with no totals. */
-static void request_stop(struct session *s)
+void session_request_stop(struct session *s)
 {
 	if (s->stopping)
 		return;
@@ -207,11 +205,11 @@ static void handle_signal(struct session *s)
 				s->stopping = true;
 		} else if (si.ssi_signo == SIGUSR2) {
 			if (s->opts->overwrite)
-				note_trigger(s, "SIGUSR2");
+				session_note_trigger(s, "SIGUSR2");
 			else
 				rotation_note_signal(s);
 		} else {
-			request_stop(s);
+			session_request_stop(s);
 		}
 	}
 }
@@ -278,7 +276,7 @@ static int run_loop(struct session *s)
 		if ((r = drain_all(s)))
 			return r;
 		if (rotation_after_drain(s))
-			request_stop(s);
+			session_request_stop(s);
 		if (s->trigger_reason[0])
 			pass_trigger(s);
 		if (unwind_now)
@@ -353,140 +351,6 @@ static int finish(struct session *s)
 	if (s->opts->verbose)
 		python_procs_print_totals(&s->python, s->sampler);
 	return ret ? ret : s->error[0] ? -EIO : 0;
-}
-
-static void on_trigger_fired(void *ctx, const char *reason)
-{
-	note_trigger(ctx, reason);
-}
-
-/* The in-kernel snapshot triggers, once the sampler runs. */
-static int start_triggers(struct session *s)
-{
-	const struct record_options *o = s->opts;
-	struct sampler_scope_filter scope;
-	struct snapshot_trigger_config cfg = {
-		.event = o->trigger_event,
-		.runqlat_ns = o->trigger_runqlat_ns,
-		.scope = &scope,
-		.fired = on_trigger_fired,
-		.ctx = s,
-	};
-
-	if (!o->trigger_event && !o->trigger_runqlat_ns)
-		return 0;
-	bpf_sampler_scope_filter(s->sampler, &scope);
-	s->trigger = snapshot_trigger_start(&cfg, s->error, sizeof(s->error));
-	return s->trigger ? 0 : -EIO; /* what failed is in s->error */
-}
-
-static int setup_epoll(struct session *s)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0)
-		return -errno;
-	ev.data.u64 = TAG_SIGNAL;
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
-		return -errno;
-	ev.data.u64 = TAG_SAMPLER;
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, bpf_sampler_epoll_fd(s->sampler), &ev))
-		return -errno;
-	if (s->trigger) {
-		ev.data.u64 = TAG_TRIGGER;
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, snapshot_trigger_epoll_fd(s->trigger), &ev))
-			return -errno;
-	}
-	/* unwind tables compiled in the builder's thread wake the loop */
-	if (unwind_tables_fd(&s->unwind) >= 0) {
-		ev.data.u64 = TAG_UNWIND;
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, unwind_tables_fd(&s->unwind), &ev))
-			return -errno;
-	}
-	ev.data.u64 = TAG_SIDEBAND;
-	for (unsigned int i = 0; i < s->sideband.nr; i++)
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
-			return -errno;
-	return 0;
-}
-
-static int start_session(struct session *s, sigset_t *orig_mask)
-{
-	const struct record_options *o = s->opts;
-	int r;
-
-	/* the workload is forked first, before the large buffers exist, so
-	 * the drain never takes copy-on-write faults on pages it shares */
-	if (o->workload_argv) {
-		if ((r = workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
-					  sizeof(s->error))))
-			return r;
-		s->has_workload = true;
-		if (record_target_add_workload(&s->target, s->workload.pid)) {
-			rt_format(s->error, sizeof(s->error), "out of memory");
-			return -ENOMEM;
-		}
-	}
-	if ((r = output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error))))
-		return r;
-	s->copies = file_copies_new(s->out.fd, o->copy_budget);
-	if (!s->copies) {
-		rt_format(s->error, sizeof(s->error), "out of memory");
-		return -ENOMEM;
-	}
-	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
-	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
-	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
-			  o->unwind_ehframe);
-	mapped_build_ids_init(&s->mapped);
-	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			       s->cgroup_field, o->stack_user > 0,
-			       /* the in-kernel unwinder learns of mappings from it */
-			       o->unwind_ehframe, s->error, sizeof(s->error))) ||
-	    sideband_enable(&s->sideband)) {
-		if (!s->error[0])
-			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
-				  strerror(errno));
-		return r ? r : -errno;
-	}
-	s->tracking_id = s->sideband.cpus[0].id;
-	if ((r = session_create_sinks(s)) || (r = session_synthesize(s)))
-		return r;
-	/* the flight recorder writes headers into its snapshots only */
-	if (!o->overwrite &&
-	    (r = session_write_header(s, s->out.fd, o->output, s->error, sizeof(s->error))))
-		return r;
-	if ((r = session_start_sampler(s)) || (r = start_triggers(s)) || (r = setup_epoll(s)) ||
-	    (r = session_open_sinks(s)))
-		return r;
-	/* where "ringtrace snapshot" finds the recording */
-	if (o->overwrite &&
-	    (r = flight_control_write_pid(s->out.fd, o->output, s->error, sizeof(s->error))))
-		return r;
-	return 0;
-}
-
-/* After the capabilities are dropped: the sinks' threads (which inherit the
- * caller's capabilities when created), then the workload. */
-static int start_threads(struct session *s)
-{
-	const struct record_options *o = s->opts;
-	int e = file_copies_start(s->copies);
-
-	if (e) {
-		rt_format(s->error, sizeof(s->error), "cannot start the thread that copies files: %s",
-			  strerror(e));
-		return -e;
-	}
-	for (unsigned int i = 0; i < s->nr_sinks; i++)
-		if (s->sinks[i]->ops->start &&
-		    (e = s->sinks[i]->ops->start(s->sinks[i], s->error, sizeof(s->error))))
-			return e;
-	if (s->has_workload &&
-	    (e = workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error))))
-		return e;
-	return 0;
 }
 
 static void end_session(struct session *s)
@@ -570,10 +434,18 @@ int record_run(struct record_options *opts)
 	/* everything loaded, attached and opened (the files the unwind tables
 	 * of running processes are compiled from too): no capability is needed
 	 * any more, and none is kept for the threads started after */
-	if (start_session(&s, &orig_mask) ||
-	    (unwind_tables_open_queued(&s.unwind), false) ||
-	    (!opts->keep_caps && privileges_drop_all(s.error, sizeof(s.error))) ||
-	    start_threads(&s)) {
+	if (session_start(&s, &orig_mask)) {
+		if (atomic_load(&s.start_abandoned)) {
+			/* given up before anything was attached */
+			rt_info("ringtrace: stopped while starting: nothing recorded");
+			status = 0;
+		} else {
+			rt_error("%s", s.error[0] ? s.error : "cannot start recording");
+		}
+		goto out;
+	}
+	if ((!opts->keep_caps && privileges_drop_all(s.error, sizeof(s.error))) ||
+	    session_start_threads(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "cannot start recording");
 		goto out;
 	}
@@ -588,7 +460,8 @@ int record_run(struct record_options *opts)
 		goto out;
 	}
 	status = 0;
-	if (s.has_workload) {
+	/* (a command never run, stopped while the recording started: 0) */
+	if (s.has_workload && !atomic_load(&s.start_abandoned)) {
 		workload_poll(&s.workload);
 		status = workload_exit_code(&s.workload);
 	}

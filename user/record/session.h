@@ -4,6 +4,8 @@
 #ifndef RINGTRACE_SESSION_H
 #define RINGTRACE_SESSION_H
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,8 +68,30 @@ struct session {
 	struct rotation rotation;         /* --switch-output, --max-size */
 	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;
+	/* a stop asked for while starting: the start's loops stop, what is
+	 * not attached yet never is (set by the main thread, read by the
+	 * start's) */
+	_Atomic bool start_abandoned;
 	char error[512];
 };
+
+/* What wakes the recording's loop (an epoll event's data). */
+enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER, TAG_UNWIND };
+
+/* record.c: the first SIGINT or SIGTERM stops the recording cleanly; from
+ * then on a second one ends the process at once. */
+void session_request_stop(struct session *s);
+/* record.c: a snapshot asked for once everything before it was drained. */
+void session_note_trigger(struct session *s, const char *reason);
+
+/* start.c: everything loaded, attached and opened (the start's files too),
+ * on a thread of its own so that a SIGINT, SIGTERM or SIGHUP meanwhile is
+ * answered at once (s->stopping, s->start_abandoned). 0, or -errno with
+ * s->error set (-ECANCELED: given up before the sampler ran). */
+int session_start(struct session *s, sigset_t *orig_mask);
+/* start.c: after the capabilities are dropped, the sinks' threads, then the
+ * workload (unless the recording was stopped while starting). */
+int session_start_threads(struct session *s);
 
 /* record.c: the transport's records (a SAMPLE, the BPF side's LOST_SAMPLES)
  * and the kernel's LOST records of a perf ring, handed to every sink. */

@@ -239,6 +239,7 @@ struct process_writer {
 	struct build_id_cache *cache;
 	bool mmap_data;
 	uint32_t workload; /* the command, before its exec: its COMM alone */
+	const _Atomic bool *give_up;
 	long count;
 };
 
@@ -246,6 +247,8 @@ static int synthesize_process(uint32_t pid, void *arg)
 {
 	struct process_writer *w = arg;
 
+	if (w->give_up && atomic_load(w->give_up))
+		return 0;
 	if (synthesize_comms(w->b, w->sample_id_type, w->sid, pid) ||
 	    (pid != w->workload &&
 	     synthesize_mmaps(w->b, w->sample_id_type, w->sid, pid, w->build_ids, w->cache,
@@ -257,9 +260,12 @@ static int synthesize_process(uint32_t pid, void *arg)
 
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache, bool mmap_data, uint32_t workload)
+			  struct build_id_cache *cache, bool mmap_data, uint32_t workload,
+			  const _Atomic bool *give_up)
 {
-	struct process_writer w = { b, sample_id_type, sid, build_ids, cache, mmap_data, workload, 0 };
+	struct process_writer w = { .b = b, .sample_id_type = sample_id_type, .sid = sid,
+				    .build_ids = build_ids, .cache = cache, .mmap_data = mmap_data,
+				    .workload = workload, .give_up = give_up };
 	int r = proc_each_id(0, synthesize_process, &w);
 
 	if (r > 0)

@@ -4,6 +4,8 @@
 #ifndef RINGTRACE_SYNTHESIZE_H
 #define RINGTRACE_SYNTHESIZE_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,11 +31,13 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
  * yet exec'd, its COMM alone, as perf writes its own: its mappings are
  * ringtrace's, which perf would keep past the exec (and unwind the command's
  * stacks by). Processes that exit meanwhile are skipped. A container's
- * binaries go into cache (if not NULL). Returns the number of processes, or
- * -ENOMEM if memory ran out. */
+ * binaries go into cache (if not NULL). Once *give_up (NULL: never) is set,
+ * the processes not yet written are left out. Returns the number of
+ * processes, or -ENOMEM if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache, bool mmap_data, uint32_t workload);
+			  struct build_id_cache *cache, bool mmap_data, uint32_t workload,
+			  const _Atomic bool *give_up);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -ENOMEM if memory ran out. */

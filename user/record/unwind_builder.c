@@ -316,9 +316,13 @@ static bool compile(struct unwind_builder *b, struct job *j)
 }
 
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
-				struct unwind_built *out)
+				const _Atomic bool *cancel, struct unwind_built *out)
 {
-	struct job j = { .tag = tag, .fd = fd, .cache = b->cache, .budget = &b->budget };
+	struct unwind_budget budget = b->budget;
+	struct job j = { .tag = tag, .fd = fd, .cache = b->cache, .budget = &budget };
+
+	if (cancel)
+		budget.cancel = cancel;
 
 	compile(NULL, &j);
 	*out = j.done;

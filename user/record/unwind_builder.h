@@ -4,6 +4,7 @@
 #ifndef RINGTRACE_UNWIND_BUILDER_H
 #define RINGTRACE_UNWIND_BUILDER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,9 +47,10 @@ int unwind_builder_fd(const struct unwind_builder *b);
  * tag: the first stage's, then the whole). -1 if it cannot. */
 int unwind_builder_submit(struct unwind_builder *b, void *tag, int fd, bool urgent);
 /* Compiles fd (closed when done) in the calling thread, within the budget:
- * for a program not yet started, whose table is wanted before it runs. */
+ * for a program not yet started, whose table is wanted before it runs;
+ * given up at once when *cancel (NULL: never) is set. */
 void unwind_builder_compile_now(struct unwind_builder *b, void *tag, int fd,
-				struct unwind_built *out);
+				const _Atomic bool *cancel, struct unwind_built *out);
 /* tag's job, if it waits among the others, goes to the urgent ones' end. */
 void unwind_builder_hurry(struct unwind_builder *b, void *tag);
 /* Up to max compiled tables, oldest first. */

@@ -74,12 +74,14 @@ struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid)
 
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
-		       uint64_t sample_id_type, const char *cache_dir)
+		       uint64_t sample_id_type, const char *cache_dir,
+		       const _Atomic bool *start_abandoned)
 {
 	char err[512];
 
 	memset(t, 0, sizeof(*t));
 	t->on = true;
+	t->start_abandoned = start_abandoned;
 	if (unwind_maps_init(&t->maps, s, rows))
 		return -1;
 	hash_map_init(&t->files, file_key_hash, file_key_equal);
@@ -179,6 +181,11 @@ static void close_preopened(void *value, void *ctx)
 	free(p);
 }
 
+static bool abandoned(const struct unwind_tables *t)
+{
+	return t->start_abandoned && atomic_load(t->start_abandoned);
+}
+
 /* The queued mappings' files, as the kernel has them mapped (their records
  * name them by build-id, which a copy shares): each mapping's device, inode
  * and change time, and a descriptor of each file (up to MAX_PREOPENED), for
@@ -192,7 +199,7 @@ void unwind_tables_open_queued(struct unwind_tables *t)
 		return;
 	at = t->queued + t->queued_off;
 	end = t->queued + t->queued_len;
-	while (t->on && perf_next_mmap2(&at, end, t->sample_id_type, &m)) {
+	while (t->on && !abandoned(t) && perf_next_mmap2(&at, end, t->sample_id_type, &m)) {
 		struct start_mapping *sm;
 		struct preopened *p;
 		struct stat st;
@@ -366,7 +373,7 @@ static void prebuild(struct unwind_tables *t, const char *path)
 	if (fd < 0)
 		return;
 	file_key_of_stat(&key, &st);
-	if (hash_map_get(&t->files, &key) || !(f = calloc(1, sizeof(*f)))) {
+	if (abandoned(t) || hash_map_get(&t->files, &key) || !(f = calloc(1, sizeof(*f)))) {
 		close(fd);
 		return;
 	}
@@ -378,7 +385,7 @@ static void prebuild(struct unwind_tables *t, const char *path)
 	}
 	t->nr_files++;
 	f->last_mapped = ++t->map_clock; /* a program about to start maps it */
-	unwind_builder_compile_now(t->builder, f, fd, &built);
+	unwind_builder_compile_now(t->builder, f, fd, t->start_abandoned, &built);
 	file_ready(t, &built);
 }
 

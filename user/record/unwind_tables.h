@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_UNWIND_TABLES_H
 #define RINGTRACE_UNWIND_TABLES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,7 @@ struct unwind_tables {
 	struct hash_map preopened;  /* file key -> struct preopened: the queued files,
 				     * opened while ringtrace still had its capabilities */
 	struct hash_map start_mappings; /* the queued mappings' files: struct start_mapping */
+	const _Atomic bool *start_abandoned; /* the recording's start given up: its work stops */
 	struct hash_map processes; /* pid -> struct unwind_process */
 	bool every_process;        /* -a and the like: not only the targets */
 	bool follow_forks;
@@ -74,7 +76,8 @@ uint32_t unwind_tables_rows_for(uint64_t mem);
  * that cannot be used is warned about, and the recording goes on without). */
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
-		       uint64_t sample_id_type, const char *cache_dir);
+		       uint64_t sample_id_type, const char *cache_dir,
+		       const _Atomic bool *start_abandoned);
 /* A side-band record (MMAP2, COMM of an exec, FORK, EXIT) as drained from
  * one CPU's ring, decoded: kept until unwind_tables_release passes its time, so that
  * a process's fork, exec and mappings are tracked in the order they

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* start.c: a recording's start: the workload forked, the output opened, the
+ * side-band, sinks and synthesized side-band, the sampler loaded and attached,
+ * the triggers, the loop's epoll; on a thread of its own that a stop signal
+ * interrupts at any instant; then, once the capabilities are dropped, the
+ * threads and the workload. */
+#include "record/session.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+#include "lib/log.h"
+#include "record/flight_control.h"
+#include "sys/output_dir.h"
+
+static void on_trigger_fired(void *ctx, const char *reason)
+{
+	session_note_trigger(ctx, reason);
+}
+
+/* The in-kernel snapshot triggers, once the sampler runs. */
+static int start_triggers(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	struct sampler_scope_filter scope;
+	struct snapshot_trigger_config cfg = {
+		.event = o->trigger_event,
+		.runqlat_ns = o->trigger_runqlat_ns,
+		.scope = &scope,
+		.fired = on_trigger_fired,
+		.ctx = s,
+	};
+
+	if (!o->trigger_event && !o->trigger_runqlat_ns)
+		return 0;
+	bpf_sampler_scope_filter(s->sampler, &scope);
+	s->trigger = snapshot_trigger_start(&cfg, s->error, sizeof(s->error));
+	return s->trigger ? 0 : -EIO; /* what failed is in s->error */
+}
+
+static int setup_epoll(struct session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	ev.data.u64 = TAG_SIGNAL;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
+		return -errno;
+	ev.data.u64 = TAG_SAMPLER;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, bpf_sampler_epoll_fd(s->sampler), &ev))
+		return -errno;
+	if (s->trigger) {
+		ev.data.u64 = TAG_TRIGGER;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, snapshot_trigger_epoll_fd(s->trigger), &ev))
+			return -errno;
+	}
+	/* unwind tables compiled in the builder's thread wake the loop */
+	if (unwind_tables_fd(&s->unwind) >= 0) {
+		ev.data.u64 = TAG_UNWIND;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, unwind_tables_fd(&s->unwind), &ev))
+			return -errno;
+	}
+	ev.data.u64 = TAG_SIDEBAND;
+	for (unsigned int i = 0; i < s->sideband.nr; i++)
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
+			return -errno;
+	return 0;
+}
+
+static int start_session(struct session *s, sigset_t *orig_mask)
+{
+	const struct record_options *o = s->opts;
+	int r;
+
+	/* the workload is forked first, before the large buffers exist, so
+	 * the drain never takes copy-on-write faults on pages it shares */
+	if (o->workload_argv) {
+		if ((r = workload_prepare(&s->workload, o->workload_argv, orig_mask, s->error,
+					  sizeof(s->error))))
+			return r;
+		s->has_workload = true;
+		if (record_target_add_workload(&s->target, s->workload.pid)) {
+			rt_format(s->error, sizeof(s->error), "out of memory");
+			return -ENOMEM;
+		}
+	}
+	if ((r = output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error))))
+		return r;
+	s->copies = file_copies_new(s->out.fd, o->copy_budget);
+	if (!s->copies) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -ENOMEM;
+	}
+	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
+	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
+	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
+			  o->unwind_ehframe);
+	mapped_build_ids_init(&s->mapped);
+	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
+			       s->cgroup_field, o->stack_user > 0,
+			       /* the in-kernel unwinder learns of mappings from it */
+			       o->unwind_ehframe, s->error, sizeof(s->error))) ||
+	    sideband_enable(&s->sideband)) {
+		if (!s->error[0])
+			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
+				  strerror(errno));
+		return r ? r : -errno;
+	}
+	s->tracking_id = s->sideband.cpus[0].id;
+	if ((r = session_create_sinks(s)) || (r = session_synthesize(s)))
+		return r;
+	/* stopped meanwhile: nothing is attached */
+	if (atomic_load(&s->start_abandoned))
+		return -ECANCELED;
+	/* the flight recorder writes headers into its snapshots only */
+	if (!o->overwrite &&
+	    (r = session_write_header(s, s->out.fd, o->output, s->error, sizeof(s->error))))
+		return r;
+	if ((r = session_start_sampler(s)) || (r = start_triggers(s)) || (r = setup_epoll(s)) ||
+	    (r = session_open_sinks(s)))
+		return r;
+	/* where "ringtrace snapshot" finds the recording */
+	if (o->overwrite &&
+	    (r = flight_control_write_pid(s->out.fd, o->output, s->error, sizeof(s->error))))
+		return r;
+	return 0;
+}
+
+/* The signal that interrupts the start's thread once a stop is asked for: a
+ * BPF program's load gives up at a pending signal (the verifier's), which
+ * SIGINT, blocked for the signalfd, never is. */
+#define START_INTERRUPT SIGURG
+/* How often the start's thread is interrupted once told to give up (libbpf
+ * tries a load 5 times) and the main thread looks for a stop meanwhile. */
+#define START_POLL_NS 10000000L
+
+static void on_start_interrupt(int sig)
+{
+	(void)sig;
+}
+
+struct start_job {
+	struct session *s;
+	sigset_t *orig_mask;
+	int result;
+	_Atomic bool done;
+};
+
+static void *start_thread(void *arg)
+{
+	struct start_job *j = arg;
+	sigset_t interrupt;
+
+	sigemptyset(&interrupt);
+	sigaddset(&interrupt, START_INTERRUPT);
+	pthread_sigmask(SIG_UNBLOCK, &interrupt, NULL);
+	j->result = start_session(j->s, j->orig_mask);
+	/* the start's files opened while the capabilities are held */
+	if (!j->result)
+		unwind_tables_open_queued(&j->s->unwind);
+	atomic_store(&j->done, true);
+	return NULL;
+}
+
+/* Starts the session on a thread of its own, so that a SIGINT, SIGTERM or
+ * SIGHUP is answered at any instant of the start (the /proc walk, BPF
+ * programs verified for a second on a busy machine, a workload's tables
+ * compiled): the start is told to give up (its loops stop, a BPF load is
+ * interrupted, nothing not yet attached is) and the session stops. 0, or
+ * start_session's error (-ECANCELED: given up before the sampler ran). */
+int session_start(struct session *s, sigset_t *orig_mask)
+{
+	struct sigaction sa = { .sa_handler = on_start_interrupt, .sa_flags = SA_RESTART };
+	struct start_job j = { .s = s, .orig_mask = orig_mask };
+	pthread_t thread;
+	sigset_t stop;
+	int e;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(START_INTERRUPT, &sa, NULL);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	if ((e = pthread_create(&thread, NULL, start_thread, &j))) {
+		rt_format(s->error, sizeof(s->error), "cannot start: %s", strerror(e));
+		return -e;
+	}
+	while (!atomic_load(&j.done)) {
+		siginfo_t si;
+
+		if (sigtimedwait(&stop, &si, &(struct timespec){ 0, START_POLL_NS }) > 0 &&
+		    !atomic_load(&s->start_abandoned)) {
+			atomic_store(&s->start_abandoned, true);
+			session_request_stop(s);
+		}
+		if (atomic_load(&s->start_abandoned))
+			pthread_kill(thread, START_INTERRUPT);
+	}
+	pthread_join(thread, NULL);
+	return j.result;
+}
+
+/* After the capabilities are dropped: the sinks' threads (which inherit the
+ * caller's capabilities when created), then the workload. */
+int session_start_threads(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	int e = file_copies_start(s->copies);
+
+	if (e) {
+		rt_format(s->error, sizeof(s->error), "cannot start the thread that copies files: %s",
+			  strerror(e));
+		return -e;
+	}
+	for (unsigned int i = 0; i < s->nr_sinks; i++)
+		if (s->sinks[i]->ops->start &&
+		    (e = s->sinks[i]->ops->start(s->sinks[i], s->error, sizeof(s->error))))
+			return e;
+	/* (never once the recording was stopped while starting) */
+	if (s->has_workload && !s->stopping &&
+	    (e = workload_start(&s->workload, o->workload_argv, s->error, sizeof(s->error))))
+		return e;
+	return 0;
+}
