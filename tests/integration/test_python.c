@@ -650,6 +650,43 @@ static void test_profile_endpoint_names(void **state)
 	free(dir);
 }
 
+/* go tool pprof -top of report --pprof names <module>, <lambda> and a
+ * comprehension as written (it simplifies a name given as the system name
+ * too, as it would a C++ one, leaving these blank and merged into one). */
+static void test_pprof_names_as_written(void **state)
+{
+	static const char script[] = "import time\n"
+				     "end = time.time() + 60\n"
+				     "f = lambda n: sum([i * i for i in range(n)])\n"
+				     "while time.time() < end:\n"
+				     "    f(2000)\n";
+	static const char *const names[] = { "<module> (", "<lambda> (", "<listcomp> (" };
+	char *dir, *log = NULL, *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(DEBIAN_PYTHON, X_OK))
+		tu_skip("%s is not installed", DEBIAN_PYTHON);
+	if (tu_sh(&out, "command -v go"))
+		tu_skip("go tool pprof is not installed (make deps installs golang-go)");
+	free(out);
+	dir = tu_tempdir();
+	record_script(DEBIAN_PYTHON, script, dir, 6, &log);
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --pprof %s/p.pb.gz 2>&1", tu_ringtrace(), dir,
+			       dir), 0);
+	free(out);
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -top %s/p.pb.gz 2>&1", dir, dir,
+			       dir), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strstr(out, names[i]))
+			fail_msg("go tool pprof -top shows no %s...:\n%s\nrecord's log:\n%s", names[i],
+				 out, log);
+	free(out);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -669,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_own_debug_offsets_honoured),
 		cmocka_unit_test(test_generator_and_recursion),
 		cmocka_unit_test(test_profile_endpoint_names),
+		cmocka_unit_test(test_pprof_names_as_written),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

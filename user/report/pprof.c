@@ -470,7 +470,10 @@ static int fill_tables(struct pprof_builder *b, struct messages *m)
 
 		perftools__profiles__function__init(out);
 		out->id = in->e.id;
-		out->name = out->system_name = in->name;
+		/* the name as written, no system name: pprof demangles a system
+		 * name equal to the name and simplifies it, leaving "<module>"
+		 * or "<lambda>" blank and "f(int)" as "f" */
+		out->name = in->name;
 		out->filename = in->filename;
 		m->function_ptrs[i] = out;
 	}
