@@ -245,6 +245,9 @@ static __always_inline void py_note_code(struct python_scratch *sc, struct rt_un
 		c->python.seen_full++;
 }
 
+/* Why a walk of an evaluation frame stopped short. */
+enum { PY_CUT_NONE, PY_CUT_NO_ROOM, PY_CUT_READ_FAILED, PY_CUT_BAD_CODE };
+
 /* Writes the Python frames the evaluation loop's native frame runs at word
  * cur->n of s (at most cur->room): from the thread's current frame (the
  * first such native frame of a walk) or where the last one stopped, up to
@@ -258,7 +261,7 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 {
 	const struct rt_python_offsets *off;
 	struct python_scratch *sc;
-	__u32 scratch_at, k, written = 0;
+	__u32 scratch_at, k, written = 0, cut;
 	__u64 frame, ts;
 
 	if (!s || !cur || !pp || !c || cur->state == PY_ENDED)
@@ -269,6 +272,7 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 	sc = bpf_map_lookup_elem(&python_scratch, &scratch_at);
 	if (!off || !sc) {
 		cur->state = PY_ENDED;
+		c->python.no_frame++;
 		return 0;
 	}
 	if (cur->state == PY_NOT_STARTED) {
@@ -289,6 +293,8 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 	}
 	frame = cur->frame;
 	cur->state = PY_ENDED;
+	/* why the walk stopped before its chain's end or an entry frame */
+	cut = PY_CUT_NONE;
 	for (k = 0; k < RT_PY_MAX_FRAMES; k++) {
 		__u64 code, prev_instr, instr = 0;
 		__u32 at = cur->n + k, tag;
@@ -297,11 +303,11 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 		if (!frame)
 			break; /* the chain ended: the native frames go on */
 		if (k >= cur->room || at >= SCRATCH_WORDS) {
-			c->python.truncated++;
+			cut = PY_CUT_NO_ROOM;
 			break;
 		}
 		if (bpf_probe_read_user(sc->frame, sizeof(sc->frame), (const void *)frame)) {
-			c->python.read_failed++;
+			cut = PY_CUT_READ_FAILED;
 			break;
 		}
 		frame = py_frame_u64(sc, off->frame_previous);
@@ -317,7 +323,7 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 		entry = (off->flags & RT_PY_FRAME_PER_CALL) ||
 			(off->frame_is_entry < RT_PY_FRAME_READ && sc->frame[off->frame_is_entry]);
 		if (!code || code >= RT_PY_CODE_MAX || (code & 7)) {
-			c->python.bad_code++;
+			cut = PY_CUT_BAD_CODE;
 			break;
 		}
 		if (prev_instr >= code + off->code_adaptive)
@@ -336,10 +342,20 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 		}
 	}
 	if (cur->state == PY_ENDED && k == RT_PY_MAX_FRAMES)
-		c->python.truncated++;
+		cut = PY_CUT_NO_ROOM;
+	/* one outcome each */
 	if (written) {
 		c->python.replaced++;
 		c->python.frames += written;
+		c->python.cut += cut != PY_CUT_NONE;
+	} else if (cut == PY_CUT_NO_ROOM) {
+		c->python.no_room++;
+	} else if (cut == PY_CUT_READ_FAILED) {
+		c->python.read_failed++;
+	} else if (cut == PY_CUT_BAD_CODE) {
+		c->python.bad_code++;
+	} else {
+		c->python.no_frame++;
 	}
 	return written;
 }

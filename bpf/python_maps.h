@@ -119,16 +119,22 @@ struct rt_python_code_info {
 };
 
 /* Per-CPU counts of the Python walks: stacks through a Python process's
- * evaluation loop, and what became of each such native frame. */
+ * evaluation loop, and what became of each such native frame, one outcome
+ * each: eval_frames = replaced + no_thread + read_failed + no_frame + no_room
+ * + bad_code. */
 struct rt_python_counters {
 	__u64 eval_frames;   /* native frames in _PyEval_EvalFrameDefault of a known process */
-	__u64 replaced;      /* ...written as the Python frames it ran */
+	__u64 replaced;      /* ...written as the Python frames it ran (cut: below) */
 	__u64 no_thread;     /* ...kept native: no thread state of the sampled thread found */
-	__u64 read_failed;   /* ...kept native, or cut: a read of the interpreter failed */
-	__u64 truncated;     /* ...cut: no room, or RT_PY_MAX_FRAMES without an entry frame */
-	__u64 frames;        /* Python frames written */
-	__u64 bad_code;      /* chains ended at a code object not encodable (above
+	__u64 read_failed;   /* ...kept native: a read of the interpreter failed */
+	__u64 no_frame;      /* ...kept native: no Python frame in it (its chain ended, a
+				3.12 shim, no offsets) */
+	__u64 no_room;       /* ...kept native: no room left in the stack */
+	__u64 bad_code;      /* ...kept native: its first code object not encodable (above
 				RT_PY_CODE_MAX, misaligned, or NULL) */
+	__u64 frames;        /* Python frames written */
+	__u64 cut;           /* of the replaced, cut: no room, a failed read, a bad code
+				object, or RT_PY_MAX_FRAMES without an entry frame */
 	__u64 seen_full;     /* code objects not told to the loader: its map full */
 };
 

@@ -10,7 +10,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -122,6 +124,34 @@ static void test_other_elf_file(void **state)
 	close(fd);
 }
 
+/* A CPython before 3.7 (no _PyRuntime), here a library that exports 2.7's
+ * evaluation function under 2.7's name: a CPython, of its name's version,
+ * whose runtime is not known (a version without offsets, counted so). */
+static void test_python27_is_one(void **state)
+{
+	char *dir = tu_tempdir(), path[PATH_MAX], *out = NULL;
+	struct python_interp in;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/libpython2.7.so.1.0", dir);
+	if (tu_sh(&out, "printf 'int PyEval_EvalFrameEx(void *f, int t) { return t + !f; }\n' | "
+			"cc -shared -fPIC -x c -o %s - 2>&1", path))
+		fail_msg("cannot build the library: %s", out);
+	free(out);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(python_elf_inspect(fd, path, &in), 0);
+	close(fd);
+	assert_int_equal(in.major, 2);
+	assert_int_equal(in.minor, 7);
+	assert_true(in.version_from_name);
+	assert_int_equal(in.runtime_vaddr, 0);
+	assert_true(in.eval_vaddr != 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A frame's address is above every user address and below the kernel's
  * half (whatever its tag), and gives back its code object and tag; one code
  * object's tags are apart by more than any code's span. */
@@ -154,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_names_that_may_be_python),
 		cmocka_unit_test(test_debian_python311),
 		cmocka_unit_test(test_other_elf_file),
+		cmocka_unit_test(test_python27_is_one),
 		cmocka_unit_test(test_debug_offsets_313),
 		cmocka_unit_test(test_reserved_range),
 	};

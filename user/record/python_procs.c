@@ -544,8 +544,9 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		" of versions without offsets (native frames kept), %" PRIu64
 		" not told (no room), %" PRIu64 " with _Py_DebugOffsets the walk cannot use"
 		" (%" PRIu32 " offsets of their own); evaluation frames %" PRIu64 ": %" PRIu64
-		" written as %" PRIu64 " Python frames, %" PRIu64 " no thread state, %" PRIu64
-		" read failed, %" PRIu64 " truncated, %" PRIu64 " bad code objects, %" PRIu64
+		" written as %" PRIu64 " Python frames (%" PRIu64 " of them cut short), kept"
+		" native: %" PRIu64 " no thread state, %" PRIu64 " read failed, %" PRIu64
+		" no Python frame, %" PRIu64 " no room, %" PRIu64 " bad code object; %" PRIu64
 		" code objects not told (map full); %" PRIu64 " named, %" PRIu64
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
 		" not; %" PRIu64 " exited processes' names let go (a flight recording keeps"
@@ -553,9 +554,9 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		p->processes, p->forked, p->forked_execd, p->not_unwound, p->not_told,
 		p->own_refused, p->nr_own,
 		(uint64_t)y->eval_frames,
-		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->no_thread,
-		(uint64_t)y->read_failed, (uint64_t)y->truncated, (uint64_t)y->bad_code,
-		(uint64_t)y->seen_full, p->named,
+		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->cut,
+		(uint64_t)y->no_thread, (uint64_t)y->read_failed, (uint64_t)y->no_frame,
+		(uint64_t)y->no_room, (uint64_t)y->bad_code, (uint64_t)y->seen_full, p->named,
 		p->name_failed, p->names_dropped, p->maps_written, p->maps_failed, p->evicted,
 		PYTHON_EXITED_KEPT);
 }

@@ -84,6 +84,10 @@ static void scan(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct python_inte
 		else if (!strcmp(n, "_PyEval_EvalFrameDefault") && sym.st_size) {
 			out->eval_vaddr = sym.st_value;
 			out->eval_size = sym.st_size;
+		} else if (!strcmp(n, "PyEval_EvalFrameEx") && sym.st_size && !out->eval_vaddr) {
+			/* 2.7's (3.x's calls _PyEval_EvalFrameDefault, found too) */
+			out->eval_vaddr = sym.st_value;
+			out->eval_size = sym.st_size;
 		} else if (!strcmp(n, "PyCode_Type"))
 			out->code_type_vaddr = sym.st_value;
 		else if (!strcmp(n, "Py_Version") && sym.st_size == 8 &&
@@ -110,7 +114,8 @@ int python_elf_inspect(int fd, const char *name, struct python_interp *out)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
 			scan(elf, scn, &sh, out, &version);
 	}
-	if (!out->runtime_vaddr || !out->eval_vaddr || elf_getphdrnum(elf, &phnum))
+	/* (3.6 and 2.7 have no _PyRuntime: a version without offsets) */
+	if (!out->eval_vaddr || elf_getphdrnum(elf, &phnum))
 		goto out;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;

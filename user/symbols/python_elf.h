@@ -29,9 +29,10 @@ struct python_interp {
  * CPython interpreter: "python" in its name (what is opened and read). */
 bool python_elf_name_may_be(const char *name);
 /* 0 and *out if the ELF file open as fd (the caller's, left open) exports
- * _PyRuntime and _PyEval_EvalFrameDefault, its version from Py_Version's
- * value in the file, else from name ("python3.11", "libpython3.11.so.1.0");
- * -ENOENT if it is no CPython, -errno if it cannot be read. */
+ * _PyEval_EvalFrameDefault (2.7: PyEval_EvalFrameEx), and _PyRuntime from
+ * 3.7 on (runtime_vaddr 0 before), its version from Py_Version's value in
+ * the file, else from name ("python3.11", "libpython2.7.so.1.0"); -ENOENT if
+ * it is no CPython, -errno if it cannot be read. */
 int python_elf_inspect(int fd, const char *name, struct python_interp *out);
 
 #endif
