@@ -80,7 +80,8 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		w->guesses->py.n = n;
 		w->guesses->py.room = RT_MAX_STACK_DEPTH - done;
 		py = python_frames(w->s, &w->guesses->py, w->py, w->c);
-		if (py > 0 && py <= RT_PY_MAX_FRAMES) {
+		/* (and the marker of callers left out) */
+		if (py > 0 && py <= RT_PY_MAX_FRAMES + 1) {
 			done += (__u32)py - 1;
 			w->guesses->py_words = done - i;
 			ws->frames = done + 1;

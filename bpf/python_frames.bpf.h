@@ -347,7 +347,17 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 	if (written) {
 		c->python.replaced++;
 		c->python.frames += written;
-		c->python.cut += cut != PY_CUT_NONE;
+		if (cut != PY_CUT_NONE) {
+			__u32 at = cur->n + written;
+
+			c->python.cut++;
+			/* its callers left out, marked where there is room: never
+			 * hung silently under the native frames outside its loop */
+			if (written < cur->room && at < SCRATCH_WORDS) {
+				s->w[at] = RT_PY_TRUNCATED;
+				written++;
+			}
+		}
 	} else if (cut == PY_CUT_NO_ROOM) {
 		c->python.no_room++;
 	} else if (cut == PY_CUT_READ_FAILED) {

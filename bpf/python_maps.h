@@ -32,6 +32,9 @@
 #define RT_PY_ADDR_OF(code, tag, instr)                                                      \
 	((((__u64)(tag) + 1) << RT_PY_TAG_SHIFT) |                                           \
 	 (((__u64)(code) >> 3) << RT_PY_INSTR_BITS) | ((__u64)(instr) & (RT_PY_CODE_SPAN - 1)))
+/* The frame that marks Python callers left out (a walk cut short): code 0,
+ * never a code object's; every Python process's map names it [truncated]. */
+#define RT_PY_TRUNCATED RT_PY_ADDR_OF(0, 0, 0)
 #define RT_PY_CODE_OF(addr)                                                                  \
 	((((__u64)(addr) & ((1ULL << RT_PY_TAG_SHIFT) - 1)) >> RT_PY_INSTR_BITS) << 3)
 #define RT_PY_TAG_OF(addr) (((__u64)(addr) >> RT_PY_TAG_SHIFT) - 1)

@@ -521,8 +521,13 @@ static void test_generator_and_recursion(void **state)
 	static const char *const rec65[65] = {
 		[0 ... 64] = "rec (",
 	};
+	/* the callers left out, marked */
+	static const char *const cut_rec64[64] = {
+		[0] = "[truncated];rec (",
+		[1 ... 63] = "rec (",
+	};
 	char *dir, *log = NULL, *folded = NULL;
-	unsigned long total, full, over;
+	unsigned long total, full, over, marked;
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -544,10 +549,13 @@ static void test_generator_and_recursion(void **state)
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
 	folded_share(folded, "python3.11", rec64, 64, &total, &full);
 	folded_share(folded, "python3.11", rec65, 65, &total, &over);
-	print_message("recursion of 200: %lu of %lu samples with 64 rec frames, %lu with more\n",
-		      full, total, over);
+	folded_share(folded, "python3.11", cut_rec64, 64, &total, &marked);
+	print_message("recursion of 200: %lu of %lu samples with 64 rec frames, %lu with more, "
+		      "%lu under [truncated]\n", full, total, over, marked);
 	assert_true(total >= 200 && full * 100 >= total * 95);
 	assert_int_equal(over, 0);
+	if (marked * 100 < total * 95)
+		fail_msg("%lu of %lu samples mark the callers cut:\n%.3000s", marked, total, folded);
 	if (!strstr(log, " of them cut short)") || strstr(log, " (0 of them cut short)"))
 		fail_msg("the cut recursion not counted:\n%s", log);
 	python_totals_add_up(log);

@@ -75,7 +75,16 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 		p->name_failed++;
 		return;
 	}
-	/* perf's map line: START SIZE name, in hex */
+	/* perf's map line: START SIZE name, in hex; the first names the
+	 * marker of a walk cut short too */
+	if (!pr->map.len) {
+		len = snprintf(line, sizeof(line), "%llx %llx [truncated]\n",
+			       (unsigned long long)RT_PY_TRUNCATED, (unsigned long long)RT_PY_CODE_SPAN);
+		if (len <= 0 || !byte_buffer_append(&pr->map, line, (size_t)len)) {
+			p->names_dropped++;
+			return;
+		}
+	}
 	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
 		       (unsigned long long)RT_PY_CODE_SPAN, name);
 	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
