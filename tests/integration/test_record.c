@@ -601,6 +601,22 @@ static bool blocks_sigint(pid_t pid)
 	return blocked & (1ull << (SIGINT - 1));
 }
 
+/* The CPU hogs of the start's sweep, stopped by its teardown whatever the
+ * outcome. */
+static pid_t sweep_hogs[64];
+static int nr_sweep_hogs;
+
+static int stop_sweep_hogs(void **state)
+{
+	(void)state;
+	for (int i = 0; i < nr_sweep_hogs; i++) {
+		kill(sweep_hogs[i], SIGKILL);
+		waitpid(sweep_hogs[i], NULL, 0);
+	}
+	nr_sweep_hogs = 0;
+	return 0;
+}
+
 /*
  * SIGINT is answered within a second at every instant of the start, from the
  * moment record blocks it (the /proc walk, the BPF programs verified, the
@@ -614,7 +630,6 @@ static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 {
 	enum { RUNS = 20, HOGS_PER_CPU = 2 };
 	char *dir = tu_tempdir(), rec[PATH_MAX + 8], log[PATH_MAX + 8], *out = NULL;
-	pid_t hogs[64];
 	int nr_hogs = HOGS_PER_CPU * tu_online_cpus(), in_start = 0, recorded = 0;
 	unsigned int seed = (unsigned int)time(NULL);
 
@@ -623,8 +638,8 @@ static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 	if (nr_hogs > 64)
 		nr_hogs = 64;
 	print_message("seed %u, %d CPU hogs\n", seed, nr_hogs);
-	for (int i = 0; i < nr_hogs; i++)
-		hogs[i] = tu_start("exec sh -c 'while :; do :; done'");
+	for (; nr_sweep_hogs < nr_hogs; nr_sweep_hogs++)
+		sweep_hogs[nr_sweep_hogs] = tu_start("exec sh -c 'while :; do :; done'");
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
 	snprintf(log, sizeof(log), "%s/log", dir);
 	for (int i = 0; i < RUNS; i++) {
@@ -677,10 +692,7 @@ static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 				 (unsigned long long)n, out);
 		recorded++;
 	}
-	for (int i = 0; i < nr_hogs; i++) {
-		kill(hogs[i], SIGKILL);
-		waitpid(hogs[i], NULL, 0);
-	}
+	stop_sweep_hogs(NULL);
 	print_message("%d stopped while starting, %d recorded\n", in_start, recorded);
 	/* the sweep crossed the start */
 	assert_true(in_start > 0 && recorded > 0);
@@ -774,7 +786,8 @@ int main(void)
 		cmocka_unit_test(test_inlined_rows_of_clang_file_as_perf),
 		cmocka_unit_test(test_summary_is_short),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
-		cmocka_unit_test(test_sigint_answered_at_every_instant_of_the_start),
+		cmocka_unit_test_teardown(test_sigint_answered_at_every_instant_of_the_start,
+					  stop_sweep_hogs),
 		cmocka_unit_test(test_workload_exit_status),
 		cmocka_unit_test(test_record_and_report_durations_agree),
 	};
