@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,43 @@ static void test_burst_at_default_sizes_loses_nothing(void **state)
 	}
 }
 
+/* A start the verifier is slow over (--debug-start-delay-ms holds the
+ * sampler's load back two seconds) while processes start by the hundred
+ * loses no side-band: the side-band's rings run only once the sampler is
+ * verified, and are drained from then on (before 2026-12-02 they ran
+ * unread through the load: a launch storm filled them). */
+static void test_slow_start_loses_no_sideband(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	unsigned long sideband = 0, lost = 0;
+	const char *all;
+	pid_t storm[2];
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (int i = 0; i < 2; i++)
+		storm[i] = tu_start("exec sh -c 'while :; do /bin/true; done'");
+	rc = tu_sh(&out, "%s record -a -g -v --debug-start-delay-ms 2000 --force -o %s -- sleep 0.5 2>&1",
+		   tu_ringtrace(), dir);
+	for (int i = 0; i < 2; i++) {
+		kill(storm[i], SIGKILL);
+		tu_wait_gone(storm[i], 5);
+	}
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	all = strstr(out, "\n   all ");
+	if (!all || sscanf(all, " all %*u %*u %*u %*u %lu %lu", &sideband, &lost) != 2)
+		fail_msg("no totals:\n%s", out);
+	print_message("%lu side-band records, %lu lost\n", sideband, lost);
+	assert_true(sideband > 0);
+	if (lost)
+		fail_msg("%lu side-band records lost through a slow start:\n%s", lost, out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Every transport gives files with the same content for the same events. */
 static void test_transports_write_the_same_records(void **state)
 {
@@ -395,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_staging_ring_losses_are_exact),
 		cmocka_unit_test(test_sustained_rate_loses_nothing),
 		cmocka_unit_test(test_burst_at_default_sizes_loses_nothing),
+		cmocka_unit_test(test_slow_start_loses_no_sideband),
 		cmocka_unit_test(test_transports_write_the_same_records),
 		cmocka_unit_test(test_own_rings_read_ahead_whole),
 	};

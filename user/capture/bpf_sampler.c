@@ -324,13 +324,9 @@ static void touch_own_rings(const struct bpf_sampler *s)
 		rt_info("ringtrace: read the rings' %u pages ahead", run.retval);
 }
 
-struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
-				      const struct transport_sink *sink, char *err, size_t errlen)
+int bpf_sampler_attach(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
+		       size_t errlen)
 {
-	struct bpf_sampler *s = bpf_sampler_load(cfg, sink, err, errlen);
-
-	if (!s)
-		return NULL;
 	if (transport_install(s->transport,
 			      &(struct transport_maps){
 				      .ring_array_fd = bpf_map__fd(s->skel->maps.cpu_rings),
@@ -340,51 +336,48 @@ struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
 				      .nr_possible_cpus = (unsigned int)s->nr_possible },
 			      err, errlen) ||
 	    fill_scope_maps(s, &cfg->scope, err, errlen))
-		goto fail;
+		return -1;
 	if (cfg->transport == TRANSPORT_RING)
 		touch_own_rings(s);
 	if (cfg->unwind_ehframe && (attach_tracing(s, s->skel->progs.unwind_fork) ||
 				    attach_tracing(s, s->skel->progs.unwind_exec))) {
 		rt_format(err, errlen, "cannot track forks and execs for -g: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
 	if (cfg->scope.follow_forks && attach_tracing(s, s->skel->progs.follow_fork)) {
 		rt_format(err, errlen, "cannot follow forks of the traced processes: %s",
 			  strerror(errno));
-		goto fail;
+		return -1;
 	}
 	if (cfg->scope.follow_forks && follow_earlier_forks(s, err, errlen))
-		goto fail;
+		return -1;
 	s->follows_forks = cfg->scope.follow_forks;
 	/* one program at exits: followed processes leave, mappings go */
 	if ((cfg->scope.follow_forks || cfg->unwind_ehframe) &&
 	    attach_tracing(s, s->skel->progs.forget_exit)) {
 		rt_format(err, errlen, "cannot watch the traced processes' exits: %s",
 			  strerror(errno));
-		goto fail;
+		return -1;
 	}
 	if (cfg->scope.exec_pending && attach_tracing(s, s->skel->progs.admit_on_exec)) {
 		rt_format(err, errlen, "cannot watch the command's exec: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
 	/* every event is described before the first one is attached */
 	for (unsigned int i = 0; i < cfg->nr_events; i++)
 		if (fill_event(s, i, &cfg->events[i], err, errlen))
-			goto fail;
+			return -1;
 	for (unsigned int i = 0; i < cfg->nr_events; i++)
 		if (attach_event(s, cfg, i, err, errlen))
-			goto fail;
+			return -1;
 	if (s->offcpu && attach_tracing(s, s->skel->progs.offcpu_switch)) {
 		int e = errno;
 
 		rt_format(err, errlen, "cannot attach the off-CPU program to sched_switch: %s%s",
 			  strerror(e), privileges_hint(e));
-		goto fail;
+		return -1;
 	}
-	return s;
-fail:
-	bpf_sampler_close(s);
-	return NULL;
+	return 0;
 }
 
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s)

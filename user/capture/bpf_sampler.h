@@ -81,10 +81,17 @@ struct bpf_program_limits;
 size_t bpf_sampler_verify(const struct bpf_sampler_config *cfg,
 			  struct bpf_program_limits *out, size_t max, char *err, size_t errlen);
 
-/* Loads, creates the transport, opens the events, attaches: sampling has
- * begun when this returns. NULL with err set on failure. */
-struct bpf_sampler *bpf_sampler_start(const struct bpf_sampler_config *cfg,
-				      const struct transport_sink *sink, char *err, size_t errlen);
+/* Opens the sampler, sizes and sets it for cfg (its transport created for
+ * sink), and loads it (the verifier's work: the slow part of a start):
+ * nothing runs yet. NULL with err set (a refusal in the verifier's words) on
+ * failure. bpf_sampler_load.c */
+struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
+				     const struct transport_sink *sink, char *err, size_t errlen);
+/* s loaded for cfg: the transport installed, the scope's maps filled, the
+ * events opened and everything attached: sampling has begun when this
+ * returns 0. -1 with err set on failure (s stays the caller's to close). */
+int bpf_sampler_attach(struct bpf_sampler *s, const struct bpf_sampler_config *cfg, char *err,
+		       size_t errlen);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
 /* Drains every ring. Returns records drained or a negative error. */

@@ -30,11 +30,6 @@ struct bpf_sampler {
 	bool follows_forks; /* follow_fork is attached */
 };
 
-/* Opens the sampler, sizes and sets it for cfg (its transport created for
- * sink), and loads it: NULL with err set (a refusal in the verifier's words)
- * on failure. bpf_sampler_load.c */
-struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
-				     const struct transport_sink *sink, char *err, size_t errlen);
 /* Whether libbpf's messages are printed (bpf_sampler_set_verbose). */
 bool bpf_sampler_verbose(void);
 

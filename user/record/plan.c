@@ -190,7 +190,8 @@ int session_plan(struct session *s)
 	return 0;
 }
 
-int session_start_sampler(struct session *s)
+/* What the sampler is loaded and attached for. */
+static void sampler_config(const struct session *s, struct bpf_sampler_config *out)
 {
 	const struct record_options *o = s->opts;
 	const struct record_target *t = &s->target;
@@ -225,13 +226,31 @@ int session_start_sampler(struct session *s)
 		.offcpu_min_ns = o->off_cpu_min_ns,
 		.offcpu_max_sleepers = OFFCPU_MAX_SLEEPERS,
 	};
-	struct transport_sink sink = { session_on_sample, session_on_kernel_lost, s };
 
 	cfg.wakeup_bytes = cfg.ring_bytes / 4;
-	if (o->debug_start_delay_ms) /* test knob: a slow start */
-		usleep(o->debug_start_delay_ms * 1000);
-	s->sampler = bpf_sampler_start(&cfg, &sink, s->error, sizeof(s->error));
-	if (!s->sampler)
+	*out = cfg;
+}
+
+int session_load_sampler(struct session *s)
+{
+	struct transport_sink sink = { session_on_sample, session_on_kernel_lost, s };
+	struct bpf_sampler_config cfg;
+
+	sampler_config(s, &cfg);
+	if (s->opts->debug_start_delay_ms) /* test knob: a slow start */
+		usleep(s->opts->debug_start_delay_ms * 1000);
+	s->sampler = bpf_sampler_load(&cfg, &sink, s->error, sizeof(s->error));
+	return s->sampler ? 0 : -EIO; /* what failed is in s->error */
+}
+
+int session_start_sampler(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	const struct record_target *t = &s->target;
+	struct bpf_sampler_config cfg;
+
+	sampler_config(s, &cfg);
+	if (bpf_sampler_attach(s->sampler, &cfg, s->error, sizeof(s->error)))
 		return -EIO; /* what failed is in s->error */
 	/* the tables of what runs already, built while the recording runs;
 	 * the side-band keeps them current */

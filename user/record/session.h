@@ -102,7 +102,10 @@ int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, ui
 /* plan.c: everything that can be wrong with the request is found here, before
  * any file is created or anything attached. 0, or -errno with s->error set. */
 int session_plan(struct session *s);
-/* plan.c: loads the sampler, opens and attaches its events. */
+/* plan.c: loads the sampler (the verifier's work): nothing runs yet. */
+int session_load_sampler(struct session *s);
+/* plan.c: the sampler loaded, its events opened and attached: sampling has
+ * begun; the unwinder's tables of what runs already begun. */
 int session_start_sampler(struct session *s);
 
 /* sinks.c: the primary sink (the per-CPU files, or with --overwrite the

@@ -105,15 +105,23 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			       s->cgroup_field, o->stack_user > 0,
 			       /* the in-kernel unwinder learns of mappings from it */
-			       o->unwind_ehframe, s->error, sizeof(s->error))) ||
-	    sideband_enable(&s->sideband)) {
-		if (!s->error[0])
-			rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
-				  strerror(errno));
-		return r ? r : -errno;
-	}
+			       o->unwind_ehframe, s->error, sizeof(s->error))))
+		return r;
 	s->tracking_id = s->sideband.cpus[0].id;
-	if ((r = session_create_sinks(s)) || (r = session_synthesize(s)))
+	/* the sampler verified before the side-band runs: nothing reads its
+	 * rings until the start is done, and the verifier takes a second on a
+	 * busy machine (a launch storm's MMAP2s filled them meanwhile) */
+	if ((r = session_create_sinks(s)) || (r = session_load_sampler(s)))
+		return r;
+	if (atomic_load(&s->start_abandoned))
+		return -ECANCELED;
+	if (sideband_enable(&s->sideband)) {
+		r = -errno;
+		rt_format(s->error, sizeof(s->error), "cannot enable task tracking: %s",
+			  strerror((int)-r));
+		return r;
+	}
+	if ((r = session_synthesize(s)))
 		return r;
 	/* stopped meanwhile: nothing is attached */
 	if (atomic_load(&s->start_abandoned))
