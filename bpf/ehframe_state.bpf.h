@@ -210,6 +210,7 @@ struct frame_regs {
 	bool regs_in_user;
 	bool exact_ip; /* the first frame, or the one a signal interrupted */
 	__u8 found, fp_reason, end_reason;
+	bool debug_frame; /* found by a .debug_frame row */
 };
 
 /* What a walk keeps beside its pointers (struct unwind_walk): in map

@@ -165,7 +165,7 @@ static __always_inline int step_by_row(struct frame_regs *r, struct stack_window
 		cfa = r->bx + row->cfa_offset;
 		break;
 	case RT_CFA_REG:
-		if (!frame_register(r, win, row->cfa_reg, &cfa))
+		if (!frame_register(r, win, row->cfa_reg & ~RT_ROW_DEBUG_FRAME, &cfa))
 			return step_by_frame_pointer(r, win, FP_EXPRESSION);
 		cfa += row->cfa_offset;
 		break;
@@ -202,6 +202,7 @@ static __always_inline int step_by_row(struct frame_regs *r, struct stack_window
 	r->exact_ip = false;
 	r->regs_at = 0;
 	r->found = FOUND_TABLE;
+	r->debug_frame = !!(row->cfa_reg & RT_ROW_DEBUG_FRAME);
 	return 0;
 }
 

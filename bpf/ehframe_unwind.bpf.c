@@ -40,6 +40,8 @@ static __always_inline void count_frame(const struct unwind_walk *w)
 
 	c[COUNTER_AT(frames, 0)]++;
 	c[COUNTER_AT(first_frames, ws->r.found & 3)]++;
+	if (ws->r.found == FOUND_TABLE && ws->r.debug_frame)
+		w->c->debug_frame_frames++;
 	if (ws->r.found == FOUND_FP)
 		c[COUNTER_AT(no_process_frames, ws->r.fp_reason & 3)]++;
 }

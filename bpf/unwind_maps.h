@@ -38,8 +38,11 @@ struct rt_unwind_row {
 	__u8 cfa;     /* RT_CFA_* */
 	__u8 rbp;     /* RT_RBP_* */
 	__u8 rbx;     /* RT_RBP_*, for rbx */
-	__u8 cfa_reg; /* RT_CFA_REG's DWARF register number */
+	__u8 cfa_reg; /* RT_CFA_REG's DWARF register number, and RT_ROW_DEBUG_FRAME */
 };
+
+/* In a row's cfa_reg: the row is .debug_frame's (counted apart). */
+#define RT_ROW_DEBUG_FRAME 0x80
 
 /* Where a file's table is in the unwinder's maps: rows [first_row, first_row +
  * nr_rows) of unwind_rows (nr_rows 0: no table, frame pointers), and a page
@@ -158,6 +161,8 @@ struct rt_unwind_counters {
 	__u64 kernel_mappings_left;
 	/* processes not known yet whose mappings a sample started (empty) */
 	__u64 kernel_processes;
+	/* of table_frames, those from .debug_frame rows */
+	__u64 debug_frame_frames;
 	/* CPython's frames in place of its evaluation loop's (python_maps.h) */
 	struct rt_python_counters python;
 };

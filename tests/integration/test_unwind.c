@@ -222,12 +222,33 @@ static void test_dwarf_command_unwound_by_perf(void **state)
 static void test_ehframe_reads_debug_frame(void **state)
 {
 	char *folded;
+	char *out = NULL, *dir;
+	unsigned long frames, first, eh, debug, signal, fp;
+	const char *line;
 
 	(void)state;
 	tu_skip_unless_possible();
 	folded = record_folded("-g -F 999 --unwind-cache none", "exec $D/unwindgen_debugframe chain 2");
 	expect_share(folded, "unwindgen_debug", ";main;uw_a;uw_b;uw_c", 500, 95, "debug_frame");
 	free(folded);
+	/* its own frames counted apart from libc's .eh_frame ones, the
+	 * frames' line adding up */
+	dir = tu_tempdir();
+	assert_int_equal(tu_sh(&out, "%s record -v -g -F 999 --unwind-cache none --force -o %s -- "
+				     "%s/unwindgen_debugframe chain 1 2>&1", tu_ringtrace(), dir,
+			       symgen_dir), 0);
+	line = strstr(out, "ringtrace: user frames: ");
+	if (!line || sscanf(line, "ringtrace: user frames: %lu (%lu sampled registers, %lu by "
+				  ".eh_frame, %lu by .debug_frame, %lu after a signal, %lu by frame "
+				  "pointers", &frames, &first, &eh, &debug, &signal, &fp) != 6)
+		fail_msg("no frames' totals:\n%s", out);
+	print_message("%.*s\n", (int)strcspn(line, "\n"), line);
+	assert_int_equal(frames, first + eh + debug + signal + fp);
+	/* main, uw_a, uw_b, uw_c by .debug_frame; libc's start by .eh_frame */
+	assert_true(debug > eh);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 /* -a -g of a program already running when the recording starts: its

@@ -401,7 +401,9 @@ static int render_reasons(struct byte_buffer *out, const char *name, const char 
 static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counters *u)
 {
 	const struct reason_count found[] = {
-		{ "registers", u->first_frames }, { "eh_frame", u->table_frames },
+		{ "registers", u->first_frames },
+		{ "eh_frame", u->table_frames - u->debug_frame_frames },
+		{ "debug_frame", u->debug_frame_frames },
 		{ "frame_pointers", u->fp_frames }, { "signal", u->signal_frames },
 	};
 	const struct reason_count fallbacks[] = {

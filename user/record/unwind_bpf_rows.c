@@ -28,7 +28,8 @@ struct rt_unwind_row *unwind_bpf_rows_of(const struct unwind_table *t)
 						  .cfa = r->cfa,
 						  .rbp = r->rbp,
 						  .rbx = r->rbx,
-						  .cfa_reg = r->cfa_reg };
+						  .cfa_reg = (uint8_t)(r->cfa_reg |
+						      (r->debug_frame ? RT_ROW_DEBUG_FRAME : 0)) };
 	}
 	return rows;
 }

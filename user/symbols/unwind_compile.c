@@ -29,7 +29,7 @@ static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 {
 	return a->cfa == b->cfa && a->cfa_offset == b->cfa_offset && a->cfa_reg == b->cfa_reg &&
 	       a->rbp == b->rbp && a->rbp_offset == b->rbp_offset && a->rbx == b->rbx &&
-	       a->rbx_offset == b->rbx_offset;
+	       a->rbx_offset == b->rbx_offset && a->debug_frame == b->debug_frame;
 }
 
 enum unwind_seam unwind_row_seam(const struct unwind_row *last, const struct unwind_row *r)
@@ -77,6 +77,7 @@ struct compile {
 	double cpu_start;
 	unsigned int work;   /* since the clock was last read */
 	unsigned int weight; /* of a step: a row of a long FDE costs more */
+	const Dwarf_CFI *debug_cfi; /* .debug_frame's (its rows are counted apart) */
 };
 
 static double thread_cpu_seconds(void)
@@ -138,6 +139,7 @@ static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi,
 		if (dwarf_frame_info(frame, &start, &end, &signal) < 0 || end <= pc || end > hi)
 			end = hi;
 		unwind_row_of_frame(frame, signal, &r);
+		r.debug_frame = cfi == c->debug_cfi;
 		free(frame);
 		if (r.cfa == UNWIND_CFA_EXPRESSION)
 			c->t->expression_rows++;
@@ -358,6 +360,8 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	enum unwind_refusal why;
 	size_t first = 0;
 	ssize_t n = 0;
+
+	c->debug_cfi = cfi[1];
 
 	why = collect_fdes(c, elf, sec, cfi, &fdes);
 	share_of_part(c, &fdes);

@@ -42,6 +42,7 @@ struct unwind_row {
 	uint8_t rbp;     /* enum unwind_rbp */
 	uint8_t rbx;     /* enum unwind_rbp, for rbx */
 	uint8_t cfa_reg; /* UNWIND_CFA_REG's DWARF register number */
+	bool debug_frame; /* from .debug_frame (code without .eh_frame) */
 };
 
 /* What compiling one file may spend. A file over it gets no table (its
