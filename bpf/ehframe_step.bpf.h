@@ -169,6 +169,17 @@ static __always_inline int step_by_row(struct frame_regs *r, struct stack_window
 			return step_by_frame_pointer(r, win, FP_EXPRESSION);
 		cfa += row->cfa_offset;
 		break;
+	case RT_CFA_RSP_RA_REG:
+		/* __vfork's: the return address popped into a register, the
+		 * caller's rsp where it was (the CFA may be rsp itself) */
+		if (!frame_register(r, win, row->cfa_reg & ~RT_ROW_DEBUG_FRAME, &ra))
+			return step_by_frame_pointer(r, win, FP_EXPRESSION);
+		cfa = r->sp + row->cfa_offset;
+		if (cfa < r->sp || cfa > USER_ADDR_MAX) {
+			r->end_reason = END_BAD_FRAME;
+			return 1;
+		}
+		goto caller;
 	case RT_CFA_PLT10:
 		cfa = r->sp + 8 + ((r->ip & 15) >= 10 ? 8 : 0);
 		break;
@@ -189,8 +200,12 @@ static __always_inline int step_by_row(struct frame_regs *r, struct stack_window
 		r->end_reason = END_BAD_FRAME;
 		return 1;
 	}
-	if (!stack_word(win, cfa - 8, &ra) ||
-	    !caller_register(win, row->rbp, row->rbp_offset, cfa, &bp) ||
+	if (!stack_word(win, cfa - 8, &ra)) {
+		r->end_reason = END_READ_FAILED;
+		return 1;
+	}
+caller:
+	if (!caller_register(win, row->rbp, row->rbp_offset, cfa, &bp) ||
 	    !caller_register(win, row->rbx, row->rbx_offset, cfa, &bx)) {
 		r->end_reason = END_READ_FAILED;
 		return 1;

@@ -22,6 +22,9 @@
 #define RT_CFA_REG 9        /* DWARF register cfa_reg + cfa_offset: known only in a
 			       frame whose every register is known (the first one,
 			       or one a signal interrupted); else frame pointers */
+#define RT_CFA_RSP_RA_REG 10 /* rsp + cfa_offset, the return address in DWARF
+				register cfa_reg (__vfork's, popped into rdi): known
+				as RT_CFA_REG's is */
 
 /* Where the caller's rbp (and rbx) is. */
 #define RT_RBP_SAME 0

@@ -251,6 +251,23 @@ static void test_ehframe_reads_debug_frame(void **state)
 	free(dir);
 }
 
+/* libc's __vfork pops its return address into rdi across the system call
+ * (its CFI says so): at each vfork's return (sys_exit_vfork, the parent's
+ * and the child's), the stack goes on through its caller, loadgen's
+ * loadgen_vfork_caller, to main (before: the walk fell back to frame
+ * pointers there and lost the caller). */
+static void test_ehframe_return_address_in_a_register(void **state)
+{
+	char *folded, cmd[PATH_MAX + 64];
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(cmd, sizeof(cmd), "exec %s vfork 200", tu_loadgen());
+	folded = record_folded("-g -e syscalls:sys_exit_vfork", cmd);
+	expect_share(folded, "loadgen", ";main;loadgen_vfork_caller;__vfork", 400, 99, "vfork");
+	free(folded);
+}
+
 /* -a -g of a program already running when the recording starts: its
  * tables are built from the side-band synthesized at the start, from files
  * opened before the capabilities are dropped. */
@@ -986,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_command_unwound_by_perf),
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_reads_debug_frame),
+		cmocka_unit_test(test_ehframe_return_address_in_a_register),
 		cmocka_unit_test(test_ehframe_unwinds_running_process),
 		cmocka_unit_test(test_ehframe_unwinds_child_forked_during_start),
 		cmocka_unit_test(test_ehframe_unwinds_deep_stack),

@@ -122,6 +122,13 @@ static bool row_agrees(const struct unwind_table *t, uint64_t loc, const char *c
 	if (!strcmp(cfa, "exp"))
 		return r->cfa == UNWIND_CFA_PLT10 || r->cfa == UNWIND_CFA_PLT11 ||
 		       r->cfa == UNWIND_CFA_EXPRESSION;
+	/* the return address in a register ("r5", rdi: __vfork's), the CFA by rsp */
+	if (ra[0] == 'r' && r->cfa == UNWIND_CFA_RSP_RA_REG) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "rsp%+d", r->cfa_offset);
+		return atoi(ra + 1) == r->cfa_reg && !strcmp(want, cfa);
+	}
 	if (strcmp(ra, "c-8"))
 		return r->cfa == UNWIND_CFA_EXPRESSION;
 	return cfa_agrees(r, cfa) && saved_agrees(r->rbp, r->rbp_offset, rbp) &&

@@ -23,6 +23,8 @@ enum unwind_cfa {
 	UNWIND_CFA_OUTERMOST,  /* the return address is undefined: the stack ends */
 	UNWIND_CFA_RBX,        /* rbx + cfa_offset */
 	UNWIND_CFA_REG,        /* DWARF register cfa_reg + cfa_offset (rdi, rdx, ...) */
+	UNWIND_CFA_RSP_RA_REG, /* rsp + cfa_offset, the return address in register
+				  cfa_reg (__vfork's, popped into rdi) */
 };
 
 /* Where the caller's rbp (or rbx) is. */

@@ -102,6 +102,19 @@ static int saved_at(Dwarf_Frame *frame, int regno, int64_t *offset)
 	return -2;
 }
 
+/* The register the return address is in (DW_CFA_register: __vfork pops it
+ * into rdi), or -1. */
+static int ra_register(Dwarf_Frame *frame)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(frame, DWARF_RA, mem, &ops, &nops) || nops != 1 ||
+	    ops[0].atom != DW_OP_regx || ops[0].number > DWARF_R15)
+		return -1;
+	return (int)ops[0].number;
+}
+
 /* Where the caller's value of regno (rbp, rbx) is, into *how and *offset;
  * false for a rule the rows cannot say. */
 static bool callee_saved(Dwarf_Frame *frame, int regno, uint8_t *how, int16_t *offset)
@@ -128,7 +141,7 @@ static bool callee_saved(Dwarf_Frame *frame, int regno, uint8_t *how, int16_t *o
 void unwind_row_of_frame(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
 {
 	int64_t off = 0;
-	int ra;
+	int ra, reg;
 
 	if (signal) {
 		r->cfa = UNWIND_CFA_SIGNAL;
@@ -140,6 +153,13 @@ void unwind_row_of_frame(Dwarf_Frame *frame, bool signal, struct unwind_row *r)
 		return;
 	}
 	cfa_rule(frame, r);
+	/* the return address in a register, the CFA by rsp */
+	if (ra == -2 && r->cfa == UNWIND_CFA_RSP && (reg = ra_register(frame)) >= 0) {
+		r->cfa = UNWIND_CFA_RSP_RA_REG;
+		r->cfa_reg = (uint8_t)reg;
+		ra = 1;
+		off = -8;
+	}
 	if (ra != 1 || off != -8 || !callee_saved(frame, DWARF_RBP, &r->rbp, &r->rbp_offset) ||
 	    !callee_saved(frame, DWARF_RBX, &r->rbx, &r->rbx_offset)) {
 		*r = (struct unwind_row){ .pc = r->pc, .cfa = UNWIND_CFA_EXPRESSION };
