@@ -268,6 +268,42 @@ static void test_ehframe_return_address_in_a_register(void **state)
 	free(folded);
 }
 
+/* The dynamic loader's start (its _start and _dl_start_user have no CFI):
+ * a stack under it is complete, its entry point's code the outermost frame,
+ * not a bad frame. 300 runs of /bin/true, sampled at 4999 Hz: most of
+ * their stacks are in ld.so's start-up. */
+static void test_ehframe_loader_start_is_outermost(void **state)
+{
+	char *dir, *out = NULL;
+	unsigned long outermost, ret0, past, read_failed, bad, truncated, all;
+	const char *line;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	assert_int_equal(tu_sh(&out, "%s record -v -g -F 4999 --force -o %s -- "
+				     "sh -c 'for i in $(seq 300); do /bin/true; done' 2>&1",
+			       tu_ringtrace(), dir), 0);
+	line = strstr(out, "ringtrace: user stacks: ");
+	if (!line || !(line = strstr(line, "ending: ")) ||
+	    sscanf(line, "ending: %lu outermost, %lu return address 0, %lu return address past "
+			 "user space, %lu read failed, %lu bad frame, %lu truncated", &outermost,
+		   &ret0, &past, &read_failed, &bad, &truncated) != 6)
+		fail_msg("no stacks' totals:\n%s", out);
+	all = outermost + ret0 + past + read_failed + bad + truncated;
+	print_message("%.*s\n", (int)strcspn(line, "\n"), line);
+	assert_true(all >= 100);
+	if (bad * 20 > all)
+		fail_msg("%lu of %lu stacks ended as a bad frame:\n%s", bad, all, out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "%s report %s --folded | grep -c '^true;_dl_start_user;'",
+			       tu_ringtrace(), dir), 0);
+	assert_true(atoi(out) > 0);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* -a -g of a program already running when the recording starts: its
  * tables are built from the side-band synthesized at the start, from files
  * opened before the capabilities are dropped. */
@@ -1004,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_ehframe_unwinds_frameless_chain),
 		cmocka_unit_test(test_ehframe_reads_debug_frame),
 		cmocka_unit_test(test_ehframe_return_address_in_a_register),
+		cmocka_unit_test(test_ehframe_loader_start_is_outermost),
 		cmocka_unit_test(test_ehframe_unwinds_running_process),
 		cmocka_unit_test(test_ehframe_unwinds_child_forked_during_start),
 		cmocka_unit_test(test_ehframe_unwinds_deep_stack),

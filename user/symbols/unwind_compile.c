@@ -78,6 +78,7 @@ struct compile {
 	unsigned int work;   /* since the clock was last read */
 	unsigned int weight; /* of a step: a row of a long FDE costs more */
 	const Dwarf_CFI *debug_cfi; /* .debug_frame's (its rows are counted apart) */
+	uint64_t entry;             /* the file's entry point (0: none) */
 };
 
 static double thread_cpu_seconds(void)
@@ -233,9 +234,25 @@ static void share_of_part(struct compile *c, const struct cfi_fde_ranges *fdes)
 		c->part_from = c->part_to;
 }
 
+/* The rows of a gap [pc, hi) between FDEs: frame pointers (a NONE row), but
+ * from the entry point on when it is there: the process's first code, the
+ * outermost frame (ld.so's _start and _dl_start_user have no CFI). */
+static enum unwind_refusal push_gap(struct compile *c, uint64_t pc, uint64_t hi)
+{
+	enum unwind_refusal why = UNWIND_BUILT;
+
+	if (c->entry <= pc || c->entry >= hi)
+		return push(c, &(struct unwind_row){ .pc = pc });
+	if (c->entry > pc)
+		why = push(c, &(struct unwind_row){ .pc = pc });
+	if (why == UNWIND_BUILT)
+		why = push(c, &(struct unwind_row){ .pc = c->entry, .cfa = UNWIND_CFA_OUTERMOST });
+	return why;
+}
+
 /* The rows of the code at [start, end): each FDE's (fdes from *first on,
- * sorted, not overlapping), one NONE row over each gap, and a NONE row at
- * end. *first moves past the FDEs that end before start. */
+ * sorted, not overlapping), one NONE row over each gap (push_gap), and a NONE
+ * row at end. *first moves past the FDEs that end before start. */
 static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[2],
 					const struct cfi_fde_ranges *fdes, size_t *first,
 					uint64_t start, uint64_t end)
@@ -251,12 +268,11 @@ static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[
 	for (i = *first; i < fdes->nr && fdes->v[i].lo < end; i++) {
 		uint64_t lo = fdes->v[i].lo > pc ? fdes->v[i].lo : pc;
 		uint64_t hi = fdes->v[i].hi < end ? fdes->v[i].hi : end;
-		const struct unwind_row gap = { .pc = pc };
 
 		if (lo >= hi)
 			continue;
 		if (ours(c, i, fdes->nr)) {
-			if (lo > pc && (why = push(c, &gap)) != UNWIND_BUILT)
+			if (lo > pc && (why = push_gap(c, pc, lo)) != UNWIND_BUILT)
 				return why;
 			why = stage_fde(c, cfi[fdes->v[i].source], &fdes->v[i], lo, hi);
 			if (why != UNWIND_BUILT)
@@ -267,12 +283,8 @@ static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[
 	/* the code's end: the part of the FDE after it (the last part's if none) */
 	if (!ours(c, i < fdes->nr ? i : fdes->nr - 1, fdes->nr))
 		return UNWIND_BUILT;
-	if (pc < end) {
-		const struct unwind_row gap = { .pc = pc };
-
-		if ((why = push(c, &gap)) != UNWIND_BUILT)
-			return why;
-	}
+	if (pc < end && (why = push_gap(c, pc, end)) != UNWIND_BUILT)
+		return why;
 	return push(c, &at_end);
 }
 
@@ -360,8 +372,10 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	enum unwind_refusal why;
 	size_t first = 0;
 	ssize_t n = 0;
+	GElf_Ehdr eh;
 
 	c->debug_cfi = cfi[1];
+	c->entry = gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
 
 	why = collect_fdes(c, elf, sec, cfi, &fdes);
 	share_of_part(c, &fdes);
