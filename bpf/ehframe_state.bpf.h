@@ -239,6 +239,7 @@ struct walk_guesses {
 	struct py_cursor py;
 	__u32 py_words;
 	struct walk_state walk; /* the walk's own */
+	__u64 code; /* the 8 bytes of code before a return address in no file */
 	/* the mapping and row of each of the last walk's first frames: a stack
 	 * much like the last sample's finds them here, in the lines after the
 	 * fields above, where the slots hashed by address lie in four pages */

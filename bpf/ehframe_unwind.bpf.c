@@ -46,6 +46,30 @@ static __always_inline void count_frame(const struct unwind_walk *w)
 		c[COUNTER_AT(no_process_frames, ws->r.fp_reason & 3)]++;
 }
 
+/* CPython 3.12's perf trampoline (-X perf), copied into executable memory of
+ * its own (no file, no table) for each code object: "sub $8, %rsp; call
+ * *%rcx" just before a return address into it, so its frame's CFA is rsp +
+ * 16, rbp and rbx unchanged (3.13's keeps frame pointers). Writable data,
+ * not .rodata: the walk's step takes a row it may write. */
+struct rt_unwind_row python_trampoline_row = {
+	.cfa = RT_CFA_RSP, .cfa_offset = 16, .rbp = RT_RBP_SAME, .rbx = RT_RBP_SAME,
+};
+/* Those 6 bytes, read as the top of the 8 before the return address. */
+#define PY_TRAMPOLINE_CALL 0xd1ff08ec8348ULL
+
+/* Whether the frame at a return address in no mapping of a CPython process
+ * is in a perf trampoline. */
+static __noinline bool in_python_trampoline(struct unwind_walk *w)
+{
+	struct walk_state *ws = &w->guesses->walk;
+
+	if (!w->py || ws->r.exact_ip || ws->r.ip < 8 ||
+	    bpf_probe_read_user(&w->guesses->code, sizeof(w->guesses->code),
+				(const void *)(ws->r.ip - 8)))
+		return false;
+	return w->guesses->code >> 16 == PY_TRAMPOLINE_CALL;
+}
+
 /* Writes frame i of the walk, at w->ip, then steps to its caller. Returns 1
  * to stop. */
 static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
@@ -118,8 +142,11 @@ mapped:
 	m = find_mapping(w, pm, pc, i);
 	if (!m)
 		m = look_up_vma(w, pm, pc);
-	if (!m)
+	if (!m) {
+		if (in_python_trampoline(w))
+			row = &python_trampoline_row;
 		goto step;
+	}
 found:
 	/* a copy: another thread's insertion may move the mapping meanwhile,
 	 * and a guess is kept under the first row of the table searched */
@@ -138,6 +165,8 @@ found:
 	why = FP_NO_TABLE;
 	if (table.nr_rows)
 		row = find_row(w->guesses, &table, (__u32)(pc - bias), i);
+	else if (!m->file.ino && in_python_trampoline(w))
+		row = &python_trampoline_row; /* (an anonymous mapping the kernel side found) */
 step:
 	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }

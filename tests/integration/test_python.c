@@ -715,6 +715,45 @@ static void test_pprof_names_as_written(void **state)
 	free(dir);
 }
 
+/* python3.12 -X perf: CPython's perf trampolines (executable memory of its
+ * own, no file, no CFI, no frame pointer: "sub $8, %rsp; call *%rcx")
+ * between the evaluation frames are crossed: >= 95% of the stacks reach
+ * _start, and the walks ending as a bad frame are at most 5% (all of them
+ * did, at the first trampoline). */
+static void test_perf_trampolines_crossed(void **state)
+{
+	static const char *const start[] = { "_start" };
+	char *dir, *log = NULL, *folded = NULL, python[PATH_MAX];
+	unsigned long total, full, outermost, ret0, past, read_failed, bad, truncated, all;
+	const char *line;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (access(PYENV_PYTHON_312, X_OK))
+		tu_skip("%s is not installed", PYENV_PYTHON_312);
+	snprintf(python, sizeof(python), "%s -X perf", PYENV_PYTHON_312);
+	dir = tu_tempdir();
+	record_script(python, spin_py, dir, 6, &log);
+	line = strstr(log, "ringtrace: user stacks: ");
+	if (!line || !(line = strstr(line, "ending: ")) ||
+	    sscanf(line, "ending: %lu outermost, %lu return address 0, %lu return address past "
+			 "user space, %lu read failed, %lu bad frame, %lu truncated", &outermost,
+		   &ret0, &past, &read_failed, &bad, &truncated) != 6)
+		fail_msg("no stacks' totals:\n%s", log);
+	all = outermost + ret0 + past + read_failed + bad + truncated;
+	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	folded_share(folded, "python3.12", start, 1, &total, &full);
+	print_message("-X perf: %lu of %lu samples reach _start; %.*s\n", full, total,
+		      (int)strcspn(line, "\n"), line);
+	if (total < 200 || full * 100 < total * 95 || bad * 20 > all)
+		fail_msg("%lu of %lu samples reach _start, %lu of %lu stacks a bad frame:\n%s\n%.3000s",
+			 full, total, bad, all, log, folded);
+	free(folded);
+	free(log);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_generator_and_recursion),
 		cmocka_unit_test(test_profile_endpoint_names),
 		cmocka_unit_test(test_pprof_names_as_written),
+		cmocka_unit_test(test_perf_trampolines_crossed),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());
