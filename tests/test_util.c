@@ -179,6 +179,21 @@ unsigned long tu_sample_freq(unsigned long want)
 	return limit && limit < want ? (unsigned long)limit : want;
 }
 
+const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long *all)
+{
+	unsigned long outermost, ret0, past, read_failed, truncated;
+	const char *line = strstr(log, "ringtrace: user stacks: ");
+
+	*bad = *all = 0;
+	if (!line || !(line = strstr(line, "ending: ")) ||
+	    sscanf(line, "ending: %lu outermost, %lu return address 0, %lu return address past "
+			 "user space, %lu read failed, %lu bad frame, %lu truncated", &outermost,
+		   &ret0, &past, &read_failed, bad, &truncated) != 6)
+		return NULL;
+	*all = outermost + ret0 + past + read_failed + *bad + truncated;
+	return line;
+}
+
 void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,
 		     unsigned long *all)
 {

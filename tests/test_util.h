@@ -59,6 +59,10 @@ int tu_free_port(void);
  * long, as a loaded or sanitized run's may). */
 unsigned long tu_sample_freq(unsigned long want);
 
+/* How record -v's user stacks ended ("ringtrace: user stacks: ... ending:
+ * ..." in log): bad frames of all, and the line; NULL (and 0s) without one. */
+const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long *all);
+
 /* Of the samples in folded stacks (report --folded: lines "a;b;c N", comm
  * first), all of them in *all, and in *with those of the lines one of whose
  * ;-separated elements is frame, whole (main is not __libc_start_call_main).

@@ -724,7 +724,7 @@ static void test_perf_trampolines_crossed(void **state)
 {
 	static const char *const start[] = { "_start" };
 	char *dir, *log = NULL, *folded = NULL, python[PATH_MAX];
-	unsigned long total, full, outermost, ret0, past, read_failed, bad, truncated, all;
+	unsigned long total, full, bad, all;
 	const char *line;
 
 	(void)state;
@@ -734,13 +734,8 @@ static void test_perf_trampolines_crossed(void **state)
 	snprintf(python, sizeof(python), "%s -X perf", PYENV_PYTHON_312);
 	dir = tu_tempdir();
 	record_script(python, spin_py, dir, 6, &log);
-	line = strstr(log, "ringtrace: user stacks: ");
-	if (!line || !(line = strstr(line, "ending: ")) ||
-	    sscanf(line, "ending: %lu outermost, %lu return address 0, %lu return address past "
-			 "user space, %lu read failed, %lu bad frame, %lu truncated", &outermost,
-		   &ret0, &past, &read_failed, &bad, &truncated) != 6)
+	if (!(line = tu_stack_endings(log, &bad, &all)))
 		fail_msg("no stacks' totals:\n%s", log);
-	all = outermost + ret0 + past + read_failed + bad + truncated;
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
 	folded_share(folded, "python3.12", start, 1, &total, &full);
 	print_message("-X perf: %lu of %lu samples reach _start; %.*s\n", full, total,
