@@ -128,7 +128,7 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
  * it. NULL if it cannot be. */
 static const struct python_file *file_of(struct python_procs *p, const struct perf_mmap *m)
 {
-	struct python_file *f;
+	struct python_file *f = NULL;
 	struct file_key key;
 	struct stat st;
 	int fd = -1;
@@ -137,35 +137,24 @@ static const struct python_file *file_of(struct python_procs *p, const struct pe
 		file_key_of_inode(&key, m);
 	} else {
 		fd = mapping_open(m);
-		if (fd < 0 || fstat(fd, &st) || !build_id_matches(fd, m->build_id, m->build_id_size)) {
-			if (fd >= 0)
-				close(fd);
-			return NULL;
-		}
+		if (fd < 0 || fstat(fd, &st) || !build_id_matches(fd, m->build_id, m->build_id_size))
+			goto out;
 		file_key_of_stat(&key, &st);
 	}
-	if ((f = hash_map_get(&p->files, &key))) {
-		if (fd >= 0)
-			close(fd);
-		return f;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
+	if ((f = hash_map_get(&p->files, &key)) || !(f = calloc(1, sizeof(*f))))
+		goto out;
 	f->key = key;
 	if (fd < 0)
 		fd = mapping_open(m); /* (proved the record's inode) */
-	if (fd >= 0) {
+	if (fd >= 0)
 		f->ok = !python_elf_inspect(fd, m->filename, &f->interp);
-		close(fd);
-	}
 	if (hash_map_put(&p->files, &f->key, f)) {
 		free(f);
-		return NULL;
+		f = NULL;
 	}
+out:
+	if (fd >= 0)
+		close(fd);
 	return f;
 }
 
