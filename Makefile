@@ -88,11 +88,11 @@ LOADGEN := $(OUTPUT)/loadgen
 # Programs with known symbols for the tests: C++ (mangled), stripped (.dynsym only),
 # PLT entries, libm, brk and the vdso (names), a function inlined into two,
 # and a call chain without frame pointers (unwindgen, a stripped copy, and a
-# build whose CFI is in .debug_frame).
+# build whose CFI is in .debug_frame), and a Go program (gogen).
 SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
 	  $(OUTPUT)/symgen_inline $(OUTPUT)/symgen_inline_clang \
 	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/unwindgen_debugframe \
-	  $(OUTPUT)/sdtgen
+	  $(OUTPUT)/sdtgen $(OUTPUT)/gogen
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -269,6 +269,14 @@ $(OUTPUT)/sdtgen: tools/sdtgen/sdtgen.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
+
+# A Go program whose time goes where Go's runtime switches stacks
+# (test_go_stacks), built by Debian's golang-go, its caches in the build's.
+$(OUTPUT)/gogen: tools/gogen/main.go tools/gogen/go.mod
+	@mkdir -p $(@D)
+	$(call msg,GO,$@)
+	$(Q)cd tools/gogen && GOCACHE=$(abspath $(OUTPUT))/go-cache GOPATH=$(abspath $(OUTPUT))/go-path \
+		GOFLAGS=-buildvcs=false GOTOOLCHAIN=local go build -o $(abspath $@) .
 
 $(TEST_UTIL): tests/test_util.c
 	@mkdir -p $(@D)

@@ -288,13 +288,13 @@ static __always_inline __u32 word_of_dwarf(__u64 low, __u64 high, __u8 reg)
 /* How the frame the walk writes next was found, and why by frame pointers:
  * in the order of their counters. */
 enum { FOUND_FIRST, FOUND_TABLE, FOUND_SIGNAL, FOUND_FP };
-enum { FP_NO_PROCESS, FP_NO_MAPPING, FP_NO_TABLE, FP_EXPRESSION };
+enum { FP_NO_PROCESS, FP_NO_MAPPING, FP_NO_TABLE, FP_EXPRESSION, FP_STACK_SWITCH };
 #define COUNTER_AT(first, i) (__builtin_offsetof(struct rt_unwind_counters, first) / 8 + (i))
 _Static_assert(COUNTER_AT(first_frames, FOUND_FP) ==
 		       __builtin_offsetof(struct rt_unwind_counters, fp_frames) / 8,
 	       "frames counted by how they were found, in that order");
-_Static_assert(COUNTER_AT(no_process_frames, FP_EXPRESSION) ==
-		       __builtin_offsetof(struct rt_unwind_counters, expression) / 8,
+_Static_assert(COUNTER_AT(no_process_frames, FP_STACK_SWITCH) ==
+		       __builtin_offsetof(struct rt_unwind_counters, stack_switch) / 8,
 	       "frames by frame pointers counted by why, in that order");
 /* How a walk ended. */
 enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED,

@@ -78,13 +78,15 @@ static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u
 }
 
 /* The next frame found by frame pointers, for why: rbp points at the saved
- * rbp, the return address above it. */
+ * rbp, the return address above it; up the stack, but for a stack switch,
+ * whose caller's frame is on another stack (Go's goroutine stacks are
+ * anywhere in its heap). */
 static __always_inline int step_by_frame_pointer(struct frame_regs *r, struct stack_window *win,
 						 __u8 why)
 {
 	__u64 bp, ip;
 
-	if (!r->bp || r->bp < r->sp || r->bp > USER_ADDR_MAX) {
+	if (!r->bp || (r->bp < r->sp && why != FP_STACK_SWITCH) || r->bp > USER_ADDR_MAX) {
 		r->end_reason = END_BAD_FRAME;
 		return 1;
 	}
@@ -193,6 +195,8 @@ static __always_inline int step_by_row(struct frame_regs *r, struct stack_window
 		return 1;
 	case RT_CFA_EXPRESSION:
 		return step_by_frame_pointer(r, win, FP_EXPRESSION);
+	case RT_CFA_STACK_SWITCH:
+		return step_by_frame_pointer(r, win, FP_STACK_SWITCH);
 	default:
 		return step_by_frame_pointer(r, win, FP_NO_TABLE);
 	}

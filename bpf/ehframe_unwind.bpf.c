@@ -43,7 +43,7 @@ static __always_inline void count_frame(const struct unwind_walk *w)
 	if (ws->r.found == FOUND_TABLE && ws->r.debug_frame)
 		w->c->debug_frame_frames++;
 	if (ws->r.found == FOUND_FP)
-		c[COUNTER_AT(no_process_frames, ws->r.fp_reason & 3)]++;
+		c[COUNTER_AT(no_process_frames, ws->r.fp_reason & 7)]++;
 }
 
 /* CPython 3.12's perf trampoline (-X perf), copied into executable memory of

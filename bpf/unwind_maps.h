@@ -25,6 +25,9 @@
 #define RT_CFA_RSP_RA_REG 10 /* rsp + cfa_offset, the return address in DWARF
 				register cfa_reg (__vfork's, popped into rdi): known
 				as RT_CFA_REG's is */
+#define RT_CFA_STACK_SWITCH 11 /* runs its callee on another stack (Go's
+				  runtime.systemstack): frame pointers find its
+				  caller, counted */
 
 /* Where the caller's rbp (and rbx) is. */
 #define RT_RBP_SAME 0
@@ -149,12 +152,14 @@ struct rt_unwind_counters {
 	__u64 table_frames;  /* from .eh_frame rows */
 	__u64 signal_frames; /* the registers a signal interrupted, from its frame */
 	__u64 fp_frames;     /* by frame pointers, for one reason each: fp_frames =
-				no_process_frames + no_mapping + no_table + expression */
+				no_process_frames + no_mapping + no_table + expression +
+				stack_switch */
 	__u64 no_process_frames; /* the process's mappings not known (yet) */
 	__u64 no_mapping;    /* no executable file mapped there (JIT, vdso) */
 	__u64 no_table;      /* a file without a table (none, or no room), or no CFI there */
 	__u64 expression;    /* a CFA rule the walk does not run (an expression, or a
 				register known only in the sampled frame) */
+	__u64 stack_switch;  /* a frame that ran its callee on another stack */
 	/* executable mappings the kernel side put in a process's, before the
 	 * loader reads them: at its exec, and from the VMA of a pc a walk
 	 * found in no mapping known (a library mapped since): kernel_mappings;

@@ -278,7 +278,7 @@ static double reason_value(const char *scrape, const char *name, const char *rea
 static void test_record_metrics_unwind_counts(void **state)
 {
 	static const char *const fallbacks[] = { "no_process", "no_mapping", "no_table",
-						 "expression" };
+						 "expression", "stack_switch" };
 	static const char *const ends[] = { "outermost",   "return_zero", "non_canonical",
 					    "read_failed", "bad_frame",   "truncated" };
 	double ends_sum = 0;
@@ -306,7 +306,7 @@ static void test_record_metrics_unwind_counts(void **state)
 	}
 	if (stacks <= 0)
 		fail_msg("no ringtrace_unwind_stacks_total above 0 in:\n%s", body);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++)
 		assert_true(reason_value(body, "ringtrace_unwind_fp_fallbacks_total", fallbacks[i]) >= 0);
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		double v = reason_value(body, "ringtrace_unwind_stack_ends_total", ends[i]);

@@ -409,6 +409,7 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 	const struct reason_count fallbacks[] = {
 		{ "no_process", u->no_process_frames }, { "no_mapping", u->no_mapping },
 		{ "no_table", u->no_table },     { "expression", u->expression },
+		{ "stack_switch", u->stack_switch },
 	};
 	const struct reason_count ends[] = {
 		{ "outermost", u->outermost },

@@ -22,9 +22,9 @@
 
 #define CACHE_MAGIC "RTUNWIND"
 /* Bumped whenever struct rt_unwind_row or the way rows are made changes. */
-#define CACHE_VERSION 7u /* 2: rows from .debug_frame too; 3: rbx rules; 4: source;
+#define CACHE_VERSION 8u /* 2: rows from .debug_frame too; 3: rbx rules; 4: source;
 			  * 5: .debug_frame's rows marked; 6: a return address in a register;
-			  * 7: the entry point's gap outermost */
+			  * 7: the entry point's gap outermost; 8: Go's runtime rules */
 
 /* A cache file: this header, then nr_rows struct rt_unwind_row. */
 struct cache_header {

@@ -76,11 +76,12 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 	rt_info("ringtrace: user frames: %" PRIu64 " (%" PRIu64 " sampled registers, %" PRIu64
 		" by .eh_frame, %" PRIu64 " by .debug_frame, %" PRIu64 " after a signal, %" PRIu64
 		" by frame pointers: %" PRIu64 " process not known, %" PRIu64 " no mapping, %" PRIu64
-		" no table, %" PRIu64 " rule not run)",
+		" no table, %" PRIu64 " rule not run, %" PRIu64 " past a stack switch)",
 		(uint64_t)c.frames, (uint64_t)c.first_frames,
 		(uint64_t)(c.table_frames - c.debug_frame_frames), (uint64_t)c.debug_frame_frames,
 		(uint64_t)c.signal_frames, (uint64_t)c.fp_frames, (uint64_t)c.no_process_frames,
-		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression);
+		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression,
+		(uint64_t)c.stack_switch);
 	rt_info("ringtrace: mappings put in by the kernel side, at exec and from the VMA of a pc in none known: %" PRIu64
 		" (%" PRIu64 " left to the side-band: no room, overlapping, or written at once); "
 		"processes it began before the side-band told of them: %" PRIu64,

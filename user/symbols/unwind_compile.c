@@ -23,6 +23,7 @@
 #include "symbols/cfi_fdes.h"
 #include "symbols/elf_open.h"
 #include "symbols/unwind_row.h"
+#include "symbols/go_runtime.h"
 #include "symbols/unwind_elf.h"
 
 static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
@@ -79,6 +80,7 @@ struct compile {
 	unsigned int weight; /* of a step: a row of a long FDE costs more */
 	const Dwarf_CFI *debug_cfi; /* .debug_frame's (its rows are counted apart) */
 	uint64_t entry;             /* the file's entry point (0: none) */
+	struct go_runtime go;       /* a Go executable's runtime functions */
 };
 
 static double thread_cpu_seconds(void)
@@ -142,6 +144,8 @@ static enum unwind_refusal compile_fde(struct compile *c, Dwarf_CFI *cfi,
 		unwind_row_of_frame(frame, signal, &r);
 		r.debug_frame = cfi == c->debug_cfi;
 		free(frame);
+		if (c->go.is_go && r.debug_frame)
+			go_runtime_complete_row(&c->go, &r);
 		if (r.cfa == UNWIND_CFA_EXPRESSION)
 			c->t->expression_rows++;
 		why = push(c, &r);
@@ -240,7 +244,16 @@ static void share_of_part(struct compile *c, const struct cfi_fde_ranges *fdes)
 static enum unwind_refusal push_gap(struct compile *c, uint64_t pc, uint64_t hi)
 {
 	enum unwind_refusal why = UNWIND_BUILT;
+	const struct go_runtime_function *f = go_runtime_function_at(&c->go, hi);
 
+	/* Go's signal return, where a handler's return address (its start)
+	 * is looked up as any return address is: at the byte before it */
+	if (f && f->start == hi && f->kind == GO_SIGNAL_RETURN && hi - 1 > pc) {
+		why = push_gap(c, pc, hi - 1);
+		if (why == UNWIND_BUILT)
+			why = push(c, &(struct unwind_row){ .pc = hi - 1, .cfa = UNWIND_CFA_SIGNAL });
+		return why;
+	}
 	if (c->entry <= pc || c->entry >= hi)
 		return push(c, &(struct unwind_row){ .pc = pc });
 	if (c->entry > pc)
@@ -376,6 +389,7 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 
 	c->debug_cfi = cfi[1];
 	c->entry = gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
+	go_runtime_of_elf(elf, &c->go);
 
 	why = collect_fdes(c, elf, sec, cfi, &fdes);
 	share_of_part(c, &fdes);

@@ -25,6 +25,9 @@ enum unwind_cfa {
 	UNWIND_CFA_REG,        /* DWARF register cfa_reg + cfa_offset (rdi, rdx, ...) */
 	UNWIND_CFA_RSP_RA_REG, /* rsp + cfa_offset, the return address in register
 				  cfa_reg (__vfork's, popped into rdi) */
+	UNWIND_CFA_STACK_SWITCH, /* the code runs its callee on another stack (Go's
+				    runtime.systemstack): frame pointers, which
+				    the switch leaves alone, find its caller */
 };
 
 /* Where the caller's rbp (or rbx) is. */

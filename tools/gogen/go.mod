@@ -1,0 +1,3 @@
+module ringtrace/tools/gogen
+
+go 1.19
