@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_file_copies.c: the thread that copies files and writes bytes handed
  * over into a recording's directory: copies whole and 0600, holes kept,
- * nothing replaced unless asked, the byte budget refusing what would pass
+ * nothing replaced unless asked, bytes appended where asked, the byte budget refusing what would pass
  * it (counted), and what is queued when the thread is given up freed. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,6 +100,42 @@ static void test_bytes_written_as_copies_are(void **state)
 	file_copies_free(c);
 }
 
+/* Bytes appended: after the file a copy made (a JIT's map, then the names
+ * of CPython's frames), or in a file of their own, 0600; never through a
+ * symlink. */
+static void test_bytes_appended(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 1 << 20);
+	struct file_copies_totals t;
+	char buf[256];
+	struct stat st;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(file_copies_start(c), 0);
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("1000 10 jit\n"), 12, "perf-1.map",
+						  true), 0);
+	assert_int_equal(file_copies_append_bytes(c, dup_text("2000 10 named\n"), 14, "perf-1.map"),
+			 0);
+	assert_int_equal(file_copies_append_bytes(c, dup_text("3000 10 alone\n"), 14, "perf-2.map"),
+			 0);
+	assert_int_equal(symlinkat("/tmp/test_file_copies_nowhere", dirfd, "perf-3.map"), 0);
+	assert_int_equal(file_copies_append_bytes(c, dup_text("4000 10 x\n"), 10, "perf-3.map"), 0);
+	file_copies_finish(c);
+	n = read_back("perf-1.map", buf, sizeof(buf), &st);
+	assert_int_equal(n, 26);
+	assert_memory_equal(buf, "1000 10 jit\n2000 10 named\n", 26);
+	n = read_back("perf-2.map", buf, sizeof(buf), &st);
+	assert_int_equal(n, 14);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(access("/tmp/test_file_copies_nowhere", F_OK), -1);
+	file_copies_get_totals(c, &t);
+	assert_int_equal(t.copied, 3);
+	assert_int_equal(t.failed, 1);
+	file_copies_free(c);
+}
+
 static void test_budget_refuses_and_counts(void **state)
 {
 	struct file_copies *c = file_copies_new(dirfd, 100);
@@ -181,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bytes_written_as_copies_are, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bytes_appended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_refuses_and_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sparse_file_copied_as_its_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_given_up_frees_the_queue, setup, teardown),

@@ -138,8 +138,9 @@ static void write_map(void *value, void *ctx)
 	if (!pr->map.len)
 		return;
 	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-	/* made O_EXCL: a JIT's own map copied already is kept */
-	fd = output_file_create(d->dirfd, d->dirpath, name, err, sizeof(err));
+	/* after the JIT's own map (CPython's -X perf trampolines), copied
+	 * there already: perf and report read both */
+	fd = output_file_append(d->dirfd, d->dirpath, name, err, sizeof(err));
 	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
 		rt_warn("Python process %u: %s", pr->pid,
 			fd < 0 ? err : "cannot write its perf map");

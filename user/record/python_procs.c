@@ -485,15 +485,15 @@ static void keep_exited(struct python_procs *p, struct python_proc *pr)
 		evict_oldest(p);
 }
 
-/* pr's map to the copies' thread (not over a JIT's own map copied as it
- * exited), and pr let go. */
+/* pr's map to the copies' thread (added to a JIT's own map copied as it
+ * exited: CPython's -X perf trampolines'), and pr let go. */
 static void hand_over(struct python_procs *p, struct python_proc *pr)
 {
 	char name[64];
 
 	if (pr->map.len) {
 		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-		if (file_copies_submit_bytes(p->copies, pr->map.data, pr->map.len, name, false))
+		if (file_copies_append_bytes(p->copies, pr->map.data, pr->map.len, name))
 			p->maps_failed++;
 		else
 			p->maps_written++;

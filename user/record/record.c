@@ -323,10 +323,11 @@ static int finish(struct session *s)
 	if ((r = drain_all(s)))
 		ret = r;
 	unwind_tables_release(&s->unwind, UINT64_MAX);
-	python_procs_finish(&s->python);
 	jit_maps_copy_all(&s->jit_maps);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
+	/* the names of Python frames, added to the JIT maps just copied */
+	python_procs_finish(&s->python);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
 		if ((r = report_unreported_losses(s, s->target.cpus.cpus[i])) && !s->error[0]) {
 			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",

@@ -42,10 +42,17 @@ bool mapping_is_vdso(const struct perf_mmap *m)
 	return m->filename && !strcmp(m->filename, "[vdso]");
 }
 
+/* A file's path: not the kernel's "//anon" of anonymous executable memory
+ * (a JIT's), whose device and inode (0) would name the vdso's table. */
+static bool is_file_path(const char *name)
+{
+	return name[0] == '/' && name[1] != '/';
+}
+
 bool mapping_wants_table(const struct perf_mmap *m)
 {
-	return (m->prot & PROT_EXEC) && m->filename && (m->filename[0] == '/' || mapping_is_vdso(m)) &&
-	       m->len;
+	return (m->prot & PROT_EXEC) && m->filename &&
+	       (is_file_path(m->filename) || mapping_is_vdso(m)) && m->len;
 }
 
 int mapping_open(const struct perf_mmap *m)

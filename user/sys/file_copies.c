@@ -24,6 +24,7 @@ struct copy_job {
 	uint8_t *data;          /* the bytes written */
 	size_t len;
 	bool replace;
+	bool append;            /* data added at the end of name (made if none) */
 	char name[PATH_MAX];
 };
 
@@ -65,7 +66,7 @@ static void job_free(struct copy_job *j)
 }
 
 static int submit(struct file_copies *c, int in, void *data, size_t len, const char *name,
-		  bool replace)
+		  bool replace, bool append)
 {
 	struct copy_job *j = calloc(1, sizeof(*j));
 
@@ -82,6 +83,7 @@ static int submit(struct file_copies *c, int in, void *data, size_t len, const c
 	j->data = data;
 	j->len = len;
 	j->replace = replace;
+	j->append = append;
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	pthread_mutex_lock(&c->lock);
 	*c->tail = j;
@@ -93,13 +95,18 @@ static int submit(struct file_copies *c, int in, void *data, size_t len, const c
 
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace)
 {
-	return submit(c, in, NULL, 0, name, replace);
+	return submit(c, in, NULL, 0, name, replace, false);
 }
 
 int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, const char *name,
 			     bool replace)
 {
-	return submit(c, -1, data, len, name, replace);
+	return submit(c, -1, data, len, name, replace, false);
+}
+
+int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, const char *name)
+{
+	return submit(c, -1, data, len, name, false, true);
 }
 
 /* Copies [from, to) of in (or of data, if in is -1) to out at the same
@@ -155,6 +162,26 @@ static int copy_data(struct file_copies *c, int in, int out, off_t size)
 	return err;
 }
 
+/* j's bytes added at the end of its file (pwrite of a file opened
+ * O_APPEND appends, whatever its offset), the file ringtrace's own: made
+ * here, 0600, or a regular file it made before. */
+static int append_one(struct file_copies *c, const struct copy_job *j)
+{
+	struct stat st;
+	int out = openat(c->dirfd, j->name,
+			 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	int err;
+
+	if (out < 0)
+		return errno;
+	err = fstat(out, &st) ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+	if (!err)
+		err = copy_extent(c, -1, j->data, out, 0, (off_t)j->len);
+	if (close(out) && !err)
+		err = errno;
+	return err;
+}
+
 static void copy_one(struct file_copies *c, const struct copy_job *j)
 {
 	char tmp[PATH_MAX + 8];
@@ -162,6 +189,11 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 	struct stat st = { 0 };
 	int out, err;
 
+	if (j->append) {
+		st.st_size = (off_t)j->len;
+		err = append_one(c, j);
+		goto count;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", j->name);
 	if (j->in < 0)
 		st.st_size = (off_t)j->len;

@@ -42,6 +42,12 @@ int file_copies_submit(struct file_copies *c, int in, const char *name, bool rep
 int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, const char *name,
 			     bool replace);
 
+/* Queues adding the len bytes at data (taken: freed once written) at the
+ * end of dirfd/name, a file made by an earlier copy (made now, 0600, if
+ * there is none), within the same budget. 0, or -ENOMEM or -ENAMETOOLONG
+ * (data freed). */
+int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, const char *name);
+
 /* Waits for the copies queued (each one within the budget, so the wait is
  * bounded), then ends the thread; copies none if it was never started. */
 void file_copies_finish(struct file_copies *c);

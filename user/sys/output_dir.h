@@ -51,6 +51,11 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
  * the fd (write-only, close-on-exec) or -errno with err set. */
 int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
 		       size_t errlen);
+/* Opens dirfd/name, a regular file ringtrace made there, to write at its
+ * end, or creates it as output_file_create does when there is none; not
+ * through a symlink. The fd (write-only, appending), or -errno with err set. */
+int output_file_append(int dirfd, const char *dirpath, const char *name, char *err,
+		       size_t errlen);
 
 /* Removes the snapshot directory dirfd/name ("snapshot-NNN") and its files.
  * 0, or -errno. */
