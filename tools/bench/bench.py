@@ -632,7 +632,7 @@ class Bench:
         keys = ("cpu", "samples", "lost", "bps", "sample", "ours", "perf", "full", "bpf")
         with open(self.BPF_STATS) as f:
             stats_before = f.read().strip()
-        rows = []
+        rows, goals = [], []
         self.results["stacks"] = {}
         try:
             with open(self.BPF_STATS, "w") as f:
@@ -672,6 +672,15 @@ class Bench:
                                  "%.2f" % self.med(r["perf"]), self.spread(r["perf"], "%.2f"),
                                  "%.1f%%" % self.med(r["full"]) if r["full"] else "-"])
                     self.results["stacks"][(wl, name)] = {k: self.med(v) for k, v in r.items() if v}
+                    if mode == "ehframe" and r["bpf"]:
+                        goal = self.STACK_BPF_NS_GOAL[wl]
+                        line = self.verdict("ringtrace record -g, %s (%d user frames), BPF ns per sample"
+                                            % (wl, 7 if wl == "chain" else 47),
+                                            "%.0f ns" % self.med(r["bpf"]), "<= %d ns" % goal,
+                                            self.med(r["bpf"]) <= goal)
+                        goals.append(line)
+                        self.goal_lines.append("bench: " + line[2:])
+                        print(self.goal_lines[-1], flush=True)
         finally:
             with open(self.BPF_STATS, "w") as f:
                 f.write(stats_before)
@@ -698,9 +707,12 @@ class Bench:
             ["stack", "recorder", "BPF ns/sample (median)", "spread", "sample bytes",
              "file bytes/sample", "samples",
              "lost", "record CPU s", "ringtrace report s", "perf report s", "spread", "full path"],
-            rows)
+            rows, goals)
 
     # -- the document ----------------------------------------------------
+
+    # scenario 6's goals for -g's in-kernel walk, per sample (issue #52)
+    STACK_BPF_NS_GOAL = {"chain": 1000, "deep": 3000}
 
     SAMPLE_RATE = "/proc/sys/kernel/perf_event_max_sample_rate"
 

@@ -24,7 +24,7 @@ ROOTS = ("main", "__libc_start_call_main", "_start", "_dl_start_user")
 EXECVE = ("bprm_execve", "__x64_sys_execve", "__x64_sys_execveat")
 # nor one taken while exit tears the address space down (the stack is gone or going)
 EXIT_MM = ("exit_mm", "mmput", "exit_mmap")
-GOAL_ALL, GOAL_EARLY = 98.0, 95.0
+GOAL_ALL, GOAL_EARLY = 98.0, 97.0  # issue #52: 97% in the first 5 ms
 TOP_ENDS = 3  # outermost frames named for the samples that miss main
 
 
@@ -326,7 +326,7 @@ def headline(results):
     r = results.get("build_stacks")
     if not r:
         return []
-    return ["- stacks of a C build reaching main (all / first 5 ms after exec, goals 98% / 95%): "
+    return ["- stacks of a C build reaching main (all / first 5 ms after exec, goals 98% / 97%): "
             + "; ".join("%s %s %.1f%% / %.1f%%" % (key, comm, pct(r[key][comm]["main"], r[key][comm]["all"]),
                                                    pct(r[key][comm]["early_main"], r[key][comm]["early"]))
                         for key in ("cold", "warm", "perf") if key in r for comm in PROCESSES)]
