@@ -297,7 +297,7 @@ _Static_assert(COUNTER_AT(no_process_frames, FP_STACK_SWITCH) ==
 		       __builtin_offsetof(struct rt_unwind_counters, stack_switch) / 8,
 	       "frames by frame pointers counted by why, in that order");
 /* How a walk ended. */
-enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED,
+enum { END_NONE, END_OUTERMOST, END_RETURN_ZERO, END_NON_CANONICAL, END_READ_FAILED, END_IN_EXEC,
        END_BAD_FRAME, END_TRUNCATED };
 
 /* The pointers of one walk, on the BPF stack of the sampling program (what

@@ -7,6 +7,15 @@
 
 #include "ehframe_state.bpf.h"
 
+/* How a walk ends at a read of the stack that failed: in an exec, the old
+ * image's stack is gone with its address space (the sampled registers are
+ * still the old image's until the new one starts). */
+static __always_inline __u8 read_failure(void)
+{
+	return BPF_CORE_READ_BITFIELD(bpf_get_current_task_btf(), in_execve) ? END_IN_EXEC
+										: END_READ_FAILED;
+}
+
 /* A word of user (or kernel) memory read alone. Helpers write into map
  * memory only: this kernel's verifier fails ("verifier bug: stack slot")
  * on a helper writing a bpf_loop body's own stack in some walks. */
@@ -91,7 +100,7 @@ static __always_inline int step_by_frame_pointer(struct frame_regs *r, struct st
 		return 1;
 	}
 	if (!stack_word(win, r->bp, &bp) || !stack_word(win, r->bp + 8, &ip)) {
-		r->end_reason = END_READ_FAILED;
+		r->end_reason = read_failure();
 		return 1;
 	}
 	r->sp = r->bp + 16;
@@ -111,7 +120,7 @@ static __always_inline int step_over_signal(struct frame_regs *r, struct stack_w
 
 	if (bpf_probe_read_user(regs, sizeof(win->signal),
 				(const void *)(sc + SIGCONTEXT_FIRST_READ * 8))) {
-		r->end_reason = END_READ_FAILED;
+		r->end_reason = read_failure();
 		return 1;
 	}
 	r->bp = regs[0];
@@ -205,13 +214,13 @@ static __always_inline int step_by_row(struct frame_regs *r, struct stack_window
 		return 1;
 	}
 	if (!stack_word(win, cfa - 8, &ra)) {
-		r->end_reason = END_READ_FAILED;
+		r->end_reason = read_failure();
 		return 1;
 	}
 caller:
 	if (!caller_register(win, row->rbp, row->rbp_offset, cfa, &bp) ||
 	    !caller_register(win, row->rbx, row->rbx_offset, cfa, &bx)) {
-		r->end_reason = END_READ_FAILED;
+		r->end_reason = read_failure();
 		return 1;
 	}
 	r->sp = cfa;

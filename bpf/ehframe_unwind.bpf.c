@@ -326,6 +326,9 @@ registers:
 	case END_READ_FAILED:
 		c->read_failed++;
 		break;
+	case END_IN_EXEC:
+		c->in_exec++;
+		break;
 	case END_TRUNCATED:
 		c->truncated++;
 		break;

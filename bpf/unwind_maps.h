@@ -133,7 +133,7 @@ struct rt_process_mappings {
  * parts that each add up. */
 struct rt_unwind_counters {
 	/* stacks, each ending one way: samples = outermost + return_zero +
-	 * non_canonical + read_failed + bad_frame + truncated */
+	 * non_canonical + read_failed + bad_frame + truncated + in_exec */
 	__u64 samples;       /* user stacks */
 	__u64 no_process;    /* ...of which walked by frame pointers alone: the
 				process's mappings not known, and no room to
@@ -144,6 +144,9 @@ struct rt_unwind_counters {
 	__u64 read_failed;   /* ended at a stack read that failed (not paged in) */
 	__u64 bad_frame;     /* ended at a frame going down the stack */
 	__u64 truncated;     /* cut at RT_MAX_STACK_DEPTH frames */
+	__u64 in_exec;       /* ended at a read of the stack of the image an exec
+				was replacing: gone with its address space (the
+				sample's pc alone is the old image's, as perf's) */
 	/* frames the walks wrote, each found one way: frames = first_frames +
 	 * table_frames + signal_frames + fp_frames (the BPF side counts them
 	 * by index, in this order) */

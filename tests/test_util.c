@@ -181,8 +181,8 @@ unsigned long tu_sample_freq(unsigned long want)
 
 const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long *all)
 {
-	unsigned long outermost, ret0, past, read_failed, truncated;
-	const char *line = strstr(log, "ringtrace: user stacks: ");
+	unsigned long outermost, ret0, past, read_failed, truncated, in_exec = 0;
+	const char *line = strstr(log, "ringtrace: user stacks: "), *in_exec_at;
 
 	*bad = *all = 0;
 	if (!line || !(line = strstr(line, "ending: ")) ||
@@ -190,7 +190,11 @@ const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long 
 			 "user space, %lu read failed, %lu bad frame, %lu truncated", &outermost,
 		   &ret0, &past, &read_failed, bad, &truncated) != 6)
 		return NULL;
-	*all = outermost + ret0 + past + read_failed + *bad + truncated;
+	/* (and the stacks of an image an exec replaced, since 2026-12-02) */
+	in_exec_at = strstr(line, " truncated, ");
+	if (in_exec_at && in_exec_at < line + strcspn(line, "\n"))
+		sscanf(in_exec_at, " truncated, %lu in an exec", &in_exec);
+	*all = outermost + ret0 + past + read_failed + *bad + truncated + in_exec;
 	return line;
 }
 

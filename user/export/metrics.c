@@ -415,7 +415,7 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 		{ "outermost", u->outermost },
 		{ "return_zero", u->return_zero },   { "non_canonical", u->non_canonical },
 		{ "read_failed", u->read_failed },   { "bad_frame", u->bad_frame },
-		{ "truncated", u->truncated },
+		{ "truncated", u->truncated },     { "in_exec", u->in_exec },
 	};
 	int r = 0;
 
@@ -432,7 +432,8 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 	r |= render_reasons(out, "ringtrace_unwind_stack_ends_total",
 			    "How user stacks ended: outermost (where the CFI ends them), "
 			    "return_zero, non_canonical, "
-			    "read_failed, bad_frame, truncated (127 frames); they add up to "
+			    "read_failed, bad_frame, truncated (127 frames), in_exec (the stack "
+			    "of the image an exec replaced); they add up to "
 			    "ringtrace_unwind_stacks_total.",
 			    ends, sizeof(ends) / sizeof(ends[0]));
 	return r;
