@@ -570,34 +570,6 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 	return fd < 0 ? -errno : fd;
 }
 
-int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
-		       size_t errlen)
-{
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
-	return fd < 0 ? -errno : fd;
-}
-
-int output_file_append(int dirfd, const char *dirpath, const char *name, char *err,
-		       size_t errlen)
-{
-	int fd = openat(dirfd, name,
-			O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	struct stat st;
-
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-		errno = EINVAL;
-	}
-	if (fd < 0)
-		rt_format(err, errlen, "cannot open %s/%s to add to it: %s", dirpath, name,
-			  strerror(errno));
-	return fd < 0 ? -errno : fd;
-}
-
 int output_snapshot_remove(int dirfd, const char *name)
 {
 	return strncmp(name, "snapshot-", 9) || strchr(name, '/')

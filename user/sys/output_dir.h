@@ -47,11 +47,12 @@ void output_dir_close(struct output_dir *d);
 int output_subdir_create(int dirfd, const char *dirpath, const char *name, char *err,
 			 size_t errlen);
 
-/* Creates dirfd/name exclusively, mode 0600, not through a symlink; returns
- * the fd (write-only, close-on-exec) or -errno with err set. */
+/* output_dir_files.c: creates dirfd/name exclusively, mode 0600, not
+ * through a symlink; returns the fd (write-only, close-on-exec) or -errno
+ * with err set. */
 int output_file_create(int dirfd, const char *dirpath, const char *name, char *err,
 		       size_t errlen);
-/* Opens dirfd/name, a regular file ringtrace made there, to write at its
+/* output_dir_files.c: opens dirfd/name, a regular file ringtrace made there, to write at its
  * end, or creates it as output_file_create does when there is none; not
  * through a symlink. The fd (write-only, appending), or -errno with err set. */
 int output_file_append(int dirfd, const char *dirpath, const char *name, char *err,
