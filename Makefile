@@ -30,7 +30,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 LDLIBS := -lbpf -ldw -lelf -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
-	  -lprotobuf-c -lz -lpthread -lm
+	  -lprotobuf-c -lz -lxxhash -lpthread -lm
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -53,7 +53,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
 		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip \
-		      libprotobuf-c-dev protobuf-c-compiler
+		      libprotobuf-c-dev protobuf-c-compiler libxxhash-dev
 # systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
 # openssl for a test certificate, util-linux for setpriv, python3-yaml to
 # read the Kubernetes manifest, debuginfod for a server of debug files,
@@ -374,7 +374,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)) \
 	     user/capture/event_spec.c user/capture/perf_events.c user/export/metrics.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
-FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lcap -lpthread
+FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lxxhash -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 # Real binaries fuzz_unwind_compile starts from (those present), mutated.
 FUZZ_ELF_SEEDS := /usr/bin/true $(OUTPUT)/unwindgen $(OUTPUT)/symgen_stripped
