@@ -576,7 +576,7 @@ static void fork_exec_race(const char *work, const char *input, bool all_cpus,
 		      "__libc_start_call_main (%.1f%%)\n", all_cpus ? " -a" : "",
 		      strcmp(cache, "none") ? "warm" : "cold", with, all,
 		      all ? 100.0 * (double)with / (double)all : 0.0);
-	assert_true(all >= 300); /* gzip -9 of 10 MB runs for seconds at 999 Hz */
+	assert_true(all >= 300); /* gzip -9 of 20 MB runs for seconds at 999 Hz */
 	if (with * 100 < all * 95)
 		fail_msg("only %lu of gzip's %lu samples reach main; its stacks:\n%s", with, all,
 			 out);
@@ -593,8 +593,12 @@ static void test_fork_and_exec_on_two_cpus(void **state)
 		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
 	work = tu_tempdir();
 	snprintf(input, sizeof(input), "%s/input", work);
-	/* ~10 MB that gzip -9 works on for a few seconds: machine code */
-	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1",
+	/* ~20 MB that gzip -9 works on for several seconds: machine code.
+	 * What misses main is gzip's first ~100 ms (one frame: the drain is
+	 * held 50 ms, then its table is built or read), a time of its own: on
+	 * 10 MB, 2100-2700 samples in CI, it was 4-5% (94.8% once) */
+	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl /usr/bin/python3.11 /usr/bin/perl "
+			">%s 2>&1",
 		  input))
 		tu_skip("cannot make the input from python3.11 and perl: %s", out);
 	free(out);
