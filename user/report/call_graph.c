@@ -171,10 +171,19 @@ static int compare_names_down(const char *a, const char *b)
 	return c > 0 ? -1 : c < 0;
 }
 
+/* Whether dso is the kernel's, which perf allocates before any other (at
+ * the session's start). */
+static bool kernel_dso(const char *dso)
+{
+	return dso && !strncmp(dso, "[kernel", 7);
+}
+
 /* Siblings as perf prints them: by period, heaviest first; ties in the
  * order of perf's tree of children (match_chain's, descending): names of
  * inlined functions, else file and start (or address). perf orders files
- * by where it allocated them; here by name. */
+ * by where it allocated them: the kernel's first, so last here (seen
+ * beside load: a kernel branch and a program's of one weight, perf's
+ * program first); the others here by name. */
 static int compare_siblings(const void *a, const void *b)
 {
 	const struct graph_node *x = *(const struct graph_node *const *)a;
@@ -185,6 +194,8 @@ static int compare_siblings(const void *a, const void *b)
 		return c;
 	if (x->key.name && y->key.name && (x->inlined || y->inlined))
 		return compare_names_down(x->key.name, y->key.name);
+	if (kernel_dso(x->key.dso) != kernel_dso(y->key.dso))
+		return kernel_dso(x->key.dso) ? 1 : -1;
 	if ((c = compare_names_down(x->key.dso, y->key.dso)))
 		return c;
 	if (x->key.name && y->key.name)
