@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sys/output_dir.h"
+
 /* Read and written this much at a time; the give-up flag is asked between. */
 #define COPY_CHUNK (1u << 20)
 
@@ -163,23 +165,19 @@ static int copy_data(struct file_copies *c, int in, int out, off_t size)
 }
 
 /* j's bytes added at the end of its file (pwrite of a file opened
- * O_APPEND appends, whatever its offset), the file ringtrace's own: made
- * here, 0600, or a regular file it made before. */
+ * O_APPEND appends, whatever its offset), made there as output_file_append
+ * opens it. */
 static int append_one(struct file_copies *c, const struct copy_job *j)
 {
-	struct stat st;
-	int out = openat(c->dirfd, j->name,
-			 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	int err;
+	char err[256];
+	int out = output_file_append(c->dirfd, "", j->name, err, sizeof(err)), e;
 
 	if (out < 0)
-		return errno;
-	err = fstat(out, &st) ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
-	if (!err)
-		err = copy_extent(c, -1, j->data, out, 0, (off_t)j->len);
-	if (close(out) && !err)
-		err = errno;
-	return err;
+		return -out;
+	e = copy_extent(c, -1, j->data, out, 0, (off_t)j->len);
+	if (close(out) && !e)
+		e = errno;
+	return e;
 }
 
 static void copy_one(struct file_copies *c, const struct copy_job *j)
