@@ -223,6 +223,8 @@ struct walk_state {
 	__u32 frames; /* frames written */
 	__s32 last_mapping; /* the mapping of the frame before, tried first */
 	bool no_process; /* its mappings not known: frame pointers alone */
+	bool table_pending; /* a frame in a file whose table the loader has not
+			       loaded, nor said it has none (unwind_files) */
 };
 
 struct walk_guesses {

@@ -160,6 +160,8 @@ found:
 		if (f) {
 			table = f->table;
 			bias = m->file_start - f->exec_vaddr_delta;
+		} else {
+			ws->table_pending = true;
 		}
 	}
 	why = FP_NO_TABLE;
@@ -336,6 +338,9 @@ registers:
 		c->bad_frame++;
 		break;
 	}
+	/* for the caller: a copy of the stack could be unwound when read */
+	s->meta.table_pending = ws->table_pending;
+	s->meta.user_at = n;
 	frames = ws->frames;
 	if (!frames || frames > RT_MAX_STACK_DEPTH)
 		return n;

@@ -128,7 +128,7 @@ static __always_inline int probe_sample(struct pt_regs *ctx, __u32 idx, enum pro
 		goto out;
 	*(__u32 *)&s->w[at] = raw_size + 4;
 	n = last + 1;
-	if (capture_user_stack)
+	if (capture_user_stack || stack_copy_budget)
 		n = append_user_stack(s, n, (const __u64 *)ctx, capture_cgroup ? 8 : 0);
 	submit_sample(ctx, s, n, ev, true, pid_tgid, cpu, now, true);
 out:

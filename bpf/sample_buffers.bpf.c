@@ -6,6 +6,7 @@
 const volatile bool capture_callchain = false;
 const volatile bool capture_user_stack = false;
 const volatile __u32 stack_user_size = RT_STACK_USER_DEFAULT;
+const volatile __u32 stack_copy_budget = 0;
 const volatile bool capture_cgroup = false;
 const volatile bool single_ring = false;
 const volatile bool use_perfbuf = false;

@@ -17,6 +17,10 @@ extern const volatile bool capture_callchain;
 /* --call-graph dwarf: no user callchain, the user regs and stack instead */
 extern const volatile bool capture_user_stack;
 extern const volatile __u32 stack_user_size; /* a multiple of 8 */
+/* -g: a stack with a frame in a file whose table is not loaded yet is
+ * copied (as --call-graph dwarf) instead of its user frames, within this many
+ * bytes a second on a CPU; 0: never */
+extern const volatile __u32 stack_copy_budget;
 extern const volatile bool capture_cgroup;
 extern const volatile bool single_ring; /* one ring for every CPU (per-thread mode) */
 extern const volatile bool use_perfbuf;  /* perf event array instead of BPF rings */
@@ -109,6 +113,14 @@ struct sample_meta {
 	__u64 pid_tgid, now, cgroup_id;
 	__u32 cpu;
 	bool user;
+	/* -g: the walk met a file whose table is not loaded yet
+	 * (table_pending); the word of its PERF_CONTEXT_USER (user_at); the
+	 * stack copied instead of the frames (copy_stack) */
+	bool table_pending, copy_stack;
+	__u32 user_at;
+	/* this CPU's budget of those copies: the second it counts, and the
+	 * bytes copied in it */
+	__u64 copy_second, copy_bytes;
 };
 struct sample_words {
 	__u64 w[SCRATCH_WORDS];

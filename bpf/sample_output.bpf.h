@@ -17,6 +17,8 @@ static const __u8 perf_reg_word[RT_REGS_USER_COUNT] = {
 	9, 8, 7, 6, 3, 2, 1, 0,                       /* r8 .. r15 */
 };
 
+#define STACK_COPY_OVER_TOP 64
+
 /* Appends PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER at word n, as the
  * kernel's perf_output_sample_regs/_ustack write them: abi 0 and size 0 for
  * a kernel thread; else the regs, the stack size, the bytes copied from the
@@ -33,7 +35,7 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 	_Static_assert(PT_REGS_WORDS == SCRATCH_REGS_WORDS, "the scratch holds a pt_regs");
 	if (n > RT_SAMPLE_BEFORE_STACK_WORDS - RT_REGS_MAX_WORDS - 1)
 		return n;
-	if (task->flags & PF_KTHREAD) {
+	if ((task->flags & PF_KTHREAD) || (!capture_user_stack && !s->meta.copy_stack)) {
 		s->w[n] = 0;     /* PERF_SAMPLE_REGS_ABI_NONE */
 		s->w[n + 1] = 0; /* no stack */
 		return n + 2;
@@ -56,9 +58,24 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 	room = RT_SAMPLE_MAX_BYTES - (n + 2) * 8 - tail;
 	if (size > room)
 		size = room & ~7ULL;
-	s->w[n++] = size;
 	sp = pt[PT_SP];
-	for (int i = 0; i < RT_STACK_USER_MAX / 4096 + 2; i++) {
+	/* a copy for a table not loaded yet: the main thread's stack only to
+	 * its top (where the kernel put argc at exec) and STACK_COPY_OVER_TOP
+	 * bytes over it (argv's first pointers: libunwind reads there to end
+	 * the walk at _start) */
+	if (!capture_user_stack) {
+		__u64 top = task->mm ? task->mm->start_stack : 0;
+
+		if (sp < top && top - sp + STACK_COPY_OVER_TOP < size)
+			size = (top - sp + STACK_COPY_OVER_TOP + 7) & ~7ULL;
+		s->meta.copy_bytes += size;
+	}
+	s->w[n++] = size;
+	/* (a copy for a table not loaded yet is at most
+	 * RT_STACK_USER_DEFAULT: fewer pages for the verifier to walk, after
+	 * the -g walk's frames) */
+	for (int i = 0; i < (capture_user_stack ? RT_STACK_USER_MAX : RT_STACK_USER_DEFAULT) / 4096 + 2;
+	     i++) {
 		__u64 chunk = 4096 - ((sp + done) & 4095), at;
 
 		if (done >= size)
@@ -112,6 +129,44 @@ static __always_inline __u32 append_user_callchain(struct sample_words *s, __u32
 	return end;
 }
 
+/* -g: whether this CPU may copy one more stack this second (its copies so
+ * far within stack_copy_budget bytes: the last may pass it by one copy),
+ * counted either way. */
+static __always_inline bool take_copy(struct sample_words *s, __u64 now)
+{
+	__u32 zero = 0;
+	struct rt_unwind_counters *c = bpf_map_lookup_elem(&unwind_counters, &zero);
+	__u64 second = now / 1000000000ULL;
+
+	if (!c)
+		return false;
+	if (s->meta.copy_second != second) {
+		s->meta.copy_second = second;
+		s->meta.copy_bytes = 0;
+	}
+	if (s->meta.copy_bytes >= stack_copy_budget) {
+		c->copies_over_budget++;
+		return false;
+	}
+	c->stacks_copied++;
+	return true;
+}
+
+/* -g: a walk that met a file whose table is not loaded yet gives way to a
+ * copy of the stack, which the reader unwinds once the file's table is known
+ * (as --call-graph dwarf): its frames are cut, the callchain kept to the
+ * kernel's, and append_user_stack copies. Returns the new word count. */
+static __always_inline __u32 copy_instead_of_walk(struct sample_words *s, __u32 n, __u64 now)
+{
+	__u32 at = s->meta.user_at;
+
+	if (!s->meta.table_pending || at <= RT_SAMPLE_FIXED_WORDS || at > n ||
+	    !take_copy(s, now))
+		return n;
+	s->meta.copy_stack = true;
+	return at;
+}
+
 /* Fills the head but its header and seq, and the callchain; returns the
  * word count so far. */
 static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
@@ -129,13 +184,17 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 	h->time = now;
 	h->cpu = cpu;
 	h->period = period;
+	s->meta.copy_stack = false;
 	if (capture_callchain) {
 		n++; /* word 7 is nr */
 		if (!user)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
-		if ((pid_tgid >> 32) && unwind_ehframe)
+		if ((pid_tgid >> 32) && unwind_ehframe) {
+			s->meta.table_pending = false;
 			n = append_user_callchain(s, n, user_regs, pid_tgid >> 32);
-		else if ((pid_tgid >> 32) && !capture_user_stack)
+			if (stack_copy_budget)
+				n = copy_instead_of_walk(s, n, now);
+		} else if ((pid_tgid >> 32) && !capture_user_stack)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
 	}

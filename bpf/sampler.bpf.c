@@ -36,7 +36,7 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	n = begin_sample(ctx, s, ev, PT_REGS_IP(&ctx->regs), user,
 			 user ? (const __u64 *)&ctx->regs : NULL, pid_tgid, cpu, now,
 			 ctx->sample_period);
-	if (capture_user_stack)
+	if (capture_user_stack || stack_copy_budget)
 		n = append_user_stack(s, n, user ? (const __u64 *)&ctx->regs : NULL,
 				      capture_cgroup ? 8 : 0);
 	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now, false);
@@ -194,7 +194,7 @@ int on_tracepoint(void *ctx)
 	__builtin_memcpy(raw, &common, sizeof(common));
 	*(__u32 *)&s->w[at] = padded;
 	n = last + 1;
-	if (capture_user_stack)
+	if (capture_user_stack || stack_copy_budget)
 		n = append_user_stack(s, n, NULL, capture_cgroup ? 8 : 0);
 	submit_sample(ctx, s, n, ev, syscall, pid_tgid, cpu, now, false);
 	return KEEP_PERF_EVENTS;

@@ -615,6 +615,187 @@ static void test_fork_and_exec_on_two_cpus(void **state)
 	fork_exec_race(work, input, true, cache);
 }
 
+/* The frames of each sample of a script's output, one string a sample ("ip
+ * sym (dso)" lines, leaf first), in order. Returns how many. */
+static size_t script_stacks(char *text, char **stacks, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *block = strtok_r(text, "\n", &save); block; block = strtok_r(NULL, "\n", &save)) {
+		if (block[0] != ' ' && block[0] != '\t') {
+			/* a sample's header line: its frames follow */
+			if (n == max)
+				break;
+			stacks[n++] = NULL;
+			continue;
+		}
+		if (!n)
+			continue;
+		while (*block == ' ' || *block == '\t')
+			block++;
+		if (!stacks[n - 1]) {
+			stacks[n - 1] = strdup(block);
+		} else {
+			size_t len = strlen(stacks[n - 1]) + strlen(block) + 2;
+			char *both = malloc(len);
+
+			assert_non_null(both);
+			snprintf(both, len, "%s\n%s", stacks[n - 1], block);
+			free(stacks[n - 1]);
+			stacks[n - 1] = both;
+		}
+		assert_non_null(stacks[n - 1]);
+	}
+	return n;
+}
+
+#define MAX_STACKS 20000
+
+/*
+ * A stack whose file's table is not loaded yet is copied (regs and stack, as
+ * --call-graph dwarf) and unwound when read. gzip exec'd on CPU 0 while its
+ * fork was on CPU 1, the drain held 300 ms: its table comes after its first
+ * ~300 ms of samples. Checked: the totals' copies are the recording's
+ * (every sample with a stack copy, counted by perf report -D); at least 99%
+ * of gzip's samples reach __libc_start_call_main; and perf script unwinds
+ * the same copies to the same frames (perf's libunwind stops at
+ * __libc_start_call_main in a process that exec'd from one with libc
+ * mapped, as it does on perf's own dwarf recording of it: there perf's stack
+ * is the head of ours).
+ */
+static void test_stacks_before_their_table_are_copied(void **state)
+{
+	char dir[PATH_MAX], input[PATH_MAX + 8], *out = NULL, *rt = NULL, *pf = NULL, *copied;
+	static char *ours[MAX_STACKS], *perfs[MAX_STACKS];
+	unsigned long with, all, totals, in_file;
+	size_t n_ours, n_perf, heads = 0, differ = 0, reach = 0;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_online_cpus() < 2)
+		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
+	work = tu_tempdir();
+	snprintf(dir, sizeof(dir), "%s/rt", work);
+	snprintf(input, sizeof(input), "%s/input", work);
+	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1", input))
+		tu_skip("cannot make the input from python3.11 and perl: %s", out);
+	free(out);
+	/* (a budget of copies for the 300 ms held: 1M a second, the default,
+	 * is spent in them here) */
+	rc = tu_sh(&out, "%s record -v -a -g -m 512 --stack-copy-budget 8M --unwind-cache none "
+			 "--debug-drain-delay-ms 300 --force -o %s -- taskset -c 1 sh -c "
+			 "'taskset -c 0 gzip -9 -c %s >/dev/null & wait $!; true' 2>&1 >/dev/null",
+		   tu_ringtrace(), dir, input);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	copied = strstr(out, "not loaded yet: ");
+	if (!copied || sscanf(copied, "not loaded yet: %lu copied", &totals) != 1)
+		fail_msg("no count of stacks copied in the totals:\n%s", out);
+	if (!strstr(out, " samples, 0 lost"))
+		fail_msg("samples lost: the copies cannot be counted in the files:\n%s", out);
+	free(out);
+	rc = tu_sh(&out, "perf report -D -i %s 2>/dev/null | grep -c 'ustack: size [1-9]'", dir);
+	in_file = strtoul(out, NULL, 10);
+	free(out);
+	print_message("stacks copied: %lu in the totals, %lu in the files\n", totals, in_file);
+	assert_int_equal(in_file, totals);
+	assert_true(totals >= 50); /* gzip's first 300 ms at 999 Hz, and more */
+
+	rc = tu_sh(&out, "%s report -i %s --folded --comm gzip", tu_ringtrace(), dir);
+	if (rc)
+		fail_msg("report failed (%d):\n%s", rc, out);
+	tu_folded_count(out, "__libc_start_call_main", &with, &all);
+	print_message("%lu of gzip's %lu samples through __libc_start_call_main\n", with, all);
+	assert_true(all >= 300);
+	if (with * 100 < all * 99)
+		fail_msg("only %lu of gzip's %lu samples reach main:\n%s", with, all, out);
+	free(out);
+
+	if (tu_sh(&rt, "%s script -i %s --comm gzip", tu_ringtrace(), dir) ||
+	    tu_sh(&pf, "perf script -i %s --comm gzip 2>/dev/null", dir))
+		fail_msg("script failed:\n%s\n%s", rt, pf);
+	n_ours = script_stacks(rt, ours, MAX_STACKS);
+	n_perf = script_stacks(pf, perfs, MAX_STACKS);
+	assert_int_equal(n_ours, n_perf);
+	for (size_t i = 0; i < n_ours; i++) {
+		const char *a = ours[i] ? ours[i] : "", *b = perfs[i] ? perfs[i] : "", *last;
+		size_t lb = strlen(b);
+
+		reach += strstr(a, "__libc_start_call_main") != NULL;
+		if (!strcmp(a, b))
+			continue;
+		differ++;
+		/* perf's is the head of ours, its last frame where its
+		 * libunwind stops */
+		last = strrchr(b, '\n') ? strrchr(b, '\n') : b;
+		if (lb && !strncmp(a, b, lb) && a[lb] == '\n' &&
+		    strstr(last, "__libc_start_call_main"))
+			heads++;
+		else
+			fail_msg("sample %zu: ours\n%s\nperf's\n%s", i, a, b);
+	}
+	print_message("%zu samples, %zu as perf's, %zu perf's a head of ours (ending at "
+		      "__libc_start_call_main); %zu reach it\n",
+		      n_ours, n_ours - differ, heads, reach);
+	for (size_t i = 0; i < n_ours; i++)
+		free(ours[i]);
+	for (size_t i = 0; i < n_perf; i++)
+		free(perfs[i]);
+	free(rt);
+	free(pf);
+}
+
+/* The copies of one CPU within a second stay within --stack-copy-budget (the
+ * last may pass it by one copy); those left out are counted. */
+static void test_stack_copies_within_their_budget(void **state)
+{
+	char dir[PATH_MAX], input[PATH_MAX + 8], *out = NULL, *copied;
+	unsigned long totals, over, in_file, bytes, seconds_cpus;
+	double seconds;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_online_cpus() < 2)
+		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
+	work = tu_tempdir();
+	snprintf(dir, sizeof(dir), "%s/rt", work);
+	snprintf(input, sizeof(input), "%s/input", work);
+	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1", input))
+		tu_skip("cannot make the input from python3.11 and perl: %s", out);
+	free(out);
+	rc = tu_sh(&out, "%s record -v -a -g --stack-copy-budget 16K --unwind-cache none "
+			 "--debug-drain-delay-ms 300 --force -o %s -- taskset -c 1 sh -c "
+			 "'taskset -c 0 gzip -9 -c %s >/dev/null & wait $!; true' 2>&1 >/dev/null",
+		   tu_ringtrace(), dir, input);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, out);
+	copied = strstr(out, "not loaded yet: ");
+	if (!copied || sscanf(copied, "not loaded yet: %lu copied (unwound when read, as dwarf's), "
+				      "%lu walked",
+			      &totals, &over) != 2)
+		fail_msg("no count of stacks copied in the totals:\n%s", out);
+	copied = strstr(out, "recorded ");
+	if (!copied || sscanf(copied, "recorded %lf s", &seconds) != 1)
+		fail_msg("no duration in the totals:\n%s", out);
+	free(out);
+	rc = tu_sh(&out, "perf report -D -i %s 2>/dev/null | grep -o 'ustack: size [1-9][0-9]*' | "
+			 "awk '{n++; b += $3} END {print n + 0, b + 0}'", dir);
+	if (rc || sscanf(out, "%lu %lu", &in_file, &bytes) != 2)
+		fail_msg("perf report -D failed (%d):\n%s", rc, out);
+	free(out);
+	/* the seconds each CPU's budget was counted in: the recording's,
+	 * whole, and one more for where it began */
+	seconds_cpus = ((unsigned long)seconds + 2) * (unsigned long)tu_online_cpus();
+	print_message("%lu copied (%lu bytes in the files, %lu allowed), %lu over the budget\n",
+		      totals, bytes, seconds_cpus * (16384 + 8192), over);
+	assert_true(over > 0);
+	assert_true(in_file <= totals); /* (some may be lost with the ring full) */
+	assert_true(bytes <= seconds_cpus * (16384 + 8192));
+}
+
 /* Records "unwindgen MODE 2.5; unwindgen MODE 1.5" under -g with every
  * drain held back a second: the second's samples of its first second are
  * taken before ringtrace reads its side-band. Returns the second's folded
@@ -720,6 +901,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_lying_files_cannot_stall_recording, remove_work),
 		cmocka_unit_test_teardown(test_copies_cannot_change_roots_stacks, remove_work),
 		cmocka_unit_test_teardown(test_fork_and_exec_on_two_cpus, remove_work),
+		cmocka_unit_test_teardown(test_stacks_before_their_table_are_copied, remove_work),
+		cmocka_unit_test_teardown(test_stack_copies_within_their_budget, remove_work),
 		cmocka_unit_test_teardown(test_exec_unwinds_before_the_loader_knows, remove_work),
 		cmocka_unit_test_teardown(test_library_mapped_after_exec_unwinds_at_once, remove_work),
 	};

@@ -62,6 +62,10 @@ struct bpf_sampler_config {
 	uint32_t stack_user; /* --call-graph dwarf: user regs and this many stack bytes
 				instead of the user callchain; 0 for frame pointers */
 	bool unwind_ehframe;     /* --call-graph ehframe: user stacks unwound in the kernel */
+	uint32_t stack_copy_budget; /* ...a stack with a frame in a file whose table is not
+				       loaded yet copied instead (RT_STACK_USER_DEFAULT bytes
+				       at most, as stack_user's), these many bytes a second a
+				       CPU at most; 0: never */
 	uint32_t unwind_rows;    /* ...room for this many rows of every file's tables */
 	uint32_t unwind_processes; /* ...and for this many processes' mappings */
 	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */

@@ -50,6 +50,8 @@ static size_t ring_slack(const struct bpf_sampler_config *cfg)
 
 	if (cfg->stack_user > 0)
 		return RT_SAMPLE_MAX_BYTES;
+	if (cfg->stack_copy_budget > 0)
+		return (words + 1) * 8 + RT_STACK_USER_DEFAULT;
 	return words * 8;
 }
 
@@ -71,7 +73,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 		flags |= RT_FILTER_CGROUP;
 	k->rodata->capture_callchain = cfg->callchain;
 	k->rodata->capture_user_stack = cfg->stack_user > 0;
-	k->rodata->stack_user_size = cfg->stack_user;
+	k->rodata->stack_user_size = cfg->stack_user ? cfg->stack_user : RT_STACK_USER_DEFAULT;
+	k->rodata->stack_copy_budget = cfg->stack_copy_budget;
 	k->rodata->capture_cgroup = cfg->cgroup_field;
 	k->rodata->unwind_ehframe = cfg->unwind_ehframe;
 	k->rodata->follow_forks = sc->follow_forks;

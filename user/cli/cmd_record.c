@@ -169,6 +169,11 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->unwind_mem = v;
 		break;
+	case RECORD_OPT_STACK_COPY_BUDGET:
+		if (option_parse_size("--stack-copy-budget", arg, 0, UINT32_MAX, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->stack_copy_budget = v;
+		break;
 	case RECORD_OPT_COPY_BUDGET:
 		if (option_parse_size("--copy-budget", arg, 0, 1ULL << 40, &v))
 			return OPTIONS_USAGE_ERROR;
@@ -337,6 +342,7 @@ int cmd_record(int argc, char **argv)
 			(size_t)sysconf(_SC_PAGESIZE);
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
 	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
+	o->stack_copy_budget = RECORD_DEFAULT_STACK_COPY_BUDGET;
 	o->copy_budget = RECORD_DEFAULT_COPY_BUDGET;
 	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;
 	o->unwind_cache = geteuid() == 0 ? UNWIND_CACHE_DEFAULT_DIR : NULL;

@@ -41,6 +41,12 @@ static const struct options_entry record_options_table[] = {
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
 	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
 	  NULL, RECORD_OPT_UNWIND_MEM },
+	{ "stack-copy-budget", 0, "SIZE",
+	  "with ehframe: a stack with a frame in a file whose table is not loaded yet (a "
+	  "program's first instants) is copied, as dwarf's, and unwound when read: at most SIZE "
+	  "bytes of such copies a second on a CPU (default "
+	  RECORD_DEFAULT_STACK_COPY_BUDGET_TEXT "; 0: none, frame pointers there)",
+	  NULL, RECORD_OPT_STACK_COPY_BUDGET },
 	{ "copy-budget", 0, "SIZE",
 	  "data bytes in all of the files copied into DIR: binaries only a container sees "
 	  "(DIR/.build-id), JITs' symbol maps and exited Python processes' (DIR/perf-PID.map), "
@@ -225,6 +231,13 @@ static const struct options_detail record_details[] = {
 	  "Kernel memory: the rows of every file's unwind table and their page index, a row "
 	  "taking 17 bytes of the kernel's arrays. The files beyond it are counted in the "
 	  "totals." },
+	{ "--stack-copy-budget",
+	  "A file's table comes some milliseconds after the file is mapped (read from the "
+	  "cache, or compiled), and a new program's first samples would have a frame in a "
+	  "file without one: those stacks are copied instead (the registers and the stack from "
+	  "sp, the main thread's only to its top, at most " OPTIONS_STR(RT_STACK_USER_DEFAULT)
+	  " bytes) and unwound by report, script and perf as dwarf's are. The copies within "
+	  "the budget and those over it are counted in the totals (-v)." },
 	{ "--copy-budget",
 	  "Holes of sparse files are kept as holes. The copies are made on a thread of their "
 	  "own, never the one draining the rings." },

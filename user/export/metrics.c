@@ -417,6 +417,9 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 		{ "read_failed", u->read_failed },   { "bad_frame", u->bad_frame },
 		{ "truncated", u->truncated },     { "in_exec", u->in_exec },
 	};
+	const struct reason_count copies[] = {
+		{ "copied", u->stacks_copied }, { "over_budget", u->copies_over_budget },
+	};
 	int r = 0;
 
 	r |= single(out, "ringtrace_unwind_stacks_total", "counter",
@@ -436,6 +439,11 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 			    "of the image an exec replaced); they add up to "
 			    "ringtrace_unwind_stacks_total.",
 			    ends, sizeof(ends) / sizeof(ends[0]));
+	r |= render_reasons(out, "ringtrace_unwind_stack_copies_total",
+			    "User stacks with a frame in a file whose table was not loaded yet: "
+			    "copied for unwinding when read (copied), or not, over "
+			    "--stack-copy-budget (over_budget).",
+			    copies, sizeof(copies) / sizeof(copies[0]));
 	return r;
 }
 

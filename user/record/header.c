@@ -32,7 +32,10 @@ int session_synthesize(struct session *s)
 		rt_warn("%s; kernel frames will show as [unknown]", s->error);
 	s->error[0] = '\0';
 	if (synthesize_processes(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, &s->mapped,
-				 &s->build_ids, o->stack_user > 0,
+				 &s->build_ids,
+				 o->stack_user > 0	    ? MAPPINGS_READABLE
+				 : record_copies_stacks(o) ? MAPPINGS_EH_FRAME
+							   : MAPPINGS_EXEC,
 				 s->has_workload ? (uint32_t)s->workload.pid : 0,
 				 &s->start_abandoned) < 0 ||
 	    (s->cgroup_field &&

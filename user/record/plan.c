@@ -81,7 +81,8 @@ static int plan_events(struct session *s)
 			.exclude_user = ev->exclude_user,
 			.exclude_kernel = ev->exclude_kernel,
 			.callchain = o->callchain,
-			.stack_user = o->stack_user,
+			.stack_user = o->stack_user ? o->stack_user
+				      : record_copies_stacks(o) ? RT_STACK_USER_DEFAULT : 0,
 			.user_callchain = o->unwind_ehframe,
 			.cgroup = s->cgroup_field,
 		};
@@ -218,6 +219,7 @@ static void sampler_config(const struct session *s, struct bpf_sampler_config *o
 		.callchain = o->callchain,
 		.stack_user = o->stack_user,
 		.unwind_ehframe = o->unwind_ehframe,
+		.stack_copy_budget = record_copies_stacks(o) ? o->stack_copy_budget : 0,
 		.unwind_rows = unwind_tables_rows_for(o->unwind_mem),
 		.unwind_processes = UNWIND_MAX_PROCESSES,
 		.cgroup_field = s->cgroup_field,

@@ -72,6 +72,26 @@ int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, ui
 	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
+/* -g's stack copies are unwound by perf through the tables of the files a
+ * process maps, which libunwind reads at their addresses: an executable
+ * mapping's record is followed by one of its file's .eh_frame_hdr segment
+ * where that is a segment of its own (the kernel reports such mappings only
+ * with mmap_data, all of a process's, which perf's dwarf mode asks for). */
+static int eh_frame_mapping_to_sinks(struct session *s, unsigned int slot,
+				     const struct perf_sideband *d)
+{
+	struct perf_mmap seg;
+
+	if (d->type != PERF_RECORD_MMAP2 || !d->has_sid || !(d->mmap.prot & PROT_EXEC) ||
+	    !record_copies_stacks(s->opts) ||
+	    !mapped_build_ids_eh_frame_mapping(&s->mapped, &d->mmap, &seg))
+		return 0;
+	byte_buffer_reset(&s->rewritten);
+	if (perf_mmap2_encode(&s->rewritten, RECORDING_SAMPLE_ID_TYPE, &seg, &d->sid))
+		return -ENOMEM;
+	return to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true);
+}
+
 /* Side-band records of the tracking event, the kernel's LOST among them. */
 static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
 {
@@ -117,7 +137,8 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
 					  &d.sid, &size);
 	}
-	if ((r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)) || !python)
+	if ((r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)) ||
+	    (r = eh_frame_mapping_to_sinks(s, slot, &d)) || !python)
 		return r;
 	/* the ranges it made (a parent's and its children's): a record each */
 	for (size_t at = 0, n; !r && at + sizeof(struct perf_event_header) <= s->python_rec.len;

@@ -31,6 +31,8 @@ struct record_options {
 	uint32_t stack_user;     /* --call-graph dwarf: user stack bytes per sample, else 0 */
 	bool unwind_ehframe;     /* --call-graph ehframe (-g): user stacks unwound in the kernel */
 	uint64_t unwind_mem;     /* --unwind-mem: bytes for the unwind tables' rows */
+	uint64_t stack_copy_budget; /* --stack-copy-budget: -g's stack copies for tables
+				       not loaded yet, bytes a second a CPU (0: none) */
 	uint64_t copy_budget;    /* --copy-budget: data bytes of the files copied into DIR */
 	const char *unwind_cache; /* --unwind-cache: the tables' directory, NULL: none */
 	const char *output;
@@ -62,6 +64,14 @@ struct record_options {
 	unsigned int verbose;    /* -v: the totals in detail; -vv: libbpf's messages too */
 	bool quiet;              /* no live progress line */
 };
+
+/* Whether -g's stacks with a frame in a file whose table is not loaded yet
+ * are copied (--stack-copy-budget): the samples then carry a stack copy's
+ * fields, empty in the others. */
+static inline bool record_copies_stacks(const struct record_options *o)
+{
+	return o->unwind_ehframe && !o->stack_user && o->stack_copy_budget;
+}
 
 /* Runs the recording, and frees opts->sinks. Returns the process exit status: 0, the workload's exit
  * status when one ran, or 1 after printing one error line (2 for a bad

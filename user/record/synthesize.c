@@ -183,7 +183,7 @@ static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, si
 static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			    const struct perf_sample_id *base, uint32_t pid,
 			    struct mapped_build_ids *build_ids, struct build_id_cache *cache,
-			    bool mmap_data)
+			    enum mapping_records which)
 {
 	char path[64], line[4096 + 128], file[4096];
 	bool rest_of_line = false;
@@ -197,7 +197,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 	while (fgets(line, sizeof(line), f)) {
 		struct perf_sample_id sid = *base;
 		struct perf_namespaces ns;
-		struct perf_mmap m;
+		struct perf_mmap m, seg;
 		bool continued = rest_of_line;
 		int fd;
 
@@ -205,7 +205,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		 * is never taken for a line of its own */
 		rest_of_line = !strchr(line, '\n');
 		if (continued || rest_of_line ||
-		    parse_maps_line(line, &m, file, sizeof(file), mmap_data))
+		    parse_maps_line(line, &m, file, sizeof(file), which == MAPPINGS_READABLE))
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
 		fd = -1;
@@ -221,7 +221,10 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 			ret = -ENOMEM;
 			break;
 		}
-		if (perf_mmap2_encode(b, sample_id_type, &m, &sid)) {
+		if (perf_mmap2_encode(b, sample_id_type, &m, &sid) ||
+		    (which == MAPPINGS_EH_FRAME && (m.prot & PROT_EXEC) &&
+		     mapped_build_ids_eh_frame_mapping(build_ids, &m, &seg) &&
+		     perf_mmap2_encode(b, sample_id_type, &seg, &sid))) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -237,7 +240,7 @@ struct process_writer {
 	const struct perf_sample_id *sid;
 	struct mapped_build_ids *build_ids;
 	struct build_id_cache *cache;
-	bool mmap_data;
+	enum mapping_records which;
 	uint32_t workload; /* the command, before its exec: its COMM alone */
 	const _Atomic bool *give_up;
 	long count;
@@ -252,7 +255,7 @@ static int synthesize_process(uint32_t pid, void *arg)
 	if (synthesize_comms(w->b, w->sample_id_type, w->sid, pid) ||
 	    (pid != w->workload &&
 	     synthesize_mmaps(w->b, w->sample_id_type, w->sid, pid, w->build_ids, w->cache,
-			      w->mmap_data)))
+			      w->which)))
 		return 1;
 	w->count++;
 	return 0;
@@ -260,11 +263,11 @@ static int synthesize_process(uint32_t pid, void *arg)
 
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache, bool mmap_data, uint32_t workload,
-			  const _Atomic bool *give_up)
+			  struct build_id_cache *cache, enum mapping_records which,
+			  uint32_t workload, const _Atomic bool *give_up)
 {
 	struct process_writer w = { .b = b, .sample_id_type = sample_id_type, .sid = sid,
-				    .build_ids = build_ids, .cache = cache, .mmap_data = mmap_data,
+				    .build_ids = build_ids, .cache = cache, .which = which,
 				    .workload = workload, .give_up = give_up };
 	int r = proc_each_id(0, synthesize_process, &w);
 

@@ -25,7 +25,15 @@
 int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 			   const struct perf_sample_id *sid, char *err, size_t errlen);
 
-/* Appends a COMM for every thread and an MMAP2 for every executable mapping of
+/* Which of a process's mappings synthesize_processes writes. */
+enum mapping_records {
+	MAPPINGS_EXEC,     /* the executable ones... */
+	MAPPINGS_EH_FRAME, /* ...each followed by its file's .eh_frame_hdr segment's
+			      (-g's stack copies: mapped_build_ids.h) */
+	MAPPINGS_READABLE, /* every readable one, as perf's mmap_data (dwarf) */
+};
+
+/* Appends a COMM for every thread and an MMAP2 for each mapping `which` names of
  * every process in /proc, with its file's build-id (known to build_ids, or
  * read and added there); of workload (if not 0), the command forked and not
  * yet exec'd, its COMM alone, as perf writes its own: its mappings are
@@ -36,8 +44,8 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
  * processes, or -ENOMEM if memory ran out. */
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
-			  struct build_id_cache *cache, bool mmap_data, uint32_t workload,
-			  const _Atomic bool *give_up);
+			  struct build_id_cache *cache, enum mapping_records which,
+			  uint32_t workload, const _Atomic bool *give_up);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -ENOMEM if memory ran out. */

@@ -120,6 +120,16 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	return 0;
 }
 
+/* A file that will have no table: the kernel side told so (an empty one),
+ * so that its stacks are walked by frame pointers there, never copied as
+ * those of a table still to come (--stack-copy-budget). */
+static void without_table(struct unwind_tables *t, struct unwind_file *f)
+{
+	t->files_without_table++;
+	if (f->id.ino)
+		unwind_maps_add_file(&t->maps, &f->id, &f->table, 0);
+}
+
 /* A file's table compiled: loaded, and given to the mappings of it. */
 static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 {
@@ -135,7 +145,8 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 	/* (had_table: a first stage's table came before, and stays if the
 	 * whole does not come) */
 	if (!built->rows) {
-		t->files_without_table += !had_table;
+		if (!had_table)
+			without_table(t, f);
 		if (built->refusal < UNWIND_NR_REFUSALS)
 			t->files_refused[built->refusal]++;
 	} else {
@@ -144,7 +155,8 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 			built->rows = NULL; /* kept by f */
 			break;
 		case UNWIND_FAILED:
-			t->files_without_table += !had_table;
+			if (!had_table)
+				without_table(t, f);
 			break;
 		case UNWIND_NO_ROOM: /* counted, tried again later */
 		case UNWIND_LOADED:

@@ -82,6 +82,10 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		(uint64_t)c.signal_frames, (uint64_t)c.fp_frames, (uint64_t)c.no_process_frames,
 		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression,
 		(uint64_t)c.stack_switch);
+	rt_info("ringtrace: user stacks with a frame in a file whose table was not loaded yet: "
+		"%" PRIu64 " copied (unwound when read, as dwarf's), %" PRIu64
+		" walked by frame pointers there (over --stack-copy-budget, or none)",
+		(uint64_t)c.stacks_copied, (uint64_t)c.copies_over_budget);
 	rt_info("ringtrace: mappings put in by the kernel side, at exec and from the VMA of a pc in none known: %" PRIu64
 		" (%" PRIu64 " left to the side-band: no room, overlapping, or written at once); "
 		"processes it began before the side-band told of them: %" PRIu64,

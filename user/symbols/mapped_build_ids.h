@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* mapped_build_ids.h: the build-ids of the files processes map, read from the
- * mapped inode itself (never through a path another file could take over)
- * and kept by device and inode, for the MMAP2 records ringtrace writes. */
+/* mapped_build_ids.h: the build-ids of the files processes map (and where
+ * their .eh_frame_hdr is mapped), read from the mapped inode itself (never
+ * through a path another file could take over) and kept by device and inode,
+ * for the MMAP2 records ringtrace writes. */
 #ifndef RINGTRACE_MAPPED_BUILD_IDS_H
 #define RINGTRACE_MAPPED_BUILD_IDS_H
 
@@ -22,6 +23,13 @@ void mapped_build_ids_init(struct mapped_build_ids *t);
  * one. *fd: the file, left open when it was opened here, else -1. */
 void mapped_build_ids_fill(struct mapped_build_ids *t, uint32_t pid, struct perf_mmap *m,
 			   int *fd);
+/* The mapping of the segment holding the .eh_frame_hdr of exec's file
+ * (exec: an executable mapping mapped_build_ids_fill filled), when that is
+ * not the executable segment itself: what perf's unwinding of a stack copy
+ * reads the table through. False when there is none, or the file is not
+ * known. */
+bool mapped_build_ids_eh_frame_mapping(const struct mapped_build_ids *t,
+				       const struct perf_mmap *exec, struct perf_mmap *out);
 void mapped_build_ids_free(struct mapped_build_ids *t);
 
 #endif
