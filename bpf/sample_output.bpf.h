@@ -21,7 +21,8 @@ static const __u8 perf_reg_word[RT_REGS_USER_COUNT] = {
 
 /* Appends PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER at word n, as the
  * kernel's perf_output_sample_regs/_ustack write them: abi 0 and size 0 for
- * a kernel thread; else the regs, the stack size, the bytes copied from the
+ * a kernel thread (and under -g, a stack not copied: s->meta.copy_stack);
+ * else the regs, the stack size, the bytes copied from the
  * user sp (page by page, so that an unmapped page ends the copy as it ends
  * the kernel's copy_from_user_nmi) and how many were. ctx_regs: the perf
  * event's regs when it was taken in user mode, else NULL (the task's saved

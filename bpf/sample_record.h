@@ -29,8 +29,11 @@
  * order of RT_REGS_USER_MASK when abi is not 0), the user stack (u64 size;
  * when not 0, size bytes copied from the user sp up, then u64 dyn_size, the
  * bytes of them actually read), and the cgroup id, which is then the
- * sample's last u64. The one place the layout is named: the BPF side builds
- * it, the loader reads it. */
+ * sample's last u64. The user registers and stack are those of
+ * --call-graph dwarf and ehframe+dwarf, and of -g, whose samples copy a stack
+ * only where a file's table is not loaded yet (abi 0 and size 0 elsewhere).
+ * The one place the layout is named: the BPF side builds it, the loader
+ * reads it. */
 struct rt_sample_head {
 	struct perf_event_header header; /* PERF_RECORD_SAMPLE, cpumode, size */
 	__u64 id;                        /* PERF_SAMPLE_IDENTIFIER */

@@ -176,7 +176,7 @@ struct rt_unwind_counters {
 	__u64 debug_frame_frames;
 	/* stacks with a frame in a file whose table was not loaded yet:
 	 * copied (regs and stack, unwound when read) in place of their user
-	 * frames, or not (over the budget of stack_copy_budget bytes a second on a CPU) */
+	 * frames, or not (over stack_copy_budget bytes a second on a CPU) */
 	__u64 stacks_copied;
 	__u64 copies_over_budget;
 	/* CPython's frames in place of its evaluation loop's (python_maps.h) */

@@ -319,6 +319,8 @@ static void test_record_metrics_unwind_counts(void **state)
 	print_message("stacks %.0f, their ends %.0f\n", stacks, ends_sum);
 	outermost = reason_value(body, "ringtrace_unwind_stack_ends_total", "outermost");
 	assert_non_null(strstr(body, "# TYPE ringtrace_unwind_stack_ends_total counter\n"));
+	assert_true(reason_value(body, "ringtrace_unwind_stack_copies_total", "copied") >= 0);
+	assert_true(reason_value(body, "ringtrace_unwind_stack_copies_total", "over_budget") >= 0);
 	snprintf(path, sizeof(path), "%s/scrape.txt", dir);
 	tu_write_file(dir, "scrape.txt", body, strlen(body));
 	if (tu_sh(&out, "promtool check metrics < %s 2>&1", path))

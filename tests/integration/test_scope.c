@@ -77,7 +77,9 @@ static void tally_recording(const char *dir, struct tally *t)
 			continue;
 		ev = perf_input_event_of(&r.in, rec);
 		assert_non_null(ev);
-		assert_int_equal(perf_sample_decode(rec, ev->attr.sample_type, &s), 0);
+		assert_int_equal(perf_sample_decode_regs(rec, ev->attr.sample_type,
+						 ev->attr.sample_regs_user, &s),
+				 0);
 		t->total++;
 		if (s.cpu < 64)
 			t->by_cpu[s.cpu]++;

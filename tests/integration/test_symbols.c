@@ -74,8 +74,8 @@ static char *record_running_program(const char *prog)
 		usleep(10000);
 	if (!tu_running(pid))
 		fail_msg("%s ended before it was recorded", prog);
-	rc = tu_sh(&out, "%s record -g -F 999 --force -o %s -p %d -- sleep 1 2>&1", tu_ringtrace(),
-		   dir, (int)pid);
+	rc = tu_sh(&out, "%s record -g --stack-copy-budget 0 -F 999 --force -o %s -p %d -- sleep 1 2>&1",
+		   tu_ringtrace(), dir, (int)pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	if (rc)
@@ -86,12 +86,16 @@ static char *record_running_program(const char *prog)
 
 /* Records prog's run of a second with callchains, scope "" (the command
  * itself, record -- prog: its COMM and MMAP2 records are the kernel's of its
- * exec) or "-a" (the machine); the process has exited when this returns. */
+ * exec) or "-a" (the machine); the process has exited when this returns.
+ * These recordings, and record_running_program's, make no stack copies
+ * (--stack-copy-budget 0): perf 6.1's libunwind unwinds a copy through a
+ * library only in the first process it unwinds that library for, and the
+ * names are compared with perf's; test_unwind_bounds compares the copies. */
 static char *record_run(const char *scope, const char *prog)
 {
 	char *dir = tu_tempdir(), *out = NULL;
-	int rc = tu_sh(&out, "%s record %s -g -F 999 --force -o %s -- %s 1 2>&1", tu_ringtrace(),
-		       scope, dir, prog);
+	int rc = tu_sh(&out, "%s record %s -g --stack-copy-budget 0 -F 999 --force -o %s -- %s 1 2>&1",
+		       tu_ringtrace(), scope, dir, prog);
 
 	if (rc)
 		fail_msg("record failed:\n%s", out);

@@ -217,7 +217,7 @@ def run(b):
         _, lost = b.ringtrace_totals(e)
         text, _, _, _ = b.must([b.ringtrace, "script", d, "-F", "comm,pid,tid,time,ip,sym,dso", "--ns"])
         stats = [line.split("ringtrace: ", 1)[1].replace(cache, "DIR") for line in e.splitlines()
-                 if line.startswith(("ringtrace: unwind tables:", "ringtrace: user stacks unwound"))]
+                 if line.startswith(("ringtrace: unwind tables:", "ringtrace: user stacks"))]
         return d, (wall, usage[0]), lost, text, stats
 
     def perf():

@@ -460,10 +460,17 @@ const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 
 	if (in->nr_events == 1)
 		return &in->events[0];
-	size_t lo = 0, hi;
-
 	if (record_id(in, rec, &id) != 1)
 		return NULL;
+	return perf_input_event_of_id(in, id);
+}
+
+const struct perf_input_event *perf_input_event_of_id(const struct perf_input *in, uint64_t id)
+{
+	size_t lo = 0, hi;
+
+	if (in->nr_events == 1)
+		return &in->events[0];
 	/* the first of the declared ids not below id: the first event declaring it */
 	for (hi = in->nr_declared_ids; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;

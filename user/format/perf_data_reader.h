@@ -56,6 +56,9 @@ void perf_input_close(struct perf_input *in);
 /* The event a record belongs to (by sample id when there are several), or NULL. */
 const struct perf_input_event *perf_input_event_of(const struct perf_input *in,
 						   const struct perf_event_header *rec);
+/* The event whose attr declares sample id id (the only one, whatever id is,
+ * when there is one), or NULL. */
+const struct perf_input_event *perf_input_event_of_id(const struct perf_input *in, uint64_t id);
 
 /* Whether record rec, at offset pos of file f, belongs to this recording:
  * 0 if it carries no sample id (no PERF_SAMPLE_IDENTIFIER or ID in its

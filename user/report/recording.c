@@ -270,21 +270,42 @@ static int each_inline(struct recording *r, uint32_t pid, uint64_t ip, const str
 	return 0;
 }
 
+/* Whether s is a copy standing in for the user frames of a callchain: its
+ * event records user callchains as well as stack copies (-g, whose copies
+ * stand in where a table was not loaded yet; ehframe+dwarf), and its
+ * callchain has none. Its frames are then given as the callchains' are, so
+ * that a stack reads the same either way. */
+static bool copies_as_callchains(const struct recording *r, const struct perf_sample *s)
+{
+	const struct perf_input_event *ev = perf_input_event_of_id(&r->in, s->id);
+
+	if (!ev || !(ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	    ev->attr.exclude_callchain_user)
+		return false;
+	for (uint64_t i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == (uint64_t)PERF_CONTEXT_USER)
+			return false;
+	return true;
+}
+
 int recording_each_unwound_frame(struct recording *r, const struct perf_sample *s,
 			      int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			      void *ctx)
 {
 	uint64_t ips[RECORDING_MAX_UNWOUND];
+	bool as_callchain = copies_as_callchains(r, s);
 	struct resolved where;
 	size_t nr;
 	int ret;
 
 	if (!r->unwinder && !(r->unwinder = unwinder_new(&r->as)))
 		return -ENOMEM;
-	nr = unwinder_user_frames(r->unwinder, s, ips, RECORDING_MAX_UNWOUND);
+	nr = unwinder_user_frames(r->unwinder, s, as_callchain, ips, RECORDING_MAX_UNWOUND);
 	for (size_t i = 0; i < nr; i++) {
 		address_space_resolve(&r->as, s->pid, ips[i], PERF_RECORD_MISC_USER, &where);
-		ret = each_inline(r, s->pid, ips[i], &where, fn, ctx);
+		/* a callchain's frame is its return address, without the
+		 * functions inlined there (as recording_each_frame's) */
+		ret = as_callchain ? -ENOENT : each_inline(r, s->pid, ips[i], &where, fn, ctx);
 		if (ret == -ENOENT)
 			ret = fn(ctx, ips[i], &where);
 		if (ret)

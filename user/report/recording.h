@@ -77,7 +77,11 @@ int recording_each_frame(struct recording *r, const struct perf_sample *s,
 			 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 			 void *ctx);
 /* Calls fn for each user frame of a --call-graph dwarf sample, unwound from
- * its registers and stack copy, leaf first. */
+ * its registers and stack copy, leaf first: as perf's unwind-libdw gives
+ * them (a caller's return address less one, the functions inlined there
+ * each a frame); or, of an event that records user callchains too (-g's
+ * copies of stacks whose table was not loaded yet, ehframe+dwarf), as a
+ * callchain gives them (return addresses, no inlined frames). */
 int recording_each_unwound_frame(struct recording *r, const struct perf_sample *s,
 				 int (*fn)(void *ctx, uint64_t ip, const struct resolved *where),
 				 void *ctx);

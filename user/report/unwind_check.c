@@ -103,7 +103,7 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 	}
 	if (!r->unwinder && !(r->unwinder = unwinder_new(&r->as)))
 		return -ENOMEM;
-	nd = unwinder_user_frames(r->unwinder, s, libdw, RECORDING_MAX_UNWOUND);
+	nd = unwinder_user_frames(r->unwinder, s, false, libdw, RECORDING_MAX_UNWOUND);
 	st->both++;
 	n = nk > nd ? nk : nd;
 	for (size_t i = 0; i < n; i++) {

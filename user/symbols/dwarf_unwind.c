@@ -36,6 +36,7 @@ struct uw_process {
 	bool stale; /* a file mapped where another was reported: start over */
 	struct unwinder *u;
 	const struct perf_sample *sample;
+	bool return_addresses; /* callers' frames as their return addresses */
 	uint64_t sp;
 	uint64_t *ips;
 	size_t nr, max;
@@ -323,7 +324,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	report_module(p, pc);
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (!activation)
+	if (!activation && !p->return_addresses)
 		pc--;
 	p->ips[p->nr++] = pc;
 	return p->nr < p->max && !p->stale ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -354,8 +355,8 @@ static struct uw_process *get_process(struct unwinder *u, uint32_t pid)
 	return p->dwfl ? p : NULL;
 }
 
-size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, uint64_t *ips,
-			    size_t max)
+size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, bool return_addresses,
+			    uint64_t *ips, size_t max)
 {
 	struct uw_process *p;
 	uint64_t ip;
@@ -367,6 +368,7 @@ size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, uin
 	if (!p || !s->stack_dyn_size || perf_sample_user_reg(s, PERF_REG_X86_SP, &p->sp))
 		return 1;
 	p->sample = s;
+	p->return_addresses = return_addresses;
 	p->ips = ips;
 	p->nr = 0;
 	p->max = max;

@@ -4,6 +4,7 @@
 #ifndef RINGTRACE_DWARF_UNWIND_H
 #define RINGTRACE_DWARF_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,11 +22,12 @@ void unwinder_free(struct unwinder *u);
 /* The user frames of sample s (of pid s->pid, thread s->tid) from its
  * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, leaf first, into ips (at
  * most max), as perf's unwind-libdw gives them: the registers' ip, then each
- * caller's return address less one. Returns how many; 0 if the sample has no
+ * caller's return address less one (return_addresses: the return address
+ * itself, as a callchain holds it). Returns how many; 0 if the sample has no
  * user registers. A stack that cannot be unwound further ends with the last
  * frame found. */
-size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, uint64_t *ips,
-			    size_t max);
+size_t unwinder_user_frames(struct unwinder *u, const struct perf_sample *s, bool return_addresses,
+			    uint64_t *ips, size_t max);
 
 /* The functions the debug information of file d names at vaddr, an address
  * in the file's own (its symbols'), as perf's inlined frames name them
