@@ -652,46 +652,38 @@ static size_t script_stacks(char *text, char **stacks, size_t max)
 
 #define MAX_STACKS 20000
 
-/* One frame of a script's stack line, "ADDR SYM (DSO)": its address, and
- * whether it is a function perf shows inlined at the frame before. */
-static uint64_t frame_of(const char *line, size_t len, bool *inlined)
+/* The frames of a script's stack ("ADDR SYM (DSO)" lines, leaf first): their
+ * addresses, a frame's lines of inlined functions (perf's, all of one
+ * address) one frame; and each frame's first line. Returns how many. */
+static size_t frames_of(const char *stack, uint64_t *at, const char **line, size_t max)
 {
-	static const char tag[] = "(inlined)";
+	size_t n = 0;
 
-	*inlined = len >= sizeof(tag) - 1 && !memcmp(line + len - (sizeof(tag) - 1), tag,
-						     sizeof(tag) - 1);
-	return strtoull(line, NULL, 16);
+	for (const char *l = stack; *l && n < max;) {
+		size_t len = strcspn(l, "\n");
+		uint64_t a = strtoull(l, NULL, 16);
+
+		if (!n || at[n - 1] != a) {
+			at[n] = a;
+			line[n++] = l;
+		}
+		l += len + (l[len] == '\n');
+	}
+	return n;
 }
 
 /* Whether the frames of a copied stack as ringtrace script gives them (a
  * callchain's: return addresses) are those perf script gives (perf's
- * unwinding: a caller's return address less one, and a frame for each
- * function inlined there): 1 the same frames, 2 perf's a head of ours
+ * unwinding: a caller's return address less one, with lines of the
+ * functions inlined there): 1 the same frames, 2 perf's a head of ours
  * ending in libc (where perf 6.1's libunwind stops in a process that is not
  * the first it unwound libc for), 0 not. */
 static int copy_frames_as_perf(const char *ours, const char *perf)
 {
 	uint64_t a[256], b[256];
-	size_t na = 0, nb = 0, user = 0;
-	const char *lastb = NULL;
-	bool inlined;
+	const char *la[256], *lb[256];
+	size_t na = frames_of(ours, a, la, 256), nb = frames_of(perf, b, lb, 256), user = 0;
 
-	for (const char *l = ours; *l && na < 256;) {
-		size_t len = strcspn(l, "\n");
-
-		a[na++] = frame_of(l, len, &inlined);
-		l += len + (l[len] == '\n');
-	}
-	for (const char *l = perf; *l && nb < 256;) {
-		size_t len = strcspn(l, "\n");
-		uint64_t at = frame_of(l, len, &inlined);
-
-		if (!inlined) {
-			b[nb++] = at;
-			lastb = l;
-		}
-		l += len + (l[len] == '\n');
-	}
 	if (nb > na || !nb)
 		return 0;
 	for (size_t i = 0; i < nb; i++) {
@@ -704,8 +696,13 @@ static int copy_frames_as_perf(const char *ours, const char *perf)
 	}
 	if (nb == na)
 		return 1;
-	return lastb && strstr(lastb, "/libc.so.6)") && strcspn(lastb, "\n") >
-		       (size_t)(strstr(lastb, "/libc.so.6)") - lastb) ? 2 : 0;
+	/* (ours names the file of perf's last frame: perf's may be inlined
+	 * lines alone) */
+	return strcspn(la[nb - 1], "\n") > strlen("/libc.so.6)") &&
+	       strstr(la[nb - 1], "/libc.so.6)") &&
+	       (size_t)(strstr(la[nb - 1], "/libc.so.6)") - la[nb - 1]) < strcspn(la[nb - 1], "\n")
+		       ? 2
+		       : 0;
 }
 
 /*
