@@ -70,6 +70,20 @@ static __noinline bool in_python_trampoline(struct unwind_walk *w)
 	return w->guesses->code >> 16 == PY_TRAMPOLINE_CALL;
 }
 
+/* Whether this CPU may copy one more stack this second: its copies so far
+ * within stack_copy_budget bytes (append_user_stack counts them; the last
+ * may pass it by one copy). */
+static __always_inline bool take_copy(struct sample_words *s, struct rt_unwind_counters *c)
+{
+	__u64 second = bpf_ktime_get_ns() / 1000000000ULL;
+
+	if (s->meta.copy_second != second) {
+		s->meta.copy_second = second;
+		s->meta.copy_bytes = 0;
+	}
+	return s->meta.copy_bytes < stack_copy_budget;
+}
+
 /* Writes frame i of the walk, at w->ip, then steps to its caller. Returns 1
  * to stop. */
 static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
@@ -315,6 +329,16 @@ registers:
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
 	if (outer)
 		outer->walking--;
+	/* a frame in a file whose table is still to come: the stack copied
+	 * instead, an ending of its own (its frames cut) */
+	if (ws->table_pending && s->meta.may_copy && stack_copy_budget) {
+		if (take_copy(s, c)) {
+			c->stacks_copied++;
+			s->meta.copy_stack = true;
+			return n;
+		}
+		c->copies_over_budget++;
+	}
 	switch (ws->r.end_reason) {
 	case END_OUTERMOST:
 		c->outermost++;
@@ -338,9 +362,6 @@ registers:
 		c->bad_frame++;
 		break;
 	}
-	/* for the caller: a copy of the stack could be unwound when read */
-	s->meta.table_pending = ws->table_pending;
-	s->meta.user_at = n;
 	frames = ws->frames;
 	if (!frames || frames > RT_MAX_STACK_DEPTH)
 		return n;

@@ -19,8 +19,10 @@ _Static_assert(sizeof(struct unwind_start) == SCRATCH_WALK_START_WORDS * 8,
 
 /* Appends "PERF_CONTEXT_USER, frames..." at word n of s, unwound from start
  * (NULL: the task's saved user registers); by frame pointers alone for a
- * process whose mappings are not known. Returns the new word count (n when
- * nothing was appended). */
+ * process whose mappings are not known. A walk that met a file whose table
+ * is not loaded yet appends nothing when s->meta.may_copy and the budget
+ * allow a copy of the stack instead (s->meta.copy_stack set: the caller
+ * copies it). Returns the new word count (n when nothing was appended). */
 extern long append_unwound_user_stack(struct sample_words *s, __u64 n,
 				      const struct unwind_start *start, __u32 tgid);
 

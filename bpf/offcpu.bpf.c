@@ -103,7 +103,7 @@ static __always_inline void offcpu_leave(void *ctx, struct task_struct *prev, __
 
 	n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, offcpu_kernel_stack_flags(ctx, s));
 	if (unwind_ehframe)
-		n = append_user_callchain(s, n, NULL, pid_tgid >> 32);
+		n = append_user_callchain(s, n, NULL, pid_tgid >> 32, false);
 	else
 		n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 	s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;

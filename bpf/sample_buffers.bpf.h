@@ -113,11 +113,10 @@ struct sample_meta {
 	__u64 pid_tgid, now, cgroup_id;
 	__u32 cpu;
 	bool user;
-	/* -g: the walk met a file whose table is not loaded yet
-	 * (table_pending); the word of its PERF_CONTEXT_USER (user_at); the
-	 * stack copied instead of the frames (copy_stack) */
-	bool table_pending, copy_stack;
-	__u32 user_at;
+	/* -g: the stack may be copied instead of its frames where a file's
+	 * table is not loaded yet (may_copy: the caller appends a copy), and
+	 * is (copy_stack) */
+	bool may_copy, copy_stack;
 	/* this CPU's budget of those copies: the second it counts, and the
 	 * bytes copied in it */
 	__u64 copy_second, copy_bytes;

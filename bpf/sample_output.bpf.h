@@ -100,15 +100,19 @@ static __always_inline __u32 append_user_stack(struct sample_words *s, __u32 n,
 }
 
 /* Appends the user callchain unwound in the kernel at word n, from the
- * sample's user regs (pt_regs words) or, NULL, the task's saved ones. */
+ * sample's user regs (pt_regs words) or, NULL, the task's saved ones; or
+ * none, with the stack to be copied (may_copy: the caller appends the copy,
+ * append_user_stack). */
 static __always_inline __u32 append_user_callchain(struct sample_words *s, __u32 n,
-						   const __u64 *user_regs, __u32 tgid)
+						   const __u64 *user_regs, __u32 tgid,
+						   bool may_copy)
 {
 	/* in the scratch, not on this program's stack: the walk's frames
 	 * are deep */
 	struct unwind_start *start = (struct unwind_start *)s->walk_start;
 	__u64 end;
 
+	s->meta.may_copy = may_copy;
 	if (user_regs) {
 		unwind_start_of(start, user_regs);
 		end = append_unwound_user_stack(s, n, start, tgid);
@@ -128,44 +132,6 @@ static __always_inline __u32 append_user_callchain(struct sample_words *s, __u32
 	if (end < n)
 		return n;
 	return end;
-}
-
-/* -g: whether this CPU may copy one more stack this second (its copies so
- * far within stack_copy_budget bytes: the last may pass it by one copy),
- * counted either way. */
-static __always_inline bool take_copy(struct sample_words *s, __u64 now)
-{
-	__u32 zero = 0;
-	struct rt_unwind_counters *c = bpf_map_lookup_elem(&unwind_counters, &zero);
-	__u64 second = now / 1000000000ULL;
-
-	if (!c)
-		return false;
-	if (s->meta.copy_second != second) {
-		s->meta.copy_second = second;
-		s->meta.copy_bytes = 0;
-	}
-	if (s->meta.copy_bytes >= stack_copy_budget) {
-		c->copies_over_budget++;
-		return false;
-	}
-	c->stacks_copied++;
-	return true;
-}
-
-/* -g: a walk that met a file whose table is not loaded yet gives way to a
- * copy of the stack, which the reader unwinds once the file's table is known
- * (as --call-graph dwarf): its frames are cut, the callchain kept to the
- * kernel's, and append_user_stack copies. Returns the new word count. */
-static __always_inline __u32 copy_instead_of_walk(struct sample_words *s, __u32 n, __u64 now)
-{
-	__u32 at = s->meta.user_at;
-
-	if (!s->meta.table_pending || at <= RT_SAMPLE_FIXED_WORDS || at > n ||
-	    !take_copy(s, now))
-		return n;
-	s->meta.copy_stack = true;
-	return at;
 }
 
 /* Fills the head but its header and seq, and the callchain; returns the
@@ -190,12 +156,9 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 		n++; /* word 7 is nr */
 		if (!user)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_KERNEL, 0);
-		if ((pid_tgid >> 32) && unwind_ehframe) {
-			s->meta.table_pending = false;
-			n = append_user_callchain(s, n, user_regs, pid_tgid >> 32);
-			if (stack_copy_budget)
-				n = copy_instead_of_walk(s, n, now);
-		} else if ((pid_tgid >> 32) && !capture_user_stack)
+		if ((pid_tgid >> 32) && unwind_ehframe)
+			n = append_user_callchain(s, n, user_regs, pid_tgid >> 32, true);
+		else if ((pid_tgid >> 32) && !capture_user_stack)
 			n = append_stack(ctx, s, n, PERF_CONTEXT_USER, BPF_F_USER_STACK);
 		s->w[RT_SAMPLE_FIXED_WORDS] = n - RT_SAMPLE_FIXED_WORDS - 1;
 	}

@@ -133,7 +133,8 @@ struct rt_process_mappings {
  * parts that each add up. */
 struct rt_unwind_counters {
 	/* stacks, each ending one way: samples = outermost + return_zero +
-	 * non_canonical + read_failed + bad_frame + truncated + in_exec */
+	 * non_canonical + read_failed + bad_frame + truncated + in_exec +
+	 * stacks_copied (below) */
 	__u64 samples;       /* user stacks */
 	__u64 no_process;    /* ...of which walked by frame pointers alone: the
 				process's mappings not known, and no room to
@@ -176,7 +177,8 @@ struct rt_unwind_counters {
 	__u64 debug_frame_frames;
 	/* stacks with a frame in a file whose table was not loaded yet:
 	 * copied (regs and stack, unwound when read) in place of their user
-	 * frames, or not (over stack_copy_budget bytes a second on a CPU) */
+	 * frames, an ending of their own; or not (over stack_copy_budget bytes
+	 * a second on a CPU), then ending as their walk did */
 	__u64 stacks_copied;
 	__u64 copies_over_budget;
 	/* CPython's frames in place of its evaluation loop's (python_maps.h) */

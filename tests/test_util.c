@@ -181,7 +181,7 @@ unsigned long tu_sample_freq(unsigned long want)
 
 const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long *all)
 {
-	unsigned long outermost, ret0, past, read_failed, truncated, in_exec = 0;
+	unsigned long outermost, ret0, past, read_failed, truncated, in_exec = 0, copied = 0;
 	const char *line = strstr(log, "ringtrace: user stacks: "), *in_exec_at;
 
 	*bad = *all = 0;
@@ -193,8 +193,11 @@ const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long 
 	/* (and the stacks of an image an exec replaced, since 2026-12-02) */
 	in_exec_at = strstr(line, " truncated, ");
 	if (in_exec_at && in_exec_at < line + strcspn(line, "\n"))
-		sscanf(in_exec_at, " truncated, %lu in an exec", &in_exec);
-	*all = outermost + ret0 + past + read_failed + *bad + truncated + in_exec;
+		sscanf(in_exec_at, " truncated, %lu in an exec (the old image's stack gone), %lu copied",
+		       &in_exec, &copied);
+	/* (and the stacks copied where a table was not loaded yet, since
+	 * 2026-12-02) */
+	*all = outermost + ret0 + past + read_failed + *bad + truncated + in_exec + copied;
 	return line;
 }
 

@@ -280,7 +280,8 @@ static void test_record_metrics_unwind_counts(void **state)
 	static const char *const fallbacks[] = { "no_process", "no_mapping", "no_table",
 						 "expression", "stack_switch" };
 	static const char *const ends[] = { "outermost",   "return_zero", "non_canonical",
-					    "read_failed", "bad_frame",   "truncated", "in_exec" };
+					    "read_failed", "bad_frame",   "truncated", "in_exec",
+					    "copied" };
 	double ends_sum = 0;
 	char url[128], path[PATH_MAX + 32], *dir, *body = NULL, *out = NULL;
 	int port = 20000 + (int)((getpid() + 29) % 20000);

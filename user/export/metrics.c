@@ -416,6 +416,7 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 		{ "return_zero", u->return_zero },   { "non_canonical", u->non_canonical },
 		{ "read_failed", u->read_failed },   { "bad_frame", u->bad_frame },
 		{ "truncated", u->truncated },     { "in_exec", u->in_exec },
+		{ "copied", u->stacks_copied },
 	};
 	const struct reason_count copies[] = {
 		{ "copied", u->stacks_copied }, { "over_budget", u->copies_over_budget },
@@ -436,7 +437,8 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 			    "How user stacks ended: outermost (where the CFI ends them), "
 			    "return_zero, non_canonical, "
 			    "read_failed, bad_frame, truncated (127 frames), in_exec (the stack "
-			    "of the image an exec replaced); they add up to "
+			    "of the image an exec replaced), copied (a file's table not loaded yet: "
+			    "the stack copied, unwound when read); they add up to "
 			    "ringtrace_unwind_stacks_total.",
 			    ends, sizeof(ends) / sizeof(ends[0]));
 	r |= render_reasons(out, "ringtrace_unwind_stack_copies_total",

@@ -69,10 +69,12 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		" by frame pointers alone: processes not known, no room), ending: %" PRIu64
 		" outermost, %" PRIu64 " return address 0, %" PRIu64
 		" return address past user space, %" PRIu64 " read failed, %" PRIu64
-		" bad frame, %" PRIu64 " truncated, %" PRIu64 " in an exec (the old image's stack gone)",
+		" bad frame, %" PRIu64 " truncated, %" PRIu64 " in an exec (the old image's stack gone), %"
+		PRIu64 " copied (a file's table not loaded yet: unwound when read)",
 		(uint64_t)c.samples, (uint64_t)c.no_process, (uint64_t)c.outermost,
 		(uint64_t)c.return_zero, (uint64_t)c.non_canonical, (uint64_t)c.read_failed,
-		(uint64_t)c.bad_frame, (uint64_t)c.truncated, (uint64_t)c.in_exec);
+		(uint64_t)c.bad_frame, (uint64_t)c.truncated, (uint64_t)c.in_exec,
+		(uint64_t)c.stacks_copied);
 	rt_info("ringtrace: user frames: %" PRIu64 " (%" PRIu64 " sampled registers, %" PRIu64
 		" by .eh_frame, %" PRIu64 " by .debug_frame, %" PRIu64 " after a signal, %" PRIu64
 		" by frame pointers: %" PRIu64 " process not known, %" PRIu64 " no mapping, %" PRIu64
