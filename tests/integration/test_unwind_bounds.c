@@ -705,6 +705,40 @@ static int copy_frames_as_perf(const char *ours, const char *perf)
 		       : 0;
 }
 
+/* gzip -9 of ~30 MB, exec'd on CPU 0 while its fork was on CPU 1, under
+ * record -v -a -g --unwind-cache none with the drain held 300 ms (gzip's
+ * table comes after its first ~300 ms of samples) and extra options, into
+ * dir (work/rt). Its copies and those over the budget from the totals, out
+ * the record's output (the caller frees it). */
+static void record_held_gzip(const char *extra, char *dir, size_t dirlen, char **out,
+			     unsigned long *copied, unsigned long *over)
+{
+	char input[PATH_MAX + 8];
+	const char *line;
+	int rc;
+
+	tu_skip_unless_possible();
+	if (tu_online_cpus() < 2)
+		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
+	work = tu_tempdir();
+	snprintf(dir, dirlen, "%s/rt", work);
+	snprintf(input, sizeof(input), "%s/input", work);
+	if (tu_sh(out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1", input))
+		tu_skip("cannot make the input from python3.11 and perl: %s", *out);
+	free(*out);
+	rc = tu_sh(out, "%s record -v -a -g %s --unwind-cache none --debug-drain-delay-ms 300 "
+			"--force -o %s -- taskset -c 1 sh -c 'taskset -c 0 gzip -9 -c %s >/dev/null & "
+			"wait $!; true' 2>&1 >/dev/null",
+		   tu_ringtrace(), extra, dir, input);
+	if (rc)
+		fail_msg("record failed (%d):\n%s", rc, *out);
+	line = strstr(*out, "whose table was not loaded yet: ");
+	if (!line || sscanf(line, "whose table was not loaded yet: %lu copied (unwound when read, "
+				  "as dwarf's), %lu walked",
+			    copied, over) != 2)
+		fail_msg("no count of stacks copied in the totals:\n%s", *out);
+}
+
 /*
  * A stack whose file's table is not loaded yet is copied (regs and stack, as
  * --call-graph dwarf) and unwound when read. gzip exec'd on CPU 0 while its
@@ -720,33 +754,16 @@ static int copy_frames_as_perf(const char *ours, const char *perf)
  */
 static void test_stacks_before_their_table_are_copied(void **state)
 {
-	char dir[PATH_MAX], input[PATH_MAX + 8], *out = NULL, *rt = NULL, *pf = NULL, *copied;
+	char dir[PATH_MAX], *out = NULL, *rt = NULL, *pf = NULL;
 	static char *ours[MAX_STACKS], *perfs[MAX_STACKS];
-	unsigned long with, all, totals, in_file;
+	unsigned long with, all, totals, over, in_file;
 	size_t n_ours, n_perf, heads = 0, differ = 0, reach = 0;
 	int rc;
 
 	(void)state;
-	tu_skip_unless_possible();
-	if (tu_online_cpus() < 2)
-		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
-	work = tu_tempdir();
-	snprintf(dir, sizeof(dir), "%s/rt", work);
-	snprintf(input, sizeof(input), "%s/input", work);
-	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1", input))
-		tu_skip("cannot make the input from python3.11 and perl: %s", out);
-	free(out);
 	/* (a budget of copies for the 300 ms held: 1M a second, the default,
 	 * is spent in them here) */
-	rc = tu_sh(&out, "%s record -v -a -g -m 512 --stack-copy-budget 8M --unwind-cache none "
-			 "--debug-drain-delay-ms 300 --force -o %s -- taskset -c 1 sh -c "
-			 "'taskset -c 0 gzip -9 -c %s >/dev/null & wait $!; true' 2>&1 >/dev/null",
-		   tu_ringtrace(), dir, input);
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, out);
-	copied = strstr(out, "not loaded yet: ");
-	if (!copied || sscanf(copied, "not loaded yet: %lu copied", &totals) != 1)
-		fail_msg("no count of stacks copied in the totals:\n%s", out);
+	record_held_gzip("-m 512 --stack-copy-budget 8M", dir, sizeof(dir), &out, &totals, &over);
 	if (!strstr(out, " samples, 0 lost"))
 		fail_msg("samples lost: the copies cannot be counted in the files:\n%s", out);
 	free(out);
@@ -805,32 +822,13 @@ static void test_stacks_before_their_table_are_copied(void **state)
  * last may pass it by one copy); those left out are counted. */
 static void test_stack_copies_within_their_budget(void **state)
 {
-	char dir[PATH_MAX], input[PATH_MAX + 8], *out = NULL, *copied;
+	char dir[PATH_MAX], *out = NULL, *copied;
 	unsigned long totals, over, in_file, bytes, seconds_cpus;
 	double seconds;
 	int rc;
 
 	(void)state;
-	tu_skip_unless_possible();
-	if (tu_online_cpus() < 2)
-		tu_skip("%d online CPU: the race needs CPUs 0 and 1", tu_online_cpus());
-	work = tu_tempdir();
-	snprintf(dir, sizeof(dir), "%s/rt", work);
-	snprintf(input, sizeof(input), "%s/input", work);
-	if (tu_sh(&out, "cat /usr/bin/python3.11 /usr/bin/perl >%s 2>&1", input))
-		tu_skip("cannot make the input from python3.11 and perl: %s", out);
-	free(out);
-	rc = tu_sh(&out, "%s record -v -a -g --stack-copy-budget 16K --unwind-cache none "
-			 "--debug-drain-delay-ms 300 --force -o %s -- taskset -c 1 sh -c "
-			 "'taskset -c 0 gzip -9 -c %s >/dev/null & wait $!; true' 2>&1 >/dev/null",
-		   tu_ringtrace(), dir, input);
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, out);
-	copied = strstr(out, "not loaded yet: ");
-	if (!copied || sscanf(copied, "not loaded yet: %lu copied (unwound when read, as dwarf's), "
-				      "%lu walked",
-			      &totals, &over) != 2)
-		fail_msg("no count of stacks copied in the totals:\n%s", out);
+	record_held_gzip("--stack-copy-budget 16K", dir, sizeof(dir), &out, &totals, &over);
 	copied = strstr(out, "recorded ");
 	if (!copied || sscanf(copied, "recorded %lf s", &seconds) != 1)
 		fail_msg("no duration in the totals:\n%s", out);
