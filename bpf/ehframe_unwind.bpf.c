@@ -70,18 +70,25 @@ static __noinline bool in_python_trampoline(struct unwind_walk *w)
 	return w->guesses->code >> 16 == PY_TRAMPOLINE_CALL;
 }
 
-/* Whether this CPU may copy one more stack this second: its copies so far
- * within stack_copy_budget bytes (append_user_stack counts them; the last
- * may pass it by one copy). */
-static __always_inline bool take_copy(struct sample_words *s, struct rt_unwind_counters *c)
-{
-	__u64 second = bpf_ktime_get_ns() / 1000000000ULL;
+/* The budget of stack copies is counted in windows of 2^27 ns (134 ms), an
+ * eighth of stack_copy_budget each: a burst of copies (every process's
+ * tables still to come as a recording starts) takes no more of a ring in
+ * any 134 ms than that. */
+#define COPY_WINDOW_SHIFT 27
+#define COPY_WINDOWS_A_SECOND_SHIFT 3
 
-	if (s->meta.copy_second != second) {
-		s->meta.copy_second = second;
+/* Whether this CPU may copy one more stack in this window: its copies so far
+ * within the window's share of stack_copy_budget (append_user_stack counts
+ * them; the last may pass it by one copy). */
+static __always_inline bool take_copy(struct sample_words *s)
+{
+	__u64 window = bpf_ktime_get_ns() >> COPY_WINDOW_SHIFT;
+
+	if (s->meta.copy_window != window) {
+		s->meta.copy_window = window;
 		s->meta.copy_bytes = 0;
 	}
-	return s->meta.copy_bytes < stack_copy_budget;
+	return s->meta.copy_bytes < stack_copy_budget >> COPY_WINDOWS_A_SECOND_SHIFT;
 }
 
 /* Writes frame i of the walk, at w->ip, then steps to its caller. Returns 1
@@ -332,7 +339,7 @@ registers:
 	/* a frame in a file whose table is still to come: the stack copied
 	 * instead, an ending of its own (its frames cut) */
 	if (ws->table_pending && s->meta.may_copy && stack_copy_budget) {
-		if (take_copy(s, c)) {
+		if (take_copy(s)) {
 			c->stacks_copied++;
 			s->meta.copy_stack = true;
 			return n;

@@ -117,9 +117,9 @@ struct sample_meta {
 	 * table is not loaded yet (may_copy: the caller appends a copy), and
 	 * is (copy_stack) */
 	bool may_copy, copy_stack;
-	/* this CPU's budget of those copies: the second it counts, and the
-	 * bytes copied in it */
-	__u64 copy_second, copy_bytes;
+	/* this CPU's budget of those copies: the window it counts (a share of
+	 * a second), and the bytes copied in it */
+	__u64 copy_window, copy_bytes;
 };
 struct sample_words {
 	__u64 w[SCRATCH_WORDS];

@@ -818,12 +818,13 @@ static void test_stacks_before_their_table_are_copied(void **state)
 	free(pf);
 }
 
-/* The copies of one CPU within a second stay within --stack-copy-budget (the
- * last may pass it by one copy); those left out are counted. */
+/* The copies of one CPU stay within --stack-copy-budget, counted in windows
+ * of 2^27 ns (134 ms) that each take an eighth of it (the last copy of a
+ * window may pass it: by 8 KiB at most); those left out are counted. */
 static void test_stack_copies_within_their_budget(void **state)
 {
 	char dir[PATH_MAX], *out = NULL, *copied;
-	unsigned long totals, over, in_file, bytes, seconds_cpus;
+	unsigned long totals, over, in_file, bytes, windows, allowed;
 	double seconds;
 	int rc;
 
@@ -838,14 +839,15 @@ static void test_stack_copies_within_their_budget(void **state)
 	if (rc || sscanf(out, "%lu %lu", &in_file, &bytes) != 2)
 		fail_msg("perf report -D failed (%d):\n%s", rc, out);
 	free(out);
-	/* the seconds each CPU's budget was counted in: the recording's,
-	 * whole, and one more for where it began */
-	seconds_cpus = ((unsigned long)seconds + 2) * (unsigned long)tu_online_cpus();
+	/* the windows each CPU's budget was counted in: the recording's, and
+	 * one more for where it began */
+	windows = ((unsigned long)(seconds * 1e9) >> 27) + 2;
+	allowed = windows * (unsigned long)tu_online_cpus() * (16384 / 8 + 8192);
 	print_message("%lu copied (%lu bytes in the files, %lu allowed), %lu over the budget\n",
-		      totals, bytes, seconds_cpus * (16384 + 8192), over);
+		      totals, bytes, allowed, over);
 	assert_true(over > 0);
 	assert_true(in_file <= totals); /* (some may be lost with the ring full) */
-	assert_true(bytes <= seconds_cpus * (16384 + 8192));
+	assert_true(bytes <= allowed);
 }
 
 /* Records "unwindgen MODE 2.5; unwindgen MODE 1.5" under -g with every
