@@ -101,7 +101,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
 	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
 			  o->unwind_ehframe);
-	mapped_build_ids_init(&s->mapped);
+	mapped_build_ids_init(&s->mapped, record_copies_stacks(o));
 	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
 			       s->cgroup_field, o->stack_user > 0,
 			       /* the in-kernel unwinder learns of mappings from it */

@@ -29,8 +29,9 @@ static bool equal_file(const void *a, const void *b)
 	return !memcmp(a, b, 3 * sizeof(uint64_t));
 }
 
-void mapped_build_ids_init(struct mapped_build_ids *t)
+void mapped_build_ids_init(struct mapped_build_ids *t, bool eh_frame)
 {
+	t->eh_frame = eh_frame;
 	hash_map_init(&t->by_file, hash_file, equal_file);
 }
 
@@ -56,7 +57,8 @@ void mapped_build_ids_fill(struct mapped_build_ids *t, uint32_t pid, struct perf
 		*e = probe;
 		len = build_id_read(*fd, e->id);
 		e->size = len > 0 ? (uint8_t)len : 0;
-		eh_frame_segment_read(*fd, &e->eh_frame);
+		if (t->eh_frame)
+			eh_frame_segment_read(*fd, &e->eh_frame);
 		if (hash_map_put(&t->by_file, e->file, e)) {
 			free(e);
 			return;

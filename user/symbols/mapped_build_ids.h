@@ -6,6 +6,7 @@
 #ifndef RINGTRACE_MAPPED_BUILD_IDS_H
 #define RINGTRACE_MAPPED_BUILD_IDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/perf_record.h"
@@ -13,9 +14,12 @@
 
 struct mapped_build_ids {
 	struct hash_map by_file; /* (major, minor, inode) -> build-id, or none */
+	bool eh_frame; /* ...and where its .eh_frame_hdr is mapped (read only if) */
 };
 
-void mapped_build_ids_init(struct mapped_build_ids *t);
+/* eh_frame: the files' .eh_frame_hdr segments are wanted too
+ * (mapped_build_ids_eh_frame_mapping; else it finds none). */
+void mapped_build_ids_init(struct mapped_build_ids *t, bool eh_frame);
 /* Gives m (a mapping of pid, with its device, inode, range and path) its
  * file's build-id: known for that device and inode, or read from the mapped
  * inode (/proc/PID/map_files), else from m's path inside /proc/PID/root if it
