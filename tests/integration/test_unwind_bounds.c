@@ -756,24 +756,30 @@ static void test_stacks_before_their_table_are_copied(void **state)
 {
 	char dir[PATH_MAX], *out = NULL, *rt = NULL, *pf = NULL;
 	static char *ours[MAX_STACKS], *perfs[MAX_STACKS];
-	unsigned long with, all, totals, over, in_file;
+	unsigned long with, all, totals, over, in_file, n_lost;
 	size_t n_ours, n_perf, heads = 0, differ = 0, reach = 0;
+	const char *lost;
 	int rc;
 
 	(void)state;
 	/* (a budget of copies for the 300 ms held: 1M a second, the default,
 	 * is spent in them here) */
 	record_held_gzip("-m 512 --stack-copy-budget 8M", dir, sizeof(dir), &out, &totals, &over);
-	if (!strstr(out, " samples, 0 lost"))
-		fail_msg("samples lost: the copies cannot be counted in the files:\n%s", out);
+	lost = strstr(out, " samples, ");
+	if (!lost || sscanf(lost, " samples, %lu lost", &n_lost) != 1)
+		fail_msg("no count of samples lost in the totals:\n%s", out);
 	free(out);
 	/* a copy is a sample with user registers (its stack may have read
 	 * nothing: a process tearing its address space down) */
 	rc = tu_sh(&out, "perf report -D -i %s 2>/dev/null | grep -c 'user regs: mask'", dir);
 	in_file = strtoul(out, NULL, 10);
 	free(out);
-	print_message("stacks copied: %lu in the totals, %lu in the files\n", totals, in_file);
-	assert_int_equal(in_file, totals);
+	print_message("stacks copied: %lu in the totals, %lu in the files, %lu samples lost\n",
+		      totals, in_file, n_lost);
+	/* a copy lost in a ring (a machine too busy for the drain) is counted
+	 * among the lost samples, never in the files */
+	assert_true(in_file <= totals);
+	assert_true(totals - in_file <= n_lost);
 	assert_true(totals >= 50); /* gzip's first 300 ms at 999 Hz, and more */
 
 	rc = tu_sh(&out, "%s report -i %s --folded --comm gzip", tu_ringtrace(), dir);
