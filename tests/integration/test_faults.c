@@ -457,7 +457,11 @@ static void test_twin_sigint_stops_cleanly(void **state)
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s.log", dir);
 	pid = start_recording(dir, "-a -g --debug-writer-delay-ms 200 -- sleep 30", log);
-	sleep(2);
+	/* once it records (a sanitized -a -g start took over 2 s beside load:
+	 * the SIGINT then stopped the start, with nothing to total) */
+	for (int i = 0; i < 600 && tu_running(pid) && !per_cpu_bytes(dir); i++)
+		usleep(100000);
+	assert_true(per_cpu_bytes(dir) > 0);
 	kill(pid, SIGINT);
 	usleep(50000);
 	kill(pid, SIGINT);
