@@ -92,7 +92,7 @@ LOADGEN := $(OUTPUT)/loadgen
 SYMGEN := $(OUTPUT)/symgen_cxx $(OUTPUT)/symgen_stripped $(OUTPUT)/symgen_names \
 	  $(OUTPUT)/symgen_inline $(OUTPUT)/symgen_inline_clang \
 	  $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_stripped $(OUTPUT)/unwindgen_debugframe \
-	  $(OUTPUT)/sdtgen $(OUTPUT)/gogen
+	  $(OUTPUT)/sdtgen $(OUTPUT)/sdtmany $(OUTPUT)/gogen
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,$(wildcard tests/integration/test_*.c))
@@ -269,6 +269,12 @@ $(OUTPUT)/sdtgen: tools/sdtgen/sdtgen.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
+
+# One USDT probe at 20,000 sites (test_probes: attaching and detaching them).
+$(OUTPUT)/sdtmany: tools/sdtgen/sdtmany.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O1 -Wall -Wextra -Werror $< -o $@
 
 # A Go program whose time goes where Go's runtime switches stacks
 # (test_go_stacks), built by Debian's golang-go, its caches in the build's.

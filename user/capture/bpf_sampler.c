@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "capture/usdt_multi.h"
 #include "lib/log.h"
 #include "sys/privileges.h"
 #include "sys/process_tree.h"
@@ -184,6 +185,55 @@ static void event_attr(struct perf_event_attr *attr, const struct sampler_event 
 	}
 }
 
+/* Whether ev's sites are within --usdt-sites: as perf events, one a site,
+ * each site's removal waits an RCU grace period (20,000 sites held a
+ * recording in D state for 18 minutes). 0, or -E2BIG with err set. */
+static int usdt_sites_within(const struct bpf_sampler *s, const struct sampler_event *ev,
+			     char *err, size_t errlen)
+{
+	const struct user_probe *p = ev->probe;
+	size_t nr = ev->usdt_sites ? ev->usdt_sites->nr : 0;
+
+	if (nr <= s->usdt_sites_max)
+		return 0;
+	if (s->usdt_multi)
+		rt_format(err, errlen, "USDT probe %s:%s has %zu sites in %s, more than %zu: "
+			  "--usdt-sites %zu attaches them", p->provider, p->probe, nr, p->path,
+			  s->usdt_sites_max, nr);
+	else
+		rt_format(err, errlen,
+			  "USDT probe %s:%s has %zu sites in %s, more than %zu: this kernel has no "
+			  "uprobe_multi links (Linux 6.6), and each site is a perf event whose "
+			  "removal waits an RCU grace period; --usdt-sites %zu attaches them all",
+			  p->provider, p->probe, nr, p->path, s->usdt_sites_max, nr);
+	return -E2BIG;
+}
+
+/* Every site of USDT event ev as one uprobe_multi link (usdt_multi.h). */
+static int attach_usdt_multi(struct bpf_sampler *s, const struct sampler_event *ev,
+			     unsigned int i, char *err, size_t errlen)
+{
+	struct bpf_map *specs = s->skel->maps.__bpf_usdt_specs;
+	const struct user_probe *p = ev->probe;
+	char why[256];
+	int fd;
+
+	fd = usdt_multi_attach(bpf_program__fd(s->skel->progs.on_usdt), bpf_map__fd(specs),
+			       bpf_map__max_entries(specs), &s->usdt_specs_used, user_probe_file(p),
+			       ev->usdt_sites, i, why, sizeof(why));
+	if (fd < 0) {
+		rt_format(err, errlen, "cannot attach to USDT probe %s:%s in %s: %s%s", p->provider,
+			  p->probe, p->path, why, privileges_hint(-fd));
+		return fd;
+	}
+	if (remember(s, fd, NULL)) {
+		close(fd);
+		rt_format(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* A uprobe, uretprobe or USDT probe, in every process (the scope filters in
  * BPF, so forked children are followed as for other events), through
  * libbpf: uprobe perf events (no tracefs uprobe_events entry), a USDT
@@ -196,6 +246,10 @@ static int attach_user_probe(struct bpf_sampler *s, const struct sampler_event *
 	struct bpf_link *link;
 	int e;
 
+	if ((ev->probe_flags & RT_EVENT_USDT) && (e = usdt_sites_within(s, ev, err, errlen)))
+		return e;
+	if ((ev->probe_flags & RT_EVENT_USDT) && s->usdt_multi && ev->usdt_sites)
+		return attach_usdt_multi(s, ev, i, err, errlen);
 	if (ev->probe_flags & RT_EVENT_USDT) {
 		LIBBPF_OPTS(bpf_usdt_opts, uopts, .usdt_cookie = i);
 
@@ -405,7 +459,10 @@ long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport
 void bpf_sampler_stop(struct bpf_sampler *s)
 {
 	for (unsigned int i = 0; i < s->nr_attached; i++)
-		bpf_link__destroy(s->attached[i].link);
+		if (s->attached[i].link)
+			bpf_link__destroy(s->attached[i].link);
+		else /* a link of our own (usdt_multi.h) */
+			close(s->attached[i].fd);
 	s->nr_attached = 0;
 	/* a program that was running as it was detached ends its write (or
 	 * counts it lost) before the last drain */

@@ -18,6 +18,8 @@
 #include "sys/tracefs.h"
 
 /* One event to sample. */
+struct usdt_sites;
+
 struct sampler_event {
 	uint32_t type; /* PERF_TYPE_* */
 	uint64_t config;
@@ -28,6 +30,7 @@ struct sampler_event {
 	const struct tracepoint_format *format; /* set for tracepoints and user probes */
 	const struct user_probe *probe;        /* set for user probes... */
 	uint32_t probe_flags;                  /* ...RT_EVENT_UPROBE, _URETPROBE or _USDT */
+	const struct usdt_sites *usdt_sites;   /* USDT: the probe's sites (usdt_multi.h) */
 	bool syscall;                          /* a syscalls: tracepoint */
 	const struct rt_filter *filter;        /* tracepoints: --filter, compiled */
 	bool offcpu;                           /* offcpu-time: written by the switch program */
@@ -67,6 +70,8 @@ struct bpf_sampler_config {
 				       at most, as stack_user's), these many bytes a second a
 				       CPU at most; 0: never */
 	uint32_t unwind_rows;    /* ...room for this many rows of every file's tables */
+	uint32_t usdt_sites;     /* --usdt-sites: the most sites of one USDT probe
+				    attached; 0: usdt_multi.h's default */
 	uint32_t unwind_processes; /* ...and for this many processes' mappings */
 	bool cgroup_field; /* PERF_SAMPLE_CGROUP in every sample */
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture/bpf_limits.h"
+#include "capture/usdt_multi.h"
 #include "lib/log.h"
 #include "sys/kernel_symbol.h"
 #include "sys/privileges.h"
@@ -107,6 +108,17 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.on_tracepoint, tracepoints);
 	bpf_program__set_autoload(k->progs.on_uprobe, uprobes);
 	bpf_program__set_autoload(k->progs.on_usdt, usdt);
+	/* a USDT probe's sites as one link where the kernel can: one grace
+	 * period for all (libbpf 1.1 makes a perf event of each site) */
+	s->usdt_multi = usdt && usdt_multi_supported();
+	if (s->usdt_multi &&
+	    bpf_program__set_expected_attach_type(k->progs.on_usdt, USDT_MULTI_ATTACH_TYPE)) {
+		rt_format(err, errlen, "cannot load the USDT program for uprobe_multi links");
+		return -EINVAL;
+	}
+	s->usdt_sites_max = cfg->usdt_sites ? cfg->usdt_sites
+			    : s->usdt_multi ? USDT_SITES_DEFAULT_MULTI
+					    : USDT_SITES_DEFAULT_PERF_EVENTS;
 	bpf_program__set_autoload(k->progs.follow_fork, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.unwind_fork, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.unwind_exec, cfg->unwind_ehframe);

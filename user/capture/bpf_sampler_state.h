@@ -28,6 +28,9 @@ struct bpf_sampler {
 	bool unwind_ehframe;
 	bool offcpu;
 	bool follows_forks; /* follow_fork is attached */
+	bool usdt_multi;    /* on_usdt loaded for uprobe_multi links (usdt_multi.h) */
+	unsigned int usdt_specs_used; /* usdt.bpf.h's spec map entries written */
+	size_t usdt_sites_max; /* --usdt-sites, or the default of the way attached */
 };
 
 /* Whether libbpf's messages are printed (bpf_sampler_set_verbose). */

@@ -23,6 +23,7 @@
 #include "record/probe_resolve.h"
 #include "record/record.h"
 #include "record/unwind_cache.h"
+#include "symbols/sdt_notes.h"
 
 #define DEFAULT_SIDEBAND_PAGES 64  /* 256 KiB per CPU */
 #define METRICS_TOP_COMMS 20       /* comms named by --metrics, as export's default */
@@ -173,6 +174,11 @@ static int record_option(void *ctx, int id, const char *arg)
 		if (option_parse_size("--stack-copy-budget", arg, 0, UINT32_MAX, &v))
 			return OPTIONS_USAGE_ERROR;
 		o->stack_copy_budget = v;
+		break;
+	case RECORD_OPT_USDT_SITES:
+		if (option_parse_u64("--usdt-sites", arg, 1, SDT_NOTES_MAX, &v))
+			return OPTIONS_USAGE_ERROR;
+		o->usdt_sites = (uint32_t)v;
 		break;
 	case RECORD_OPT_COPY_BUDGET:
 		if (option_parse_size("--copy-budget", arg, 0, 1ULL << 40, &v))

@@ -5,6 +5,7 @@
 
 #include "capture/bpf_sampler.h"
 #include "capture/event_spec.h"
+#include "capture/usdt_multi.h"
 #include "record/unwind_cache.h"
 
 static const struct options_entry record_options_table[] = {
@@ -19,6 +20,12 @@ static const struct options_entry record_options_table[] = {
 	  "evaluated in the kernel: perf's (ftrace's) syntax, e.g. 'prev_state == 0 && "
 	  "comm ~ \"kworker*\"'",
 	  "what", RECORD_OPT_FILTER },
+	{ "usdt-sites", 0, "N",
+	  "attach a usdt: probe with at most N sites in its file (default "
+	  OPTIONS_STR(USDT_SITES_DEFAULT_MULTI) " as one uprobe_multi link; "
+	  OPTIONS_STR(USDT_SITES_DEFAULT_PERF_EVENTS) " on kernels before 6.6, a perf event "
+	  "each); a probe with more is refused",
+	  "what", RECORD_OPT_USDT_SITES },
 	{ "freq", 'F', "HZ",
 	  "sample at HZ per CPU (default " OPTIONS_STR(RECORD_DEFAULT_FREQ) "; not tracepoints)",
 	  NULL, RECORD_OPT_FREQ },

@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "record/probe_resolve.h"
 #include "record/session.h"
+#include "record/usdt_sites.h"
 #include "sys/tracefs.h"
 
 /* --off-cpu: the tasks of the scope asleep at once that can be timed (an
@@ -43,7 +44,8 @@ static int plan_events(struct session *s)
 
 	s->sampler_events = calloc(o->nr_events, sizeof(*s->sampler_events));
 	s->file_events = calloc(o->nr_events, sizeof(*s->file_events));
-	if (!s->sampler_events || !s->file_events)
+	s->usdt_sites = calloc(o->nr_events, sizeof(*s->usdt_sites));
+	if (!s->sampler_events || !s->file_events || !s->usdt_sites)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		const struct event_desc *ev = &o->events[i];
@@ -63,6 +65,14 @@ static int plan_events(struct session *s)
 					  : ev->kind == EVENT_URETPROBE ? RT_EVENT_URETPROBE
 									: RT_EVENT_UPROBE;
 			se->tracepoint_period = 1; /* every hit */
+			if (ev->kind == EVENT_USDT) {
+				int r = usdt_sites_read(&ev->probe, &s->usdt_sites[i], s->error,
+							sizeof(s->error));
+
+				if (r)
+					return r;
+				se->usdt_sites = &s->usdt_sites[i];
+			}
 		} else if (ev->kind == EVENT_OFFCPU) {
 			se->offcpu = true;
 		} else if (ev->kind == EVENT_TRACEPOINT) {
@@ -221,6 +231,7 @@ static void sampler_config(const struct session *s, struct bpf_sampler_config *o
 		.unwind_ehframe = o->unwind_ehframe,
 		.stack_copy_budget = record_copies_stacks(o) ? o->stack_copy_budget : 0,
 		.unwind_rows = unwind_tables_rows_for(o->unwind_mem),
+		.usdt_sites = o->usdt_sites,
 		.unwind_processes = UNWIND_MAX_PROCESSES,
 		.cgroup_field = s->cgroup_field,
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),

@@ -26,6 +26,7 @@
 #include "record/mmap2_build_id.h"
 #include "record/offcpu_totals.h"
 #include "record/session.h"
+#include "record/usdt_sites.h"
 #include "sys/output_dir.h"
 #include "sys/privileges.h"
 #include "sys/second_signal.h"
@@ -413,6 +414,9 @@ static void end_session(struct session *s)
 		output_dir_discard(&s->out);
 	free(s->file_events);
 	free(s->sampler_events);
+	for (unsigned int i = 0; s->usdt_sites && i < s->opts->nr_events; i++)
+		usdt_sites_free(&s->usdt_sites[i]);
+	free(s->usdt_sites);
 	cpu_list_free(&s->cpus);
 	record_target_free(&s->target);
 }

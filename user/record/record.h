@@ -34,6 +34,7 @@ struct record_options {
 	uint64_t stack_copy_budget; /* --stack-copy-budget: -g's stack copies for tables
 				       not loaded yet, bytes a second a CPU (0: none) */
 	uint64_t copy_budget;    /* --copy-budget: data bytes of the files copied into DIR */
+	uint32_t usdt_sites;     /* --usdt-sites: most sites of a USDT probe (0: default) */
 	const char *unwind_cache; /* --unwind-cache: the tables' directory, NULL: none */
 	const char *output;
 	bool force;

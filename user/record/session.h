@@ -35,6 +35,7 @@ struct session {
 	struct record_target target;
 	struct cpu_list cpus;             /* online CPUs: one file and one side-band ring each */
 	struct sampler_event *sampler_events;
+	struct usdt_sites *usdt_sites; /* each USDT event's sites, by event */
 	struct recording_event *file_events; /* what perf reads of each event */
 	uint64_t id_base;                 /* this recording's sample ids (recording_id_base) */
 	bool cgroup_field;                /* samples carry PERF_SAMPLE_CGROUP */
