@@ -35,6 +35,7 @@ struct record_options {
 				       not loaded yet, bytes a second a CPU (0: none) */
 	uint64_t copy_budget;    /* --copy-budget: data bytes of the files copied into DIR */
 	const char *unwind_cache; /* --unwind-cache: the tables' directory, NULL: none */
+	uint64_t unwind_cache_size; /* --unwind-cache-size: bytes its entries take at most */
 	const char *output;
 	bool force;
 	bool overwrite;          /* flight recorder: keep the newest, write snapshots */
