@@ -138,6 +138,7 @@ enum export_option_id {
 	EXPORT_OPT_CGROUP_GRACE,
 	EXPORT_OPT_PROFILES,
 	EXPORT_OPT_UNWIND_MEM,
+	EXPORT_OPT_UNWIND_CACHE_SIZE,
 };
 
 enum snapshot_option_id {
