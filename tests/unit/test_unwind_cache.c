@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,7 +155,8 @@ static void test_directory_refused(void **state)
 }
 
 /* A build-id names the table only of a file root owns that no one else may
- * write; any other is known by device, inode, mtime and size. */
+ * write; any other is known by device, inode, mtime and size; one no path
+ * names has no key. */
 static void test_keys(void **state)
 {
 	char *dir = tu_tempdir(), path[PATH_MAX + 16], *out = NULL;
@@ -172,6 +174,14 @@ static void test_keys(void **state)
 	assert_int_equal(fchmod(fd, 0777), 0);
 	assert_int_equal(unwind_cache_key_of(fd, &key), 0);
 	assert_true(!strncmp(key.name, "i-", 2));
+	/* deleted: no path names it, no later run finds it: no key */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(unwind_cache_key_of(fd, &key), -1);
+	close(fd);
+	/* nor a memfd (the vdso's copy: a new inode each run) */
+	fd = memfd_create("ringtrace-test", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_cache_key_of(fd, &key), -1);
 	close(fd);
 	tu_rmtree(dir);
 	free(dir);

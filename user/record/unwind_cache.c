@@ -150,7 +150,10 @@ int unwind_cache_key_of(int fd, struct unwind_cache_key *key)
 	struct stat st;
 
 	memset(key, 0, sizeof(*key));
-	if (fstat(fd, &st))
+	/* a file no path names (the vdso's copy in a memfd, a new inode each
+	 * run; a deleted file) is not kept: no later run would find its table,
+	 * and each run would leave one more */
+	if (fstat(fd, &st) || !st.st_nlink)
 		return -1;
 	key->source = (struct unwind_cache_source){
 		.dev = st.st_dev, .ino = st.st_ino, .ctime_sec = st.st_ctim.tv_sec,

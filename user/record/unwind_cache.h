@@ -50,7 +50,7 @@ void unwind_cache_close(struct unwind_cache *c);
  * mtime and size; and what proves a kept table that file's, which a
  * build-id (a name any copy can claim) does not: the device, inode, change
  * time and size of the file it was compiled from. 0, or -1 if fd cannot be
- * read. */
+ * read or no path names it (a memfd, a deleted file: not kept). */
 struct unwind_cache_key {
 	char name[2 * 64 + 8]; /* the cache file's name */
 	struct unwind_cache_source {
