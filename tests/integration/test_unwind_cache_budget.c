@@ -31,6 +31,27 @@
 /* The user the copies and the process mapping them belong to. */
 #define USER_ID 65534
 
+/* The test's directory and the user's process: removed and killed by the
+ * teardown, whether the test passed or not (the copies take 150 MB). */
+static char *work;
+static pid_t mapper;
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (mapper > 0) {
+		kill(mapper, SIGKILL);
+		tu_wait_gone(mapper, 5);
+		mapper = 0;
+	}
+	if (work) {
+		tu_rmtree(work);
+		free(work);
+		work = NULL;
+	}
+	return 0;
+}
+
 /* What record's totals say of the cache. */
 struct cache_totals {
 	unsigned long read, kept, evicted, over_share, no_room;
@@ -55,14 +76,15 @@ static void cache_totals_of(const char *out, struct cache_totals *t)
 		fail_msg("no counts of the cache in the totals:\n%s", line);
 }
 
-/* Bytes the files in dir take on the disk (du's), the directory's own
- * excepted. */
+/* Bytes the cache's files in dir take on the disk (du's): its entries and
+ * temporary files (not the foreign file the test puts there). */
 static unsigned long long disk_bytes(const char *dir)
 {
 	char *out = NULL;
 	unsigned long long bytes;
 
-	assert_int_equal(tu_sh(&out, "cd %s && find . -mindepth 1 -maxdepth 1 -printf '%%b\\n' | "
+	assert_int_equal(tu_sh(&out, "cd %s && find . -mindepth 1 -maxdepth 1 -type f \\( -name 'b-*' -o "
+				     "-name 'i-*' -o -name '.tmp-*' \\) -printf '%%b\\n' | "
 				     "awk '{ s += $1 * 512 } END { printf \"%%d\\n\", s }'", dir), 0);
 	bytes = strtoull(out, NULL, 10);
 	free(out);
@@ -70,7 +92,7 @@ static unsigned long long disk_bytes(const char *dir)
 }
 
 /* Records pid with -g, the cache in cache within BUDGET_TEXT, for seconds. */
-static char *record_pid(const char *work, const char *cache, pid_t pid, const char *seconds)
+static char *record_pid(const char *cache, pid_t pid, const char *seconds)
 {
 	char *out = NULL;
 	int rc = tu_sh(&out, "%s record -v -g -F 99 --unwind-cache %s --unwind-cache-size "
@@ -84,11 +106,10 @@ static char *record_pid(const char *work, const char *cache, pid_t pid, const ch
 
 static void test_copies_of_a_library_within_budget(void **state)
 {
-	char *work, cache[4096 + 16], *out = NULL;
+	char cache[4096 + 16], *out = NULL;
 	struct cache_totals first, again;
-	unsigned long kept = 0, evicted = 0;
+	unsigned long kept = 0, evicted = 0, over_share;
 	unsigned long long held;
-	pid_t mapper;
 	int ready = 0;
 
 	(void)state;
@@ -129,7 +150,7 @@ static void test_copies_of_a_library_within_budget(void **state)
 	}
 	assert_true(ready);
 
-	out = record_pid(work, cache, mapper, "3");
+	out = record_pid(cache, mapper, "4");
 	held = disk_bytes(cache);
 	print_message("first recording: %llu bytes in the cache\n", held);
 	assert_true(held <= BUDGET);
@@ -139,17 +160,16 @@ static void test_copies_of_a_library_within_budget(void **state)
 		      first.kept, first.evicted, first.evicted_mib, first.over_share, first.no_room);
 	free(out);
 	assert_true(first.kept >= 1);
-	/* what a recording keeps of the user's tables: a quarter of the budget */
-	assert_true(first.over_share >= 1);
 	/* the earlier recording's entries, least recently used, made room */
 	assert_true(first.evicted >= 1);
+	over_share = first.over_share;
 
 	/* touched: every copy a new key, again, recording after recording;
 	 * once the cache is full, each makes its room */
 	for (int run = 0; run < 3; run++) {
 		assert_int_equal(tu_sh(&out, "touch %s/u/libc-*.so", work), 0);
 		free(out);
-		out = record_pid(work, cache, mapper, "3");
+		out = record_pid(cache, mapper, "4");
 		held = disk_bytes(cache);
 		print_message("after touch %d: %llu bytes in the cache\n", run + 1, held);
 		assert_true(held <= BUDGET);
@@ -159,26 +179,25 @@ static void test_copies_of_a_library_within_budget(void **state)
 			      run + 1, again.kept, again.evicted, again.evicted_mib, again.over_share,
 			      again.no_room);
 		free(out);
-		assert_true(again.over_share >= 1);
+		over_share += again.over_share;
 		kept += again.kept;
 		evicted += again.evicted;
 	}
 	assert_true(kept >= 3);
 	assert_true(evicted >= 1);
+	/* what a recording keeps of the user's tables: a quarter of the budget
+	 * (the 80 tables take 35 MB; a slow run compiles fewer in its time) */
+	assert_true(over_share >= 4);
 	/* what is not the cache's own is left alone */
 	assert_int_equal(tu_sh(&out, "cd %s/cache && test -f notes && test -L b-aa && "
 				     "cmp -s /lib/x86_64-linux-gnu/libc.so.6 ../u/libc-1.so", work), 0);
 	free(out);
-	kill(mapper, SIGKILL);
-	tu_wait_gone(mapper, 5);
-	tu_rmtree(work);
-	free(work);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_copies_of_a_library_within_budget),
+		cmocka_unit_test_teardown(test_copies_of_a_library_within_budget, teardown),
 	};
 
 	if (system("command -v setpriv >/dev/null && test -x /usr/bin/python3"))
