@@ -61,6 +61,11 @@ static void test_option_errors(void **state)
 	expect_one_line_error("record -a -e sched:sched_swich -- true",
 			      "did you mean sched:sched_switch?");
 	expect_one_line_error("record -a -F", "needs a value");
+	expect_usage_error("record -a -g --unwind-cache-size 0 -- true",
+			   "--unwind-cache-size 0 would keep nothing: give --unwind-cache none");
+	expect_usage_error("record -a -g --unwind-cache-size 64K -- true",
+			   "invalid size \"64K\" for --unwind-cache-size");
+	expect_usage_error("export --unwind-cache-size 64M", "give -g too");
 	expect_one_line_error("frobnicate", "unknown command \"frobnicate\"");
 	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");
 	expect_one_line_error("report /nonexistent/dir", "/nonexistent/dir");

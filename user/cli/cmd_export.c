@@ -11,12 +11,14 @@
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "record/unwind_cache.h"
 
 /* What export's options say. */
 struct export_command_line {
 	struct export_options o;
 	bool profiles; /* -g */
 	const char *unwind_mem; /* --unwind-mem, as given (the child parses it too) */
+	const char *unwind_cache_size; /* --unwind-cache-size, as given (and the child) */
 };
 
 /* One option of export into ctx (a struct export_command_line); an enum
@@ -78,6 +80,12 @@ static int export_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		line->unwind_mem = arg;
 		break;
+	case EXPORT_OPT_UNWIND_CACHE_SIZE:
+		if (option_parse_size("--unwind-cache-size", arg, UNWIND_CACHE_MIN_SIZE, 1ULL << 40,
+				      &v))
+			return OPTIONS_USAGE_ERROR;
+		line->unwind_cache_size = arg;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -116,6 +124,10 @@ int cmd_export(int argc, char **argv)
 		rt_error("--unwind-mem sizes the unwind tables of -g's profiles: give -g too");
 		return 2;
 	}
+	if (line.unwind_cache_size && !line.profiles) {
+		rt_error("--unwind-cache-size bounds the unwind cache of -g's profiles: give -g too");
+		return 2;
+	}
 	if (line.profiles && !cl->listen) {
 		rt_error("-g serves profiles over HTTP: give --listen ADDR:PORT too");
 		return 2;
@@ -127,7 +139,8 @@ int cmd_export(int argc, char **argv)
 						 .freq = cl->exporter.rate.freq,
 						 .cgroup = cl->exporter.cgroup,
 						 .unwind_mem = line.unwind_mem ? line.unwind_mem
-									       : EXPORT_DEFAULT_UNWIND_MEM },
+									       : EXPORT_DEFAULT_UNWIND_MEM,
+						 .unwind_cache_size = line.unwind_cache_size },
 					 err, sizeof(err));
 	if (!profiler) {
 		rt_error("%s", err);

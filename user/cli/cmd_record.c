@@ -192,6 +192,16 @@ static int record_option(void *ctx, int id, const char *arg)
 		}
 		o->unwind_cache = strcmp(arg, "none") ? arg : NULL;
 		break;
+	case RECORD_OPT_UNWIND_CACHE_SIZE:
+		if (!strcmp(arg, "0")) {
+			rt_error("--unwind-cache-size 0 would keep nothing: give --unwind-cache none");
+			return OPTIONS_USAGE_ERROR;
+		}
+		if (option_parse_size("--unwind-cache-size", arg, UNWIND_CACHE_MIN_SIZE, 1ULL << 40,
+				      &v))
+			return OPTIONS_USAGE_ERROR;
+		o->unwind_cache_size = v;
+		break;
 	case RECORD_OPT_CALL_GRAPH_MODE:
 		return parse_call_graph(o, arg);
 	case RECORD_OPT_OUTPUT:
@@ -352,6 +362,7 @@ int cmd_record(int argc, char **argv)
 	o->copy_budget = RECORD_DEFAULT_COPY_BUDGET;
 	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;
 	o->unwind_cache = geteuid() == 0 ? UNWIND_CACHE_DEFAULT_DIR : NULL;
+	o->unwind_cache_size = UNWIND_CACHE_DEFAULT_SIZE;
 	o->transport = TRANSPORT_RING;
 	o->sideband_pages = DEFAULT_SIDEBAND_PAGES;
 	o->argc = argc;

@@ -8,6 +8,7 @@
 #include "capture/perf_events.h"
 #include "export/metrics_server.h"
 #include "lib/option_values.h"
+#include "record/unwind_cache.h"
 #include "report/flamegraph.h"
 #include "report/report.h"
 
@@ -197,6 +198,12 @@ static const struct options_entry export_options_table[] = {
 	  "(default " EXPORT_DEFAULT_UNWIND_MEM "); the tables of files no process maps are "
 	  "evicted when room is needed",
 	  NULL, EXPORT_OPT_UNWIND_MEM },
+	{ "unwind-cache-size", 0, "SIZE",
+	  "with -g: the files of the unwind cache (" UNWIND_CACHE_DEFAULT_DIR ") take at most "
+	  "SIZE, e.g. 64M (default " UNWIND_CACHE_DEFAULT_SIZE_TEXT ", at least "
+	  UNWIND_CACHE_MIN_SIZE_TEXT ", under the volume given to it); the least recently used "
+	  "are removed to make room for new ones",
+	  NULL, EXPORT_OPT_UNWIND_CACHE_SIZE },
 	{ 0 },
 };
 
@@ -210,7 +217,7 @@ const struct options_command export_command = {
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
 		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
 		 "                 [--cgroup-grace S] [--web-config-file FILE]\n"
-		 "                 [-g [--unwind-mem SIZE]]",
+		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
 		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "
 		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "

@@ -116,7 +116,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		       char *err, size_t errlen)
 {
 	char freq[32], exe[PATH_MAX], parent_pid[32];
-	char *argv[24];
+	char *argv[28];
 	int argc = 0;
 	pid_t parent = getpid();
 	/* this binary by its name, not /proc/self/exe: the child's comm is
@@ -146,6 +146,10 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = PROFILER_STAGING_SIZE;
 	argv[argc++] = "--unwind-mem";
 	argv[argc++] = (char *)cfg->unwind_mem;
+	if (cfg->unwind_cache_size) {
+		argv[argc++] = "--unwind-cache-size";
+		argv[argc++] = (char *)cfg->unwind_cache_size;
+	}
 	argv[argc++] = "-q";
 	/* a parent-death signal set here would be cleared by the exec of a
 	 * binary with file capabilities: the child sets its own */

@@ -16,6 +16,7 @@ struct export_profiler_config {
 	uint64_t freq;      /* samples per second per CPU */
 	const char *cgroup; /* only tasks in this cgroup v2 (and below), or NULL */
 	const char *unwind_mem; /* the child's --unwind-mem */
+	const char *unwind_cache_size; /* the child's --unwind-cache-size, or NULL: its default */
 };
 
 struct export_profiler;

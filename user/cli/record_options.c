@@ -75,6 +75,11 @@ static const struct options_entry record_options_table[] = {
 	  "device, inode, mtime and size), or none (default " UNWIND_CACHE_DEFAULT_DIR " when run "
 	  "as root, else none); a file there that is corrupt, or that another user could have written, is rebuilt",
 	  NULL, RECORD_OPT_UNWIND_CACHE },
+	{ "unwind-cache-size", 0, "SIZE",
+	  "with ehframe: the files of --unwind-cache take at most SIZE, e.g. 64M (default "
+	  UNWIND_CACHE_DEFAULT_SIZE_TEXT ", at least " UNWIND_CACHE_MIN_SIZE_TEXT "); the least "
+	  "recently used are removed to make room for new ones",
+	  NULL, RECORD_OPT_UNWIND_CACHE_SIZE },
 	{ "all-cpus", 'a', NULL, "every CPU, every task", "where", RECORD_OPT_ALL_CPUS },
 	{ "cpu", 'C', "CPUS", "only these CPUs, e.g. 0,2-3 (with -p/-t: the tasks there)",
 	  NULL, RECORD_OPT_CPU },
@@ -262,6 +267,14 @@ static const struct options_detail record_details[] = {
 	{ "--unwind-cache",
 	  "docs/stacks.md (Tables cached on disk) tells what is kept and how a file there is "
 	  "checked." },
+	{ "--unwind-cache-size",
+	  "The recording (or the exporter's) that writes a new table makes its room: the files "
+	  "read back least recently (each read sets its mtime) are removed first, at most "
+	  OPTIONS_STR(UNWIND_CACHE_MAX_ENTRIES) " files are kept in all, and a recording keeps at "
+	  "most a quarter of SIZE (and of the files) for files keyed by inode (those not root's "
+	  "alone); the rest are compiled and used, not kept. Nothing but the cache's own regular "
+	  "files there is ever removed. 0 is refused: --unwind-cache none keeps nothing. The "
+	  "totals (-v) count what was evicted and what was not kept." },
 	{ "--pid",
 	  "Processes forked during ringtrace's start are followed too. Without a command, "
 	  "recording lasts until they have all exited (as perf's), or SIGINT." },

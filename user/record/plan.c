@@ -273,7 +273,7 @@ int session_start_sampler(struct session *s)
 
 		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, procs, nr,
 				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache,
-				       &s->start_abandoned)) {
+				       o->unwind_cache_size, &s->start_abandoned)) {
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -ENOMEM;
 		}

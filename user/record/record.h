@@ -36,6 +36,7 @@ struct record_options {
 	uint64_t copy_budget;    /* --copy-budget: data bytes of the files copied into DIR */
 	uint32_t usdt_sites;     /* --usdt-sites: most sites of a USDT probe (0: default) */
 	const char *unwind_cache; /* --unwind-cache: the tables' directory, NULL: none */
+	uint64_t unwind_cache_size; /* --unwind-cache-size: bytes its entries take at most */
 	const char *output;
 	bool force;
 	bool overwrite;          /* flight recorder: keep the newest, write snapshots */

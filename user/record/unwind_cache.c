@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwind_cache.c: compiled unwind tables kept on disk between recordings, one
  * file each, named by build-id (or device, inode, mtime and size), used only
- * for the file (device, inode, change time, size) it was compiled from. */
+ * for the file (device, inode, change time, size) it was compiled from,
+ * within a size budget (unwind_cache_budget.c). */
 #include "record/unwind_cache.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "lib/full_io.h"
 #include "lib/log.h"
 #include "lib/prefault.h"
+#include "record/unwind_cache_budget.h"
 #include "symbols/build_id.h"
 #include "sys/safe_open.h"
 
@@ -44,6 +46,7 @@ struct cache_header {
 struct unwind_cache {
 	int dirfd;
 	atomic_uint next_temp; /* temporary files' names: pid and this */
+	struct cache_budget budget;
 };
 
 /* Whether st is something of this user's that no one else may write. */
@@ -66,7 +69,8 @@ static int open_dir_at(int at, const char *name)
 	return fd;
 }
 
-struct unwind_cache *unwind_cache_open(const char *path, char *err, size_t errlen)
+struct unwind_cache *unwind_cache_open(const char *path, uint64_t budget, char *err,
+				       size_t errlen)
 {
 	char *copy = strdup(path), *save = NULL;
 	int fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -110,6 +114,7 @@ struct unwind_cache *unwind_cache_open(const char *path, char *err, size_t errle
 		goto out;
 	}
 	c->dirfd = fd;
+	cache_budget_init(&c->budget, fd, budget);
 	fd = -1;
 out:
 	if (fd >= 0)
@@ -122,8 +127,14 @@ void unwind_cache_close(struct unwind_cache *c)
 {
 	if (!c)
 		return;
+	cache_budget_destroy(&c->budget);
 	close(c->dirfd);
 	free(c);
+}
+
+void unwind_cache_counts(struct unwind_cache *c, struct unwind_cache_counts *out)
+{
+	cache_budget_counts(&c->budget, out);
 }
 
 static void hex(char *out, const uint8_t *bytes, size_t n)
@@ -139,7 +150,10 @@ int unwind_cache_key_of(int fd, struct unwind_cache_key *key)
 	struct stat st;
 
 	memset(key, 0, sizeof(*key));
-	if (fstat(fd, &st))
+	/* a file no path names (the vdso's copy in a memfd, a new inode each
+	 * run; a deleted file) is not kept: no later run would find its table,
+	 * and each run would leave one more */
+	if (fstat(fd, &st) || !st.st_nlink)
 		return -1;
 	key->source = (struct unwind_cache_source){
 		.dev = st.st_dev, .ino = st.st_ino, .ctime_sec = st.st_ctim.tv_sec,
@@ -197,6 +211,10 @@ int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key
 	if (!r || safe_pread(fd, r, bytes, sizeof(h)) != (ssize_t)bytes ||
 	    checksum(r, h.nr_rows) != h.checksum)
 		goto miss;
+	/* used now: the last the budget evicts (a file's atime is not kept
+	 * under noatime, and only now and then under relatime) */
+	futimens(fd, (const struct timespec[2]){ { .tv_nsec = UTIME_OMIT },
+						 { .tv_nsec = UTIME_NOW } });
 	close(fd);
 	*rows = r;
 	*nr = h.nr_rows;
@@ -213,11 +231,15 @@ int unwind_cache_store(struct unwind_cache *c, const struct unwind_cache_key *ke
 {
 	struct cache_header h = { .version = CACHE_VERSION, .row_size = sizeof(*rows),
 				  .nr_rows = nr, .exec_vaddr_delta = exec_vaddr_delta };
+	uint64_t size = sizeof(h) + (uint64_t)nr * sizeof(*rows);
+	/* a user's file (or one others may write) is keyed by inode: what a
+	 * recording keeps of those is bounded (a quarter of the budget) */
+	bool inode_keyed = key->name[0] == 'i';
 	char temp[64];
 	bool ok;
 	int fd;
 
-	if (!nr)
+	if (!nr || !cache_budget_reserve(&c->budget, key->name, size, inode_keyed))
 		return -1;
 	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
 	memcpy(h.key, key->name, sizeof(h.key));
@@ -226,15 +248,19 @@ int unwind_cache_store(struct unwind_cache *c, const struct unwind_cache_key *ke
 	snprintf(temp, sizeof(temp), ".tmp-%d-%u", (int)getpid(),
 		 atomic_fetch_add(&c->next_temp, 1));
 	fd = openat(c->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (fd < 0) {
+		cache_budget_done(&c->budget, size, inode_keyed, false);
 		return -1;
+	}
 	ok = !write_full(fd, &h, sizeof(h)) && !write_full(fd, rows, (size_t)nr * sizeof(*rows));
 	if (close(fd))
 		ok = false;
 	/* in place at once: a reader sees the old file or the whole new one */
 	if (!ok || renameat(c->dirfd, temp, c->dirfd, key->name)) {
 		unlinkat(c->dirfd, temp, 0);
+		cache_budget_done(&c->budget, size, inode_keyed, false);
 		return -1;
 	}
+	cache_budget_done(&c->budget, size, inode_keyed, true);
 	return 0;
 }

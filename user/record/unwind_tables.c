@@ -74,7 +74,7 @@ struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid)
 
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
-		       uint64_t sample_id_type, const char *cache_dir,
+		       uint64_t sample_id_type, const char *cache_dir, uint64_t cache_size,
 		       const _Atomic bool *start_abandoned)
 {
 	char err[512];
@@ -93,7 +93,7 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	t->follow_forks = follow_forks;
 	t->sample_id_type = sample_id_type;
 	if (cache_dir) {
-		t->cache = unwind_cache_open(cache_dir, err, sizeof(err));
+		t->cache = unwind_cache_open(cache_dir, cache_size, err, sizeof(err));
 		if (!t->cache)
 			rt_warn("%s; recording without it", err);
 		else if (!(t->cache_dir = strdup(cache_dir)))

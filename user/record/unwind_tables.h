@@ -73,10 +73,11 @@ uint32_t unwind_tables_rows_for(uint64_t mem);
 	(((sizeof(struct rt_unwind_row) + 7) & ~(size_t)7) + sizeof(uint32_t) / RT_UNWIND_ROWS_PER_PAGE)
 /* Starts with the processes in tgids (or every process when nr_tgids is 0).
  * Tables are kept in the directory cache_dir between runs (NULL: none; one
- * that cannot be used is warned about, and the recording goes on without). */
+ * that cannot be used is warned about, and the recording goes on without),
+ * its entries within cache_size bytes. */
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
-		       uint64_t sample_id_type, const char *cache_dir,
+		       uint64_t sample_id_type, const char *cache_dir, uint64_t cache_size,
 		       const _Atomic bool *start_abandoned);
 /* A side-band record (MMAP2, COMM of an exec, FORK, EXIT) as drained from
  * one CPU's ring, decoded: kept until unwind_tables_release passes its time, so that

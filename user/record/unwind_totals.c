@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "lib/log.h"
+#include "record/unwind_cache.h"
 #include "record/unwind_tables.h"
 
 /* " (N why, ...)" of the files refused a table, or "". */
@@ -23,15 +24,33 @@ static void refusals(const struct unwind_tables *t, char *out, size_t size)
 		snprintf(out + used, size - used, ")");
 }
 
+/* ", N kept there, ..." of what the recording did to the cache, or "". */
+static void cache_counts(const struct unwind_tables *t, char *out, size_t size)
+{
+	struct unwind_cache_counts c;
+
+	out[0] = 0;
+	if (!t->cache)
+		return;
+	unwind_cache_counts(t->cache, &c);
+	rt_format(out, size,
+		  ", %" PRIu64 " kept there, %" PRIu64 " evicted from it (%.1f MiB: least recently "
+		  "used, for room within --unwind-cache-size), %" PRIu64
+		  " not kept (over the cache's share for users' files), %" PRIu64
+		  " not kept (no room)",
+		  c.kept, c.evicted, (double)c.evicted_bytes / 1048576.0, c.over_share, c.no_room);
+}
+
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
 				bool verbose)
 {
 	struct rt_unwind_counters c;
-	char refused[256], staged[128];
+	char refused[256], staged[128], cached[320];
 
 	if (!t->on)
 		return;
 	refusals(t, refused, sizeof(refused));
+	cache_counts(t, cached, sizeof(cached));
 	/* without -v, one line, and only for what went wrong */
 	if (!verbose) {
 		if (t->files_without_table || t->files_without_room || t->mappings_dropped ||
@@ -52,14 +71,14 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 	rt_info("ringtrace: unwind tables: %" PRIu64 " files, %" PRIu64
 		" rows loaded (%.1f MiB of %.1f in the map at the end), %" PRIu64 " evicted (%" PRIu64
 		" rows: no process mapped them, room needed), built in %.3f s (%" PRIu64
-		" read from the cache %s%s); %" PRIu64 " files without a table%s, %" PRIu64
+		" read from the cache %s%s%s); %" PRIu64 " files without a table%s, %" PRIu64
 		" without room (--unwind-mem), %" PRIu64 " searched without a page index (no room), %" PRIu64
 		" mappings dropped, %" PRIu64 " files compiled again (changed since their table)",
 		t->nr_files, t->rows,
 		(double)unwind_maps_rows_taken(&t->maps) * UNWIND_ROW_KERNEL_BYTES / 1048576.0,
 		(double)t->maps.capacity * UNWIND_ROW_KERNEL_BYTES / 1048576.0, t->files_evicted,
 		t->rows_evicted, t->build_seconds,
-		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", staged,
+		t->files_from_cache, t->cache_dir ? t->cache_dir : "(none)", cached, staged,
 		t->files_without_table,
 		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped,
 		t->files_changed);
