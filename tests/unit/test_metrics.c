@@ -184,6 +184,41 @@ static void test_control_bytes_terminal_safe(void **state)
 	free(text);
 }
 
+/* A cgroup path of a container far longer than a line's usual 512 bytes (a
+ * user may make cgroups that deep under their own systemd slice, each
+ * component up to 255 bytes, control bytes four times that once escaped):
+ * its series are written whole, with the container's labels, and the scrape
+ * does not fail. */
+static void test_long_container_cgroup(void **state)
+{
+	char path[2048], line[2304];
+	struct metrics_cpu_row row = { path, 1, 1000000 };
+	struct metrics_snapshot m = snapshot();
+	char *text;
+	int at;
+
+	(void)state;
+	at = snprintf(path, sizeof(path), "/user.slice/user-1000.slice/user@1000.service/");
+	for (int i = 0; i < 200; i++)
+		path[at++] = '\x1b';
+	snprintf(path + at, sizeof(path) - (size_t)at,
+		 "/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope");
+	m.cgroups = &row;
+	m.nr_cgroups = 1;
+	text = render(&m);
+	at = snprintf(line, sizeof(line),
+		      "ringtrace_cpu_seconds_total{cgroup=\"/user.slice/user-1000.slice/user@1000.service/");
+	for (int i = 0; i < 200; i++)
+		at += snprintf(line + at, sizeof(line) - (size_t)at, "\\\\x1b");
+	snprintf(line + at, sizeof(line) - (size_t)at,
+		 "/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\","
+		 "container_id=\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\","
+		 "container_runtime=\"docker\"} 0.001000000\n");
+	if (!strstr(text, line))
+		fail_msg("no series\n%s\nin:\n%s", line, text);
+	free(text);
+}
+
 /* The name of the family a sample line belongs to. */
 static void family_of(const char *line, char *name, size_t len)
 {
@@ -349,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_label_values_escaped_and_valid_utf8),
 		cmocka_unit_test(test_control_bytes_terminal_safe),
+		cmocka_unit_test(test_long_container_cgroup),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_top_comms),
 		cmocka_unit_test(test_evicted_time_is_other),

@@ -159,16 +159,24 @@ static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *
 	return rows;
 }
 
-/* NAME{KEY="VALUE"} with VALUE escaped already, of any length. */
-static int series(struct byte_buffer *out, const char *name, const char *key, const char *value)
+/* NAME{KEY="VALUE" with VALUE escaped already, of any length (appended, never
+ * formatted into put's line): a series' first label, more may follow. */
+static int series_start(struct byte_buffer *out, const char *name, const char *key,
+			const char *value)
 {
 	return byte_buffer_append(out, name, strlen(name)) && byte_buffer_append(out, "{", 1) &&
 			       byte_buffer_append(out, key, strlen(key)) &&
 			       byte_buffer_append(out, "=\"", 2) &&
 			       byte_buffer_append(out, value, strlen(value)) &&
-			       byte_buffer_append(out, "\"} ", 3)
+			       byte_buffer_append(out, "\"", 1)
 		       ? 0
 		       : -1;
+}
+
+/* NAME{KEY="VALUE"} with VALUE escaped already, of any length. */
+static int series(struct byte_buffer *out, const char *name, const char *key, const char *value)
+{
+	return series_start(out, name, key, value) || !byte_buffer_append(out, "} ", 2) ? -1 : 0;
 }
 
 /* A cgroup row's series: its path, and what the path says of the container
@@ -180,7 +188,7 @@ static int cgroup_series(struct byte_buffer *out, const char *name, const char *
 
 	if (!container_labels_of(path, &c))
 		return series(out, name, "cgroup", path);
-	r = put(out, "%s{cgroup=\"%s\"", name, path);
+	r = series_start(out, name, "cgroup", path);
 	if (c.container_id[0])
 		r |= put(out, ",container_id=\"%s\"", c.container_id);
 	if (c.pod_uid[0])
