@@ -50,6 +50,10 @@ static void test_utf8(void **state)
 	struct byte_buffer b = { 0 };
 
 	(void)state;
+	assert_true(terminal_text_utf8_plain("caf\xc3\xa9 [k]", 9));
+	assert_false(terminal_text_utf8_plain("a\x1b", 2));
+	assert_false(terminal_text_utf8_plain("a\0", 2));
+	assert_false(terminal_text_utf8_plain("caf\xc3", 4));
 	assert_true(terminal_text_utf8(&b, in, sizeof(in) - 1));
 	assert_non_null(byte_buffer_append(&b, "", 1));
 	/* \xc3 then \n: a sequence cut short, then an escape */

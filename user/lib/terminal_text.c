@@ -54,6 +54,16 @@ const char *terminal_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+bool terminal_text_utf8_plain(const char *s, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)s;
+
+	for (size_t i = 0, n; i < len; i += n)
+		if (!(n = utf8_sequence(p + i, len - i)) || (n == 1 && is_control(p[i])))
+			return false;
+	return true;
+}
+
 bool terminal_text_utf8(struct byte_buffer *out, const char *s, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)s;

@@ -18,6 +18,10 @@ bool terminal_text_plain(const char *s);
  * escape's end if it does not fit), and buf returned. */
 const char *terminal_text(const char *s, char *buf, size_t len);
 
+/* Whether the len bytes at s are valid UTF-8 with no control byte:
+ * terminal_text_utf8 would append them as they are. */
+bool terminal_text_utf8_plain(const char *s, size_t len);
+
 /* Appends the len bytes at s (NULs included, each a control byte) to out
  * as valid UTF-8 with no control byte: its control bytes escaped as
  * terminal_text escapes them, each byte of an invalid UTF-8 sequence as
