@@ -56,13 +56,14 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 		      libprotobuf-c-dev protobuf-c-compiler libxxhash-dev
 # systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
 # openssl for a test certificate, util-linux for setpriv, python3-yaml to
-# read the Kubernetes manifest, debuginfod for a server of debug files,
+# read the Kubernetes manifest, python3-prometheus-client for Prometheus's
+# own parser of the exposition text, debuginfod for a server of debug files,
 # systemtap-sdt-dev for <sys/sdt.h> (tools/sdtgen), golang-go for go tool pprof
 # (reads report --pprof), chromium and libpng-dev to render flame graphs as
 # images and read their pixels.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
-		     util-linux python3 python3-yaml libc6-dbg python3.11-dbg \
+		     util-linux python3 python3-yaml python3-prometheus-client libc6-dbg python3.11-dbg \
 		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev
 BENCH_DEB_PACKAGES := bpftrace python3 time
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_cli.c: libFuzzer target for the parsers of what users type: event
  * specs, CPU lists, sort keys, time ranges, and the escaping of label values
- * (whose output must be valid UTF-8 with no raw quote or newline). */
+ * (whose output must be valid UTF-8 with no raw quote and no control byte). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,13 +13,15 @@
 #include "report/report.h"
 #include "sys/cpu_list.h"
 
-/* Checks escaped label text: valid UTF-8, quotes and newlines escaped. */
+/* Checks escaped label text: valid UTF-8, quotes escaped, no control byte
+ * (a newline or an ESC is the escaped text "\\n", "\\x1b"). */
 static void check_label(const uint8_t *p, size_t len)
 {
 	for (size_t i = 0; i < len;) {
 		size_t n = p[i] < 0x80 ? 1 : p[i] >= 0xf0 ? 4 : p[i] >= 0xe0 ? 3 : 2;
 
-		if (p[i] == '\n' || (p[i] >= 0x80 && p[i] < 0xc2) || p[i] > 0xf4 || i + n > len)
+		if (p[i] < 0x20 || p[i] == 0x7f || (p[i] >= 0x80 && p[i] < 0xc2) || p[i] > 0xf4 ||
+		    i + n > len)
 			abort();
 		for (size_t k = 1; k < n; k++)
 			if ((p[i + k] & 0xc0) != 0x80)

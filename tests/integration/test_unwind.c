@@ -920,6 +920,42 @@ static void test_jit_map_copies_bounded(void **state)
 	free(dir);
 }
 
+/* A JIT's map that is not one to copy (a FIFO, a symlink in its place, or
+ * over 256 MiB) is refused, and the totals line says so without -v, as the
+ * budget's refusals are said: "1 failed (not a regular file...", "1 too
+ * large (a JIT's map over 256 MiB)"; none is kept. */
+static void test_jit_map_refusals_counted(void **state)
+{
+	static const struct {
+		const char *name, *plant, *said;
+	} cases[] = {
+		{ "fifo", "rm -f $m; mkfifo $m", "0 too large (a JIT's map over 256 MiB), 1 failed (" },
+		{ "symlink", "rm -f $m; ln -s /etc/hostname $m", ", 1 failed (" },
+		{ "large", "truncate -s 300M $m", "1 too large (a JIT's map over 256 MiB), 0 failed" },
+	};
+	char prog[PATH_MAX + 32], *dir = tu_tempdir(), *out = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(prog, sizeof(prog), "%s/unwindgen", symgen_dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rc = tu_sh(&out, "%s record -F 99 -o %s/%s -- sh -c '%s jit 1 & p=$!; sleep 0.3; "
+				 "m=/tmp/perf-$p.map; %s; echo $p >%s/pid; wait $p' 2>&1; "
+				 "rm -f /tmp/perf-$(cat %s/pid).map; ls %s/%s",
+			   tu_ringtrace(), dir, cases[i].name, prog, cases[i].plant, dir, dir, dir,
+			   cases[i].name);
+		print_message("%s: %s", cases[i].name, out);
+		if (rc || !strstr(out, "ringtrace: files kept in") || !strstr(out, cases[i].said) ||
+		    strstr(out, ".map"))
+			fail_msg("%s: the map was not refused and counted (\"%s\"):\n%s", cases[i].name,
+				 cases[i].said, out);
+		free(out);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A stripped binary's names come from a local debuginfod server serving its
  * debug file, and only from there. */
 static void test_debuginfod_names_stripped_binary(void **state)
@@ -1066,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_no_loss_at_99hz),
 		cmocka_unit_test(test_jit_map_kept),
 		cmocka_unit_test(test_jit_map_copies_bounded),
+		cmocka_unit_test(test_jit_map_refusals_counted),
 		cmocka_unit_test(test_debuginfod_names_stripped_binary),
 	};
 	tu_set_skip_reason(tu_symgen_skip_reason());

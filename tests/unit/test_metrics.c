@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_metrics.c: the exposition text follows the rules validators miss:
  * label values escaped and valid UTF-8 (a comm with a quote, a backslash, a
- * newline and invalid bytes), one HELP/TYPE per family, families not
- * interleaved, no duplicate series, cumulative histogram, final newline;
- * time evicted from the kernel's maps is other, never dropped. */
+ * newline and invalid bytes), their control bytes (ESC, BEL) as the text
+ * "\x1b" that Prometheus's own parser reads back, one HELP/TYPE per family,
+ * families not interleaved, no duplicate series, cumulative histogram, final
+ * newline; time evicted from the kernel's maps is other, never dropped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #include "export/metrics.h"
+#include "export/syscall_metrics.h"
+#include "test_util.h"
 
 static char *render(const struct metrics_snapshot *m)
 {
@@ -83,13 +86,136 @@ static void test_label_values_escaped_and_valid_utf8(void **state)
 	char *text = render(&m);
 
 	(void)state;
-	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\"} 0.070000000\n") ||
+	/* the newline is the text \n (a backslash, n), itself escaped */
+	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"a\\\"b\\\\c\\\\nd\xef\xbf\xbd\"} 0.070000000\n") ||
 	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"x\xef\xbf\xbd\"} 0.003000000\n") ||
 	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"caf\xc3\xa9\"} 0.003000000\n") ||
 	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"other\"} 0.010000000\n") ||
 	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"\xef\xbf\xbd\xef\xbf\xbd\"} 0.001000000\n") ||
 	    !strstr(text, "{cgroup=\"/system.slice/a \\\"quoted\\\" unit\"}"))
 		fail_msg("labels not as expected:\n%s", text);
+	free(text);
+}
+
+/* No byte of text is a control byte but the newline ending each line. */
+static void assert_terminal_safe(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (((unsigned char)*p < 0x20 && (*p != '\n' || p[1] == '\n')) || *p == 0x7f)
+			fail_msg("byte 0x%02x at %zu of:\n%s", (unsigned char)*p, (size_t)(p - text),
+				 text);
+}
+
+/* comms and cgroup paths a local user names with ESC and BEL (a terminal
+ * title, a colour, a bell), a literal backslash, a tab: their control bytes
+ * are the text a terminal is shown ("\x1b"), written "\\x1b" on the wire,
+ * so curl to a terminal runs nothing, and Prometheus's own parser
+ * (python3-prometheus-client) reads the text "\x1b" back. */
+static void test_control_bytes_terminal_safe(void **state)
+{
+	static const struct metrics_cpu_row evil_comms[] = {
+		{ "\x1b]0;pwned\x07", 1, 1000000 },
+		{ "red\x1b[31m\x7f", 2, 2000000 },
+		{ "tab\there\\", 3, 3000000 },
+	};
+	static const struct metrics_cpu_row evil_cgroups[] = {
+		{ "/user.slice/\x1b[2J\x07.scope", 4, 4000000 },
+	};
+	static const struct rt_syscall_stats stats = { .count = 1, .total_ns = 1000 };
+	const struct syscall_metric_row call = { 42, "sys\x1b[5m\x07", "read", &stats };
+	struct metrics_snapshot m = snapshot();
+	struct byte_buffer calls = { 0 };
+	char *text, *dir, path[4096], *parsed = NULL;
+	FILE *f;
+	int rc;
+
+	(void)state;
+	m.comms = evil_comms;
+	m.nr_comms = 3;
+	m.cgroups = evil_cgroups;
+	m.nr_cgroups = 1;
+	text = render(&m);
+	assert_terminal_safe(text);
+	if (!strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"\\\\x1b]0;pwned\\\\x07\"} 0.001000000\n") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"red\\\\x1b[31m\\\\x7f\"} 0.002000000\n") ||
+	    !strstr(text, "ringtrace_comm_cpu_seconds_total{comm=\"tab\\\\there\\\\\"} 0.003000000\n") ||
+	    !strstr(text, "ringtrace_cpu_seconds_total{cgroup=\"/user.slice/\\\\x1b[2J\\\\x07.scope\"} 0.004000000\n"))
+		fail_msg("control bytes not escaped as expected:\n%s", text);
+	assert_int_equal(syscall_metrics_render(&call, 1, &calls), 0);
+	assert_non_null(byte_buffer_append(&calls, "", 1));
+	assert_terminal_safe((const char *)calls.data);
+	assert_non_null(strstr((const char *)calls.data,
+			       "ringtrace_syscall_errors_total{comm=\"sys\\\\x1b[5m\\\\x07\",pid=\"42\",syscall=\"read\"} 0\n"));
+
+	/* the values Prometheus's parser reads back: the escaped text */
+	if (tu_sh(&parsed, "/usr/bin/python3 -c 'import prometheus_client' 2>&1")) {
+		free(parsed);
+		tu_skip("no prometheus_client for /usr/bin/python3 (Debian package "
+			"python3-prometheus-client): run make deps");
+	}
+	free(parsed);
+	dir = tu_tempdir();
+	snprintf(path, sizeof(path), "%s/metrics", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fputs((const char *)calls.data, f);
+	assert_int_equal(fclose(f), 0);
+	rc = tu_sh(&parsed,
+		   "/usr/bin/python3 -c 'import sys\n"
+		   "from prometheus_client.parser import text_string_to_metric_families as parse\n"
+		   "for fam in parse(open(sys.argv[1]).read()):\n"
+		   "    for s in fam.samples:\n"
+		   "        for k in (\"comm\", \"cgroup\"):\n"
+		   "            if k in s.labels: print(k + \"=\" + s.labels[k] + \"|\")\n' %s 2>&1",
+		   path);
+	if (rc)
+		fail_msg("prometheus_client cannot parse it (%d):\n%s\n%s", rc, parsed, text);
+	assert_terminal_safe(parsed);
+	if (!strstr(parsed, "comm=\\x1b]0;pwned\\x07|\n") || !strstr(parsed, "comm=red\\x1b[31m\\x7f|\n") ||
+	    !strstr(parsed, "comm=tab\\there\\|\n") ||
+	    !strstr(parsed, "cgroup=/user.slice/\\x1b[2J\\x07.scope|\n") ||
+	    !strstr(parsed, "comm=sys\\x1b[5m\\x07|\n"))
+		fail_msg("values parsed back are not the escaped text:\n%s", parsed);
+	free(parsed);
+	tu_rmtree(dir);
+	free(dir);
+	byte_buffer_free(&calls);
+	free(text);
+}
+
+/* A cgroup path of a container far longer than a line's usual 512 bytes (a
+ * user may make cgroups that deep under their own systemd slice, each
+ * component up to 255 bytes, control bytes four times that once escaped):
+ * its series are written whole, with the container's labels, and the scrape
+ * does not fail. */
+static void test_long_container_cgroup(void **state)
+{
+	char path[2048], line[2304];
+	struct metrics_cpu_row row = { path, 1, 1000000 };
+	struct metrics_snapshot m = snapshot();
+	char *text;
+	int at;
+
+	(void)state;
+	at = snprintf(path, sizeof(path), "/user.slice/user-1000.slice/user@1000.service/");
+	for (int i = 0; i < 200; i++)
+		path[at++] = '\x1b';
+	snprintf(path + at, sizeof(path) - (size_t)at,
+		 "/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope");
+	m.cgroups = &row;
+	m.nr_cgroups = 1;
+	text = render(&m);
+	at = snprintf(line, sizeof(line),
+		      "ringtrace_cpu_seconds_total{cgroup=\"/user.slice/user-1000.slice/user@1000.service/");
+	for (int i = 0; i < 200; i++)
+		at += snprintf(line + at, sizeof(line) - (size_t)at, "\\\\x1b");
+	snprintf(line + at, sizeof(line) - (size_t)at,
+		 "/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\","
+		 "container_id=\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\","
+		 "container_runtime=\"docker\"} 0.001000000\n");
+	if (!strstr(text, line))
+		fail_msg("no series\n%s\nin:\n%s", line, text);
 	free(text);
 }
 
@@ -257,6 +383,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_label_values_escaped_and_valid_utf8),
+		cmocka_unit_test(test_control_bytes_terminal_safe),
+		cmocka_unit_test(test_long_container_cgroup),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_top_comms),
 		cmocka_unit_test(test_evicted_time_is_other),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_pprof_profile.c: report --pprof of a synthetic recording, decoded again with
- * zlib and protobuf-c: types, samples, labels, mappings with build-ids, filters. */
+ * zlib and protobuf-c: types, samples, labels, mappings with build-ids, filters;
+ * every string valid UTF-8 with its control bytes escaped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "lib/utf8.h"
 #include "report/profile.pb-c.h"
 #include "report/pprof.h"
 #include "report/report.h"
@@ -287,11 +289,63 @@ static void test_container_labels(void **state)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/* A comm, a function, a file and a cgroup named with ESC, BEL, a newline and
+ * invalid UTF-8 (a local user's, as the exporter's profile endpoint and
+ * report --pprof take them): every string of the profile is valid UTF-8,
+ * as protobuf's string fields must be (Go's readers refuse others), with no
+ * control byte, the names as report and script print them. */
+static void test_strings_terminal_safe(void **state)
+{
+	struct pprof_sample_labels in = { .comm = "\x1b]0;pwned\x07", .pid = 7, .tid = 7,
+					  .cpu = 0, .cgroup = "/user.slice/\x1b[2J.scope" };
+	struct pprof_frame frames[] = {
+		{ .ip = 0x1000, .function = "leaf\x1b[31m\xff", .dso = "/tmp/lib\nx\x07.so",
+		  .mapped = true, .map_start = 0x1000, .map_end = 0x2000 },
+		{ .ip = 0x1100, .function = "caf\xc3\xa9 \xc3", .dso = "/tmp/lib\nx\x07.so",
+		  .mapped = true, .map_start = 0x1000, .map_end = 0x2000 },
+	};
+	struct pprof_header h = { .value_type = "ev\x7f", .value_unit = "count" };
+	const Perftools__Profiles__Sample *s;
+	struct pprof_builder b;
+	Perftools__Profiles__Profile *p;
+	char *gz = NULL, err[256];
+	size_t len = 0;
+	FILE *out = open_memstream(&gz, &len);
+
+	(void)state;
+	pprof_builder_init(&b);
+	assert_int_equal(pprof_add_sample(&b, &in, frames, 2, 1), 0);
+	assert_int_equal(pprof_write(&b, &h, out, err, sizeof(err)), 0);
+	fclose(out);
+	pprof_builder_free(&b);
+	p = unpack(gz, len);
+	for (size_t i = 0; i < p->n_string_table; i++) {
+		const uint8_t *t = (const uint8_t *)p->string_table[i];
+		size_t n = strlen(p->string_table[i]);
+
+		for (size_t at = 0, k; at < n; at += k)
+			if (!(k = utf8_sequence(t + at, n - at)) || (k == 1 && (t[at] < 0x20 || t[at] == 0x7f)))
+				fail_msg("string %zu, byte %zu: 0x%02x (invalid UTF-8 or a control byte)", i, at,
+					 t[at]);
+	}
+	assert_int_equal(p->n_sample, 1);
+	s = p->sample[0];
+	assert_string_equal(label_str(p, s, "comm"), "\\x1b]0;pwned\\x07");
+	assert_string_equal(label_str(p, s, "cgroup"), "/user.slice/\\x1b[2J.scope");
+	assert_string_equal(function_name(p, s->location_id[0]), "leaf\\x1b[31m\xef\xbf\xbd");
+	assert_string_equal(function_name(p, s->location_id[1]), "caf\xc3\xa9 \xef\xbf\xbd");
+	assert_int_equal(p->n_mapping, 1);
+	assert_string_equal(str(p, p->mapping[0]->filename), "/tmp/lib\\nx\\x07.so");
+	assert_string_equal(str(p, p->sample_type[1]->type), "ev\\x7f");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_profile_contents, setup, teardown),
 		cmocka_unit_test(test_container_labels),
+		cmocka_unit_test(test_strings_terminal_safe),
 		cmocka_unit_test_setup_teardown(test_filters_apply, setup, teardown),
 	};
 

@@ -365,16 +365,18 @@ static void test_malformed_is_named(void **state)
 		fail_msg("error does not name the file and offset: %s", err);
 }
 
-/* A comm, a kernel symbol and a mapped file named with ';', spaces and a
- * newline: the folded line has exactly its three frames and its count, as
- * stackcollapse-perf.pl would write them, and the flame graph the same
+/* A comm, a kernel symbol and a mapped file named with ';', spaces, a
+ * newline and an ESC: the folded line has exactly its three frames and its
+ * count, as docs/reports.md says and stackcollapse-perf.pl would write them
+ * (the comm's spaces '_', a frame's kept, runs of them one; control bytes '_'
+ * in both, never a space that hides them), and the flame graph the same
  * frames, their markup escaped. */
 static void test_names_cannot_forge_frames(void **state)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, LEAF + 4, PERF_CONTEXT_USER, 0x7f0000001000 };
 	struct perf_comm comm = { .pid = PID, .tid = PID, .comm = "a;b c\n9 \xff" };
 	struct perf_mmap m = { .pid = PID, .tid = PID, .start = 0x7f0000000000, .len = 0x10000,
-			       .prot = 5, .flags = 2, .filename = "/tmp/lib x\n99;y.so" };
+			       .prot = 5, .flags = 2, .filename = "/tmp/lib x\n99;y\x1b[1m.so" };
 	struct perf_sample_id sid = { .pid = PID, .tid = PID, .id = CLOCK_ID };
 	struct perf_sample sample = { .misc = PERF_RECORD_MISC_KERNEL, .ip = LEAF + 4, .pid = PID,
 				      .tid = PID, .time = 1000, .period = 1, .nr_callchain = 4,
@@ -403,7 +405,7 @@ static void test_names_cannot_forge_frames(void **state)
 	snprintf(fx.kallsyms, sizeof(fx.kallsyms), "%s/kallsyms", fx.dir);
 
 	text = report_text(&fx, &o);
-	assert_string_equal(text, "a:b_c_9_\xff;[lib x 99:y.so];k:leaf <b>&\"'x 1 1\n");
+	assert_string_equal(text, "a:b_c_9_\xff;[lib x_99:y_[1m.so];k:leaf <b>&\"'x 1 1\n");
 	free(text);
 
 	snprintf(path, sizeof(path), "%s/graph.svg", fx.dir);
@@ -420,7 +422,7 @@ static void test_names_cannot_forge_frames(void **state)
 	/* four frames under "all": comm, the library, the symbol; invalid
 	 * UTF-8 as U+FFFD, markup as entities */
 	assert_non_null(strstr(svg, "<title>a:b_c_9_\xef\xbf\xbd (1 samples, 100.00%)</title>"));
-	assert_non_null(strstr(svg, "<title>[lib x 99:y.so] (1 samples, 100.00%)</title>"));
+	assert_non_null(strstr(svg, "<title>[lib x_99:y_[1m.so] (1 samples, 100.00%)</title>"));
 	assert_non_null(strstr(svg, "data-n=\"k:leaf &lt;b&gt;&amp;&quot;&apos;x 1_[k]\""));
 	assert_null(strstr(svg, "<b>"));
 	{

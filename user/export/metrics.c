@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics.c: renders ringtrace's metrics in the Prometheus text exposition
  * format 0.0.4: one HELP/TYPE per family, families whole, label values escaped
- * and made valid UTF-8, equal series merged, a final newline. */
+ * and made valid UTF-8 with no control byte, equal series merged, a final
+ * newline. */
 #include "export/metrics.h"
 
 #include <errno.h>
@@ -11,34 +12,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/utf8.h"
+#include "lib/terminal_text.h"
 #include "sys/container_labels.h"
 
 int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len)
 {
-	const uint8_t *p = (const uint8_t *)value;
+	size_t start = out->len, end, extra = 0;
 
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_sequence(p + i, len - i);
-		const char *piece;
-		size_t piece_len;
+	/* the text a terminal is shown of it (report's and script's): valid
+	 * UTF-8, control bytes as C escapes ("\x1b"), so no newline is left... */
+	if (!terminal_text_utf8(out, value, len))
+		return -ENOMEM;
+	/* ...then the exposition format's escapes of that text, in place from
+	 * its end: a backslash (an escape's too) and a double quote each get a
+	 * backslash before them ("\\x1b", which a parser reads as "\x1b") */
+	end = out->len;
+	for (size_t i = start; i < end; i++)
+		extra += out->data[i] == '\\' || out->data[i] == '"';
+	if (!extra)
+		return 0;
+	if (!byte_buffer_append(out, NULL, extra))
+		return -ENOMEM;
+	for (size_t from = end, to = out->len; from > start;) {
+		uint8_t c = out->data[--from];
 
-		if (!n) {
-			piece = UTF8_REPLACEMENT;
-			piece_len = 3;
-			n = 1;
-		} else if (p[i] == '\\') {
-			piece = "\\\\", piece_len = 2;
-		} else if (p[i] == '"') {
-			piece = "\\\"", piece_len = 2;
-		} else if (p[i] == '\n') {
-			piece = "\\n", piece_len = 2;
-		} else {
-			piece = (const char *)p + i, piece_len = n;
-		}
-		if (!byte_buffer_append(out, piece, piece_len))
-			return -ENOMEM;
-		i += n;
+		out->data[--to] = c;
+		if (c == '\\' || c == '"')
+			out->data[--to] = '\\';
 	}
 	return 0;
 }
@@ -159,16 +159,24 @@ static struct printed_row *merge_rows(const struct metrics_cpu_row *in, size_t *
 	return rows;
 }
 
-/* NAME{KEY="VALUE"} with VALUE escaped already, of any length. */
-static int series(struct byte_buffer *out, const char *name, const char *key, const char *value)
+/* NAME{KEY="VALUE" with VALUE escaped already, of any length (appended, never
+ * formatted into put's line): a series' first label, more may follow. */
+static int series_start(struct byte_buffer *out, const char *name, const char *key,
+			const char *value)
 {
 	return byte_buffer_append(out, name, strlen(name)) && byte_buffer_append(out, "{", 1) &&
 			       byte_buffer_append(out, key, strlen(key)) &&
 			       byte_buffer_append(out, "=\"", 2) &&
 			       byte_buffer_append(out, value, strlen(value)) &&
-			       byte_buffer_append(out, "\"} ", 3)
+			       byte_buffer_append(out, "\"", 1)
 		       ? 0
 		       : -1;
+}
+
+/* NAME{KEY="VALUE"} with VALUE escaped already, of any length. */
+static int series(struct byte_buffer *out, const char *name, const char *key, const char *value)
+{
+	return series_start(out, name, key, value) || !byte_buffer_append(out, "} ", 2) ? -1 : 0;
 }
 
 /* A cgroup row's series: its path, and what the path says of the container
@@ -180,7 +188,7 @@ static int cgroup_series(struct byte_buffer *out, const char *name, const char *
 
 	if (!container_labels_of(path, &c))
 		return series(out, name, "cgroup", path);
-	r = put(out, "%s{cgroup=\"%s\"", name, path);
+	r = series_start(out, name, "cgroup", path);
 	if (c.container_id[0])
 		r |= put(out, ",container_id=\"%s\"", c.container_id);
 	if (c.pod_uid[0])

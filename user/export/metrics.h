@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* metrics.h: renders ringtrace's metrics in the Prometheus text exposition
  * format 0.0.4: one HELP/TYPE per family, families whole, label values escaped
- * and made valid UTF-8, equal series merged, a final newline. */
+ * and made valid UTF-8 with no control byte, equal series merged, a final
+ * newline. */
 #ifndef RINGTRACE_METRICS_H
 #define RINGTRACE_METRICS_H
 
@@ -74,8 +75,11 @@ struct metrics_snapshot {
 /* Appends the exposition text to out. 0, or -ENOMEM if memory ran out. */
 int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out);
 
-/* Appends value as a label value: invalid UTF-8 replaced by U+FFFD, then
- * backslash, double quote and newline escaped. -ENOMEM if memory ran out. */
+/* Appends value as a label value: the text a terminal is shown of it
+ * (terminal_text_utf8: invalid UTF-8 as U+FFFD, control bytes as C escapes,
+ * "\x1b"), then that text's backslashes and double quotes escaped, so the
+ * wire holds "\\x1b" and no control byte, and a parser reads "\x1b" back.
+ * -ENOMEM if memory ran out. */
 int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
  * JITs write for their code (/tmp/perf-PID.map, perf's format). */
 #include "record/jit_maps.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,9 +17,6 @@
 #include "format/recording_layout.h"
 #include "sys/proc_ns.h"
 #include "sys/safe_open.h"
-
-/* A map larger than this is not copied. */
-#define JIT_MAP_MAX_BYTES (256u << 20)
 
 struct jit_process {
 	uint32_t pid;
@@ -102,36 +100,47 @@ void jit_maps_note_records(struct jit_maps *j, const void *recs, size_t len)
 }
 
 /* The map as the process sees it: in its root while it lives, else ours if
- * it shared it. */
-static int open_map(const struct jit_process *p, struct stat *st)
+ * it shared it. -errno if neither opened, *refused set if one was there but
+ * safe_open refused it (a FIFO, a symlink, a directory), not merely missing. */
+static int open_map(const struct jit_process *p, struct stat *st, bool *refused)
 {
 	char path[64];
-	int rootfd, fd = -1;
+	int rootfd, fd = -ENOENT;
 
+	*refused = false;
 	snprintf(path, sizeof(path), "/proc/%u/root", p->pid);
 	rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd >= 0) {
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->nspid);
 		fd = safe_open_in_root(rootfd, path, st);
 		close(rootfd);
+		*refused = fd < 0 && safe_open_refused(-fd);
 	}
 	if (fd < 0 && p->same_mnt_ns) {
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
 		fd = safe_openat(AT_FDCWD, path, 0, st);
+		*refused |= fd < 0 && safe_open_refused(-fd);
 	}
 	return fd;
 }
 
-/* Queues a copy of p's map, if it is one the process's user owns. */
+/* Queues a copy of p's map, if it is one the process's user owns; counts one
+ * refused (not a regular file, another user's, too large) in the copies'
+ * totals. A map that is not there is none to copy. */
 static void copy_map(struct jit_maps *j, const struct jit_process *p)
 {
 	char name[64];
 	struct stat st;
-	int in = open_map(p, &st);
+	bool refused;
+	int in = open_map(p, &st, &refused);
 
-	if (in < 0)
+	if (in < 0) {
+		if (refused)
+			file_copies_refused(j->copies, false);
 		return;
+	}
 	if (st.st_uid != p->uid || st.st_size > JIT_MAP_MAX_BYTES) {
+		file_copies_refused(j->copies, st.st_uid == p->uid);
 		close(in);
 		return;
 	}

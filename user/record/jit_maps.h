@@ -12,6 +12,10 @@
 #include "lib/hash_map.h"
 #include "sys/file_copies.h"
 
+/* A map larger than this is not copied (counted too_large in the copies'
+ * totals). */
+#define JIT_MAP_MAX_BYTES (256u << 20)
+
 struct jit_maps {
 	int dirfd;            /* the recording's directory */
 	uint64_t own_mnt_ns;  /* the inode of our mount namespace (proc_mnt_ns) */

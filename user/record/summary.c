@@ -9,6 +9,7 @@
 
 #include "capture/bpf_stats.h"
 #include "lib/log.h"
+#include "record/jit_maps.h"
 #include "record/session.h"
 #include "sys/output_dir.h"
 
@@ -178,12 +179,14 @@ void session_print_copies(const struct session *s)
 	if (!s->copies)
 		return;
 	file_copies_get_totals(s->copies, &t);
-	if (!t.over_budget && !t.failed && !(t.copied && s->opts->verbose))
+	if (!t.over_budget && !t.too_large && !t.failed && !(t.copied && s->opts->verbose))
 		return;
 	rt_info("ringtrace: files kept in %s (containers' binaries, JITs' maps): %" PRIu64
 		", %s of data of the %s budget (--copy-budget); %" PRIu64
-		" refused over it (%s), %" PRIu64 " failed",
+		" refused over it (%s), %" PRIu64 " too large (a JIT's map over %u MiB), %" PRIu64
+		" failed (not a regular file: a FIFO, a symlink; not its owner's; a failed write)",
 		s->opts->output, t.copied, human_bytes(t.bytes, data, sizeof(data)),
 		human_bytes(t.budget, budget, sizeof(budget)), t.over_budget,
-		human_bytes(t.refused_bytes, refused, sizeof(refused)), t.failed);
+		human_bytes(t.refused_bytes, refused, sizeof(refused)), t.too_large,
+		JIT_MAP_MAX_BYTES >> 20, t.failed);
 }

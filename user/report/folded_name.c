@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool blank(unsigned char c)
+static bool control(unsigned char c)
 {
-	return c <= ' ' || c == 0x7f; /* space and the control characters */
+	return c < ' ' || c == 0x7f;
 }
 
 int folded_append_name(struct byte_buffer *b, const char *name, bool comm)
@@ -21,14 +21,12 @@ int folded_append_name(struct byte_buffer *b, const char *name, bool comm)
 	for (; *p; p++) {
 		char c = (char)*p;
 
-		if (blank(*p)) {
-			if (comm)
-				c = '_';
-			else {
-				/* kept only between two words */
-				pending_space = b->len > start;
-				continue;
-			}
+		if (control(*p) || (comm && c == ' ')) {
+			c = '_';
+		} else if (c == ' ') {
+			/* a frame's: kept only between two words */
+			pending_space = b->len > start;
+			continue;
 		} else if (c == ';') {
 			c = ':';
 		}

@@ -11,11 +11,12 @@
 
 /*
  * Appends name to b as one frame of "comm;outer;...;leaf COUNT" (no NUL):
- * ';', which separates frames, becomes ':'; a comm's spaces and control
- * characters become '_' (stackcollapse-perf.pl's tr/ /_/); a symbol's
- * control characters (newline, tab, ...) become spaces, runs of spaces one,
- * none at either end, since the count follows the last space of the line;
- * an empty name is "[unknown]". Returns 0, or -ENOMEM if memory ran out.
+ * ';', which separates frames, becomes ':'; control characters (newline,
+ * tab, ESC, ...) become '_', and a comm's spaces too (stackcollapse-perf.pl's
+ * tr/ /_/); a frame's spaces stay, as stackcollapse-perf.pl keeps them
+ * ("operator new"), runs of them one, none at either end, since the count
+ * follows the last space of the line; an empty name is "[unknown]".
+ * Returns 0, or -ENOMEM if memory ran out.
  */
 int folded_append_name(struct byte_buffer *b, const char *name, bool comm);
 

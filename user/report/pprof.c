@@ -12,6 +12,7 @@
 
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
+#include "lib/terminal_text.h"
 #include "report/profile.pb-c.h"
 #include "sys/container_labels.h"
 
@@ -131,15 +132,29 @@ static void *lookup(struct table t, const char *key, size_t size, bool *added)
 
 #define TABLE(b, what) ((struct table){ &(b)->what##s, &(b)->what##_list, &(b)->nr_##what##s, &(b)->cap_##what##s })
 
-/* The string table's index of s (added if new), or -1 if memory ran out. */
+/* The string table's index of s (added if new), or -ENOMEM if memory ran
+ * out. The table holds s as a terminal is shown it (report's and script's
+ * text), valid UTF-8 as profile.proto's strings must be: control bytes as C
+ * escapes ("\x1b"), invalid bytes U+FFFD; names that differ only there share
+ * one string. */
 static int64_t string_index(struct pprof_builder *b, const char *s)
 {
+	struct byte_buffer clean = { 0 };
+	size_t len = strlen(s);
 	bool added;
 	struct entry *e;
 
 	if (!b->nr_strings && s[0] && string_index(b, "") < 0) /* [0] is "" */
 		return -ENOMEM;
+	if (!terminal_text_utf8_plain(s, len)) {
+		if (!terminal_text_utf8(&clean, s, len) || !byte_buffer_append(&clean, "", 1)) {
+			byte_buffer_free(&clean);
+			return -ENOMEM;
+		}
+		s = (const char *)clean.data;
+	}
 	e = lookup(TABLE(b, string), s, sizeof(*e), &added);
+	byte_buffer_free(&clean);
 	return e ? (int64_t)e->id - 1 : -ENOMEM;
 }
 

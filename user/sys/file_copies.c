@@ -284,6 +284,18 @@ void file_copies_finish(struct file_copies *c)
 		end_thread(c, false);
 }
 
+void file_copies_refused(struct file_copies *c, bool too_large)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (too_large)
+		c->totals.too_large++;
+	else
+		c->totals.failed++;
+	pthread_mutex_unlock(&c->lock);
+}
+
 void file_copies_get_totals(struct file_copies *c, struct file_copies_totals *t)
 {
 	pthread_mutex_lock(&c->lock);

@@ -17,7 +17,9 @@ struct file_copies;
 struct file_copies_totals {
 	uint64_t copied, bytes;        /* files copied whole, and their data */
 	uint64_t over_budget, refused_bytes; /* refused: the budget would pass */
-	uint64_t failed;               /* refused: not a regular file, a write failed */
+	uint64_t too_large;            /* refused: over its kind's size limit */
+	uint64_t failed;               /* refused: not a regular file (a FIFO, a
+					  symlink), not its owner's; a write failed */
 	uint64_t budget;
 };
 
@@ -47,6 +49,11 @@ int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, cons
  * there is none), within the same budget. 0, or -ENOMEM or -ENAMETOOLONG
  * (data freed). */
 int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, const char *name);
+
+/* Counts a file its caller refused to copy (c may be NULL): over the size
+ * limit of its kind if too_large, else not one to read (safe_open refused
+ * it: a FIFO, a symlink; or not its owner's), with the failed copies. */
+void file_copies_refused(struct file_copies *c, bool too_large);
 
 /* Waits for the copies queued (each one within the budget, so the wait is
  * bounded), then ends the thread; copies none if it was never started. */
