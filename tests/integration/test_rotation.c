@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_rotation.c: record --switch-output, --switch-max-files and --max-size:
- * every output a recording perf reads alone, and no sample lost at a switch. */
+ * every output a recording perf reads alone, no sample lost at a switch, and
+ * no output stopped by names another user took first. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,20 +9,36 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
 
 #define GETPID_EVENT "syscalls:sys_enter_getpid"
 #define MAX_OUTPUTS 512
+#define NOBODY 65534
+
+/* Whether s is n lower-case hex digits and nothing more. */
+static bool all_hex(const char *s, size_t n)
+{
+	return strlen(s) == n && strspn(s, "0123456789abcdef") == n;
+}
 
 /* The outputs base.YYYYmmddHHMMSSCC in dir, sorted (oldest first); each name
- * is checked to be perf's: 16 digits after the base and a dot. */
-static unsigned int list_outputs(const char *dir, const char *base, char **names)
+ * is checked to be perf's: 16 digits after the base and a dot. With
+ * suffixes, also those whose name was taken: .N (1 to 9) or .r and 16 hex
+ * digits after the timestamp. Symlinks are not outputs (others' entries):
+ * counted in *symlinks if not NULL. */
+static unsigned int list_outputs_of(const char *dir, const char *base, char **names,
+				    bool suffixes, unsigned int *symlinks)
 {
 	struct dirent **ents;
 	size_t blen = strlen(base);
@@ -30,11 +47,28 @@ static unsigned int list_outputs(const char *dir, const char *base, char **names
 
 	assert_true(n >= 0);
 	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
+		const char *name = ents[i]->d_name, *stamp = name + blen + 1;
+		struct stat st;
+		char path[4096];
 
-		if (!strncmp(name, base, blen) && name[blen] == '.') {
-			assert_int_equal(strlen(name + blen + 1), 16);
-			assert_int_equal(strspn(name + blen + 1, "0123456789"), 16);
+		if (strncmp(name, base, blen) || name[blen] != '.') {
+			free(ents[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		assert_int_equal(lstat(path, &st), 0);
+		if (S_ISLNK(st.st_mode)) {
+			if (symlinks)
+				(*symlinks)++;
+		} else {
+			assert_true(S_ISDIR(st.st_mode));
+			assert_true(strlen(stamp) >= 16);
+			assert_int_equal(strspn(stamp, "0123456789"), 16);
+			if (!suffixes || !stamp[16])
+				assert_int_equal(strlen(stamp), 16);
+			else if (!(stamp[16] == '.' && stamp[17] >= '1' && stamp[17] <= '9' && !stamp[18]) &&
+				 !(stamp[16] == '.' && stamp[17] == 'r' && all_hex(stamp + 18, 16)))
+				fail_msg("%s: not an output's name", name);
 			assert_true(nr < MAX_OUTPUTS);
 			if (asprintf(&names[nr++], "%s/%s", dir, name) < 0)
 				fail();
@@ -43,6 +77,11 @@ static unsigned int list_outputs(const char *dir, const char *base, char **names
 	}
 	free(ents);
 	return nr;
+}
+
+static unsigned int list_outputs(const char *dir, const char *base, char **names)
+{
+	return list_outputs_of(dir, base, names, false, NULL);
 }
 
 static void free_outputs(char **names, unsigned int nr)
@@ -309,6 +348,165 @@ static void test_max_size_stops_cleanly(void **state)
 	free(dir);
 }
 
+/* base.YYYYmmddHHMMSSCC for the time t, then suffix: the names a switch at
+ * t would try. */
+static void output_name_at(char *buf, size_t len, const char *base, const struct timespec *t,
+			   const char *suffix)
+{
+	struct tm tm;
+	char stamp[32];
+
+	assert_non_null(localtime_r(&t->tv_sec, &tm));
+	assert_true(strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm) > 0);
+	snprintf(buf, len, "%s.%s%02ld%s", base, stamp, t->tv_nsec / 10000000L, suffix);
+}
+
+/* As nobody, in the sticky world-writable dir: a symlink to victim at every
+ * base.YYYYmmddHHMMSSCC of the next seconds, and in the odd seconds at
+ * .1 to .9 after it too. The number planted. */
+static unsigned int plant_symlinks(const char *dir, const char *base, const char *victim,
+				   unsigned int seconds)
+{
+	int status, fds[2];
+	unsigned int planted = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec now;
+		char name[4096];
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || chdir(dir))
+			_exit(1);
+		clock_gettime(CLOCK_REALTIME, &now);
+		now.tv_nsec -= now.tv_nsec % 10000000L;
+		for (unsigned int i = 0; i < seconds * 100; i++) {
+			output_name_at(name, sizeof(name), base, &now, "");
+			planted += !symlink(victim, name);
+			for (int k = 1; k <= 9 && now.tv_sec % 2; k++) {
+				char suffix[4];
+
+				snprintf(suffix, sizeof(suffix), ".%d", k);
+				output_name_at(name, sizeof(name), base, &now, suffix);
+				planted += !symlink(victim, name);
+			}
+			now.tv_nsec += 10000000L;
+			if (now.tv_nsec >= 1000000000L) {
+				now.tv_sec++;
+				now.tv_nsec = 0;
+			}
+		}
+		_exit(write(fds[1], &planted, sizeof(planted)) == sizeof(planted) ? 0 : 1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &planted, sizeof(planted)), sizeof(planted));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return planted;
+}
+
+/* Issue #53: an unprivileged user who plants symlinks at every name the
+ * outputs of the next seconds would take (perf's, and .1 to .9 after half
+ * of them) in a sticky world-writable directory pre-empts none: root's
+ * --switch-output=1s goes on, each output under a name of its own (a line
+ * says so, and its totals count the names taken), every output with its
+ * totals, the symlinks and what they point at untouched, and every getpid
+ * call a sample or a loss. */
+static void test_switch_output_names_taken_by_others(void **state)
+{
+	static const char precious[] = "root's file, which nobody may make root write\n";
+	char *dir, *out = NULL, *names[MAX_OUTPUTS], *calls_line, shared[4096], victim[4096];
+	char path[8192], buf[256];
+	unsigned int planted, nr, symlinks = 0, renamed = 0;
+	uint64_t samples = 0, lost = 0;
+	unsigned long calls, taken_lines = 0;
+	struct stat st;
+	int rc, fd;
+	ssize_t n;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	assert_non_null(dir);
+	assert_int_equal(chmod(dir, 0711), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	tu_write_file(dir, "victim", precious, strlen(precious));
+	assert_int_equal(chmod(victim, 0644), 0);
+	snprintf(shared, sizeof(shared), "%s/shared", dir);
+	assert_int_equal(mkdir(shared, 0700), 0);
+	assert_int_equal(chmod(shared, 01777), 0);
+	planted = plant_symlinks(shared, "r.data", victim, 20);
+	print_message("nobody planted %u symlinks to %s\n", planted, victim);
+	assert_true(planted > 2000);
+	rc = tu_sh(&out, "cd %s && %s record -e " GETPID_EVENT " --switch-output=1s -o r.data -- %s getpid-rate 5000 6 2>&1",
+		   shared, tu_ringtrace(), tu_loadgen());
+	/* whole: print_message cuts at 1 KiB */
+	fputs(out, stdout);
+	fflush(stdout);
+	if (rc != 0)
+		fail_msg("record --switch-output=1s among others' symlinks failed (%d):\n%s", rc, out);
+	calls_line = strstr(out, "loadgen: calls=");
+	assert_non_null(calls_line);
+	calls = strtoul(calls_line + strlen("loadgen: calls="), NULL, 10);
+	for (const char *p = out; (p = strstr(p, "is taken")); p++)
+		taken_lines++;
+	/* the outputs under names of their own; every symlink still there */
+	nr = list_outputs_of(shared, "r.data", names, true, &symlinks);
+	print_message("%u outputs, %lu lines of names taken, %u symlinks left\n", nr, taken_lines,
+		      symlinks);
+	assert_int_equal(symlinks, planted);
+	assert_true(nr >= 4);
+	snprintf(path, sizeof(path), "%s/r.data", shared);
+	assert_int_equal(lstat(path, &st) == 0 ? 1 : 0, 0);
+	for (unsigned int i = 0; i < nr; i++) {
+		const char *name = strrchr(names[i], '/') + 1, *all;
+		unsigned long long t_samples, t_lost, t_unwritten;
+		uint64_t n, lost_before = lost;
+		char *totals = NULL;
+
+		assert_int_equal(lstat(names[i], &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+		assert_int_equal(st.st_uid, 0);
+		n = check_output(names[i], "loadgen", &lost);
+		samples += n;
+		/* its totals: what its files hold */
+		assert_int_equal(tu_sh(&totals, "cat %s/totals", names[i]), 0);
+		all = strstr(totals, "\n   all ");
+		if (!all || sscanf(all, " all %llu %llu %llu", &t_samples, &t_lost, &t_unwritten) != 3)
+			fail_msg("%s/totals has no line of all CPUs:\n%s", names[i], totals);
+		assert_int_equal(t_samples, n);
+		assert_int_equal(t_lost + t_unwritten, lost - lost_before);
+		/* one taken: its line names it, its totals count the names taken */
+		if (strlen(name) > strlen("r.data.") + 16) {
+			renamed++;
+			assert_non_null(strstr(out, name));
+			if (!strstr(totals, "names taken"))
+				fail_msg("%s/totals does not count the names taken:\n%s", names[i], totals);
+		}
+		free(totals);
+	}
+	/* every switch within the planted seconds found its name taken */
+	assert_true(renamed >= 4);
+	assert_int_equal(taken_lines, renamed);
+	/* the symlinks' target as it was */
+	fd = open(victim, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, precious);
+	/* nothing lost: every call is a sample in one of the outputs */
+	assert_int_equal(samples + lost, calls);
+	free_outputs(names, nr);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* Bad values: one line naming the cause and the fix, exit status 2. */
 static void test_bad_values_exit_2(void **state)
 {
@@ -338,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_sigint_while_switching),
 		cmocka_unit_test(test_switch_max_files_keeps_newest),
 		cmocka_unit_test(test_max_size_stops_cleanly),
+		cmocka_unit_test(test_switch_output_names_taken_by_others),
 		cmocka_unit_test(test_bad_values_exit_2),
 	};
 

@@ -334,7 +334,12 @@ static const struct options_detail record_details[] = {
 	  "exited over a second before the switch are left out), so perf report -i, perf script "
 	  "-i and ringtrace read each output alone. Nothing is lost at a switch: a sample "
 	  "drained before it is in the old output, one after in the new. At the end the last "
-	  "output is renamed too, as perf does. Binaries copied from containers and JITs' maps "
+	  "output is renamed too, as perf does. A name is never taken over (what stands at it is "
+	  "neither replaced nor followed; DIR's directory is held open): when DIR.YYYYmmddHHMMSSCC is "
+	  "taken (by another user's symlink, say) the output is named with .1 to .9 after it, "
+	  "then .r and 16 random hex digits; when DIR is, the next output is written in DIR.next. "
+	  "and 16 random hex digits until it is named; each such name is said in one line and "
+	  "counted in the totals. Binaries copied from containers and JITs' maps "
 	  "stay in the output that was current when they were copied." },
 	{ "--switch-max-files",
 	  "As perf's: once N outputs are finished, each further one removes the oldest." },

@@ -424,7 +424,8 @@ static void end_session(struct session *s)
 int record_run(struct record_options *opts)
 {
 	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1,
-			     .target.cgroup.fd = -1, .rotation.fd = -1 };
+			     .target.cgroup.fd = -1, .rotation.fd = -1,
+			     .rotation.parentfd = -1 };
 	sigset_t mask, orig_mask;
 	bool failed;
 	int status = 1;

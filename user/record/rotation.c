@@ -20,15 +20,18 @@
 #include "record/session.h"
 #include "record/switch_output.h"
 #include "sys/output_dir.h"
+#include "sys/output_rename.h"
 
 /* Two switches in one hundredth of a second would take one name: the second
  * waits for the next (at most this many times). */
-#define NAME_RETRIES 300
+#define NAME_RETRIES 3
 
-/* DIR/totals of an output: its own counts, per CPU. */
+/* DIR/totals of an output: its own counts, per CPU, and the names it found
+ * taken. Written into the directory itself (dirfd), whatever it is named. */
 static void write_totals(struct session *s, int dirfd, const char *name,
 			 const struct file_sink_output_cpu *cpus, unsigned int nr)
 {
+	struct rotation *r = &s->rotation;
 	uint64_t samples = 0, lost = 0, unwritten = 0, bytes = 0;
 	char err[512];
 	int fd = output_file_create(dirfd, name, OUTPUT_TOTALS_FILE, err, sizeof(err));
@@ -41,7 +44,7 @@ static void write_totals(struct session *s, int dirfd, const char *name,
 		return;
 	}
 	fprintf(f, "# output %u of a recording switched with --switch-output: its own counts\n",
-		s->rotation.outputs + 1);
+		r->outputs + 1);
 	fprintf(f, "%6s %12s %12s %12s\n", "cpu", "samples", "lost", "write-lost");
 	for (unsigned int i = 0; i < nr; i++) {
 		fprintf(f, "%6d %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", cpus[i].cpu,
@@ -55,6 +58,9 @@ static void write_totals(struct session *s, int dirfd, const char *name,
 		unwritten);
 	fprintf(f, "ringtrace: output %s: %" PRIu64 " samples, %" PRIu64 " lost, %.1f KiB\n", name,
 		samples, lost + unwritten, (double)bytes / 1024.0);
+	if (r->taken)
+		fprintf(f, "ringtrace: output %s: names taken by entries not this recording's, "
+			"passed over: %u\n", name, r->taken);
 	if (fclose(f))
 		rt_warn("cannot write %s/%s", name, OUTPUT_TOTALS_FILE);
 	if (!s->opts->quiet)
@@ -62,27 +68,56 @@ static void write_totals(struct session *s, int dirfd, const char *name,
 			samples, lost + unwritten, (double)bytes / 1024.0);
 }
 
-/* DIR becomes DIR.TIMESTAMP (perf's name), never over another. */
-static int name_output(const char *path, char *name, size_t len, char *err, size_t errlen)
+/* perf's name for an output switched now, DIR.TIMESTAMP, in r->last: never
+ * the last one's (a second switch in one hundredth waits for the next). */
+static int perf_name(struct rotation *r, char *err, size_t errlen)
 {
+	char name[NAME_MAX + 1];
+
 	for (int tries = 0;; tries++) {
 		struct timespec now;
-		int r;
+		int e;
 
 		clock_gettime(CLOCK_REALTIME, &now);
-		if ((r = switch_output_name(name, len, path, &now))) {
-			rt_format(err, errlen, "cannot name an output of %s: %s", path, strerror(-r));
-			return r;
+		if ((e = switch_output_name(name, sizeof(name), r->base, &now))) {
+			rt_format(err, errlen, "cannot name an output of %s%s: %s", r->prefix, r->base,
+				  strerror(-e));
+			return e;
 		}
-		if (!renameat2(AT_FDCWD, path, AT_FDCWD, name, RENAME_NOREPLACE))
-			return 0;
-		if (errno != EEXIST || tries >= NAME_RETRIES) {
-			rt_format(err, errlen, "cannot rename %s to %s: %s", path, name,
-				  strerror(errno));
-			return -errno;
-		}
+		if (strcmp(name, r->last) || tries >= NAME_RETRIES)
+			break;
 		usleep(10000 - (useconds_t)(now.tv_nsec / 1000 % 10000));
 	}
+	memcpy(r->last, name, sizeof(name));
+	return 0;
+}
+
+/* The current output (dirfd) becomes DIR.TIMESTAMP (perf's name), never
+ * over nor through another entry: while a name is taken, the next one
+ * (output_rename.h), said in one line and counted. Its name in name: the
+ * one it keeps when it cannot be renamed (err set). */
+static int name_output(struct session *s, int dirfd, char *name, size_t len, char *err,
+		       size_t errlen)
+{
+	struct rotation *r = &s->rotation;
+	unsigned int taken = 0;
+	int ret;
+
+	snprintf(name, len, "%s", r->cur);
+	if ((ret = perf_name(r, err, errlen)))
+		return ret;
+	ret = output_rename_unique(r->parentfd, r->prefix, r->cur, dirfd, r->last, name, len,
+				   &taken, err, errlen);
+	if (ret)
+		snprintf(name, len, "%s", r->cur);
+	r->taken += taken;
+	r->names_taken += taken;
+	if (!ret && taken) {
+		r->renamed++;
+		rt_warn("%s%s is taken, by an entry not this recording's (%u names tried): the output "
+			"is named %s%s instead", r->prefix, r->last, taken + 1, r->prefix, name);
+	}
+	return ret;
 }
 
 /* --switch-max-files N: the newest N outputs are kept, as perf keeps them. */
@@ -97,33 +132,44 @@ static void keep_newest(struct session *s, const char *name)
 		return;
 	slot = &r->kept[r->next_kept];
 	r->next_kept = (r->next_kept + 1) % n;
-	if (*slot && (e = output_recording_remove(AT_FDCWD, *slot)))
-		rt_warn("cannot remove %s (--switch-max-files %u): %s", *slot, n, strerror(-e));
+	if (*slot && (e = output_recording_remove(r->parentfd, *slot)))
+		rt_warn("cannot remove %s%s (--switch-max-files %u): %s", r->prefix, *slot, n,
+			strerror(-e));
 	free(*slot);
 	*slot = strdup(name);
 }
 
-/* The next output: DIR again, 0700, locked as the first one, with its header. */
+/* The next output: DIR again (another name if DIR is taken), 0700, locked
+ * as the first one, with its header. */
 static int make_output(struct session *s, char *err, size_t errlen)
 {
-	const char *path = s->opts->output;
-	int fd, r;
+	struct rotation *r = &s->rotation;
+	char path[PATH_MAX];
+	unsigned int taken = 0;
+	int fd, ret;
 
-	if (mkdir(path, 0700)) {
-		rt_format(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		return -errno;
+	r->taken = 0;
+	fd = output_dir_create_unique(r->parentfd, r->prefix, r->base, r->cur, sizeof(r->cur),
+				      &taken, err, errlen);
+	r->taken += taken;
+	r->names_taken += taken;
+	if (fd < 0) {
+		r->cur[0] = '\0';
+		return fd;
 	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
-		rt_format(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	if ((r = session_write_header(s, fd, path, err, errlen))) {
+	snprintf(path, sizeof(path), "%s%s", r->prefix, r->cur);
+	if (taken)
+		rt_warn("%s%s is taken, by an entry not this recording's: the next output is written "
+			"in %s until it is named", r->prefix, r->base, path);
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		rt_format(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+		ret = -errno;
 		close(fd);
-		return r;
+		return ret;
+	}
+	if ((ret = session_write_header(s, fd, path, err, errlen))) {
+		close(fd);
+		return ret;
 	}
 	return fd;
 }
@@ -133,37 +179,39 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 {
 	struct session *s = ctx;
 	struct rotation *r = &s->rotation;
-	char name[PATH_MAX];
+	int dirfd = r->fd >= 0 ? r->fd : s->out.fd;
+	char name[NAME_MAX + 1], path[PATH_MAX];
 	int ret;
 
-	ret = name_output(s->opts->output, name, sizeof(name), err, errlen);
-	if (!ret)
-		write_totals(s, r->fd >= 0 ? r->fd : s->out.fd, name, cpus, nr);
-	r->outputs++;
+	/* an output to finish (none after a switch that could not make one) */
+	if (r->cur[0]) {
+		/* named if it can be; its totals written into it whatever its name */
+		ret = name_output(s, dirfd, name, sizeof(name), err, errlen);
+		snprintf(path, sizeof(path), "%s%s", r->prefix, name);
+		write_totals(s, dirfd, path, cpus, nr);
+		if (ret)
+			rt_warn("%s: the output keeps the name %s%s", err, r->prefix, name);
+		else
+			keep_newest(s, name);
+		r->outputs++;
+		r->cur[0] = '\0';
+	}
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
-	if (!ret)
-		keep_newest(s, name);
-	if (ret || at_exit)
-		return ret;
+	if (at_exit)
+		return 0;
 	return r->fd = make_output(s, err, errlen);
 }
 
 /* Whether this process, once it has dropped its capabilities (a root one
  * keeps its uid, not CAP_DAC_OVERRIDE), may rename and make entries in the
- * directory that holds path: a switch does both. */
-static bool parent_writable_without_caps(const char *path)
+ * directory dirfd: a switch does both. */
+static bool writable_without_caps(int dirfd)
 {
-	char parent[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 	struct stat st;
 
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
-	else
-		snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (stat(parent, &st))
+	if (fstat(dirfd, &st))
 		return false;
 	if (st.st_uid == geteuid())
 		return (st.st_mode & (S_IWUSR | S_IXUSR)) == (S_IWUSR | S_IXUSR);
@@ -172,22 +220,64 @@ static bool parent_writable_without_caps(const char *path)
 	return (st.st_mode & (S_IWOTH | S_IXOTH)) == (S_IWOTH | S_IXOTH);
 }
 
+/* DIR's directory, held: every output is named and made in it, never by
+ * a path looked up again. DIR's path up to its name and its name. */
+static int open_parent(struct session *s)
+{
+	struct rotation *r = &s->rotation;
+	const char *path = s->opts->output;
+	size_t n = strlen(path);
+	const char *slash;
+	char *parent;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	slash = memrchr(path, '/', n);
+	r->prefix = strndup(path, slash ? (size_t)(slash - path) + 1 : 0);
+	r->base = strndup(slash ? slash + 1 : path, slash ? n - (size_t)(slash + 1 - path) : n);
+	if (!r->prefix || !r->base) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -ENOMEM;
+	}
+	if (!r->base[0] || !strcmp(r->base, ".") || !strcmp(r->base, "..") ||
+	    strlen(r->base) >= sizeof(r->cur)) {
+		rt_format(s->error, sizeof(s->error), "--switch-output renames %s in its directory: "
+			  "give -o a name there (not /, . or ..)", path);
+		return -EINVAL;
+	}
+	parent = r->prefix[0] ? r->prefix : ".";
+	r->parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->parentfd < 0) {
+		rt_format(s->error, sizeof(s->error), "cannot open %s, the directory of %s: %s",
+			  parent, path, strerror(errno));
+		return -errno;
+	}
+	snprintf(r->cur, sizeof(r->cur), "%s", r->base);
+	return 0;
+}
+
 int rotation_init(struct session *s)
 {
 	struct rotation *r = &s->rotation;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	r->parentfd = -1;
 	r->on = s->opts->switch_output.mode != SWITCH_OUTPUT_NONE;
 	r->ops = (struct file_sink_rotation){ switch_output, s };
-	if (r->on && !s->opts->keep_caps && !parent_writable_without_caps(s->opts->output)) {
+	if (!r->on)
+		return 0;
+	if ((ret = open_parent(s)))
+		return ret;
+	if (!s->opts->keep_caps && !writable_without_caps(r->parentfd)) {
 		rt_format(s->error, sizeof(s->error),
 			  "--switch-output renames %s in its directory, which ringtrace cannot write "
 			  "once it has dropped its capabilities: record into a directory its user "
 			  "owns, or add --keep-caps", s->opts->output);
 		return -EACCES;
 	}
-	if (r->on && s->opts->switch_max_files &&
+	if (s->opts->switch_max_files &&
 	    !(r->kept = calloc(s->opts->switch_max_files, sizeof(*r->kept)))) {
 		rt_format(s->error, sizeof(s->error), "out of memory");
 		return -ENOMEM;
@@ -206,6 +296,12 @@ void rotation_free(struct session *s)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+	if (r->parentfd >= 0)
+		close(r->parentfd);
+	r->parentfd = -1;
+	free(r->prefix);
+	free(r->base);
+	r->prefix = r->base = NULL;
 }
 
 void rotation_note_signal(struct session *s)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* rotation.h: --switch-output, --switch-max-files and --max-size: when a
  * recording switches to a new output or stops, and the work of a switch on
- * the writer's thread: the old output named DIR.TIMESTAMP, the next one made. */
+ * the writer's thread: the old output named DIR.TIMESTAMP (another name when
+ * that one is taken), its totals written, the next one made. */
 #ifndef RINGTRACE_ROTATION_H
 #define RINGTRACE_ROTATION_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +18,14 @@ struct rotation {
 	bool on;                 /* --switch-output given */
 	struct file_sink_rotation ops;
 	int fd;                  /* the current output's directory if not the session's */
+	int parentfd;            /* the directory DIR is in: every name is made in it */
+	char *prefix;            /* DIR's path up to its name ("" or ending in /), for messages */
+	char *base;              /* DIR's name in it */
+	char cur[NAME_MAX + 1];  /* the current output's name there ("": none) */
+	char last[NAME_MAX + 1]; /* the last output's perf name (DIR.TIMESTAMP) */
+	unsigned int taken;      /* names found taken by the current output */
+	unsigned int renamed;    /* outputs under another name than perf's */
+	uint64_t names_taken;    /* all the names found taken */
 	bool signalled;          /* SIGUSR2 not yet acted on */
 	uint64_t next_ns;        /* time mode: the next switch (monotonic) */
 	unsigned int outputs;    /* outputs finished */
@@ -23,7 +33,7 @@ struct rotation {
 	unsigned int next_kept;
 };
 
-/* Before the sinks are made: 0, or -ENOMEM with s->error set. */
+/* Before the sinks are made: 0, or -errno with s->error set. */
 int rotation_init(struct session *s);
 void rotation_free(struct session *s);
 /* SIGUSR2: with --switch-output=signal, a switch after the next drain. */

@@ -138,6 +138,11 @@ void session_print_summary(const struct session *s)
 			    " in the staging ring, %" PRIu64 " writing to disk; %" PRIu64
 			    " side-band records (per CPU: -v)",
 			    t_kernel, t_staging, t_write, t_side_lost);
+	if (s->rotation.names_taken)
+		totals_line(file, true,
+			    "ringtrace: output names taken by entries not this recording's, passed "
+			    "over: %" PRIu64 "; outputs named otherwise: %u (each output's totals)",
+			    s->rotation.names_taken, s->rotation.renamed);
 	if (has_filters(s))
 		totals_line(file, !s->opts->quiet || t_overrun,
 			    "ringtrace: --filter left out %" PRIu64 " tracepoint hits%s", t_filtered,
