@@ -207,11 +207,14 @@ static void test_switch_output_on_sigusr2(void **state)
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	assert_non_null(dir);
-	/* the generator (20000 calls/s for 4 s) is the recording's command */
+	/* the generator (20000 calls/s for 4 s) is the recording's command; the
+	 * first SIGUSR2 once samples reach the files (a start of 3 s beside
+	 * load took both signals while starting, merged into one) */
 	rc = tu_sh(&out,
 		   "cd %s && { %s record -e " GETPID_EVENT " --switch-output=signal -o r.data -- "
-		   "%s getpid-rate 20000 4 2>&1 & R=$!; sleep 1.5; kill -USR2 $R; sleep 1; "
-		   "kill -USR2 $R; wait $R; }",
+		   "%s getpid-rate 20000 4 2>&1 & R=$!; i=0; while [ $i -lt 300 ] && "
+		   "[ \"$(cat r.data/data.cpu* 2>/dev/null | wc -c)\" -eq 0 ]; do sleep 0.1; "
+		   "i=$((i+1)); done; sleep 0.3; kill -USR2 $R; sleep 1; kill -USR2 $R; wait $R; }",
 		   dir, tu_ringtrace(), tu_loadgen());
 	if (rc != 0)
 		fail_msg("record --switch-output=signal did not end with status 0 (%d):\n%s", rc, out);
