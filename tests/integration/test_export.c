@@ -263,6 +263,56 @@ static void test_record_serves_metrics(void **state)
 	teardown_env(&env);
 }
 
+/* As nobody, a busy process whose comm is an escape sequence and a bell
+ * (ESC [31m evil BEL); root's record -p --metrics serves its CPU time with
+ * the comm as text: no control byte in the scrape but the lines' ends, the
+ * label `\\x1b[31mevil\\x07` (the text \x1b[31mevil\x07 to Prometheus). */
+static void test_control_byte_comm_served_as_text(void **state)
+{
+	char url[128], *scrape = NULL;
+	const char *want = "ringtrace_comm_cpu_seconds_total{comm=\"\\\\x1b[31mevil\\\\x07\"}";
+	pid_t user, recording;
+	char *dir;
+	int port;
+
+	(void)state;
+	tu_skip_unless_possible();
+	user = start("exec setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "
+		     "'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\x1b[31mevil\\x07\", 0, 0, 0); "
+		     "t = time.time(); exec(\"while time.time() - t < 30: pass\")' >/dev/null 2>&1");
+	dir = tu_tempdir();
+	port = 20000 + (int)((getpid() + 29) % 20000);
+
+	recording = start("%s record -p %d --metrics 127.0.0.1:%d --force -o %s/rec >%s/record.log 2>&1",
+			  tu_ringtrace(), (int)user, port, dir, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	for (int i = 0; i < 40; i++) {
+		free(scrape);
+		scrape = fetch(url, 10);
+		if (scrape && strstr(scrape, want))
+			break;
+		sleep(1);
+	}
+	stop(recording);
+	stop(user);
+	assert_non_null(scrape);
+	for (const char *c = scrape; *c; c++)
+		if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f)
+			fail_msg("a control byte 0x%02x in the scrape at %td:\n%s", (unsigned char)*c,
+				 c - scrape, scrape);
+	if (!strstr(scrape, want)) {
+		char *log = NULL;
+
+		tu_sh(&log, "cat %s/record.log", dir);
+		print_message("record:\n%s\nscrape:\n%s\n", log, scrape);
+		fail_msg("no %s in the scrape", want);
+	}
+	print_message("%.*s\n", (int)strcspn(strstr(scrape, want), "\n"), strstr(scrape, want));
+	free(scrape);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The counter of name{reason="reason"} in a scrape, or -1. */
 static double reason_value(const char *scrape, const char *name, const char *reason)
 {
@@ -713,6 +763,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_prometheus_and_promtool),
 		cmocka_unit_test(test_record_serves_metrics),
+		cmocka_unit_test(test_control_byte_comm_served_as_text),
 		cmocka_unit_test(test_record_metrics_unwind_counts),
 		cmocka_unit_test(test_textfile_for_node_exporter),
 		cmocka_unit_test(test_refused),
