@@ -28,7 +28,7 @@ struct index_entry {
  * straight from its mapping, each record's time taken as it comes up; only
  * a file out of order gets an index of its records, sorted. */
 struct file_cursor {
-	const uint8_t *map;
+	const struct perf_input_file *file;
 	uint64_t pos, end;          /* the next record; end: after the last whole one */
 	uint64_t time;              /* of the record at pos */
 	struct index_entry *entries; /* NULL: in order, read from pos */
@@ -120,14 +120,15 @@ static int index_file(const struct record_stream *rs, const struct perf_input_fi
 	uint64_t last = 0, nr = 0;
 
 	for (uint64_t pos = fc->pos; pos < fc->end; nr++)
-		pos += ((const struct perf_event_header *)(f->map + pos))->size;
+		pos += ((const struct perf_event_header *)perf_input_file_at(f, pos))->size;
 	fc->entries = malloc(nr * sizeof(*fc->entries));
 	if (!fc->entries) {
 		rt_format(err, errlen, "out of memory indexing %s", f->path);
 		return -ENOMEM;
 	}
 	for (uint64_t pos = fc->pos; pos < fc->end;) {
-		const struct perf_event_header *rec = (const struct perf_event_header *)(f->map + pos);
+		const struct perf_event_header *rec =
+			(const struct perf_event_header *)perf_input_file_at(f, pos);
 
 		sort_time(rs, rec, last, &last);
 		fc->entries[fc->nr++] = (struct index_entry){ last, pos };
@@ -166,7 +167,7 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 
 	perf_record_iter_init(&it, f);
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
-		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t;
+		uint64_t offset = it.pos - rec->size, t;
 
 		if (turn >= PERF_READER_TURN) {
 			if (add_turn(fc, offset)) {
@@ -180,8 +181,8 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 		/* each record's place hangs on the size of the one before: fetch
 		 * ahead, or every record waits for memory (a third of a report) */
 		if (f->end - offset > STREAM_PREFETCH + 64) {
-			__builtin_prefetch(f->map + offset + STREAM_PREFETCH);
-			__builtin_prefetch(f->map + offset + STREAM_PREFETCH + 64);
+			__builtin_prefetch(perf_input_file_at(f, offset + STREAM_PREFETCH));
+			__builtin_prefetch(perf_input_file_at(f, offset + STREAM_PREFETCH + 64));
 		}
 
 		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
@@ -209,7 +210,7 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 		rt_warn("%s: offset %llu: the last record is cut short (%llu bytes); ignoring it",
 			f->path, (unsigned long long)it.pos,
 			(unsigned long long)(f->end - it.pos));
-	fc->map = f->map;
+	fc->file = f;
 	fc->pos = f->start;
 	fc->end = any ? it.pos : f->start;
 	fc->time = first;
@@ -320,15 +321,15 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 		out->offset = fc->pos;
 		/* as open_file: fetched ahead, or each record waits for memory */
 		if (fc->end - fc->pos > STREAM_PREFETCH + 64) {
-			__builtin_prefetch(fc->map + fc->pos + STREAM_PREFETCH);
-			__builtin_prefetch(fc->map + fc->pos + STREAM_PREFETCH + 64);
+			__builtin_prefetch(perf_input_file_at(fc->file, fc->pos + STREAM_PREFETCH));
+			__builtin_prefetch(perf_input_file_at(fc->file, fc->pos + STREAM_PREFETCH + 64));
 		}
-		fc->pos += ((const struct perf_event_header *)(fc->map + fc->pos))->size;
+		fc->pos += ((const struct perf_event_header *)perf_input_file_at(fc->file, fc->pos))->size;
 		if (fc->pos < fc->end) /* checked when the file was opened: cannot fail */
-			sort_time(rs, (const struct perf_event_header *)(fc->map + fc->pos),
+			sort_time(rs, (const struct perf_event_header *)perf_input_file_at(fc->file, fc->pos),
 				  fc->time, &fc->time);
 	}
-	out->rec = (const struct perf_event_header *)(fc->map + out->offset);
+	out->rec = (const struct perf_event_header *)perf_input_file_at(fc->file, out->offset);
 	if (file_done(fc))
 		rs->heap[0] = rs->heap[--rs->heap_len];
 	sift_down(rs, 0);
