@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* input_file.c: one file of a recording read through a budget: its record
  * range checked against what the file holds on disk, then read whole when
- * small, else mapped, none of it read before it is used. */
+ * small, else mapped and read in windows released behind the reader. */
 #include "format/input_file.h"
 
 #include <errno.h>
@@ -24,6 +24,9 @@
  * than this fraction of it: far below what any filesystem's compression
  * makes of records, far above what a file truncated to a size makes. */
 #define SPARSE_RATIO 64
+/* A window's size, whatever the number of files read at once. */
+#define WINDOW_MIN (64u << 10)
+#define WINDOW_MAX (4u << 20)
 
 /* What an empty range points at. */
 static const uint8_t nothing[1];
@@ -261,4 +264,52 @@ const uint8_t *perf_input_file_bytes(const struct perf_input_file *f, uint64_t o
 	    offset - f->end <= f->tail_size - len)
 		return f->tail + (offset - f->end);
 	return NULL;
+}
+
+void perf_input_window_init(struct perf_input_window *w, unsigned int nr_files)
+{
+	uint64_t size = PERF_INPUT_RESIDENT_BUDGET / 3 / (nr_files ? nr_files : 1);
+
+	memset(w, 0, sizeof(*w));
+	size = size < WINDOW_MIN ? WINDOW_MIN : size > WINDOW_MAX ? WINDOW_MAX : size;
+	w->size = size - size % page_size();
+}
+
+void perf_input_window_enter(const struct perf_input_file *f, struct perf_input_window *w,
+			     uint64_t pos)
+{
+	uint64_t rel, win, from, to;
+
+	if (!f->mapping) {
+		w->next = UINT64_MAX; /* read whole, or empty: nothing to do */
+		return;
+	}
+	if (pos < w->next || pos < f->mapped_at)
+		return;
+	rel = pos - f->mapped_at;
+	win = rel - rel % w->size;
+	w->next = f->mapped_at + win + w->size;
+	/* the window before this one is kept: the record just read may lie in it */
+	if (win > w->size && win - w->size > w->released) {
+		(void)madvise(f->mapping + w->released, win - w->size - w->released, MADV_DONTNEED);
+		w->released = win - w->size;
+	}
+	/* this window and the next, mapped in a call each rather than a fault
+	 * each 16 pages (before Linux 5.14, faults it is) */
+	from = win > w->populated ? win : w->populated;
+	to = win + 2 * w->size < f->mapping_size ? win + 2 * w->size : f->mapping_size;
+	if (to > from) {
+		(void)madvise(f->mapping + from, to - from, MADV_POPULATE_READ);
+		w->populated = to;
+	}
+}
+
+void perf_input_window_end(const struct perf_input_file *f, struct perf_input_window *w)
+{
+	uint64_t size = w->size;
+
+	if (f->mapping)
+		(void)madvise(f->mapping, f->mapping_size, MADV_DONTNEED);
+	memset(w, 0, sizeof(*w));
+	w->size = size;
 }

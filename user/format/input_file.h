@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* input_file.h: one file of a recording read through a budget: its record
  * range checked against what the file holds on disk, then read whole when
- * small, else mapped, none of it read before it is used. */
+ * small, else mapped and read in windows released behind the reader. */
 #ifndef RINGTRACE_INPUT_FILE_H
 #define RINGTRACE_INPUT_FILE_H
 
@@ -17,6 +17,9 @@
 /* The most bytes of small files read whole for one recording: past it,
  * they are mapped as the big ones are. */
 #define PERF_INPUT_WHOLE_BUDGET (16u << 20)
+/* The mapped pages a reader of a recording keeps for all its files at once
+ * (perf_input_window), whatever their sizes. */
+#define PERF_INPUT_RESIDENT_BUDGET (24u << 20)
 
 /* Opens the regular file name of dirfd (dirfd < 0: name is a path; its last
  * component no symlink when under dirfd), display naming it in messages:
@@ -48,5 +51,35 @@ int perf_input_file_place(struct perf_input_file *f, uint64_t start, uint64_t en
 const uint8_t *perf_input_file_bytes(const struct perf_input_file *f, uint64_t offset,
 				     uint64_t len);
 void perf_input_file_unmap(struct perf_input_file *f);
+
+/*
+ * A reader going forward through a file's record range, in windows: the
+ * window it enters and the next one are mapped in one call each, the pages
+ * more than a window behind it released (a file read again after them
+ * reads them again), so that however big the file, a few windows of it are
+ * resident. A file read whole has none of this.
+ */
+struct perf_input_window {
+	uint64_t size;      /* bytes of a window */
+	uint64_t next;      /* the file offset whose reading enters the next window */
+	uint64_t populated; /* of the mapping: [0, populated) was populated */
+	uint64_t released;  /* of the mapping: [0, released) was released */
+};
+
+/* A window for one of nr_files files read at once within
+ * PERF_INPUT_RESIDENT_BUDGET. */
+void perf_input_window_init(struct perf_input_window *w, unsigned int nr_files);
+/* The reader is at file offset pos of f (called for every record: inside
+ * the window, one comparison). */
+void perf_input_window_enter(const struct perf_input_file *f, struct perf_input_window *w,
+			     uint64_t pos);
+static inline void perf_input_window_at(const struct perf_input_file *f,
+					struct perf_input_window *w, uint64_t pos)
+{
+	if (pos >= w->next)
+		perf_input_window_enter(f, w, pos);
+}
+/* The reader is done with f for now: every page of it released. */
+void perf_input_window_end(const struct perf_input_file *f, struct perf_input_window *w);
 
 #endif

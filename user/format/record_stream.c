@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.c: the records of every file of a perf.data input as one
  * stream in time order: each file checked (and, if out of time order,
- * indexed and sorted), then k-way merged. */
+ * indexed and sorted), then k-way merged; read in windows. */
 #include "format/record_stream.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/input_file.h"
 #include "format/perf_record.h"
 #include "lib/log.h"
 #include "lib/sorted_count.h"
@@ -29,6 +30,7 @@ struct index_entry {
  * a file out of order gets an index of its records, sorted. */
 struct file_cursor {
 	const struct perf_input_file *file;
+	struct perf_input_window window; /* of the merge's reading */
 	uint64_t pos, end;          /* the next record; end: after the last whole one */
 	uint64_t time;              /* of the record at pos */
 	struct index_entry *entries; /* NULL: in order, read from pos */
@@ -115,12 +117,16 @@ static int compare_entries(const void *a, const void *b)
 /* The records of a file out of time order, sorted by time; its records were
  * checked already. */
 static int index_file(const struct record_stream *rs, const struct perf_input_file *f,
-		      struct file_cursor *fc, char *err, size_t errlen)
+		      struct file_cursor *fc, struct perf_input_window *w, char *err,
+		      size_t errlen)
 {
 	uint64_t last = 0, nr = 0;
 
-	for (uint64_t pos = fc->pos; pos < fc->end; nr++)
+	for (uint64_t pos = fc->pos; pos < fc->end; nr++) {
+		perf_input_window_at(f, w, pos);
 		pos += ((const struct perf_event_header *)perf_input_file_at(f, pos))->size;
+	}
+	perf_input_window_end(f, w);
 	fc->entries = malloc(nr * sizeof(*fc->entries));
 	if (!fc->entries) {
 		rt_format(err, errlen, "out of memory indexing %s", f->path);
@@ -130,6 +136,7 @@ static int index_file(const struct record_stream *rs, const struct perf_input_fi
 		const struct perf_event_header *rec =
 			(const struct perf_event_header *)perf_input_file_at(f, pos);
 
+		perf_input_window_at(f, w, pos);
 		sort_time(rs, rec, last, &last);
 		fc->entries[fc->nr++] = (struct index_entry){ last, pos };
 		pos += rec->size;
@@ -154,9 +161,10 @@ static int add_turn(struct file_cursor *fc, uint64_t offset)
 
 /* Checks every record of a file (its size, its sample id, its time), finds
  * where the whole ones end, and whether they are in time order; indexes the
- * file if not. */
+ * file if not. Read in windows of w, all released at the end. */
 static int open_file(const struct record_stream *rs, const struct perf_input_file *f,
-		     struct file_cursor *fc, char *err, size_t errlen)
+		     struct file_cursor *fc, struct perf_input_window *w, char *err,
+		     size_t errlen)
 {
 	const struct perf_input *in = rs->in;
 	struct perf_record_iter it;
@@ -166,8 +174,11 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 	int r;
 
 	perf_record_iter_init(&it, f);
+	perf_input_window_at(f, w, it.pos);
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
 		uint64_t offset = it.pos - rec->size, t;
+
+		perf_input_window_at(f, w, it.pos);
 
 		if (turn >= PERF_READER_TURN) {
 			if (add_turn(fc, offset)) {
@@ -210,11 +221,14 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 		rt_warn("%s: offset %llu: the last record is cut short (%llu bytes); ignoring it",
 			f->path, (unsigned long long)it.pos,
 			(unsigned long long)(f->end - it.pos));
+	perf_input_window_end(f, w);
 	fc->file = f;
 	fc->pos = f->start;
 	fc->end = any ? it.pos : f->start;
 	fc->time = first;
-	return sorted ? 0 : index_file(rs, f, fc, err, errlen);
+	r = sorted ? 0 : index_file(rs, f, fc, w, err, errlen);
+	perf_input_window_end(f, w);
+	return r;
 }
 
 static bool file_done(const struct file_cursor *fc)
@@ -290,10 +304,15 @@ struct record_stream *record_stream_open(const struct perf_input *in, char *err,
 	}
 	sample_layout(rs);
 	for (unsigned int i = 0; i < in->nr_files; i++) {
-		if (open_file(rs, &in->files[i], &rs->files[i], err, errlen)) {
+		/* checked one at a time: a window of the budget for all */
+		struct perf_input_window checking;
+
+		perf_input_window_init(&checking, 1);
+		if (open_file(rs, &in->files[i], &rs->files[i], &checking, err, errlen)) {
 			record_stream_close(rs);
 			return NULL;
 		}
+		perf_input_window_init(&rs->files[i].window, in->nr_files);
 		if (!file_done(&rs->files[i]))
 			rs->heap[rs->heap_len++] = i;
 	}
@@ -317,6 +336,7 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 		out->offset = fc->entries[fc->next++].offset;
 		if (fc->next < fc->nr)
 			fc->time = fc->entries[fc->next].time;
+		perf_input_window_at(fc->file, &fc->window, out->offset);
 	} else {
 		out->offset = fc->pos;
 		/* as open_file: fetched ahead, or each record waits for memory */
@@ -325,13 +345,16 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 			__builtin_prefetch(perf_input_file_at(fc->file, fc->pos + STREAM_PREFETCH + 64));
 		}
 		fc->pos += ((const struct perf_event_header *)perf_input_file_at(fc->file, fc->pos))->size;
+		perf_input_window_at(fc->file, &fc->window, fc->pos);
 		if (fc->pos < fc->end) /* checked when the file was opened: cannot fail */
 			sort_time(rs, (const struct perf_event_header *)perf_input_file_at(fc->file, fc->pos),
 				  fc->time, &fc->time);
 	}
 	out->rec = (const struct perf_event_header *)perf_input_file_at(fc->file, out->offset);
-	if (file_done(fc))
+	if (file_done(fc)) {
+		perf_input_window_end(fc->file, &fc->window);
 		rs->heap[0] = rs->heap[--rs->heap_len];
+	}
 	sift_down(rs, 0);
 	return 1;
 }
