@@ -115,14 +115,19 @@ static int put_records(const struct perf_input *in, struct writer *w, struct per
 {
 	struct record_stream *rs = record_stream_open(in, err, errlen);
 	struct stream_record sr;
+	int more;
 
 	if (!rs)
 		return -EIO; /* what failed is in err */
 	fh->data.offset = offset(w);
-	while (record_stream_next(rs, &sr) && !put(w, sr.rec, sr.rec->size))
+	while ((more = record_stream_next(rs, &sr)) > 0 && !put(w, sr.rec, sr.rec->size))
 		(*records)++;
 	record_stream_close(rs);
 	fh->data.size = offset(w) - fh->data.offset;
+	if (more < 0) {
+		rt_format(err, errlen, "%s: interrupted", in->path);
+		return more;
+	}
 	return w->error ? -w->error : 0;
 }
 

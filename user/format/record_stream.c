@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.c: the records of every file of a perf.data input as one
  * stream in time order: each file checked (and, if out of time order,
- * indexed and sorted), then k-way merged; read in windows. */
+ * indexed and sorted), then k-way merged; read in windows, interruptible. */
 #include "format/record_stream.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "format/perf_record.h"
 #include "lib/log.h"
 #include "lib/sorted_count.h"
+#include "sys/interrupt.h"
 
 /* How far ahead of the record being checked its file is fetched. */
 #define STREAM_PREFETCH 1024
@@ -136,6 +137,11 @@ static int index_file(const struct record_stream *rs, const struct perf_input_fi
 		const struct perf_event_header *rec =
 			(const struct perf_event_header *)perf_input_file_at(f, pos);
 
+		if (interrupt_pending()) {
+			rt_format(err, errlen, "%s: offset %llu: interrupted", f->path,
+				  (unsigned long long)pos);
+			return -EINTR;
+		}
 		perf_input_window_at(f, w, pos);
 		sort_time(rs, rec, last, &last);
 		fc->entries[fc->nr++] = (struct index_entry){ last, pos };
@@ -178,6 +184,11 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
 		uint64_t offset = it.pos - rec->size, t;
 
+		if (interrupt_pending()) {
+			rt_format(err, errlen, "%s: offset %llu: interrupted", f->path,
+				  (unsigned long long)offset);
+			return -EINTR;
+		}
 		perf_input_window_at(f, w, it.pos);
 
 		if (turn >= PERF_READER_TURN) {
@@ -328,6 +339,8 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 
 	if (!rs->heap_len)
 		return 0;
+	if (interrupt_pending())
+		return -EINTR;
 	f = rs->heap[0];
 	fc = &rs->files[f];
 	out->file = f;
