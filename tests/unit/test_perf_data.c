@@ -558,7 +558,7 @@ static size_t stream_ips(const char *dir, uint64_t *ips, size_t max)
 	assert_int_equal(perf_input_open(&in, dir, err, sizeof(err)), 0);
 	rs = record_stream_open(&in, err, sizeof(err));
 	assert_non_null(rs);
-	while (record_stream_next(rs, &sr)) {
+	while (record_stream_next(rs, &sr) == 1) {
 		struct perf_sample s;
 
 		assert_int_equal(sr.rec->type, PERF_RECORD_SAMPLE);

@@ -12,6 +12,7 @@
 #include "format/perf_data_single.h"
 #include "lib/log.h"
 #include "lib/options.h"
+#include "sys/interrupt.h"
 #include "sys/output_file.h"
 
 int cmd_merge(int argc, char **argv)
@@ -28,6 +29,9 @@ int cmd_merge(int argc, char **argv)
 		rt_error("merge needs a recording directory and the file to write: see ringtrace merge --help");
 		return 2;
 	}
+	/* Ctrl-C while the recording is read: its reading stops, the file
+	 * written so far is removed, one line says so */
+	interrupt_catch();
 	if (perf_input_open(&in, argv[next], err, sizeof(err))) {
 		rt_error("%s", err);
 		return 1;
@@ -38,7 +42,17 @@ int cmd_merge(int argc, char **argv)
 		perf_input_close(&in);
 		return 1;
 	}
-	if (perf_data_write_single(&in, fd, &totals, err, sizeof(err))) {
+	status = perf_data_write_single(&in, fd, &totals, err, sizeof(err));
+	if (interrupt_pending()) {
+		interrupt_stopping();
+		unlink(argv[next + 1]);
+		close(fd);
+		perf_input_close(&in);
+		rt_error("merge of %s interrupted (%s): %s removed", argv[next], interrupt_name(),
+			 argv[next + 1]);
+		interrupt_end();
+	}
+	if (status) {
 		rt_error("%s: %s", argv[next + 1], err);
 		unlink(argv[next + 1]);
 	} else {

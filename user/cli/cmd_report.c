@@ -13,6 +13,7 @@
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/unwind_check.h"
+#include "sys/interrupt.h"
 #include "sys/pager.h"
 
 /* One option of report into the report_options at ctx; an enum options_result. */
@@ -156,12 +157,20 @@ int cmd_report(int argc, char **argv)
 			o.max_rows = REPORT_TERMINAL_ROWS;
 		pager_start(&pager);
 	}
+	/* Ctrl-C while a recording is read: its reading stops, one line says so */
+	interrupt_catch();
 	if (o.unwind_check)
 		status = report_unwind_check_run(&o, stdout, err, sizeof(err));
 	else if (o.diff_before)
 		status = report_diff_run(&o, stdout, err, sizeof(err));
 	else
 		status = report_run(&o, stdout, err, sizeof(err));
+	if (interrupt_pending()) {
+		interrupt_stopping();
+		pager_finish(&pager);
+		rt_error("report of %s interrupted (%s)", o.input, interrupt_name());
+		interrupt_end();
+	}
 	pager_finish(&pager);
 	if (status) {
 		rt_error("%s", err);

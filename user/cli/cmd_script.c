@@ -11,6 +11,7 @@
 #include "report/recording.h"
 #include "report/sample_filter.h"
 #include "report/script.h"
+#include "sys/interrupt.h"
 
 /* One option of script into the script_options at ctx; an enum options_result. */
 static int script_option(void *ctx, int id, const char *arg)
@@ -97,7 +98,16 @@ int cmd_script(int argc, char **argv)
 	/* millions of lines: script_run formats them into big blocks itself
 	 * (record by record on a terminal), which stdio passes on uncopied */
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (script_run(&o, stdout, err, sizeof(err))) {
+	/* Ctrl-C while the recording is read: its reading stops, one line says so */
+	interrupt_catch();
+	status = script_run(&o, stdout, err, sizeof(err));
+	if (interrupt_pending()) {
+		interrupt_stopping();
+		fflush(stdout);
+		rt_error("script of %s interrupted (%s)", o.input, interrupt_name());
+		interrupt_end();
+	}
+	if (status) {
 		rt_error("%s", err);
 		return 1;
 	}

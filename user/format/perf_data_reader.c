@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,12 +41,11 @@ static char *read_feature_string(const uint8_t **p, const uint8_t *end)
 	return s;
 }
 
-/* Names from HEADER_EVENT_DESC, matched to attrs by position. Best effort:
- * an odd section leaves names NULL; sec lies inside the file. */
-static void read_event_names(struct perf_input *in, const struct perf_file_section *sec)
+/* Names from HEADER_EVENT_DESC (the section's bytes, p), matched to attrs
+ * by position. Best effort: an odd section leaves names NULL. */
+static void read_event_names(struct perf_input *in, const uint8_t *p, uint64_t size)
 {
-	const struct perf_input_file *hf = &in->files[0];
-	const uint8_t *p = hf->map + sec->offset, *end = p + sec->size;
+	const uint8_t *end = p + size;
 	uint32_t nr, attr_size;
 
 	if (end - p < 8)
@@ -70,8 +68,16 @@ static void read_event_names(struct perf_input *in, const struct perf_file_secti
 	}
 }
 
+/* Why section s of the header file is not where it can be read. */
+static const char *where_not(const struct perf_input_file *hf, const struct perf_file_section *s)
+{
+	return s->offset > hf->size || s->size > hf->size - s->offset
+		       ? "past the end of the file"
+		       : "across an edge of the data section";
+}
+
 /* Walks the feature index at data.offset + data.size: the index and every
- * section it names must lie inside the file. */
+ * section it names must lie inside the file, outside its data section. */
 static int read_features(struct perf_input *in, char *err, size_t errlen)
 {
 	const struct perf_input_file *hf = &in->files[0];
@@ -79,27 +85,29 @@ static int read_features(struct perf_input *in, char *err, size_t errlen)
 
 	for (int bit = 0; bit < PERF_FILE_FEATURE_BITS; bit++) {
 		struct perf_file_section sec;
+		const uint8_t *p = perf_input_file_bytes(hf, at, sizeof(sec));
 
 		if (!(in->header.features[bit / 64] & (1ULL << (bit % 64))))
 			continue;
-		if (at > hf->map_size || hf->map_size - at < sizeof(sec)) {
+		if (!p) {
 			rt_format(err, errlen, "%s: offset %llu: the index of feature %d runs past the end of the file",
 				  hf->path, (unsigned long long)at, bit);
 			return -EINVAL;
 		}
-		memcpy(&sec, hf->map + at, sizeof(sec));
-		if (sec.offset > hf->map_size || sec.size > hf->map_size - sec.offset) {
-			rt_format(err, errlen, "%s: offset %llu: feature %d section [%llu, +%llu) runs past the end of the file",
+		memcpy(&sec, p, sizeof(sec));
+		if (!(p = perf_input_file_bytes(hf, sec.offset, sec.size))) {
+			rt_format(err, errlen, "%s: offset %llu: feature %d section [%llu, +%llu) runs %s",
 				  hf->path, (unsigned long long)at, bit, (unsigned long long)sec.offset,
-				  (unsigned long long)sec.size);
+				  (unsigned long long)sec.size, where_not(hf, &sec));
 			return -EINVAL;
 		}
 		at += sizeof(sec);
 		if (bit == PERF_FEAT_EVENT_DESC)
-			read_event_names(in, &sec);
+			read_event_names(in, p, sec.size);
 		if (bit == PERF_FEAT_TRACING_DATA) {
-			in->tracing_data = hf->map + sec.offset;
+			in->tracing_data = p;
 			in->tracing_data_size = sec.size;
+			in->tracing_data_offset = sec.offset;
 		}
 	}
 	return 0;
@@ -161,6 +169,7 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 {
 	const struct perf_input_file *hf = &in->files[0];
 	const struct perf_file_header *h = &in->header;
+	const uint8_t *attrs = perf_input_file_bytes(hf, h->attrs.offset, h->attrs.size);
 	uint64_t entry = h->attr_size;
 
 	if (entry < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) || entry > 4096 ||
@@ -169,9 +178,9 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 			  hf->path, (unsigned long long)entry, (unsigned long long)h->attrs.size);
 		return -EINVAL;
 	}
-	if (h->attrs.offset > hf->map_size || h->attrs.size > hf->map_size - h->attrs.offset) {
-		rt_format(err, errlen, "%s: offset %llu: attrs section runs past the end of the file",
-			  hf->path, (unsigned long long)h->attrs.offset);
+	if (!attrs) {
+		rt_format(err, errlen, "%s: offset %llu: attrs section runs %s", hf->path,
+			  (unsigned long long)h->attrs.offset, where_not(hf, &h->attrs));
 		return -EINVAL;
 	}
 	in->nr_events = (unsigned int)(h->attrs.size / entry);
@@ -183,14 +192,17 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 		size_t attr_bytes = entry - sizeof(struct perf_file_section);
 		struct perf_input_event *ev = &in->events[i];
 		struct perf_file_section ids;
+		const uint8_t *id_bytes;
 
-		memcpy(&ev->attr, hf->map + at,
+		memcpy(&ev->attr, attrs + i * entry,
 		       attr_bytes < sizeof(ev->attr) ? attr_bytes : sizeof(ev->attr));
-		memcpy(&ids, hf->map + at + attr_bytes, sizeof(ids));
-		if (ids.size % 8 || ids.offset > hf->map_size || ids.size > hf->map_size - ids.offset ||
-		    ids.size / 8 > UINT32_MAX) {
-			rt_format(err, errlen, "%s: offset %llu: ids of attr %u run past the end of the file",
-				  hf->path, (unsigned long long)(at + attr_bytes), i);
+		memcpy(&ids, attrs + i * entry + attr_bytes, sizeof(ids));
+		id_bytes = perf_input_file_bytes(hf, ids.offset, ids.size);
+		if (ids.size % 8 || !id_bytes || ids.size / 8 > UINT32_MAX) {
+			rt_format(err, errlen, "%s: offset %llu: ids of attr %u %s%s", hf->path,
+				  (unsigned long long)(at + attr_bytes), i,
+				  id_bytes ? "are not whole ids below 2^32" : "run ",
+				  id_bytes ? "" : where_not(hf, &ids));
 			return -EINVAL;
 		}
 		ev->nr_ids = (uint32_t)(ids.size / 8);
@@ -198,7 +210,7 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 			ev->ids = malloc(ids.size);
 			if (!ev->ids)
 				return -ENOMEM;
-			memcpy(ev->ids, hf->map + ids.offset, ids.size);
+			memcpy(ev->ids, id_bytes, ids.size);
 		}
 		if (i == 0) {
 			in->sample_id_type = ev->attr.sample_type & SAMPLE_ID_FIELDS;
@@ -224,17 +236,21 @@ static int read_attrs(struct perf_input *in, char *err, size_t errlen)
 	return 0;
 }
 
-static int read_header(struct perf_input *in, char *err, size_t errlen)
+/* The header file's header, then its data section placed (the rest of the
+ * file read beside it), then its attrs. */
+static int read_header(struct perf_input *in, uint64_t *whole_budget, char *err, size_t errlen)
 {
 	struct perf_input_file *hf = &in->files[0];
 	struct perf_file_header *h = &in->header;
+	int ret;
 
-	if (hf->map_size < sizeof(*h)) {
-		rt_format(err, errlen, "%s: offset 0: file too short for a perf.data header (%zu bytes)",
-			  hf->path, hf->map_size);
+	if (hf->size < sizeof(*h)) {
+		rt_format(err, errlen, "%s: offset 0: file too short for a perf.data header (%llu bytes)",
+			  hf->path, (unsigned long long)hf->size);
 		return -EINVAL;
 	}
-	memcpy(h, hf->map, sizeof(*h));
+	if ((ret = perf_input_file_pread(hf, 0, h, sizeof(*h), err, errlen)))
+		return ret;
 	if (h->magic != PERF_FILE_MAGIC) {
 		rt_format(err, errlen, "%s: offset 0: not a perf.data file (bad magic)", hf->path);
 		return -EINVAL;
@@ -244,7 +260,7 @@ static int read_header(struct perf_input *in, char *err, size_t errlen)
 			  (unsigned long long)h->size);
 		return -EINVAL;
 	}
-	if (h->data.offset > hf->map_size || h->data.size > hf->map_size - h->data.offset) {
+	if (h->data.offset > hf->size || h->data.size > hf->size - h->data.offset) {
 		rt_format(err, errlen, "%s: offset 40: data section [%llu, +%llu) runs past the end of the file",
 			  hf->path, (unsigned long long)h->data.offset, (unsigned long long)h->data.size);
 		return -EINVAL;
@@ -254,8 +270,9 @@ static int read_header(struct perf_input *in, char *err, size_t errlen)
 			  hf->path, (unsigned long long)h->data.offset);
 		return -EINVAL;
 	}
-	hf->start = h->data.offset;
-	hf->end = h->data.offset + h->data.size;
+	if ((ret = perf_input_file_place(hf, h->data.offset, h->data.offset + h->data.size, true,
+					 whole_budget, err, errlen)))
+		return ret;
 	return read_attrs(in, err, errlen);
 }
 
@@ -310,7 +327,8 @@ static int add_data_name(int dirfd, const char *name, void *ctx)
 	return 0;
 }
 
-static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t errlen)
+static int open_data_files(struct perf_input *in, int dirfd, uint64_t *whole_budget, char *err,
+			   size_t errlen)
 {
 	struct byte_buffer listed = { 0 };
 	struct perf_input_file *files;
@@ -333,13 +351,18 @@ static int open_data_files(struct perf_input *in, int dirfd, char *err, size_t e
 	for (size_t i = 0; i < nr; i++) {
 		char display[4096];
 
+		struct perf_input_file *f = &in->files[in->nr_files];
+
 		snprintf(display, sizeof(display), "%s/%s", in->path, names[i].name);
-		if ((ret = perf_input_file_map(dirfd, names[i].name, display, &in->files[in->nr_files],
-					       err, errlen)))
+		if ((ret = perf_input_file_open(dirfd, names[i].name, display, f, err, errlen)))
+			goto out;
+		in->nr_files++;
+		/* the whole file is records (perf's directory format) */
+		if ((ret = perf_input_file_place(f, 0, f->size, false, whole_budget, err, errlen)))
 			goto out;
 		/* perf reads the header file's records first, then the data
 		 * files in the order the directory lists them */
-		in->files[in->nr_files++].read_order = names[i].listed + 1;
+		f->read_order = names[i].listed + 1;
 	}
 	ret = 0;
 out:
@@ -351,6 +374,7 @@ out:
 
 int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen)
 {
+	uint64_t whole_budget = PERF_INPUT_WHOLE_BUDGET;
 	struct stat st;
 	int dirfd = -1, ret = -ENOMEM;
 
@@ -377,16 +401,16 @@ int perf_input_open(struct perf_input *in, const char *path, char *err, size_t e
 			goto fail;
 		}
 		snprintf(display, sizeof(display), "%s/data", path);
-		if ((ret = perf_input_file_map(dirfd, "data", display, &in->files[0], err, errlen)))
+		if ((ret = perf_input_file_open(dirfd, "data", display, &in->files[0], err, errlen)))
 			goto fail;
-	} else if ((ret = perf_input_file_map(-1, path, path, &in->files[0], err, errlen))) {
+	} else if ((ret = perf_input_file_open(-1, path, path, &in->files[0], err, errlen))) {
 		goto fail;
 	}
 	in->nr_files = 1;
-	if ((ret = read_header(in, err, errlen)) || (ret = read_features(in, err, errlen)) ||
-	    (ret = collect_ids(in, err, errlen)))
+	if ((ret = read_header(in, &whole_budget, err, errlen)) ||
+	    (ret = read_features(in, err, errlen)) || (ret = collect_ids(in, err, errlen)))
 		goto fail;
-	if (in->is_dir && (ret = open_data_files(in, dirfd, err, errlen)))
+	if (in->is_dir && (ret = open_data_files(in, dirfd, &whole_budget, err, errlen)))
 		goto fail;
 	if (dirfd >= 0)
 		close(dirfd);
@@ -526,7 +550,7 @@ int perf_record_next(struct perf_record_iter *it, const struct perf_event_header
 		it->truncated = true;
 		return 0;
 	}
-	memcpy(&h, f->map + it->pos, sizeof(h));
+	memcpy(&h, perf_input_file_at(f, it->pos), sizeof(h));
 	if (h.size < sizeof(h) || h.size % PERF_RECORD_ALIGN) {
 		rt_format(err, errlen, "%s: offset %llu: record of type %u has impossible size %u",
 			  f->path, (unsigned long long)it->pos, h.type, h.size);
@@ -536,7 +560,7 @@ int perf_record_next(struct perf_record_iter *it, const struct perf_event_header
 		it->truncated = true;
 		return 0;
 	}
-	*rec = (const struct perf_event_header *)(f->map + it->pos);
+	*rec = (const struct perf_event_header *)perf_input_file_at(f, it->pos);
 	it->pos += h.size;
 	return 1;
 }

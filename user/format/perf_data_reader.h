@@ -21,14 +21,28 @@ struct perf_input_event {
 /* One file of records: the header file's data section, or a whole data.* file. */
 struct perf_input_file {
 	char *path; /* for messages */
-	const uint8_t *map; /* the file's bytes: mapped, or read if small */
-	size_t map_size;
-	bool heap;          /* map was read into memory, not mapped */
+	const uint8_t *data;  /* the bytes of [start, end): data[0] is the file's byte at start */
 	uint64_t start, end; /* the record range inside the file */
+	uint64_t size;       /* the file's */
 	/* where perf's reader takes the file: 0 the header file, then the
 	 * data files in the order their directory lists them */
 	unsigned int read_order;
+	/* input_file.c's: where the bytes are */
+	int fd;               /* while opened and not yet placed */
+	bool fd_open;
+	uint8_t *whole;       /* a small file read whole, or NULL */
+	uint8_t *mapping;     /* the record range's pages mapped, or NULL */
+	uint64_t mapped_at;   /* the file offset of mapping[0] (a page's) */
+	size_t mapping_size;
+	uint8_t *head, *tail; /* with a mapping, the header file's bytes before and after it */
+	uint64_t head_size, tail_size;
 };
+
+/* The bytes at file offset pos, inside f's record range. */
+static inline const uint8_t *perf_input_file_at(const struct perf_input_file *f, uint64_t pos)
+{
+	return f->data + (pos - f->start);
+}
 
 struct perf_input {
 	char *path;
@@ -42,14 +56,18 @@ struct perf_input {
 	unsigned int nr_files;
 	const uint8_t *tracing_data; /* HEADER_TRACING_DATA (tracepoint formats), or NULL */
 	size_t tracing_data_size;
+	uint64_t tracing_data_offset; /* in the header file */
 	uint64_t *declared_ids; /* every attr's sample ids, sorted */
 	unsigned int *declared_id_events; /* the event (index) of each, the first declaring it */
 	size_t nr_declared_ids;
 };
 
 /* Opens path; on failure returns -errno (-EINVAL: malformed) with one line in
- * err naming the file, the offset where relevant, and the problem. Input is mapped read-only; only
- * regular files are accepted and no symlink is followed inside a directory. */
+ * err naming the file, the offset where relevant, and the problem. Only
+ * regular files are accepted, no symlink is followed inside a directory, and
+ * each file is read through input_file.h's budgets: a record range the file
+ * does not hold on disk (a sparse file) is refused; nothing is mapped but
+ * record ranges, and no page of them is read yet. */
 int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen);
 void perf_input_close(struct perf_input *in);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/input_file.h"
 #include "format/perf_file.h"
 #include "format/record_stream.h"
 #include "lib/byte_buffer.h"
@@ -61,14 +62,11 @@ static uint64_t offset(const struct writer *w)
 	return w->at + w->buf.len;
 }
 
-/* The header file's bytes at section s, if they lie inside it. */
+/* The header file's bytes at section s, if the reader holds them (inside
+ * the file, outside the data section's edges: see perf_input_file_bytes). */
 static const uint8_t *section(const struct perf_input *in, const struct perf_file_section *s)
 {
-	const struct perf_input_file *f = &in->files[0];
-
-	if (s->offset > f->map_size || s->size > f->map_size - s->offset)
-		return NULL;
-	return f->map + s->offset;
+	return perf_input_file_bytes(&in->files[0], s->offset, s->size);
 }
 
 /* The attrs (each with its ids section moved to where its ids are copied,
@@ -117,14 +115,19 @@ static int put_records(const struct perf_input *in, struct writer *w, struct per
 {
 	struct record_stream *rs = record_stream_open(in, err, errlen);
 	struct stream_record sr;
+	int more;
 
 	if (!rs)
 		return -EIO; /* what failed is in err */
 	fh->data.offset = offset(w);
-	while (record_stream_next(rs, &sr) && !put(w, sr.rec, sr.rec->size))
+	while ((more = record_stream_next(rs, &sr)) > 0 && !put(w, sr.rec, sr.rec->size))
 		(*records)++;
 	record_stream_close(rs);
 	fh->data.size = offset(w) - fh->data.offset;
+	if (more < 0) {
+		rt_format(err, errlen, "%s: interrupted", in->path);
+		return more;
+	}
 	return w->error ? -w->error : 0;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* record_stream.c: the records of every file of a perf.data input as one
  * stream in time order: each file checked (and, if out of time order,
- * indexed and sorted), then k-way merged. */
+ * indexed and sorted), then k-way merged; read in windows, interruptible. */
 #include "format/record_stream.h"
 
 #include <errno.h>
@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/input_file.h"
 #include "format/perf_record.h"
 #include "lib/log.h"
 #include "lib/sorted_count.h"
+#include "sys/interrupt.h"
 
 /* How far ahead of the record being checked its file is fetched. */
 #define STREAM_PREFETCH 1024
@@ -28,7 +30,8 @@ struct index_entry {
  * straight from its mapping, each record's time taken as it comes up; only
  * a file out of order gets an index of its records, sorted. */
 struct file_cursor {
-	const uint8_t *map;
+	const struct perf_input_file *file;
+	struct perf_input_window window; /* of the merge's reading */
 	uint64_t pos, end;          /* the next record; end: after the last whole one */
 	uint64_t time;              /* of the record at pos */
 	struct index_entry *entries; /* NULL: in order, read from pos */
@@ -115,20 +118,31 @@ static int compare_entries(const void *a, const void *b)
 /* The records of a file out of time order, sorted by time; its records were
  * checked already. */
 static int index_file(const struct record_stream *rs, const struct perf_input_file *f,
-		      struct file_cursor *fc, char *err, size_t errlen)
+		      struct file_cursor *fc, struct perf_input_window *w, char *err,
+		      size_t errlen)
 {
 	uint64_t last = 0, nr = 0;
 
-	for (uint64_t pos = fc->pos; pos < fc->end; nr++)
-		pos += ((const struct perf_event_header *)(f->map + pos))->size;
+	for (uint64_t pos = fc->pos; pos < fc->end; nr++) {
+		perf_input_window_at(f, w, pos);
+		pos += ((const struct perf_event_header *)perf_input_file_at(f, pos))->size;
+	}
+	perf_input_window_end(f, w);
 	fc->entries = malloc(nr * sizeof(*fc->entries));
 	if (!fc->entries) {
 		rt_format(err, errlen, "out of memory indexing %s", f->path);
 		return -ENOMEM;
 	}
 	for (uint64_t pos = fc->pos; pos < fc->end;) {
-		const struct perf_event_header *rec = (const struct perf_event_header *)(f->map + pos);
+		const struct perf_event_header *rec =
+			(const struct perf_event_header *)perf_input_file_at(f, pos);
 
+		if (interrupt_pending()) {
+			rt_format(err, errlen, "%s: offset %llu: interrupted", f->path,
+				  (unsigned long long)pos);
+			return -EINTR;
+		}
+		perf_input_window_at(f, w, pos);
 		sort_time(rs, rec, last, &last);
 		fc->entries[fc->nr++] = (struct index_entry){ last, pos };
 		pos += rec->size;
@@ -153,9 +167,10 @@ static int add_turn(struct file_cursor *fc, uint64_t offset)
 
 /* Checks every record of a file (its size, its sample id, its time), finds
  * where the whole ones end, and whether they are in time order; indexes the
- * file if not. */
+ * file if not. Read in windows of w, all released at the end. */
 static int open_file(const struct record_stream *rs, const struct perf_input_file *f,
-		     struct file_cursor *fc, char *err, size_t errlen)
+		     struct file_cursor *fc, struct perf_input_window *w, char *err,
+		     size_t errlen)
 {
 	const struct perf_input *in = rs->in;
 	struct perf_record_iter it;
@@ -165,8 +180,16 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 	int r;
 
 	perf_record_iter_init(&it, f);
+	perf_input_window_at(f, w, it.pos);
 	while ((r = perf_record_next(&it, &rec, err, errlen)) == 1) {
-		uint64_t offset = (uint64_t)((const uint8_t *)rec - f->map), t;
+		uint64_t offset = it.pos - rec->size, t;
+
+		if (interrupt_pending()) {
+			rt_format(err, errlen, "%s: offset %llu: interrupted", f->path,
+				  (unsigned long long)offset);
+			return -EINTR;
+		}
+		perf_input_window_at(f, w, it.pos);
 
 		if (turn >= PERF_READER_TURN) {
 			if (add_turn(fc, offset)) {
@@ -180,8 +203,8 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 		/* each record's place hangs on the size of the one before: fetch
 		 * ahead, or every record waits for memory (a third of a report) */
 		if (f->end - offset > STREAM_PREFETCH + 64) {
-			__builtin_prefetch(f->map + offset + STREAM_PREFETCH);
-			__builtin_prefetch(f->map + offset + STREAM_PREFETCH + 64);
+			__builtin_prefetch(perf_input_file_at(f, offset + STREAM_PREFETCH));
+			__builtin_prefetch(perf_input_file_at(f, offset + STREAM_PREFETCH + 64));
 		}
 
 		if (!(rec->type == PERF_RECORD_SAMPLE && rs->samples_unchecked) &&
@@ -209,11 +232,14 @@ static int open_file(const struct record_stream *rs, const struct perf_input_fil
 		rt_warn("%s: offset %llu: the last record is cut short (%llu bytes); ignoring it",
 			f->path, (unsigned long long)it.pos,
 			(unsigned long long)(f->end - it.pos));
-	fc->map = f->map;
+	perf_input_window_end(f, w);
+	fc->file = f;
 	fc->pos = f->start;
 	fc->end = any ? it.pos : f->start;
 	fc->time = first;
-	return sorted ? 0 : index_file(rs, f, fc, err, errlen);
+	r = sorted ? 0 : index_file(rs, f, fc, w, err, errlen);
+	perf_input_window_end(f, w);
+	return r;
 }
 
 static bool file_done(const struct file_cursor *fc)
@@ -289,10 +315,15 @@ struct record_stream *record_stream_open(const struct perf_input *in, char *err,
 	}
 	sample_layout(rs);
 	for (unsigned int i = 0; i < in->nr_files; i++) {
-		if (open_file(rs, &in->files[i], &rs->files[i], err, errlen)) {
+		/* checked one at a time: a window of the budget for all */
+		struct perf_input_window checking;
+
+		perf_input_window_init(&checking, 1);
+		if (open_file(rs, &in->files[i], &rs->files[i], &checking, err, errlen)) {
 			record_stream_close(rs);
 			return NULL;
 		}
+		perf_input_window_init(&rs->files[i].window, in->nr_files);
 		if (!file_done(&rs->files[i]))
 			rs->heap[rs->heap_len++] = i;
 	}
@@ -308,6 +339,8 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 
 	if (!rs->heap_len)
 		return 0;
+	if (interrupt_pending())
+		return -EINTR;
 	f = rs->heap[0];
 	fc = &rs->files[f];
 	out->file = f;
@@ -316,21 +349,25 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 		out->offset = fc->entries[fc->next++].offset;
 		if (fc->next < fc->nr)
 			fc->time = fc->entries[fc->next].time;
+		perf_input_window_at(fc->file, &fc->window, out->offset);
 	} else {
 		out->offset = fc->pos;
 		/* as open_file: fetched ahead, or each record waits for memory */
 		if (fc->end - fc->pos > STREAM_PREFETCH + 64) {
-			__builtin_prefetch(fc->map + fc->pos + STREAM_PREFETCH);
-			__builtin_prefetch(fc->map + fc->pos + STREAM_PREFETCH + 64);
+			__builtin_prefetch(perf_input_file_at(fc->file, fc->pos + STREAM_PREFETCH));
+			__builtin_prefetch(perf_input_file_at(fc->file, fc->pos + STREAM_PREFETCH + 64));
 		}
-		fc->pos += ((const struct perf_event_header *)(fc->map + fc->pos))->size;
+		fc->pos += ((const struct perf_event_header *)perf_input_file_at(fc->file, fc->pos))->size;
+		perf_input_window_at(fc->file, &fc->window, fc->pos);
 		if (fc->pos < fc->end) /* checked when the file was opened: cannot fail */
-			sort_time(rs, (const struct perf_event_header *)(fc->map + fc->pos),
+			sort_time(rs, (const struct perf_event_header *)perf_input_file_at(fc->file, fc->pos),
 				  fc->time, &fc->time);
 	}
-	out->rec = (const struct perf_event_header *)(fc->map + out->offset);
-	if (file_done(fc))
+	out->rec = (const struct perf_event_header *)perf_input_file_at(fc->file, out->offset);
+	if (file_done(fc)) {
+		perf_input_window_end(fc->file, &fc->window);
 		rs->heap[0] = rs->heap[--rs->heap_len];
+	}
 	sift_down(rs, 0);
 	return 1;
 }

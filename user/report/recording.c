@@ -140,7 +140,7 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 {
 	struct record_stream *rs;
 	struct stream_record sr;
-	int ret = 0;
+	int ret = 0, more;
 
 	/* kallsyms is read while the files are checked (no fork comes after) */
 	if (samples_kernel(r))
@@ -149,11 +149,16 @@ int recording_replay(struct recording *r, const struct recording_visitor *v, cha
 	if (!rs)
 		return -EIO; /* what failed is in err */
 	err[0] = '\0';
-	while (!ret && record_stream_next(rs, &sr)) {
+	while (!ret && (more = record_stream_next(rs, &sr))) {
 		const struct perf_event_header *rec = sr.rec;
 		const struct perf_input_event *ev;
 		struct perf_sample s;
 
+		if (more < 0) {
+			rt_format(err, errlen, "%s: interrupted", r->in.path);
+			ret = more;
+			break;
+		}
 		if (sr.time && rec->type == PERF_RECORD_SAMPLE) {
 			if (!r->first_time || sr.time < r->first_time)
 				r->first_time = sr.time;

@@ -218,7 +218,7 @@ int tracepoint_printer_open(struct tracepoint_printer **out, const struct perf_i
 	*out = p;
 	if (!in->tracing_data)
 		return 0;
-	base = (uint64_t)((const uint8_t *)in->tracing_data - in->files[0].map);
+	base = in->tracing_data_offset;
 	r = tracing_data_read(in->tracing_data, in->tracing_data_size, &c, &bad_at);
 	if (r == -ENOMEM) {
 		rt_format(err, errlen, "out of memory");
