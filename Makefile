@@ -384,6 +384,10 @@ $(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) $(DEPFLAGS) -c $< -o $@
 
+# The generated header the main build's syscall_names.o waits for, the same
+# for the fuzzers' (a clean tree's make fuzz-targets has no other to find).
+$(FUZZ_OUTPUT)/sys/syscall_names.o: $(OUTPUT)/sys/syscall_table.h
+
 $(FUZZ_OUTPUT)/report/profile.pb-c.o: $(PROTO_C) $(PROTO_H)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$@)
