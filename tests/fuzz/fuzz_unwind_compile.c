@@ -1,23 +1,105 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_unwind_compile.c: libFuzzer target for the unwind table compiler (ELF
- * headers, section sizes, .eh_frame, .debug_frame, CIEs and FDEs read by
- * libelf and libdw, rows made from them): the input is an ELF file, seeded
- * with real binaries (make copies some into the corpus) and mutated, read
- * from a memfd as the loader reads a mapped file. Nothing may crash, hang,
- * leak, pass its budget, or give rows out of order. */
+ * headers, section sizes, .eh_frame, .eh_frame_hdr, .debug_frame, CIEs and
+ * FDEs read by libelf and libdw, rows made from them): the input is an ELF
+ * file, read from a memfd as the loader reads a mapped file. make seeds it
+ * with small real binaries whole and with small ELF files that hold runs of
+ * the CFI of big ones (tests/fuzz/unwind_seeds.c: libc, ld.so, python3,
+ * cc1), and mutates them. Nothing may crash, hang, leak, pass its budget,
+ * or give rows out of order.
+ *
+ * The ELF identification's padding, which libelf and the loader ignore,
+ * asks for more: bit 0 of byte 15, a compile in two stages (the FDEs of
+ * more than 16 times byte 14's CFI bytes left to the second, as a
+ * recording's builder does); bit 1, the first stage (or with bit 0 clear,
+ * the whole) in 2 parts, 3 with bit 2, joined. Each must give the table the
+ * compile in one go gives, row for row. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "symbols/unwind_compile.h"
 
+/* small: a mutated header claims what it likes, the budget holds */
+static const struct unwind_budget fuzz_budget = { .max_rows = 1u << 16,
+						  .max_cfi_bytes = 1u << 20,
+						  .max_seconds = 2.0 };
+
+static void same_table(const struct unwind_table *a, const struct unwind_table *b)
+{
+	if (a->nr != b->nr || a->deferred_fdes != b->deferred_fdes ||
+	    a->exec_vaddr_delta != b->exec_vaddr_delta)
+		abort();
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct unwind_row *x = &a->rows[i], *y = &b->rows[i];
+
+		if (x->pc != y->pc || x->cfa != y->cfa || x->cfa_offset != y->cfa_offset ||
+		    x->cfa_reg != y->cfa_reg || x->rbp != y->rbp || x->rbp_offset != y->rbp_offset ||
+		    x->rbx != y->rbx || x->rbx_offset != y->rbx_offset ||
+		    x->debug_frame != y->debug_frame)
+			abort(); /* a staged compile is not the whole */
+	}
+}
+
+/* want compiled again in parts as stage says (its first stage, if want is
+ * one), joined. A part refused (its time budget) checks nothing. */
+static void check_parts(int fd, const struct unwind_table *want, struct unwind_stage stage,
+			unsigned int n)
+{
+	struct unwind_table parts[3], joined;
+	enum unwind_refusal why;
+	char err[256];
+	unsigned int built = 0;
+
+	stage.parts = n;
+	for (; built < n; built++) {
+		stage.part = built;
+		if (unwind_table_build_staged(fd, &fuzz_budget, &stage, &parts[built], &why, err,
+					      sizeof(err)))
+			break;
+	}
+	if (built == n && !unwind_table_join(parts, n, &joined)) {
+		same_table(&joined, want);
+		unwind_table_free(&joined);
+	}
+	while (built)
+		unwind_table_free(&parts[--built]);
+}
+
+/* The staged compiles the input's padding asks for, against whole. */
+static void check_stages(int fd, const uint8_t *data, size_t size,
+			 const struct unwind_table *whole)
+{
+	uint8_t ask = size >= 16 ? data[15] : 0;
+	struct unwind_stage stage = { .defer_over_cfi_bytes = 16u * (size >= 15 ? data[14] : 0) };
+	struct unwind_table first, second;
+	enum unwind_refusal why;
+	char err[256];
+
+	if (!(ask & 1)) {
+		if (ask & 2) /* nothing deferred: the parts make the whole */
+			check_parts(fd, whole, (struct unwind_stage){ .defer_over_cfi_bytes = UINT32_MAX },
+				    ask & 4 ? 3 : 2);
+		return;
+	}
+	if (unwind_table_build_staged(fd, &fuzz_budget, &stage, &first, &why, err, sizeof(err)))
+		return;
+	if (ask & 2)
+		check_parts(fd, &first, stage, ask & 4 ? 3 : 2);
+	stage.first = &first;
+	if (!unwind_table_build_staged(fd, &fuzz_budget, &stage, &second, &why, err, sizeof(err))) {
+		if (second.deferred_fdes)
+			abort(); /* the second stage leaves nothing */
+		same_table(&second, whole);
+		unwind_table_free(&second);
+	}
+	unwind_table_free(&first);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* small: a mutated header claims what it likes, the budget holds */
-	const struct unwind_budget budget = { .max_rows = 1u << 16,
-					      .max_cfi_bytes = 1u << 20,
-					      .max_seconds = 2.0 };
 	struct unwind_table t;
 	enum unwind_refusal why;
 	char err[256];
@@ -33,12 +115,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		done += (size_t)n;
 	}
-	if (done == size && !unwind_table_build(fd, &budget, &t, &why, err, sizeof(err))) {
-		if (t.nr > budget.max_rows + 2)
+	if (done == size && !unwind_table_build(fd, &fuzz_budget, &t, &why, err, sizeof(err))) {
+		if (t.nr > fuzz_budget.max_rows + 2)
 			abort(); /* past its budget */
 		for (size_t i = 1; i < t.nr; i++)
 			if (t.rows[i].pc < t.rows[i - 1].pc)
 				abort(); /* the BPF side's binary search needs them sorted */
+		check_stages(fd, data, size, &t);
 		unwind_table_free(&t);
 	}
 	close(fd);
