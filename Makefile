@@ -360,10 +360,11 @@ bench: deps bench-deps
 	python3 tools/bench/bench.py --build $(OUTPUT) --out docs/BENCHMARKS.md
 
 # libFuzzer targets (clang, ASan, UBSan) for the recording reader, the
-# command-line parsers and the unwind table compiler; seeds and regressions in tests/fuzz/. make test runs
-# each for FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS, make fuzz-long for
-# FUZZ_LONG_RUNS inputs. They link the parts that read recordings and parse
-# options, built again with the fuzzer's flags.
+# command-line parsers, the unwind table compiler and the --filter compiler;
+# seeds and regressions in tests/fuzz/. make test runs each for
+# FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS, make fuzz-long for
+# FUZZ_LONG_RUNS inputs. They link the parts that read recordings, parse
+# options and compile filters, built again with the fuzzer's flags.
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_CI_SECONDS ?= 60
@@ -372,7 +373,8 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	       -DRINGTRACE_VERSION='"$(VERSION)"' -Iuser -Ibpf
 FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)) \
-	     user/capture/event_spec.c user/capture/perf_events.c user/export/metrics.c
+	     user/capture/event_spec.c user/capture/perf_events.c user/capture/trace_filter.c \
+	     user/export/metrics.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
 FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lxxhash -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
