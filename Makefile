@@ -367,10 +367,11 @@ bench: deps bench-deps
 	python3 tools/bench/bench.py --build $(OUTPUT) --out docs/BENCHMARKS.md
 
 # libFuzzer targets (clang, ASan, UBSan) for the recording reader, the
-# command-line parsers and the unwind table compiler; seeds and regressions in tests/fuzz/. make test runs
-# each for FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS, make fuzz-long for
-# FUZZ_LONG_RUNS inputs. They link the parts that read recordings and parse
-# options, built again with the fuzzer's flags.
+# command-line parsers, the unwind table compiler and the --filter compiler;
+# seeds and regressions in tests/fuzz/. make test runs each for
+# FUZZ_CI_SECONDS, make fuzz for FUZZ_SECONDS, make fuzz-long for
+# FUZZ_LONG_RUNS inputs. They link the parts that read recordings, parse
+# options and compile filters, built again with the fuzzer's flags.
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_CI_SECONDS ?= 60
@@ -379,17 +380,30 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	       -DRINGTRACE_VERSION='"$(VERSION)"' -Iuser -Ibpf
 FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)) \
-	     user/capture/event_spec.c user/capture/perf_events.c user/export/metrics.c
+	     user/capture/event_spec.c user/capture/perf_events.c user/capture/trace_filter.c \
+	     user/export/metrics.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
 FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lxxhash -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
-# Real binaries fuzz_unwind_compile starts from (those present), mutated.
-FUZZ_ELF_SEEDS := /usr/bin/true $(OUTPUT)/unwindgen $(OUTPUT)/symgen_stripped
+# What fuzz_unwind_compile's corpus starts from: small real binaries whole
+# (/usr/bin/true if present; the test programs, built for it, one with its
+# CFI in .debug_frame), and runs of the CFI of big ones (those present),
+# which -max_len would cut: unwind_seeds writes each run into an ELF file of
+# a few KB, at the binary's own addresses (tests/fuzz/unwind_seeds.c).
+FUZZ_ELF_BUILT := $(OUTPUT)/unwindgen $(OUTPUT)/unwindgen_debugframe $(OUTPUT)/symgen_stripped
+FUZZ_ELF_SEEDS := /usr/bin/true $(FUZZ_ELF_BUILT)
+FUZZ_CFI_SEEDS ?= /usr/lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 /usr/bin/python3.11 \
+		  /usr/lib/gcc/x86_64-linux-gnu/12/cc1
+FUZZ_UNWIND_SEEDS := $(FUZZ_OUTPUT)/unwind_seeds
 
 $(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(OUTPUT) $(DEPFLAGS) -c $< -o $@
+
+# The generated header the main build's syscall_names.o waits for, the same
+# for the fuzzers' (a clean tree's make fuzz-targets has no other to find).
+$(FUZZ_OUTPUT)/sys/syscall_names.o: $(OUTPUT)/sys/syscall_table.h
 
 $(FUZZ_OUTPUT)/report/profile.pb-c.o: $(PROTO_C) $(PROTO_H)
 	@mkdir -p $(@D)
@@ -403,6 +417,11 @@ $(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS)) $(FUZZ_OUTPUT)
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) $(FUZZ_LIBS) -o $@
+
+$(FUZZ_UNWIND_SEEDS): tests/fuzz/unwind_seeds.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< -lelf -o $@
 
 # Runs every target as $(1) says (-max_total_time=S or -runs=N), described
 # as $(2), on a scratch corpus seeded from tests/fuzz/; prints its execs/s.
@@ -418,7 +437,8 @@ define run_fuzzers
 	@set -e; for t in $(FUZZ_TARGETS); do n=$$(basename $$t); seeds=tests/fuzz/$${n#fuzz_}; \
 		mkdir -p $(FUZZ_OUTPUT)/corpus-$$n; echo "== $$n for $(2)"; \
 		if [ $$n = fuzz_unwind_compile ]; then for f in $(FUZZ_ELF_SEEDS); do \
-			[ -f $$f ] && cp $$f $(FUZZ_OUTPUT)/corpus-$$n/seed-$$(basename $$f); done; fi; \
+			[ ! -f $$f ] || cp $$f $(FUZZ_OUTPUT)/corpus-$$n/seed-$$(basename $$f); done; \
+			$(FUZZ_UNWIND_SEEDS) $(FUZZ_OUTPUT)/corpus-$$n $(FUZZ_CFI_SEEDS); fi; \
 		scratch=$$(mktemp -d /dev/shm/ringtrace-fuzz-run.XXXXXX 2>/dev/null || mktemp -d); \
 		if ! TMPDIR=$$scratch ASAN_OPTIONS=quarantine_size_mb=4$${ASAN_OPTIONS:+:$$ASAN_OPTIONS} LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS) $$t $(1) -timeout=10 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=2 \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_OUTPUT)/$$n- \
@@ -428,7 +448,8 @@ define run_fuzzers
 			exit 1; fi; rm -rf $$scratch; grep -E '^stat::' $(FUZZ_OUTPUT)/$$n.log; done
 endef
 
-fuzz-targets: $(FUZZ_TARGETS)
+# The targets, and what their runs seed fuzz_unwind_compile with.
+fuzz-targets: $(FUZZ_TARGETS) $(FUZZ_UNWIND_SEEDS) $(FUZZ_ELF_BUILT)
 
 # Rewrites the synthetic seeds of fuzz_perf_data, and compact copies of the
 # recordings named in FUZZ_SEED_RECORDINGS ("NAME=DIR ...").

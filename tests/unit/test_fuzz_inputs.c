@@ -20,6 +20,12 @@
 #define LLVMFuzzerTestOneInput fuzz_cli_one
 #include "../fuzz/fuzz_cli.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_trace_filter_one
+#include "../fuzz/fuzz_trace_filter.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_unwind_compile_one
+#include "../fuzz/fuzz_unwind_compile.c"
+#undef LLVMFuzzerTestOneInput
 
 #ifndef FUZZ_DIR
 #define FUZZ_DIR "tests/fuzz"
@@ -93,11 +99,27 @@ static void test_cli_inputs(void **state)
 	assert_true(replay("cli", fuzz_cli_one) > 0);
 }
 
+static void test_trace_filter_inputs(void **state)
+{
+	(void)state;
+	assert_true(replay("trace_filter", fuzz_trace_filter_one) > 0);
+}
+
+/* Its seeds are written from the machine's binaries at each run; what is
+ * kept here is its regressions (and a README, not an ELF file). */
+static void test_unwind_compile_inputs(void **state)
+{
+	(void)state;
+	assert_true(replay("unwind_compile", fuzz_unwind_compile_one) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_data_inputs),
 		cmocka_unit_test(test_cli_inputs),
+		cmocka_unit_test(test_trace_filter_inputs),
+		cmocka_unit_test(test_unwind_compile_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,6 +218,29 @@ static void test_faults(void **state)
 	assert_non_null(strstr(err, "longer than 63 bytes"));
 }
 
+/* A filter written over lines (read from a file) compiles; its faults are
+ * told on one line, the column still right (fuzz_trace_filter found the
+ * newline of the expression quoted in the error). */
+static void test_fault_in_lines(void **state)
+{
+	static const char expr[] = "prev_pid > 0 &&\n\tnext_comm ~ \"kworker*\"\n";
+	struct rt_filter f;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(trace_filter_compile(expr, sched_switch_format, "e", &f, err, sizeof(err)), 0);
+	assert_int_equal(trace_filter_compile("prev_pid > 0 &&\n\tnext_c == 1\r\n", sched_switch_format,
+					      "e", &f, err, sizeof(err)),
+			 -EINVAL);
+	assert_null(strpbrk(err, "\n\r\t"));
+	assert_non_null(strstr(err, "'prev_pid > 0 &&  next_c == 1  ' at column 18: no field next_c"));
+	assert_int_equal(trace_filter_compile("prev_pid == 1 )\n|| x", sched_switch_format, "e", &f,
+					      err, sizeof(err)),
+			 -EINVAL);
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "at column 15: unexpected \") || x\""));
+}
+
 static void test_format_fields(void **state)
 {
 	struct tracepoint_field fl;
@@ -241,7 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers_and_logic), cmocka_unit_test(test_strings_and_globs),
 		cmocka_unit_test(test_layout),		  cmocka_unit_test(test_faults),
-		cmocka_unit_test(test_format_fields),
+		cmocka_unit_test(test_format_fields),	  cmocka_unit_test(test_fault_in_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,16 @@ struct parser {
 	int error; /* -errno once an error is set */
 };
 
+/* An error is one line: the expression it quotes may hold newlines and
+ * tabs (a filter written over lines, read from a file): each control
+ * character is shown as a space (one byte for one, the columns hold). */
+static void one_line(char *s, size_t len)
+{
+	for (size_t i = 0; s && i < len && s[i]; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = ' ';
+}
+
 static int fail(struct parser *p, size_t at, int error, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -61,6 +71,7 @@ static int fail(struct parser *p, size_t at, int error, const char *fmt, ...)
 	va_end(ap);
 	rt_format(p->err, p->errlen, "--filter '%.120s%s' at column %zu: %s", p->expr,
 		  strlen(p->expr) > 120 ? "..." : "", at + 1, what);
+	one_line(p->err, p->errlen);
 	p->error = error;
 	return -1;
 }
@@ -432,6 +443,7 @@ int trace_filter_attach(struct event_desc *events, unsigned int nr, const char *
 	if (!nr) {
 		rt_format(err, errlen, "--filter \"%s\" has no -e before it: give it after the tracepoint's -e",
 			  expr);
+		one_line(err, errlen);
 		return -EINVAL;
 	}
 	if (!*expr) {
@@ -443,6 +455,7 @@ int trace_filter_attach(struct event_desc *events, unsigned int nr, const char *
 		if (events[i].kind != EVENT_TRACEPOINT) {
 			rt_format(err, errlen, "--filter \"%s\" follows %s, not a tracepoint: filters take a tracepoint's fields",
 				  expr, events[i].name);
+			one_line(err, errlen);
 			return -EINVAL;
 		}
 		if (events[i].filter_expr) {
