@@ -196,16 +196,11 @@ static int usdt_sites_within(const struct bpf_sampler *s, const struct sampler_e
 
 	if (nr <= s->usdt_sites_max)
 		return 0;
-	if (s->usdt_multi)
-		rt_format(err, errlen, "USDT probe %s:%s has %zu sites in %s, more than %zu: "
-			  "--usdt-sites %zu attaches them", p->provider, p->probe, nr, p->path,
-			  s->usdt_sites_max, nr);
-	else
-		rt_format(err, errlen,
-			  "USDT probe %s:%s has %zu sites in %s, more than %zu: this kernel has no "
-			  "uprobe_multi links (Linux 6.6), and each site is a perf event whose "
-			  "removal waits an RCU grace period; --usdt-sites %zu attaches them all",
-			  p->provider, p->probe, nr, p->path, s->usdt_sites_max, nr);
+	rt_format(err, errlen, "USDT probe %s:%s has %zu sites in %s, more than %zu%s: --usdt-sites "
+		  "%zu attaches them", p->provider, p->probe, nr, p->path, s->usdt_sites_max,
+		  s->usdt_multi ? "" : " (this kernel has no uprobe_multi links, Linux 6.6: each "
+				       "site is a perf event whose removal waits an RCU grace "
+				       "period)", nr);
 	return -E2BIG;
 }
 
