@@ -44,8 +44,7 @@ static int plan_events(struct session *s)
 
 	s->sampler_events = calloc(o->nr_events, sizeof(*s->sampler_events));
 	s->file_events = calloc(o->nr_events, sizeof(*s->file_events));
-	s->usdt_sites = calloc(o->nr_events, sizeof(*s->usdt_sites));
-	if (!s->sampler_events || !s->file_events || !s->usdt_sites)
+	if (!s->sampler_events || !s->file_events)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		const struct event_desc *ev = &o->events[i];
@@ -65,14 +64,8 @@ static int plan_events(struct session *s)
 					  : ev->kind == EVENT_URETPROBE ? RT_EVENT_URETPROBE
 									: RT_EVENT_UPROBE;
 			se->tracepoint_period = 1; /* every hit */
-			if (ev->kind == EVENT_USDT) {
-				int r = usdt_sites_read(&ev->probe, &s->usdt_sites[i], s->error,
-							sizeof(s->error));
-
-				if (r)
-					return r;
+			if (ev->kind == EVENT_USDT)
 				se->usdt_sites = &s->usdt_sites[i];
-			}
 		} else if (ev->kind == EVENT_OFFCPU) {
 			se->offcpu = true;
 		} else if (ev->kind == EVENT_TRACEPOINT) {
@@ -151,13 +144,17 @@ static int resolve_probes(struct session *s)
 	uint32_t id = PROBE_FORMAT_FIRST_ID;
 	int r;
 
+	if (!(s->usdt_sites = calloc(o->nr_events, sizeof(*s->usdt_sites)))) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		if (!event_is_user_probe(&o->events[i]))
 			continue;
 		while (tracepoint_id_taken(o, id))
 			id--;
-		if ((r = probe_resolve(&o->events[i], pid, (uint16_t)id--, s->error,
-				       sizeof(s->error))))
+		if ((r = probe_resolve(&o->events[i], pid, (uint16_t)id--, &s->usdt_sites[i],
+				       s->error, sizeof(s->error))))
 			return r;
 		for (unsigned int j = 0; j < i; j++)
 			if (!strcmp(o->events[j].name, o->events[i].name)) {

@@ -15,6 +15,7 @@
 
 #include "format/probe_format.h"
 #include "lib/log.h"
+#include "record/usdt_sites.h"
 #include "sample_record.h"
 #include "symbols/elf_functions.h"
 #include "symbols/sdt_notes.h"
@@ -206,7 +207,8 @@ static int check_function(struct user_probe *p, char *err, size_t errlen)
 	return -ENOENT;
 }
 
-static int check_sdt_probe(struct user_probe *p, char *err, size_t errlen)
+static int check_sdt_probe(struct user_probe *p, struct usdt_sites *sites, char *err,
+			   size_t errlen)
 {
 	struct sdt_probe *probes;
 	size_t nr;
@@ -222,8 +224,9 @@ static int check_sdt_probe(struct user_probe *p, char *err, size_t errlen)
 			p->nr_args = probes[i].nr_args > RT_PROBE_MAX_ARGS ? RT_PROBE_MAX_ARGS
 									   : probes[i].nr_args;
 			p->arg_signed = probes[i].arg_signed;
+			r = usdt_sites_of(p, probes, nr, sites, err, errlen);
 			free(probes);
-			return 0;
+			return r;
 		}
 	names = calloc(nr + 1, sizeof(*names));
 	list = calloc(nr + 1, sizeof(*list));
@@ -251,7 +254,8 @@ static void name_part(char *out, size_t cap, const char *s)
 	out[n] = '\0';
 }
 
-int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t errlen)
+int probe_resolve(struct event_desc *ev, int pid, uint16_t id, struct usdt_sites *sites,
+		  char *err, size_t errlen)
 {
 	struct user_probe *p = &ev->probe;
 	const char *base;
@@ -263,7 +267,7 @@ int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t
 		return r;
 	base = strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
 	if (ev->kind == EVENT_USDT) {
-		if ((r = check_sdt_probe(p, err, errlen)))
+		if ((r = check_sdt_probe(p, sites, err, errlen)))
 			return r;
 		name_part(part, sizeof(part), p->provider);
 		snprintf(ev->system, sizeof(ev->system), "usdt_%s", part);

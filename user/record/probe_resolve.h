@@ -10,12 +10,16 @@
 
 #include "capture/event_spec.h"
 
+struct usdt_sites;
+
 /* Resolves the probe of ev: its binary (a path; else as mapped in process
  * pid when pid > 0; else a program in PATH, else a library ld.so knows),
- * checks that the function or SDT probe is there, and names the event as
+ * checks that the function or SDT probe is there (an SDT probe's sites into
+ * *sites, read from the same notes: usdt_sites.h), and names the event as
  * perf probe would ("uprobe_BINARY:FUNC", "usdt_PROVIDER:NAME") with the
  * format id given. 0, or -errno with err naming what is missing and what is there. */
-int probe_resolve(struct event_desc *ev, int pid, uint16_t id, char *err, size_t errlen);
+int probe_resolve(struct event_desc *ev, int pid, uint16_t id, struct usdt_sites *sites,
+		  char *err, size_t errlen);
 
 /* "list uprobe:BINARY" (its functions) or "list usdt:BINARY" (its SDT probes
  * with their argument specs). 0, or -errno with err set. */

@@ -32,12 +32,11 @@ static int spec_index(const struct sdt_probe *site, const char **texts, struct u
 	return (int)out->nr_specs++;
 }
 
-int usdt_sites_read(const struct user_probe *p, struct usdt_sites *out, char *err,
-		    size_t errlen)
+int usdt_sites_of(const struct user_probe *p, const struct sdt_probe *notes, size_t nr_notes,
+		  struct usdt_sites *out, char *err, size_t errlen)
 {
 	const char **texts = calloc(USDT_SITES_MAX_SPECS, sizeof(*texts));
-	struct sdt_probe *notes = NULL;
-	size_t nr_notes = 0, n = 0;
+	size_t n = 0;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -45,8 +44,6 @@ int usdt_sites_read(const struct user_probe *p, struct usdt_sites *out, char *er
 		r = -ENOMEM;
 		goto out;
 	}
-	if ((r = sdt_notes_read(user_probe_file(p), &notes, &nr_notes, err, errlen)))
-		goto out;
 	for (size_t i = 0; i < nr_notes; i++)
 		n += !strcmp(notes[i].provider, p->provider) && !strcmp(notes[i].name, p->probe);
 	out->offsets = calloc(n ? n : 1, sizeof(*out->offsets));
@@ -88,6 +85,5 @@ out:
 	if (r)
 		usdt_sites_free(out);
 	free(texts);
-	free(notes);
 	return r;
 }

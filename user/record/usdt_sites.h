@@ -8,16 +8,17 @@
 
 #include "capture/usdt_multi.h"
 
+struct sdt_probe;
 struct user_probe;
 
 /* The most distinct argument specs of one probe's sites (usdt.bpf.h's map
  * holds 256 for a recording). */
 #define USDT_SITES_MAX_SPECS 256
 
-/* p's sites (provider:probe in its file as opened) into *out; 0, or -errno
- * with err set (unreadable, none, a site in no executable segment, a spec
+/* p's sites (provider:probe) among the nr notes of its file into *out; 0,
+ * or -errno with err set (none, a site in no executable segment, a spec
  * that cannot be read, too many specs). */
-int usdt_sites_read(const struct user_probe *p, struct usdt_sites *out, char *err,
-		    size_t errlen);
+int usdt_sites_of(const struct user_probe *p, const struct sdt_probe *notes, size_t nr_notes,
+		  struct usdt_sites *out, char *err, size_t errlen);
 
 #endif
