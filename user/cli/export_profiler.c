@@ -7,6 +7,7 @@
 #include "cli/export_profiler.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -375,6 +376,9 @@ int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_
 		rt_format(err, errlen, "the sampling child's snapshot is gone");
 	}
 	flight_target_close(&t);
+	/* the report's symbol tables and trees (tens of MB beside churn) go
+	 * back to the kernel, not kept in this request thread's malloc arena */
+	malloc_trim(0);
 	pthread_mutex_unlock(&p->lock);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include "record/unwind_builder.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -389,6 +390,14 @@ static void *run(void *arg)
 		else
 			requeue_second_stage(b, j);
 		pthread_mutex_lock(&b->lock);
+		/* nothing more to compile: what the compile allocated (libdw's
+		 * FDE trees, the rows; a large library's tens of MB) goes back
+		 * to the kernel, or it stays in this thread's malloc arena */
+		if (!b->part && !b->urgent && !b->todo) {
+			pthread_mutex_unlock(&b->lock);
+			malloc_trim(0);
+			pthread_mutex_lock(&b->lock);
+		}
 	}
 	pthread_mutex_unlock(&b->lock);
 	return NULL;
