@@ -60,11 +60,13 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 # own parser of the exposition text, debuginfod for a server of debug files,
 # systemtap-sdt-dev for <sys/sdt.h> (tools/sdtgen), golang-go for go tool pprof
 # (reads report --pprof), chromium and libpng-dev to render flame graphs as
-# images and read their pixels.
+# images and read their pixels, containerd (with ctr and runc) and docker.io for
+# real container runtimes that name a test's containers, busybox-static the
+# root of those containers.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
 		     util-linux python3 python3-yaml python3-prometheus-client libc6-dbg python3.11-dbg \
-		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev containerd busybox-static
+		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev containerd docker.io busybox-static
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.

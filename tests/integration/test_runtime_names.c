@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_runtime_names.c: Kubernetes names from a real container runtime:
- * Debian's containerd started here with its own root, state and socket in a
- * temporary directory, two containers created with ctr (a static busybox as
- * their root, no image, no network) under kubelet's cgroupfs layout and with
- * the labels kubelet sets, each burning CPU; ringtrace export -g asks
- * containerd for them by id: the profile's samples of each container carry
- * its namespace, pod, container and pod_uid, namespace=/pod=/container_name=
- * select exactly them, and the metrics carry them too. Every process started
- * here is stopped by its pid; the containers are deleted through ctr. */
+/* test_runtime_names.c: Kubernetes names from real container runtimes,
+ * Debian's containerd (1.6, with ctr) and Docker Engine (docker.io 20.10),
+ * each daemon started here with its own root, state and socket in a
+ * temporary directory; two containers (a static busybox as their root: ctr
+ * --rootfs, or an image docker imports from a tarball made here; no network)
+ * under kubelet's cgroupfs layout and with the labels kubelet sets, each
+ * burning CPU; ringtrace export -g asks the runtime for them by id: the
+ * profile's samples of each container carry its namespace, pod, container
+ * and pod_uid, namespace=/pod=/container_name= select exactly them, and the
+ * metrics carry them too. Every process started here is stopped by its pid;
+ * the containers are deleted through the runtime. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +34,9 @@
 #define CTR "/usr/bin/ctr"
 #define RUNC "/usr/sbin/runc"
 #define BUSYBOX "/bin/busybox"
+#define DOCKERD "/usr/sbin/dockerd"
+#define DOCKER "/usr/bin/docker"
+#define DOCKER_IMAGE "ringtrace-test-busybox:1"
 
 /* One container of the test: its id, its pod's uid and the names kubelet
  * would give it. */
@@ -42,8 +47,12 @@ struct test_container {
 	bool created;
 };
 
+/* The runtime under test. */
+enum runtime { CONTAINERD_RUNTIME, DOCKER_RUNTIME };
+
+static enum runtime runtime;
 static char *dir;
-static pid_t containerd, exporter;
+static pid_t daemon_pid, exporter;
 static struct test_container containers[2] = {
 	{ .ns = "shop", .pod = "web-0", .name = "app" },
 	{ .ns = "shop", .pod = "web-1", .name = "sidecar" },
@@ -92,10 +101,14 @@ static int teardown(void **state)
 
 		if (!c->created)
 			continue;
-		tu_sh(NULL, CTR " -a %s/containerd.sock -n k8s.io task kill -s KILL %s >/dev/null 2>&1; "
-			    "sleep 0.5; " CTR " -a %s/containerd.sock -n k8s.io task rm -f %s >/dev/null 2>&1; "
-			    CTR " -a %s/containerd.sock -n k8s.io container rm %s >/dev/null 2>&1",
-		      dir, c->id, dir, c->id, dir, c->id);
+		if (runtime == DOCKER_RUNTIME)
+			tu_sh(NULL, DOCKER " -H unix://%s/docker.sock rm -f %s >/dev/null 2>&1", dir,
+			      c->id);
+		else
+			tu_sh(NULL, CTR " -a %s/containerd.sock -n k8s.io task kill -s KILL %s >/dev/null 2>&1; "
+				    "sleep 0.5; " CTR " -a %s/containerd.sock -n k8s.io task rm -f %s >/dev/null 2>&1; "
+				    CTR " -a %s/containerd.sock -n k8s.io container rm %s >/dev/null 2>&1",
+			      dir, c->id, dir, c->id, dir, c->id);
 		pod_cgroup(c, cg, sizeof(cg));
 		/* in every hierarchy runc made it (v2, and v1's on a hybrid host) */
 		tu_sh(NULL, "for m in $(awk '$3 ~ /^cgroup/ {print $2}' /proc/mounts); do "
@@ -103,8 +116,9 @@ static int teardown(void **state)
 			    "done; true", cg, c->id, cg);
 		c->created = false;
 	}
-	stop(containerd);
-	containerd = 0;
+	/* dockerd stops the containerd it started */
+	stop(daemon_pid);
+	daemon_pid = 0;
 	if (dir) {
 		tu_rmtree(dir);
 		free(dir);
@@ -130,7 +144,7 @@ static void start_containerd(void)
 		   "[ttrpc]\n  address = \"%s/containerd.sock.ttrpc\"\n",
 		dir, dir, dir, dir);
 	fclose(f);
-	containerd = tu_start("exec " CONTAINERD " --config %s/config.toml >%s/containerd.log 2>&1",
+	daemon_pid = tu_start("exec " CONTAINERD " --config %s/config.toml >%s/containerd.log 2>&1",
 			      dir, dir);
 	snprintf(path, sizeof(path), "%s/containerd.sock", dir);
 	for (double until = monotonic_seconds() + 15; monotonic_seconds() < until; usleep(100000))
@@ -140,7 +154,52 @@ static void start_containerd(void)
 	tu_skip("containerd did not start here within 15 s: %s", log ? log : "");
 }
 
-/* c created and started with ctr: kubelet's labels, its pod's cgroup as
+/* dockerd on a socket of the test's directory, its own data and exec roots,
+ * no network of its own (no bridge, no iptables); the busybox rootfs
+ * imported as an image. Up within 30 s. */
+static void start_docker(void)
+{
+	char path[PATH_MAX], *log = NULL;
+
+	daemon_pid = tu_start("exec " DOCKERD " --data-root %s/docker-data --exec-root %s/docker-exec "
+			      "--pidfile %s/docker.pid -H unix://%s/docker.sock --bridge=none "
+			      "--iptables=false --ip6tables=false --ip-masq=false --userland-proxy=false "
+			      ">%s/dockerd.log 2>&1",
+			      dir, dir, dir, dir, dir);
+	snprintf(path, sizeof(path), "%s/docker.sock", dir);
+	for (double until = monotonic_seconds() + 30; monotonic_seconds() < until; usleep(200000))
+		if (!tu_sh(NULL, DOCKER " -H unix://%s version >/dev/null 2>&1", path)) {
+			if (tu_sh(&log, "tar -C %s/rootfs -c . | " DOCKER " -H unix://%s import - "
+					DOCKER_IMAGE " 2>&1", dir, path))
+				fail_msg("docker import of a busybox rootfs failed: %s", log);
+			free(log);
+			return;
+		}
+	tu_sh(&log, "tail -5 %s/dockerd.log", dir);
+	tu_skip("dockerd did not start here within 30 s: %s", log ? log : "");
+}
+
+/* c created and started with docker run: as start_container does. */
+static void start_docker_container(struct test_container *c, const char *cg)
+{
+	char *out = NULL;
+
+	if (tu_sh(&out, "timeout 30 " DOCKER " -H unix://%s/docker.sock run -d --network none "
+			"--cgroup-parent /%s --label io.kubernetes.pod.namespace=%s "
+			"--label io.kubernetes.pod.name=%s --label io.kubernetes.container.name=%s "
+			"--label io.kubernetes.pod.uid=%s " DOCKER_IMAGE " /bin/busybox sh -c "
+			"'while :; do :; done' 2>&1",
+		  dir, cg, c->ns, c->pod, c->name, c->pod_uid) ||
+	    strlen(out) < 64) {
+		print_message("docker run: %s\n", out ? out : "");
+		fail_msg("docker could not start a container on the test's dockerd");
+	}
+	memcpy(c->id, out, 64);
+	c->id[64] = '\0';
+	free(out);
+}
+
+/* c created and started with ctr (or docker): kubelet's labels, its pod's cgroup as
  * kubelet's cgroupfs driver lays it out, busybox burning CPU. */
 static void start_container(struct test_container *c)
 {
@@ -157,6 +216,10 @@ static void start_container(struct test_container *c)
 	c->pod_uid[36] = '\0';
 	pod_cgroup(c, cg, sizeof(cg));
 	c->created = true;
+	if (runtime == DOCKER_RUNTIME) {
+		start_docker_container(c, cg);
+		return;
+	}
 	if (tu_sh(&out, "timeout 30 " CTR " -a %s/containerd.sock -n k8s.io run -d --rootfs "
 			"--cgroup /%s/%s --label io.kubernetes.pod.namespace=%s "
 			"--label io.kubernetes.pod.name=%s --label io.kubernetes.container.name=%s "
@@ -222,32 +285,47 @@ static char *profile(int port, int seconds, const char *filters)
 	return out;
 }
 
-static void test_names_from_containerd(void **state)
+/* The runtime's daemon, its two containers, and an exporter asking it
+ * (only it: the other runtimes' sockets none); the runtime's name as the
+ * metrics count it into counted. */
+static int start_all(enum runtime which, const char **counted)
 {
-	char url[256], path[PATH_MAX], series[512], *out = NULL, *raw;
-	int port = 20000 + (int)((getpid() * 13 + 5 * 101) % 12000), total, named, others, all;
+	char path[PATH_MAX], socket[PATH_MAX];
+	int port = 20000 + (int)((getpid() * 13 + (5 + (int)which) * 101) % 12000);
 
-	(void)state;
 	tu_skip_unless_possible();
-	if (access(CONTAINERD, X_OK) || access(CTR, X_OK) || access(RUNC, X_OK))
-		tu_skip("Debian's containerd (" CONTAINERD ", " CTR ") or runc is not installed "
-			"(make test-deps installs containerd)");
 	if (access(BUSYBOX, X_OK) || system("file -L " BUSYBOX " | grep -q 'statically linked'"))
 		tu_skip("a static busybox (" BUSYBOX ") is not installed: make test-deps installs "
 			"busybox-static");
 	if (system("command -v go >/dev/null"))
 		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	runtime = which;
 	dir = tu_tempdir();
 	/* the rootfs: busybox alone */
 	snprintf(path, sizeof(path), "%s/rootfs/bin", dir);
 	assert_int_equal(tu_sh(NULL, "mkdir -p %s && cp " BUSYBOX " %s/", path, path), 0);
-	start_containerd();
+	if (which == DOCKER_RUNTIME)
+		start_docker();
+	else
+		start_containerd();
 	start_container(&containers[0]);
 	start_container(&containers[1]);
+	*counted = which == DOCKER_RUNTIME ? "docker" : "containerd";
+	snprintf(socket, sizeof(socket), "%s/%s.sock", dir, *counted);
 	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
-			    "--containerd-socket %s/containerd.sock --docker-socket none "
-			    "--crio-socket none >%s/export.log 2>&1",
-			    dir, tu_ringtrace(), port, dir, dir);
+			    "--containerd-socket %s --docker-socket %s --crio-socket none "
+			    ">%s/export.log 2>&1",
+			    dir, tu_ringtrace(), port, which == CONTAINERD_RUNTIME ? socket : "none",
+			    which == DOCKER_RUNTIME ? socket : "none", dir);
+	return port;
+}
+
+/* The profiles and metrics of the exporter on port, of the containers. */
+static void check_names(int port, const char *counted)
+{
+	char url[256], series[512], *out = NULL, *raw;
+	int total, named, others, all;
+
 	/* ready once the sampling child has started: 503 until then */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
 	for (double until = monotonic_seconds() + 30;; usleep(300000)) {
@@ -305,9 +383,38 @@ static void test_names_from_containerd(void **state)
 			fail_msg("no series with %s", series);
 		}
 	}
-	if (!strstr(out, "ringtrace_container_runtime_requests_total{runtime=\"containerd\",result=\"found\"} "))
-		fail_msg("the questions to containerd are not counted");
+	snprintf(series, sizeof(series),
+		 "ringtrace_container_runtime_requests_total{runtime=\"%s\",result=\"found\"} ", counted);
+	if (!strstr(out, series) || strtod(strstr(out, series) + strlen(series), NULL) < 2)
+		fail_msg("the questions to %s are not counted", counted);
 	free(out);
+}
+
+static void test_names_from_containerd(void **state)
+{
+	const char *counted;
+	int port;
+
+	(void)state;
+	if (access(CONTAINERD, X_OK) || access(CTR, X_OK) || access(RUNC, X_OK))
+		tu_skip("Debian's containerd (" CONTAINERD ", " CTR ") or runc is not installed "
+			"(make test-deps installs containerd)");
+	port = start_all(CONTAINERD_RUNTIME, &counted);
+	check_names(port, counted);
+	teardown(NULL);
+}
+
+static void test_names_from_docker(void **state)
+{
+	const char *counted;
+	int port;
+
+	(void)state;
+	if (access(DOCKERD, X_OK) || access(DOCKER, X_OK))
+		tu_skip("Debian's Docker Engine (" DOCKERD ", " DOCKER ") is not installed "
+			"(make test-deps installs docker.io)");
+	port = start_all(DOCKER_RUNTIME, &counted);
+	check_names(port, counted);
 	teardown(NULL);
 }
 
@@ -315,6 +422,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_names_from_containerd, teardown),
+		cmocka_unit_test_teardown(test_names_from_docker, teardown),
 	};
 	const char *why = tu_integration_skip_reason();
 
