@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/monotonic.h"
+#include "sys/container_names.h"
 #include "test_util.h"
 
 /* Debian's binaries, by path: /usr/local/bin may hold others of the names. */
@@ -320,6 +321,34 @@ static int start_all(enum runtime which, const char **counted)
 	return port;
 }
 
+/* What one question to the runtime costs, asked as the exporter asks it
+ * (a new connection each): QUESTIONS of them, the mean and the slowest
+ * printed; each well within the exporter's timeout. */
+#define QUESTIONS 50
+
+static void time_questions(const char *counted)
+{
+	enum runtime_kind kind = runtime == DOCKER_RUNTIME ? RUNTIME_DOCKER : RUNTIME_CONTAINERD;
+	char socket[PATH_MAX];
+	double sum = 0, slowest = 0;
+
+	snprintf(socket, sizeof(socket), "%s/%s.sock", dir, counted);
+	assert_int_equal(runtime_client_init(), 0);
+	for (int i = 0; i < QUESTIONS; i++) {
+		struct kube_names n;
+		double start = monotonic_seconds(), took;
+
+		assert_int_equal(runtime_ask(kind, socket, containers[0].id, 1000, &n), 0);
+		assert_string_equal(n.pod, containers[0].pod);
+		took = monotonic_seconds() - start;
+		sum += took;
+		slowest = took > slowest ? took : slowest;
+	}
+	print_message("%d questions to %s: %.2f ms each on average, %.2f ms the slowest\n",
+		      QUESTIONS, counted, sum / QUESTIONS * 1e3, slowest * 1e3);
+	assert_true(slowest * 1e3 < CONTAINER_NAMES_TIMEOUT_MS);
+}
+
 /* The profiles and metrics of the exporter on port, of the containers. */
 static void check_names(int port, const char *counted)
 {
@@ -401,6 +430,7 @@ static void test_names_from_containerd(void **state)
 			"(make test-deps installs containerd)");
 	port = start_all(CONTAINERD_RUNTIME, &counted);
 	check_names(port, counted);
+	time_questions(counted);
 	teardown(NULL);
 }
 
@@ -415,6 +445,7 @@ static void test_names_from_docker(void **state)
 			"(make test-deps installs docker.io)");
 	port = start_all(DOCKER_RUNTIME, &counted);
 	check_names(port, counted);
+	time_questions(counted);
 	teardown(NULL);
 }
 
