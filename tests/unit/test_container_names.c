@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_container_names.c: the cache of containers' names and its questions,
  * against a server on a unix socket made here that answers as Docker Engine
- * does (200 with inspect JSON, 404), or never: an answer kept, "no such
+ * does (200 with inspect JSON, 404) and as CRI-O does (its ContainerInfo), or
+ * never: an answer kept, "no such
  * container" kept, a silent runtime given up on at the timeout and counted,
  * nothing asked past the caller's deadline or for a path that names no
  * container; and the socket checks (a socket only root's, in a directory
@@ -46,9 +47,13 @@ struct server {
 static void *serve(void *arg)
 {
 	struct server *s = arg;
-	static const char body[] = "{\"Config\":{\"Labels\":{\"io.kubernetes.pod.namespace\":\"shop\","
-				   "\"io.kubernetes.pod.name\":\"web-0\","
-				   "\"io.kubernetes.container.name\":\"app\"}}}";
+	static const char docker[] = "{\"Config\":{\"Labels\":{\"io.kubernetes.pod.namespace\":\"shop\","
+				     "\"io.kubernetes.pod.name\":\"web-0\","
+				     "\"io.kubernetes.container.name\":\"app\"}}}";
+	static const char crio[] = "{\"name\":\"k8s_db_db-0\",\"pid\":42,\"labels\":{"
+				   "\"io.kubernetes.pod.namespace\":\"data\","
+				   "\"io.kubernetes.pod.name\":\"db-0\","
+				   "\"io.kubernetes.container.name\":\"db\"},\"annotations\":{}}";
 
 	for (int c; (c = accept(s->fd, NULL, NULL)) >= 0;) {
 		char req[2048], answer[1024];
@@ -64,6 +69,9 @@ static void *serve(void *arg)
 		}
 		req[used] = '\0';
 		if (strstr(req, "GET /containers/a")) {
+			/* Docker's path ends in /json, CRI-O's does not */
+			const char *body = strstr(req, "/json ") ? docker : crio;
+
 			n = snprintf(answer, sizeof(answer),
 				     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 				     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
@@ -183,6 +191,41 @@ static void test_cache(void **state)
 	server_stop(&s);
 }
 
+/* CRI-O's info endpoint, for a cgroup CRI-O names: its answer's labels. */
+static void test_crio_answer(void **state)
+{
+	struct container_runtime_sockets sockets = { { NULL } };
+	struct container_names_counts c;
+	struct container_names *cn;
+	struct kube_names n;
+	struct server s = { 0 };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	server_start(&s);
+	sockets.path[RUNTIME_CRIO] = s.path;
+	cn = container_names_create(&sockets);
+	assert_non_null(cn);
+	assert_true(container_names_of_cgroup(
+		cn, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f2504e0_4f89_11d3_9a0c_0305e82c3301.slice/crio-" ID_NAMED ".scope",
+		in_a_second(), &n));
+	assert_string_equal(n.namespace_, "data");
+	assert_string_equal(n.pod, "db-0");
+	assert_string_equal(n.container, "db");
+	assert_string_equal(n.pod_uid, UID);
+	/* a Docker cgroup: Docker is not configured, nothing asked */
+	assert_false(container_names_of_cgroup(cn, "/system.slice/docker-" ID_GONE ".scope",
+					       in_a_second(), &n));
+	container_names_counts(cn, &c);
+	assert_int_equal(c.asked[RUNTIME_CRIO], 1);
+	assert_int_equal(c.found[RUNTIME_CRIO], 1);
+	assert_int_equal(c.asked[RUNTIME_DOCKER], 0);
+	assert_int_equal(connections(&s), 1);
+	container_names_free(cn);
+	server_stop(&s);
+}
+
 /* A socket another user could replace, or a file that is not one, is not
  * asked. */
 static void test_socket_checks(void **state)
@@ -222,6 +265,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_crio_answer),
 		cmocka_unit_test(test_socket_checks),
 	};
 
