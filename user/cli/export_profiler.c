@@ -43,7 +43,8 @@
  * window began before what it holds says so in its duration. */
 #define PROFILER_STAGING_SIZE "2M"
 /* How long a profile may wait, in all, for container runtimes to name the
- * containers it holds (each question CONTAINER_NAMES_TIMEOUT_MS at most);
+ * containers it holds (each question CONTAINER_NAMES_TIMEOUT_MS at most): the
+ * time of the questions alone, however long the profile takes to make;
  * names not had by then are left out of it (and asked again by the next). */
 #define PROFILE_NAMES_BUDGET_NS 1000000000ULL
 /* The prefix of the private directories; a lock on one says its exporter lives. */
@@ -330,7 +331,7 @@ static int profile_of(struct export_profiler *p, const struct flight_target *t, 
 		.pod_filter = q->pod[0] ? q->pod : NULL,
 		.container_name_filter = q->container_name[0] ? q->container_name : NULL,
 		.names = p->names,
-		.names_deadline_ns = monotonic_ns() + PROFILE_NAMES_BUDGET_NS,
+		.names_budget_ns = PROFILE_NAMES_BUDGET_NS,
 		.time_filter = true,
 		.time_start = q->start_ns,
 		.time_end = q->end_ns,

@@ -159,6 +159,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	struct bpf_program_runs runs[MAX_PROGRAMS];
 	struct aggregator_evicted cgroups_evicted, comms_evicted;
 	struct metrics_map_evictions evictions[2];
+	uint64_t names_budget_ns = EXPORTER_NAMES_BUDGET_NS;
 	int ret = -ENOMEM;
 
 	pthread_mutex_lock(&e->lock);
@@ -183,7 +184,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	m.nr_evictions = 2;
 	m.top_comms = e->top_comms;
 	m.names = e->names;
-	m.names_deadline_ns = monotonic_ns() + EXPORTER_NAMES_BUDGET_NS;
+	m.names_budget_ns = &names_budget_ns;
 	m.cgroups = cgroups.rows;
 	m.nr_cgroups = cgroups.nr;
 	m.comms = comms.rows;

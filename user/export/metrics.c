@@ -192,7 +192,7 @@ static int cgroup_series(struct byte_buffer *out, const char *name, const char *
 
 	if (!container_labels_of(path, &c))
 		return series(out, name, "cgroup", path);
-	named = container_names_of_cgroup(m->names, path, m->names_deadline_ns, &n);
+	named = container_names_of_cgroup(m->names, path, m->names_budget_ns, &n);
 	r = series_start(out, name, "cgroup", path);
 	if (c.container_id[0])
 		r |= put(out, ",container_id=\"%s\"", c.container_id);

@@ -404,7 +404,7 @@ static void add_labels(struct pprof_builder *b, const struct sample *s,
 	add_label(b, out, l, "cpu", num[2]);
 	add_label(b, out, l, "cgroup", cgroup);
 	if (cgroup && container_labels_of(cgroup, &c)) {
-		bool named = container_names_of_cgroup(b->names, cgroup, b->names_deadline_ns, &names);
+		bool named = container_names_of_cgroup(b->names, cgroup, b->names_budget_ns, &names);
 
 		add_label(b, out, l, "container_id", c.container_id);
 		add_label(b, out, l, "pod_uid", c.pod_uid[0] || !named ? c.pod_uid : names.pod_uid);

@@ -48,9 +48,9 @@ struct pprof_builder {
 	uint64_t *stack; /* the sample being added: location ids, leaf first */
 	size_t cap_stack;
 	/* where the samples' containers are named (namespace, pod, container),
-	 * asked until names_deadline_ns; or NULL */
+	 * the questions' time taken from *names_budget_ns; or NULL */
 	struct container_names *names;
-	uint64_t names_deadline_ns;
+	uint64_t *names_budget_ns;
 };
 
 void pprof_builder_init(struct pprof_builder *b);

@@ -129,13 +129,14 @@ static bool in_container(const char *cgroup, const char *id)
 
 /* Whether the names the runtime gives the container of cgroup are those of
  * the filters given. */
-static bool has_names(const struct report_options *o, const char *cgroup)
+static bool has_names(struct report_state *st, const char *cgroup)
 {
+	const struct report_options *o = st->o;
 	struct kube_names n;
 
 	if (!o->namespace_filter && !o->pod_filter && !o->container_name_filter)
 		return true;
-	if (!container_names_of_cgroup(o->names, cgroup, o->names_deadline_ns, &n))
+	if (!container_names_of_cgroup(o->names, cgroup, &st->names_budget_ns, &n))
 		return false;
 	return (!o->namespace_filter || !strcmp(n.namespace_, o->namespace_filter)) &&
 	       (!o->pod_filter || !strcmp(n.pod, o->pod_filter)) &&
@@ -154,7 +155,7 @@ static bool passes_filters(struct report_state *st, const struct perf_sample *s,
 	if (o->container_filter &&
 	    !in_container(address_space_cgroup(&st->rec.as, s->cgroup), o->container_filter))
 		return false;
-	return has_names(o, address_space_cgroup(&st->rec.as, s->cgroup));
+	return has_names(st, address_space_cgroup(&st->rec.as, s->cgroup));
 }
 
 static int on_sample(void *ctx, struct recording *rec, unsigned int event,
@@ -325,7 +326,7 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen)
 {
-	struct report_state st = { .o = o, .keys = key_mask(o),
+	struct report_state st = { .o = o, .keys = key_mask(o), .names_budget_ns = o->names_budget_ns,
 				   .callee_first = o->graph.order == REPORT_GRAPH_ORDER_DEFAULT
 							   ? !o->children
 							   : o->graph.order == REPORT_GRAPH_CALLEE };
@@ -359,7 +360,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, report_keep_leaf_row);
 	if (!st.events || !st.frame_keys || !st.table_frames || !st.frame_names || !st.graph_frames ||
 	    (o->output == REPORT_PPROF &&
-	     report_pprof_init(&st.pprof, &st.rec, o->names, o->names_deadline_ns))) {
+	     report_pprof_init(&st.pprof, &st.rec, o->names, &st.names_budget_ns))) {
 		rt_format(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out;

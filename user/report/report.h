@@ -84,10 +84,10 @@ struct report_options {
 	 * namespace, pod, container (its names: sys/container_names.h), or NULL */
 	const char *namespace_filter, *pod_filter, *container_name_filter;
 	/* where containers' names are asked (the filters above, and pprof's
-	 * labels), or NULL: none; asked until names_deadline_ns (CLOCK_MONOTONIC),
-	 * answered from the cache after */
+	 * labels), or NULL: none; the questions take names_budget_ns at most in
+	 * all, answered from the cache after */
 	struct container_names *names;
-	uint64_t names_deadline_ns;
+	uint64_t names_budget_ns;
 	bool time_filter;        /* only samples in [time_start, time_end] (ns) */
 	uint64_t time_start, time_end;
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */

@@ -3,8 +3,8 @@
  * names, asked of its runtime by container id (runtime_client.c) and kept in
  * a cache bounded in entries, with a time to live, negative entries for
  * containers no runtime has and short ones for failures; each question
- * within CONTAINER_NAMES_TIMEOUT_MS and the caller's deadline, asked without
- * the lock held; every answer counted by runtime. */
+ * within CONTAINER_NAMES_TIMEOUT_MS and what is left of the caller's budget,
+ * asked without the lock held; every answer counted by runtime. */
 #include "sys/container_names.h"
 
 #include <errno.h>
@@ -133,10 +133,10 @@ static int runtimes_of(const struct container_labels *c, enum runtime_kind kinds
 	return 1;
 }
 
-/* Asks the runtimes of c for id until one names it or the deadline passes;
- * the outcome stored. true if named. */
+/* Asks the runtimes of c for id until one names it or the budget is spent
+ * (the time taken from it); the outcome stored. true if named. */
 static bool ask(struct container_names *cn, const struct container_labels *c, const char *id,
-		uint64_t deadline_ns, struct kube_names *out)
+		uint64_t *budget_ns, struct kube_names *out)
 {
 	enum runtime_kind kinds[RUNTIME_KINDS];
 	int n = runtimes_of(c, kinds);
@@ -144,20 +144,23 @@ static bool ask(struct container_names *cn, const struct container_labels *c, co
 
 	for (int i = 0; i < n && !named; i++) {
 		enum runtime_kind k = kinds[i];
-		uint64_t now = monotonic_ns();
+		uint64_t start, took;
 		long timeout_ms;
 		int r;
 
 		if (!cn->path[k] || runtime_socket_check(cn->path[k]) == -ENOENT)
 			continue; /* no such runtime on this node */
-		if (now >= deadline_ns) {
+		timeout_ms = (long)(*budget_ns / 1000000);
+		if (timeout_ms <= 0) {
 			complete = false;
 			break;
 		}
-		timeout_ms = (long)((deadline_ns - now) / 1000000);
 		if (timeout_ms > CONTAINER_NAMES_TIMEOUT_MS)
 			timeout_ms = CONTAINER_NAMES_TIMEOUT_MS;
+		start = monotonic_ns();
 		r = runtime_ask(k, cn->path[k], id, timeout_ms, out);
+		took = monotonic_ns() - start;
+		*budget_ns -= took < *budget_ns ? took : *budget_ns;
 		pthread_mutex_lock(&cn->lock);
 		cn->counts.asked[k]++;
 		if (!r)
@@ -186,7 +189,7 @@ static bool ask(struct container_names *cn, const struct container_labels *c, co
 }
 
 bool container_names_of_cgroup(struct container_names *cn, const char *cgroup,
-			       uint64_t deadline_ns, struct kube_names *out)
+			       uint64_t *budget_ns, struct kube_names *out)
 {
 	struct container_labels c;
 	struct names_entry *e;
@@ -206,5 +209,5 @@ bool container_names_of_cgroup(struct container_names *cn, const char *cgroup,
 	}
 	cn->counts.misses++;
 	pthread_mutex_unlock(&cn->lock);
-	return ask(cn, &c, c.container_id, deadline_ns, out);
+	return ask(cn, &c, c.container_id, budget_ns, out);
 }

@@ -2,7 +2,7 @@
 /* container_names.h: the Kubernetes names of the container a cgroup path
  * names, asked of its runtime by container id and kept in a bounded cache
  * (entries, time to live, negative entries), each question within a timeout
- * and a caller's deadline, failures counted. Thread-safe. */
+ * and a caller's budget of time, failures counted. Thread-safe. */
 #ifndef RINGTRACE_CONTAINER_NAMES_H
 #define RINGTRACE_CONTAINER_NAMES_H
 
@@ -37,7 +37,7 @@ struct container_names_counts {
 	uint64_t found[RUNTIME_KINDS];     /* ... answered with the container */
 	uint64_t not_found[RUNTIME_KINDS]; /* ... that runtime has no such container */
 	uint64_t failed[RUNTIME_KINDS];    /* ... no answer: timeout, refused, bad answer */
-	uint64_t skipped;        /* misses past the caller's deadline: not asked */
+	uint64_t skipped;        /* misses past the caller's budget: not asked */
 	uint64_t evictions;      /* entries dropped to make room */
 	uint64_t entries;        /* held now */
 };
@@ -49,10 +49,12 @@ struct container_names *container_names_create(const struct container_runtime_so
 void container_names_free(struct container_names *cn);
 /* The names of the container the cgroup path names (sys/container_labels.h),
  * into out: from the cache, or asked of its runtime (each that may hold it,
- * where the path does not say) while deadline_ns (CLOCK_MONOTONIC) has not
- * passed. true if a runtime named it. cn may be NULL: false. */
+ * where the path does not say) while *budget_ns lasts: the time the
+ * questions take is taken from it (one caller's lookups share it, however
+ * long the caller's own work between them). true if a runtime named it. cn
+ * may be NULL: false. */
 bool container_names_of_cgroup(struct container_names *cn, const char *cgroup,
-			       uint64_t deadline_ns, struct kube_names *out);
+			       uint64_t *budget_ns, struct kube_names *out);
 void container_names_counts(struct container_names *cn, struct container_names_counts *out);
 
 #endif
