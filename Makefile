@@ -30,7 +30,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 LDLIBS := -lbpf -ldw -lelf -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
-	  -lprotobuf-c -lz -lxxhash -lpthread -lm
+	  -lprotobuf-c -lcurl -ljson-c -lz -lxxhash -lpthread -lm
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -53,18 +53,20 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ib
 BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 		      pkg-config libiberty-dev libmicrohttpd-dev libcap-dev libgnutls28-dev \
 		      libyaml-dev libcrypt-dev libtraceevent-dev libdebuginfod-dev dpkg-dev binutils gzip \
-		      libprotobuf-c-dev protobuf-c-compiler libxxhash-dev
+		      libprotobuf-c-dev protobuf-c-compiler libxxhash-dev libcurl4-openssl-dev libjson-c-dev
 # systemd for systemd-analyze, man-db for man -l, lintian for the .deb,
 # openssl for a test certificate, util-linux for setpriv, python3-yaml to
 # read the Kubernetes manifest, python3-prometheus-client for Prometheus's
 # own parser of the exposition text, debuginfod for a server of debug files,
 # systemtap-sdt-dev for <sys/sdt.h> (tools/sdtgen), golang-go for go tool pprof
 # (reads report --pprof), chromium and libpng-dev to render flame graphs as
-# images and read their pixels.
+# images and read their pixels, containerd (with ctr and runc) and docker.io for
+# real container runtimes that name a test's containers, busybox-static the
+# root of those containers.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
 		     util-linux python3 python3-yaml python3-prometheus-client libc6-dbg python3.11-dbg \
-		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev
+		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev containerd docker.io busybox-static
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.
@@ -78,10 +80,12 @@ BENCH_SKELETONS := $(patsubst %,$(OUTPUT)/%.skel.h,$(BENCH_BPF_PROGS))
 PARTS := lib sys format symbols capture record report export
 LIB_SRCS := $(foreach p,$(PARTS),$(wildcard user/$(p)/*.c))
 CLI_SRCS := $(wildcard user/cli/*.c)
-# pprof's profile.proto, compiled by protoc-c into build/ (never committed).
-PROTO_C := $(OUTPUT)/report/profile.pb-c.c
-PROTO_H := $(OUTPUT)/report/profile.pb-c.h
-LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(LIB_SRCS)) $(OUTPUT)/report/profile.pb-c.o
+# pprof's profile.proto and containerd's Containers messages, compiled by
+# protoc-c into build/ (never committed).
+PROTOS := report/profile sys/containerd_containers
+PROTO_C := $(patsubst %,$(OUTPUT)/%.pb-c.c,$(PROTOS))
+PROTO_H := $(patsubst %,$(OUTPUT)/%.pb-c.h,$(PROTOS))
+LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(LIB_SRCS)) $(patsubst %,$(OUTPUT)/%.pb-c.o,$(PROTOS))
 CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 LIBRINGTRACE := $(OUTPUT)/libringtrace.a
 
@@ -189,12 +193,14 @@ $(OUTPUT)/sys/syscall_table.h:
 
 $(OUTPUT)/sys/syscall_names.o: $(OUTPUT)/sys/syscall_table.h
 
-$(PROTO_C) $(PROTO_H) &: user/report/profile.proto
+# kept: the sources that include them depend on them through -MMD
+.SECONDARY: $(PROTO_C) $(PROTO_H)
+$(OUTPUT)/%.pb-c.c $(OUTPUT)/%.pb-c.h: user/%.proto
 	@mkdir -p $(@D)
 	$(call msg,PROTOC-C,$@)
-	$(Q)protoc-c --proto_path=user/report --c_out=$(@D) $<
+	$(Q)protoc-c --proto_path=$(dir $<) --c_out=$(@D) $<
 
-$(OUTPUT)/report/profile.pb-c.o: $(PROTO_C) $(PROTO_H)
+$(OUTPUT)/%.pb-c.o: $(OUTPUT)/%.pb-c.c $(OUTPUT)/%.pb-c.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
@@ -383,7 +389,7 @@ FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)
 	     user/capture/event_spec.c user/capture/perf_events.c user/capture/trace_filter.c \
 	     user/export/metrics.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
-FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lz -lxxhash -lcap -lpthread
+FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lcurl -ljson-c -lz -lxxhash -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 # What fuzz_unwind_compile's corpus starts from: small real binaries whole
 # (/usr/bin/true if present; the test programs, built for it, one with its
@@ -405,12 +411,12 @@ $(FUZZ_OUTPUT)/%.o: user/%.c | $(PROTO_H)
 # for the fuzzers' (a clean tree's make fuzz-targets has no other to find).
 $(FUZZ_OUTPUT)/sys/syscall_names.o: $(OUTPUT)/sys/syscall_table.h
 
-$(FUZZ_OUTPUT)/report/profile.pb-c.o: $(PROTO_C) $(PROTO_H)
+$(FUZZ_OUTPUT)/%.pb-c.o: $(OUTPUT)/%.pb-c.c $(OUTPUT)/%.pb-c.h
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS)) $(FUZZ_OUTPUT)/report/profile.pb-c.o
+$(FUZZ_LIB): $(patsubst user/%.c,$(FUZZ_OUTPUT)/%.o,$(FUZZ_SRCS)) $(patsubst %,$(FUZZ_OUTPUT)/%.pb-c.o,$(PROTOS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 

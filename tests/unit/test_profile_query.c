@@ -21,23 +21,84 @@ static void test_defaults_and_values(void **state)
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(profile_query_parse(&q, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(profile_query_parse(&q, NULL, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)), 0);
 	assert_int_equal(q.seconds, PROFILE_DEFAULT_SECONDS);
 	assert_int_equal(q.pid, -1);
 	assert_string_equal(q.comm, "");
 	assert_string_equal(q.cgroup, "");
 	assert_string_equal(q.container, "");
 	assert_int_equal(profile_query_parse(&q, "1", "4194304", "kworker/0:1H-kb", "/system.slice/x.service",
-					     ID64, err, sizeof(err)), 0);
+					     ID64, NULL, err, sizeof(err)), 0);
 	assert_int_equal(q.seconds, 1);
 	assert_int_equal(q.pid, 4194304);
 	assert_string_equal(q.comm, "kworker/0:1H-kb");
 	assert_string_equal(q.cgroup, "/system.slice/x.service");
 	assert_string_equal(q.container, ID64);
-	assert_int_equal(profile_query_parse(&q, "60", NULL, NULL, NULL, "0123456789ab", err,
+	assert_int_equal(profile_query_parse(&q, "60", NULL, NULL, NULL, "0123456789ab", NULL, err,
 					     sizeof(err)), 0);
 	assert_int_equal(q.seconds, PROFILE_MAX_SECONDS);
 	assert_string_equal(q.container, "0123456789ab");
+	assert_string_equal(q.namespace_, "");
+	assert_string_equal(q.pod, "");
+	assert_string_equal(q.container_name, "");
+}
+
+/* namespace=, pod= and container_name=: Kubernetes names, kept as given. */
+static void test_kube_names(void **state)
+{
+	static const char pod253[] = "a123456789.123456789.123456789.123456789.123456789.123456789."
+				     "123456789.123456789.123456789.123456789.123456789.123456789."
+				     "123456789.123456789.123456789.123456789.123456789.123456789."
+				     "123456789.123456789.123456789.123456789.123456789.123456789.123456789012";
+	struct profile_query q;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(strlen(pod253), 253);
+	assert_int_equal(profile_query_parse(&q, NULL, NULL, NULL, NULL, NULL,
+					     &(struct profile_query_names){ "kube-system",
+									    "coredns-5d78c9869d-x7x2v",
+									    "coredns" },
+					     err, sizeof(err)), 0);
+	assert_string_equal(q.namespace_, "kube-system");
+	assert_string_equal(q.pod, "coredns-5d78c9869d-x7x2v");
+	assert_string_equal(q.container_name, "coredns");
+	assert_int_equal(profile_query_parse(&q, NULL, NULL, NULL, NULL, NULL,
+					     &(struct profile_query_names){ NULL, pod253, NULL },
+					     err, sizeof(err)), 0);
+	assert_string_equal(q.pod, pod253);
+}
+
+static void test_malformed_kube_names(void **state)
+{
+	static const struct {
+		struct profile_query_names names;
+		const char *named;
+	} bad[] = {
+		{ { "", NULL, NULL }, "namespace=" },
+		{ { "Kube-System", NULL, NULL }, "namespace=" },
+		{ { "a.b", NULL, NULL }, "namespace=" },
+		{ { "a234567890123456789012345678901234567890123456789012345678901234", NULL, NULL },
+		  "namespace=" },
+		{ { NULL, "", NULL }, "pod=" },
+		{ { NULL, "web_0", NULL }, "pod=" },
+		{ { NULL, "web\"0", NULL }, "pod=" },
+		{ { NULL, NULL, "" }, "container_name=" },
+		{ { NULL, NULL, "app/x" }, "container_name=" },
+		{ { NULL, NULL, "a.b" }, "container_name=" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct profile_query q;
+		char err[256] = "";
+
+		assert_int_equal(profile_query_parse(&q, NULL, NULL, NULL, NULL, NULL, &bad[i].names,
+						     err, sizeof(err)),
+				 -EINVAL);
+		if (strncmp(err, bad[i].named, strlen(bad[i].named)) || strchr(err, '\n'))
+			fail_msg("case %zu: \"%s\" does not name %s in one line", i, err, bad[i].named);
+	}
 }
 
 static void test_malformed_values(void **state)
@@ -71,7 +132,8 @@ static void test_malformed_values(void **state)
 		char err[256] = "";
 
 		assert_int_equal(profile_query_parse(&q, bad[i].seconds, bad[i].pid, bad[i].comm,
-						     bad[i].cgroup, bad[i].container, err, sizeof(err)),
+						     bad[i].cgroup, bad[i].container, NULL, err,
+						     sizeof(err)),
 				 -EINVAL);
 		if (strncmp(err, bad[i].named, strlen(bad[i].named)) || strchr(err, '\n'))
 			fail_msg("case %zu: \"%s\" does not name %s in one line", i, err, bad[i].named);
@@ -83,6 +145,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_values),
 		cmocka_unit_test(test_malformed_values),
+		cmocka_unit_test(test_kube_names),
+		cmocka_unit_test(test_malformed_kube_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "lib/option_values.h"
 #include "lib/options.h"
 #include "record/unwind_cache.h"
+#include "sys/container_names.h"
 
 /* What export's options say. */
 struct export_command_line {
@@ -19,7 +20,23 @@ struct export_command_line {
 	bool profiles; /* -g */
 	const char *unwind_mem; /* --unwind-mem, as given (the child parses it too) */
 	const char *unwind_cache_size; /* --unwind-cache-size, as given (and the child) */
+	struct container_runtime_sockets sockets; /* NULL: "none" */
 };
+
+/* A runtime's socket option: "none", or an absolute path. */
+static int runtime_socket_option(const char *option, const char *arg, const char **out)
+{
+	if (!strcmp(arg, "none")) {
+		*out = NULL;
+		return OPTIONS_CONTINUE;
+	}
+	if (arg[0] != '/') {
+		rt_error("%s takes the absolute path of the runtime's socket, or none", option);
+		return OPTIONS_USAGE_ERROR;
+	}
+	*out = arg;
+	return OPTIONS_CONTINUE;
+}
 
 /* One option of export into ctx (a struct export_command_line); an enum
  * options_result. */
@@ -86,6 +103,14 @@ static int export_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		line->unwind_cache_size = arg;
 		break;
+	case EXPORT_OPT_CONTAINERD_SOCKET:
+		return runtime_socket_option("--containerd-socket", arg,
+					     &line->sockets.path[RUNTIME_CONTAINERD]);
+	case EXPORT_OPT_CRIO_SOCKET:
+		return runtime_socket_option("--crio-socket", arg, &line->sockets.path[RUNTIME_CRIO]);
+	case EXPORT_OPT_DOCKER_SOCKET:
+		return runtime_socket_option("--docker-socket", arg,
+					     &line->sockets.path[RUNTIME_DOCKER]);
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -99,10 +124,15 @@ int cmd_export(int argc, char **argv)
 			 .top_comms = EXPORT_DEFAULT_TOP_COMMS,
 			 .cgroup_grace_s = EXPORT_DEFAULT_CGROUP_GRACE_S },
 		.interval = EXPORT_DEFAULT_INTERVAL_S,
-	} };
+	}, .sockets = { .path = {
+		[RUNTIME_CONTAINERD] = CONTAINERD_DEFAULT_SOCKET,
+		[RUNTIME_CRIO] = CRIO_DEFAULT_SOCKET,
+		[RUNTIME_DOCKER] = DOCKER_DEFAULT_SOCKET,
+	} } };
 	struct export_options *cl = &line.o;
 	struct profile_service service;
 	struct export_profiler *profiler;
+	struct container_names *names;
 	char err[1024];
 	int parsed, next, status;
 
@@ -132,23 +162,36 @@ int cmd_export(int argc, char **argv)
 		rt_error("-g serves profiles over HTTP: give --listen ADDR:PORT too");
 		return 2;
 	}
-	if (!line.profiles)
-		return export_run(cl);
+	/* kept for the whole run; the runtimes asked only as samples need it */
+	names = container_names_create(&line.sockets);
+	if (!names) {
+		rt_error("out of memory");
+		return 1;
+	}
+	cl->exporter.names = names;
+	if (!line.profiles) {
+		status = export_run(cl);
+		container_names_free(names);
+		return status;
+	}
 	/* started while the capabilities last: the child attaches its own events */
 	profiler = export_profiler_start(&(struct export_profiler_config){
 						 .freq = cl->exporter.rate.freq,
 						 .cgroup = cl->exporter.cgroup,
 						 .unwind_mem = line.unwind_mem ? line.unwind_mem
 									       : EXPORT_DEFAULT_UNWIND_MEM,
-						 .unwind_cache_size = line.unwind_cache_size },
+						 .unwind_cache_size = line.unwind_cache_size,
+						 .names = names },
 					 err, sizeof(err));
 	if (!profiler) {
 		rt_error("%s", err);
+		container_names_free(names);
 		return 1;
 	}
 	service = (struct profile_service){ export_profiler_make, profiler, export_profiler_healthy };
 	cl->profiles = &service;
 	status = export_run(cl);
 	export_profiler_stop(profiler);
+	container_names_free(names);
 	return status;
 }

@@ -11,6 +11,7 @@
 #include "record/unwind_cache.h"
 #include "report/flamegraph.h"
 #include "report/report.h"
+#include "sys/container_names.h"
 
 static const struct options_entry report_options_table[] = {
 	{ "input", 'i', "DIR", "the recording (also the first argument)", NULL, REPORT_OPT_INPUT },
@@ -191,7 +192,8 @@ static const struct options_entry export_options_table[] = {
 	  "also serve CPU profiles, every CPU sampled at -F with -g stacks: GET "
 	  "/debug/pprof/profile?seconds=N (1-" OPTIONS_STR(PROFILE_MAX_SECONDS) ", default "
 	  OPTIONS_STR(PROFILE_DEFAULT_SECONDS) ") answers a gzipped pprof profile of the next N "
-	  "seconds, as Go's net/http/pprof; pid=, comm=, cgroup= and container= narrow it",
+	  "seconds, as Go's net/http/pprof; pid=, comm=, cgroup=, container= (an id), namespace=, "
+	  "pod= and container_name= (names the container runtime gives) narrow it",
 	  NULL, EXPORT_OPT_PROFILES },
 	{ "unwind-mem", 0, "SIZE",
 	  "with -g: kernel memory for the unwind tables of the files mapped at once, e.g. 32M "
@@ -204,6 +206,20 @@ static const struct options_entry export_options_table[] = {
 	  UNWIND_CACHE_MIN_SIZE_TEXT ", under the volume given to it); the least recently used "
 	  "are removed to make room for new ones",
 	  NULL, EXPORT_OPT_UNWIND_CACHE_SIZE },
+	{ "containerd-socket", 0, "PATH",
+	  "where containerd is asked for the labels kubelet sets on a container (namespace, pod, "
+	  "container names; its namespace " CONTAINERD_K8S_NAMESPACE "), by gRPC (default "
+	  CONTAINERD_DEFAULT_SOCKET "; none: never); a socket root owns, in a directory only root "
+	  "can change",
+	  NULL, EXPORT_OPT_CONTAINERD_SOCKET },
+	{ "crio-socket", 0, "PATH",
+	  "where CRI-O is asked the same, on its info endpoint (default " CRIO_DEFAULT_SOCKET
+	  "; none: never)",
+	  NULL, EXPORT_OPT_CRIO_SOCKET },
+	{ "docker-socket", 0, "PATH",
+	  "where Docker Engine is asked the same, GET /containers/ID/json (default "
+	  DOCKER_DEFAULT_SOCKET "; none: never)",
+	  NULL, EXPORT_OPT_DOCKER_SOCKET },
 	{ 0 },
 };
 
@@ -217,7 +233,8 @@ const struct options_command export_command = {
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
 		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
 		 "                 [--cgroup-grace S] [--web-config-file FILE]\n"
-		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]]",
+		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]]\n"
+		 "                 [--containerd-socket PATH] [--crio-socket PATH] [--docker-socket PATH]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
 		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "
 		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "

@@ -43,6 +43,11 @@
  * ~300 bytes (30 frames), a little over PROFILE_MAX_SECONDS; a profile whose
  * window began before what it holds says so in its duration. */
 #define PROFILER_STAGING_SIZE "2M"
+/* How long a profile may wait, in all, for container runtimes to name the
+ * containers it holds (each question CONTAINER_NAMES_TIMEOUT_MS at most): the
+ * time of the questions alone, however long the profile takes to make;
+ * names not had by then are left out of it (and asked again by the next). */
+#define PROFILE_NAMES_BUDGET_NS 1000000000ULL
 /* The prefix of the private directories; a lock on one says its exporter lives. */
 #define PRIVATE_PREFIX "ringtrace-export-"
 
@@ -51,6 +56,7 @@ struct export_profiler {
 	pid_t child;          /* 0 once reaped */
 	atomic_bool ended;    /* the child's end seen (read without the lock) */
 	int child_status;
+	struct container_names *names; /* or NULL */
 	int dirfd;            /* the private directory */
 	char dir[PATH_MAX];
 	char flight[PATH_MAX + 16];
@@ -228,6 +234,7 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	p->dirfd = -1;
+	p->names = cfg->names;
 	parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (parent_fd >= 0) {
 		dir_each_entry(parent_fd, remove_stale, NULL);
@@ -321,6 +328,11 @@ static int profile_of(struct export_profiler *p, const struct flight_target *t, 
 		.comm_filter = q->comm[0] ? q->comm : NULL,
 		.cgroup_filter = q->cgroup[0] ? q->cgroup : NULL,
 		.container_filter = q->container[0] ? q->container : NULL,
+		.namespace_filter = q->namespace_[0] ? q->namespace_ : NULL,
+		.pod_filter = q->pod[0] ? q->pod : NULL,
+		.container_name_filter = q->container_name[0] ? q->container_name : NULL,
+		.names = p->names,
+		.names_budget_ns = PROFILE_NAMES_BUDGET_NS,
 		.time_filter = true,
 		.time_start = q->start_ns,
 		.time_end = q->end_ns,

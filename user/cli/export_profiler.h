@@ -17,6 +17,7 @@ struct export_profiler_config {
 	const char *cgroup; /* only tasks in this cgroup v2 (and below), or NULL */
 	const char *unwind_mem; /* the child's --unwind-mem */
 	const char *unwind_cache_size; /* the child's --unwind-cache-size, or NULL: its default */
+	struct container_names *names; /* where containers are named, or NULL */
 };
 
 struct export_profiler;

@@ -26,6 +26,7 @@
 struct exporter {
 	struct aggregator *aggregator;
 	unsigned int top_comms;
+	struct container_names *names; /* or NULL */
 	uint64_t cgroup_grace_ms;
 	struct cgroup_dir cgroup;
 	pthread_mutex_t lock;      /* one render at a time: the cgroup names */
@@ -48,6 +49,7 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 	}
 	e->cgroup.fd = -1;
 	e->top_comms = cfg->top_comms;
+	e->names = cfg->names;
 	e->cgroup_grace_ms = (uint64_t)cfg->cgroup_grace_s * 1000;
 	pthread_mutex_init(&e->lock, NULL);
 	cgroup_names_init(&e->cgroups);
@@ -157,6 +159,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	struct bpf_program_runs runs[MAX_PROGRAMS];
 	struct aggregator_evicted cgroups_evicted, comms_evicted;
 	struct metrics_map_evictions evictions[2];
+	uint64_t names_budget_ns = EXPORTER_NAMES_BUDGET_NS;
 	int ret = -ENOMEM;
 
 	pthread_mutex_lock(&e->lock);
@@ -180,6 +183,8 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	m.evictions = evictions;
 	m.nr_evictions = 2;
 	m.top_comms = e->top_comms;
+	m.names = e->names;
+	m.names_budget_ns = &names_budget_ns;
 	m.cgroups = cgroups.rows;
 	m.nr_cgroups = cgroups.nr;
 	m.comms = comms.rows;

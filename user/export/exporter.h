@@ -21,7 +21,13 @@ struct exporter_config {
 	const char *cgroup;      /* only tasks in this cgroup v2 (and below), or NULL */
 	unsigned int top_comms;  /* comms shown by name; the rest are "other" */
 	unsigned int cgroup_grace_s; /* a removed cgroup's series stay this long */
+	struct container_names *names; /* where containers are named, or NULL */
 };
+
+/* How long a scrape may wait, in all, for container runtimes to name the
+ * containers of new cgroups (each question CONTAINER_NAMES_TIMEOUT_MS at
+ * most); the rest are named at a later scrape. */
+#define EXPORTER_NAMES_BUDGET_NS 300000000ULL
 
 struct exporter;
 

@@ -179,20 +179,31 @@ static int series(struct byte_buffer *out, const char *name, const char *key, co
 	return series_start(out, name, key, value) || !byte_buffer_append(out, "} ", 2) ? -1 : 0;
 }
 
-/* A cgroup row's series: its path, and what the path says of the container
- * in it (as report --pprof labels its samples). */
-static int cgroup_series(struct byte_buffer *out, const char *name, const char *path)
+/* A cgroup row's series: its path, what the path says of the container in
+ * it, and the names its runtime gives it (as report --pprof labels its
+ * samples; the names checked to be Kubernetes names, no escape needed). */
+static int cgroup_series(struct byte_buffer *out, const char *name, const char *path,
+			 const struct metrics_snapshot *m)
 {
 	struct container_labels c;
+	struct kube_names n;
+	bool named;
 	int r;
 
 	if (!container_labels_of(path, &c))
 		return series(out, name, "cgroup", path);
+	named = container_names_of_cgroup(m->names, path, m->names_budget_ns, &n);
 	r = series_start(out, name, "cgroup", path);
 	if (c.container_id[0])
 		r |= put(out, ",container_id=\"%s\"", c.container_id);
-	if (c.pod_uid[0])
-		r |= put(out, ",pod_uid=\"%s\"", c.pod_uid);
+	if (c.pod_uid[0] || (named && n.pod_uid[0]))
+		r |= put(out, ",pod_uid=\"%s\"", c.pod_uid[0] ? c.pod_uid : n.pod_uid);
+	if (named && n.namespace_[0])
+		r |= put(out, ",namespace=\"%s\"", n.namespace_);
+	if (named && n.pod[0])
+		r |= put(out, ",pod=\"%s\"", n.pod);
+	if (named && n.container[0])
+		r |= put(out, ",container=\"%s\"", n.container);
 	if (c.qos_class)
 		r |= put(out, ",qos_class=\"%s\"", c.qos_class);
 	if (c.runtime)
@@ -221,7 +232,8 @@ static int add_evicted(struct printed_row *rows, size_t *nr, const struct metric
 	return 0;
 }
 
-static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row *in, size_t nr,
+static int render_cpu_rows(struct byte_buffer *out, const struct metrics_snapshot *m,
+			   const struct metrics_cpu_row *in, size_t nr,
 			   size_t top, const struct metrics_cpu_row *evicted, const char *label,
 			   const char *samples_name, const char *seconds_name, const char *what)
 {
@@ -240,7 +252,7 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row
 		r |= family(out, samples_name, "counter", help);
 		for (size_t i = 0; i < nr && !r; i++) {
 			r |= strcmp(label, "cgroup") ? series(out, samples_name, label, rows[i].label)
-						    : cgroup_series(out, samples_name, rows[i].label);
+						    : cgroup_series(out, samples_name, rows[i].label, m);
 			r |= put(out, "%" PRIu64 "\n", rows[i].samples);
 		}
 	}
@@ -249,7 +261,7 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_cpu_row
 	r |= family(out, seconds_name, "counter", help);
 	for (size_t i = 0; i < nr && !r; i++) {
 		r |= strcmp(label, "cgroup") ? series(out, seconds_name, label, rows[i].label)
-					    : cgroup_series(out, seconds_name, rows[i].label);
+					    : cgroup_series(out, seconds_name, rows[i].label, m);
 		r |= seconds(out, rows[i].ns);
 		r |= put(out, "\n");
 	}
@@ -485,14 +497,46 @@ static int render_process(struct byte_buffer *out, const struct process_stats *p
 	return r;
 }
 
+/* What the container runtimes were asked and answered, and the cache. */
+static int render_container_names(struct byte_buffer *out, struct container_names *names)
+{
+	static const char *const results[] = { "found", "not_found", "failed" };
+	_Static_assert(CONTAINER_NAMES_MAX_ENTRIES == 4096, "the help text says 4096");
+	struct container_names_counts c;
+	int r;
+
+	container_names_counts(names, &c);
+	r = family(out, "ringtrace_container_runtime_requests_total", "counter",
+		   "Questions to container runtimes for a container's labels, by runtime and answer "
+		   "(failed: timeout, refused, unreadable).");
+	for (int k = 0; k < RUNTIME_KINDS; k++)
+		for (int i = 0; i < 3; i++)
+			r |= put(out, "ringtrace_container_runtime_requests_total{runtime=\"%s\",result=\"%s\"} %" PRIu64 "\n",
+				 runtime_kind_name((enum runtime_kind)k), results[i],
+				 i == 0 ? c.found[k] : i == 1 ? c.not_found[k] : c.failed[k]);
+	r |= family(out, "ringtrace_container_names_lookups_total", "counter",
+		    "Lookups of containers' names: answered from the cache (hit), asked (miss), or "
+		    "left unnamed past the request's time budget (skipped).");
+	r |= put(out, "ringtrace_container_names_lookups_total{result=\"hit\"} %" PRIu64 "\n"
+		      "ringtrace_container_names_lookups_total{result=\"miss\"} %" PRIu64 "\n"
+		      "ringtrace_container_names_lookups_total{result=\"skipped\"} %" PRIu64 "\n",
+		 c.hits, c.misses, c.skipped);
+	r |= single(out, "ringtrace_container_names_cache_entries", "gauge",
+		    "Containers whose names (or absence) are cached, at most "
+		    "4096" ".", "%" PRIu64, c.entries);
+	r |= single(out, "ringtrace_container_names_cache_evictions_total", "counter",
+		    "Cached containers dropped to make room for others.", "%" PRIu64, c.evictions);
+	return r;
+}
+
 int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 {
 	int r = render_build_info(out, m);
 
-	r |= render_cpu_rows(out, m->cgroups, m->nr_cgroups, 0, &m->cgroups_evicted, "cgroup",
+	r |= render_cpu_rows(out, m, m->cgroups, m->nr_cgroups, 0, &m->cgroups_evicted, "cgroup",
 			     "ringtrace_cpu_samples_total", "ringtrace_cpu_seconds_total",
 			     "cgroup path (other: cgroups evicted from the kernel's map)");
-	r |= render_cpu_rows(out, m->comms, m->nr_comms, m->top_comms, &m->comms_evicted, "comm",
+	r |= render_cpu_rows(out, m, m->comms, m->nr_comms, m->top_comms, &m->comms_evicted, "comm",
 			     NULL, "ringtrace_comm_cpu_seconds_total",
 			     "comm (the busiest, the rest as other)");
 	r |= render_record_counts(out, m);
@@ -502,6 +546,8 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 	r |= render_programs(out, m);
 	if (m->unwind)
 		r |= render_unwind(out, m->unwind);
+	if (m->names)
+		r |= render_container_names(out, m->names);
 	r |= render_process(out, m->process);
 	return r ? -ENOMEM : 0;
 }

@@ -12,6 +12,7 @@
 
 #include "capture/capture_counts.h"
 #include "lib/byte_buffer.h"
+#include "sys/container_names.h"
 #include "sys/process_stats.h"
 #include "unwind_maps.h"
 
@@ -70,6 +71,11 @@ struct metrics_snapshot {
 	size_t nr_programs;
 	/* --call-graph ehframe: the in-kernel unwinder's counts, or NULL */
 	const struct rt_unwind_counters *unwind;
+	/* where cgroups' containers are named (namespace, pod, container), the
+	 * questions' time taken from *names_budget_ns; and what it did, served;
+	 * or NULL */
+	struct container_names *names;
+	uint64_t *names_budget_ns;
 };
 
 /* Appends the exposition text to out. 0, or -ENOMEM if memory ran out. */

@@ -67,9 +67,27 @@ static bool parse_decimal(const char *text, uint64_t max, uint64_t *out)
 	return true;
 }
 
+/* A Kubernetes name given to parameter key into out (room bytes): 0, or
+ * -EINVAL with err set. */
+static int parse_kube_name(const char *key, const char *value, bool dots, char *out, size_t room,
+			   char *err, size_t errlen)
+{
+	size_t n = strlen(value);
+
+	if (!n || n >= room ||
+	    strspn(value, dots ? "abcdefghijklmnopqrstuvwxyz0123456789-." : "abcdefghijklmnopqrstuvwxyz0123456789-") != n) {
+		rt_format(err, errlen, "%s= takes a Kubernetes %s name: 1 to %zu lowercase letters, digits, '-'%s",
+			  key, dots ? "pod" : !strcmp(key, "namespace") ? "namespace" : "container",
+			  room - 1, dots ? " or '.'" : "");
+		return -EINVAL;
+	}
+	memcpy(out, value, n + 1);
+	return 0;
+}
+
 int profile_query_parse(struct profile_query *q, const char *seconds, const char *pid,
-			const char *comm, const char *cgroup, const char *container, char *err,
-			size_t errlen)
+			const char *comm, const char *cgroup, const char *container,
+			const struct profile_query_names *names, char *err, size_t errlen)
 {
 	uint64_t v;
 
@@ -118,6 +136,15 @@ int profile_query_parse(struct profile_query *q, const char *seconds, const char
 		}
 		strcpy(q->container, container);
 	}
+	if (names && ((names->namespace_ &&
+		       parse_kube_name("namespace", names->namespace_, false, q->namespace_,
+				       sizeof(q->namespace_), err, errlen)) ||
+		      (names->pod && parse_kube_name("pod", names->pod, true, q->pod, sizeof(q->pod),
+						     err, errlen)) ||
+		      (names->container_name &&
+		       parse_kube_name("container_name", names->container_name, false,
+				       q->container_name, sizeof(q->container_name), err, errlen))))
+		return -EINVAL;
 	return 0;
 }
 
@@ -282,6 +309,11 @@ enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_
 				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "comm"),
 				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "cgroup"),
 				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "container"),
+				&(struct profile_query_names){
+					MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "namespace"),
+					MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pod"),
+					MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+								    "container_name") },
 				err, sizeof(err)))
 		return queue_text(conn, MHD_HTTP_BAD_REQUEST, err);
 	q.start_ns = monotonic_ns();

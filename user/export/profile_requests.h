@@ -32,13 +32,23 @@ struct profile_query {
 	char comm[16];             /* only this comm's, or "" */
 	char cgroup[512];          /* only this cgroup path's, or "" */
 	char container[65];        /* only this container id's (or its first 12+ digits), or "" */
+	/* only the samples of containers their runtime names so (each or ""):
+	 * a Kubernetes namespace, pod and container name */
+	char namespace_[64];
+	char pod[254];
+	char container_name[64];
+};
+
+/* The Kubernetes names a profile is narrowed by, each NULL when absent. */
+struct profile_query_names {
+	const char *namespace_, *pod, *container_name;
 };
 
 /* Parses the query's values (each NULL when absent) into q, its window not
  * set. 0, or -EINVAL with err one line naming the parameter and what it takes. */
 int profile_query_parse(struct profile_query *q, const char *seconds, const char *pid,
-			const char *comm, const char *cgroup, const char *container, char *err,
-			size_t errlen);
+			const char *comm, const char *cgroup, const char *container,
+			const struct profile_query_names *names, char *err, size_t errlen);
 
 /* Makes the gzipped profile of q's window, which has passed, into out;
  * cancel turns true when the server stops. 0; -EAGAIN (not ready yet) or

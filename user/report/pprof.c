@@ -354,9 +354,10 @@ struct messages {
 	char **strings;
 };
 
-/* comm, pid, tid, cpu, cgroup, and what the cgroup's path says of its
- * container: container_id, pod_uid, qos_class, container_runtime. */
-#define LABELS_PER_SAMPLE 9
+/* comm, pid, tid, cpu, cgroup, what the cgroup's path says of its
+ * container: container_id, pod_uid, qos_class, container_runtime, and what
+ * its runtime says: namespace, pod, container. */
+#define LABELS_PER_SAMPLE 12
 
 static void free_messages(struct messages *m)
 {
@@ -391,6 +392,7 @@ static void add_labels(struct pprof_builder *b, const struct sample *s,
 {
 	const char *cgroup = s->cgroup >= 0 ? ((struct entry *)b->string_list[s->cgroup])->key : NULL;
 	struct container_labels c;
+	struct kube_names names;
 	char num[3][16];
 
 	snprintf(num[0], sizeof(num[0]), "%u", s->pid);
@@ -402,10 +404,17 @@ static void add_labels(struct pprof_builder *b, const struct sample *s,
 	add_label(b, out, l, "cpu", num[2]);
 	add_label(b, out, l, "cgroup", cgroup);
 	if (cgroup && container_labels_of(cgroup, &c)) {
+		bool named = container_names_of_cgroup(b->names, cgroup, b->names_budget_ns, &names);
+
 		add_label(b, out, l, "container_id", c.container_id);
-		add_label(b, out, l, "pod_uid", c.pod_uid);
+		add_label(b, out, l, "pod_uid", c.pod_uid[0] || !named ? c.pod_uid : names.pod_uid);
 		add_label(b, out, l, "qos_class", c.qos_class);
 		add_label(b, out, l, "container_runtime", c.runtime);
+		if (named) {
+			add_label(b, out, l, "namespace", names.namespace_);
+			add_label(b, out, l, "pod", names.pod);
+			add_label(b, out, l, "container", names.container);
+		}
 	}
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "lib/hash_map.h"
+#include "sys/container_names.h"
 
 /* One frame of a sample, resolved. */
 struct pprof_frame {
@@ -46,6 +47,10 @@ struct pprof_builder {
 	size_t cap_strings, cap_mappings, cap_functions, cap_locations, cap_samples;
 	uint64_t *stack; /* the sample being added: location ids, leaf first */
 	size_t cap_stack;
+	/* where the samples' containers are named (namespace, pod, container),
+	 * the questions' time taken from *names_budget_ns; or NULL */
+	struct container_names *names;
+	uint64_t *names_budget_ns;
 };
 
 void pprof_builder_init(struct pprof_builder *b);

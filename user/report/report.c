@@ -127,6 +127,22 @@ static bool in_container(const char *cgroup, const char *id)
 	return n >= CONTAINER_ID_PREFIX_MIN && !strncmp(c.container_id, id, n);
 }
 
+/* Whether the names the runtime gives the container of cgroup are those of
+ * the filters given. */
+static bool has_names(struct report_state *st, const char *cgroup)
+{
+	const struct report_options *o = st->o;
+	struct kube_names n;
+
+	if (!o->namespace_filter && !o->pod_filter && !o->container_name_filter)
+		return true;
+	if (!container_names_of_cgroup(o->names, cgroup, &st->names_budget_ns, &n))
+		return false;
+	return (!o->namespace_filter || !strcmp(n.namespace_, o->namespace_filter)) &&
+	       (!o->pod_filter || !strcmp(n.pod, o->pod_filter)) &&
+	       (!o->container_name_filter || !strcmp(n.container, o->container_name_filter));
+}
+
 static bool passes_filters(struct report_state *st, const struct perf_sample *s, const char *comm)
 {
 	const struct report_options *o = st->o;
@@ -139,7 +155,7 @@ static bool passes_filters(struct report_state *st, const struct perf_sample *s,
 	if (o->container_filter &&
 	    !in_container(address_space_cgroup(&st->rec.as, s->cgroup), o->container_filter))
 		return false;
-	return true;
+	return has_names(st, address_space_cgroup(&st->rec.as, s->cgroup));
 }
 
 static int on_sample(void *ctx, struct recording *rec, unsigned int event,
@@ -235,13 +251,15 @@ static int check_keys_recorded(const struct report_options *o, const struct reco
 			  o->input);
 		return -EINVAL;
 	}
-	if (!has_key(o, REPORT_KEY_CGROUP) && !o->cgroup_filter && !o->container_filter)
+	if (!has_key(o, REPORT_KEY_CGROUP) && !o->cgroup_filter && !o->container_filter &&
+	    !o->namespace_filter && !o->pod_filter && !o->container_name_filter)
 		return 0;
 	for (unsigned int e = 0; e < r->in.nr_events; e++)
 		if (!recording_is_tracking(r, e) && !(r->in.events[e].attr.sample_type & PERF_SAMPLE_CGROUP)) {
 			rt_format(err, errlen, "%s: %s has no cgroup ids: record with -G or --all-cgroups",
 				  o->cgroup_filter ? "--cgroup" : o->container_filter ? "container"
-				  : "--sort cgroup", o->input);
+				  : o->namespace_filter || o->pod_filter || o->container_name_filter
+				  ? "namespace, pod or container_name" : "--sort cgroup", o->input);
 			return -EINVAL;
 		}
 	return 0;
@@ -308,7 +326,7 @@ static int choose_event(struct report_state *st, char *err, size_t errlen)
 
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen)
 {
-	struct report_state st = { .o = o, .keys = key_mask(o),
+	struct report_state st = { .o = o, .keys = key_mask(o), .names_budget_ns = o->names_budget_ns,
 				   .callee_first = o->graph.order == REPORT_GRAPH_ORDER_DEFAULT
 							   ? !o->children
 							   : o->graph.order == REPORT_GRAPH_CALLEE };
@@ -341,7 +359,8 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	/* a hint: without it every leaf is resolved afresh */
 	direct_cache_init(&st.leaf_rows, sizeof(struct leaf_row), LEAF_ROW_BITS, report_keep_leaf_row);
 	if (!st.events || !st.frame_keys || !st.table_frames || !st.frame_names || !st.graph_frames ||
-	    (o->output == REPORT_PPROF && report_pprof_init(&st.pprof, &st.rec))) {
+	    (o->output == REPORT_PPROF &&
+	     report_pprof_init(&st.pprof, &st.rec, o->names, &st.names_budget_ns))) {
 		rt_format(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out;

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sys/container_names.h"
+
 enum report_key {
 	REPORT_KEY_COMM,
 	REPORT_KEY_PID,
@@ -78,6 +80,14 @@ struct report_options {
 	const char *cgroup_filter; /* only samples of this cgroup path, or NULL */
 	const char *container_filter; /* only samples of the container with this id (or
 				       * its first 12 or more hex digits), or NULL */
+	/* only samples of containers whose runtime names this Kubernetes
+	 * namespace, pod, container (its names: sys/container_names.h), or NULL */
+	const char *namespace_filter, *pod_filter, *container_name_filter;
+	/* where containers' names are asked (the filters above, and pprof's
+	 * labels), or NULL: none; the questions take names_budget_ns at most in
+	 * all, answered from the cache after */
+	struct container_names *names;
+	uint64_t names_budget_ns;
 	bool time_filter;        /* only samples in [time_start, time_end] (ns) */
 	uint64_t time_start, time_end;
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */

@@ -15,10 +15,13 @@
 /* As report's stacks: deeper frames are left out. */
 #define PPROF_MAX_FRAMES 512
 
-int report_pprof_init(struct report_pprof *rp, const struct recording *rec)
+int report_pprof_init(struct report_pprof *rp, const struct recording *rec,
+		      struct container_names *names, uint64_t *names_budget_ns)
 {
 	memset(rp, 0, sizeof(*rp));
 	pprof_builder_init(&rp->profile);
+	rp->profile.names = names;
+	rp->profile.names_budget_ns = names_budget_ns;
 	rp->frames = calloc(PPROF_MAX_FRAMES, sizeof(*rp->frames));
 	for (unsigned int e = 0; e < rec->in.nr_events; e++)
 		if (!recording_is_tracking(rec, e) &&

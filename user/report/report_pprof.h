@@ -20,7 +20,8 @@ struct report_pprof {
 };
 
 /* 0, or -ENOMEM if memory ran out. */
-int report_pprof_init(struct report_pprof *rp, const struct recording *rec);
+int report_pprof_init(struct report_pprof *rp, const struct recording *rec,
+		      struct container_names *names, uint64_t *names_budget_ns);
 void report_pprof_free(struct report_pprof *rp);
 /* Adds a sample (that passed the filters) of comm. 0, or -ENOMEM. */
 int report_pprof_add(struct report_pprof *rp, struct recording *rec, const struct perf_sample *s,

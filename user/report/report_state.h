@@ -114,6 +114,7 @@ struct report_state {
 	const struct report_options *o;
 	struct recording rec;
 	struct sample_filter filter; /* --comm, --pid, --cpu, --time */
+	uint64_t names_budget_ns;    /* what is left of o->names_budget_ns */
 	struct hash_map rows;
 	struct hash_map dso_names;   /* a file's interned path -> struct row_name */
 	struct hash_map sym_names;   /* a symbol's name (a file's string) -> struct row_name */
