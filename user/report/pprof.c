@@ -355,8 +355,9 @@ struct messages {
 };
 
 /* comm, pid, tid, cpu, cgroup, and what the cgroup's path says of its
- * container: container_id, pod_uid, qos_class, container_runtime. */
-#define LABELS_PER_SAMPLE 9
+ * container: container_id, pod_uid, qos_class, container_runtime; pid, tid
+ * and cpu again as numbers. */
+#define LABELS_PER_SAMPLE 12
 
 static void free_messages(struct messages *m)
 {
@@ -384,8 +385,28 @@ static void add_label(struct pprof_builder *b, Perftools__Profiles__Sample *out,
 	out->n_label++;
 }
 
-/* The labels of s: all strings, ids too (pprof drops a number label with no
- * unit: go tool pprof -tagfocus=cpu=0 would match nothing). */
+/* A number label key = value, its unit the key's name: go tool pprof drops
+ * a number label whose value and unit are both 0 (cpu 0), and without a unit
+ * it takes the key for one anyway. Its -tagfocus=pid=12 compares numbers
+ * (exactly 12; pid=10:20 a range), where on a string label it would match
+ * the regexp "12" anywhere (123, 312). */
+static void add_number_label(struct pprof_builder *b, Perftools__Profiles__Sample *out,
+			     Perftools__Profiles__Label *l, const char *key, uint32_t value)
+{
+	int64_t k = string_index(b, key);
+
+	if (k < 0)
+		return;
+	perftools__profiles__label__init(&l[out->n_label]);
+	l[out->n_label].key = k;
+	l[out->n_label].num = value;
+	l[out->n_label].num_unit = k;
+	out->n_label++;
+}
+
+/* The labels of s: strings, ids too (what Pyroscope and Parca keep as a
+ * sample's labels), and pid, tid and cpu again as numbers (what go tool
+ * pprof's -tagfocus=pid=N selects exactly). */
 static void add_labels(struct pprof_builder *b, const struct sample *s,
 		       Perftools__Profiles__Sample *out, Perftools__Profiles__Label *l)
 {
@@ -407,6 +428,9 @@ static void add_labels(struct pprof_builder *b, const struct sample *s,
 		add_label(b, out, l, "qos_class", c.qos_class);
 		add_label(b, out, l, "container_runtime", c.runtime);
 	}
+	add_number_label(b, out, l, "pid", s->pid);
+	add_number_label(b, out, l, "tid", s->tid);
+	add_number_label(b, out, l, "cpu", s->cpu);
 }
 
 static int fill_samples(struct pprof_builder *b, struct messages *m)
