@@ -204,6 +204,15 @@ static const struct options_entry export_options_table[] = {
 	  UNWIND_CACHE_MIN_SIZE_TEXT ", under the volume given to it); the least recently used "
 	  "are removed to make room for new ones",
 	  NULL, EXPORT_OPT_UNWIND_CACHE_SIZE },
+	{ "off-cpu", 0, NULL,
+	  "with -g: also serve off-CPU profiles, GET " OFFCPU_PROFILE_PATH "?seconds=N (or "
+	  PROFILE_PATH "?type=offcpu): the time tasks slept off CPU, by the stack they slept in "
+	  "(record --off-cpu; it costs a few microseconds per context switch)",
+	  NULL, EXPORT_OPT_OFF_CPU },
+	{ "off-cpu-min", 0, "TIME",
+	  "with --off-cpu: blocks shorter than TIME are left out, e.g. 100us (default "
+	  EXPORT_DEFAULT_OFF_CPU_MIN ")",
+	  NULL, EXPORT_OPT_OFF_CPU_MIN },
 	{ 0 },
 };
 
@@ -217,7 +226,8 @@ const struct options_command export_command = {
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
 		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
 		 "                 [--cgroup-grace S] [--web-config-file FILE]\n"
-		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]]",
+		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]\n"
+		 "                     [--off-cpu [--off-cpu-min TIME]]]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
 		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "
 		       "page linking to it on /), until SIGINT/SIGTERM; the textfile is removed "

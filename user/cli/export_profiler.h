@@ -17,6 +17,8 @@ struct export_profiler_config {
 	const char *cgroup; /* only tasks in this cgroup v2 (and below), or NULL */
 	const char *unwind_mem; /* the child's --unwind-mem */
 	const char *unwind_cache_size; /* the child's --unwind-cache-size, or NULL: its default */
+	bool offcpu;                /* the child records --off-cpu too: off-CPU profiles */
+	const char *offcpu_min;     /* its --off-cpu-min */
 };
 
 struct export_profiler;
