@@ -72,8 +72,8 @@ const char *profile_kind_name(enum profile_kind kind)
 
 int profile_query_check_name(const char *name, char *err, size_t errlen)
 {
-	char list[256];
-	size_t used = 0;
+	char list[256], shown[65];
+	size_t used = 0, n = 0;
 
 	for (size_t i = 0; i < NR_KNOWN_PARAMETERS; i++)
 		if (!strcmp(name, known_parameters[i]))
@@ -83,16 +83,12 @@ int profile_query_check_name(const char *name, char *err, size_t errlen)
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s=",
 					 !i ? "" : i + 1 < NR_KNOWN_PARAMETERS ? ", " : " and ",
 					 known_parameters[i]);
-	/* the name as text a terminal may show: its bytes up to 64, printable */
-	{
-		char shown[65];
-		size_t n = 0;
-
-		for (const char *c = name; *c && n < sizeof(shown) - 1; c++)
-			shown[n++] = *c > ' ' && *c < 0x7f ? *c : '?';
-		shown[n] = '\0';
-		rt_format(err, errlen, "unknown parameter %s=: the profiles take %s", shown, list);
-	}
+	/* the name as text a terminal may show: its first 64 bytes, those
+	 * not printable ASCII as '?' */
+	for (const char *c = name; *c && n < sizeof(shown) - 1; c++)
+		shown[n++] = *c > ' ' && *c < 0x7f ? *c : '?';
+	shown[n] = '\0';
+	rt_format(err, errlen, "unknown parameter %s=: the profiles take %s", shown, list);
 	return -EINVAL;
 }
 
