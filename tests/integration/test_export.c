@@ -439,6 +439,9 @@ static void test_refused(void **state)
 		"export -e cycles",
 		"export --textfile /nonexistent/dir",
 		"export --interval 0 --textfile /tmp",
+		"export --off-cpu",
+		"export -g --off-cpu-min 1ms",
+		"export -g --off-cpu --off-cpu-min 5",
 	};
 
 	(void)state;

@@ -5,7 +5,8 @@
  * period; no textfile left after SIGTERM or SIGINT; TLS and basic auth from a
  * web config (curl with a certificate made here); every query of the Grafana
  * dashboard answered by a real Prometheus scraping export and record
- * --metrics. Every process started here is stopped by its pid. */
+ * --metrics; the profile endpoints (-g, --off-cpu) read by go tool pprof.
+ * Every process started here is stopped by its pid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -618,7 +619,7 @@ static int status_of(const char *url)
 /* What test_profile_endpoint started, stopped by its teardown when a failed
  * check ended it early (an exporter sampling every CPU, left running, made
  * the next runs fail on a busy machine). */
-static pid_t endpoint_exporter, endpoint_pod;
+static pid_t endpoint_exporter, endpoint_pod, endpoint_sleeper;
 static char endpoint_base[PATH_MAX];
 
 static int stop_endpoint_processes(void **state)
@@ -628,13 +629,16 @@ static int stop_endpoint_processes(void **state)
 		stop(endpoint_exporter);
 	if (endpoint_pod > 0)
 		stop_pod(endpoint_pod, endpoint_base);
-	endpoint_exporter = endpoint_pod = 0;
+	if (endpoint_sleeper > 0)
+		stop(endpoint_sleeper);
+	endpoint_exporter = endpoint_pod = endpoint_sleeper = 0;
 	return 0;
 }
 
 /* export -g serves /debug/pprof/profile as Go's net/http/pprof: go tool pprof
  * reads a workload's stacks with its pod's labels from it; filters, bad
- * seconds= and one request too many are answered as they should be. */
+ * seconds=, unknown parameters and one request too many are answered as they
+ * should be, and summed up in the log, not a line each. */
 static void test_profile_endpoint(void **state)
 {
 	char *dir = tu_tempdir(), base[PATH_MAX], command[PATH_MAX + 32], url[256], *out = NULL;
@@ -707,6 +711,26 @@ static void test_profile_endpoint(void **state)
 		if (status_of(url) != 400)
 			fail_msg("%s was not answered 400", *q);
 	}
+	/* a parameter the endpoint does not take (a filter the client would
+	 * believe applied): 400 naming it, not the whole node's profile */
+	for (const char *const *q = (const char *const[]){ "pods=web-0", "node=default",
+							     "container_id=app", "seconds=1&Pid=1", NULL };
+	     *q; q++) {
+		char want[64];
+
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?%s", port, *q);
+		if (status_of(url) != 400)
+			fail_msg("%s was not answered 400", *q);
+		assert_int_equal(tu_sh(&out, "curl -s --max-time 5 '%s'", url), 0);
+		snprintf(want, sizeof(want), "unknown parameter %.*s=", (int)strcspn(strrchr(*q, '&') ? strrchr(*q, '&') + 1 : *q, "="),
+			 strrchr(*q, '&') ? strrchr(*q, '&') + 1 : *q);
+		if (strncmp(out, want, strlen(want)) || strchr(out, '\n') != out + strlen(out) - 1)
+			fail_msg("%s: not one line naming it: %s", *q, out);
+		free(out);
+	}
+	/* off-CPU profiles need --off-cpu */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/offcpu?seconds=1", port);
+	assert_int_equal(status_of(url), 404);
 	/* five at once: four are made, each of its own 3 s whole (their
 	 * windows overlap), the fifth is told to come back */
 	tu_sh(&out, "cd %s && for i in 0 1 2 3 4; do curl -s -o p$i -w \"$i %%{http_code}\\n\" --max-time 30 "
@@ -755,6 +779,139 @@ static void test_profile_endpoint(void **state)
 	assert_int_equal(tu_sh(&out, "ls -A %s | grep ringtrace-export- | wc -l", dir), 0);
 	assert_int_equal(atoi(out), 0);
 	free(out);
+	/* the requests in the log: summed up a minute at a time (and at the
+	 * end), not a line each: the 14 answered 400 (6 bad values, 4 unknown
+	 * parameters asked twice), the 429 and the 404; the sampling child's
+	 * losses, if any, at most once a minute too */
+	assert_int_equal(tu_sh(&out, "cat %s/export.log", dir), 0);
+	print_message("export's log:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&out, "grep -c 'profile requests in the last' %s/export.log; "
+				     "grep -o '[0-9]* x 400' %s/export.log | awk '{n += $1} END {print n + 0}'; "
+				     "grep -o '[0-9]* x 429' %s/export.log | awk '{n += $1} END {print n + 0}'; "
+				     "grep -o '[0-9]* x 404' %s/export.log | awk '{n += $1} END {print n + 0}'; "
+				     "wc -l < %s/export.log",
+			       dir, dir, dir, dir, dir), 0);
+	{
+		int summaries = 0, refused = 0, too_many_said = 0, not_found = 0, lines = 0;
+
+		assert_int_equal(sscanf(out, "%d %d %d %d %d", &summaries, &refused, &too_many_said,
+					&not_found, &lines), 5);
+		if (summaries < 1 || refused != 14 || too_many_said != 1 || not_found != 1 ||
+		    lines > summaries + 4)
+			fail_msg("the log's summaries: %d lines, %d x 400, %d x 429, %d x 404; %d lines in all",
+				 summaries, refused, too_many_said, not_found, lines);
+	}
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* export -g --off-cpu serves /debug/pprof/offcpu: go tool pprof -raw of a
+ * process sleeping 50 ms at a time in sleep_in_known_function (loadgen
+ * sleep), by its pid= as CPU profiles take it, holds that stack with nearly
+ * all of the process's time off CPU, in off_cpu/nanoseconds about the
+ * window's length; type=offcpu on the profile path is the same, and the CPU
+ * profile beside it is still of CPU time. */
+static void test_offcpu_endpoint(void **state)
+{
+	char *dir = tu_tempdir(), url[256], *out = NULL, path[PATH_MAX];
+	int port = test_port(8);
+	double total_ns = -1, known_ns = -1;
+	pid_t sleeper;
+	FILE *f;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (system("command -v go >/dev/null"))
+		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	endpoint_exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
+				     "--off-cpu >%s/export.log 2>&1",
+				     dir, tu_ringtrace(), port, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/offcpu?seconds=1", port);
+	out = fetch("-o /dev/null", url, 30);
+	if (!out) {
+		tu_sh(&out, "cat %s/export.log", dir);
+		stop_endpoint_processes(NULL);
+		fail_msg("no off-CPU profile within 30 s: %s", out);
+	}
+	free(out);
+	/* 10 s of 50 ms sleeps */
+	endpoint_sleeper = sleeper = tu_start("exec %s sleep 200 50 >/dev/null 2>&1", tu_loadgen());
+	usleep(300000);
+	for (const char *const *q = (const char *const[]){ "offcpu?seconds=3&pid=%d",
+							     "profile?type=offcpu&seconds=3&pid=%d", NULL };
+	     *q; q++) {
+		char query[64];
+
+		snprintf(query, sizeof(query), *q, (int)sleeper);
+		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+					     "'http://127.0.0.1:%d/debug/pprof/%s' 2>&1",
+				       dir, dir, port, query), 0);
+		snprintf(path, sizeof(path), "%s/offcpu.txt", dir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(out, f);
+		fclose(f);
+		if (!strstr(out, "samples/count off_cpu/nanoseconds[dflt]")) {
+			stop_endpoint_processes(NULL);
+			fail_msg("not an off_cpu/nanoseconds profile:\n%s", out);
+		}
+		free(out);
+		/* the off-CPU time of the process (all its samples: pid= kept
+		 * them), and of those whose stack has main;run_sleep;
+		 * sleep_in_known_function (root first) */
+		assert_int_equal(tu_sh(&out, "python3 - %s %d <<'EOF'\n"
+			"import re, sys\n"
+			"lines = open(sys.argv[1]).read().split('\\n')\n"
+			"names, samples, part = {}, [], ''\n"
+			"for l in lines:\n"
+			"    if l.startswith('Samples:') or l.startswith('Locations') or l.startswith('Mappings'):\n"
+			"        part = l.split(':')[0]; continue\n"
+			"    m = re.match(r'\\s+\\d+\\s+(\\d+): ([\\d ]+)$', l)\n"
+			"    if part == 'Samples' and m:\n"
+			"        samples.append([int(m.group(1)), m.group(2).split(), '']); continue\n"
+			"    if part == 'Samples' and samples and ':[' in l:\n"
+			"        samples[-1][2] += l; continue\n"
+			"    m = re.match(r'\\s*(\\d+): 0x[0-9a-f]+ M=\\d+ (\\S+)', l)\n"
+			"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
+			"total = known = other_pids = 0\n"
+			"for v, locs, labels in samples:\n"
+			"    if 'pid:[%%s]' %% sys.argv[2] not in labels:\n"
+			"        other_pids += v; continue\n"
+			"    total += v\n"
+			"    stack = ';'.join(names.get(x, '?') for x in reversed(locs))\n"
+			"    if 'main;run_sleep;sleep_in_known_function' in stack: known += v\n"
+			"print(total, known, other_pids)\n"
+			"EOF", path, (int)sleeper), 0);
+		{
+			double other = -1;
+
+			assert_int_equal(sscanf(out, "%lf %lf %lf", &total_ns, &known_ns, &other), 3);
+			print_message("%s: %.3f s off CPU, %.3f s in sleep_in_known_function; other pids %.3f s\n",
+				      query, total_ns / 1e9, known_ns / 1e9, other / 1e9);
+			if (total_ns < 2.0e9 || total_ns > 3.5e9 || known_ns < total_ns * 0.9 || other != 0) {
+				stop_endpoint_processes(NULL);
+				fail_msg("%s: the sleeper's off-CPU time %.3f s (of a 3 s window), %.3f s of it in "
+					 "sleep_in_known_function, other pids' %.3f s",
+					 query, total_ns / 1e9, known_ns / 1e9, other / 1e9);
+			}
+		}
+		free(out);
+	}
+	/* the CPU profile beside it: CPU time */
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1' 2>&1 | head -20",
+			       dir, dir, port), 0);
+	if (!strstr(out, "samples/count cpu/nanoseconds[dflt]"))
+		fail_msg("the CPU profile is not of cpu/nanoseconds:\n%s", out);
+	free(out);
+	/* the child records --off-cpu, its blocks of 1 ms and more */
+	assert_int_equal(tu_sh(&out, "pgrep -a -P %d -f 'ringtrace record'", (int)endpoint_exporter), 0);
+	if (!strstr(out, "--off-cpu --off-cpu-min 1ms"))
+		fail_msg("the sampling child is not given --off-cpu --off-cpu-min 1ms: %s", out);
+	free(out);
+	stop_endpoint_processes(NULL);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -769,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_web_config_refused),
 		cmocka_unit_test(test_dashboard_queries),
 		cmocka_unit_test_teardown(test_profile_endpoint, stop_endpoint_processes),
+		cmocka_unit_test_teardown(test_offcpu_endpoint, stop_endpoint_processes),
 	};
 	const char *why = tu_integration_skip_reason();
 

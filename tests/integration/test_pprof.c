@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_pprof.c: report --pprof of a real recording of the load generator, read
- * by go tool pprof: the hot function, its callers and the totals as --folded. */
+ * by go tool pprof: the hot function, its callers and the totals as --folded;
+ * -tagfocus=pid=N and cpu=N selecting exactly those samples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -172,8 +176,7 @@ static void test_traces_match_folded(void **state)
 	if (strstr(out, "comm:  ringtrace") || strstr(out, "comm:  sh"))
 		fail_msg("--comm loadgen let other comms in:\n%s", out);
 	free(out);
-	/* ids are strings, which -tagfocus matches by regexp (a number label
-	 * with no unit matched nothing: its unit is unknown) */
+	/* ids are strings too, which -tagfocus matches by regexp */
 	if (pprof(&out, fx, "'-tagfocus=cpu=^0$' -traces c.pb.gz") || !strstr(out, "comm:  loadgen")) {
 		free(out);
 		if (pprof(&out, fx, "'-tagfocus=cpu=^1$' -traces c.pb.gz") ||
@@ -183,6 +186,193 @@ static void test_traces_match_folded(void **state)
 	free(out);
 	free(trace);
 	free(stack);
+}
+
+/* Sample counts by the string label key's value in go tool pprof -raw's
+ * output: what the profile itself says, whatever -tagfocus kept. */
+struct raw_counts {
+	uint64_t total;
+	uint64_t by_value[8]; /* of values[i] */
+	uint64_t others;      /* samples of no value listed */
+};
+
+static void raw_count(const char *raw, const char *key, const long *values, int nr,
+		      struct raw_counts *c)
+{
+	char want[32];
+	const char *samples = strstr(raw, "\nSamples:\n");
+	uint64_t count = 0;
+	bool open = false, seen = false;
+	long value = -1;
+
+	memset(c, 0, sizeof(*c));
+	assert_non_null(samples);
+	snprintf(want, sizeof(want), "%s:[", key);
+	for (const char *line = strchr(samples + 1, '\n') + 1; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *after;
+		uint64_t n, v;
+		const char *at;
+		int used = 0;
+
+		if (sscanf(line, " %" SCNu64 " %" SCNu64 ":%n", &n, &v, &used) == 2 && used > 0 &&
+		    (size_t)used <= len) {
+			if (open) {
+				int i = 0;
+
+				while (i < nr && values[i] != value)
+					i++;
+				if (seen && i < nr)
+					c->by_value[i] += count;
+				else
+					c->others += count;
+				c->total += count;
+			}
+			open = true;
+			seen = false;
+			count = n;
+		} else if (open && (at = memmem(line, len, want, strlen(want)))) {
+			/* the string label "pid:[123]", not the number "pid:[123 pid]" */
+			long parsed = strtol(at + strlen(want), &after, 10);
+
+			if (*after == ']') {
+				value = parsed;
+				seen = true;
+			}
+		} else if (open && !len) {
+			break;
+		}
+		if (!end)
+			break;
+		line = end + 1;
+		if (!strncmp(line, "Locations", 9))
+			break;
+	}
+	if (open) {
+		int i = 0;
+
+		while (i < nr && values[i] != value)
+			i++;
+		if (seen && i < nr)
+			c->by_value[i] += count;
+		else
+			c->others += count;
+		c->total += count;
+	}
+}
+
+/* A spinning loadgen with the pid the kernel gives after last (it writes
+ * /proc/sys/kernel/ns_last_pid): the next free one, usually last + 1. 0 if
+ * the kernel refused. */
+static pid_t spin_after(long last, int seconds)
+{
+	char text[32], secs[16];
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+	pid_t pid;
+
+	if (!f)
+		return 0;
+	snprintf(text, sizeof(text), "%ld", last);
+	if (fputs(text, f) < 0 || fclose(f))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		snprintf(secs, sizeof(secs), "%d", seconds);
+		execl(tu_loadgen(), "loadgen", "spin", secs, (char *)NULL);
+		_exit(127);
+	}
+	return pid < 0 ? 0 : pid;
+}
+
+static void stop(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* Two processes whose pids are a prefix one of the other (A and A0..A9,
+ * asked of the kernel through ns_last_pid), sampled with the machine: go
+ * tool pprof -tagfocus=pid=A keeps exactly A's samples, as many as the
+ * profile's own labels give A, where the regexp of a string label ("(A)")
+ * keeps A's and the other's. cpu=0 and cpu=1 likewise, CPU 0's a number 0. */
+static void test_tagfocus_exact(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = NULL, args[256];
+	pid_t a = 0, b = 0;
+	long pids[2], cpus[2] = { 0, 1 };
+	struct raw_counts all, kept;
+
+	need_go();
+	for (int tries = 0; tries < 20 && !b; tries++) {
+		stop(a);
+		a = spin_after(1999 + tries * 37, 4);
+		if (!a)
+			tu_skip("cannot write /proc/sys/kernel/ns_last_pid to choose pids: %m");
+		if (a < 1000 || a > 3276)
+			continue; /* the range taken: ten times it must fit pid_max 32768 */
+		b = spin_after((long)a * 10 - 1, 4);
+		if (b / 10 != a) {
+			stop(b);
+			b = 0;
+		}
+	}
+	if (!b) {
+		stop(a);
+		fail_msg("could not get two pids A and A0..A9 in 20 tries");
+	}
+	pids[0] = a;
+	pids[1] = b;
+	print_message("pids %d and %d\n", (int)a, (int)b);
+	if (tu_sh(&out, "%s record -a -F 499 -o %s/tf -- sleep 2 2>&1 && "
+			"%s report %s/tf --pprof %s/tf.pb.gz 2>&1",
+		  tu_ringtrace(), fx->dir, tu_ringtrace(), fx->dir, fx->dir)) {
+		stop(a), stop(b);
+		fail_msg("record or report failed:\n%s", out);
+	}
+	free(out);
+	stop(a);
+	stop(b);
+	assert_int_equal(pprof(&out, fx, "-raw -sample_index=samples tf.pb.gz"), 0);
+	raw_count(out, "pid", pids, 2, &all);
+	free(out);
+	print_message("samples: %" PRIu64 " in all, %" PRIu64 " of pid %ld, %" PRIu64 " of pid %ld\n",
+		      all.total, all.by_value[0], pids[0], all.by_value[1], pids[1]);
+	if (all.by_value[0] < 50 || all.by_value[1] < 50)
+		fail_msg("the two spinning processes have %" PRIu64 " and %" PRIu64 " samples",
+			 all.by_value[0], all.by_value[1]);
+	for (int i = 0; i < 2; i++) {
+		snprintf(args, sizeof(args), "-raw -sample_index=samples -tagfocus=pid=%ld tf.pb.gz", pids[i]);
+		assert_int_equal(pprof(&out, fx, args), 0);
+		raw_count(out, "pid", pids, 2, &kept);
+		if (kept.total != all.by_value[i] || kept.by_value[i] != all.by_value[i])
+			fail_msg("-tagfocus=pid=%ld kept %" PRIu64 " samples (%" PRIu64 " of it), the profile has %" PRIu64,
+				 pids[i], kept.total, kept.by_value[i], all.by_value[i]);
+		free(out);
+	}
+	/* a string label's regexp matches A inside A0..A9 too */
+	snprintf(args, sizeof(args), "-raw -sample_index=samples '-tagfocus=pid=(%ld)' tf.pb.gz", pids[0]);
+	assert_int_equal(pprof(&out, fx, args), 0);
+	raw_count(out, "pid", pids, 2, &kept);
+	assert_int_equal(kept.by_value[0], all.by_value[0]);
+	assert_int_equal(kept.by_value[1], all.by_value[1]);
+	free(out);
+	/* every CPU's samples, CPU 0's too */
+	assert_int_equal(pprof(&out, fx, "-raw -sample_index=samples tf.pb.gz"), 0);
+	raw_count(out, "cpu", cpus, 2, &all);
+	free(out);
+	for (int i = 0; i < tu_online_cpus() && i < 2; i++) {
+		snprintf(args, sizeof(args), "-raw -sample_index=samples -tagfocus=cpu=%d tf.pb.gz", i);
+		assert_int_equal(pprof(&out, fx, args), 0);
+		raw_count(out, "cpu", cpus, 2, &kept);
+		if (!all.by_value[i] || kept.total != all.by_value[i] || kept.by_value[i] != all.by_value[i])
+			fail_msg("-tagfocus=cpu=%d kept %" PRIu64 " samples, the profile has %" PRIu64, i,
+				 kept.total, all.by_value[i]);
+		free(out);
+	}
 }
 
 /* "-" writes the gzipped profile to stdout. A file is created 0600 (a
@@ -248,6 +438,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_top_matches_folded),
 		cmocka_unit_test(test_traces_match_folded),
+		cmocka_unit_test(test_tagfocus_exact),
 		cmocka_unit_test(test_stdout_and_existing_file),
 	};
 

@@ -283,9 +283,13 @@ static char *profile(int port, int seconds, const char *filters)
 {
 	char *out = NULL;
 
-	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
-				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=%d%s' 2>&1",
-			       dir, dir, port, seconds, filters), 0);
+	if (tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+			"'http://127.0.0.1:%d/debug/pprof/profile?seconds=%d%s' 2>&1",
+		  dir, dir, port, seconds, filters)) {
+		print_message("go tool pprof of ?seconds=%d%s failed:\n%s\n", seconds, filters,
+			      out ? out : "");
+		fail();
+	}
 	return out;
 }
 

@@ -171,6 +171,16 @@ static const char *label_str(const Perftools__Profiles__Profile *p,
 	return NULL;
 }
 
+/* The number label key of s (its unit set), or -1. */
+static int64_t label_num(const Perftools__Profiles__Profile *p, const Perftools__Profiles__Sample *s,
+			 const char *key)
+{
+	for (size_t i = 0; i < s->n_label; i++)
+		if (!strcmp(str(p, s->label[i]->key), key) && !s->label[i]->str && s->label[i]->num_unit)
+			return s->label[i]->num;
+	return -1;
+}
+
 /* Types, period, duration; one sample per stack and labels, leaf first;
  * the library's mapping with its build-id and offset. */
 static void test_profile_contents(void **state)
@@ -201,12 +211,21 @@ static void test_profile_contents(void **state)
 	assert_string_equal(function_name(p, deep->location_id[1]), "kfunc_root");
 	assert_string_equal(function_name(p, deep->location_id[2]), "[libw.so]");
 	assert_string_equal(label_str(p, deep, "comm"), "worker");
-	/* ids as strings: pprof drops a number with no unit */
+	/* ids as strings (Pyroscope's and Parca's labels) */
 	assert_string_equal(label_str(p, deep, "pid"), "4242");
 	assert_string_equal(label_str(p, deep, "tid"), "4242");
 	assert_string_equal(label_str(p, deep, "cpu"), "0");
+	/* and as numbers with a unit (go tool pprof's exact -tagfocus=pid=N;
+	 * it drops a number whose value and unit are both 0) */
+	assert_int_equal(label_num(p, deep, "pid"), 4242);
+	assert_int_equal(label_num(p, deep, "tid"), 4242);
+	assert_int_equal(label_num(p, deep, "cpu"), 0);
 	for (size_t i = 0; i < deep->n_label; i++)
-		assert_int_equal(deep->label[i]->num, 0);
+		if (!deep->label[i]->str)
+			assert_string_equal(str(p, deep->label[i]->num_unit),
+					    str(p, deep->label[i]->key));
+		else
+			assert_int_equal(deep->label[i]->num, 0);
 	for (size_t i = 0; i < p->n_mapping; i++) {
 		const Perftools__Profiles__Mapping *m = p->mapping[i];
 

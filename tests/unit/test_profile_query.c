@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_profile_query.c: the query of GET /debug/pprof/profile: Go's default
- * and bounds for seconds=, the filters taken as given, and every malformed
- * value refused with one line naming the parameter. */
+ * and bounds for seconds=, the filters taken as given, every malformed
+ * value refused with one line naming the parameter, every unknown parameter
+ * refused by name, and type= against the path's kind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "export/profile_requests.h"
@@ -140,6 +142,63 @@ static void test_malformed_values(void **state)
 	}
 }
 
+/* The parameters the paths take pass; any other (pod= until it is a
+ * filter, a prefix or a longer name of a known one, case changed, empty) is
+ * refused by name in one line, and a control byte in it is not echoed. */
+static void test_parameter_names(void **state)
+{
+	static const char *const known[] = { "seconds", "type", "pid", "comm", "cgroup", "container",
+					     "namespace", "pod", "container_name" };
+	static const char *const unknown[] = { "pods", "Namespace", "container_names", "sec",
+					       "seconds2", "PID", "", "debug", "gc", "pid " };
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		assert_int_equal(profile_query_check_name(known[i], err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		char named[80];
+
+		err[0] = 0;
+		assert_int_equal(profile_query_check_name(unknown[i], err, sizeof(err)), -EINVAL);
+		snprintf(named, sizeof(named), "unknown parameter %s=", unknown[i]);
+		if (i == sizeof(unknown) / sizeof(unknown[0]) - 1)
+			strcpy(named, "unknown parameter pid?=");
+		if (strncmp(err, named, strlen(named)) || strchr(err, '\n') || !strstr(err, "seconds=") ||
+		    !strstr(err, "container="))
+			fail_msg("\"%s\": \"%s\" does not name it and those taken in one line", unknown[i], err);
+	}
+	assert_int_equal(profile_query_check_name("a\x1b]0;x\x07", err, sizeof(err)), -EINVAL);
+	assert_null(strchr(err, '\x1b'));
+	assert_null(strchr(err, '\x07'));
+}
+
+/* type= chooses the kind on the CPU path; the off-CPU path is off-CPU
+ * whatever, and refuses type=cpu; an unknown type is refused. */
+static void test_kinds(void **state)
+{
+	struct profile_query q;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_CPU, NULL, err, sizeof(err)), 0);
+	assert_int_equal(q.kind, PROFILE_CPU);
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_CPU, "offcpu", err, sizeof(err)), 0);
+	assert_int_equal(q.kind, PROFILE_OFFCPU);
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_CPU, "cpu", err, sizeof(err)), 0);
+	assert_int_equal(q.kind, PROFILE_CPU);
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_OFFCPU, NULL, err, sizeof(err)), 0);
+	assert_int_equal(q.kind, PROFILE_OFFCPU);
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_OFFCPU, "offcpu", err, sizeof(err)), 0);
+	assert_int_equal(q.kind, PROFILE_OFFCPU);
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_OFFCPU, "cpu", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "type="));
+	assert_int_equal(profile_query_parse_kind(&q, PROFILE_CPU, "wall", err, sizeof(err)), -EINVAL);
+	assert_int_equal(strncmp(err, "type=", 5), 0);
+	assert_string_equal(profile_kind_name(PROFILE_CPU), "cpu");
+	assert_string_equal(profile_kind_name(PROFILE_OFFCPU), "offcpu");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +206,8 @@ int main(void)
 		cmocka_unit_test(test_malformed_values),
 		cmocka_unit_test(test_kube_names),
 		cmocka_unit_test(test_malformed_kube_names),
+		cmocka_unit_test(test_parameter_names),
+		cmocka_unit_test(test_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,8 @@ struct export_command_line {
 	const char *unwind_mem; /* --unwind-mem, as given (the child parses it too) */
 	const char *unwind_cache_size; /* --unwind-cache-size, as given (and the child) */
 	struct container_runtime_sockets sockets; /* NULL: "none" */
+	bool offcpu;                   /* --off-cpu */
+	const char *offcpu_min;        /* --off-cpu-min, as given (the child parses it too) */
 };
 
 /* A runtime's socket option: "none", or an absolute path. */
@@ -111,6 +113,14 @@ static int export_option(void *ctx, int id, const char *arg)
 	case EXPORT_OPT_DOCKER_SOCKET:
 		return runtime_socket_option("--docker-socket", arg,
 					     &line->sockets.path[RUNTIME_DOCKER]);
+	case EXPORT_OPT_OFF_CPU:
+		line->offcpu = true;
+		break;
+	case EXPORT_OPT_OFF_CPU_MIN:
+		if (option_parse_duration("--off-cpu-min", arg, 3600ULL * 1000000000ULL, &v))
+			return OPTIONS_USAGE_ERROR;
+		line->offcpu_min = arg;
+		break;
 	}
 	return OPTIONS_CONTINUE;
 }
@@ -158,6 +168,14 @@ int cmd_export(int argc, char **argv)
 		rt_error("--unwind-cache-size bounds the unwind cache of -g's profiles: give -g too");
 		return 2;
 	}
+	if (line.offcpu && !line.profiles) {
+		rt_error("--off-cpu serves off-CPU profiles beside -g's CPU profiles: give -g too");
+		return 2;
+	}
+	if (line.offcpu_min && !line.offcpu) {
+		rt_error("--off-cpu-min needs --off-cpu: it sets which of the off-CPU blocks are sampled");
+		return 2;
+	}
 	if (line.profiles && !cl->listen) {
 		rt_error("-g serves profiles over HTTP: give --listen ADDR:PORT too");
 		return 2;
@@ -181,14 +199,18 @@ int cmd_export(int argc, char **argv)
 						 .unwind_mem = line.unwind_mem ? line.unwind_mem
 									       : EXPORT_DEFAULT_UNWIND_MEM,
 						 .unwind_cache_size = line.unwind_cache_size,
-						 .names = names },
+						 .names = names,
+						 .offcpu = line.offcpu,
+						 .offcpu_min = line.offcpu_min ? line.offcpu_min
+									       : EXPORT_DEFAULT_OFF_CPU_MIN },
 					 err, sizeof(err));
 	if (!profiler) {
 		rt_error("%s", err);
 		container_names_free(names);
 		return 1;
 	}
-	service = (struct profile_service){ export_profiler_make, profiler, export_profiler_healthy };
+	service = (struct profile_service){ export_profiler_make, profiler, export_profiler_healthy,
+					    line.offcpu };
 	cl->profiles = &service;
 	status = export_run(cl);
 	export_profiler_stop(profiler);

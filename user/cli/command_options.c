@@ -220,6 +220,16 @@ static const struct options_entry export_options_table[] = {
 	  "where Docker Engine is asked the same, GET /containers/ID/json (default "
 	  DOCKER_DEFAULT_SOCKET "; none: never)",
 	  NULL, EXPORT_OPT_DOCKER_SOCKET },
+	{ "off-cpu", 0, NULL,
+	  "with -g: also serve off-CPU profiles, GET " OFFCPU_PROFILE_PATH "?seconds=N (or "
+	  PROFILE_PATH "?type=offcpu): the time tasks slept off CPU, by the stack they slept in "
+	  "(record --off-cpu; off unless given: it costs about 2 us at every context switch of the "
+	  "machine, docs/exporter.md)",
+	  NULL, EXPORT_OPT_OFF_CPU },
+	{ "off-cpu-min", 0, "TIME",
+	  "with --off-cpu: blocks shorter than TIME are left out, e.g. 100us (default "
+	  EXPORT_DEFAULT_OFF_CPU_MIN ")",
+	  NULL, EXPORT_OPT_OFF_CPU_MIN },
 	{ 0 },
 };
 
@@ -233,7 +243,8 @@ const struct options_command export_command = {
 	.usage = "ringtrace export [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
 		 "                 [-e cpu-clock|task-clock] [-F HZ] [-G CGROUP] [--top N]\n"
 		 "                 [--cgroup-grace S] [--web-config-file FILE]\n"
-		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]]\n"
+		 "                 [-g [--unwind-mem SIZE] [--unwind-cache-size SIZE]\n"
+		 "                     [--off-cpu [--off-cpu-min TIME]]]\n"
 		 "                 [--containerd-socket PATH] [--crio-socket PATH] [--docker-socket PATH]",
 	.description = "Samples every CPU continuously, aggregates in BPF maps and serves "
 		       "Prometheus metrics (text format 0.0.4) on http://ADDR:PORT/metrics (a "

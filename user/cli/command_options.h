@@ -35,6 +35,10 @@
  * alone 7.8 (docs/BENCHMARKS.md); a file that finds no room is unwound by
  * frame pointers, counted, and tried again a second later. */
 #define EXPORT_DEFAULT_UNWIND_MEM "16M"
+/* export --off-cpu's --off-cpu-min: longer than record's, so that the short
+ * blocks of a busy machine do not fill the flight recording a profile's
+ * window is cut from (docs/exporter.md) */
+#define EXPORT_DEFAULT_OFF_CPU_MIN "1ms"
 #define SNAPSHOT_WAIT_SECONDS 30
 
 enum record_option_id {
@@ -143,6 +147,8 @@ enum export_option_id {
 	EXPORT_OPT_CONTAINERD_SOCKET,
 	EXPORT_OPT_CRIO_SOCKET,
 	EXPORT_OPT_DOCKER_SOCKET,
+	EXPORT_OPT_OFF_CPU,
+	EXPORT_OPT_OFF_CPU_MIN,
 };
 
 enum snapshot_option_id {

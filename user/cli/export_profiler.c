@@ -48,10 +48,14 @@
  * time of the questions alone, however long the profile takes to make;
  * names not had by then are left out of it (and asked again by the next). */
 #define PROFILE_NAMES_BUDGET_NS 1000000000ULL
+/* The events of the child's recording: its default, and --off-cpu's. */
+#define CPU_EVENT "cpu-clock"
+#define OFFCPU_EVENT "offcpu-time"
 /* The prefix of the private directories; a lock on one says its exporter lives. */
 #define PRIVATE_PREFIX "ringtrace-export-"
 
 struct export_profiler {
+	bool offcpu;          /* the recording has the event offcpu-time */
 	pthread_mutex_t lock; /* one profile made at a time: snapshots, the child's status */
 	pid_t child;          /* 0 once reaped */
 	atomic_bool ended;    /* the child's end seen (read without the lock) */
@@ -123,7 +127,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		       char *err, size_t errlen)
 {
 	char freq[32], exe[PATH_MAX], parent_pid[32];
-	char *argv[28];
+	char *argv[32];
 	int argc = 0;
 	pid_t parent = getpid();
 	/* this binary by its name, not /proc/self/exe: the child's comm is
@@ -156,6 +160,11 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	if (cfg->unwind_cache_size) {
 		argv[argc++] = "--unwind-cache-size";
 		argv[argc++] = (char *)cfg->unwind_cache_size;
+	}
+	if (cfg->offcpu) {
+		argv[argc++] = "--off-cpu";
+		argv[argc++] = "--off-cpu-min";
+		argv[argc++] = (char *)cfg->offcpu_min;
 	}
 	argv[argc++] = "-q";
 	/* a parent-death signal set here would be cleared by the exec of a
@@ -235,6 +244,7 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 	pthread_mutex_init(&p->lock, NULL);
 	p->dirfd = -1;
 	p->names = cfg->names;
+	p->offcpu = cfg->offcpu;
 	parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (parent_fd >= 0) {
 		dir_each_entry(parent_fd, remove_stale, NULL);
@@ -324,6 +334,10 @@ static int profile_of(struct export_profiler *p, const struct flight_target *t, 
 	struct report_options o = {
 		.output = REPORT_PPROF,
 		.pprof_path = "-",
+		/* named, or report says at each profile that the recording
+		 * has another event */
+		.event_filter = q->kind == PROFILE_OFFCPU ? OFFCPU_EVENT
+				: p->offcpu ? CPU_EVENT : NULL,
 		.pid_filter = q->pid,
 		.comm_filter = q->comm[0] ? q->comm : NULL,
 		.cgroup_filter = q->cgroup[0] ? q->cgroup : NULL,

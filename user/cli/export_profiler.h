@@ -18,6 +18,8 @@ struct export_profiler_config {
 	const char *unwind_mem; /* the child's --unwind-mem */
 	const char *unwind_cache_size; /* the child's --unwind-cache-size, or NULL: its default */
 	struct container_names *names; /* where containers are named, or NULL */
+	bool offcpu;                /* the child records --off-cpu too: off-CPU profiles */
+	const char *offcpu_min;     /* its --off-cpu-min */
 };
 
 struct export_profiler;

@@ -187,7 +187,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data_size;
 	note_answered(server, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		static const char only[] = "only GET /, /metrics, /healthz and " PROFILE_PATH "\n";
+		static const char only[] = "only GET /, /metrics, /healthz, " PROFILE_PATH " and " OFFCPU_PROFILE_PATH "\n";
 
 		byte_buffer_append(&body, only, sizeof(only) - 1);
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, text, &body);
@@ -214,16 +214,18 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		byte_buffer_append(&body, landing_page, sizeof(landing_page) - 1);
 		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", &body);
 	}
-	if (!strcmp(url, PROFILE_PATH)) {
+	if (!strcmp(url, PROFILE_PATH) || !strcmp(url, OFFCPU_PROFILE_PATH)) {
 		static const char off[] = "no profiles here: ringtrace export serves them with -g\n";
 
 		if (server->profiles)
-			return profile_requests_answer(server->profiles, conn, req_cls);
+			return profile_requests_answer(server->profiles, conn,
+						       strcmp(url, PROFILE_PATH) ? PROFILE_OFFCPU : PROFILE_CPU,
+						       req_cls);
 		byte_buffer_append(&body, off, sizeof(off) - 1);
 		return reply(conn, MHD_HTTP_NOT_FOUND, text, &body);
 	}
 	if (strcmp(url, "/metrics")) {
-		static const char known[] = "ringtrace serves /, /metrics, /healthz and " PROFILE_PATH "\n";
+		static const char known[] = "ringtrace serves /, /metrics, /healthz, " PROFILE_PATH " and " OFFCPU_PROFILE_PATH "\n";
 
 		byte_buffer_append(&body, known, sizeof(known) - 1);
 		return reply(conn, MHD_HTTP_NOT_FOUND, text, &body);

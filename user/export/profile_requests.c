@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export/profile_request_log.h"
 #include "lib/log.h"
 #include "lib/monotonic.h"
 #include "sys/container_labels.h"
@@ -35,6 +36,7 @@ struct profile_job {
 	bool busy;          /* taken by a request not yet done with */
 	bool has_thread;    /* started, not joined */
 	bool thread_done;   /* its thread resumed conn and is returning */
+	bool client_left;   /* its client left before the profile was made */
 	bool conn_done;     /* the daemon is done with the request */
 	unsigned int status;
 	struct byte_buffer body;
@@ -47,7 +49,68 @@ struct profile_requests {
 	pthread_cond_t wake; /* stopping */
 	atomic_bool stopping;
 	struct profile_job jobs[PROFILE_MAX_CONCURRENT];
+	struct profile_request_log *log; /* or NULL: no summary */
 };
+
+/* The query parameters the profile paths take: any other gets 400 naming it
+ * (a filter a client believes applied, but ignored, would answer with the
+ * whole node's profile). */
+static const char *const known_parameters[] = {
+	"seconds", "type", "pid", "comm", "cgroup", "container", "namespace", "pod",
+	"container_name",
+};
+#define NR_KNOWN_PARAMETERS (sizeof(known_parameters) / sizeof(known_parameters[0]))
+
+static const char *const kind_names[PROFILE_KINDS] = {
+	[PROFILE_CPU] = "cpu",
+	[PROFILE_OFFCPU] = "offcpu",
+};
+
+const char *profile_kind_name(enum profile_kind kind)
+{
+	return kind >= 0 && kind < PROFILE_KINDS ? kind_names[kind] : "?";
+}
+
+int profile_query_check_name(const char *name, char *err, size_t errlen)
+{
+	char list[256], shown[65];
+	size_t used = 0, n = 0;
+
+	for (size_t i = 0; i < NR_KNOWN_PARAMETERS; i++)
+		if (!strcmp(name, known_parameters[i]))
+			return 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < NR_KNOWN_PARAMETERS && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s=",
+					 !i ? "" : i + 1 < NR_KNOWN_PARAMETERS ? ", " : " and ",
+					 known_parameters[i]);
+	/* the name as text a terminal may show: its first 64 bytes, those
+	 * not printable ASCII as '?' */
+	for (const char *c = name; *c && n < sizeof(shown) - 1; c++)
+		shown[n++] = *c > ' ' && *c < 0x7f ? *c : '?';
+	shown[n] = '\0';
+	rt_format(err, errlen, "unknown parameter %s=: the profiles take %s", shown, list);
+	return -EINVAL;
+}
+
+int profile_query_parse_kind(struct profile_query *q, enum profile_kind path_kind, const char *type,
+			     char *err, size_t errlen)
+{
+	q->kind = path_kind;
+	if (!type)
+		return 0;
+	for (int k = 0; k < PROFILE_KINDS; k++)
+		if (!strcmp(type, kind_names[k]) &&
+		    (path_kind == PROFILE_CPU || (enum profile_kind)k == path_kind)) {
+			q->kind = (enum profile_kind)k;
+			return 0;
+		}
+	if (path_kind == PROFILE_OFFCPU)
+		rt_format(err, errlen, "type= on " OFFCPU_PROFILE_PATH " takes offcpu only (CPU profiles: " PROFILE_PATH ")");
+	else
+		rt_format(err, errlen, "type= takes cpu (the default) or offcpu");
+	return -EINVAL;
+}
 
 /* A decimal number with digits only, at most max; false otherwise. */
 static bool parse_decimal(const char *text, uint64_t max, uint64_t *out)
@@ -198,7 +261,7 @@ static void *job_thread(void *arg)
 	pthread_mutex_unlock(&pr->lock);
 	if (atomic_load(&pr->stopping))
 		rt_format(job->err, sizeof(job->err), "ringtrace export is stopping");
-	else if (left)
+	else if ((job->client_left = left))
 		rt_format(job->err, sizeof(job->err), "the client left");
 	else
 		r = pr->service.make(pr->service.ctx, &job->q, &pr->stopping, &job->body, job->err,
@@ -239,6 +302,10 @@ struct profile_requests *profile_requests_create(const struct profile_service *s
 	atomic_init(&pr->stopping, false);
 	for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++)
 		pr->jobs[i].pr = pr;
+	/* without it, requests are served but not summed up in the log */
+	pr->log = profile_request_log_start(PROFILE_LOG_PERIOD_S);
+	if (!pr->log)
+		rt_warn("ringtrace export: cannot start the profile requests' log summary: out of memory");
 	return pr;
 }
 
@@ -295,15 +362,50 @@ static struct profile_job *take_slot(struct profile_requests *pr)
 	return NULL;
 }
 
+/* profile_requests_answer's check of each query parameter's name: the first
+ * unknown stops the walk, err saying which. */
+struct name_check {
+	char err[512];
+	bool unknown;
+};
+
+static enum MHD_Result check_parameter(void *cls, enum MHD_ValueKind kind, const char *key,
+				       const char *value)
+{
+	struct name_check *c = cls;
+
+	(void)kind;
+	(void)value;
+	if (!profile_query_check_name(key ? key : "", c->err, sizeof(c->err)))
+		return MHD_YES;
+	c->unknown = true;
+	return MHD_NO;
+}
+
+/* Queues a text line with status, the request counted in the log. */
+static enum MHD_Result refuse(struct profile_requests *pr, struct MHD_Connection *conn,
+			      enum profile_kind kind, unsigned int status, const char *line)
+{
+	profile_request_log_count(pr->log, kind, status);
+	return queue_text(conn, status, line);
+}
+
 enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_Connection *conn,
-					void **req_cls)
+					enum profile_kind path_kind, void **req_cls)
 {
 	struct profile_job *job = *req_cls;
+	struct name_check names = { .unknown = false };
 	struct profile_query q;
 	char err[512];
 
-	if (job) /* the wait is over: the answer */
+	if (job) { /* the wait is over: the answer */
+		profile_request_log_count(pr->log, job->q.kind,
+					  job->client_left ? PROFILE_LOG_CLIENT_LEFT : job->status);
 		return queue(conn, job->status, job->body.data, job->body.len);
+	}
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, check_parameter, &names);
+	if (names.unknown)
+		return refuse(pr, conn, path_kind, MHD_HTTP_BAD_REQUEST, names.err);
 	if (profile_query_parse(&q, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds"),
 				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pid"),
 				MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "comm"),
@@ -314,21 +416,27 @@ enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_
 					MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "pod"),
 					MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
 								    "container_name") },
-				err, sizeof(err)))
-		return queue_text(conn, MHD_HTTP_BAD_REQUEST, err);
+				err, sizeof(err)) ||
+	    profile_query_parse_kind(&q, path_kind,
+				     MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "type"),
+				     err, sizeof(err)))
+		return refuse(pr, conn, path_kind, MHD_HTTP_BAD_REQUEST, err);
+	if (q.kind == PROFILE_OFFCPU && !pr->service.offcpu)
+		return refuse(pr, conn, q.kind, MHD_HTTP_NOT_FOUND,
+			      "no off-CPU profiles here: ringtrace export serves them with -g --off-cpu");
 	q.start_ns = monotonic_ns();
 	q.end_ns = q.start_ns + (uint64_t)q.seconds * 1000000000;
 	pthread_mutex_lock(&pr->lock);
 	if (atomic_load(&pr->stopping)) {
 		pthread_mutex_unlock(&pr->lock);
-		return queue_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "ringtrace export is stopping");
+		return refuse(pr, conn, q.kind, MHD_HTTP_SERVICE_UNAVAILABLE, "ringtrace export is stopping");
 	}
 	job = take_slot(pr);
 	if (!job) {
 		pthread_mutex_unlock(&pr->lock);
 		snprintf(err, sizeof(err), "%d profiles are being made: try again when one is done",
 			 PROFILE_MAX_CONCURRENT);
-		return queue_text(conn, MHD_HTTP_TOO_MANY_REQUESTS, err);
+		return refuse(pr, conn, q.kind, MHD_HTTP_TOO_MANY_REQUESTS, err);
 	}
 	job->conn = conn;
 	job->q = q;
@@ -338,7 +446,8 @@ enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_
 		job->busy = false;
 		pthread_mutex_unlock(&pr->lock);
 		MHD_resume_connection(conn);
-		return queue_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot start a thread for the profile");
+		return refuse(pr, conn, q.kind, MHD_HTTP_SERVICE_UNAVAILABLE,
+			      "cannot start a thread for the profile");
 	}
 	job->has_thread = true;
 	*req_cls = job;
@@ -399,6 +508,7 @@ void profile_requests_free(struct profile_requests *pr)
 	if (!pr)
 		return;
 	profile_requests_stop(pr);
+	profile_request_log_stop(pr->log);
 	for (int i = 0; i < PROFILE_MAX_CONCURRENT; i++)
 		byte_buffer_free(&pr->jobs[i].body);
 	pthread_cond_destroy(&pr->wake);

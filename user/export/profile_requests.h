@@ -16,6 +16,10 @@
 #include "lib/byte_buffer.h"
 
 #define PROFILE_PATH "/debug/pprof/profile"
+/* Off-CPU profiles (export -g --off-cpu): a path of their own, which
+ * scrapers' custom profiles (Parca's pprof_config, Alloy's profile.custom)
+ * can name and add seconds= to; PROFILE_PATH?type=offcpu is the same. */
+#define OFFCPU_PROFILE_PATH "/debug/pprof/offcpu"
 /* seconds= when not given: Go's */
 #define PROFILE_DEFAULT_SECONDS 30
 /* The longest window: what the flight recording behind it holds with room
@@ -24,8 +28,20 @@
 /* Requests waiting for their profile at once; one more gets 429. */
 #define PROFILE_MAX_CONCURRENT 4
 
+/* What a profile's samples are: CPU time (sampled), or time off CPU (each
+ * block timed), each with the stack where it was spent or began. */
+enum profile_kind {
+	PROFILE_CPU,
+	PROFILE_OFFCPU,
+	PROFILE_KINDS
+};
+
+/* "cpu", "offcpu": as type= takes them. */
+const char *profile_kind_name(enum profile_kind kind);
+
 /* A request's window and filters, checked. */
 struct profile_query {
+	enum profile_kind kind;
 	unsigned int seconds;
 	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC, as the samples' times */
 	int64_t pid;               /* only this process's samples, or -1 */
@@ -50,6 +66,15 @@ int profile_query_parse(struct profile_query *q, const char *seconds, const char
 			const char *comm, const char *cgroup, const char *container,
 			const struct profile_query_names *names, char *err, size_t errlen);
 
+/* Whether name is a query parameter the profile paths take: 0, or -EINVAL
+ * with err one line naming it and those they take. */
+int profile_query_check_name(const char *name, char *err, size_t errlen);
+
+/* type= (NULL when absent) on a path whose profiles are of path_kind: q's
+ * kind. 0, or -EINVAL with err one line. */
+int profile_query_parse_kind(struct profile_query *q, enum profile_kind path_kind, const char *type,
+			     char *err, size_t errlen);
+
 /* Makes the gzipped profile of q's window, which has passed, into out;
  * cancel turns true when the server stops. 0; -EAGAIN (not ready yet) or
  * -ECANCELED: 503; -ENODATA: 400; another -errno: 500; err one line. */
@@ -63,17 +88,19 @@ struct profile_service {
 	profile_make_fn make;
 	void *ctx;
 	profile_health_fn healthy; /* or NULL: always */
+	bool offcpu;               /* it makes PROFILE_OFFCPU profiles too */
 };
 
 struct profile_requests;
 
 /* For a server started with MHD_ALLOW_SUSPEND_RESUME. NULL: out of memory. */
 struct profile_requests *profile_requests_create(const struct profile_service *service);
-/* Answers GET PROFILE_PATH on conn (authorized): at its first call checks the
- * query, suspends conn and starts its wait; at the call after the wait,
- * queues the profile or the error. */
+/* Answers GET PROFILE_PATH (path_kind PROFILE_CPU) or OFFCPU_PROFILE_PATH on
+ * conn (authorized): at its first call checks the query, suspends conn and
+ * starts its wait; at the call after the wait, queues the profile or the
+ * error. */
 enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_Connection *conn,
-					void **req_cls);
+					enum profile_kind path_kind, void **req_cls);
 /* Whether the service can make profiles (false: why, one line). */
 bool profile_requests_healthy(struct profile_requests *pr, char *why, size_t len);
 /* The daemon is done with the request whose req_cls this is. */

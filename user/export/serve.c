@@ -137,7 +137,9 @@ int export_run(const struct export_options *o)
 			goto out;
 		}
 		rt_info("ringtrace: serving metrics on %s://%s/metrics%s", web.cert_pem ? "https" : "http",
-			o->listen, o->profiles ? " and profiles on " PROFILE_PATH : "");
+			o->listen, !o->profiles ? ""
+				   : o->profiles->offcpu ? " and profiles on " PROFILE_PATH " and " OFFCPU_PROFILE_PATH
+							 : " and profiles on " PROFILE_PATH);
 	}
 	if (o->textfile)
 		rt_info("ringtrace: writing %s/%s every %u s", o->textfile, TEXTFILE_NAME, o->interval);

@@ -15,8 +15,12 @@
 #include "format/perf_record.h"
 #include "format/recording_layout.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "record/flight_sideband.h"
 #include "sys/output_dir.h"
+
+/* Overlapping snapshots say their losses at most this often. */
+#define OVERLAP_LOSS_PERIOD_NS (60ULL * 1000000000ULL)
 
 /* perfbuf: each sample of the kernel's ring newer than the previous cut. */
 struct kernel_reader {
@@ -239,6 +243,19 @@ static void prune_sideband(struct flight_recorder *f, const struct cpu_take *tak
 	free(bufs);
 }
 
+
+/* Overlapping snapshots' losses (counted since the start) to be said now:
+ * more than when last said, and that a minute or more ago. */
+static bool overlap_loss_to_say(struct flight_recorder *f, uint64_t lost)
+{
+	uint64_t now = monotonic_ns();
+
+	if (lost <= f->lost_said || (f->lost_said_ns && now - f->lost_said_ns < OVERLAP_LOSS_PERIOD_NS))
+		return false;
+	f->lost_said = lost;
+	f->lost_said_ns = now;
+	return true;
+}
 /* Takes every CPU, then writes snapshot-NNN: header, per-CPU files, the
  * accounting; prints the counts; keeps the side-band bounded. */
 int flight_write_snapshot(struct flight_recorder *f, unsigned int number, const char *reason,
@@ -290,8 +307,9 @@ int flight_write_snapshot(struct flight_recorder *f, unsigned int number, const 
 			accounting_add(&f->cpus[i].totals, k);
 	}
 	/* overlapping snapshots are taken often (a profile each): said when
-	 * something was lost */
-	if (!f->overlap || all.lost)
+	 * more was lost since it was last said, at most once a minute (the
+	 * exporter's requests are summed up a minute at a time too) */
+	if (!f->overlap || overlap_loss_to_say(f, all.lost))
 		rt_info("ringtrace: %s (%s): %" PRIu64 " samples produced = %" PRIu64 " held + %" PRIu64
 			" overwritten + %" PRIu64 " lost%s", path, reason, all.produced, all.held,
 			all.overwritten, all.lost, f->overlap ? " since the start" : "");

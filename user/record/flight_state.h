@@ -57,6 +57,8 @@ struct flight_recorder {
 	uint64_t ignored;           /* triggers after --max-snapshots */
 	char reason[128];           /* of the pending trigger */
 	uint64_t mismatches;        /* periods whose counts did not add up */
+	uint64_t lost_said;         /* overlap: the samples lost when last said */
+	uint64_t lost_said_ns;      /* overlap: when (CLOCK_MONOTONIC), 0: never */
 	_Atomic int error;          /* a snapshot that could not be written */
 	char error_text[512];
 };

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "lib/byte_buffer.h"
 #include "lib/log.h"
 #include "lib/terminal_text.h"
+#include "report/pprof_gzip.h"
 #include "report/profile.pb-c.h"
 #include "sys/container_labels.h"
 
@@ -302,42 +302,6 @@ out:
 	return ret;
 }
 
-/* Compresses data as gzip into out, with zlib. */
-static int write_gzip(FILE *out, const uint8_t *data, size_t len, char *err, size_t errlen)
-{
-	z_stream z = { 0 };
-	uint8_t chunk[65536];
-	int r;
-
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16 /* gzip */, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		rt_format(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	z.next_in = (uint8_t *)data;
-	z.avail_in = (uInt)len;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		r = deflate(&z, Z_FINISH);
-		if (r == Z_STREAM_ERROR)
-			break;
-		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) != sizeof(chunk) - z.avail_out) {
-			int e = errno ? errno : EIO;
-
-			deflateEnd(&z);
-			rt_format(err, errlen, "cannot write the profile: %s", strerror(errno));
-			return -e;
-		}
-	} while (r != Z_STREAM_END);
-	deflateEnd(&z);
-	if (r != Z_STREAM_END) {
-		rt_format(err, errlen, "cannot compress the profile");
-		return -EIO;
-	}
-	return 0;
-}
-
 /* The profile's messages, pointing into arrays made here and into the
  * builder; freed by free_messages. */
 struct messages {
@@ -354,10 +318,12 @@ struct messages {
 	char **strings;
 };
 
-/* comm, pid, tid, cpu, cgroup, what the cgroup's path says of its
- * container: container_id, pod_uid, qos_class, container_runtime, and what
- * its runtime says: namespace, pod, container. */
-#define LABELS_PER_SAMPLE 12
+/* comm, pid, tid, cpu, cgroup (5); what the cgroup's path says of its
+ * container: container_id, pod_uid, qos_class, container_runtime (4); what
+ * its runtime says: namespace, pod, container (3); pid, tid and cpu again as
+ * numbers (3). A label past these is a defect: add_label and
+ * add_number_label refuse it. */
+#define LABELS_PER_SAMPLE (5 + 4 + 3 + 3)
 
 static void free_messages(struct messages *m)
 {
@@ -376,8 +342,8 @@ static void add_label(struct pprof_builder *b, Perftools__Profiles__Sample *out,
 {
 	int64_t k, v;
 
-	if (!value || !value[0] || (k = string_index(b, key)) < 0 ||
-	    (v = string_index(b, value)) < 0)
+	if (!value || !value[0] || out->n_label >= LABELS_PER_SAMPLE ||
+	    (k = string_index(b, key)) < 0 || (v = string_index(b, value)) < 0)
 		return;
 	perftools__profiles__label__init(&l[out->n_label]);
 	l[out->n_label].key = k;
@@ -385,8 +351,28 @@ static void add_label(struct pprof_builder *b, Perftools__Profiles__Sample *out,
 	out->n_label++;
 }
 
-/* The labels of s: all strings, ids too (pprof drops a number label with no
- * unit: go tool pprof -tagfocus=cpu=0 would match nothing). */
+/* A number label key = value, its unit the key's name: go tool pprof drops
+ * a number label whose value and unit are both 0 (cpu 0), and without a unit
+ * it takes the key for one anyway. Its -tagfocus=pid=12 compares numbers
+ * (exactly 12; pid=10:20 a range), where on a string label it would match
+ * the regexp "12" anywhere (123, 312). */
+static void add_number_label(struct pprof_builder *b, Perftools__Profiles__Sample *out,
+			     Perftools__Profiles__Label *l, const char *key, uint32_t value)
+{
+	int64_t k;
+
+	if (out->n_label >= LABELS_PER_SAMPLE || (k = string_index(b, key)) < 0)
+		return;
+	perftools__profiles__label__init(&l[out->n_label]);
+	l[out->n_label].key = k;
+	l[out->n_label].num = value;
+	l[out->n_label].num_unit = k;
+	out->n_label++;
+}
+
+/* The labels of s: strings, ids too (what Pyroscope and Parca keep as a
+ * sample's labels), and pid, tid and cpu again as numbers (what go tool
+ * pprof's -tagfocus=pid=N selects exactly). */
 static void add_labels(struct pprof_builder *b, const struct sample *s,
 		       Perftools__Profiles__Sample *out, Perftools__Profiles__Label *l)
 {
@@ -416,6 +402,9 @@ static void add_labels(struct pprof_builder *b, const struct sample *s,
 			add_label(b, out, l, "container", names.container);
 		}
 	}
+	add_number_label(b, out, l, "pid", s->pid);
+	add_number_label(b, out, l, "tid", s->tid);
+	add_number_label(b, out, l, "cpu", s->cpu);
 }
 
 static int fill_samples(struct pprof_builder *b, struct messages *m)
@@ -572,7 +561,7 @@ int pprof_write(struct pprof_builder *b, const struct pprof_header *h, FILE *out
 	if (!packed)
 		goto oom;
 	perftools__profiles__profile__pack(p, packed);
-	ret = write_gzip(out, packed, len, err, errlen);
+	ret = pprof_write_gzip(out, packed, len, err, errlen);
 	goto out;
 oom:
 	rt_format(err, errlen, "out of memory");

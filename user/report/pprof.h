@@ -31,7 +31,7 @@ struct pprof_sample_labels {
 };
 
 /* What the profile's values are: samples/count, then value_type/value_unit
- * (cpu/nanoseconds, off-cpu/nanoseconds, EVENT/count) from the periods. */
+ * (cpu/nanoseconds, off_cpu/nanoseconds, EVENT/count) from the periods. */
 struct pprof_header {
 	const char *value_type, *value_unit;
 	int64_t period;          /* between two samples, in value_unit; 0 if unknown */

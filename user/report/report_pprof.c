@@ -121,7 +121,8 @@ int report_pprof_write(struct report_pprof *rp, const struct recording *rec,
 						       a->config == PERF_COUNT_SW_TASK_CLOCK);
 	bool offcpu = ev->name && !strcmp(ev->name, "offcpu-time");
 	struct pprof_header h = {
-		.value_type = offcpu ? "off-cpu" : clock ? "cpu" : ev->name ? ev->name : "events",
+		/* off_cpu/nanoseconds: the OpenTelemetry eBPF profiler's type */
+		.value_type = offcpu ? "off_cpu" : clock ? "cpu" : ev->name ? ev->name : "events",
 		.value_unit = offcpu || clock ? "nanoseconds" : "count",
 		/* the samples' span, as the recording's times give it */
 		.duration_nanos = rec->last_time <= rec->first_time ? 0
