@@ -158,7 +158,7 @@ static const struct options_entry record_options_table[] = {
 	  "events are attached and the files opened)",
 	  NULL, RECORD_OPT_KEEP_CAPS },
 	{ "keep-read-caps", 0, NULL,
-	  "of the capabilities, keep CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH after attaching, "
+	  "of the capabilities, keep cap_sys_ptrace and cap_dac_read_search after attaching, "
 	  "where held (every other one is dropped): to read the mappings and files of "
 	  "processes that start later as other users or in other mount namespaces (export "
 	  "-g's sampling child, in a container)",
