@@ -14,7 +14,9 @@
 # usage: daemonset_pod.py MANIFEST RINGTRACE WORKDIR PORT [--print]
 # WORKDIR holds the pod's root and its emptyDir volumes; --print prints the
 # command instead of running it. Not modelled: seccomp, AppArmor, the
-# container's cgroup (the pod's resources are measured apart, docs/exporter.md).
+# container's cgroup (the pod's resources are measured apart, docs/exporter.md);
+# a readOnly hostPath is read-only at its top mount only, as the kubelet made
+# it before recursive read-only mounts (Kubernetes 1.30).
 import os
 import shlex
 import sys
