@@ -384,7 +384,8 @@ static void test_alert_rules(void **state)
 	free(out);
 }
 
-/* The DaemonSet adds CAP_BPF and CAP_PERFMON, drops everything else. */
+/* The DaemonSet runs in the host's PID namespace, adds the five
+ * capabilities test_daemonset finds needed, drops everything else. */
 static void test_daemonset_capabilities(void **state)
 {
 	const char *src;
@@ -398,7 +399,9 @@ static void test_daemonset_capabilities(void **state)
 			"assert d[\"kind\"] == \"DaemonSet\"\n"
 			"c = d[\"spec\"][\"template\"][\"spec\"][\"containers\"][0]\n"
 			"s = c[\"securityContext\"]\n"
-			"assert s[\"capabilities\"] == {\"drop\": [\"ALL\"], \"add\": [\"BPF\", \"PERFMON\"]}, s\n"
+			"assert s[\"capabilities\"] == {\"drop\": [\"ALL\"], \"add\": [\"BPF\", \"PERFMON\", "
+			"\"SYSLOG\", \"SYS_PTRACE\", \"DAC_READ_SEARCH\"]}, s\n"
+			"assert d[\"spec\"][\"template\"][\"spec\"][\"hostPID\"] is True\n"
 			"assert s[\"allowPrivilegeEscalation\"] is False and not s[\"privileged\"]\n"
 			"port = c[\"ports\"][0][\"name\"]\n"
 			"for p in (\"readinessProbe\", \"livenessProbe\"):\n"

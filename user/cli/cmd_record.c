@@ -295,6 +295,9 @@ static int record_option(void *ctx, int id, const char *arg)
 	case RECORD_OPT_KEEP_CAPS:
 		o->keep_caps = true;
 		break;
+	case RECORD_OPT_KEEP_READ_CAPS:
+		o->keep_read_caps = true;
+		break;
 	case RECORD_OPT_METRICS:
 		if (!metrics_listen_valid(arg)) {
 			rt_error("invalid --metrics \"%s\": give ADDR:PORT, e.g. %s", arg,

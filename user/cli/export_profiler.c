@@ -167,6 +167,10 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		argv[argc++] = (char *)cfg->offcpu_min;
 	}
 	argv[argc++] = "-q";
+	/* the mappings and files of the processes that start later, other
+	 * users' and other mount namespaces' (a DaemonSet's pod), are read
+	 * with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH where they are given */
+	argv[argc++] = "--keep-read-caps";
 	/* a parent-death signal set here would be cleared by the exec of a
 	 * binary with file capabilities: the child sets its own */
 	snprintf(parent_pid, sizeof(parent_pid), "%d", (int)parent);
@@ -388,7 +392,7 @@ int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_
 	if (!child_running(p)) {
 		rt_format(err, errlen, "the sampling child has ended: see the exporter's log");
 		r = -EAGAIN;
-	} else if (flight_target_from_dir(&t, p->flight, why, sizeof(why))) {
+	} else if (flight_target_of_child(&t, p->flight, p->child, why, sizeof(why))) {
 		rt_format(err, errlen, "the profiler is starting: try again in a few seconds");
 		r = -EAGAIN;
 	} else if ((r = flight_target_take_snapshot(&t, SNAPSHOT_WAIT_MS, stop_waiting, &w, err,

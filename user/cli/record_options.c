@@ -157,6 +157,12 @@ static const struct options_entry record_options_table[] = {
 	  "keep the capabilities after attaching (by default every one is dropped once the "
 	  "events are attached and the files opened)",
 	  NULL, RECORD_OPT_KEEP_CAPS },
+	{ "keep-read-caps", 0, NULL,
+	  "of the capabilities, keep cap_sys_ptrace and cap_dac_read_search after attaching, "
+	  "where held (every other one is dropped): to read the mappings and files of "
+	  "processes that start later as other users or in other mount namespaces (export "
+	  "-g's sampling child, in a container)",
+	  NULL, RECORD_OPT_KEEP_READ_CAPS },
 	{ "verbose", 'v', NULL,
 	  "the totals in detail at the end: per CPU, the unwinder's and off-CPU's accounts, the "
 	  "files kept; twice (-vv), libbpf's messages too",

@@ -17,6 +17,7 @@
 #include "lib/monotonic.h"
 #include "sys/dir_entries.h"
 #include "sys/output_dir.h"
+#include "sys/proc_stat.h"
 
 int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t errlen)
 {
@@ -195,6 +196,7 @@ int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, 
 	int r;
 
 	t->pid = 0;
+	t->child = false;
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
 	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (t->dirfd < 0) {
@@ -246,6 +248,7 @@ int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t
 	int found, ret;
 
 	t->pid = pid;
+	t->child = false;
 	t->dirfd = -1;
 	t->dir[0] = '\0';
 	if (!is_ringtrace(pid, &owner)) {
@@ -270,10 +273,49 @@ int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t
 	return 0;
 }
 
+/* Whether pid is a live child of this process. */
+static bool is_own_child(pid_t pid)
+{
+	struct proc_stat st;
+
+	return !proc_stat_read((uint32_t)pid, &st) && st.ppid == (uint32_t)getpid() &&
+	       st.state != 'Z' && st.state != 'X';
+}
+
+int flight_target_of_child(struct flight_target *t, const char *dir, pid_t pid, char *err,
+			   size_t errlen)
+{
+	uid_t file_owner, owner;
+	pid_t named;
+	int r;
+
+	t->pid = pid;
+	t->child = true;
+	snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->dirfd < 0) {
+		rt_format(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if ((r = read_pid_file(t->dirfd, dir, &named, &file_owner, err, errlen))) {
+		flight_target_close(t);
+		return r;
+	}
+	if (named != pid || !is_ringtrace(pid, &owner) || !is_own_child(pid)) {
+		rt_format(err, errlen, "ringtrace %d, this process's child, does not record into %s yet",
+			  (int)pid, dir);
+		flight_target_close(t);
+		return -ESRCH;
+	}
+	return 0;
+}
+
 bool flight_target_alive(const struct flight_target *t)
 {
 	uid_t owner;
 
+	if (t->child)
+		return is_ringtrace(t->pid, &owner) && is_own_child(t->pid);
 	return is_ringtrace(t->pid, &owner) && holds_dir(t->pid, t->dirfd, NULL) == 1;
 }
 

@@ -20,6 +20,7 @@ void flight_control_remove_pid(int dirfd);
 struct flight_target {
 	pid_t pid;
 	int dirfd;
+	bool child; /* the caller's own child: proven by being its parent */
 	char dir[PATH_MAX];
 };
 
@@ -27,6 +28,12 @@ struct flight_target {
  * target is not a flight recording this caller may signal. */
 int flight_target_from_dir(struct flight_target *t, const char *dir, char *err, size_t errlen);
 int flight_target_from_pid(struct flight_target *t, pid_t pid, char *err, size_t errlen);
+/* The caller's own child pid, recording into dir (the caller made both): its
+ * pid file names it, it is named ringtrace, its parent is the caller. Its
+ * open files are not looked at: a child that keeps capabilities the caller
+ * dropped (record --keep-read-caps) keeps them from the caller. */
+int flight_target_of_child(struct flight_target *t, const char *dir, pid_t pid, char *err,
+			   size_t errlen);
 /* Whether the process still is that recording. */
 bool flight_target_alive(const struct flight_target *t);
 /* Its complete snapshots (snapshot-NNN whose accounting is written), or

@@ -471,7 +471,9 @@ int record_run(struct record_options *opts)
 		}
 		goto out;
 	}
-	if ((!opts->keep_caps && privileges_drop_all(s.error, sizeof(s.error))) ||
+	if ((!opts->keep_caps &&
+	     (opts->keep_read_caps ? privileges_drop_all_but_reading(s.error, sizeof(s.error))
+				   : privileges_drop_all(s.error, sizeof(s.error)))) ||
 	    session_start_threads(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "cannot start recording");
 		goto out;

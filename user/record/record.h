@@ -43,6 +43,7 @@ struct record_options {
 	struct record_sink **sinks; /* further sinks of the records (--metrics) */
 	unsigned int nr_sinks;
 	bool keep_caps;          /* do not drop the capabilities once attached */
+	bool keep_read_caps;     /* but CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH */
 	unsigned int max_snapshots; /* 0: no limit */
 	bool snapshots_overlap;  /* each snapshot holds all that is held (export -g's) */
 	struct switch_output_spec switch_output; /* --switch-output: outputs DIR.TIMESTAMP */

@@ -126,6 +126,21 @@ static bool first_time(struct build_id_cache *c, const char *name)
 	return true;
 }
 
+/* Whether the file m maps is at its path in our own root too, with the
+ * build-id mapped (a container that shares the host's /usr, a pod's view of a
+ * hostPath): report finds it there, and checks its build-id, without a copy. */
+static bool found_here(const struct perf_mmap *m)
+{
+	int fd = safe_open_in_own_root(m->filename, NULL);
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = build_id_matches(fd, m->build_id, m->build_id_size);
+	close(fd);
+	return same;
+}
+
 void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd)
 {
 	char name[48], shared[96], own_ns[96];
@@ -140,6 +155,9 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 		 (unsigned long long)mnt_ns, name);
 	/* tried once per namespace, whatever came of it */
 	if (hash_map_get(&c->seen, shared) || !first_time(c, own_ns))
+		return;
+	/* (tried once: a file seen here stays the host's) */
+	if (found_here(m) && first_time(c, shared))
 		return;
 	/* the mapped inode itself, or the path inside the container's root
 	 * without following any link: never a file outside that root */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* privileges.c: the capabilities ringtrace needs, checked up front with
  * libcap (one line naming what is missing and how to grant it), and dropped
- * once everything is loaded, attached and opened. */
+ * once everything is loaded, attached and opened (but for those that read
+ * other processes' files, where asked to keep them). */
 #include "sys/privileges.h"
 
 #include <errno.h>
@@ -45,15 +46,28 @@ int privileges_check(const char *what, char *err, size_t errlen)
 	return -EPERM;
 }
 
-int privileges_drop_all(char *err, size_t errlen)
+/* Sets the process's capabilities to keep (those of them held, in the
+ * permitted and effective sets), the others cleared, and checks it. */
+static int drop_all_but(const cap_value_t *keep, int nr_keep, char *err, size_t errlen)
 {
-	cap_t none = cap_init(), now;
+	cap_t none = cap_init(), held = cap_get_proc(), now;
 	bool left;
 
-	if (!none) {
+	if (!none || !held) {
 		rt_format(err, errlen, "out of memory");
+		cap_free(none);
+		cap_free(held);
 		return -ENOMEM;
 	}
+	for (int i = 0; i < nr_keep; i++) {
+		cap_flag_value_t v = CAP_CLEAR;
+
+		if (cap_get_flag(held, keep[i], CAP_PERMITTED, &v) || v != CAP_SET)
+			continue;
+		cap_set_flag(none, CAP_PERMITTED, 1, &keep[i], CAP_SET);
+		cap_set_flag(none, CAP_EFFECTIVE, 1, &keep[i], CAP_SET);
+	}
+	cap_free(held);
 	if (cap_reset_ambient() && errno != EINVAL) {
 		int e = errno;
 
@@ -77,6 +91,18 @@ int privileges_drop_all(char *err, size_t errlen)
 		return -EPERM;
 	}
 	return 0;
+}
+
+int privileges_drop_all(char *err, size_t errlen)
+{
+	return drop_all_but(NULL, 0, err, errlen);
+}
+
+int privileges_drop_all_but_reading(char *err, size_t errlen)
+{
+	static const cap_value_t reading[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
+
+	return drop_all_but(reading, 2, err, errlen);
 }
 
 const char *privileges_hint(int err)

@@ -15,6 +15,13 @@ int privileges_check(const char *what, char *err, size_t errlen);
  * checks that none is left. 0, or -errno with err set. */
 int privileges_drop_all(char *err, size_t errlen);
 
+/* As privileges_drop_all, but for CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH,
+ * kept (permitted and effective) where they are held: what reads the
+ * mappings (/proc/PID/maps, map_files, root) and files of processes of other
+ * users, of more capabilities or of other mount namespaces, never writes.
+ * 0, or -errno with err set. */
+int privileges_drop_all_but_reading(char *err, size_t errlen);
+
 /* What a failed bpf() or perf_event_open() with errno err most likely means,
  * as a fix to append to the error line ("" if nothing to add). */
 const char *privileges_hint(int err);

@@ -137,7 +137,7 @@ static int open_in_process_root(uint32_t pid, const char *path, struct stat *st)
 	return fd;
 }
 
-static int open_in_own_root(const char *path, struct stat *st)
+int safe_open_in_own_root(const char *path, struct stat *st)
 {
 	int rootfd, fd;
 
@@ -173,7 +173,7 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 	 * capabilities are dropped): the path as we see it, which the device
 	 * and inode check below proves to be the same file, or refuses */
 	if (fd < 0 && dev && (errno == EACCES || errno == EPERM))
-		fd = open_in_own_root(path, &s);
+		fd = safe_open_in_own_root(path, &s);
 	if (fd < 0)
 		return -errno;
 	if (dev && (major(s.st_dev) != dev->maj || minor(s.st_dev) != dev->min ||

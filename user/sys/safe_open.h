@@ -42,6 +42,9 @@ int safe_openat(int dirfd, const char *path, unsigned int flags, struct stat *st
  * rootfd is typically /proc/PID/root opened with O_PATH | O_DIRECTORY.
  * ENOSYS before Linux 5.6. */
 int safe_open_in_root(int rootfd, const char *path, struct stat *st);
+/* path as safe_open_in_root opens it in this process's own root (none that
+ * ends in " (deleted)"). */
+int safe_open_in_own_root(const char *path, struct stat *st);
 
 /* The file pid maps executable at [start, end) as path (a MMAP2 record's):
  * /proc/PID/map_files/START-END, the very inode mapped even when deleted or
