@@ -32,6 +32,8 @@
 #include "sys/second_signal.h"
 
 #define DRAIN_INTERVAL_MS 100
+/* how often the files held are looked at for being unlinked (a stat each) */
+#define UNLINKED_CHECK_MS 250
 
 /* Hands a record to every sink; the first error stops the recording. */
 static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband)
@@ -274,7 +276,7 @@ static int run_loop(struct session *s)
 	bool unwind_work = s->unwind.on;
 	/* test knob: the start's tables built late, as on a machine of many processes */
 	double unwind_from = monotonic_seconds() + s->opts->debug_start_tables_delay_ms / 1e3;
-	double look_at_targets = 0;
+	double look_at_targets = 0, look_at_unlinked = 0;
 	int r;
 
 	while (!s->stopping) {
@@ -305,6 +307,11 @@ static int run_loop(struct session *s)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
 		python_procs_name_seen(&s->python);
+		/* mapped files deleted or replaced since: copied while held */
+		if (monotonic_seconds() >= look_at_unlinked) {
+			look_at_unlinked = monotonic_seconds() + UNLINKED_CHECK_MS / 1e3;
+			unlinked_copies_check(&s->build_ids.unlinked);
+		}
 		show_progress(s);
 		/* -p, -t: ends once what it traces has exited, as perf's does */
 		if (!s->has_workload && monotonic_seconds() >= look_at_targets) {
@@ -346,6 +353,7 @@ static int finish(struct session *s)
 		ret = r;
 	unwind_tables_release(&s->unwind, UINT64_MAX);
 	jit_maps_copy_all(&s->jit_maps);
+	unlinked_copies_check(&s->build_ids.unlinked);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
 	/* the names of Python frames, added to the JIT maps just copied */

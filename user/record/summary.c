@@ -176,6 +176,22 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* The mapped files held, and what came of those deleted or replaced. */
+static void print_unlinked(const struct session *s)
+{
+	struct unlinked_copies_totals u;
+
+	unlinked_copies_get_totals(&s->build_ids.unlinked, &u);
+	if (!u.not_trusted && !u.too_large && !(u.held && s->opts->verbose))
+		return;
+	rt_info("ringtrace: mapped files held open until unlinked (%u at once): %" PRIu64
+		", %" PRIu64 " copied once deleted or replaced (their names kept), %" PRIu64
+		" let go still linked (room for newer ones); not copied: %" PRIu64
+		" a user's (frames named [unknown]), %" PRIu64 " over %u MiB",
+		s->build_ids.unlinked.max_held, u.held, u.copied, u.let_go, u.not_trusted,
+		u.too_large, (unsigned int)(UNLINKED_MAX_FILE >> 20));
+}
+
 void session_print_copies(const struct session *s)
 {
 	struct file_copies_totals t;
@@ -183,6 +199,7 @@ void session_print_copies(const struct session *s)
 
 	if (!s->copies)
 		return;
+	print_unlinked(s);
 	file_copies_get_totals(s->copies, &t);
 	if (!t.over_budget && !t.too_large && !t.failed && !(t.copied && s->opts->verbose))
 		return;

@@ -174,6 +174,13 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 	 * and inode check below proves to be the same file, or refuses */
 	if (fd < 0 && dev && (errno == EACCES || errno == EPERM))
 		fd = open_in_own_root(path, &s);
+	/* a program deleted or replaced since it started, map_files closed to
+	 * us (our capabilities dropped): its executable, /proc/PID/exe, which
+	 * the check below proves to be the file mapped (a library is not) */
+	if (fd < 0 && dev) {
+		snprintf(link, sizeof(link), "/proc/%u/exe", pid);
+		fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
+	}
 	if (fd < 0)
 		return -errno;
 	if (dev && (major(s.st_dev) != dev->maj || minor(s.st_dev) != dev->min ||
