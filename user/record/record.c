@@ -28,6 +28,7 @@
 #include "record/session.h"
 #include "record/usdt_sites.h"
 #include "sys/output_dir.h"
+#include "sys/mapping_opener.h"
 #include "sys/privileges.h"
 #include "sys/second_signal.h"
 
@@ -403,6 +404,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->rewritten);
 	byte_buffer_free(&s->python_rec);
 	python_procs_free(&s->python);
+	mapping_opener_stop();
 	/* before the directory is closed or cleared: its copy under way given up */
 	file_copies_free(s->copies);
 	s->copies = NULL;
@@ -479,6 +481,10 @@ int record_run(struct record_options *opts)
 		}
 		goto out;
 	}
+	/* but on one thread that opens mapped files by their mappings (so that
+	 * one deleted since keeps its build-id and names), if ours to keep */
+	if (!opts->keep_caps)
+		mapping_opener_start();
 	if ((!opts->keep_caps && privileges_drop_all(s.error, sizeof(s.error))) ||
 	    session_start_threads(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "cannot start recording");

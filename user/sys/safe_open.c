@@ -12,6 +12,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sys/mapping_opener.h"
+
 #define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
 static void close_keep_errno(int fd)
@@ -162,7 +164,11 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 
 	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
 		 (unsigned long long)end);
-	fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
+	/* the thread that kept the capabilities map_files takes, if started
+	 * (ours dropped), else ours */
+	fd = mapping_opener_open(pid, start, end, &s);
+	if (fd == -ENOSYS)
+		fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
 	/* map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); a mapping
 	 * that is not a regular file is refused, not looked up by its name */
 	if (fd < 0 && safe_open_refused(errno))
