@@ -357,6 +357,7 @@ static int finish(struct session *s)
 	unlinked_copies_check(&s->build_ids.unlinked);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
+	file_copies_finish(s->unlinked_copies);
 	/* the names of Python frames, added to the JIT maps just copied */
 	python_procs_finish(&s->python);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
@@ -408,6 +409,8 @@ static void end_session(struct session *s)
 	/* before the directory is closed or cleared: its copy under way given up */
 	file_copies_free(s->copies);
 	s->copies = NULL;
+	file_copies_free(s->unlinked_copies);
+	s->unlinked_copies = NULL;
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
 	unwind_tables_free(&s->unwind);

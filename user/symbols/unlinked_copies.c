@@ -95,6 +95,56 @@ static bool first_copy(struct unlinked_copies *u, const char *name)
 	return true;
 }
 
+void unlinked_copies_keep_within(struct unlinked_copies *u, struct file_copies *copies,
+				 uint64_t bytes)
+{
+	if (copies)
+		u->copies = copies;
+	u->kept_budget = bytes;
+}
+
+/* The oldest copy kept removed, its name free to be copied again. */
+static void remove_oldest(struct unlinked_copies *u)
+{
+	struct kept_copy *k = &u->kept[u->kept_head];
+
+	free(hash_map_remove(&u->copied, k->name));
+	if (!file_copies_remove(u->copies, k->name, k->bytes)) {
+		u->totals.removed++;
+		u->totals.removed_bytes += k->bytes;
+	}
+	u->kept_bytes -= k->bytes;
+	u->kept_head = (u->kept_head + 1) % UNLINKED_KEPT_MAX;
+	u->nr_kept--;
+}
+
+/* Room for a copy of bytes among those kept (the oldest removed for it):
+ * true, or false if it cannot have any. */
+static bool keep_room(struct unlinked_copies *u, uint64_t bytes)
+{
+	if (!u->kept_budget)
+		return true;
+	if (bytes > u->kept_budget)
+		return false;
+	if (!u->kept && !(u->kept = calloc(UNLINKED_KEPT_MAX, sizeof(*u->kept))))
+		return false;
+	while (u->nr_kept && (u->nr_kept == UNLINKED_KEPT_MAX || u->kept_bytes + bytes > u->kept_budget))
+		remove_oldest(u);
+	return true;
+}
+
+static void keep(struct unlinked_copies *u, const char *name, uint64_t bytes)
+{
+	struct kept_copy *k;
+
+	if (!u->kept_budget)
+		return;
+	k = &u->kept[(u->kept_head + u->nr_kept++) % UNLINKED_KEPT_MAX];
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	k->bytes = bytes;
+	u->kept_bytes += bytes;
+}
+
 /* f, unlinked (st: its fstat), copied under its build-id where none is. */
 static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const struct stat *st)
 {
@@ -105,20 +155,28 @@ static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const 
 		u->totals.not_trusted++;
 		return;
 	}
-	if (st->st_size > UNLINKED_MAX_FILE) {
+	build_id_path(id, sizeof(id), NULL, f->id, f->id_size, "");
+	snprintf(name, sizeof(name), "%s/%s", BUILD_ID_CACHE_DIR, id);
+	if (hash_map_get(&u->copied, name))
+		return;
+	if (st->st_size > UNLINKED_MAX_FILE || !keep_room(u, (uint64_t)st->st_size)) {
 		u->totals.too_large++;
 		file_copies_refused(u->copies, true);
 		return;
 	}
-	build_id_path(id, sizeof(id), NULL, f->id, f->id_size, "");
-	snprintf(name, sizeof(name), "%s/%s", BUILD_ID_CACHE_DIR, id);
 	if (!first_copy(u, name))
+		return;
+	/* one there already (a container's, kept by build_id_cache): the same
+	 * bytes, and never removed as if it were ours */
+	if (!faccessat(u->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
 		return;
 	make_parents(u->dirfd, name);
 	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	/* (never over a copy there: one made of a container's, the same bytes) */
-	if (fd >= 0 && !file_copies_submit(u->copies, fd, name, false))
+	if (fd >= 0 && !file_copies_submit_first(u->copies, fd, name)) {
 		u->totals.copied++;
+		keep(u, name, (uint64_t)st->st_size);
+	}
 }
 
 /* f let go: copied first if unlinked. */
@@ -232,4 +290,5 @@ void unlinked_copies_free(struct unlinked_copies *u)
 	hash_map_each(&u->held, close_held, NULL);
 	hash_map_free(&u->held);
 	hash_map_free_all(&u->copied);
+	free(u->kept);
 }

@@ -17,6 +17,8 @@
 /* Files held open at most (a descriptor each), and the largest copied. */
 #define UNLINKED_HELD_MAX 256
 #define UNLINKED_MAX_FILE ((int64_t)256 << 20)
+/* A flight recording's copies kept at most (unlinked_copies_keep_within). */
+#define UNLINKED_KEPT_MAX 4096
 
 struct unlinked_copies_totals {
 	uint64_t held;         /* files held open since the start */
@@ -24,7 +26,14 @@ struct unlinked_copies_totals {
 	uint64_t let_go;       /* ...let go still linked: room for a newer one */
 	uint64_t not_trusted;  /* ...unlinked, not copied: a user's (its build-id could
 				  be forged to stand for another binary) */
-	uint64_t too_large;    /* ...unlinked, not copied: over UNLINKED_MAX_FILE */
+	uint64_t too_large;    /* ...unlinked, not copied: over UNLINKED_MAX_FILE (or the budget) */
+	uint64_t removed, removed_bytes; /* copies removed again: room for newer ones */
+};
+
+/* A copy a flight recording keeps, oldest first. */
+struct kept_copy {
+	char name[96];
+	uint64_t bytes;
 };
 
 struct unlinked_copies {
@@ -34,10 +43,21 @@ struct unlinked_copies {
 	struct hash_map copied;     /* DIR-relative names copied: once each */
 	uint64_t clock;             /* of the last mappings, for the least recent */
 	uint32_t max_held;
+	/* a flight recording's copies, within kept_budget bytes (0: every copy
+	 * stays, within the recording's copy budget): a ring, oldest first */
+	struct kept_copy *kept;
+	uint32_t kept_head, nr_kept;
+	uint64_t kept_bytes, kept_budget;
 	struct unlinked_copies_totals totals;
 };
 
 void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copies *copies);
+/* A flight recording (which runs for ever) keeps its copies within bytes
+ * and UNLINKED_KEPT_MAX files: the oldest removed first (their names then
+ * lost, for the samples of theirs its rings may still hold); copies (not
+ * NULL) makes them from then on: a budget and a thread of their own. */
+void unlinked_copies_keep_within(struct unlinked_copies *u, struct file_copies *copies,
+				 uint64_t bytes);
 /* m (an executable mapping of a file of our mount namespace, its build-id
  * filled) was mapped: fd, the mapped file opened safely (by the mapping, or
  * its path proved that inode), is held (a descriptor of its own), or with

@@ -27,6 +27,7 @@ struct copy_job {
 	size_t len;
 	bool replace;
 	bool append;            /* data added at the end of name (made if none) */
+	bool remove;            /* name removed, its len bytes given back to the budget */
 	char name[PATH_MAX];
 };
 
@@ -68,7 +69,7 @@ static void job_free(struct copy_job *j)
 }
 
 static int submit(struct file_copies *c, int in, void *data, size_t len, const char *name,
-		  bool replace, bool append)
+		  bool replace, bool append, bool remove, bool first)
 {
 	struct copy_job *j = calloc(1, sizeof(*j));
 
@@ -86,10 +87,16 @@ static int submit(struct file_copies *c, int in, void *data, size_t len, const c
 	j->len = len;
 	j->replace = replace;
 	j->append = append;
+	j->remove = remove;
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	pthread_mutex_lock(&c->lock);
-	*c->tail = j;
-	c->tail = &j->next;
+	if (first && c->head) {
+		j->next = c->head;
+		c->head = j;
+	} else {
+		*c->tail = j;
+		c->tail = &j->next;
+	}
 	pthread_cond_signal(&c->wake);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -97,18 +104,40 @@ static int submit(struct file_copies *c, int in, void *data, size_t len, const c
 
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace)
 {
-	return submit(c, in, NULL, 0, name, replace, false);
+	return submit(c, in, NULL, 0, name, replace, false, false, false);
 }
 
 int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, const char *name,
 			     bool replace)
 {
-	return submit(c, -1, data, len, name, replace, false);
+	return submit(c, -1, data, len, name, replace, false, false, false);
 }
 
 int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, const char *name)
 {
-	return submit(c, -1, data, len, name, false, true);
+	return submit(c, -1, data, len, name, false, true, false, false);
+}
+
+int file_copies_submit_first(struct file_copies *c, int in, const char *name)
+{
+	return submit(c, in, NULL, 0, name, false, false, false, true);
+}
+
+int file_copies_remove(struct file_copies *c, const char *name, uint64_t bytes)
+{
+	return submit(c, -1, NULL, (size_t)bytes, name, false, false, true, false);
+}
+
+/* j's file removed (a copy made earlier, of len bytes): its bytes back. */
+static void remove_one(struct file_copies *c, const struct copy_job *j)
+{
+	if (unlinkat(c->dirfd, j->name, 0))
+		return;
+	c->used -= c->used < j->len ? c->used : j->len;
+	pthread_mutex_lock(&c->lock);
+	c->totals.removed++;
+	c->totals.bytes = c->used;
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* Copies [from, to) of in (or of data, if in is -1) to out at the same
@@ -245,7 +274,10 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		if (!j)
 			return NULL;
-		copy_one(c, j);
+		if (j->remove)
+			remove_one(c, j);
+		else
+			copy_one(c, j);
 		job_free(j);
 	}
 }
