@@ -50,11 +50,13 @@ void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copi
 	u->copies = copies;
 	hash_map_init(&u->held, hash_file, equal_file);
 	hash_map_init(&u->copied, hash_string, equal_string);
-	/* a quarter of the descriptors this process may open, at most */
+	/* an eighth of the descriptors this process may open, at most (the
+	 * rest for its events, rings and files: record does not raise the
+	 * limit, which its workload would inherit) */
 	u->max_held = UNLINKED_HELD_MAX;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur / 4 < u->max_held)
-		u->max_held = (uint32_t)(rl.rlim_cur / 4);
+	    rl.rlim_cur / 8 < u->max_held)
+		u->max_held = (uint32_t)(rl.rlim_cur / 8);
 }
 
 /* Whether a copy named by its build-id may stand for every binary carrying

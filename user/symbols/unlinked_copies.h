@@ -14,7 +14,8 @@
 #include "lib/hash_map.h"
 #include "sys/file_copies.h"
 
-/* Files held open at most (a descriptor each), and the largest copied. */
+/* Files held open at most (a descriptor each; at most an eighth of
+ * RLIMIT_NOFILE), and the largest copied. */
 #define UNLINKED_HELD_MAX 256
 #define UNLINKED_MAX_FILE ((int64_t)256 << 20)
 /* A flight recording's copies kept at most (unlinked_copies_keep_within). */
