@@ -183,6 +183,10 @@ static void print_unlinked(const struct session *s)
 	char removed[32], budget[32];
 
 	unlinked_copies_get_totals(&s->build_ids.unlinked, &u);
+	if (s->mapped.forgotten && s->opts->verbose)
+		rt_info("ringtrace: build-ids of mapped files: %zu remembered, every one forgotten %" PRIu64
+			" times (over %d: read again when mapped again)",
+			s->mapped.by_file.len, s->mapped.forgotten, MAPPED_BUILD_IDS_MAX);
 	if (!u.not_trusted && !u.too_large && !u.removed && !(u.held && s->opts->verbose))
 		return;
 	rt_info("ringtrace: mapped files held open until unlinked (%u at once): %" PRIu64
