@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_deleted_names.c: binaries deleted while or after they run keep their
  * names: `cp prog x; ./x & rm x` in export -g's profile and in a recording's
- * report, and a short-lived binary deleted after each run in a profile. */
+ * report, one replaced while it runs, and a short-lived binary deleted after
+ * each run in a profile. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,10 +199,40 @@ static void test_running_binary_deleted_in_recording(void **state)
 	free(dir);
 }
 
+/* A binary replaced while it runs (a new version renamed over it, as a
+ * package upgrade does): its samples keep the names of the version that ran. */
+static void test_running_binary_replaced_in_recording(void **state)
+{
+	char *dir, *out = NULL, *folded = NULL;
+	unsigned long with, all;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	if (tu_sh(&out, "cd %s && %s record -g -F 999 -o rec -- sh -c 'cp %s rtrepl && "
+			"{ ./rtrepl spin 2 >/dev/null 2>&1 & sleep 0.3; cp /bin/true rtrepl.new && "
+			"mv rtrepl.new rtrepl; wait; }' 2>&1",
+		  dir, tu_ringtrace(), tu_loadgen()))
+		fail_msg("record failed: %s", out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "cd %s && %s report rec --folded --comm rtrepl", dir,
+			       tu_ringtrace()),
+			 0);
+	tu_folded_count(folded, HOT, &with, &all);
+	print_message("rtrepl, replaced while it runs, recorded: %lu samples, %lu in " HOT "\n", all,
+		      with);
+	assert_true(all >= 200);
+	assert_true(with * 10 >= all * 9);
+	free(folded);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_running_binary_deleted_in_recording),
+		cmocka_unit_test(test_running_binary_replaced_in_recording),
 		cmocka_unit_test(test_running_binary_deleted_in_profile),
 		cmocka_unit_test(test_short_lived_deleted_in_profile),
 	};
