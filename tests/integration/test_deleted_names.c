@@ -237,5 +237,6 @@ int main(void)
 		cmocka_unit_test(test_short_lived_deleted_in_profile),
 	};
 
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, stop_exporter);
 }
