@@ -18,6 +18,8 @@
 
 #include "symbols/build_id.h"
 #include "symbols/build_id_cache.h"
+#include "symbols/elf_name_ranges.h"
+#include "symbols/symbols.h"
 #include "symbols/unlinked_copies.h"
 #include "test_util.h"
 
@@ -79,6 +81,24 @@ static bool copied(const struct perf_mmap *m, off_t size)
 	return !stat(path, &st) && st.st_size == size;
 }
 
+/* The bytes a copy of dir/name keeps: what its names need. */
+static uint64_t name_bytes(const char *name)
+{
+	struct file_range r[ELF_NAME_RANGES_MAX];
+	char path[512];
+	struct stat st;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	n = elf_name_ranges(fd, (uint64_t)st.st_size, r, ELF_NAME_RANGES_MAX);
+	close(fd);
+	assert_true(n > 0);
+	return file_ranges_bytes(r, (size_t)n);
+}
+
 static void unlink_file(const char *name)
 {
 	assert_int_equal(unlinkat(dirfd, name, 0), 0);
@@ -105,8 +125,21 @@ static void test_copied_once_unlinked(void **state)
 	assert_int_equal(file_copies_start(c), 0);
 	file_copies_finish(c);
 	if (geteuid() == 0) {
+		char id[48], path[512];
+		struct symtab t;
+		bool named = false;
+
 		assert_int_equal(u.totals.copied, 1);
 		assert_true(copied(&m, size));
+		/* the copy (its names' bytes, the rest a hole) names this
+		 * program's functions */
+		build_id_path(id, sizeof(id), NULL, m.build_id, m.build_id_size, "");
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, BUILD_ID_CACHE_DIR, id);
+		assert_int_equal(symtab_load_elf(&t, path, NULL, 0), 0);
+		for (size_t i = 0; i < t.nr; i++)
+			named |= !strcmp(t.syms[i].name, "test_copied_once_unlinked");
+		symtab_free(&t);
+		assert_true(named);
 	} else {
 		/* a user's file: its build-id could be forged */
 		assert_int_equal(u.totals.not_trusted, 1);
@@ -146,14 +179,20 @@ static void test_flight_budget_removes_oldest(void **state)
 	struct perf_mmap a, b;
 	int fa, fb;
 	off_t sa, sb;
+	uint64_t ba, bb;
 
 	(void)state;
 	if (geteuid())
 		skip(); /* a user's files are never copied (above) */
 	sa = elf_file("a", &a, &fa);
 	sb = elf_file("b", &b, &fb);
+	ba = name_bytes("a");
+	bb = name_bytes("b");
+	print_message("copies of %lld and %lld bytes keep %llu and %llu\n", (long long)sa,
+		      (long long)sb, (unsigned long long)ba, (unsigned long long)bb);
+	assert_true(ba < (uint64_t)sa && bb < (uint64_t)sb);
 	unlinked_copies_init(&u, dirfd, c);
-	unlinked_copies_keep_within(&u, NULL, (uint64_t)(sa + sb - 1));
+	unlinked_copies_keep_within(&u, NULL, ba + bb - 1);
 	assert_int_equal(file_copies_start(c), 0);
 	unlinked_copies_note(&u, &a, fa);
 	unlinked_copies_note(&u, &b, fb);
@@ -167,9 +206,9 @@ static void test_flight_budget_removes_oldest(void **state)
 	file_copies_get_totals(c, &t);
 	assert_int_equal(u.totals.copied, 2);
 	assert_int_equal(u.totals.removed, 1);
-	assert_int_equal(u.totals.removed_bytes, (uint64_t)sa);
+	assert_int_equal(u.totals.removed_bytes, ba);
 	assert_int_equal(t.removed, 1);
-	assert_int_equal(t.bytes, (uint64_t)sb); /* a's bytes given back */
+	assert_int_equal(t.bytes, bb); /* a's bytes given back */
 	assert_false(copied(&a, sa));
 	assert_true(copied(&b, sb));
 	unlinked_copies_free(&u);

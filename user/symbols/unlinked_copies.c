@@ -14,6 +14,7 @@
 
 #include "symbols/build_id.h"
 #include "symbols/build_id_cache.h"
+#include "symbols/elf_name_ranges.h"
 
 /* Names remembered as copied at most: past it, forgotten all at once (a
  * second copy of one is refused where the first is, costing nothing). */
@@ -150,8 +151,10 @@ static void keep(struct unlinked_copies *u, const char *name, uint64_t bytes)
 /* f, unlinked (st: its fstat), copied under its build-id where none is. */
 static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const struct stat *st)
 {
+	struct file_range ranges[ELF_NAME_RANGES_MAX];
 	char id[48], name[96];
-	int fd;
+	uint64_t bytes;
+	int fd, nr;
 
 	if (!trusted(st)) {
 		u->totals.not_trusted++;
@@ -161,7 +164,15 @@ static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const 
 	snprintf(name, sizeof(name), "%s/%s", BUILD_ID_CACHE_DIR, id);
 	if (hash_map_get(&u->copied, name))
 		return;
-	if (st->st_size > UNLINKED_MAX_FILE || !keep_room(u, (uint64_t)st->st_size)) {
+	/* what its names need alone, the rest a hole (a 4.7 MB program's
+	 * copy is then its symbols' 0.3 MB) */
+	nr = elf_name_ranges(f->fd, (uint64_t)st->st_size, ranges, ELF_NAME_RANGES_MAX);
+	if (nr <= 0) {
+		u->totals.not_elf++;
+		return;
+	}
+	bytes = file_ranges_bytes(ranges, (size_t)nr);
+	if (st->st_size > UNLINKED_MAX_FILE || !keep_room(u, bytes)) {
 		u->totals.too_large++;
 		file_copies_refused(u->copies, true);
 		return;
@@ -175,9 +186,9 @@ static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const 
 	make_parents(u->dirfd, name);
 	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	/* (never over a copy there: one made of a container's, the same bytes) */
-	if (fd >= 0 && !file_copies_submit_first(u->copies, fd, name)) {
+	if (fd >= 0 && !file_copies_submit_first(u->copies, fd, name, &ranges[0].from, (size_t)nr)) {
 		u->totals.copied++;
-		keep(u, name, (uint64_t)st->st_size);
+		keep(u, name, bytes);
 	}
 }
 

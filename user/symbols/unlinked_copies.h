@@ -28,6 +28,7 @@ struct unlinked_copies_totals {
 	uint64_t not_trusted;  /* ...unlinked, not copied: a user's (its build-id could
 				  be forged to stand for another binary) */
 	uint64_t too_large;    /* ...unlinked, not copied: over UNLINKED_MAX_FILE (or the budget) */
+	uint64_t not_elf;      /* ...unlinked, not copied: no ELF headers to read */
 	uint64_t removed, removed_bytes; /* copies removed again: room for newer ones */
 };
 

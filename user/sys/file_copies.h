@@ -40,8 +40,11 @@ int file_copies_start(struct file_copies *c);
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace);
 
 /* The same (never over an older copy), queued before every copy waiting:
- * a file no name links any more, whose names a report wants soon. */
-int file_copies_submit_first(struct file_copies *c, int in, const char *name);
+ * a file no name links any more, whose names a report wants soon; with
+ * nr_ranges, only those [from, to) pairs of in's bytes (ranges: 2 *
+ * nr_ranges numbers, copied here), the rest of the copy a hole. */
+int file_copies_submit_first(struct file_copies *c, int in, const char *name,
+			     const uint64_t *ranges, size_t nr_ranges);
 
 /* Queues writing the len bytes at data (taken: freed once written) to
  * dirfd/name, made as a copy is and within the same budget. 0, or -ENOMEM
