@@ -22,6 +22,13 @@
 
 #define HOT "loadgen_hot_loop"
 
+/* `rm rtdelx` as soon as the program started in the background ($!) runs
+ * it: not before its exec (on a busy machine the shell's rm can come first,
+ * and nothing runs at all). */
+#define RM_ONCE_RUNNING                                                                \
+	"for i in $(seq 500); do [ \"$(cat /proc/$!/comm 2>/dev/null)\" = rtdelx ] && break; " \
+	"sleep 0.01; done; rm rtdelx"
+
 /* The exporter the profile tests share, its directory and port. */
 static pid_t exporter;
 static char *export_dir;
@@ -133,7 +140,7 @@ static void test_running_binary_deleted_in_profile(void **state)
 	(void)state;
 	need_exporter();
 	assert_int_equal(tu_sh(&out, "cd %s && cp %s rtdelx && { ./rtdelx spin 8 >/dev/null 2>&1 & "
-				     "echo $!; rm rtdelx; }",
+				     "echo $!; " RM_ONCE_RUNNING "; }",
 			       export_dir, tu_loadgen()),
 			 0);
 	pid = (pid_t)atoi(out);
@@ -181,7 +188,7 @@ static void test_running_binary_deleted_in_recording(void **state)
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	if (tu_sh(&out, "cd %s && %s record -v -g -F 999 -o rec -- sh -c 'cp %s rtdelx && "
-			"{ ./rtdelx spin 2 >/dev/null 2>&1 & rm rtdelx; wait; }' 2>&1",
+			"{ ./rtdelx spin 2 >/dev/null 2>&1 & " RM_ONCE_RUNNING "; wait; }' 2>&1",
 		  dir, tu_ringtrace(), tu_loadgen()))
 		fail_msg("record failed: %s", out);
 	print_message("%s", out);
