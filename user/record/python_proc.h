@@ -10,6 +10,7 @@ struct python_proc {
 	uint32_t pid;
 	bool live;                /* told to the BPF side, running */
 	uint64_t exited_seq;      /* kept after its exit (a flight recording's), or 0 */
+	size_t kept_bytes;        /* ...what it holds then, in the exited's budget */
 	uint64_t since;           /* the time of its interpreter's MMAP2 (or fork) */
 	bool forked;              /* a CPython process's child, not by its own MMAP2 */
 	uint32_t parent;          /* ...that process */

@@ -48,30 +48,13 @@ static void free_proc(void *value, void *ctx)
 	free(pr);
 }
 
-/* The exited process kept as (pid, seq) out of the ring, those after it
- * moved up (an evicted one is out already). */
-static void drop_exited(struct python_procs *p, uint32_t pid, uint64_t seq)
-{
-	for (uint32_t k = 0; k < p->nr_exited; k++) {
-		struct python_exited *e = &p->exited[(p->exited_head + k) % PYTHON_EXITED_KEPT];
-
-		if (e->pid != pid || e->seq != seq)
-			continue;
-		for (; k + 1 < p->nr_exited; k++)
-			p->exited[(p->exited_head + k) % PYTHON_EXITED_KEPT] =
-				p->exited[(p->exited_head + k + 1) % PYTHON_EXITED_KEPT];
-		p->nr_exited--;
-		return;
-	}
-}
-
 /* pr let go: no longer among the processes (nor among the exited kept). */
 static void let_go(struct python_procs *p, struct python_proc *pr)
 {
-	if (pr->exited_seq) {
-		p->exited_bytes -= pr->map.len;
-		drop_exited(p, pr->pid, pr->exited_seq);
-	}
+	/* its entry in the ring of the exited stays (its own bytes counted)
+	 * until evicted, which then finds no process of that exit */
+	if (pr->exited_seq)
+		p->exited_bytes -= pr->kept_bytes;
 	hash_map_remove(&p->procs, &pr->pid);
 	free_proc(pr, NULL);
 }
@@ -464,23 +447,58 @@ static void evict_oldest(struct python_procs *p)
 	struct python_exited e = p->exited[p->exited_head];
 	struct python_proc *pr = hash_map_get(&p->procs, &e.pid);
 
-	p->exited_head = (p->exited_head + 1) % PYTHON_EXITED_KEPT;
+	p->exited_head = (p->exited_head + 1) % p->exited_cap;
 	p->nr_exited--;
+	p->exited_bytes -= sizeof(e);
 	if (pr && pr->exited_seq == e.seq) {
 		let_go(p, pr);
 		p->evicted++;
 	}
 }
 
-/* pr, exited, kept for a flight recording's snapshots, within the bounds. */
+/* What pr holds once exited: itself, its map's lines, the addresses its
+ * names were tried for (an entry of its hash map each). */
+static size_t held_bytes(const struct python_proc *pr)
+{
+	return sizeof(*pr) + pr->map.cap + pr->named.len * (sizeof(uint64_t) + 4 * sizeof(void *));
+}
+
+/* Room in the ring for one more exited process: 0, or -ENOMEM. */
+static int ring_room(struct python_procs *p)
+{
+	uint32_t cap = p->exited_cap ? p->exited_cap * 2 : 64;
+	struct python_exited *grown;
+
+	if (p->nr_exited < p->exited_cap)
+		return 0;
+	grown = malloc(cap * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < p->nr_exited; k++) /* unwrapped, oldest first */
+		grown[k] = p->exited[(p->exited_head + k) % p->exited_cap];
+	free(p->exited);
+	p->exited = grown;
+	p->exited_cap = cap;
+	p->exited_head = 0;
+	return 0;
+}
+
+/* pr, exited, kept for a flight recording's snapshots, within the byte
+ * budget: the oldest let go first. */
 static void keep_exited(struct python_procs *p, struct python_proc *pr)
 {
-	if (p->nr_exited == PYTHON_EXITED_KEPT)
-		evict_oldest(p);
+	if (ring_room(p) && p->nr_exited)
+		evict_oldest(p); /* no memory to grow: the oldest makes room */
+	if (p->nr_exited == p->exited_cap) {
+		let_go(p, pr);
+		p->evicted++;
+		return;
+	}
 	pr->exited_seq = ++p->exited_seq;
-	p->exited[(p->exited_head + p->nr_exited++) % PYTHON_EXITED_KEPT] =
+	pr->kept_bytes = held_bytes(pr);
+	p->exited[(p->exited_head + p->nr_exited++) % p->exited_cap] =
 		(struct python_exited){ .pid = pr->pid, .seq = pr->exited_seq };
-	p->exited_bytes += pr->map.len;
+	p->exited_bytes += pr->kept_bytes + sizeof(struct python_exited);
 	while (p->exited_bytes > PYTHON_EXITED_BYTES && p->nr_exited)
 		evict_oldest(p);
 }
@@ -539,7 +557,7 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		" code objects not told (map full); %" PRIu64 " named, %" PRIu64
 		" not readable, %" PRIu64 " dropped; %" PRIu64 " perf maps written, %" PRIu64
 		" not; %" PRIu64 " exited processes' names let go (a flight recording keeps"
-		" the last %d)",
+		" those of the last exited in %u MiB)",
 		p->processes, p->forked, p->forked_execd, p->not_unwound, p->not_told,
 		p->own_refused, p->nr_own,
 		(uint64_t)y->eval_frames,
@@ -547,7 +565,7 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		(uint64_t)y->no_thread, (uint64_t)y->read_failed, (uint64_t)y->no_frame,
 		(uint64_t)y->no_room, (uint64_t)y->bad_code, (uint64_t)y->seen_full, p->named,
 		p->name_failed, p->names_dropped, p->maps_written, p->maps_failed, p->evicted,
-		PYTHON_EXITED_KEPT);
+		PYTHON_EXITED_BYTES >> 20);
 }
 
 void python_procs_free(struct python_procs *p)
@@ -555,5 +573,6 @@ void python_procs_free(struct python_procs *p)
 	hash_map_each(&p->procs, free_proc, NULL);
 	hash_map_free(&p->procs);
 	hash_map_free_all(&p->files);
+	free(p->exited);
 	pthread_mutex_destroy(&p->lock);
 }

@@ -17,9 +17,9 @@
 #include "symbols/python_offsets.h"
 #include "sys/file_copies.h"
 
-/* Exited processes whose names a flight recording keeps (its ring may still
- * hold their samples), at most: the oldest are evicted first. */
-#define PYTHON_EXITED_KEPT 64
+/* The bytes of the names of exited processes a flight recording keeps (its
+ * ring may still hold their samples): each one's map, names tried and
+ * bookkeeping; past it, the oldest exited are let go first. */
 #define PYTHON_EXITED_BYTES (8u << 20)
 
 /* An exited process kept: its pid, and which of its exits. */
@@ -40,10 +40,13 @@ struct python_procs {
 	 * writes the rest); NULL for a flight recording, which keeps the maps
 	 * of the last exited processes for its snapshots */
 	struct file_copies *copies;
-	struct python_exited exited[PYTHON_EXITED_KEPT]; /* oldest first, from exited_head */
-	uint32_t exited_head, nr_exited;
+	/* a ring, oldest first from exited_head, grown as exits come; an
+	 * entry whose process was let go early (its pid taken again) stays
+	 * until evicted, its own bytes counted */
+	struct python_exited *exited;
+	uint32_t exited_head, nr_exited, exited_cap;
 	uint64_t exited_seq;
-	size_t exited_bytes;       /* their maps' */
+	size_t exited_bytes;       /* what they hold: within PYTHON_EXITED_BYTES */
 	struct python_maps maps;
 	struct hash_map files;     /* struct file_key -> struct python_file: files looked at */
 	struct hash_map procs;     /* pid -> struct python_proc */
@@ -61,7 +64,7 @@ struct python_procs {
 	uint64_t own_refused;      /* ...or their _Py_DebugOffsets not usable, or no slot for them */
 	uint64_t named, name_failed, names_dropped;
 	uint64_t maps_written, maps_failed;
-	uint64_t evicted;          /* exited processes' names let go */
+	uint64_t evicted;          /* exited processes' names let go (the budget passed) */
 };
 
 /* Off unless on (-g); dirfd (the caller's) is where the maps go: through

@@ -28,10 +28,13 @@
 #include "record/session.h"
 #include "record/usdt_sites.h"
 #include "sys/output_dir.h"
+#include "sys/mapping_opener.h"
 #include "sys/privileges.h"
 #include "sys/second_signal.h"
 
 #define DRAIN_INTERVAL_MS 100
+/* how often the files held are looked at for being unlinked (a stat each) */
+#define UNLINKED_CHECK_MS 250
 
 /* Hands a record to every sink; the first error stops the recording. */
 static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband)
@@ -274,7 +277,7 @@ static int run_loop(struct session *s)
 	bool unwind_work = s->unwind.on;
 	/* test knob: the start's tables built late, as on a machine of many processes */
 	double unwind_from = monotonic_seconds() + s->opts->debug_start_tables_delay_ms / 1e3;
-	double look_at_targets = 0;
+	double look_at_targets = 0, look_at_unlinked = 0;
 	int r;
 
 	while (!s->stopping) {
@@ -305,6 +308,11 @@ static int run_loop(struct session *s)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
 		python_procs_name_seen(&s->python);
+		/* mapped files deleted or replaced since: copied while held */
+		if (monotonic_seconds() >= look_at_unlinked) {
+			look_at_unlinked = monotonic_seconds() + UNLINKED_CHECK_MS / 1e3;
+			unlinked_copies_check(&s->build_ids.unlinked);
+		}
 		show_progress(s);
 		/* -p, -t: ends once what it traces has exited, as perf's does */
 		if (!s->has_workload && monotonic_seconds() >= look_at_targets) {
@@ -346,8 +354,10 @@ static int finish(struct session *s)
 		ret = r;
 	unwind_tables_release(&s->unwind, UINT64_MAX);
 	jit_maps_copy_all(&s->jit_maps);
+	unlinked_copies_check(&s->build_ids.unlinked);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
+	file_copies_finish(s->unlinked_copies);
 	/* the names of Python frames, added to the JIT maps just copied */
 	python_procs_finish(&s->python);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
@@ -395,9 +405,12 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->rewritten);
 	byte_buffer_free(&s->python_rec);
 	python_procs_free(&s->python);
+	mapping_opener_stop();
 	/* before the directory is closed or cleared: its copy under way given up */
 	file_copies_free(s->copies);
 	s->copies = NULL;
+	file_copies_free(s->unlinked_copies);
+	s->unlinked_copies = NULL;
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
 	unwind_tables_free(&s->unwind);
@@ -471,6 +484,10 @@ int record_run(struct record_options *opts)
 		}
 		goto out;
 	}
+	/* but on one thread that opens mapped files by their mappings (so that
+	 * one deleted since keeps its build-id and names), if ours to keep */
+	if (!opts->keep_caps)
+		mapping_opener_start();
 	if ((!opts->keep_caps &&
 	     (opts->keep_read_caps ? privileges_drop_all_but_reading(s.error, sizeof(s.error))
 				   : privileges_drop_all(s.error, sizeof(s.error)))) ||

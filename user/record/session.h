@@ -51,6 +51,9 @@ struct session {
 	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
 	struct jit_maps jit_maps;         /* JITs' perf-PID.map, kept in DIR */
 	struct file_copies *copies;       /* makes those copies, within --copy-budget */
+	/* a flight recording's copies of deleted binaries, made apart (their own
+	 * thread, a quarter of --copy-budget): containers' never crowd them out */
+	struct file_copies *unlinked_copies;
 	struct mapped_build_ids mapped;   /* build-ids of the mapped files, by inode */
 	struct byte_buffer rewritten;     /* a side-band record given its build-id */
 	uint64_t tracking_id;             /* the side-band event's id, for its LOST records */

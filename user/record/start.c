@@ -98,6 +98,18 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		return -ENOMEM;
 	}
 	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
+	/* a flight recording runs for ever: its copies of deleted binaries
+	 * kept within a quarter of the copy budget, the oldest removed, made
+	 * by copies of their own */
+	if (o->overwrite) {
+		s->unlinked_copies = file_copies_new(s->out.fd, o->copy_budget / 4);
+		if (!s->unlinked_copies) {
+			rt_format(s->error, sizeof(s->error), "out of memory");
+			return -ENOMEM;
+		}
+		unlinked_copies_keep_within(&s->build_ids.unlinked, s->unlinked_copies,
+					    o->copy_budget / 4);
+	}
 	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
 	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
 			  o->unwind_ehframe);
@@ -221,6 +233,9 @@ int session_start_threads(struct session *s)
 {
 	const struct record_options *o = s->opts;
 	int e = file_copies_start(s->copies);
+
+	if (!e)
+		e = file_copies_start(s->unlinked_copies);
 
 	if (e) {
 		rt_format(s->error, sizeof(s->error), "cannot start the thread that copies files: %s",

@@ -176,6 +176,42 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* The mapped files held, and what came of those deleted or replaced. */
+static void print_unlinked(const struct session *s)
+{
+	struct unlinked_copies_totals u;
+	char removed[32], budget[32];
+
+	unlinked_copies_get_totals(&s->build_ids.unlinked, &u);
+	if (s->mapped.forgotten && s->opts->verbose)
+		rt_info("ringtrace: build-ids of mapped files: %zu remembered, every one forgotten %" PRIu64
+			" times (over %d: read again when mapped again)",
+			s->mapped.by_file.len, s->mapped.forgotten, MAPPED_BUILD_IDS_MAX);
+	if (!u.not_trusted && !u.too_large && !u.removed && !(u.held && s->opts->verbose))
+		return;
+	rt_info("ringtrace: mapped files held open until unlinked (%u at once): %" PRIu64
+		", %" PRIu64 " copied once deleted or replaced (their names kept), %" PRIu64
+		" let go still linked (room for newer ones); not copied: %" PRIu64
+		" a user's (frames named [unknown]), %" PRIu64 " over %u MiB (or the budget); %" PRIu64
+		" removed again (%s, the oldest: room for newer ones within %s)",
+		s->build_ids.unlinked.max_held, u.held, u.copied, u.let_go, u.not_trusted,
+		u.too_large, (unsigned int)(UNLINKED_MAX_FILE >> 20), u.removed,
+		human_bytes(u.removed_bytes, removed, sizeof(removed)),
+		s->build_ids.unlinked.kept_budget
+			? human_bytes(s->build_ids.unlinked.kept_budget, budget, sizeof(budget))
+			: "the copy budget");
+	if (s->unlinked_copies) {
+		struct file_copies_totals t;
+
+		file_copies_get_totals(s->unlinked_copies, &t);
+		if (t.over_budget || t.failed || s->opts->verbose)
+			rt_info("ringtrace: deleted binaries' copies: %" PRIu64 " made, %s kept, %" PRIu64
+				" refused over their budget, %" PRIu64 " failed",
+				t.copied, human_bytes(t.bytes, removed, sizeof(removed)), t.over_budget,
+				t.failed);
+	}
+}
+
 void session_print_copies(const struct session *s)
 {
 	struct file_copies_totals t;
@@ -183,10 +219,11 @@ void session_print_copies(const struct session *s)
 
 	if (!s->copies)
 		return;
+	print_unlinked(s);
 	file_copies_get_totals(s->copies, &t);
 	if (!t.over_budget && !t.too_large && !t.failed && !(t.copied && s->opts->verbose))
 		return;
-	rt_info("ringtrace: files kept in %s (containers' binaries, JITs' maps): %" PRIu64
+	rt_info("ringtrace: files kept in %s (containers' binaries, deleted binaries, JITs' maps): %" PRIu64
 		", %s of data of the %s budget (--copy-budget); %" PRIu64
 		" refused over it (%s), %" PRIu64 " too large (a JIT's map over %u MiB), %" PRIu64
 		" failed (not a regular file: a FIFO, a symlink; not its owner's; a failed write)",

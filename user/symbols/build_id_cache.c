@@ -44,6 +44,7 @@ void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies
 	hash_map_init(&c->seen, hash_string, equal_string);
 	hash_map_init(&c->told, hash_u32_key, equal_u32_key);
 	proc_mnt_ns(0, &c->own_mnt_ns);
+	unlinked_copies_init(&c->unlinked, dirfd, copies);
 }
 
 /* The mount namespace of pid when it is not ours, else 0. */
@@ -147,8 +148,12 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 	uint64_t mnt_ns;
 	bool own = fd < 0;
 
-	if (!m->build_id_size || m->filename[0] != '/' || !(mnt_ns = foreign_namespace(c, m->pid)))
+	if (!m->build_id_size || m->filename[0] != '/')
 		return;
+	if (!(mnt_ns = foreign_namespace(c, m->pid))) {
+		unlinked_copies_note(&c->unlinked, m, fd);
+		return;
+	}
 	build_id_path(name, sizeof(name), NULL, m->build_id, m->build_id_size, "");
 	snprintf(shared, sizeof(shared), "%s/%s", BUILD_ID_CACHE_DIR, name);
 	snprintf(own_ns, sizeof(own_ns), "%s/%llu/%s", BUILD_ID_NS_DIR,
@@ -221,4 +226,5 @@ void build_id_cache_free(struct build_id_cache *c)
 {
 	hash_map_free_all(&c->seen);
 	hash_map_free_all(&c->told);
+	unlinked_copies_free(&c->unlinked);
 }

@@ -12,6 +12,7 @@
 
 #include "format/perf_record.h"
 #include "lib/hash_map.h"
+#include "symbols/unlinked_copies.h"
 #include "sys/file_copies.h"
 
 #define BUILD_ID_CACHE_DIR ".build-id"
@@ -28,6 +29,8 @@ struct build_id_cache {
 	struct hash_map seen; /* copies handled (made, not needed, refused), by name */
 	struct hash_map told; /* pid -> mount namespace its NAMESPACES record gave */
 	struct file_copies *copies; /* what copies them, off the caller's thread */
+	/* our own namespace's files, held until unlinked (then copied) */
+	struct unlinked_copies unlinked;
 };
 
 /* dirfd is the recording's directory (kept open by the caller); copies
@@ -35,7 +38,8 @@ struct build_id_cache {
 void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies *copies);
 /* Has the file of m (a MMAP2 record of m->pid carrying its build-id)
  * under that build-id, if m->pid lives in another mount namespace and the
- * build-id is new. fd: the mapped file, opened by the caller with
+ * build-id is new; one of our own namespace is held open by fd, and copied
+ * so once deleted or replaced (unlinked_copies.h). fd: the mapped file, opened by the caller with
  * safe_open_mapping(), or -1 to open it here the same way. The file is copied
  * (on the copies' thread, within their budget) through that fd only, and only
  * if its build-id is the recorded one: a path swapped for a symlink, or for

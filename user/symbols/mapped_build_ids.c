@@ -51,6 +51,10 @@ void mapped_build_ids_fill(struct mapped_build_ids *t, uint32_t pid, struct perf
 		*fd = safe_open_mapping(pid, m->start, m->start + m->len, m->filename, &dev, NULL);
 		if (*fd < 0)
 			return; /* gone, or not the file mapped: no build-id rather than a wrong one */
+		if (t->by_file.len >= MAPPED_BUILD_IDS_MAX) {
+			hash_map_free_all(&t->by_file);
+			t->forgotten++;
+		}
 		e = calloc(1, sizeof(*e));
 		if (!e)
 			return;

@@ -12,9 +12,15 @@
 #include "format/perf_record.h"
 #include "lib/hash_map.h"
 
+/* Files remembered at most: past it, every one forgotten at once (a file
+ * mapped again is read again, never given a wrong build-id); without it a
+ * fleet agent under a churn of new binaries grew by an entry per file. */
+#define MAPPED_BUILD_IDS_MAX 16384
+
 struct mapped_build_ids {
 	struct hash_map by_file; /* (major, minor, inode) -> build-id, or none */
 	bool eh_frame; /* ...and where its .eh_frame_hdr is mapped (read only if) */
+	uint64_t forgotten; /* times every file was forgotten (too many remembered) */
 };
 
 /* eh_frame: the files' .eh_frame_hdr segments are wanted too

@@ -27,6 +27,10 @@ struct copy_job {
 	size_t len;
 	bool replace;
 	bool append;            /* data added at the end of name (made if none) */
+	bool remove;            /* name removed, its len bytes given back to the budget */
+	uint64_t *ranges;       /* in's [from, to) pairs copied alone, nr_ranges of them
+				   (the rest a hole), or NULL: all its data */
+	size_t nr_ranges;
 	char name[PATH_MAX];
 };
 
@@ -64,11 +68,12 @@ static void job_free(struct copy_job *j)
 	if (j->in >= 0)
 		close(j->in);
 	free(j->data);
+	free(j->ranges);
 	free(j);
 }
 
 static int submit(struct file_copies *c, int in, void *data, size_t len, const char *name,
-		  bool replace, bool append)
+		  bool replace, bool append, bool remove)
 {
 	struct copy_job *j = calloc(1, sizeof(*j));
 
@@ -86,6 +91,7 @@ static int submit(struct file_copies *c, int in, void *data, size_t len, const c
 	j->len = len;
 	j->replace = replace;
 	j->append = append;
+	j->remove = remove;
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	pthread_mutex_lock(&c->lock);
 	*c->tail = j;
@@ -97,18 +103,73 @@ static int submit(struct file_copies *c, int in, void *data, size_t len, const c
 
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace)
 {
-	return submit(c, in, NULL, 0, name, replace, false);
+	return submit(c, in, NULL, 0, name, replace, false, false);
 }
 
 int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, const char *name,
 			     bool replace)
 {
-	return submit(c, -1, data, len, name, replace, false);
+	return submit(c, -1, data, len, name, replace, false, false);
 }
 
 int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, const char *name)
 {
-	return submit(c, -1, data, len, name, false, true);
+	return submit(c, -1, data, len, name, false, true, false);
+}
+
+int file_copies_submit_first(struct file_copies *c, int in, const char *name,
+			     const uint64_t *ranges, size_t nr_ranges)
+{
+	uint64_t *kept = NULL;
+	struct copy_job *j;
+
+	if (nr_ranges) {
+		kept = malloc(nr_ranges * 2 * sizeof(*kept));
+		if (!kept) {
+			close(in);
+			return -ENOMEM;
+		}
+		memcpy(kept, ranges, nr_ranges * 2 * sizeof(*kept));
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j || strlen(name) + 5 > sizeof(j->name)) {
+		int e = j ? ENAMETOOLONG : ENOMEM;
+
+		free(j);
+		free(kept);
+		close(in);
+		return -e;
+	}
+	j->in = in;
+	j->ranges = kept;
+	j->nr_ranges = nr_ranges;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	pthread_mutex_lock(&c->lock);
+	j->next = c->head;
+	c->head = j;
+	if (!j->next)
+		c->tail = &j->next;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+
+int file_copies_remove(struct file_copies *c, const char *name, uint64_t bytes)
+{
+	return submit(c, -1, NULL, (size_t)bytes, name, false, false, true);
+}
+
+/* j's file removed (a copy made earlier, of len bytes): its bytes back. */
+static void remove_one(struct file_copies *c, const struct copy_job *j)
+{
+	if (unlinkat(c->dirfd, j->name, 0))
+		return;
+	c->used -= c->used < j->len ? c->used : j->len;
+	pthread_mutex_lock(&c->lock);
+	c->totals.removed++;
+	c->totals.bytes = c->used;
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* Copies [from, to) of in (or of data, if in is -1) to out at the same
@@ -180,6 +241,25 @@ static int append_one(struct file_copies *c, const struct copy_job *j)
 	return e;
 }
 
+/* j's ranges of in into out at the same offsets (each cut to size), then
+ * out's size set to in's: the rest holes. */
+static int copy_ranges(struct file_copies *c, const struct copy_job *j, int out, off_t size)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < j->nr_ranges; i++) {
+		uint64_t from = j->ranges[2 * i], to = j->ranges[2 * i + 1];
+
+		if (from >= (uint64_t)size)
+			continue;
+		err = copy_extent(c, j->in, NULL, out, (off_t)from,
+				  (off_t)(to > (uint64_t)size ? (uint64_t)size : to));
+	}
+	if (!err && ftruncate(out, size))
+		err = errno;
+	return err;
+}
+
 static void copy_one(struct file_copies *c, const struct copy_job *j)
 {
 	char tmp[PATH_MAX + 8];
@@ -205,8 +285,9 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 		err = errno;
 		goto count;
 	}
-	err = j->in < 0 ? copy_extent(c, -1, j->data, out, 0, st.st_size)
-			: copy_data(c, j->in, out, st.st_size);
+	err = j->in < 0	     ? copy_extent(c, -1, j->data, out, 0, st.st_size)
+	      : j->ranges ? copy_ranges(c, j, out, st.st_size)
+			  : copy_data(c, j->in, out, st.st_size);
 	if (close(out) && !err)
 		err = errno;
 	if (!err && renameat2(c->dirfd, tmp, c->dirfd, j->name, j->replace ? 0 : RENAME_NOREPLACE))
@@ -245,7 +326,10 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		if (!j)
 			return NULL;
-		copy_one(c, j);
+		if (j->remove)
+			remove_one(c, j);
+		else
+			copy_one(c, j);
 		job_free(j);
 	}
 }

@@ -21,6 +21,7 @@ struct file_copies_totals {
 	uint64_t failed;               /* refused: not a regular file (a FIFO, a
 					  symlink), not its owner's; a write failed */
 	uint64_t budget;
+	uint64_t removed;              /* copies removed again (file_copies_remove) */
 };
 
 /* Copies into the directory dirfd (kept open by the caller), budget bytes of
@@ -38,6 +39,13 @@ int file_copies_start(struct file_copies *c);
  * is too long. */
 int file_copies_submit(struct file_copies *c, int in, const char *name, bool replace);
 
+/* The same (never over an older copy), queued before every copy waiting:
+ * a file no name links any more, whose names a report wants soon; with
+ * nr_ranges, only those [from, to) pairs of in's bytes (ranges: 2 *
+ * nr_ranges numbers, copied here), the rest of the copy a hole. */
+int file_copies_submit_first(struct file_copies *c, int in, const char *name,
+			     const uint64_t *ranges, size_t nr_ranges);
+
 /* Queues writing the len bytes at data (taken: freed once written) to
  * dirfd/name, made as a copy is and within the same budget. 0, or -ENOMEM
  * or -ENAMETOOLONG (data freed). */
@@ -49,6 +57,11 @@ int file_copies_submit_bytes(struct file_copies *c, void *data, size_t len, cons
  * there is none), within the same budget. 0, or -ENOMEM or -ENAMETOOLONG
  * (data freed). */
 int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, const char *name);
+
+/* Queues removing dirfd/name, a copy queued before, whose bytes (bytes
+ * at most) are then given back to the budget: a flight recording's copies
+ * kept within a budget of their own. 0, or -ENOMEM or -ENAMETOOLONG. */
+int file_copies_remove(struct file_copies *c, const char *name, uint64_t bytes);
 
 /* Counts a file its caller refused to copy (c may be NULL): over the size
  * limit of its kind if too_large, else not one to read (safe_open refused

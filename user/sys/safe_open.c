@@ -12,6 +12,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sys/mapping_opener.h"
+
 #define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
 static void close_keep_errno(int fd)
@@ -162,7 +164,11 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 
 	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
 		 (unsigned long long)end);
-	fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
+	/* the thread that kept the capabilities map_files takes, if started
+	 * (ours dropped), else ours */
+	fd = mapping_opener_open(pid, start, end, &s);
+	if (fd == -ENOSYS)
+		fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
 	/* map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); a mapping
 	 * that is not a regular file is refused, not looked up by its name */
 	if (fd < 0 && safe_open_refused(errno))
@@ -174,6 +180,13 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 	 * and inode check below proves to be the same file, or refuses */
 	if (fd < 0 && dev && (errno == EACCES || errno == EPERM))
 		fd = safe_open_in_own_root(path, &s);
+	/* a program deleted or replaced since it started, map_files closed to
+	 * us (our capabilities dropped): its executable, /proc/PID/exe, which
+	 * the check below proves to be the file mapped (a library is not) */
+	if (fd < 0 && dev) {
+		snprintf(link, sizeof(link), "/proc/%u/exe", pid);
+		fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
+	}
 	if (fd < 0)
 		return -errno;
 	if (dev && (major(s.st_dev) != dev->maj || minor(s.st_dev) != dev->min ||

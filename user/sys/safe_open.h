@@ -51,7 +51,8 @@ int safe_open_in_own_root(const char *path, struct stat *st);
  * replaced (it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); else path
  * inside /proc/PID/root as safe_open_in_root resolves it, never a path that
  * ends in " (deleted)"; with dev, if that root cannot be read (a process of
- * more privilege than ours), path as this process sees it. If dev is not
+ * more privilege than ours), path as this process sees it, and if none of
+ * those is the file, /proc/PID/exe (a program deleted since it started). If dev is not
  * NULL, the file must be that device (major, minor) and inode (ESTALE
  * otherwise): a path another file took over never stands for the one that
  * was mapped. */

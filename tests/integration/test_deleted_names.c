@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_deleted_names.c: binaries deleted while or after they run keep their
+ * names: `cp prog x; ./x & rm x` in export -g's profile and in a recording's
+ * report, one replaced while it runs, and a short-lived binary deleted after
+ * each run in a profile. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/monotonic.h"
+#include "test_util.h"
+
+#define HOT "loadgen_hot_loop"
+
+/* `rm rtdelx` as soon as the program started in the background ($!) runs
+ * it: not before its exec (on a busy machine the shell's rm can come first,
+ * and nothing runs at all). */
+#define RM_ONCE_RUNNING                                                                \
+	"for i in $(seq 500); do [ \"$(cat /proc/$!/comm 2>/dev/null)\" = rtdelx ] && break; " \
+	"sleep 0.01; done; rm rtdelx"
+
+/* The exporter the profile tests share, its directory and port. */
+static pid_t exporter;
+static char *export_dir;
+static int port;
+
+static void stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	if (!tu_wait_gone(pid, 5))
+		kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static int stop_exporter(void **state)
+{
+	(void)state;
+	stop(exporter);
+	exporter = 0;
+	if (export_dir) {
+		tu_rmtree(export_dir);
+		free(export_dir);
+		export_dir = NULL;
+	}
+	return 0;
+}
+
+/* export -g, once: ready when a 1 s profile is answered (the sampling child
+ * attached). */
+static void need_exporter(void)
+{
+	double until;
+
+	tu_skip_unless_possible();
+	if (system("command -v go >/dev/null"))
+		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	if (exporter)
+		return;
+	export_dir = tu_tempdir();
+	port = 20000 + (int)((getpid() * 13 + 54 * 101) % 12000);
+	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
+			    ">%s/export.log 2>&1",
+			    export_dir, tu_ringtrace(), port, export_dir);
+	until = monotonic_seconds() + 30;
+	while (tu_sh(NULL, "curl -sf --max-time 3 -o /dev/null "
+			   "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1'",
+		     port)) {
+		if (monotonic_seconds() > until) {
+			char *log = NULL;
+
+			tu_sh(&log, "cat %s/export.log", export_dir);
+			stop_exporter(NULL);
+			fail_msg("no profile within 30 s: %s", log);
+		}
+		usleep(200000);
+	}
+}
+
+/* Of the samples of comm in the profile file (go tool pprof -raw of it): how
+ * many, and how many with HOT among their frames. */
+static void count_named(const char *profile, const char *comm, int *total, int *named)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw %s > %s.raw 2>&1 && "
+				     "python3 - %s.raw %s <<'EOF'\n"
+		"import re, sys\n"
+		"names, samples, part = {}, [], ''\n"
+		"for l in open(sys.argv[1]).read().split('\\n'):\n"
+		"    if l.startswith('Samples:') or l.startswith('Locations') or l.startswith('Mappings'):\n"
+		"        part = l.split(':')[0]; continue\n"
+		"    m = re.match(r'\\s+(\\d+)\\s+\\d+: ([\\d ]+)$', l)\n"
+		"    if part == 'Samples' and m:\n"
+		"        samples.append([int(m.group(1)), m.group(2).split(), '']); continue\n"
+		"    if part == 'Samples' and samples and ':[' in l:\n"
+		"        samples[-1][2] += l; continue\n"
+		"    m = re.match(r'\\s*(\\d+): 0x[0-9a-f]+ M=\\d+ (\\S+)', l)\n"
+		"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
+		"total = named = 0\n"
+		"for n, locs, labels in samples:\n"
+		"    if 'comm:[%%s]' %% sys.argv[2] not in labels: continue\n"
+		"    total += n\n"
+		"    if any(names.get(x) == '" HOT "' for x in locs): named += n\n"
+		"print(total, named)\n"
+		"EOF",
+			       export_dir, export_dir, profile, profile, profile, comm),
+			 0);
+	assert_int_equal(sscanf(out, "%d %d", total, named), 2);
+	free(out);
+}
+
+/* GET a profile of seconds into export_dir/name. */
+static void get_profile(const char *name, int seconds)
+{
+	assert_int_equal(tu_sh(NULL, "curl -sf --max-time 70 -o %s/%s "
+				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=%d'",
+			       export_dir, name, port, seconds),
+			 0);
+}
+
+/* The check: a program whose binary is removed while it runs. */
+static void test_running_binary_deleted_in_profile(void **state)
+{
+	char *out = NULL;
+	int total, named;
+	pid_t pid;
+
+	(void)state;
+	need_exporter();
+	assert_int_equal(tu_sh(&out, "cd %s && cp %s rtdelx && { ./rtdelx spin 8 >/dev/null 2>&1 & "
+				     "echo $!; " RM_ONCE_RUNNING "; }",
+			       export_dir, tu_loadgen()),
+			 0);
+	pid = (pid_t)atoi(out);
+	free(out);
+	get_profile("deleted.pb.gz", 4);
+	stop(pid);
+	count_named("deleted.pb.gz", "rtdelx", &total, &named);
+	print_message("rtdelx, deleted while it runs: %d samples, %d of them in " HOT "\n", total,
+		      named);
+	assert_true(total >= 20);
+	assert_true(named * 10 >= total * 9);
+}
+
+/* A binary that runs 0.1 s and is removed after each run, again and again
+ * during the profile: its samples are named (its files gone before the
+ * profile is made). */
+static void test_short_lived_deleted_in_profile(void **state)
+{
+	int total, named;
+	pid_t loop;
+
+	(void)state;
+	need_exporter();
+	/* each run its own directory, removed with it: no path of the
+	 * profile's stands any more when it is made */
+	loop = tu_start("cd %s && for i in $(seq 50); do mkdir r$i && cp %s r$i/rtshort && "
+			"./r$i/rtshort spin 0.1 >/dev/null 2>&1; rm -rf r$i; done",
+			export_dir, tu_loadgen());
+	get_profile("short.pb.gz", 5);
+	stop(loop);
+	count_named("short.pb.gz", "rtshort", &total, &named);
+	print_message("rtshort, 0.1 s runs each deleted after: %d samples, %d of them in " HOT "\n",
+		      total, named);
+	assert_true(total >= 10);
+	assert_true(named * 10 >= total * 9);
+}
+
+/* The same check on a recording: record, then report. */
+static void test_running_binary_deleted_in_recording(void **state)
+{
+	char *dir, *out = NULL, *folded = NULL;
+	unsigned long with, all;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	if (tu_sh(&out, "cd %s && %s record -v -g -F 999 -o rec -- sh -c 'cp %s rtdelx && "
+			"{ ./rtdelx spin 2 >/dev/null 2>&1 & " RM_ONCE_RUNNING "; wait; }' 2>&1",
+		  dir, tu_ringtrace(), tu_loadgen()))
+		fail_msg("record failed: %s", out);
+	print_message("%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "cd %s && %s report rec --folded --comm rtdelx", dir,
+			       tu_ringtrace()),
+			 0);
+	tu_folded_count(folded, HOT, &with, &all);
+	print_message("rtdelx, deleted while it runs, recorded: %lu samples, %lu in " HOT "\n", all,
+		      with);
+	assert_true(all >= 200);
+	assert_true(with * 10 >= all * 9);
+	free(folded);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A binary replaced while it runs (a new version renamed over it, as a
+ * package upgrade does): its samples keep the names of the version that ran. */
+static void test_running_binary_replaced_in_recording(void **state)
+{
+	char *dir, *out = NULL, *folded = NULL;
+	unsigned long with, all;
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	if (tu_sh(&out, "cd %s && %s record -g -F 999 -o rec -- sh -c 'cp %s rtrepl && "
+			"{ ./rtrepl spin 2 >/dev/null 2>&1 & sleep 0.3; cp /bin/true rtrepl.new && "
+			"mv rtrepl.new rtrepl; wait; }' 2>&1",
+		  dir, tu_ringtrace(), tu_loadgen()))
+		fail_msg("record failed: %s", out);
+	free(out);
+	assert_int_equal(tu_sh(&folded, "cd %s && %s report rec --folded --comm rtrepl", dir,
+			       tu_ringtrace()),
+			 0);
+	tu_folded_count(folded, HOT, &with, &all);
+	print_message("rtrepl, replaced while it runs, recorded: %lu samples, %lu in " HOT "\n", all,
+		      with);
+	assert_true(all >= 200);
+	assert_true(with * 10 >= all * 9);
+	free(folded);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_running_binary_deleted_in_recording),
+		cmocka_unit_test(test_running_binary_replaced_in_recording),
+		cmocka_unit_test(test_running_binary_deleted_in_profile),
+		cmocka_unit_test(test_short_lived_deleted_in_profile),
+	};
+
+	tu_set_skip_reason(tu_integration_skip_reason());
+	return cmocka_run_group_tests(tests, NULL, stop_exporter);
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unlinked_copies.c: mapped files held open by device and inode, copied into
+ * the recording under their build-id once no name links them any more. */
+#include "symbols/unlinked_copies.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols/build_id.h"
+#include "symbols/build_id_cache.h"
+#include "symbols/elf_name_ranges.h"
+
+/* Names remembered as copied at most: past it, forgotten all at once (a
+ * second copy of one is refused where the first is, costing nothing). */
+#define COPIED_MAX 65536
+
+struct held_file {
+	uint64_t file[3]; /* major, minor, inode: the key */
+	int fd;
+	uint64_t used;    /* the clock of its last mapping */
+	uint8_t id_size;
+	uint8_t id[BUILD_ID_MAX];
+};
+
+struct copied_name {
+	char name[96];
+};
+
+static uint64_t hash_file(const void *k)
+{
+	return hash_bytes(k, 3 * sizeof(uint64_t), 0);
+}
+
+static bool equal_file(const void *a, const void *b)
+{
+	return !memcmp(a, b, 3 * sizeof(uint64_t));
+}
+
+void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copies *copies)
+{
+	struct rlimit rl;
+
+	memset(u, 0, sizeof(*u));
+	u->dirfd = dirfd;
+	u->copies = copies;
+	hash_map_init(&u->held, hash_file, equal_file);
+	hash_map_init(&u->copied, hash_string, equal_string);
+	/* an eighth of the descriptors this process may open, at most (the
+	 * rest for its events, rings and files: record does not raise the
+	 * limit, which its workload would inherit) */
+	u->max_held = UNLINKED_HELD_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < u->max_held)
+		u->max_held = (uint32_t)(rl.rlim_cur / 8);
+}
+
+/* Whether a copy named by its build-id may stand for every binary carrying
+ * it: a file root owns and no one else may write (build_id_cache's rule). */
+static bool trusted(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Makes each directory of path (DIR-relative) but its last part, 0700. */
+static void make_parents(int dirfd, const char *path)
+{
+	char dir[96];
+
+	for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		mkdirat(dirfd, dir, 0700);
+	}
+}
+
+/* Whether name is new among the copies (then remembered). */
+static bool first_copy(struct unlinked_copies *u, const char *name)
+{
+	struct copied_name *c;
+
+	if (hash_map_get(&u->copied, name))
+		return false;
+	if (u->copied.len >= COPIED_MAX)
+		hash_map_free_all(&u->copied);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return false;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (hash_map_put(&u->copied, c->name, c)) {
+		free(c);
+		return false;
+	}
+	return true;
+}
+
+void unlinked_copies_keep_within(struct unlinked_copies *u, struct file_copies *copies,
+				 uint64_t bytes)
+{
+	if (copies)
+		u->copies = copies;
+	u->kept_budget = bytes;
+}
+
+/* The oldest copy kept removed, its name free to be copied again. */
+static void remove_oldest(struct unlinked_copies *u)
+{
+	struct kept_copy *k = &u->kept[u->kept_head];
+
+	free(hash_map_remove(&u->copied, k->name));
+	if (!file_copies_remove(u->copies, k->name, k->bytes)) {
+		u->totals.removed++;
+		u->totals.removed_bytes += k->bytes;
+	}
+	u->kept_bytes -= k->bytes;
+	u->kept_head = (u->kept_head + 1) % UNLINKED_KEPT_MAX;
+	u->nr_kept--;
+}
+
+/* Room for a copy of bytes among those kept (the oldest removed for it):
+ * true, or false if it cannot have any. */
+static bool keep_room(struct unlinked_copies *u, uint64_t bytes)
+{
+	if (!u->kept_budget)
+		return true;
+	if (bytes > u->kept_budget)
+		return false;
+	if (!u->kept && !(u->kept = calloc(UNLINKED_KEPT_MAX, sizeof(*u->kept))))
+		return false;
+	while (u->nr_kept && (u->nr_kept == UNLINKED_KEPT_MAX || u->kept_bytes + bytes > u->kept_budget))
+		remove_oldest(u);
+	return true;
+}
+
+static void keep(struct unlinked_copies *u, const char *name, uint64_t bytes)
+{
+	struct kept_copy *k;
+
+	if (!u->kept_budget)
+		return;
+	k = &u->kept[(u->kept_head + u->nr_kept++) % UNLINKED_KEPT_MAX];
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	k->bytes = bytes;
+	u->kept_bytes += bytes;
+}
+
+/* f, unlinked (st: its fstat), copied under its build-id where none is. */
+static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const struct stat *st)
+{
+	struct file_range ranges[ELF_NAME_RANGES_MAX];
+	char id[48], name[96];
+	uint64_t bytes;
+	int fd, nr;
+
+	if (!trusted(st)) {
+		u->totals.not_trusted++;
+		return;
+	}
+	build_id_path(id, sizeof(id), NULL, f->id, f->id_size, "");
+	snprintf(name, sizeof(name), "%s/%s", BUILD_ID_CACHE_DIR, id);
+	if (hash_map_get(&u->copied, name))
+		return;
+	/* what its names need alone, the rest a hole (a 4.7 MB program's
+	 * copy is then its symbols' 0.3 MB) */
+	nr = elf_name_ranges(f->fd, (uint64_t)st->st_size, ranges, ELF_NAME_RANGES_MAX);
+	if (nr <= 0) {
+		u->totals.not_elf++;
+		return;
+	}
+	bytes = file_ranges_bytes(ranges, (size_t)nr);
+	if (st->st_size > UNLINKED_MAX_FILE || !keep_room(u, bytes)) {
+		u->totals.too_large++;
+		file_copies_refused(u->copies, true);
+		return;
+	}
+	if (!first_copy(u, name))
+		return;
+	/* one there already (a container's, kept by build_id_cache): the same
+	 * bytes, and never removed as if it were ours */
+	if (!faccessat(u->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		return;
+	make_parents(u->dirfd, name);
+	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	/* (never over a copy there: one made of a container's, the same bytes) */
+	if (fd >= 0 && !file_copies_submit_first(u->copies, fd, name, &ranges[0].from, (size_t)nr)) {
+		u->totals.copied++;
+		keep(u, name, bytes);
+	}
+}
+
+/* f let go: copied first if unlinked. */
+static void let_go(struct unlinked_copies *u, struct held_file *f, bool check)
+{
+	struct stat st;
+
+	if (check && !fstat(f->fd, &st)) {
+		if (st.st_nlink == 0)
+			copy_unlinked(u, f, &st);
+		else
+			u->totals.let_go++;
+	}
+	hash_map_remove(&u->held, f->file);
+	close(f->fd);
+	free(f);
+}
+
+static void older(void *value, void *ctx)
+{
+	struct held_file *f = value, **oldest = ctx;
+
+	if (!*oldest || f->used < (*oldest)->used)
+		*oldest = f;
+}
+
+/* The file held that was mapped least recently. */
+static struct held_file *least_recent(const struct unlinked_copies *u)
+{
+	struct held_file *oldest = NULL;
+
+	hash_map_each(&u->held, older, &oldest);
+	return oldest;
+}
+
+void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, int fd)
+{
+	struct held_file *f, probe = { .file = { m->maj, m->min, m->ino } };
+	struct stat st;
+
+	if (!u->copies || !m->build_id_size)
+		return;
+	f = hash_map_get(&u->held, probe.file);
+	if (f || fd < 0) {
+		if (f)
+			f->used = ++u->clock;
+		return;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (u->held.len >= u->max_held) {
+		struct held_file *oldest = least_recent(u);
+
+		if (!oldest)
+			return;
+		let_go(u, oldest, true);
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return;
+	*f = probe;
+	f->used = ++u->clock;
+	f->id_size = m->build_id_size;
+	memcpy(f->id, m->build_id, m->build_id_size);
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (f->fd < 0 || hash_map_put(&u->held, f->file, f)) {
+		if (f->fd >= 0)
+			close(f->fd);
+		free(f);
+		return;
+	}
+	u->totals.held++;
+	/* unlinked already (a process that outlived its binary): at once */
+	if (st.st_nlink == 0)
+		let_go(u, f, true);
+}
+
+void unlinked_copies_check(struct unlinked_copies *u)
+{
+	void **files;
+	size_t nr = u->held.len;
+
+	if (!nr || !(files = hash_map_values(&u->held)))
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		struct held_file *f = files[i];
+		struct stat st;
+
+		if (!fstat(f->fd, &st) && st.st_nlink == 0)
+			let_go(u, f, true);
+	}
+	free(files);
+}
+
+void unlinked_copies_get_totals(const struct unlinked_copies *u, struct unlinked_copies_totals *t)
+{
+	*t = u->totals;
+}
+
+static void close_held(void *value, void *ctx)
+{
+	struct held_file *f = value;
+
+	(void)ctx;
+	close(f->fd);
+	free(f);
+}
+
+void unlinked_copies_free(struct unlinked_copies *u)
+{
+	hash_map_each(&u->held, close_held, NULL);
+	hash_map_free(&u->held);
+	hash_map_free_all(&u->copied);
+	free(u->kept);
+}

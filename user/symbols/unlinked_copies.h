@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* unlinked_copies.h: the files processes of our own mount namespace map, held
+ * open by device and inode (the mapped inode), so that one deleted or replaced
+ * after it was mapped is copied into the recording (DIR/.build-id/xx/yyyy)
+ * before its names are lost; a bounded number held, least recently mapped let
+ * go first. */
+#ifndef RINGTRACE_UNLINKED_COPIES_H
+#define RINGTRACE_UNLINKED_COPIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/perf_record.h"
+#include "lib/hash_map.h"
+#include "sys/file_copies.h"
+
+/* Files held open at most (a descriptor each; at most an eighth of
+ * RLIMIT_NOFILE), and the largest copied. */
+#define UNLINKED_HELD_MAX 256
+#define UNLINKED_MAX_FILE ((int64_t)256 << 20)
+/* A flight recording's copies kept at most (unlinked_copies_keep_within). */
+#define UNLINKED_KEPT_MAX 4096
+
+struct unlinked_copies_totals {
+	uint64_t held;         /* files held open since the start */
+	uint64_t copied;       /* ...copied once unlinked (queued to the copies) */
+	uint64_t let_go;       /* ...let go still linked: room for a newer one */
+	uint64_t not_trusted;  /* ...unlinked, not copied: a user's (its build-id could
+				  be forged to stand for another binary) */
+	uint64_t too_large;    /* ...unlinked, not copied: over UNLINKED_MAX_FILE (or the budget) */
+	uint64_t not_elf;      /* ...unlinked, not copied: no ELF headers to read */
+	uint64_t removed, removed_bytes; /* copies removed again: room for newer ones */
+};
+
+/* A copy a flight recording keeps, oldest first. */
+struct kept_copy {
+	char name[96];
+	uint64_t bytes;
+};
+
+struct unlinked_copies {
+	int dirfd;                  /* the recording's directory */
+	struct file_copies *copies; /* what copies them */
+	struct hash_map held;       /* (major, minor, inode) -> struct held_file */
+	struct hash_map copied;     /* DIR-relative names copied: once each */
+	uint64_t clock;             /* of the last mappings, for the least recent */
+	uint32_t max_held;
+	/* a flight recording's copies, within kept_budget bytes (0: every copy
+	 * stays, within the recording's copy budget): a ring, oldest first */
+	struct kept_copy *kept;
+	uint32_t kept_head, nr_kept;
+	uint64_t kept_bytes, kept_budget;
+	struct unlinked_copies_totals totals;
+};
+
+void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copies *copies);
+/* A flight recording (which runs for ever) keeps its copies within bytes
+ * and UNLINKED_KEPT_MAX files: the oldest removed first (their names then
+ * lost, for the samples of theirs its rings may still hold); copies (not
+ * NULL) makes them from then on: a budget and a thread of their own. */
+void unlinked_copies_keep_within(struct unlinked_copies *u, struct file_copies *copies,
+				 uint64_t bytes);
+/* m (an executable mapping of a file of our mount namespace, its build-id
+ * filled) was mapped: fd, the mapped file opened safely (by the mapping, or
+ * its path proved that inode), is held (a descriptor of its own), or with
+ * fd -1 a file held already counts as mapped now. One unlinked already is
+ * copied at once. */
+void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, int fd);
+/* Each file held that no name links any more (deleted, or replaced by a
+ * rename over it) is copied and let go. */
+void unlinked_copies_check(struct unlinked_copies *u);
+void unlinked_copies_get_totals(const struct unlinked_copies *u, struct unlinked_copies_totals *t);
+/* Closes the files held (none checked: unlinked_copies_check first). */
+void unlinked_copies_free(struct unlinked_copies *u);
+
+#endif
