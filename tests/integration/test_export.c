@@ -761,6 +761,54 @@ static void test_privileged_port(void **state)
 	free(dir);
 }
 
+/* export -g's sampling child counts in an agent's budget: its resident
+ * memory and CPU time are served as ringtrace_sampler_*, and agree with
+ * what the kernel says of the child (process_* are the exporter's alone). */
+static void test_sampler_child_in_metrics(void **state)
+{
+	char *dir = tu_tempdir(), url[128], log[PATH_MAX], *scrape = NULL, *out = NULL;
+	int port = test_port(11);
+	double rss, cpu, own_rss;
+	long child_kb = 0;
+	pid_t pid, child = 0;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(log, sizeof(log), "%s/export.log", dir);
+	pid = start("RUNTIME_DIRECTORY=%s %s export -g --listen 127.0.0.1:%d >%s 2>&1", dir,
+		    tu_ringtrace(), port, log);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	wait_serving(pid, url, 30, log);
+	/* the child once it is up: its series appear with it */
+	for (int i = 0; i < 150 && (!scrape || !strstr(scrape, "\nringtrace_sampler_resident_memory_bytes ")); i++) {
+		free(scrape);
+		usleep(200000);
+		scrape = fetch(url, 5);
+		assert_non_null(scrape);
+	}
+	assert_int_equal(tu_sh(&out, "cat /proc/%d/task/%d/children", (int)pid, (int)pid), 0);
+	child = (pid_t)atoi(out);
+	free(out);
+	assert_true(child > 0);
+	assert_int_equal(tu_sh(&out, "awk '/^VmRSS:/ {print $2}' /proc/%d/status", (int)child), 0);
+	child_kb = atol(out);
+	free(out);
+	rss = series_value(scrape, "\nringtrace_sampler_resident_memory_bytes ");
+	cpu = series_value(scrape, "\nringtrace_sampler_cpu_seconds_total ");
+	own_rss = series_value(scrape, "\nprocess_resident_memory_bytes ");
+	print_message("sampler: %.0f bytes resident (the kernel: %ld KiB a moment later), %.2f s of "
+		      "CPU; the exporter: %.0f bytes\n", rss, child_kb, cpu, own_rss);
+	stop(pid);
+	/* the child's memory, not the exporter's: the child maps its rings and
+	 * the unwinder's rows (tens of MiB), the exporter a few */
+	assert_true(rss > 4 * 1048576.0);
+	assert_true(rss >= child_kb * 1024.0 * 0.5 && rss <= child_kb * 1024.0 * 2);
+	assert_true(rss != own_rss);
+	assert_true(cpu > 0);
+	free(scrape);
+	tu_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_renames_do_not_fill_the_comm_map),
 		cmocka_unit_test(test_port_in_use),
 		cmocka_unit_test(test_privileged_port),
+		cmocka_unit_test(test_sampler_child_in_metrics),
 	};
 
 	const char *why = tu_integration_skip_reason();

@@ -59,6 +59,7 @@ struct export_profiler {
 	pthread_mutex_t lock; /* one profile made at a time: snapshots, the child's status */
 	pid_t child;          /* 0 once reaped */
 	atomic_bool ended;    /* the child's end seen (read without the lock) */
+	_Atomic uint32_t running; /* the child's pid until it is reaped (read without the lock) */
 	int child_status;
 	struct container_names *names; /* or NULL */
 	int dirfd;            /* the private directory */
@@ -208,6 +209,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		rt_error("cannot run ringtrace record for the profiles: %s", strerror(errno));
 		_exit(127);
 	}
+	atomic_store(&p->running, (uint32_t)p->child);
 	return 0;
 }
 
@@ -288,6 +290,7 @@ static bool child_running(struct export_profiler *p)
 	r = waitpid(p->child, &p->child_status, WNOHANG);
 	if (r == 0)
 		return true;
+	atomic_store(&p->running, 0);
 	if (r == p->child)
 		rt_warn("ringtrace export: the sampling child (ringtrace record, pid %d) ended (%s %d): no profiles from now on",
 			(int)p->child, WIFEXITED(p->child_status) ? "exit status" : "signal",
@@ -411,6 +414,14 @@ int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_
 	malloc_trim(0);
 	pthread_mutex_unlock(&p->lock);
 	return r;
+}
+
+uint32_t export_profiler_child_pid(void *ctx)
+{
+	struct export_profiler *p = ctx;
+
+	/* without the lock, which a profile being made holds for seconds */
+	return atomic_load(&p->running);
 }
 
 void export_profiler_stop(struct export_profiler *p)

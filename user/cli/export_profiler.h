@@ -35,6 +35,9 @@ int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_
 /* The profile_health_fn: false once the child has ended. */
 bool export_profiler_healthy(void *ctx, char *why, size_t len);
 /* Stops the child and removes the private directory. */
+/* The sampling child's pid while it runs, else 0 (ctx: the profiler): for
+ * the metrics of its CPU time and memory. */
+uint32_t export_profiler_child_pid(void *ctx);
 void export_profiler_stop(struct export_profiler *p);
 
 #endif

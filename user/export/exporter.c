@@ -27,6 +27,8 @@ struct exporter {
 	struct aggregator *aggregator;
 	unsigned int top_comms;
 	struct container_names *names; /* or NULL */
+	uint32_t (*sampler_pid)(void *ctx); /* or NULL */
+	void *sampler_ctx;
 	uint64_t cgroup_grace_ms;
 	struct cgroup_dir cgroup;
 	pthread_mutex_t lock;      /* one render at a time: the cgroup names */
@@ -50,6 +52,8 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 	e->cgroup.fd = -1;
 	e->top_comms = cfg->top_comms;
 	e->names = cfg->names;
+	e->sampler_pid = cfg->sampler_pid;
+	e->sampler_ctx = cfg->sampler_ctx;
 	e->cgroup_grace_ms = (uint64_t)cfg->cgroup_grace_s * 1000;
 	pthread_mutex_init(&e->lock, NULL);
 	cgroup_names_init(&e->cgroups);
@@ -196,6 +200,9 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	exporter_read_aggregator(e->aggregator, &m, runs, MAX_PROGRAMS);
 	if (process && !process_stats_read(&self))
 		m.process = &self;
+	if (e->sampler_pid)
+		m.sampler = !process_cpu_and_memory(e->sampler_pid(e->sampler_ctx),
+						    &m.sampler_cpu_ns, &m.sampler_resident_bytes);
 	ret = metrics_render(&m, out);
 out:
 	pthread_mutex_unlock(&e->lock);

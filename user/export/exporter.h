@@ -22,6 +22,10 @@ struct exporter_config {
 	unsigned int top_comms;  /* comms shown by name; the rest are "other" */
 	unsigned int cgroup_grace_s; /* a removed cgroup's series stay this long */
 	struct container_names *names; /* where containers are named, or NULL */
+	/* export -g's sampling child, whose CPU time and memory are served
+	 * beside process_*: its pid now (0: none, or gone); NULL: none */
+	uint32_t (*sampler_pid)(void *ctx);
+	void *sampler_ctx;
 };
 
 /* How long a scrape may wait, in all, for container runtimes to name the

@@ -497,6 +497,26 @@ static int render_process(struct byte_buffer *out, const struct process_stats *p
 	return r;
 }
 
+/* export -g's sampling child (ringtrace record of every CPU): what an
+ * agent's budget counts beside process_*. */
+static int render_sampler(struct byte_buffer *out, const struct metrics_snapshot *m)
+{
+	int r = 0;
+
+	if (!m->sampler)
+		return 0;
+	r |= family(out, "ringtrace_sampler_cpu_seconds_total", "counter",
+		    "User and system CPU time of export -g's sampling child, in seconds "
+		    "(process_cpu_seconds_total is the exporter's alone).");
+	r |= put(out, "ringtrace_sampler_cpu_seconds_total ") || seconds(out, m->sampler_cpu_ns) ||
+	     put(out, "\n");
+	r |= single(out, "ringtrace_sampler_resident_memory_bytes", "gauge",
+		    "Resident memory of export -g's sampling child, in bytes "
+		    "(process_resident_memory_bytes is the exporter's alone).",
+		    "%" PRIu64, m->sampler_resident_bytes);
+	return r;
+}
+
 /* What the container runtimes were asked and answered, and the cache. */
 static int render_container_names(struct byte_buffer *out, struct container_names *names)
 {
@@ -549,5 +569,6 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 	if (m->names)
 		r |= render_container_names(out, m->names);
 	r |= render_process(out, m->process);
+	r |= render_sampler(out, m);
 	return r ? -ENOMEM : 0;
 }

@@ -76,6 +76,10 @@ struct metrics_snapshot {
 	 * or NULL */
 	struct container_names *names;
 	uint64_t *names_budget_ns;
+	/* export -g's sampling child: its CPU time and resident memory, which
+	 * process_* (this process alone) leave out */
+	bool sampler;
+	uint64_t sampler_cpu_ns, sampler_resident_bytes;
 };
 
 /* Appends the exposition text to out. 0, or -ENOMEM if memory ran out. */

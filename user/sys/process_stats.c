@@ -52,6 +52,23 @@ static uint64_t limit(int resource)
 	return (uint64_t)rl.rlim_cur;
 }
 
+int process_cpu_and_memory(uint32_t pid, uint64_t *cpu_ns, uint64_t *resident_bytes)
+{
+	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	struct proc_stat st;
+	int ret;
+
+	if (!pid)
+		return -ESRCH;
+	if ((ret = proc_stat_read(pid, &st)))
+		return ret;
+	if (tick <= 0)
+		return -EIO;
+	*cpu_ns = (st.utime + st.stime) * 1000000000u / (uint64_t)tick;
+	*resident_bytes = st.rss > 0 ? (uint64_t)st.rss * (uint64_t)page : 0;
+	return 0;
+}
+
 int process_stats_read(struct process_stats *s)
 {
 	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);

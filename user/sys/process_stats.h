@@ -20,6 +20,11 @@ struct process_stats {
 /* 0, or -errno if /proc/self/stat or /proc/stat could not be read. */
 int process_stats_read(struct process_stats *s);
 
+/* Process pid's CPU time (user + system, every thread) and resident memory,
+ * from its stat line (readable without ptrace rights): 0, or -errno (ESRCH,
+ * ENOENT: it has gone). */
+int process_cpu_and_memory(uint32_t pid, uint64_t *cpu_ns, uint64_t *resident_bytes);
+
 /* The descriptors this process has open. */
 uint64_t process_open_fds(void);
 
