@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -233,6 +234,179 @@ void tu_folded_count(const char *folded_text, const char *frame, unsigned long *
 		}
 		line = end ? end + 1 : NULL;
 	}
+}
+
+int tu_stop(pid_t pid)
+{
+	int status = -1;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	if (!tu_wait_gone(pid, 5))
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* go tool pprof -raw's text */
+
+/* Whether line (len bytes) is a sample's "  N N: ID ID ...": its values in
+ * *count and *value, ids where its location ids start. */
+static bool raw_sample_line(const char *line, size_t len, uint64_t *count, uint64_t *value,
+			    const char **ids)
+{
+	const char *p = line, *end = line + len;
+	uint64_t v[2];
+
+	for (int i = 0; i < 2; i++) {
+		char *after;
+
+		if (p == end || (*p != ' ' && *p != '\t'))
+			return false;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p < '0' || *p > '9')
+			return false;
+		v[i] = strtoull(p, &after, 10);
+		p = after;
+	}
+	/* ": " and the ids, none for a sample without a stack */
+	if (end - p < 2 || p[0] != ':' || p[1] != ' ' ||
+	    strspn(p + 2, "0123456789 ") < (size_t)(end - p - 2))
+		return false;
+	*count = v[0];
+	*value = v[1];
+	*ids = p + 2;
+	return true;
+}
+
+static void raw_append(char **s, const char *sep, const char *text, size_t len)
+{
+	size_t have = *s ? strlen(*s) : 0, sep_len = have ? strlen(sep) : 0;
+
+	*s = realloc(*s, have + sep_len + len + 1);
+	assert_non_null(*s);
+	memcpy(*s + have, sep, sep_len);
+	memcpy(*s + have + sep_len, text, len);
+	(*s)[have + sep_len + len] = '\0';
+}
+
+void tu_raw_parse(const char *raw, struct tu_raw_profile *p)
+{
+	char **names = NULL, **ids = NULL; /* names[location id]; each sample's ids */
+	size_t nr_names = 0;
+	enum { OTHER, SAMPLES, LOCATIONS } part = OTHER;
+
+	memset(p, 0, sizeof(*p));
+	for (const char *line = raw; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *rest;
+		uint64_t count, value, id;
+		char *after;
+
+		if (!strncmp(line, "Samples:", 8) || !strncmp(line, "Locations", 9) ||
+		    !strncmp(line, "Mappings", 8)) {
+			part = line[0] == 'S' ? SAMPLES : line[0] == 'L' ? LOCATIONS : OTHER;
+		} else if (part == SAMPLES && raw_sample_line(line, len, &count, &value, &rest)) {
+			p->samples = realloc(p->samples, (p->nr + 1) * sizeof(*p->samples));
+			ids = realloc(ids, (p->nr + 1) * sizeof(*ids));
+			assert_true(p->samples && ids);
+			p->samples[p->nr] = (struct tu_raw_sample){ .count = count, .value = value };
+			ids[p->nr] = strndup(rest, (size_t)(line + len - rest));
+			assert_non_null(ids[p->nr]);
+			p->nr++;
+		} else if (part == SAMPLES && p->nr && memmem(line, len, ":[", 2)) {
+			raw_append(&p->samples[p->nr - 1].labels, " ", line, len);
+		} else if (part == LOCATIONS && (id = strtoull(line, &after, 10)) && after > line &&
+			   !strncmp(after, ": 0x", 4) && id < 1000000) {
+			/* "ID: 0xADDR M=N NAME ..." */
+			const char *m = after + 4 + strspn(after + 4, "0123456789abcdef");
+			const char *name;
+
+			if (strncmp(m, " M=", 3) || !strchr("0123456789", m[3]) || !m[3])
+				goto next;
+			name = m + 3 + strspn(m + 3, "0123456789");
+			if (*name != ' ' || name[1] == ' ' || name[1] == '\n' || !name[1])
+				goto next;
+			name++;
+			if (id >= nr_names) {
+				names = realloc(names, (id + 1) * sizeof(*names));
+				assert_non_null(names);
+				memset(names + nr_names, 0, (id + 1 - nr_names) * sizeof(*names));
+				nr_names = id + 1;
+			}
+			free(names[id]);
+			names[id] = strndup(name, strcspn(name, " \t\n"));
+		}
+next:
+		line = end ? end + 1 : NULL;
+	}
+	/* the stacks, root first: the ids are leaf first */
+	for (size_t i = 0; i < p->nr; i++) {
+		const char *s = ids[i] + strlen(ids[i]);
+
+		while (s > ids[i]) {
+			const char *start, *name;
+			uint64_t id;
+
+			while (s > ids[i] && s[-1] == ' ')
+				s--;
+			start = s;
+			while (start > ids[i] && start[-1] != ' ')
+				start--;
+			if (start == s)
+				break;
+			id = strtoull(start, NULL, 10);
+			name = id < nr_names && names[id] ? names[id] : "?";
+			raw_append(&p->samples[i].stack, ";", name, strlen(name));
+			s = start;
+		}
+		if (!p->samples[i].stack)
+			raw_append(&p->samples[i].stack, "", "", 0);
+		if (!p->samples[i].labels)
+			raw_append(&p->samples[i].labels, "", "", 0);
+		free(ids[i]);
+	}
+	for (size_t i = 0; i < nr_names; i++)
+		free(names[i]);
+	free(names);
+	free(ids);
+}
+
+void tu_raw_free(struct tu_raw_profile *p)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		free(p->samples[i].stack);
+		free(p->samples[i].labels);
+	}
+	free(p->samples);
+	memset(p, 0, sizeof(*p));
+}
+
+bool tu_raw_label(const struct tu_raw_sample *s, const char *key, const char *value)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "%s:[%s]", key, value);
+	return strstr(s->labels, want) != NULL;
+}
+
+bool tu_raw_frame(const struct tu_raw_sample *s, const char *frame)
+{
+	size_t len = strlen(frame);
+
+	for (const char *el = s->stack; *el;) {
+		size_t el_len = strcspn(el, ";");
+
+		if (el_len == len && !memcmp(el, frame, len))
+			return true;
+		el += el_len;
+		if (*el)
+			el++;
+	}
+	return false;
 }
 
 /* Skipping */

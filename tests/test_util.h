@@ -70,6 +70,37 @@ const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long 
 void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,
 		     unsigned long *all);
 
+/* SIGTERM, then SIGKILL after 5 s; reaps it; its wait status (-1 for
+ * pid <= 0: nothing to stop). */
+int tu_stop(pid_t pid);
+
+/*
+ * `go tool pprof -raw` output, parsed: its "Samples:" part, each sample a line
+ * "  VALUE VALUE: LOCATION IDS" (two values; ids leaf first) and lines
+ * of its labels ("key:[value ...] ..."), and its "Locations" part, each
+ * "ID: 0xADDR M=N FUNCTION ...", whose first function names the location.
+ */
+struct tu_raw_sample {
+	uint64_t count;  /* the first value (samples/count) */
+	uint64_t value;  /* the second (cpu/nanoseconds, off_cpu/nanoseconds) */
+	char *stack;     /* the locations' functions, root first, ';'-separated;
+			  * "?" for a location the Locations part does not list */
+	char *labels;    /* its label lines as printed, joined by spaces */
+};
+
+struct tu_raw_profile {
+	struct tu_raw_sample *samples;
+	size_t nr;
+};
+
+/* Parses raw (go tool pprof -raw's text) into *p; tu_raw_free frees it. */
+void tu_raw_parse(const char *raw, struct tu_raw_profile *p);
+void tu_raw_free(struct tu_raw_profile *p);
+/* Whether s's labels hold "key:[value]" (a string label of that one value). */
+bool tu_raw_label(const struct tu_raw_sample *s, const char *key, const char *value);
+/* Whether one of s's stack's functions is frame, whole. */
+bool tu_raw_frame(const struct tu_raw_sample *s, const char *frame);
+
 /*
  * Skipping. Every test that cannot run here goes through tu_skip(), never
  * cmocka's skip(): it prints "SKIP: <why>" and skips the test, except under

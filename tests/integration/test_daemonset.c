@@ -100,42 +100,44 @@ struct counts {
 	int total, unnamed, named, chain, kernel_total, kernel_named;
 };
 
+/* Whether frame is one of stack's functions other than its first (the root). */
+static bool below_root(const char *stack, const char *frame)
+{
+	size_t len = strlen(frame);
+
+	for (const char *at = strchr(stack, ';'); at; at = strchr(at + 1, ';'))
+		if (!strncmp(at + 1, frame, len) && (at[1 + len] == ';' || !at[1 + len]))
+			return true;
+	return false;
+}
+
 static void count(const char *dir, pid_t pid, pid_t kernel_pid, struct counts *c)
 {
-	char *out = NULL;
+	struct tu_raw_profile p;
+	char *raw = NULL, pid_text[16], kernel_pid_text[16];
 
-	/* -raw prints "Samples:", each sample as "COUNT VALUE: LOCATION IDS"
-	 * and a line of its labels, then "Locations", each "ID: ADDR M=N NAME" */
-	assert_int_equal(tu_sh(&out, "/usr/bin/python3 - %s/raw.txt %d %d <<'EOF'\n"
-		"import re, sys\n"
-		"lines = open(sys.argv[1]).read().split('\\n')\n"
-		"names, samples, part = {}, [], ''\n"
-		"for l in lines:\n"
-		"    if l.startswith('Samples:') or l.startswith('Locations') or l.startswith('Mappings'):\n"
-		"        part = l.split(':')[0]; continue\n"
-		"    m = re.match(r'\\s+(\\d+)\\s+\\d+: ([\\d ]+)$', l)\n"
-		"    if part == 'Samples' and m:\n"
-		"        samples.append([int(m.group(1)), m.group(2).split(), '']); continue\n"
-		"    if part == 'Samples' and samples and ':[' in l:\n"
-		"        samples[-1][2] += l; continue\n"
-		"    m = re.match(r'\\s*(\\d+): 0x[0-9a-f]+ M=\\d+ (\\S+)', l)\n"
-		"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
-		"c = [0] * 6\n"
-		"for n, locs, labels in samples:\n"
-		"    stack = ';'.join(names.get(x, '?') for x in reversed(locs))\n"
-		"    if 'pid:[%%s]' %% sys.argv[2] in labels:\n"
-		"        c[0] += n\n"
-		"        c[1] += n if 'comm:[:' in labels else 0\n"
-		"        c[2] += n if 'comm:[unwindgen]' in labels else 0\n"
-		"        c[3] += n if 'main;uw_a;uw_b;uw_c' in stack else 0\n"
-		"    if 'pid:[%%s]' %% sys.argv[3] in labels:\n"
-		"        c[4] += n\n"
-		"        c[5] += n if ';vfs_read;' in stack + ';' else 0\n"
-		"print(*c)\n"
-		"EOF", dir, (int)pid, (int)kernel_pid), 0);
-	assert_int_equal(sscanf(out, "%d %d %d %d %d %d", &c->total, &c->unnamed, &c->named,
-				&c->chain, &c->kernel_total, &c->kernel_named), 6);
-	free(out);
+	assert_int_equal(tu_sh(&raw, "cat %s/raw.txt", dir), 0);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
+	snprintf(kernel_pid_text, sizeof(kernel_pid_text), "%d", (int)kernel_pid);
+	memset(c, 0, sizeof(*c));
+	tu_raw_parse(raw, &p);
+	for (size_t i = 0; i < p.nr; i++) {
+		const struct tu_raw_sample *s = &p.samples[i];
+		int n = (int)s->count;
+
+		if (tu_raw_label(s, "pid", pid_text)) {
+			c->total += n;
+			c->unnamed += strstr(s->labels, "comm:[:") ? n : 0;
+			c->named += tu_raw_label(s, "comm", "unwindgen") ? n : 0;
+			c->chain += strstr(s->stack, "main;uw_a;uw_b;uw_c") ? n : 0;
+		}
+		if (tu_raw_label(s, "pid", kernel_pid_text)) {
+			c->kernel_total += n;
+			c->kernel_named += below_root(s->stack, "vfs_read") ? n : 0;
+		}
+	}
+	tu_raw_free(&p);
+	free(raw);
 }
 
 static void test_daemonset_profiles(void **state)

@@ -36,20 +36,6 @@ static int test_port(int salt)
 	return 20000 + (int)((getpid() * 13 + salt * 101) % 12000);
 }
 
-/* SIGTERM, then SIGKILL after 5 s; reaps it; its wait status. */
-static int stop(pid_t pid)
-{
-	int status = -1;
-
-	if (pid <= 0)
-		return -1;
-	kill(pid, SIGTERM);
-	if (!tu_wait_gone(pid, 5))
-		kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return status;
-}
-
 /* GET url with curl's extra options until it answers 200 (up to seconds);
  * the body, or NULL. */
 static char *fetch(const char *curl_opts, const char *url, double seconds)
@@ -91,7 +77,7 @@ static pid_t start_exporter(const char *dir, int port, const char *opts)
 	if (!body) {
 		char *log = NULL;
 
-		stop(pid);
+		tu_stop(pid);
 		tu_sh(&log, "cat %s/export.log", dir);
 		fail_msg("the exporter never served %s: %s", url, log);
 	}
@@ -117,7 +103,7 @@ static void test_landing_page_and_process_metrics(void **state)
 	metrics = fetch("", url, 5);
 	assert_int_equal(tu_sh(&out, "curl -s -o /dev/null -w '%%{http_code} %%{content_type}' "
 				     "http://127.0.0.1:%d/", port), 0);
-	stop(pid);
+	tu_stop(pid);
 	assert_non_null(page);
 	assert_non_null(metrics);
 	print_message("/ -> %s\n", out);
@@ -169,7 +155,7 @@ static void check_textfile_removed(int sig)
 	for (int i = 0; i < 100 && stat(path, &st); i++)
 		usleep(100000);
 	if (stat(path, &st)) {
-		stop(pid);
+		tu_stop(pid);
 		fail_msg("no %s after 10 s", path);
 	}
 	kill(pid, sig);
@@ -231,13 +217,13 @@ static void test_removed_cgroup(void **state)
 	snprintf(label, sizeof(label), "/ringtrace-fleet-%d", (int)getpid());
 	snprintf(cgroup, sizeof(cgroup), "%s%s", mount, label);
 	if (mkdir(cgroup, 0755) && errno != EEXIST) {
-		stop(pid);
+		tu_stop(pid);
 		fail_msg("cannot create %s: %s", cgroup, strerror(errno));
 	}
 	/* a second of CPU in the cgroup, then the cgroup is removed */
 	if (tu_sh(&out, "sh -c 'echo $$ > %s/cgroup.procs && exec %s spin 1' 2>&1", cgroup,
 		  tu_loadgen())) {
-		stop(pid);
+		tu_stop(pid);
 		rmdir(cgroup);
 		fail_msg("cannot run loadgen in %s: %s", cgroup, out);
 	}
@@ -258,7 +244,7 @@ static void test_removed_cgroup(void **state)
 		      seconds, charged);
 	/* sampled, so near the kernel's count, not equal */
 	if (charged < 0.05 || seconds < charged * 0.5 || seconds > charged * 1.5 + 0.05) {
-		stop(pid);
+		tu_stop(pid);
 		fail_msg("the removed cgroup %s has %.3f CPU s (the kernel charged it %.3f s), or no "
 			 "name:\n%.*s", label, seconds, charged,
 			 unknown ? (int)strcspn(unknown, "\n") : 0, unknown ? unknown : "");
@@ -280,7 +266,7 @@ static void test_removed_cgroup(void **state)
 		      "evictions %.0f\n",
 		      monotonic_seconds() - removed, GRACE_S,
 		      body ? value_of(body, "ringtrace_map_evictions_total{map=\"cgroup\"}") : -1);
-	stop(pid);
+	tu_stop(pid);
 	if (seconds >= 0)
 		fail_msg("%s still served %.0f s after the cgroup was removed", series, monotonic_seconds() - removed);
 	assert_true(monotonic_seconds() - removed >= GRACE_S - 0.5);
@@ -330,7 +316,7 @@ static void test_tls_and_basic_auth(void **state)
 	snprintf(curl, sizeof(curl), "--cacert %s/cert.pem -u 'prometheus:s3cret pass'", dir);
 	body = fetch(curl, url, 15);
 	if (!body) {
-		stop(pid);
+		tu_stop(pid);
 		tu_sh(&out, "cat %s/export.log", dir);
 		fail_msg("no TLS scrape with the password: %s", out);
 	}
@@ -355,7 +341,7 @@ static void test_tls_and_basic_auth(void **state)
 	      dir, port);
 	assert_string_equal(out, "ok\n");
 	free(out);
-	stop(pid);
+	tu_stop(pid);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -472,7 +458,7 @@ static void stop_pod(pid_t pid, const char *base)
 {
 	char *out = NULL;
 
-	stop(pid);
+	tu_stop(pid);
 	/* the deepest first: rmdir of each cgroup of the path */
 	tu_sh(&out, "d=%s/" POD_PATH "; while [ \"$d\" != %s ]; do rmdir $d; d=${d%%/*}; done; rmdir %s",
 	      base, base, base);
@@ -516,9 +502,9 @@ static void test_dashboard_queries(void **state)
 				       "count(rate(ringtrace_cpu_seconds_total[20s])) > 0", 15);
 	}
 	if (!out) {
-		stop(prom);
-		stop(recording);
-		stop(exporter);
+		tu_stop(prom);
+		tu_stop(recording);
+		tu_stop(exporter);
 		stop_pod(pod, base);
 		fail_msg("Prometheus never scraped both exporters");
 	}
@@ -543,9 +529,9 @@ static void test_dashboard_queries(void **state)
 	/* the variables' own queries: label_values(ringtrace_build_info, job) */
 	tu_sh(&out, "curl -s 'http://127.0.0.1:%d/api/v1/label/job/values?match%%5B%%5D=ringtrace_build_info'",
 	      prom_port);
-	stop(prom);
-	stop(recording);
-	stop(exporter);
+	tu_stop(prom);
+	tu_stop(recording);
+	tu_stop(exporter);
 	stop_pod(pod, base);
 	print_message("%d queries, %d without an answer; job values: %s\n", nr, failures, out);
 	assert_true(nr >= 10);
@@ -560,47 +546,28 @@ static void test_dashboard_queries(void **state)
  * (another unwindgen of the machine's is not counted): how many, how many
  * with the stack uw_a;uw_b;uw_c (leaf last), how many of those
  * labelled with the pod's container id and uid. */
-static void count_profile(const char *dir, const char *raw, pid_t pid, int *total, int *chain,
-			  int *labelled)
+static void count_profile(const char *raw, pid_t pid, int *total, int *chain, int *labelled)
 {
-	char path[PATH_MAX], *out = NULL;
-	FILE *f;
+	struct tu_raw_profile p;
+	char pid_text[16];
 
-	snprintf(path, sizeof(path), "%s/raw.txt", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(raw, f);
-	fclose(f);
-	*total = *chain = *labelled = -1;
-	/* -raw prints "Samples:", each sample as "COUNT VALUE: LOCATION IDS" and
-	 * a line of its labels, then "Locations", each "ID: ADDR M=N NAME ..." */
-	assert_int_equal(tu_sh(&out, "python3 - %s %d <<'EOF'\n"
-		"import re, sys\n"
-		"lines = open(sys.argv[1]).read().split('\\n')\n"
-		"names, samples, part = {}, [], ''\n"
-		"for l in lines:\n"
-		"    if l.startswith('Samples:') or l.startswith('Locations') or l.startswith('Mappings'):\n"
-		"        part = l.split(':')[0]; continue\n"
-		"    m = re.match(r'\\s+(\\d+)\\s+\\d+: ([\\d ]+)$', l)\n"
-		"    if part == 'Samples' and m:\n"
-		"        samples.append([int(m.group(1)), m.group(2).split(), '']); continue\n"
-		"    if part == 'Samples' and samples and ':[' in l:\n"
-		"        samples[-1][2] += l; continue\n"
-		"    m = re.match(r'\\s*(\\d+): 0x[0-9a-f]+ M=\\d+ (\\S+)', l)\n"
-		"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
-		"total = chain = labelled = 0\n"
-		"for n, locs, labels in samples:\n"
-		"    if 'comm:[unwindgen]' not in labels or 'pid:[%%s]' %% sys.argv[2] not in labels: continue\n"
-		"    total += n\n"
-		"    stack = ';'.join(names.get(x, '?') for x in reversed(locs))\n"
-		"    if 'uw_a;uw_b;uw_c' in stack:\n"
-		"        chain += n\n"
-		"        if 'container_id:[" CONTAINER_ID "]' in labels and 'pod_uid:[d1f6a2b4-3c5e-4f70-8a9b-0c1d2e3f4a5b]' in labels:\n"
-		"            labelled += n\n"
-		"print(total, chain, labelled)\n"
-		"EOF", path, (int)pid), 0);
-	assert_int_equal(sscanf(out, "%d %d %d", total, chain, labelled), 3);
-	free(out);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
+	*total = *chain = *labelled = 0;
+	tu_raw_parse(raw, &p);
+	for (size_t i = 0; i < p.nr; i++) {
+		const struct tu_raw_sample *s = &p.samples[i];
+
+		if (!tu_raw_label(s, "comm", "unwindgen") || !tu_raw_label(s, "pid", pid_text))
+			continue;
+		*total += s->count;
+		if (!strstr(s->stack, "uw_a;uw_b;uw_c"))
+			continue;
+		*chain += s->count;
+		if (tu_raw_label(s, "container_id", CONTAINER_ID) &&
+		    tu_raw_label(s, "pod_uid", "d1f6a2b4-3c5e-4f70-8a9b-0c1d2e3f4a5b"))
+			*labelled += s->count;
+	}
+	tu_raw_free(&p);
 }
 
 /* The HTTP status of GET url. */
@@ -626,13 +593,36 @@ static int stop_endpoint_processes(void **state)
 {
 	(void)state;
 	if (endpoint_exporter > 0)
-		stop(endpoint_exporter);
+		tu_stop(endpoint_exporter);
 	if (endpoint_pod > 0)
 		stop_pod(endpoint_pod, endpoint_base);
 	if (endpoint_sleeper > 0)
-		stop(endpoint_sleeper);
+		tu_stop(endpoint_sleeper);
 	endpoint_exporter = endpoint_pod = endpoint_sleeper = 0;
 	return 0;
+}
+
+/* Starts export -g (and options) in dir for the endpoint tests, as
+ * endpoint_exporter; its pid once /debug/pprof/endpoint?seconds=1 answers
+ * (the sampling child has started: 503 until then). No what (a profile)
+ * within 30 s fails the test. */
+static pid_t start_endpoint_exporter(const char *dir, int port, const char *options,
+				     const char *endpoint, const char *what)
+{
+	char url[256], *out;
+
+	endpoint_exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g%s "
+				     ">%s/export.log 2>&1",
+				     dir, tu_ringtrace(), port, options, dir);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/%s?seconds=1", port, endpoint);
+	out = fetch("-o /dev/null", url, 30);
+	if (!out) {
+		tu_sh(&out, "cat %s/export.log", dir);
+		stop_endpoint_processes(NULL);
+		fail_msg("no %s within 30 s: %s", what, out);
+	}
+	free(out);
+	return endpoint_exporter;
 }
 
 /* export -g serves /debug/pprof/profile as Go's net/http/pprof: go tool pprof
@@ -655,19 +645,7 @@ static void test_profile_endpoint(void **state)
 	snprintf(endpoint_base, sizeof(endpoint_base), "%s", base);
 	/* the sampling child's directory in the test's own (as systemd's
 	 * RuntimeDirectory gives it) */
-	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
-			    ">%s/export.log 2>&1",
-			    dir, tu_ringtrace(), port, dir);
-	endpoint_exporter = exporter;
-	/* ready once the sampling child has started: 503 until then */
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
-	out = fetch("-o /dev/null", url, 30);
-	if (!out) {
-		tu_sh(&out, "cat %s/export.log", dir);
-		stop_endpoint_processes(NULL);
-		fail_msg("no profile within 30 s: %s", out);
-	}
-	free(out);
+	exporter = start_endpoint_exporter(dir, port, "", "profile", "profile");
 	/* the real client; again (up to 3 times) while under 80% of the
 	 * samples are unwound: the child compiles the tables of every process
 	 * running at its start, which on a busy machine under the sanitizers
@@ -681,7 +659,7 @@ static void test_profile_endpoint(void **state)
 		/* the samples the kernel's charge of unwindgen's CPU over the
 		 * profile gives at 99 Hz (a busy machine gives it a share) */
 		expected = (tu_process_cpu_seconds(pod) - cpu) * 99;
-		count_profile(dir, out, pod, &total, &chain, &labelled);
+		count_profile(out, pod, &total, &chain, &labelled);
 		print_message("unwindgen: %d samples (%.0f expected of its CPU time), %d "
 			      "uw_a;uw_b;uw_c, %d of them with the pod's labels\n",
 			      total, expected, chain, labelled);
@@ -699,7 +677,7 @@ static void test_profile_endpoint(void **state)
 	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
 				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1&container=%s' 2>&1",
 			       dir, dir, port, "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"), 0);
-	count_profile(dir, out, pod, &total, &chain, &labelled);
+	count_profile(out, pod, &total, &chain, &labelled);
 	free(out);
 	assert_int_equal(total, 0);
 	/* bad seconds=, one line each: 400 */
@@ -749,7 +727,7 @@ static void test_profile_endpoint(void **state)
 		if (codes[i] != 200)
 			continue;
 		tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw p%d 2>&1", dir, dir, i);
-		count_profile(dir, out, pod, &total, &chain, &labelled);
+		count_profile(out, pod, &total, &chain, &labelled);
 		print_message("profile %d of the five: %d unwindgen samples\n", i, total);
 		free(out);
 		if (total < 50)
@@ -770,7 +748,7 @@ static void test_profile_endpoint(void **state)
 	assert_int_equal(status_of(url), 503);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
 	assert_int_equal(status_of(url), 503);
-	stop(exporter);
+	tu_stop(exporter);
 	stop_pod(pod, base);
 	endpoint_exporter = endpoint_pod = 0;
 	assert_int_equal(ok, 4);
@@ -815,27 +793,16 @@ static void test_profile_endpoint(void **state)
  * profile beside it is still of CPU time. */
 static void test_offcpu_endpoint(void **state)
 {
-	char *dir = tu_tempdir(), url[256], *out = NULL, path[PATH_MAX];
+	char *dir = tu_tempdir(), *out = NULL;
 	int port = test_port(8);
 	double total_ns = -1, known_ns = -1;
 	pid_t sleeper;
-	FILE *f;
 
 	(void)state;
 	tu_skip_unless_possible();
 	if (system("command -v go >/dev/null"))
 		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
-	endpoint_exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
-				     "--off-cpu >%s/export.log 2>&1",
-				     dir, tu_ringtrace(), port, dir);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/offcpu?seconds=1", port);
-	out = fetch("-o /dev/null", url, 30);
-	if (!out) {
-		tu_sh(&out, "cat %s/export.log", dir);
-		stop_endpoint_processes(NULL);
-		fail_msg("no off-CPU profile within 30 s: %s", out);
-	}
-	free(out);
+	start_endpoint_exporter(dir, port, " --off-cpu", "offcpu", "off-CPU profile");
 	/* 10 s of 50 ms sleeps */
 	endpoint_sleeper = sleeper = tu_start("exec %s sleep 200 50 >/dev/null 2>&1", tu_loadgen());
 	usleep(300000);
@@ -848,46 +815,33 @@ static void test_offcpu_endpoint(void **state)
 		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
 					     "'http://127.0.0.1:%d/debug/pprof/%s' 2>&1",
 				       dir, dir, port, query), 0);
-		snprintf(path, sizeof(path), "%s/offcpu.txt", dir);
-		f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(out, f);
-		fclose(f);
 		if (!strstr(out, "samples/count off_cpu/nanoseconds[dflt]")) {
 			stop_endpoint_processes(NULL);
 			fail_msg("not an off_cpu/nanoseconds profile:\n%s", out);
 		}
-		free(out);
 		/* the off-CPU time of the process (all its samples: pid= kept
 		 * them), and of those whose stack has main;run_sleep;
 		 * sleep_in_known_function (root first) */
-		assert_int_equal(tu_sh(&out, "python3 - %s %d <<'EOF'\n"
-			"import re, sys\n"
-			"lines = open(sys.argv[1]).read().split('\\n')\n"
-			"names, samples, part = {}, [], ''\n"
-			"for l in lines:\n"
-			"    if l.startswith('Samples:') or l.startswith('Locations') or l.startswith('Mappings'):\n"
-			"        part = l.split(':')[0]; continue\n"
-			"    m = re.match(r'\\s+\\d+\\s+(\\d+): ([\\d ]+)$', l)\n"
-			"    if part == 'Samples' and m:\n"
-			"        samples.append([int(m.group(1)), m.group(2).split(), '']); continue\n"
-			"    if part == 'Samples' and samples and ':[' in l:\n"
-			"        samples[-1][2] += l; continue\n"
-			"    m = re.match(r'\\s*(\\d+): 0x[0-9a-f]+ M=\\d+ (\\S+)', l)\n"
-			"    if part == 'Locations' and m: names[m.group(1)] = m.group(2)\n"
-			"total = known = other_pids = 0\n"
-			"for v, locs, labels in samples:\n"
-			"    if 'pid:[%%s]' %% sys.argv[2] not in labels:\n"
-			"        other_pids += v; continue\n"
-			"    total += v\n"
-			"    stack = ';'.join(names.get(x, '?') for x in reversed(locs))\n"
-			"    if 'main;run_sleep;sleep_in_known_function' in stack: known += v\n"
-			"print(total, known, other_pids)\n"
-			"EOF", path, (int)sleeper), 0);
 		{
-			double other = -1;
+			struct tu_raw_profile p;
+			char pid_text[16];
+			double other = 0;
 
-			assert_int_equal(sscanf(out, "%lf %lf %lf", &total_ns, &known_ns, &other), 3);
+			snprintf(pid_text, sizeof(pid_text), "%d", (int)sleeper);
+			total_ns = known_ns = 0;
+			tu_raw_parse(out, &p);
+			for (size_t i = 0; i < p.nr; i++) {
+				const struct tu_raw_sample *s = &p.samples[i];
+
+				if (!tu_raw_label(s, "pid", pid_text)) {
+					other += s->value;
+					continue;
+				}
+				total_ns += s->value;
+				if (strstr(s->stack, "main;run_sleep;sleep_in_known_function"))
+					known_ns += s->value;
+			}
+			tu_raw_free(&p);
 			print_message("%s: %.3f s off CPU, %.3f s in sleep_in_known_function; other pids %.3f s\n",
 				      query, total_ns / 1e9, known_ns / 1e9, other / 1e9);
 			if (total_ns < 2.0e9 || total_ns > 3.5e9 || known_ns < total_ns * 0.9 || other != 0) {

@@ -199,67 +199,38 @@ struct raw_counts {
 static void raw_count(const char *raw, const char *key, const long *values, int nr,
 		      struct raw_counts *c)
 {
+	struct tu_raw_profile p;
 	char want[32];
-	const char *samples = strstr(raw, "\nSamples:\n");
-	uint64_t count = 0;
-	bool open = false, seen = false;
-	long value = -1;
 
 	memset(c, 0, sizeof(*c));
-	assert_non_null(samples);
+	assert_non_null(strstr(raw, "\nSamples:\n"));
 	snprintf(want, sizeof(want), "%s:[", key);
-	for (const char *line = strchr(samples + 1, '\n') + 1; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char *after;
-		uint64_t n, v;
-		const char *at;
-		int used = 0;
+	tu_raw_parse(raw, &p);
+	for (size_t s = 0; s < p.nr; s++) {
+		bool seen = false;
+		long value = -1;
+		int i = 0;
 
-		if (sscanf(line, " %" SCNu64 " %" SCNu64 ":%n", &n, &v, &used) == 2 && used > 0 &&
-		    (size_t)used <= len) {
-			if (open) {
-				int i = 0;
-
-				while (i < nr && values[i] != value)
-					i++;
-				if (seen && i < nr)
-					c->by_value[i] += count;
-				else
-					c->others += count;
-				c->total += count;
-			}
-			open = true;
-			seen = false;
-			count = n;
-		} else if (open && (at = memmem(line, len, want, strlen(want)))) {
-			/* the string label "pid:[123]", not the number "pid:[123 pid]" */
+		/* the string label "pid:[123]", not the number "pid:[123 pid]" */
+		for (const char *at = strstr(p.samples[s].labels, want); at;
+		     at = strstr(at + 1, want)) {
+			char *after;
 			long parsed = strtol(at + strlen(want), &after, 10);
 
 			if (*after == ']') {
 				value = parsed;
 				seen = true;
 			}
-		} else if (open && !len) {
-			break;
 		}
-		if (!end)
-			break;
-		line = end + 1;
-		if (!strncmp(line, "Locations", 9))
-			break;
-	}
-	if (open) {
-		int i = 0;
-
 		while (i < nr && values[i] != value)
 			i++;
 		if (seen && i < nr)
-			c->by_value[i] += count;
+			c->by_value[i] += p.samples[s].count;
 		else
-			c->others += count;
-		c->total += count;
+			c->others += p.samples[s].count;
+		c->total += p.samples[s].count;
 	}
+	tu_raw_free(&p);
 }
 
 /* A spinning loadgen with the pid the kernel gives after last (it writes

@@ -60,15 +60,23 @@ static size_t count_lines(const char *text)
 	return n;
 }
 
-static void test_summary_lines(void **state)
+/* stderr captured, a log of 1 s periods started. */
+static struct profile_request_log *start_captured(void)
 {
 	struct profile_request_log *log;
-	char *text;
 
-	(void)state;
 	capture_stderr();
 	log = profile_request_log_start(1);
 	assert_non_null(log);
+	return log;
+}
+
+static void test_summary_lines(void **state)
+{
+	struct profile_request_log *log = start_captured();
+	char *text;
+
+	(void)state;
 	for (int i = 0; i < 5; i++)
 		profile_request_log_count(log, PROFILE_CPU, 200);
 	profile_request_log_count(log, PROFILE_CPU, 400);
@@ -99,13 +107,10 @@ static void test_summary_lines(void **state)
 /* Nothing counted: nothing said, at the periods or at the stop. */
 static void test_idle_says_nothing(void **state)
 {
-	struct profile_request_log *log;
+	struct profile_request_log *log = start_captured();
 	char *text;
 
 	(void)state;
-	capture_stderr();
-	log = profile_request_log_start(1);
-	assert_non_null(log);
 	usleep(1300000);
 	profile_request_log_stop(log);
 	text = captured_text();
