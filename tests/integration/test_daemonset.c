@@ -202,9 +202,12 @@ static void test_daemonset_profiles(void **state)
 				   WORKLOAD_UID, WORKLOAD_UID);
 	/* again (3 times at most) while under 80% are unwound: the new file's
 	 * table is compiled in its first instants */
+	/* (-timeout=60: go tool pprof waits 1.5 times seconds= for the answer
+	 * by default, and a profile made under the sanitizers beside a busy
+	 * machine's CI took longer) */
 	for (int attempt = 1; attempt <= 3; attempt++) {
 		sleep(1);
-		if (tu_sh(&out, "cd %s && nsenter --net=/proc/%d/ns/net env HOME=%s go tool pprof -raw "
+		if (tu_sh(&out, "cd %s && nsenter --net=/proc/%d/ns/net env HOME=%s go tool pprof -timeout=60 -raw "
 				"'http://127.0.0.1:%d/debug/pprof/profile?seconds=4' >raw.txt 2>&1",
 			  dir, (int)pod, dir, port)) {
 			free(out);

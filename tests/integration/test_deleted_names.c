@@ -78,14 +78,14 @@ static void need_exporter(void)
 	}
 }
 
-/* Of the samples of comm in the profile file (go tool pprof -raw of it): how
+/* Of the samples of comm in the profile file (go tool pprof -timeout=60 -raw of it): how
  * many, and how many with HOT among their frames. */
 static void count_named(const char *profile, const char *comm, int *total, int *named)
 {
 	struct tu_raw_profile p;
 	char *raw = NULL;
 
-	assert_int_equal(tu_sh(&raw, "cd %s && HOME=%s go tool pprof -raw %s 2>&1", export_dir,
+	assert_int_equal(tu_sh(&raw, "cd %s && HOME=%s go tool pprof -timeout=60 -raw %s 2>&1", export_dir,
 			       export_dir, profile),
 			 0);
 	*total = *named = 0;

@@ -653,7 +653,7 @@ static void test_profile_endpoint(void **state)
 	for (int attempt = 1;; attempt++) {
 		double cpu = tu_process_cpu_seconds(pod);
 
-		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -raw "
 					     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3' 2>&1",
 				       dir, dir, port), 0);
 		/* the samples the kernel's charge of unwindgen's CPU over the
@@ -674,7 +674,7 @@ static void test_profile_endpoint(void **state)
 	assert_true(chain * 10 >= total * 8);
 	assert_int_equal(labelled, chain);
 	/* another container's profile has none of them */
-	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -raw "
 				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1&container=%s' 2>&1",
 			       dir, dir, port, "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"), 0);
 	count_profile(out, pod, &total, &chain, &labelled);
@@ -726,7 +726,7 @@ static void test_profile_endpoint(void **state)
 		too_many += codes[i] == 429;
 		if (codes[i] != 200)
 			continue;
-		tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw p%d 2>&1", dir, dir, i);
+		tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -raw p%d 2>&1", dir, dir, i);
 		count_profile(out, pod, &total, &chain, &labelled);
 		print_message("profile %d of the five: %d unwindgen samples\n", i, total);
 		free(out);
@@ -785,7 +785,7 @@ static void test_profile_endpoint(void **state)
 	free(dir);
 }
 
-/* export -g --off-cpu serves /debug/pprof/offcpu: go tool pprof -raw of a
+/* export -g --off-cpu serves /debug/pprof/offcpu: go tool pprof -timeout=60 -raw of a
  * process sleeping 50 ms at a time in sleep_in_known_function (loadgen
  * sleep), by its pid= as CPU profiles take it, holds that stack with nearly
  * all of the process's time off CPU, in off_cpu/nanoseconds about the
@@ -812,7 +812,7 @@ static void test_offcpu_endpoint(void **state)
 		char query[64];
 
 		snprintf(query, sizeof(query), *q, (int)sleeper);
-		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+		assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -raw "
 					     "'http://127.0.0.1:%d/debug/pprof/%s' 2>&1",
 				       dir, dir, port, query), 0);
 		if (!strstr(out, "samples/count off_cpu/nanoseconds[dflt]")) {
@@ -854,7 +854,7 @@ static void test_offcpu_endpoint(void **state)
 		free(out);
 	}
 	/* the CPU profile beside it: CPU time */
-	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+	assert_int_equal(tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -raw "
 				     "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1' 2>&1 | head -20",
 			       dir, dir, port), 0);
 	if (!strstr(out, "samples/count cpu/nanoseconds[dflt]"))

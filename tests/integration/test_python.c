@@ -655,7 +655,7 @@ static void test_profile_endpoint_names(void **state)
 	for (int attempt = 1; code == 200 && attempt <= 3; attempt++) {
 		free(out);
 		out = NULL;
-		tu_sh(&out, "cd %s && HOME=%s go tool pprof -traces "
+		tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -traces "
 			    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3&pid=%d' 2>&1",
 		      dir, dir, port, (int)py);
 		traces_share(out ? out : "", &total, &named);

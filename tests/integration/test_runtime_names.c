@@ -255,7 +255,7 @@ static char *profile(int port, int seconds, const char *filters)
 {
 	char *out = NULL;
 
-	if (tu_sh(&out, "cd %s && HOME=%s go tool pprof -raw "
+	if (tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -raw "
 			"'http://127.0.0.1:%d/debug/pprof/profile?seconds=%d%s' 2>&1",
 		  dir, dir, port, seconds, filters)) {
 		print_message("go tool pprof of ?seconds=%d%s failed:\n%s\n", seconds, filters,
