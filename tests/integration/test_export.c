@@ -807,6 +807,7 @@ static void test_sampler_child_in_metrics(void **state)
 	assert_true(cpu > 0);
 	free(scrape);
 	tu_rmtree(dir);
+	free(dir);
 }
 
 int main(void)
