@@ -176,7 +176,8 @@ static const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* The mapped files held, and what came of those deleted or replaced. */
+/* The mapped files held, and what came of those deleted or replaced: with
+ * -v once one was copied, always when one was not or was removed again. */
 static void print_unlinked(const struct session *s)
 {
 	struct unlinked_copies_totals u;
@@ -187,7 +188,7 @@ static void print_unlinked(const struct session *s)
 		rt_info("ringtrace: build-ids of mapped files: %zu remembered, every one forgotten %" PRIu64
 			" times (over %d: read again when mapped again)",
 			s->mapped.by_file.len, s->mapped.forgotten, MAPPED_BUILD_IDS_MAX);
-	if (!u.not_trusted && !u.too_large && !u.removed && !(u.held && s->opts->verbose))
+	if (!u.not_trusted && !u.too_large && !u.removed && !(u.copied && s->opts->verbose))
 		return;
 	rt_info("ringtrace: mapped files held open until unlinked (%u at once): %" PRIu64
 		", %" PRIu64 " copied once deleted or replaced (their names kept), %" PRIu64
