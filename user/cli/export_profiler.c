@@ -7,10 +7,10 @@
 #include "cli/export_profiler.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
