@@ -148,8 +148,11 @@ static void test_map_written_as_process_exits(void **state)
 			 "ls %s/rec > %s/during' 2>&1",
 		   tu_ringtrace(), dir, dir, dir, dir, dir, dir, dir);
 	tu_write_file(dir, "record.log", log, strlen(log));
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, log);
+	if (rc) {
+		/* the whole log: fail_msg's is cut at 1 KiB */
+		print_message("%s\n", log);
+		fail_msg("record failed (%d), its log above", rc);
+	}
 	assert_int_equal(tu_sh(&out, "cd %s && grep -x \"perf-$(cat pid).map\" during && "
 				     "grep -c ' inner (%s/second.py:2)$' rec/perf-$(cat pid).map",
 			       dir, dir),
@@ -183,8 +186,11 @@ static void test_forked_child_walked(void **state)
 	rc = tu_sh(&log, "%s record -v -g -F 999 -o %s/rec -- " PYTHON " %s/fork.py %s/child 2>&1",
 		   tu_ringtrace(), dir, dir, dir);
 	tu_write_file(dir, "record.log", log, strlen(log));
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, log);
+	if (rc) {
+		/* the whole log: fail_msg's is cut at 1 KiB */
+		print_message("%s\n", log);
+		fail_msg("record failed (%d), its log above", rc);
+	}
 	assert_int_equal(count_before(log, " forked by another,"), 1);
 	with = samples_in_inner(dir, "--pid $(cat child)", "fork.py");
 	/* perf names them from the child's own map (as it reads a JIT's) */
@@ -219,8 +225,11 @@ static char *record_from_cpu1(const char *dir, const char *fmt, ...)
 			 "taskset -c 1 %s 2>&1",
 		   tu_ringtrace(), dir, command);
 	tu_write_file(dir, "record.log", log, strlen(log));
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, log);
+	if (rc) {
+		/* the whole log: fail_msg's is cut at 1 KiB */
+		print_message("%s\n", log);
+		fail_msg("record failed (%d), its log above", rc);
+	}
 	free(command);
 	return log;
 }
@@ -328,8 +337,11 @@ static void test_process_outside_scope_not_told(void **state)
 	tu_write_file(dir, "record.log", log, strlen(log));
 	kill(other, SIGKILL);
 	tu_wait_gone(other, 5);
-	if (rc)
-		fail_msg("record failed (%d):\n%s", rc, log);
+	if (rc) {
+		/* the whole log: fail_msg's is cut at 1 KiB */
+		print_message("%s\n", log);
+		fail_msg("record failed (%d), its log above", rc);
+	}
 	assert_int_equal(count_before(log, " CPython processes unwound"), 1);
 	if (tu_sh(NULL, "perf script -i %s/rec --show-mmap-events 2>/dev/null | "
 			"grep -q 'MMAP2 %d/%d: \\[0x100000000000000('", dir, (int)other,

@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -510,6 +511,12 @@ int record_run(struct record_options *opts)
 	if (s.has_workload && !atomic_load(&s.start_abandoned)) {
 		workload_poll(&s.workload);
 		status = workload_exit_code(&s.workload);
+		/* (not the interrupt that ended both, nor our own SIGTERM) */
+		if (s.workload.reaped && WIFSIGNALED(s.workload.status) &&
+		    WTERMSIG(s.workload.status) != SIGINT && WTERMSIG(s.workload.status) != SIGTERM)
+			rt_warn("the command (pid %d) was killed by signal %d (%s)",
+				(int)s.workload.pid, WTERMSIG(s.workload.status),
+				strsignal(WTERMSIG(s.workload.status)));
 	}
 out:
 	end_session(&s);
