@@ -80,6 +80,18 @@ struct unwind_files_map {
 };
 extern struct unwind_files_map unwind_files SEC(".maps");
 
+/* Files a walk met with no table loaded nor refused (--unwind-tables
+ * sampled), each with the process whose walk met it: the loader compiles
+ * those, and no other, and deletes each key it takes; the least recently
+ * wanted go first when it is full. */
+struct unwind_wanted_map {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_UNWIND_MAX_WANTED);
+	__type(key, struct rt_unwind_file_key);
+	__type(value, __u32);
+};
+extern struct unwind_wanted_map unwind_wanted SEC(".maps");
+
 /* The mappings a process's exec starts it with, built here (per CPU). */
 struct exec_mappings_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -224,7 +236,8 @@ struct walk_state {
 	__s32 last_mapping; /* the mapping of the frame before, tried first */
 	bool no_process; /* its mappings not known: frame pointers alone */
 	bool table_pending; /* a frame in a file whose table the loader has not
-			       loaded, nor said it has none (unwind_files) */
+			       loaded, nor said it has none (unwind_files): the
+			       first such file in guesses' pending_file */
 };
 
 struct walk_guesses {
@@ -257,6 +270,10 @@ struct walk_guesses {
 	struct mapped_file vma; /* a pc's VMA, where the walk found none of its mappings */
 	__u8 mapping[1u << MAPPING_GUESS_BITS]; /* an index into a process's mappings */
 	struct row_guess row[1u << ROW_GUESS_BITS];
+	/* the first file of the walk whose table was pending (walk's
+	 * table_pending; not in walk_state, whose reset at each walk is built
+	 * on the stack) */
+	struct rt_unwind_file_key pending_file;
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 

@@ -14,11 +14,14 @@
 #include "python_frames.bpf.h"
 
 const volatile bool unwind_ehframe = false;
+/* --unwind-tables sampled: the files walks meet without a table, told */
+const volatile bool unwind_tables_sampled = false;
 
 struct unwind_rows_map unwind_rows SEC(".maps");
 struct unwind_pages_map unwind_pages SEC(".maps");
 struct process_mappings_map process_mappings SEC(".maps");
 struct unwind_files_map unwind_files SEC(".maps");
+struct unwind_wanted_map unwind_wanted SEC(".maps");
 struct mappings_gen_map mappings_gen SEC(".maps");
 struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
@@ -181,8 +184,9 @@ found:
 		if (f) {
 			table = f->table;
 			bias = m->file_start - f->exec_vaddr_delta;
-		} else {
+		} else if (!ws->table_pending) {
 			ws->table_pending = true;
+			w->guesses->pending_file = m->file;
 		}
 	}
 	why = FP_NO_TABLE;
@@ -204,6 +208,16 @@ static long unwind_two_frames(__u32 i, void *arg)
 	if (unwind_frame(w, 2 * i))
 		return 1;
 	return unwind_frame(w, 2 * i + 1);
+}
+
+/* --unwind-tables sampled: the file whose table the walk of g missed, told
+ * to the loader (after the loop: one update a walk, outside the frames the
+ * verifier follows; a key there already is left as it is; key and value,
+ * the process whose walk met it, in the map's memory, none on the stack). */
+static __noinline void want_table(struct walk_guesses *g)
+{
+	if (g)
+		bpf_map_update_elem(&unwind_wanted, &g->pending_file, &g->walk.tgid, BPF_NOEXIST);
 }
 
 /* Declared in ehframe_unwind.bpf.h. The perf event's regs, when it was
@@ -336,6 +350,8 @@ registers:
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
 	if (outer)
 		outer->walking--;
+	if (ws->table_pending && unwind_tables_sampled)
+		want_table(w.guesses);
 	/* a frame in a file whose table is still to come: the stack copied
 	 * instead, an ending of its own (its frames cut) */
 	if (ws->table_pending && s->meta.may_copy && stack_copy_budget) {

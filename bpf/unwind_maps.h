@@ -71,6 +71,11 @@ struct rt_unwind_file_key {
 	__u64 ino;
 };
 
+/* Files wanted at once, at most (--unwind-tables sampled): more between two
+ * of the loader's looks push out the least recent, wanted again by the next
+ * walk that meets them. */
+#define RT_UNWIND_MAX_WANTED 1024
+
 /* One executable mapping of a process: [start, end), whose address a is the
  * file's virtual address a - bias, unwound by its file's table. A mapping
  * whose table is not known where it was written (table.nr_rows 0, file.ino

@@ -109,6 +109,19 @@ char *tu_tempdir(void)
 	return path;
 }
 
+int tu_tempdir_setup(void **state)
+{
+	*state = tu_tempdir();
+	return *state ? 0 : -1;
+}
+
+int tu_tempdir_teardown(void **state)
+{
+	tu_rmtree(*state);
+	free(*state);
+	return 0;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -234,6 +247,29 @@ void tu_folded_count(const char *folded_text, const char *frame, unsigned long *
 		}
 		line = end ? end + 1 : NULL;
 	}
+}
+
+double tu_folded_share(const char *folded_text, const char *comm, const char *frame,
+		       unsigned long *all)
+{
+	size_t n = strlen(comm), used = 0;
+	char *own = calloc(1, strlen(folded_text) + 1);
+	unsigned long with;
+
+	assert_non_null(own);
+	for (const char *line = folded_text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+
+		if (!strncmp(line, comm, n) && line[n] == ';') {
+			memcpy(own + used, line, len);
+			used += len;
+		}
+		line += len;
+	}
+	tu_folded_count(own, frame, &with, all);
+	free(own);
+	return *all ? 100.0 * (double)with / (double)*all : 0;
 }
 
 int tu_stop(pid_t pid)

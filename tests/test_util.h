@@ -31,6 +31,10 @@ void tu_unique_build_id(const char *path);
 char *tu_tempdir(void);
 /* Removes a directory tree. */
 void tu_rmtree(const char *path);
+/* cmocka's setup and teardown of a test in a directory of its own: *state
+ * is its path (tu_tempdir's), removed with what it holds afterwards. */
+int tu_tempdir_setup(void **state);
+int tu_tempdir_teardown(void **state);
 
 /* $RINGTRACE and $LOADGEN as set by make; NULL if unset or empty. */
 const char *tu_ringtrace(void);
@@ -69,6 +73,10 @@ const char *tu_stack_endings(const char *log, unsigned long *bad, unsigned long 
  * Lines without a trailing count are not counted. */
 void tu_folded_count(const char *folded_text, const char *frame, unsigned long *with,
 		     unsigned long *all);
+/* Of comm's lines in folded_text (their first element comm), the percentage
+ * of the count with frame (as tu_folded_count), and their count in *all. */
+double tu_folded_share(const char *folded_text, const char *comm, const char *frame,
+		       unsigned long *all);
 
 /* SIGTERM, then SIGKILL after 5 s; reaps it; its wait status (-1 for
  * pid <= 0: nothing to stop). */

@@ -71,7 +71,8 @@ static size_t over;
 
 /* Loads one combination; every program within budget. everything: every
  * part of the scope filter, the cgroup field, overwrite rings, following
- * forks and the command's exec. */
+ * forks and the command's exec, and (-g) the tables of the files walks meet
+ * (--unwind-tables sampled). */
 static void verify(enum transport_kind transport, enum stack_mode mode, bool everything)
 {
 	struct cpu_list online = { 0 };
@@ -87,6 +88,8 @@ static void verify(enum transport_kind transport, enum stack_mode mode, bool eve
 		.unwind_ehframe = mode == STACK_EHFRAME,
 		/* as -g records: copies of stacks whose table is still to come */
 		.stack_copy_budget = mode == STACK_EHFRAME ? 1 << 20 : 0,
+		/* and with every part, as export -g's: the files walks meet told */
+		.unwind_tables_sampled = mode == STACK_EHFRAME && everything,
 		.unwind_rows = 4096,
 		.unwind_processes = 64,
 		.ring_bytes = 64 * 4096,

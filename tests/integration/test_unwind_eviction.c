@@ -38,12 +38,10 @@ struct tables {
 	unsigned long rows, evicted, without_room;
 };
 
-static char *work;
-
 /* Records cmd (run by sh with W=work) with -g in mem of unwind rows, the
  * tables cached in work/cache: the totals into *t, the folded stacks
  * returned. */
-static char *record(const char *cmd, const char *mem, struct tables *t)
+static char *record(const char *work, const char *cmd, const char *mem, struct tables *t)
 {
 	char *out = NULL, *folded = NULL;
 	const char *line;
@@ -69,51 +67,26 @@ static char *record(const char *cmd, const char *mem, struct tables *t)
 	return folded;
 }
 
-/* Of comm's samples in folded, the percentage whose stack reaches libc's
- * start (and how many there are). */
-static double reaching_start(const char *folded, const char *comm, unsigned long *samples)
-{
-	size_t n = strlen(comm), used = 0;
-	char *own = calloc(1, strlen(folded) + 1);
-	unsigned long with, all;
-
-	assert_non_null(own);
-	for (const char *line = folded; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
-
-		if (!strncmp(line, comm, n) && line[n] == ';') {
-			memcpy(own + used, line, len);
-			used += len;
-		}
-		line += len;
-	}
-	tu_folded_count(own, "__libc_start_call_main", &with, &all);
-	free(own);
-	*samples = all;
-	return all ? 100.0 * (double)with / (double)all : 0;
-}
-
 static void test_tables_of_gone_programs_evicted(void **state)
 {
+	const char *work = *state;
 	struct tables py, xz, both, tight;
 	unsigned long most, py_n, xz_n;
 	double py_spare, xz_spare, py_tight, xz_tight;
 	char mem[32], *f;
 
-	(void)state;
 	assert_int_equal(tu_sh(NULL, "head -c 8000000 /dev/urandom > %s/data", work), 0);
 	/* the cache filled first, so that every recording below loads each
 	 * table whole before its program ends: compiled on the spot, python3's
 	 * may not be (a sanitized build under load took longer than python3
 	 * ran, and the premises below measured a third of its rows) */
-	free(record(PYTHON "; " XZ "; " WAIT_FOR_CACHE, "64M", &both));
+	free(record(work, PYTHON "; " XZ "; " WAIT_FOR_CACHE, "64M", &both));
 	/* each program's tables alone, then both's, with memory to spare */
-	free(record(PYTHON, "64M", &py));
-	free(record(XZ, "64M", &xz));
-	f = record(PYTHON "; " XZ, "64M", &both);
-	py_spare = reaching_start(f, "python3", &py_n);
-	xz_spare = reaching_start(f, "xz", &xz_n);
+	free(record(work, PYTHON, "64M", &py));
+	free(record(work, XZ, "64M", &xz));
+	f = record(work, PYTHON "; " XZ, "64M", &both);
+	py_spare = tu_folded_share(f, "python3", "__libc_start_call_main", &py_n);
+	xz_spare = tu_folded_share(f, "xz", "__libc_start_call_main", &xz_n);
 	free(f);
 	most = py.rows > xz.rows ? py.rows : xz.rows;
 	print_message("rows: python3's %lu, xz's %lu, both's %lu\n", py.rows, xz.rows, both.rows);
@@ -122,10 +95,10 @@ static void test_tables_of_gone_programs_evicted(void **state)
 	/* room for the larger program's tables and half of what the other
 	 * adds: xz's fit once python3's are gone (17 bytes a row) */
 	snprintf(mem, sizeof(mem), "%luK", (most + (both.rows - most) / 2) * 17 / 1024);
-	f = record(PYTHON "; " XZ, mem, &tight);
-	py_tight = reaching_start(f, "python3", &py_n);
+	f = record(work, PYTHON "; " XZ, mem, &tight);
+	py_tight = tu_folded_share(f, "python3", "__libc_start_call_main", &py_n);
 	assert_true(py_n >= 50);
-	xz_tight = reaching_start(f, "xz", &xz_n);
+	xz_tight = tu_folded_share(f, "xz", "__libc_start_call_main", &xz_n);
 	assert_true(xz_n >= 200);
 	free(f);
 	print_message("--unwind-mem %s: %lu evicted, %lu without room; reaching libc's start: "
@@ -138,25 +111,10 @@ static void test_tables_of_gone_programs_evicted(void **state)
 	assert_true(xz_tight >= 90);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	work = tu_tempdir();
-	return work ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tu_rmtree(work);
-	free(work);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_tables_of_gone_programs_evicted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tables_of_gone_programs_evicted, tu_tempdir_setup, tu_tempdir_teardown),
 	};
 	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,6 +65,8 @@ struct bpf_sampler_config {
 	uint32_t stack_user; /* --call-graph dwarf: user regs and this many stack bytes
 				instead of the user callchain; 0 for frame pointers */
 	bool unwind_ehframe;     /* --call-graph ehframe: user stacks unwound in the kernel */
+	bool unwind_tables_sampled; /* ...the files walks meet without a table put in
+				       the unwind_wanted map (--unwind-tables sampled) */
 	uint32_t stack_copy_budget; /* ...a stack with a frame in a file whose table is not
 				       loaded yet copied instead (RT_STACK_USER_DEFAULT bytes
 				       at most, as stack_user's), these many bytes a second a
@@ -135,10 +137,10 @@ int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_co
 				uint64_t *asleep);
 
 /* --call-graph ehframe: the maps of the unwind rows, their page index, the
- * processes' mappings and the loaded files (see unwind_maps.h), for
- * capture/unwind_loader.c. */
+ * processes' mappings, the loaded files and the files walks want (see
+ * unwind_maps.h), for capture/unwind_loader.c. */
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
-			    int *processes_fd, int *files_fd, int *gen_fd);
+			    int *processes_fd, int *files_fd, int *gen_fd, int *wanted_fd);
 /* The maps of CPython processes for the -g walk (python_maps.h). */
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd);

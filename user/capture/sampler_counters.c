@@ -83,8 +83,9 @@ int bpf_sampler_counters(const struct bpf_sampler *s, int cpu, struct rt_cpu_cou
 }
 
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
-			    int *processes_fd, int *files_fd, int *gen_fd)
+			    int *processes_fd, int *files_fd, int *gen_fd, int *wanted_fd)
 {
+	*wanted_fd = bpf_map__fd(s->skel->maps.unwind_wanted);
 	*gen_fd = bpf_map__fd(s->skel->maps.mappings_gen);
 	*files_fd = bpf_map__fd(s->skel->maps.unwind_files);
 	*rows_fd = bpf_map__fd(s->skel->maps.unwind_rows);

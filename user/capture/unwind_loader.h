@@ -14,7 +14,7 @@
 #include "unwind_maps.h"
 
 struct unwind_maps {
-	int rows_fd, pages_fd, processes_fd, files_fd, gen_fd;
+	int rows_fd, pages_fd, processes_fd, files_fd, gen_fd, wanted_fd;
 	/* the count of changes to processes' mappings (mappings_gen), as
 	 * mapped here: one added after each write of a process's */
 	uint64_t *gen_mem;
@@ -59,6 +59,9 @@ void unwind_maps_add_file(struct unwind_maps *u, const struct rt_unwind_file_key
 			  const struct rt_unwind_slice *t, int64_t exec_vaddr_delta);
 /* The file id's table is no longer named to the kernel side. */
 void unwind_maps_forget_file(struct unwind_maps *u, const struct rt_unwind_file_key *id);
+/* Up to max of the files walks met without a table (--unwind-tables
+ * sampled), taken out of the map into ids: how many. */
+size_t unwind_maps_take_wanted(struct unwind_maps *u, struct rt_unwind_file_key *ids, size_t max);
 /* The table t is retired at time stamp (CLOCK_MONOTONIC ns): no process the
  * loader knows maps its rows, and the kernel side names them no more; a
  * process that the kernel side gave them before (at its exec) until the

@@ -170,6 +170,13 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->unwind_mem = v;
 		break;
+	case RECORD_OPT_UNWIND_TABLES:
+		if (strcmp(arg, "mapped") && strcmp(arg, "sampled")) {
+			rt_error("--unwind-tables takes mapped or sampled, not '%s'", arg);
+			return OPTIONS_USAGE_ERROR;
+		}
+		o->unwind_sampled = !strcmp(arg, "sampled");
+		break;
 	case RECORD_OPT_STACK_COPY_BUDGET:
 		if (option_parse_size("--stack-copy-budget", arg, 0, UINT32_MAX, &v))
 			return OPTIONS_USAGE_ERROR;

@@ -128,7 +128,7 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 		       char *err, size_t errlen)
 {
 	char freq[32], exe[PATH_MAX], parent_pid[32];
-	char *argv[32];
+	char *argv[40];
 	int argc = 0;
 	pid_t parent = getpid();
 	/* this binary by its name, not /proc/self/exe: the child's comm is
@@ -158,6 +158,10 @@ static int start_child(struct export_profiler *p, const struct export_profiler_c
 	argv[argc++] = PROFILER_STAGING_SIZE;
 	argv[argc++] = "--unwind-mem";
 	argv[argc++] = (char *)cfg->unwind_mem;
+	/* a busy node maps thousands of files and runs a few of them: only
+	 * those the samples meet are compiled */
+	argv[argc++] = "--unwind-tables";
+	argv[argc++] = "sampled";
 	if (cfg->unwind_cache_size) {
 		argv[argc++] = "--unwind-cache-size";
 		argv[argc++] = (char *)cfg->unwind_cache_size;

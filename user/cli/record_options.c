@@ -48,6 +48,11 @@ static const struct options_entry record_options_table[] = {
 	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
 	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
 	  NULL, RECORD_OPT_UNWIND_MEM },
+	{ "unwind-tables", 0, "WHEN",
+	  "with ehframe: mapped (default), a file's table compiled when a process maps it; or "
+	  "sampled, once a sample's walk meets the file: less CPU and memory where many files "
+	  "are mapped and few run (export -g's)",
+	  NULL, RECORD_OPT_UNWIND_TABLES },
 	{ "stack-copy-budget", 0, "SIZE",
 	  "with ehframe: a stack with a frame in a file whose table is not loaded yet (a "
 	  "program's first instants) is copied, as dwarf's, and unwound when read: at most SIZE "
@@ -249,6 +254,12 @@ static const struct options_detail record_details[] = {
 	  "Kernel memory: the rows of every file's unwind table and their page index, a row "
 	  "taking 17 bytes of the kernel's arrays. The files beyond it are counted in the "
 	  "totals." },
+	{ "--unwind-tables",
+	  "sampled: a file is compiled (or read from the cache) only once a walk met a frame in "
+	  "it with no table, and that walk and those until its table is loaded go by frame "
+	  "pointers there, or copy the stack (--stack-copy-budget); the tables of files no "
+	  "process maps any more are forgotten. The files left uncompiled, those compiled so "
+	  "and those gone before it are counted in the totals (-v)." },
 	{ "--stack-copy-budget",
 	  "A file's table comes some milliseconds after the file is mapped (read from the "
 	  "cache, or compiled), and a new program's first samples would have a frame in a "

@@ -226,6 +226,7 @@ static void sampler_config(const struct session *s, struct bpf_sampler_config *o
 		.callchain = o->callchain,
 		.stack_user = o->stack_user,
 		.unwind_ehframe = o->unwind_ehframe,
+		.unwind_tables_sampled = o->unwind_sampled,
 		.stack_copy_budget = record_copies_stacks(o) ? o->stack_copy_budget : 0,
 		.unwind_rows = unwind_tables_rows_for(o->unwind_mem),
 		.usdt_sites = o->usdt_sites,
@@ -270,7 +271,7 @@ int session_start_sampler(struct session *s)
 
 		if (unwind_tables_init(&s->unwind, s->sampler, cfg.unwind_rows, procs, nr,
 				       t->follow_forks, RECORDING_SAMPLE_ID_TYPE, o->unwind_cache,
-				       o->unwind_cache_size, &s->start_abandoned)) {
+				       o->unwind_cache_size, o->unwind_sampled, &s->start_abandoned)) {
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -ENOMEM;
 		}

@@ -5,7 +5,9 @@
  * have given its rows to a process exec'd just before (by the file's entry,
  * deleted at once), which keeps them until the loader tracks that process's
  * MMAP2s, stamped before the eviction; so the rows are reused only once the
- * side-band is tracked past it, and a table waits for them meanwhile. */
+ * side-band is tracked past it, and a table waits for them meanwhile. And
+ * (--unwind-tables sampled) the files without a table, or none yet, that no
+ * tracked process maps forgotten, so that what churn maps is not kept. */
 #include "record/unwind_eviction.h"
 
 #include <errno.h>
@@ -218,4 +220,36 @@ void unwind_waiting_free(struct unwind_tables *t)
 	free(t->waiting);
 	t->waiting = NULL;
 	t->nr_waiting = t->waiting_cap = 0;
+}
+
+/* Holds no table, nor is about to: nothing but its entry to forget. */
+static bool prunable(const struct unwind_file *f, uint64_t epoch)
+{
+	return !f->building && !f->waiting && !f->table.nr_rows && (f->deferred || f->ready) &&
+	       f->mapped_epoch != epoch;
+}
+
+void unwind_prune_unmapped(struct unwind_tables *t)
+{
+	struct unwind_file **files = (struct unwind_file **)hash_map_values(&t->files);
+	uint64_t epoch = ++t->mark_epoch;
+	size_t nr = t->files.len;
+
+	if (!files)
+		return;
+	hash_map_each(&t->processes, mark_mapped, &epoch);
+	for (size_t i = 0; i < nr; i++) {
+		struct unwind_file *f = files[i];
+
+		if (!prunable(f, epoch))
+			continue;
+		/* (a table-less file was told to the kernel side as such) */
+		if (f->ready && f->id.ino)
+			unwind_maps_forget_file(&t->maps, &f->id);
+		hash_map_remove(&t->files, &f->key);
+		t->files_pruned++;
+		free(f->path);
+		free(f);
+	}
+	free(files);
 }

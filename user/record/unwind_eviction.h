@@ -28,5 +28,8 @@ enum unwind_load unwind_load_rows(struct unwind_tables *t, struct unwind_file *f
 void unwind_reclaim(struct unwind_tables *t, uint64_t until);
 /* Frees the rows of the tables still waiting. */
 void unwind_waiting_free(struct unwind_tables *t);
+/* Forgets the files without a table (or none compiled yet) that no tracked
+ * process maps (--unwind-tables sampled: bounded by what is mapped now). */
+void unwind_prune_unmapped(struct unwind_tables *t);
 
 #endif

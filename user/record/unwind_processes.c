@@ -65,7 +65,7 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool u
 	if (f)
 		f->last_mapped = ++t->map_clock;
 	/* a file of the start's backlog that a process maps now goes first */
-	if (urgent && f && !f->ready && !f->urgent) {
+	if (urgent && f && !f->ready && !f->urgent && !f->deferred) {
 		unwind_builder_hurry(t->builder, f);
 		f->urgent = true;
 	}
@@ -304,4 +304,37 @@ void unwind_give_rows(struct unwind_tables *t, struct unwind_file *f)
 	struct file_ready r = { t, f };
 
 	hash_map_each(&t->processes, give_rows, &r);
+}
+
+struct mapping_found {
+	const struct unwind_file *f;
+	uint32_t pid;
+	uint64_t start, end;
+	bool found;
+};
+
+static void find_mapping(void *value, void *ctx)
+{
+	struct unwind_process *p = value;
+	struct mapping_found *r = ctx;
+
+	for (uint32_t i = 0; !r->found && i < p->pm.nr && i < RT_UNWIND_MAX_MAPPINGS; i++)
+		if (p->origin[i].file == r->f) {
+			r->pid = p->pid;
+			r->start = p->pm.m[i].start;
+			r->end = p->pm.m[i].end;
+			r->found = true;
+		}
+}
+
+bool unwind_find_mapping(const struct unwind_tables *t, const struct unwind_file *f, uint32_t *pid,
+			 uint64_t *start, uint64_t *end)
+{
+	struct mapping_found r = { .f = f };
+
+	hash_map_each(&t->processes, find_mapping, &r);
+	*pid = r.pid;
+	*start = r.start;
+	*end = r.end;
+	return r.found;
 }

@@ -75,7 +75,7 @@ struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid)
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
 		       uint64_t sample_id_type, const char *cache_dir, uint64_t cache_size,
-		       const _Atomic bool *start_abandoned)
+		       bool on_demand, const _Atomic bool *start_abandoned)
 {
 	char err[512];
 
@@ -91,6 +91,8 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	hash_map_init(&t->processes, hash_u32_key, equal_u32_key);
 	t->every_process = nr_tgids == 0;
 	t->follow_forks = follow_forks;
+	t->on_demand = on_demand;
+	t->prune_ns = monotonic_ns();
 	t->sample_id_type = sample_id_type;
 	if (cache_dir) {
 		t->cache = unwind_cache_open(cache_dir, cache_size, err, sizeof(err));
@@ -120,10 +122,8 @@ int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uin
 	return 0;
 }
 
-/* A file that will have no table: the kernel side told so (an empty one),
- * so that its stacks are walked by frame pointers there, never copied as
- * those of a table still to come (--stack-copy-budget). */
-static void without_table(struct unwind_tables *t, struct unwind_file *f)
+/* (unwind_tables_state.h) */
+void unwind_without_table(struct unwind_tables *t, struct unwind_file *f)
 {
 	t->files_without_table++;
 	if (f->id.ino)
@@ -146,7 +146,7 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 	 * whole does not come) */
 	if (!built->rows) {
 		if (!had_table)
-			without_table(t, f);
+			unwind_without_table(t, f);
 		if (built->refusal < UNWIND_NR_REFUSALS)
 			t->files_refused[built->refusal]++;
 	} else {
@@ -156,7 +156,7 @@ static void file_ready(struct unwind_tables *t, struct unwind_built *built)
 			break;
 		case UNWIND_FAILED:
 			if (!had_table)
-				without_table(t, f);
+				unwind_without_table(t, f);
 			break;
 		case UNWIND_NO_ROOM: /* counted, tried again later */
 		case UNWIND_LOADED:
@@ -250,8 +250,8 @@ void unwind_tables_open_queued(struct unwind_tables *t)
  * process maps its file a second after: others may have left room since. */
 #define NO_ROOM_RETRY_NS 1000000000ull
 
-/* Hands the file fd (closed) to the builder for f. */
-static void submit(struct unwind_tables *t, struct unwind_file *f, int fd, bool urgent)
+/* (unwind_tables_state.h) */
+void unwind_submit(struct unwind_tables *t, struct unwind_file *f, int fd, bool urgent)
 {
 	f->building = true;
 	f->ready = false;
@@ -276,7 +276,7 @@ static struct unwind_file *retried(struct unwind_tables *t, struct unwind_file *
 	f->no_room = false;
 	fd = mapping_open(m);
 	if (fd >= 0)
-		submit(t, f, fd, urgent);
+		unwind_submit(t, f, fd, urgent);
 	return f;
 }
 
@@ -287,8 +287,7 @@ static struct unwind_file *retried(struct unwind_tables *t, struct unwind_file *
  * inode); a synthesized record of the start names a build-id, which any copy
  * can claim: its mapping's file is the one opened at the start. NULL if it
  * cannot be opened now. */
-struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mmap *m,
-				   bool urgent)
+static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mmap *m, bool urgent)
 {
 	/* the vdso: one image for every process of the boot, ringtrace's own,
 	 * known by no device and inode */
@@ -362,11 +361,39 @@ struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mm
 		f->generation = m->ino_generation;
 		f->generation_known = true;
 	}
+	/* --unwind-tables sampled: a new file left until a walk meets it
+	 * (unwind_tables_collect); a file changed since its table is
+	 * compiled again at once, its old table no longer to be given */
+	if (t->on_demand && !vdso && !f->ready && !f->table.nr_rows) {
+		close(fd);
+		f->deferred = true;
+		f->pid = m->pid;
+		f->start = m->start;
+		f->end = m->start + m->len;
+		free(f->path);
+		f->path = strdup(m->filename);
+		t->files_deferred++;
+		return f;
+	}
 	/* compiled by the builder's thread, never this one: its mappings
 	 * fall back to frame pointers until then; a process's that started
 	 * during the recording before those of the start's backlog */
 	f->urgent = urgent;
-	submit(t, f, fd, urgent);
+	unwind_submit(t, f, fd, urgent);
+	return f;
+}
+
+struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mmap *m,
+				   bool urgent)
+{
+	struct unwind_file *f = file_of(t, m, urgent);
+
+	/* (a deferred file's reopening goes by the last mapping of it) */
+	if (f && f->deferred) {
+		f->pid = m->pid;
+		f->start = m->start;
+		f->end = m->start + m->len;
+	}
 	return f;
 }
 
@@ -500,6 +527,16 @@ void unwind_tables_collect(struct unwind_tables *t)
 		for (size_t i = 0; i < n; i++)
 			file_ready(t, &built[i]);
 	}
+	if (t->on_demand)
+		unwind_serve_walks(t);
+}
+
+static void free_path(void *value, void *ctx)
+{
+	struct unwind_file *f = value;
+
+	(void)ctx;
+	free(f->path);
 }
 
 void unwind_tables_free(struct unwind_tables *t)
@@ -511,6 +548,7 @@ void unwind_tables_free(struct unwind_tables *t)
 	unwind_maps_free(&t->maps);
 	unwind_cache_close(t->cache);
 	free(t->cache_dir);
+	hash_map_each(&t->files, free_path, NULL);
 	hash_map_free_all(&t->files);
 	hash_map_free_all(&t->start_mappings);
 	hash_map_free_all(&t->superseded);

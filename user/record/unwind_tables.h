@@ -45,6 +45,9 @@ struct unwind_tables {
 	const _Atomic bool *start_abandoned; /* the recording's start given up: its work stops */
 	struct hash_map processes; /* pid -> struct unwind_process */
 	bool every_process;        /* -a and the like: not only the targets */
+	bool on_demand;            /* --unwind-tables sampled: a file's table compiled once
+				      a walk meets it (not when a process maps it) */
+	uint64_t prune_ns;         /* when (CLOCK_MONOTONIC) files were last pruned */
 	bool follow_forks;
 	uint64_t sample_id_type;   /* of the side-band records */
 	/* the side-band of every CPU, put back in time order before tracking */
@@ -63,6 +66,11 @@ struct unwind_tables {
 	uint64_t first_stages;     /* files given a first stage's table before the whole */
 	uint64_t first_stage_rows; /* rows of first stages, replaced by the whole */
 	uint64_t files_from_cache;
+	/* --unwind-tables sampled */
+	uint64_t files_deferred;   /* seen mapped, left until a walk met them */
+	uint64_t files_wanted;     /* ...met by a walk, compiled */
+	uint64_t wanted_gone;      /* ...met, but no longer mapped nor to be opened */
+	uint64_t files_pruned;     /* forgotten (no table, or none yet), none mapping them */
 	double build_seconds;
 };
 
@@ -74,11 +82,13 @@ uint32_t unwind_tables_rows_for(uint64_t mem);
 /* Starts with the processes in tgids (or every process when nr_tgids is 0).
  * Tables are kept in the directory cache_dir between runs (NULL: none; one
  * that cannot be used is warned about, and the recording goes on without),
- * its entries within cache_size bytes. */
+ * its entries within cache_size bytes. on_demand (--unwind-tables sampled,
+ * s loaded with it): a file's table is compiled once a walk meets the file,
+ * not when a process maps it. */
 int unwind_tables_init(struct unwind_tables *t, const struct bpf_sampler *s, uint32_t rows,
 		       const uint32_t *tgids, unsigned int nr_tgids, bool follow_forks,
 		       uint64_t sample_id_type, const char *cache_dir, uint64_t cache_size,
-		       const _Atomic bool *start_abandoned);
+		       bool on_demand, const _Atomic bool *start_abandoned);
 /* A side-band record (MMAP2, COMM of an exec, FORK, EXIT) as drained from
  * one CPU's ring, decoded: kept until unwind_tables_release passes its time, so that
  * a process's fork, exec and mappings are tracked in the order they
@@ -108,7 +118,9 @@ void unwind_tables_open_queued(struct unwind_tables *t);
  * after unwind_tables_queue. */
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program);
 /* Readable when compiled tables wait: then unwind_tables_collect loads them
- * and gives their rows to the mappings waiting for them. */
+ * and gives their rows to the mappings waiting for them; and (on_demand)
+ * hands the builder the files walks met without a table, and forgets, about
+ * once a second, the files without a table that no process maps. */
 int unwind_tables_fd(const struct unwind_tables *t);
 void unwind_tables_collect(struct unwind_tables *t);
 /* One line of totals, with the BPF side's counters (NULL if none). */

@@ -36,6 +36,13 @@ struct unwind_file {
 	uint64_t mapped_epoch;       /* t->mark_epoch when found mapped */
 	struct rt_unwind_row *waiting; /* its table, waiting for room; or NULL */
 	uint32_t nr_waiting_rows;
+	/* --unwind-tables sampled: not compiled until a walk meets it; path,
+	 * pid, [start, end): the mapping it was first seen in, opened again
+	 * when no tracked process maps it at the time */
+	bool deferred;
+	char *path;
+	uint32_t pid;
+	uint64_t start, end;
 };
 
 /* A mapping of the start's side-band (whose records name files by build-id):
@@ -77,6 +84,16 @@ struct unwind_process *unwind_add_process(struct unwind_tables *t, uint32_t pid)
 struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mmap *m,
 				   bool urgent);
 
+/* unwind_tables.c: hands the file fd (closed) to the builder for f. */
+void unwind_submit(struct unwind_tables *t, struct unwind_file *f, int fd, bool urgent);
+/* unwind_tables.c: f will have no table: the kernel side told so (an empty
+ * one), so that its stacks are walked by frame pointers there, never copied
+ * as those of a table still to come (--stack-copy-budget). */
+void unwind_without_table(struct unwind_tables *t, struct unwind_file *f);
+/* unwind_on_demand.c (--unwind-tables sampled): the files walks met without
+ * a table compiled, and those no process maps forgotten. */
+void unwind_serve_walks(struct unwind_tables *t);
+
 /* unwind_processes.c: one side-band record (MMAP2, COMM exec, FORK, EXIT)
  * tracked into the processes' mappings; queued: from the start's backlog. */
 void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool queued);
@@ -85,5 +102,9 @@ void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool
 uint32_t unwind_start_ancestor(const struct unwind_tables *t, uint32_t pid);
 /* unwind_processes.c: every process mapping f gets its rows, now loaded. */
 void unwind_give_rows(struct unwind_tables *t, struct unwind_file *f);
+/* unwind_processes.c: a tracked process's mapping of f (its pid and
+ * [start, end)): whether there is one. */
+bool unwind_find_mapping(const struct unwind_tables *t, const struct unwind_file *f, uint32_t *pid,
+			 uint64_t *start, uint64_t *end);
 
 #endif

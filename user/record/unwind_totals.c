@@ -82,6 +82,12 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		t->files_without_table,
 		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped,
 		t->files_changed);
+	if (t->on_demand)
+		rt_info("ringtrace: unwind tables on demand (--unwind-tables sampled): %" PRIu64
+			" files mapped left uncompiled, %" PRIu64 " compiled once a walk met them, %"
+			PRIu64 " met but gone (no longer mapped); %" PRIu64
+			" files forgotten (no table, no process mapping them)",
+			t->files_deferred, t->files_wanted, t->wanted_gone, t->files_pruned);
 	if (bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: user stacks: %" PRIu64 " (%" PRIu64
