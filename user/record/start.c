@@ -110,6 +110,11 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 		unlinked_copies_keep_within(&s->build_ids.unlinked, s->unlinked_copies,
 					    o->copy_budget / 4);
 	}
+	/* --unwind-tables sampled: the walks say which files samples met;
+	 * a deleted binary none met (a library mapped, never run) is not
+	 * copied, its names asked for by no sample */
+	if (o->unwind_ehframe && o->unwind_sampled)
+		unlinked_copies_only_met(&s->build_ids.unlinked, unwind_tables_file_met, &s->unwind);
 	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
 	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
 			  o->unwind_ehframe);

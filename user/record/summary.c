@@ -188,15 +188,17 @@ static void print_unlinked(const struct session *s)
 		rt_info("ringtrace: build-ids of mapped files: %zu remembered, every one forgotten %" PRIu64
 			" times (over %d: read again when mapped again)",
 			s->mapped.by_file.len, s->mapped.forgotten, MAPPED_BUILD_IDS_MAX);
-	if (!u.not_trusted && !u.too_large && !u.removed && !(u.copied && s->opts->verbose))
+	if (!u.not_trusted && !u.too_large && !u.removed &&
+	    !((u.copied || u.not_met) && s->opts->verbose))
 		return;
 	rt_info("ringtrace: mapped files held open until unlinked (%u at once): %" PRIu64
 		", %" PRIu64 " copied once deleted or replaced (their names kept), %" PRIu64
 		" let go still linked (room for newer ones); not copied: %" PRIu64
-		" a user's (frames named [unknown]), %" PRIu64 " over %u MiB (or the budget); %" PRIu64
+		" a user's (frames named [unknown]), %" PRIu64 " over %u MiB (or the budget), %" PRIu64
+		" met by no sample (--unwind-tables sampled); %" PRIu64
 		" removed again (%s, the oldest: room for newer ones within %s)",
 		s->build_ids.unlinked.max_held, u.held, u.copied, u.let_go, u.not_trusted,
-		u.too_large, (unsigned int)(UNLINKED_MAX_FILE >> 20), u.removed,
+		u.too_large, (unsigned int)(UNLINKED_MAX_FILE >> 20), u.not_met, u.removed,
 		human_bytes(u.removed_bytes, removed, sizeof(removed)),
 		s->build_ids.unlinked.kept_budget
 			? human_bytes(s->build_ids.unlinked.kept_budget, budget, sizeof(budget))

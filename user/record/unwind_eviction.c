@@ -222,11 +222,17 @@ void unwind_waiting_free(struct unwind_tables *t)
 	t->nr_waiting = t->waiting_cap = 0;
 }
 
-/* Holds no table, nor is about to: nothing but its entry to forget. */
-static bool prunable(const struct unwind_file *f, uint64_t epoch)
+/* Holds no table, nor is about to: nothing but its entry to forget, once
+ * two prunes in a row found it unmapped (a second or more: whether a walk
+ * met a deleted binary is asked when its deletion is seen, within 250 ms). */
+static bool prunable(struct unwind_file *f, uint64_t epoch)
 {
+	if (f->mapped_epoch == epoch) {
+		f->unmapped_prunes = 0;
+		return false;
+	}
 	return !f->building && !f->waiting && !f->table.nr_rows && (f->deferred || f->ready) &&
-	       f->mapped_epoch != epoch;
+	       ++f->unmapped_prunes >= 2;
 }
 
 void unwind_prune_unmapped(struct unwind_tables *t)

@@ -41,6 +41,21 @@ static void compile_wanted(struct unwind_tables *t, struct unwind_file *f)
 	unwind_submit(t, f, fd, true);
 }
 
+bool unwind_tables_file_met(void *tables, uint64_t maj, uint64_t min, uint64_t ino)
+{
+	struct unwind_tables *t = tables;
+	struct file_key key = { .maj = maj, .min = min, .ino = ino };
+	const struct unwind_file *f;
+
+	if (!t->on || !t->on_demand)
+		return true;
+	/* the walks that met it before now have said so: taken first */
+	unwind_serve_walks(t);
+	f = hash_map_get(&t->files, &key);
+	/* (a file not known: forgotten, evicted, never opened; said met) */
+	return !f || !f->deferred;
+}
+
 /* Files wanted a pass, at most: the rest wait in the map for the next. */
 #define WANTED_PER_PASS 64
 /* How often the files without a table no process maps are forgotten. */

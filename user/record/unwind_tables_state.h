@@ -40,6 +40,7 @@ struct unwind_file {
 	 * pid, [start, end): the mapping it was first seen in, opened again
 	 * when no tracked process maps it at the time */
 	bool deferred;
+	uint8_t unmapped_prunes; /* prunes in a row that found it unmapped */
 	char *path;
 	uint32_t pid;
 	uint64_t start, end;

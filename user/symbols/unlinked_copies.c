@@ -198,10 +198,12 @@ static void let_go(struct unlinked_copies *u, struct held_file *f, bool check)
 	struct stat st;
 
 	if (check && !fstat(f->fd, &st)) {
-		if (st.st_nlink == 0)
-			copy_unlinked(u, f, &st);
-		else
+		if (st.st_nlink)
 			u->totals.let_go++;
+		else if (u->met && !u->met(u->met_ctx, f->file[0], f->file[1], f->file[2]))
+			u->totals.not_met++;
+		else
+			copy_unlinked(u, f, &st);
 	}
 	hash_map_remove(&u->held, f->file);
 	close(f->fd);
@@ -223,6 +225,12 @@ static struct held_file *least_recent(const struct unlinked_copies *u)
 
 	hash_map_each(&u->held, older, &oldest);
 	return oldest;
+}
+
+void unlinked_copies_only_met(struct unlinked_copies *u, unlinked_met_fn met, void *ctx)
+{
+	u->met = met;
+	u->met_ctx = ctx;
 }
 
 void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, int fd)

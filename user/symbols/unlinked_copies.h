@@ -29,8 +29,13 @@ struct unlinked_copies_totals {
 				  be forged to stand for another binary) */
 	uint64_t too_large;    /* ...unlinked, not copied: over UNLINKED_MAX_FILE (or the budget) */
 	uint64_t not_elf;      /* ...unlinked, not copied: no ELF headers to read */
+	uint64_t not_met;      /* ...unlinked, not copied: no sample met it (only_met) */
 	uint64_t removed, removed_bytes; /* copies removed again: room for newer ones */
 };
+
+/* Whether a sample may have met the file (major, minor, inode): false only
+ * when none did (the in-kernel unwinder's knowledge). */
+typedef bool (*unlinked_met_fn)(void *ctx, uint64_t maj, uint64_t min, uint64_t ino);
 
 /* A copy a flight recording keeps, oldest first. */
 struct kept_copy {
@@ -51,6 +56,8 @@ struct unlinked_copies {
 	uint32_t kept_head, nr_kept;
 	uint64_t kept_bytes, kept_budget;
 	struct unlinked_copies_totals totals;
+	unlinked_met_fn met; /* NULL: every file unlinked is copied */
+	void *met_ctx;
 };
 
 void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copies *copies);
@@ -60,6 +67,9 @@ void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copi
  * NULL) makes them from then on: a budget and a thread of their own. */
 void unlinked_copies_keep_within(struct unlinked_copies *u, struct file_copies *copies,
 				 uint64_t bytes);
+/* From now on a file unlinked is copied only if met says a sample may have
+ * met it (the others counted, not_met): names no sample will ask for. */
+void unlinked_copies_only_met(struct unlinked_copies *u, unlinked_met_fn met, void *ctx);
 /* m (an executable mapping of a file of our mount namespace, its build-id
  * filled) was mapped: fd, the mapped file opened safely (by the mapping, or
  * its path proved that inode), is held (a descriptor of its own), or with
