@@ -22,6 +22,11 @@ struct unwind_pages_map unwind_pages SEC(".maps");
 struct process_mappings_map process_mappings SEC(".maps");
 struct unwind_files_map unwind_files SEC(".maps");
 struct unwind_wanted_map unwind_wanted SEC(".maps");
+/* Bumped after each key put in unwind_wanted, and in python_code_seen: the
+ * loader looks in a map only when its count moved (the first key of an
+ * empty hash map is a walk through all of its buckets) */
+__u64 unwind_wanted_added = 0;
+__u64 python_seen_added = 0;
 struct mappings_gen_map mappings_gen SEC(".maps");
 struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
@@ -216,8 +221,8 @@ static long unwind_two_frames(__u32 i, void *arg)
  * the process whose walk met it, in the map's memory, none on the stack). */
 static __noinline void want_table(struct walk_guesses *g)
 {
-	if (g)
-		bpf_map_update_elem(&unwind_wanted, &g->pending_file, &g->walk.tgid, BPF_NOEXIST);
+	if (g && !bpf_map_update_elem(&unwind_wanted, &g->pending_file, &g->walk.tgid, BPF_NOEXIST))
+		unwind_wanted_added++;
 }
 
 /* Declared in ehframe_unwind.bpf.h. The perf event's regs, when it was

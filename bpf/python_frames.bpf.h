@@ -44,6 +44,9 @@ struct python_code_seen_map {
 	__type(value, struct rt_python_code_info);
 };
 extern struct python_code_seen_map python_code_seen SEC(".maps");
+/* Bumped after each code object put in python_code_seen (the loader looks
+ * in it only when the count moved). */
+extern __u64 python_seen_added;
 
 /* A thread's PyThreadState found before (pid_tgid -> its address), checked
  * by its native_thread_id before use. */
@@ -243,6 +246,9 @@ static __always_inline void py_note_code(struct python_scratch *sc, struct rt_un
 	sc->info.time = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&python_code_seen, e, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
 		c->python.seen_full++;
+	/* after the update (a failed one too: one look in vain, and a value
+	 * fewer kept across the call for the verifier's stack) */
+	python_seen_added++;
 }
 
 /* Why a walk of an evaluation frame stopped short. */

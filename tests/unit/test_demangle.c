@@ -51,12 +51,28 @@ static void test_plain_names_stay(void **state)
 	expect("_start", NULL);
 }
 
+/* Names the first-letter check passes to libiberty still demangled as it
+ * does (a file's constructors and destructors); look-alikes left alone. */
+static void test_prefixes_as_libiberty(void **state)
+{
+	(void)state;
+	expect("_GLOBAL__I_main", "global constructors keyed to main");
+	expect("_GLOBAL__D_main", "global destructors keyed to main");
+	expect("_GLOBAL__sub_I_main", NULL);
+	expect("__libc_start_main", NULL);
+	expect("_Zfoo", NULL);
+	expect("Z", NULL);
+	expect("_", NULL);
+	expect("", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cxx),
 		cmocka_unit_test(test_rust),
 		cmocka_unit_test(test_plain_names_stay),
+		cmocka_unit_test(test_prefixes_as_libiberty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

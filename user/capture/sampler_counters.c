@@ -93,6 +93,16 @@ void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *page
 	*processes_fd = bpf_map__fd(s->skel->maps.process_mappings);
 }
 
+const volatile __u64 *bpf_sampler_wanted_added(const struct bpf_sampler *s)
+{
+	return &s->skel->bss->unwind_wanted_added;
+}
+
+const volatile __u64 *bpf_sampler_python_seen_added(const struct bpf_sampler *s)
+{
+	return &s->skel->bss->python_seen_added;
+}
+
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd)
 {

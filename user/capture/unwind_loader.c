@@ -36,6 +36,7 @@ int unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_
 	memset(u, 0, sizeof(*u));
 	bpf_sampler_unwind_fds(s, &u->rows_fd, &u->pages_fd, &u->processes_fd, &u->files_fd,
 			       &u->gen_fd, &u->wanted_fd);
+	u->wanted_added = bpf_sampler_wanted_added(s);
 	/* the walks keep copies of a process's mappings while its count is
 	 * the same: without a way to add to it, no write of them is safe */
 	u->gen_mem = map_array(u->gen_fd, RT_MAPPINGS_GEN_SLOTS * sizeof(*u->gen_mem),
@@ -227,12 +228,22 @@ void unwind_maps_forget_file(struct unwind_maps *u, const struct rt_unwind_file_
 
 size_t unwind_maps_take_wanted(struct unwind_maps *u, struct rt_unwind_file_key *ids, size_t max)
 {
+	uint64_t added = *u->wanted_added;
 	size_t n = 0;
 
+	/* nothing put in since it was found empty */
+	if (added == u->wanted_emptied_at)
+		return 0;
 	/* the first key each time: the one before it is gone */
-	while (n < max && u->wanted_fd >= 0 && !bpf_map_get_next_key(u->wanted_fd, NULL, &ids[n]) &&
-	       !bpf_map_delete_elem(u->wanted_fd, &ids[n]))
+	while (n < max && u->wanted_fd >= 0) {
+		if (bpf_map_get_next_key(u->wanted_fd, NULL, &ids[n])) {
+			u->wanted_emptied_at = added;
+			break;
+		}
+		if (bpf_map_delete_elem(u->wanted_fd, &ids[n]))
+			break;
 		n++;
+	}
 	return n;
 }
 

@@ -15,6 +15,10 @@
 
 struct unwind_maps {
 	int rows_fd, pages_fd, processes_fd, files_fd, gen_fd, wanted_fd;
+	/* the walks' count of keys put in unwind_wanted, and its value when
+	 * the map was last found empty */
+	const volatile __u64 *wanted_added;
+	uint64_t wanted_emptied_at;
 	/* the count of changes to processes' mappings (mappings_gen), as
 	 * mapped here: one added after each write of a process's */
 	uint64_t *gen_mem;
