@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symbols/kallsyms.h"
 #include "symbols/symbol_tree.h"
@@ -176,44 +175,6 @@ static void test_kallsyms(void **state)
 	free(dir);
 }
 
-/* kallsyms_keep: the file read once, each later load borrowing the same
- * table (symtab_free leaves it); another version of the file read anew. */
-static void test_kallsyms_kept(void **state)
-{
-	static const char text[] = "ffffffff81000000 T _text\n"
-				   "ffffffff81000100 T kept_func\n";
-	static const char other[] = "ffffffff81000000 T _text\n"
-				    "ffffffff81000100 T other_func\n"
-				    "ffffffff81000400 T more\n";
-	char *dir = tu_tempdir(), path[4096], err[256];
-	struct symtab a, b, c;
-
-	(void)state;
-	tu_write_file(dir, "kallsyms", text, strlen(text));
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	assert_int_equal(kallsyms_keep(path), 0);
-	assert_int_equal(symtab_load_kallsyms(&a, path, err, sizeof(err)), 0);
-	assert_int_equal(symtab_load_kallsyms(&b, path, err, sizeof(err)), 0);
-	assert_true(a.borrowed && b.borrowed && a.syms == b.syms);
-	symtab_free(&a);
-	assert_string_equal(name_at(&b, 0xffffffff81000150), "kept_func");
-	symtab_free(&b);
-	/* (another inode, and a size of its own) */
-	assert_int_equal(unlink(path), 0);
-	tu_write_file(dir, "kallsyms", other, strlen(other));
-	assert_int_equal(symtab_load_kallsyms(&c, path, err, sizeof(err)), 0);
-	assert_false(c.borrowed);
-	assert_string_equal(name_at(&c, 0xffffffff81000150), "other_func");
-	symtab_free(&c);
-	/* a path not kept: read as before */
-	assert_int_equal(kallsyms_keep("/nonexistent/kallsyms"), 0);
-	assert_int_equal(symtab_load_kallsyms(&c, path, err, sizeof(err)), 0);
-	assert_false(c.borrowed);
-	symtab_free(&c);
-	tu_rmtree(dir);
-	free(dir);
-}
-
 /* The red-black properties and the in-order sequence (by key, then by the
  * order added) after every insertion and erasure; returns the black height. */
 static int check_subtree(const struct symbol_tree *t, uint32_t n, uint32_t parent,
@@ -287,7 +248,6 @@ int main(void)
 		cmocka_unit_test(test_second_table),
 		cmocka_unit_test(test_lookup_walks_perfs_tree),
 		cmocka_unit_test(test_kallsyms),
-		cmocka_unit_test(test_kallsyms_kept),
 		cmocka_unit_test(test_tree_stays_red_black),
 	};
 

@@ -28,7 +28,6 @@
 #include "lib/monotonic.h"
 #include "record/flight_control.h"
 #include "report/report.h"
-#include "symbols/kallsyms.h"
 #include "sys/dir_entries.h"
 #include "sys/kallsyms_access.h"
 #include "sys/kernel_symbol.h"
@@ -282,11 +281,6 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 		return NULL;
 	}
 	warn_hidden_kallsyms();
-	/* the copy never changes: read once, for every profile (a read a
-	 * profile was a tenth of the agent's CPU under churn; its table is
-	 * in memory during each profile anyway) */
-	if (kallsyms_keep(p->kallsyms))
-		rt_warn("out of memory keeping the kernel's symbols: read at each profile");
 	return p;
 }
 

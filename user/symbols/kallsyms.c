@@ -233,7 +233,7 @@ static bool keep_mapped_module(char *name, const struct symbol *s, void *ctx)
 	return modules_has(split->m, mod);
 }
 
-static int parse_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
+int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
 {
 	struct symtab_builder b;
 	struct modules m;
@@ -277,66 +277,6 @@ static int parse_kallsyms(struct symtab *t, const char *path, char *err, size_t 
 	}
 	symtab_builder_free(&b);
 	return r;
-}
-
-/* The table kallsyms_keep asked for, once read. */
-static struct {
-	pthread_mutex_t lock;
-	char *path;
-	struct stat st; /* the version kept */
-	bool loaded;
-	struct symtab symtab;
-} kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-int kallsyms_keep(const char *path)
-{
-	char *copy = strdup(path);
-
-	if (!copy)
-		return -ENOMEM;
-	pthread_mutex_lock(&kept.lock);
-	if (kept.loaded)
-		symtab_free(&kept.symtab);
-	kept.loaded = false;
-	free(kept.path);
-	kept.path = copy;
-	pthread_mutex_unlock(&kept.lock);
-	return 0;
-}
-
-static bool same_version(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
-int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-	int r = 1;
-
-	pthread_mutex_lock(&kept.lock);
-	if (kept.path && !strcmp(path, kept.path) && !stat(path, &st)) {
-		/* (read under the lock: threads asking at once wait for one read) */
-		if (!kept.loaded && !(r = parse_kallsyms(&kept.symtab, path, err, errlen))) {
-			kept.loaded = true;
-			kept.st = st;
-		}
-		if (kept.loaded && same_version(&kept.st, &st)) {
-			*t = kept.symtab;
-			t->borrowed = true;
-			r = 0;
-		} else if (r <= 0 && !kept.loaded) {
-			/* (the read failed: its error as any read's) */
-			memset(t, 0, sizeof(*t));
-			pthread_mutex_unlock(&kept.lock);
-			return r;
-		} else {
-			r = 1; /* another version: read as any other */
-		}
-	}
-	pthread_mutex_unlock(&kept.lock);
-	return r > 0 ? parse_kallsyms(t, path, err, errlen) : r;
 }
 
 struct kallsyms_loader {

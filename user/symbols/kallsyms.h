@@ -13,13 +13,6 @@
  * set. */
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
 
-/* From now on the table of the file at path, as first read, is kept, and
- * each later symtab_load_kallsyms of path while the file is that version
- * (device, inode, size, modification time) gives it, borrowed (read-only,
- * shared by threads, not freed by symtab_free): for a long-lived process
- * that reads one copy again and again (export's profiles). 0 or -ENOMEM. */
-int kallsyms_keep(const char *path);
-
 /* kallsyms read by a thread of its own: a fixed 50 ms (half of it the
  * kernel's, making the text) that a reader's first pass over its files
  * hides. Started for path: NULL where a thread would cost more than the

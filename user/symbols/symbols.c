@@ -393,10 +393,6 @@ int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64
 
 void symtab_free(struct symtab *t)
 {
-	if (t->borrowed) {
-		memset(t, 0, sizeof(*t));
-		return;
-	}
 	free(t->syms);
 	free(t->tree);
 	free(t->names);

@@ -40,7 +40,6 @@ struct symtab {
 	 * symbol not a module's; UINT64_MAX with a kcore beside, whose maps
 	 * cover the rest); else 0 */
 	uint64_t kernel_end;
-	bool borrowed; /* its arrays another's (kallsyms_keep): not freed with it */
 };
 
 /* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c);
