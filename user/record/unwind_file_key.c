@@ -37,6 +37,19 @@ void file_key_of_stat(struct file_key *key, const struct stat *st)
 	key->ino = st->st_ino;
 }
 
+struct rt_unwind_file_key unwind_id_of_file_key(const struct file_key *key)
+{
+	return (struct rt_unwind_file_key){ .dev = key->maj << 20 | key->min, .ino = key->ino };
+}
+
+void file_key_of_unwind_id(struct file_key *key, const struct rt_unwind_file_key *id)
+{
+	memset(key, 0, sizeof(*key));
+	key->maj = id->dev >> 20;
+	key->min = id->dev & 0xfffff;
+	key->ino = id->ino;
+}
+
 bool mapping_is_vdso(const struct perf_mmap *m)
 {
 	return m->filename && !strcmp(m->filename, "[vdso]");

@@ -12,6 +12,7 @@
 
 #include "format/perf_record.h"
 #include "lib/hash_map.h"
+#include "unwind_maps.h"
 
 /* A file, as the kernel knows it: its device and inode (never its build-id,
  * a name any copy of it can claim). */
@@ -26,6 +27,10 @@ void file_key_of_inode(struct file_key *key, const struct perf_mmap *m);
 /* The identity of the file st describes (fstat's), as the kernel's records
  * give it. */
 void file_key_of_stat(struct file_key *key, const struct stat *st);
+/* The key the BPF side knows the file by (the kernel's device number, as
+ * MMAP2 records split it: major << 20 | minor), and back. */
+struct rt_unwind_file_key unwind_id_of_file_key(const struct file_key *key);
+void file_key_of_unwind_id(struct file_key *key, const struct rt_unwind_file_key *id);
 /* The vdso: the kernel maps one image into every (64-bit) process of a boot,
  * the one ringtrace has too. */
 bool mapping_is_vdso(const struct perf_mmap *m);

@@ -67,10 +67,11 @@ void unwind_serve_walks(struct unwind_tables *t)
 	size_t n = unwind_maps_take_wanted(&t->maps, ids, WANTED_PER_PASS);
 
 	for (size_t i = 0; i < n; i++) {
-		struct file_key key = { .maj = ids[i].dev >> 20, .min = ids[i].dev & 0xfffff,
-					.ino = ids[i].ino };
-		struct unwind_file *f = hash_map_get(&t->files, &key);
+		struct unwind_file *f;
+		struct file_key key;
 
+		file_key_of_unwind_id(&key, &ids[i]);
+		f = hash_map_get(&t->files, &key);
 		if (f && f->deferred)
 			compile_wanted(t, f);
 	}

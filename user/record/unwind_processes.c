@@ -74,9 +74,12 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool u
 	 * again (the kernel's identity of the file, as the MMAP2 gives it) */
 	nm = (struct rt_unwind_mapping){ .start = m->start, .end = m->start + m->len,
 					 .file_start = m->start - m->pgoff };
-	if (!m->build_id_size)
-		nm.file = (struct rt_unwind_file_key){ .dev = m->maj << 20 | m->min, .ino = m->ino };
-	else if (f)
+	if (!m->build_id_size) {
+		struct file_key key;
+
+		file_key_of_inode(&key, m);
+		nm.file = unwind_id_of_file_key(&key);
+	} else if (f)
 		nm.file = f->id;
 	if (f && f->ready)
 		set_rows(&nm, f, m->pgoff);

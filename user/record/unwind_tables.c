@@ -32,7 +32,7 @@
 static void set_identity(struct unwind_file *f, const struct file_key *key, const struct stat *st)
 {
 	f->key = *key;
-	f->id = (struct rt_unwind_file_key){ .dev = key->maj << 20 | key->min, .ino = key->ino };
+	f->id = unwind_id_of_file_key(key);
 	f->ctime = st->st_ctim;
 }
 
@@ -367,9 +367,6 @@ static struct unwind_file *file_of(struct unwind_tables *t, const struct perf_mm
 	if (t->on_demand && !vdso && !f->ready && !f->table.nr_rows) {
 		close(fd);
 		f->deferred = true;
-		f->pid = m->pid;
-		f->start = m->start;
-		f->end = m->start + m->len;
 		free(f->path);
 		f->path = strdup(m->filename);
 		t->files_deferred++;
@@ -388,7 +385,8 @@ struct unwind_file *unwind_file_of(struct unwind_tables *t, const struct perf_mm
 {
 	struct unwind_file *f = file_of(t, m, urgent);
 
-	/* (a deferred file's reopening goes by the last mapping of it) */
+	/* (a deferred file is opened again by the last mapping of it seen,
+	 * when no tracked process maps it any more) */
 	if (f && f->deferred) {
 		f->pid = m->pid;
 		f->start = m->start;

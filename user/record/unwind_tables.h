@@ -123,11 +123,11 @@ void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char 
  * once a second, the files without a table that no process maps. */
 int unwind_tables_fd(const struct unwind_tables *t);
 void unwind_tables_collect(struct unwind_tables *t);
-/* One line of totals, with the BPF side's counters (NULL if none). */
 /* --unwind-tables sampled (tables is a struct unwind_tables): false only for
  * a file (major, minor, inode) mapped that no walk has met, whose names no
  * sample asks for (for unlinked_copies_only_met). */
 bool unwind_tables_file_met(void *tables, uint64_t maj, uint64_t min, uint64_t ino);
+/* One line of totals, with the BPF side's counters (NULL if none). */
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
 				bool verbose);
 void unwind_tables_free(struct unwind_tables *t);

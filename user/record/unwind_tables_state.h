@@ -36,9 +36,9 @@ struct unwind_file {
 	uint64_t mapped_epoch;       /* t->mark_epoch when found mapped */
 	struct rt_unwind_row *waiting; /* its table, waiting for room; or NULL */
 	uint32_t nr_waiting_rows;
-	/* --unwind-tables sampled: not compiled until a walk meets it; path,
-	 * pid, [start, end): the mapping it was first seen in, opened again
-	 * when no tracked process maps it at the time */
+	/* --unwind-tables sampled: not compiled until a walk meets it; path
+	 * (as first seen), pid, [start, end): the last mapping of it seen, by
+	 * which it is opened again when no tracked process maps it then */
 	bool deferred;
 	uint8_t unmapped_prunes; /* prunes in a row that found it unmapped */
 	char *path;
