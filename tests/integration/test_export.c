@@ -761,9 +761,42 @@ static void test_privileged_port(void **state)
 	free(dir);
 }
 
+/* The child's counts (its DIR/counts, rewritten each second) as served:
+ * they appear, and as a CPU is kept busy the samples produced grow while
+ * the losses stay a part of them. */
+static void check_sampler_counts(const char *url, char **scrape)
+{
+	double produced[2], lost[2], side_lost;
+	char *out = NULL, *later = NULL;
+
+	for (int i = 0; i < 50 && !strstr(*scrape, "\nringtrace_sampler_samples_total "); i++) {
+		free(*scrape);
+		usleep(200000);
+		*scrape = fetch(url, 5);
+		assert_non_null(*scrape);
+	}
+	produced[0] = series_value(*scrape, "\nringtrace_sampler_samples_total ");
+	lost[0] = series_value(*scrape, "\nringtrace_sampler_samples_lost_total ");
+	side_lost = series_value(*scrape, "\nringtrace_sampler_sideband_lost_total ");
+	/* two seconds of a busy CPU: 99 Hz of samples at least twice over */
+	assert_int_equal(tu_sh(&out, "timeout 2.5 sh -c 'while :; do :; done'; true"), 0);
+	free(out);
+	later = fetch(url, 5);
+	assert_non_null(later);
+	produced[1] = series_value(later, "\nringtrace_sampler_samples_total ");
+	lost[1] = series_value(later, "\nringtrace_sampler_samples_lost_total ");
+	print_message("sampler: %.0f samples produced, %.0f lost, then %.0f and %.0f; %.0f side-band "
+		      "records lost\n", produced[0], lost[0], produced[1], lost[1], side_lost);
+	assert_true(produced[0] >= 0 && lost[0] >= 0 && side_lost >= 0);
+	assert_true(produced[1] >= produced[0] + 99);
+	assert_true(lost[1] >= lost[0] && lost[1] <= produced[1]);
+	free(later);
+}
+
 /* export -g's sampling child counts in an agent's budget: its resident
  * memory and CPU time are served as ringtrace_sampler_*, and agree with
- * what the kernel says of the child (process_* are the exporter's alone). */
+ * what the kernel says of the child (process_* are the exporter's alone);
+ * its samples and losses too. */
 static void test_sampler_child_in_metrics(void **state)
 {
 	char *dir = tu_tempdir(), url[128], log[PATH_MAX], *scrape = NULL, *out = NULL;
@@ -798,6 +831,7 @@ static void test_sampler_child_in_metrics(void **state)
 	own_rss = series_value(scrape, "\nprocess_resident_memory_bytes ");
 	print_message("sampler: %.0f bytes resident (the kernel: %ld KiB a moment later), %.2f s of "
 		      "CPU; the exporter: %.0f bytes\n", rss, child_kb, cpu, own_rss);
+	check_sampler_counts(url, &scrape);
 	stop(pid);
 	/* the child's memory, not the exporter's: the child maps its rings and
 	 * the unwinder's rows (tens of MiB), the exporter a few */

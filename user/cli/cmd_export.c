@@ -212,6 +212,7 @@ int cmd_export(int argc, char **argv)
 	service = (struct profile_service){ export_profiler_make, profiler, export_profiler_healthy,
 					    line.offcpu };
 	cl->exporter.sampler_pid = export_profiler_child_pid;
+	cl->exporter.sampler_counts = export_profiler_child_counts;
 	cl->exporter.sampler_ctx = profiler;
 	cl->profiles = &service;
 	status = export_run(cl);

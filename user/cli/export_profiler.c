@@ -428,6 +428,18 @@ uint32_t export_profiler_child_pid(void *ctx)
 	return atomic_load(&p->running);
 }
 
+bool export_profiler_child_counts(void *ctx, struct sampler_counts *c)
+{
+	struct export_profiler *p = ctx;
+	struct flight_counts f;
+
+	/* a file in this exporter's private directory: no lock needed */
+	if (flight_counts_read(p->flight, &f))
+		return false;
+	*c = (struct sampler_counts){ f.produced, f.lost, f.sideband_lost };
+	return true;
+}
+
 void export_profiler_stop(struct export_profiler *p)
 {
 	if (!p)

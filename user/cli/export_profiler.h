@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export/metrics.h"
 #include "export/profile_requests.h"
 
 struct export_profiler_config {
@@ -38,6 +39,9 @@ bool export_profiler_healthy(void *ctx, char *why, size_t len);
 /* The sampling child's pid while it runs, else 0 (ctx: the profiler): for
  * the metrics of its CPU time and memory. */
 uint32_t export_profiler_child_pid(void *ctx);
+/* What the sampling child counted so far (its flight recording's counts,
+ * rewritten each second): false before its first second. */
+bool export_profiler_child_counts(void *ctx, struct sampler_counts *c);
 void export_profiler_stop(struct export_profiler *p);
 
 #endif

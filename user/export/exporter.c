@@ -28,6 +28,7 @@ struct exporter {
 	unsigned int top_comms;
 	struct container_names *names; /* or NULL */
 	uint32_t (*sampler_pid)(void *ctx); /* or NULL */
+	bool (*sampler_counts)(void *ctx, struct sampler_counts *c); /* or NULL */
 	void *sampler_ctx;
 	uint64_t cgroup_grace_ms;
 	struct cgroup_dir cgroup;
@@ -53,6 +54,7 @@ struct exporter *exporter_start(const struct exporter_config *cfg, char *err, si
 	e->top_comms = cfg->top_comms;
 	e->names = cfg->names;
 	e->sampler_pid = cfg->sampler_pid;
+	e->sampler_counts = cfg->sampler_counts;
 	e->sampler_ctx = cfg->sampler_ctx;
 	e->cgroup_grace_ms = (uint64_t)cfg->cgroup_grace_s * 1000;
 	pthread_mutex_init(&e->lock, NULL);
@@ -203,6 +205,8 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	if (e->sampler_pid)
 		m.sampler = !process_cpu_and_memory(e->sampler_pid(e->sampler_ctx),
 						    &m.sampler_cpu_ns, &m.sampler_resident_bytes);
+	if (e->sampler_counts)
+		m.sampler_counted = e->sampler_counts(e->sampler_ctx, &m.sampler_counts);
 	ret = metrics_render(&m, out);
 out:
 	pthread_mutex_unlock(&e->lock);

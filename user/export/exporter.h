@@ -25,6 +25,8 @@ struct exporter_config {
 	/* export -g's sampling child, whose CPU time and memory are served
 	 * beside process_*: its pid now (0: none, or gone); NULL: none */
 	uint32_t (*sampler_pid)(void *ctx);
+	/* ...and its counts so far: false when it has said none yet */
+	bool (*sampler_counts)(void *ctx, struct sampler_counts *c);
 	void *sampler_ctx;
 };
 

@@ -514,6 +514,20 @@ static int render_sampler(struct byte_buffer *out, const struct metrics_snapshot
 		    "Resident memory of export -g's sampling child, in bytes "
 		    "(process_resident_memory_bytes is the exporter's alone).",
 		    "%" PRIu64, m->sampler_resident_bytes);
+	if (!m->sampler_counted)
+		return r;
+	r |= single(out, "ringtrace_sampler_samples_total", "counter",
+		    "Samples the BPF programs of export -g's sampling child produced "
+		    "(as of its last second).",
+		    "%" PRIu64, m->sampler_counts.produced);
+	r |= single(out, "ringtrace_sampler_samples_lost_total", "counter",
+		    "Samples export -g's sampling child lost because its kernel ring was full "
+		    "(as of its last second).",
+		    "%" PRIu64, m->sampler_counts.lost);
+	r |= single(out, "ringtrace_sampler_sideband_lost_total", "counter",
+		    "Side-band records (process names, mappings) export -g's sampling child lost "
+		    "(as of its last second).",
+		    "%" PRIu64, m->sampler_counts.sideband_lost);
 	return r;
 }
 

@@ -41,6 +41,13 @@ struct metrics_build_info {
 	const char *libmicrohttpd;
 };
 
+/* What export -g's sampling child counted since its start: samples its BPF
+ * programs produced, those lost because its kernel ring was full, and
+ * side-band records (names, mappings) lost. */
+struct sampler_counts {
+	uint64_t produced, lost, sideband_lost;
+};
+
 struct metrics_snapshot {
 	const char *version;
 	const struct metrics_build_info *build; /* if set, ringtrace_build_info's
@@ -80,6 +87,9 @@ struct metrics_snapshot {
 	 * process_* (this process alone) leave out */
 	bool sampler;
 	uint64_t sampler_cpu_ns, sampler_resident_bytes;
+	/* ...and what it counted, as of its last second, if it said */
+	bool sampler_counted;
+	struct sampler_counts sampler_counts;
 };
 
 /* Appends the exposition text to out. 0, or -ENOMEM if memory ran out. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* flight_control.c: how a flight recording is found and asked for snapshots:
- * its pid file, and the proof that a process is that recording. */
+/* flight_control.c: how a flight recording is found, watched and asked for
+ * snapshots: its pid and counts files, and the proof that a process is that
+ * recording. */
 #include "record/flight_control.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,34 @@ int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t e
 void flight_control_remove_pid(int dirfd)
 {
 	unlinkat(dirfd, OUTPUT_PID_FILE, 0);
+	unlinkat(dirfd, OUTPUT_COUNTS_FILE, 0);
+	unlinkat(dirfd, OUTPUT_COUNTS_NEW_FILE, 0);
+}
+
+/* DIR/counts: this line, then a "name value" line for each count. */
+#define COUNTS_HEADER "# ringtrace flight recording: counts since the start, rewritten each second\n"
+
+int flight_control_write_counts(int dirfd, const struct flight_counts *c)
+{
+	char text[256];
+	int len = snprintf(text, sizeof(text),
+			   COUNTS_HEADER "produced %" PRIu64 "\nlost %" PRIu64 "\nsideband_lost %" PRIu64
+			   "\n", c->produced, c->lost, c->sideband_lost);
+	char err[256];
+	int fd, r = 0;
+
+	/* a reader sees the whole of the old file or of the new one */
+	unlinkat(dirfd, OUTPUT_COUNTS_NEW_FILE, 0);
+	fd = output_file_create(dirfd, ".", OUTPUT_COUNTS_NEW_FILE, err, sizeof(err));
+	if (fd < 0)
+		return fd;
+	if (write(fd, text, (size_t)len) != len)
+		r = errno ? -errno : -EIO;
+	if (close(fd) && !r)
+		r = -errno;
+	if (!r && renameat(dirfd, OUTPUT_COUNTS_NEW_FILE, dirfd, OUTPUT_COUNTS_FILE))
+		r = -errno;
+	return r;
 }
 
 /* A small file of a directory a user may control, read without following a
@@ -63,6 +93,47 @@ static int read_small_file(int dirfd, const char *name, char *buf, size_t cap, u
 	buf[n] = '\0';
 	*owner = st.st_uid;
 	return 0;
+}
+
+int flight_counts_read(const char *dir, struct flight_counts *c)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} fields[] = {
+		{ "produced", offsetof(struct flight_counts, produced) },
+		{ "lost", offsetof(struct flight_counts, lost) },
+		{ "sideband_lost", offsetof(struct flight_counts, sideband_lost) },
+	};
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r;
+	unsigned int found = 0;
+	char text[512], *line, *save = NULL;
+	uid_t owner;
+
+	if (dirfd < 0)
+		return -errno;
+	r = read_small_file(dirfd, OUTPUT_COUNTS_FILE, text, sizeof(text), &owner);
+	close(dirfd);
+	if (r)
+		return r;
+	/* only what this user (or root) wrote is believed */
+	if (owner != geteuid() && owner != 0)
+		return -EPERM;
+	*c = (struct flight_counts){ 0 };
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+			size_t n = strlen(fields[i].name);
+			char *end;
+
+			if (strncmp(line, fields[i].name, n) || line[n] != ' ')
+				continue;
+			errno = 0;
+			*(uint64_t *)((char *)c + fields[i].offset) = strtoull(line + n + 1, &end, 10);
+			if (!errno && end != line + n + 1 && !*end)
+				found |= 1u << i;
+		}
+	}
+	return found == (1u << (sizeof(fields) / sizeof(fields[0]))) - 1 ? 0 : -EINVAL;
 }
 
 /* The pid DIR/ringtrace.pid names, and the file's owner. */

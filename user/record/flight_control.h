@@ -1,18 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* flight_control.h: how a flight recording (record --overwrite) is found and
- * asked for snapshots: DIR/ringtrace.pid, which only it writes, and the proof
- * that a process is that recording before anything signals it. */
+/* flight_control.h: how a flight recording (record --overwrite) is found,
+ * watched and asked for snapshots: DIR/ringtrace.pid and DIR/counts, which
+ * only it writes, and the proof that a process is that recording before
+ * anything signals it. */
 #ifndef RINGTRACE_FLIGHT_CONTROL_H
 #define RINGTRACE_FLIGHT_CONTROL_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The recording: DIR/ringtrace.pid with its pid. 0, or -errno with err set. */
 int flight_control_write_pid(int dirfd, const char *dirpath, char *err, size_t errlen);
+/* Removes DIR/ringtrace.pid and DIR/counts as the recording ends. */
 void flight_control_remove_pid(int dirfd);
+
+/* A flight recording's counts since its start, in DIR/counts while it runs
+ * (rewritten each second): the samples its BPF programs produced, those
+ * lost because the kernel's ring was full, and the side-band records lost. */
+struct flight_counts {
+	uint64_t produced, lost, sideband_lost;
+};
+/* Replaces DIR/counts (whole: written aside, then renamed): 0, or -errno. */
+int flight_control_write_counts(int dirfd, const struct flight_counts *c);
+/* DIR/counts read back (a regular file of this user or root): 0; -ENOENT
+ * before its first second; -errno. */
+int flight_counts_read(const char *dir, struct flight_counts *c);
 
 /* A flight recording proven to be one: a process named ringtrace, owned by
  * the caller or root, holding open the directory whose ringtrace.pid (a

@@ -265,6 +265,34 @@ static void show_progress(struct session *s)
 	progress_show(&s->progress, &c);
 }
 
+/* A flight recording's counts so far in DIR/counts, once a second, for
+ * whoever watches it (export -g's /metrics): what its BPF programs
+ * produced and lost, and the side-band lost. */
+static void write_counts(struct session *s)
+{
+	struct flight_counts c = { 0 };
+	double now = monotonic_seconds();
+
+	if (!s->opts->overwrite || now < s->counts_due)
+		return;
+	s->counts_due = now + 1.0;
+	for (unsigned int i = 0; i < s->cpus.nr; i++) {
+		struct rt_cpu_counters k = { 0 };
+		struct record_sink_totals t = { 0 };
+
+		session_sink_totals(s, s->cpus.cpus[i], &t);
+		bpf_sampler_counters(s->sampler, s->cpus.cpus[i], &k);
+		c.produced += k.produced;
+		c.lost += k.lost;
+		c.sideband_lost += s->sideband.cpus[i].lost + t.sideband;
+	}
+	if (flight_control_write_counts(s->out.fd, &c) && !s->counts_failed) {
+		s->counts_failed = true;
+		rt_warn("cannot write %s/%s: its watchers do not see its counts", s->opts->output,
+			OUTPUT_COUNTS_FILE);
+	}
+}
+
 /* epoll_wait for a quarter of a millisecond (a millisecond before Linux 5.11). */
 static int wait_soon(int epfd, struct epoll_event *evs, int max)
 {
@@ -315,6 +343,7 @@ static int run_loop(struct session *s)
 			unlinked_copies_check(&s->build_ids.unlinked);
 		}
 		show_progress(s);
+		write_counts(s);
 		/* -p, -t: ends once what it traces has exited, as perf's does */
 		if (!s->has_workload && monotonic_seconds() >= look_at_targets) {
 			look_at_targets = monotonic_seconds() + DRAIN_INTERVAL_MS / 1e3;

@@ -69,6 +69,8 @@ struct session {
 	int sigfd;
 	int epfd;
 	struct progress progress;         /* the live line on a terminal */
+	double counts_due;                /* flight: when DIR/counts is rewritten next */
+	bool counts_failed;               /* ...and a failure to was said */
 	struct rotation rotation;         /* --switch-output, --max-size */
 	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;

@@ -127,7 +127,8 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 	if (!strncmp(name, "snapshot-", 9))
 		r = remove_files_and_dir(dirfd, name, is_snapshot_file);
 	else if (is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
-		 !strcmp(name, OUTPUT_TOTALS_FILE))
+		 !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, OUTPUT_COUNTS_FILE) ||
+		 !strcmp(name, OUTPUT_COUNTS_NEW_FILE))
 		r = unlinkat(dirfd, name, 0);
 	else
 		return 0;
@@ -141,7 +142,7 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 }
 
 /* Removes the perf.data files ("data", "data.*"), snapshot directories, JIT
- * maps and pid file a previous recording left. */
+ * maps, pid and counts files a previous recording left. */
 static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
 {
 	struct clearing c = { path, err, errlen, EIO };
@@ -169,7 +170,8 @@ static int abandoned_entry(int dirfd, const char *name, void *ctx)
 		(*streams)++;
 		return 0;
 	}
-	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, BUILD_ID_DIR) ||
+	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, OUTPUT_COUNTS_FILE) ||
+	    !strcmp(name, OUTPUT_COUNTS_NEW_FILE) || !strcmp(name, BUILD_ID_DIR) ||
 	    !strcmp(name, BUILD_ID_NS_DIR) || is_jit_map(name))
 		return 0;
 	if (strncmp(name, "snapshot-", 9))

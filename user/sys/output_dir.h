@@ -13,6 +13,10 @@
 /* The file a recording writes as it ends: its totals. Without it, report
  * knows the recording never ended (killed). */
 #define OUTPUT_TOTALS_FILE "totals"
+/* The file a flight recording rewrites each second while it runs: its
+ * counts so far (written as COUNTS_FILE.new, then renamed). */
+#define OUTPUT_COUNTS_FILE "counts"
+#define OUTPUT_COUNTS_NEW_FILE "counts.new"
 
 struct output_dir {
 	int fd;           /* the directory, locked (flock) for this recording */
