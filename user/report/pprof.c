@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/byte_buffer.h"
+#include "lib/key_text.h"
 #include "lib/log.h"
 #include "lib/terminal_text.h"
 #include "report/pprof_gzip.h"
@@ -162,17 +163,24 @@ static int64_t string_index(struct pprof_builder *b, const char *s)
 static int mapping_of(struct pprof_builder *b, const struct pprof_frame *f, uint64_t *id)
 {
 	char key[4200], hex[41];
+	struct key_text k;
 	struct mapping *m;
 	bool added, kernel = !f->mapped || f->map_end <= f->map_start;
 
 	*id = 0;
 	if (!strcmp(f->dso, "[unknown]"))
 		return 0;
-	if (kernel)
-		snprintf(key, sizeof(key), "%s", f->dso);
-	else
-		snprintf(key, sizeof(key), "%" PRIx64 "-%" PRIx64 "@%" PRIx64 " %s", f->map_start,
-			 f->map_end, f->map_pgoff, f->dso);
+	/* "DSO", or "START-END@PGOFF DSO" */
+	key_text_init(&k, key, sizeof(key));
+	if (!kernel) {
+		key_text_hex(&k, f->map_start);
+		key_text_char(&k, '-');
+		key_text_hex(&k, f->map_end);
+		key_text_char(&k, '@');
+		key_text_hex(&k, f->map_pgoff);
+		key_text_char(&k, ' ');
+	}
+	key_text_str(&k, f->dso);
 	m = lookup(TABLE(b, mapping), key, sizeof(*m), &added);
 	if (!m)
 		return -ENOMEM;
@@ -204,6 +212,7 @@ static int mapping_of(struct pprof_builder *b, const struct pprof_frame *f, uint
 static int location_of(struct pprof_builder *b, const struct pprof_frame *f, uint64_t *id)
 {
 	char key[4200];
+	struct key_text k;
 	struct function *fn;
 	struct location *loc;
 	uint64_t mapping_id;
@@ -211,7 +220,11 @@ static int location_of(struct pprof_builder *b, const struct pprof_frame *f, uin
 
 	if (mapping_of(b, f, &mapping_id))
 		return -ENOMEM;
-	snprintf(key, sizeof(key), "%s\t%s", f->dso, f->function);
+	/* "DSO\tFUNCTION" */
+	key_text_init(&k, key, sizeof(key));
+	key_text_str(&k, f->dso);
+	key_text_char(&k, '\t');
+	key_text_str(&k, f->function);
 	fn = lookup(TABLE(b, function), key, sizeof(*fn), &added);
 	if (!fn)
 		return -ENOMEM;
@@ -221,7 +234,13 @@ static int location_of(struct pprof_builder *b, const struct pprof_frame *f, uin
 		if (fn->name < 0 || fn->filename < 0)
 			return -ENOMEM;
 	}
-	snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIx64 ":%" PRIu64, mapping_id, f->ip, fn->e.id);
+	/* "MAPPING:IP:FUNCTION", all three in hex */
+	key_text_init(&k, key, sizeof(key));
+	key_text_hex(&k, mapping_id);
+	key_text_char(&k, ':');
+	key_text_hex(&k, f->ip);
+	key_text_char(&k, ':');
+	key_text_hex(&k, fn->e.id);
 	loc = lookup(TABLE(b, location), key, sizeof(*loc), &added);
 	if (!loc)
 		return -ENOMEM;
@@ -271,9 +290,12 @@ int pprof_add_sample(struct pprof_builder *b, const struct pprof_sample_labels *
 		goto out;
 	for (size_t i = 0; i < nr; i++) {
 		char id[24];
+		struct key_text k;
 
-		snprintf(id, sizeof(id), "%" PRIx64 ",", b->stack[i]);
-		if (!byte_buffer_append(&key, id, strlen(id)))
+		key_text_init(&k, id, sizeof(id));
+		key_text_hex(&k, b->stack[i]);
+		key_text_char(&k, ',');
+		if (!byte_buffer_append(&key, id, (size_t)(k.at - id)))
 			goto out;
 	}
 	if (!byte_buffer_append(&key, "", 1))
