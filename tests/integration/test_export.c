@@ -793,6 +793,31 @@ static void check_sampler_counts(const char *url, char **scrape)
 	free(later);
 }
 
+/* Two profiles of a busy shell: the second finds the tables the first read
+ * (sh's, libc's: the same inodes) kept, and the series say so. */
+static void check_symbol_tables_kept(const char *url, int port)
+{
+	char *out = NULL, *scrape;
+	double kept, read, bytes;
+
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tu_sh(&out, "(timeout 3 sh -c 'while :; do :; done' &); "
+					     "curl -sf -o /dev/null 'http://127.0.0.1:%d/debug/pprof/profile?seconds=1'",
+				       port), 0);
+		free(out);
+	}
+	scrape = fetch(url, 5);
+	assert_non_null(scrape);
+	kept = series_value(scrape, "\nringtrace_profile_symbol_table_loads_total{source=\"kept\"} ");
+	read = series_value(scrape, "\nringtrace_profile_symbol_table_loads_total{source=\"read\"} ");
+	bytes = series_value(scrape, "\nringtrace_profile_symbol_table_bytes ");
+	print_message("symbol tables: %.0f kept from a profile before, %.0f read; %.0f bytes kept\n",
+		      kept, read, bytes);
+	assert_true(read >= 1 && kept >= 1);
+	assert_true(bytes > 0 && bytes <= 16 * 1048576.0);
+	free(scrape);
+}
+
 /* export -g's sampling child counts in an agent's budget: its resident
  * memory and CPU time are served as ringtrace_sampler_*, and agree with
  * what the kernel says of the child (process_* are the exporter's alone);
@@ -832,6 +857,7 @@ static void test_sampler_child_in_metrics(void **state)
 	print_message("sampler: %.0f bytes resident (the kernel: %ld KiB a moment later), %.2f s of "
 		      "CPU; the exporter: %.0f bytes\n", rss, child_kb, cpu, own_rss);
 	check_sampler_counts(url, &scrape);
+	check_symbol_tables_kept(url, port);
 	stop(pid);
 	/* the child's memory, not the exporter's: the child maps its rings and
 	 * the unwinder's rows (tens of MiB), the exporter a few */

@@ -28,6 +28,7 @@
 #include "lib/monotonic.h"
 #include "record/flight_control.h"
 #include "report/report.h"
+#include "symbols/symtab_cache.h"
 #include "sys/dir_entries.h"
 #include "sys/kallsyms_access.h"
 #include "sys/kernel_symbol.h"
@@ -48,6 +49,11 @@
  * time of the questions alone, however long the profile takes to make;
  * names not had by then are left out of it (and asked again by the next). */
 #define PROFILE_NAMES_BUDGET_NS 1000000000ULL
+/* The symbol tables of the files a profile met, kept for the next one
+ * (long-running programs' are read once, not at every profile): those the
+ * last profile used, at most this many bytes. */
+#define PROFILE_SYMBOL_CACHE_BYTES (16u << 20)
+#define PROFILE_SYMBOL_CACHE_KEEP 1
 /* The events of the child's recording: its default, and --off-cpu's. */
 #define CPU_EVENT "cpu-clock"
 #define OFFCPU_EVENT "offcpu-time"
@@ -281,6 +287,7 @@ struct export_profiler *export_profiler_start(const struct export_profiler_confi
 		return NULL;
 	}
 	warn_hidden_kallsyms();
+	symtab_cache_configure(PROFILE_SYMBOL_CACHE_BYTES, PROFILE_SYMBOL_CACHE_KEEP);
 	return p;
 }
 
@@ -377,7 +384,9 @@ static int profile_of(struct export_profiler *p, const struct flight_target *t, 
 			     (int64_t)(monotonic_ns() - q->start_ns);
 	if (report_parse_sort(&o, "comm,dso,sym", err, errlen))
 		return -EINVAL;
+	symtab_cache_report_begins();
 	r = report_run_to_memory(&o, &data, &len, err, errlen);
+	symtab_cache_report_ends();
 	if (!r && len && !byte_buffer_append(out, data, len)) {
 		rt_format(err, errlen, "out of memory");
 		r = -ENOMEM;
@@ -457,6 +466,7 @@ void export_profiler_stop(struct export_profiler *p)
 	}
 	if (rmdir(p->dir) && errno != ENOENT)
 		rt_warn("cannot remove %s: %s", p->dir, strerror(errno));
+	symtab_cache_configure(0, 1); /* the tables kept go */
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

@@ -161,6 +161,7 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 	};
 	struct rows cgroups = { .e = e, .now_ms = (uint64_t)(monotonic_seconds() * 1e3) }, comms = { 0 };
 	struct process_stats self;
+	struct symtab_cache_counts symbol_cache;
 	struct capture_cpu_counts *cpus = calloc(CPU_SETSIZE, sizeof(*cpus));
 	struct bpf_program_runs runs[MAX_PROGRAMS];
 	struct aggregator_evicted cgroups_evicted, comms_evicted;
@@ -207,6 +208,10 @@ int exporter_render(struct exporter *e, struct byte_buffer *out, bool process)
 						    &m.sampler_cpu_ns, &m.sampler_resident_bytes);
 	if (e->sampler_counts)
 		m.sampler_counted = e->sampler_counts(e->sampler_ctx, &m.sampler_counts);
+	if (e->sampler_pid) {
+		symtab_cache_counts(&symbol_cache);
+		m.symbol_cache = &symbol_cache;
+	}
 	ret = metrics_render(&m, out);
 out:
 	pthread_mutex_unlock(&e->lock);

@@ -7,11 +7,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/metrics_agent.h"
+#include "export/metrics_text.h"
 #include "lib/terminal_text.h"
 #include "sys/container_labels.h"
 
@@ -41,27 +42,6 @@ int metrics_escape_label(struct byte_buffer *out, const char *value, size_t len)
 			out->data[--to] = '\\';
 	}
 	return 0;
-}
-
-static int put(struct byte_buffer *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int put(struct byte_buffer *out, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		return -1;
-	return byte_buffer_append(out, buf, (size_t)n) ? 0 : -1;
-}
-
-static int family(struct byte_buffer *out, const char *name, const char *type, const char *help)
-{
-	return put(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* A row with its label as it will be printed, to merge rows that print the
@@ -195,25 +175,20 @@ static int cgroup_series(struct byte_buffer *out, const char *name, const char *
 	named = container_names_of_cgroup(m->names, path, m->names_budget_ns, &n);
 	r = series_start(out, name, "cgroup", path);
 	if (c.container_id[0])
-		r |= put(out, ",container_id=\"%s\"", c.container_id);
+		r |= metrics_put(out, ",container_id=\"%s\"", c.container_id);
 	if (c.pod_uid[0] || (named && n.pod_uid[0]))
-		r |= put(out, ",pod_uid=\"%s\"", c.pod_uid[0] ? c.pod_uid : n.pod_uid);
+		r |= metrics_put(out, ",pod_uid=\"%s\"", c.pod_uid[0] ? c.pod_uid : n.pod_uid);
 	if (named && n.namespace_[0])
-		r |= put(out, ",namespace=\"%s\"", n.namespace_);
+		r |= metrics_put(out, ",namespace=\"%s\"", n.namespace_);
 	if (named && n.pod[0])
-		r |= put(out, ",pod=\"%s\"", n.pod);
+		r |= metrics_put(out, ",pod=\"%s\"", n.pod);
 	if (named && n.container[0])
-		r |= put(out, ",container=\"%s\"", n.container);
+		r |= metrics_put(out, ",container=\"%s\"", n.container);
 	if (c.qos_class)
-		r |= put(out, ",qos_class=\"%s\"", c.qos_class);
+		r |= metrics_put(out, ",qos_class=\"%s\"", c.qos_class);
 	if (c.runtime)
-		r |= put(out, ",container_runtime=\"%s\"", c.runtime);
-	return r | put(out, "} ");
-}
-
-static int seconds(struct byte_buffer *out, uint64_t ns)
-{
-	return put(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+		r |= metrics_put(out, ",container_runtime=\"%s\"", c.runtime);
+	return r | metrics_put(out, "} ");
 }
 
 /* Adds evicted time (if any) to the "other" row, which it creates if need be;
@@ -249,21 +224,21 @@ static int render_cpu_rows(struct byte_buffer *out, const struct metrics_snapsho
 	}
 	if (samples_name) {
 		snprintf(help, sizeof(help), "On-CPU samples of tasks, by %s.", what);
-		r |= family(out, samples_name, "counter", help);
+		r |= metrics_family(out, samples_name, "counter", help);
 		for (size_t i = 0; i < nr && !r; i++) {
 			r |= strcmp(label, "cgroup") ? series(out, samples_name, label, rows[i].label)
 						    : cgroup_series(out, samples_name, rows[i].label, m);
-			r |= put(out, "%" PRIu64 "\n", rows[i].samples);
+			r |= metrics_put(out, "%" PRIu64 "\n", rows[i].samples);
 		}
 	}
 	snprintf(help, sizeof(help), "CPU time of tasks, by %s, estimated from the periods of the on-CPU samples.",
 		 what);
-	r |= family(out, seconds_name, "counter", help);
+	r |= metrics_family(out, seconds_name, "counter", help);
 	for (size_t i = 0; i < nr && !r; i++) {
 		r |= strcmp(label, "cgroup") ? series(out, seconds_name, label, rows[i].label)
 					    : cgroup_series(out, seconds_name, rows[i].label, m);
-		r |= seconds(out, rows[i].ns);
-		r |= put(out, "\n");
+		r |= metrics_seconds(out, rows[i].ns);
+		r |= metrics_put(out, "\n");
 	}
 	free_rows(rows, nr);
 	return r;
@@ -281,13 +256,13 @@ static int render_record_counts(struct byte_buffer *out, const struct metrics_sn
 	int r = 0;
 
 	for (size_t f = 0; f < 3 && !r; f++) {
-		r |= family(out, families[f].name, "counter", families[f].help);
+		r |= metrics_family(out, families[f].name, "counter", families[f].help);
 		for (size_t i = 0; i < m->nr_cpus && !r; i++) {
 			const struct capture_cpu_counts *c = &m->cpus[i];
 			uint64_t v = f == 0 ? c->produced : f == 1 ? c->lost : c->overwritten;
 
-			r |= put(out, "%s{cpu=\"%d\",transport=\"%s\"} %" PRIu64 "\n", families[f].name,
-				 c->cpu, m->transport, v);
+			r |= metrics_put(out, "%s{cpu=\"%d\",transport=\"%s\"} %" PRIu64 "\n", families[f].name,
+					 c->cpu, m->transport, v);
 		}
 	}
 	return r;
@@ -300,11 +275,11 @@ static int render_evictions(struct byte_buffer *out, const struct metrics_snapsh
 
 	if (!m->nr_evictions)
 		return 0;
-	r |= family(out, name, "counter",
-		    "Keys the kernel evicted from a full aggregation map to make room for new ones; their CPU time is counted as other.");
+	r |= metrics_family(out, name, "counter",
+			    "Keys the kernel evicted from a full aggregation map to make room for new ones; their CPU time is counted as other.");
 	for (size_t i = 0; i < m->nr_evictions && !r; i++)
-		r |= put(out, "%s{map=\"%s\"} %" PRIu64 "\n", name, m->evictions[i].map,
-			 m->evictions[i].keys);
+		r |= metrics_put(out, "%s{map=\"%s\"} %" PRIu64 "\n", name, m->evictions[i].map,
+				 m->evictions[i].keys);
 	return r;
 }
 
@@ -314,14 +289,15 @@ static int render_rings(struct byte_buffer *out, const struct metrics_snapshot *
 
 	if (!m->nr_rings)
 		return 0;
-	r |= family(out, "ringtrace_ring_used_bytes", "gauge", "Bytes waiting in a ring, per CPU.");
+	r |= metrics_family(out, "ringtrace_ring_used_bytes", "gauge",
+			    "Bytes waiting in a ring, per CPU.");
 	for (size_t i = 0; i < m->nr_rings && !r; i++)
-		r |= put(out, "ringtrace_ring_used_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
-			 m->rings[i].cpu, m->rings[i].ring, m->rings[i].used);
-	r |= family(out, "ringtrace_ring_capacity_bytes", "gauge", "Size of a ring, per CPU.");
+		r |= metrics_put(out, "ringtrace_ring_used_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
+				 m->rings[i].cpu, m->rings[i].ring, m->rings[i].used);
+	r |= metrics_family(out, "ringtrace_ring_capacity_bytes", "gauge", "Size of a ring, per CPU.");
 	for (size_t i = 0; i < m->nr_rings && !r; i++)
-		r |= put(out, "ringtrace_ring_capacity_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
-			 m->rings[i].cpu, m->rings[i].ring, m->rings[i].capacity);
+		r |= metrics_put(out, "ringtrace_ring_capacity_bytes{cpu=\"%d\",ring=\"%s\"} %" PRIu64 "\n",
+				 m->rings[i].cpu, m->rings[i].ring, m->rings[i].capacity);
 	return r;
 }
 
@@ -329,19 +305,19 @@ static int render_runq(struct byte_buffer *out, const struct metrics_snapshot *m
 {
 	const char *name = "ringtrace_runqueue_latency_seconds";
 	uint64_t cumulative = 0;
-	int r = family(out, name, "histogram",
-		       "Time tasks waited in the run queue, from wakeup or preemption to running.");
+	int r = metrics_family(out, name, "histogram",
+			       "Time tasks waited in the run queue, from wakeup or preemption to running.");
 
 	for (int i = 0; i < METRICS_RUNQ_BUCKETS - 1 && !r; i++) {
 		cumulative += m->runq_buckets[i];
 		/* bound 2^i ns, in seconds */
-		r |= put(out, "%s_bucket{le=\"%.9g\"} %" PRIu64 "\n", name, (double)(1ULL << i) / 1e9,
-			 cumulative);
+		r |= metrics_put(out, "%s_bucket{le=\"%.9g\"} %" PRIu64 "\n", name, (double)(1ULL << i) / 1e9,
+				 cumulative);
 	}
-	r |= put(out, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, m->runq_count);
-	r |= put(out, "%s_sum ", name);
-	r |= seconds(out, m->runq_sum_ns);
-	r |= put(out, "\n%s_count %" PRIu64 "\n", name, m->runq_count);
+	r |= metrics_put(out, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, m->runq_count);
+	r |= metrics_put(out, "%s_sum ", name);
+	r |= metrics_seconds(out, m->runq_sum_ns);
+	r |= metrics_put(out, "\n%s_count %" PRIu64 "\n", name, m->runq_count);
 	return r;
 }
 
@@ -351,18 +327,18 @@ static int render_programs(struct byte_buffer *out, const struct metrics_snapsho
 
 	if (!m->bpf_stats || !m->nr_programs)
 		return 0;
-	r |= family(out, "ringtrace_bpf_program_runs_total", "counter",
-		    "Runs of ringtrace's BPF programs (kernel.bpf_stats_enabled).");
+	r |= metrics_family(out, "ringtrace_bpf_program_runs_total", "counter",
+			    "Runs of ringtrace's BPF programs (kernel.bpf_stats_enabled).");
 	for (size_t i = 0; i < m->nr_programs && !r; i++)
-		r |= put(out, "ringtrace_bpf_program_runs_total{program=\"%s\"} %" PRIu64 "\n",
-			 m->programs[i].name, m->programs[i].runs);
-	r |= family(out, "ringtrace_bpf_program_run_seconds_total", "counter",
-		    "Time ringtrace's BPF programs ran (kernel.bpf_stats_enabled).");
+		r |= metrics_put(out, "ringtrace_bpf_program_runs_total{program=\"%s\"} %" PRIu64 "\n",
+				 m->programs[i].name, m->programs[i].runs);
+	r |= metrics_family(out, "ringtrace_bpf_program_run_seconds_total", "counter",
+			    "Time ringtrace's BPF programs ran (kernel.bpf_stats_enabled).");
 	for (size_t i = 0; i < m->nr_programs && !r; i++) {
-		r |= put(out, "ringtrace_bpf_program_run_seconds_total{program=\"%s\"} ",
-			 m->programs[i].name);
-		r |= seconds(out, m->programs[i].run_ns);
-		r |= put(out, "\n");
+		r |= metrics_put(out, "ringtrace_bpf_program_run_seconds_total{program=\"%s\"} ",
+				 m->programs[i].name);
+		r |= metrics_seconds(out, m->programs[i].run_ns);
+		r |= metrics_put(out, "\n");
 	}
 	return r;
 }
@@ -372,32 +348,24 @@ static int label(struct byte_buffer *out, const char *key, const char *value, bo
 {
 	if (!value)
 		value = "unknown";
-	return put(out, "%s=\"", key) || metrics_escape_label(out, value, strlen(value)) ||
-	       put(out, last ? "\"" : "\",");
+	return metrics_put(out, "%s=\"", key) || metrics_escape_label(out, value, strlen(value)) ||
+	       metrics_put(out, last ? "\"" : "\",");
 }
 
 static int render_build_info(struct byte_buffer *out, const struct metrics_snapshot *m)
 {
 	const struct metrics_build_info *b = m->build;
-	int r = family(out, "ringtrace_build_info", "gauge",
-		       "ringtrace's version, the commit it was built from and its libraries' versions, as labels; the value is always 1.");
+	int r = metrics_family(out, "ringtrace_build_info", "gauge",
+			       "ringtrace's version, the commit it was built from and its libraries' versions, as labels; the value is always 1.");
 
 	if (!b)
-		return r | put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
-	r |= put(out, "ringtrace_build_info{");
+		return r | metrics_put(out, "ringtrace_build_info{version=\"%s\"} 1\n", m->version);
+	r |= metrics_put(out, "ringtrace_build_info{");
 	r |= label(out, "libbpf", b->libbpf, false);
 	r |= label(out, "libmicrohttpd", b->libmicrohttpd, false);
 	r |= label(out, "revision", b->revision, false);
 	r |= label(out, "version", b->version, true);
-	return r | put(out, "} 1\n");
-}
-
-/* A gauge of one series, or a counter. */
-static int single(struct byte_buffer *out, const char *name, const char *type, const char *help,
-		  const char *fmt, uint64_t value)
-{
-	return family(out, name, type, help) || put(out, "%s ", name) || put(out, fmt, value) ||
-	       put(out, "\n");
+	return r | metrics_put(out, "} 1\n");
 }
 
 /* One series of name per reason, label "reason". */
@@ -409,10 +377,10 @@ struct reason_count {
 static int render_reasons(struct byte_buffer *out, const char *name, const char *help,
 			  const struct reason_count *rc, size_t n)
 {
-	int r = family(out, name, "counter", help);
+	int r = metrics_family(out, name, "counter", help);
 
 	for (size_t i = 0; i < n && !r; i++)
-		r |= put(out, "%s{reason=\"%s\"} %" PRIu64 "\n", name, rc[i].reason, rc[i].count);
+		r |= metrics_put(out, "%s{reason=\"%s\"} %" PRIu64 "\n", name, rc[i].reason, rc[i].count);
 	return r;
 }
 
@@ -443,8 +411,8 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 	};
 	int r = 0;
 
-	r |= single(out, "ringtrace_unwind_stacks_total", "counter",
-		    "User stacks sampled with --call-graph ehframe.", "%" PRIu64, u->samples);
+	r |= metrics_single(out, "ringtrace_unwind_stacks_total", "counter",
+			    "User stacks sampled with --call-graph ehframe.", "%" PRIu64, u->samples);
 	r |= render_reasons(out, "ringtrace_unwind_frames_total",
 			    "User frames written, by how each was found (registers: the sampled "
 			    "frame; they add up to the frames written).",
@@ -469,68 +437,6 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 	return r;
 }
 
-/* As the Prometheus client libraries name and explain them. */
-static int render_process(struct byte_buffer *out, const struct process_stats *p)
-{
-	int r = 0;
-
-	if (!p)
-		return 0;
-	r |= family(out, "process_cpu_seconds_total", "counter",
-		    "Total user and system CPU time spent in seconds.");
-	r |= put(out, "process_cpu_seconds_total ") || seconds(out, p->cpu_ns) || put(out, "\n");
-	r |= single(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.",
-		    "%" PRIu64, p->max_fds);
-	r |= single(out, "process_open_fds", "gauge", "Number of open file descriptors.",
-		    "%" PRIu64, p->open_fds);
-	r |= single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
-		    "%" PRIu64, p->resident_bytes);
-	r |= family(out, "process_start_time_seconds", "gauge",
-		    "Start time of the process since unix epoch in seconds.");
-	r |= put(out, "process_start_time_seconds %" PRIu64 ".%03" PRIu64 "\n",
-		 p->start_time_ms / 1000, p->start_time_ms % 1000);
-	r |= single(out, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
-		    "%" PRIu64, p->virtual_bytes);
-	r |= single(out, "process_virtual_memory_max_bytes", "gauge",
-		    "Maximum amount of virtual memory available in bytes.", "%" PRIu64,
-		    p->max_virtual_bytes);
-	return r;
-}
-
-/* export -g's sampling child (ringtrace record of every CPU): what an
- * agent's budget counts beside process_*. */
-static int render_sampler(struct byte_buffer *out, const struct metrics_snapshot *m)
-{
-	int r = 0;
-
-	if (!m->sampler)
-		return 0;
-	r |= family(out, "ringtrace_sampler_cpu_seconds_total", "counter",
-		    "User and system CPU time of export -g's sampling child, in seconds "
-		    "(process_cpu_seconds_total is the exporter's alone).");
-	r |= put(out, "ringtrace_sampler_cpu_seconds_total ") || seconds(out, m->sampler_cpu_ns) ||
-	     put(out, "\n");
-	r |= single(out, "ringtrace_sampler_resident_memory_bytes", "gauge",
-		    "Resident memory of export -g's sampling child, in bytes "
-		    "(process_resident_memory_bytes is the exporter's alone).",
-		    "%" PRIu64, m->sampler_resident_bytes);
-	if (!m->sampler_counted)
-		return r;
-	r |= single(out, "ringtrace_sampler_samples_total", "counter",
-		    "Samples the BPF programs of export -g's sampling child produced "
-		    "(as of its last second).",
-		    "%" PRIu64, m->sampler_counts.produced);
-	r |= single(out, "ringtrace_sampler_samples_lost_total", "counter",
-		    "Samples export -g's sampling child lost because its kernel ring was full "
-		    "(as of its last second).",
-		    "%" PRIu64, m->sampler_counts.lost);
-	r |= single(out, "ringtrace_sampler_sideband_lost_total", "counter",
-		    "Side-band records (process names, mappings) export -g's sampling child lost "
-		    "(as of its last second).",
-		    "%" PRIu64, m->sampler_counts.sideband_lost);
-	return r;
-}
-
 /* What the container runtimes were asked and answered, and the cache. */
 static int render_container_names(struct byte_buffer *out, struct container_names *names)
 {
@@ -540,26 +446,26 @@ static int render_container_names(struct byte_buffer *out, struct container_name
 	int r;
 
 	container_names_counts(names, &c);
-	r = family(out, "ringtrace_container_runtime_requests_total", "counter",
-		   "Questions to container runtimes for a container's labels, by runtime and answer "
-		   "(failed: timeout, refused, unreadable).");
+	r = metrics_family(out, "ringtrace_container_runtime_requests_total", "counter",
+			   "Questions to container runtimes for a container's labels, by runtime and answer "
+			   "(failed: timeout, refused, unreadable).");
 	for (int k = 0; k < RUNTIME_KINDS; k++)
 		for (int i = 0; i < 3; i++)
-			r |= put(out, "ringtrace_container_runtime_requests_total{runtime=\"%s\",result=\"%s\"} %" PRIu64 "\n",
-				 runtime_kind_name((enum runtime_kind)k), results[i],
-				 i == 0 ? c.found[k] : i == 1 ? c.not_found[k] : c.failed[k]);
-	r |= family(out, "ringtrace_container_names_lookups_total", "counter",
-		    "Lookups of containers' names: answered from the cache (hit), asked (miss), or "
-		    "left unnamed past the request's time budget (skipped).");
-	r |= put(out, "ringtrace_container_names_lookups_total{result=\"hit\"} %" PRIu64 "\n"
-		      "ringtrace_container_names_lookups_total{result=\"miss\"} %" PRIu64 "\n"
-		      "ringtrace_container_names_lookups_total{result=\"skipped\"} %" PRIu64 "\n",
-		 c.hits, c.misses, c.skipped);
-	r |= single(out, "ringtrace_container_names_cache_entries", "gauge",
-		    "Containers whose names (or absence) are cached, at most "
-		    "4096" ".", "%" PRIu64, c.entries);
-	r |= single(out, "ringtrace_container_names_cache_evictions_total", "counter",
-		    "Cached containers dropped to make room for others.", "%" PRIu64, c.evictions);
+			r |= metrics_put(out, "ringtrace_container_runtime_requests_total{runtime=\"%s\",result=\"%s\"} %" PRIu64 "\n",
+					 runtime_kind_name((enum runtime_kind)k), results[i],
+					 i == 0 ? c.found[k] : i == 1 ? c.not_found[k] : c.failed[k]);
+	r |= metrics_family(out, "ringtrace_container_names_lookups_total", "counter",
+			    "Lookups of containers' names: answered from the cache (hit), asked (miss), or "
+			    "left unnamed past the request's time budget (skipped).");
+	r |= metrics_put(out, "ringtrace_container_names_lookups_total{result=\"hit\"} %" PRIu64 "\n"
+			      "ringtrace_container_names_lookups_total{result=\"miss\"} %" PRIu64 "\n"
+			      "ringtrace_container_names_lookups_total{result=\"skipped\"} %" PRIu64 "\n",
+			 c.hits, c.misses, c.skipped);
+	r |= metrics_single(out, "ringtrace_container_names_cache_entries", "gauge",
+			    "Containers whose names (or absence) are cached, at most "
+			    "4096" ".", "%" PRIu64, c.entries);
+	r |= metrics_single(out, "ringtrace_container_names_cache_evictions_total", "counter",
+			    "Cached containers dropped to make room for others.", "%" PRIu64, c.evictions);
 	return r;
 }
 
@@ -582,7 +488,6 @@ int metrics_render(const struct metrics_snapshot *m, struct byte_buffer *out)
 		r |= render_unwind(out, m->unwind);
 	if (m->names)
 		r |= render_container_names(out, m->names);
-	r |= render_process(out, m->process);
-	r |= render_sampler(out, m);
+	r |= metrics_render_agent(out, m);
 	return r ? -ENOMEM : 0;
 }

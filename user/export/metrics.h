@@ -12,6 +12,7 @@
 
 #include "capture/capture_counts.h"
 #include "lib/byte_buffer.h"
+#include "symbols/symtab_cache.h"
 #include "sys/container_names.h"
 #include "sys/process_stats.h"
 #include "unwind_maps.h"
@@ -90,6 +91,8 @@ struct metrics_snapshot {
 	/* ...and what it counted, as of its last second, if it said */
 	bool sampler_counted;
 	struct sampler_counts sampler_counts;
+	/* the symbol tables profiles keep for the next, or NULL */
+	const struct symtab_cache_counts *symbol_cache;
 };
 
 /* Appends the exposition text to out. 0, or -ENOMEM if memory ran out. */

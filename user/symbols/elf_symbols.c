@@ -18,6 +18,7 @@
 #include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
 #include "symbols/elf_open.h"
+#include "symbols/symtab_cache.h"
 #include "sys/safe_open.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
@@ -403,6 +404,7 @@ static int load_elf_file(struct symtab *t, const char *root, const char *file, c
 			 const uint8_t *want_id, size_t want_len, char *err, size_t errlen)
 {
 	struct elf_file f;
+	struct stat st;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -422,8 +424,17 @@ static int load_elf_file(struct symtab *t, const char *root, const char *file, c
 			return 1;
 		}
 	}
+	/* read before, from this very inode (a report before this one) */
+	if (fstat(f.fd, &st))
+		st.st_ino = 0;
+	if (st.st_ino && symtab_cache_find(&st, root ? root : "", path, t)) {
+		elf_file_close(&f);
+		return 0;
+	}
 	if ((ret = load_runtime(t, &f, root ? root : "", path)))
 		rt_format(err, errlen, "%s: cannot read its symbols: %s", file, elf_errmsg(-1));
+	else if (st.st_ino)
+		symtab_cache_keep(&st, root ? root : "", path, t);
 	elf_file_close(&f);
 	return ret;
 }

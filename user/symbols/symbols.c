@@ -11,6 +11,7 @@
 #include "lib/prefault.h"
 #include "lib/sorted_count.h"
 #include "symbols/demangle.h"
+#include "symbols/symtab_cache.h"
 
 #define PAGE 4096ULL
 
@@ -393,6 +394,10 @@ int symtab_offset_to_lookup_addr(const struct symtab *t, uint64_t offset, uint64
 
 void symtab_free(struct symtab *t)
 {
+	if (t->cached) {
+		symtab_cache_release(t);
+		return;
+	}
 	free(t->syms);
 	free(t->tree);
 	free(t->names);

@@ -40,6 +40,9 @@ struct symtab {
 	 * symbol not a module's; UINT64_MAX with a kcore beside, whose maps
 	 * cover the rest); else 0 */
 	uint64_t kernel_end;
+	/* a view of a table symtab_cache.c keeps (given back by symtab_free),
+	 * or NULL: the table is this one's own */
+	struct symtab_cache_entry *cached;
 };
 
 /* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c);
