@@ -120,6 +120,11 @@ struct rt_probe_record {
 /* Scope filters (the sampler's filter_flags). */
 #define RT_FILTER_CPU 1u    /* only CPUs marked in cpu_filter */
 #define RT_FILTER_TGID 2u   /* only processes in target_tgids */
+/* target_tgids' values: the command, not yet exec'd (out of scope);
+ * admitted; exited, in scope until its leader is freed. */
+#define RT_TARGET_PENDING 0
+#define RT_TARGET_ADMITTED 1
+#define RT_TARGET_EXITED 2
 #define RT_FILTER_TID 4u    /* only threads in target_tids */
 #define RT_FILTER_CGROUP 8u /* only tasks in target_cgroup (and below, unless exact) */
 

@@ -237,21 +237,37 @@ int BPF_PROG(admit_on_exec, struct task_struct *task)
 /* Set by the loader: followed processes leave the target set at their exit. */
 const volatile bool follow_forks = false;
 
-/* A process whose last thread exits leaves the target set (when followed)
+/* A process whose last thread exits is marked gone in the target set (when
+ * followed), still in scope for what it does from its exit on (its own
+ * sched_process_exit, which may run after this program, its last
+ * sched_stat_runtime), as perf's events, which close at its exit, see them;
  * and has no mappings left for the unwinder (with -g). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(forget_exit, struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
+	__u8 *tg;
 
 	if (task->signal->live.counter != 0)
 		return 0;
-	if (follow_forks)
-		bpf_map_delete_elem(&target_tgids, &tgid);
+	if (follow_forks && (tg = bpf_map_lookup_elem(&target_tgids, &tgid)))
+		*tg = RT_TARGET_EXITED;
 	if (unwind_ehframe) {
 		bpf_map_delete_elem(&process_mappings, &tgid);
 		mappings_changed(tgid);
 	}
+	return 0;
+}
+
+/* A followed process leaves the target set once its leader is freed
+ * (reaped, and gone from every CPU). */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(forget_free, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (task->pid == tgid)
+		bpf_map_delete_elem(&target_tgids, &tgid);
 	return 0;
 }
 

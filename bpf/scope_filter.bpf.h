@@ -33,7 +33,7 @@ struct target_tgids_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u8); /* 1: admitted; 0: the command, not yet exec'd */
+	__type(value, __u8); /* RT_TARGET_* */
 };
 extern struct target_tgids_map target_tgids SEC(".maps");
 
@@ -65,7 +65,14 @@ static __always_inline bool in_scope(__u64 pid_tgid, __u32 cpu)
 		__u32 tgid = pid_tgid >> 32;
 		__u8 *on = bpf_map_lookup_elem(&target_tgids, &tgid);
 
-		if (!on || !*on)
+		if (!on || *on == RT_TARGET_PENDING)
+			return false;
+		/* a process that exited is in scope until its last thread
+		 * lets go of its memory (exit_mm), just after perf closes its
+		 * events (perf_event_exit_task, right after the tracepoint):
+		 * its sched_process_exit is kept, what its teardown and last
+		 * switch fire is not */
+		if (*on == RT_TARGET_EXITED && !bpf_get_current_task_btf()->mm)
 			return false;
 	}
 	if (filter_flags & RT_FILTER_TID) {

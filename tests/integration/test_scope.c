@@ -431,6 +431,42 @@ static void test_command_follows_children(void **state)
 	done(dir);
 }
 
+/* The command's whole life, as perf records it: each of its processes'
+ * sched_process_exit (which fires after the process is marked gone), and
+ * nothing its teardown fires after perf's events close (exit_mm). perf
+ * record of the same command is the oracle. */
+static void test_command_exits_recorded(void **state)
+{
+	const char *cmd = "bash -c \"/bin/true; sleep .1\"";
+	char *dir = tu_tempdir(), *ours = NULL, *perfs = NULL, *out = NULL;
+	char perf_data[PATH_MAX + 16];
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(perf_data, sizeof(perf_data), "%s/perf.data", dir);
+	rc = tu_sh(&out, "%s record --force -e sched:sched_process_exit -o %s/rec -- %s 2>&1",
+		   tu_ringtrace(), dir, cmd);
+	if (rc)
+		fail_msg("record failed:\n%s", out);
+	free(out);
+	assert_int_equal(tu_sh(&ours, "%s script -i %s/rec -F comm,event,trace 2>&1 | "
+				      "sed 's/pid=[0-9]*/pid=N/'", tu_ringtrace(), dir), 0);
+	assert_int_equal(tu_sh(&out, "perf record -q -e sched:sched_process_exit -o %s -- %s 2>&1",
+			       perf_data, cmd), 0);
+	free(out);
+	assert_int_equal(tu_sh(&perfs, "perf script -i %s -F comm,event,trace 2>/dev/null | "
+				       "sed 's/pid=[0-9]*/pid=N/'", perf_data), 0);
+	print_message("ours:\n%sperf's:\n%s", ours, perfs);
+	/* true's exit, then bash's (as sleep, which it exec'd) */
+	assert_non_null(strstr(ours, "comm=true pid=N"));
+	assert_non_null(strstr(ours, "comm=sleep pid=N"));
+	assert_string_equal(ours, perfs);
+	free(ours);
+	free(perfs);
+	done(dir);
+}
+
 /* -e sched:sched_switch: perf script prints the tracepoint's fields. */
 static void test_tracepoint_fields_in_perf_script(void **state)
 {
@@ -538,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_pid_recording_ends_with_its_processes),
 		cmocka_unit_test(test_per_thread_scope),
 		cmocka_unit_test(test_command_follows_children),
+		cmocka_unit_test(test_command_exits_recorded),
 		cmocka_unit_test(test_tracepoint_fields_in_perf_script),
 		cmocka_unit_test(test_several_events_are_told_apart),
 		cmocka_unit_test(test_cgroup_scope),

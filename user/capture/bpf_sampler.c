@@ -398,6 +398,12 @@ int bpf_sampler_attach(struct bpf_sampler *s, const struct bpf_sampler_config *c
 			  strerror(errno));
 		return -1;
 	}
+	/* a process that exited leaves the scope once freed */
+	if (cfg->scope.follow_forks && attach_tracing(s, s->skel->progs.forget_free)) {
+		rt_format(err, errlen, "cannot watch the traced processes' ends: %s",
+			  strerror(errno));
+		return -1;
+	}
 	if (cfg->scope.follow_forks && follow_earlier_forks(s, err, errlen))
 		return -1;
 	s->follows_forks = cfg->scope.follow_forks;

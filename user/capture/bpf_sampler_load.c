@@ -124,6 +124,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	bpf_program__set_autoload(k->progs.unwind_fork, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.unwind_exec, cfg->unwind_ehframe);
 	bpf_program__set_autoload(k->progs.forget_exit, sc->follow_forks || cfg->unwind_ehframe);
+	bpf_program__set_autoload(k->progs.forget_free, sc->follow_forks);
 	bpf_program__set_autoload(k->progs.admit_on_exec, sc->exec_pending != 0);
 	bpf_program__set_autoload(k->progs.offcpu_switch, s->offcpu);
 	bpf_program__set_autoload(k->progs.own_rings_touch, cfg->transport == TRANSPORT_RING);

@@ -139,11 +139,19 @@ static int sum_percpu_counts(const struct bpf_sampler *s, const struct bpf_map *
 
 bool bpf_sampler_follows_none(const struct bpf_sampler *s)
 {
-	__u32 key;
+	int fd = bpf_map__fd(s->skel->maps.target_tgids);
+	__u32 key, *prev = NULL;
+	__u8 v;
 
-	return s->follows_forks &&
-	       bpf_map_get_next_key(bpf_map__fd(s->skel->maps.target_tgids), NULL, &key) &&
-	       errno == ENOENT;
+	if (!s->follows_forks)
+		return false;
+	/* processes that exited stay, marked, until they are freed */
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v != RT_TARGET_EXITED)
+			return false;
+		prev = &key;
+	}
+	return errno == ENOENT;
 }
 
 bool bpf_sampler_has_process(const struct bpf_sampler *s, uint32_t tgid)
