@@ -2,7 +2,8 @@
 /* test_misuse.c: what users and their mistakes cannot do to ringtrace:
  * snapshot a recording that is not a flight recorder, hang snapshot on a FIFO,
  * race two recordings into one directory, keep a directory others can write,
- * leave behind what a failed start created, redirect the exporter's
+ * leave behind what a failed start created (or move a recording aside for a
+ * command that cannot run), redirect the exporter's
  * textfile; usage errors exit 2. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -309,6 +310,45 @@ static void test_force_keeps_the_recording_until_the_start(void **state)
 	free(dir);
 }
 
+/* A command that cannot run (not found, not executable, a directory) is
+ * said in one line before anything is made or moved: the recording at -o
+ * stays where it is, not moved to .old (perf moves it and leaves a stub). */
+static void test_command_that_cannot_run_moves_nothing(void **state)
+{
+	char *dir, *before = NULL, *after = NULL, *out = NULL, rec[4200], old[4300], plain[4200];
+	const char *commands[] = { "/nonexistent/ringtrace-no-such-command",
+				   "ringtrace-no-such-command-in-path", plain, "/tmp" };
+
+	(void)state;
+	tu_skip_unless_possible();
+	dir = tu_tempdir();
+	/* a file without x bits */
+	snprintf(plain, sizeof(plain), "%s/plain", dir);
+	assert_int_equal(tu_sh(&out, "echo true > %s && chmod 0644 %s", plain, plain), 0);
+	free(out);
+	snprintf(rec, sizeof(rec), "%s/a.data", dir);
+	snprintf(old, sizeof(old), "%s.old", rec);
+	assert_int_equal(ringtrace(&out, "record -o %s -- sleep 0.1", rec), 0);
+	free(out);
+	assert_int_equal(tu_sh(&before, "cd %s && sha256sum data data.cpu*", rec), 0);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		int rc = ringtrace(&out, "record -o %s -- %s", rec, commands[i]);
+
+		print_message("%s: %d %s", commands[i], rc, out);
+		assert_int_equal(rc, 1);
+		assert_one_line(out);
+		assert_non_null(strstr(out, "cannot run"));
+		free(out);
+		assert_false(exists(old));
+	}
+	assert_int_equal(tu_sh(&after, "cd %s && sha256sum data data.cpu*", rec), 0);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* export --textfile DIR keeps writing into the directory it opened: DIR
  * swapped for a symlink after the start redirects nothing. */
 static void test_textfile_not_redirected(void **state)
@@ -392,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_abandoned_directory_is_reused),
 		cmocka_unit_test(test_failed_start_leaves_nothing),
 		cmocka_unit_test(test_force_keeps_the_recording_until_the_start),
+		cmocka_unit_test(test_command_that_cannot_run_moves_nothing),
 		cmocka_unit_test(test_textfile_not_redirected),
 		cmocka_unit_test(test_usage_errors_exit_2),
 	};

@@ -5,19 +5,72 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 
+/* Whether path is a file this process may execute: 0, or the errno execve
+ * would give (EACCES for a directory or a file without x). */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK))
+		return EACCES;
+	return 0;
+}
+
+/* Whether execvp would find a program for name: itself when it holds a
+ * slash, else in PATH (glibc's default without one). 0, or the errno the
+ * exec would fail with. */
+static int command_found(const char *name)
+{
+	const char *path = getenv("PATH"), *at;
+	char candidate[PATH_MAX];
+	int e = ENOENT;
+
+	if (!*name)
+		return ENOENT;
+	if (strchr(name, '/'))
+		return executable(name);
+	for (at = path ? path : "/bin:/usr/bin"; at; at = strchr(at, ':') ? strchr(at, ':') + 1 : NULL) {
+		size_t len = strcspn(at, ":");
+		int r;
+
+		/* an empty entry is the current directory, as execvp reads it */
+		if ((size_t)snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)len,
+				     len ? at : ".", "/", name) >= sizeof(candidate))
+			continue;
+		r = executable(candidate);
+		if (!r)
+			return 0;
+		if (r == EACCES)
+			e = EACCES;
+	}
+	return e;
+}
+
 int workload_prepare(struct workload *w, char *const argv[], const sigset_t *child_mask,
 		     char *err, size_t errlen)
 {
-	int go[2], ex[2];
+	int go[2], ex[2], e;
 
 	memset(w, 0, sizeof(*w));
 	w->pid = -1;
+	/* said before anything is made or moved (the recording at -o stays
+	 * where it is): the exec in the child would fail the same way */
+	if ((e = command_found(argv[0]))) {
+		rt_format(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
+		return -e;
+	}
 	if (pipe2(go, O_CLOEXEC))
 		goto fail;
 	if (pipe2(ex, O_CLOEXEC)) {
