@@ -120,6 +120,28 @@ static char *from_perf_script(struct fixture *fx, const char *name, const char *
 	return out;
 }
 
+/* report's --pid and --tid lists keep the samples perf report's keep: the
+ * samples report says it shows, and the sum of perf report -n's rows (its
+ * "pid" key is the thread). */
+static void report_filter_as_perf(struct fixture *fx, const char *name, const char *opts)
+{
+	char *ours = NULL, *theirs = NULL;
+
+	if (tu_sh(&ours, "%s report %s/%s %s --stdio | "
+			 "sed -n 's/^# showing \\([0-9]*\\) samples of.*/\\1/p'",
+		  tu_ringtrace(), fx->dir, name, opts) || !ours[0])
+		fail_msg("ringtrace report %s: no count of the samples shown: %s", opts, ours);
+	if (tu_sh(&theirs, "HOME=%s perf report -i %s/%s %s -n --no-children -g none --sort pid --stdio 2>/dev/null | "
+			   "awk '!/^#/ && NF { n += $2 } END { print n + 0 }'",
+		  fx->home, fx->dir, name, opts))
+		fail_msg("perf report %s failed: %s", opts, theirs);
+	print_message("report %s: %d samples, perf report's: %d\n", opts, atoi(ours), atoi(theirs));
+	assert_int_equal(atoi(ours), atoi(theirs));
+	assert_true(atoi(ours) > 0);
+	free(ours);
+	free(theirs);
+}
+
 /* script's filters, each against perf script's same filter on DIR/name: a
  * comm, two comms, a pid, a tid, a CPU, a time window of the recording. */
 static void filters_match_perf(struct fixture *fx, const char *name)
@@ -142,6 +164,9 @@ static void filters_match_perf(struct fixture *fx, const char *name)
 	free(expect_same_as_perf(fx, name, opts, 50));
 	snprintf(opts, sizeof(opts), "--tid %s,1", tid);
 	free(expect_same_as_perf(fx, name, opts, 10));
+	report_filter_as_perf(fx, name, opts);
+	snprintf(opts, sizeof(opts), "--pid %s,%s", pid, tid);
+	report_filter_as_perf(fx, name, opts);
 	snprintf(opts, sizeof(opts), "-C %s", cpu);
 	free(expect_same_as_perf(fx, name, opts, 1));
 	snprintf(opts, sizeof(opts), "--cpu %s --comm loadgen -G", cpu);

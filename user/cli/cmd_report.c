@@ -45,9 +45,10 @@ static int report_option(void *ctx, int id, const char *arg)
 		o->comm_filter = arg;
 		break;
 	case REPORT_OPT_PID:
-		if (option_parse_u64("--pid", arg, 0, 0x7fffffff, &v))
-			return OPTIONS_USAGE_ERROR;
-		o->pid_filter = (int64_t)v;
+		o->pid_list = arg;
+		break;
+	case REPORT_OPT_TID:
+		o->tid_list = arg;
 		break;
 	case REPORT_OPT_EVENT:
 		o->event_filter = arg;
@@ -141,7 +142,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.unwind_check && (o.diff_before || o.output != REPORT_TABLE || o.children ||
 			       o.event_filter || o.cpu_filter || o.cgroup_filter || o.time_filter)) {
-		rt_error("--unwind-check prints its own table and takes only --comm and --pid: "
+		rt_error("--unwind-check prints its own table and takes only --comm, --pid and --tid: "
 			 "drop the other options");
 		return 2;
 	}

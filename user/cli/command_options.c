@@ -79,8 +79,10 @@ static const struct options_entry report_options_table[] = {
 	  "only this event's samples (folded stacks and flame graphs: the recording's first "
 	  "event without it)",
 	  "filters", REPORT_OPT_EVENT },
-	{ "comm", 0, "COMM", "only samples of threads named COMM", NULL, REPORT_OPT_COMM },
-	{ "pid", 0, "PID", "only samples of process PID", NULL, REPORT_OPT_PID },
+	{ "comm", 0, "COMMS", "only samples of threads of these names, comma-separated (as script's)",
+	  NULL, REPORT_OPT_COMM },
+	{ "pid", 0, "PIDS", "only samples of these processes, comma-separated", NULL, REPORT_OPT_PID },
+	{ "tid", 0, "TIDS", "only samples of these threads, comma-separated", NULL, REPORT_OPT_TID },
 	{ "cpu", 0, "CPUS", "only samples taken on these CPUs (0,2-3)", NULL, REPORT_OPT_CPU },
 	{ "cgroup", 0, "PATH", "only samples of this cgroup (as --sort cgroup prints it)",
 	  NULL, REPORT_OPT_CGROUP },

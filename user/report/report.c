@@ -97,22 +97,24 @@ static int add_to_stacks(struct report_state *st, const char *comm, uint64_t per
 	return 0;
 }
 
-/* report's filters, one value each (as script's, parsed already), into f:
- * 0, or -EINVAL with err set (a malformed CPU list). */
-static int filter_init(struct sample_filter *f, const struct report_options *o, char *err,
+/* report's filters (the lists as script's; a pid and the time parsed
+ * already) into f: 0, or -EINVAL with err set (a malformed list). */
+int report_filter_init(struct sample_filter *f, const struct report_options *o, char *err,
 		       size_t errlen)
 {
-	memset(f, 0, sizeof(*f));
-	if (o->comm_filter)
-		f->comms[f->nr_comms++] = o->comm_filter;
-	if (o->pid_filter >= 0)
+	const struct sample_filter_options lists = {
+		.comms = o->comm_filter, .pids = o->pid_list, .tids = o->tid_list, .cpus = o->cpu_filter,
+	};
+	int r = sample_filter_init(f, &lists, RECORDING_MAX_CPUS, err, errlen);
+
+	if (r)
+		return r;
+	if (o->pid_filter >= 0 && f->nr_pids < SAMPLE_FILTER_MAX_IDS)
 		f->pids[f->nr_pids++] = o->pid_filter;
 	f->by_time = o->time_filter;
 	f->time_start = o->time_start;
 	f->time_end = o->time_end;
-	f->by_cpu = o->cpu_filter != NULL;
-	return f->by_cpu ? cpu_list_parse(&f->cpus, o->cpu_filter, RECORDING_MAX_CPUS, err, errlen)
-			 : 0;
+	return 0;
 }
 
 /* Whether the cgroup path names the container id, or an id that begins with
@@ -339,7 +341,7 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 	hash_map_init(&st.sym_names, hash_u64_key, equal_u64_key);
 	hash_map_init(&st.stacks, hash_interned, equal_interned);
 	call_graph_init(&st.graph);
-	if (filter_init(&st.filter, o, err, errlen)) {
+	if (report_filter_init(&st.filter, o, err, errlen)) {
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
 	}

@@ -74,8 +74,10 @@ struct report_options {
 	unsigned int max_rows;   /* the most rows of each event's table, 0: all */
 	const char *event_filter; /* only this event (folded stacks and flame graphs
 				   * take the first one without it), or NULL */
-	const char *comm_filter; /* only samples of this comm, or NULL */
-	int64_t pid_filter;      /* only samples of this pid, or -1 */
+	/* only samples of these comms, processes, threads (comma-separated
+	 * lists, as script's --comm, --pid, --tid), or NULL */
+	const char *comm_filter, *pid_list, *tid_list;
+	int64_t pid_filter;      /* only samples of this pid (too), or -1 */
 	const char *cpu_filter;  /* only samples of these CPUs ("0,2-3"), or NULL */
 	const char *cgroup_filter; /* only samples of this cgroup path, or NULL */
 	const char *container_filter; /* only samples of the container with this id (or
@@ -121,6 +123,11 @@ int report_parse_call_graph(struct report_options *o, const char *text, char *er
 /* Prints the report to out. 0, or -errno with err set (unreadable or malformed
  * input: the file and offset are named), or REPORT_BAD_REQUEST. */
 int report_run(const struct report_options *o, FILE *out, char *err, size_t errlen);
+struct sample_filter;
+/* o's filters (comm, pid, tid and CPU lists, a pid, the time) into f
+ * (sample_filter_free after): 0, or -EINVAL with err naming the bad list. */
+int report_filter_init(struct sample_filter *f, const struct report_options *o, char *err,
+		       size_t errlen);
 /* The same into memory: *data (malloc'd, *len bytes, NULL-terminated; the
  * caller frees it, whatever is returned), for a caller that goes on with the
  * report's text or bytes. */

@@ -269,8 +269,8 @@ static int print_rows(const struct report_state *st, FILE *out, struct row **row
 
 static bool any_filter(const struct report_options *o)
 {
-	return o->pid_filter >= 0 || o->comm_filter || o->cpu_filter || o->cgroup_filter ||
-	       o->time_filter;
+	return o->pid_filter >= 0 || o->comm_filter || o->pid_list || o->tid_list ||
+	       o->cpu_filter || o->cgroup_filter || o->time_filter;
 }
 
 static void print_section_header(const struct report_state *st, FILE *out, unsigned int e)
@@ -285,8 +285,12 @@ static void print_section_header(const struct report_state *st, FILE *out, unsig
 		fprintf(out, "# showing %" PRIu64 " samples of", t->shown_samples);
 		if (o->comm_filter)
 			fprintf(out, " comm %s", o->comm_filter);
+		if (o->pid_list)
+			fprintf(out, " pid %s", o->pid_list);
 		if (o->pid_filter >= 0)
 			fprintf(out, " pid %" PRId64, o->pid_filter);
+		if (o->tid_list)
+			fprintf(out, " tid %s", o->tid_list);
 		if (o->cpu_filter)
 			fprintf(out, " cpu %s", o->cpu_filter);
 		if (o->cgroup_filter)

@@ -12,6 +12,7 @@
 
 #include "lib/log.h"
 #include "report/recording.h"
+#include "report/sample_filter.h"
 
 /* The frames of one DSO, as report_unwind_check_run counts them. */
 struct dso_frames {
@@ -25,6 +26,7 @@ struct dso_frames {
 
 struct check_state {
 	const struct report_options *o;
+	struct sample_filter filter; /* --comm, --pid, --tid */
 	struct recording rec;
 	struct dso_frames *dsos;
 	size_t nr_dsos, cap_dsos;
@@ -85,7 +87,6 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 		     const struct perf_sample *s, const struct stream_record *sr)
 {
 	struct check_state *st = ctx;
-	const struct report_options *o = st->o;
 	uint64_t libdw[RECORDING_MAX_UNWOUND];
 	const uint64_t *kernel = NULL;
 	size_t nk, nd, n;
@@ -93,8 +94,7 @@ static int on_sample(void *ctx, struct recording *r, unsigned int event,
 
 	(void)sr;
 	if (recording_is_tracking(r, event) || !s->pid ||
-	    (o->pid_filter >= 0 && s->pid != (uint64_t)o->pid_filter) ||
-	    (o->comm_filter && strcmp(address_space_comm(&r->as, s->pid, s->tid), o->comm_filter)))
+	    !sample_filter_keeps(&st->filter, s, address_space_comm(&r->as, s->pid, s->tid)))
 		return 0;
 	nk = user_callchain(s, &kernel);
 	if (!nk || !s->regs_abi || !s->stack_size) {
@@ -178,8 +178,14 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 	struct recording_visitor v = { .sample = on_sample, .ctx = &st };
 	int ret;
 
-	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen)))
+	if (report_filter_init(&st.filter, o, err, errlen)) {
+		sample_filter_free(&st.filter);
+		return REPORT_BAD_REQUEST;
+	}
+	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen))) {
+		sample_filter_free(&st.filter);
 		return ret;
+	}
 	ret = recording_replay(&st.rec, &v, err, errlen);
 	if (ret == -ENOMEM && !err[0])
 		rt_format(err, errlen, "out of memory");
@@ -187,7 +193,9 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 		rt_format(err, errlen,
 			  "%s: no sample%s holds both the kernel's user frames and a stack copy: record "
 			  "with --call-graph ehframe+dwarf",
-			  o->input, o->comm_filter || o->pid_filter >= 0 ? " of --comm/--pid" : "");
+			  o->input,
+			  o->comm_filter || o->pid_list || o->tid_list || o->pid_filter >= 0
+				  ? " of --comm/--pid/--tid" : "");
 		ret = REPORT_BAD_REQUEST;
 	}
 	if (!ret) {
@@ -198,5 +206,6 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 		free(st.dsos[i].dso);
 	free(st.dsos);
 	recording_close(&st.rec);
+	sample_filter_free(&st.filter);
 	return ret > 0 ? -EIO : ret;
 }
