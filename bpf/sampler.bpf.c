@@ -153,7 +153,9 @@ int on_tracepoint(void *ctx)
 	}
 	syscall = ev->flags & RT_EVENT_SYSCALL;
 	now = bpf_ktime_get_ns();
-	n = begin_sample(ctx, s, ev, 0, syscall, NULL, pid_tgid, cpu, now, 1);
+	/* a kept hit stands for the period hits it was picked from */
+	n = begin_sample(ctx, s, ev, 0, syscall, NULL, pid_tgid, cpu, now,
+			 ev->period > 1 ? ev->period : 1);
 	if (n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
 		return KEEP_PERF_EVENTS;
 	at = n;

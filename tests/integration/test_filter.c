@@ -175,7 +175,8 @@ static void test_glob_matches_the_string_end(void **state)
 	free(dir);
 }
 
-/* A glob of events takes the filter for each: -c counts only what passes. */
+/* A glob of events takes the filter for each: -c counts only what passes,
+ * and each sample kept carries the period -c gave. */
 static void test_filter_before_period(void **state)
 {
 	char *dir = tu_tempdir(), *out = NULL;
@@ -188,6 +189,10 @@ static void test_filter_before_period(void **state)
 		fail_msg("record failed:\n%s", out);
 	if (summary_samples(out) != 300)
 		fail_msg("-c 10 of 3000 getpids passing the filter: not 300 samples\n%s", out);
+	free(out);
+	/* each kept hit stands for 10: perf's event count is the hits */
+	assert_int_equal(tu_sh(&out, "perf report -i %s/r --stdio 2>/dev/null | "
+				     "grep -c 'Event count (approx.): 3000$'", dir), 0);
 	free(out);
 	tu_rmtree(dir);
 	free(dir);
