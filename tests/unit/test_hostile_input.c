@@ -335,6 +335,39 @@ static void test_data_loc_past_the_record(void **state)
 	crafted_free(&c);
 }
 
+/* Array indexes in a print fmt: a constant within a fixed array field
+ * (raw_syscalls:sys_enter's REC->args[0]) is printed as perf prints it; an
+ * index past the array, or one the record gives, would have libtraceevent
+ * read where it says: the fields are printed by name instead. */
+static void test_array_index_in_print_fmt(void **state)
+{
+	static const char head[] =
+		"ID: 77\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield:unsigned long args[2];\toffset:16;\tsize:16;\tsigned:0;\n";
+	static const char *const fmts[][2] = {
+		{ "\"NR %ld (%lx, %lx)\", REC->id, REC->args[0], REC->args[1]", "fake:event: NR 7 (2a, ff)\n" },
+		{ "\"NR %ld (%lx)\", REC->id, REC->args[2]", "fake:event: [FAILED TO PARSE] id=7 args=ARRAY[2a, " },
+		{ "\"NR %ld (%lx)\", REC->id, REC->args[REC->id]", "fake:event: [FAILED TO PARSE] id=7 args=ARRAY[2a, " },
+	};
+	uint8_t raw[32] = { 77 };
+	uint64_t v[3] = { 7, 0x2a, 0xff };
+	char format[2048];
+	const char *formats[1] = { format };
+	struct crafted c;
+
+	(void)state;
+	memcpy(raw + 8, v, sizeof(v));
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		snprintf(format, sizeof(format), "name: event\n%s\nprint fmt: %s\n", head, fmts[i][0]);
+		write_recording_of(&c, formats, 1, raw, sizeof(raw));
+		expect_script_line(&c, fmts[i][1]);
+		crafted_free(&c);
+	}
+}
+
 /* Formats harmless alone: libtraceevent (1.7) keeps a static flag set by
  * the first (__print_flags of no field) and, parsing a field that does not
  * exist (the second's, the third's), dereferences NULL. The checker of
@@ -478,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_feature_size_wraps),
 		cmocka_unit_test(test_sections_past_the_file),
 		cmocka_unit_test(test_data_loc_past_the_record),
+		cmocka_unit_test(test_array_index_in_print_fmt),
 		cmocka_unit_test(test_parser_state_left_by_a_format),
 		cmocka_unit_test(test_foreign_cpu_file),
 	};

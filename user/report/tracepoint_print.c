@@ -82,10 +82,33 @@ static bool fields_fit(const struct tep_format_field *f)
 	return true;
 }
 
+/* Whether a, an "[" op, indexes a fixed array field by a constant within
+ * it (raw_syscalls' REC->args[0]): libtraceevent reads the field's offset
+ * plus index times element size, which then stays inside the field. */
+static bool constant_index_within(struct tep_event *ev, const struct tep_print_arg *a)
+{
+	const struct tep_print_arg *left = a->op.left, *right = a->op.right;
+	const struct tep_format_field *f;
+	unsigned long long i;
+	char *end;
+
+	while (left && left->type == TEP_PRINT_TYPE)
+		left = left->typecast.item;
+	if (!left || left->type != TEP_PRINT_FIELD || !right || right->type != TEP_PRINT_ATOM)
+		return false;
+	f = left->field.field ? left->field.field : tep_find_any_field(ev, left->field.name);
+	errno = 0;
+	i = strtoull(right->atom.atom, &end, 0);
+	return f && !errno && end != right->atom.atom && !*end && (f->flags & TEP_FIELD_IS_ARRAY) &&
+	       !(f->flags & TEP_FIELD_IS_DYNAMIC) && f->elementsize &&
+	       i < f->size / f->elementsize;
+}
+
 /* Whether a print fmt argument reads only what the record's fields bound:
- * not an array index, a length or a count taken from the record (__print_hex,
- * __print_array, REC->a[REC->i]), nor a helper function. */
-static bool bounded_arg(const struct tep_print_arg *a)
+ * not an array index taken from the record or past the array, a length or a
+ * count taken from the record (__print_hex, __print_array, REC->a[REC->i]),
+ * nor a helper function. */
+static bool bounded_arg(struct tep_event *ev, const struct tep_print_arg *a)
 {
 	for (; a; a = a->next) {
 		switch (a->type) {
@@ -95,20 +118,24 @@ static bool bounded_arg(const struct tep_print_arg *a)
 		case TEP_PRINT_FUNC:
 			return false;
 		case TEP_PRINT_FLAGS:
-			if (!bounded_arg(a->flags.field))
+			if (!bounded_arg(ev, a->flags.field))
 				return false;
 			break;
 		case TEP_PRINT_SYMBOL:
-			if (!bounded_arg(a->symbol.field))
+			if (!bounded_arg(ev, a->symbol.field))
 				return false;
 			break;
 		case TEP_PRINT_TYPE:
-			if (!bounded_arg(a->typecast.item))
+			if (!bounded_arg(ev, a->typecast.item))
 				return false;
 			break;
 		case TEP_PRINT_OP:
-			if (!strcmp(a->op.op, "[") || !bounded_arg(a->op.left) ||
-			    !bounded_arg(a->op.right))
+			if (!strcmp(a->op.op, "[")) {
+				if (!constant_index_within(ev, a))
+					return false;
+				break;
+			}
+			if (!bounded_arg(ev, a->op.left) || !bounded_arg(ev, a->op.right))
 				return false;
 			/* a division by the record could divide by zero */
 			if ((!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%")) &&
@@ -150,7 +177,7 @@ static int add_event(struct tracepoint_printer *p, const struct perf_input *in, 
 			  "a tracepoint field that no record can hold");
 		return -EINVAL;
 	}
-	if (!bounded_arg(ev->print_fmt.args)) {
+	if (!bounded_arg(ev, ev->print_fmt.args)) {
 		/* its print fmt reads where the record says: name=value instead */
 		ev->flags |= TEP_EVENT_FL_FAILED;
 	}
