@@ -368,6 +368,29 @@ static void test_array_index_in_print_fmt(void **state)
 	}
 }
 
+/* A raw tab inside a print fmt's string (maple_tree:ma_read's "%s\tNode:"),
+ * which libtraceevent 1.7 fails to parse and perf's parser takes, prints as
+ * perf prints it: a tab. One outside the string is only space. */
+static void test_tab_in_print_fmt(void **state)
+{
+	static const char format[] =
+		"name: event\nID: 77\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\nprint fmt: \"id\t%ld \\\"q\t\\\"\",\tREC->id\n";
+	uint8_t raw[16] = { 77 };
+	uint64_t id = 7;
+	const char *formats[1] = { format };
+	struct crafted c;
+
+	(void)state;
+	memcpy(raw + 8, &id, sizeof(id));
+	write_recording_of(&c, formats, 1, raw, sizeof(raw));
+	expect_script_line(&c, "fake:event: id\t7 \"q\t\"\n");
+	crafted_free(&c);
+}
+
 /* Formats harmless alone: libtraceevent (1.7) keeps a static flag set by
  * the first (__print_flags of no field) and, parsing a field that does not
  * exist (the second's, the third's), dereferences NULL. The checker of
@@ -512,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_sections_past_the_file),
 		cmocka_unit_test(test_data_loc_past_the_record),
 		cmocka_unit_test(test_array_index_in_print_fmt),
+		cmocka_unit_test(test_tab_in_print_fmt),
 		cmocka_unit_test(test_parser_state_left_by_a_format),
 		cmocka_unit_test(test_foreign_cpu_file),
 	};

@@ -62,18 +62,57 @@ static const char reset_format[] = "name: reset\nID: 1\nformat:\n"
 				   "\tfield:int x;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 				   "print fmt: \"%d %d\", REC->x, REC->x\n";
 
+/* text with each tab inside a quoted string of its print fmt written as
+ * the escape "\t": libtraceevent 1.7 fails a print fmt holding a raw tab
+ * (maple_tree's "%s\tNode: ..."), perf's own parser does not, and both
+ * print the escape as a tab. A new string (*len its length), or NULL. */
+static char *tabs_escaped(const char *text, size_t *len)
+{
+	const char *fmt = memmem(text, *len, "\nprint fmt:", 11);
+	size_t n = *len, tabs = 0, at = 0;
+	bool quoted = false;
+	char *out;
+
+	for (size_t i = fmt ? (size_t)(fmt - text) : n; i < n; i++)
+		tabs += text[i] == '\t';
+	out = malloc(n + tabs + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = text[i];
+
+		if (fmt && text + i > fmt) {
+			if (c == '"' && (!i || text[i - 1] != '\\'))
+				quoted = !quoted;
+			if (quoted && c == '\t') {
+				out[at++] = '\\';
+				c = 't';
+			}
+		}
+		out[at++] = c;
+	}
+	out[at] = '\0';
+	*len = at;
+	return out;
+}
+
 int format_parse(struct tep_handle *tep, struct tep_event **ev, const char *text, size_t len,
 		 const char *system)
 {
 	struct tep_handle *scratch = tep_alloc();
 	struct tep_event *reset = NULL;
+	char *escaped;
 	int r;
 
 	if (!scratch)
 		return -1;
 	r = tep_parse_format(scratch, &reset, reset_format, sizeof(reset_format) - 1, "reset");
 	tep_free(scratch);
-	return r ? -1 : tep_parse_format(tep, ev, text, len, system);
+	if (r || !(escaped = tabs_escaped(text, &len)))
+		return -1;
+	r = tep_parse_format(tep, ev, escaped, len, system);
+	free(escaped);
+	return r;
 }
 
 /* A checker: tries each format it reads, answers 1 for each it survives. */
