@@ -111,6 +111,8 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_SYMFS:
 		o->symfs = arg;
 		break;
+	case REPORT_OPT_SHOW_NR_SAMPLES:
+		break; /* the table always has the Samples column */
 	case REPORT_OPT_STDIO:
 		o->no_pager = true;
 		break;

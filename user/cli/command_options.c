@@ -34,6 +34,10 @@ static const struct options_entry report_options_table[] = {
 	  "graph. perf's other print types (flat, fractal, folded), keys (address, srcline) and "
 	  "values (period, count) are not supported. Needs a recording made with -g",
 	  NULL, REPORT_OPT_CALL_GRAPH },
+	{ "show-nr-samples", 'n', NULL,
+	  "the Samples column (always shown: accepted as perf report's -n, whose columns the "
+	  "table's are)",
+	  NULL, REPORT_OPT_SHOW_NR_SAMPLES },
 	{ "stdio", 0, NULL,
 	  "plain text table (the default), never through a pager and never cut short (when "
 	  "stdout is a terminal, the table goes through $PAGER, or less, and shows the first "

@@ -181,8 +181,9 @@ static int on_sample(void *ctx, struct recording *rec, unsigned int event,
 	totals->shown_period += period;
 	if (st->keys & KEY(REPORT_KEY_COMM))
 		base.comm = comm;
+	/* perf's thread key: a row a thread, named by its last comm */
 	if (st->keys & KEY(REPORT_KEY_PID))
-		base.pid_tid |= (uint64_t)s->pid << 32;
+		base.pid_tid |= (uint64_t)s->pid << 32 | s->tid;
 	if (st->keys & KEY(REPORT_KEY_TID))
 		base.pid_tid |= s->tid;
 	if (st->keys & KEY(REPORT_KEY_CPU))

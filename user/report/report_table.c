@@ -15,7 +15,8 @@
 #include "sys/output_dir.h"
 
 static const char *const key_titles[] = {
-	[REPORT_KEY_COMM] = "Command", [REPORT_KEY_PID] = "Pid", [REPORT_KEY_TID] = "Tid",
+	/* perf's thread key (sort "pid"): its header as perf pads it */
+	[REPORT_KEY_COMM] = "Command", [REPORT_KEY_PID] = "    Pid:Command", [REPORT_KEY_TID] = "Tid",
 	[REPORT_KEY_DSO] = "Shared Object", [REPORT_KEY_SYM] = "Symbol", [REPORT_KEY_CPU] = "CPU",
 	[REPORT_KEY_CGROUP] = "Cgroup",
 };
@@ -87,14 +88,58 @@ static int compare_keys(const struct row_key *x, const struct row_key *y)
 	return (int)x->kernel - (int)y->kernel;
 }
 
+/* Rows of equal weight in the order of --sort's keys, as perf's
+ * hist_entry__sort compares them key by key (a thread by its id); then by
+ * every key, that the order is total. */
+static int compare_sort_keys(const struct row_key *x, const struct row_key *y,
+			     const struct report_options *o)
+{
+	for (unsigned int k = 0; k < o->nr_keys; k++) {
+		int c = 0;
+
+		switch (o->keys[k]) {
+		case REPORT_KEY_COMM:
+			c = compare_names(x->comm, y->comm);
+			break;
+		case REPORT_KEY_PID:
+		case REPORT_KEY_TID:
+			if ((uint32_t)x->pid_tid != (uint32_t)y->pid_tid)
+				c = (uint32_t)x->pid_tid < (uint32_t)y->pid_tid ? -1 : 1;
+			break;
+		case REPORT_KEY_DSO:
+			c = compare_dsos(x->dso, y->dso);
+			break;
+		case REPORT_KEY_SYM:
+			c = compare_symbols(x->sym, y->sym);
+			break;
+		case REPORT_KEY_CPU:
+			c = x->cpu == y->cpu ? 0 : x->cpu < y->cpu ? -1 : 1;
+			break;
+		case REPORT_KEY_CGROUP:
+			c = compare_names(x->cgroup, y->cgroup);
+			break;
+		}
+		if (c)
+			return c;
+	}
+	return compare_keys(x, y);
+}
+
 /* How rows are ordered: by self, or by children; with -g, rows of equal
  * children made by one thread as perf's __hpp__sort_acc puts them, the
  * caller above its callees (by the depth of their stacks). */
 enum row_order { BY_SELF, BY_CHILDREN, BY_CHILDREN_CALLER_GRAPH, BY_CHILDREN_CALLEE_GRAPH };
 
-static int compare_rows(const void *a, const void *b, enum row_order order)
+struct row_sort {
+	enum row_order order;
+	const struct report_options *o;
+};
+
+static int compare_rows(const void *a, const void *b, void *ctx)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	const struct row_sort *rs = ctx;
+	enum row_order order = rs->order;
 
 	if (x->key.event != y->key.event)
 		return x->key.event < y->key.event ? -1 : 1;
@@ -108,39 +153,27 @@ static int compare_rows(const void *a, const void *b, enum row_order order)
 		return x->period > y->period ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return compare_keys(&x->key, &y->key);
-}
-
-static int compare_rows_self(const void *a, const void *b)
-{
-	return compare_rows(a, b, BY_SELF);
-}
-
-static int compare_rows_children(const void *a, const void *b)
-{
-	return compare_rows(a, b, BY_CHILDREN);
-}
-
-static int compare_rows_children_caller_graph(const void *a, const void *b)
-{
-	return compare_rows(a, b, BY_CHILDREN_CALLER_GRAPH);
-}
-
-static int compare_rows_children_callee_graph(const void *a, const void *b)
-{
-	return compare_rows(a, b, BY_CHILDREN_CALLEE_GRAPH);
+	return compare_sort_keys(&x->key, &y->key, rs->o);
 }
 
 /* A row's key k as its table prints it: names a local user chose (comms,
- * symbols, paths, cgroups) with their control bytes escaped. */
-static const char *key_text(const struct row *r, enum report_key k, char *buf, size_t len)
+ * symbols, paths, cgroups) with their control bytes escaped. "pid" is
+ * perf's thread key: the thread's id and its last comm ("%7d:%s"). */
+static const char *key_text(struct address_space *as, const struct row *r, enum report_key k,
+			    char *buf, size_t len)
 {
 	switch (k) {
 	case REPORT_KEY_COMM:
 		return terminal_text(r->key.comm, buf, len);
-	case REPORT_KEY_PID:
-		snprintf(buf, len, "%" PRIu64, r->key.pid_tid >> 32);
+	case REPORT_KEY_PID: {
+		uint32_t pid = (uint32_t)(r->key.pid_tid >> 32), tid = (uint32_t)r->key.pid_tid;
+		int n = snprintf(buf, len, "%7u:", tid);
+		const char *comm = terminal_text(address_space_comm(as, pid, tid), buf + n, len - n);
+
+		if (comm != buf + n)
+			snprintf(buf + n, len - n, "%s", comm);
 		return buf;
+	}
 	case REPORT_KEY_TID:
 		snprintf(buf, len, "%" PRIu64, r->key.pid_tid & 0xffffffffu);
 		return buf;
@@ -161,6 +194,17 @@ static const char *key_text(const struct row *r, enum report_key k, char *buf, s
 		return terminal_text(r->key.cgroup, buf, len);
 	}
 	return "";
+}
+
+/* Whether the k-th key's column is padded to its width: every column but
+ * the last, and the last too when perf's key pads itself (a comm, a thread,
+ * a DSO, a CPU; not a symbol or a cgroup). */
+static bool padded(const struct report_options *o, unsigned int k)
+{
+	enum report_key key = o->keys[k];
+
+	return k + 1 < o->nr_keys || key == REPORT_KEY_COMM || key == REPORT_KEY_PID ||
+	       key == REPORT_KEY_DSO || key == REPORT_KEY_CPU;
 }
 
 static double percent(uint64_t part, uint64_t total)
@@ -200,7 +244,7 @@ static size_t key_room(struct row *const *rows, size_t nr)
 
 /* One event's table; rows are that event's, sorted: at most o->max_rows
  * of them, a last line saying how many more there are. 0, or -ENOMEM. */
-static int print_rows(const struct report_state *st, FILE *out, struct row **rows, size_t nr,
+static int print_rows(struct report_state *st, FILE *out, struct row **rows, size_t nr,
 		      uint64_t total_period)
 {
 	const struct report_options *o = st->o;
@@ -214,7 +258,7 @@ static int print_rows(const struct report_state *st, FILE *out, struct row **row
 	for (unsigned int k = 0; k < o->nr_keys; k++) {
 		width[k] = (int)strlen(key_titles[o->keys[k]]);
 		for (size_t i = 0; i < nr; i++) {
-			int w = (int)strlen(key_text(rows[i], o->keys[k], buf, room));
+			int w = (int)strlen(key_text(&st->rec.as, rows[i], o->keys[k], buf, room));
 
 			if (w > width[k])
 				width[k] = w;
@@ -222,12 +266,14 @@ static int print_rows(const struct report_state *st, FILE *out, struct row **row
 		if (width[k] > 60)
 			width[k] = 60;
 	}
+	/* perf report -n's columns: percentages right-aligned under their
+	 * titles (8 wide), the samples 12 */
 	if (o->children)
-		fprintf(out, "# %8s  %8s  %10s", "Children", "Self", "Samples");
+		fprintf(out, "# %8s  %8s  %12s", "Children", "Self", "Samples");
 	else
-		fprintf(out, "# %8s  %10s", "Overhead", "Samples");
+		fprintf(out, "# %8s  %12s", "Overhead", "Samples");
 	for (unsigned int k = 0; k < o->nr_keys; k++)
-		fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0, key_titles[o->keys[k]]);
+		fprintf(out, "  %-*s", padded(o, k) ? width[k] : 0, key_titles[o->keys[k]]);
 	fprintf(out, "\n#\n");
 	for (size_t i = 0; i < nr; i++) {
 		/* perf's hist_entry__get_percent_limit: children's with --children */
@@ -240,15 +286,15 @@ static int print_rows(const struct report_state *st, FILE *out, struct row **row
 		}
 		shown++;
 		if (o->children)
-			fprintf(out, "  %8.2f%%  %7.2f%%  %10" PRIu64,
+			fprintf(out, "  %7.2f%%  %7.2f%%  %12" PRIu64,
 				percent(rows[i]->children, total_period),
 				percent(rows[i]->period, total_period), rows[i]->samples);
 		else
-			fprintf(out, "  %8.2f%%  %10" PRIu64, percent(rows[i]->period, total_period),
+			fprintf(out, "  %7.2f%%  %12" PRIu64, percent(rows[i]->period, total_period),
 				rows[i]->samples);
 		for (unsigned int k = 0; k < o->nr_keys; k++)
-			fprintf(out, "  %-*s", k + 1 < o->nr_keys ? width[k] : 0,
-				key_text(rows[i], o->keys[k], buf, room));
+			fprintf(out, "  %-*s", padded(o, k) ? width[k] : 0,
+				key_text(&st->rec.as, rows[i], o->keys[k], buf, room));
 		fputc('\n', out);
 		if (o->graph.shown) {
 			struct graph_print gp = graph_print_of(o, rows[i], total_period);
@@ -336,17 +382,19 @@ static void print_header(const struct report_state *st, FILE *out)
 int report_print_table(struct report_state *st, FILE *out)
 {
 	struct row **rows = (struct row **)hash_map_values(&st->rows);
+	struct row_sort rs = { st->o->children ? BY_CHILDREN : BY_SELF, st->o };
 	size_t at = 0, nr = st->rows.len;
 
 	if (!rows)
 		return -ENOMEM;
-	qsort(rows, nr, sizeof(*rows), st->o->children ? compare_rows_children : compare_rows_self);
+	qsort_r(rows, nr, sizeof(*rows), compare_rows, &rs);
 	/* perf's order of -g's ties is not transitive (the stacks' depths are
 	 * compared between rows of one thread only): sorted again from the
 	 * order above, that the same rows come out in the same order */
-	if (st->o->children && st->o->graph.shown)
-		qsort(rows, nr, sizeof(*rows), st->callee_first ? compare_rows_children_callee_graph
-							       : compare_rows_children_caller_graph);
+	if (st->o->children && st->o->graph.shown) {
+		rs.order = st->callee_first ? BY_CHILDREN_CALLEE_GRAPH : BY_CHILDREN_CALLER_GRAPH;
+		qsort_r(rows, nr, sizeof(*rows), compare_rows, &rs);
+	}
 	print_header(st, out);
 	for (unsigned int e = 0; e < st->rec.in.nr_events; e++) {
 		size_t n = 0;
