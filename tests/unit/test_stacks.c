@@ -233,9 +233,9 @@ static void test_children(void **state)
 
 	assert_int_equal(report_parse_sort(&o, "sym", err, sizeof(err)), 0);
 	text = report_text(fx, &o);
-	if (!strstr(text, "  100.00%     0.00%           0  [k] kfunc_root") ||
-	    !strstr(text, "   83.33%    33.33%           2  [k] kfunc_mid") ||
-	    !strstr(text, "   66.67%    66.67%           4  [k] kfunc_leaf") ||
+	if (!strstr(text, "\n   100.00%     0.00%             0  [k] kfunc_root\n") ||
+	    !strstr(text, "\n    83.33%    33.33%             2  [k] kfunc_mid\n") ||
+	    !strstr(text, "\n    66.67%    66.67%             4  [k] kfunc_leaf\n") ||
 	    !strstr(text, "# lost per CPU: cpu1 5"))
 		fail_msg("unexpected --children report:\n%s", text);
 	free(text);
@@ -251,14 +251,14 @@ static void test_filters(void **state)
 	assert_int_equal(report_parse_sort(&o, "sym", err, sizeof(err)), 0);
 	text = report_text(fx, &o);
 	if (!strstr(text, "# showing 1 samples of cpu 1") ||
-	    !strstr(text, "  100.00%           1  [k] kfunc_leaf"))
+	    !strstr(text, "\n   100.00%             1  [k] kfunc_leaf\n"))
 		fail_msg("unexpected --cpu 1 report:\n%s", text);
 	free(text);
 	o.cpu_filter = NULL;
 	assert_int_equal(report_parse_time(&o, "1.0000045,", err, sizeof(err)), 0);
 	text = report_text(fx, &o);
 	if (!strstr(text, "# showing 2 samples of time") ||
-	    !strstr(text, "  100.00%           2  [k] kfunc_mid"))
+	    !strstr(text, "\n   100.00%             2  [k] kfunc_mid\n"))
 		fail_msg("unexpected --time report:\n%s", text);
 	free(text);
 	assert_int_not_equal(report_parse_time(&o, "5,1", err, sizeof(err)), 0);
