@@ -134,6 +134,34 @@ static void test_running_binary_deleted_in_profile(void **state)
 	assert_true(named * 10 >= total * 9);
 }
 
+/* The same with a binary over UNLINKED_HOLD_UNMET_BYTES (loadgen padded
+ * to 3 MiB): such a file is held only once a walk met it, opened again by
+ * the mapping of the process then (deleted by then, or not). */
+static void test_large_binary_deleted_in_profile(void **state)
+{
+	char *out = NULL;
+	int total, named;
+	pid_t pid;
+
+	(void)state;
+	need_exporter();
+	assert_int_equal(tu_sh(&out, "cd %s && cp %s rtdelbig && truncate -s 3M rtdelbig && "
+				     "{ ./rtdelbig spin 8 >/dev/null 2>&1 & echo $!; "
+				     "while ! grep -q rtdelbig /proc/$!/maps 2>/dev/null; do sleep 0.01; done; "
+				     "rm rtdelbig; }",
+			       export_dir, tu_loadgen()),
+			 0);
+	pid = (pid_t)atoi(out);
+	free(out);
+	get_profile("deleted-big.pb.gz", 4);
+	tu_stop(pid);
+	count_named("deleted-big.pb.gz", "rtdelbig", &total, &named);
+	print_message("rtdelbig (3 MiB), deleted while it runs: %d samples, %d of them in " HOT "\n",
+		      total, named);
+	assert_true(total >= 20);
+	assert_true(named * 10 >= total * 9);
+}
+
 /* A binary that runs 0.1 s and is removed after each run, again and again
  * during the profile: its samples are named (its files gone before the
  * profile is made). */
@@ -211,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_running_binary_deleted_in_recording),
 		cmocka_unit_test(test_running_binary_replaced_in_recording),
 		cmocka_unit_test(test_running_binary_deleted_in_profile),
+		cmocka_unit_test(test_large_binary_deleted_in_profile),
 		cmocka_unit_test(test_short_lived_deleted_in_profile),
 	};
 

@@ -195,10 +195,12 @@ static void print_unlinked(const struct session *s)
 		", %" PRIu64 " copied once deleted or replaced (their names kept), %" PRIu64
 		" let go still linked (room for newer ones); not copied: %" PRIu64
 		" a user's (frames named [unknown]), %" PRIu64 " over %u MiB (or the budget), %" PRIu64
-		" met by no sample (--unwind-tables sampled); %" PRIu64
+		" met by no sample (--unwind-tables sampled; over %u MiB: %" PRIu64
+		" held once one met them, %" PRIu64 " never held); %" PRIu64
 		" removed again (%s, the oldest: room for newer ones within %s)",
 		s->build_ids.unlinked.max_held, u.held, u.copied, u.let_go, u.not_trusted,
-		u.too_large, (unsigned int)(UNLINKED_MAX_FILE >> 20), u.not_met, u.removed,
+		u.too_large, (unsigned int)(UNLINKED_MAX_FILE >> 20), u.not_met,
+		(unsigned int)(UNLINKED_HOLD_UNMET_BYTES >> 20), u.held_late, u.never_held, u.removed,
 		human_bytes(u.removed_bytes, removed, sizeof(removed)),
 		s->build_ids.unlinked.kept_budget
 			? human_bytes(s->build_ids.unlinked.kept_budget, budget, sizeof(budget))

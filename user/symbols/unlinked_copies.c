@@ -15,6 +15,7 @@
 #include "symbols/build_id.h"
 #include "symbols/build_id_cache.h"
 #include "symbols/elf_name_ranges.h"
+#include "sys/safe_open.h"
 
 /* Names remembered as copied at most: past it, forgotten all at once (a
  * second copy of one is refused where the first is, costing nothing). */
@@ -233,14 +234,68 @@ void unlinked_copies_only_met(struct unlinked_copies *u, unlinked_met_fn met, vo
 	u->met_ctx = ctx;
 }
 
+/* A large file mapped that no walk met yet: where it was mapped, to open
+ * it again by that mapping once one does. */
+struct pending_hold {
+	uint64_t file[3];
+	uint32_t pid;
+	uint64_t start, end;
+	uint8_t id_size;
+	uint8_t id[BUILD_ID_MAX];
+	char *path;
+};
+
+static void pending_remove(struct unlinked_copies *u, uint32_t i)
+{
+	free(u->pending[i].path);
+	memmove(&u->pending[i], &u->pending[i + 1],
+		(u->nr_pending - i - 1) * sizeof(*u->pending));
+	u->nr_pending--;
+}
+
+/* m remembered (its newest mapping), the oldest forgotten for room. */
+static void pending_add(struct unlinked_copies *u, const struct perf_mmap *m)
+{
+	struct pending_hold *p;
+	char *path;
+	uint32_t i;
+
+	for (i = 0; i < u->nr_pending; i++)
+		if (u->pending[i].file[0] == m->maj && u->pending[i].file[1] == m->min &&
+		    u->pending[i].file[2] == m->ino)
+			break;
+	if (i == u->nr_pending) {
+		if (!u->pending && !(u->pending = calloc(UNLINKED_PENDING_MAX, sizeof(*u->pending))))
+			return;
+		if (!(path = strdup(m->filename)))
+			return;
+		if (u->nr_pending == UNLINKED_PENDING_MAX) {
+			pending_remove(u, 0);
+			u->totals.never_held++;
+		}
+		i = u->nr_pending++;
+		u->pending[i] = (struct pending_hold){ .file = { m->maj, m->min, m->ino },
+						       .path = path };
+	}
+	p = &u->pending[i];
+	p->pid = m->pid;
+	p->start = m->start;
+	p->end = m->start + m->len;
+	p->id_size = m->build_id_size;
+	memcpy(p->id, m->build_id, m->build_id_size);
+}
+
+static void hold(struct unlinked_copies *u, const struct perf_mmap *m, int fd, const struct stat *st);
+
 void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, int fd)
 {
-	struct held_file *f, probe = { .file = { m->maj, m->min, m->ino } };
+	struct held_file *f;
+	uint64_t key[3] = { m->maj, m->min, m->ino };
 	struct stat st;
 
 	if (!u->copies || !m->build_id_size)
 		return;
-	f = hash_map_get(&u->held, probe.file);
+	f = hash_map_get(&u->held, key);
 	if (f || fd < 0) {
 		if (f)
 			f->used = ++u->clock;
@@ -248,6 +303,19 @@ void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, 
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return;
+	if (u->met && st.st_size > UNLINKED_HOLD_UNMET_BYTES && st.st_nlink &&
+	    !u->met(u->met_ctx, m->maj, m->min, m->ino)) {
+		pending_add(u, m);
+		return;
+	}
+	hold(u, m, fd, &st);
+}
+
+/* fd, the file m maps (st its fstat), held: a descriptor of its own. */
+static void hold(struct unlinked_copies *u, const struct perf_mmap *m, int fd, const struct stat *st)
+{
+	struct held_file *f, probe = { .file = { m->maj, m->min, m->ino } };
+
 	if (u->held.len >= u->max_held) {
 		struct held_file *oldest = least_recent(u);
 
@@ -271,8 +339,38 @@ void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, 
 	}
 	u->totals.held++;
 	/* unlinked already (a process that outlived its binary): at once */
-	if (st.st_nlink == 0)
+	if (st->st_nlink == 0)
 		let_go(u, f, true);
+}
+
+/* The large files a walk met since they were mapped, opened again by their
+ * mapping and held; those no process maps any more forgotten. */
+static void hold_met(struct unlinked_copies *u)
+{
+	for (uint32_t i = 0; i < u->nr_pending;) {
+		struct pending_hold *p = &u->pending[i];
+		struct safe_file_id id = { (uint32_t)p->file[0], (uint32_t)p->file[1], p->file[2] };
+		struct perf_mmap m = { .pid = p->pid, .start = p->start, .len = p->end - p->start,
+				       .maj = (uint32_t)p->file[0], .min = (uint32_t)p->file[1],
+				       .ino = p->file[2], .build_id_size = p->id_size };
+		struct stat st;
+		int fd;
+
+		if (!u->met(u->met_ctx, p->file[0], p->file[1], p->file[2])) {
+			i++;
+			continue;
+		}
+		fd = safe_open_mapping(p->pid, p->start, p->end, p->path, &id, &st);
+		if (fd >= 0) {
+			memcpy(m.build_id, p->id, p->id_size);
+			hold(u, &m, fd, &st);
+			close(fd);
+			u->totals.held_late++;
+		} else {
+			u->totals.never_held++;
+		}
+		pending_remove(u, i);
+	}
 }
 
 void unlinked_copies_check(struct unlinked_copies *u)
@@ -280,6 +378,8 @@ void unlinked_copies_check(struct unlinked_copies *u)
 	void **files;
 	size_t nr = u->held.len;
 
+	if (u->nr_pending)
+		hold_met(u);
 	if (!nr || !(files = hash_map_values(&u->held)))
 		return;
 	for (size_t i = 0; i < nr; i++) {
@@ -312,4 +412,7 @@ void unlinked_copies_free(struct unlinked_copies *u)
 	hash_map_free(&u->held);
 	hash_map_free_all(&u->copied);
 	free(u->kept);
+	while (u->nr_pending)
+		pending_remove(u, u->nr_pending - 1);
+	free(u->pending);
 }

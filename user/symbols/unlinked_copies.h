@@ -20,6 +20,13 @@
 #define UNLINKED_MAX_FILE ((int64_t)256 << 20)
 /* A flight recording's copies kept at most (unlinked_copies_keep_within). */
 #define UNLINKED_KEPT_MAX 4096
+/* With only_met, a file over this many bytes that no walk met yet is not
+ * held when mapped (closing the last descriptor of a deleted one frees its
+ * pages: work for the closer), only its mapping remembered, at most
+ * UNLINKED_PENDING_MAX of them, the oldest forgotten first; it is held once
+ * a walk met it and a process still maps it. */
+#define UNLINKED_HOLD_UNMET_BYTES ((int64_t)1 << 20)
+#define UNLINKED_PENDING_MAX 256
 
 struct unlinked_copies_totals {
 	uint64_t held;         /* files held open since the start */
@@ -30,6 +37,8 @@ struct unlinked_copies_totals {
 	uint64_t too_large;    /* ...unlinked, not copied: over UNLINKED_MAX_FILE (or the budget) */
 	uint64_t not_elf;      /* ...unlinked, not copied: no ELF headers to read */
 	uint64_t not_met;      /* ...unlinked, not copied: no sample met it (only_met) */
+	uint64_t held_late;    /* large files held once a walk met them (only_met) */
+	uint64_t never_held;   /* ...and large files forgotten before one did */
 	uint64_t removed, removed_bytes; /* copies removed again: room for newer ones */
 };
 
@@ -42,6 +51,8 @@ struct kept_copy {
 	char name[96];
 	uint64_t bytes;
 };
+
+struct pending_hold;
 
 struct unlinked_copies {
 	int dirfd;                  /* the recording's directory */
@@ -58,6 +69,9 @@ struct unlinked_copies {
 	struct unlinked_copies_totals totals;
 	unlinked_met_fn met; /* NULL: every file unlinked is copied */
 	void *met_ctx;
+	/* large files mapped that no walk met yet (only_met), oldest first */
+	struct pending_hold *pending;
+	uint32_t nr_pending;
 };
 
 void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copies *copies);
@@ -77,7 +91,8 @@ void unlinked_copies_only_met(struct unlinked_copies *u, unlinked_met_fn met, vo
  * copied at once. */
 void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, int fd);
 /* Each file held that no name links any more (deleted, or replaced by a
- * rename over it) is copied and let go. */
+ * rename over it) is copied and let go; each large file a walk met since it
+ * was mapped is held, when a process still maps it. */
 void unlinked_copies_check(struct unlinked_copies *u);
 void unlinked_copies_get_totals(const struct unlinked_copies *u, struct unlinked_copies_totals *t);
 /* Closes the files held (none checked: unlinked_copies_check first). */
