@@ -303,8 +303,9 @@ void unlinked_copies_note(struct unlinked_copies *u, const struct perf_mmap *m, 
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return;
-	if (u->met && st.st_size > UNLINKED_HOLD_UNMET_BYTES && st.st_nlink &&
-	    !u->met(u->met_ctx, m->maj, m->min, m->ino)) {
+	/* asked at the next check, not now: the unwinder may not know the
+	 * file yet, and says met of a file it does not know */
+	if (u->met && st.st_size > UNLINKED_HOLD_UNMET_BYTES && st.st_nlink) {
 		pending_add(u, m);
 		return;
 	}
