@@ -48,13 +48,29 @@ void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies
 }
 
 /* The mount namespace of pid when it is not ours, else 0. */
-static uint64_t foreign_namespace(const struct build_id_cache *c, uint32_t pid)
+static uint64_t foreign_namespace(struct build_id_cache *c, uint32_t pid)
 {
 	uint64_t ino;
 
-	if (!c->own_mnt_ns || proc_mnt_ns(pid, &ino) || ino == c->own_mnt_ns)
+	if (!c->own_mnt_ns)
 		return 0;
-	return ino;
+	/* the process of the mappings before, which no FORK, EXIT or exec
+	 * came between (ld.so maps a program's libraries one after another) */
+	if (c->ns_pid == pid && c->ns_ino) {
+		ino = c->ns_ino;
+	} else {
+		if (proc_mnt_ns(pid, &ino))
+			return 0;
+		c->ns_pid = pid;
+		c->ns_ino = ino;
+	}
+	return ino == c->own_mnt_ns ? 0 : ino;
+}
+
+void build_id_cache_tasks_changed(struct build_id_cache *c)
+{
+	c->ns_pid = 0;
+	c->ns_ino = 0;
 }
 
 /* Makes each directory of path (DIR-relative) but its last part, 0700. */

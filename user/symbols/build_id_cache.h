@@ -28,6 +28,9 @@ struct build_id_cache {
 	uint64_t own_mnt_ns;  /* the inode of ours (/proc/self/ns/mnt) */
 	struct hash_map seen; /* copies handled (made, not needed, refused), by name */
 	struct hash_map told; /* pid -> mount namespace its NAMESPACES record gave */
+	/* the mount namespace read for ns_pid's last mapping (0: none) */
+	uint32_t ns_pid;
+	uint64_t ns_ino;
 	struct file_copies *copies; /* what copies them, off the caller's thread */
 	/* our own namespace's files, held until unlinked (then copied) */
 	struct unlinked_copies unlinked;
@@ -45,6 +48,9 @@ void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies
  * if its build-id is the recorded one: a path swapped for a symlink, or for
  * another file, is never copied. */
 void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd);
+/* A FORK, EXIT or exec (COMM) was seen: the mount namespace read for the
+ * last mapping's process is read again at the next. */
+void build_id_cache_tasks_changed(struct build_id_cache *c);
 /* Whether the process of m (an executable mapping of a file) lives in a
  * mount namespace not ours that no NAMESPACES record has given for it yet:
  * then 1, with its namespaces in n, remembered as given; else 0. Report
