@@ -182,6 +182,11 @@ static void test_switch_output_size_loses_nothing(void **state)
 		fail_msg("%lu getpid samples (~80 bytes each) in outputs of 1M: %u outputs", calls, nr);
 	for (unsigned int i = 0; i < nr; i++)
 		samples += check_output(names[i], "loadgen", &lost);
+	/* the last line names the outputs, not r.data, which is none of them */
+	snprintf(base, sizeof(base), "into %u outputs, %s to %s: ", nr, strrchr(names[0], '/') + 1,
+		 strrchr(names[nr - 1], '/') + 1);
+	if (!strstr(out, base))
+		fail_msg("the last line does not name the outputs (\"%s\"):\n%s", base, out);
 	/* the outputs alone: no r.data beside them (dir's, not the test's cwd's) */
 	snprintf(base, sizeof(base), "%s/r.data", dir);
 	assert_int_equal(access(base, F_OK) == 0 ? 1 : 0, 0);

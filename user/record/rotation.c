@@ -193,6 +193,9 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 			rt_warn("%s: the output keeps the name %s%s", err, r->prefix, name);
 		else
 			keep_newest(s, name);
+		if (!r->outputs)
+			snprintf(r->first_done, sizeof(r->first_done), "%s", name);
+		snprintf(r->last_done, sizeof(r->last_done), "%s", name);
 		r->outputs++;
 		r->cur[0] = '\0';
 	}

@@ -29,6 +29,8 @@ struct rotation {
 	bool signalled;          /* SIGUSR2 not yet acted on */
 	uint64_t next_ns;        /* time mode: the next switch (monotonic) */
 	unsigned int outputs;    /* outputs finished */
+	char first_done[NAME_MAX + 1]; /* the first finished output's name, and the */
+	char last_done[NAME_MAX + 1];  /* last's, as named (for the end's line) */
 	char **kept;             /* --switch-max-files: the newest outputs' names, a ring */
 	unsigned int next_kept;
 };

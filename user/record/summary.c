@@ -88,6 +88,7 @@ void session_print_summary(const struct session *s)
 	/* each output of --switch-output has its own */
 	FILE *file = s->rotation.on ? NULL : open_totals(s);
 	bool table = s->opts->verbose;
+	char into[3 * PATH_MAX + 64];
 
 	totals_line(file, table, "%6s %12s %12s %12s %12s %12s %10s", "cpu", "samples", "kernel-lost",
 		    "staging-lost", "write-lost", "side-band", "sb-lost");
@@ -126,11 +127,20 @@ void session_print_summary(const struct session *s)
 		    t_side, t_side_lost);
 	t_lost = t_kernel + t_staging + t_write;
 	/* the time the samples span, from the first to the last, as report
-	 * prints it (perf's "sample duration") */
+	 * prints it (perf's "sample duration"); with --switch-output, into
+	 * the outputs (DIR itself is none of them) */
+	if (s->rotation.on && s->rotation.outputs > 1)
+		snprintf(into, sizeof(into), "%u outputs, %s%s to %s%s", s->rotation.outputs,
+			 s->rotation.prefix, s->rotation.first_done, s->rotation.prefix,
+			 s->rotation.last_done);
+	else if (s->rotation.on && s->rotation.outputs)
+		snprintf(into, sizeof(into), "%s%s", s->rotation.prefix, s->rotation.last_done);
+	else
+		snprintf(into, sizeof(into), "%s", s->opts->output);
 	totals_line(file, !s->opts->quiet || t_lost || t_side_lost,
 		    "ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		    " lost, %.1f KiB",
-		    last > first ? (double)(last - first) / 1e9 : 0.0, s->opts->output, t_samples,
+		    last > first ? (double)(last - first) / 1e9 : 0.0, into, t_samples,
 		    t_lost, (double)bytes / 1024.0);
 	if (t_lost || t_side_lost)
 		totals_line(file, true,
