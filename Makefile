@@ -388,7 +388,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	       -DRINGTRACE_VERSION='"$(VERSION)"' -Iuser -Ibpf
 FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)) \
 	     user/capture/event_spec.c user/capture/perf_events.c user/capture/trace_filter.c \
-	     user/export/metrics.c
+	     user/export/metrics.c user/export/metrics_text.c user/export/metrics_agent.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
 FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lcurl -ljson-c -lz -lxxhash -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
