@@ -194,6 +194,7 @@ void symtab_cache_keep(const struct stat *st, const char *root, const char *path
 	struct cache_key k = key_of(st, root, path, buf, sizeof(buf));
 	size_t bytes = table_bytes(t);
 	struct symtab_cache_entry *e;
+	char *where;
 
 	pthread_mutex_lock(&cache.lock);
 	if (!cache.budget || !k.where || hash_map_get(&cache.entries, &k))
@@ -203,13 +204,13 @@ void symtab_cache_keep(const struct stat *st, const char *root, const char *path
 		goto out;
 	}
 	e = calloc(1, sizeof(*e));
-	if (!e || !(e->key.where = malloc(k.where_len))) {
+	if (!e || !(where = malloc(k.where_len))) {
 		free(e);
 		goto out;
 	}
-	memcpy(e->key.where, k.where, k.where_len);
-	e->key = (struct cache_key){ k.dev, k.ino, k.size, k.mtime, k.ctime, e->key.where,
-				     k.where_len };
+	/* the key, its root and path in memory of the entry's own */
+	e->key = k;
+	e->key.where = memcpy(where, k.where, k.where_len);
 	e->table = *t;
 	e->bytes = bytes;
 	if (hash_map_put(&cache.entries, &e->key, e)) {

@@ -345,7 +345,8 @@ static void hold(struct unlinked_copies *u, const struct perf_mmap *m, int fd, c
 }
 
 /* The large files a walk met since they were mapped, opened again by their
- * mapping and held; those no process maps any more forgotten. */
+ * mapping and held, or forgotten when that mapping is gone; the others wait
+ * (the oldest forgotten for room by pending_add). */
 static void hold_met(struct unlinked_copies *u)
 {
 	for (uint32_t i = 0; i < u->nr_pending;) {
@@ -377,10 +378,12 @@ static void hold_met(struct unlinked_copies *u)
 void unlinked_copies_check(struct unlinked_copies *u)
 {
 	void **files;
-	size_t nr = u->held.len;
+	size_t nr;
 
 	if (u->nr_pending)
 		hold_met(u);
+	/* (counted after: hold_met adds to the files held) */
+	nr = u->held.len;
 	if (!nr || !(files = hash_map_values(&u->held)))
 		return;
 	for (size_t i = 0; i < nr; i++) {
