@@ -24,6 +24,7 @@ int session_synthesize(struct session *s)
 	struct tracing_data_event tps[EVENT_SPEC_MAX];
 	struct byte_buffer formats[EVENT_SPEC_MAX] = { { 0 } };
 	unsigned int nr_tps = 0, nr_procs;
+	struct process_scope scope;
 	const uint32_t *procs;
 	int ret = 0;
 
@@ -31,12 +32,17 @@ int session_synthesize(struct session *s)
 				   sizeof(s->error)))
 		rt_warn("%s; kernel frames will show as [unknown]", s->error);
 	s->error[0] = '\0';
+	/* the processes of the recording's scope, as its side-band */
+	procs = record_target_processes(&s->target, &nr_procs);
+	scope = (struct process_scope){ .pids = procs, .nr_pids = nr_procs };
+	if (s->target.has_cgroup)
+		scope.cgroup = s->target.cgroup.relative;
 	if (synthesize_processes(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, &s->mapped,
 				 &s->build_ids,
 				 o->stack_user > 0	    ? MAPPINGS_READABLE
 				 : record_copies_stacks(o) ? MAPPINGS_EH_FRAME
 							   : MAPPINGS_EXEC,
-				 s->has_workload ? (uint32_t)s->workload.pid : 0,
+				 &scope, s->has_workload ? (uint32_t)s->workload.pid : 0,
 				 &s->start_abandoned) < 0 ||
 	    (s->cgroup_field &&
 	     synthesize_cgroups(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid) < 0)) {
@@ -47,7 +53,6 @@ int session_synthesize(struct session *s)
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
 	/* CPython processes running already (those -p or -t names, if it
 	 * does): the range of their Python frames */
-	procs = record_target_processes(&s->target, &nr_procs);
 	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len, procs,
 				  nr_procs, &s->python_rec);
 	if (s->python_rec.len &&
@@ -99,16 +104,11 @@ int session_write_header(struct session *s, int dirfd, const char *dirpath, char
 	const struct record_options *o = s->opts;
 	unsigned int nr = o->nr_events + 1;
 	struct perf_data_event evs[EVENT_SPEC_MAX + 1];
-	uint64_t *tracking_ids = calloc(s->sideband.nr, sizeof(uint64_t));
 	struct perf_data_header h = { .events = evs, .nr_events = nr };
 	struct timespec res = { 0 };
 	struct utsname u;
 	int fd, ret;
 
-	if (!tracking_ids) {
-		rt_format(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	for (unsigned int i = 0; i < o->nr_events; i++) {
 		memset(&evs[i], 0, sizeof(evs[i]));
 		recording_event_attr(&evs[i].attr, &s->file_events[i]);
@@ -116,13 +116,12 @@ int session_write_header(struct session *s, int dirfd, const char *dirpath, char
 		evs[i].ids = &s->sampler_events[i].id;
 		evs[i].nr_ids = 1;
 	}
-	for (unsigned int c = 0; c < s->sideband.nr; c++)
-		tracking_ids[c] = s->sideband.cpus[c].id;
 	memset(&evs[o->nr_events], 0, sizeof(evs[0]));
 	recording_tracking_attr(&evs[o->nr_events].attr, s->cgroup_field, o->stack_user > 0);
 	evs[o->nr_events].name = "dummy:HG";
-	evs[o->nr_events].ids = tracking_ids;
-	evs[o->nr_events].nr_ids = s->sideband.nr;
+	/* every tracking event's: those of tasks and of CPUs */
+	evs[o->nr_events].ids = s->sideband.ids;
+	evs[o->nr_events].nr_ids = s->sideband.nr_ids;
 
 	uname(&u);
 	clock_getres(CLOCK_MONOTONIC, &res);
@@ -140,14 +139,12 @@ int session_write_header(struct session *s, int dirfd, const char *dirpath, char
 		h.tracing_data_size = s->tracing.len;
 	}
 	fd = output_file_create(dirfd, dirpath, "data", err, errlen);
-	if ((ret = fd) < 0)
-		goto out;
+	if (fd < 0)
+		return fd;
 	ret = perf_data_write_header(fd, &h, s->synthesized.data, s->synthesized.len, err, errlen);
 	if (close(fd) && !ret) {
 		rt_format(err, errlen, "cannot write %s/data: %s", dirpath, strerror(errno));
 		ret = -errno;
 	}
-out:
-	free(tracking_ids);
 	return ret;
 }

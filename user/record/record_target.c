@@ -267,6 +267,96 @@ bool record_target_exited(const struct record_target *t, bool follows_none)
 	return true;
 }
 
+int record_target_add_early_forks(struct record_target *t)
+{
+	struct process_node *nodes;
+	uint64_t since;
+	bool added = true;
+	size_t nr;
+
+	if (!t->follow_forks || !t->nr_tgids || process_start_ticks(0, &since))
+		return 0;
+	for (int pass = 0; added && pass < 16; pass++) {
+		if (process_tree_read(&nodes, &nr))
+			return 0; /* /proc unreadable: the side-band holds the rest */
+		added = false;
+		for (size_t i = 0; i < nr; i++) {
+			bool parent = false, known = false;
+			uint32_t *grown;
+
+			if (nodes[i].start_ticks < since)
+				continue;
+			for (unsigned int k = 0; k < t->nr_tgids; k++) {
+				parent |= t->tgids[k] == nodes[i].ppid;
+				known |= t->tgids[k] == nodes[i].pid;
+			}
+			if (!parent || known)
+				continue;
+			grown = realloc(t->tgids, (t->nr_tgids + 1) * sizeof(*grown));
+			if (!grown) {
+				free(nodes);
+				return -ENOMEM;
+			}
+			t->tgids = grown;
+			t->tgids[t->nr_tgids++] = nodes[i].pid;
+			added = true;
+		}
+		free(nodes);
+	}
+	return 0;
+}
+
+struct task_list {
+	int *tids;
+	unsigned int nr;
+};
+
+static int task_list_add(uint32_t tid, void *arg)
+{
+	struct task_list *l = arg;
+	int *grown = realloc(l->tids, (l->nr + 1) * sizeof(*grown));
+
+	if (!grown)
+		return 1;
+	l->tids = grown;
+	l->tids[l->nr++] = (int)tid;
+	return 0;
+}
+
+int record_target_sideband_scope(const struct record_target *t, struct sideband_scope *scope,
+				 int **tids)
+{
+	struct task_list l = { 0 };
+	int r = 0;
+
+	*scope = (struct sideband_scope){ .cgroup_fd = -1 };
+	*tids = NULL;
+	if (t->has_cgroup) {
+		scope->cgroup_fd = t->cgroup.fd;
+		return 0;
+	}
+	/* the threads the sampler follows: -t's, -i's, --per-thread's */
+	if (t->nr_tids || t->nr_threads) {
+		for (unsigned int i = 0; !r && i < t->nr_tids; i++)
+			r = task_list_add(t->tids[i], &l);
+		for (unsigned int i = 0; !r && !t->nr_tids && i < t->nr_threads; i++)
+			r = task_list_add((uint32_t)t->threads[i], &l);
+	} else {
+		/* every thread of -p's processes, or the command's one */
+		for (unsigned int i = 0; r <= 0 && i < t->nr_tgids; i++)
+			if ((r = proc_each_id(t->tgids[i], task_list_add, &l)) < 0)
+				r = task_list_add(t->tgids[i], &l);
+	}
+	if (r > 0) {
+		free(l.tids);
+		return -ENOMEM;
+	}
+	scope->tids = *tids = l.tids;
+	scope->nr_tids = l.nr;
+	scope->inherit = t->follow_forks;
+	return 0;
+}
+
 const uint32_t *record_target_processes(const struct record_target *t, unsigned int *nr)
 {
 	*nr = t->nr_tgids ? t->nr_tgids : t->nr_tid_processes;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "capture/sideband.h"
 #include "record/record.h"
 #include "sys/cgroup.h"
 #include "sys/cpu_list.h"
@@ -45,6 +46,18 @@ int record_target_add_workload(struct record_target *t, pid_t pid);
  * hang up and its recording ends; false for a recording of a command, or
  * of anything else. */
 bool record_target_exited(const struct record_target *t, bool follows_none);
+/* Adds to -p's processes those they forked since ringtrace started (with
+ * what those forked), as the sampler follows them: forked before the
+ * side-band's events were there to inherit, they are synthesized. 0, or
+ * -ENOMEM. */
+int record_target_add_early_forks(struct record_target *t);
+/* Whose side-band the recording holds, as perf's: the tasks of -p (all their
+ * threads), -t, -i, --per-thread or the command, their forks followed as the
+ * sampler follows them; -G's cgroup; none of these (scope->nr_tids 0,
+ * cgroup_fd -1) for -a or -C, every task's. *tids (to free) holds the tasks.
+ * 0, or -ENOMEM. */
+int record_target_sideband_scope(const struct record_target *t, struct sideband_scope *scope,
+				 int **tids);
 /* The processes the recording is of (-p's, the workload's, those of -t's
  * threads), *nr of them; none (*nr 0) when it is of every process. */
 const uint32_t *record_target_processes(const struct record_target *t, unsigned int *nr);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -73,6 +74,29 @@ static int setup_epoll(struct session *s)
 	return 0;
 }
 
+/* The side-band of what the recording is of, as perf's: its tasks' (the
+ * command's, from before its exec), its cgroup's, or the machine's. */
+static int open_sideband(struct session *s)
+{
+	const struct record_options *o = s->opts;
+	struct sideband_scope scope;
+	int *tids, r;
+
+	if (record_target_add_early_forks(&s->target) ||
+	    record_target_sideband_scope(&s->target, &scope, &tids)) {
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -ENOMEM;
+	}
+	r = sideband_open(&s->sideband, &s->cpus,
+			  scope.nr_tids || scope.cgroup_fd >= 0 ? &scope : NULL,
+			  RECORDING_SAMPLE_ID_TYPE, o->sideband_pages, s->cgroup_field,
+			  o->stack_user > 0,
+			  /* the in-kernel unwinder learns of mappings from it */
+			  o->unwind_ehframe, s->error, sizeof(s->error));
+	free(tids);
+	return r;
+}
+
 static int start_session(struct session *s, sigset_t *orig_mask)
 {
 	const struct record_options *o = s->opts;
@@ -119,10 +143,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
 			  o->unwind_ehframe);
 	mapped_build_ids_init(&s->mapped, record_copies_stacks(o));
-	if ((r = sideband_open(&s->sideband, &s->cpus, RECORDING_SAMPLE_ID_TYPE, o->sideband_pages,
-			       s->cgroup_field, o->stack_user > 0,
-			       /* the in-kernel unwinder learns of mappings from it */
-			       o->unwind_ehframe, s->error, sizeof(s->error))))
+	if ((r = open_sideband(s)))
 		return r;
 	s->tracking_id = s->sideband.cpus[0].id;
 	/* the sampler verified before the side-band runs: nothing reads its

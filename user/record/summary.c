@@ -75,6 +75,17 @@ static FILE *open_totals(const struct session *s)
 	return f;
 }
 
+/* The bytes copies (NULL: none) holds. */
+static uint64_t copied_bytes(struct file_copies *copies)
+{
+	struct file_copies_totals t;
+
+	if (!copies)
+		return 0;
+	file_copies_get_totals(copies, &t);
+	return t.bytes;
+}
+
 /* Per CPU: samples in the file; lost in the kernel's ring (BPF ring or perf
  * ring), in the staging ring, on the way to the disk (a failed write);
  * side-band records and their losses. All of it goes into DIR/totals; on
@@ -126,6 +137,8 @@ void session_print_summary(const struct session *s)
 		    " %12" PRIu64 " %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write,
 		    t_side, t_side_lost);
 	t_lost = t_kernel + t_staging + t_write;
+	/* and the copies of the files its samples need, kept beside them */
+	bytes += copied_bytes(s->copies) + copied_bytes(s->unlinked_copies);
 	/* the time the samples span, from the first to the last, as report
 	 * prints it (perf's "sample duration"); with --switch-output, into
 	 * the outputs (DIR itself is none of them) */

@@ -242,15 +242,39 @@ struct process_writer {
 	struct build_id_cache *cache;
 	enum mapping_records which;
 	uint32_t workload; /* the command, before its exec: its COMM alone */
+	const char *cgroup; /* only processes in it or below it, or NULL */
 	const _Atomic bool *give_up;
 	long count;
 };
+
+/* Whether pid is in the cgroup whose path from the cgroup v2 root is
+ * relative ("/" for the root), or below it: /proc/PID/cgroup's "0::PATH". */
+static bool in_cgroup(uint32_t pid, const char *relative)
+{
+	char path[64], line[PATH_MAX + 8];
+	size_t len = strlen(relative);
+	char *own;
+
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if (safe_read_file(AT_FDCWD, path, line, sizeof(line)) <= 0)
+		return false;
+	own = strstr(line, "0::");
+	if (!own || (own != line && own[-1] != '\n'))
+		return false;
+	own += 3;
+	own[strcspn(own, "\n")] = '\0';
+	if (!strcmp(relative, "/"))
+		return true;
+	return !strncmp(own, relative, len) && (own[len] == '\0' || own[len] == '/');
+}
 
 static int synthesize_process(uint32_t pid, void *arg)
 {
 	struct process_writer *w = arg;
 
 	if (w->give_up && atomic_load(w->give_up))
+		return 0;
+	if (w->cgroup && !in_cgroup(pid, w->cgroup))
 		return 0;
 	if (synthesize_comms(w->b, w->sample_id_type, w->sid, pid) ||
 	    (pid != w->workload &&
@@ -264,13 +288,18 @@ static int synthesize_process(uint32_t pid, void *arg)
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
 			  struct build_id_cache *cache, enum mapping_records which,
-			  uint32_t workload, const _Atomic bool *give_up)
+			  const struct process_scope *scope, uint32_t workload,
+			  const _Atomic bool *give_up)
 {
 	struct process_writer w = { .b = b, .sample_id_type = sample_id_type, .sid = sid,
 				    .build_ids = build_ids, .cache = cache, .which = which,
-				    .workload = workload, .give_up = give_up };
-	int r = proc_each_id(0, synthesize_process, &w);
+				    .workload = workload, .cgroup = scope->cgroup, .give_up = give_up };
+	int r = 0;
 
+	if (!scope->nr_pids)
+		r = proc_each_id(0, synthesize_process, &w);
+	for (unsigned int i = 0; r <= 0 && i < scope->nr_pids; i++)
+		r = synthesize_process(scope->pids[i], &w);
 	if (r > 0)
 		return -ENOMEM;
 	return r < 0 ? 0 : w.count;

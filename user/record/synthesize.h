@@ -33,8 +33,17 @@ enum mapping_records {
 	MAPPINGS_READABLE, /* every readable one, as perf's mmap_data (dwarf) */
 };
 
+/* Which processes synthesize_processes writes: those of pids (nr_pids of
+ * them), or those in cgroup (a path from the cgroup v2 root) or below it, or
+ * (neither) every process in /proc. */
+struct process_scope {
+	const uint32_t *pids;
+	unsigned int nr_pids;
+	const char *cgroup;
+};
+
 /* Appends a COMM for every thread and an MMAP2 for each mapping `which` names of
- * every process in /proc, with its file's build-id (known to build_ids, or
+ * every process of scope, with its file's build-id (known to build_ids, or
  * read and added there); of workload (if not 0), the command forked and not
  * yet exec'd, its COMM alone, as perf writes its own: its mappings are
  * ringtrace's, which perf would keep past the exec (and unwind the command's
@@ -45,7 +54,8 @@ enum mapping_records {
 long synthesize_processes(struct byte_buffer *b, uint64_t sample_id_type,
 			  const struct perf_sample_id *sid, struct mapped_build_ids *build_ids,
 			  struct build_id_cache *cache, enum mapping_records which,
-			  uint32_t workload, const _Atomic bool *give_up);
+			  const struct process_scope *scope, uint32_t workload,
+			  const _Atomic bool *give_up);
 
 /* Appends a PERF_RECORD_CGROUP (id, path) for every cgroup v2 directory.
  * Returns the number of cgroups, or -ENOMEM if memory ran out. */
