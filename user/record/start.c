@@ -7,15 +7,18 @@
 #include "record/session.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "lib/log.h"
 #include "record/flight_control.h"
+#include "sys/process_stats.h"
 #include "sys/output_dir.h"
 
 static void on_trigger_fired(void *ctx, const char *reason)
@@ -74,18 +77,51 @@ static int setup_epoll(struct session *s)
 	return 0;
 }
 
+/* At most this many task-tracking events (a descriptor each). */
+#define SIDEBAND_TASK_EVENTS_MAX 4096u
+
+/* Descriptors kept free beside the task-tracking events: those the rest of
+ * the start opens (BPF maps and programs, per-CPU files, copies). */
+#define DESCRIPTOR_RESERVE 1024u
+
+/* Whether more descriptors fit beside those open now and the reserve,
+ * RLIMIT_NOFILE's soft limit raised (up to the hard one) as needed. */
+static bool room_for_descriptors(rlim_t more)
+{
+	rlim_t want = (rlim_t)process_open_fds() + more + DESCRIPTOR_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return true;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	return !setrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur >= want;
+}
+
 /* The side-band of what the recording is of, as perf's: its tasks' (the
  * command's, from before its exec), its cgroup's, or the machine's. */
 static int open_sideband(struct session *s)
 {
 	const struct record_options *o = s->opts;
 	struct sideband_scope scope;
+	uint64_t events;
 	int *tids, r;
 
 	if (record_target_add_early_forks(&s->target) ||
 	    record_target_sideband_scope(&s->target, &scope, &tids)) {
 		rt_format(s->error, sizeof(s->error), "out of memory");
 		return -ENOMEM;
+	}
+	/* a descriptor per task and CPU, as perf's: past the budget (a
+	 * process of thousands of threads) or RLIMIT_NOFILE, the machine's
+	 * side-band, said */
+	events = (uint64_t)scope.nr_tids * s->cpus.nr;
+	if (events > SIDEBAND_TASK_EVENTS_MAX || (events && !room_for_descriptors(events))) {
+		rt_warn("%u threads on %u CPUs take %" PRIu64 " task-tracking events, over %s%u: "
+			"the recording holds the side-band of every process",
+			scope.nr_tids, s->cpus.nr, events,
+			events > SIDEBAND_TASK_EVENTS_MAX ? "" : "the descriptors RLIMIT_NOFILE leaves or ",
+			SIDEBAND_TASK_EVENTS_MAX);
+		scope.nr_tids = 0;
 	}
 	r = sideband_open(&s->sideband, &s->cpus,
 			  scope.nr_tids || scope.cgroup_fd >= 0 ? &scope : NULL,
