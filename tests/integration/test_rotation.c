@@ -259,7 +259,10 @@ static void test_sigint_while_switching(void **state)
 	assert_non_null(dir);
 	rc = tu_sh(&out,
 		   "cd %s && { %s getpid-rate 0 30 2>/dev/null & L=$!; %s record -a -e " GETPID_EVENT
-		   " --switch-output=100K -q -o r.data 2>&1 & R=$!; sleep 2; t0=$(date +%%s%%N); "
+		   " --switch-output=100K -q -o r.data 2>&1 & R=$!; "
+		   /* 2 s once it records (its start takes seconds on a busy machine) */
+		   "for i in $(seq 300); do [ -e r.data/data ] && break; sleep 0.1; done; "
+		   "sleep 2; t0=$(date +%%s%%N); "
 		   "kill -INT $R; wait $R; s=$?; echo \"stopped in $((($(date +%%s%%N) - t0) / 1000000)) ms\"; "
 		   "kill $L; wait $L 2>/dev/null; exit $s; }",
 		   dir, tu_loadgen(), tu_ringtrace());

@@ -19,6 +19,7 @@
 #include "lib/monotonic.h"
 #include "record/session.h"
 #include "record/switch_output.h"
+#include "sys/file_copies.h"
 #include "sys/output_dir.h"
 #include "sys/output_rename.h"
 
@@ -185,6 +186,13 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 
 	/* an output to finish (none after a switch that could not make one) */
 	if (r->cur[0]) {
+		/* what its samples name: the Python processes' maps as now,
+		 * then (once the copies queued before are made) every copy */
+		snprintf(path, sizeof(path), "%s%s", r->prefix, r->cur);
+		python_procs_write_maps(&s->python, dirfd, path);
+		if (s->copies && (ret = file_copies_link_into(s->copies, dirfd)))
+			rt_warn("%s: cannot link the copies of files into it: %s", path,
+				strerror(-ret));
 		/* named if it can be; its totals written into it whatever its name */
 		ret = name_output(s, dirfd, name, sizeof(name), err, errlen);
 		snprintf(path, sizeof(path), "%s%s", r->prefix, name);
@@ -259,6 +267,28 @@ static int open_parent(struct session *s)
 	return 0;
 }
 
+/* .DIR.copies beside DIR (another name if that one is taken), 0700. */
+static int make_store(struct session *s)
+{
+	struct rotation *r = &s->rotation;
+	char name[NAME_MAX + 1];
+	unsigned int taken = 0;
+
+	if ((size_t)snprintf(name, sizeof(name), ".%s.copies", r->base) >= sizeof(name)) {
+		rt_format(s->error, sizeof(s->error), "--switch-output: the name %s is too long",
+			  r->base);
+		return -ENAMETOOLONG;
+	}
+	r->store_fd = output_dir_create_unique(r->parentfd, r->prefix, name, r->store,
+					       sizeof(r->store), &taken, s->error,
+					       sizeof(s->error));
+	if (r->store_fd < 0) {
+		r->store[0] = '\0';
+		return r->store_fd;
+	}
+	return 0;
+}
+
 int rotation_init(struct session *s)
 {
 	struct rotation *r = &s->rotation;
@@ -267,6 +297,7 @@ int rotation_init(struct session *s)
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	r->parentfd = -1;
+	r->store_fd = -1;
 	r->on = s->opts->switch_output.mode != SWITCH_OUTPUT_NONE;
 	r->ops = (struct file_sink_rotation){ switch_output, s };
 	if (!r->on)
@@ -285,7 +316,12 @@ int rotation_init(struct session *s)
 		rt_format(s->error, sizeof(s->error), "out of memory");
 		return -ENOMEM;
 	}
-	return 0;
+	return make_store(s);
+}
+
+int rotation_copies_dirfd(const struct session *s)
+{
+	return s->rotation.on ? s->rotation.store_fd : s->out.fd;
 }
 
 void rotation_free(struct session *s)
@@ -299,6 +335,15 @@ void rotation_free(struct session *s)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+	if (r->store_fd >= 0) {
+		int e;
+
+		close(r->store_fd);
+		if (r->store[0] && (e = output_recording_remove(r->parentfd, r->store)))
+			rt_warn("cannot remove %s%s, where the outputs' copies were made: %s",
+				r->prefix, r->store, strerror(-e));
+	}
+	r->store_fd = -1;
 	if (r->parentfd >= 0)
 		close(r->parentfd);
 	r->parentfd = -1;

@@ -33,10 +33,19 @@ struct rotation {
 	char last_done[NAME_MAX + 1];  /* last's, as named (for the end's line) */
 	char **kept;             /* --switch-max-files: the newest outputs' names, a ring */
 	unsigned int next_kept;
+	/* the copies of files (containers' and deleted binaries, JITs' and
+	 * Python's maps) are made in a directory beside the outputs, .DIR.copies,
+	 * and linked into each output as it ends: each holds them all, their
+	 * data on disk once, whichever outputs --switch-max-files removes */
+	char store[NAME_MAX + 1];
+	int store_fd;
 };
 
 /* Before the sinks are made: 0, or -errno with s->error set. */
 int rotation_init(struct session *s);
+/* The directory copies of files are made in: the store while rotating,
+ * else the recording's. */
+int rotation_copies_dirfd(const struct session *s);
 void rotation_free(struct session *s);
 /* SIGUSR2: with --switch-output=signal, a switch after the next drain. */
 void rotation_note_signal(struct session *s);

@@ -136,7 +136,7 @@ static int open_sideband(struct session *s)
 static int start_session(struct session *s, sigset_t *orig_mask)
 {
 	const struct record_options *o = s->opts;
-	int r;
+	int r, copies_fd;
 
 	/* the workload is forked first, before the large buffers exist, so
 	 * the drain never takes copy-on-write faults on pages it shares */
@@ -152,12 +152,14 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	}
 	if ((r = output_dir_open(&s->out, o->output, o->force, s->error, sizeof(s->error))))
 		return r;
-	s->copies = file_copies_new(s->out.fd, o->copy_budget);
+	/* (while rotating, beside the outputs: linked into each) */
+	copies_fd = rotation_copies_dirfd(s);
+	s->copies = file_copies_new(copies_fd, o->copy_budget);
 	if (!s->copies) {
 		rt_format(s->error, sizeof(s->error), "out of memory");
 		return -ENOMEM;
 	}
-	build_id_cache_init(&s->build_ids, s->out.fd, s->copies);
+	build_id_cache_init(&s->build_ids, copies_fd, s->copies);
 	/* a flight recording runs for ever: its copies of deleted binaries
 	 * kept within a quarter of the copy budget, the oldest removed, made
 	 * by copies of their own */
@@ -175,8 +177,8 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	 * copied, its names asked for by no sample */
 	if (o->unwind_ehframe && o->unwind_sampled)
 		unlinked_copies_only_met(&s->build_ids.unlinked, unwind_tables_file_met, &s->unwind);
-	jit_maps_init(&s->jit_maps, s->out.fd, s->copies);
-	python_procs_init(&s->python, s->out.fd, o->overwrite ? NULL : s->copies,
+	jit_maps_init(&s->jit_maps, copies_fd, s->copies);
+	python_procs_init(&s->python, copies_fd, o->overwrite ? NULL : s->copies,
 			  o->unwind_ehframe);
 	mapped_build_ids_init(&s->mapped, record_copies_stacks(o));
 	if ((r = open_sideband(s)))

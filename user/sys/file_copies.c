@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sys/dir_link.h"
 #include "sys/output_dir.h"
 
 /* Read and written this much at a time; the give-up flag is asked between. */
@@ -28,6 +29,7 @@ struct copy_job {
 	bool replace;
 	bool append;            /* data added at the end of name (made if none) */
 	bool remove;            /* name removed, its len bytes given back to the budget */
+	bool link;              /* every copy so far linked into the directory in */
 	uint64_t *ranges;       /* in's [from, to) pairs copied alone, nr_ranges of them
 				   (the rest a hole), or NULL: all its data */
 	size_t nr_ranges;
@@ -44,6 +46,7 @@ struct file_copies {
 	bool finishing;        /* under lock: copy what is queued, then end */
 	atomic_bool give_up;   /* end now, the copy under way abandoned */
 	struct file_copies_totals totals; /* under lock */
+	struct dir_link_totals links;     /* under lock */
 	uint64_t used;         /* the copying thread's own: data bytes written */
 	char *chunk;
 };
@@ -158,6 +161,55 @@ int file_copies_submit_first(struct file_copies *c, int in, const char *name,
 int file_copies_remove(struct file_copies *c, const char *name, uint64_t bytes)
 {
 	return submit(c, -1, NULL, (size_t)bytes, name, false, false, true);
+}
+
+/* The copies made so far linked into the directory to. */
+static void link_all(struct file_copies *c, int to)
+{
+	struct dir_link_totals t = { 0 };
+
+	dir_link_tree(c->dirfd, to, &t);
+	pthread_mutex_lock(&c->lock);
+	c->links.linked += t.linked;
+	c->links.failed += t.failed;
+	pthread_mutex_unlock(&c->lock);
+}
+
+int file_copies_link_into(struct file_copies *c, int dirfd)
+{
+	struct copy_job *j;
+	bool now;
+	int fd;
+
+	pthread_mutex_lock(&c->lock);
+	now = !c->started || c->finishing;
+	pthread_mutex_unlock(&c->lock);
+	if (now) {
+		link_all(c, dirfd);
+		return 0;
+	}
+	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	j = fd >= 0 ? calloc(1, sizeof(*j)) : NULL;
+	if (!j) {
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -errno : -ENOMEM;
+	}
+	j->in = fd;
+	j->link = true;
+	pthread_mutex_lock(&c->lock);
+	*c->tail = j;
+	c->tail = &j->next;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+void file_copies_get_links(struct file_copies *c, struct dir_link_totals *t)
+{
+	pthread_mutex_lock(&c->lock);
+	*t = c->links;
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* j's file removed (a copy made earlier, of len bytes): its bytes back. */
@@ -328,6 +380,8 @@ static void *run(void *arg)
 			return NULL;
 		if (j->remove)
 			remove_one(c, j);
+		else if (j->link)
+			link_all(c, j->in);
 		else
 			copy_one(c, j);
 		job_free(j);

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sys/dir_link.h"
+
 struct file_copies;
 
 struct file_copies_totals {
@@ -62,6 +64,15 @@ int file_copies_append_bytes(struct file_copies *c, void *data, size_t len, cons
  * at most) are then given back to the budget: a flight recording's copies
  * kept within a budget of their own. 0, or -ENOMEM or -ENAMETOOLONG. */
 int file_copies_remove(struct file_copies *c, const char *name, uint64_t bytes);
+
+/* Links every copy made so far (and whatever else is in dirfd of the
+ * constructor: Python maps written there) into the directory dirfd (of the
+ * same file system), after the copies queued before: queued (dirfd dup'ed)
+ * while the thread runs, done now once it has ended or before it starts. 0,
+ * or -errno. */
+int file_copies_link_into(struct file_copies *c, int dirfd);
+/* Files linked so far, and those that could not be. */
+void file_copies_get_links(struct file_copies *c, struct dir_link_totals *t);
 
 /* Counts a file its caller refused to copy (c may be NULL): over the size
  * limit of its kind if too_large, else not one to read (safe_open refused
