@@ -69,7 +69,9 @@ static void test_option_errors(void **state)
 	expect_one_line_error("frobnicate", "unknown command \"frobnicate\"");
 	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");
 	expect_one_line_error("report /nonexistent/dir", "/nonexistent/dir");
-	expect_one_line_error("report a b", "unexpected argument \"b\"");
+	/* several outputs of one recording: each must be readable */
+	expect_one_line_error("report /nonexistent/a /nonexistent/b", "/nonexistent/a: cannot open");
+	expect_usage_error("report --unwind-check a b", "read one recording: name one output");
 	expect_usage_error("report --inverted", "shape a flame graph: add --flamegraph FILE.svg");
 	expect_usage_error("report --width 10 --flamegraph x.svg", "invalid value \"10\" for --width");
 	expect_usage_error("report --diff a b", "--diff writes --folded or --flamegraph FILE");

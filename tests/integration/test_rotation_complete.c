@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_rotation_complete.c: every output of --switch-output is a recording
  * complete on its own: a Python program's frames and a deleted binary's
- * symbols named in each, the copies they need in each, perf reading each. */
+ * symbols named in each, the copies they need in each, perf reading each;
+ * and the outputs read as one by report and script. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,14 +61,16 @@ static void count_within(const char *folded, const char *within, const char *fra
  * the share with frame too, at least 90% in each output of 100 such samples
  * or more (the last can be short, the first all a program's start);
  * each with the copies listed in need (a shell glob, or NULL); each read
- * by perf report. Returns the number of outputs. */
+ * by perf report. Returns the number of outputs of 100 samples or more;
+ * *total is the samples of all of them. */
 static size_t check_outputs(const char *dir, const char *comm, const char *within,
-			    const char *frame, const char *need)
+			    const char *frame, const char *need, unsigned long *total)
 {
 	char pattern[PATH_MAX];
 	size_t full = 0;
 	glob_t g;
 
+	*total = 0;
 	snprintf(pattern, sizeof(pattern), "%s/rec.*", dir);
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
@@ -81,6 +84,7 @@ static size_t check_outputs(const char *dir, const char *comm, const char *withi
 		count_within(folded, within, frame, &with, &all);
 		print_message("%s: %lu samples of %s, %lu in %s\n", out, all, comm, with, frame);
 		free(folded);
+		*total += all;
 		if (need && tu_sh(NULL, "ls %s/%s >/dev/null 2>&1", out, need))
 			fail_msg("%s holds no %s", out, need);
 		if (tu_sh(&perf, "perf report -i %s --stdio --sort comm 2>&1", out) ||
@@ -108,6 +112,7 @@ static size_t check_outputs(const char *dir, const char *comm, const char *withi
 static void test_every_output_names_python_frames(void **state)
 {
 	char *dir = tu_tempdir(), *out = NULL, path[PATH_MAX];
+	unsigned long total;
 	FILE *f;
 
 	(void)state;
@@ -125,16 +130,19 @@ static void test_every_output_names_python_frames(void **state)
 		fail_msg("record: %s", out);
 	print_message("%s", out);
 	free(out);
-	assert_true(check_outputs(dir, "python3.11", "PyEval_EvalCode", "inner (", "perf-*.map") >= 2);
+	assert_true(check_outputs(dir, "python3.11", "PyEval_EvalCode", "inner (", "perf-*.map",
+				  &total) >= 2);
 	tu_rmtree(dir);
 	free(dir);
 }
 
 /* A binary deleted as soon as it runs, recorded with --switch-output=1s:
- * every output names its samples (a copy of it in each). */
+ * every output names its samples (a copy of it in each); report of the base
+ * name and script of every output read them as one recording. */
 static void test_every_output_names_a_deleted_binary(void **state)
 {
 	char *dir = tu_tempdir(), *out = NULL;
+	unsigned long total, with, all;
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -146,7 +154,25 @@ static void test_every_output_names_a_deleted_binary(void **state)
 		fail_msg("record: %s", out);
 	print_message("%s", out);
 	free(out);
-	assert_true(check_outputs(dir, "rtrotx", NULL, "loadgen_hot_loop", NULL) >= 2);
+	assert_true(check_outputs(dir, "rtrotx", NULL, "loadgen_hot_loop", NULL, &total) >= 2);
+	/* read as one: by the base name, or every output named */
+	assert_int_equal(tu_sh(&out, "cd %s && %s report rec --folded --comm rtrotx", dir,
+			       tu_ringtrace()),
+			 0);
+	count_within(out, NULL, "loadgen_hot_loop", &with, &all);
+	free(out);
+	assert_int_equal(tu_sh(&out, "cd %s && %s script rec.* | grep -c ' rtrotx '; "
+				     "for o in rec.*; do %s script $o; done | grep -c ' rtrotx '",
+			       dir, tu_ringtrace(), tu_ringtrace()),
+			 0);
+	print_message("report of the base name: %lu samples of rtrotx (%lu named), the outputs "
+		      "%lu; script of them all, then of each: %s",
+		      all, with, total, out);
+	assert_int_equal(all, total);
+	assert_true(with * 10 >= all * 9);
+	assert_int_equal(strtoul(out, NULL, 10), total);
+	assert_int_equal(strtoul(strchr(out, '\n') + 1, NULL, 10), total);
+	free(out);
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -10,6 +10,7 @@
 #include "lib/log.h"
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "report/recording_inputs.h"
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/unwind_check.h"
@@ -124,6 +125,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_options o = { .input = REPORT_DEFAULT_INPUT, .pid_filter = -1,
 				    .graph.threshold = REPORT_GRAPH_DEFAULT_THRESHOLD };
+	struct recording_inputs inputs = { 0 };
 	struct pager pager = { 0 };
 	char err[1024];
 	int status, next;
@@ -133,9 +135,9 @@ int cmd_report(int argc, char **argv)
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
 	if (next < argc)
-		o.input = argv[next++];
-	if (next < argc) {
-		rt_error("unexpected argument \"%s\": report reads one recording", argv[next]);
+		o.input = argv[next];
+	if (argc - next > 1 && (o.diff_before || o.unwind_check)) {
+		rt_error("--diff and --unwind-check read one recording: name one output");
 		return 2;
 	}
 	if ((o.title || o.width || o.inverted) && o.output != REPORT_FLAMEGRAPH) {
@@ -153,6 +155,17 @@ int cmd_report(int argc, char **argv)
 			 "--pprof, --diff and --unwind-check, or -g");
 		return 2;
 	}
+	/* one recording, several outputs of one, or a rotation's base name */
+	if (!o.diff_before &&
+	    recording_inputs_resolve(&inputs, next < argc ? (const char *const *)argv + next
+							  : &o.input,
+				     next < argc ? (unsigned int)(argc - next) : 1, err,
+				     sizeof(err))) {
+		rt_error("%s", err);
+		return 2;
+	}
+	o.inputs = inputs.paths;
+	o.nr_inputs = inputs.nr;
 	/* the table on a terminal through a pager, as perf report --stdio's, its
 	 * first rows (perf's TUI shows a screen) */
 	if (!o.unwind_check && !o.diff_before && o.output == REPORT_TABLE && !o.no_pager) {
@@ -175,6 +188,7 @@ int cmd_report(int argc, char **argv)
 		interrupt_end();
 	}
 	pager_finish(&pager);
+	recording_inputs_free(&inputs);
 	if (status) {
 		rt_error("%s", err);
 		return status == REPORT_BAD_REQUEST ? 2 : 1;

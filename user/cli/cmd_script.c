@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "lib/options.h"
 #include "report/recording.h"
+#include "report/recording_inputs.h"
 #include "report/sample_filter.h"
 #include "report/script.h"
 #include "sys/interrupt.h"
@@ -72,6 +73,7 @@ static int script_option(void *ctx, int id, const char *arg)
 int cmd_script(int argc, char **argv)
 {
 	struct script_options o = { .input = REPORT_DEFAULT_INPUT };
+	struct recording_inputs inputs;
 	struct sample_filter filter;
 	char err[1024];
 	int status, next;
@@ -80,11 +82,7 @@ int cmd_script(int argc, char **argv)
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
 	if (next < argc)
-		o.input = argv[next++];
-	if (next < argc) {
-		rt_error("unexpected argument \"%s\": script reads one recording", argv[next]);
-		return 2;
-	}
+		o.input = argv[next];
 	if (o.fields_set && script_fields_check(&o.fields, err, sizeof(err))) {
 		rt_error("%s", err);
 		return 2;
@@ -95,6 +93,16 @@ int cmd_script(int argc, char **argv)
 		return 2;
 	}
 	sample_filter_free(&filter);
+	/* one recording, several outputs of one, or a rotation's base name */
+	if (recording_inputs_resolve(&inputs, next < argc ? (const char *const *)argv + next
+							  : &o.input,
+				     next < argc ? (unsigned int)(argc - next) : 1, err,
+				     sizeof(err))) {
+		rt_error("%s", err);
+		return 2;
+	}
+	o.inputs = inputs.paths;
+	o.nr_inputs = inputs.nr;
 	/* millions of lines: script_run formats them into big blocks itself
 	 * (record by record on a terminal), which stdio passes on uncopied */
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -107,6 +115,7 @@ int cmd_script(int argc, char **argv)
 		rt_error("script of %s interrupted (%s)", o.input, interrupt_name());
 		interrupt_end();
 	}
+	recording_inputs_free(&inputs);
 	if (status) {
 		rt_error("%s", err);
 		return 1;

@@ -108,14 +108,15 @@ static const struct options_choices report_choices[] = {
 
 const struct options_command report_command = {
 	.name = "report",
-	.usage = "ringtrace report [DIR] [--sort KEYS] [--children] [-g caller|callee] [filters]\n"
+	.usage = "ringtrace report [DIR...] [--sort KEYS] [--children] [-g caller|callee] [filters]\n"
 		 "                 [--stdio]\n"
-		 "ringtrace report [DIR] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
+		 "ringtrace report [DIR...] --folded | --flamegraph FILE.svg | --pprof FILE [filters]\n"
 		 "ringtrace report --diff BEFORE AFTER --folded | --flamegraph FILE.svg [filters]\n"
 		 "ringtrace report [DIR] --unwind-check [--comm COMM] [--pid PID]",
 	.description = "Prints where the samples of a recording (default " REPORT_DEFAULT_INPUT
 		       ") fell, by overhead; or their stacks, folded, as a flame graph or as a pprof "
-		       "profile.",
+		       "profile. Several outputs of a rotated recording (--switch-output), or its "
+		       "base name once the outputs are all that is left, are read as one.",
 	.options = report_options_table,
 	.choices = report_choices,
 };
@@ -153,13 +154,14 @@ static const struct options_entry script_options_table[] = {
 
 const struct options_command script_command = {
 	.name = "script",
-	.usage = "ringtrace script [DIR] [-F FIELDS] [--ns] [-G] [--show-lost-events] "
+	.usage = "ringtrace script [DIR...] [-F FIELDS] [--ns] [-G] [--show-lost-events] "
 		 "[--show-lost-samples]",
 	.description = "Prints every sample of a recording (default " REPORT_DEFAULT_INPUT
 		       "), one per line in time order across CPUs, as perf script (perf 6.1) "
 		       "prints them: comm, tid, [cpu], time, period, event, then ip sym+off "
 		       "(dso), or one such line per callchain frame and a blank line; "
-		       "tracepoints by their print format.",
+		       "tracepoints by their print format. Several outputs of a rotated "
+		       "recording, or its base name, are read as one.",
 	.options = script_options_table,
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/perf_data_parts.h"
 #include "lib/log.h"
 #include "symbols/build_id_cache.h"
 #include "sys/output_dir.h"
@@ -42,12 +43,25 @@ static bool never_ended(const struct recording *r)
 int recording_open(struct recording *r, const char *path, const char *kallsyms,
 		   const char *symfs, char *err, size_t errlen)
 {
+	return recording_open_parts(r, &path, 1, kallsyms, symfs, err, errlen);
+}
+
+int recording_open_parts(struct recording *r, const char *const *paths, unsigned int nr,
+			 const char *kallsyms, const char *symfs, char *err, size_t errlen)
+{
+	/* the copies kept: the last output holds them all (linked) */
+	const char *path = paths[nr - 1];
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	r->path = path;
-	if ((ret = perf_input_open(&r->in, path, err, errlen)))
+	r->path = paths[0];
+	if ((ret = perf_input_open(&r->in, paths[0], err, errlen)))
 		return ret;
+	for (unsigned int i = 1; i < nr; i++)
+		if ((ret = perf_input_add(&r->in, paths[i], err, errlen))) {
+			perf_input_close(&r->in);
+			return ret;
+		}
 	address_space_init(&r->as, kallsyms ? kallsyms : "/proc/kallsyms");
 	r->as.symfs = symfs;
 	if (r->in.is_dir) {

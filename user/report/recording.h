@@ -59,6 +59,11 @@ struct recording_visitor {
  * under symfs (NULL: /). */
 int recording_open(struct recording *r, const char *path, const char *kallsyms,
 		   const char *symfs, char *err, size_t errlen);
+/* The same of nr outputs of one rotated recording (paths, oldest first) as
+ * one recording: their records merged by time, the copies of the last (which
+ * holds them all). */
+int recording_open_parts(struct recording *r, const char *const *paths, unsigned int nr,
+			 const char *kallsyms, const char *symfs, char *err, size_t errlen);
 /* Replays every record in time order. A visitor's non-zero return stops it
  * and is returned; a malformed record is -EINVAL with err naming file and offset. */
 int recording_replay(struct recording *r, const struct recording_visitor *v, char *err,

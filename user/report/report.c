@@ -346,7 +346,9 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 		ret = REPORT_BAD_REQUEST;
 		goto out_maps;
 	}
-	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen)))
+	if ((ret = recording_open_parts(&st.rec, o->nr_inputs ? o->inputs : &o->input,
+					 o->nr_inputs ? o->nr_inputs : 1, o->kallsyms, o->symfs, err,
+					 errlen)))
 		goto out_maps;
 	if (o->children && !has_callchains(&st.rec.in)) {
 		without_children = *o;

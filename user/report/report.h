@@ -54,7 +54,9 @@ struct report_graph_options {
 #define REPORT_TERMINAL_ROWS 100
 
 struct report_options {
-	const char *input;
+	const char *input;      /* its name, for messages */
+	const char *const *inputs; /* the outputs read as one (oldest first), or NULL: input */
+	unsigned int nr_inputs;
 	enum report_key keys[REPORT_MAX_KEYS];
 	unsigned int nr_keys;
 	enum report_output output;

@@ -358,7 +358,11 @@ static void print_header(const struct report_state *st, FILE *out)
 				 : 0.0;
 	bool any = false;
 
-	fprintf(out, "# ringtrace report of %s\n", st->o->input);
+	if (st->o->nr_inputs > 1)
+		fprintf(out, "# ringtrace report of %u outputs, %s to %s\n", st->o->nr_inputs,
+			st->o->inputs[0], st->o->inputs[st->o->nr_inputs - 1]);
+	else
+		fprintf(out, "# ringtrace report of %s\n", st->o->input);
 	if (r->never_ended)
 		fprintf(out, "# %" PRIu64 " samples, %" PRIu64 " lost and more not known: the recording "
 			"never ended (no %s/%s: killed?), its losses after its last LOST record were "

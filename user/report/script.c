@@ -546,7 +546,9 @@ int script_run(const struct script_options *o, FILE *out, char *err, size_t errl
 		return r;
 	st.filtered = o->filter.comms || o->filter.pids || o->filter.tids || o->filter.cpus ||
 		      o->filter.time;
-	if ((r = recording_open(&rec, o->input, o->kallsyms, o->symfs, err, errlen))) {
+	if ((r = recording_open_parts(&rec, o->nr_inputs ? o->inputs : &o->input,
+					 o->nr_inputs ? o->nr_inputs : 1, o->kallsyms, o->symfs, err,
+					 errlen))) {
 		sample_filter_free(&st.filter);
 		return r;
 	}

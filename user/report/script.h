@@ -12,7 +12,9 @@
 #include "report/script_fields.h"
 
 struct script_options {
-	const char *input;
+	const char *input;      /* its name, for messages */
+	const char *const *inputs; /* the outputs read as one (oldest first), or NULL: input */
+	unsigned int nr_inputs;
 	const char *kallsyms; /* kernel symbols, normally /proc/kallsyms */
 	const char *symfs;    /* binaries are looked for under this directory, or NULL: / */
 	struct script_fields fields; /* with fields_set (-F); else perf's defaults */

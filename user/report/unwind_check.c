@@ -182,7 +182,9 @@ int report_unwind_check_run(const struct report_options *o, FILE *out, char *err
 		sample_filter_free(&st.filter);
 		return REPORT_BAD_REQUEST;
 	}
-	if ((ret = recording_open(&st.rec, o->input, o->kallsyms, o->symfs, err, errlen))) {
+	if ((ret = recording_open_parts(&st.rec, o->nr_inputs ? o->inputs : &o->input,
+					 o->nr_inputs ? o->nr_inputs : 1, o->kallsyms, o->symfs, err,
+					 errlen))) {
 		sample_filter_free(&st.filter);
 		return ret;
 	}
