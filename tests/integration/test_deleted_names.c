@@ -63,16 +63,20 @@ static void need_exporter(void)
 	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
 			    ">%s/export.log 2>&1",
 			    export_dir, tu_ringtrace(), port, export_dir);
-	until = monotonic_seconds() + 30;
+	/* its child's start: -g's tables of every process, sanitized, on a
+	 * machine busy with other suites can take a minute */
+	until = monotonic_seconds() + 90;
 	while (tu_sh(NULL, "curl -sf --max-time 3 -o /dev/null "
 			   "'http://127.0.0.1:%d/debug/pprof/profile?seconds=1'",
 		     port)) {
 		if (monotonic_seconds() > until) {
-			char *log = NULL;
+			char *log = NULL, said[2048];
 
 			tu_sh(&log, "cat %s/export.log", export_dir);
+			snprintf(said, sizeof(said), "%s", log ? log : "");
+			free(log);
 			stop_exporter(NULL);
-			fail_msg("no profile within 30 s: %s", log);
+			fail_msg("no profile within 90 s: %s", said);
 		}
 		usleep(200000);
 	}
