@@ -9,12 +9,14 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -266,12 +268,56 @@ static void test_pid_sideband_of_its_processes(void **state)
 	free(dir);
 }
 
+/* record -p A,B: A exits first, then its task-tracking events hang up.
+ * The loop stops polling them (as perf drops such an fd) and sleeps: it spun
+ * on their EPOLLHUP, a CPU's worth until B exited. */
+static void test_pid_sideband_after_one_exits(void **state)
+{
+	char *dir = tu_tempdir(), out[PATH_MAX + 16], a_s[16], b_s[16], list[40];
+	pid_t a, b, rec;
+	struct rusage ru;
+	double cpu;
+	int status;
+
+	(void)state;
+	tu_skip_unless_possible();
+	a = spawn_group("exec sleep 1.5");
+	b = spawn_group("exec sleep 4");
+	snprintf(a_s, sizeof(a_s), "%d", (int)a);
+	snprintf(b_s, sizeof(b_s), "%d", (int)b);
+	snprintf(list, sizeof(list), "%s,%s", a_s, b_s);
+	snprintf(out, sizeof(out), "%s/rec", dir);
+	rec = fork();
+	assert_true(rec >= 0);
+	if (!rec) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execl(tu_ringtrace(), "ringtrace", "record", "--force", "-o", out, "-p", list,
+		      (char *)NULL);
+		_exit(127);
+	}
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	assert_int_equal(wait4(rec, &status, 0, &ru), rec);
+	cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	print_message("record -p A,B over 4 s, A gone after 1.5 s: %.2f s of CPU\n", cpu);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the start (a BPF load: more, sanitized) and a drain each 100 ms */
+	assert_true(cpu < 2.0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_sideband_as_perf),
 		cmocka_unit_test(test_command_recording_ignores_the_machine),
 		cmocka_unit_test(test_pid_sideband_of_its_processes),
+		cmocka_unit_test(test_pid_sideband_after_one_exits),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

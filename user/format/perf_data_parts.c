@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "format/input_file.h"
 #include "lib/log.h"
@@ -34,10 +35,23 @@ int perf_input_add(struct perf_input *in, const char *path, char *err, size_t er
 {
 	struct perf_input part;
 	struct perf_input_file *grown;
-	int ret = perf_input_open(&part, path, err, errlen);
+	uint64_t headers = 0;
+	int ret = perf_input_open_within(&part, path, in->whole_budget_left, err, errlen);
 
 	if (ret)
 		return ret;
+	/* the parts' headers read whole (features) within one header's budget
+	 * twice over, and their small files within one input's */
+	for (unsigned int i = 0; i < in->nr_files; i++)
+		headers += in->files[i].head_size + in->files[i].tail_size;
+	headers += part.files[0].head_size + part.files[0].tail_size;
+	if (headers > 2ull * PERF_INPUT_HEADER_BUDGET) {
+		rt_format(err, errlen, "%s: the headers of the outputs read as one hold more than "
+			  "%u MiB: name fewer of them", path, (2 * PERF_INPUT_HEADER_BUDGET) >> 20);
+		perf_input_close(&part);
+		return -E2BIG;
+	}
+	in->whole_budget_left = part.whole_budget_left;
 	if (!same_events(in, &part)) {
 		rt_format(err, errlen, "%s: not an output of the recording %s: its events or their "
 			  "ids differ", path, in->path);
@@ -62,35 +76,43 @@ int perf_input_add(struct perf_input *in, const char *path, char *err, size_t er
 	return 0;
 }
 
-/* Whether name ends in "." and 16 digits. */
+/* Whether name ends in "." and 16 digits, and is the caller's: an entry
+ * another user made beside the outputs (a shared /tmp) is not one of them. */
 static bool timestamped(const char *name, size_t base_len)
 {
 	const char *t = name + base_len;
+	struct stat st;
 
 	if (strlen(t) != 17 || t[0] != '.')
 		return false;
 	for (int i = 1; i < 17; i++)
 		if (t[i] < '0' || t[i] > '9')
 			return false;
-	return true;
+	return !lstat(name, &st) && st.st_uid == geteuid();
 }
 
 int perf_data_rotated_outputs(const char *path, char ***paths, char *err, size_t errlen)
 {
 	char pattern[4096];
 	struct stat st;
-	size_t len = strlen(path), n = 0;
+	size_t len = strlen(path), n = 0, at = 0;
 	glob_t g;
 	int r;
 
 	*paths = NULL;
 	while (len > 1 && path[len - 1] == '/')
 		len--;
-	if (!lstat(path, &st) || errno != ENOENT || len + 24 > sizeof(pattern))
+	if (!lstat(path, &st) || errno != ENOENT || 2 * len + 24 > sizeof(pattern))
 		return 0;
-	/* glob escapes nothing in path: its characters are matched as given */
-	snprintf(pattern, sizeof(pattern), "%.*s.[0-9]*", (int)len, path);
-	r = glob(pattern, GLOB_NOESCAPE, NULL, &g);
+	/* path's own characters matched as they are (a backslash before each
+	 * glob character), then its outputs' suffix */
+	for (size_t i = 0; i < len; i++) {
+		if (strchr("*?[]\\", path[i]))
+			pattern[at++] = '\\';
+		pattern[at++] = path[i];
+	}
+	snprintf(pattern + at, sizeof(pattern) - at, ".[0-9]*");
+	r = glob(pattern, 0, NULL, &g);
 	if (r)
 		return r == GLOB_NOMATCH ? 0 : (rt_format(err, errlen, "out of memory"), -ENOMEM);
 	for (size_t i = 0; i < g.gl_pathc; i++)

@@ -19,7 +19,7 @@
 int perf_input_add(struct perf_input *in, const char *path, char *err, size_t errlen);
 
 /* The outputs a rotation with base name path left (path.YYYYmmddHHMMSSCC, as
- * perf names them: 16 digits), oldest first, in *paths (the caller frees
+ * perf names them: 16 digits; the caller's own entries only), oldest first, in *paths (the caller frees
  * each and the array), when path itself does not exist: their number, 0 if
  * there are none (or path exists), or -errno with err set (more than
  * PERF_DATA_MAX_PARTS). */

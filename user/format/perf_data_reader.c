@@ -374,7 +374,12 @@ out:
 
 int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen)
 {
-	uint64_t whole_budget = PERF_INPUT_WHOLE_BUDGET;
+	return perf_input_open_within(in, path, PERF_INPUT_WHOLE_BUDGET, err, errlen);
+}
+
+int perf_input_open_within(struct perf_input *in, const char *path, uint64_t whole_budget,
+			   char *err, size_t errlen)
+{
 	struct stat st;
 	int dirfd = -1, ret = -ENOMEM;
 
@@ -412,6 +417,7 @@ int perf_input_open(struct perf_input *in, const char *path, char *err, size_t e
 		goto fail;
 	if (in->is_dir && (ret = open_data_files(in, dirfd, &whole_budget, err, errlen)))
 		goto fail;
+	in->whole_budget_left = whole_budget;
 	if (dirfd >= 0)
 		close(dirfd);
 	return 0;

@@ -60,6 +60,7 @@ struct perf_input {
 	uint64_t *declared_ids; /* every attr's sample ids, sorted */
 	unsigned int *declared_id_events; /* the event (index) of each, the first declaring it */
 	size_t nr_declared_ids;
+	uint64_t whole_budget_left; /* of PERF_INPUT_WHOLE_BUDGET: for the files of more parts */
 };
 
 /* Opens path; on failure returns -errno (-EINVAL: malformed) with one line in
@@ -69,6 +70,10 @@ struct perf_input {
  * does not hold on disk (a sparse file) is refused; nothing is mapped but
  * record ranges, and no page of them is read yet. */
 int perf_input_open(struct perf_input *in, const char *path, char *err, size_t errlen);
+/* The same, its small files read whole within whole_budget bytes (what is
+ * left of it kept in in->whole_budget_left). */
+int perf_input_open_within(struct perf_input *in, const char *path, uint64_t whole_budget,
+			   char *err, size_t errlen);
 void perf_input_close(struct perf_input *in);
 
 /* The event a record belongs to (by sample id when there are several), or NULL. */

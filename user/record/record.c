@@ -330,6 +330,14 @@ static int run_loop(struct session *s)
 				handle_signal(s);
 			else if (evs[i].data.u64 == TAG_TRIGGER)
 				snapshot_trigger_poll(s->trigger);
+			else if ((uint32_t)evs[i].data.u64 == TAG_SIDEBAND &&
+				 (evs[i].events & (EPOLLHUP | EPOLLERR)))
+				/* its task and what it forked have gone (as
+				 * perf drops such an fd): never woken again,
+				 * still drained */
+				epoll_ctl(s->epfd, EPOLL_CTL_DEL,
+					  s->sideband.cpus[evs[i].data.u64 >> TAG_SLOT_SHIFT].ring.fd,
+					  NULL);
 		if ((r = drain_all(s)))
 			return r;
 		if (rotation_after_drain(s))
@@ -427,7 +435,6 @@ static void end_session(struct session *s)
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i])
 			s->sinks[i]->ops->free(s->sinks[i]);
-	rotation_free(s);
 	byte_buffer_free(&s->synthesized);
 	byte_buffer_free(&s->tracing);
 	if (s->out.fd >= 0) {
@@ -444,6 +451,8 @@ static void end_session(struct session *s)
 	s->copies = NULL;
 	file_copies_free(s->unlinked_copies);
 	s->unlinked_copies = NULL;
+	/* (the store the copies were made in while rotating, once they are) */
+	rotation_free(s);
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
 	unwind_tables_free(&s->unwind);
@@ -471,7 +480,7 @@ int record_run(struct record_options *opts)
 {
 	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1,
 			     .target.cgroup.fd = -1, .rotation.fd = -1,
-			     .rotation.parentfd = -1 };
+			     .rotation.parentfd = -1, .rotation.store_fd = -1 };
 	sigset_t mask, orig_mask;
 	bool failed;
 	int status = 1;

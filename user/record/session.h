@@ -83,6 +83,8 @@ struct session {
 
 /* What wakes the recording's loop (an epoll event's data). */
 enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER, TAG_UNWIND };
+/* TAG_SIDEBAND's events carry their ring's slot above the tag. */
+#define TAG_SLOT_SHIFT 32
 
 /* record.c: the first SIGINT or SIGTERM stops the recording cleanly; from
  * then on a second one ends the process at once. */

@@ -70,10 +70,12 @@ static int setup_epoll(struct session *s)
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, unwind_tables_fd(&s->unwind), &ev))
 			return -errno;
 	}
-	ev.data.u64 = TAG_SIDEBAND;
-	for (unsigned int i = 0; i < s->sideband.nr; i++)
+	for (unsigned int i = 0; i < s->sideband.nr; i++) {
+		/* which ring: a task's hangs up once the task has gone */
+		ev.data.u64 = TAG_SIDEBAND | (uint64_t)i << TAG_SLOT_SHIFT;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sideband.cpus[i].ring.fd, &ev))
 			return -errno;
+	}
 	return 0;
 }
 

@@ -44,6 +44,7 @@ struct file_copies {
 	pthread_cond_t wake;
 	struct copy_job *head, **tail;
 	bool finishing;        /* under lock: copy what is queued, then end */
+	bool exited;           /* under lock: the thread has taken its last job */
 	atomic_bool give_up;   /* end now, the copy under way abandoned */
 	struct file_copies_totals totals; /* under lock */
 	struct dir_link_totals links;     /* under lock */
@@ -177,19 +178,9 @@ static void link_all(struct file_copies *c, int to)
 
 int file_copies_link_into(struct file_copies *c, int dirfd)
 {
-	struct copy_job *j;
-	bool now;
-	int fd;
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	struct copy_job *j = fd >= 0 ? calloc(1, sizeof(*j)) : NULL;
 
-	pthread_mutex_lock(&c->lock);
-	now = !c->started || c->finishing;
-	pthread_mutex_unlock(&c->lock);
-	if (now) {
-		link_all(c, dirfd);
-		return 0;
-	}
-	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	j = fd >= 0 ? calloc(1, sizeof(*j)) : NULL;
 	if (!j) {
 		if (fd >= 0)
 			close(fd);
@@ -197,11 +188,20 @@ int file_copies_link_into(struct file_copies *c, int dirfd)
 	}
 	j->in = fd;
 	j->link = true;
+	/* queued while a thread is there to take it (also while it
+	 * finishes: after the copies before it); else done now */
 	pthread_mutex_lock(&c->lock);
-	*c->tail = j;
-	c->tail = &j->next;
-	pthread_cond_signal(&c->wake);
+	if (c->started && !c->exited) {
+		*c->tail = j;
+		c->tail = &j->next;
+		pthread_cond_signal(&c->wake);
+		j = NULL;
+	}
 	pthread_mutex_unlock(&c->lock);
+	if (j) {
+		link_all(c, dirfd);
+		job_free(j);
+	}
 	return 0;
 }
 
@@ -375,6 +375,8 @@ static void *run(void *arg)
 		j = atomic_load(&c->give_up) ? NULL : c->head;
 		if (j && !(c->head = j->next))
 			c->tail = &c->head;
+		if (!j)
+			c->exited = true;
 		pthread_mutex_unlock(&c->lock);
 		if (!j)
 			return NULL;
@@ -398,7 +400,9 @@ int file_copies_start(struct file_copies *c)
 	if (!c->chunk)
 		return ENOMEM;
 	r = pthread_create(&c->thread, NULL, run, c);
+	pthread_mutex_lock(&c->lock);
 	c->started = !r;
+	pthread_mutex_unlock(&c->lock);
 	return r;
 }
 
@@ -413,7 +417,9 @@ static void end_thread(struct file_copies *c, bool give_up)
 	pthread_cond_signal(&c->wake);
 	pthread_mutex_unlock(&c->lock);
 	pthread_join(c->thread, NULL);
+	pthread_mutex_lock(&c->lock);
 	c->started = false;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void file_copies_finish(struct file_copies *c)
