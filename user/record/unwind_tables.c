@@ -6,6 +6,7 @@
 #include "record/unwind_tables_state.h"
 
 #include <errno.h>
+#include <link.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -448,26 +449,28 @@ static void prebuild_program(struct unwind_tables *t, const char *program)
 	}
 }
 
+/* dl_iterate_phdr's: the C library and the dynamic loader ringtrace runs
+ * with, prebuilt. */
+static int prebuild_own_library(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	if (info->dlpi_name &&
+	    (strstr(info->dlpi_name, "/libc.so") || strstr(info->dlpi_name, "/ld-linux")))
+		prebuild(ctx, info->dlpi_name);
+	return 0;
+}
+
 void unwind_tables_await_exec(struct unwind_tables *t, uint32_t pid, const char *program)
 {
 	struct unwind_process *p = unwind_add_process(t, pid);
-	const void *at, *end;
-	struct perf_mmap m;
 
 	if (p)
 		p->until_exec = true;
 	/* before it runs: its program, and the C library and the dynamic
-	 * loader it maps in its first milliseconds (ours: the same files) */
+	 * loader it maps in its first milliseconds (ours: the same files;
+	 * the recording holds the command's side-band only, not ours) */
 	prebuild_program(t, program);
-	if (!t->queued)
-		return;
-	at = t->queued + t->queued_off;
-	end = t->queued + t->queued_len;
-	/* the command's side-band is its COMM alone until its exec: ours */
-	while (perf_next_mmap2(&at, end, t->sample_id_type, &m))
-		if (m.pid == (uint32_t)getpid() && (m.prot & PROT_EXEC) &&
-		    (strstr(m.filename, "/libc.so") || strstr(m.filename, "/ld-linux")))
-			prebuild(t, m.filename);
+	dl_iterate_phdr(prebuild_own_library, t);
 }
 
 void unwind_tables_queue(struct unwind_tables *t, const void *buf, size_t len)
