@@ -94,12 +94,18 @@ static void test_pid_no_inherit(void **state)
 		/* the child forked once the recording runs (its workload, started
 		 * after the attach, makes the file): a sanitized start on a busy
 		 * machine outlasted a fixed half second */
-		shell = tu_start("for t in $(seq 600); do [ -e %s/started ] && break; sleep 0.1; done; "
-				 "%s getpid 1000", dir, tu_loadgen());
+		char started[PATH_MAX + 16];
+
+		/* the last round's file gone before this round's shell looks
+		 * for it (it ran at once, gone before the recording began) */
+		snprintf(started, sizeof(started), "%s/started", dir);
+		unlink(started);
+		shell = tu_start("for t in $(seq 600); do [ -e %s ] && break; sleep 0.1; done; "
+				 "%s getpid 1000", started, tu_loadgen());
 		out = NULL;
-		if (tu_sh(&out, "rm -f %s/started; %s record --force -o %s/rec -p %d %s -e syscalls:sys_enter_getpid "
-				"-- sh -c 'touch %s/started; sleep 1.5' 2>&1",
-			  dir, tu_ringtrace(), dir, (int)shell, i ? "-i" : "", dir)) {
+		if (tu_sh(&out, "%s record --force -o %s/rec -p %d %s -e syscalls:sys_enter_getpid "
+				"-- sh -c 'touch %s; sleep 1.5' 2>&1",
+			  tu_ringtrace(), dir, (int)shell, i ? "-i" : "", started)) {
 			kill(shell, SIGKILL);
 			tu_wait_gone(shell, 5);
 			fail_msg("record -p %d:\n%s", (int)shell, out);
