@@ -785,6 +785,23 @@ double tu_process_cpu_seconds(pid_t pid)
 	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
+bool tu_signal_in(pid_t pid, const char *mask, int sig)
+{
+	char path[64], line[256], key[32];
+	unsigned long long bits = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(key, sizeof(key), "%s: %%llx", mask);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, key, &bits) == 1;
+	if (f)
+		fclose(f);
+	return found && (bits & 1ULL << (sig - 1));
+}
+
 /* HEADER_TRACING_DATA as perf writes it (trace-cmd 0.6), from format texts. */
 static void put_tracing_file(struct byte_buffer *b, const char *text, int size_bytes)
 {

@@ -52,6 +52,9 @@ bool tu_wait_gone(pid_t pid, double seconds);
  * process pid so far, from /proc/PID/stat: clock ticks, so in steps of
  * 1/_SC_CLK_TCK s. */
 double tu_process_cpu_seconds(pid_t pid);
+/* Whether signal sig is in the mask named mask ("SigBlk", "SigCgt") of
+ * pid's main thread in /proc/PID/status; false once pid has gone. */
+bool tu_signal_in(pid_t pid, const char *mask, int sig);
 
 /* Number of online CPUs. */
 int tu_online_cpus(void);

@@ -318,19 +318,7 @@ static void test_stalled_drain_counts_losses_and_resumes(void **state)
  * the main one, whose mask /proc/PID/status shows. */
 static bool second_sigint_armed(pid_t pid)
 {
-	char path[64], line[256];
-	unsigned long long blocked = 1ULL << (SIGINT - 1), caught = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		sscanf(line, "SigBlk: %llx", &blocked);
-		sscanf(line, "SigCgt: %llx", &caught);
-	}
-	if (f)
-		fclose(f);
-	return (caught & 1ULL << (SIGINT - 1)) && !(blocked & 1ULL << (SIGINT - 1));
+	return tu_signal_in(pid, "SigCgt", SIGINT) && !tu_signal_in(pid, "SigBlk", SIGINT);
 }
 
 /* The seconds pid's main thread has spent runnable but waiting for a CPU

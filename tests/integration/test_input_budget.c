@@ -99,24 +99,6 @@ static long rss_kib(pid_t pid)
 	return kib;
 }
 
-/* Whether pid has a handler for SIGINT (/proc/PID/status's SigCgt): a
- * command catches it once started, and a SIGINT before that kills it
- * silently (under ASan, the start alone took more than 0.03 s of CPU). */
-static bool sigint_caught(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long caught = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		sscanf(line, "SigCgt: %llx", &caught);
-	if (f)
-		fclose(f);
-	return caught & 1ULL << (SIGINT - 1);
-}
-
 /*
  * Runs ringtrace with args (NULL-terminated, args[0] "ringtrace"): stdout to
  * /dev/null, stderr kept. Its VmRSS is watched every millisecond and it is
@@ -124,7 +106,8 @@ static bool sigint_caught(pid_t pid)
  * of 100 GiB took 16 GB in 3 s on a 23 GB machine that other tests share.
  * With sigint_cpu > 0, it runs at a slow machine's pace (1 ms in 10, by
  * SIGSTOP and SIGCONT) until it has had sigint_cpu seconds of CPU time and
- * catches SIGINT, then gets SIGINT and runs freely; r->seconds is counted from the SIGINT.
+ * catches SIGINT, then gets SIGINT and runs freely; r->seconds is counted
+ * from the SIGINT.
  */
 static void run_watched(const struct fixture *fx, char *const args[], long rss_kib_limit,
 			double seconds, double sigint_cpu, struct run *r)
@@ -174,7 +157,11 @@ static void run_watched(const struct fixture *fx, char *const args[], long rss_k
 			kill(pid, SIGCONT);
 			usleep(1000);
 			kill(pid, SIGSTOP);
-			if (tu_process_cpu_seconds(pid) >= sigint_cpu && sigint_caught(pid)) {
+			if (tu_process_cpu_seconds(pid) >= sigint_cpu &&
+			    /* a command catches SIGINT once started: one
+			     * sooner kills it silently (ASan's start alone
+			     * took more than 0.03 s of CPU) */
+			    tu_signal_in(pid, "SigCgt", SIGINT)) {
 				siginfo_t ended = { 0 };
 
 				/* whether it ended meanwhile, leaving it to wait4 */

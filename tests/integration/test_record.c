@@ -662,18 +662,7 @@ static void test_sigint_stops_and_flushes(void **state)
 /* Whether pid blocks SIGINT (its SigBlk): record has begun to answer it. */
 static bool blocks_sigint(pid_t pid)
 {
-	char path[64], line[256];
-	unsigned long long blocked = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigBlk: %llx", &blocked) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return blocked & (1ull << (SIGINT - 1));
+	return tu_signal_in(pid, "SigBlk", SIGINT);
 }
 
 /* The CPU hogs of the start's sweep, stopped by its teardown whatever the

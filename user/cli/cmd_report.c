@@ -157,9 +157,7 @@ int cmd_report(int argc, char **argv)
 	}
 	/* one recording, several outputs of one, or a rotation's base name */
 	if (!o.diff_before &&
-	    recording_inputs_resolve(&inputs, next < argc ? (const char *const *)argv + next
-							  : &o.input,
-				     next < argc ? (unsigned int)(argc - next) : 1, err,
+	    recording_inputs_resolve(&inputs, argv + next, argc - next, o.input, err,
 				     sizeof(err))) {
 		rt_error("%s", err);
 		return 2;

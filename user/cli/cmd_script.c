@@ -94,9 +94,7 @@ int cmd_script(int argc, char **argv)
 	}
 	sample_filter_free(&filter);
 	/* one recording, several outputs of one, or a rotation's base name */
-	if (recording_inputs_resolve(&inputs, next < argc ? (const char *const *)argv + next
-							  : &o.input,
-				     next < argc ? (unsigned int)(argc - next) : 1, err,
+	if (recording_inputs_resolve(&inputs, argv + next, argc - next, o.input, err,
 				     sizeof(err))) {
 		rt_error("%s", err);
 		return 2;

@@ -10,9 +10,11 @@
 #include "format/perf_data_parts.h"
 #include "lib/log.h"
 
-int recording_inputs_resolve(struct recording_inputs *in, const char *const *names,
-			     unsigned int nr, char *err, size_t errlen)
+int recording_inputs_resolve(struct recording_inputs *in, char *const *args, int nr_args,
+			     const char *fallback, char *err, size_t errlen)
 {
+	const char *const *names = nr_args > 0 ? (const char *const *)args : &fallback;
+	unsigned int nr = nr_args > 0 ? (unsigned int)nr_args : 1;
 	char **found = NULL;
 	int n = 0;
 

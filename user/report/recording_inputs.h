@@ -12,11 +12,12 @@ struct recording_inputs {
 	char **found;       /* a base name's outputs (owned), or NULL */
 };
 
-/* The nr names given (nr >= 1): each a recording; or, one name that does
- * not exist, the outputs DIR.YYYYmmddHHMMSSCC that --switch-output left
- * under it. 0, or -errno with one line in err. */
-int recording_inputs_resolve(struct recording_inputs *in, const char *const *names,
-			     unsigned int nr, char *err, size_t errlen);
+/* The nr_args names given (a command's arguments; none: fallback): each a
+ * recording; or, one name that does not exist, the outputs
+ * DIR.YYYYmmddHHMMSSCC that --switch-output left under it. 0, or -errno
+ * with one line in err. */
+int recording_inputs_resolve(struct recording_inputs *in, char *const *args, int nr_args,
+			     const char *fallback, char *err, size_t errlen);
 void recording_inputs_free(struct recording_inputs *in);
 
 #endif
