@@ -18,44 +18,36 @@
 #include "sys/privileges.h"
 #include "sys/process_tree.h"
 
+/* Whether process pid is followed (in target_tgids, map fd *ctx). */
+static bool in_targets(uint32_t pid, void *ctx)
+{
+	__u8 v;
+
+	return !bpf_map_lookup_elem(*(int *)ctx, &pid, &v);
+}
+
+/* Follows pid, forked by followed ppid: 1 if it was not yet. */
+static int follow_target(uint32_t pid, uint32_t ppid, void *ctx)
+{
+	__u8 yes = 1;
+
+	if (!bpf_map_update_elem(*(int *)ctx, &pid, &yes, BPF_NOEXIST))
+		return 1;
+	if (errno != EEXIST) /* (EEXIST: followed already) */
+		rt_warn("process %u, forked by followed process %u during the start, "
+			"is not followed: %s", pid, ppid, strerror(errno));
+	return 0;
+}
+
 /* Follows the children of followed processes forked after ringtrace started
  * but before follow_fork was attached (a -g start loads for seconds), as
- * follow_fork would have: they are in /proc now. Again until a pass finds
- * none new, as a child found may have forked before it was added. A child
- * forked within a clock tick before ringtrace started may be taken too. */
+ * follow_fork would have: they are in /proc now. */
 static int follow_earlier_forks(struct bpf_sampler *s, char *err, size_t errlen)
 {
 	int fd = bpf_map__fd(s->skel->maps.target_tgids);
-	struct process_node *nodes;
-	uint64_t since;
-	__u8 yes = 1, v;
-	bool added = true;
-	size_t nr;
 
-	if (process_start_ticks(0, &since))
-		goto fail;
-	for (int pass = 0; added && pass < 16; pass++) {
-		if (process_tree_read(&nodes, &nr))
-			goto fail;
-		added = false;
-		for (size_t i = 0; i < nr; i++) {
-			__u32 pid = nodes[i].pid, ppid = nodes[i].ppid;
-
-			if (nodes[i].start_ticks < since || bpf_map_lookup_elem(fd, &ppid, &v))
-				continue;
-			if (bpf_map_update_elem(fd, &pid, &yes, BPF_NOEXIST)) {
-				if (errno == EEXIST)
-					continue; /* followed already */
-				rt_warn("process %u, forked by followed process %u during the start, "
-					"is not followed: %s", pid, ppid, strerror(errno));
-				continue;
-			}
-			added = true;
-		}
-		free(nodes);
-	}
-	return 0;
-fail:
+	if (!process_tree_follow_forks(in_targets, follow_target, &fd))
+		return 0;
 	rt_format(err, errlen, "cannot read the processes forked during the start from /proc: %s",
 		  strerror(errno));
 	return -errno;

@@ -267,43 +267,44 @@ bool record_target_exited(const struct record_target *t, bool follows_none)
 	return true;
 }
 
+/* Whether pid is one of t's processes (ctx). */
+static bool is_target_process(uint32_t pid, void *ctx)
+{
+	const struct record_target *t = ctx;
+
+	for (unsigned int k = 0; k < t->nr_tgids; k++)
+		if (t->tgids[k] == pid)
+			return true;
+	return false;
+}
+
+/* pid, forked by one of t's processes (ctx), made one of them: 1 if it was
+ * not yet, -ENOMEM. */
+static int add_target_process(uint32_t pid, uint32_t ppid, void *ctx)
+{
+	struct record_target *t = ctx;
+	uint32_t *grown;
+
+	(void)ppid;
+	if (is_target_process(pid, t))
+		return 0;
+	grown = realloc(t->tgids, (t->nr_tgids + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	t->tgids = grown;
+	t->tgids[t->nr_tgids++] = pid;
+	return 1;
+}
+
 int record_target_add_early_forks(struct record_target *t)
 {
-	struct process_node *nodes;
-	uint64_t since;
-	bool added = true;
-	size_t nr;
+	int r;
 
-	if (!t->follow_forks || !t->nr_tgids || process_start_ticks(0, &since))
+	if (!t->follow_forks || !t->nr_tgids)
 		return 0;
-	for (int pass = 0; added && pass < 16; pass++) {
-		if (process_tree_read(&nodes, &nr))
-			return 0; /* /proc unreadable: the side-band holds the rest */
-		added = false;
-		for (size_t i = 0; i < nr; i++) {
-			bool parent = false, known = false;
-			uint32_t *grown;
-
-			if (nodes[i].start_ticks < since)
-				continue;
-			for (unsigned int k = 0; k < t->nr_tgids; k++) {
-				parent |= t->tgids[k] == nodes[i].ppid;
-				known |= t->tgids[k] == nodes[i].pid;
-			}
-			if (!parent || known)
-				continue;
-			grown = realloc(t->tgids, (t->nr_tgids + 1) * sizeof(*grown));
-			if (!grown) {
-				free(nodes);
-				return -ENOMEM;
-			}
-			t->tgids = grown;
-			t->tgids[t->nr_tgids++] = nodes[i].pid;
-			added = true;
-		}
-		free(nodes);
-	}
-	return 0;
+	r = process_tree_follow_forks(is_target_process, add_target_process, t);
+	/* /proc unreadable: the side-band holds the rest */
+	return r == -ENOMEM ? r : 0;
 }
 
 struct task_list {

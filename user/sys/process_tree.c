@@ -57,3 +57,30 @@ int process_tree_read(struct process_node **nodes, size_t *nr)
 	*nr = read.len / sizeof(**nodes);
 	return 0;
 }
+
+int process_tree_follow_forks(bool (*followed)(uint32_t pid, void *ctx),
+			      int (*follow)(uint32_t pid, uint32_t ppid, void *ctx), void *ctx)
+{
+	struct process_node *nodes;
+	uint64_t since = 0;
+	bool added = true;
+	size_t nr;
+	int r = 0;
+
+	if (process_start_ticks(0, &since))
+		return -errno;
+	for (int pass = 0; added && !r && pass < FOLLOW_FORKS_PASSES; pass++) {
+		if (process_tree_read(&nodes, &nr))
+			return -errno;
+		added = false;
+		for (size_t i = 0; i < nr && r >= 0; i++) {
+			if (nodes[i].start_ticks < since || !followed(nodes[i].ppid, ctx))
+				continue;
+			r = follow(nodes[i].pid, nodes[i].ppid, ctx);
+			added |= r > 0;
+		}
+		free(nodes);
+		r = r < 0 ? r : 0;
+	}
+	return r;
+}

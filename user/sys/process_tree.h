@@ -23,6 +23,19 @@ int process_tree_read(struct process_node **nodes, size_t *nr);
  * waiting for its parent). */
 bool process_exited(uint32_t id);
 
+/* Most passes of process_tree_follow_forks over /proc. */
+#define FOLLOW_FORKS_PASSES 16
+
+/* The processes started since this one whose parent is followed (followed
+ * says so) are given to follow (with their parent), which returns 1 if it
+ * followed one it did not yet, 0 if not, or a negative errno that stops the
+ * walk; again until a pass follows none new (a child followed may have forked
+ * before it was), at most FOLLOW_FORKS_PASSES. 0, follow's error, or -errno
+ * (errno set) when /proc cannot be read. A child forked within a clock tick
+ * before this process started may be given too. */
+int process_tree_follow_forks(bool (*followed)(uint32_t pid, void *ctx),
+			      int (*follow)(uint32_t pid, uint32_t ppid, void *ctx), void *ctx);
+
 /* The start of pid (0: this process) in the unit of start_ticks: 0, or -errno
  * with errno set. */
 int process_start_ticks(uint32_t pid, uint64_t *ticks);
