@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -341,21 +340,11 @@ int metrics_listen(const char *where, char *err, size_t errlen)
 static unsigned int connection_limit(void)
 {
 	unsigned long used = 2 * (unsigned long)process_open_fds() + FD_RESERVE, avail;
-	rlim_t want = (rlim_t)(used + METRICS_MAX_CONNECTIONS);
-	struct rlimit rl;
+	uint64_t limit = process_raise_fd_limit(used + METRICS_MAX_CONNECTIONS);
 
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return 2 * METRICS_CONNECTION_SLACK;
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-		struct rlimit raised = rl;
-
-		raised.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-		if (!setrlimit(RLIMIT_NOFILE, &raised))
-			rl = raised;
-	}
-	avail = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > used + METRICS_MAX_CONNECTIONS
-			? METRICS_MAX_CONNECTIONS
-			: rl.rlim_cur > used ? (unsigned long)(rl.rlim_cur - used) : 0;
+	avail = limit > used + METRICS_MAX_CONNECTIONS ? METRICS_MAX_CONNECTIONS
+		: limit > used				 ? (unsigned long)(limit - used)
+							 : 0;
 	return avail < 2 * METRICS_CONNECTION_SLACK ? 2 * METRICS_CONNECTION_SLACK
 						    : (unsigned int)avail;
 }

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "lib/log.h"
@@ -88,15 +87,11 @@ static int setup_epoll(struct session *s)
 
 /* Whether more descriptors fit beside those open now and the reserve,
  * RLIMIT_NOFILE's soft limit raised (up to the hard one) as needed. */
-static bool room_for_descriptors(rlim_t more)
+static bool room_for_descriptors(uint64_t more)
 {
-	rlim_t want = (rlim_t)process_open_fds() + more + DESCRIPTOR_RESERVE;
-	struct rlimit rl;
+	uint64_t want = process_open_fds() + more + DESCRIPTOR_RESERVE;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
-		return true;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-	return !setrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur >= want;
+	return process_raise_fd_limit(want) >= want;
 }
 
 /* The side-band of what the recording is of, as perf's: its tasks' (the

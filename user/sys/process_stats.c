@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* process_stats.c: this process's own CPU time, memory, descriptors and start
- * time, read from /proc as the Prometheus client libraries read them. */
+/* process_stats.c: this process's own CPU time, memory, descriptors (and
+ * their limit, raised) and start time, read from /proc as the Prometheus
+ * client libraries read them. */
 #include "sys/process_stats.h"
 
 #include <dirent.h>
@@ -25,6 +26,25 @@ uint64_t process_open_fds(void)
 		n += ent->d_name[0] != '.';
 	closedir(d);
 	return n ? n - 1 : 0; /* the directory's own descriptor */
+}
+
+uint64_t process_raise_fd_limit(uint64_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	if (rl.rlim_cur < want) {
+		struct rlimit raised = rl;
+
+		raised.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want
+										     : rl.rlim_max;
+		if (!setrlimit(RLIMIT_NOFILE, &raised))
+			rl = raised;
+	}
+	return rl.rlim_cur;
 }
 
 /* The boot time in seconds since the epoch ("btime" of /proc/stat), or 0. */

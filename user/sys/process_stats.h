@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* process_stats.h: this process's own CPU time, memory, descriptors and start
- * time, read from /proc as the Prometheus client libraries read them for
- * their process_* metrics. */
+/* process_stats.h: this process's own CPU time, memory, descriptors (and
+ * their limit, raised) and start time, read from /proc as the Prometheus
+ * client libraries read them for their process_* metrics. */
 #ifndef RINGTRACE_PROCESS_STATS_H
 #define RINGTRACE_PROCESS_STATS_H
 
@@ -27,5 +27,8 @@ int process_cpu_and_memory(uint32_t pid, uint64_t *cpu_ns, uint64_t *resident_by
 
 /* The descriptors this process has open. */
 uint64_t process_open_fds(void);
+/* RLIMIT_NOFILE's soft limit raised to want (up to the hard limit) if it is
+ * lower; the soft limit then: UINT64_MAX if none, 0 if it cannot be read. */
+uint64_t process_raise_fd_limit(uint64_t want);
 
 #endif
