@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "symbols/kallsyms.h"
 #include "symbols/symbol_tree.h"
 #include "symbols/symbols.h"
+#include "symbols/symtab_cache.h"
 #include "test_util.h"
 
 static struct symbol sym(const char *name, uint64_t size, uint8_t binding)
@@ -147,7 +149,8 @@ static void test_lookup_walks_perfs_tree(void **state)
 
 /* kallsyms: of the aliases at one address the last one listed (the only one
  * its fixup sizes); a page past the kernel's last symbol before a module's;
- * no symbols of modules perf has no map for (no modules file beside it). */
+ * no symbols of modules perf has no map for (no modules file beside it);
+ * where a table kept between reports answers as one read now would. */
 static void test_kallsyms(void **state)
 {
 	static const char text[] = "ffffffff81000000 T _text\n"
@@ -170,7 +173,33 @@ static void test_kallsyms(void **state)
 	assert_string_equal(name_at(&t, 0xffffffff81001fff), "last_kernel");
 	assert_string_equal(name_at(&t, 0xffffffff81002000), "(none)");
 	assert_string_equal(name_at(&t, 0xffffffffc0201000), "(none)");
+	/* with no module kept, the table holds while the modules do */
+	assert_true(t.steady_start == 0 && t.steady_end == UINT64_MAX);
 	symtab_free(&t);
+
+	/* a kcore beside: every module's symbols (BPF programs' and
+	 * trampolines', which come and go), so a kept table answers only for
+	 * the kernel's own, from its first function to its last symbol */
+	tu_write_file(dir, "kcore", "", 0);
+	assert_int_equal(symtab_load_kallsyms(&t, path, err, sizeof(err)), 0);
+	assert_string_equal(name_at(&t, 0xffffffffc0201000), "ftrace_trampoline");
+	assert_true(t.steady_start == 0xffffffff81000000 && t.steady_end == 0xffffffff81000400);
+	assert_true(kallsyms_answers(&t, 0xffffffffc0201000)); /* read now: answers all */
+	{
+		struct stat st;
+
+		symtab_cache_configure(64u << 20, 1);
+		assert_int_equal(stat(path, &st), 0);
+		symtab_cache_keep(&st, "test", path, &t);
+		assert_non_null(t.cached);
+		assert_true(kallsyms_answers(&t, 0xffffffff81000000));
+		assert_true(kallsyms_answers(&t, 0xffffffff810003ff));
+		assert_false(kallsyms_answers(&t, 0xffffffff81000400));
+		assert_false(kallsyms_answers(&t, 0xffffffffc0201000));
+		assert_false(kallsyms_answers(&t, 0xffffffff80ffffff));
+		symtab_free(&t);
+		symtab_cache_configure(0, 1);
+	}
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -50,9 +50,10 @@
  * names not had by then are left out of it (and asked again by the next). */
 #define PROFILE_NAMES_BUDGET_NS 1000000000ULL
 /* The symbol tables of the files a profile met, kept for the next one
- * (long-running programs' are read once, not at every profile): those the
- * last profile used, at most this many bytes. */
-#define PROFILE_SYMBOL_CACHE_BYTES (16u << 20)
+ * (long-running programs' are read once, not at every profile), the
+ * kernel's among them (its copy of kallsyms: 7 MB for 122,000 lines): those
+ * the last profile used, at most this many bytes. */
+#define PROFILE_SYMBOL_CACHE_BYTES (24u << 20)
 #define PROFILE_SYMBOL_CACHE_KEEP 1
 /* The events of the child's recording: its default, and --off-cpu's. */
 #define CPU_EVENT "cpu-clock"

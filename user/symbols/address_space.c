@@ -12,7 +12,7 @@
 
 #include "format/perf_record.h"
 #include "lib/sorted_count.h"
-#include "symbols/kallsyms.h"
+#include "symbols/kernel_symbols.h"
 #include "symbols/perf_map.h"
 #include "symbols/vdso.h"
 
@@ -79,30 +79,9 @@ static void free_dso(void *value, void *ctx)
 	free(d);
 }
 
-void address_space_load_kernel_beside(struct address_space *as)
-{
-	if (!as->kernel_loader && !(as->kernel && as->kernel->loaded))
-		as->kernel_loader = kallsyms_load_beside(as->kallsyms_path);
-}
-
-/* The loader's table, once it is done; -ENOENT if there was no loader, or
- * what loading returned if it failed. */
-static int take_kernel(struct address_space *as, struct symtab *t)
-{
-	struct kallsyms_loader *l = as->kernel_loader;
-
-	as->kernel_loader = NULL;
-	return l ? kallsyms_loader_take(l, t) : -ENOENT;
-}
-
 void address_space_free(struct address_space *as)
 {
-	struct symtab unused;
-
-	if (as->kernel_loader) {
-		take_kernel(as, &unused);
-		symtab_free(&unused);
-	}
+	kernel_symbols_free(as);
 	direct_cache_free(&as->cache);
 	hash_map_each(&as->processes, free_process, NULL);
 	hash_map_each(&as->dsos, free_dso, NULL);
@@ -459,16 +438,14 @@ static const char *const *copy_dirs(const struct address_space *as, const struct
 	return dirs;
 }
 
-static void load_dso(struct address_space *as, struct dso *d, const char *kallsyms_path)
+static void load_dso(struct address_space *as, struct dso *d)
 {
 	const char *dirs[5];
 	char names[2][4096];
 
 	d->loaded = true;
-	if (d->kernel && as->kernel_loader)
-		d->unreadable = take_kernel(as, &d->symtab) != 0;
-	else if (d->kernel)
-		d->unreadable = symtab_load_kallsyms(&d->symtab, kallsyms_path, NULL, 0) != 0;
+	if (d->kernel)
+		kernel_symbols_load(as, d);
 	else if (!strcmp(d->path, "[vdso]")) /* ours: the kernel maps one for all */
 		d->unreadable = symtab_load_vdso(&d->symtab, d->build_id, d->build_id_size, NULL,
 						 0) != 0;
@@ -518,6 +495,7 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 		    struct resolved *out)
 {
 	const struct symbol *sym = NULL;
+	const struct symtab *table = NULL;
 	struct dso *dso = NULL;
 	uint64_t addr = ip;
 
@@ -545,7 +523,7 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 		if (!strncmp(dso->path, "//anon", 6) && resolve_jit(as, p, ip, out))
 			return;
 		if (!dso->loaded)
-			load_dso(as, dso, as->kallsyms_path);
+			load_dso(as, dso);
 		if (dso->unreadable ||
 		    symtab_offset_to_lookup_addr(&dso->symtab, ip - m->start + m->pgoff, &addr)) {
 			out->dso = dso->path;
@@ -555,14 +533,18 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 	out->dso = dso->path;
 	out->addr = addr;
 	if (!dso->loaded)
-		load_dso(as, dso, as->kallsyms_path);
-	if (!dso->unreadable)
-		sym = symtab_find(&dso->symtab, addr);
+		load_dso(as, dso);
+	if (dso == as->kernel)
+		table = kernel_symbols_for(as, dso, addr);
+	else if (!dso->unreadable)
+		table = &dso->symtab;
+	if (table)
+		sym = symtab_find(table, addr);
 	/* a kernel address outside perf's map of the kernel (from _text to
 	 * its last symbol's end: a BPF program's image freed since, a module
 	 * unloaded) is in no mapping, as perf has it */
-	if (!sym && dso == as->kernel && dso->symtab.kernel_end &&
-	    (ip < as->kernel_start || ip >= dso->symtab.kernel_end)) {
+	if (!sym && dso == as->kernel && table && table->kernel_end &&
+	    (ip < as->kernel_start || ip >= table->kernel_end)) {
 		out->dso = UNKNOWN;
 		out->mapped = false;
 		return;

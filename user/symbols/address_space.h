@@ -65,6 +65,10 @@ struct address_space {
 	const char *ns_copy_dirs[3];  /* those kept per mount namespace (DIR/.build-id-ns); likewise */
 	const char *jit_dirs[3];      /* where the recording kept JITs' perf-PID.map; likewise */
 	struct kallsyms_loader *kernel_loader; /* kallsyms being read beside, or NULL */
+	/* kallsyms read again for addresses a kept table does not answer for
+	 * (kernel_symbols.c) */
+	struct symtab kernel_now;
+	bool kernel_now_read, kernel_now_unreadable;
 	struct direct_cache cache; /* addresses resolved lately (struct resolve_cache_entry) */
 	uint32_t generation;       /* of the mappings: cache entries of older ones are stale */
 };

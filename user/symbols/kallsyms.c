@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include "lib/byte_buffer.h"
+#include "lib/hash_map.h"
 #include "lib/log.h"
 #include "sys/kallsyms_access.h"
 #include "sys/safe_open.h"
+#include "symbols/symtab_cache.h"
 
 /*
  * perf names a module's kallsyms symbols only where it has a map for the
@@ -213,6 +215,8 @@ static int read_kallsyms_lines(int fd, struct symtab_builder *b, bool *nonzero)
 struct module_split {
 	struct modules *m;
 	uint64_t kernel_end;
+	/* the kernel's own symbols: its first function, its last symbol */
+	uint64_t boot_start, boot_end;
 };
 
 /* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
@@ -225,6 +229,10 @@ static bool keep_mapped_module(char *name, const struct symbol *s, void *ctx)
 	if (!tab) {
 		if (s->end > split->kernel_end)
 			split->kernel_end = s->end;
+		if (s->type == STT_FUNC && s->start && s->start < split->boot_start)
+			split->boot_start = s->start;
+		if (s->start > split->boot_end)
+			split->boot_end = s->start;
 		return true;
 	}
 	mod = tab + 1 + (tab[1] == '[');
@@ -265,7 +273,7 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		r = 0;
 	close(fd);
 	if (!r) {
-		struct module_split split = { &m, 0 };
+		struct module_split split = { &m, 0, UINT64_MAX, 0 };
 
 		modules_init(&m, path);
 		split.kernel_end = m.all ? UINT64_MAX : 0;
@@ -274,14 +282,85 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 		if ((r = symtab_builder_finish(&b, t)))
 			rt_format(err, errlen, "out of memory reading %s", path);
 		t->kernel_end = split.kernel_end;
+		if (!m.all) {
+			t->steady_end = UINT64_MAX;
+		} else if (split.boot_start < split.boot_end) {
+			t->steady_start = split.boot_start;
+			t->steady_end = split.boot_end;
+		}
 	}
 	symtab_builder_free(&b);
 	return r;
 }
 
+/* The most of /proc/modules read for a kept table's key (a few KB: 60
+ * bytes a module); a longer one keeps none. */
+#define MODULES_KEY_MAX (1u << 20)
+
+/* A table is kept between reports (symtab_cache, when on) by the inode it
+ * was read from: a copy's (export -g's, made once) as it is, the running
+ * kernel's (/proc/kallsyms) with what /proc/modules says now (a module
+ * loaded, unloaded or loaded again elsewhere is a new table). */
+struct kept_key {
+	struct stat st;
+	char modules[32]; /* "modules HASH" or "copy": the cache's root */
+};
+
+static bool kept_key(const char *path, struct kept_key *k)
+{
+	uint64_t h = 0;
+	size_t total = 0;
+	char buf[8192];
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &k->st))
+		return false;
+	if (strcmp(path, "/proc/kallsyms")) {
+		snprintf(k->modules, sizeof(k->modules), "copy");
+		return S_ISREG(k->st.st_mode);
+	}
+	fd = safe_openat(AT_FDCWD, "/proc/modules", SAFE_OPEN_FOLLOW, NULL);
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0 && total <= MODULES_KEY_MAX) {
+		h = hash_bytes(buf, (size_t)n, h);
+		total += (size_t)n;
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(k->modules, sizeof(k->modules), "modules %016llx", (unsigned long long)h);
+	return total <= MODULES_KEY_MAX;
+}
+
+/* Reads path's table, and keeps it by k when k is given. */
+static int load_and_keep(struct symtab *t, const char *path, const struct kept_key *k)
+{
+	int r = symtab_load_kallsyms(t, path, NULL, 0);
+
+	if (!r && k)
+		symtab_cache_keep(&k->st, k->modules, path, t);
+	return r;
+}
+
+int kallsyms_load_kept(struct symtab *t, const char *path)
+{
+	struct kept_key k;
+
+	if (!kept_key(path, &k))
+		return load_and_keep(t, path, NULL);
+	return symtab_cache_find(&k.st, k.modules, path, t) ? 0 : load_and_keep(t, path, &k);
+}
+
+bool kallsyms_answers(const struct symtab *t, uint64_t ip)
+{
+	return !t->cached || (ip >= t->steady_start && ip < t->steady_end);
+}
+
 struct kallsyms_loader {
 	pthread_t thread;
+	bool threaded; /* else the table was kept, and is here */
 	const char *path;
+	struct kept_key key; /* to keep its table by */
+	bool keep;
 	struct symtab symtab;
 	int result;
 };
@@ -290,7 +369,7 @@ static void *load_beside(void *arg)
 {
 	struct kallsyms_loader *l = arg;
 
-	l->result = symtab_load_kallsyms(&l->symtab, l->path, NULL, 0);
+	l->result = load_and_keep(&l->symtab, l->path, l->keep ? &l->key : NULL);
 	return NULL;
 }
 
@@ -309,6 +388,10 @@ struct kallsyms_loader *kallsyms_load_beside(const char *path)
 	if (!l)
 		return NULL;
 	l->path = path;
+	if ((l->keep = kept_key(path, &l->key)) &&
+	    symtab_cache_find(&l->key.st, l->key.modules, path, &l->symtab))
+		return l;
+	l->threaded = true;
 	if (pthread_create(&l->thread, NULL, load_beside, l)) {
 		free(l);
 		return NULL;
@@ -320,7 +403,8 @@ int kallsyms_loader_take(struct kallsyms_loader *l, struct symtab *t)
 {
 	int r;
 
-	pthread_join(l->thread, NULL);
+	if (l->threaded)
+		pthread_join(l->thread, NULL);
 	*t = l->symtab;
 	r = l->result;
 	free(l);

@@ -4,7 +4,9 @@
 #ifndef RINGTRACE_KALLSYMS_H
 #define RINGTRACE_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "symbols/symbols.h"
 
@@ -12,6 +14,15 @@
  * kcore and modules beside it stand for /proc's). Returns 0, or -errno with err
  * set. */
 int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t errlen);
+
+/* symtab_load_kallsyms, but the table is the one symtab_cache keeps for
+ * the file's inode (and for /proc/kallsyms, the modules loaded now), when
+ * it keeps one: a view of it, or it is kept. Errors are not told. */
+int kallsyms_load_kept(struct symtab *t, const char *path);
+/* Whether t answers for ip as a table read now would: a table read now, or
+ * a kept one and ip where its symbols stay (steady_start, steady_end);
+ * else read it again for ip. */
+bool kallsyms_answers(const struct symtab *t, uint64_t ip);
 
 /* kallsyms read by a thread of its own: a fixed 50 ms (half of it the
  * kernel's, making the text) that a reader's first pass over its files

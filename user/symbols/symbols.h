@@ -40,6 +40,12 @@ struct symtab {
 	 * symbol not a module's; UINT64_MAX with a kcore beside, whose maps
 	 * cover the rest); else 0 */
 	uint64_t kernel_end;
+	/* kallsyms: the addresses whose symbols stay as they are while the
+	 * kernel runs and its modules (/proc/modules) stay: all, but with a
+	 * kcore beside (every module's symbols kept, BPF programs' and
+	 * trampolines' too, which come and go) only the kernel's own, from its
+	 * first function to the start of its last symbol; else 0, 0 */
+	uint64_t steady_start, steady_end;
 	/* a view of a table symtab_cache.c keeps (given back by symtab_free),
 	 * or NULL: the table is this one's own */
 	struct symtab_cache_entry *cached;
