@@ -174,7 +174,6 @@ int main(void)
 		cmocka_unit_test(test_kept_table_names_as_one_read_now),
 	};
 
-	if (geteuid())
-		tu_set_skip_reason("kallsyms shows kernel addresses to root only: run as root");
+	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,7 +57,11 @@ static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bo
 
 int session_on_sample(void *ctx, int cpu, const void *rec, size_t size)
 {
-	return to_sinks(ctx, cpu, rec, size, false);
+	struct session *s = ctx;
+
+	if (s->build_ids.held)
+		session_touch_copies(s, rec, size);
+	return to_sinks(s, cpu, rec, size, false);
 }
 
 /* The kernel's PERF_RECORD_LOST of a perf ring, replayed as what it counts:
@@ -396,6 +400,9 @@ static int finish(struct session *s)
 	unwind_tables_release(&s->unwind, UINT64_MAX);
 	jit_maps_copy_all(&s->jit_maps);
 	unlinked_copies_check(&s->build_ids.unlinked);
+	/* what no sample touched is not copied */
+	if (s->build_ids.held)
+		held_copies_finish(s->build_ids.held);
 	/* bounded: every copy is within the budget */
 	file_copies_finish(s->copies);
 	file_copies_finish(s->unlinked_copies);
@@ -468,6 +475,7 @@ static void end_session(struct session *s)
 	else
 		output_dir_discard(&s->out);
 	free(s->file_events);
+	free(s->held_sample_types);
 	free(s->sampler_events);
 	for (unsigned int i = 0; s->usdt_sites && i < s->opts->nr_events; i++)
 		usdt_sites_free(&s->usdt_sites[i]);

@@ -49,6 +49,8 @@ struct session {
 	struct byte_buffer synthesized;   /* side-band for what existed at the start */
 	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
 	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
+	/* each event's sample_type and sample_regs_user, for the copies held (or NULL) */
+	uint64_t *held_sample_types;
 	struct jit_maps jit_maps;         /* JITs' perf-PID.map, kept in DIR */
 	struct file_copies *copies;       /* makes those copies, within --copy-budget */
 	/* a flight recording's copies of deleted binaries, made apart (their own
@@ -106,6 +108,12 @@ int session_start_threads(struct session *s);
 int session_on_sample(void *ctx, int cpu, const void *rec, size_t size);
 int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
 			   uint32_t tid);
+
+/* copies_touched.c: a recording of some processes holds its copies of
+ * containers' binaries until a sample touches them (build_ids.held); 0, or
+ * -ENOMEM. Then each sample's addresses touch them. */
+int session_hold_copies(struct session *s);
+void session_touch_copies(struct session *s, const void *rec, size_t size);
 
 /* plan.c: everything that can be wrong with the request is found here, before
  * any file is created or anything attached. 0, or -errno with s->error set. */

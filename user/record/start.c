@@ -120,6 +120,16 @@ static int open_sideband(struct session *s)
 			SIDEBAND_TASK_EVENTS_MAX);
 		scope.nr_tids = 0;
 	}
+	/* perf's build-id pass keeps what samples hit: a recording of some
+	 * processes copies what its samples touch (not with every stack
+	 * copied, --call-graph dwarf, whose frames only report's unwinding
+	 * finds, nor in a flight recording, whose snapshots each hold their own) */
+	if ((scope.nr_tids || scope.cgroup_fd >= 0) && !o->overwrite && !o->stack_user &&
+	    session_hold_copies(s)) {
+		free(tids);
+		rt_format(s->error, sizeof(s->error), "out of memory");
+		return -ENOMEM;
+	}
 	r = sideband_open(&s->sideband, &s->cpus,
 			  scope.nr_tids || scope.cgroup_fd >= 0 ? &scope : NULL,
 			  RECORDING_SAMPLE_ID_TYPE, o->sideband_pages, s->cgroup_field,

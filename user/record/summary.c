@@ -240,6 +240,23 @@ static void print_unlinked(const struct session *s)
 	}
 }
 
+/* The containers' binaries held for a sample to touch (-v, or a bound passed). */
+static void print_held(const struct session *s)
+{
+	struct held_copies_totals h;
+	char bytes[32];
+
+	if (!s->build_ids.held)
+		return;
+	held_copies_get_totals(s->build_ids.held, &h);
+	if (h.held + h.at_once && (s->opts->verbose || h.at_once))
+		rt_info("ringtrace: containers' binaries the recorded processes mapped: %" PRIu64
+			" copied as a sample touched them, %" PRIu64 " not (%s: no sample touched them), %" PRIu64
+			" copied as they came (over %u files held or %u pages)",
+			h.touched, h.untouched, human_bytes(h.untouched_bytes, bytes, sizeof(bytes)),
+			h.at_once, HELD_FILES_MAX, HELD_PAGES_MAX);
+}
+
 void session_print_copies(const struct session *s)
 {
 	struct file_copies_totals t;
@@ -248,6 +265,7 @@ void session_print_copies(const struct session *s)
 	if (!s->copies)
 		return;
 	print_unlinked(s);
+	print_held(s);
 	file_copies_get_totals(s->copies, &t);
 	if (!t.over_budget && !t.too_large && !t.failed && !(t.copied && s->opts->verbose))
 		return;

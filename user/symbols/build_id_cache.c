@@ -85,8 +85,9 @@ static void make_parents(int dirfd, const char *path)
 }
 
 /* Queues a copy of src (open, a regular file checked to carry the build-id
- * path names it by) to DIR/path, made 0600 where there is none. */
-static int copy_in(struct build_id_cache *c, int src, const char *path)
+ * path names it by, mapped by m) to DIR/path, made 0600 where there is none;
+ * or holds it until a sample touches m's range. */
+static int copy_in(struct build_id_cache *c, int src, const char *path, const struct perf_mmap *m)
 {
 	struct stat st;
 	int fd;
@@ -105,6 +106,10 @@ static int copy_in(struct build_id_cache *c, int src, const char *path)
 	fd = fcntl(src, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	if (c->held) {
+		held_copies_hold(c->held, fd, path, m->start, m->start + m->len);
+		return 0;
+	}
 	if (file_copies_submit(c->copies, fd, path, false)) {
 		errno = ENOMEM;
 		return -ENOMEM;
@@ -174,6 +179,10 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 	snprintf(shared, sizeof(shared), "%s/%s", BUILD_ID_CACHE_DIR, name);
 	snprintf(own_ns, sizeof(own_ns), "%s/%llu/%s", BUILD_ID_NS_DIR,
 		 (unsigned long long)mnt_ns, name);
+	/* a file held for a sample to touch: every range it is mapped at */
+	if (c->held && (held_copies_add_range(c->held, shared, m->start, m->start + m->len) ||
+			held_copies_add_range(c->held, own_ns, m->start, m->start + m->len)))
+		return;
 	/* tried once per namespace, whatever came of it */
 	if (hash_map_get(&c->seen, shared) || !first_time(c, own_ns))
 		return;
@@ -198,7 +207,7 @@ void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int
 	} else {
 		const char *path = trusted(fd) ? shared : own_ns;
 
-		if ((path == own_ns || first_time(c, path)) && copy_in(c, fd, path))
+		if ((path == own_ns || first_time(c, path)) && copy_in(c, fd, path, m))
 			rt_warn("cannot keep a copy of %s (pid %u's mount namespace): %s; its symbols may show as [unknown]",
 				m->filename, m->pid, strerror(errno));
 	}
@@ -243,4 +252,6 @@ void build_id_cache_free(struct build_id_cache *c)
 	hash_map_free_all(&c->seen);
 	hash_map_free_all(&c->told);
 	unlinked_copies_free(&c->unlinked);
+	held_copies_free(c->held);
+	c->held = NULL;
 }

@@ -12,6 +12,7 @@
 
 #include "format/perf_record.h"
 #include "lib/hash_map.h"
+#include "symbols/held_copies.h"
 #include "symbols/unlinked_copies.h"
 #include "sys/file_copies.h"
 
@@ -34,6 +35,9 @@ struct build_id_cache {
 	struct file_copies *copies; /* what copies them, off the caller's thread */
 	/* our own namespace's files, held until unlinked (then copied) */
 	struct unlinked_copies unlinked;
+	/* a recording of some processes: copies held until a sample touches
+	 * them (set by the caller, freed here), or NULL: made as they come */
+	struct held_copies *held;
 };
 
 /* dirfd is the recording's directory (kept open by the caller); copies
