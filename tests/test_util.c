@@ -154,6 +154,15 @@ const char *tu_loadgen(void)
 	return env("LOADGEN");
 }
 
+const char *tu_cgroup2_root(void)
+{
+	const char *root = getenv("CGROUP2_ROOT");
+
+	if (root)
+		return root;
+	return access("/sys/fs/cgroup/unified", F_OK) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+}
+
 const char *tu_integration_skip_reason(void)
 {
 	if (geteuid() != 0)

@@ -39,6 +39,9 @@ int tu_tempdir_teardown(void **state);
 /* $RINGTRACE and $LOADGEN as set by make; NULL if unset or empty. */
 const char *tu_ringtrace(void);
 const char *tu_loadgen(void);
+/* Where the cgroup v2 hierarchy is: $CGROUP2_ROOT, /sys/fs/cgroup/unified
+ * beside v1, else /sys/fs/cgroup. */
+const char *tu_cgroup2_root(void);
 
 /* Starts a shell command in the background, a child of the test with
  * /dev/null for stdin, stdout and stderr (the command may redirect them);

@@ -415,9 +415,7 @@ static void test_cgroup_scope(void **state)
 	int rc;
 
 	tu_skip_unless_possible();
-	root = getenv("CGROUP2_ROOT");
-	if (!root)
-		root = access("/sys/fs/cgroup/unified", F_OK) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+	root = tu_cgroup2_root();
 	snprintf(rel, sizeof(rel), "ringtrace-offcpu-%d", (int)getpid());
 	snprintf(cg, sizeof(cg), "%s/%s", root, rel);
 	if (mkdir(cg, 0755))

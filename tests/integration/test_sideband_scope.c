@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -271,6 +272,61 @@ static void test_pid_sideband_of_its_processes(void **state)
 	free(dir);
 }
 
+/* `record -a -G CGROUP` beside processes forking outside it: its side-band
+ * is that of the cgroup's processes (one cgroup event per CPU,
+ * PERF_FLAG_PID_CGROUP), what they forked included, and nothing of the
+ * others' (the churn's true, the workload's python3). */
+static void test_cgroup_sideband_of_its_processes(void **state)
+{
+	char cg[512], rel[128], *dir = tu_tempdir(), *out = NULL, *line, *save = NULL;
+	int records = 0, forks = 0, rc;
+	pid_t churn, inside;
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(rel, sizeof(rel), "ringtrace-sideband-%d", (int)getpid());
+	snprintf(cg, sizeof(cg), "%s/%s", tu_cgroup2_root(), rel);
+	if (mkdir(cg, 0755))
+		tu_skip("cannot create cgroup %s: %s", cg, strerror(errno));
+	churn = spawn_group("while :; do /bin/true; done");
+	inside = spawn_group("while :; do sleep 0.05; done");
+	assert_int_equal(tu_sh(&out, "echo %d > %s/cgroup.procs", (int)inside, cg), 0);
+	free(out);
+	rc = tu_sh(&out, "%s record --force -o %s/rec -a -G %s -- python3 -c \"import time; time.sleep(1)\" 2>&1",
+		   tu_ringtrace(), dir, rel);
+	end_group(churn);
+	end_group(inside);
+	rmdir(cg);
+	if (rc)
+		fail_msg("record: exit %d:\n%s", rc, out);
+	free(out);
+	assert_int_equal(tu_sh(&out,
+			       "perf script -i %s/rec --show-task-events --show-mmap-events 2>/dev/null | "
+			       "grep 'PERF_RECORD_' | grep -v kernel.kallsyms",
+			       dir),
+			 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char comm[64] = "";
+		int pid = line_pid(line, comm), child, ctid, parent, ptid;
+		const char *fork = strstr(line, "PERF_RECORD_FORK(");
+
+		/* the cgroup's shell and what it runs: sh, sleep 0.05 */
+		if (strcmp(comm, "sh") && strcmp(comm, "sleep"))
+			fail_msg("a record of %s (%d), not of the cgroup's processes: %s", comm, pid,
+				 line);
+		if (fork && sscanf(fork, "PERF_RECORD_FORK(%d:%d):(%d:%d)", &child, &ctid, &parent,
+				   &ptid) == 4 && parent == (int)inside)
+			forks++;
+		records++;
+	}
+	print_message("%d records of the cgroup's processes, %d forks of its shell\n", records,
+		      forks);
+	assert_true(forks >= 5);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* record -p A,B: A exits first, then its task-tracking events hang up.
  * The loop stops polling them (as perf drops such an fd) and sleeps: it spun
  * on their EPOLLHUP, a CPU's worth until B exited. */
@@ -321,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_command_recording_ignores_the_machine),
 		cmocka_unit_test(test_pid_sideband_of_its_processes),
 		cmocka_unit_test(test_pid_sideband_after_one_exits),
+		cmocka_unit_test(test_cgroup_sideband_of_its_processes),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());
