@@ -177,11 +177,38 @@ static void test_every_output_names_a_deleted_binary(void **state)
 	free(dir);
 }
 
+/* A rotating recording killed with SIGKILL leaves its store of copies
+ * (.rec.copies) behind; the next recording to rec removes it (its lock is
+ * free), and leaves none itself at its end. */
+static void test_killed_runs_store_removed(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_sh(&out, "cd %s && { %s record --switch-output=1s -o rec -- sleep 60 >/dev/null 2>&1 & "
+			"for i in $(seq 300); do [ -d .rec.copies ] && [ -e rec ] && break; sleep 0.1; done; "
+			"sleep 0.5; kill -9 $!; wait; ls -a | grep -c copies; }",
+		  dir, tu_ringtrace()) ||
+	    atoi(out) != 1)
+		fail_msg("the killed run left no store: %s", out);
+	free(out);
+	if (tu_sh(&out, "cd %s && %s record --switch-output=1s -o rec -- sleep 1.5 2>&1 && ls -a",
+		  dir, tu_ringtrace()))
+		fail_msg("record: %s", out);
+	if (strstr(out, "copies"))
+		fail_msg("a store was left beside the outputs:\n%s", out);
+	free(out);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_output_names_python_frames),
 		cmocka_unit_test(test_every_output_names_a_deleted_binary),
+		cmocka_unit_test(test_killed_runs_store_removed),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

@@ -269,7 +269,24 @@ static int open_parent(struct session *s)
 	return 0;
 }
 
-/* .DIR.copies beside DIR (another name if that one is taken), 0700. */
+/* The store name of a recording killed before its end (ours, private, and
+ * no recording holds its lock): removed, so that stores do not pile up
+ * beside DIR at each killed run. */
+static void remove_stale_store(struct rotation *r, const char *name)
+{
+	int fd = openat(r->parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_uid == geteuid() && !(st.st_mode & 077) &&
+	    !flock(fd, LOCK_EX | LOCK_NB))
+		output_recording_remove(r->parentfd, name);
+	close(fd);
+}
+
+/* .DIR.copies beside DIR (another name if that one is taken), 0700, locked
+ * while the recording lives. */
 static int make_store(struct session *s)
 {
 	struct rotation *r = &s->rotation;
@@ -281,6 +298,7 @@ static int make_store(struct session *s)
 			  r->base);
 		return -ENAMETOOLONG;
 	}
+	remove_stale_store(r, name);
 	r->store_fd = output_dir_create_unique(r->parentfd, r->prefix, name, r->store,
 					       sizeof(r->store), &taken, s->error,
 					       sizeof(s->error));
@@ -288,6 +306,7 @@ static int make_store(struct session *s)
 		r->store[0] = '\0';
 		return r->store_fd;
 	}
+	flock(r->store_fd, LOCK_EX | LOCK_NB);
 	return 0;
 }
 
