@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_unlinked_copies.c: mapped files held open and copied under their
- * build-id once unlinked; a user's refused; the least recently mapped let go
- * past the count; a flight recording's copies kept within their budget. */
+ * build-id once unlinked (told by an inotify watch on the inode, or by a
+ * stat at each check where none could be put), or replaced by a rename; a
+ * user's refused; the least recently mapped let go past the count; a flight
+ * recording's copies kept within their budget. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +120,7 @@ static void test_copied_once_unlinked(void **state)
 	close(fd);
 	unlinked_copies_check(&u);
 	assert_int_equal(u.totals.held, 1);
+	assert_int_equal(u.unwatched, 0); /* its inode watched: no stat at each check */
 	assert_int_equal(u.totals.copied, 0); /* still linked */
 	unlink_file("a");
 	unlinked_copies_check(&u);
@@ -145,6 +148,44 @@ static void test_copied_once_unlinked(void **state)
 		assert_int_equal(u.totals.not_trusted, 1);
 		assert_false(copied(&m, size));
 	}
+	unlinked_copies_free(&u);
+	file_copies_free(c);
+}
+
+/* A file replaced by a rename over it is let go as unlinked, told by its
+ * watch; one no watch could be put on (here: no inotify) by a stat at
+ * each check. */
+static void test_renamed_over_and_unwatched(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 1 << 30);
+	struct unlinked_copies u;
+	struct perf_mmap a, b;
+	int fa, fb, fc;
+
+	(void)state;
+	elf_file("a", &a, &fa);
+	elf_file("b", &b, &fb);
+	unlinked_copies_init(&u, dirfd, c);
+	unlinked_copies_note(&u, &a, fa);
+	close(fa);
+	fc = openat(dirfd, "a.new", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fc >= 0);
+	close(fc);
+	assert_int_equal(renameat(dirfd, "a.new", dirfd, "a"), 0);
+	unlinked_copies_check(&u);
+	assert_int_equal(u.held.len, 0);
+	/* no inotify: polled */
+	close(u.inotify_fd);
+	u.inotify_fd = -1;
+	unlinked_copies_note(&u, &b, fb);
+	close(fb);
+	assert_int_equal(u.unwatched, 1);
+	unlinked_copies_check(&u);
+	assert_int_equal(u.held.len, 1);
+	unlink_file("b");
+	unlinked_copies_check(&u);
+	assert_int_equal(u.held.len, 0);
+	assert_int_equal(u.unwatched, 0);
 	unlinked_copies_free(&u);
 	file_copies_free(c);
 }
@@ -219,6 +260,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_copied_once_unlinked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_renamed_over_and_unwatched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_least_recent_let_go, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flight_budget_removes_oldest, setup, teardown),
 	};

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 struct held_file {
 	uint64_t file[3]; /* major, minor, inode: the key */
 	int fd;
+	int wd;           /* its inotify watch, or -1: stat'ed at every check */
 	uint64_t used;    /* the clock of its last mapping */
 	uint8_t id_size;
 	uint8_t id[BUILD_ID_MAX];
@@ -52,6 +54,8 @@ void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copi
 	u->copies = copies;
 	hash_map_init(&u->held, hash_file, equal_file);
 	hash_map_init(&u->copied, hash_string, equal_string);
+	hash_map_init(&u->watched, hash_u32_key, equal_u32_key);
+	u->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	/* an eighth of the descriptors this process may open, at most (the
 	 * rest for its events, rings and files: record does not raise the
 	 * limit, which its workload would inherit) */
@@ -193,11 +197,35 @@ static void copy_unlinked(struct unlinked_copies *u, struct held_file *f, const 
 	}
 }
 
+/* A watch on f's inode for a change of its link count (through the
+ * descriptor held: the inode mapped, whatever its path is now); else f is
+ * stat'ed at every check. */
+static void watch(struct unlinked_copies *u, struct held_file *f)
+{
+	char path[32];
+
+	f->wd = -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
+	if (u->inotify_fd >= 0)
+		f->wd = inotify_add_watch(u->inotify_fd, path, IN_ATTRIB);
+	if (f->wd >= 0 && hash_map_put(&u->watched, &f->wd, f)) {
+		inotify_rm_watch(u->inotify_fd, f->wd);
+		f->wd = -1;
+	}
+	u->unwatched += f->wd < 0;
+}
+
 /* f let go: copied first if unlinked. */
 static void let_go(struct unlinked_copies *u, struct held_file *f, bool check)
 {
 	struct stat st;
 
+	if (f->wd >= 0) {
+		hash_map_remove(&u->watched, &f->wd);
+		inotify_rm_watch(u->inotify_fd, f->wd);
+	} else {
+		u->unwatched--;
+	}
 	if (check && !fstat(f->fd, &st)) {
 		if (st.st_nlink)
 			u->totals.let_go++;
@@ -338,6 +366,7 @@ static void hold(struct unlinked_copies *u, const struct perf_mmap *m, int fd, c
 		free(f);
 		return;
 	}
+	watch(u, f);
 	u->totals.held++;
 	/* unlinked already (a process that outlived its binary): at once */
 	if (st->st_nlink == 0)
@@ -375,23 +404,57 @@ static void hold_met(struct unlinked_copies *u)
 	}
 }
 
+/* f let go, and copied, if no name links it any more. */
+static void look_at(struct unlinked_copies *u, struct held_file *f)
+{
+	struct stat st;
+
+	if (!fstat(f->fd, &st) && st.st_nlink == 0)
+		let_go(u, f, true);
+}
+
+/* The held files whose link count changed, as inotify tells; false if it
+ * lost some (its queue overflowed): then every file is looked at. */
+static bool read_changes(struct unlinked_copies *u)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool whole = true;
+	ssize_t n;
+
+	while ((n = read(u->inotify_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p + sizeof(struct inotify_event) <= buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			struct held_file *f;
+
+			if (ev->mask & IN_Q_OVERFLOW)
+				whole = false;
+			else if ((ev->mask & IN_ATTRIB) && (f = hash_map_get(&u->watched, &ev->wd)))
+				look_at(u, f);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return whole;
+}
+
 void unlinked_copies_check(struct unlinked_copies *u)
 {
+	bool all = u->inotify_fd < 0;
 	void **files;
 	size_t nr;
 
 	if (u->nr_pending)
 		hold_met(u);
+	if (!all)
+		all = !read_changes(u);
 	/* (counted after: hold_met adds to the files held) */
 	nr = u->held.len;
-	if (!nr || !(files = hash_map_values(&u->held)))
+	if (!nr || (!all && !u->unwatched) || !(files = hash_map_values(&u->held)))
 		return;
 	for (size_t i = 0; i < nr; i++) {
 		struct held_file *f = files[i];
-		struct stat st;
 
-		if (!fstat(f->fd, &st) && st.st_nlink == 0)
-			let_go(u, f, true);
+		if (all || f->wd < 0)
+			look_at(u, f);
 	}
 	free(files);
 }
@@ -414,6 +477,10 @@ void unlinked_copies_free(struct unlinked_copies *u)
 {
 	hash_map_each(&u->held, close_held, NULL);
 	hash_map_free(&u->held);
+	hash_map_free(&u->watched);
+	if (u->inotify_fd >= 0)
+		close(u->inotify_fd);
+	u->inotify_fd = -1;
 	hash_map_free_all(&u->copied);
 	free(u->kept);
 	while (u->nr_pending)

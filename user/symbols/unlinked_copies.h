@@ -58,6 +58,14 @@ struct unlinked_copies {
 	int dirfd;                  /* the recording's directory */
 	struct file_copies *copies; /* what copies them */
 	struct hash_map held;       /* (major, minor, inode) -> struct held_file */
+	/* the held files' inodes watched for a change of their link count
+	 * (IN_ATTRIB: an unlink, a rename over one), so that a check reads the
+	 * changes, not a stat of every file; those no watch could be put on
+	 * (no inotify, no room, not readable once the capabilities are
+	 * dropped) are stat'ed at every check */
+	int inotify_fd;
+	struct hash_map watched;    /* watch descriptor -> struct held_file */
+	uint32_t unwatched;
 	struct hash_map copied;     /* DIR-relative names copied: once each */
 	uint64_t clock;             /* of the last mappings, for the least recent */
 	uint32_t max_held;
