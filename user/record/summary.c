@@ -252,7 +252,7 @@ static void print_held(const struct session *s)
 	if (h.held + h.at_once && (s->opts->verbose || h.at_once))
 		rt_info("ringtrace: containers' binaries the recorded processes mapped: %" PRIu64
 			" copied as a sample touched them, %" PRIu64 " not (%s: no sample touched them), %" PRIu64
-			" copied as they came (over %u files held or %u pages)",
+			" copied as they came (past %u files held, or an eighth of RLIMIT_NOFILE, or %u pages)",
 			h.touched, h.untouched, human_bytes(h.untouched_bytes, bytes, sizeof(bytes)),
 			h.at_once, HELD_FILES_MAX, HELD_PAGES_MAX);
 }

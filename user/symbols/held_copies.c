@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,7 +39,7 @@ struct held_copies {
 	pthread_mutex_t lock;
 	struct file_copies *copies;
 	struct held_file *files;
-	size_t nr_files;
+	size_t nr_files, max_files;
 	struct hash_map by_name; /* name -> struct held_file index + 1 (as a pointer) */
 	struct held_range *ranges;
 	size_t nr_ranges, cap_ranges;
@@ -52,6 +53,7 @@ struct held_copies {
 struct held_copies *held_copies_new(struct file_copies *copies)
 {
 	struct held_copies *h = calloc(1, sizeof(*h));
+	struct rlimit rl;
 
 	if (!h)
 		return NULL;
@@ -66,6 +68,13 @@ struct held_copies *held_copies_new(struct file_copies *copies)
 	pthread_mutex_init(&h->lock, NULL);
 	hash_map_init(&h->by_name, hash_string, equal_string);
 	h->copies = copies;
+	/* an eighth of the descriptors this process may open, at most, as
+	 * unlinked_copies (record does not raise the limit its workload
+	 * inherits) */
+	h->max_files = HELD_FILES_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < h->max_files)
+		h->max_files = (size_t)(rl.rlim_cur / 8);
 	h->last_page = UINT64_MAX;
 	return h;
 }
@@ -202,7 +211,7 @@ void held_copies_hold(struct held_copies *h, int fd, const char *name, uint64_t 
 	if (index) {
 		f = &h->files[index - 1];
 		close(fd);
-	} else if (h->at_once || h->nr_files == HELD_FILES_MAX) {
+	} else if (h->at_once || h->nr_files >= h->max_files) {
 		if (!h->at_once)
 			copy_all_from_now(h);
 		file_copies_submit(h->copies, fd, name, false);

@@ -21,7 +21,8 @@
 
 #include "sys/file_copies.h"
 
-/* Files held open at most, and user pages remembered at most. */
+/* Files held open at most (and an eighth of RLIMIT_NOFILE), and user pages
+ * remembered at most. */
 #define HELD_FILES_MAX 512
 #define HELD_PAGES_MAX 32768
 
