@@ -198,6 +198,19 @@ static void test_command_recording_ignores_the_machine(void **state)
 	free(dir);
 }
 
+/* perf script's side-band lines of DIR/rec, the kernel's mapping left out. */
+static char *sideband_records(const char *dir)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out,
+			       "perf script -i %s/rec --show-task-events --show-mmap-events 2>/dev/null | "
+			       "grep 'PERF_RECORD_' | grep -v kernel.kallsyms",
+			       dir),
+			 0);
+	return out;
+}
+
 /* The pid and comm of a perf script side-band line ("  comm PID [CPU] TIME: ..."). */
 static int line_pid(const char *line, char comm[64])
 {
@@ -229,11 +242,7 @@ static void test_pid_sideband_of_its_processes(void **state)
 	if (rc)
 		fail_msg("record: exit %d:\n%s", rc, out);
 	free(out);
-	assert_int_equal(tu_sh(&out,
-			       "perf script -i %s/rec --show-task-events --show-mmap-events 2>/dev/null | "
-			       "grep 'PERF_RECORD_' | grep -v kernel.kallsyms",
-			       dir),
-			 0);
+	out = sideband_records(dir);
 	known[nr_known++] = (int)target;
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *fork = strstr(line, "PERF_RECORD_FORK("),
@@ -300,11 +309,7 @@ static void test_cgroup_sideband_of_its_processes(void **state)
 	if (rc)
 		fail_msg("record: exit %d:\n%s", rc, out);
 	free(out);
-	assert_int_equal(tu_sh(&out,
-			       "perf script -i %s/rec --show-task-events --show-mmap-events 2>/dev/null | "
-			       "grep 'PERF_RECORD_' | grep -v kernel.kallsyms",
-			       dir),
-			 0);
+	out = sideband_records(dir);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char comm[64] = "";
 		int pid = line_pid(line, comm), child, ctid, parent, ptid;

@@ -16,17 +16,12 @@ int session_hold_copies(struct session *s)
 {
 	unsigned int nr = s->opts->nr_events;
 
-	s->held_sample_types = calloc(2 * (size_t)nr, sizeof(*s->held_sample_types));
-	s->build_ids.held = s->held_sample_types ? held_copies_new(s->copies) : NULL;
+	s->held_attrs = calloc(nr, sizeof(*s->held_attrs));
+	s->build_ids.held = s->held_attrs ? held_copies_new(s->copies) : NULL;
 	if (!s->build_ids.held)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < nr; i++) {
-		struct perf_event_attr a;
-
-		recording_event_attr(&a, &s->file_events[i]);
-		s->held_sample_types[2 * i] = a.sample_type;
-		s->held_sample_types[2 * i + 1] = a.sample_regs_user;
-	}
+	for (unsigned int i = 0; i < nr; i++)
+		recording_event_attr(&s->held_attrs[i], &s->file_events[i]);
 	return 0;
 }
 
@@ -44,7 +39,7 @@ void session_touch_copies(struct session *s, const void *rec, size_t size)
 	memcpy(&id, h + 1, sizeof(id));
 	i = (unsigned int)(id & 0xff) - 1;
 	if (i >= s->opts->nr_events || id != recording_event_id(s->id_base, i) ||
-	    perf_sample_decode_regs(h, s->held_sample_types[2 * i], s->held_sample_types[2 * i + 1],
+	    perf_sample_decode_regs(h, s->held_attrs[i].sample_type, s->held_attrs[i].sample_regs_user,
 				    &sample))
 		return;
 	held_copies_touch(s->build_ids.held, sample.ip, sample.callchain, sample.nr_callchain,

@@ -475,7 +475,7 @@ static void end_session(struct session *s)
 	else
 		output_dir_discard(&s->out);
 	free(s->file_events);
-	free(s->held_sample_types);
+	free(s->held_attrs);
 	free(s->sampler_events);
 	for (unsigned int i = 0; s->usdt_sites && i < s->opts->nr_events; i++)
 		usdt_sites_free(&s->usdt_sites[i]);

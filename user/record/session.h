@@ -49,8 +49,8 @@ struct session {
 	struct byte_buffer synthesized;   /* side-band for what existed at the start */
 	struct byte_buffer tracing;       /* HEADER_TRACING_DATA, read at the start */
 	struct build_id_cache build_ids;  /* containers' binaries, kept in DIR/.build-id */
-	/* each event's sample_type and sample_regs_user, for the copies held (or NULL) */
-	uint64_t *held_sample_types;
+	/* each event's attr (its samples' layout), for the copies held (or NULL) */
+	struct perf_event_attr *held_attrs;
 	struct jit_maps jit_maps;         /* JITs' perf-PID.map, kept in DIR */
 	struct file_copies *copies;       /* makes those copies, within --copy-budget */
 	/* a flight recording's copies of deleted binaries, made apart (their own

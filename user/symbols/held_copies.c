@@ -227,7 +227,6 @@ void held_copies_hold(struct held_copies *h, int fd, const char *name, uint64_t 
 			goto out;
 		}
 		h->nr_files++;
-		h->totals.held++;
 	}
 	add_mapping(h, f, start, end);
 out:
@@ -315,6 +314,7 @@ void held_copies_get_totals(struct held_copies *h, struct held_copies_totals *t)
 {
 	pthread_mutex_lock(&h->lock);
 	*t = h->totals;
+	t->held = h->nr_files;
 	pthread_mutex_unlock(&h->lock);
 }
 

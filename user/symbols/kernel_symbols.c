@@ -36,16 +36,16 @@ void kernel_symbols_load(struct address_space *as, struct dso *d)
 
 const struct symtab *kernel_symbols_for(struct address_space *as, struct dso *d, uint64_t ip)
 {
-	if (!d->unreadable && kallsyms_answers(&d->symtab, ip))
+	if (d->unreadable)
+		return NULL;
+	if (kallsyms_answers(&d->symtab, ip))
 		return &d->symtab;
 	if (!as->kernel_now_read) {
 		as->kernel_now_read = true;
 		as->kernel_now_unreadable =
 			symtab_load_kallsyms(&as->kernel_now, as->kallsyms_path, NULL, 0) != 0;
 	}
-	if (!as->kernel_now_unreadable)
-		return &as->kernel_now;
-	return d->unreadable ? NULL : &d->symtab;
+	return as->kernel_now_unreadable ? &d->symtab : &as->kernel_now;
 }
 
 void kernel_symbols_free(struct address_space *as)

@@ -14,7 +14,7 @@
 void kernel_symbols_load(struct address_space *as, struct dso *d);
 /* The table to look ip up in: d's, or for an ip a kept table does not
  * answer for (a module's, a BPF program's), one read now, once per
- * address space; NULL if neither can be read. */
+ * address space (d's if that cannot be read); NULL if d's could not be. */
 const struct symtab *kernel_symbols_for(struct address_space *as, struct dso *d, uint64_t ip);
 void kernel_symbols_free(struct address_space *as);
 
