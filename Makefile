@@ -30,7 +30,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 	  -DRINGTRACE_VERSION='"$(VERSION)"' -I$(OUTPUT) -Iuser -Ibpf
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 LDLIBS := -lbpf -ldw -lelf -liberty -ltraceevent -lmicrohttpd -lgnutls -lyaml -lcrypt -lcap \
-	  -lprotobuf-c -lcurl -ljson-c -lz -lxxhash -lpthread -lm
+	  -lprotobuf-c -ljson-c -lz -lxxhash -lpthread -lm
 
 # SANITIZE=1 builds everything with AddressSanitizer (LeakSanitizer included)
 # and UBSan, every report fatal; make test runs the tests that way.
@@ -390,7 +390,7 @@ FUZZ_SRCS := $(foreach p,lib sys format symbols report,$(wildcard user/$(p)/*.c)
 	     user/capture/event_spec.c user/capture/perf_events.c user/capture/trace_filter.c \
 	     user/export/metrics.c user/export/metrics_text.c user/export/metrics_agent.c
 FUZZ_LIB := $(FUZZ_OUTPUT)/libringtrace-fuzz.a
-FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -lcurl -ljson-c -lz -lxxhash -lcap -lpthread
+FUZZ_LIBS := -ldw -lelf -liberty -ltraceevent -lprotobuf-c -ljson-c -lz -lxxhash -lcap -lpthread
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUTPUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 # What fuzz_unwind_compile's corpus starts from: small real binaries whole
 # (/usr/bin/true if present; the test programs, built for it, one with its

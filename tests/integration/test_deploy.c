@@ -363,6 +363,9 @@ static void test_deb(void **state)
 	free(out);
 	assert_int_equal(tu_sh(&out, "dpkg-deb -f %s Depends", deb), 0);
 	assert_non_null(strstr(out, "libmicrohttpd12"));
+	/* loaded with dlopen, so dpkg-shlibdeps cannot see them */
+	assert_non_null(strstr(out, "libdebuginfod1"));
+	assert_non_null(strstr(out, "libcurl4"));
 	free(out);
 	tu_rmtree(unpacked);
 	free(unpacked);

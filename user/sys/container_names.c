@@ -36,7 +36,7 @@ struct container_names *container_names_create(const struct container_runtime_so
 {
 	struct container_names *cn = calloc(1, sizeof(*cn));
 
-	if (!cn || runtime_client_init()) {
+	if (!cn) {
 		free(cn);
 		return NULL;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* runtime_client.h: one container's labels asked of its runtime on the
  * runtime's own unix socket, within a timeout: Docker Engine and CRI-O over
- * HTTP/1.1, containerd over gRPC (HTTP/2), all through libcurl. */
+ * HTTP/1.1, containerd over gRPC (HTTP/2), all through libcurl, loaded when
+ * first needed. */
 #ifndef RINGTRACE_RUNTIME_CLIENT_H
 #define RINGTRACE_RUNTIME_CLIENT_H
 
@@ -20,14 +21,13 @@ const char *runtime_kind_name(enum runtime_kind k);
 /* Whether path is a socket root owns in a directory only root can change:
  * 0, -ENOENT (none there), or -EPERM (someone else's, or not a socket). */
 int runtime_socket_check(const char *path);
-/* Libcurl's global state, once, before any thread asks: 0 or -ENOMEM. */
-int runtime_client_init(void);
 /* Asks the runtime of kind k on socket for the labels of container id (64
  * hex digits) within timeout_ms: 0 with out set (names it may lack),
  * -ENOENT (the runtime has no such container), -ETIMEDOUT, -EPERM (the
  * socket failed runtime_socket_check), -EPROTO (an answer not understood),
- * -E2BIG (an answer over RUNTIME_ANSWER_MAX), another -errno (no
- * connection). */
+ * -E2BIG (an answer over RUNTIME_ANSWER_MAX), -ENOSYS (no libcurl to ask
+ * with: said once on stderr), another -errno (no connection). libcurl is
+ * loaded by the first question whose socket is there. */
 int runtime_ask(enum runtime_kind k, const char *socket, const char *id, long timeout_ms,
 		struct kube_names *out);
 
