@@ -761,7 +761,7 @@ static void test_privileged_port(void **state)
 	free(dir);
 }
 
-/* The child's counts (its DIR/counts, rewritten each second) as served:
+/* The child's counts (its DIR/counts, written over each second) as served:
  * they appear, and as a CPU is kept busy the samples produced grow while
  * the losses stay a part of them. */
 static void check_sampler_counts(const char *url, char **scrape)

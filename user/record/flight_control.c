@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "lib/log.h"
 #include "lib/monotonic.h"
@@ -45,30 +46,39 @@ void flight_control_remove_pid(int dirfd)
 	unlinkat(dirfd, OUTPUT_COUNTS_NEW_FILE, 0);
 }
 
-/* DIR/counts: this line, then a "name value" line for each count. */
+/* DIR/counts: this line, then a "name value" line for each count, each
+ * value 20 digits (the file is the same length at every write), then
+ * "xxh64 HASH" of all the text before it: the file is written over in place,
+ * so a read that met a write half done (the writer preempted within it) is
+ * told by its hash. */
 #define COUNTS_HEADER "# ringtrace flight recording: counts since the start, rewritten each second\n"
+#define COUNTS_HASH "xxh64 "
 
-int flight_control_write_counts(int dirfd, const struct flight_counts *c)
+int flight_control_write_counts(int dirfd, int *fd, const struct flight_counts *c)
 {
 	char text[256];
 	int len = snprintf(text, sizeof(text),
-			   COUNTS_HEADER "produced %" PRIu64 "\nlost %" PRIu64 "\nsideband_lost %" PRIu64
-			   "\n", c->produced, c->lost, c->sideband_lost);
+			   COUNTS_HEADER "produced %020" PRIu64 "\nlost %020" PRIu64
+			   "\nsideband_lost %020" PRIu64 "\n",
+			   c->produced, c->lost, c->sideband_lost);
 	char err[256];
-	int fd, r = 0;
 
-	/* a reader sees the whole of the old file or of the new one */
-	unlinkat(dirfd, OUTPUT_COUNTS_NEW_FILE, 0);
-	fd = output_file_create(dirfd, ".", OUTPUT_COUNTS_NEW_FILE, err, sizeof(err));
-	if (fd < 0)
-		return fd;
-	if (write(fd, text, (size_t)len) != len)
-		r = errno ? -errno : -EIO;
-	if (close(fd) && !r)
-		r = -errno;
-	if (!r && renameat(dirfd, OUTPUT_COUNTS_NEW_FILE, dirfd, OUTPUT_COUNTS_FILE))
-		r = -errno;
-	return r;
+	len += snprintf(text + len, sizeof(text) - (size_t)len, COUNTS_HASH "%016" PRIx64 "\n",
+			(uint64_t)XXH64(text, (size_t)len, 0));
+
+	/* made once, then written over in place: a file made and renamed over
+	 * the last one each second cost a new inode, a journal commit and (as
+	 * ext4 flushes a file renamed over another) a disk write each second */
+	if (*fd < 0) {
+		unlinkat(dirfd, OUTPUT_COUNTS_NEW_FILE, 0);
+		unlinkat(dirfd, OUTPUT_COUNTS_FILE, 0);
+		*fd = output_file_create(dirfd, ".", OUTPUT_COUNTS_FILE, err, sizeof(err));
+		if (*fd < 0)
+			return *fd;
+	}
+	if (pwrite(*fd, text, (size_t)len, 0) != len)
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 /* A small file of a directory a user may control, read without following a
@@ -95,6 +105,41 @@ static int read_small_file(int dirfd, const char *name, char *buf, size_t cap, u
 	return 0;
 }
 
+/* Whether text ends in the "xxh64 HASH" line of all that comes before it;
+ * the line is then cut off. */
+static bool counts_hash_holds(char *text)
+{
+	char *line = strstr(text, "\n" COUNTS_HASH), *end;
+	uint64_t want;
+
+	if (!line)
+		return false;
+	line++;
+	errno = 0;
+	want = strtoull(line + strlen(COUNTS_HASH), &end, 16);
+	if (errno || end != line + strlen(COUNTS_HASH) + 16 || strcmp(end, "\n") ||
+	    XXH64(text, (size_t)(line - text), 0) != want)
+		return false;
+	*line = '\0';
+	return true;
+}
+
+/* DIR/counts, written over in place as it is read: read again (up to 10 ms)
+ * while its hash says a write was half done. */
+static int read_counts_file(int dirfd, char *buf, size_t cap, uid_t *owner)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		int r = read_small_file(dirfd, OUTPUT_COUNTS_FILE, buf, cap, owner);
+
+		if (r)
+			return r;
+		if (counts_hash_holds(buf))
+			return 0;
+		usleep(200);
+	}
+	return -EAGAIN;
+}
+
 int flight_counts_read(const char *dir, struct flight_counts *c)
 {
 	static const struct {
@@ -112,7 +157,7 @@ int flight_counts_read(const char *dir, struct flight_counts *c)
 
 	if (dirfd < 0)
 		return -errno;
-	r = read_small_file(dirfd, OUTPUT_COUNTS_FILE, text, sizeof(text), &owner);
+	r = read_counts_file(dirfd, text, sizeof(text), &owner);
 	close(dirfd);
 	if (r)
 		return r;

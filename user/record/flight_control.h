@@ -23,10 +23,12 @@ void flight_control_remove_pid(int dirfd);
 struct flight_counts {
 	uint64_t produced, lost, sideband_lost;
 };
-/* Replaces DIR/counts (whole: written aside, then renamed): 0, or -errno. */
-int flight_control_write_counts(int dirfd, const struct flight_counts *c);
-/* DIR/counts read back (a regular file of this user or root): 0; -ENOENT
- * before its first second; -errno. */
+/* Writes DIR/counts: made the first time (*fd < 0: *fd is then its
+ * descriptor, the caller's to close), then written over in place, the same
+ * length each time. 0, or -errno. */
+int flight_control_write_counts(int dirfd, int *fd, const struct flight_counts *c);
+/* DIR/counts read back (a regular file of this user or root), read again
+ * until two reads agree: 0; -ENOENT before its first second; -errno. */
 int flight_counts_read(const char *dir, struct flight_counts *c);
 
 /* A flight recording proven to be one: a process named ringtrace, owned by

@@ -293,7 +293,7 @@ static void write_counts(struct session *s)
 		c.lost += k.lost;
 		c.sideband_lost += s->sideband.cpus[i].lost + t.sideband;
 	}
-	if (flight_control_write_counts(s->out.fd, &c) && !s->counts_failed) {
+	if (flight_control_write_counts(s->out.fd, &s->counts_fd, &c) && !s->counts_failed) {
 		s->counts_failed = true;
 		rt_warn("cannot write %s/%s: its watchers do not see its counts", s->opts->output,
 			OUTPUT_COUNTS_FILE);
@@ -460,6 +460,8 @@ static void end_session(struct session *s)
 	s->unlinked_copies = NULL;
 	/* (the store the copies were made in while rotating, once they are) */
 	rotation_free(s);
+	if (s->counts_fd >= 0)
+		close(s->counts_fd);
 	if (s->opts->overwrite && s->out.fd >= 0)
 		flight_control_remove_pid(s->out.fd);
 	unwind_tables_free(&s->unwind);
@@ -486,7 +488,7 @@ static void end_session(struct session *s)
 
 int record_run(struct record_options *opts)
 {
-	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1,
+	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1, .counts_fd = -1,
 			     .target.cgroup.fd = -1, .rotation.fd = -1,
 			     .rotation.parentfd = -1, .rotation.store_fd = -1 };
 	sigset_t mask, orig_mask;

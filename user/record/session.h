@@ -73,6 +73,7 @@ struct session {
 	struct progress progress;         /* the live line on a terminal */
 	double counts_due;                /* flight: when DIR/counts is rewritten next */
 	bool counts_failed;               /* ...and a failure to was said */
+	int counts_fd;                    /* ...its descriptor once made, or -1 */
 	struct rotation rotation;         /* --switch-output, --max-size */
 	bool started;                     /* recording: what it wrote is kept */
 	bool stopping;
