@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 void hash_map_init(struct hash_map *m, hash_map_hash_fn hash, hash_map_equal_fn equal)
 {
@@ -180,14 +181,10 @@ uint64_t hash_u64(uint64_t v)
 
 uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 {
-	const uint8_t *b = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	/* XXH3: a word at a time, where FNV-1a's byte-by-byte chain of
+	 * multiplies made the pprof builder's string keys (a frame's DSO,
+	 * function and address) a tenth of a profile */
+	return XXH3_64bits_withSeed(p, len, seed);
 }
 
 uint64_t hash_string(const void *key)
