@@ -26,14 +26,15 @@
 #include "record/flight_recorder.h"
 #include "record/mmap2_build_id.h"
 #include "record/offcpu_totals.h"
+#include "record/pass_wait.h"
 #include "record/session.h"
 #include "record/usdt_sites.h"
 #include "sys/output_dir.h"
 #include "sys/mapping_opener.h"
 #include "sys/privileges.h"
+#include "sys/safe_open.h"
 #include "sys/second_signal.h"
 
-#define DRAIN_INTERVAL_MS 100
 /* how often the files held are looked at for being unlinked (a stat each) */
 #define UNLINKED_CHECK_MS 250
 
@@ -300,14 +301,6 @@ static void write_counts(struct session *s)
 	}
 }
 
-/* epoll_wait for a quarter of a millisecond (a millisecond before Linux 5.11). */
-static int wait_soon(int epfd, struct epoll_event *evs, int max)
-{
-	int n = epoll_pwait2(epfd, evs, max, &(struct timespec){ 0, 250000 }, NULL);
-
-	return n < 0 && errno == ENOSYS ? epoll_wait(epfd, evs, max, 1) : n;
-}
-
 static int run_loop(struct session *s)
 {
 	bool unwind_work = s->unwind.on;
@@ -320,10 +313,8 @@ static int run_loop(struct session *s)
 		struct epoll_event evs[16];
 		bool unwind_now = unwind_work && monotonic_seconds() >= unwind_from;
 		/* side-band held for ordering is tracked a pass later: soon, as a
-		 * new process's stacks wait for it (a quarter of a millisecond) */
-		int n = unwind_now ? epoll_wait(s->epfd, evs, 16, 0)
-			: unwind_tables_holding(&s->unwind) ? wait_soon(s->epfd, evs, 16)
-							     : epoll_wait(s->epfd, evs, 16, DRAIN_INTERVAL_MS);
+		 * new process's stacks wait for it */
+		int n = record_wait_for_pass(s, evs, 16, unwind_now);
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
@@ -357,6 +348,8 @@ static int run_loop(struct session *s)
 			look_at_unlinked = monotonic_seconds() + UNLINKED_CHECK_MS / 1e3;
 			unlinked_copies_check(&s->build_ids.unlinked);
 		}
+		/* this pass's mappings, opened once for all their users */
+		safe_open_mappings_forget();
 		show_progress(s);
 		write_counts(s);
 		/* -p, -t: ends once what it traces has exited, as perf's does */
@@ -452,6 +445,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->rewritten);
 	byte_buffer_free(&s->python_rec);
 	python_procs_free(&s->python);
+	safe_open_mappings_forget();
 	mapping_opener_stop();
 	/* before the directory is closed or cleared: its copy under way given up */
 	file_copies_free(s->copies);

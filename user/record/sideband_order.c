@@ -101,6 +101,16 @@ void sideband_order_release(struct sideband_order *o, uint64_t until, sideband_a
 		give_back(o, n, apply, ctx);
 }
 
+uint64_t sideband_order_oldest(const struct sideband_order *o)
+{
+	uint64_t oldest = UINT64_MAX;
+
+	for (size_t i = 0; i < o->nr; i++)
+		if (o->kept[i].rec.sid.time < oldest)
+			oldest = o->kept[i].rec.sid.time;
+	return oldest;
+}
+
 static size_t bytes_kept(const struct sideband_order *o)
 {
 	return o->nr * sizeof(struct sideband_kept) + o->strings.len;

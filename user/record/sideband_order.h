@@ -41,6 +41,8 @@ void sideband_order_add(struct sideband_order *o, const struct perf_sideband *re
  * (in arrival order among equal times), and forgets them. */
 void sideband_order_release(struct sideband_order *o, uint64_t until, sideband_apply_fn apply,
 			    void *ctx);
+/* The time stamp of the oldest record kept (UINT64_MAX: none). */
+uint64_t sideband_order_oldest(const struct sideband_order *o);
 void sideband_order_free(struct sideband_order *o);
 
 #endif

@@ -270,10 +270,19 @@ void unwind_tables_release(struct unwind_tables *t, uint64_t until)
  * preemption off. */
 #define SIDEBAND_WRITE_NS 200000ull
 
-bool unwind_tables_holding(const struct unwind_tables *t)
+bool unwind_tables_holding(const struct unwind_tables *t, uint64_t *release_ns)
 {
-	/* (a table waiting for room waits for the side-band's tracking too) */
-	return t->on && (t->order.nr || t->nr_waiting);
+	uint64_t oldest;
+
+	*release_ns = 0;
+	if (!t->on || (!t->order.nr && !t->nr_waiting))
+		return false;
+	/* (a table waiting for room waits for the side-band's tracking too:
+	 * soon, 0) */
+	oldest = sideband_order_oldest(&t->order);
+	if (!t->nr_waiting && oldest != UINT64_MAX)
+		*release_ns = oldest + SIDEBAND_WRITE_NS;
+	return true;
 }
 
 void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start)

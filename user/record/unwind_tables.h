@@ -100,8 +100,10 @@ void unwind_tables_release(struct unwind_tables *t, uint64_t until);
 /* Every CPU's side-band ring was drained from pass_start on (the side-band
  * clock's ns): tracks what is surely in the rings by then. */
 void unwind_tables_drained(struct unwind_tables *t, uint64_t pass_start);
-/* Whether side-band (or a table waiting for room) waits for the next pass. */
-bool unwind_tables_holding(const struct unwind_tables *t);
+/* Whether side-band (or a table waiting for room) waits for the next pass;
+ * *release_ns: the side-band clock's time a pass starting then tracks the
+ * oldest record held (0: a table waits, as soon as can be). */
+bool unwind_tables_holding(const struct unwind_tables *t, uint64_t *release_ns);
 /* Queues the side-band synthesized at the start (buf must outlive the
  * work): its tables are built by unwind_tables_work, a slice at a time, so
  * that the recording drains its rings meanwhile. */

@@ -155,6 +155,68 @@ int safe_open_in_own_root(const char *path, struct stat *st)
 	return fd;
 }
 
+/* The mappings this thread opened since its last safe_open_mappings_forget
+ * (a pass over the side-band: one MMAP2 record's mapping is opened for its
+ * build-id, for the unwinder and for the copies), each once: an open of
+ * map_files is a call to the thread that kept the capabilities, two
+ * context switches (tens of microseconds on a VM). */
+#define OPENED_MAPPINGS 32
+static __thread struct opened_mapping {
+	uint32_t pid;
+	uint64_t start, end;
+	int fd; /* -1: none */
+	struct stat st;
+} opened[OPENED_MAPPINGS] = { [0 ... OPENED_MAPPINGS - 1] = { .fd = -1 } };
+static __thread unsigned int next_opened;
+/* on in a thread that forgets them (passes over the side-band): any other
+ * would hold its last ones open */
+static __thread bool remember_opened;
+
+void safe_open_mappings_forget(void)
+{
+	remember_opened = true;
+	for (unsigned int i = 0; i < OPENED_MAPPINGS; i++)
+		if (opened[i].fd >= 0) {
+			close(opened[i].fd);
+			opened[i].fd = -1;
+		}
+	next_opened = 0;
+}
+
+/* /proc/PID/map_files/START-END opened (or this pass's earlier open of it
+ * shared): fd and *st, or -errno with errno set. */
+static int open_map_files(uint32_t pid, uint64_t start, uint64_t end, struct stat *st)
+{
+	struct opened_mapping *o;
+	char link[96];
+	int fd;
+
+	for (unsigned int i = 0; i < OPENED_MAPPINGS; i++) {
+		o = &opened[i];
+		if (o->fd >= 0 && o->pid == pid && o->start == start && o->end == end) {
+			fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
+			if (fd >= 0)
+				*st = o->st;
+			return fd < 0 ? -errno : fd;
+		}
+	}
+	/* the thread that kept the capabilities map_files takes, if started
+	 * (ours dropped), else ours */
+	fd = mapping_opener_open(pid, start, end, st);
+	if (fd == -ENOSYS) {
+		snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
+			 (unsigned long long)start, (unsigned long long)end);
+		fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, st);
+	}
+	if (fd < 0 || !remember_opened)
+		return fd;
+	o = &opened[next_opened++ % OPENED_MAPPINGS];
+	if (o->fd >= 0)
+		close(o->fd);
+	*o = (struct opened_mapping){ pid, start, end, fcntl(fd, F_DUPFD_CLOEXEC, 0), *st };
+	return fd;
+}
+
 int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 		      const struct safe_file_id *dev, struct stat *st)
 {
@@ -162,13 +224,7 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 	struct stat s;
 	int fd;
 
-	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
-		 (unsigned long long)end);
-	/* the thread that kept the capabilities map_files takes, if started
-	 * (ours dropped), else ours */
-	fd = mapping_opener_open(pid, start, end, &s);
-	if (fd == -ENOSYS)
-		fd = safe_openat(AT_FDCWD, link, SAFE_OPEN_FOLLOW, &s);
+	fd = open_map_files(pid, start, end, &s);
 	/* map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); a mapping
 	 * that is not a regular file is refused, not looked up by its name */
 	if (fd < 0 && safe_open_refused(errno))

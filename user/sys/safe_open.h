@@ -62,6 +62,12 @@ struct safe_file_id {
 };
 int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 		      const struct safe_file_id *dev, struct stat *st);
+/* Closes the mappings this thread opened since its last call. From its first
+ * call on, a thread opens a mapping's map_files once per pass over the
+ * side-band: a later safe_open_mapping of the same pid, start and end gets a
+ * copy of that descriptor (sharing its offset: read it with pread) until the
+ * next call. */
+void safe_open_mappings_forget(void);
 
 /* Reads up to len bytes of fd from offset off (retrying short reads and
  * EINTR, stopping at the end of the file): never more than len. Returns the
