@@ -359,12 +359,49 @@ static void test_strings_terminal_safe(void **state)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/* Frames met again are found again (their location remembered by their
+ * fields and name pointers), and a name pointer reused for other text, or
+ * the same text at another pointer, is never taken for the remembered one. */
+static void test_frames_met_again(void **state)
+{
+	struct pprof_builder b;
+	struct pprof_sample_labels labels = { .comm = "w", .pid = 1, .tid = 1 };
+	char name[32] = "alpha", other[32] = "alpha";
+	struct pprof_frame f = { .ip = 0x1234, .function = name, .dso = "/opt/libw.so",
+				 .mapped = true, .map_start = 0x1000, .map_end = 0x9000 };
+	uint64_t first;
+
+	(void)state;
+	pprof_builder_init(&b);
+	assert_int_equal(pprof_add_sample(&b, &labels, &f, 1, 1), 0);
+	first = b.stack[0];
+	assert_int_equal(pprof_add_sample(&b, &labels, &f, 1, 1), 0);
+	assert_int_equal(b.stack[0], first);
+	assert_int_equal(b.nr_locations, 1);
+	/* the same pointer, other text: a function and location of its own */
+	strcpy(name, "beta");
+	assert_int_equal(pprof_add_sample(&b, &labels, &f, 1, 1), 0);
+	assert_int_not_equal(b.stack[0], first);
+	assert_int_equal(b.nr_locations, 2);
+	assert_int_equal(b.nr_functions, 2);
+	/* the first text again at another pointer: the first location */
+	f.function = other;
+	assert_int_equal(pprof_add_sample(&b, &labels, &f, 1, 1), 0);
+	assert_int_equal(b.stack[0], first);
+	/* another mapping of it: a location of its own */
+	f.map_end = 0xa000;
+	assert_int_equal(pprof_add_sample(&b, &labels, &f, 1, 1), 0);
+	assert_int_equal(b.nr_locations, 3);
+	pprof_builder_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_profile_contents, setup, teardown),
 		cmocka_unit_test(test_container_labels),
 		cmocka_unit_test(test_strings_terminal_safe),
+		cmocka_unit_test(test_frames_met_again),
 		cmocka_unit_test_setup_teardown(test_filters_apply, setup, teardown),
 	};
 

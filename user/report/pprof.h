@@ -40,6 +40,11 @@ struct pprof_header {
 	const char *comment;     /* or NULL */
 };
 
+/* Frames whose locations a builder remembers (a power of two). */
+#define PPROF_LOCATION_MEMO 4096
+
+struct location_memo;
+
 struct pprof_builder {
 	struct hash_map strings, mappings, functions, locations, samples;
 	void **string_list, **mapping_list, **function_list, **location_list, **sample_list;
@@ -47,6 +52,9 @@ struct pprof_builder {
 	size_t cap_strings, cap_mappings, cap_functions, cap_locations, cap_samples;
 	uint64_t *stack; /* the sample being added: location ids, leaf first */
 	size_t cap_stack;
+	/* frames' locations found before, PPROF_LOCATION_MEMO of them, by a
+	 * hash of the frame (pprof.c) */
+	struct location_memo *memo;
 	/* where the samples' containers are named (namespace, pod, container),
 	 * the questions' time taken from *names_budget_ns; or NULL */
 	struct container_names *names;
