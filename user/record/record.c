@@ -113,9 +113,10 @@ static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t siz
 	/* decoded once, for the JIT maps, the unwinder and the build-id */
 	if (perf_sideband_decode(rec, RECORDING_SAMPLE_ID_TYPE, &d))
 		return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
-	if (d.type == PERF_RECORD_FORK || d.type == PERF_RECORD_EXIT ||
-	    (d.type == PERF_RECORD_COMM && d.comm.exec))
-		build_id_cache_tasks_changed(&s->build_ids);
+	if (d.type == PERF_RECORD_FORK || d.type == PERF_RECORD_EXIT)
+		build_id_cache_task_changed(&s->build_ids, d.task.pid);
+	else if (d.type == PERF_RECORD_COMM && d.comm.exec)
+		build_id_cache_task_changed(&s->build_ids, d.comm.pid);
 	/* a JIT's map is copied when it maps code, and again as it exits */
 	if (d.type == PERF_RECORD_MMAP2)
 		jit_maps_note_mmap(&s->jit_maps, &d.mmap);

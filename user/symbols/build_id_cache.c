@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "symbols/build_id.h"
 #include "sys/proc_ns.h"
 #include "sys/safe_open.h"
@@ -50,27 +51,34 @@ void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies
 /* The mount namespace of pid when it is not ours, else 0. */
 static uint64_t foreign_namespace(struct build_id_cache *c, uint32_t pid)
 {
-	uint64_t ino;
+	__typeof__(c->mnt_ns[0]) *slot = &c->mnt_ns[pid % MNT_NS_SLOTS];
+	uint64_t ino, now;
 
 	if (!c->own_mnt_ns)
 		return 0;
-	/* the process of the mappings before, which no FORK, EXIT or exec
-	 * came between (ld.so maps a program's libraries one after another) */
-	if (c->ns_pid == pid && c->ns_ino) {
-		ino = c->ns_ino;
+	/* read at this process's mapping before, within MNT_NS_KEPT_NS, no
+	 * FORK, EXIT or exec of its pid since (ld.so maps a program's
+	 * libraries one after another, while the other CPUs' processes fork
+	 * and exit) */
+	now = monotonic_ns();
+	if (pid && slot->pid == pid && slot->ino && now - slot->read_ns < MNT_NS_KEPT_NS) {
+		ino = slot->ino;
 	} else {
 		if (proc_mnt_ns(pid, &ino))
 			return 0;
-		c->ns_pid = pid;
-		c->ns_ino = ino;
+		slot->pid = pid;
+		slot->ino = ino;
+		slot->read_ns = now;
 	}
 	return ino == c->own_mnt_ns ? 0 : ino;
 }
 
-void build_id_cache_tasks_changed(struct build_id_cache *c)
+void build_id_cache_task_changed(struct build_id_cache *c, uint32_t pid)
 {
-	c->ns_pid = 0;
-	c->ns_ino = 0;
+	__typeof__(c->mnt_ns[0]) *slot = &c->mnt_ns[pid % MNT_NS_SLOTS];
+
+	if (slot->pid == pid)
+		slot->pid = 0, slot->ino = 0;
 }
 
 /* Makes each directory of path (DIR-relative) but its last part, 0700. */

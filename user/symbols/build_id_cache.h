@@ -24,14 +24,23 @@
  * that namespace's processes, which the recording's NAMESPACES records say. */
 #define BUILD_ID_NS_DIR ".build-id-ns"
 
+/* Processes whose mount namespace is remembered between their mappings,
+ * and for how long (a process may unshare its namespace, which no record
+ * tells: a program's start maps its libraries within a few ms). */
+#define MNT_NS_SLOTS 64
+#define MNT_NS_KEPT_NS (50 * 1000000ull)
+
 struct build_id_cache {
 	int dirfd;            /* the recording's directory */
 	uint64_t own_mnt_ns;  /* the inode of ours (/proc/self/ns/mnt) */
 	struct hash_map seen; /* copies handled (made, not needed, refused), by name */
 	struct hash_map told; /* pid -> mount namespace its NAMESPACES record gave */
-	/* the mount namespace read for ns_pid's last mapping (0: none) */
-	uint32_t ns_pid;
-	uint64_t ns_ino;
+	/* the mount namespaces read for the last processes' mappings, by pid
+	 * (a slot each, pid % MNT_NS_SLOTS; pid 0: none), and when */
+	struct {
+		uint32_t pid;
+		uint64_t ino, read_ns;
+	} mnt_ns[MNT_NS_SLOTS];
 	struct file_copies *copies; /* what copies them, off the caller's thread */
 	/* our own namespace's files, held until unlinked (then copied) */
 	struct unlinked_copies unlinked;
@@ -52,9 +61,10 @@ void build_id_cache_init(struct build_id_cache *c, int dirfd, struct file_copies
  * if its build-id is the recorded one: a path swapped for a symlink, or for
  * another file, is never copied. */
 void build_id_cache_add(struct build_id_cache *c, const struct perf_mmap *m, int fd);
-/* A FORK, EXIT or exec (COMM) was seen: the mount namespace read for the
- * last mapping's process is read again at the next. */
-void build_id_cache_tasks_changed(struct build_id_cache *c);
+/* A FORK (of child pid), EXIT or exec (COMM) of pid was seen: its mount
+ * namespace is read again at its next mapping (a pid reused is another
+ * process; one exec'd may be a setuid program a namespace tool unshared). */
+void build_id_cache_task_changed(struct build_id_cache *c, uint32_t pid);
 /* Whether the process of m (an executable mapping of a file) lives in a
  * mount namespace not ours that no NAMESPACES record has given for it yet:
  * then 1, with its namespaces in n, remembered as given; else 0. Report
