@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,6 +214,21 @@ static void test_given_up_frees_the_queue(void **state)
 	assert_int_equal(read_back("never", buf, sizeof(buf), &st), -1);
 }
 
+/* A holder keeps at most an eighth of the descriptors it may open. */
+static void test_held_within_an_eighth_of_the_descriptors(void **state)
+{
+	struct rlimit was, low;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = was;
+	low.rlim_cur = 80;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_equal(file_copies_held_max(256), 10);
+	assert_int_equal(file_copies_held_max(4), 4);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +237,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budget_refuses_and_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sparse_file_copied_as_its_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_given_up_frees_the_queue, setup, teardown),
+		cmocka_unit_test(test_held_within_an_eighth_of_the_descriptors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

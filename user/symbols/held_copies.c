@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,7 +52,6 @@ struct held_copies {
 struct held_copies *held_copies_new(struct file_copies *copies)
 {
 	struct held_copies *h = calloc(1, sizeof(*h));
-	struct rlimit rl;
 
 	if (!h)
 		return NULL;
@@ -68,13 +66,7 @@ struct held_copies *held_copies_new(struct file_copies *copies)
 	pthread_mutex_init(&h->lock, NULL);
 	hash_map_init(&h->by_name, hash_string, equal_string);
 	h->copies = copies;
-	/* an eighth of the descriptors this process may open, at most, as
-	 * unlinked_copies (record does not raise the limit its workload
-	 * inherits) */
-	h->max_files = HELD_FILES_MAX;
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur / 8 < h->max_files)
-		h->max_files = (size_t)(rl.rlim_cur / 8);
+	h->max_files = file_copies_held_max(HELD_FILES_MAX);
 	h->last_page = UINT64_MAX;
 	return h;
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,8 +46,6 @@ static bool equal_file(const void *a, const void *b)
 
 void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copies *copies)
 {
-	struct rlimit rl;
-
 	memset(u, 0, sizeof(*u));
 	u->dirfd = dirfd;
 	u->copies = copies;
@@ -56,13 +53,7 @@ void unlinked_copies_init(struct unlinked_copies *u, int dirfd, struct file_copi
 	hash_map_init(&u->copied, hash_string, equal_string);
 	hash_map_init(&u->watched, hash_u32_key, equal_u32_key);
 	u->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	/* an eighth of the descriptors this process may open, at most (the
-	 * rest for its events, rings and files: record does not raise the
-	 * limit, which its workload would inherit) */
-	u->max_held = UNLINKED_HELD_MAX;
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur / 8 < u->max_held)
-		u->max_held = (uint32_t)(rl.rlim_cur / 8);
+	u->max_held = (uint32_t)file_copies_held_max(UNLINKED_HELD_MAX);
 }
 
 /* Whether a copy named by its build-id may stand for every binary carrying

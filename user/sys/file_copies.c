@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -388,6 +389,15 @@ static void *run(void *arg)
 			copy_one(c, j);
 		job_free(j);
 	}
+}
+
+size_t file_copies_held_max(size_t want)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 8 < want)
+		return (size_t)(rl.rlim_cur / 8);
+	return want;
 }
 
 int file_copies_start(struct file_copies *c)

@@ -30,6 +30,11 @@ struct file_copies_totals {
  * data in all; NULL if memory ran out. Copies queued before the thread is
  * started wait for it. */
 struct file_copies *file_copies_new(int dirfd, uint64_t budget);
+/* How many files a holder may keep open until it copies them: want, but an
+ * eighth of this process's RLIMIT_NOFILE at most (the rest for its events,
+ * rings and files: record does not raise the limit, which its workload would
+ * inherit). */
+size_t file_copies_held_max(size_t want);
 /* Starts the thread that copies (once the caller's capabilities are dropped:
  * it needs none, reading only the files it is given open). 0, or an errno. */
 int file_copies_start(struct file_copies *c);
