@@ -28,7 +28,8 @@ struct flight_counts {
  * length each time. 0, or -errno. */
 int flight_control_write_counts(int dirfd, int *fd, const struct flight_counts *c);
 /* DIR/counts read back (a regular file of this user or root), read again
- * until two reads agree: 0; -ENOENT before its first second; -errno. */
+ * while its hash line says a write was half done: 0; -ENOENT before its
+ * first second; -EAGAIN if no read was whole within 10 ms; -errno. */
 int flight_counts_read(const char *dir, struct flight_counts *c);
 
 /* A flight recording proven to be one: a process named ringtrace, owned by
