@@ -66,6 +66,12 @@ static void test_option_errors(void **state)
 	expect_usage_error("record -a -g --unwind-cache-size 64K -- true",
 			   "invalid size \"64K\" for --unwind-cache-size");
 	expect_usage_error("export --unwind-cache-size 64M", "give -g too");
+	/* the typos: past a row of help text in record's table too */
+	expect_usage_error("record -a --swich-output -- true", "did you mean --switch-output?");
+	expect_usage_error("record -a --overwirte -- true", "did you mean --overwrite?");
+	expect_usage_error("record -a --transprt own -- true", "did you mean --transport?");
+	expect_usage_error("record -a --outptu x -- true", "did you mean --output?");
+	expect_usage_error("reprot", "unknown command \"reprot\": did you mean report?");
 	expect_one_line_error("frobnicate", "unknown command \"frobnicate\"");
 	expect_one_line_error("report --sort comm,size", "unknown sort key \"size\"");
 	expect_one_line_error("report /nonexistent/dir", "/nonexistent/dir");

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,12 @@
 
 #include "lib/option_values.h"
 #include "lib/options.h"
+#include "lib/spelling.h"
 #include "cli/command_options.h"
 
 #define MAX_SEEN 16
+/* The longest typo of an option name tried. */
+#define SPELLING_TYPO_MAX 127
 
 enum { T_ALPHA = 1, T_ALPHABET, T_BETA, T_GAMMA, T_DELTA, T_EPSILON, T_ORDER };
 
@@ -659,6 +663,108 @@ static void test_real_commands_parse_what_their_help_lists(void **state)
 	}
 }
 
+/* Whether word is a long option of cmd or the start of one (getopt_long takes
+ * an abbreviation that names one option, as perf does). */
+static bool is_long_or_prefix(const struct options_command *cmd, const char *word)
+{
+	for (const struct options_entry *e = cmd->options;
+	     e->long_name || e->short_name || e->arg_name; e++)
+		if (e->long_name && !strncmp(e->long_name, word, strlen(word)))
+			return true;
+	return false;
+}
+
+/* The typo "--typo" of --name is one line saying "did you mean --X?", X
+ * as near to it as name is (one edit), through options_parse. Returns
+ * whether it was checked (a typo that is an option or the start of one is
+ * not a typo). */
+static bool typo_is_named(const struct options_command *cmd, const char *name, const char *typo)
+{
+	char arg[SPELLING_TYPO_MAX + 3], *argv[] = { (char *)cmd->name, arg, NULL }, *err, *near,
+	     suggested[SPELLING_TYPO_MAX + 1];
+	struct seen s = { 0 };
+	int status;
+
+	if (is_long_or_prefix(cmd, typo))
+		return false;
+	snprintf(arg, sizeof(arg), "--%s", typo);
+	status = parse(cmd, argv, &s, NULL, &err);
+	if (status != OPTIONS_USAGE_ERROR || !(near = strstr(err, "did you mean --")) ||
+	    sscanf(near, "did you mean --%127[^?]?", suggested) != 1 ||
+	    spelling_distance(typo, suggested) > 1)
+		fail_msg("ringtrace %s --%s (for --%s): %d, %s", cmd->name, typo, name, status, err);
+	assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err)); /* one line */
+	free(err);
+	return true;
+}
+
+/* Every long option of every command, mistyped by one letter dropped, one
+ * added (each letter, '-' and a digit, anywhere) or two neighbours swapped:
+ * each typo gets "did you mean" naming that option, or one as near. */
+static void test_every_typo_of_every_option_is_named(void **state)
+{
+	static const char added[] = "abcdefghijklmnopqrstuvwxyz-0";
+	unsigned int checked = 0;
+
+	(void)state;
+	for (unsigned int i = 0; i < nr_all_commands; i++) {
+		const struct options_command *cmd = all_commands[i];
+
+		for (const struct options_entry *e = cmd->options;
+		     e->long_name || e->short_name || e->arg_name; e++) {
+			const char *name = e->long_name;
+			size_t len = name ? strlen(name) : 0;
+			char typo[SPELLING_TYPO_MAX + 1];
+
+			if (!name)
+				continue;
+			assert_true(len < SPELLING_TYPO_MAX);
+			for (size_t at = 0; at < len; at++) {
+				/* dropped */
+				snprintf(typo, sizeof(typo), "%.*s%s", (int)at, name, name + at + 1);
+				checked += typo_is_named(cmd, name, typo);
+				/* swapped with the next */
+				if (at + 1 < len && name[at] != name[at + 1]) {
+					snprintf(typo, sizeof(typo), "%s", name);
+					typo[at] = name[at + 1];
+					typo[at + 1] = name[at];
+					checked += typo_is_named(cmd, name, typo);
+				}
+			}
+			/* added */
+			for (size_t at = 0; at <= len; at++)
+				for (const char *c = added; *c; c++) {
+					snprintf(typo, sizeof(typo), "%.*s%c%s", (int)at, name, *c,
+						 name + at);
+					checked += typo_is_named(cmd, name, typo);
+				}
+		}
+	}
+	print_message("%u typos named\n", checked);
+	assert_true(checked > 10000);
+}
+
+/* A mistyped command is named too, from the same tables. */
+static void test_typo_of_a_command_is_named(void **state)
+{
+	(void)state;
+	assert_string_equal(options_nearest_command(all_commands, nr_all_commands, "reprot"),
+			    "report");
+	assert_string_equal(options_nearest_command(all_commands, nr_all_commands, "recrod"),
+			    "record");
+	assert_string_equal(options_nearest_command(all_commands, nr_all_commands, "trac"),
+			    "trace");
+	assert_null(options_nearest_command(all_commands, nr_all_commands, "frobnicate"));
+	for (unsigned int i = 0; i < nr_all_commands; i++) {
+		const char *name = all_commands[i]->name;
+		char typo[64];
+
+		snprintf(typo, sizeof(typo), "%sx", name);
+		assert_string_equal(options_nearest_command(all_commands, nr_all_commands, typo),
+				    name);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +781,8 @@ int main(void)
 		cmocka_unit_test(test_details_belong_to_rows),
 		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_real_commands_parse_what_their_help_lists),
+		cmocka_unit_test(test_every_typo_of_every_option_is_named),
+		cmocka_unit_test(test_typo_of_a_command_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

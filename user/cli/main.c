@@ -79,6 +79,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	const char *near;
+
 	/* Two malloc arenas, not glibc's 8 a CPU: the unwind builders, the
 	 * drain and export's request threads each kept an arena grown to the
 	 * largest file it compiled or profile it made (beside heavy churn the
@@ -101,6 +103,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	rt_error("unknown command \"%s\": run ringtrace --help for the list", argv[1]);
+	near = options_nearest_command(all_commands, nr_all_commands, argv[1]);
+	if (near)
+		rt_error("unknown command \"%s\": did you mean %s? (ringtrace --help lists them)",
+			 argv[1], near);
+	else
+		rt_error("unknown command \"%s\": run ringtrace --help for the list", argv[1]);
 	return 2;
 }

@@ -85,9 +85,7 @@ static const struct options_entry *entry_of(const struct options_command *cmd, i
 	return NULL;
 }
 
-/* The long option of cmd a mistyped "--name" (or "--name=value") was
- * meant to be, or NULL. */
-static const char *nearest_option(const struct options_command *cmd, const char *rejected)
+const char *options_nearest_long(const struct options_command *cmd, const char *rejected)
 {
 	static struct spelling s;
 	char word[SPELLING_MAX_LEN + 1];
@@ -96,8 +94,20 @@ static const char *nearest_option(const struct options_command *cmd, const char 
 		return NULL;
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(rejected + 2, "="), rejected + 2);
 	spelling_init(&s, word);
-	for (const struct options_entry *e = cmd->options; e->long_name || e->short_name; e++)
+	/* every row to the end: a row of help text ("-- CMD ARGS") is not it */
+	for (const struct options_entry *e = cmd->options; e && !is_end(e); e++)
 		spelling_offer(&s, e->long_name);
+	return spelling_best(&s);
+}
+
+const char *options_nearest_command(const struct options_command *const *cmds, unsigned int n,
+				    const char *word)
+{
+	static struct spelling s;
+
+	spelling_init(&s, word);
+	for (unsigned int i = 0; i < n; i++)
+		spelling_offer(&s, cmds[i]->name);
 	return spelling_best(&s);
 }
 
@@ -135,7 +145,7 @@ int options_parse(const struct options_command *cmd, int argc, char **argv,
 		}
 		e = c == '?' ? NULL : entry_of(cmd, c);
 		if (!e) {
-			const char *near = nearest_option(cmd, options_rejected(argv));
+			const char *near = options_nearest_long(cmd, options_rejected(argv));
 
 			if (near)
 				rt_error("unknown option %s: did you mean --%s? (see ringtrace %s --help)",

@@ -116,6 +116,15 @@ const char *options_detail_of(const struct options_command *cmd, const struct op
  * table, none twice nor empty. 0, or -errno (-EINVAL, -E2BIG) with err set. */
 int options_check(const struct options_command *cmd, char *err, size_t err_len);
 
+/* The long option of cmd a mistyped "--name" (or "--name=value") was meant
+ * to be, every row of its table offered (lib/spelling.h), or NULL. */
+const char *options_nearest_long(const struct options_command *cmd, const char *rejected);
+
+/* The name of the command of cmds[0..n) a mistyped word was meant to be, or
+ * NULL. */
+const char *options_nearest_command(const struct options_command *const *cmds, unsigned int n,
+				    const char *word);
+
 /* The option getopt_long just rejected, as the user typed it ("-x" or "--xyz"). */
 const char *options_rejected(char **argv);
 
