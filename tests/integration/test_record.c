@@ -260,6 +260,61 @@ static void test_summary_is_short(void **state)
 	free(dir);
 }
 
+/* Whether every line of text is about losses ("lost", or the summary of a
+ * recording that lost some): what -q still prints. */
+static bool only_losses(const char *text)
+{
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char copy[1024];
+
+		snprintf(copy, sizeof(copy), "%.*s", (int)len, line);
+		if (!strstr(copy, "lost") || strstr(copy, " 0 lost,"))
+			return false;
+		line += len + (end != NULL);
+	}
+	return true;
+}
+
+/* With kernel.bpf_stats_enabled=1, which another tool may have set, -q is
+ * still quiet: the programs' run times are -v's. */
+static void test_quiet_with_bpf_stats(void **state)
+{
+	static const char *const runs[] = { "-a", "-a -g", "-a -e sched:sched_switch" };
+	char *dir = tu_tempdir(), *out = NULL, *was = NULL, *restored = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	assert_int_equal(tu_sh(&was, "cat /proc/sys/kernel/bpf_stats_enabled"), 0);
+	assert_int_equal(tu_sh(&out, "echo 1 > /proc/sys/kernel/bpf_stats_enabled"), 0);
+	free(out);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		rc = tu_sh(&out, "%s record -q %s --force -o %s/rec -- sleep 0.3 2>&1 >/dev/null",
+			   tu_ringtrace(), runs[i], dir);
+		print_message("record -q %s: %zu bytes printed\n", runs[i], strlen(out));
+		if (rc || !only_losses(out)) {
+			tu_sh(&restored, "echo %d > /proc/sys/kernel/bpf_stats_enabled", atoi(was));
+			fail_msg("record -q %s with bpf_stats on: exit %d, printed:\n%s", runs[i], rc,
+				 out);
+		}
+		free(out);
+	}
+	rc = tu_sh(&out, "%s record -v -a --force -o %s/rec -- sleep 0.3 2>&1 >/dev/null",
+		   tu_ringtrace(), dir);
+	free(restored);
+	restored = NULL;
+	tu_sh(&restored, "echo %d > /proc/sys/kernel/bpf_stats_enabled", atoi(was));
+	if (rc || !strstr(out, "ringtrace: BPF run time (kernel.bpf_stats_enabled): "))
+		fail_msg("record -v with bpf_stats on: exit %d, no run times:\n%s", rc, out);
+	free(out);
+	free(was);
+	free(restored);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* report -n --stdio's rows are perf report -n --stdio's, byte for byte
  * (the header lines aside): the columns' widths and padding, the order of
  * rows of equal weight by --sort's keys, perf's thread key for "pid"; with
@@ -850,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_inlined_row_per_caller_as_perf),
 		cmocka_unit_test(test_inlined_rows_of_clang_file_as_perf),
 		cmocka_unit_test(test_summary_is_short),
+		cmocka_unit_test(test_quiet_with_bpf_stats),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test_teardown(test_sigint_answered_at_every_instant_of_the_start,
 					  stop_sweep_hogs),

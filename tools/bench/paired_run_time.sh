@@ -7,7 +7,7 @@
 #
 # usage: paired_run_time.sh BUILD RINGTRACE_A RINGTRACE_B [REPS [WORKLOAD [SECS [ARGS]]]]
 #   WORKLOAD: unwindgen's (chain, deep; default chain); ARGS: the recording's
-#   (default -g). Each rep: both builds `record --per-thread -p PID -F 999 ARGS`
+#   (default -g). Each rep: both builds `record -v --per-thread -p PID -F 999 ARGS`
 #   for SECS (default 2) at once, their on_perf_event ns per run read from the
 #   totals. Prints every rep's A, B and A - B, then the median of A - B. Run
 #   it again with A and B swapped: a difference that keeps its sign is the
@@ -35,11 +35,11 @@ ns_per_run() { # TOTALS -> on_perf_event's ns per run
 diffs=()
 for ((i = 0; i < reps; i++)); do
 	# shellcheck disable=SC2086 # ARGS is words
-	timeout $(( secs + 30 )) "$a" record --per-thread -p "$busy" -F 999 $args --force \
+	timeout $(( secs + 30 )) "$a" record -v --per-thread -p "$busy" -F 999 $args --force \
 		-o "$tmp/a" -- sleep "$secs" >"$tmp/a.err" 2>&1 &
 	pa=$!
 	# shellcheck disable=SC2086
-	timeout $(( secs + 30 )) "$b" record --per-thread -p "$busy" -F 999 $args --force \
+	timeout $(( secs + 30 )) "$b" record -v --per-thread -p "$busy" -F 999 $args --force \
 		-o "$tmp/b" -- sleep "$secs" >"$tmp/b.err" 2>&1 || true
 	wait "$pa" || true
 	na=$(ns_per_run "$tmp/a.err") nb=$(ns_per_run "$tmp/b.err")

@@ -170,11 +170,13 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_KEEP_READ_CAPS },
 	{ "verbose", 'v', NULL,
 	  "the totals in detail at the end: per CPU, the unwinder's and off-CPU's accounts, the "
-	  "files kept; twice (-vv), libbpf's messages too",
+	  "files kept, the BPF programs' run times (when kernel.bpf_stats_enabled is 1); twice "
+	  "(-vv), libbpf's messages too",
 	  NULL, RECORD_OPT_VERBOSE },
 	{ "quiet", 'q', NULL,
-	  "no live progress line (elapsed, samples/s, lost, bytes, once a second, shown when "
-	  "stderr is a terminal)",
+	  "print nothing but losses: no live progress line (elapsed, samples/s, lost, bytes, "
+	  "once a second, shown when stderr is a terminal), no summary at the end unless "
+	  "something was lost",
 	  NULL, RECORD_OPT_QUIET },
 	{ "debug-drain-delay-ms", 0, "MS", "test knob: a slow drain", NULL,
 	  RECORD_OPT_DEBUG_DRAIN_DELAY },

@@ -177,7 +177,9 @@ void session_print_summary(const struct session *s)
 	if (file && fclose(file))
 		rt_warn("cannot write %s/%s", s->opts->output, OUTPUT_TOTALS_FILE);
 	print_missed_runs(s);
-	if (bpf_stats_enabled()) {
+	/* the kernel's count of our programs' runs: -v's, whoever turned the
+	 * statistics on (another tool may have) */
+	if (s->opts->verbose && bpf_stats_enabled()) {
 		struct bpf_program_runs runs[16];
 
 		bpf_stats_print(runs, bpf_sampler_program_stats(s->sampler, runs, 16));
