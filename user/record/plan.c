@@ -10,6 +10,7 @@
 
 #include "format/probe_format.h"
 #include "lib/log.h"
+#include "lib/monotonic.h"
 #include "record/probe_resolve.h"
 #include "record/session.h"
 #include "record/usdt_sites.h"
@@ -261,6 +262,8 @@ int session_start_sampler(struct session *s)
 	struct bpf_sampler_config cfg;
 
 	sampler_config(s, &cfg);
+	/* no sample is older: "recorded X s" spans them all */
+	s->sampling_from = monotonic_seconds();
 	if (bpf_sampler_attach(s->sampler, &cfg, s->error, sizeof(s->error)))
 		return -EIO; /* what failed is in s->error */
 	/* the tables of what runs already, built while the recording runs;

@@ -388,6 +388,8 @@ static int finish(struct session *s)
 	snapshot_trigger_stop(s->trigger);
 	s->trigger = NULL;
 	bpf_sampler_stop(s->sampler);
+	/* no sample is newer */
+	s->sampling_until = monotonic_seconds();
 	sideband_disable(&s->sideband);
 	if ((r = drain_all(s)))
 		ret = r;

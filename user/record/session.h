@@ -76,6 +76,8 @@ struct session {
 	int counts_fd;                    /* ...its descriptor once made, or -1 */
 	struct rotation rotation;         /* --switch-output, --max-size */
 	bool started;                     /* recording: what it wrote is kept */
+	double sampling_from, sampling_until; /* monotonic s: from the sampler's attach to
+					   * its stop (what "recorded X s" says) */
 	bool stopping;
 	/* a stop asked for while starting: the start's loops stop, what is
 	 * not attached yet never is (set by the main thread, read by the

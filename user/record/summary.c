@@ -94,7 +94,7 @@ static uint64_t copied_bytes(struct file_copies *copies)
 void session_print_summary(const struct session *s)
 {
 	uint64_t t_samples = 0, t_kernel = 0, t_staging = 0, t_write = 0, t_side = 0,
-		 t_side_lost = 0, t_lost, bytes = 0, first = 0, last = 0, t_filtered = 0,
+		 t_side_lost = 0, t_lost, bytes = 0, t_filtered = 0,
 		 t_overrun = 0;
 	/* each output of --switch-output has its own */
 	FILE *file = s->rotation.on ? NULL : open_totals(s);
@@ -128,10 +128,6 @@ void session_print_summary(const struct session *s)
 		t_side += sb->records;
 		t_side_lost += side_lost;
 		bytes += t.bytes;
-		if (t.first_time && (!first || t.first_time < first))
-			first = t.first_time;
-		if (t.last_time > last)
-			last = t.last_time;
 	}
 	totals_line(file, table, "%6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 		    " %12" PRIu64 " %10" PRIu64, "all", t_samples, t_kernel, t_staging, t_write,
@@ -139,9 +135,10 @@ void session_print_summary(const struct session *s)
 	t_lost = t_kernel + t_staging + t_write;
 	/* and the copies of the files its samples need, kept beside them */
 	bytes += copied_bytes(s->copies) + copied_bytes(s->unlinked_copies);
-	/* the time the samples span, from the first to the last, as report
-	 * prints it (perf's "sample duration"); with --switch-output, into
-	 * the outputs (DIR itself is none of them) */
+	/* the time the recording ran, from its start to its stop, whether it
+	 * caught anything or not (report prints the span of the samples,
+	 * perf's "sample duration"); with --switch-output, into the outputs
+	 * (DIR itself is none of them) */
 	if (s->rotation.on && s->rotation.outputs > 1)
 		snprintf(into, sizeof(into), "%u outputs, %s%s to %s%s", s->rotation.outputs,
 			 s->rotation.prefix, s->rotation.first_done, s->rotation.prefix,
@@ -153,7 +150,8 @@ void session_print_summary(const struct session *s)
 	totals_line(file, !s->opts->quiet || t_lost || t_side_lost,
 		    "ringtrace: recorded %.3f s into %s: %" PRIu64 " samples, %" PRIu64
 		    " lost, %.1f KiB",
-		    last > first ? (double)(last - first) / 1e9 : 0.0, into, t_samples,
+		    s->sampling_until > s->sampling_from ? s->sampling_until - s->sampling_from : 0.0,
+		    into, t_samples,
 		    t_lost, (double)bytes / 1024.0);
 	if (t_lost || t_side_lost)
 		totals_line(file, true,
