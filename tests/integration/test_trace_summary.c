@@ -333,6 +333,42 @@ static void test_bad_options_exit_2(void **state)
 	}
 }
 
+/* trace without -s (perf trace's per-call lines, which ringtrace does not
+ * print): exit 2 and one line naming the command line with -s, which runs
+ * and prints the summary. */
+static void test_without_summary_names_the_fix(void **state)
+{
+	static const struct {
+		const char *args, *fix;
+	} runs[] = {
+		{ "-- %s getpid 10", "ringtrace trace -s -- %s getpid 10" },
+		{ "--histogram -- %s getpid 10", "ringtrace trace -s --histogram -- %s getpid 10" },
+	};
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char args[512], fix[512], *out = NULL, *line;
+		int status;
+
+		snprintf(args, sizeof(args), runs[i].args, tu_loadgen());
+		snprintf(fix, sizeof(fix), runs[i].fix, tu_loadgen());
+		status = tu_sh(&out, "%s trace %s 2>&1", tu_ringtrace(), args);
+		line = strstr(out, ": run ");
+		if (status != 2 || strchr(out, '\n') != strrchr(out, '\n') ||
+		    !strstr(out, "not each call") || !line || strncmp(line + 6, fix, strlen(fix)) ||
+		    line[6 + strlen(fix)] != '\n')
+			fail_msg("trace %s: status %d, not 2 with one line ending \"run %s\":\n%s", args,
+				 status, fix, out);
+		free(out);
+		/* the fix, run as printed (ringtrace as the test's binary) */
+		status = tu_sh(&out, "%s%s 2>&1", tu_ringtrace(), fix + strlen("ringtrace"));
+		if (status || !strstr(out, "getpid") || !strstr(out, " events, "))
+			fail_msg("%s: status %d, no summary:\n%s", fix, status, out);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_pid_scope),
 		cmocka_unit_test(test_all_until_sigint),
 		cmocka_unit_test(test_bad_options_exit_2),
+		cmocka_unit_test(test_without_summary_names_the_fix),
 	};
 	tu_set_skip_reason(tu_integration_skip_reason());
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,41 @@ static int trace_option(void *ctx, int id, const char *arg)
 	return OPTIONS_CONTINUE;
 }
 
+/* Without -s: one line saying that trace prints perf trace -s's summary,
+ * not each call as perf trace does, and the command line with -s (and a
+ * command, if it had no target). */
+static void say_summary_needed(int argc, char **argv, bool has_target)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+
+	if (!f) {
+		rt_error("trace prints perf trace -s's summary, not each call: add -s");
+		return;
+	}
+	fputs("ringtrace trace -s", f);
+	for (int i = 1; i < argc; i++) {
+		/* quoted as a shell would need it */
+		if (argv[i][0] && !argv[i][strspn(argv[i], "abcdefghijklmnopqrstuvwxyz"
+							     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							     "0123456789_-+=.,:/@%")]) {
+			fprintf(f, " %s", argv[i]);
+			continue;
+		}
+		fputs(" '", f);
+		for (const char *p = argv[i]; *p; p++)
+			fputs(*p == '\'' ? "'\\''" : (char[]){ *p, 0 }, f);
+		fputc('\'', f);
+	}
+	if (!has_target)
+		fputs(" -- CMD", f);
+	fclose(f);
+	rt_error("trace prints perf trace -s's summary, not each call as perf trace does: run %s",
+		 line);
+	free(line);
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	static struct trace_cli c;
@@ -142,7 +177,7 @@ int cmd_trace(int argc, char **argv)
 	if (status != OPTIONS_CONTINUE)
 		return options_exit_status(status);
 	if (!c.summary) {
-		rt_error("trace prints only a summary for now: add --summary (-s)");
+		say_summary_needed(argc, argv, next < argc || c.o.all || c.o.nr_pids);
 		return 2;
 	}
 	if (next < argc)

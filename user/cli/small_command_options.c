@@ -6,7 +6,9 @@
 static const struct options_entry trace_options_table[] = {
 	{ "summary", 's', NULL,
 	  "count and time every syscall in the kernel, and print per process and syscall the "
-	  "calls, errors and total/min/avg/max time at the end, as perf trace -s (the only mode)",
+	  "calls, errors and total/min/avg/max time at the end, as perf trace -s (the only mode: "
+	  "perf trace's line per call is not printed, and without -s trace says so, naming the "
+	  "command line with -s, and exits 2)",
 	  NULL, TRACE_OPT_SUMMARY },
 	{ "all-cpus", 'a', NULL, "every process of the machine (ringtrace's own excepted)",
 	  "where", TRACE_OPT_ALL_CPUS },
