@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_flamegraph_render.c: flame graphs drawn by headless Chromium as an
  * <img> (no JavaScript) and read back with libpng: bars where, as wide and
- * of the colours the samples say; icicle, narrow frames; zoom and search. */
+ * of the colours the samples say; icicle, narrow frames; zoom and search;
+ * a graph deeper than the window opens on its frames. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,16 +40,42 @@ static const struct flamegraph_stack stacks[] = {
 	{ "app;tinyx", 1, 0 },
 };
 
+/* Chromium's screenshot of dir/page in a window of width x height,
+ * decoded. */
+static void screenshot(const char *dir, const char *page, unsigned int width, int height,
+		       struct image *img)
+{
+	char path[PATH_MAX], *out = NULL;
+	int rc;
+
+	rc = tu_sh(&out, "cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+		   "--hide-scrollbars --force-device-scale-factor=1 --user-data-dir=%s/profile "
+		   "--window-size=%u,%d --screenshot=%s/shot.png file://%s/%s 2>&1",
+		   dir, dir, width, height, dir, dir, page);
+	if (rc)
+		fail_msg("chromium failed (%d):\n%s", rc, out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	memset(img, 0, sizeof(*img));
+	img->png.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_file(&img->png, path))
+		fail_msg("cannot read %s: %s", path, img->png.message);
+	img->png.format = PNG_FORMAT_RGB;
+	img->rgb = malloc(PNG_IMAGE_SIZE(img->png));
+	assert_non_null(img->rgb);
+	if (!png_image_finish_read(&img->png, NULL, img->rgb, 0, NULL))
+		fail_msg("cannot decode %s: %s", path, img->png.message);
+}
+
 /* Writes the graph into dir/graph.svg and an HTML page showing it as an
  * image, has Chromium take a screenshot and decodes it. */
 static void render(const char *dir, const struct flamegraph_options *o, struct image *img,
 		   int *height)
 {
-	char path[PATH_MAX], err[256], *svg = NULL, *out = NULL;
+	char path[PATH_MAX], err[256], *svg = NULL;
 	size_t len = 0;
 	FILE *f;
 	const char *h;
-	int rc;
 
 	snprintf(path, sizeof(path), "%s/graph.svg", dir);
 	f = fopen(path, "w");
@@ -72,23 +99,7 @@ static void render(const char *dir, const struct flamegraph_options *o, struct i
 	fprintf(f, "<!DOCTYPE html><html><body style=\"margin:0;background:#fff\">"
 		   "<img src=\"graph.svg\" style=\"display:block\"></body></html>\n");
 	fclose(f);
-	rc = tu_sh(&out, "cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
-		   "--hide-scrollbars --force-device-scale-factor=1 --user-data-dir=%s/profile "
-		   "--window-size=%u,%d --screenshot=%s/shot.png file://%s/page.html 2>&1",
-		   dir, dir, o->width, *height + 20, dir, dir);
-	if (rc)
-		fail_msg("chromium failed (%d):\n%s", rc, out);
-	free(out);
-	snprintf(path, sizeof(path), "%s/shot.png", dir);
-	memset(img, 0, sizeof(*img));
-	img->png.version = PNG_IMAGE_VERSION;
-	if (!png_image_begin_read_from_file(&img->png, path))
-		fail_msg("cannot read %s: %s", path, img->png.message);
-	img->png.format = PNG_FORMAT_RGB;
-	img->rgb = malloc(PNG_IMAGE_SIZE(img->png));
-	assert_non_null(img->rgb);
-	if (!png_image_finish_read(&img->png, NULL, img->rgb, 0, NULL))
-		fail_msg("cannot decode %s: %s", path, img->png.message);
+	screenshot(dir, "page.html", o->width, *height + 20, img);
 	assert_true(img->png.width >= o->width && img->png.height >= (unsigned int)*height);
 }
 
@@ -267,12 +278,80 @@ static void test_zoom_and_search_in_browser(void **state)
 	free(dir);
 }
 
+/* A graph deeper than a screen (a recursion 150 frames deep, a tenth of
+ * the samples), opened in a 1280x800 browser window as a page of its own:
+ * its first screen holds its frames, the root's full-width bars among
+ * them, not the blank above a narrow tower. */
+#define DEEP_WIDTH 1280
+#define SCREEN_HEIGHT 800
+#define RECURSION 150
+static void test_deep_graph_opens_on_its_frames(void **state)
+{
+	struct flamegraph_options o = { .title = "deep", .width = DEEP_WIDTH };
+	char *dir = tu_tempdir(), path[PATH_MAX], err[256], *deep;
+	struct flamegraph_stack deep_stacks[2] = { { "app;main;work;compute", 9 * SCALE, 0 } };
+	struct image img;
+	int wide_rows = 0, frame_pixels = 0;
+	size_t len = strlen("app;main") + RECURSION * strlen(";recurse");
+	FILE *f;
+
+	(void)state;
+	need_chromium();
+	deep = malloc(len + 1);
+	assert_non_null(deep);
+	strcpy(deep, "app;main");
+	for (int i = 0; i < RECURSION; i++)
+		strcat(deep, ";recurse");
+	deep_stacks[1] = (struct flamegraph_stack){ deep, SCALE, 0 };
+	snprintf(path, sizeof(path), "%s/graph.svg", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(flamegraph_write(f, &o, deep_stacks, 2, err, sizeof(err)), 0);
+	fclose(f);
+	/* the page a frame of the window's size, the graph a document of its own
+	 * in it as in a window (headless Chromium's --screenshot paints a page
+	 * scrolled by its script blank, an HTML page too; a frame's scroll it
+	 * paints) */
+	snprintf(path, sizeof(path), "%s/page.html", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "<!DOCTYPE html><html><body style=\"margin:0\"><iframe src=\"graph.svg\" "
+		   "style=\"display:block;border:0;width:%dpx;height:%dpx\"></iframe></body></html>\n",
+		DEEP_WIDTH, SCREEN_HEIGHT);
+	fclose(f);
+	screenshot(dir, "page.html", DEEP_WIDTH, SCREEN_HEIGHT, &img);
+	assert_true(img.png.width == DEEP_WIDTH && img.png.height == SCREEN_HEIGHT);
+	for (int y = 0; y < SCREEN_HEIGHT; y++) {
+		int c[4];
+
+		count_row(&img, y, PAD_X + 3, DEEP_WIDTH - PAD_X - 3, c);
+		frame_pixels += c[HOT];
+		/* (a bar's name in black takes a few of its rows' pixels) */
+		if (!c[BACKGROUND] && c[HOT] >= (DEEP_WIDTH - 2 * PAD_X - 6) * 9 / 10)
+			wide_rows++;
+	}
+	print_message("first screen of a %d-row graph: %d rows of a full-width frame, %d frame pixels\n",
+		      RECURSION + 3, wide_rows, frame_pixels);
+	/* all, app and main span the width, 15 px of each of their 16 rows (one
+	 * is the gap between bars) */
+	if (wide_rows < 3 * (ROW - 1))
+		fail_msg("the first %dx%d screen of a graph %d frames deep shows %d rows of a "
+			 "full-width frame (all, app, main: %d), %d frame pixels: it opens on blank",
+			 DEEP_WIDTH, SCREEN_HEIGHT, RECURSION + 3, wide_rows, 3 * (ROW - 1), frame_pixels);
+	png_image_free(&img.png);
+	free(img.rgb);
+	free(deep);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flame_graph_shows_as_image),
 		cmocka_unit_test(test_icicle_graph_shows_as_image),
 		cmocka_unit_test(test_zoom_and_search_in_browser),
+		cmocka_unit_test(test_deep_graph_opens_on_its_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,7 +50,8 @@ static const struct options_entry report_options_table[] = {
 	  NULL, REPORT_OPT_FOLDED },
 	{ "flamegraph", 0, "FILE.svg",
 	  "an SVG flame graph (- for stdout) that shows as an image anywhere and, in a browser, "
-	  "zooms on click and searches (Ctrl-F or Search); kernel frames end in _[k]",
+	  "zooms on click, searches (Ctrl-F or Search) and, taller than the window, opens "
+	  "scrolled down to its root; kernel frames end in _[k]",
 	  NULL, REPORT_OPT_FLAMEGRAPH },
 	{ "title", 0, "TEXT", "the flame graph's title (default: ringtrace: DIR)", NULL,
 	  REPORT_OPT_TITLE },

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* flamegraph.c: an SVG flame graph from folded stacks with every frame's
- * geometry written out (an image without JavaScript), and zoom and search. */
+ * geometry written out (an image without JavaScript), and zoom and search
+ * (and a scroll to the root, opened deeper than the window) in a browser. */
 #include "report/flamegraph.h"
 
 #include <errno.h>
@@ -238,6 +239,12 @@ static const char *const script =
 	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); search_prompt(); }\n"
 	"    if (e.key === 'Escape') { reset_search(); unzoom(); }\n"
 	"  });\n"
+	"  /* opened as a page of its own, deeper than the window: scrolled down to\n"
+	"     the root, the frames most time is in, not a first screen of blank */\n"
+	"  var root = frames.firstElementChild;\n"
+	"  if (root && frames.ownerSVGElement === document.documentElement &&\n"
+	"      root.getBoundingClientRect().bottom > window.innerHeight)\n"
+	"    window.scrollTo(0, document.documentElement.getBoundingClientRect().height);\n"
 	"}\n"
 	"function num(g, a) { return parseFloat(g.getAttribute(a)); }\n"
 	"function place(g, x, w) {\n"
