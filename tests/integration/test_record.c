@@ -355,6 +355,48 @@ static void test_report_rows_as_perf(void **state)
 	free(dir);
 }
 
+/* report --header-only prints what perf report --header-only prints of
+ * the same recording, byte for byte: the header file's offsets, every
+ * feature ringtrace writes (the command line with a ' in it, the events with
+ * their ids and attrs, a sampled event with -g and tracepoints), the missing
+ * features; report --header the same block, then its table. */
+static void test_report_header_as_perf(void **state)
+{
+	static const char *const recordings[] = {
+		"-g -F 499 -- sh -c \"echo 'a b'; %s spin 0.2\"",
+		"-e sched:sched_switch -e syscalls:sys_enter_getpid -a -- %s getpid 100",
+	};
+	char *dir = tu_tempdir(), *out = NULL, args[512];
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	for (size_t i = 0; i < sizeof(recordings) / sizeof(recordings[0]); i++) {
+		snprintf(args, sizeof(args), recordings[i], tu_loadgen());
+		rc = tu_sh(&out, "%s record --force -o %s/rec %s 2>&1", tu_ringtrace(), dir, args);
+		if (rc)
+			fail_msg("record %s failed:\n%s", args, out);
+		free(out);
+		rc = tu_sh(&out, "cd %s && %s report rec --header-only > ours && "
+				 "perf report -i rec --header-only > theirs 2>/dev/null && "
+				 "%s report rec --header --stdio > table && "
+				 "echo \"$(wc -l < ours) lines\"; grep -c '^# event : name = ' ours; "
+				 "grep -h '^# cmdline' ours; diff ours theirs; "
+				 "head -n \"$(wc -l < theirs)\" table | diff - theirs; "
+				 "sed -n \"$(( $(wc -l < theirs) + 1 ))p\" table",
+			   dir, tu_ringtrace(), tu_ringtrace());
+		print_message("record %s: %s", args, out);
+		if (rc || strstr(out, "\n<") || strstr(out, "\n>") || !strstr(out, "# cmdline : record --force -o ") ||
+		    !strstr(out, "\n# ringtrace report of rec\n") ||
+		    !strstr(out, i ? "\n3\n" : "\n2\n") || (!i && !strstr(out, " echo \\'a b\\'; ")))
+			fail_msg("report --header(-only) of record %s is not perf's (<: ringtrace, >: perf):\n%s",
+				 args, out);
+		free(out);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* report --percent-limit leaves out the rows perf report's leaves out: the
  * same percentages are shown, with and without --children (but for a name
  * perf prints on two rows: perf 6.1 splits some rows of an address between
@@ -926,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_top_symbols_agree_with_perf),
 		cmocka_unit_test(test_percent_limit_as_perf),
 		cmocka_unit_test(test_report_rows_as_perf),
+		cmocka_unit_test(test_report_header_as_perf),
 		cmocka_unit_test(test_children_rows_as_perf),
 		cmocka_unit_test(test_copies_of_a_program_one_row_as_perf),
 		cmocka_unit_test(test_children_without_callchains_as_perf),

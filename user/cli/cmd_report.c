@@ -114,6 +114,12 @@ static int report_option(void *ctx, int id, const char *arg)
 		break;
 	case REPORT_OPT_SHOW_NR_SAMPLES:
 		break; /* the table always has the Samples column */
+	case REPORT_OPT_HEADER:
+		o->header = true;
+		break;
+	case REPORT_OPT_HEADER_ONLY:
+		o->header_only = true;
+		break;
 	case REPORT_OPT_STDIO:
 		o->no_pager = true;
 		break;
@@ -148,6 +154,12 @@ int cmd_report(int argc, char **argv)
 			       o.event_filter || o.cpu_filter || o.cgroup_filter || o.time_filter)) {
 		rt_error("--unwind-check prints its own table and takes only --comm, --pid and --tid: "
 			 "drop the other options");
+		return 2;
+	}
+	if ((o.header || o.header_only) &&
+	    (o.unwind_check || o.diff_before || o.output != REPORT_TABLE)) {
+		rt_error("--header and --header-only print the header before the table: drop "
+			 "--folded, --flamegraph, --pprof, --diff and --unwind-check, or --header");
 		return 2;
 	}
 	if (o.graph.shown && (o.unwind_check || o.diff_before || o.output != REPORT_TABLE)) {

@@ -38,6 +38,12 @@ static const struct options_entry report_options_table[] = {
 	  "the Samples column (always shown: accepted as perf report's -n, whose columns the "
 	  "table's are)",
 	  NULL, REPORT_OPT_SHOW_NR_SAMPLES },
+	{ "header", 0, NULL,
+	  "first the recording's header as perf report --header prints it (the features "
+	  "ringtrace writes: host, kernel, command line, events, CPUs, clock), then the table",
+	  NULL, REPORT_OPT_HEADER },
+	{ "header-only", 0, NULL, "only the recording's header, as perf report --header-only",
+	  NULL, REPORT_OPT_HEADER_ONLY },
 	{ "stdio", 0, NULL,
 	  "plain text table (the default), never through a pager and never cut short (when "
 	  "stdout is a terminal, the table goes through $PAGER, or less, and shows the first "

@@ -112,6 +112,7 @@ int perf_input_file_open(int dirfd, const char *name, const char *display,
 	f->fd = fd;
 	f->fd_open = true;
 	f->size = (uint64_t)st.st_size;
+	f->mtime = (int64_t)st.st_mtime;
 	return 0;
 }
 

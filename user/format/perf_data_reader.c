@@ -102,6 +102,8 @@ static int read_features(struct perf_input *in, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		at += sizeof(sec);
+		in->feature[bit] = p;
+		in->feature_size[bit] = sec.size;
 		if (bit == PERF_FEAT_EVENT_DESC)
 			read_event_names(in, p, sec.size);
 		if (bit == PERF_FEAT_TRACING_DATA) {

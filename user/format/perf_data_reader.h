@@ -24,6 +24,7 @@ struct perf_input_file {
 	const uint8_t *data;  /* the bytes of [start, end): data[0] is the file's byte at start */
 	uint64_t start, end; /* the record range inside the file */
 	uint64_t size;       /* the file's */
+	int64_t mtime;       /* the file's st_mtime (perf report --header's "captured on") */
 	/* where perf's reader takes the file: 0 the header file, then the
 	 * data files in the order their directory lists them */
 	unsigned int read_order;
@@ -54,6 +55,9 @@ struct perf_input {
 	bool sample_id_all;
 	struct perf_input_file *files; /* [0] is the header file */
 	unsigned int nr_files;
+	/* each feature's section in the header file, bytes and size (NULL: absent) */
+	const uint8_t *feature[PERF_FILE_FEATURE_BITS];
+	uint64_t feature_size[PERF_FILE_FEATURE_BITS];
 	const uint8_t *tracing_data; /* HEADER_TRACING_DATA (tracepoint formats), or NULL */
 	size_t tracing_data_size;
 	uint64_t tracing_data_offset; /* in the header file */

@@ -16,6 +16,7 @@
 #include "lib/hash_map.h"
 #include "lib/log.h"
 #include "report/folded_name.h"
+#include "report/header_info.h"
 #include "report/recording.h"
 #include "report/report_pprof.h"
 #include "symbols/address_space.h"
@@ -350,6 +351,12 @@ int report_run(const struct report_options *o, FILE *out, char *err, size_t errl
 					 o->nr_inputs ? o->nr_inputs : 1, o->kallsyms, o->symfs, err,
 					 errlen)))
 		goto out_maps;
+	if (o->header || o->header_only)
+		header_info_print(&st.rec.in, out);
+	if (o->header_only) {
+		ret = 0;
+		goto out;
+	}
 	if (o->children && !has_callchains(&st.rec.in)) {
 		without_children = *o;
 		without_children.children = false;

@@ -65,6 +65,8 @@ struct report_options {
 	unsigned int width;      /* the flame graph's in pixels, or 0: the default */
 	double percent_limit;    /* the table's rows under this percent left out */
 	bool no_pager;           /* --stdio: the table straight to stdout, even a terminal */
+	bool header;             /* the recording's header first, as perf report --header */
+	bool header_only;        /* ...and nothing else (--header-only) */
 	bool inverted;           /* an icicle graph: roots at the top */
 	const char *pprof_path;  /* REPORT_PPROF: the profile to create ("-": out) */
 	const char *diff_before; /* --diff: the recording or folded file input is compared with */
