@@ -25,6 +25,36 @@ static void *map_array(int fd, size_t bytes, size_t *size)
 	return mem == MAP_FAILED ? NULL : mem;
 }
 
+/* Whether an array map's values can be mapped here (BPF_F_MMAPABLE). */
+static bool mappable(int fd)
+{
+	size_t size;
+	void *mem = map_array(fd, 1, &size);
+
+	if (!mem)
+		return false;
+	munmap(mem, size);
+	return true;
+}
+
+/* Copies bytes bytes of src into an array map's values from byte at on,
+ * through a window mapped for this write alone: the process holds the pages
+ * only while it writes them (the rows map mapped whole for good was most of
+ * a -g recording's RSS: 64 MiB by default, where perf record's is 27). 0, or
+ * -errno. */
+static int write_window(int fd, size_t at, const void *src, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = at & ~(page - 1),
+	       len = (at + bytes - start + page - 1) & ~(page - 1);
+	char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
+
+	if (mem == MAP_FAILED)
+		return -errno;
+	memcpy(mem + (at - start), src, bytes);
+	munmap(mem, len);
+	return 0;
+}
+
 /* A table retired and when: its rows and index entries free after. */
 struct retired_table {
 	uint64_t stamp;
@@ -45,10 +75,8 @@ int unwind_maps_init(struct unwind_maps *u, const struct bpf_sampler *s, uint32_
 		return errno ? -errno : -EINVAL;
 	u->capacity = capacity;
 	u->pages_capacity = unwind_pages_for(capacity);
-	u->rows_mem = map_array(u->rows_fd, (size_t)capacity * sizeof(*u->rows_mem),
-				&u->rows_mem_size);
-	u->pages_mem = map_array(u->pages_fd, (size_t)u->pages_capacity * sizeof(*u->pages_mem),
-				 &u->pages_mem_size);
+	u->rows_mappable = mappable(u->rows_fd);
+	u->pages_mappable = mappable(u->pages_fd);
 	if (extents_init(&u->rows_free, capacity) || extents_init(&u->pages_free, u->pages_capacity))
 		return -ENOMEM;
 	return 0;
@@ -61,14 +89,8 @@ uint32_t unwind_maps_rows_taken(const struct unwind_maps *u)
 
 void unwind_maps_free(struct unwind_maps *u)
 {
-	if (u->rows_mem)
-		munmap(u->rows_mem, u->rows_mem_size);
-	if (u->pages_mem)
-		munmap(u->pages_mem, u->pages_mem_size);
 	if (u->gen_mem)
 		munmap(u->gen_mem, u->gen_mem_size);
-	u->rows_mem = NULL;
-	u->pages_mem = NULL;
 	u->gen_mem = NULL;
 	extents_release(&u->rows_free);
 	extents_release(&u->pages_free);
@@ -120,14 +142,20 @@ static int write_array(int fd, uint32_t first, const void *values, uint32_t nr, 
 	return r;
 }
 
-/* nr page index entries at index first. */
+/* nr page index entries at index first: mapped, each u32 in 8 bytes, as
+ * the kernel lays out an array's values. */
 static int write_pages(struct unwind_maps *u, uint32_t first, const uint32_t *pages, uint32_t nr)
 {
-	if (!u->pages_mem)
+	uint64_t *wide;
+	int r;
+
+	if (!u->pages_mappable || !(wide = malloc((size_t)nr * sizeof(*wide))))
 		return write_array(u->pages_fd, first, pages, nr, sizeof(*pages));
 	for (uint32_t i = 0; i < nr; i++)
-		u->pages_mem[first + i] = pages[i];
-	return 0;
+		wide[i] = pages[i];
+	r = write_window(u->pages_fd, (size_t)first * sizeof(*wide), wide, (size_t)nr * sizeof(*wide));
+	free(wide);
+	return r;
 }
 
 int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows, uint32_t nr,
@@ -141,9 +169,12 @@ int unwind_maps_add_rows(struct unwind_maps *u, const struct rt_unwind_row *rows
 		errno = ENOSPC;
 		return -ENOSPC;
 	}
-	if (u->rows_mem) {
-		memcpy(&u->rows_mem[first], rows, (size_t)nr * sizeof(*rows));
-	} else if ((r = write_array(u->rows_fd, (uint32_t)first, rows, nr, sizeof(*rows)))) {
+	if (u->rows_mappable)
+		r = write_window(u->rows_fd, (size_t)first * sizeof(*rows), rows,
+				 (size_t)nr * sizeof(*rows));
+	else
+		r = write_array(u->rows_fd, (uint32_t)first, rows, nr, sizeof(*rows));
+	if (r) {
 		extents_free(&u->rows_free, (uint32_t)first, nr);
 		return r;
 	}

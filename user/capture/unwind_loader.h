@@ -6,6 +6,7 @@
 #ifndef RINGTRACE_UNWIND_LOADER_H
 #define RINGTRACE_UNWIND_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,12 +24,11 @@ struct unwind_maps {
 	 * mapped here: one added after each write of a process's */
 	uint64_t *gen_mem;
 	size_t gen_mem_size;
-	/* the rows and the page index as mapped here (BPF_F_MMAPABLE arrays):
-	 * written by memcpy, where a bpf() batch update of cc1's 480,000 rows
-	 * took 100 ms; NULL if they could not be mapped (then bpf()) */
-	struct rt_unwind_row *rows_mem;
-	uint64_t *pages_mem; /* one u32 entry per 8 bytes, as the kernel lays it out */
-	size_t rows_mem_size, pages_mem_size;
+	/* the rows and the page index (BPF_F_MMAPABLE arrays) are written by
+	 * memcpy into a window mapped for each write, where a bpf() batch
+	 * update of cc1's 480,000 rows took 100 ms; false if they cannot be
+	 * mapped (then bpf()) */
+	bool rows_mappable, pages_mappable;
 	uint32_t capacity;       /* rows the map holds */
 	uint32_t pages_capacity; /* page index entries the map holds */
 	struct extents rows_free, pages_free;
