@@ -7,30 +7,21 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "capture/bpf_limits.h"
+#include "capture/libbpf_messages.h"
 #include "capture/usdt_multi.h"
 #include "lib/log.h"
 #include "sys/kernel_symbol.h"
 #include "sys/privileges.h"
 
-static bool libbpf_verbose;
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	return libbpf_verbose ? vfprintf(stderr, fmt, ap) : 0;
-}
-
 void bpf_sampler_set_verbose(bool verbose)
 {
-	libbpf_verbose = verbose;
-	libbpf_set_print(print_libbpf);
+	libbpf_messages_show(verbose);
 }
 
 static int check_btf(char *err, size_t errlen)
@@ -240,7 +231,7 @@ out:
 
 bool bpf_sampler_verbose(void)
 {
-	return libbpf_verbose;
+	return libbpf_messages_shown();
 }
 
 struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
@@ -255,7 +246,7 @@ struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
 		return NULL;
 	/* the verifier's word on a refusal, in one line (-vv: its whole log,
 	 * through libbpf's messages, instead) */
-	logs = libbpf_verbose ? NULL : bpf_limits_ask(s->skel->obj);
+	logs = libbpf_messages_shown() ? NULL : bpf_limits_ask(s->skel->obj);
 	r = sampler_bpf__load(s->skel);
 	refusal = logs ? bpf_limits_refusal(logs) : "";
 	if (r && refusal[0])

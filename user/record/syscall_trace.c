@@ -98,6 +98,11 @@ int syscall_trace_run(const struct syscall_trace_options *o)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &orig_mask);
+	/* as record's: before any command runs, one line naming what is missing */
+	if (privileges_check("trace", err, sizeof(err))) {
+		rt_error("%s", err);
+		goto out;
+	}
 	if (o->workload_argv) {
 		if (workload_prepare(&w, o->workload_argv, &orig_mask, err, sizeof(err))) {
 			rt_error("%s", err);

@@ -14,17 +14,16 @@
 
 #include "lib/log.h"
 
-int privileges_check(const char *what, char *err, size_t errlen)
+/* The needed capabilities missing from the effective set, comma-separated
+ * as setcap names them, into missing ("" if none); 0, or -errno. */
+static int missing_caps(char *missing, size_t len)
 {
 	static const cap_value_t needed[] = { CAP_BPF, CAP_PERFMON };
-	char missing[64] = "", exe[4096];
 	cap_t caps = cap_get_proc();
-	ssize_t n;
 
-	if (!caps) {
-		rt_format(err, errlen, "cannot read this process's capabilities: %s", strerror(errno));
+	missing[0] = '\0';
+	if (!caps)
 		return -errno;
-	}
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
 		cap_flag_value_t v = CAP_CLEAR;
 		char *name;
@@ -32,17 +31,37 @@ int privileges_check(const char *what, char *err, size_t errlen)
 		if (cap_get_flag(caps, needed[i], CAP_EFFECTIVE, &v) == 0 && v == CAP_SET)
 			continue;
 		name = cap_to_name(needed[i]);
-		snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+		snprintf(missing + strlen(missing), len - strlen(missing), "%s%s",
 			 missing[0] ? "," : "", name ? name : "?");
 		cap_free(name);
 	}
 	cap_free(caps);
+	return 0;
+}
+
+/* "run it as root, or grant them with setcap cap_bpf,cap_perfmon+ep EXE". */
+static void grant_line(char *buf, size_t len)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(buf, len, "run it as root, or grant both with setcap cap_bpf,cap_perfmon+ep %s",
+		 exe[0] ? exe : "ringtrace");
+}
+
+int privileges_check(const char *what, char *err, size_t errlen)
+{
+	char missing[64], grant[4200];
+
+	if (missing_caps(missing, sizeof(missing))) {
+		rt_format(err, errlen, "cannot read this process's capabilities: %s", strerror(errno));
+		return -errno;
+	}
 	if (!missing[0])
 		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	rt_format(err, errlen, "%s needs %s: run it as root, or grant them with setcap cap_bpf,cap_perfmon+ep %s",
-		  what, missing, exe[0] ? exe : "ringtrace");
+	grant_line(grant, sizeof(grant));
+	rt_format(err, errlen, "%s needs %s: %s", what, missing, grant);
 	return -EPERM;
 }
 
@@ -107,7 +126,20 @@ int privileges_drop_all_but_reading(char *err, size_t errlen)
 
 const char *privileges_hint(int err)
 {
-	if ((err == EPERM || err == EACCES) && geteuid() != 0)
-		return ": run as root or grant CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep ringtrace)";
-	return "";
+	static char hint[4400];
+	char missing[64], grant[4200];
+
+	if (err != EPERM && err != EACCES)
+		return "";
+	if (missing_caps(missing, sizeof(missing)))
+		return "";
+	if (missing[0]) {
+		grant_line(grant, sizeof(grant));
+		snprintf(hint, sizeof(hint), ": this process lacks %s: %s", missing, grant);
+	} else {
+		/* not the capabilities: what else refuses a capable process */
+		snprintf(hint, sizeof(hint),
+			 ": refused though CAP_BPF and CAP_PERFMON are held (kernel lockdown or a security module such as SELinux or AppArmor; dmesg may say which)");
+	}
+	return hint;
 }

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* libbpf_messages.h: whether libbpf's own messages reach stderr: never but at
+ * -vv, from the start of every command (a failure is said in ringtrace's line). */
+#ifndef RINGTRACE_LIBBPF_MESSAGES_H
+#define RINGTRACE_LIBBPF_MESSAGES_H
+
+#include <stdbool.h>
+
+/* Shows libbpf's messages on stderr (record -vv), or drops them (the
+ * default, set before main runs). */
+void libbpf_messages_show(bool show);
+
+/* Whether they are shown. */
+bool libbpf_messages_shown(void);
+
+#endif
