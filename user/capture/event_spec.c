@@ -292,8 +292,14 @@ static int expand_glob(const char *text, size_t len, struct event_desc *list, un
 
 	snprintf(glob, sizeof(glob), "%.*s", (int)len, text);
 	if ((ret = tracefs_each_event(add_tracepoint, &t)) || t.failed) {
-		rt_format(err, errlen, "cannot list the tracepoints for \"%s\"%s", glob,
-			  t.failed ? ": out of memory" : ": tracefs is not readable (run as root)");
+		char what[200];
+
+		snprintf(what, sizeof(what), "cannot list the tracepoints for \"%s\"", glob);
+		if (ret == -EACCES || ret == -EPERM)
+			tracefs_denied(what, "available_events", err, errlen);
+		else
+			rt_format(err, errlen, "%s: %s", what,
+				  t.failed ? "out of memory" : strerror(ret ? -ret : ENOMEM));
 		ret = ret ? ret : -ENOMEM;
 		goto out;
 	}
@@ -506,9 +512,12 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 	struct tracepoint_names t = { 0 };
 	int tracefs = tracefs_each_event(add_tracepoint, &t);
 	/* why tracepoints are missing, and the fix */
-	const char *why = tracefs == -EACCES || tracefs == -EPERM
-				  ? "tracefs is root's: run ringtrace list as root to see them"
-				  : "no tracefs is mounted here (mount -t tracefs nodev /sys/kernel/tracing)";
+	char why[1024];
+
+	if (tracefs == -EACCES || tracefs == -EPERM)
+		tracefs_denied("tracepoints are not listed", "available_events", why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "tracepoints are not listed: no tracefs is mounted here (mount -t tracefs nodev /sys/kernel/tracing)");
 
 	if (t.failed) {
 		free_tracepoints(&t);
@@ -528,11 +537,11 @@ int event_list_print(FILE *out, char *const *patterns, int nr_patterns)
 			"usdt:BINARY:PROVIDER:NAME");
 		fprintf(out, "\n");
 		if (tracefs)
-			fprintf(out, "  (tracepoints: %s)\n", why);
+			fprintf(out, "  (%s)\n", why);
 		print_tracepoints(out, &t, NULL, NULL);
 	}
 	if (tracefs && nr_patterns)
-		rt_warn("tracepoints are not listed: %s", why);
+		rt_warn("%s", why);
 	for (int i = 0; i < nr_patterns; i++)
 		print_matching(out, &t, patterns[i]);
 	free_tracepoints(&t);

@@ -35,6 +35,7 @@ struct record_command_line {
 	bool freq_given;
 	bool off_cpu_min_given;
 	uint64_t exit_with_parent; /* the parent's pid, or 0 */
+	bool denied; /* an option stopped by a permission (tracefs root's): exit 1, not 2 */
 };
 
 static int is_power_of_two(uint64_t v)
@@ -102,6 +103,7 @@ static int record_option(void *ctx, int id, const char *arg)
 	struct record_options *o = &cl->o;
 	char err[512];
 	uint64_t v;
+	int r;
 
 	switch ((enum record_option_id)id) {
 	case RECORD_OPT_EVENT:
@@ -110,8 +112,9 @@ static int record_option(void *ctx, int id, const char *arg)
 				rt_error("out of memory listing the events");
 			return OPTIONS_DONE;
 		}
-		if (event_spec_parse(arg, o->events, &o->nr_events, err, sizeof(err))) {
+		if ((r = event_spec_parse(arg, o->events, &o->nr_events, err, sizeof(err)))) {
 			rt_error("%s", err);
+			cl->denied = r == -EACCES || r == -EPERM;
 			return OPTIONS_USAGE_ERROR;
 		}
 		break;
@@ -379,7 +382,7 @@ int cmd_record(int argc, char **argv)
 	o->argv = argv;
 	status = options_parse(&record_command, argc, argv, record_option, &cl, &first_positional);
 	if (status != OPTIONS_CONTINUE)
-		return options_exit_status(status);
+		return cl.denied ? 1 : options_exit_status(status);
 	if ((o->trigger_event || o->trigger_runqlat_ns || o->max_snapshots || o->snapshots_overlap) &&
 	    !o->overwrite) {
 		rt_error("--trigger, --trigger-runqlat, --max-snapshots and --snapshots-overlap need --overwrite: snapshots are taken of a flight recording");

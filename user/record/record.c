@@ -490,7 +490,7 @@ int record_run(struct record_options *opts)
 			     .rotation.parentfd = -1, .rotation.store_fd = -1 };
 	sigset_t mask, orig_mask;
 	bool failed;
-	int status = 1;
+	int status = 1, r;
 
 	bpf_sampler_set_verbose(opts->verbose > 1);
 	sigemptyset(&mask);
@@ -511,9 +511,11 @@ int record_run(struct record_options *opts)
 		rt_error("signalfd: %s", strerror(errno));
 		goto out;
 	}
-	if (session_plan(&s) || rotation_init(&s)) {
+	if ((r = session_plan(&s)) || rotation_init(&s)) {
 		rt_error("%s", s.error[0] ? s.error : "out of memory");
-		status = 2;
+		/* bad input, but for what this user may not read (tracefs, a
+		 * cgroup): a runtime failure */
+		status = r == -EACCES || r == -EPERM ? 1 : 2;
 		goto out;
 	}
 	if (privileges_check("record", s.error, sizeof(s.error))) {

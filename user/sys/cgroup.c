@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/path_access.h"
 
 #define CGROUP2_MAGIC 0x63677270
 #define CGROUP1_MAGIC 0x27e0eb
@@ -58,6 +59,21 @@ int cgroup_id_of(const char *path, uint64_t *id)
 	return 0;
 }
 
+/* -G's cgroup at path, which this process may not reach or read: the part
+ * of its path that keeps it out, whose it is, and the fixes. */
+static void cgroup_denied(const char *path, char *err, size_t errlen)
+{
+	char at[PATH_MAX], described[PATH_MAX + 96], who[64];
+
+	if (path_access_denied_at(path, true, at, sizeof(at)))
+		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
+	path_access_describe(at, described, sizeof(described));
+	path_access_who(who, sizeof(who));
+	rt_format(err, errlen,
+		  "cannot read cgroup %s: %s keeps %s out: run as root, or let the user in: chgrp GROUP %s && chmod g+rx %s (a group of theirs), or chmod o+rx %s",
+		  path, described, who, at, at, at);
+}
+
 int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t errlen)
 {
 	const char *root = cgroup2_mount();
@@ -76,9 +92,14 @@ int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t e
 	else
 		snprintf(joined, sizeof(joined), "%s/%s", root, spec);
 	if (!realpath(joined, out->path)) {
-		rt_format(err, errlen, "cgroup %s not found: give a directory under %s (cgroup v2), absolute or relative to it",
-			  joined, root);
-		return -errno;
+		int e = errno;
+
+		if (e == EACCES || e == EPERM)
+			cgroup_denied(joined, err, errlen);
+		else
+			rt_format(err, errlen, "cgroup %s not found: give a directory under %s (cgroup v2), absolute or relative to it",
+				  joined, root);
+		return -e;
 	}
 	if (statfs(out->path, &st)) {
 		rt_format(err, errlen, "cgroup %s: %s", out->path, strerror(errno));
@@ -104,8 +125,13 @@ int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t e
 	}
 	out->fd = open(out->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (out->fd < 0) {
-		rt_format(err, errlen, "cannot open cgroup %s: %s", out->path, strerror(errno));
-		return -errno;
+		int e = errno;
+
+		if (e == EACCES || e == EPERM)
+			cgroup_denied(out->path, err, errlen);
+		else
+			rt_format(err, errlen, "cannot open cgroup %s: %s", out->path, strerror(e));
+		return -e;
 	}
 	return 0;
 }

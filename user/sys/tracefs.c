@@ -15,6 +15,7 @@
 
 #include "lib/log.h"
 #include "lib/spelling.h"
+#include "sys/path_access.h"
 
 #define TRACEFS_MAGIC 0x74726163
 #define DEFAULT_MOUNT "/sys/kernel/tracing"
@@ -51,6 +52,23 @@ const char *tracefs_path(char *err, size_t errlen)
 	}
 	snprintf(mount_point, sizeof(mount_point), "%s", DEFAULT_MOUNT);
 	return mount_point;
+}
+
+void tracefs_denied(const char *what, const char *relpath, char *err, size_t errlen)
+{
+	const char *root = tracefs_path(NULL, 0);
+	char path[512], at[512], described[768], who[64];
+
+	if (!root)
+		root = DEFAULT_MOUNT;
+	snprintf(path, sizeof(path), "%s/%s", root, relpath);
+	if (path_access_denied_at(path, false, at, sizeof(at)))
+		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
+	path_access_describe(at, described, sizeof(described));
+	path_access_who(who, sizeof(who));
+	rt_format(err, errlen,
+		  "%s: %s keeps %s out: run as root, or open tracefs to a group of this user's: mount -o remount,mode=750,gid=GROUP %s (mode=755 opens it to everyone)",
+		  what, described, who, root);
 }
 
 int tracefs_read_file(const char *relpath, struct byte_buffer *b)
@@ -242,11 +260,14 @@ int tracefs_read_format(const char *system, const char *name, struct tracepoint_
 	}
 	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
 	if ((ret = tracefs_read_file(rel, &b)) || !byte_buffer_append(&b, "", 1)) {
-		if (errno == EACCES || errno == EPERM)
-			rt_format(err, errlen, "permission denied reading tracepoint %s:%s in %s: tracefs is root's, record tracepoints as root",
-				  system, name, tracefs_path(NULL, 0));
-		else
+		if (errno == EACCES || errno == EPERM) {
+			char what[300];
+
+			snprintf(what, sizeof(what), "cannot read tracepoint %s:%s", system, name);
+			tracefs_denied(what, rel, err, errlen);
+		} else {
 			unknown_tracepoint(system, name, err, errlen);
+		}
 		byte_buffer_free(&b);
 		return ret ? ret : -ENOMEM;
 	}

@@ -32,7 +32,14 @@ struct tracepoint_format {
  * tracefs is mounted. NULL with err set if neither works. */
 const char *tracefs_path(char *err, size_t errlen);
 
-/* Reads events/SYSTEM/NAME/format. 0, or -errno with err naming the tracepoint. */
+/* Why tracefs file relpath ("events/sched/sched_switch/format") could not be
+ * read, after what ("cannot read tracepoint sched:sched_switch"): the part of
+ * its path that keeps this user out, whose it is, and the fixes (root, or a
+ * remount opening tracefs to a group). */
+void tracefs_denied(const char *what, const char *relpath, char *err, size_t errlen);
+
+/* Reads events/SYSTEM/NAME/format. 0, or -errno with err naming the tracepoint
+ * (and, for -EACCES or -EPERM, as tracefs_denied says). */
 int tracefs_read_format(const char *system, const char *name, struct tracepoint_format *out,
 			char *err, size_t errlen);
 
