@@ -70,8 +70,8 @@ static void cgroup_denied(const char *path, char *err, size_t errlen)
 	path_access_describe(at, described, sizeof(described));
 	path_access_who(who, sizeof(who));
 	rt_format(err, errlen,
-		  "cannot read cgroup %s: %s keeps %s out: run as root, or let the user in: chgrp GROUP %s && chmod g+rx %s (a group of theirs), or chmod o+rx %s",
-		  path, described, who, at, at, at);
+		  "cannot read cgroup %s: %s keeps %s out: run as root, or let the user into that directory (chgrp it to a group of theirs and chmod g+rx it, or chmod o+rx it)",
+		  path, described, who);
 }
 
 int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t errlen)
