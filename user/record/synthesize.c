@@ -82,7 +82,7 @@ int synthesize_kernel_mmap(struct byte_buffer *b, uint64_t sample_id_type,
 	}
 	fclose(f);
 	if (!text) {
-		char cause[256];
+		char cause[512];
 
 		kallsyms_hidden_cause(cause, sizeof(cause));
 		rt_format(err, errlen, "/proc/kallsyms hides kernel addresses: %s", cause);

@@ -258,7 +258,7 @@ int symtab_load_kallsyms(struct symtab *t, const char *path, char *err, size_t e
 	if ((r = read_kallsyms_lines(fd, &b, &nonzero)))
 		rt_format(err, errlen, "out of memory reading %s", path);
 	else if (!nonzero) {
-		char cause[256];
+		char cause[512];
 
 		if (strcmp(path, "/proc/kallsyms"))
 			snprintf(cause, sizeof(cause), "it was copied without them");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/capability.h>
+#include <unistd.h>
 
 #include "sys/safe_open.h"
 
@@ -39,19 +40,25 @@ void kallsyms_hidden_cause(char *buf, size_t len)
 	int kptr = kallsyms_read_sysctl("kernel/kptr_restrict", -1);
 	int paranoid = kallsyms_read_sysctl("kernel/perf_event_paranoid", -1);
 	int syslog = has_cap_syslog();
+	char exe[4096], grant[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
+	exe[n > 0 ? n : 0] = '\0';
+	/* read before the capabilities are dropped: a file capability helps */
+	snprintf(grant, sizeof(grant), "grant CAP_SYSLOG as well (setcap cap_bpf,cap_perfmon,cap_syslog+ep %s)",
+		 exe[0] ? exe : "ringtrace");
 	if (kptr >= 2)
 		snprintf(buf, len,
 			 "kernel.kptr_restrict=%d hides them from everyone: set it to 0 (sysctl kernel.kptr_restrict=0)",
 			 kptr);
 	else if (kptr == 1 && !syslog)
 		snprintf(buf, len,
-			 "kernel.kptr_restrict=1 shows them only with CAP_SYSLOG: run as root, or set kernel.kptr_restrict=0%s",
-			 paranoid > 1 ? " and kernel.perf_event_paranoid=1" : "");
+			 "kernel.kptr_restrict=1 shows them only with CAP_SYSLOG: run as root, %s, or set kernel.kptr_restrict=0%s",
+			 grant, paranoid > 1 ? " and kernel.perf_event_paranoid=1" : "");
 	else if (kptr == 0 && paranoid > 1 && !syslog)
 		snprintf(buf, len,
-			 "kernel.perf_event_paranoid=%d (above 1) with kernel.kptr_restrict=0 shows them only with CAP_SYSLOG: run as root, or set kernel.perf_event_paranoid=1",
-			 paranoid);
+			 "kernel.perf_event_paranoid=%d (above 1) with kernel.kptr_restrict=0 shows them only with CAP_SYSLOG: run as root, %s, or set kernel.perf_event_paranoid=1",
+			 paranoid, grant);
 	else
 		snprintf(buf, len,
 			 "kernel.kptr_restrict=%d and kernel.perf_event_paranoid=%d should show them%s: is /proc/kallsyms another file here (a container)?",
