@@ -28,8 +28,9 @@ int session_synthesize(struct session *s)
 	const uint32_t *procs;
 	int ret = 0;
 
+	/* (not under -q: export -g's child, whose exporter says it once) */
 	if (synthesize_kernel_mmap(&s->synthesized, RECORDING_SAMPLE_ID_TYPE, &sid, s->error,
-				   sizeof(s->error)))
+				   sizeof(s->error)) && !o->quiet)
 		rt_warn("%s; kernel frames will show as [unknown]", s->error);
 	s->error[0] = '\0';
 	/* the processes of the recording's scope, as its side-band */
