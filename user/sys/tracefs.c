@@ -42,7 +42,7 @@ const char *tracefs_path(char *err, size_t errlen)
 		return mount_point;
 	}
 	if (mount("tracefs", DEFAULT_MOUNT, "tracefs", 0, NULL) && errno != EBUSY) {
-		rt_format(err, errlen, "tracefs is not mounted and mounting it on %s failed: %s (mount -t tracefs tracefs %s)",
+		rt_format(err, errlen, "tracefs is not mounted and mounting it on %s failed: %s: mount it as root (mount -t tracefs tracefs %s)",
 			  DEFAULT_MOUNT, strerror(errno), DEFAULT_MOUNT);
 		return NULL;
 	}
@@ -251,8 +251,8 @@ int tracefs_read_format(const char *system, const char *name, struct tracepoint_
 	char rel[512];
 	int ret;
 
-	if (!tracefs_path(err, errlen))
-		return -ENOENT;
+	if (!tracefs_path(err, errlen)) /* a mount refused: a permission, not bad input */
+		return errno == EPERM || errno == EACCES ? -errno : -ENOENT;
 	if (strchr(system, '/') || strchr(name, '/') || !strcmp(system, "..") ||
 	    !strcmp(name, "..")) {
 		rt_format(err, errlen, "unknown tracepoint %s:%s", system, name);
