@@ -3,8 +3,9 @@
  * stops ringtrace, with and without CAP_BPF and CAP_PERFMON on a copy of the
  * binary: one line on stderr naming the cause and the fix, exit 1, no libbpf
  * line; and each fix named, applied, works (tracefs opened to a group, a
- * cgroup opened, CAP_SYSLOG for kallsyms). Every mount option and sysctl
- * changed is restored by the test's teardown, failed or not. */
+ * cgroup opened, CAP_SYSLOG for kallsyms); a probe's binary not readable.
+ * Every mount option and sysctl changed is restored by the test's teardown,
+ * failed or not. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -326,6 +327,28 @@ static void test_kallsyms_hidden(void **state)
 	free(err);
 }
 
+/* A probe's binary the user may not read: one line naming it and whose it
+ * is, exit 1. */
+static void test_probe_binary_not_readable(void **state)
+{
+	char *err = NULL, *out = NULL, args[PATH_MAX + 128], where[PATH_MAX + 64];
+
+	(void)state;
+	tu_skip_unless_possible();
+	copies();
+	assert_int_equal(tu_sh(&out, "cp /bin/true %s/private && chmod 700 %s/private", saved.dir,
+			       saved.dir),
+			 0);
+	free(out);
+	snprintf(where, sizeof(where), "%s/private (mode 0700, owner root", saved.dir);
+	snprintf(args, sizeof(args), "record -e uprobe:%s/private:main -o %s/out/u -- true",
+		 saved.dir, saved.dir);
+	assert_int_equal(as_user(&err, "caps", args), 1);
+	one_line_with(err, "probe binary", where, "keeps user " TEST_USER " out", "run as root",
+		      NULL);
+	free(err);
+}
+
 /* libbpf's own messages: none without -vv, and -vv shows them. */
 static void test_libbpf_only_at_vv(void **state)
 {
@@ -352,6 +375,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_tracepoint_tracefs, teardown),
 		cmocka_unit_test_teardown(test_cgroup_not_readable, teardown),
 		cmocka_unit_test_teardown(test_kallsyms_hidden, teardown),
+		cmocka_unit_test_teardown(test_probe_binary_not_readable, teardown),
 		cmocka_unit_test_teardown(test_libbpf_only_at_vv, teardown),
 	};
 	const char *why = tu_integration_skip_reason();

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "sample_record.h"
 #include "symbols/elf_functions.h"
 #include "symbols/sdt_notes.h"
+#include "sys/path_access.h"
 #include "sys/safe_open.h"
 
 /* Does file name base mean name: the same, or name followed by ".so" or
@@ -124,6 +126,20 @@ static bool find_library(const char *name, char *out, size_t cap)
 	return found;
 }
 
+/* The probe's binary at path, which this user may not reach or read: what
+ * keeps it out, and the fix. */
+static void binary_denied(const char *path, char *err, size_t errlen)
+{
+	char at[PATH_MAX], described[PATH_MAX + 96], who[64];
+
+	if (path_access_denied_at(path, false, at, sizeof(at)))
+		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
+	path_access_describe(at, described, sizeof(described));
+	path_access_who(who, sizeof(who));
+	rt_format(err, errlen, "probe binary %s: %s keeps %s out: run as root, or let the user read it",
+		  path, described, who);
+}
+
 static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errlen)
 {
 	int is_elf, fd = -1;
@@ -131,9 +147,14 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 	if (strchr(p->binary, '/')) {
 		snprintf(p->path, sizeof(p->path), "%s", p->binary);
 		if (access(p->path, F_OK)) {
-			rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
-				  p->path, strerror(errno));
-			return -errno;
+			int e = errno;
+
+			if (e == EACCES || e == EPERM)
+				binary_denied(p->path, err, errlen);
+			else
+				rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
+					  p->path, strerror(e));
+			return -e;
 		}
 	} else if (!(pid > 0 && (fd = find_in_maps(pid, p->binary, p->path, sizeof(p->path))) >= 0) &&
 		   !find_in_path(p->binary, p->path, sizeof(p->path)) &&
@@ -147,8 +168,11 @@ static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errle
 	if (fd < 0)
 		fd = safe_openat(AT_FDCWD, p->path, SAFE_OPEN_FOLLOW, NULL);
 	if (fd < 0) {
-		rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
-			  p->path, safe_open_strerror(errno));
+		if (errno == EACCES || errno == EPERM)
+			binary_denied(p->path, err, errlen);
+		else
+			rt_format(err, errlen, "probe binary %s: %s: give the path of a program or a shared library",
+				  p->path, safe_open_strerror(errno));
 		return fd;
 	}
 	snprintf(p->fd_path, sizeof(p->fd_path), "/proc/self/fd/%d", fd);
