@@ -3,7 +3,8 @@
  * stops ringtrace, with and without CAP_BPF and CAP_PERFMON on a copy of the
  * binary: one line on stderr naming the cause and the fix, exit 1, no libbpf
  * line; and each fix named, applied, works (tracefs opened to a group, a
- * cgroup opened, CAP_SYSLOG for kallsyms); a probe's binary not readable.
+ * cgroup opened, CAP_SYSLOG for kallsyms); a probe's binary and another
+ * user's recording not readable.
  * Every mount option and sysctl changed is restored by the test's teardown,
  * failed or not. */
 #include <setjmp.h>
@@ -349,6 +350,30 @@ static void test_probe_binary_not_readable(void **state)
 	free(err);
 }
 
+/* Someone else's recording (root's, 0700): report and script say whose it is
+ * and whom to read it as, exit 1. */
+static void test_recording_of_another_user(void **state)
+{
+	char *err = NULL, *out = NULL, args[PATH_MAX + 64], where[PATH_MAX + 64];
+	const char *command[] = { "report", "script" };
+
+	(void)state;
+	tu_skip_unless_possible();
+	copies();
+	assert_int_equal(tu_sh(&out, "%s record -a -o %s/roots -- true 2>&1", tu_ringtrace(),
+			       saved.dir),
+			 0);
+	free(out);
+	snprintf(where, sizeof(where), "%s/roots (mode 0700, owner root", saved.dir);
+	for (int i = 0; i < 2; i++) {
+		snprintf(args, sizeof(args), "%s -i %s/roots", command[i], saved.dir);
+		assert_int_equal(as_user(&err, "plain", args), 1);
+		one_line_with(err, "cannot open", where, "keeps user " TEST_USER " out",
+			      "read it as its owner or as root", NULL);
+		free(err);
+	}
+}
+
 /* libbpf's own messages: none without -vv, and -vv shows them. */
 static void test_libbpf_only_at_vv(void **state)
 {
@@ -376,6 +401,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cgroup_not_readable, teardown),
 		cmocka_unit_test_teardown(test_kallsyms_hidden, teardown),
 		cmocka_unit_test_teardown(test_probe_binary_not_readable, teardown),
+		cmocka_unit_test_teardown(test_recording_of_another_user, teardown),
 		cmocka_unit_test_teardown(test_libbpf_only_at_vv, teardown),
 	};
 	const char *why = tu_integration_skip_reason();

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "sys/path_access.h"
 #include "sys/safe_open.h"
 
 /* Files up to this size are read into memory rather than mapped: cheaper
@@ -82,6 +84,19 @@ void perf_input_file_unmap(struct perf_input_file *f)
 	f->fd = -1;
 }
 
+void perf_input_cannot_open(const char *path, bool dir, char *err, size_t errlen)
+{
+	char cause[PATH_MAX + 192];
+
+	if (errno != EACCES && errno != EPERM) {
+		rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return;
+	}
+	/* recordings are their owner's alone (0700, 0600) */
+	path_access_keeps_out(path, dir, cause, sizeof(cause));
+	rt_format(err, errlen, "%s: cannot open: %s: read it as its owner or as root", path, cause);
+}
+
 int perf_input_file_open(int dirfd, const char *name, const char *display,
 			 struct perf_input_file *f, char *err, size_t errlen)
 {
@@ -94,8 +109,10 @@ int perf_input_file_open(int dirfd, const char *name, const char *display,
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	if (fd < 0) {
-		rt_format(err, errlen, "%s: cannot open: %s", display,
-			  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		if (errno == ELOOP)
+			rt_format(err, errlen, "%s: cannot open: it is a symbolic link", display);
+		else
+			perf_input_cannot_open(display, false, err, errlen);
 		return -errno;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {

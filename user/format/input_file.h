@@ -21,6 +21,11 @@
  * (perf_input_window), whatever their sizes. */
 #define PERF_INPUT_RESIDENT_BUDGET (24u << 20)
 
+/* "PATH: cannot open: <strerror(errno)>" into err; where a permission (errno
+ * EACCES, EPERM) refused a recording's directory (dir) or file, what keeps
+ * this user out and the fix instead. errno as it was. */
+void perf_input_cannot_open(const char *path, bool dir, char *err, size_t errlen);
+
 /* Opens the regular file name of dirfd (dirfd < 0: name is a path; its last
  * component no symlink when under dirfd), display naming it in messages:
  * f->size set, nothing read yet (perf_input_file_pread, then

@@ -393,7 +393,7 @@ int perf_input_open_within(struct perf_input *in, const char *path, uint64_t who
 		goto fail;
 	}
 	if (stat(path, &st)) {
-		rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		perf_input_cannot_open(path, false, err, errlen);
 		ret = -errno;
 		goto fail;
 	}
@@ -403,7 +403,7 @@ int perf_input_open_within(struct perf_input *in, const char *path, uint64_t who
 
 		dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dirfd < 0) {
-			rt_format(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+			perf_input_cannot_open(path, true, err, errlen);
 			ret = -errno;
 			goto fail;
 		}

@@ -130,14 +130,11 @@ static bool find_library(const char *name, char *out, size_t cap)
  * keeps it out, and the fix. */
 static void binary_denied(const char *path, char *err, size_t errlen)
 {
-	char at[PATH_MAX], described[PATH_MAX + 96], who[64];
+	char cause[PATH_MAX + 192];
 
-	if (path_access_denied_at(path, false, at, sizeof(at)))
-		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
-	path_access_describe(at, described, sizeof(described));
-	path_access_who(who, sizeof(who));
-	rt_format(err, errlen, "probe binary %s: %s keeps %s out: run as root, or let the user read it",
-		  path, described, who);
+	path_access_keeps_out(path, false, cause, sizeof(cause));
+	rt_format(err, errlen, "probe binary %s: %s: run as root, or let the user read it", path,
+		  cause);
 }
 
 static int resolve_binary(struct user_probe *p, int pid, char *err, size_t errlen)

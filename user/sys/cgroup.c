@@ -63,15 +63,12 @@ int cgroup_id_of(const char *path, uint64_t *id)
  * of its path that keeps it out, whose it is, and the fixes. */
 static void cgroup_denied(const char *path, char *err, size_t errlen)
 {
-	char at[PATH_MAX], described[PATH_MAX + 96], who[64];
+	char cause[PATH_MAX + 192];
 
-	if (path_access_denied_at(path, true, at, sizeof(at)))
-		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
-	path_access_describe(at, described, sizeof(described));
-	path_access_who(who, sizeof(who));
+	path_access_keeps_out(path, true, cause, sizeof(cause));
 	rt_format(err, errlen,
-		  "cannot read cgroup %s: %s keeps %s out: run as root, or let the user into that directory (chgrp it to a group of theirs and chmod g+rx it, or chmod o+rx it)",
-		  path, described, who);
+		  "cannot read cgroup %s: %s: run as root, or let the user into that directory (chgrp it to a group of theirs and chmod g+rx it, or chmod o+rx it)",
+		  path, cause);
 }
 
 int cgroup_resolve(const char *spec, struct cgroup_dir *out, char *err, size_t errlen)

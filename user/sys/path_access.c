@@ -52,12 +52,25 @@ void path_access_who(char *out, size_t len)
 
 int path_access_denied_at(const char *path, int want_dir, char *at, size_t len)
 {
-	char part[PATH_MAX];
-	size_t n = strlen(path);
+	char part[PATH_MAX], absolute[PATH_MAX], cwd[PATH_MAX];
+	size_t n;
 	int saved = errno, r = -ENOENT;
 
-	if (path[0] != '/' || n >= sizeof(part))
+	/* relative: from the working directory, walked from / as well */
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(absolute, sizeof(absolute), "%s/%s", strcmp(cwd, "/") ? cwd : "",
+			     path) >= (int)sizeof(absolute)) {
+			errno = saved;
+			return -ENOENT;
+		}
+		path = absolute;
+	}
+	n = strlen(path);
+	if (n >= sizeof(part)) {
+		errno = saved;
 		return -ENOENT;
+	}
 	for (size_t i = 1; i <= n; i++) {
 		bool last = i == n;
 
@@ -77,4 +90,15 @@ int path_access_denied_at(const char *path, int want_dir, char *at, size_t len)
 	}
 	errno = saved; /* as the caller's failure left it */
 	return r;
+}
+
+void path_access_keeps_out(const char *path, int want_dir, char *out, size_t len)
+{
+	char at[PATH_MAX], described[PATH_MAX + 96], who[64];
+
+	if (path_access_denied_at(path, want_dir, at, sizeof(at)))
+		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
+	path_access_describe(at, described, sizeof(described));
+	path_access_who(who, sizeof(who));
+	snprintf(out, len, "%s keeps %s out", described, who);
 }

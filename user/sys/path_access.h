@@ -7,11 +7,11 @@
 
 #include <stddef.h>
 
-/* Walks the absolute path from / with this process's effective ids and
- * capabilities: the first directory it may not enter, or the last part, a
- * directory it may not read (want_dir) or a file it may not read, into at.
- * 0, or -ENOENT if every part lets it through (or the path is not
- * absolute); errno as it was. */
+/* Walks path from / (a relative one from the working directory) with this
+ * process's effective ids and capabilities: the first directory it may not
+ * enter, or the last part, a directory it may not read (want_dir) or a file
+ * it may not read, into at (absolute). 0, or -ENOENT if every part lets it
+ * through; errno as it was. */
 int path_access_denied_at(const char *path, int want_dir, char *at, size_t len);
 
 /* "PATH (mode 0700, owner root, group root)": names, or numbers where the
@@ -20,5 +20,10 @@ void path_access_describe(const char *path, char *out, size_t len);
 
 /* Who this process is to the files: "user NAME" (effective uid), or "uid N". */
 void path_access_who(char *out, size_t len);
+
+/* The cause of a refusal to open path, for a line: "AT (mode 0700, owner
+ * root, group root) keeps user NAME out", AT the part path_access_denied_at
+ * finds (path itself where it finds none); errno as it was. */
+void path_access_keeps_out(const char *path, int want_dir, char *out, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,18 +58,15 @@ const char *tracefs_path(char *err, size_t errlen)
 void tracefs_denied(const char *what, const char *relpath, char *err, size_t errlen)
 {
 	const char *root = tracefs_path(NULL, 0);
-	char path[512], at[512], described[768], who[64];
+	char path[512], cause[PATH_MAX + 192];
 
 	if (!root)
 		root = DEFAULT_MOUNT;
 	snprintf(path, sizeof(path), "%s/%s", root, relpath);
-	if (path_access_denied_at(path, false, at, sizeof(at)))
-		snprintf(at, sizeof(at), "%s", path); /* refused, by what it does not say */
-	path_access_describe(at, described, sizeof(described));
-	path_access_who(who, sizeof(who));
+	path_access_keeps_out(path, false, cause, sizeof(cause));
 	rt_format(err, errlen,
-		  "%s: %s keeps %s out: run as root, or open tracefs to a group of this user's: mount -o remount,mode=750,gid=GROUP %s (mode=755 opens it to everyone)",
-		  what, described, who, root);
+		  "%s: %s: run as root, or open tracefs to a group of this user's: mount -o remount,mode=750,gid=GROUP %s (mode=755 opens it to everyone)",
+		  what, cause, root);
 }
 
 int tracefs_read_file(const char *relpath, struct byte_buffer *b)
