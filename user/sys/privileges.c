@@ -136,10 +136,13 @@ const char *privileges_hint(int err)
 	if (missing[0]) {
 		grant_line(grant, sizeof(grant));
 		snprintf(hint, sizeof(hint), ": this process lacks %s: %s", missing, grant);
-	} else {
-		/* not the capabilities: what else refuses a capable process */
+	} else if (err == EPERM) {
+		/* not the capabilities: what else refuses a capable process (an
+		 * EACCES is the verifier's, or a file's, said by the caller) */
 		snprintf(hint, sizeof(hint),
 			 ": refused though CAP_BPF and CAP_PERFMON are held (kernel lockdown or a security module such as SELinux or AppArmor; dmesg may say which)");
+	} else {
+		hint[0] = '\0';
 	}
 	return hint;
 }

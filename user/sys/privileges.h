@@ -25,8 +25,8 @@ int privileges_drop_all_but_reading(char *err, size_t errlen);
 /* What a failed bpf() or perf_event_open() with errno err most likely means,
  * as a cause and fix to append to the error line: the capabilities this
  * process lacks and the setcap line that grants them; or, where it holds
- * them, that something else refused it ("" for an errno other than EPERM
- * and EACCES). */
+ * them, for EPERM, that something else refused it ("" for EACCES then, the
+ * verifier's, and for an errno other than EPERM and EACCES). */
 const char *privileges_hint(int err);
 
 #endif
