@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* libbpf_messages.c: whether libbpf's own messages reach stderr: never but at
- * -vv, from the start of every command (a failure is said in ringtrace's line). */
+ * -vv, from the start of every command (main's first call; a failure is said
+ * in ringtrace's line). */
 #include "capture/libbpf_messages.h"
 
 #include <bpf/libbpf.h>
@@ -13,13 +14,6 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	(void)level;
 	return shown ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-/* Before main: libbpf prints its warnings by default, and every loader
- * (record's, trace's, export's) says what failed in one line of its own. */
-__attribute__((constructor)) static void quiet_from_the_start(void)
-{
-	libbpf_set_print(print_libbpf);
 }
 
 void libbpf_messages_show(bool show)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 /* Shows libbpf's messages on stderr (record -vv), or drops them (the
- * default, set before main runs). */
+ * default, which main sets first). */
 void libbpf_messages_show(bool show);
 
 /* Whether they are shown. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "capture/libbpf_messages.h"
 #include "cli/command_options.h"
 #include "cli/commands.h"
 #include "lib/log.h"
@@ -86,6 +87,9 @@ int main(int argc, char **argv)
 	 * largest file it compiled or profile it made (beside heavy churn the
 	 * sampling child held 122 MiB of anonymous memory, 22 MiB in use) */
 	mallopt(M_ARENA_MAX, 2);
+	/* libbpf prints its warnings by default, where every loader (record's,
+	 * trace's, export's) says what failed in one line of its own */
+	libbpf_messages_show(false);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
