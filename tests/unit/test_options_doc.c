@@ -2,7 +2,8 @@
 /* test_options_doc.c: the man pages and the bash completion are written from
  * the option tables: every option of every command is on its page, with its
  * details after its help, and in the completion, roff's special characters
- * are escaped; and no page of docs/ holds a table of options again. */
+ * are escaped; each group heading is named once; and no page of docs/ holds a
+ * table of options again. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -285,6 +286,24 @@ static void test_completion_holds_every_option(void **state)
 	free(script);
 }
 
+/* A group heading ("what:", "where:") is printed by --help and the man page
+ * before each entry that names it: each group is named once in a table, by
+ * its first entry, so that no heading shows twice. */
+static void test_group_headings_once(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < nr_all_commands; i++)
+		for (const struct options_entry *e = all_commands[i]->options;
+		     e->long_name || e->short_name || e->arg_name; e++)
+			for (const struct options_entry *f = all_commands[i]->options; f < e && e->group;
+			     f++)
+				if (f->group && !strcmp(f->group, e->group))
+					fail_msg("%s's options name the group \"%s\" twice (--%s and --%s): "
+						 "--help would print its heading twice",
+						 all_commands[i]->name, e->group,
+						 f->long_name ? f->long_name : "", e->long_name ? e->long_name : "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_pages_show_details),
 		cmocka_unit_test(test_docs_hold_no_option_table),
 		cmocka_unit_test(test_completion_holds_every_option),
+		cmocka_unit_test(test_group_headings_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,13 +19,13 @@ static const struct options_entry record_options_table[] = {
 	  "keep only the hits of the tracepoints of the -e before it that EXPR accepts, "
 	  "evaluated in the kernel: perf's (ftrace's) syntax, e.g. 'prev_state == 0 && "
 	  "comm ~ \"kworker*\"'",
-	  "what", RECORD_OPT_FILTER },
+	  NULL, RECORD_OPT_FILTER },
 	{ "usdt-sites", 0, "N",
 	  "attach a usdt: probe with at most N sites in its file (default "
 	  OPTIONS_STR(USDT_SITES_DEFAULT_MULTI) " as one uprobe_multi link; "
 	  OPTIONS_STR(USDT_SITES_DEFAULT_PERF_EVENTS) " on kernels before 6.6, a perf event "
 	  "each); a probe with more is refused",
-	  "what", RECORD_OPT_USDT_SITES },
+	  NULL, RECORD_OPT_USDT_SITES },
 	{ "freq", 'F', "HZ",
 	  "sample at HZ per CPU (default " OPTIONS_STR(RECORD_DEFAULT_FREQ) "; not tracepoints)",
 	  NULL, RECORD_OPT_FREQ },
