@@ -29,7 +29,7 @@ static const struct command commands[] = {
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-#define DESCRIPTION "an eBPF system-wide sampling profiler and Prometheus exporter"
+#define DESCRIPTION "an eBPF system-wide sampling profiler, tracer and Prometheus exporter"
 
 /* Each command with its option table, as the man pages and completion take them. */
 static size_t doc_commands(struct options_doc_command *out)
