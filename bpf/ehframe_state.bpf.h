@@ -238,6 +238,8 @@ struct walk_state {
 	bool table_pending; /* a frame in a file whose table the loader has not
 			       loaded, nor said it has none (unwind_files): the
 			       first such file in guesses' pending_file */
+	bool table_missing; /* a frame in a file the loader said has no table
+			       (none to build, or refused): by frame pointers */
 };
 
 struct walk_guesses {

@@ -189,6 +189,7 @@ found:
 		if (f) {
 			table = f->table;
 			bias = m->file_start - f->exec_vaddr_delta;
+			ws->table_missing |= !table.nr_rows;
 		} else if (!ws->table_pending) {
 			ws->table_pending = true;
 			w->guesses->pending_file = m->file;
@@ -357,6 +358,12 @@ registers:
 		outer->walking--;
 	if (ws->table_pending && unwind_tables_sampled)
 		want_table(w.guesses);
+	/* stacks that met a file without a table, or whose table was not
+	 * loaded yet (copied below, or not), each counted once */
+	if (ws->table_missing)
+		c->stacks_no_table++;
+	if (ws->table_pending)
+		c->stacks_pending++;
 	/* a frame in a file whose table is still to come: the stack copied
 	 * instead, an ending of its own (its frames cut) */
 	if (ws->table_pending && s->meta.may_copy && stack_copy_budget) {

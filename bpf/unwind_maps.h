@@ -186,6 +186,13 @@ struct rt_unwind_counters {
 	 * a second on a CPU), then ending as their walk did */
 	__u64 stacks_copied;
 	__u64 copies_over_budget;
+	/* stacks (of samples) with a frame in a file the loader said has no
+	 * table (none to build, or refused one), walked by frame pointers
+	 * there; and those with a frame in a file whose table was not loaded
+	 * (not yet, or no room for it), stacks_copied of them copied, the
+	 * others walked by frame pointers there */
+	__u64 stacks_no_table;
+	__u64 stacks_pending;
 	/* CPython's frames in place of its evaluation loop's (python_maps.h) */
 	struct rt_python_counters python;
 };

@@ -370,7 +370,7 @@ int cmd_record(int argc, char **argv)
 							     (uint64_t)sysconf(_SC_PAGESIZE)) /
 			(size_t)sysconf(_SC_PAGESIZE);
 	o->staging_bytes = RECORD_DEFAULT_STAGING_BYTES;
-	o->unwind_mem = RECORD_DEFAULT_UNWIND_MEM;
+	o->unwind_mem = 0; /* sized from the machine (record_run) */
 	o->stack_copy_budget = RECORD_DEFAULT_STACK_COPY_BUDGET;
 	o->copy_budget = RECORD_DEFAULT_COPY_BUDGET;
 	o->off_cpu_min_ns = RECORD_DEFAULT_OFF_CPU_MIN_NS;

@@ -15,8 +15,6 @@
 #define RECORD_DEFAULT_STAGING_BYTES (8u << 20)
 #define RECORD_DEFAULT_STAGING_TEXT "8M" /* RECORD_DEFAULT_STAGING_BYTES in the help */
 #define RECORD_DEFAULT_OUTPUT "ringtrace.data"
-#define RECORD_DEFAULT_UNWIND_MEM (64ULL << 20)
-#define RECORD_DEFAULT_UNWIND_MEM_TEXT "64M" /* RECORD_DEFAULT_UNWIND_MEM in the help */
 #define RECORD_DEFAULT_STACK_COPY_BUDGET (1ULL << 20)
 #define RECORD_DEFAULT_STACK_COPY_BUDGET_TEXT "1M" /* ...its help */
 #define RECORD_DEFAULT_COPY_BUDGET (128ULL << 20)
@@ -27,7 +25,7 @@
 #define REPORT_DEFAULT_SORT "comm,dso,sym"
 #define EXPORT_DEFAULT_FREQ 99
 #define EXPORT_DEFAULT_TOP_COMMS 20
-/* export -g's child's --unwind-mem: a quarter of record's default. Its rows
+/* export -g's child's --unwind-mem: a quarter of record's floor. Its rows
  * map is mapped whole into the child (it counts in its RSS from the start),
  * and an always-on agent stays within 64 MiB. It holds the tables of the
  * files mapped at once (those no process maps are evicted when room is

@@ -7,6 +7,7 @@
 #include "capture/event_spec.h"
 #include "capture/usdt_multi.h"
 #include "record/unwind_cache.h"
+#include "record/unwind_mem_default.h"
 
 static const struct options_entry record_options_table[] = {
 	{ "event", 'e', "EVENTS",
@@ -45,8 +46,9 @@ static const struct options_entry record_options_table[] = {
 	  "report --unwind-check (a diagnostic: perf shows such user stacks twice)",
 	  NULL, RECORD_OPT_CALL_GRAPH_MODE },
 	{ "unwind-mem", 0, "SIZE",
-	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 64M (default "
-	  RECORD_DEFAULT_UNWIND_MEM_TEXT "); files beyond it are unwound by frame pointers",
+	  "with ehframe: memory for the unwind tables of every mapped file, e.g. 256M "
+	  "(default: sized from the code the machine maps at the start, at least "
+	  UNWIND_MEM_FLOOR_TEXT "); files beyond it are unwound by frame pointers",
 	  NULL, RECORD_OPT_UNWIND_MEM },
 	{ "unwind-tables", 0, "WHEN",
 	  "with ehframe: mapped (default), a file's table compiled when a process maps it; or "
@@ -254,8 +256,15 @@ static const struct options_detail record_details[] = {
 	  "twice: the callchain's, then their own unwinding of the copy." },
 	{ "--unwind-mem",
 	  "Kernel memory: the rows of every file's unwind table and their page index, a row "
-	  "taking 17 bytes of the kernel's arrays. The files beyond it are counted in the "
-	  "totals." },
+	  "taking 17 bytes of the kernel's arrays. The default, for a recording of every "
+	  "process (-a, -C, -G): the executable bytes the machine's processes map at the start "
+	  "(each file once, /proc read for at most " OPTIONS_STR(UNWIND_MEM_SCAN_MS) " ms), a "
+	  "row for every " OPTIONS_STR(UNWIND_MEM_TEXT_BYTES_A_ROW) " bytes of them (about 2.5 "
+	  "times what the tables take), at least " UNWIND_MEM_FLOOR_TEXT " and at most a "
+	  "sixteenth of the machine's memory; for some processes (-p, -- CMD), "
+	  UNWIND_MEM_FLOOR_TEXT ". -v tells what it was sized from. When stacks were walked "
+	  "by frame pointers for want of room, the end of the recording says how many, and "
+	  "that this is the option to raise." },
 	{ "--unwind-tables",
 	  "sampled: a file is compiled (or read from the cache) only once a walk met a frame in "
 	  "it with no table, and that walk and those until its table is loaded go by frame "

@@ -278,6 +278,9 @@ int session_start_sampler(struct session *s)
 			rt_format(s->error, sizeof(s->error), "out of memory for the unwind tables");
 			return -ENOMEM;
 		}
+		s->unwind.mem = o->unwind_mem;
+		s->unwind.copy_budget = cfg.stack_copy_budget;
+		s->unwind.machine = s->unwind_machine;
 		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
 		python_procs_attach(&s->python, s->sampler);
 		if (s->has_workload)

@@ -483,6 +483,19 @@ static void end_session(struct session *s)
 	record_target_free(&s->target);
 }
 
+/* --unwind-mem not given (0): room for the tables of what the machine maps
+ * when the recording is of every process (-a, -C, -G), else the floor
+ * (those of the recording's processes fit in it). */
+static void size_unwind_mem(struct session *s)
+{
+	unsigned int nr;
+
+	if (!s->opts->unwind_ehframe || s->opts->unwind_mem)
+		return;
+	record_target_processes(&s->target, &nr);
+	s->opts->unwind_mem = nr ? UNWIND_MEM_FLOOR : unwind_mem_default(&s->unwind_machine);
+}
+
 int record_run(struct record_options *opts)
 {
 	struct session s = { .opts = opts, .out.fd = -1, .sigfd = -1, .epfd = -1, .counts_fd = -1,
@@ -518,6 +531,7 @@ int record_run(struct record_options *opts)
 		status = r == -EACCES || r == -EPERM ? 1 : 2;
 		goto out;
 	}
+	size_unwind_mem(&s);
 	if (privileges_check("record", s.error, sizeof(s.error))) {
 		rt_error("%s", s.error);
 		goto out;

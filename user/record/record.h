@@ -30,7 +30,8 @@ struct record_options {
 	bool callchain;
 	uint32_t stack_user;     /* --call-graph dwarf: user stack bytes per sample, else 0 */
 	bool unwind_ehframe;     /* --call-graph ehframe (-g): user stacks unwound in the kernel */
-	uint64_t unwind_mem;     /* --unwind-mem: bytes for the unwind tables' rows */
+	uint64_t unwind_mem;     /* --unwind-mem: bytes for the unwind tables' rows (0:
+				    the default, sized from the machine by record_run) */
 	bool unwind_sampled;     /* --unwind-tables sampled: a file's table compiled once a
 				    walk meets it, not when it is mapped */
 	uint64_t stack_copy_budget; /* --stack-copy-budget: -g's stack copies for tables

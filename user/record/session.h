@@ -62,6 +62,8 @@ struct session {
 	struct sideband sideband;
 	struct bpf_sampler *sampler;
 	struct unwind_tables unwind;      /* --call-graph ehframe: the unwinder's tables */
+	/* what --unwind-mem's default was sized from (processes 0: not sized) */
+	struct unwind_machine_text unwind_machine;
 	struct python_procs python;       /* its CPython processes, their code's names */
 	struct byte_buffer python_rec;    /* the MMAP2 of a Python process's frames */
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */

@@ -145,10 +145,9 @@ static int synthesize_comms(struct byte_buffer *b, uint64_t sample_id_type,
 	return proc_each_id(pid, synthesize_comm, &w) > 0 ? -ENOMEM : 0;
 }
 
-/* One line of /proc/PID/maps as an MMAP2 record if it is executable, or
- * readable with mmap_data (as perf synthesizes them); 1 if not. */
-static int parse_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen,
-			   bool mmap_data)
+/* (synthesize.h) */
+int synthesize_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen,
+			 bool mmap_data)
 {
 	unsigned long long start, end, pgoff, ino;
 	unsigned int maj, min;
@@ -205,7 +204,7 @@ static int synthesize_mmaps(struct byte_buffer *b, uint64_t sample_id_type,
 		 * is never taken for a line of its own */
 		rest_of_line = !strchr(line, '\n');
 		if (continued || rest_of_line ||
-		    parse_maps_line(line, &m, file, sizeof(file), which == MAPPINGS_READABLE))
+		    synthesize_maps_line(line, &m, file, sizeof(file), which == MAPPINGS_READABLE))
 			continue;
 		m.pid = m.tid = sid.pid = sid.tid = pid;
 		fd = -1;

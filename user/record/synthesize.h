@@ -33,6 +33,13 @@ enum mapping_records {
 	MAPPINGS_READABLE, /* every readable one, as perf's mmap_data (dwarf) */
 };
 
+/* One line of /proc/PID/maps (NUL-terminated, its file name up to its
+ * newline) as an MMAP2 record if it is executable, or readable with
+ * mmap_data (as perf synthesizes them): m, its filename path (pathlen bytes
+ * at most, "//anon" for none); 1 if it is neither (or not a maps line). */
+int synthesize_maps_line(const char *line, struct perf_mmap *m, char *path, size_t pathlen,
+			 bool mmap_data);
+
 /* Which processes synthesize_processes writes: those of pids (nr_pids of
  * them), or those in cgroup (a path from the cgroup v2 root) or below it, or
  * (neither) every process in /proc. */

@@ -14,11 +14,9 @@
 #include "capture/unwind_loader.h"
 #include "lib/hash_map.h"
 #include "record/sideband_order.h"
+#include "record/unwind_mem_default.h"
 #include "symbols/unwind_compile.h"
 
-/* The default of --unwind-mem: room for the rows of a busy machine's files. */
-#define UNWIND_MEM_DEFAULT (64ULL << 20)
-#define UNWIND_MEM_DEFAULT_TEXT "64M"
 /* Processes whose mappings the unwinder knows at once. */
 #define UNWIND_MAX_PROCESSES 16384
 
@@ -72,6 +70,11 @@ struct unwind_tables {
 	uint64_t wanted_gone;      /* ...met, but no longer mapped nor to be opened */
 	uint64_t files_pruned;     /* forgotten (no table, or none yet), none mapping them */
 	double build_seconds;
+	/* for the totals: --unwind-mem and --stack-copy-budget (0: no copies),
+	 * and what --unwind-mem's default was sized from (processes 0: it was
+	 * given, or the recording is of some processes only) */
+	uint64_t mem, copy_budget;
+	struct unwind_machine_text machine;
 };
 
 /* Rows that fit in mem bytes. */
@@ -132,6 +135,12 @@ bool unwind_tables_file_met(void *tables, uint64_t maj, uint64_t min, uint64_t i
 /* One line of totals, with the BPF side's counters (NULL if none). */
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
 				bool verbose);
+/* With the BPF side's counters c: a line for each way the tables cost
+ * stacks (their share, why, the option that helps), none when none did. */
+void unwind_print_losses(const struct unwind_tables *t, const struct rt_unwind_counters *c);
+/* Stacks that met a file whose table was not loaded, walked by frame
+ * pointers there (not copied). */
+uint64_t unwind_stacks_walked_pending(const struct rt_unwind_counters *c);
 void unwind_tables_free(struct unwind_tables *t);
 
 #endif

@@ -41,28 +41,40 @@ static void cache_counts(const struct unwind_tables *t, char *out, size_t size)
 		  c.kept, c.evicted, (double)c.evicted_bytes / 1048576.0, c.over_share, c.no_room);
 }
 
+/* " --unwind-mem 64.0 MiB, ..." of what the map was given. */
+static void sizing(const struct unwind_tables *t, char *out, size_t size)
+{
+	const struct unwind_machine_text *m = &t->machine;
+
+	if (!m->processes) {
+		rt_format(out, size, " --unwind-mem %.1f MiB", (double)t->mem / 1048576.0);
+		return;
+	}
+	rt_format(out, size,
+		  " --unwind-mem %.1f MiB, its default, sized from %.1f MiB of code in %" PRIu64
+		  " files mapped by %" PRIu64 " processes at the start (%" PRIu64 " not readable%s)",
+		  (double)t->mem / 1048576.0, (double)m->bytes / 1048576.0, m->files, m->processes,
+		  m->unreadable, m->out_of_time ? "; /proc read in part, out of time" : "");
+}
+
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
 				bool verbose)
 {
 	struct rt_unwind_counters c;
-	char refused[256], staged[128], cached[320];
+	char refused[256], staged[128], cached[320], sized[256];
+	bool counted;
 
 	if (!t->on)
 		return;
+	counted = !bpf_sampler_unwind_counters(s, &c);
+	/* without -v, only the stacks the tables cost, in plain words */
+	if (counted)
+		unwind_print_losses(t, &c);
+	if (!verbose)
+		return;
 	refusals(t, refused, sizeof(refused));
 	cache_counts(t, cached, sizeof(cached));
-	/* without -v, one line, and only for what went wrong */
-	if (!verbose) {
-		if (t->files_without_table || t->files_without_room || t->mappings_dropped ||
-		    t->maps.without_index)
-			rt_info("ringtrace: unwinding: %" PRIu64 " files without a table%s, %" PRIu64
-				" without room (--unwind-mem), %" PRIu64
-				" searched without a page index, %" PRIu64
-				" mappings dropped (the details: -v)",
-				t->files_without_table, refused, t->files_without_room,
-				t->maps.without_index, t->mappings_dropped);
-		return;
-	}
+	sizing(t, sized, sizeof(sized));
 	staged[0] = 0;
 	if (t->first_stages)
 		rt_format(staged, sizeof(staged),
@@ -82,13 +94,14 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		t->files_without_table,
 		refused, t->files_without_room, t->maps.without_index, t->mappings_dropped,
 		t->files_changed);
+	rt_info("ringtrace: unwind tables' memory:%s", sized);
 	if (t->on_demand)
 		rt_info("ringtrace: unwind tables on demand (--unwind-tables sampled): %" PRIu64
 			" files mapped left uncompiled, %" PRIu64 " compiled once a walk met them, %"
 			PRIu64 " met but gone (no longer mapped); %" PRIu64
 			" files forgotten (no table, no process mapping them)",
 			t->files_deferred, t->files_wanted, t->wanted_gone, t->files_pruned);
-	if (bpf_sampler_unwind_counters(s, &c))
+	if (!counted)
 		return;
 	rt_info("ringtrace: user stacks: %" PRIu64 " (%" PRIu64
 		" by frame pointers alone: processes not known, no room), ending: %" PRIu64
@@ -113,6 +126,11 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		"%" PRIu64 " copied (unwound when read, as dwarf's), %" PRIu64
 		" walked by frame pointers there (over --stack-copy-budget, or none)",
 		(uint64_t)c.stacks_copied, (uint64_t)c.copies_over_budget);
+	rt_info("ringtrace: user stacks that met a file without its table: %" PRIu64
+		" with none (walked by frame pointers there), %" PRIu64 " with one not loaded (%" PRIu64
+		" copied, %" PRIu64 " walked by frame pointers there)",
+		(uint64_t)c.stacks_no_table, (uint64_t)c.stacks_pending, (uint64_t)c.stacks_copied,
+		unwind_stacks_walked_pending(&c));
 	rt_info("ringtrace: mappings put in by the kernel side, at exec and from the VMA of a pc in none known: %" PRIu64
 		" (%" PRIu64 " left to the side-band: no room, overlapping, or written at once); "
 		"processes it began before the side-band told of them: %" PRIu64,
