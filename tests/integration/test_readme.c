@@ -195,15 +195,94 @@ static void test_readme_quick_start(void **state)
 	free(dir);
 }
 
+/* A busy machine, for about seconds: short processes one after another
+ * (true, sh, ls, sort, date), and CPU hogs that map many libraries
+ * (python3 with ssl, sqlite3, decimal, ctypes; perl with POSIX; gzip), each
+ * loop ending by itself at its deadline. */
+#define BUSY_LOAD                                                                              \
+	"end=$(( $(date +%%s) + %d )); "                                                       \
+	"while [ $(date +%%s) -lt $end ]; do true; sh -c :; ls / >/dev/null; "                 \
+	"printf 'b\\na\\n' | sort >/dev/null; done & "                                        \
+	"while [ $(date +%%s) -lt $end ]; do python3 -c 'import json, ssl, sqlite3, decimal, "  \
+	"ctypes, hashlib; sum(range(400000))'; done & "                                        \
+	"while [ $(date +%%s) -lt $end ]; do perl -MPOSIX -MList::Util=sum -e "                 \
+	"'$s = 0; $s += $_ for 1..400000'; done & "                                             \
+	"while [ $(date +%%s) -lt $end ]; do gzip -c /bin/sh >/dev/null; done & wait"
+
+/* The quick start's system-wide `record -a -g` on a busy machine ends with
+ * the recording's summary and no line of the unwinder's: with the tables of
+ * what runs in the cache (a recording before compiled them), nothing went
+ * without room (--unwind-mem's default is sized from the machine), and a
+ * program's first instants cost too few stacks to be worth a line. */
+static void test_readme_record_busy_quiet(void **state)
+{
+	struct byte_buffer cmd = { 0 };
+	const char *src = getenv("RINGTRACE_SRC");
+	char *block, *dir, *out = NULL, *line = NULL, *save = NULL, *o, output[256];
+	pid_t load;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (!src || !*src)
+		tu_skip("RINGTRACE_SRC is not set: run the test through make (make check)");
+	block = quick_start_block(src);
+	if (!block)
+		fail_msg("README.md has no quick start block");
+	for (char *l = strtok_r(block, "\n", &save); l && !line; l = strtok_r(NULL, "\n", &save))
+		if (strstr(l, "record -a -g ") && !strstr(l, "--off-cpu"))
+			line = l;
+	if (!line || !(o = strstr(line, " -o ")))
+		fail_msg("README.md's quick start has no system-wide `record -a -g -o DIR` line");
+	snprintf(output, sizeof(output), "%.*s", (int)strcspn(o + 4, " "), o + 4);
+	if (strchr(line, '#'))
+		*strchr(line, '#') = 0; /* its comment */
+	append_runnable(&cmd, line, 0);
+	append(&cmd, "", 1);
+	dir = tu_tempdir();
+	load = tu_start(BUSY_LOAD, 40);
+	sleep(1);
+	/* the tables of the load's programs compiled (or read) once */
+	rc = tu_sh(&out, "cd %s && %s record -a -g -o warm.data -- sleep 2 2>&1", dir,
+		   tu_ringtrace());
+	if (rc)
+		fail_msg("record -a -g under load failed (exit %d): %s", rc, out);
+	free(out);
+	rc = tu_sh(&out, "cd %s && %s 2>&1 >/dev/null", dir, (const char *)cmd.data);
+	print_message("%s\n%s", (const char *)cmd.data, out);
+	if (rc)
+		fail_msg("the quick start's `%s` failed under load (exit %d): %s",
+			 (const char *)cmd.data, rc, out);
+	if (!strstr(out, "ringtrace: recorded "))
+		fail_msg("the quick start's recording printed no summary: %s", out);
+	if (strstr(out, "unwind") || strstr(out, "may be cut short") ||
+	    strstr(out, "stack-copy-budget"))
+		fail_msg("the quick start's recording on a busy machine ended with a line of the "
+			 "unwinder's:\n%s", out);
+	free(out);
+	/* the load ran while it recorded: its hogs have samples */
+	rc = tu_sh(&out, "cd %s && %s report %s --sort comm 2>&1", dir, tu_ringtrace(), output);
+	if (rc || !strstr(out, "python3") || !strstr(out, "perl"))
+		fail_msg("the recording has no samples of the load (python3, perl): %s", out);
+	free(out);
+	tu_stop(load);
+	byte_buffer_free(&cmd);
+	free(block);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_readme_quick_start),
+		cmocka_unit_test(test_readme_record_busy_quiet),
 	};
 	const char *why = tu_integration_skip_reason();
 
-	if (!why && system("command -v bash curl gzip timeout >/dev/null"))
-		why = "bash, curl, gzip or timeout is missing (make deps installs them)";
+	if (!why && system("command -v bash curl gzip timeout python3 perl >/dev/null"))
+		why = "bash, curl, gzip, timeout, python3 or perl is missing (make deps installs "
+		      "them)";
 	tu_set_skip_reason(why);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

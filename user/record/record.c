@@ -488,12 +488,13 @@ static void end_session(struct session *s)
  * (those of the recording's processes fit in it). */
 static void size_unwind_mem(struct session *s)
 {
-	unsigned int nr;
+	struct record_options *o = s->opts;
 
-	if (!s->opts->unwind_ehframe || s->opts->unwind_mem)
+	if (!o->unwind_ehframe || o->unwind_mem)
 		return;
-	record_target_processes(&s->target, &nr);
-	s->opts->unwind_mem = nr ? UNWIND_MEM_FLOOR : unwind_mem_default(&s->unwind_machine);
+	o->unwind_mem = s->target.follow_workload || s->target.nr_tgids || s->target.nr_tids
+				? UNWIND_MEM_FLOOR
+				: unwind_mem_default(&s->unwind_machine);
 }
 
 int record_run(struct record_options *opts)
