@@ -66,11 +66,17 @@ void unwind_print_losses(const struct unwind_tables *t, const struct rt_unwind_c
 	} else if (walked && walked * 100 >= c->samples * NOT_READY_SHOWN_PERCENT) {
 		stacks_share(share, sizeof(share), walked, c->samples);
 		size_text(now, sizeof(now), t->copy_budget);
-		rt_info("ringtrace: %s may be cut short: they met a file whose unwind table was "
-			"not ready yet, beyond the copies --stack-copy-budget allows (now %s a "
-			"second on a CPU), and were walked by frame pointers there; raise "
-			"--stack-copy-budget",
-			share, now);
+		if (t->copy_budget)
+			rt_info("ringtrace: %s may be cut short: they met a file whose unwind table "
+				"was not ready yet, beyond the copies --stack-copy-budget allows (now %s "
+				"a second on a CPU), and were walked by frame pointers there; raise "
+				"--stack-copy-budget",
+				share, now);
+		else
+			rt_info("ringtrace: %s may be cut short: they met a file whose unwind table "
+				"was not ready yet, and were walked by frame pointers there; give "
+				"--stack-copy-budget a size (now 0: no copies) to copy them instead",
+				share);
 	}
 	if (c->stacks_no_table) {
 		stacks_share(share, sizeof(share), c->stacks_no_table, c->samples);
