@@ -4,6 +4,7 @@
  * once), as the kernel memory their unwind tables take, within a floor and a
  * ceiling; /proc read for a bounded time. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,17 @@ struct text_scan {
 	int error;
 };
 
+/* Whether a signal that stops a recording waits, blocked (record's start
+ * answers it within a second: the /proc read gives way at once). */
+static bool stop_asked(void)
+{
+	sigset_t pending;
+
+	return !sigpending(&pending) &&
+	       (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+		sigismember(&pending, SIGHUP) == 1);
+}
+
 /* One process's executable file mappings, each file not seen before added. */
 static int scan_process(uint32_t pid, void *arg)
 {
@@ -62,7 +74,7 @@ static int scan_process(uint32_t pid, void *arg)
 	bool rest_of_line = false;
 	FILE *f;
 
-	if (monotonic_ns() > scan->deadline_ns) {
+	if (monotonic_ns() > scan->deadline_ns || stop_asked()) {
 		scan->out->out_of_time = true;
 		return 1;
 	}

@@ -23,7 +23,8 @@
 /* The ceiling: this share of the machine's memory (the rows are kernel
  * memory, taken at once), and never more than the rows the map holds. */
 #define UNWIND_MEM_RAM_SHARE 16
-/* The time /proc is read for at most: what is left unread then is left out. */
+/* The time /proc is read for at most: what is left unread then is left out
+ * (as it is once a SIGINT, SIGTERM or SIGHUP waits, blocked). */
 #define UNWIND_MEM_SCAN_MS 300
 
 /* What the machine maps executable, each file (device and inode) once. */
@@ -32,7 +33,8 @@ struct unwind_machine_text {
 	uint64_t files;
 	uint64_t processes;  /* whose maps were read */
 	uint64_t unreadable; /* gone, or not ours to read */
-	bool out_of_time;    /* UNWIND_MEM_SCAN_MS passed: the rest left unread */
+	bool out_of_time;    /* UNWIND_MEM_SCAN_MS passed (or a stop asked for): the
+				rest left unread */
 };
 
 /* The kernel memory (bytes, a whole MiB) for the tables of text_bytes of
