@@ -103,21 +103,36 @@ static void test_tiny_unwind_mem_one_line(void **state)
 }
 
 /* -a: the default sized from the machine (-v says from what, and the map
- * has that room); a command: the floor; given: as given. */
+ * has that room), beside 200 MiB more of code mapped; a command: the floor;
+ * given: as given. */
 static void test_default_sized(void **state)
 {
 	const char *dir = *state;
-	double mem, code, map;
-	unsigned long files, procs;
+	double mem, code, map, want, ceiling;
+	unsigned long files, procs, no_table;
+	pid_t mapper;
 	const char *v;
 	char *out = NULL;
 	int rc;
 
 	tu_skip_unless_possible();
-	rc = tu_sh(&out, "cd %s && %s record -a -g -v -o all.data -- sleep 1 2>&1 >/dev/null", dir,
+	/* 200 MiB more of code mapped (a sparse file, mapped executable by a
+	 * process that sleeps): the default above the floor */
+	rc = tu_sh(&out, "cd %s && truncate -s 200M code.bin", dir);
+	assert_int_equal(rc, 0);
+	free(out);
+	mapper = tu_start("cd %s && exec python3 -c 'import mmap, os, time\n"
+			  "f = os.open(\"code.bin\", os.O_RDONLY)\n"
+			  "m = mmap.mmap(f, 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_EXEC)\n"
+			  "open(\"mapped\", \"w\").close()\n"
+			  "time.sleep(60)'", dir);
+	rc = tu_sh(&out, "cd %s && for i in $(seq 100); do test -e mapped && break; sleep 0.1; done; "
+		   "test -e mapped && %s record -a -g -v -o all.data -- sleep 1 2>&1 >/dev/null", dir,
 		   tu_ringtrace());
+	tu_stop(mapper);
 	if (rc)
-		fail_msg("record -a -g failed (exit %d): %s", rc, out);
+		fail_msg("record -a -g beside a file of 200 MiB mapped executable failed (exit %d): %s",
+			 rc, out);
 	v = strstr(out, "ringtrace: unwind tables' memory: ");
 	if (!v || sscanf(v, "ringtrace: unwind tables' memory: --unwind-mem %lf MiB, its default, "
 			 "sized from %lf MiB of code in %lu files mapped by %lu processes",
@@ -125,18 +140,36 @@ static void test_default_sized(void **state)
 		fail_msg("-v does not say what --unwind-mem's default was sized from: %s", out);
 	print_message("--unwind-mem %.1f MiB from %.1f MiB of code, %lu files, %lu processes\n", mem,
 		      code, files, procs);
-	assert_true(files > 0 && procs > 1 && code > 0);
+	assert_true(files > 1 && procs > 1 && code > 200);
+	assert_true(mem > 200);
 	assert_true(mem >= (double)(UNWIND_MEM_FLOOR >> 20));
 	/* a row of 17 bytes for every 16 of code, a whole MiB (the code's MiB
 	 * are rounded to a tenth), unless the floor or a sixteenth of RAM */
-	assert_true(mem == (double)(UNWIND_MEM_FLOOR >> 20) ||
-		    (mem >= code * 17 / 16 - 0.1 && mem <= code * 17 / 16 + 1.1) ||
-		    mem * (1 << 20) * UNWIND_MEM_RAM_SHARE <=
-			    (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE));
+	want = code * 17 / 16;
+	ceiling = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) /
+		  UNWIND_MEM_RAM_SHARE / (1 << 20);
+	if (want > ceiling)
+		want = ceiling;
+	if (want < (double)(UNWIND_MEM_FLOOR >> 20))
+		want = (double)(UNWIND_MEM_FLOOR >> 20);
+	if (mem < want - 0.2 || mem > want + 1.2)
+		fail_msg("--unwind-mem %.1f MiB, not that of %.1f MiB of code (%.1f MiB, within "
+			 "%d and %.1f MiB)", mem, code, want, (int)(UNWIND_MEM_FLOOR >> 20), ceiling);
 	v = strstr(out, "ringtrace: unwind tables: ");
 	if (!v || !(v = strstr(v, " MiB of ")) || sscanf(v, " MiB of %lf in the map", &map) != 1)
 		fail_msg("no -v size of the map: %s", out);
 	assert_true(map > mem - 0.1 && map < mem + 0.1);
+	/* that file has no table (not ELF), but no stack met it: no line */
+	v = strstr(out, "ringtrace: unwind tables: ");
+	assert_non_null(v = strstr(v, " files without a table"));
+	while (v[-1] >= '0' && v[-1] <= '9')
+		v--;
+	assert_true(strtoul(v, NULL, 10) >= 1);
+	v = strstr(out, "ringtrace: user stacks that met a file without its table: ");
+	if (!v || sscanf(v, "ringtrace: user stacks that met a file without its table: %lu with none",
+			 &no_table) != 1)
+		fail_msg("no -v line of the stacks that met a file without its table: %s", out);
+	assert_int_equal(lines_with(out, "has no unwind table") != 0, no_table != 0);
 	free(out);
 
 	rc = tu_sh(&out, "cd %s && %s record -g -v -o cmd.data -- true 2>&1 >/dev/null", dir,
