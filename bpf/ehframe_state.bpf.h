@@ -239,7 +239,8 @@ struct walk_state {
 			       loaded, nor said it has none (unwind_files): the
 			       first such file in guesses' pending_file */
 	bool table_missing; /* a frame in a file the loader said has no table
-			       (none to build, or refused): by frame pointers */
+			       (none to build, or refused; in unwind_files, or
+			       its mapping written so): by frame pointers */
 };
 
 struct walk_guesses {

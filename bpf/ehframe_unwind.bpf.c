@@ -200,6 +200,8 @@ found:
 		row = find_row(w->guesses, &table, (__u32)(pc - bias), i);
 	else if (!m->file.ino && in_python_trampoline(w))
 		row = &python_trampoline_row; /* (an anonymous mapping the kernel side found) */
+	else if (!m->file.ino)
+		ws->table_missing = true; /* the loader wrote it without a table: none */
 step:
 	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }

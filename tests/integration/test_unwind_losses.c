@@ -2,7 +2,8 @@
 /* test_unwind_losses.c: the end of a -g recording names the stacks the
  * unwinder's tables cost, in one plain line whose numbers are the -v totals'
  * (a tiny --unwind-mem, no stack copies: a Python program's stacks walked by
- * frame pointers where its files found no room); --unwind-mem's default
+ * frame pointers where its files found no room; a program without CFI);
+ * --unwind-mem's default
  * sized from the machine for -a (said by -v), the floor for a command, and
  * an --unwind-mem given kept. */
 #include <setjmp.h>
@@ -102,6 +103,51 @@ static void test_tiny_unwind_mem_one_line(void **state)
 	free(out);
 }
 
+/* A program whose file has no CFI at all (loadgen, .eh_frame stripped): the
+ * one line says its stacks met a file without a table, that no option helps,
+ * and its numbers are -v's. */
+static void test_file_without_cfi_one_line(void **state)
+{
+	const char *dir = *state, *at, *v;
+	unsigned long n, all, samples, no_table;
+	char *out = NULL, line[1024];
+	double pct;
+	int rc;
+
+	tu_skip_unless_possible();
+	rc = tu_sh(&out, "cd %s && objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr "
+		   "%s nocfi && ! readelf -S nocfi | grep -q eh_frame 2>&1", dir, tu_loadgen());
+	if (rc)
+		fail_msg("cannot strip loadgen's .eh_frame: %s", out);
+	free(out);
+	rc = tu_sh(&out, "cd %s && %s record -g -v --unwind-cache none -o nocfi.data -- ./nocfi spin 1 "
+		   "2>&1 >/dev/null", dir, tu_ringtrace());
+	if (rc)
+		fail_msg("record failed (exit %d): %s", rc, out);
+	if (lines_with(out, "may be cut short") != 1 || !(at = strstr(out, "has no unwind table")))
+		fail_msg("not one line, saying a file has no unwind table: %s", out);
+	while (at > out && at[-1] != '\n')
+		at--;
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "\n"), at);
+	if (!line_share(line, &n, &all, &pct) || !strstr(line, "no option changes that"))
+		fail_msg("the line names no share, or an option to set: %s", line);
+	v = strstr(out, "ringtrace: user stacks: ");
+	if (!v || sscanf(v, "ringtrace: user stacks: %lu", &samples) != 1)
+		fail_msg("no -v line of the user stacks: %s", out);
+	v = strstr(out, "ringtrace: user stacks that met a file without its table: ");
+	if (!v || sscanf(v, "ringtrace: user stacks that met a file without its table: %lu with none",
+			 &no_table) != 1)
+		fail_msg("no -v line of the stacks that met a file without its table: %s", out);
+	if (!strstr(out, " files without a table (1 no CFI)"))
+		fail_msg("-v does not count nocfi as a file without CFI: %s", out);
+	print_message("line: %lu of %lu (%.1f%%); -v: %lu of %lu met a file with none\n", n, all,
+		      pct, no_table, samples);
+	assert_int_equal(n, no_table);
+	assert_int_equal(all, samples);
+	assert_true(n > 0);
+	free(out);
+}
+
 /* -a: the default sized from the machine (-v says from what, and the map
  * has that room), beside 200 MiB more of code mapped; a command: the floor;
  * given: as given. */
@@ -189,13 +235,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tiny_unwind_mem_one_line, tu_tempdir_setup,
 						tu_tempdir_teardown),
+		cmocka_unit_test_setup_teardown(test_file_without_cfi_one_line, tu_tempdir_setup,
+						tu_tempdir_teardown),
 		cmocka_unit_test_setup_teardown(test_default_sized, tu_tempdir_setup,
 						tu_tempdir_teardown),
 	};
 	const char *why = tu_integration_skip_reason();
 
-	if (!why && system("command -v python3 >/dev/null"))
-		why = "python3 is missing (make test-deps installs it)";
+	if (!why && system("command -v python3 objcopy readelf truncate >/dev/null"))
+		why = "python3, objcopy, readelf or truncate is missing (make test-deps and "
+		      "build-deps install them)";
 	tu_set_skip_reason(why);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
