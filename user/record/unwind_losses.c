@@ -40,6 +40,16 @@ static void size_text(char *out, size_t size, uint64_t bytes)
 		rt_format(out, size, "%.0f KiB", (double)bytes / 1024.0);
 }
 
+static const char *met(uint64_t stacks)
+{
+	return stacks == 1 ? "it met" : "they met";
+}
+
+static const char *were(uint64_t stacks)
+{
+	return stacks == 1 ? "was" : "were";
+}
+
 /* (unwind_tables.h) */
 uint64_t unwind_stacks_walked_pending(const struct rt_unwind_counters *c)
 {
@@ -67,22 +77,22 @@ void unwind_print_losses(const struct unwind_tables *t, const struct rt_unwind_c
 		stacks_share(share, sizeof(share), walked, c->samples);
 		size_text(now, sizeof(now), t->copy_budget);
 		if (t->copy_budget)
-			rt_info("ringtrace: %s may be cut short: they met a file whose unwind table "
+			rt_info("ringtrace: %s may be cut short: %s a file whose unwind table "
 				"was not ready yet, beyond the copies --stack-copy-budget allows (now %s "
-				"a second on a CPU), and were walked by frame pointers there; raise "
+				"a second on a CPU), and %s walked by frame pointers there; raise "
 				"--stack-copy-budget",
-				share, now);
+				share, met(walked), now, were(walked));
 		else
-			rt_info("ringtrace: %s may be cut short: they met a file whose unwind table "
-				"was not ready yet, and were walked by frame pointers there; give "
+			rt_info("ringtrace: %s may be cut short: %s a file whose unwind table "
+				"was not ready yet, and %s walked by frame pointers there; give "
 				"--stack-copy-budget a size (now 0: no copies) to copy them instead",
-				share);
+				share, met(walked), were(walked));
 	}
 	if (c->stacks_no_table) {
 		stacks_share(share, sizeof(share), c->stacks_no_table, c->samples);
-		rt_info("ringtrace: %s may be cut short: they met a file that has no unwind "
+		rt_info("ringtrace: %s may be cut short: %s a file that has no unwind "
 			"table (no .eh_frame, or one ringtrace cannot use: -v counts the files by "
-			"why), and were walked by frame pointers there; no option changes that",
-			share);
+			"why), and %s walked by frame pointers there; no option changes that",
+			share, met(c->stacks_no_table), were(c->stacks_no_table));
 	}
 }
