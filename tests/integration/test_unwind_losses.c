@@ -98,8 +98,8 @@ static void test_tiny_unwind_mem_one_line(void **state)
 	assert_int_equal(room_files, v_room);
 	assert_true(n > 0 && n <= all);
 	assert_true(pct > 100.0 * n / all - 0.1 && pct < 100.0 * n / all + 0.1);
-	/* a line for stacks through files without any table only if some were */
-	assert_int_equal(lines_with(out, "has no unwind table") != 0, no_table != 0);
+	/* a line for stacks through files without any table only if 1% were */
+	assert_int_equal(lines_with(out, "has no unwind table") != 0, no_table * 100 >= samples);
 	free(out);
 }
 

@@ -16,6 +16,10 @@
  * tables are all compiled): shown from this share of the user stacks on,
  * counted by -v always. */
 #define NOT_READY_SHOWN_PERCENT 5
+/* Stacks through a file that has no table (a stripped or hand-written
+ * program, which no option changes) are told from this share on: a stray
+ * one (0.1% of the stacks beside others' work here) is -v's. */
+#define NO_TABLE_SHOWN_PERCENT 1
 
 /* "3.2% of the user stacks (412 of 12870)", singular where it is one. */
 static void stacks_share(char *out, size_t size, uint64_t n, uint64_t samples)
@@ -88,7 +92,7 @@ void unwind_print_losses(const struct unwind_tables *t, const struct rt_unwind_c
 				"--stack-copy-budget a size (now 0: no copies) to copy them instead",
 				share, met(walked), were(walked));
 	}
-	if (c->stacks_no_table) {
+	if (c->stacks_no_table && c->stacks_no_table * 100 >= c->samples * NO_TABLE_SHOWN_PERCENT) {
 		stacks_share(share, sizeof(share), c->stacks_no_table, c->samples);
 		rt_info("ringtrace: %s may be cut short: %s a file that has no unwind "
 			"table (no .eh_frame, or one ringtrace cannot use: -v counts the files by "
