@@ -287,10 +287,16 @@ int tu_stop(pid_t pid)
 
 	if (pid <= 0)
 		return -1;
+	/* the group tu_start made, then pid itself (started otherwise) */
+	kill(-pid, SIGTERM);
 	kill(pid, SIGTERM);
-	if (!tu_wait_gone(pid, 5))
+	if (!tu_wait_gone(pid, 5)) {
+		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
+	}
 	waitpid(pid, &status, 0);
+	/* what of the group outlived its shell (a loop between two commands) */
+	kill(-pid, SIGKILL);
 	return status;
 }
 
@@ -741,12 +747,16 @@ pid_t tu_start(const char *fmt, ...)
 	if (!pid) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+		/* a process group of its own, which tu_stop ends whole: the
+		 * background loops of "a & b & wait" with the shell */
+		setpgid(0, 0);
 		/* nothing of the test's own: no output it would wait for */
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
 			_exit(127);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid); /* before the child has: a tu_stop at once finds the group */
 	return pid;
 }
 

@@ -44,8 +44,9 @@ const char *tu_loadgen(void);
 const char *tu_cgroup2_root(void);
 
 /* Starts a shell command in the background, a child of the test with
- * /dev/null for stdin, stdout and stderr (the command may redirect them);
- * its pid, the shell's ("exec" makes it the command's). */
+ * /dev/null for stdin, stdout and stderr (the command may redirect them),
+ * leading a process group of its own (tu_stop ends it whole); its pid, the
+ * shell's ("exec" makes it the command's). */
 pid_t tu_start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether pid still runs (a zombie waiting to be reaped has ended). */
 bool tu_running(pid_t pid);
@@ -84,8 +85,9 @@ void tu_folded_count(const char *folded_text, const char *frame, unsigned long *
 double tu_folded_share(const char *folded_text, const char *comm, const char *frame,
 		       unsigned long *all);
 
-/* SIGTERM, then SIGKILL after 5 s; reaps it; its wait status (-1 for
- * pid <= 0: nothing to stop). */
+/* SIGTERM, then SIGKILL after 5 s, to pid and to the process group
+ * tu_start made it (what it runs in the background too); reaps pid; its wait
+ * status (-1 for pid <= 0: nothing to stop). */
 int tu_stop(pid_t pid);
 
 /*
