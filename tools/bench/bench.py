@@ -187,6 +187,11 @@ class Bench:
         lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
         lines.append("")
         lines += list(notes)
+        # every goal's verdict printed again at the end of the run
+        for note in notes:
+            line = "bench: " + note[2:]
+            if note.endswith((": PASS", ": FAIL")) and line not in self.goal_lines:
+                self.goal_lines.append(line)
         if notes:
             lines.append("")
         self.sections.append("\n".join(lines))
@@ -257,9 +262,12 @@ class Bench:
                          "%.0f" % self.med(lost[name])])
         self.results["overhead"] = {name: self.med(ns[name]) - base for name, _ in tools}
         notes = []
-        # the goals: the BPF rings' of the first issues, ringtrace's own ring's of #32
+        # the goals: the BPF rings' of the first issues; ringtrace's own ring's of
+        # #57, by host kind (perf's in-kernel path costs an Intel host less
+        # against a BPF program than an AMD one: 0.6x there, 0.45x here)
+        ring_goal = 0.45 if self.cpu_vendor() == "AuthenticAMD" else 0.60
         for name, of_perf, of_floor in (("ringtrace ringbuf", 0.60, 1.30), ("ringtrace perfbuf", 0.60, 1.30),
-                                        ("ringtrace ring", 0.35, 1.50)):
+                                        ("ringtrace ring", ring_goal, 1.50)):
             add = self.med(ns[name]) - base
             if perf_add > 0:
                 notes.append(self.verdict("%s, added cost against perf record's" % name,
@@ -452,8 +460,10 @@ class Bench:
             "counting stacks in a map). CPU = user + system seconds of the tracer process and "
             "its children, RSS = its peak, both from GNU time; bytes per sample = output size over samples "
             "(bpftrace prints its aggregated map). ringtrace `-g`'s RSS holds its BPF array of unwind rows "
-            "(`--unwind-mem`, 64 MiB by default: kernel memory the map takes whether it is mapped or not), "
-            "mapped in whole to write the rows by memcpy." % (secs, secs),
+            "(`--unwind-mem`, sized from the machine's code for a recording of every process, 64 MiB at "
+            "least: kernel memory the map takes whether it is mapped or not) only through the window "
+            "each table's rows are written through, mapped for that write and unmapped after it."
+            % (secs, secs),
             ["rate", "tool", "CPU s (median)", "spread", "x perf", "peak RSS MiB", "x perf",
              "bytes/sample", "samples", "lost"],
             rows, self.ring_sampling_notes())
@@ -462,6 +472,13 @@ class Bench:
         """#32's goal: -a -g at the highest rate, the own ring's CPU and RSS not above
         the BPF ring's."""
         s, notes = self.results["sampling"], []
+        # #57: the -g recorder no bigger than perf record -a -g, at each rate
+        for rate in sorted({h for h, _ in s}):
+            ring, perf = s.get((rate, "ringtrace ring -g (ehframe)")), s.get((rate, "perf record -a -g"))
+            if ring and perf:
+                notes.append(self.verdict("ringtrace ring -g at %d Hz, peak RSS against perf record -a -g's" % rate,
+                                          "%.1f MiB against %.1f" % (ring[1], perf[1]), "not above",
+                                          ring[1] <= perf[1]))
         hz = max(h for h, _ in s)
         ring, ringbuf = s.get((hz, "ringtrace ring -g (ehframe)")), s.get((hz, "ringtrace ringbuf -g (ehframe)"))
         if ring and ringbuf:
@@ -712,7 +729,7 @@ class Bench:
     # -- the document ----------------------------------------------------
 
     # scenario 6's goals for -g's in-kernel walk, per sample (issue #52)
-    STACK_BPF_NS_GOAL = {"chain": 1000, "deep": 3000}
+    STACK_BPF_NS_GOAL = {"chain": 400, "deep": 800}  # #57 (#41's were 1000 and 3000)
 
     SAMPLE_RATE = "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -728,6 +745,15 @@ class Bench:
             with open(self.SAMPLE_RATE, "w") as f:
                 f.write(str(hz))
             self.sample_rate_raised = True
+
+    @staticmethod
+    def cpu_vendor():
+        """/proc/cpuinfo's vendor_id: GenuineIntel, AuthenticAMD, ..."""
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+        return "unknown"
 
     def versions(self):
         def first_line(argv):
