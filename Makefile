@@ -343,10 +343,12 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_
 	   LSAN_OPTIONS=suppressions=$(LSAN_SUPPRESSIONS)
 
 # test_unwind_compile reads the unwind rows of a built program (SYMGEN_DIR),
-# test_options_doc the pages of docs/ (RINGTRACE_SRC).
+# test_options_doc the pages of docs/ (RINGTRACE_SRC); test_bench_doc.py the
+# merge of docs/BENCHMARKS.md by host kind (tools/bench/bench_doc.py).
 unit-test: $(UNIT_TESTS) $(SYMGEN)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; \
 		$(SAN_ENV) SYMGEN_DIR=$(abspath $(OUTPUT)) RINGTRACE_SRC=$(CURDIR) $$t; done
+	@echo "== tests/unit/test_bench_doc.py"; python3 tests/unit/test_bench_doc.py
 
 # Under CI (CI or REQUIRE_INTEGRATION set) a test that cannot run fails.
 # The deployment tests install and package the build INSTALL_FROM names (make

@@ -11,7 +11,6 @@ others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
 
 import argparse
-import datetime
 import os
 import platform
 import re
@@ -23,41 +22,13 @@ import tempfile
 import time
 
 import agent_cost
+import bench_doc
 import build_stacks
 import python_cost
 import tracing_cost
 
 REPS = 5
 
-# What a profile of ringtrace itself found (perf record -g of report and
-# script on scenario 5's recording), written under its table.
-REPORT_TIME = (
-    "Where report time goes (`perf record -g -- ringtrace report DIR`, `perf stat`, on this VM, "
-    "2 CPUs, Linux 6.18, no PMU; the same for script): on this machine a page fault costs 15-18 us "
-    "(5 us when populated with MADV_POPULATE_WRITE), so memory first touched is what costs most. "
-    "What moved the numbers, in the order done: kallsyms (122000 lines) read in 128 KiB chunks "
-    "and parsed by hand, nearly sorted tables merged instead of sorted, the table built in place "
-    "of the builder's array, big arrays populated in one call (a report of 1000 samples 150-170 "
-    "-> 90 ms CPU, page faults 4400 -> 960); files already in time order merged straight from "
-    "their mapping with no index (16 MB of index no longer faulted in: 1M samples 375 -> 226 ms); "
-    "script formats into a buffer of its own handed to an unbuffered stdout in 1 MiB blocks, and "
-    "keeps each frame's formatted line in a cache keyed like the resolve cache (1.3-1.6 -> 0.40 s "
-    "CPU); libdebuginfod (and libcurl's 19 libraries) loaded with dlopen when a fetch is wanted, "
-    "not at every start (30 -> 21 ms for ringtrace --version); a leaf's report row cached; "
-    "kallsyms read by a thread beside the first pass over the files; script's kept lines copied "
-    "whole in 16-byte moves (gcc had made each fixed-size memcpy a rep movs, slow to start), the "
-    "start of a sample's line (comm pid/tid [cpu]), its period and event name and the time's "
-    "seconds kept, decimals two digits a step, a kernel frame's line kept once for all processes "
-    "(script of 1M samples 0.32 -> 0.22 s CPU, 2.49 -> 1.39 G instructions). What is left of a report of "
-    "1M samples (0.14-0.2 s CPU), by profiles of it (shares vary with the load): reading kallsyms "
-    "a fifth to a quarter (half of it the kernel making the text; read by a thread beside the first "
-    "pass, so wall time hides it when a CPU is free), mapping the 109 MB of files (MAP_POPULATE) "
-    "and touching them first a quarter to a third (whichever pass touches them first pays it: each "
-    "new page costs this VM a trap), starting the process and loading its 24 libraries a few "
-    "percent to a tenth, the rest the samples themselves. Of a script of 1M samples (0.22 s CPU "
-    "to a file): writing its 353 MB of text into the page cache 0.05 s or more (the kernel's copy; "
-    "perf pays it too), kallsyms 0.04 s, starting the process 0.03 s. Wall times here swing with the load "
-    "other users put on the 2 CPUs: compare the CPU columns.")
 TRACEPOINT = "syscalls:sys_enter_getpid"
 
 
@@ -77,6 +48,10 @@ class Bench:
         self.timings = []
         self.goal_lines = []
         self.machine = []
+        self.host_kind = "unknown"
+        self.commit = bench_doc.commit(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))))
+        self.last_section = bench_doc.now()  # a section's start: when the one before ended
 
     # -- running things -------------------------------------------------
 
@@ -182,8 +157,9 @@ class Bench:
         return items[k:] + items[:k]
 
     def section(self, title, intro, header, rows, notes=()):
-        lines = ["## " + title, "", intro, "", "| " + " | ".join(header) + " |",
-                 "|" + "---|" * len(header)]
+        """A scenario's output: title "N. ...", its intro, a table and notes under it
+        (verdict lines "- ...: PASS" or "FAIL" among them), kept for the document."""
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
         lines.append("")
         lines += list(notes)
@@ -192,10 +168,10 @@ class Bench:
             line = "bench: " + note[2:]
             if note.endswith((": PASS", ": FAIL")) and line not in self.goal_lines:
                 self.goal_lines.append(line)
-        if notes:
-            lines.append("")
-        self.sections.append("\n".join(lines))
-        print("\n".join(lines), flush=True)
+        finished = bench_doc.now()
+        self.sections.append(bench_doc.Section(title, intro, "\n".join(lines), self.last_section, finished))
+        self.last_section = finished
+        print("\n".join(["## " + title, "", intro, ""] + lines), flush=True)
 
     # -- 1: per-event overhead ------------------------------------------
 
@@ -581,7 +557,7 @@ class Bench:
             ["tool", "wall s (median)", "spread", "CPU s (median)", "spread"],
             rows,
             ["| goal (issue 19) | wanted | x wall | x CPU | result |", "|---|---|---|---|---|"] +
-            ["| " + " | ".join(v) + " |" for v in verdicts] + ["", REPORT_TIME])
+            ["| " + " | ".join(v) + " |" for v in verdicts])
 
     # -- 6: stacks: in-kernel .eh_frame, frame pointers, DWARF ----------
 
@@ -785,101 +761,70 @@ class Bench:
                 ("bpftrace", first_line(["bpftrace", "--version"]))]
 
     def headline(self):
+        """Each scenario's summary for the headline of its host kind: {number: text}."""
         r = self.results
-        lines = []
+        lines = {}
         o = r.get("overhead")
         if o:
-            lines.append("- per-event added cost: ringtrace ringbuf %.0f ns, perfbuf %.0f ns, ring %.0f ns, "
-                         "perf record %.0f ns, the empty-program floor %.0f ns: ring %.2fx perf record's, "
-                         "%.2fx the floor"
-                         % (o["ringtrace ringbuf"], o["ringtrace perfbuf"], o["ringtrace ring"],
-                            o["perf record -a"], o["empty BPF program (floor)"],
-                            o["ringtrace ring"] / o["perf record -a"],
-                            o["ringtrace ring"] / o["empty BPF program (floor)"]))
+            lines[1] = ("per-event added cost: ringtrace ringbuf %.0f ns, perfbuf %.0f ns, ring %.0f ns, "
+                        "perf record %.0f ns, the empty-program floor %.0f ns: ring %.2fx perf record's, "
+                        "%.2fx the floor"
+                        % (o["ringtrace ringbuf"], o["ringtrace perfbuf"], o["ringtrace ring"],
+                           o["perf record -a"], o["empty BPF program (floor)"],
+                           o["ringtrace ring"] / o["perf record -a"],
+                           o["ringtrace ring"] / o["empty BPF program (floor)"]))
         if r.get("lossless"):
             b = r["lossless"]
-            lines.append("- highest lossless rate (calls/s): ringtrace ringbuf %s, perfbuf %s, ring %s, "
-                         "perf record %s, bpftrace %s"
-                         % (b["ringtrace ringbuf"], b["ringtrace perfbuf"], b["ringtrace ring"],
-                            b["perf record -a"], b["bpftrace, a line per event"]))
+            lines[2] = ("highest lossless rate (calls/s): ringtrace ringbuf %s, perfbuf %s, ring %s, "
+                        "perf record %s, bpftrace %s"
+                        % (b["ringtrace ringbuf"], b["ringtrace perfbuf"], b["ringtrace ring"],
+                           b["perf record -a"], b["bpftrace, a line per event"]))
         if r.get("sampling"):
             s = r["sampling"]
+            rates = []
             for hz in (999, 9999):
                 ours, perf = s[(hz, "ringtrace ringbuf")], s[(hz, "perf record -a -g")]
                 eh = s[(hz, "ringtrace ringbuf -g (ehframe)")]
-                lines.append("- sampling at %d Hz with frame pointers: ringtrace ringbuf uses %.2fx perf record's CPU and %.2fx its peak RSS; "
+                rates.append("at %d Hz with frame pointers: ringtrace ringbuf uses %.2fx perf record's CPU and %.2fx its peak RSS; "
                              "with -g (ehframe, tables compiled at start) %.2fx and %.2fx"
                              % (hz, ours[0] / perf[0] if perf[0] else 0, ours[1] / perf[1] if perf[1] else 0,
                                 eh[0] / perf[0] if perf[0] else 0, eh[1] / perf[1] if perf[1] else 0))
+            lines[3] = "sampling " + "; ".join(rates)
         if r.get("drain"):
             d = r["drain"]
-            lines.append("- drain into files: ringtrace ringbuf %.2fx, perfbuf %.2fx libbpf's consumer writing "
-                         "each record; %.2fx, %.2fx its counting-only ceiling"
-                         % (d["ringbuf"] / d["libbpf-file"], d["perfbuf"] / d["libbpf-file"],
-                            d["ringbuf"] / d["libbpf"], d["perfbuf"] / d["libbpf"]))
+            lines[4] = ("drain into files: ringtrace ringbuf %.2fx, perfbuf %.2fx libbpf's consumer writing "
+                        "each record; %.2fx, %.2fx its counting-only ceiling"
+                        % (d["ringbuf"] / d["libbpf-file"], d["perfbuf"] / d["libbpf-file"],
+                           d["ringbuf"] / d["libbpf"], d["perfbuf"] / d["libbpf"]))
         if r.get("report"):
             p = r["report"]
 
             def x(theirs, ours, i):
                 return p[theirs][i] / p[ours][i] if p[ours][i] else 0
-            lines.append("- 1M samples, wall (CPU): ringtrace report %.1fx (%.1fx) faster than perf report --stdio "
-                         "(goal 20x), %.1fx (%.1fx) than perf report --no-children -g none (goal 5x); "
-                         "ringtrace script %.1fx (%.1fx) faster than perf script (goal 10x)"
-                         % (x("perf report --stdio", "ringtrace report", 0),
-                            x("perf report --stdio", "ringtrace report", 1),
-                            x("perf report --stdio --no-children -g none", "ringtrace report", 0),
-                            x("perf report --stdio --no-children -g none", "ringtrace report", 1),
-                            x("perf script", "ringtrace script", 0), x("perf script", "ringtrace script", 1)))
-        lines += build_stacks.headline(r)
+            lines[5] = ("1M samples, wall (CPU): ringtrace report %.1fx (%.1fx) faster than perf report --stdio "
+                        "(goal 20x), %.1fx (%.1fx) than perf report --no-children -g none (goal 5x); "
+                        "ringtrace script %.1fx (%.1fx) faster than perf script (goal 10x)"
+                        % (x("perf report --stdio", "ringtrace report", 0),
+                           x("perf report --stdio", "ringtrace report", 1),
+                           x("perf report --stdio --no-children -g none", "ringtrace report", 0),
+                           x("perf report --stdio --no-children -g none", "ringtrace report", 1),
+                           x("perf script", "ringtrace script", 0), x("perf script", "ringtrace script", 1)))
+        for line in build_stacks.headline(r):
+            lines[7] = line[2:]
         return lines
 
-    def merge(self, path, command, seconds):
-        """Puts the sections run into the document at path, replacing those of
-        the same numbers and keeping the others, and says which were rerun."""
-        with open(path) as f:
-            old = f.read()
-        parts = old.split("\n## ")
-        head, sections = parts[0], ["## " + p for p in parts[1:]]
-        for new in self.sections:
-            number = new.split(".", 1)[0]
-            at = [i for i, sec in enumerate(sections) if sec.split(".", 1)[0] == number]
-            numbered = [i for i, sec in enumerate(sections) if sec[3:4].isdigit()]
-            if at:
-                sections[at[0]] = new + "\n"
-            else:  # after the numbered scenarios, before the soak
-                sections.insert(numbered[-1] + 1 if numbered else len(sections), new + "\n")
-        note = ("Scenario %s rerun alone by `%s` on %s in %.0f s; the other tables are from the "
-                "full run above." % (", ".join(t.split(":")[0] for t in self.timings), command,
-                                     datetime.date.today().isoformat(), seconds))
-        rerun = {t.split(":")[0] for t in self.timings}
-
-        def superseded(line):  # the note of an earlier rerun of a scenario rerun now
-            return line.startswith("Scenario ") and bool(
-                set(re.findall(r"\d+", line.split(" rerun")[0])) & rerun)
-        kept = [line for line in head.splitlines() if not superseded(line)]
-        head = "\n".join(kept).rstrip("\n") + "\n\n" + note + "\n"
-        with open(path, "w") as f:
-            f.write(head + "\n" + "\n".join(s.rstrip("\n") + "\n" for s in sections))
-
-    def write(self, path, command, seconds):
-        head = ["# ringtrace benchmarks", "",
-                "Written by `%s` on %s, in %.0f s (scenario %s). Every scenario runs each tool %d times, "
-                "alternating the order run by run; tables give medians and spreads (min-max). "
-                "Absolute times on these shared machines are noise: read the ratios."
-                % (command, datetime.date.today().isoformat(), seconds, ", ".join(self.timings),
-                   self.reps), ""]
-        head += ["| | |", "|---|---|"] + ["| %s | %s |" % kv for kv in self.machine] + [""]
-        head += ["Headline:", ""] + self.headline() + [""]
-        # sections no scenario writes (findings written by hand, make soak's)
-        # are kept, after the scenarios
-        kept = []
+    def document(self, path, command):
+        """Merges this run's scenarios into the document at path (docs/BENCHMARKS.md:
+        bench_doc.py says its shape) under this machine's host kind."""
+        doc = bench_doc.Document()
         if os.path.exists(path):
             with open(path) as f:
-                kept = ["## " + p.rstrip("\n") + "\n" for p in f.read().split("\n## ")[1:]
-                        if not p[:1].isdigit()]
+                doc = bench_doc.parse(f.read())
+        run = bench_doc.Run(self.host_kind, command, self.commit, bench_doc.machine_line(self.machine))
+        bench_doc.merge(doc, run, self.sections, self.headline())
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "w") as f:
-            f.write("\n".join(head + self.sections + kept) + "\n")
+            f.write(bench_doc.render(doc))
 
 
 def main():
@@ -915,10 +860,7 @@ def main():
             with open(b.SAMPLE_RATE, "w") as f:
                 f.write(str(b.sample_rate_before))
     command = "make bench" if not (args.quick or only or args.reps != REPS) else " ".join(sys.argv)
-    if only and os.path.exists(args.out):
-        b.merge(args.out, command, time.monotonic() - t0)
-    else:
-        b.write(args.out, command, time.monotonic() - t0)
+    b.document(args.out, command)
     for line in b.goal_lines:
         print(line)
     print("bench: wrote %s in %.0f s" % (args.out, time.monotonic() - t0))

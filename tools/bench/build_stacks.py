@@ -275,7 +275,6 @@ def run(b):
                      "%.2f" % (cpu / bare_cpu), "%.1f" % (b.size_of(path) / 2**20), lost + perf_lost])
         for line in stats:
             notes.append("- %s: `%s`" % (name, line))
-    machine = dict(b.machine)
     b.section(
         "7. Stacks of a real C build",
         "%d generated C files (`tools/bench/build_stacks.py`, the same on every run: %d lines, "
@@ -298,9 +297,8 @@ def run(b):
         "`ringtrace script` for ringtrace's recordings and by `perf script --no-inline` for "
         "perf's, each exec's time from its COMM exec record (`perf script --show-task-events`, "
         "on ringtrace's directories too); first 5 ms = samples of a process less than 5 ms after "
-        "its exec. One run of each tool. Machine: %s; clocksource %s; bare %s."
-        % (files, lines, cc1_secs, HZ, HZ, HZ, machine.get("machine", "unknown"),
-           machine.get("clocksource", "unknown"), machine.get("bare syscall", "unknown")),
+        "its exec. One run of each tool."
+        % (files, lines, cc1_secs, HZ, HZ, HZ),
         ["recorder", "process", "processes sampled", "in execve or exit_mm (not counted)", "samples", "reach main",
          "samples in first 5 ms", "reach main in first 5 ms"],
         rows,
