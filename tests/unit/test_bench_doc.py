@@ -87,6 +87,7 @@ class Merge(unittest.TestCase):
         lines = bench_doc.parse(text).headlines[0][1]
         self.assertEqual([line.split(" (")[0] for line in lines], ["- scenario 1", "- scenario 2"])
         self.assertIn("one again; goals met: 0 of 1", lines[0])
+        self.assertIn("ringtrace, added cost: 222 (goal <= 9): PASS", lines[1])  # no text: its verdicts
 
     def test_where_the_time_goes_kept(self):
         for kind in (AMD, INTEL):

@@ -27,8 +27,8 @@ import subprocess
 
 TITLE = "# ringtrace benchmarks"
 HEAD = (
-    "Written by `make bench` (tools/bench/bench.py; `--only N` for scenario N alone), "
-    "which runs ringtrace, perf record and bpftrace on the same workloads in one run, each "
+    "Written by `make bench` (as root, not part of `make test`; `python3 tools/bench/bench.py "
+    "--only N` for scenario N alone), which runs ringtrace, perf record and bpftrace on the same workloads in one run, each "
     "tool several times (5 unless the command says `--reps`) in alternating order; tables "
     "give medians and spreads (min-max). Each scenario keeps one table per host kind it was "
     "measured on (CPU family and clocksource: the project's machines change between "
@@ -193,14 +193,14 @@ def goals(body):
 
 
 def headline(section, text):
-    """A scenario's headline line: text (bench.py's summary of it) or else the
-    first note under its table, with its goals' count."""
-    if not text:
-        notes = [l[2:] for l in section.body.split("\n")
-                 if l.startswith("- ") and not l.endswith((": PASS", ": FAIL"))]
-        text = notes[0] if notes else ""
-    count = goals(section.body)
-    text = "; ".join(t for t in (text, count) if t) or "measured"
+    """A scenario's headline line: text (bench.py's summary of it) and its goals'
+    count; without a text, its verdict lines, or else the first note under its table."""
+    notes = [l[2:] for l in section.body.split("\n") if l.startswith("- ")]
+    verdicts = [l for l in notes if l.endswith((": PASS", ": FAIL"))]
+    if text:
+        text = "; ".join(t for t in (text, goals(section.body)) if t)
+    else:
+        text = "; ".join(verdicts) or (notes[0] if notes else "measured")
     return "- scenario %d (%s): %s" % (section.number, section.finished.date().isoformat(), text)
 
 
