@@ -34,6 +34,11 @@ extern const volatile __u64 ring_data_bytes;
 extern const volatile __u64 ring_slack_bytes;
 /* --overwrite: the rings are written backward, never drained (own_ring_layout.h) */
 extern const volatile bool ring_backward;
+/* The index in events of the only event on_tracepoint (on_perf_event) is
+ * attached for, or -1 for several: then each attachment's cookie says it.
+ * Reading the cookie is a helper call a hit need not make. */
+extern const volatile __s32 only_tracepoint_event;
+extern const volatile __s32 only_perf_event;
 
 struct cpu_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -169,5 +174,39 @@ static __always_inline __u32 append_stack(void *ctx, struct sample_words *s, __u
 }
 
 #define PF_KTHREAD 0x00200000
+
+/* A read-only view of kernel memory of a BTF type: its loads are plain loads
+ * the kernel makes safe (a fault reads 0), where bpf_probe_read_kernel is a
+ * helper call of its own (about 40 ns here). In the kernel since 6.2. */
+extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
+
+/* The current task's pid and tgid as bpf_get_current_pid_tgid gives them,
+ * read from the task the program takes anyway (its regs, its flags): one
+ * helper call fewer (x86-64's JIT inlines bpf_get_current_task_btf on newer
+ * kernels), and a call's return costs a host with Safe RET (AMD's SRSO
+ * mitigation) tens of cycles. */
+static __always_inline __u64 task_pid_tgid(const struct task_struct *task)
+{
+	return (__u64)(__u32)task->tgid << 32 | (__u32)task->pid;
+}
+
+/* task_pt_regs(task) less task->stack: THREAD_SIZE less its padding and a
+ * pt_regs, the same for every task of the running kernel, taken from
+ * bpf_task_pt_regs at the first call. */
+extern __u64 task_regs_offset;
+
+/* The user regs the task saved at its entry to the kernel (bpf_task_pt_regs),
+ * found at their fixed offset in the task's stack: loads, not a helper call,
+ * once the offset is known. */
+static __always_inline const struct pt_regs *task_user_regs(struct task_struct *task)
+{
+	__u64 off = task_regs_offset, stack = (__u64)task->stack;
+
+	if (!off) {
+		off = (__u64)bpf_task_pt_regs(task) - stack;
+		task_regs_offset = off;
+	}
+	return bpf_rdonly_cast((void *)(stack + off), bpf_core_type_id_kernel(struct pt_regs));
+}
 
 #endif

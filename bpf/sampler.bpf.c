@@ -20,8 +20,9 @@ struct filter_scratch_map filter_scratch SEC(".maps");
 SEC("perf_event")
 int on_perf_event(struct bpf_perf_event_data *ctx)
 {
-	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 idx = only_perf_event >= 0 ? only_perf_event : (__u32)bpf_get_attach_cookie(ctx),
+	      cpu = bpf_get_smp_processor_id();
+	__u64 pid_tgid = task_pid_tgid(bpf_get_current_task_btf());
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
 	struct sample_words *s = bpf_map_lookup_elem(&scratch, &cpu);
 	bool user = sampled_in_user_mode(ctx);
@@ -42,11 +43,6 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	return submit_sample(ctx, s, n, ev, user, pid_tgid, cpu, now, false);
 }
 
-/* A read-only view of kernel memory of a BTF type: its loads are plain loads
- * the kernel makes safe (a fault reads 0), where bpf_probe_read_kernel is a
- * helper call of its own (about 40 ns here). In the kernel since 6.2. */
-extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
-
 /* The record seen as words through that view: as a pt_regs (21 words), an
  * ordinary loads' view of its first 168 bytes. Not ctx loads: the kernel
  * refuses to attach a program whose ctx loads reach past the end of a
@@ -66,12 +62,12 @@ static __always_inline const __u64 *record_words(void *ctx)
  * tracepoint's caller's, in the kernel); another tracepoint's is the ip of
  * the regs whose address the kernel put in the record's first word (the
  * tracepoint's caller). Both loads are plain loads of BTF-typed pointers. */
-static __always_inline __u64 tracepoint_ip(void *ctx, bool syscall)
+static __always_inline __u64 tracepoint_ip(void *ctx, struct task_struct *task, bool syscall)
 {
 	const struct pt_regs *regs;
 
 	if (syscall)
-		regs = (const struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		regs = task_user_regs(task);
 	else
 		regs = bpf_rdonly_cast((void *)record_words(ctx)[0],
 				       bpf_core_type_id_kernel(struct pt_regs));
@@ -114,8 +110,11 @@ static __always_inline void copy_record_words(void *ctx, __u8 *raw, __u32 raw_si
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
-	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), cpu = bpf_get_smp_processor_id();
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 idx = only_tracepoint_event >= 0 ? only_tracepoint_event
+					       : (__u32)bpf_get_attach_cookie(ctx),
+	      cpu = bpf_get_smp_processor_id();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
 	struct sample_words *s = bpf_map_lookup_elem(&scratch, &cpu);
 	__u32 n, raw_size, padded, at, last;
@@ -188,7 +187,7 @@ int on_tracepoint(void *ctx)
 		if (bpf_probe_read_kernel(raw, raw_size, ctx))
 			return KEEP_PERF_EVENTS;
 	}
-	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, syscall);
+	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, task, syscall);
 	common.type = ev->tp_type;
 	common.flags = 0;
 	common.preempt_count = 0;

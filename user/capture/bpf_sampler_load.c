@@ -53,7 +53,8 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	const struct sampler_scope *sc = &cfg->scope;
 	struct sampler_bpf *k = s->skel;
 	__u32 flags = 0, probe_cpus;
-	bool uprobes = false, usdt = false, tracepoints = false, perf_events = false;
+	bool uprobes = false, usdt = false;
+	int nr_tracepoints = 0, nr_perf_events = 0;
 
 	if (sc->only_these_cpus)
 		flags |= RT_FILTER_CPU;
@@ -91,13 +92,18 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 		}
 		uprobes |= (cfg->events[i].probe_flags & (RT_EVENT_UPROBE | RT_EVENT_URETPROBE)) != 0;
 		usdt |= (cfg->events[i].probe_flags & RT_EVENT_USDT) != 0;
-		if (!cfg->events[i].offcpu && !cfg->events[i].probe)
-			*(cfg->events[i].format ? &tracepoints : &perf_events) = true;
+		if (cfg->events[i].offcpu || cfg->events[i].probe)
+			continue;
+		/* an only event's index is known at load: no cookie read a hit */
+		if (cfg->events[i].format)
+			k->rodata->only_tracepoint_event = nr_tracepoints++ ? -1 : (__s32)i;
+		else
+			k->rodata->only_perf_event = nr_perf_events++ ? -1 : (__s32)i;
 	}
 	/* only the programs the events run: the verifier takes ~1 s for each
 	 * of those that unwind stacks */
-	bpf_program__set_autoload(k->progs.on_perf_event, perf_events);
-	bpf_program__set_autoload(k->progs.on_tracepoint, tracepoints);
+	bpf_program__set_autoload(k->progs.on_perf_event, nr_perf_events > 0);
+	bpf_program__set_autoload(k->progs.on_tracepoint, nr_tracepoints > 0);
 	bpf_program__set_autoload(k->progs.on_uprobe, uprobes);
 	bpf_program__set_autoload(k->progs.on_usdt, usdt);
 	/* a USDT probe's sites as one link where the kernel can: one grace
