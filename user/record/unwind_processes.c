@@ -49,6 +49,46 @@ static void set_rows(struct rt_unwind_mapping *m, const struct unwind_file *f, u
 	m->file = (struct rt_unwind_file_key){ 0 };
 }
 
+/* p's mappings written to the BPF side now. */
+static void write_mappings(struct unwind_tables *t, struct unwind_process *p)
+{
+	unwind_maps_set_process(&t->maps, p->pid, &p->pm);
+	p->unwritten = false;
+}
+
+/* p's mappings to be written with the pass's others (at once if the list
+ * cannot grow). */
+static void mappings_unwritten(struct unwind_tables *t, struct unwind_process *p)
+{
+	if (p->unwritten)
+		return;
+	if (t->nr_unwritten == t->unwritten_cap) {
+		size_t cap = t->unwritten_cap ? 2 * t->unwritten_cap : 64;
+		uint32_t *grown = realloc(t->unwritten, cap * sizeof(*grown));
+
+		if (!grown) {
+			write_mappings(t, p);
+			return;
+		}
+		t->unwritten = grown;
+		t->unwritten_cap = cap;
+	}
+	t->unwritten[t->nr_unwritten++] = p->pid;
+	p->unwritten = true;
+}
+
+void unwind_write_mappings(struct unwind_tables *t)
+{
+	for (size_t i = 0; i < t->nr_unwritten; i++) {
+		struct unwind_process *p = hash_map_get(&t->processes, &t->unwritten[i]);
+
+		/* (gone since, or a pid listed twice: forgotten, then new) */
+		if (p && p->unwritten)
+			write_mappings(t, p);
+	}
+	t->nr_unwritten = 0;
+}
+
 static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool urgent)
 {
 	struct unwind_process *p = hash_map_get(&t->processes, &m->pid);
@@ -84,7 +124,7 @@ static void note_mmap(struct unwind_tables *t, const struct perf_mmap *m, bool u
 	if (f && f->ready)
 		set_rows(&nm, f, m->pgoff);
 	insert_mapping(t, p, &nm, &(struct mapping_origin){ f, m->pgoff });
-	unwind_maps_set_process(&t->maps, p->pid, &p->pm);
+	mappings_unwritten(t, p);
 }
 
 static void forget_process(struct unwind_tables *t, uint32_t pid)
@@ -178,7 +218,7 @@ static void inherit_mappings(struct unwind_tables *t, struct unwind_process *chi
 				insert_mapping(t, child, m, &parent->origin[i]);
 		}
 	}
-	unwind_maps_set_process(&t->maps, child->pid, &child->pm);
+	mappings_unwritten(t, child);
 }
 
 void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool queued)
@@ -208,6 +248,8 @@ void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool
 			p->until_exec = false;
 			p->exec_seen = true;
 			p->pm.nr = 0;
+			/* (nor the old image's, unwritten yet) */
+			p->unwritten = false;
 		}
 		break;
 	case PERF_RECORD_FORK:
@@ -261,7 +303,8 @@ void unwind_tables_release(struct unwind_tables *t, uint64_t until)
 		return;
 	sideband_order_release(&t->order, until, track_in_order, t);
 	/* every process given an evicted table's rows before its eviction is
-	 * tracked now, its mappings written again */
+	 * tracked now, its mappings written again (before the rows are free) */
+	unwind_write_mappings(t);
 	unwind_reclaim(t, until);
 }
 
@@ -281,7 +324,7 @@ bool unwind_tables_holding(const struct unwind_tables *t, uint64_t *release_ns)
 	 * soon, 0) */
 	oldest = sideband_order_oldest(&t->order);
 	if (!t->nr_waiting && oldest != UINT64_MAX)
-		*release_ns = oldest + SIDEBAND_WRITE_NS;
+		*release_ns = oldest + SIDEBAND_WRITE_NS + t->track_delay_ns;
 	return true;
 }
 
@@ -308,7 +351,7 @@ static void give_rows(void *value, void *ctx)
 			changed = true;
 		}
 	if (changed)
-		unwind_maps_set_process(&r->t->maps, p->pid, &p->pm);
+		write_mappings(r->t, p);
 }
 
 void unwind_give_rows(struct unwind_tables *t, struct unwind_file *f)

@@ -495,9 +495,12 @@ bool unwind_tables_work(struct unwind_tables *t, unsigned int budget_ms)
 		if (!perf_sideband_decode(h, t->sample_id_type, &rec))
 			unwind_track(t, &rec, true);
 		t->queued_off += h->size;
-		if (monotonic_seconds() >= end)
+		if (monotonic_seconds() >= end) {
+			unwind_write_mappings(t);
 			return t->queued_off < t->queued_len;
+		}
 	}
+	unwind_write_mappings(t);
 	t->queued_off = t->queued_len;
 	hash_map_each(&t->preopened, close_preopened, NULL);
 	hash_map_free(&t->preopened);
@@ -556,6 +559,7 @@ void unwind_tables_free(struct unwind_tables *t)
 	hash_map_each(&t->preopened, close_preopened, NULL);
 	hash_map_free(&t->preopened);
 	hash_map_free_all(&t->processes);
+	free(t->unwritten);
 	free(t->heirs);
 	sideband_order_free(&t->order);
 	t->on = false;

@@ -17,6 +17,9 @@
 #include "record/unwind_mem_default.h"
 #include "symbols/unwind_compile.h"
 
+/* The most track_delay_ns is (at 99 Hz and below). */
+#define TRACK_DELAY_MAX_NS (20 * 1000000ull)
+
 /* Processes whose mappings the unwinder knows at once. */
 #define UNWIND_MAX_PROCESSES 16384
 
@@ -42,6 +45,11 @@ struct unwind_tables {
 	struct hash_map start_mappings; /* the queued mappings' files: struct start_mapping */
 	const _Atomic bool *start_abandoned; /* the recording's start given up: its work stops */
 	struct hash_map processes; /* pid -> struct unwind_process */
+	/* processes whose mappings changed since they were last written to the
+	 * BPF side: written once a pass, not at each MMAP2 (a write copies
+	 * every mapping a process may have) */
+	uint32_t *unwritten;
+	size_t nr_unwritten, unwritten_cap;
 	bool every_process;        /* -a and the like: not only the targets */
 	bool on_demand;            /* --unwind-tables sampled: a file's table compiled once
 				      a walk meets it (not when a process maps it) */
@@ -74,6 +82,12 @@ struct unwind_tables {
 	 * and what --unwind-mem's default was sized from (processes 0: it was
 	 * given, or the recording is of some processes only) */
 	uint64_t mem, copy_budget;
+	/* how long after its time held side-band waits for a pass of its own,
+	 * beyond the time a record takes to reach its ring: two sample periods
+	 * (a new process's first walks search its mappings in the kernel
+	 * meanwhile), so that a churn of processes wakes the loop a few times
+	 * a period, not at each of their records */
+	uint64_t track_delay_ns;
 	struct unwind_machine_text machine;
 };
 

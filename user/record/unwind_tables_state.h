@@ -73,6 +73,7 @@ struct unwind_process {
 	uint32_t pid;
 	bool until_exec; /* a workload not yet exec'd: its mappings are ours */
 	bool exec_seen;  /* its exec was tracked: what its parent maps is not its */
+	bool unwritten;  /* pm changed since it was written to the BPF side */
 	struct rt_process_mappings pm;
 	struct mapping_origin origin[RT_UNWIND_MAX_MAPPINGS];
 };
@@ -98,6 +99,9 @@ void unwind_serve_walks(struct unwind_tables *t);
 /* unwind_processes.c: one side-band record (MMAP2, COMM exec, FORK, EXIT)
  * tracked into the processes' mappings; queued: from the start's backlog. */
 void unwind_track(struct unwind_tables *t, const struct perf_sideband *rec, bool queued);
+/* unwind_processes.c: the mappings changed since the last call written to the
+ * BPF side, once for each process. */
+void unwind_write_mappings(struct unwind_tables *t);
 /* unwind_processes.c: the queued process whose start mappings pid has (pid
  * itself when none forked meanwhile descends from another). */
 uint32_t unwind_start_ancestor(const struct unwind_tables *t, uint32_t pid);
