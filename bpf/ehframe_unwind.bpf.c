@@ -235,7 +235,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 					  const struct unwind_start *start, __u32 tgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	const struct pt_regs *regs = task_user_regs(task);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct unwind_walk w = { .s = s };
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
