@@ -5,7 +5,8 @@
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
 throughput, report speed, the cost of stacks (in-kernel .eh_frame, frame
 pointers, DWARF), the stacks of a real C build, the exporter as an
-always-on profiling agent, filters, syscall summaries and Python frames, each
+always-on profiling agent, filters, syscall summaries, Python frames and the
+report of a real recording, each
 tool against the
 others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
@@ -25,6 +26,7 @@ import agent_cost
 import bench_doc
 import build_stacks
 import python_cost
+import report_real
 import tracing_cost
 
 REPS = 5
@@ -811,6 +813,8 @@ class Bench:
                            x("perf script", "ringtrace script", 0), x("perf script", "ringtrace script", 1)))
         for line in build_stacks.headline(r):
             lines[7] = line[2:]
+        for line in report_real.headline(r):
+            lines[12] = line[2:]
         return lines
 
     def document(self, path, command):
@@ -841,7 +845,7 @@ def main():
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
                  b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b),
                  lambda: tracing_cost.filtered_out(b), lambda: tracing_cost.summary(b),
-                 lambda: python_cost.run(b)]
+                 lambda: python_cost.run(b), lambda: report_real.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine
