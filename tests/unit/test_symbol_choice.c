@@ -213,15 +213,15 @@ static int check_subtree(const struct symbol_tree *t, uint32_t n, uint32_t paren
 
 	if (n == TREE_NONE)
 		return 1;
-	assert_int_equal(t->parent[n], parent);
-	if (t->red[n])
-		assert_true((t->left[n] == TREE_NONE || !t->red[t->left[n]]) &&
-			    (t->right[n] == TREE_NONE || !t->red[t->right[n]]));
-	lh = check_subtree(t, t->left[n], n, keys, seq, nr);
+	assert_int_equal(t->nodes[n].parent, parent);
+	if (t->nodes[n].red)
+		assert_true((t->nodes[n].left == TREE_NONE || !t->nodes[t->nodes[n].left].red) &&
+			    (t->nodes[n].right == TREE_NONE || !t->nodes[t->nodes[n].right].red));
+	lh = check_subtree(t, t->nodes[n].left, n, keys, seq, nr);
 	seq[(*nr)++] = n;
-	rh = check_subtree(t, t->right[n], n, keys, seq, nr);
+	rh = check_subtree(t, t->nodes[n].right, n, keys, seq, nr);
 	assert_int_equal(lh, rh);
-	return lh + !t->red[n];
+	return lh + !t->nodes[n].red;
 }
 
 static void check_tree(const struct symbol_tree *t, const uint64_t *keys, size_t live)
@@ -230,7 +230,7 @@ static void check_tree(const struct symbol_tree *t, const uint64_t *keys, size_t
 	size_t nr = 0;
 
 	if (t->root != TREE_NONE)
-		assert_false(t->red[t->root]);
+		assert_false(t->nodes[t->root].red);
 	check_subtree(t, t->root, TREE_NONE, keys, seq, &nr);
 	assert_int_equal(nr, live);
 	for (size_t i = 1; i < nr; i++)
@@ -252,7 +252,7 @@ static void test_tree_stays_red_black(void **state)
 	for (uint32_t i = 0; i < 512; i++) {
 		seed = seed * 1103515245 + 12345;
 		keys[i] = (seed >> 16) % 64; /* many equal keys */
-		symbol_tree_insert(&t, i, keys);
+		symbol_tree_insert(&t, i, keys[i]);
 		live[i] = true;
 		nr++;
 		if (i % 3 == 2) {

@@ -16,37 +16,23 @@ void symbol_tree_init(struct symbol_tree *t)
 int symbol_tree_reserve(struct symbol_tree *t, size_t n)
 {
 	size_t cap = t->cap ? t->cap : 1024;
-	uint32_t *l, *r, *p;
-	bool *red;
+	struct symbol_tree_node *nodes;
 
 	if (n <= t->cap)
 		return 0;
 	while (cap < n)
 		cap *= 2;
-	l = realloc(t->left, cap * sizeof(*l));
-	if (l)
-		t->left = l;
-	r = realloc(t->right, cap * sizeof(*r));
-	if (r)
-		t->right = r;
-	p = realloc(t->parent, cap * sizeof(*p));
-	if (p)
-		t->parent = p;
-	red = realloc(t->red, cap * sizeof(*red));
-	if (red)
-		t->red = red;
-	if (!l || !r || !p || !red)
+	nodes = realloc(t->nodes, cap * sizeof(*nodes));
+	if (!nodes)
 		return -ENOMEM;
+	t->nodes = nodes;
 	t->cap = cap;
 	return 0;
 }
 
 void symbol_tree_free(struct symbol_tree *t)
 {
-	free(t->left);
-	free(t->right);
-	free(t->parent);
-	free(t->red);
+	free(t->nodes);
 	symbol_tree_init(t);
 }
 
@@ -55,75 +41,75 @@ static void relink(struct symbol_tree *t, uint32_t parent, uint32_t old, uint32_
 {
 	if (parent == TREE_NONE)
 		t->root = new;
-	else if (t->left[parent] == old)
-		t->left[parent] = new;
+	else if (t->nodes[parent].left == old)
+		t->nodes[parent].left = new;
 	else
-		t->right[parent] = new;
+		t->nodes[parent].right = new;
 }
 
 static void set_parent(struct symbol_tree *t, uint32_t node, uint32_t parent)
 {
 	if (node != TREE_NONE)
-		t->parent[node] = parent;
+		t->nodes[node].parent = parent;
 }
 
 static bool is_red(const struct symbol_tree *t, uint32_t node)
 {
-	return node != TREE_NONE && t->red[node];
+	return node != TREE_NONE && t->nodes[node].red;
 }
 
 /* x's right child takes x's place, x becomes its left child. */
 static void rotate_left(struct symbol_tree *t, uint32_t x)
 {
-	uint32_t y = t->right[x];
+	uint32_t y = t->nodes[x].right;
 
-	t->right[x] = t->left[y];
-	set_parent(t, t->left[y], x);
-	t->parent[y] = t->parent[x];
-	relink(t, t->parent[x], x, y);
-	t->left[y] = x;
-	t->parent[x] = y;
+	t->nodes[x].right = t->nodes[y].left;
+	set_parent(t, t->nodes[y].left, x);
+	t->nodes[y].parent = t->nodes[x].parent;
+	relink(t, t->nodes[x].parent, x, y);
+	t->nodes[y].left = x;
+	t->nodes[x].parent = y;
 }
 
 /* x's left child takes x's place, x becomes its right child. */
 static void rotate_right(struct symbol_tree *t, uint32_t x)
 {
-	uint32_t y = t->left[x];
+	uint32_t y = t->nodes[x].left;
 
-	t->left[x] = t->right[y];
-	set_parent(t, t->right[y], x);
-	t->parent[y] = t->parent[x];
-	relink(t, t->parent[x], x, y);
-	t->right[y] = x;
-	t->parent[x] = y;
+	t->nodes[x].left = t->nodes[y].right;
+	set_parent(t, t->nodes[y].right, x);
+	t->nodes[y].parent = t->nodes[x].parent;
+	relink(t, t->nodes[x].parent, x, y);
+	t->nodes[y].right = x;
+	t->nodes[x].parent = y;
 }
 
 /* rb_insert_color: node is red; no red node may have a red parent. */
 static void insert_fixup(struct symbol_tree *t, uint32_t node)
 {
 	for (;;) {
-		uint32_t parent = t->parent[node], gparent, uncle;
+		uint32_t parent = t->nodes[node].parent, gparent, uncle;
 		bool left;
 
 		if (parent == TREE_NONE) {
-			t->red[node] = false;
+			t->nodes[node].red = false;
 			return;
 		}
-		if (!t->red[parent])
+		if (!t->nodes[parent].red)
 			return;
-		gparent = t->parent[parent];
-		left = t->left[gparent] == parent;
-		uncle = left ? t->right[gparent] : t->left[gparent];
+		gparent = t->nodes[parent].parent;
+		left = t->nodes[gparent].left == parent;
+		uncle = left ? t->nodes[gparent].right : t->nodes[gparent].left;
 		if (is_red(t, uncle)) { /* flip colours, go on two levels up */
-			t->red[uncle] = t->red[parent] = false;
-			t->red[gparent] = true;
+			t->nodes[uncle].red = t->nodes[parent].red = false;
+			t->nodes[gparent].red = true;
 			node = gparent;
 			continue;
 		}
-		if (left && node == t->right[parent]) { /* bend: straighten it */
+		if (left && node == t->nodes[parent].right) { /* bend: straighten it */
 			rotate_left(t, parent);
 			parent = node;
-		} else if (!left && node == t->left[parent]) {
+		} else if (!left && node == t->nodes[parent].left) {
 			rotate_right(t, parent);
 			parent = node;
 		}
@@ -131,31 +117,29 @@ static void insert_fixup(struct symbol_tree *t, uint32_t node)
 			rotate_right(t, gparent);
 		else
 			rotate_left(t, gparent);
-		t->red[parent] = false;
-		t->red[gparent] = true;
+		t->nodes[parent].red = false;
+		t->nodes[gparent].red = true;
 		return;
 	}
 }
 
-void symbol_tree_insert(struct symbol_tree *t, uint32_t node, const uint64_t *keys)
+void symbol_tree_insert(struct symbol_tree *t, uint32_t node, uint64_t key)
 {
 	uint32_t parent = TREE_NONE, at = t->root;
 	bool left = false;
 
 	while (at != TREE_NONE) {
 		parent = at;
-		left = keys[node] < keys[at];
-		at = left ? t->left[at] : t->right[at];
+		left = key < t->nodes[at].key;
+		at = left ? t->nodes[at].left : t->nodes[at].right;
 	}
-	t->left[node] = t->right[node] = TREE_NONE;
-	t->parent[node] = parent;
-	t->red[node] = true;
+	t->nodes[node] = (struct symbol_tree_node){ key, TREE_NONE, TREE_NONE, parent, true };
 	if (parent == TREE_NONE)
 		t->root = node;
 	else if (left)
-		t->left[parent] = node;
+		t->nodes[parent].left = node;
 	else
-		t->right[parent] = node;
+		t->nodes[parent].right = node;
 	insert_fixup(t, node);
 }
 
@@ -166,28 +150,28 @@ static void erase_fixup(struct symbol_tree *t, uint32_t parent)
 	uint32_t node = TREE_NONE;
 
 	for (;;) {
-		bool left = t->left[parent] == node;
-		uint32_t sibling = left ? t->right[parent] : t->left[parent], near, far;
+		bool left = t->nodes[parent].left == node;
+		uint32_t sibling = left ? t->nodes[parent].right : t->nodes[parent].left, near, far;
 
-		if (t->red[sibling]) { /* make the sibling black */
+		if (t->nodes[sibling].red) { /* make the sibling black */
 			if (left)
 				rotate_left(t, parent);
 			else
 				rotate_right(t, parent);
-			t->red[sibling] = false;
-			t->red[parent] = true;
-			sibling = left ? t->right[parent] : t->left[parent];
+			t->nodes[sibling].red = false;
+			t->nodes[parent].red = true;
+			sibling = left ? t->nodes[parent].right : t->nodes[parent].left;
 		}
-		near = left ? t->left[sibling] : t->right[sibling];
-		far = left ? t->right[sibling] : t->left[sibling];
+		near = left ? t->nodes[sibling].left : t->nodes[sibling].right;
+		far = left ? t->nodes[sibling].right : t->nodes[sibling].left;
 		if (!is_red(t, far) && !is_red(t, near)) {
-			t->red[sibling] = true;
-			if (t->red[parent]) {
-				t->red[parent] = false;
+			t->nodes[sibling].red = true;
+			if (t->nodes[parent].red) {
+				t->nodes[parent].red = false;
 				return;
 			}
 			node = parent;
-			parent = t->parent[node];
+			parent = t->nodes[node].parent;
 			if (parent == TREE_NONE)
 				return;
 			continue;
@@ -197,66 +181,66 @@ static void erase_fixup(struct symbol_tree *t, uint32_t parent)
 				rotate_right(t, sibling);
 			else
 				rotate_left(t, sibling);
-			t->red[near] = false;
-			t->red[sibling] = true;
+			t->nodes[near].red = false;
+			t->nodes[sibling].red = true;
 			sibling = near;
-			far = left ? t->right[sibling] : t->left[sibling];
+			far = left ? t->nodes[sibling].right : t->nodes[sibling].left;
 		}
 		if (left)
 			rotate_left(t, parent);
 		else
 			rotate_right(t, parent);
-		t->red[sibling] = t->red[parent];
-		t->red[parent] = false;
-		t->red[far] = false;
+		t->nodes[sibling].red = t->nodes[parent].red;
+		t->nodes[parent].red = false;
+		t->nodes[far].red = false;
 		return;
 	}
 }
 
 void symbol_tree_erase(struct symbol_tree *t, uint32_t node)
 {
-	uint32_t child = t->right[node], left = t->left[node];
-	uint32_t parent = t->parent[node], rebalance = TREE_NONE;
+	uint32_t child = t->nodes[node].right, left = t->nodes[node].left;
+	uint32_t parent = t->nodes[node].parent, rebalance = TREE_NONE;
 
 	if (left == TREE_NONE) {
 		relink(t, parent, node, child);
 		if (child != TREE_NONE) {
-			t->parent[child] = parent;
-			t->red[child] = t->red[node];
-		} else if (!t->red[node]) {
+			t->nodes[child].parent = parent;
+			t->nodes[child].red = t->nodes[node].red;
+		} else if (!t->nodes[node].red) {
 			rebalance = parent;
 		}
 	} else if (child == TREE_NONE) {
 		relink(t, parent, node, left);
-		t->parent[left] = parent;
-		t->red[left] = t->red[node];
+		t->nodes[left].parent = parent;
+		t->nodes[left].red = t->nodes[node].red;
 	} else {
 		/* the successor, the leftmost node on the right, takes its place */
 		uint32_t successor = child, sparent = child, child2;
 		bool successor_red;
 
-		if (t->left[child] == TREE_NONE) {
+		if (t->nodes[child].left == TREE_NONE) {
 			sparent = successor;
-			child2 = t->right[successor];
+			child2 = t->nodes[successor].right;
 		} else {
-			while (t->left[successor] != TREE_NONE) {
+			while (t->nodes[successor].left != TREE_NONE) {
 				sparent = successor;
-				successor = t->left[successor];
+				successor = t->nodes[successor].left;
 			}
-			child2 = t->right[successor];
-			t->left[sparent] = child2;
-			t->right[successor] = child;
-			t->parent[child] = successor;
+			child2 = t->nodes[successor].right;
+			t->nodes[sparent].left = child2;
+			t->nodes[successor].right = child;
+			t->nodes[child].parent = successor;
 		}
-		t->left[successor] = left;
-		t->parent[left] = successor;
+		t->nodes[successor].left = left;
+		t->nodes[left].parent = successor;
 		relink(t, parent, node, successor);
-		successor_red = t->red[successor];
-		t->parent[successor] = parent;
-		t->red[successor] = t->red[node];
+		successor_red = t->nodes[successor].red;
+		t->nodes[successor].parent = parent;
+		t->nodes[successor].red = t->nodes[node].red;
 		if (child2 != TREE_NONE) {
-			t->parent[child2] = sparent;
-			t->red[child2] = false;
+			t->nodes[child2].parent = sparent;
+			t->nodes[child2].red = false;
 		} else if (!successor_red) {
 			rebalance = sparent;
 		}

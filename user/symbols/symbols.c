@@ -46,19 +46,11 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 	if (b->added == TREE_NONE || !byte_buffer_append(&b->names, name, len))
 		return b->added == TREE_NONE ? -E2BIG : -ENOMEM;
 	if (!b->kallsyms) { /* perf inserts it into its tree at once */
-		uint64_t *starts = b->starts;
-
-		if (!(b->added % 1024)) {
-			starts = realloc(b->starts, ((size_t)b->added + 1024) * sizeof(*starts));
-			if (starts)
-				b->starts = starts;
-		}
-		if (!starts || symbol_tree_reserve(&b->tree, (size_t)b->added + 1)) {
+		if (symbol_tree_reserve(&b->tree, (size_t)b->added + 1)) {
 			b->names.len = at;
 			return -ENOMEM;
 		}
-		starts[b->added] = start;
-		symbol_tree_insert(&b->tree, b->added, starts);
+		symbol_tree_insert(&b->tree, b->added, start);
 	}
 	/* as symbol__new: a size makes the end, none leaves end == start */
 	b->syms[b->nr++] = (struct builder_symbol){
@@ -256,7 +248,8 @@ static int keep_tree(struct symtab_builder *b, struct symtab *t)
 	for (size_t i = 0; i < b->nr; i++)
 		index[b->syms[i].order] = (uint32_t)i;
 	for (size_t i = 0; i < b->nr; i++) {
-		uint32_t node = b->syms[i].order, l = b->tree.left[node], r = b->tree.right[node];
+		uint32_t node = b->syms[i].order, l = b->tree.nodes[node].left,
+			 r = b->tree.nodes[node].right;
 
 		t->tree[2 * i] = l == TREE_NONE ? TREE_NONE : index[l];
 		t->tree[2 * i + 1] = r == TREE_NONE ? TREE_NONE : index[r];
@@ -304,7 +297,6 @@ int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 	t->nr = b->nr;
 	t->names = (char *)b->names.data;
 	t->names_len = b->names.len;
-	free(b->starts);
 	symbol_tree_free(&b->tree);
 	memset(b, 0, sizeof(*b));
 	return 0;
@@ -313,7 +305,6 @@ int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 void symtab_builder_free(struct symtab_builder *b)
 {
 	free(b->syms);
-	free(b->starts);
 	symbol_tree_free(&b->tree);
 	byte_buffer_free(&b->names);
 	memset(b, 0, sizeof(*b));

@@ -101,7 +101,6 @@ struct symtab_builder {
 	bool kallsyms;   /* end fixups as for /proc/kallsyms, no tree */
 	struct byte_buffer names;
 	struct symbol_tree tree; /* perf's, nodes numbered by the order added */
-	uint64_t *starts;        /* by the order added: the tree's keys */
 };
 
 /* An empty builder; kallsyms: the table is /proc/kallsyms's. */
