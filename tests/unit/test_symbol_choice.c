@@ -122,6 +122,45 @@ static void test_second_table(void **state)
 	symtab_free(&t);
 }
 
+/* A file's symbols come in no order: sorted by address, every byte of it
+ * (the radix sort's passes), equal addresses in the order added, as qsort
+ * by address then order sorted them: of two zero-sized aliases the second
+ * added still wins wherever it sits in the scramble. */
+static void test_symbols_in_no_order(void **state)
+{
+	enum { N = 600 };
+	static char names[N][16];
+	struct symtab_builder b;
+	struct symtab t;
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	for (uint32_t i = 0; i < N; i++) { /* i*7919 mod N: each once, scrambled */
+		uint32_t k = (i * 7919) % N;
+		/* addresses differing in low, middle and high bytes */
+		uint64_t start = 0x400000ULL + (uint64_t)k * 0x10 + ((uint64_t)(k % 3) << 40);
+
+		snprintf(names[k], sizeof(names[k]), "f%u", k);
+		add(&b, start, 0x10, STB_GLOBAL, names[k]);
+		if (k == 301)
+			add(&b, 0x10000000000ULL, 0, STB_GLOBAL, "zero_a");
+		if (k == 5)
+			add(&b, 0x10000000000ULL, 0, STB_GLOBAL, "zero_b");
+	}
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	for (size_t i = 1; i < t.nr; i++)
+		assert_true(t.syms[i - 1].start < t.syms[i].start);
+	for (uint32_t k = 0; k < N; k++) {
+		uint64_t start = 0x400000ULL + (uint64_t)k * 0x10 + ((uint64_t)(k % 3) << 40);
+
+		assert_string_equal(name_at(&t, start + 4), names[k]);
+	}
+	/* 301 comes before 5 in the scramble (i*7919 mod 600): zero_a first */
+	assert_string_equal(name_at(&t, 0x10000000000ULL), "zero_b");
+	symtab_free(&t);
+}
+
 /*
  * PLT entries come after the fixups, inside the _init stretched to _start,
  * and perf finds a symbol by walking its red-black tree, not by interval:
@@ -275,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_choose_best_rules),
 		cmocka_unit_test(test_fixups_then_aliases),
 		cmocka_unit_test(test_second_table),
+		cmocka_unit_test(test_symbols_in_no_order),
 		cmocka_unit_test(test_lookup_walks_perfs_tree),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_tree_stays_red_black),
