@@ -221,10 +221,10 @@ struct module_split {
 
 /* maps__split_kallsyms: a module's symbols lose their "\t[MODULE]", and
  * those of modules perf has no map for are dropped. */
-static bool keep_mapped_module(char *name, const struct symbol *s, void *ctx)
+static bool keep_mapped_module(char *name, bool has_tab, const struct symbol *s, void *ctx)
 {
 	struct module_split *split = ctx;
-	char *tab = strchr(name, '\t'), *mod;
+	char *tab = has_tab ? strchr(name, '\t') : NULL, *mod;
 
 	if (!tab) {
 		if (s->end > split->kernel_end)

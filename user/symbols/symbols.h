@@ -116,10 +116,13 @@ int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint6
 /* Ends, fixup and duplicates, of everything added so far; -ENOMEM if memory
  * ran out. */
 int symtab_builder_fixup(struct symtab_builder *b);
-/* Keeps the symbols added for which keep(name, symbol, ctx) is true, in
- * their order; name is the builder's, which keep may cut short. */
+/* Keeps the symbols added for which keep(name, tab, symbol, ctx) is true, in
+ * their order; name is the builder's, which keep may cut short; tab: in
+ * kallsyms, whether name holds a tab (a module's "\t[MODULE]"), which keep
+ * need not read name to know. */
 void symtab_builder_keep(struct symtab_builder *b,
-			 bool (*keep)(char *name, const struct symbol *s, void *ctx), void *ctx);
+			 bool (*keep)(char *name, bool tab, const struct symbol *s, void *ctx),
+			 void *ctx);
 /* Sorts what was added since (without fixups) and hands the table to t (all
  * of t: no segments yet); the builder is left empty. -ENOMEM if memory ran out (t
  * is then empty). */
