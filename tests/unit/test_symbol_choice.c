@@ -243,6 +243,35 @@ static void test_kallsyms(void **state)
 	free(dir);
 }
 
+/* kallsyms' addresses as strtoull reads them, by whichever path: upper case
+ * digits, a line whose 16 characters are not all digits (skipped: no space
+ * after its digits), a shorter address, a last line without its newline. */
+static void test_kallsyms_addresses(void **state)
+{
+	static const char text[] = "FFFFFFFF81000000 T upper_hex\n"
+				   "ffffffff81000100 T lower_hex\n"
+				   "ffffffff8100g200 T not_hex\n"
+				   "81000400 T short_address\n"
+				   "ffffffff81000300 T after\n"
+				   "ffffffff81000400 t x";
+	char *dir = tu_tempdir(), path[4096], err[256];
+	struct symtab t;
+
+	(void)state;
+	tu_write_file(dir, "kallsyms", text, strlen(text));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	assert_int_equal(symtab_load_kallsyms(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(t.nr, 5);
+	assert_string_equal(name_at(&t, 0xffffffff81000050), "upper_hex");
+	assert_string_equal(name_at(&t, 0xffffffff81000250), "lower_hex");
+	assert_string_equal(name_at(&t, 0xffffffff81000300), "after");
+	assert_string_equal(name_at(&t, 0x81000400), "short_address");
+	assert_string_equal(name_at(&t, 0xffffffff81000401), "x");
+	symtab_free(&t);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The red-black properties and the in-order sequence (by key, then by the
  * order added) after every insertion and erasure; returns the black height. */
 static int check_subtree(const struct symbol_tree *t, uint32_t n, uint32_t parent,
@@ -317,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_symbols_in_no_order),
 		cmocka_unit_test(test_lookup_walks_perfs_tree),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_addresses),
 		cmocka_unit_test(test_tree_stays_red_black),
 	};
 
