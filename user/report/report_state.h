@@ -101,6 +101,14 @@ struct leaf_row {
 	struct row *row;
 };
 
+/* A kernel leaf whose resolving waits for kallsyms (report.c). */
+struct deferred_leaf {
+	struct row_key base;
+	uint64_t ip, period;
+	uint64_t kernel_start; /* where the kernel was mapped when it came */
+	uint32_t pid;
+};
+
 /* A name rows go by, as perf compares them: a file's short name (two files
  * of one name are one dso to perf's sort__dso_cmp), a symbol's name
  * interned (two copies of a program have one symbol at each start to perf's
@@ -140,6 +148,7 @@ struct report_state {
 	 * first (leaf first), else callers first */
 	bool callee_first;
 	struct direct_cache leaf_rows; /* struct leaf_row; none without a table of leaves */
+	struct byte_buffer deferred;   /* struct deferred_leaf: kernel leaves waiting for kallsyms */
 	unsigned int keys;           /* key_mask(o) */
 };
 

@@ -98,6 +98,9 @@ void address_space_free(struct address_space *as);
  * they are read when first needed. Call it when no fork is to come while it
  * runs. */
 void address_space_load_kernel_beside(struct address_space *as);
+/* Whether the kernel's symbols are there to resolve with at once: none is
+ * being read beside, or it is read (resolving waits for it otherwise). */
+bool address_space_kernel_ready(const struct address_space *as);
 
 /* Applies a COMM, MMAP, MMAP2, FORK, EXIT, CGROUP or NAMESPACES record (others
  * are ignored).

@@ -383,6 +383,7 @@ bool kallsyms_answers(const struct symtab *t, uint64_t ip)
 struct kallsyms_loader {
 	pthread_t thread;
 	bool threaded; /* else the table was kept, and is here */
+	bool done;     /* the table is read (atomic: set by the thread) */
 	const char *path;
 	struct kept_key key; /* to keep its table by */
 	bool keep;
@@ -395,6 +396,7 @@ static void *load_beside(void *arg)
 	struct kallsyms_loader *l = arg;
 
 	l->result = load_and_keep(&l->symtab, l->path, l->keep ? &l->key : NULL);
+	__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -414,14 +416,21 @@ struct kallsyms_loader *kallsyms_load_beside(const char *path)
 		return NULL;
 	l->path = path;
 	if ((l->keep = kept_key(path, &l->key)) &&
-	    symtab_cache_find(&l->key.st, l->key.modules, path, &l->symtab))
+	    symtab_cache_find(&l->key.st, l->key.modules, path, &l->symtab)) {
+		l->done = true;
 		return l;
+	}
 	l->threaded = true;
 	if (pthread_create(&l->thread, NULL, load_beside, l)) {
 		free(l);
 		return NULL;
 	}
 	return l;
+}
+
+bool kallsyms_loader_done(struct kallsyms_loader *l)
+{
+	return __atomic_load_n(&l->done, __ATOMIC_ACQUIRE);
 }
 
 int kallsyms_loader_take(struct kallsyms_loader *l, struct symtab *t)

@@ -31,6 +31,8 @@ bool kallsyms_answers(const struct symtab *t, uint64_t ip);
  * size), or cannot start; then read it where it is needed. */
 struct kallsyms_loader;
 struct kallsyms_loader *kallsyms_load_beside(const char *path);
+/* Whether l's table is read: taking it would not wait. */
+bool kallsyms_loader_done(struct kallsyms_loader *l);
 /* Waits for the loader and frees it: its table into t, and what
  * symtab_load_kallsyms returned. */
 int kallsyms_loader_take(struct kallsyms_loader *l, struct symtab *t);

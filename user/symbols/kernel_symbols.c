@@ -25,6 +25,11 @@ static int take_kernel(struct address_space *as, struct symtab *t)
 	return l ? kallsyms_loader_take(l, t) : -ENOENT;
 }
 
+bool address_space_kernel_ready(const struct address_space *as)
+{
+	return !as->kernel_loader || kallsyms_loader_done(as->kernel_loader);
+}
+
 void kernel_symbols_load(struct address_space *as, struct dso *d)
 {
 	d->loaded = true;
