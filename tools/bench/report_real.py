@@ -5,31 +5,11 @@
 # perf report (-g none and its default), alternating, each to a file.
 """Scenario 12 of the benchmarks: report of a real recording (a C build, -a -g)."""
 
-import os
-import subprocess
-import sys
-import time
-
 import build_stacks
 
 FILES = 15  # ~10k samples at the default 999 Hz on 2 CPUs (12 gave 8k, 20 gave 15k)
 QUICK_FILES = 6
 GOAL = 3  # issue #57: ringtrace report >= 3x perf report --no-children -g none
-
-
-def timed(b, argv):
-    """(wall s, CPU s) of argv run to completion, stdout to a file: the child's own
-    rusage by wait4, to the microsecond (GNU time prints hundredths, too coarse for
-    a report of a tenth of a second)."""
-    with open(os.path.join(b.tmp, "s12.out"), "w") as out:
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode:
-        sys.exit("bench: %s failed (%d)" % (" ".join(argv), p.returncode))
-    return wall, ru.ru_utime + ru.ru_stime
 
 
 def run(b):
@@ -51,7 +31,7 @@ def run(b):
     cpu = {name: [] for name, _ in tools}
     for rep in range(b.reps):
         for name, argv in b.rotated(tools, rep):
-            w, c = timed(b, argv)
+            w, c = b.timed(argv)
             wall[name].append(w)
             cpu[name].append(c)
     rows = [[name, "%.3f" % b.med(wall[name]), b.spread(wall[name], "%.3f"),
@@ -82,7 +62,7 @@ def run(b):
            machine.get("clocksource", "unknown"), machine.get("bare syscall", "unknown")),
         ["tool", "wall s (median)", "spread", "CPU s (median)", "spread"],
         rows, notes)
-    for name in ("s12.src", "s12.rt", "s12.out"):
+    for name in ("s12.src", "s12.rt"):
         b.fresh(name)
 
 
