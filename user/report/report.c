@@ -166,8 +166,9 @@ static bool passes_filters(struct report_state *st, const struct perf_sample *s,
 /* The leaf of a sample into its row (the table without --children or -g):
  * resolved, or its row as remembered by ip, pid and mode. Inline: a call a
  * sample was 3% of a report of 1M samples. */
-static inline __attribute__((always_inline)) int add_leaf(struct report_state *st, struct recording *rec, const struct row_key *base,
-		    uint64_t ip, uint32_t pid, uint16_t cpumode, uint64_t period)
+static inline __attribute__((always_inline)) int
+add_leaf(struct report_state *st, struct recording *rec, const struct row_key *base, uint64_t ip,
+	 uint32_t pid, uint16_t cpumode, uint64_t period)
 {
 	uint64_t h = report_leaf_row_hash(base, ip, pid, cpumode);
 	struct leaf_row *e = direct_cache_slot(&st->leaf_rows, h);
