@@ -607,7 +607,8 @@ class Bench:
         def ringtrace(args, needle):
             def f(pid):
                 d = self.fresh("s6.rt")
-                _, e, usage, _ = self.must([self.ringtrace, "record", "--per-thread", "-p", str(pid),
+                # -v: the BPF programs' run times (bpf_stats) are printed only with it
+                _, e, usage, _ = self.must([self.ringtrace, "record", "-v", "--per-thread", "-p", str(pid),
                                             "-F", "999"] + args + ["--force", "-o", d, "--", "sleep",
                                                                    str(secs)])
                 samples, lost = self.ringtrace_totals(e)

@@ -39,7 +39,8 @@ def run(b):
 
     def record(pid):
         d = b.fresh("s11.rt")
-        _, e, _, _ = b.must([b.ringtrace, "record", "--per-thread", "-p", str(pid), "-F", "999",
+        # -v: the BPF programs' run times (bpf_stats) are printed only with it
+        _, e, _, _ = b.must([b.ringtrace, "record", "-v", "--per-thread", "-p", str(pid), "-F", "999",
                              "-g", "--force", "-o", d, "--", "sleep", str(secs)])
         m = re.search(r"on_perf_event: (\d+) runs, (\d+) ns per run", e)
         folded, _, _, _ = b.must([b.ringtrace, "report", d, "--folded"])
