@@ -765,6 +765,8 @@ class Bench:
                 clock = f.read().strip()
         except OSError:
             clock = "unknown"
+        # the subsections this run's tables go under (bench_doc)
+        self.host_kind = bench_doc.host_kind(cpu, clock)
         gen = [self.loadgen, "--cpu", str(os.cpu_count() - 1), "--time", "getpid", "200000"]
         bare = self.med([self.ns_per_call(self.must(gen)[1]) for _ in range(3)])
         return [("machine", "%s, %d CPUs, %.0f GiB" % (cpu, os.cpu_count(),
