@@ -94,6 +94,18 @@ class Bench:
             sys.exit("bench: %s failed (%d)" % (" ".join(argv), p.returncode))
         return wall, ru.ru_utime + ru.ru_stime
 
+    def timed_in_turn(self, tools):
+        """Each (name, argv) of tools timed by timed() reps times, their order
+        rotated rep by rep; ({name: [wall s]}, {name: [CPU s]})."""
+        wall = {name: [] for name, _ in tools}
+        cpu = {name: [] for name, _ in tools}
+        for rep in range(self.reps):
+            for name, argv in self.rotated(tools, rep):
+                w, c = self.timed(argv)
+                wall[name].append(w)
+                cpu[name].append(c)
+        return wall, cpu
+
     def under_empty_program(self, argv):
         """Runs argv with an empty BPF program on TRACEPOINT (the floor of every
         tracer's cost); its stderr."""
@@ -536,13 +548,7 @@ class Bench:
                                                                 "--no-children", "-g", "none"]),
                  ("ringtrace script", [self.ringtrace, "script", d]),
                  ("perf script", ["perf", "script", "-i", d])]
-        wall = {name: [] for name, _ in tools}
-        cpu = {name: [] for name, _ in tools}
-        for rep in range(self.reps):
-            for name, argv in self.rotated(tools, rep):
-                w, c = self.timed(argv)
-                wall[name].append(w)
-                cpu[name].append(c)
+        wall, cpu = self.timed_in_turn(tools)
         rows = [[name, "%.3f" % self.med(wall[name]), self.spread(wall[name], "%.3f"),
                  "%.3f" % self.med(cpu[name]), self.spread(cpu[name], "%.3f")] for name, _ in tools]
         # issue 19: each of perf's against ringtrace's, with its goal

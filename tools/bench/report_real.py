@@ -27,13 +27,7 @@ def run(b):
              ("perf report --stdio --no-children -g none",
               ["perf", "report", "-i", d, "--stdio", "--no-children", "-g", "none"]),
              ("perf report --stdio", ["perf", "report", "-i", d, "--stdio"])]
-    wall = {name: [] for name, _ in tools}
-    cpu = {name: [] for name, _ in tools}
-    for rep in range(b.reps):
-        for name, argv in b.rotated(tools, rep):
-            w, c = b.timed(argv)
-            wall[name].append(w)
-            cpu[name].append(c)
+    wall, cpu = b.timed_in_turn(tools)
     rows = [[name, "%.3f" % b.med(wall[name]), b.spread(wall[name], "%.3f"),
              "%.3f" % b.med(cpu[name]), b.spread(cpu[name], "%.3f")] for name, _ in tools]
     ours, theirs = "ringtrace report", "perf report --stdio --no-children -g none"
