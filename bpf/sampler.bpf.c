@@ -62,12 +62,14 @@ static __always_inline const __u64 *record_words(void *ctx)
  * tracepoint's caller's, in the kernel); another tracepoint's is the ip of
  * the regs whose address the kernel put in the record's first word (the
  * tracepoint's caller). Both loads are plain loads of BTF-typed pointers. */
-static __always_inline __u64 tracepoint_ip(void *ctx, struct task_struct *task, bool syscall)
+static __always_inline __u64 tracepoint_ip(void *ctx, bool syscall)
 {
 	const struct pt_regs *regs;
 
+	/* (the task taken again, not kept from the program's start: a
+	 * pointer kept live is a slot more in a frame the -g walk's add to) */
 	if (syscall)
-		regs = task_user_regs(task);
+		regs = task_user_regs(bpf_get_current_task_btf());
 	else
 		regs = bpf_rdonly_cast((void *)record_words(ctx)[0],
 				       bpf_core_type_id_kernel(struct pt_regs));
@@ -113,8 +115,7 @@ int on_tracepoint(void *ctx)
 	__u32 idx = only_tracepoint_event >= 0 ? only_tracepoint_event
 					       : (__u32)bpf_get_attach_cookie(ctx),
 	      cpu = bpf_get_smp_processor_id();
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 pid_tgid = task_pid_tgid(task);
+	__u64 pid_tgid = task_pid_tgid(bpf_get_current_task_btf());
 	struct rt_event *ev = bpf_map_lookup_elem(&events, &idx);
 	struct sample_words *s = bpf_map_lookup_elem(&scratch, &cpu);
 	__u32 n, raw_size, padded, at, last;
@@ -187,7 +188,7 @@ int on_tracepoint(void *ctx)
 		if (bpf_probe_read_kernel(raw, raw_size, ctx))
 			return KEEP_PERF_EVENTS;
 	}
-	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, task, syscall);
+	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, syscall);
 	common.type = ev->tp_type;
 	common.flags = 0;
 	common.preempt_count = 0;
