@@ -21,10 +21,13 @@ static int wait_ns(int epfd, struct epoll_event *evs, int max, uint64_t ns)
 
 /* The loop's wait for its next pass: none while the start's tables are
  * built a slice at a time; while side-band is held for ordering, until a
- * pass would track the oldest held (none once that time has come, as it has
- * when this pass took longer: a sleep of a quarter of a millisecond after
- * each pass that held some cost two context switches, tens of microseconds
- * on a VM, a third of the drain's under churn); else DRAIN_INTERVAL_MS. */
+ * pass would track the oldest held, and two sample periods more
+ * (track_delay_ns: a churn of processes wakes the loop a few times a
+ * period, not at each of their records); none once that time has come, as
+ * it has when this pass took longer (a sleep of a quarter of a millisecond
+ * after each pass that held some cost two context switches, tens of
+ * microseconds on a VM, a third of the drain's under churn); else
+ * DRAIN_INTERVAL_MS. */
 int record_wait_for_pass(struct session *s, struct epoll_event *evs, int max, bool unwind_now)
 {
 	uint64_t release, now;
