@@ -148,7 +148,7 @@ void unwind_tables_collect(struct unwind_tables *t);
 bool unwind_tables_file_met(void *tables, uint64_t maj, uint64_t min, uint64_t ino);
 /* One line of totals, with the BPF side's counters (NULL if none). */
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
-				bool verbose);
+				bool verbose, bool quiet);
 /* With the BPF side's counters c: a line for each way the tables cost
  * stacks (their share, why, the option that helps), none when none did. */
 void unwind_print_losses(const struct unwind_tables *t, const struct rt_unwind_counters *c);

@@ -58,7 +58,7 @@ static void sizing(const struct unwind_tables *t, char *out, size_t size)
 }
 
 void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_sampler *s,
-				bool verbose)
+				bool verbose, bool quiet)
 {
 	struct rt_unwind_counters c;
 	char refused[256], staged[128], cached[320], sized[256];
@@ -67,8 +67,10 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 	if (!t->on)
 		return;
 	counted = !bpf_sampler_unwind_counters(s, &c);
-	/* without -v, only the stacks the tables cost, in plain words */
-	if (counted)
+	/* without -v, only the stacks the tables cost, in plain words; not
+	 * with -q, which prints nothing unless records were lost (stacks cut
+	 * short are not: -v counts them) */
+	if (counted && !quiet)
 		unwind_print_losses(t, &c);
 	if (!verbose)
 		return;
