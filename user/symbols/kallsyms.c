@@ -17,6 +17,7 @@
 
 #include "lib/byte_buffer.h"
 #include "lib/hash_map.h"
+#include "lib/hex_digits.h"
 #include "lib/log.h"
 #include "sys/kallsyms_access.h"
 #include "sys/safe_open.h"
@@ -86,37 +87,20 @@ static bool modules_has(struct modules *m, const char *name)
 	return m->last_known;
 }
 
-/* A hex digit's value plus one; 0 for any other byte. */
-static const uint8_t hex_value_1[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
-	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
-	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
 /* The address at the start of a kallsyms line of len bytes, as strtoull
  * reads it: by hand for the plain hex digits every real line starts with;
- * the 16 digits and the space of a 64-bit kernel's lines by a table, with
- * no branch on each digit (one on digit or letter missed half the time: a
- * tenth of the parse). */
+ * the 16 digits and the space of a 64-bit kernel's lines by hex_digits_16
+ * (a branch on digit or letter, missed half the time, was a tenth of the
+ * parse). */
 static unsigned long long kallsyms_address(char *line, size_t len, char **end)
 {
 	unsigned long long addr = 0;
 	char *p = line;
+	uint64_t all16;
 
-	if (len > 16 && line[16] == ' ') {
-		unsigned int hole = 0;
-
-		for (int i = 0; i < 16; i++) {
-			unsigned int d = hex_value_1[(unsigned char)line[i]];
-
-			hole |= d == 0;
-			addr = addr << 4 | ((d - 1) & 0xf);
-		}
-		if (!hole) {
-			*end = line + 16;
-			return addr;
-		}
-		addr = 0;
+	if (len > 16 && line[16] == ' ' && hex_digits_16(line, &all16)) {
+		*end = line + 16;
+		return all16;
 	}
 	for (; p - line < 16; p++) {
 		unsigned int c = (unsigned char)*p, d;
