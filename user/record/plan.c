@@ -280,10 +280,12 @@ int session_start_sampler(struct session *s)
 		}
 		s->unwind.mem = o->unwind_mem;
 		s->unwind.copy_budget = cfg.stack_copy_budget;
-		if (o->rate.freq)
-			s->unwind.track_delay_ns = 2000000000ull / o->rate.freq < TRACK_DELAY_MAX_NS
-							   ? 2000000000ull / o->rate.freq
-							   : TRACK_DELAY_MAX_NS;
+		if (o->rate.freq) {
+			uint64_t two_periods = 2000000000ull / o->rate.freq;
+
+			s->unwind.track_delay_ns = two_periods < TRACK_DELAY_MAX_NS ? two_periods
+										    : TRACK_DELAY_MAX_NS;
+		}
 		s->unwind.machine = s->unwind_machine;
 		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
 		python_procs_attach(&s->python, s->sampler);
