@@ -269,7 +269,7 @@ class Bench:
         # the goals: the BPF rings' of the first issues; ringtrace's own ring's of
         # #57, by host kind (perf's in-kernel path costs an Intel host less
         # against a BPF program than an AMD one: 0.6x there, 0.45x here)
-        ring_goal = 0.45 if self.cpu_vendor() == "AuthenticAMD" else 0.60
+        ring_goal = 0.45 if self.cpuinfo("vendor_id") == "AuthenticAMD" else 0.60
         for name, of_perf, of_floor in (("ringtrace ringbuf", 0.60, 1.30), ("ringtrace perfbuf", 0.60, 1.30),
                                         ("ringtrace ring", ring_goal, 1.50)):
             add = self.med(ns[name]) - base
@@ -746,11 +746,12 @@ class Bench:
             self.sample_rate_raised = True
 
     @staticmethod
-    def cpu_vendor():
-        """/proc/cpuinfo's vendor_id: GenuineIntel, AuthenticAMD, ..."""
+    def cpuinfo(field):
+        """The first value of field in /proc/cpuinfo (model name; vendor_id:
+        GenuineIntel, AuthenticAMD, ...), or "unknown"."""
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("vendor_id"):
+                if line.split(":", 1)[0].strip() == field:
                     return line.split(":", 1)[1].strip()
         return "unknown"
 
@@ -760,12 +761,7 @@ class Bench:
                 return subprocess.run(argv, capture_output=True, text=True).stdout.splitlines()[0]
             except (OSError, IndexError):
                 return "not found"
-        cpu = "unknown"
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+        cpu = self.cpuinfo("model name")
         try:
             with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
                 clock = f.read().strip()
