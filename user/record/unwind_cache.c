@@ -21,6 +21,7 @@
 #include "lib/prefault.h"
 #include "record/unwind_cache_budget.h"
 #include "symbols/build_id.h"
+#include "sys/private_dir.h"
 #include "sys/safe_open.h"
 
 #define CACHE_MAGIC "RTUNWIND"
@@ -49,77 +50,28 @@ struct unwind_cache {
 	struct cache_budget budget;
 };
 
-/* Whether st is something of this user's that no one else may write. */
-static bool ours_alone(const struct stat *st)
-{
-	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* Opens (creating it 0700 if missing) the directory name under at; -1 with
- * errno set. */
-static int open_dir_at(int at, const char *name)
-{
-	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0 && errno == ENOENT) {
-		if (mkdirat(at, name, 0700) && errno != EEXIST)
-			return -1;
-		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	return fd;
-}
-
 struct unwind_cache *unwind_cache_open(const char *path, uint64_t budget, char *err,
 				       size_t errlen)
 {
-	char *copy = strdup(path), *save = NULL;
-	int fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct unwind_cache *c = NULL;
-	struct stat st;
+	char why[256];
+	int fd = private_dir_open(path, why, sizeof(why));
+	struct unwind_cache *c;
 
-	if (!copy || fd < 0) {
-		rt_format(err, errlen, "cannot open the unwind cache %s: %s", path, strerror(errno));
-		goto out;
-	}
-	/* each component in turn, none a symlink, the missing ones made 0700 */
-	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		if (!strcmp(name, "..")) {
-			rt_format(err, errlen, "the unwind cache %s goes up a directory (..): name it "
-				  "without", path);
-			goto out;
-		}
-		next = open_dir_at(fd, name);
-
-		close(fd);
-		fd = next;
-		if (fd < 0) {
-			rt_format(err, errlen, "cannot open the unwind cache %s: %s%s", path,
-				  strerror(errno), errno == ELOOP || errno == ENOTDIR ?
-				  " (a symlink or not a directory on the way)" : "");
-			goto out;
-		}
-	}
-	if (fstat(fd, &st) || !ours_alone(&st)) {
-		rt_format(err, errlen,
-			  "the unwind cache %s is not a directory of this user that no one else may "
-			  "write: fix its owner and mode, or choose another with --unwind-cache DIR|none",
-			  path);
-		goto out;
+	if (fd < 0) {
+		rt_format(err, errlen, "the unwind cache %s %s%s", path, why,
+			  strstr(why, "this user") ?
+			  ": fix its owner and mode, or choose another with --unwind-cache DIR|none" :
+			  "");
+		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		rt_format(err, errlen, "out of memory");
-		goto out;
+		close(fd);
+		return NULL;
 	}
 	c->dirfd = fd;
 	cache_budget_init(&c->budget, fd, budget);
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(copy);
 	return c;
 }
 
@@ -194,7 +146,7 @@ int unwind_cache_load(struct unwind_cache *c, const struct unwind_cache_key *key
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !ours_alone(&st) ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !private_dir_ours_alone(&st) ||
 	    (size_t)st.st_size < sizeof(h) || safe_pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) || h.version != CACHE_VERSION ||
 	    h.row_size != sizeof(**rows) || memcmp(h.key, key->name, sizeof(h.key)) ||
