@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_kernel_symbols_kept.c: the running kernel's table kept between one
- * process's reports (export -g's profiles, symtab_cache on): the second
- * report shares the first's table (a hit, not a read of /proc/kallsyms), and
+ * process's reports (export -g's profiles, symtab_cache on), and on disk
+ * between reports (report's and script's --kallsyms-cache): the second
+ * report uses the first's table (a hit, not a read of /proc/kallsyms), and
  * names every kernel address as a report with nothing kept names it, a BPF
  * program loaded between the two reports among them (named with a kcore
  * beside, which keeps BPF programs' symbols; else past perf's map of the
- * kernel, [unknown], as perf has it). */
+ * kernel, [unknown], as perf has it). A table kept on disk is not used
+ * while kernel.kptr_restrict hides the kernel's addresses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,7 @@
 
 #include "symbols/address_space.h"
 #include "symbols/kallsyms.h"
+#include "symbols/kallsyms_disk.h"
 #include "symbols/symtab_cache.h"
 #include "test_util.h"
 
@@ -168,10 +171,123 @@ static void test_kept_table_names_as_one_read_now(void **state)
 	free(a);
 }
 
+static char *read_text(const char *path)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out, "cat %s", path), 0);
+	return out;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+struct disk_fixture {
+	char *dir;
+	char *kptr_restrict; /* as it was, put back at the end */
+};
+
+static int disk_setup(void **state)
+{
+	struct disk_fixture *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_tempdir();
+	*state = f;
+	return 0;
+}
+
+static int disk_teardown(void **state)
+{
+	struct disk_fixture *f = *state;
+
+	if (f->kptr_restrict)
+		write_text("/proc/sys/kernel/kptr_restrict", f->kptr_restrict);
+	kallsyms_disk_configure(NULL);
+	tu_rmtree(f->dir);
+	free(f->kptr_restrict);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static void test_table_kept_on_disk_names_as_one_read_now(void **state)
+{
+	struct disk_fixture *f = *state;
+	struct addresses *a = calloc(1, sizeof(*a));
+	char err[512], cache[512], *out = NULL, **kept, **fresh;
+	struct symtab now, t;
+	uint64_t bpf_ip = 0;
+	int prog;
+
+	tu_skip_unless_possible();
+	assert_non_null(a);
+	if (symtab_load_kallsyms(&now, KALLSYMS, err, sizeof(err)))
+		tu_skip("%s", err);
+	symtab_cache_configure(0, 1);
+	snprintf(cache, sizeof(cache), "%s/cache", f->dir);
+	kallsyms_disk_configure(cache);
+	kernel_addresses(&now, NULL, a, NULL);
+	symtab_free(&now);
+
+	/* the first report reads the table and keeps it, 0600 */
+	names_free(names_of(a), a->nr);
+	assert_int_equal(tu_sh(&out, "stat -c '%%a %%s' %s/kallsyms.*", cache), 0);
+	printf("# the kernel's table kept on disk: mode and bytes %s", out);
+	assert_int_equal(strncmp(out, "600 ", 4), 0);
+	free(out);
+	assert_int_equal(kallsyms_load_kept(&t, KALLSYMS), 0);
+	assert_non_null(t.on_disk);
+	symtab_free(&t);
+
+	/* a BPF program comes between the reports */
+	prog = load_bpf_program();
+	if (prog < 0)
+		tu_skip("cannot load a BPF program: %s", strerror(errno));
+	assert_int_equal(symtab_load_kallsyms(&now, KALLSYMS, err, sizeof(err)), 0);
+	kernel_addresses(&now, "_" BPF_NAME, a, &bpf_ip);
+	symtab_free(&now);
+	if (bpf_ip)
+		add(a, bpf_ip);
+	kept = names_of(a);
+	kallsyms_disk_configure(NULL); /* nothing kept: a table read now */
+	fresh = names_of(a);
+	close(prog);
+	for (size_t i = 0; i < a->nr; i++)
+		if (strcmp(kept[i], fresh[i]))
+			fail_msg("%#llx: kept on disk \"%s\", read now \"%s\"",
+				 (unsigned long long)a->ip[i], kept[i], fresh[i]);
+	printf("# %zu kernel addresses named alike, BPF program %s\n", a->nr,
+	       bpf_ip ? "listed" : "not listed (bpf_jit_kallsyms off)");
+	names_free(kept, a->nr);
+	names_free(fresh, a->nr);
+	free(a);
+
+	/* kernel.kptr_restrict=2 hides the addresses from root too: the kept
+	 * table is not read (the table read now has no addresses) */
+	kallsyms_disk_configure(cache);
+	f->kptr_restrict = read_text("/proc/sys/kernel/kptr_restrict");
+	write_text("/proc/sys/kernel/kptr_restrict", "2\n");
+	assert_int_not_equal(kallsyms_load_kept(&t, KALLSYMS), 0);
+	assert_null(t.on_disk);
+	symtab_free(&t);
+	write_text("/proc/sys/kernel/kptr_restrict", f->kptr_restrict);
+	assert_int_equal(kallsyms_load_kept(&t, KALLSYMS), 0);
+	assert_non_null(t.on_disk);
+	symtab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_table_names_as_one_read_now),
+		cmocka_unit_test_setup_teardown(test_table_kept_on_disk_names_as_one_read_now,
+						disk_setup, disk_teardown),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());

@@ -109,6 +109,9 @@ static int report_option(void *ctx, int id, const char *arg)
 	case REPORT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
+	case REPORT_OPT_KALLSYMS_CACHE:
+		o->kallsyms_cache = arg;
+		break;
 	case REPORT_OPT_SYMFS:
 		o->symfs = arg;
 		break;
@@ -183,6 +186,7 @@ int cmd_report(int argc, char **argv)
 			o.max_rows = REPORT_TERMINAL_ROWS;
 		pager_start(&pager);
 	}
+	kallsyms_cache_option_apply(o.kallsyms_cache, o.kallsyms);
 	/* Ctrl-C while a recording is read: its reading stops, one line says so */
 	interrupt_catch();
 	if (o.unwind_check)

@@ -48,6 +48,9 @@ static int script_option(void *ctx, int id, const char *arg)
 	case SCRIPT_OPT_KALLSYMS:
 		o->kallsyms = arg;
 		break;
+	case SCRIPT_OPT_KALLSYMS_CACHE:
+		o->kallsyms_cache = arg;
+		break;
 	case SCRIPT_OPT_SYMFS:
 		o->symfs = arg;
 		break;
@@ -104,6 +107,7 @@ int cmd_script(int argc, char **argv)
 	/* millions of lines: script_run formats them into big blocks itself
 	 * (record by record on a terminal), which stdio passes on uncopied */
 	setvbuf(stdout, NULL, _IONBF, 0);
+	kallsyms_cache_option_apply(o.kallsyms_cache, o.kallsyms);
 	/* Ctrl-C while the recording is read: its reading stops, one line says so */
 	interrupt_catch();
 	status = script_run(&o, stdout, err, sizeof(err));

@@ -9,6 +9,7 @@
 #include "export/metrics_server.h"
 #include "lib/option_values.h"
 #include "record/unwind_cache.h"
+#include "symbols/kallsyms_disk.h"
 #include "report/flamegraph.h"
 #include "report/report.h"
 #include "sys/container_names.h"
@@ -102,6 +103,10 @@ static const struct options_entry report_options_table[] = {
 	  NULL, REPORT_OPT_TIME },
 	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
 	  "symbols", REPORT_OPT_KALLSYMS },
+	{ "kallsyms-cache", 0, "DIR|none",
+	  "keep /proc/kallsyms' table for the boot in DIR, read by the next report or script "
+	  "(default " KALLSYMS_DISK_DEFAULT_DIR " as root, else none)",
+	  NULL, REPORT_OPT_KALLSYMS_CACHE },
 	{ "symfs", 0, "DIR", "look for binaries and their debug files under DIR (as perf's --symfs)",
 	  NULL, REPORT_OPT_SYMFS },
 	{ 0 },
@@ -154,6 +159,10 @@ static const struct options_entry script_options_table[] = {
 	  NULL, SCRIPT_OPT_TIME },
 	{ "kallsyms", 0, "FILE", "kernel symbols (default /proc/kallsyms)",
 	  "symbols", SCRIPT_OPT_KALLSYMS },
+	{ "kallsyms-cache", 0, "DIR|none",
+	  "keep /proc/kallsyms' table for the boot in DIR, read by the next report or script "
+	  "(default " KALLSYMS_DISK_DEFAULT_DIR " as root, else none)",
+	  NULL, SCRIPT_OPT_KALLSYMS_CACHE },
 	{ "symfs", 0, "DIR", "look for binaries and their debug files under DIR (as perf's --symfs)",
 	  NULL, SCRIPT_OPT_SYMFS },
 	{ 0 },

@@ -38,6 +38,9 @@
  * window is cut from (docs/exporter.md) */
 #define EXPORT_DEFAULT_OFF_CPU_MIN "1ms"
 #define SNAPSHOT_WAIT_SECONDS 30
+/* report's and script's --kallsyms-cache (NULL: the default), for the
+ * kernel's table read from kallsyms (NULL: /proc/kallsyms) */
+void kallsyms_cache_option_apply(const char *arg, const char *kallsyms);
 
 enum record_option_id {
 	RECORD_OPT_EVENT = 1,
@@ -108,6 +111,7 @@ enum report_option_id {
 	REPORT_OPT_CGROUP,
 	REPORT_OPT_TIME,
 	REPORT_OPT_KALLSYMS,
+	REPORT_OPT_KALLSYMS_CACHE,
 	REPORT_OPT_SYMFS,
 	REPORT_OPT_PPROF,
 	REPORT_OPT_TITLE,
@@ -122,6 +126,7 @@ enum report_option_id {
 enum script_option_id {
 	SCRIPT_OPT_INPUT = 1,
 	SCRIPT_OPT_KALLSYMS,
+	SCRIPT_OPT_KALLSYMS_CACHE,
 	SCRIPT_OPT_SYMFS,
 	SCRIPT_OPT_FIELDS,
 	SCRIPT_OPT_NS,

@@ -97,6 +97,7 @@ struct report_options {
 	bool time_filter;        /* only samples in [time_start, time_end] (ns) */
 	uint64_t time_start, time_end;
 	const char *kallsyms;    /* kernel symbols, normally /proc/kallsyms */
+	const char *kallsyms_cache; /* --kallsyms-cache (cli's), or NULL: its default */
 	const char *symfs;       /* binaries are looked for under this directory, or NULL: / */
 	int64_t pprof_time_nanos;     /* REPORT_PPROF: when the profile began (ns since the
 				       * epoch) and how long it lasted, or 0: the recording's */

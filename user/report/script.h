@@ -16,6 +16,7 @@ struct script_options {
 	const char *const *inputs; /* the outputs read as one (oldest first), or NULL: input */
 	unsigned int nr_inputs;
 	const char *kallsyms; /* kernel symbols, normally /proc/kallsyms */
+	const char *kallsyms_cache; /* --kallsyms-cache (cli's), or NULL: its default */
 	const char *symfs;    /* binaries are looked for under this directory, or NULL: / */
 	struct script_fields fields; /* with fields_set (-F); else perf's defaults */
 	bool fields_set;

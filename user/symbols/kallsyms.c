@@ -21,6 +21,7 @@
 #include "lib/log.h"
 #include "sys/kallsyms_access.h"
 #include "sys/safe_open.h"
+#include "symbols/kallsyms_disk.h"
 #include "symbols/symtab_cache.h"
 
 /*
@@ -340,13 +341,25 @@ static bool kept_key(const char *path, struct kept_key *k)
 	return total <= MODULES_KEY_MAX;
 }
 
-/* Reads path's table, and keeps it by k when k is given. */
+/* The running kernel's table as kept on disk (kallsyms_disk.c, when on),
+ * if the kernel shows this process its addresses now. */
+static bool kept_on_disk(const char *path, const struct kept_key *k, struct symtab *t)
+{
+	return k && !strcmp(path, "/proc/kallsyms") && kallsyms_disk_on() &&
+	       kallsyms_addresses_shown() && kallsyms_disk_find(k->modules, t);
+}
+
+/* Reads path's table, and keeps it by k when k is given (on disk too, the
+ * running kernel's). */
 static int load_and_keep(struct symtab *t, const char *path, const struct kept_key *k)
 {
 	int r = symtab_load_kallsyms(t, path, NULL, 0);
 
-	if (!r && k)
+	if (!r && k) {
+		if (!strcmp(path, "/proc/kallsyms"))
+			kallsyms_disk_keep(k->modules, t);
 		symtab_cache_keep(&k->st, k->modules, path, t);
+	}
 	return r;
 }
 
@@ -356,12 +369,14 @@ int kallsyms_load_kept(struct symtab *t, const char *path)
 
 	if (!kept_key(path, &k))
 		return load_and_keep(t, path, NULL);
-	return symtab_cache_find(&k.st, k.modules, path, t) ? 0 : load_and_keep(t, path, &k);
+	if (symtab_cache_find(&k.st, k.modules, path, t) || kept_on_disk(path, &k, t))
+		return 0;
+	return load_and_keep(t, path, &k);
 }
 
 bool kallsyms_answers(const struct symtab *t, uint64_t ip)
 {
-	return !t->cached || (ip >= t->steady_start && ip < t->steady_end);
+	return !(t->cached || t->on_disk) || (ip >= t->steady_start && ip < t->steady_end);
 }
 
 struct kallsyms_loader {
@@ -400,7 +415,8 @@ struct kallsyms_loader *kallsyms_load_beside(const char *path)
 		return NULL;
 	l->path = path;
 	if ((l->keep = kept_key(path, &l->key)) &&
-	    symtab_cache_find(&l->key.st, l->key.modules, path, &l->symtab)) {
+	    (symtab_cache_find(&l->key.st, l->key.modules, path, &l->symtab) ||
+	     kept_on_disk(path, &l->key, &l->symtab))) {
 		l->done = true;
 		return l;
 	}

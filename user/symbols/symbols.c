@@ -11,6 +11,7 @@
 #include "lib/prefault.h"
 #include "lib/sorted_count.h"
 #include "symbols/demangle.h"
+#include "symbols/kallsyms_disk.h"
 #include "symbols/symtab_cache.h"
 
 #define PAGE 4096ULL
@@ -387,6 +388,8 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 {
 	size_t lo;
 
+	if (t->on_disk)
+		return kallsyms_disk_lookup(t->on_disk, addr);
 	if (t->tree) { /* perf's symbols__find: down its tree, the first that holds addr */
 		uint32_t at = t->root;
 
@@ -443,6 +446,8 @@ void symtab_free(struct symtab *t)
 		symtab_cache_release(t);
 		return;
 	}
+	if (t->on_disk)
+		kallsyms_disk_release(t->on_disk);
 	free(t->syms);
 	free(t->tree);
 	free(t->names);

@@ -49,6 +49,9 @@ struct symtab {
 	/* a view of a table symtab_cache.c keeps (given back by symtab_free),
 	 * or NULL: the table is this one's own */
 	struct symtab_cache_entry *cached;
+	/* kallsyms: a table kallsyms_disk.c kept on disk, looked up there (syms
+	 * and names NULL), or NULL */
+	struct kallsyms_disk_table *on_disk;
 };
 
 /* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c);

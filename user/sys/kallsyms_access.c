@@ -35,6 +35,19 @@ static int has_cap_syslog(void)
 	return v == CAP_SET;
 }
 
+bool kallsyms_addresses_shown(void)
+{
+	char line[64];
+	ssize_t n = safe_read_file(AT_FDCWD, "/proc/kallsyms", line, sizeof(line));
+
+	if (n < 17 || line[16] != ' ')
+		return false;
+	for (int i = 0; i < 16; i++)
+		if (line[i] != '0')
+			return true;
+	return false;
+}
+
 void kallsyms_hidden_cause(char *buf, size_t len)
 {
 	int kptr = kallsyms_read_sysctl("kernel/kptr_restrict", -1);

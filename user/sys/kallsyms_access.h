@@ -4,6 +4,7 @@
 #ifndef RINGTRACE_KALLSYMS_ACCESS_H
 #define RINGTRACE_KALLSYMS_ACCESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The kernel shows kallsyms addresses (kallsyms_show_value) when
@@ -12,6 +13,11 @@
  * they are on this machine and the fix, e.g. "kernel.kptr_restrict=2 hides
  * them from everyone: set it to 0 (sysctl kernel.kptr_restrict=0)". */
 void kallsyms_hidden_cause(char *buf, size_t len);
+
+/* Whether /proc/kallsyms shows this process the kernel's addresses now:
+ * its first line's address is not zero (the kernel formats only the first
+ * lines for the read). */
+bool kallsyms_addresses_shown(void);
 
 /* A setting from /proc/sys (path below it, "kernel/kptr_restrict"), or
  * fallback if it cannot be read. */
