@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_symbol_choice.c: symbol tables as perf 6.1 makes them: which alias it keeps,
- * how far a symbol reaches, kallsyms' rules, and its tree's lookups among overlaps. */
+ * how far a symbol reaches, kallsyms' rules, its tree's lookups among overlaps
+ * (and no tree where none overlap), names demangled as perf's are. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +22,7 @@
 
 static struct symbol sym(const char *name, uint64_t size, uint8_t binding)
 {
-	return (struct symbol){ 0x1000, 0x1000 + size, name, binding, STT_FUNC };
+	return (struct symbol){ 0x1000, 0x1000 + size, name, binding, STT_FUNC, false };
 }
 
 /* choose_best_symbol's rules, each deciding where the ones before tie. */
@@ -186,6 +187,76 @@ static void test_lookup_walks_perfs_tree(void **state)
 	symtab_free(&t);
 }
 
+/* A table whose symbols overlap nowhere needs no tree: a binary search
+ * finds what a walk down perf's tree would. One overlap, and the tree is
+ * built as perf built it. */
+static void test_tree_only_where_symbols_overlap(void **state)
+{
+	struct symtab_builder b;
+	struct symtab t;
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	add(&b, 0x2000, 0x10, STB_GLOBAL, "second");
+	add(&b, 0x1000, 0x10, STB_GLOBAL, "first");
+	add(&b, 0x1000, 0x10, STB_WEAK, "first_alias");
+	add(&b, 0x3000, 0, STB_GLOBAL, "last");
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	assert_null(t.tree);
+	assert_string_equal(name_at(&t, 0x1000), "first");
+	assert_string_equal(name_at(&t, 0x100f), "first");
+	assert_string_equal(name_at(&t, 0x1010), "(none)");
+	assert_string_equal(name_at(&t, 0x2008), "second");
+	assert_string_equal(name_at(&t, 0x3008), "last");
+	symtab_free(&t);
+
+	symtab_builder_init(&b, false);
+	add(&b, 0x1000, 0x20, STB_GLOBAL, "outer");
+	add(&b, 0x1010, 0x8, STB_GLOBAL, "inner");
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	assert_non_null(t.tree);
+	/* perf's walk stops at the first that holds it: outer, its root (a
+	 * binary search would have found inner) */
+	assert_string_equal(name_at(&t, 0x1014), "outer");
+	assert_string_equal(name_at(&t, 0x1004), "outer");
+	symtab_free(&t);
+}
+
+/* A mangled name is kept as the file spells it and demangled when looked
+ * up (once); perf's choice among aliases compares the demangled names, as
+ * perf's symbols hold them: "abcde" (demangled, longer) over "xy", where the
+ * mangled "_Z5abcdev" would lose by its leading underscore. */
+static void test_names_demangled_when_asked(void **state)
+{
+	struct symtab_builder b;
+	const struct symbol *s;
+	struct symtab t;
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	assert_int_equal(symtab_builder_add_demangled(&b, 0x1000, 0x10, STB_GLOBAL, STT_FUNC,
+						      "_ZN3foo3barEv"), 0);
+	assert_int_equal(symtab_builder_add_demangled(&b, 0x2000, 0x10, STB_GLOBAL, STT_FUNC, "xy"),
+			 0);
+	assert_int_equal(symtab_builder_add_demangled(&b, 0x2000, 0x10, STB_GLOBAL, STT_FUNC,
+						      "_Z5abcdev"), 0);
+	assert_int_equal(symtab_builder_add_demangled(&b, 0x3000, 0x10, STB_GLOBAL, STT_FUNC,
+						      "_Znot_a_name"), 0);
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	s = symtab_find(&t, 0x1004);
+	assert_non_null(s);
+	assert_string_equal(s->name, "_ZN3foo3barEv");
+	assert_string_equal(symtab_name(&t, s), "foo::bar");
+	assert_ptr_equal(symtab_name(&t, s), symtab_name(&t, s));
+	assert_string_equal(symtab_name(&t, symtab_find(&t, 0x2004)), "abcde");
+	/* the demangler does not take it: the name as spelled, as perf shows it */
+	assert_string_equal(symtab_name(&t, symtab_find(&t, 0x3004)), "_Znot_a_name");
+	symtab_free(&t);
+}
+
 /* kallsyms: of the aliases at one address the last one listed (the only one
  * its fixup sizes); a page past the kernel's last symbol before a module's;
  * no symbols of modules perf has no map for (no modules file beside it);
@@ -345,6 +416,8 @@ int main(void)
 		cmocka_unit_test(test_second_table),
 		cmocka_unit_test(test_symbols_in_no_order),
 		cmocka_unit_test(test_lookup_walks_perfs_tree),
+		cmocka_unit_test(test_tree_only_where_symbols_overlap),
+		cmocka_unit_test(test_names_demangled_when_asked),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_addresses),
 		cmocka_unit_test(test_tree_stays_red_black),

@@ -550,7 +550,7 @@ static void resolve(struct address_space *as, uint32_t pid, uint64_t ip, uint16_
 		return;
 	}
 	if (sym) {
-		out->symbol = sym->name;
+		out->symbol = symtab_name(table, sym);
 		out->symbol_start = sym->start;
 	}
 }

@@ -7,6 +7,11 @@
 
 #include <libiberty/demangle.h>
 
+bool demangle_candidate(const char *name)
+{
+	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || !strncmp(name, "_GLOBAL_", 8));
+}
+
 char *demangle(const char *name)
 {
 	/* what AUTO's two demanglers take, and no other name: Rust's
@@ -14,7 +19,7 @@ char *demangle(const char *name)
 	 * constructors and destructors of a file); most of a C library's
 	 * names are neither, and a call per symbol was 5% of the agent's
 	 * CPU under churn */
-	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R' && strncmp(name, "_GLOBAL_", 8)))
+	if (!demangle_candidate(name))
 		return NULL;
 	/* perf's demangle_sym: cplus_demangle without options unless verbose
 	 * (no parameter lists); AUTO tries Rust (legacy and v0), then the C++ ABI */

@@ -54,7 +54,7 @@ static int parse(FILE *f, struct symtab *t)
 		len = strlen(line + at) + 1;
 		/* the name's offset until the arena stops moving */
 		syms[nr++] = (struct symbol){ start, start + size, (const char *)(uintptr_t)names.len,
-					      STB_GLOBAL, STT_FUNC };
+					      STB_GLOBAL, STT_FUNC, false };
 		if (!byte_buffer_append(&names, line + at, len))
 			goto fail;
 	}

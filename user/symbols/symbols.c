@@ -5,9 +5,11 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash_map.h"
 #include "lib/prefault.h"
 #include "lib/sorted_count.h"
 #include "symbols/demangle.h"
@@ -32,8 +34,8 @@ void symtab_builder_init(struct symtab_builder *b, bool kallsyms)
 	symbol_tree_init(&b->tree);
 }
 
-int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
-		       uint8_t type, const char *name)
+static int add_symbol(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
+		      uint8_t type, const char *name, bool mangled)
 {
 	size_t name_len = strlen(name), len = name_len + 1;
 	size_t at = b->names.len;
@@ -50,17 +52,15 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 	}
 	if (b->added == TREE_NONE || !byte_buffer_append(&b->names, name, len))
 		return b->added == TREE_NONE ? -E2BIG : -ENOMEM;
-	if (!b->kallsyms) { /* perf inserts it into its tree at once */
-		if (symbol_tree_reserve(&b->tree, (size_t)b->added + 1)) {
-			b->names.len = at;
-			return -ENOMEM;
-		}
-		symbol_tree_insert(&b->tree, b->added, start);
+	/* perf inserts it into its tree at once: kept for a tree built at the end */
+	if (!b->kallsyms && !byte_buffer_append(&b->keys, &start, sizeof(start))) {
+		b->names.len = at;
+		return -ENOMEM;
 	}
 	/* as symbol__new: a size makes the end, none leaves end == start */
 	b->syms[b->nr++] = (struct builder_symbol){
 		.sym = { start, size && start + size > start ? start + size : start,
-			 (const char *)(uintptr_t)at, binding, type },
+			 (const char *)(uintptr_t)at, binding, type, mangled },
 		.order = b->added++,
 		.bracket = b->kallsyms && memchr(name, '[', name_len),
 		.tab = b->kallsyms && memchr(name, '\t', name_len),
@@ -68,14 +68,19 @@ int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, 
 	return 0;
 }
 
+int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
+		       uint8_t type, const char *name)
+{
+	return add_symbol(b, start, size, binding, type, name, false);
+}
+
 int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
 				 uint8_t binding, uint8_t type, const char *name)
 {
-	char *demangled = demangle(name);
-	int r = symtab_builder_add(b, start, size, binding, type, demangled ? demangled : name);
+	bool mangled = demangle_candidate(name);
 
-	free(demangled);
-	return r;
+	b->any_mangled |= mangled;
+	return add_symbol(b, start, size, binding, type, name, mangled);
 }
 
 static int compare_added(const void *a, const void *b)
@@ -156,42 +161,59 @@ static void fixup_ends(struct symtab_builder *b)
 		b->syms[b->nr - 1].sym.end = add_page(page_up(b->syms[b->nr - 1].sym.start));
 }
 
+/* perf's choice between two symbols at one address, by the names perf's
+ * symbols hold: demangled. */
 static bool choose_second(const struct symtab_builder *b, const struct builder_symbol *x,
 			  const struct builder_symbol *y)
 {
 	struct symbol a = x->sym, c = y->sym;
+	char *da = x->sym.mangled ? demangle(name_of(b, x)) : NULL;
+	char *dc = y->sym.mangled ? demangle(name_of(b, y)) : NULL;
+	bool second;
 
-	a.name = name_of(b, x);
-	c.name = name_of(b, y);
-	return symbol_choose_best(&a, &c) == 1;
+	a.name = da ? da : name_of(b, x);
+	c.name = dc ? dc : name_of(b, y);
+	second = symbol_choose_best(&a, &c) == 1;
+	free(da);
+	free(dc);
+	return second;
 }
 
-static void drop(struct symtab_builder *b, const struct builder_symbol *s)
+/* An erase from perf's tree: of node order, once added symbols were in it. */
+struct tree_erase {
+	uint32_t added, order;
+};
+
+/* Notes perf's erase of s from its tree; false if memory ran out. */
+static bool drop(struct symtab_builder *b, const struct builder_symbol *s)
 {
-	if (!b->kallsyms)
-		symbol_tree_erase(&b->tree, s->order);
+	struct tree_erase e = { b->added, s->order };
+
+	return b->kallsyms || byte_buffer_append(&b->erases, &e, sizeof(e));
 }
 
 /* symbols__fixup_duplicate: of the symbols at one address, the best one by
  * symbol_choose_best, taken in order; the others leave perf's tree in the
  * order perf erases them. */
-static void fixup_duplicates(struct symtab_builder *b)
+static int fixup_duplicates(struct symtab_builder *b)
 {
 	size_t out = 0;
 
 	for (size_t i = 0; i < b->nr; i++) {
 		if (out && b->syms[out - 1].sym.start == b->syms[i].sym.start) {
 			if (choose_second(b, &b->syms[out - 1], &b->syms[i])) {
-				drop(b, &b->syms[out - 1]);
+				if (!drop(b, &b->syms[out - 1]))
+					return -ENOMEM;
 				b->syms[out - 1] = b->syms[i];
-			} else {
-				drop(b, &b->syms[i]);
+			} else if (!drop(b, &b->syms[i])) {
+				return -ENOMEM;
 			}
 			continue;
 		}
 		b->syms[out++] = b->syms[i];
 	}
 	b->nr = out;
+	return 0;
 }
 
 /* Sorts v by address, keeping the order of equal ones (a radix sort, a byte
@@ -285,7 +307,39 @@ int symtab_builder_fixup(struct symtab_builder *b)
 	if (sort_added(b))
 		return -ENOMEM;
 	fixup_ends(b);
-	fixup_duplicates(b);
+	return fixup_duplicates(b);
+}
+
+/* Whether any two of the (sorted) symbols overlap: one starts where
+ * another holds it, or two start at one address. */
+static bool any_overlap(const struct symtab_builder *b)
+{
+	for (size_t i = 0; i + 1 < b->nr; i++)
+		if (b->syms[i].sym.end > b->syms[i + 1].sym.start ||
+		    b->syms[i].sym.start == b->syms[i + 1].sym.start)
+			return true;
+	return false;
+}
+
+/* perf's tree as perf made it: each symbol inserted as it was added, and
+ * the duplicates erased where perf erased them. */
+static int build_tree(struct symtab_builder *b)
+{
+	const uint64_t *keys = (const uint64_t *)b->keys.data;
+	const struct tree_erase *e = (const struct tree_erase *)b->erases.data;
+	size_t nr_erases = b->erases.len / sizeof(*e);
+	uint32_t inserted = 0;
+
+	if (symbol_tree_reserve(&b->tree, (size_t)b->added + 1))
+		return -ENOMEM;
+	for (size_t i = 0; i <= nr_erases; i++) {
+		uint32_t until = i < nr_erases ? e[i].added : b->added;
+
+		for (; inserted < until; inserted++)
+			symbol_tree_insert(&b->tree, inserted, keys[inserted]);
+		if (i < nr_erases)
+			symbol_tree_erase(&b->tree, e[i].order);
+	}
 	return 0;
 }
 
@@ -313,13 +367,50 @@ static int keep_tree(struct symtab_builder *b, struct symtab *t)
 	return 0;
 }
 
+/* The names of a table's mangled symbols, demangled as asked for. */
+struct demangled_names {
+	pthread_mutex_t lock;
+	struct hash_map names; /* symbol index -> struct demangled_name */
+};
+
+struct demangled_name {
+	uint32_t index;
+	char *name; /* NULL: the demangler does not take it */
+};
+
+static struct demangled_names *demangled_names_new(void)
+{
+	struct demangled_names *d = calloc(1, sizeof(*d));
+
+	if (d) {
+		pthread_mutex_init(&d->lock, NULL);
+		hash_map_init(&d->names, hash_u32_key, equal_u32_key);
+	}
+	return d;
+}
+
+static void free_name(void *value, void *ctx)
+{
+	(void)ctx;
+	free(((struct demangled_name *)value)->name);
+}
+
+static void demangled_names_free(struct demangled_names *d)
+{
+	hash_map_each(&d->names, free_name, NULL);
+	hash_map_free_all(&d->names);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
 int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 {
 	struct symbol *syms;
 
 	memset(t, 0, sizeof(*t));
 	t->root = TREE_NONE;
-	if (sort_added(b) || (!b->kallsyms && keep_tree(b, t)))
+	if (sort_added(b) ||
+	    (!b->kallsyms && any_overlap(b) && (build_tree(b) || keep_tree(b, t))))
 		return -ENOMEM;
 	/* the table takes the builder's array, each symbol moved down into
 	 * the space of the (larger) builder_symbol it was: no second copy of
@@ -348,10 +439,19 @@ int symtab_builder_finish(struct symtab_builder *b, struct symtab *t)
 			return -ENOMEM;
 		}
 	}
+	if (b->any_mangled && !(t->demangled = demangled_names_new())) {
+		free(t->syms);
+		free(t->tree);
+		memset(t, 0, sizeof(*t));
+		symtab_builder_free(b);
+		return -ENOMEM;
+	}
 	t->nr = b->nr;
 	t->names = (char *)b->names.data;
 	t->names_len = b->names.len;
 	symbol_tree_free(&b->tree);
+	byte_buffer_free(&b->keys);
+	byte_buffer_free(&b->erases);
 	memset(b, 0, sizeof(*b));
 	return 0;
 }
@@ -361,6 +461,8 @@ void symtab_builder_free(struct symtab_builder *b)
 	free(b->syms);
 	symbol_tree_free(&b->tree);
 	byte_buffer_free(&b->names);
+	byte_buffer_free(&b->keys);
+	byte_buffer_free(&b->erases);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -377,6 +479,25 @@ void symtab_builder_keep(struct symtab_builder *b,
 			b->syms[out++] = b->syms[i];
 	}
 	b->nr = out;
+}
+
+const char *symtab_name(const struct symtab *t, const struct symbol *s)
+{
+	struct demangled_name *n;
+	const char *name = s->name;
+	bool added;
+
+	if (!s->mangled || !t->demangled || s < t->syms || s >= t->syms + t->nr)
+		return name;
+	pthread_mutex_lock(&t->demangled->lock);
+	n = hash_map_get_or_add_u32(&t->demangled->names, (uint32_t)(s - t->syms), sizeof(*n),
+				    offsetof(struct demangled_name, index), &added);
+	if (n && added)
+		n->name = demangle(s->name);
+	if (n && n->name)
+		name = n->name;
+	pthread_mutex_unlock(&t->demangled->lock);
+	return name;
 }
 
 static bool holds(const struct symbol *s, uint64_t addr)
@@ -405,7 +526,7 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 		}
 		return NULL;
 	}
-	/* kallsyms: no symbols overlap */
+	/* no symbols overlap (kallsyms', and a file's that needed no tree) */
 	lo = sorted_count_at_or_below(t->syms, t->nr, sizeof(*t->syms), offsetof(struct symbol, start),
 				      addr);
 	return lo && holds(&t->syms[lo - 1], addr) ? &t->syms[lo - 1] : NULL;
@@ -448,6 +569,8 @@ void symtab_free(struct symtab *t)
 	}
 	if (t->on_disk)
 		kallsyms_disk_release(t->on_disk);
+	if (t->demangled)
+		demangled_names_free(t->demangled);
 	free(t->syms);
 	free(t->tree);
 	free(t->names);

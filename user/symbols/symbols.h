@@ -17,6 +17,7 @@ struct symbol {
 	const char *name;
 	uint8_t binding;  /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	uint8_t type;     /* STT_FUNC, STT_GNU_IFUNC, STT_OBJECT, STT_NOTYPE (a label) */
+	bool mangled;     /* name is as the file spells it: symtab_name demangles it */
 };
 
 /* A loadable segment: file offsets [offset, offset+size) live at vaddr. */
@@ -52,6 +53,10 @@ struct symtab {
 	/* kallsyms: a table kallsyms_disk.c kept on disk, looked up there (syms
 	 * and names NULL), or NULL */
 	struct kallsyms_disk_table *on_disk;
+	/* the names of mangled symbols demangled as they are asked for (a
+	 * table's C++ names demangled as read were a third of a small report),
+	 * or NULL: none is mangled */
+	struct demangled_names *demangled;
 };
 
 /* Loads the symbols and PT_LOAD segments of an ELF file (see elf_symbols.c);
@@ -76,6 +81,9 @@ int symtab_load_elf_image(struct symtab *t, const void *image, size_t len,
  * them: the _init its end fixup stretches across the PLT, the PLT entries
  * added after): the one perf's tree search meets first, as it meets it. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
+/* s's name as perf shows it: demangled (once, then kept in t) if s is
+ * mangled, and its demangler takes it. Any thread. */
+const char *symtab_name(const struct symtab *t, const struct symbol *s);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
  * and sets *vaddr, or -ENOENT if no PT_LOAD segment holds that offset. */
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
@@ -102,8 +110,15 @@ struct symtab_builder {
 	size_t nr, cap;
 	uint32_t added;  /* symbols added so far: the order among equals */
 	bool kallsyms;   /* end fixups as for /proc/kallsyms, no tree */
+	bool any_mangled;
 	struct byte_buffer names;
-	struct symbol_tree tree; /* perf's, nodes numbered by the order added */
+	/* perf's tree, nodes numbered by the order added, is built at the end,
+	 * and only for a table whose symbols overlap (else a lookup down it
+	 * finds what a binary search finds): from each symbol's start, by the
+	 * order added (uint64_t), and perf's erases of duplicates in turn
+	 * (struct tree_erase), replayed in perf's order */
+	struct byte_buffer keys, erases;
+	struct symbol_tree tree;
 };
 
 /* An empty builder; kallsyms: the table is /proc/kallsyms's. */
@@ -113,7 +128,8 @@ void symtab_builder_init(struct symtab_builder *b, bool kallsyms);
  * (-E2BIG past 2^32 - 1 symbols). */
 int symtab_builder_add(struct symtab_builder *b, uint64_t start, uint64_t size, uint8_t binding,
 		       uint8_t type, const char *name);
-/* Adds a symbol under its demangled name when it has one (demangle.h). */
+/* Adds a symbol whose name may be mangled (demangle.h): demangled when
+ * duplicates are chosen among and when looked up (symtab_name). */
 int symtab_builder_add_demangled(struct symtab_builder *b, uint64_t start, uint64_t size,
 				 uint8_t binding, uint8_t type, const char *name);
 /* Ends, fixup and duplicates, of everything added so far; -ENOMEM if memory
