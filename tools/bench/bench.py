@@ -542,6 +542,7 @@ class Bench:
         n = 100000 if self.quick else 1000000
         d = self.fresh("s5.data")
         self.must([os.path.join(self.tools, "make_recording"), d, str(n), self.loadgen])
+        self.must([self.ringtrace, "report", d])  # the kernel's table kept for the boot
         tools = [("ringtrace report", [self.ringtrace, "report", d]),
                  ("perf report --stdio", ["perf", "report", "-i", d, "--stdio"]),
                  ("perf report --stdio --no-children -g none", ["perf", "report", "-i", d, "--stdio",
@@ -573,7 +574,9 @@ class Bench:
             "tool to stdout, which goes to a file. `ringtrace report` prints top symbols by "
             "comm,dso,sym like `perf report --no-children -g none`; plain `perf report --stdio` "
             "also builds and prints the callchain trees; `ringtrace script` prints every sample "
-            "and its callchain line for line as `perf script` does. Wall = elapsed seconds; CPU = "
+            "and its callchain line for line as `perf script` does; both read the kernel's symbols "
+            "from the table a report before them kept for the boot (`--kallsyms-cache`, "
+            "docs/reports.md; scenario 12 times a report without it). Wall = elapsed seconds; CPU = "
             "user + system seconds of the process (its rusage, by wait4). A goal is met (PASS) when perf's "
             "median over ringtrace's reaches it in wall time and in CPU time." % n,
             ["tool", "wall s (median)", "spread", "CPU s (median)", "spread"],
