@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* test_ring_sizes.c: the default ring size per CPU: 512 KiB, halved while the
+/* test_ring_sizes.c: the default ring size per CPU: 1 MiB, halved while the
  * rings of every CPU would pass 64 MiB or a 64th of the machine's memory,
  * never below 64 KiB; a 128-CPU machine's rings stay within 64 MiB. */
 #include <setjmp.h>
@@ -17,10 +17,11 @@ static void test_default_ring_bytes(void **state)
 {
 	(void)state;
 	/* this project's machine: 2 CPUs, 24 GiB */
-	assert_int_equal(transport_default_ring_bytes(2, 24 * GiB), 512 * KiB);
-	/* 128 CPUs: 64 MiB in all, at 512 KiB each */
+	assert_int_equal(transport_default_ring_bytes(2, 24 * GiB), 1024 * KiB);
+	/* 64 CPUs: 64 MiB in all, at 1 MiB each */
+	assert_int_equal(transport_default_ring_bytes(64, 256 * GiB), 1024 * KiB);
+	/* 128 and 256 CPUs: halved to stay within 64 MiB */
 	assert_int_equal(transport_default_ring_bytes(128, 256 * GiB), 512 * KiB);
-	/* 256 CPUs: halved to stay within 64 MiB */
 	assert_int_equal(transport_default_ring_bytes(256, 1024 * GiB), 256 * KiB);
 	/* little memory: a 64th of it, 8 MiB for 64 CPUs */
 	assert_int_equal(transport_default_ring_bytes(64, GiB / 2), 128 * KiB);

@@ -19,11 +19,12 @@ enum transport_kind {
 /* ring: the most data bytes of a CPU's ring (RT_RING_MAX_DATA). */
 #define TRANSPORT_RING_MAX_BYTES (2u << 20)
 
-/* The default bytes of a CPU's ring: 512 KiB, twice the least that held a
- * burst of a million getpid hits from a generator flat out on this project's
- * machine with ring and ringbuf (256 KiB; perfbuf lost 0.07% there, nothing
- * at 512 KiB); halved while nr_cpus rings would pass 64 MiB or a 64th of
- * phys_bytes (the machine's memory), down to 64 KiB at least. */
+/* The default bytes of a CPU's ring: 1 MiB, the least with which two
+ * generators flat out on this project's 2-CPU machine (3.3 M getpid hits a
+ * second, twice what they make under perf record) lost nothing to the own
+ * ring: the drain shares the CPUs with them and waits a few ms for one, and
+ * 512 KiB lost 0.8-2.3%; halved while nr_cpus rings would pass 64 MiB or a
+ * 64th of phys_bytes (the machine's memory), down to 64 KiB at least. */
 size_t transport_default_ring_bytes(unsigned int nr_cpus, uint64_t phys_bytes);
 
 /* Its name, as --transport takes it. */

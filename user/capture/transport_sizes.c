@@ -3,7 +3,7 @@
  * default size of a CPU's kernel ring from the CPUs and memory a machine has. */
 #include "capture/transport.h"
 
-#define DEFAULT_RING_BYTES (512u << 10)
+#define DEFAULT_RING_BYTES (1u << 20)
 #define LEAST_RING_BYTES (64u << 10)
 #define MOST_RINGS_BYTES (64ull << 20)
 

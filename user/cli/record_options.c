@@ -114,7 +114,7 @@ static const struct options_entry record_options_table[] = {
 	  "ringbuf (BPF ring buffers) or perfbuf (a perf event array: one perf ring per CPU)",
 	  "transport and output", RECORD_OPT_TRANSPORT },
 	{ "mmap-pages", 'm', "N",
-	  "kernel ring size per CPU in pages, a power of two (default 128, 512 KiB, halved while "
+	  "kernel ring size per CPU in pages, a power of two (default 256, 1 MiB, halved while "
 	  "the rings of all CPUs would pass 64 MiB or a 64th of memory, 16 at least)",
 	  NULL, RECORD_OPT_MMAP_PAGES },
 	{ "staging-size", 0, "S",
