@@ -326,6 +326,16 @@ static void test_kallsyms_hidden(void **state)
 	if (strstr(err, "kallsyms"))
 		fail_msg("with cap_syslog, still hidden:\n%s", err);
 	free(err);
+	/* with CAP_SYSLOG the copy reads addresses the kernel hides from the
+	 * user: report keeps no table of them in a directory of the user's */
+	snprintf(args, sizeof(args), "report -i %s/out/k2 --stdio --kallsyms-cache %s/out/kcache",
+		 saved.dir, saved.dir);
+	assert_int_equal(as_user(&err, "syslog", args), 0);
+	assert_non_null(strstr(err, "--kallsyms-cache"));
+	assert_non_null(strstr(err, "a user other than root keeps kernel addresses only where"));
+	free(err);
+	assert_int_equal(tu_sh(&out, "test -e %s/out/kcache", saved.dir) != 0, 1);
+	free(out);
 }
 
 /* A probe's binary the user may not read: one line naming it and whose it

@@ -5,7 +5,8 @@
  * kernel's end and steady range); the file is 0600 in a 0700 directory; a
  * file of other modules, spoiled (a byte, its length), another's (mode), a
  * symlink, or a directory others may write is never read; keeping a table
- * replaces a spoiled file and removes other boots' files. */
+ * replaces a spoiled file and removes other boots' files and temporary
+ * files left behind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,7 +143,7 @@ static void poke(const char *path, long offset, char byte)
 static void test_spoiled_files_are_not_read(void **state)
 {
 	struct fixture *f = *state;
-	char *out = NULL, other[PATH_MAX + 32];
+	char *out = NULL, other[PATH_MAX + 64], want[256];
 	struct symtab kept;
 
 	kallsyms_disk_keep(MODULES, &f->table);
@@ -174,14 +175,28 @@ static void test_spoiled_files_are_not_read(void **state)
 			       f->file, f->dir, f->file), 0);
 	free(out);
 	assert_false(kallsyms_disk_find(MODULES, &kept));
-	/* kept again: the symlink replaced by a file; another boot's file goes */
-	snprintf(other, sizeof(other), "%s/kallsyms.another-boot", f->cache);
-	assert_int_equal(tu_sh(&out, "cp %s/copy %s", f->dir, other), 0);
+	/* kept again: the symlink replaced by a file; another boot's file, and
+	 * a temporary file a killed report left a minute ago, go; a fresh
+	 * temporary file (a report writing) and a name ringtrace never writes
+	 * stay */
+	snprintf(other, sizeof(other), "%s/kallsyms.00000000-0000-0000-0000-000000000000",
+		 f->cache);
+	assert_int_equal(tu_sh(&out, "cd %s && cp %s/copy %s && "
+			       "cp %s/copy .kallsyms.00000000-0000-0000-0000-000000000000.123 && "
+			       "touch -d '2 minutes ago' .kallsyms.00000000-0000-0000-0000-000000000000.123 && "
+			       "cp %s/copy .kallsyms.00000000-0000-0000-0000-000000000000.456 && "
+			       "cp %s/copy kallsyms.bak", f->cache, f->dir, other, f->dir, f->dir, f->dir), 0);
 	free(out);
 	kallsyms_disk_keep(MODULES, &f->table);
 	assert_true(kallsyms_disk_find(MODULES, &kept));
 	symtab_free(&kept);
 	assert_int_equal(access(other, F_OK), -1);
+	assert_int_equal(tu_sh(&out, "cd %s && LC_ALL=C ls -A | LC_ALL=C sort | tr '\\n' ' '",
+			       f->cache), 0);
+	snprintf(want, sizeof(want), ".kallsyms.00000000-0000-0000-0000-000000000000.456 %s "
+		 "kallsyms.bak ", strrchr(f->file, '/') + 1);
+	assert_string_equal(out, want);
+	free(out);
 }
 
 static void test_directory_others_may_write_is_not_used(void **state)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <elf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,12 +161,58 @@ static void test_budget_and_off(void **state)
 	symtab_free(&b);
 }
 
+/* Names demangled as reports name frames grow a kept table: counted in the
+ * budget at the end of the report, and past it the table goes. */
+static void test_demangled_names_count_in_the_budget(void **state)
+{
+	struct stat st = { .st_dev = 1, .st_ino = 42, .st_size = 1 };
+	struct symtab_cache_counts before, after;
+	struct symtab_builder b;
+	struct symtab t, again;
+	char name[64];
+
+	(void)state;
+	symtab_builder_init(&b, false);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "_ZN5outer9inner%04dEv", i);
+		assert_int_equal(symtab_builder_add_demangled(&b, 0x1000 + 16 * (uint64_t)i, 16,
+							      STB_GLOBAL, STT_FUNC, name), 0);
+	}
+	assert_int_equal(symtab_builder_fixup(&b), 0);
+	assert_int_equal(symtab_builder_finish(&b, &t), 0);
+	symtab_cache_configure(100u << 10, 4);
+	symtab_cache_report_begins();
+	symtab_cache_keep(&st, "/", "/cxx", &t);
+	assert_non_null(t.cached);
+	symtab_cache_report_ends();
+	symtab_cache_counts(&before);
+	assert_int_equal(before.entries, 1);
+	assert_true(before.bytes < 100u << 10);
+	/* a report names every frame */
+	symtab_cache_report_begins();
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "outer::inner%04d", i);
+		assert_string_equal(symtab_name(&t, symtab_find(&t, 0x1000 + 16 * (uint64_t)i)), name);
+	}
+	symtab_cache_report_ends();
+	symtab_cache_counts(&after);
+	assert_int_equal(after.over_budget - before.over_budget, 1);
+	assert_int_equal(after.entries, 0);
+	assert_int_equal(after.bytes, 0);
+	/* the view in use still reads its names; freed with it */
+	assert_string_equal(symtab_name(&t, symtab_find(&t, 0x1000)), "outer::inner0000");
+	assert_false(symtab_cache_find(&st, "/", "/cxx", &again));
+	symtab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_shared_while_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_file_read_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_and_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_demangled_names_count_in_the_budget, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

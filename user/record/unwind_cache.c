@@ -53,15 +53,23 @@ struct unwind_cache {
 struct unwind_cache *unwind_cache_open(const char *path, uint64_t budget, char *err,
 				       size_t errlen)
 {
-	char why[256];
-	int fd = private_dir_open(path, why, sizeof(why));
+	enum private_dir_refusal why;
+	int fd = private_dir_open(path, &why);
 	struct unwind_cache *c;
 
 	if (fd < 0) {
-		rt_format(err, errlen, "the unwind cache %s %s%s", path, why,
-			  strstr(why, "this user") ?
-			  ": fix its owner and mode, or choose another with --unwind-cache DIR|none" :
-			  "");
+		if (why == PRIVATE_DIR_GOES_UP)
+			rt_format(err, errlen, "the unwind cache %s goes up a directory (..): name it "
+				  "without", path);
+		else if (why == PRIVATE_DIR_NOT_OURS)
+			rt_format(err, errlen,
+				  "the unwind cache %s is not a directory of this user that no one "
+				  "else may write: fix its owner and mode, or choose another with "
+				  "--unwind-cache DIR|none", path);
+		else
+			rt_format(err, errlen, "cannot open the unwind cache %s: %s%s", path,
+				  strerror(errno), errno == ELOOP || errno == ENOTDIR ?
+				  " (a symlink or not a directory on the way)" : "");
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));

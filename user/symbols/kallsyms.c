@@ -316,29 +316,47 @@ struct kept_key {
 	char modules[32]; /* "modules HASH" or "copy": the cache's root */
 };
 
-static bool kept_key(const char *path, struct kept_key *k)
+/* The key of /proc/modules as it is: its modules' names, sizes and
+ * addresses hashed (not their use counts and states, which change all the
+ * time on a container host: overlay, veth); false past MODULES_KEY_MAX. */
+static bool modules_hash(char out[32])
 {
+	int fd = safe_openat(AT_FDCWD, "/proc/modules", SAFE_OPEN_FOLLOW, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	uint64_t h = 0;
 	size_t total = 0;
-	char buf[8192];
-	ssize_t n;
-	int fd;
+	char line[512];
 
+	while (f && fgets(line, sizeof(line), f) && (total += strlen(line)) <= MODULES_KEY_MAX) {
+		char *field[6], *save = NULL;
+		int n = 0;
+
+		for (char *w = strtok_r(line, " \n", &save); w && n < 6; w = strtok_r(NULL, " \n", &save))
+			field[n++] = w;
+		if (n < 2)
+			continue;
+		h = hash_bytes(field[0], strlen(field[0]) + 1, h);
+		h = hash_bytes(field[1], strlen(field[1]) + 1, h);
+		if (n == 6)
+			h = hash_bytes(field[5], strlen(field[5]) + 1, h);
+	}
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	snprintf(out, 32, "modules %016llx", (unsigned long long)h);
+	return total <= MODULES_KEY_MAX;
+}
+
+static bool kept_key(const char *path, struct kept_key *k)
+{
 	if (stat(path, &k->st))
 		return false;
 	if (strcmp(path, "/proc/kallsyms")) {
 		snprintf(k->modules, sizeof(k->modules), "copy");
 		return S_ISREG(k->st.st_mode);
 	}
-	fd = safe_openat(AT_FDCWD, "/proc/modules", SAFE_OPEN_FOLLOW, NULL);
-	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0 && total <= MODULES_KEY_MAX) {
-		h = hash_bytes(buf, (size_t)n, h);
-		total += (size_t)n;
-	}
-	if (fd >= 0)
-		close(fd);
-	snprintf(k->modules, sizeof(k->modules), "modules %016llx", (unsigned long long)h);
-	return total <= MODULES_KEY_MAX;
+	return modules_hash(k->modules);
 }
 
 /* The running kernel's table as kept on disk (kallsyms_disk.c, when on),
@@ -354,13 +372,19 @@ static bool kept_on_disk(const char *path, const struct kept_key *k, struct symt
 static int load_and_keep(struct symtab *t, const char *path, const struct kept_key *k)
 {
 	int r = symtab_load_kallsyms(t, path, NULL, 0);
+	char now[32];
 
-	if (!r && k) {
-		if (!strcmp(path, "/proc/kallsyms"))
-			kallsyms_disk_keep(k->modules, t);
-		symtab_cache_keep(&k->st, k->modules, path, t);
+	if (r || !k)
+		return r;
+	if (!strcmp(path, "/proc/kallsyms")) {
+		/* a module loaded or unloaded while the table was read: it is
+		 * of neither state, and not kept */
+		if (!modules_hash(now) || strcmp(now, k->modules))
+			return 0;
+		kallsyms_disk_keep(k->modules, t);
 	}
-	return r;
+	symtab_cache_keep(&k->st, k->modules, path, t);
+	return 0;
 }
 
 int kallsyms_load_kept(struct symtab *t, const char *path)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -29,9 +30,11 @@
 #define DISK_MAGIC "RTKSYMS\0"
 #define DISK_VERSION 1u
 #define FILE_PREFIX "kallsyms."
-/* Names of other boots' files removed at most, and entries looked at, when
- * a table is kept (the directory holds one file a boot). */
+/* Entries looked at, at most, for other boots' files and temporary files
+ * left behind, when a table is kept (the directory holds one file). */
 #define DIR_SCAN_MAX 256
+/* A temporary file this old was left by a report that did not finish. */
+#define TEMP_GRACE_SECONDS 60
 
 /* A kept table's file: this header, then the columns of its nr symbols
  * (starts, ends, name offsets, binding << 4 | type, padded to 8 bytes),
@@ -97,12 +100,16 @@ static int disk_dir(void)
 
 	pthread_mutex_lock(&disk.lock);
 	if (disk.dirfd == -1) {
-		char why[256];
+		enum private_dir_refusal why;
 
-		disk.dirfd = private_dir_open(disk.dir, why, sizeof(why));
+		disk.dirfd = private_dir_open(disk.dir, &why);
 		if (disk.dirfd < 0) {
 			rt_warn("the kallsyms cache %s %s: kernel symbols are read from /proc/kallsyms "
-				"(--kallsyms-cache DIR|none)", disk.dir, why);
+				"(fix it, or choose another with --kallsyms-cache DIR|none)", disk.dir,
+				why == PRIVATE_DIR_GOES_UP ? "goes up a directory (..)" :
+				why == PRIVATE_DIR_NOT_OURS ?
+				"is not a directory of this user that no one else may write" :
+				strerror(errno));
 			disk.dirfd = -2;
 		}
 	}
@@ -143,7 +150,8 @@ static bool check_table(const void *map, size_t len, const char *boot, const cha
 
 	if (len < sizeof(*h) || memcmp(h->magic, DISK_MAGIC, 8) || h->version != DISK_VERSION ||
 	    strncmp(h->boot_id, boot, sizeof(h->boot_id)) ||
-	    strncmp(h->modules, modules, sizeof(h->modules)) || !h->nr || h->nr > UINT32_MAX ||
+	    strncmp(h->modules, modules, sizeof(h->modules)) || !h->nr ||
+	    h->nr > KALLSYMS_DISK_MAX_BYTES / COLUMNS_PER_SYMBOL ||
 	    !h->names_len || h->names_len > KALLSYMS_DISK_MAX_BYTES)
 		return false;
 	columns = columns_bytes(h->nr);
@@ -283,10 +291,12 @@ static bool write_body(struct column_writer *w, const struct symtab *t)
 	for (size_t i = 0; i < nr; i++)
 		column_put(w, &s[i].end, 8);
 	for (size_t i = 0; i < nr; i++) {
-		uint32_t off = (uint32_t)(s[i].name - t->names);
+		uintptr_t at = (uintptr_t)s[i].name, base = (uintptr_t)t->names;
+		uint32_t off;
 
-		if (s[i].name < t->names || off >= t->names_len)
+		if (at < base || at - base >= t->names_len)
 			return false;
+		off = (uint32_t)(at - base);
 		column_put(w, &off, 4);
 	}
 	for (size_t i = 0; i < nr; i++) {
@@ -306,13 +316,43 @@ static bool write_body(struct column_writer *w, const struct symtab *t)
 	return !w->failed;
 }
 
-/* Removes the files of other boots (their tables answer for no kernel now). */
-static void remove_other_boots(int dir, const char *keep)
+/* A boot id's 36 characters (hex digits and dashes) at p. */
+static bool boot_id_at(const char *p)
+{
+	for (int i = 0; i < 36; i++)
+		if (!p[i] || !strchr("0123456789abcdef-", p[i]))
+			return false;
+	return true;
+}
+
+/* Whether name is one kallsyms_disk_keep writes: a boot's file
+ * ("kallsyms.BOOT_ID"), or a temporary one (".kallsyms.BOOT_ID.PID"). */
+static bool our_name(const char *name, bool *temp)
+{
+	const size_t prefix = sizeof(FILE_PREFIX) - 1;
+
+	*temp = name[0] == '.';
+	name += *temp;
+	if (strncmp(name, FILE_PREFIX, prefix) || !boot_id_at(name + prefix))
+		return false;
+	name += prefix + 36;
+	if (!*temp)
+		return !*name;
+	return *name == '.' && name[1] && strspn(name + 1, "0123456789") == strlen(name + 1);
+}
+
+/* Removes the files of other boots (their tables answer for no kernel now)
+ * and the temporary files a killed report left (a minute old: one still
+ * being written is left alone): only names kallsyms_disk_keep writes, of
+ * regular files of this user's alone; the first DIR_SCAN_MAX entries. */
+static void remove_others(int dir, const char *keep)
 {
 	int fd = dup(dir);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
+	struct stat st;
 	int seen = 0;
+	bool temp;
 
 	if (!d) {
 		if (fd >= 0)
@@ -321,8 +361,10 @@ static void remove_other_boots(int dir, const char *keep)
 	}
 	rewinddir(d);
 	while ((e = readdir(d)) && seen++ < DIR_SCAN_MAX)
-		if (!strncmp(e->d_name, FILE_PREFIX, sizeof(FILE_PREFIX) - 1) &&
-		    strcmp(e->d_name, keep))
+		if (our_name(e->d_name, &temp) && strcmp(e->d_name, keep) &&
+		    !fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		    private_dir_ours_alone(&st) &&
+		    (!temp || time(NULL) - st.st_mtime >= TEMP_GRACE_SECONDS))
 			unlinkat(dir, e->d_name, 0);
 	closedir(d);
 }
@@ -335,7 +377,8 @@ void kallsyms_disk_keep(const char *modules_key, const struct symtab *t)
 	int dir = disk_dir(), fd = -1;
 	bool ok = false;
 
-	if (dir < 0 || t->on_disk || t->cached || !t->nr || t->nr > UINT32_MAX || !t->names_len ||
+	if (dir < 0 || t->on_disk || t->cached || !t->nr ||
+	    t->nr > KALLSYMS_DISK_MAX_BYTES / COLUMNS_PER_SYMBOL || !t->names_len ||
 	    columns_bytes(t->nr) + t->names_len > KALLSYMS_DISK_MAX_BYTES || !boot_id(boot))
 		return;
 	snprintf(name, sizeof(name), FILE_PREFIX "%s", boot);
@@ -362,9 +405,8 @@ void kallsyms_disk_keep(const char *modules_key, const struct symtab *t)
 		close(fd);
 		if (!ok)
 			unlinkat(dir, temp, 0);
-		else
-			remove_other_boots(dir, name);
 	}
+	remove_others(dir, name);
 	if (w)
 		XXH3_freeState(w->hash);
 	free(w);

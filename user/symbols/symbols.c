@@ -371,6 +371,7 @@ static int keep_tree(struct symtab_builder *b, struct symtab *t)
 struct demangled_names {
 	pthread_mutex_t lock;
 	struct hash_map names; /* symbol index -> struct demangled_name */
+	size_t bytes;          /* the names and what holds them */
 };
 
 struct demangled_name {
@@ -492,12 +493,27 @@ const char *symtab_name(const struct symtab *t, const struct symbol *s)
 	pthread_mutex_lock(&t->demangled->lock);
 	n = hash_map_get_or_add_u32(&t->demangled->names, (uint32_t)(s - t->syms), sizeof(*n),
 				    offsetof(struct demangled_name, index), &added);
-	if (n && added)
+	if (n && added) {
 		n->name = demangle(s->name);
+		t->demangled->bytes += sizeof(*n) + sizeof(struct hash_map_slot) +
+				       (n->name ? strlen(n->name) + 1 : 0);
+	}
 	if (n && n->name)
 		name = n->name;
 	pthread_mutex_unlock(&t->demangled->lock);
 	return name;
+}
+
+size_t symtab_demangled_bytes(const struct symtab *t)
+{
+	size_t bytes = 0;
+
+	if (t->demangled) {
+		pthread_mutex_lock(&t->demangled->lock);
+		bytes = t->demangled->bytes;
+		pthread_mutex_unlock(&t->demangled->lock);
+	}
+	return bytes;
 }
 
 static bool holds(const struct symbol *s, uint64_t addr)

@@ -84,6 +84,8 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
 /* s's name as perf shows it: demangled (once, then kept in t) if s is
  * mangled, and its demangler takes it. Any thread. */
 const char *symtab_name(const struct symtab *t, const struct symbol *s);
+/* The bytes t's names demangled so far take. Any thread. */
+size_t symtab_demangled_bytes(const struct symtab *t);
 /* Converts a file offset into the ELF virtual address symbols use; returns 0
  * and sets *vaddr, or -ENOENT if no PT_LOAD segment holds that offset. */
 int symtab_offset_to_vaddr(const struct symtab *t, uint64_t offset, uint64_t *vaddr);

@@ -77,11 +77,13 @@ static struct cache_key key_of(const struct stat *st, const char *root, const ch
 	return k;
 }
 
+/* What a table takes, its names demangled so far included (they come as
+ * reports name its frames). */
 static size_t table_bytes(const struct symtab *t)
 {
 	return sizeof(struct symtab_cache_entry) + t->nr * sizeof(*t->syms) +
 	       (t->tree ? 2 * t->nr * sizeof(*t->tree) : 0) + t->names_len +
-	       t->nr_segments * sizeof(*t->segments);
+	       t->nr_segments * sizeof(*t->segments) + symtab_demangled_bytes(t);
 }
 
 static void entry_free(struct symtab_cache_entry *e)
@@ -129,6 +131,47 @@ static void collect_stale(void *value, void *ctx)
 		s->list[s->nr++] = e;
 }
 
+/* Each entry's bytes as they are now (names demangled since it was kept),
+ * and the entry collected. */
+static void collect_grown(void *value, void *ctx)
+{
+	struct symtab_cache_entry *e = value;
+	struct stale *s = ctx;
+	size_t now = table_bytes(&e->table);
+
+	cache.bytes += now - e->bytes;
+	e->bytes = now;
+	s->list[s->nr++] = e;
+}
+
+static int used_earlier(const void *a, const void *b)
+{
+	const struct symtab_cache_entry *x = *(struct symtab_cache_entry *const *)a;
+	const struct symtab_cache_entry *y = *(struct symtab_cache_entry *const *)b;
+
+	return x->last_report < y->last_report ? -1 : x->last_report > y->last_report;
+}
+
+/* Names demangled as reports named frames grow the tables kept: past the
+ * budget, those used longest ago go. */
+static void drop_over_budget(void)
+{
+	struct stale s = { NULL, 0 };
+
+	if (!cache.init || !cache.entries.len ||
+	    !(s.list = malloc(cache.entries.len * sizeof(*s.list))))
+		return;
+	hash_map_each(&cache.entries, collect_grown, &s);
+	if (cache.bytes > cache.budget) {
+		qsort(s.list, s.nr, sizeof(*s.list), used_earlier);
+		for (size_t i = 0; i < s.nr && cache.bytes > cache.budget; i++) {
+			drop(s.list[i]);
+			cache.counts.over_budget++;
+		}
+	}
+	free(s.list);
+}
+
 void symtab_cache_report_begins(void)
 {
 	pthread_mutex_lock(&cache.lock);
@@ -149,6 +192,7 @@ void symtab_cache_report_ends(void)
 		cache.counts.dropped += s.nr;
 		free(s.list);
 	}
+	drop_over_budget();
 	pthread_mutex_unlock(&cache.lock);
 }
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/capability.h>
 #include <unistd.h>
 
@@ -37,14 +38,20 @@ static int has_cap_syslog(void)
 
 bool kallsyms_addresses_shown(void)
 {
-	char line[64];
-	ssize_t n = safe_read_file(AT_FDCWD, "/proc/kallsyms", line, sizeof(line));
+	char buf[4096], *line = buf, *nl;
+	ssize_t n = safe_read_file(AT_FDCWD, "/proc/kallsyms", buf, sizeof(buf));
 
-	if (n < 17 || line[16] != ' ')
+	if (n <= 0)
 		return false;
-	for (int i = 0; i < 16; i++)
-		if (line[i] != '0')
+	/* each whole line: older kernels list per-CPU symbols at 0 first,
+	 * addresses shown or not (the second, 0000000000001000, is not 0) */
+	while ((nl = memchr(line, '\n', (size_t)(buf + n - line)))) {
+		char *end;
+
+		if (strtoull(line, &end, 16) && end != line)
 			return true;
+		line = nl + 1;
+	}
 	return false;
 }
 

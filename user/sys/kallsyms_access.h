@@ -14,9 +14,9 @@
  * them from everyone: set it to 0 (sysctl kernel.kptr_restrict=0)". */
 void kallsyms_hidden_cause(char *buf, size_t len);
 
-/* Whether /proc/kallsyms shows this process the kernel's addresses now:
- * its first line's address is not zero (the kernel formats only the first
- * lines for the read). */
+/* Whether /proc/kallsyms shows this process the kernel's addresses now: a
+ * line of its first 4 KiB has an address other than zero (the kernel
+ * formats only those lines for the read). */
 bool kallsyms_addresses_shown(void);
 
 /* A setting from /proc/sys (path below it, "kernel/kptr_restrict"), or

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,35 +29,35 @@ static int open_dir_at(int at, const char *name)
 	return fd;
 }
 
-int private_dir_open(const char *path, char *why, size_t whylen)
+int private_dir_open(const char *path, enum private_dir_refusal *why)
 {
 	char *copy = strdup(path), *save = NULL;
-	int fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
 	struct stat st;
 
+	*why = PRIVATE_DIR_OPEN_FAILED;
 	if (!copy || fd < 0) {
-		snprintf(why, whylen, "cannot be opened: %s", strerror(copy ? errno : ENOMEM));
+		e = copy ? errno : ENOMEM;
 		goto fail;
 	}
 	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
 		int next;
 
 		if (!strcmp(name, "..")) {
-			snprintf(why, whylen, "goes up a directory (..): name it without");
+			*why = PRIVATE_DIR_GOES_UP;
+			e = EINVAL;
 			goto fail;
 		}
 		next = open_dir_at(fd, name);
+		e = errno;
 		close(fd);
 		fd = next;
-		if (fd < 0) {
-			snprintf(why, whylen, "cannot be opened: %s%s", strerror(errno),
-				 errno == ELOOP || errno == ENOTDIR ?
-				 " (a symlink or not a directory on the way)" : "");
+		if (fd < 0)
 			goto fail;
-		}
 	}
 	if (fstat(fd, &st) || !private_dir_ours_alone(&st)) {
-		snprintf(why, whylen, "is not a directory of this user that no one else may write");
+		*why = PRIVATE_DIR_NOT_OURS;
+		e = EPERM;
 		goto fail;
 	}
 	free(copy);
@@ -67,5 +66,6 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	free(copy);
+	errno = e;
 	return -1;
 }
