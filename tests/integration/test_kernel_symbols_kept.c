@@ -112,6 +112,24 @@ static int load_bpf_program(void)
 	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, BPF_NAME, "GPL", insns, 2, NULL);
 }
 
+/* A BPF program loaded between two reports (its fd), its address added to
+ * a (*bpf_ip: 0 when bpf_jit_kallsyms is off). */
+static int bpf_program_between(struct addresses *a, uint64_t *bpf_ip)
+{
+	char err[512];
+	struct symtab now;
+	int prog = load_bpf_program();
+
+	if (prog < 0)
+		tu_skip("cannot load a BPF program: %s", strerror(errno));
+	assert_int_equal(symtab_load_kallsyms(&now, KALLSYMS, err, sizeof(err)), 0);
+	kernel_addresses(&now, "_" BPF_NAME, a, bpf_ip);
+	symtab_free(&now);
+	if (*bpf_ip)
+		add(a, *bpf_ip);
+	return prog;
+}
+
 static void test_kept_table_names_as_one_read_now(void **state)
 {
 	struct addresses *a = calloc(1, sizeof(*a));
@@ -139,14 +157,7 @@ static void test_kept_table_names_as_one_read_now(void **state)
 	printf("# the kernel's table: %zu bytes kept\n", after.bytes);
 
 	/* a BPF program comes between the reports */
-	prog = load_bpf_program();
-	if (prog < 0)
-		tu_skip("cannot load a BPF program: %s", strerror(errno));
-	assert_int_equal(symtab_load_kallsyms(&now, KALLSYMS, err, sizeof(err)), 0);
-	kernel_addresses(&now, "_" BPF_NAME, a, &bpf_ip);
-	symtab_free(&now);
-	if (bpf_ip)
-		add(a, bpf_ip);
+	prog = bpf_program_between(a, &bpf_ip);
 
 	symtab_cache_counts(&before);
 	kept = names_of(a);
@@ -246,14 +257,7 @@ static void test_table_kept_on_disk_names_as_one_read_now(void **state)
 	symtab_free(&t);
 
 	/* a BPF program comes between the reports */
-	prog = load_bpf_program();
-	if (prog < 0)
-		tu_skip("cannot load a BPF program: %s", strerror(errno));
-	assert_int_equal(symtab_load_kallsyms(&now, KALLSYMS, err, sizeof(err)), 0);
-	kernel_addresses(&now, "_" BPF_NAME, a, &bpf_ip);
-	symtab_free(&now);
-	if (bpf_ip)
-		add(a, bpf_ip);
+	prog = bpf_program_between(a, &bpf_ip);
 	kept = names_of(a);
 	kallsyms_disk_configure(NULL); /* nothing kept: a table read now */
 	fresh = names_of(a);
