@@ -145,6 +145,7 @@ static void test_spoiled_files_are_not_read(void **state)
 	struct fixture *f = *state;
 	char *out = NULL, other[PATH_MAX + 64], want[256];
 	struct symtab kept;
+	const char *kept_name;
 
 	kallsyms_disk_keep(MODULES, &f->table);
 	assert_true(kallsyms_disk_find(MODULES, &kept));
@@ -193,8 +194,14 @@ static void test_spoiled_files_are_not_read(void **state)
 	assert_int_equal(access(other, F_OK), -1);
 	assert_int_equal(tu_sh(&out, "cd %s && LC_ALL=C ls -A | LC_ALL=C sort | tr '\\n' ' '",
 			       f->cache), 0);
-	snprintf(want, sizeof(want), ".kallsyms.00000000-0000-0000-0000-000000000000.456 %s "
-		 "kallsyms.bak ", strrchr(f->file, '/') + 1);
+	/* (in the C locale's order, which the boot's id decides) */
+	kept_name = strrchr(f->file, '/') + 1;
+	if (strcmp(kept_name, "kallsyms.bak") < 0)
+		snprintf(want, sizeof(want), ".kallsyms.00000000-0000-0000-0000-000000000000.456 %s "
+			 "kallsyms.bak ", kept_name);
+	else
+		snprintf(want, sizeof(want), ".kallsyms.00000000-0000-0000-0000-000000000000.456 "
+			 "kallsyms.bak %s ", kept_name);
 	assert_string_equal(out, want);
 	free(out);
 }
