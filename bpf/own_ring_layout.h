@@ -157,12 +157,19 @@ static __always_inline int rt_ring_copy(__u64 *data, __u64 data_bytes, __u64 sla
 }
 
 /*
- * Writes rec at head and publishes it by storing head after it: the reader
- * loads head with acquire and reads what is before it. On x86 a store is
- * never made visible before an earlier one (TSO), so a compiler barrier is all
- * it takes; arm64 needs a store-release (BPF_STORE_REL: Linux 6.15 and LLVM
- * 20, which Debian 12's clang is not). A ring claimed by rt_ring_claim only.
+ * Publishes what was written before head: the reader loads head with acquire
+ * and reads what is before it. On x86 a store is never made visible before an
+ * earlier one (TSO), so a compiler barrier is all it takes; arm64 needs a
+ * store-release (BPF_STORE_REL: Linux 6.15 and LLVM 20, which Debian 12's
+ * clang is not).
  */
+static __always_inline void rt_ring_publish(struct rt_ring_control *c, __u64 head)
+{
+	RT_RING_BARRIER();
+	RT_RING_WRITE(c->head, head);
+}
+
+/* Writes rec at head and publishes it. A ring claimed by rt_ring_claim only. */
 static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data, __u64 data_bytes,
 					 __u64 slack, const __u64 *rec, __u32 bytes)
 {
@@ -172,9 +179,25 @@ static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data,
 		return RT_RING_FULL;
 	if (rt_ring_copy(data, data_bytes, slack, head & (data_bytes - 1), rec, bytes))
 		return RT_RING_FULL;
-	RT_RING_BARRIER();
-	RT_RING_WRITE(c->head, head + bytes);
+	rt_ring_publish(c, head + bytes);
 	return RT_RING_WRITTEN;
+}
+
+/*
+ * Where a record of bytes may be built in place at head, to be published by
+ * rt_ring_publish(c, head + bytes): its offset in the data area, or -1 where
+ * it would not fit before tail, or would pass the data area's end (a record
+ * that wraps is built elsewhere and written by rt_ring_write). A ring claimed
+ * by rt_ring_claim only.
+ */
+static __always_inline long rt_ring_slot(const struct rt_ring_control *c, __u64 data_bytes,
+					 __u32 bytes)
+{
+	__u64 head = c->head, at = head & (data_bytes - 1);
+
+	if (at + bytes > data_bytes || head + bytes - RT_RING_READ(c->tail) > data_bytes)
+		return -1;
+	return (long)at;
 }
 
 /*
@@ -193,8 +216,7 @@ static __always_inline int rt_ring_write_backward(struct rt_ring_control *c, __u
 	if (bytes > data_bytes ||
 	    rt_ring_copy(data, data_bytes, slack, head & (data_bytes - 1), rec, bytes))
 		return RT_RING_FULL;
-	RT_RING_BARRIER();
-	RT_RING_WRITE(c->head, head);
+	rt_ring_publish(c, head);
 	return RT_RING_WRITTEN;
 }
 

@@ -134,16 +134,11 @@ static __always_inline __u32 append_user_callchain(struct sample_words *s, __u32
 	return end;
 }
 
-/* Fills the head but its header and seq, and the callchain; returns the
- * word count so far. */
-static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
-					  const struct rt_event *ev, __u64 ip, bool user,
-					  const __u64 *user_regs, __u64 pid_tgid, __u32 cpu,
-					  __u64 now, __u64 period)
+/* A sample's head but its header and seq (close_sample_head). */
+static __always_inline void fill_sample_head(struct rt_sample_head *h, const struct rt_event *ev,
+					     __u64 ip, __u64 pid_tgid, __u32 cpu, __u64 now,
+					     __u64 period)
 {
-	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
-	__u32 n = RT_SAMPLE_FIXED_WORDS;
-
 	h->id = ev->id;
 	h->ip = ip;
 	h->pid = pid_tgid >> 32;
@@ -151,6 +146,29 @@ static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
 	h->time = now;
 	h->cpu = cpu;
 	h->period = period;
+}
+
+/* The rest of a sample's head, once its size is known: its header (taken in
+ * user mode or not) and its sequence number. */
+static __always_inline void close_sample_head(struct rt_sample_head *h, __u32 size, bool user,
+					      __u32 seq)
+{
+	h->seq = seq;
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = user ? RT_MISC_USER : RT_MISC_KERNEL;
+	h->header.size = size;
+}
+
+/* Fills the head but its header and seq, and the callchain; returns the
+ * word count so far. */
+static __always_inline __u32 begin_sample(void *ctx, struct sample_words *s,
+					  const struct rt_event *ev, __u64 ip, bool user,
+					  const __u64 *user_regs, __u64 pid_tgid, __u32 cpu,
+					  __u64 now, __u64 period)
+{
+	__u32 n = RT_SAMPLE_FIXED_WORDS;
+
+	fill_sample_head((struct rt_sample_head *)s->w, ev, ip, pid_tgid, cpu, now, period);
 	s->meta.copy_stack = false;
 	if (capture_callchain) {
 		n++; /* word 7 is nr */
@@ -232,6 +250,16 @@ static __always_inline __u64 count_one(__u64 *counter, bool interruptible)
 	return ++*counter;
 }
 
+/* --transport ring, read forward: the reader of ring ring_cpu (its control
+ * c) woken once wakeup_bytes passed since it last was. */
+static __always_inline void own_ring_wake(struct rt_ring_control *c, __u32 ring_cpu)
+{
+	if (c->head - c->wakeup_head >= wakeup_bytes) {
+		c->wakeup_head = c->head;
+		bpf_ringbuf_output(&ring_wakeups, &ring_cpu, sizeof(ring_cpu), BPF_RB_FORCE_WAKEUP);
+	}
+}
+
 /* --transport ring, read forward: the losses not yet reported written first
  * (a LOST_SAMPLES record, as report_pending_loss), then the sample; the
  * reader woken once wakeup_bytes passed since it last was. On a ring
@@ -261,10 +289,7 @@ static __always_inline int own_ring_write_forward(struct rt_ring_control *c, __u
 	}
 	if (rt_ring_write(c, data, ring_data_bytes, ring_slack_bytes, s->w, size) != RT_RING_WRITTEN)
 		return RT_RING_FULL;
-	if (c->head - c->wakeup_head >= wakeup_bytes) {
-		c->wakeup_head = c->head;
-		bpf_ringbuf_output(&ring_wakeups, &ring_cpu, sizeof(ring_cpu), BPF_RB_FORCE_WAKEUP);
-	}
+	own_ring_wake(c, ring_cpu);
 	return RT_RING_WRITTEN;
 }
 
@@ -297,6 +322,52 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 		count_one(&cnt->written, interruptible);
 }
 
+/* --transport ring, forward, from a program nothing of ours interrupts (a
+ * tracepoint's): a slot of size bytes at the head of this CPU's ring for a
+ * sample built in place, where building it in the scratch would copy each
+ * word twice. The ring claimed and the slot's words returned, *cp its
+ * control (the sample published by own_ring_commit); or NULL where it cannot
+ * be had that way (the ring busy or closed, full, losses to report first, the
+ * slot past the data area's end): the caller then builds the sample in the
+ * scratch and writes it as every other (write_sample), which counts what is
+ * lost. */
+static __always_inline __u64 *own_ring_reserve(struct rt_ring_control **cp, __u32 size,
+					       const struct rt_cpu_counters *cnt)
+{
+	__u32 ring_cpu = bpf_get_smp_processor_id();
+	struct rt_ring_control *c;
+	void *ring;
+	long at;
+
+	if (!use_own_ring || ring_backward || cnt->pending_lost)
+		return NULL;
+	ring = bpf_map_lookup_elem(&own_rings, &ring_cpu);
+	if (!ring)
+		return NULL;
+	c = ring;
+	if (rt_ring_claim(c) != RT_RING_WRITTEN)
+		return NULL;
+	at = rt_ring_slot(c, ring_data_bytes, size);
+	if (at < 0) {
+		rt_ring_release(c, false);
+		return NULL;
+	}
+	*cp = c;
+	return (__u64 *)(ring + RT_RING_CONTROL_BYTES + at);
+}
+
+/* Publishes the sample of size bytes built in the slot own_ring_reserve gave
+ * (c its ring's control), wakes the reader when it is due, and ends the
+ * claim. */
+static __always_inline void own_ring_commit(struct rt_ring_control *c, __u32 size,
+					    struct rt_cpu_counters *cnt)
+{
+	rt_ring_publish(c, c->head + size);
+	own_ring_wake(c, bpf_get_smp_processor_id());
+	rt_ring_release(c, false);
+	count_one(&cnt->written, false);
+}
+
 /* Ends the sample at word n (cgroup_id, header) and writes it out, what
  * the sample is of in s->meta. interruptible: called by a program that
  * another of ours may interrupt on its CPU (see count_one). A function of
@@ -307,7 +378,7 @@ static __noinline int write_sample(void *ctx, struct sample_words *s, __u32 n,
 {
 	bool user = s->meta.user;
 	__u64 pid_tgid = s->meta.pid_tgid, now = s->meta.now, cgroup_id = s->meta.cgroup_id;
-	__u32 cpu = s->meta.cpu, zero = 0, ring_key = single_ring ? 0 : cpu, size;
+	__u32 cpu = s->meta.cpu, zero = 0, ring_key = single_ring ? 0 : cpu, size, seq;
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
 	struct rt_sample_head *h = (struct rt_sample_head *)s->w;
 	__u64 wakeup = BPF_RB_NO_WAKEUP;
@@ -318,7 +389,7 @@ static __noinline int write_sample(void *ctx, struct sample_words *s, __u32 n,
 	/* the reserved half of the cpu word carries the sample's sequence
 	 * number: what this CPU produced so far, this sample included, which
 	 * is how a flight-recorder snapshot accounts for every sample */
-	h->seq = (__u32)count_one(&cnt->produced, interruptible);
+	seq = (__u32)count_one(&cnt->produced, interruptible);
 	if (capture_cgroup) {
 		if (n >= RT_SAMPLE_MAX_WORDS || n >= SCRATCH_WORDS) {
 			count_loss(cnt, now, !use_perfbuf);
@@ -331,9 +402,7 @@ static __noinline int write_sample(void *ctx, struct sample_words *s, __u32 n,
 		return 0;
 	}
 	size = n * sizeof(__u64);
-	h->header.type = PERF_RECORD_SAMPLE;
-	h->header.misc = user ? RT_MISC_USER : RT_MISC_KERNEL;
-	h->header.size = size;
+	close_sample_head(h, size, user, seq);
 	if (use_own_ring) {
 		barrier_var(size);
 		if (size > sizeof(*s)) {

@@ -94,10 +94,87 @@ static __always_inline void copy_record_words(void *ctx, __u8 *raw, __u32 raw_si
 		__u32 at = raw_size & ~7u;
 
 		barrier_var(at);
+		/* (and masked: the test may be of another copy of at) */
 		if (at >= 8 && at <= (RT_DIRECT_RAW_WORDS - 1) * 8)
-			*(__u64 *)(raw + at) &= (1ULL << (tail * 8)) - 1;
+			*(__u64 *)(raw + (at & (RT_DIRECT_RAW_WORDS - 1) * 8)) &=
+				(1ULL << (tail * 8)) - 1;
 	}
 }
+
+/* The raw field at words, from its record copied after its size (a u32):
+ * the record's common header put in place of its first word (the regs
+ * pointer), and the size, padded (to end the field 8-byte aligned). */
+static __always_inline void finish_raw_field(__u64 *words, const struct rt_event *ev,
+					     __u64 pid_tgid, __u32 padded)
+{
+	struct {
+		__u16 type;
+		__u8 flags;
+		__u8 preempt_count;
+		__s32 pid;
+	} common = { .type = ev->tp_type, .pid = (__s32)pid_tgid };
+
+	__builtin_memcpy((__u8 *)words + 4, &common, sizeof(common));
+	*(__u32 *)words = padded;
+}
+
+/* The padded size of a raw field holding raw_size bytes of a record. */
+static __always_inline __u32 padded_raw_size(__u32 raw_size)
+{
+	return ((raw_size + 4 + 7) & ~7u) - 4;
+}
+
+/* Above the most words of a raw field built in place (RT_DIRECT_RAW_WORDS +
+ * 1), a power of two less one. */
+#define IN_PLACE_FIELD_MASK 31
+_Static_assert(RT_DIRECT_RAW_WORDS + 1 <= IN_PLACE_FIELD_MASK, "a field's words within the mask");
+
+/* --transport ring, forward, and a sample of nothing but its head, the
+ * record and its cgroup: the sample built in place in the ring (see
+ * own_ring_reserve), for a record of raw_size bytes copied by plain loads.
+ * false where it could not be: then it is built in the scratch. */
+static __always_inline bool write_in_place(void *ctx, const struct rt_event *ev, __u64 pid_tgid,
+					   __u32 cpu, __u64 now, bool syscall, __u32 raw_size)
+{
+	__u32 padded = padded_raw_size(raw_size), zero = 0, field = (4 + padded) / 8, words, last;
+	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
+	struct rt_sample_head *h;
+	struct rt_ring_control *c;
+	__u64 *rec;
+
+	/* (the field's words bounded where they index, for the verifier) */
+	barrier_var(field);
+	if (field < 2 || field > RT_DIRECT_RAW_WORDS + 1)
+		return false;
+	words = RT_SAMPLE_FIXED_WORDS + field + (capture_cgroup ? 1 : 0);
+	if (!cnt || !(rec = own_ring_reserve(&c, words * 8, cnt)))
+		return false;
+	h = (struct rt_sample_head *)rec;
+	fill_sample_head(h, ev, tracepoint_ip(ctx, syscall), pid_tgid, cpu, now,
+			 ev->period > 1 ? ev->period : 1);
+	close_sample_head(h, words * 8, syscall, (__u32)count_one(&cnt->produced, false));
+	rec += RT_SAMPLE_FIXED_WORDS;
+	/* (masks the verifier sees on the registers that index, behind an
+	 * opaque copy clang cannot drop them from: the test of field above may
+	 * be of another copy of it) */
+	last = field - 1;
+	barrier_var(last);
+	rec[last & IN_PLACE_FIELD_MASK] = 0; /* the padding */
+	copy_record_words(ctx, (__u8 *)rec + 4, raw_size);
+	finish_raw_field(rec, ev, pid_tgid, padded);
+	if (capture_cgroup) {
+		last = field;
+		barrier_var(last);
+		rec[last & IN_PLACE_FIELD_MASK] = bpf_get_current_cgroup_id();
+	}
+	own_ring_commit(c, words * 8, cnt);
+	return true;
+}
+
+/* Whether a hit's sample may be built in place (write_in_place): the own
+ * ring read forward, no stack of any kind. */
+#define IN_PLACE (use_own_ring && !ring_backward && !capture_callchain && !capture_user_stack && \
+		  !stack_copy_budget)
 
 /* A tracepoint was hit; ctx is its record, whose first 8 bytes the kernel has
  * replaced with a pointer to the pt_regs of the tracepoint's caller. Their ip
@@ -122,12 +199,6 @@ int on_tracepoint(void *ctx)
 	__u64 now, *count;
 	bool syscall;
 	__u8 *raw;
-	struct {
-		__u16 type;
-		__u8 flags;
-		__u8 preempt_count;
-		__s32 pid;
-	} common;
 
 	if (!ev || !s || !in_scope(pid_tgid, cpu))
 		return KEEP_PERF_EVENTS;
@@ -153,6 +224,13 @@ int on_tracepoint(void *ctx)
 	}
 	syscall = ev->flags & RT_EVENT_SYSCALL;
 	now = bpf_ktime_get_ns();
+	if (IN_PLACE && !ev->nr_dynamic) {
+		raw_size = ev->fixed_size;
+		barrier_var(raw_size);
+		if (raw_size >= 8 && raw_size <= RT_DIRECT_RAW_WORDS * 8 &&
+		    write_in_place(ctx, ev, pid_tgid, cpu, now, syscall, raw_size))
+			return KEEP_PERF_EVENTS;
+	}
 	/* a kept hit stands for the period hits it was picked from */
 	n = begin_sample(ctx, s, ev, 0, syscall, NULL, pid_tgid, cpu, now,
 			 ev->period > 1 ? ev->period : 1);
@@ -176,25 +254,18 @@ int on_tracepoint(void *ctx)
 		raw_size &= RT_MAX_RAW - 1;
 	}
 	/* u32 size, then the bytes, zero-padded so the field ends 8-byte aligned */
-	padded = ((raw_size + 4 + 7) & ~7u) - 4;
+	padded = padded_raw_size(raw_size);
 	last = at + (4 + padded) / 8 - 1;
 	barrier_var(last);
 	if (last >= RT_SAMPLE_MAX_WORDS)
 		return KEEP_PERF_EVENTS;
-	if (!ev->nr_dynamic && raw_size <= RT_DIRECT_RAW_WORDS * 8) {
+	s->w[last] = 0;
+	if (!ev->nr_dynamic && raw_size <= RT_DIRECT_RAW_WORDS * 8)
 		copy_record_words(ctx, raw, raw_size);
-	} else {
-		s->w[last] = 0;
-		if (bpf_probe_read_kernel(raw, raw_size, ctx))
-			return KEEP_PERF_EVENTS;
-	}
+	else if (bpf_probe_read_kernel(raw, raw_size, ctx))
+		return KEEP_PERF_EVENTS;
 	((struct rt_sample_head *)s->w)->ip = tracepoint_ip(ctx, syscall);
-	common.type = ev->tp_type;
-	common.flags = 0;
-	common.preempt_count = 0;
-	common.pid = (__s32)pid_tgid;
-	__builtin_memcpy(raw, &common, sizeof(common));
-	*(__u32 *)&s->w[at] = padded;
+	finish_raw_field(&s->w[at], ev, pid_tgid, padded);
 	n = last + 1;
 	if (capture_user_stack || stack_copy_budget)
 		n = append_user_stack(s, n, NULL, capture_cgroup ? 8 : 0);

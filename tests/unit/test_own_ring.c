@@ -3,7 +3,8 @@
  * writer the BPF side runs (bpf/own_ring_layout.h) against the loader's
  * reader (user/capture/own_ring.c): records wrap at every alignment, a full
  * ring refuses a record whole, big records go through the slack, a busy or
- * closed ring refuses its writers, and a writer thread against a reader
+ * closed ring refuses its writers, records built in place where a slot is
+ * given read as written, and a writer thread against a reader
  * thread (closing and opening it meanwhile) loses nothing it did not count. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -206,6 +207,64 @@ static void test_busy_and_closed_refuse(void **state)
 	ring_delete(&m);
 }
 
+/* A write as the tracepoint program makes it: built in place where the ring
+ * gives a slot at head, else written from a copy (a record that would pass
+ * the data area's end). Returns whether it was built in place. */
+static bool put_in_place(struct ring_mem *m, __u32 words, __u64 seq)
+{
+	__u64 rec[64];
+	long at;
+
+	assert_int_equal(rt_ring_claim(m->ctl), RT_RING_WRITTEN);
+	at = rt_ring_slot(m->ctl, m->data_bytes, words * 8);
+	if (at >= 0) {
+		assert_true((size_t)at + words * 8 <= m->data_bytes);
+		make_record((__u64 *)((uint8_t *)m->data + at), words, seq);
+		rt_ring_publish(m->ctl, m->ctl->head + words * 8);
+	} else {
+		make_record(rec, words, seq);
+		assert_int_equal(rt_ring_write(m->ctl, m->data, m->data_bytes, m->slack, rec,
+					       words * 8),
+				 RT_RING_WRITTEN);
+	}
+	rt_ring_release(m->ctl, false);
+	return at >= 0;
+}
+
+/* Records built in place read as written, at every alignment: a slot only
+ * where the record ends by the data area's end (the others through a copy,
+ * as before), and none once the ring is full. */
+static void test_slots_in_place(void **state)
+{
+	struct ring_mem m;
+	struct expect e = { 0, 0 };
+	__u64 seq = 0;
+	long in_place = 0, copied = 0;
+
+	(void)state;
+	ring_new(&m, 4096, 512);
+	for (int i = 0; i < 20000; i++) {
+		__u32 words = 2 + (__u32)(i % 25);
+
+		if (put_in_place(&m, words, seq++))
+			in_place++;
+		else
+			copied++;
+		assert_int_equal(own_ring_drain(&m.reader, 4096, check_record, &e), 1);
+	}
+	assert_int_equal(e.next_seq, seq);
+	assert_true(in_place > copied * 10);
+	assert_true(copied > 0);
+	/* full: no slot, and what the reader has not read is kept whole */
+	while (rt_ring_slot(m.ctl, m.data_bytes, 64) >= 0)
+		put_in_place(&m, 8, seq++);
+	assert_true(m.ctl->head + 64 - m.ctl->tail > m.data_bytes ||
+		    (m.ctl->head & (m.data_bytes - 1)) + 64 > m.data_bytes);
+	assert_true(own_ring_drain(&m.reader, 4096, check_record, &e) > 0);
+	assert_int_equal(e.next_seq, seq);
+	ring_delete(&m);
+}
+
 /* --overwrite: written backward over the oldest, read (closed) oldest first:
  * exactly the newest records that fit whole, at every alignment, big ones
  * through the slack too. */
@@ -330,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_wraps_at_every_alignment),
 		cmocka_unit_test(test_full_ring_refuses_whole_records),
 		cmocka_unit_test(test_big_records_through_the_slack),
+		cmocka_unit_test(test_slots_in_place),
 		cmocka_unit_test(test_busy_and_closed_refuse),
 		cmocka_unit_test(test_backward_keeps_the_newest),
 		cmocka_unit_test(test_writer_against_reader),
