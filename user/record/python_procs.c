@@ -212,6 +212,9 @@ static bool make_live(struct python_procs *p, struct python_proc *pr,
 		tell(p, pr);
 	p->processes += !pr->live;
 	p->forked += forked;
+	if (pr->live && pr->forked)
+		p->live_forked--;
+	p->live_forked += forked;
 	pr->live = true;
 	pr->forked = forked;
 	pr->since = sid ? sid->time : 0;
@@ -375,6 +378,8 @@ static void forget(struct python_procs *p, struct python_proc *pr)
 	python_names_take_seen(p);
 	if (p->attached)
 		python_maps_forget_process(&p->maps, pr->pid);
+	if (pr->live && pr->forked)
+		p->live_forked--;
 	pr->live = false;
 }
 
@@ -410,6 +415,9 @@ static void undo_children_after(struct python_procs *p, uint32_t pid, uint64_t t
 	struct execd_parent e = { .time = time, .parents = { pid }, .nr_parents = 1 };
 
 	do {
+		/* (every process looked at: only while a forked one lives) */
+		if (!p->live_forked)
+			return;
 		e.nr = 0;
 		hash_map_each(&p->procs, find_children_after, &e);
 		for (uint32_t k = 0; k < e.nr; k++) {

@@ -55,6 +55,7 @@ struct python_procs {
 	struct python_version_offsets own[RT_PY_MAX_OFFSETS];
 	uint32_t nr_own;
 	struct python_lineage lineage; /* execs and forks read a while ago */
+	uint64_t live_forked;      /* live processes forked by another */
 	/* totals */
 	uint64_t processes;        /* CPython processes unwound */
 	uint64_t forked;           /* ...of them, children forked by another */
