@@ -101,6 +101,40 @@ static void test_bytes_written_as_copies_are(void **state)
 	file_copies_free(c);
 }
 
+/* A temporary file a copy given up left (here a symlink out of the
+ * directory) is replaced, never written through. */
+static void test_leftover_temporary_replaced(void **state)
+{
+	struct file_copies *c = file_copies_new(dirfd, 1 << 20);
+	char outside[96], buf[64];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(c);
+	snprintf(outside, sizeof(outside), "%s.outside", dir);
+	fd = open(outside, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "kept\n", 5), 5);
+	close(fd);
+	assert_int_equal(symlinkat(outside, dirfd, "perf-3.map.tmp"), 0);
+	assert_int_equal(file_copies_start(c), 0);
+	assert_int_equal(file_copies_submit_bytes(c, dup_text("5000 10 fifth\n"), 14, "perf-3.map",
+						  false), 0);
+	file_copies_finish(c);
+	assert_int_equal(read_back("perf-3.map", buf, sizeof(buf), &st), 14);
+	assert_memory_equal(buf, "5000 10 fifth\n", 14);
+	assert_true(S_ISREG(st.st_mode));
+	fd = open(outside, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 5);
+	close(fd);
+	assert_memory_equal(buf, "kept\n", 5);
+	unlink(outside);
+	assert_int_equal(read_back("perf-3.map.tmp", buf, sizeof(buf), &st), -1);
+	file_copies_free(c);
+}
+
 /* Bytes appended: after the file a copy made (a JIT's map, then the names
  * of CPython's frames), or in a file of their own, 0600; never through a
  * symlink. */
@@ -233,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bytes_written_as_copies_are, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftover_temporary_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_appended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_refuses_and_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sparse_file_copied_as_its_data, setup, teardown),

@@ -332,8 +332,10 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 		err = EINVAL;
 		goto count;
 	}
-	unlinkat(c->dirfd, tmp, 0); /* one a copy given up left */
 	out = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0 && errno == EEXIST && !unlinkat(c->dirfd, tmp, 0)) /* one a copy given up left */
+		out = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			     0600);
 	if (out < 0) {
 		err = errno;
 		goto count;
