@@ -234,6 +234,10 @@ struct walk_state {
 	__u32 first;  /* the word the first frame goes to */
 	__u32 frames; /* frames written */
 	__s32 last_mapping; /* the mapping of the frame before, tried first */
+	/* the pc of the frame before when its row was found (in
+	 * walk_guesses' last_row), else 0: a recursion's frames, at one return
+	 * address, take that row without a lookup */
+	__u64 last_pc;
 	bool no_process; /* its mappings not known: frame pointers alone */
 	bool table_pending; /* a frame in a file whose table the loader has not
 			       loaded, nor said it has none (unwind_files): the
@@ -257,6 +261,7 @@ struct walk_guesses {
 	struct py_cursor py;
 	__u32 py_words;
 	struct walk_state walk; /* the walk's own */
+	struct rt_unwind_row last_row; /* the row of walk.last_pc */
 	__u64 code; /* the 8 bytes of code before a return address in no file */
 	/* the mapping and row of each of the last walk's first frames: a stack
 	 * much like the last sample's finds them here, in the lines after the

@@ -150,6 +150,12 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 mapped:
 	if (ws->no_process)
 		goto step;
+	/* a recursion: the row of the frame before, at the same pc */
+	if (pc == ws->last_pc) {
+		row = &w->guesses->last_row;
+		goto step;
+	}
+	ws->last_pc = 0;
 	why = FP_NO_MAPPING;
 	if (w->guesses->memo.in_use) {
 		k = memo_mapping(&w->guesses->memo, pc);
@@ -196,9 +202,13 @@ found:
 		}
 	}
 	why = FP_NO_TABLE;
-	if (table.nr_rows)
+	if (table.nr_rows) {
 		row = find_row(w->guesses, &table, (__u32)(pc - bias), i);
-	else if (!m->file.ino && in_python_trampoline(w))
+		if (row) {
+			w->guesses->last_row = *row;
+			ws->last_pc = pc;
+		}
+	} else if (!m->file.ino && in_python_trampoline(w))
 		row = &python_trampoline_row; /* (an anonymous mapping the kernel side found) */
 	else if (!m->file.ino)
 		ws->table_missing = true; /* the loader wrote it without a table: none */
