@@ -313,6 +313,18 @@ static int copy_ranges(struct file_copies *c, const struct copy_job *j, int out,
 	return err;
 }
 
+/* tmp made anew, 0600, never through a link; one a copy given up left (the
+ * create finds it) removed first. */
+static int create_temporary(int dirfd, const char *tmp)
+{
+	for (int tries = 0;; tries++) {
+		int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd >= 0 || errno != EEXIST || tries || unlinkat(dirfd, tmp, 0))
+			return fd;
+	}
+}
+
 static void copy_one(struct file_copies *c, const struct copy_job *j)
 {
 	char tmp[PATH_MAX + 8];
@@ -332,10 +344,7 @@ static void copy_one(struct file_copies *c, const struct copy_job *j)
 		err = EINVAL;
 		goto count;
 	}
-	out = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0 && errno == EEXIST && !unlinkat(c->dirfd, tmp, 0)) /* one a copy given up left */
-		out = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			     0600);
+	out = create_temporary(c->dirfd, tmp);
 	if (out < 0) {
 		err = errno;
 		goto count;
