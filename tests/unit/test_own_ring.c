@@ -215,6 +215,10 @@ static bool put_in_place(struct ring_mem *m, __u32 words, __u64 seq)
 	__u64 rec[64];
 	long at;
 
+	if (words > sizeof(rec) / sizeof(rec[0])) {
+		fail_msg("a record of %u words: more than the test's buffer", words);
+		return false;
+	}
 	assert_int_equal(rt_ring_claim(m->ctl), RT_RING_WRITTEN);
 	at = rt_ring_slot(m->ctl, m->data_bytes, words * 8);
 	if (at >= 0) {
