@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_safe_open.c: the safe-open helper refuses, at once, a FIFO, a symlink, a
  * directory and a device; opens a regular file; reads no more than asked;
- * resolves inside a root without links; names a mapping's own inode. */
+ * resolves inside a root without links; names a mapping's own inode; keeps
+ * what a pass opened for later passes asking for that inode only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -263,6 +264,85 @@ static void test_mapping_names_its_own_inode(void **state)
 	assert_true(fd < 0);
 }
 
+/* Maps name (its content) executable: the mapping, *id and *st. */
+static void *map_file(const char *name, const char *content, struct safe_file_id *id,
+		      struct stat *st)
+{
+	char path[PATH_MAX];
+	void *map;
+	int fd;
+
+	tu_write_file(dir, name, content, strlen(content));
+	in_dir(path, sizeof(path), name);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, st), 0);
+	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		tu_skip("cannot map a file executable in %s (noexec?): %s", dir, strerror(errno));
+	*id = (struct safe_file_id){ major(st->st_dev), minor(st->st_dev), (uint64_t)st->st_ino };
+	return map;
+}
+
+/* What a pass opened through map_files is kept: a later pass asking for the
+ * same inode gets it without opening anything (here, once the mapping is
+ * gone), one asking by range alone or for another inode does not; closed,
+ * nothing is kept. */
+static void test_kept_by_inode(void **state)
+{
+	struct safe_file_id a_id, b_id;
+	struct stat a, b, got;
+	char link[96], target[PATH_MAX], path[PATH_MAX];
+	void *ma, *mb;
+	int fd;
+
+	(void)state;
+	safe_open_mappings_forget();
+	ma = map_file("a", "\177ELF a", &a_id, &a);
+	mb = map_file("b", "\177ELF b", &b_id, &b);
+	snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx",
+		 (unsigned long long)(uintptr_t)ma, (unsigned long long)(uintptr_t)ma + 4096);
+	if (readlink(link, target, sizeof(target)) < 0) {
+		munmap(ma, 4096);
+		munmap(mb, 4096);
+		tu_skip("map_files is closed to this process (%s): nothing is kept", strerror(errno));
+	}
+	in_dir(path, sizeof(path), "a");
+	fd = safe_open_mapping((uint32_t)getpid(), (uintptr_t)ma, (uintptr_t)ma + 4096, path,
+			       &a_id, &got);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(munmap(ma, 4096), 0);
+	assert_int_equal(unlink(path), 0);
+	safe_open_mappings_forget();
+	/* the range alone, in a later pass: not what another pass opened */
+	fd = safe_open_mapping((uint32_t)getpid(), (uintptr_t)ma, (uintptr_t)ma + 4096, path, NULL,
+			       NULL);
+	assert_true(fd < 0);
+	/* the inode: the descriptor kept, though the file is gone */
+	memset(&got, 0, sizeof(got));
+	fd = safe_open_mapping((uint32_t)getpid(), (uintptr_t)ma, (uintptr_t)ma + 4096, path,
+			       &a_id, &got);
+	assert_true(fd >= 0);
+	assert_int_equal(got.st_ino, a.st_ino);
+	close(fd);
+	/* another inode is its own mapping's, never the one kept */
+	in_dir(path, sizeof(path), "b");
+	fd = safe_open_mapping((uint32_t)getpid(), (uintptr_t)mb, (uintptr_t)mb + 4096, path,
+			       &b_id, &got);
+	assert_true(fd >= 0);
+	assert_int_equal(got.st_ino, b.st_ino);
+	close(fd);
+	/* closed: nothing kept */
+	safe_open_mappings_close();
+	in_dir(path, sizeof(path), "a");
+	fd = safe_open_mapping((uint32_t)getpid(), (uintptr_t)ma, (uintptr_t)ma + 4096, path,
+			       &a_id, NULL);
+	assert_true(fd < 0);
+	munmap(mb, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +353,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reads_are_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_root_never_leaves_nor_follows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mapping_names_its_own_inode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept_by_inode, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

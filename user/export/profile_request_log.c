@@ -107,6 +107,7 @@ struct profile_request_log *profile_request_log_start(unsigned int period_s)
 		free(log);
 		return NULL;
 	}
+	pthread_setname_np(log->thread, "rt-request-log");
 	return log;
 }
 

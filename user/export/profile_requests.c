@@ -449,6 +449,7 @@ enum MHD_Result profile_requests_answer(struct profile_requests *pr, struct MHD_
 		return refuse(pr, conn, q.kind, MHD_HTTP_SERVICE_UNAVAILABLE,
 			      "cannot start a thread for the profile");
 	}
+	pthread_setname_np(job->thread, "rt-profile");
 	job->has_thread = true;
 	*req_cls = job;
 	pthread_mutex_unlock(&pr->lock);

@@ -448,7 +448,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->rewritten);
 	byte_buffer_free(&s->python_rec);
 	python_procs_free(&s->python);
-	safe_open_mappings_forget();
+	safe_open_mappings_close();
 	mapping_opener_stop();
 	/* before the directory is closed or cleared: its copy under way given up */
 	file_copies_free(s->copies);

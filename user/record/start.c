@@ -283,6 +283,7 @@ int session_start(struct session *s, sigset_t *orig_mask)
 		rt_format(s->error, sizeof(s->error), "cannot start: %s", strerror(e));
 		return -e;
 	}
+	pthread_setname_np(thread, "rt-start");
 	while (!atomic_load(&j.done)) {
 		siginfo_t si;
 

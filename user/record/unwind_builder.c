@@ -438,6 +438,7 @@ static int start_threads(struct unwind_builder *b)
 		t->urgent_only = b->nr_started > 0;
 		if (pthread_create(&t->thread, NULL, run, t))
 			return b->nr_started ? 0 : -1; /* one thread does both, as before */
+		pthread_setname_np(t->thread, t->urgent_only ? "rt-unwind-urg" : "rt-unwind");
 	}
 	return 0;
 }

@@ -449,6 +449,7 @@ struct kallsyms_loader *kallsyms_load_beside(const char *path)
 		free(l);
 		return NULL;
 	}
+	pthread_setname_np(l->thread, "rt-kallsyms");
 	return l;
 }
 

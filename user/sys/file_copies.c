@@ -421,6 +421,8 @@ int file_copies_start(struct file_copies *c)
 	if (!c->chunk)
 		return ENOMEM;
 	r = pthread_create(&c->thread, NULL, run, c);
+	if (!r)
+		pthread_setname_np(c->thread, "rt-copies");
 	pthread_mutex_lock(&c->lock);
 	c->started = !r;
 	pthread_mutex_unlock(&c->lock);

@@ -93,6 +93,7 @@ int mapping_opener_start(void)
 	e = pthread_create(&opener.thread, NULL, run, &ready);
 	if (e)
 		return -e;
+	pthread_setname_np(opener.thread, "rt-opener");
 	pthread_mutex_lock(&opener.lock);
 	while (!ready)
 		pthread_cond_wait(&opener.answered, &opener.lock);

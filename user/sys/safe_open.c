@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "sys/mapping_opener.h"
 
 #define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -155,32 +156,76 @@ int safe_open_in_own_root(const char *path, struct stat *st)
 	return fd;
 }
 
-/* The mappings this thread opened since its last safe_open_mappings_forget
- * (a pass over the side-band: one MMAP2 record's mapping is opened for its
- * build-id, for the unwinder and for the copies), each once: an open of
- * map_files is a call to the thread that kept the capabilities, two
- * context switches (tens of microseconds on a VM). */
+/* The mappings this thread opened lately: in this pass over the side-band
+ * and, for MAPPING_KEPT_NS, the passes before it. One MMAP2 record's mapping
+ * is opened for its build-id, then a pass or more later for the unwinder, the
+ * walks it serves and the copies; an open of map_files is a call to the
+ * thread that kept the capabilities, two context switches (tens of
+ * microseconds on a VM). A caller that names the inode it expects gets a copy
+ * of a descriptor of that very inode (held open, its number cannot be another
+ * file's), however and for whichever process it was opened; one that does
+ * not, a copy of this pass's open of the same pid, start and end only (a
+ * range may be mapped anew after it). */
 #define OPENED_MAPPINGS 32
+#define MAPPING_KEPT_NS 2000000000ull
 static __thread struct opened_mapping {
 	uint32_t pid;
 	uint64_t start, end;
 	int fd; /* -1: none */
 	struct stat st;
+	uint64_t pass, opened_ns;
 } opened[OPENED_MAPPINGS] = { [0 ... OPENED_MAPPINGS - 1] = { .fd = -1 } };
 static __thread unsigned int next_opened;
+static __thread uint64_t pass;
 /* on in a thread that forgets them (passes over the side-band): any other
  * would hold its last ones open */
 static __thread bool remember_opened;
 
-void safe_open_mappings_forget(void)
+static void forget_opened(uint64_t older_than_ns)
 {
-	remember_opened = true;
 	for (unsigned int i = 0; i < OPENED_MAPPINGS; i++)
-		if (opened[i].fd >= 0) {
+		if (opened[i].fd >= 0 && opened[i].opened_ns < older_than_ns) {
 			close(opened[i].fd);
 			opened[i].fd = -1;
 		}
-	next_opened = 0;
+}
+
+void safe_open_mappings_forget(void)
+{
+	uint64_t now = monotonic_ns();
+
+	remember_opened = true;
+	pass++;
+	forget_opened(now > MAPPING_KEPT_NS ? now - MAPPING_KEPT_NS : 0);
+}
+
+void safe_open_mappings_close(void)
+{
+	forget_opened(UINT64_MAX);
+	remember_opened = false;
+}
+
+/* A copy of a descriptor kept by opened[] (its stat in *st), or -1. */
+static int opened_copy(const struct opened_mapping *o, struct stat *st)
+{
+	int fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd >= 0)
+		*st = o->st;
+	return fd;
+}
+
+/* A kept descriptor of the inode id names, or -1. */
+static int opened_inode(const struct safe_file_id *id, struct stat *st)
+{
+	for (unsigned int i = 0; i < OPENED_MAPPINGS; i++) {
+		const struct opened_mapping *o = &opened[i];
+
+		if (o->fd >= 0 && (uint64_t)o->st.st_ino == id->ino &&
+		    major(o->st.st_dev) == id->maj && minor(o->st.st_dev) == id->min)
+			return opened_copy(o, st);
+	}
+	return -1;
 }
 
 /* /proc/PID/map_files/START-END opened (or this pass's earlier open of it
@@ -193,10 +238,9 @@ static int open_map_files(uint32_t pid, uint64_t start, uint64_t end, struct sta
 
 	for (unsigned int i = 0; i < OPENED_MAPPINGS; i++) {
 		o = &opened[i];
-		if (o->fd >= 0 && o->pid == pid && o->start == start && o->end == end) {
-			fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
-			if (fd >= 0)
-				*st = o->st;
+		if (o->fd >= 0 && o->pass == pass && o->pid == pid && o->start == start &&
+		    o->end == end) {
+			fd = opened_copy(o, st);
 			return fd < 0 ? -errno : fd;
 		}
 	}
@@ -213,7 +257,8 @@ static int open_map_files(uint32_t pid, uint64_t start, uint64_t end, struct sta
 	o = &opened[next_opened++ % OPENED_MAPPINGS];
 	if (o->fd >= 0)
 		close(o->fd);
-	*o = (struct opened_mapping){ pid, start, end, fcntl(fd, F_DUPFD_CLOEXEC, 0), *st };
+	*o = (struct opened_mapping){ pid, start, end, fcntl(fd, F_DUPFD_CLOEXEC, 0), *st, pass,
+				      monotonic_ns() };
 	return fd;
 }
 
@@ -222,9 +267,10 @@ int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *pa
 {
 	char link[96];
 	struct stat s;
-	int fd;
+	int fd = dev && remember_opened ? opened_inode(dev, &s) : -1;
 
-	fd = open_map_files(pid, start, end, &s);
+	if (fd < 0)
+		fd = open_map_files(pid, start, end, &s);
 	/* map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); a mapping
 	 * that is not a regular file is refused, not looked up by its name */
 	if (fd < 0 && safe_open_refused(errno))

@@ -62,12 +62,15 @@ struct safe_file_id {
 };
 int safe_open_mapping(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 		      const struct safe_file_id *dev, struct stat *st);
-/* Closes the mappings this thread opened since its last call. From its first
- * call on, a thread opens a mapping's map_files once per pass over the
- * side-band: a later safe_open_mapping of the same pid, start and end gets a
- * copy of that descriptor (sharing its offset: read it with pread) until the
- * next call. */
+/* Starts a pass over the side-band: closes the mappings this thread opened
+ * more than two seconds ago. From its first call on, a thread keeps what it
+ * opens through map_files: a later safe_open_mapping naming the same inode
+ * (dev) gets a copy of that descriptor for two seconds, one of the same pid,
+ * start and end until the next call (sharing its offset: read it with
+ * pread). */
 void safe_open_mappings_forget(void);
+/* Closes every mapping this thread kept, and keeps none from now on. */
+void safe_open_mappings_close(void);
 
 /* Reads up to len bytes of fd from offset off (retrying short reads and
  * EINTR, stopping at the end of the file): never more than len. Returns the
