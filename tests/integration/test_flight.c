@@ -2,7 +2,8 @@
 /* test_flight.c: record --overwrite with real BPF on every transport: snapshots
  * hold the newest samples, contiguous and ending at the trigger, every sample
  * is held, overwritten or lost, perf reads the snapshots; SIGUSR2, ringtrace
- * snapshot, --max-snapshots and the run-queue latency trigger. */
+ * snapshot, --max-snapshots, a snapshot of a window and the run-queue latency
+ * trigger. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sample_record.h"
 #include "test_util.h"
@@ -414,6 +417,84 @@ static void test_trigger_keeps_to_scope(void **state)
 	free(dir);
 }
 
+/* A snapshot asked for with a window (sigqueue's value, as export -g asks for
+ * a profile's): its files hold the samples from the window's start on, the
+ * older ones it held counted as such in its accounting; perf reads what it
+ * holds, as many samples. */
+static void test_windowed_snapshot(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL, path[4096], snap[4096], line[512];
+	uint64_t since = 0, held = 0, older = 0, first = UINT64_MAX, samples = 0;
+	const struct perf_event_header *rec;
+	bool has_older = false;
+	struct tu_records r;
+	struct timespec now;
+	pid_t recorder;
+	long pid = 0;
+	FILE *f;
+
+	(void)state;
+	tu_skip_unless_possible();
+	recorder = tu_start("exec %s record --overwrite -a -F 499 --force -o %s -- %s spin 6 2>/dev/null",
+			    tu_ringtrace(), dir, tu_loadgen());
+	snprintf(path, sizeof(path), "%s/ringtrace.pid", dir);
+	for (int i = 0; i < 300 && !pid; i++) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		if (f)
+			fclose(f);
+		usleep(100000);
+	}
+	assert_true(pid > 0);
+	sleep(2); /* samples older than the window */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	since = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - 500000000ull;
+	assert_int_equal(sigqueue((pid_t)pid, SIGUSR2, (union sigval){ .sival_ptr = (void *)since }), 0);
+	snprintf(path, sizeof(path), "%s/snapshot-000/accounting", dir);
+	for (int i = 0; i < 100 && !exists(path); i++)
+		usleep(100000);
+	snprintf(snap, sizeof(snap), "%s/snapshot-000", dir);
+	read_accounting(snap, NULL); /* produced = held + overwritten + lost */
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t c[5];
+
+		has_older |= line[0] == '#' && strstr(line, "older, held but not written");
+		if (!strncmp(line, "all ", 4) &&
+		    sscanf(line + 4, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &c[0],
+			   &c[1], &c[2], &c[3], &c[4]) == 5) {
+			held = c[1];
+			older = c[4];
+		}
+	}
+	fclose(f);
+	assert_true(has_older);
+	print_message("held %" PRIu64 ", of them older than the window %" PRIu64 "\n", held, older);
+	assert_true(older > 0 && older < held);
+	tu_records_open(&r, snap, TU_RECORDS_STRICT);
+	while (tu_records_next(&r, &rec)) {
+		struct rt_sample_head head;
+
+		if (rec->type != PERF_RECORD_SAMPLE)
+			continue;
+		memcpy(&head, rec, sizeof(head));
+		first = head.time < first ? head.time : first;
+		samples++;
+	}
+	tu_records_close(&r);
+	assert_int_equal(samples, held - older);
+	assert_true(first >= since);
+	/* perf's view: as many samples */
+	assert_int_equal(tu_sh(&out, "perf script -i %s -F event 2>/dev/null | wc -l", snap), 0);
+	assert_int_equal(strtoull(out, NULL, 10), samples);
+	free(out);
+	tu_stop(recorder);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_losses_counted_ringbuf),
 		cmocka_unit_test(test_losses_before_trigger_are_its),
 		cmocka_unit_test(test_snapshot_command_and_limit),
+		cmocka_unit_test(test_windowed_snapshot),
 		cmocka_unit_test(test_runqlat_trigger),
 		cmocka_unit_test(test_trigger_keeps_to_scope),
 		cmocka_unit_test(test_refused),

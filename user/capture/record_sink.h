@@ -67,8 +67,9 @@ struct record_sink_ops {
 	/* A drain round ended. 0, or -errno with err set: the recording stops.
 	 * May be NULL. */
 	int (*flush)(struct record_sink *s, char *err, size_t errlen);
-	/* A snapshot was asked for (reason: "SIGUSR2", a trigger). May be NULL. */
-	void (*trigger)(struct record_sink *s, const char *reason);
+	/* A snapshot was asked for (reason: "SIGUSR2", a trigger), of the
+	 * samples from since_ns on (0: all it holds). May be NULL. */
+	void (*trigger)(struct record_sink *s, const char *reason, uint64_t since_ns);
 	/* Sampling stopped and everything was drained: write what is left.
 	 * 0, or -errno with err set. */
 	int (*finish)(struct record_sink *s, char *err, size_t errlen);

@@ -50,7 +50,7 @@ int cmd_snapshot(int argc, char **argv)
 		rt_error("%s", err);
 		return 2;
 	}
-	if (flight_target_take_snapshot(&t, wait ? WAIT_SECONDS * 1000 : 0, NULL, NULL, err,
+	if (flight_target_take_snapshot(&t, 0, wait ? WAIT_SECONDS * 1000 : 0, NULL, NULL, err,
 					sizeof(err))) {
 		rt_error("%s", err);
 		goto out;

@@ -485,9 +485,11 @@ int flight_target_newest_snapshot(const struct flight_target *t, char *name, siz
 	return 0;
 }
 
-int flight_target_take_snapshot(const struct flight_target *t, unsigned int wait_ms,
-				bool (*cancel)(void *ctx), void *ctx, char *err, size_t errlen)
+int flight_target_take_snapshot(const struct flight_target *t, uint64_t since_ns,
+				unsigned int wait_ms, bool (*cancel)(void *ctx), void *ctx,
+				char *err, size_t errlen)
 {
+	union sigval window = { .sival_ptr = (void *)(uintptr_t)since_ns };
 	int before = flight_target_snapshots(t);
 	uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000;
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
@@ -496,7 +498,7 @@ int flight_target_take_snapshot(const struct flight_target *t, unsigned int wait
 		rt_format(err, errlen, "cannot list %s: %s", t->dir, strerror(-before));
 		return before;
 	}
-	if (kill(t->pid, SIGUSR2)) {
+	if (since_ns ? sigqueue(t->pid, SIGUSR2, window) : kill(t->pid, SIGUSR2)) {
 		rt_format(err, errlen, "cannot signal ringtrace %d: %s", (int)t->pid, strerror(errno));
 		return -errno;
 	}

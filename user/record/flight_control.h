@@ -59,11 +59,13 @@ bool flight_target_alive(const struct flight_target *t);
 int flight_target_snapshots(const struct flight_target *t);
 /* The name of the newest of them into name: 0, -ENOENT (none), or -errno. */
 int flight_target_newest_snapshot(const struct flight_target *t, char *name, size_t len);
-/* Asks it for a snapshot (SIGUSR2) and, with wait_ms, waits until one more
- * is complete: 0; -ETIMEDOUT; -ESRCH if it ended; -ECANCELED once cancel(ctx)
- * (if given) says so; err set. */
-int flight_target_take_snapshot(const struct flight_target *t, unsigned int wait_ms,
-				bool (*cancel)(void *ctx), void *ctx, char *err, size_t errlen);
+/* Asks it for a snapshot (SIGUSR2; with since_ns, of the samples from then on
+ * only, CLOCK_MONOTONIC: sigqueue's value) and, with wait_ms, waits until one
+ * more is complete: 0; -ETIMEDOUT; -ESRCH if it ended; -ECANCELED once
+ * cancel(ctx) (if given) says so; err set. */
+int flight_target_take_snapshot(const struct flight_target *t, uint64_t since_ns,
+				unsigned int wait_ms, bool (*cancel)(void *ctx), void *ctx,
+				char *err, size_t errlen);
 void flight_target_close(struct flight_target *t);
 
 #endif

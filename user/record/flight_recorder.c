@@ -108,7 +108,7 @@ static void take_unreported_losses(struct flight_recorder *f)
 }
 
 /* Triggers that arrive while a snapshot is written are folded into the next. */
-static void flight_trigger(struct record_sink *s, const char *reason)
+static void flight_trigger(struct record_sink *s, const char *reason, uint64_t since_ns)
 {
 	struct flight_recorder *f = flight_of(s);
 
@@ -119,9 +119,13 @@ static void flight_trigger(struct record_sink *s, const char *reason)
 	} else if (f->requested == f->written) {
 		f->requested++;
 		snprintf(f->reason, sizeof(f->reason), "%s", reason);
+		f->since_ns = since_ns;
 		pthread_cond_signal(&f->wake);
+	} else if (since_ns < f->since_ns) {
+		f->since_ns = since_ns;
 	}
-	/* else one is pending already: this trigger is folded into it */
+	/* else one is pending already: this trigger is folded into it (its
+	 * window the wider of the two) */
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -133,6 +137,7 @@ static void *snapshot_thread(void *arg)
 	pthread_mutex_lock(&f->lock);
 	for (;;) {
 		char reason[sizeof(f->reason)];
+		uint64_t since_ns;
 		unsigned int number;
 		char err[512];
 
@@ -142,9 +147,11 @@ static void *snapshot_thread(void *arg)
 			break;
 		number = f->written;
 		memcpy(reason, f->reason, sizeof(reason));
+		since_ns = f->since_ns;
 		pthread_mutex_unlock(&f->lock);
 		err[0] = '\0';
-		if (flight_write_snapshot(f, number, reason, err, sizeof(err)) && !atomic_load(&f->error)) {
+		if (flight_write_snapshot(f, number, reason, since_ns, err, sizeof(err)) &&
+		    !atomic_load(&f->error)) {
 			snprintf(f->error_text, sizeof(f->error_text), "%s", err);
 			atomic_store(&f->error, 1);
 		}

@@ -101,10 +101,11 @@ static const struct perf_event_header *cursor_peek(const struct cursor *c)
 	return c->at < c->end ? (const struct perf_event_header *)c->at : NULL;
 }
 
-/* The CPU's file: side-band, held samples and the LOST record merged by time. */
+/* The CPU's file: side-band, held samples (from since_ns on) and the LOST
+ * record merged by time; the samples left out counted in t->older. */
 static int write_cpu_file(struct flight_recorder *f, int dirfd, const char *dirpath,
-			  const struct flight_cpu *c, const struct cpu_take *t, char *err,
-			  size_t errlen)
+			  const struct flight_cpu *c, struct cpu_take *t, uint64_t since_ns,
+			  char *err, size_t errlen)
 {
 	const uint8_t *held = f->kernel_rings ? t->kernel.data : t->held.data;
 	size_t held_len = f->kernel_rings ? t->kernel.len : t->held.len;
@@ -152,8 +153,12 @@ static int write_cpu_file(struct flight_recorder *f, int dirfd, const char *dirp
 		}
 		if (!next)
 			break;
-		if (perf_data_stream_append(&out, next, next->size))
+		if (from == &samples && since_ns && next->type == PERF_RECORD_SAMPLE &&
+		    recording_record_time(next) < since_ns) {
+			t->older++;
+		} else if (perf_data_stream_append(&out, next, next->size)) {
 			break;
+		}
 		from->at += next->size;
 	}
 	if (out.error || perf_data_stream_close(&out)) {
@@ -165,9 +170,10 @@ static int write_cpu_file(struct flight_recorder *f, int dirfd, const char *dirp
 
 static int write_accounting(int dirfd, const char *dirpath, const struct flight_recorder *f,
 			    const struct cpu_take *takes, const char *name, const char *reason,
-			    char *err, size_t errlen)
+			    uint64_t since_ns, char *err, size_t errlen)
 {
 	struct flight_accounting all = { 0 };
+	uint64_t older = 0;
 	int fd = output_file_create(dirfd, dirpath, "accounting", err, errlen);
 	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
 
@@ -182,16 +188,27 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 	fprintf(out, "# transport %s: overwritten %s\n", f->transport,
 		f->kernel_rings ? "= produced - held - lost (the ring overwrote them uncounted)"
 				: "counted by the staging ring");
-	fprintf(out, "%-6s %14s %14s %14s %14s\n", "cpu", "produced", "held", "overwritten", "lost");
+	if (since_ns)
+		fprintf(out, "# asked for the samples from %" PRIu64 " ns on: older, held but not written\n",
+			since_ns);
+	fprintf(out, "%-6s %14s %14s %14s %14s%s\n", "cpu", "produced", "held", "overwritten", "lost",
+		since_ns ? "          older" : "");
 	for (unsigned int i = 0; i < f->nr; i++) {
 		const struct flight_accounting *k = &takes[i].counts;
 
-		fprintf(out, "%-6d %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
-			f->cpus[i].cpu, k->produced, k->held, k->overwritten, k->lost);
+		fprintf(out, "%-6d %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, f->cpus[i].cpu,
+			k->produced, k->held, k->overwritten, k->lost);
+		if (since_ns)
+			fprintf(out, " %14" PRIu64, takes[i].older);
+		fputc('\n', out);
 		accounting_add(&all, k);
+		older += takes[i].older;
 	}
-	fprintf(out, "%-6s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n", "all",
-		all.produced, all.held, all.overwritten, all.lost);
+	fprintf(out, "%-6s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, "all", all.produced,
+		all.held, all.overwritten, all.lost);
+	if (since_ns)
+		fprintf(out, " %14" PRIu64, older);
+	fputc('\n', out);
 	if (fclose(out)) {
 		rt_format(err, errlen, "cannot write %s/accounting: %s", dirpath, strerror(errno));
 		return -errno;
@@ -259,7 +276,7 @@ static bool overlap_loss_to_say(struct flight_recorder *f, uint64_t lost)
 /* Takes every CPU, then writes snapshot-NNN: header, per-CPU files, the
  * accounting; prints the counts; keeps the side-band bounded. */
 int flight_write_snapshot(struct flight_recorder *f, unsigned int number, const char *reason,
-			  char *err, size_t errlen)
+			  uint64_t since_ns, char *err, size_t errlen)
 {
 	struct cpu_take *takes = calloc(f->nr, sizeof(*takes));
 	char name[32], path[4096];
@@ -287,9 +304,10 @@ int flight_write_snapshot(struct flight_recorder *f, unsigned int number, const 
 	if ((ret = dirfd) < 0 || (ret = f->ops.write_header(f->ops.ctx, dirfd, path, err, errlen)))
 		goto out;
 	for (unsigned int i = 0; i < f->nr; i++)
-		if ((ret = write_cpu_file(f, dirfd, path, &f->cpus[i], &takes[i], err, errlen)))
+		if ((ret = write_cpu_file(f, dirfd, path, &f->cpus[i], &takes[i], since_ns, err,
+					  errlen)))
 			goto out;
-	if ((ret = write_accounting(dirfd, path, f, takes, name, reason, err, errlen)))
+	if ((ret = write_accounting(dirfd, path, f, takes, name, reason, since_ns, err, errlen)))
 		goto out;
 	for (unsigned int i = 0; i < f->nr; i++) {
 		const struct flight_accounting *k = &takes[i].counts;

@@ -56,6 +56,7 @@ struct flight_recorder {
 	unsigned int written;       /* snapshots written */
 	uint64_t ignored;           /* triggers after --max-snapshots */
 	char reason[128];           /* of the pending trigger */
+	uint64_t since_ns;          /* its window's start: samples older are not written (0: all) */
 	uint64_t mismatches;        /* periods whose counts did not add up */
 	uint64_t lost_said;         /* overlap: the samples lost when last said */
 	uint64_t lost_said_ns;      /* overlap: when (CLOCK_MONOTONIC), 0: never */
@@ -78,6 +79,7 @@ struct cpu_take {
 	struct byte_buffer kernel;    /* perfbuf: the same, read from the kernel's ring */
 	struct byte_buffer sideband;  /* a copy of the side-band so far */
 	struct flight_accounting counts;
+	uint64_t older;               /* held, but older than the window asked for: not written */
 	uint64_t lost_time;
 	uint64_t newest_seq;          /* perfbuf: of the newest sample read */
 	uint64_t bpf_produced;        /* perfbuf: the BPF side's counts before the pause */
@@ -94,10 +96,11 @@ static inline uint64_t sample_seq(const void *rec, uint64_t near)
 	return near + (uint64_t)(int64_t)(int32_t)(low - (uint32_t)near);
 }
 
-/* Takes every CPU, then writes snapshot-NNN: header, per-CPU files, the
- * accounting; prints the counts; keeps the side-band bounded. 0, or -errno
- * with err set. In flight_snapshot.c. */
+/* Takes every CPU, then writes snapshot-NNN: header, per-CPU files (their
+ * samples from since_ns on, 0: all), the accounting; prints the counts;
+ * keeps the side-band bounded. 0, or -errno with err set. In
+ * flight_snapshot.c. */
 int flight_write_snapshot(struct flight_recorder *f, unsigned int number, const char *reason,
-			  char *err, size_t errlen);
+			  uint64_t since_ns, char *err, size_t errlen);
 
 #endif

@@ -203,18 +203,24 @@ static int drain_all(struct session *s)
 }
 
 /* A snapshot is asked for once everything that happened before the
- * trigger was drained into the sinks. */
-void session_note_trigger(struct session *s, const char *reason)
+ * trigger was drained into the sinks; two asked for before then are one, of
+ * the wider window. */
+void session_note_trigger(struct session *s, const char *reason, uint64_t since_ns)
 {
-	if (!s->trigger_reason[0])
+	if (!s->trigger_reason[0]) {
 		snprintf(s->trigger_reason, sizeof(s->trigger_reason), "%s", reason);
+		s->trigger_since_ns = since_ns;
+	} else if (since_ns < s->trigger_since_ns) {
+		s->trigger_since_ns = since_ns;
+	}
 }
 
 static void pass_trigger(struct session *s)
 {
 	for (unsigned int i = 0; i < s->nr_sinks; i++)
 		if (s->sinks[i]->ops->trigger)
-			s->sinks[i]->ops->trigger(s->sinks[i], s->trigger_reason);
+			s->sinks[i]->ops->trigger(s->sinks[i], s->trigger_reason,
+						  s->trigger_since_ns);
 	s->trigger_reason[0] = '\0';
 }
 
@@ -239,8 +245,11 @@ static void handle_signal(struct session *s)
 			if (s->has_workload && workload_poll(&s->workload))
 				s->stopping = true;
 		} else if (si.ssi_signo == SIGUSR2) {
+			/* sigqueue's value (flight_target_take_snapshot's
+			 * since_ns): the window asked for */
 			if (s->opts->overwrite)
-				session_note_trigger(s, "SIGUSR2");
+				session_note_trigger(s, "SIGUSR2",
+						     si.ssi_code == SI_QUEUE ? si.ssi_ptr : 0);
 			else
 				rotation_note_signal(s);
 		} else {

@@ -68,6 +68,7 @@ struct session {
 	struct byte_buffer python_rec;    /* the MMAP2 of a Python process's frames */
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
+	uint64_t trigger_since_ns;        /* of its samples from then on (0: all) */
 	struct workload workload;
 	bool has_workload;
 	int sigfd;
@@ -96,8 +97,9 @@ enum epoll_tag { TAG_SIGNAL, TAG_SAMPLER, TAG_SIDEBAND, TAG_TRIGGER, TAG_UNWIND 
 /* record.c: the first SIGINT or SIGTERM stops the recording cleanly; from
  * then on a second one ends the process at once. */
 void session_request_stop(struct session *s);
-/* record.c: a snapshot asked for once everything before it was drained. */
-void session_note_trigger(struct session *s, const char *reason);
+/* record.c: a snapshot asked for once everything before it was drained, of
+ * the samples from since_ns on (CLOCK_MONOTONIC; 0: all it holds). */
+void session_note_trigger(struct session *s, const char *reason, uint64_t since_ns);
 
 /* start.c: everything loaded, attached and opened (the start's files too),
  * on a thread of its own so that a SIGINT, SIGTERM or SIGHUP meanwhile is

@@ -22,7 +22,7 @@
 
 static void on_trigger_fired(void *ctx, const char *reason)
 {
-	session_note_trigger(ctx, reason);
+	session_note_trigger(ctx, reason, 0);
 }
 
 /* The in-kernel snapshot triggers, once the sampler runs. */
