@@ -67,7 +67,7 @@ TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
 		     util-linux python3 python3-yaml python3-prometheus-client libc6-dbg python3.11-dbg \
 		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev containerd docker.io busybox-static \
-		     hotspot
+		     hotspot openjdk-17-jdk-headless
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.

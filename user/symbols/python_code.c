@@ -7,18 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
 
-/* len bytes at addr of pid into buf: 0, or -errno. */
-static int read_mem(uint32_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
+#include "sys/process_memory.h"
 
 static uint64_t u64_at(const uint8_t *b, size_t off)
 {
@@ -73,7 +63,7 @@ static int read_str(uint32_t pid, uint64_t addr, const struct python_version_off
 	out[0] = '\0';
 	if (!addr || o->compact_data > sizeof(head))
 		return -EFAULT;
-	if ((r = read_mem(pid, addr, head, o->walk.ascii_data)))
+	if ((r = process_memory_read(pid, addr, head, o->walk.ascii_data)))
 		return r;
 	memcpy(&state, head + o->walk.unicode_state, sizeof(state));
 	length = u64_at(head, o->walk.unicode_length);
@@ -85,7 +75,7 @@ static int read_str(uint32_t pid, uint64_t addr, const struct python_version_off
 	width = kind;
 	data = addr + ((state & 1u << 6) ? o->walk.ascii_data : o->compact_data);
 	nr = length < max ? (size_t)length : max;
-	if (nr && (r = read_mem(pid, data, chars, nr * width)))
+	if (nr && (r = process_memory_read(pid, data, chars, nr * width)))
 		return r;
 	for (size_t i = 0; i < nr; i++) {
 		uint32_t c = width == 1 ? chars[i]
@@ -117,7 +107,7 @@ int python_code_name(uint32_t pid, uint64_t code, uint64_t code_type,
 
 	if (len < 64 || o->code_read > sizeof(co))
 		return -EINVAL;
-	if ((r = read_mem(pid, code, co, o->code_read)))
+	if ((r = process_memory_read(pid, code, co, o->code_read)))
 		return r;
 	/* memory reused since the sample (or never a code object) */
 	if (code_type && u64_at(co, o->object_type) != code_type)
