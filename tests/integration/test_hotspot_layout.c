@@ -2,7 +2,8 @@
 /* test_hotspot_layout.c: the layout a running OpenJDK JVM describes of itself
  * (gHotSpotVMStructs, types, constants), read from its memory, is the one
  * HotSpot's own serviceability agent (jhsdb) reads from it: every field,
- * type size and constant both have, the same. */
+ * type size and constant both have, the same; the methods on its threads'
+ * stacks are named as the agent names them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "symbols/hotspot_elf.h"
+#include "symbols/hotspot_method.h"
 #include "symbols/hotspot_vmstructs.h"
 #include "test_util.h"
 
@@ -25,10 +27,10 @@
 
 static const char spin_java[] = "public class Spin {\n"
 				"  static volatile long n;\n"
-				"  public static void main(String[] a) {\n"
-				"    long end = System.currentTimeMillis() + 120000;\n"
-				"    while (System.currentTimeMillis() < end) n++;\n"
-				"  }\n"
+				"  static void inner() { while (true) n++; }\n"
+				"  static void middle() { inner(); }\n"
+				"  static void outer() { middle(); }\n"
+				"  public static void main(String[] a) { outer(); }\n"
 				"}\n";
 
 /* libjvm.so's mapping of its first page in pid: its path and start. */
@@ -134,66 +136,149 @@ static void compare_with_agent(const char *dump, const struct hotspot_vmstructs 
 	free(copy);
 }
 
-static void test_layout_is_the_agents(void **state)
-{
-	char *dir, *out = NULL, path[4096];
+/* One JVM for the tests: Spin, started before them, its layout read. */
+static struct {
+	pid_t pid;
+	char *dir;
 	struct hotspot_vmstructs v;
+	bool read;
+} jvm;
+
+static int start_jvm(void **state)
+{
+	char *out = NULL, path[4096], err[256];
 	struct hotspot_elf e;
-	unsigned int same = 0, missing = 0;
-	uint64_t start = 0, size, offset;
-	char err[256];
-	pid_t java;
+	uint64_t start = 0;
 	int fd, r = -EAGAIN;
-	int64_t c;
 
 	(void)state;
 	if (access(JAVA_HOME "/bin/javac", X_OK) || access(JAVA_HOME "/bin/jhsdb", X_OK))
-		tu_skip("no OpenJDK 17 JDK in " JAVA_HOME " (make deps installs openjdk-17-jdk-headless)");
-	tu_skip_unless_possible();
-	dir = tu_tempdir();
-	tu_write_file(dir, "Spin.java", spin_java, sizeof(spin_java) - 1);
-	if (tu_sh(&out, "cd %s && " JAVA_HOME "/bin/javac Spin.java 2>&1", dir))
-		fail_msg("javac failed:\n%s", out);
+		return 0; /* each test says SKIP */
+	jvm.dir = tu_tempdir();
+	tu_write_file(jvm.dir, "Spin.java", spin_java, sizeof(spin_java) - 1);
+	if (tu_sh(&out, "cd %s && " JAVA_HOME "/bin/javac Spin.java 2>&1", jvm.dir)) {
+		fprintf(stderr, "javac failed:\n%s", out);
+		free(out);
+		return -1;
+	}
 	free(out);
-	out = NULL;
-	java = tu_start("exec " JAVA_HOME "/bin/java -cp %s Spin", dir);
+	jvm.pid = tu_start("exec " JAVA_HOME "/bin/java -cp %s Spin", jvm.dir);
 	/* the JVM sets its tables up as it starts */
 	for (int i = 0; i < 200 && r == -EAGAIN; i++) {
 		usleep(50000);
-		if (!start && !find_libjvm(java, path, sizeof(path), &start))
+		if (!start && !find_libjvm(jvm.pid, path, sizeof(path), &start))
 			continue;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		assert_true(fd >= 0);
-		assert_int_equal(hotspot_elf_inspect(fd, &e), 0);
+		if (fd < 0 || hotspot_elf_inspect(fd, &e)) {
+			fprintf(stderr, "%s: not read as libjvm.so\n", path);
+			return -1;
+		}
 		close(fd);
-		r = hotspot_vmstructs_read((uint32_t)java, &e, start - e.first_load_vaddr, &v, err,
-					   sizeof(err));
+		r = hotspot_vmstructs_read((uint32_t)jvm.pid, &e, start - e.first_load_vaddr, &jvm.v,
+					   err, sizeof(err));
 	}
-	if (r)
-		fail_msg("the JVM's layout: %s", err);
-	print_message("read %u fields, %u types, %u constants (%u names too long)\n", v.nr_fields,
-		      v.nr_types, v.nr_constants, v.skipped);
-	/* what a Java frame walk needs */
-	assert_true(hotspot_type_size(&v, "Method", &size) && size >= 32);
-	assert_true(hotspot_field_offset(&v, "Method", "_constMethod", &offset) && offset < size);
-	assert_true(hotspot_field_offset(&v, "ConstMethod", "_constants", &offset));
-	assert_true(hotspot_field_offset(&v, "Symbol", "_body", &offset));
-	assert_true(hotspot_static_address(&v, "CodeCache", "_heaps", &offset) && offset);
-	assert_true(hotspot_constant(&v, "frame::interpreter_frame_sender_sp_offset", &c) && c < 0);
-	/* HotSpot's own reader of the same process says the same */
-	if (tu_sh(&out, "printf 'vmstructsdump\\nintConstant\\nlongConstant\\nquit\\n' | " JAVA_HOME "/bin/jhsdb clhsdb --pid %d 2>&1",
-		  (int)java))
+	if (r) {
+		fprintf(stderr, "the JVM's layout: %s\n", r == -EAGAIN ? "not set up in 10 s" : err);
+		return -1;
+	}
+	jvm.read = true;
+	return 0;
+}
+
+static int stop_jvm(void **state)
+{
+	(void)state;
+	if (jvm.read)
+		hotspot_vmstructs_free(&jvm.v);
+	tu_stop(jvm.pid);
+	if (jvm.dir)
+		tu_rmtree(jvm.dir);
+	free(jvm.dir);
+	return 0;
+}
+
+static void skip_without_jvm(void)
+{
+	if (!jvm.read)
+		tu_skip("no OpenJDK 17 JDK in " JAVA_HOME " (make deps installs openjdk-17-jdk-headless)");
+	tu_skip_unless_possible();
+}
+
+/* jhsdb clhsdb's answer to commands (each followed by a newline). */
+static char *agent(const char *commands)
+{
+	char *out = NULL;
+
+	if (tu_sh(&out, "printf '%s' | " JAVA_HOME "/bin/jhsdb clhsdb --pid %d 2>&1", commands,
+		  (int)jvm.pid))
 		fail_msg("jhsdb failed:\n%s", out);
-	compare_with_agent(out, &v, &same, &missing);
+	return out;
+}
+
+static void test_layout_is_the_agents(void **state)
+{
+	const struct hotspot_vmstructs *v = &jvm.v;
+	unsigned int same = 0, missing = 0;
+	uint64_t size, offset;
+	char *out;
+	int64_t c;
+
+	(void)state;
+	skip_without_jvm();
+	print_message("read %u fields, %u types, %u constants (%u names too long)\n", v->nr_fields,
+		      v->nr_types, v->nr_constants, v->skipped);
+	/* what a Java frame walk needs */
+	assert_true(hotspot_type_size(v, "Method", &size) && size >= 32);
+	assert_true(hotspot_field_offset(v, "Method", "_constMethod", &offset) && offset < size);
+	assert_true(hotspot_field_offset(v, "ConstMethod", "_constants", &offset));
+	assert_true(hotspot_field_offset(v, "Symbol", "_body", &offset));
+	assert_true(hotspot_static_address(v, "CodeCache", "_heaps", &offset) && offset);
+	assert_true(hotspot_constant(v, "frame::interpreter_frame_sender_sp_offset", &c) && c < 0);
+	/* HotSpot's own reader of the same process says the same */
+	out = agent("vmstructsdump\\nintConstant\\nlongConstant\\nquit\\n");
+	compare_with_agent(out, v, &same, &missing);
 	print_message("jhsdb agrees on %u values; %u it has were not read\n", same, missing);
 	assert_true(same > 1500);
 	if (missing * 20 > same)
 		fail_msg("%u of jhsdb's values were not read", missing);
 	free(out);
-	hotspot_vmstructs_free(&v);
-	tu_stop(java);
-	tu_rmtree(dir);
-	free(dir);
+}
+
+/* Each Method* of the threads' stacks, as jhsdb's jstack -v gives them
+ * ("- Spin.inner() @bci=..., Method*=0x..."), is named as jhsdb names it. */
+static void test_methods_named_as_the_agent(void **state)
+{
+	struct hotspot_method_layout l;
+	char err[256], name[512], *out, *save = NULL;
+	unsigned int named = 0, spin = 0;
+
+	(void)state;
+	skip_without_jvm();
+	if (hotspot_method_layout_of(&jvm.v, &l, err, sizeof(err)))
+		fail_msg("%s", err);
+	out = agent("jstack -v\\nquit\\n");
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *dash = strstr(line, " - "), *m = strstr(line, "Method*=0x");
+		char want[512];
+		int r;
+
+		if (!dash || !m || !strchr(dash, '('))
+			continue;
+		snprintf(want, sizeof(want), "%.*s", (int)(strchr(dash, '(') - dash - 3), dash + 3);
+		r = hotspot_method_name((uint32_t)jvm.pid, &l, strtoull(m + 10, NULL, 16), name,
+					sizeof(name));
+		if (r)
+			fail_msg("%s: not named: %s", line, strerror(-r));
+		if (strcmp(name, want))
+			fail_msg("%s: named %s", line, name);
+		named++;
+		spin += !strncmp(name, "Spin.", 5);
+	}
+	print_message("%u methods named as jhsdb names them, %u of Spin\n", named, spin);
+	assert_true(named >= 4 && spin >= 3);
+	free(out);
+	/* what is no Method* is refused, not named */
+	assert_true(hotspot_method_name((uint32_t)jvm.pid, &l, 8, name, sizeof(name)) < 0);
 }
 
 /* A process that is no JVM: its memory is not read as one. */
@@ -212,8 +297,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_is_the_agents),
+		cmocka_unit_test(test_methods_named_as_the_agent),
 		cmocka_unit_test(test_not_a_jvm),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, start_jvm, stop_jvm);
 }

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hotspot_method.c: names a HotSpot Method* of a running JVM,
+ * "pkg.Class.method", from its memory: its ConstMethod's name in its constant
+ * pool, and the class that holds the pool; every read bounded and checked. */
+#include "symbols/hotspot_method.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "lib/utf8.h"
+#include "sys/process_memory.h"
+
+/* A constant pool holds at most this many entries (its indexes are u2s). */
+#define POOL_MAX 65536
+
+int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_method_layout *out,
+			     char *err, size_t errlen)
+{
+	static const struct {
+		const char *type, *field;
+		size_t at;
+	} fields[] = {
+		{ "Method", "_constMethod", offsetof(struct hotspot_method_layout, method_const_method) },
+		{ "ConstMethod", "_constants",
+		  offsetof(struct hotspot_method_layout, const_method_constants) },
+		{ "ConstMethod", "_name_index",
+		  offsetof(struct hotspot_method_layout, const_method_name_index) },
+		{ "ConstantPool", "_tags", offsetof(struct hotspot_method_layout, pool_tags) },
+		{ "ConstantPool", "_pool_holder", offsetof(struct hotspot_method_layout, pool_holder) },
+		{ "ConstantPool", "_length", offsetof(struct hotspot_method_layout, pool_length) },
+		{ "Array<int>", "_length", offsetof(struct hotspot_method_layout, array_length) },
+		{ "Array<u1>", "_data", offsetof(struct hotspot_method_layout, array_u1_data) },
+		{ "Klass", "_name", offsetof(struct hotspot_method_layout, klass_name) },
+		{ "Symbol", "_length", offsetof(struct hotspot_method_layout, symbol_length) },
+		{ "Symbol", "_body", offsetof(struct hotspot_method_layout, symbol_body) },
+	};
+	int64_t tag;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!hotspot_field_offset(v, fields[i].type, fields[i].field,
+					  (uint64_t *)((char *)out + fields[i].at))) {
+			rt_format(err, errlen, "the JVM describes no %s::%s", fields[i].type,
+				  fields[i].field);
+			return -ENOENT;
+		}
+	if (!hotspot_type_size(v, "ConstantPool", &out->pool_size)) {
+		rt_format(err, errlen, "the JVM describes no ConstantPool's size");
+		return -ENOENT;
+	}
+	if (!hotspot_constant(v, "JVM_CONSTANT_Utf8", &tag) || tag < 0 || tag > 255) {
+		rt_format(err, errlen, "the JVM describes no JVM_CONSTANT_Utf8");
+		return -ENOENT;
+	}
+	out->utf8_tag = (uint8_t)tag;
+	return 0;
+}
+
+static int read_u64(uint32_t pid, uint64_t addr, uint64_t *v)
+{
+	return process_memory_read(pid, addr, v, sizeof(*v));
+}
+
+/* What is written of a name into buf. */
+struct name_out {
+	char *buf;
+	size_t len, at; /* at < len: buf[at] is where the next byte goes */
+	bool cut;
+};
+
+/* Appends n bytes of p (a whole UTF-8 sequence, or one character) unless
+ * that leaves no room for "..." and the NUL; else marks the name cut. */
+static void put(struct name_out *o, const void *p, size_t n)
+{
+	if (o->cut || o->at + n + 4 > o->len) {
+		o->cut = true;
+		return;
+	}
+	memcpy(o->buf + o->at, p, n);
+	o->at += n;
+}
+
+/* Appends the symbol at sym (its '/'s as '.' with dots): valid UTF-8, a
+ * control character or an invalid byte as '?'. */
+static int put_symbol(uint32_t pid, const struct hotspot_method_layout *l, uint64_t sym,
+		      bool dots, struct name_out *o)
+{
+	uint8_t body[HOTSPOT_SYMBOL_MAX];
+	uint16_t n;
+	size_t want;
+	int r;
+
+	if (!sym)
+		return -EINVAL;
+	if ((r = process_memory_read(pid, sym + l->symbol_length, &n, sizeof(n))))
+		return r;
+	want = n < sizeof(body) ? n : sizeof(body);
+	if (want && (r = process_memory_read(pid, sym + l->symbol_body, body, want)))
+		return r;
+	for (size_t i = 0; i < want;) {
+		size_t s = utf8_sequence(body + i, want - i);
+
+		if (!s || (s == 1 && (body[i] < 0x20 || body[i] == 0x7f))) {
+			put(o, "?", 1);
+			i += s ? s : 1;
+		} else if (s == 1 && body[i] == '/' && dots) {
+			put(o, ".", 1);
+			i++;
+		} else {
+			put(o, body + i, s);
+			i += s;
+		}
+	}
+	o->cut |= n > want;
+	return 0;
+}
+
+int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
+			char *buf, size_t len)
+{
+	struct name_out o = { buf, len, 0, false };
+	uint64_t cm, cp, tags, holder, klass_sym, name_sym;
+	int32_t pool_len, tags_len;
+	uint16_t index;
+	uint8_t tag;
+	int r;
+
+	if (len < 64)
+		return -EINVAL;
+	buf[0] = '\0';
+	if ((r = read_u64(pid, method + l->method_const_method, &cm)) || !cm ||
+	    (r = read_u64(pid, cm + l->const_method_constants, &cp)) || !cp ||
+	    (r = process_memory_read(pid, cm + l->const_method_name_index, &index, sizeof(index))) ||
+	    (r = process_memory_read(pid, cp + l->pool_length, &pool_len, sizeof(pool_len))) ||
+	    (r = read_u64(pid, cp + l->pool_tags, &tags)) || !tags ||
+	    (r = process_memory_read(pid, tags + l->array_length, &tags_len, sizeof(tags_len))))
+		return r ? r : -EINVAL;
+	/* the index is within the pool and its tags, and names a UTF-8 symbol */
+	if (!index || pool_len <= 0 || pool_len > POOL_MAX || index >= pool_len || index >= tags_len)
+		return -EINVAL;
+	if ((r = process_memory_read(pid, tags + l->array_u1_data + index, &tag, sizeof(tag))))
+		return r;
+	if (tag != l->utf8_tag)
+		return -EINVAL;
+	if ((r = read_u64(pid, cp + l->pool_size + (uint64_t)index * 8, &name_sym)) ||
+	    (r = read_u64(pid, cp + l->pool_holder, &holder)) || !holder ||
+	    (r = read_u64(pid, holder + l->klass_name, &klass_sym)))
+		return r ? r : -EINVAL;
+	if ((r = put_symbol(pid, l, klass_sym, true, &o)))
+		return r;
+	put(&o, ".", 1);
+	if ((r = put_symbol(pid, l, name_sym, false, &o)))
+		return r;
+	if (o.cut)
+		memcpy(buf + o.at, "...", 3), o.at += 3;
+	buf[o.at] = '\0';
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hotspot_method.h: names a HotSpot Method* of a running JVM,
+ * "pkg.Class.method", from its memory: its ConstMethod's name in its constant
+ * pool, and the class that holds the pool; every read bounded and checked
+ * (an index past the pool, an entry that is no UTF-8 symbol, a name longer
+ * than its room are refused or cut, never followed). */
+#ifndef RINGTRACE_HOTSPOT_METHOD_H
+#define RINGTRACE_HOTSPOT_METHOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/hotspot_vmstructs.h"
+
+/* The most bytes of one symbol (a class's or a method's name) read; a
+ * longer one is cut, "..." at its end. */
+#define HOTSPOT_SYMBOL_MAX 512
+
+/* Where what a name is read through is (offsets in their types, from the
+ * JVM's own layout). */
+struct hotspot_method_layout {
+	uint64_t method_const_method;     /* Method::_constMethod */
+	uint64_t const_method_constants;  /* ConstMethod::_constants */
+	uint64_t const_method_name_index; /* ConstMethod::_name_index, a u2 */
+	uint64_t pool_size;               /* sizeof(ConstantPool): its entries follow it */
+	uint64_t pool_tags;               /* ConstantPool::_tags, an Array<u1>* */
+	uint64_t pool_holder;             /* ConstantPool::_pool_holder */
+	uint64_t pool_length;             /* ConstantPool::_length, an int */
+	uint64_t array_length;            /* Array<int>::_length (every Array's) */
+	uint64_t array_u1_data;           /* Array<u1>::_data */
+	uint64_t klass_name;              /* Klass::_name */
+	uint64_t symbol_length;           /* Symbol::_length, a u2 */
+	uint64_t symbol_body;             /* Symbol::_body */
+	uint8_t utf8_tag;                 /* JVM_CONSTANT_Utf8 */
+};
+
+/* The layout out of v: 0, or -ENOENT with err naming what v lacks. */
+int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_method_layout *out,
+			     char *err, size_t errlen);
+
+/* Names method (a Method* of process pid) into buf (len >= 64):
+ * "java.lang.String.valueOf", valid UTF-8, no control characters. 0, or
+ * -errno (-ESRCH gone, -EFAULT unreadable, -EINVAL not a method: an index
+ * past its pool, or an entry of another kind). */
+int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
+			char *buf, size_t len);
+
+#endif
