@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* elf_open.c: libelf's handle on an ELF file, checked to be one, from a
- * descriptor its caller opened safely or from a probe's file. */
+ * descriptor its caller opened safely or from a probe's file; its dynamic
+ * symbols, one by one. */
 #include "symbols/elf_open.h"
 
 #include <errno.h>
@@ -46,4 +47,32 @@ Elf *elf_open_path(const char *path, int *fd, char *err, size_t errlen)
 		errno = ENOEXEC;
 	}
 	return elf;
+}
+
+void elf_each_dynamic_symbol(Elf *elf,
+			     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
+			     void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Shdr sh;
+		size_t nr;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		nr = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		if (nr > d->d_size / sizeof(Elf64_Sym) + 1)
+			continue;
+		for (size_t i = 0; i < nr; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				fn(elf, &sym, n, ctx);
+		}
+	}
 }

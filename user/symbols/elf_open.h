@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* elf_open.h: libelf's handle on an ELF file, checked to be one, from a
- * descriptor its caller opened safely or from a probe's file. */
+ * descriptor its caller opened safely or from a probe's file; its dynamic
+ * symbols, one by one. */
 #ifndef RINGTRACE_ELF_OPEN_H
 #define RINGTRACE_ELF_OPEN_H
 
+#include <gelf.h>
 #include <libelf.h>
 
 /* libelf's handle on the file open as fd, mapped (ELF_C_READ_MMAP), if it
@@ -16,5 +18,11 @@ Elf *elf_open_fd(int fd);
  * NULL with err naming the cause and errno set: ENOEXEC when it is no ELF
  * file, else why it cannot be read. */
 Elf *elf_open_path(const char *path, int *fd, char *err, size_t errlen);
+
+/* Calls fn on each defined symbol of elf's .dynsym (what a stripped file
+ * still exports) with its name. */
+void elf_each_dynamic_symbol(Elf *elf,
+			     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
+			     void *ctx);
 
 #endif

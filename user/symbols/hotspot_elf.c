@@ -39,44 +39,29 @@ bool hotspot_elf_name_may_be(const char *name)
 	return !strcmp(base ? base + 1 : name, "libjvm.so");
 }
 
-/* Looks through the dynamic symbols of scn for the exports. */
-static void scan(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct hotspot_elf *out)
+/* One of libjvm.so's exports, if sym is. */
+static void note_export(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t nr = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct hotspot_elf *out = ctx;
 
-	if (!d || nr > d->d_size / sizeof(Elf64_Sym) + 1)
+	(void)elf;
+	if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT || strncmp(name, "gHotSpotVM", 10))
 		return;
-	for (size_t i = 0; i < nr; i++) {
-		GElf_Sym sym;
-		const char *n;
-
-		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-		    !(n = elf_strptr(elf, sh->sh_link, sym.st_name)) || strncmp(n, "gHotSpotVM", 10))
-			continue;
-		for (int e = 0; e < HOTSPOT_EXPORTS; e++)
-			if (!strcmp(n, export_names[e]))
-				out->vaddr[e] = sym.st_value;
-	}
+	for (int e = 0; e < HOTSPOT_EXPORTS; e++)
+		if (!strcmp(name, export_names[e]))
+			out->vaddr[e] = sym->st_value;
 }
 
 int hotspot_elf_inspect(int fd, struct hotspot_elf *out)
 {
 	Elf *elf = elf_open_fd(fd);
-	Elf_Scn *scn = NULL;
 	size_t phnum;
 	int ret = -ENOENT;
 
 	memset(out, 0, sizeof(*out));
 	if (!elf)
 		return -errno;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
-			scan(elf, scn, &sh, out);
-	}
+	elf_each_dynamic_symbol(elf, note_export, out);
 	for (int e = 0; e < HOTSPOT_EXPORTS; e++)
 		if (!out->vaddr[e])
 			goto out;

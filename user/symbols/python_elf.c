@@ -61,38 +61,35 @@ static void read_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct python_
 		out->debug_offsets_len = (uint32_t)n;
 }
 
-/* Looks through the symbol table of scn for what out needs. */
-static void scan(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct python_interp *out,
-		 uint64_t *version)
+/* What the interpreter's symbols tell: out, and Py_Version's value. */
+struct scan {
+	struct python_interp *out;
+	uint64_t *version;
+};
+
+/* Notes sym if it is one of what out needs. */
+static void note_symbol(Elf *elf, const GElf_Sym *sym, const char *n, void *ctx)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t nr = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct python_interp *out = ((struct scan *)ctx)->out;
+	uint64_t *version = ((struct scan *)ctx)->version;
 
-	if (!d || nr > d->d_size / sizeof(Elf64_Sym) + 1)
+	if (n[0] != '_' && n[0] != 'P')
 		return;
-	for (size_t i = 0; i < nr; i++) {
-		GElf_Sym sym;
-		const char *n;
-
-		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    !(n = elf_strptr(elf, sh->sh_link, sym.st_name)) || (n[0] != '_' && n[0] != 'P'))
-			continue;
-		if (!strcmp(n, "_PyRuntime")) {
-			out->runtime_vaddr = sym.st_value;
-			read_debug_offsets(elf, &sym, out);
-		}
-		else if (!strcmp(n, "_PyEval_EvalFrameDefault") && sym.st_size) {
-			out->eval_vaddr = sym.st_value;
-			out->eval_size = sym.st_size;
-		} else if (!strcmp(n, "PyEval_EvalFrameEx") && sym.st_size && !out->eval_vaddr) {
-			/* 2.7's (3.x's calls _PyEval_EvalFrameDefault, found too) */
-			out->eval_vaddr = sym.st_value;
-			out->eval_size = sym.st_size;
-		} else if (!strcmp(n, "PyCode_Type"))
-			out->code_type_vaddr = sym.st_value;
-		else if (!strcmp(n, "Py_Version") && sym.st_size == 8 &&
-			 read_object(elf, &sym, version, sizeof(*version)) != sizeof(*version))
-			*version = 0;
+	if (!strcmp(n, "_PyRuntime")) {
+		out->runtime_vaddr = sym->st_value;
+		read_debug_offsets(elf, sym, out);
+	} else if (!strcmp(n, "_PyEval_EvalFrameDefault") && sym->st_size) {
+		out->eval_vaddr = sym->st_value;
+		out->eval_size = sym->st_size;
+	} else if (!strcmp(n, "PyEval_EvalFrameEx") && sym->st_size && !out->eval_vaddr) {
+		/* 2.7's (3.x's calls _PyEval_EvalFrameDefault, found too) */
+		out->eval_vaddr = sym->st_value;
+		out->eval_size = sym->st_size;
+	} else if (!strcmp(n, "PyCode_Type")) {
+		out->code_type_vaddr = sym->st_value;
+	} else if (!strcmp(n, "Py_Version") && sym->st_size == 8 &&
+		   read_object(elf, sym, version, sizeof(*version)) != sizeof(*version)) {
+		*version = 0;
 	}
 }
 
@@ -100,7 +97,7 @@ int python_elf_inspect(int fd, const char *name, struct python_interp *out)
 {
 	Elf *elf = elf_open_fd(fd);
 	uint64_t version = 0;
-	Elf_Scn *scn = NULL;
+	struct scan scan = { out, &version };
 	size_t phnum;
 	int ret = -ENOENT;
 
@@ -108,12 +105,7 @@ int python_elf_inspect(int fd, const char *name, struct python_interp *out)
 	if (!elf)
 		return -errno;
 	/* the dynamic symbols: what a stripped interpreter still exports */
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
-			scan(elf, scn, &sh, out, &version);
-	}
+	elf_each_dynamic_symbol(elf, note_symbol, &scan);
 	/* (3.6 and 2.7 have no _PyRuntime: a version without offsets) */
 	if (!out->eval_vaddr || elf_getphdrnum(elf, &phnum))
 		goto out;
