@@ -3,7 +3,7 @@
  * (gHotSpotVMStructs, types, constants), read from its memory, is the one
  * HotSpot's own serviceability agent (jhsdb) reads from it: every field,
  * type size and constant both have, the same; the methods on its threads'
- * stacks are named as the agent names them. */
+ * stacks are named, and their lines found, as the agent names and finds them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,12 +245,13 @@ static void test_layout_is_the_agents(void **state)
 }
 
 /* Each Method* of the threads' stacks, as jhsdb's jstack -v gives them
- * ("- Spin.inner() @bci=..., Method*=0x..."), is named as jhsdb names it. */
+ * ("- Spin.inner() @bci=..., line=..., Method*=0x..."), is named as jhsdb
+ * names it, and its bytecode index's line is the one jhsdb gives. */
 static void test_methods_named_as_the_agent(void **state)
 {
 	struct hotspot_method_layout l;
 	char err[256], name[512], *out, *save = NULL;
-	unsigned int named = 0, spin = 0;
+	unsigned int named = 0, spin = 0, lines = 0;
 
 	(void)state;
 	skip_without_jvm();
@@ -258,7 +259,7 @@ static void test_methods_named_as_the_agent(void **state)
 		fail_msg("%s", err);
 	out = agent("jstack -v\\nquit\\n");
 	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *dash = strstr(line, " - "), *m = strstr(line, "Method*=0x");
+		const char *dash = strstr(line, " - "), *m = strstr(line, "Method*=0x"), *bci, *at_line;
 		char want[512];
 		int r;
 
@@ -273,9 +274,23 @@ static void test_methods_named_as_the_agent(void **state)
 			fail_msg("%s: named %s", line, name);
 		named++;
 		spin += !strncmp(name, "Spin.", 5);
+		/* "@bci=N, line=M": its line, from its line number table */
+		if ((bci = strstr(line, "@bci=")) && (at_line = strstr(line, "line=")) &&
+		    strtol(at_line + 5, NULL, 10) > 0) {
+			uint32_t got;
+
+			r = hotspot_method_line((uint32_t)jvm.pid, &l, strtoull(m + 10, NULL, 16),
+						(uint32_t)strtoul(bci + 5, NULL, 10), &got);
+			if (r)
+				fail_msg("%s: no line: %s", line, strerror(-r));
+			if (got != strtoul(at_line + 5, NULL, 10))
+				fail_msg("%s: line %u", line, got);
+			lines++;
+		}
 	}
-	print_message("%u methods named as jhsdb names them, %u of Spin\n", named, spin);
-	assert_true(named >= 4 && spin >= 3);
+	print_message("%u methods named as jhsdb names them, %u of Spin; %u lines the same\n",
+		      named, spin, lines);
+	assert_true(named >= 4 && spin >= 3 && lines >= 4);
 	free(out);
 	/* what is no Method* is refused, not named */
 	assert_true(hotspot_method_name((uint32_t)jvm.pid, &l, 8, name, sizeof(name)) < 0);

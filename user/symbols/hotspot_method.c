@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* hotspot_method.c: names a HotSpot Method* of a running JVM,
  * "pkg.Class.method", from its memory: its ConstMethod's name in its constant
- * pool, and the class that holds the pool; every read bounded and checked. */
+ * pool, and the class that holds the pool; and a bytecode index's source
+ * line, from its compressed line number table. Every read bounded and
+ * checked. */
 #include "symbols/hotspot_method.h"
 
 #include <errno.h>
@@ -35,6 +37,9 @@ int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_m
 		{ "Klass", "_name", offsetof(struct hotspot_method_layout, klass_name) },
 		{ "Symbol", "_length", offsetof(struct hotspot_method_layout, symbol_length) },
 		{ "Symbol", "_body", offsetof(struct hotspot_method_layout, symbol_body) },
+		{ "ConstMethod", "_flags", offsetof(struct hotspot_method_layout, const_method_flags) },
+		{ "ConstMethod", "_code_size",
+		  offsetof(struct hotspot_method_layout, const_method_code_size) },
 	};
 	int64_t tag;
 
@@ -46,10 +51,17 @@ int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_m
 				  fields[i].field);
 			return -ENOENT;
 		}
-	if (!hotspot_type_size(v, "ConstantPool", &out->pool_size)) {
-		rt_format(err, errlen, "the JVM describes no ConstantPool's size");
+	if (!hotspot_type_size(v, "ConstantPool", &out->pool_size) ||
+	    !hotspot_type_size(v, "ConstMethod", &out->const_method_size)) {
+		rt_format(err, errlen, "the JVM describes no ConstantPool's or ConstMethod's size");
 		return -ENOENT;
 	}
+	if (!hotspot_constant(v, "ConstMethod::_has_linenumber_table", &tag) || tag <= 0 ||
+	    tag > 0xffff) {
+		rt_format(err, errlen, "the JVM describes no ConstMethod::_has_linenumber_table");
+		return -ENOENT;
+	}
+	out->has_line_table = (uint16_t)tag;
 	if (!hotspot_constant(v, "JVM_CONSTANT_Utf8", &tag) || tag < 0 || tag > 255) {
 		rt_format(err, errlen, "the JVM describes no JVM_CONSTANT_Utf8");
 		return -ENOENT;
@@ -157,4 +169,108 @@ int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uin
 		memcpy(buf + o.at, "...", 3), o.at += 3;
 	buf[o.at] = '\0';
 	return 0;
+}
+
+/* HotSpot's UNSIGNED5 numbers (compressedStream.hpp, JDK 17): a byte below
+ * 192 ends one; each byte adds its value << 6 more than the one before, five
+ * at most. 0, or -EINVAL if the table ends within one. */
+static int read_unsigned5(const uint8_t *t, size_t len, size_t *at, uint32_t *out)
+{
+	uint32_t sum = 0;
+	unsigned int shift = 0;
+
+	for (int i = 0; i < 5; i++, shift += 6) {
+		uint32_t b;
+
+		if (*at >= len)
+			return -EINVAL;
+		b = t[(*at)++];
+		sum += b << shift;
+		if (b < 192)
+			break;
+	}
+	*out = sum;
+	return 0;
+}
+
+static int read_signed5(const uint8_t *t, size_t len, size_t *at, int32_t *out)
+{
+	uint32_t u;
+	int r = read_unsigned5(t, len, at, &u);
+
+	*out = (int32_t)(u >> 1) ^ -(int32_t)(u & 1);
+	return r;
+}
+
+int hotspot_line_of_bci(const uint8_t *table, size_t len, uint32_t bci, uint32_t *line)
+{
+	uint32_t at_bci = 0, at_line = 0, best_bci = 0;
+	bool found = false;
+	size_t at = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (at >= len)
+			return -EINVAL;
+		b = table[at++];
+		if (!b)
+			break;
+		if (b != 0xff) {
+			at_bci += b >> 3;
+			at_line += b & 7;
+		} else {
+			int32_t db, dl;
+
+			if (read_signed5(table, len, &at, &db) || read_signed5(table, len, &at, &dl))
+				return -EINVAL;
+			at_bci += (uint32_t)db;
+			at_line += (uint32_t)dl;
+		}
+		/* the last entry at or before bci (as Method::line_number_from_bci) */
+		if (at_bci == bci) {
+			*line = at_line;
+			return 0;
+		}
+		if (at_bci < bci && (!found || at_bci >= best_bci)) {
+			best_bci = at_bci;
+			*line = at_line;
+			found = true;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int hotspot_method_line(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
+			uint32_t bci, uint32_t *line)
+{
+	uint8_t table[HOTSPOT_LINE_TABLE_MAX];
+	uint16_t flags, code_size;
+	uint64_t cm, at;
+	size_t have = 0;
+	int r;
+
+	if ((r = read_u64(pid, method + l->method_const_method, &cm)) || !cm ||
+	    (r = process_memory_read(pid, cm + l->const_method_flags, &flags, sizeof(flags))) ||
+	    (r = process_memory_read(pid, cm + l->const_method_code_size, &code_size,
+				     sizeof(code_size))))
+		return r ? r : -EINVAL;
+	if (!(flags & l->has_line_table))
+		return -ENOENT;
+	/* right after the bytecodes; read a page at a time until its end mark
+	 * (the table's length is not kept) */
+	at = cm + l->const_method_size + code_size;
+	while (have < sizeof(table)) {
+		size_t want = 4096 - (size_t)((at + have) % 4096);
+
+		if (want > sizeof(table) - have)
+			want = sizeof(table) - have;
+		if ((r = process_memory_read(pid, at + have, table + have, want)))
+			return r;
+		have += want;
+		r = hotspot_line_of_bci(table, have, bci, line);
+		if (r != -EINVAL)
+			return r;
+	}
+	return -EINVAL;
 }

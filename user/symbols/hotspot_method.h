@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* hotspot_method.h: names a HotSpot Method* of a running JVM,
  * "pkg.Class.method", from its memory: its ConstMethod's name in its constant
- * pool, and the class that holds the pool; every read bounded and checked
- * (an index past the pool, an entry that is no UTF-8 symbol, a name longer
- * than its room are refused or cut, never followed). */
+ * pool, and the class that holds the pool; and a bytecode index's source
+ * line, from its compressed line number table. Every read bounded and
+ * checked (an index past the pool, an entry that is no UTF-8 symbol, a name
+ * longer than its room, a table without end are refused or cut, never
+ * followed). */
 #ifndef RINGTRACE_HOTSPOT_METHOD_H
 #define RINGTRACE_HOTSPOT_METHOD_H
 
@@ -15,6 +17,9 @@
 /* The most bytes of one symbol (a class's or a method's name) read; a
  * longer one is cut, "..." at its end. */
 #define HOTSPOT_SYMBOL_MAX 512
+/* The most bytes of a method's line number table read (a method of 64 KiB
+ * of bytecode, a line each few bytes, fits). */
+#define HOTSPOT_LINE_TABLE_MAX 16384
 
 /* Where what a name is read through is (offsets in their types, from the
  * JVM's own layout). */
@@ -31,6 +36,10 @@ struct hotspot_method_layout {
 	uint64_t klass_name;              /* Klass::_name */
 	uint64_t symbol_length;           /* Symbol::_length, a u2 */
 	uint64_t symbol_body;             /* Symbol::_body */
+	uint64_t const_method_flags;      /* ConstMethod::_flags, a u2 */
+	uint64_t const_method_code_size;  /* ConstMethod::_code_size, a u2 */
+	uint64_t const_method_size;       /* sizeof(ConstMethod): its bytecodes follow it */
+	uint16_t has_line_table;          /* ConstMethod::_has_linenumber_table, a flag */
 	uint8_t utf8_tag;                 /* JVM_CONSTANT_Utf8 */
 };
 
@@ -44,5 +53,19 @@ int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_m
  * past its pool, or an entry of another kind). */
 int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
 			char *buf, size_t len);
+
+/* The source line of bytecode index bci in a line number table as
+ * HotSpot compresses it (CompressedLineNumberReadStream: a byte for a
+ * small step of bci and line, else 0xff and two signed UNSIGNED5 numbers;
+ * 0 ends it), of len bytes: the line of the last entry at or before bci.
+ * 0 and *line; -ENOENT if no entry is at or before it; -EINVAL if the table
+ * ends before its end mark. */
+int hotspot_line_of_bci(const uint8_t *table, size_t len, uint32_t bci, uint32_t *line);
+
+/* The source line of bytecode index bci of method (a Method* of pid): 0
+ * and *line; -ENOENT if it keeps no line numbers; -EINVAL if its table is
+ * malformed or longer than HOTSPOT_LINE_TABLE_MAX; -errno. */
+int hotspot_method_line(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
+			uint32_t bci, uint32_t *line);
 
 #endif
