@@ -253,12 +253,11 @@ static int file_start(struct record_sink *s, char *err, size_t errlen)
 	struct file_sink *f = file_sink_of(s);
 	int r = pthread_create(&f->thread, NULL, writer_thread, f);
 
-	if (!r)
-		pthread_setname_np(f->thread, "rt-writer");
 	if (r) {
 		rt_format(err, errlen, "cannot start the writer thread: %s", strerror(r));
 		return -r;
 	}
+	pthread_setname_np(f->thread, "rt-writer");
 	f->running = true;
 	return 0;
 }

@@ -167,12 +167,11 @@ static int flight_start(struct record_sink *s, char *err, size_t errlen)
 	struct flight_recorder *f = flight_of(s);
 	int r = pthread_create(&f->thread, NULL, snapshot_thread, f);
 
-	if (!r)
-		pthread_setname_np(f->thread, "rt-snapshot");
 	if (r) {
 		rt_format(err, errlen, "cannot start the snapshot thread: %s", strerror(r));
 		return -r;
 	}
+	pthread_setname_np(f->thread, "rt-snapshot");
 	f->running = true;
 	return 0;
 }

@@ -168,6 +168,17 @@ static int write_cpu_file(struct flight_recorder *f, int dirfd, const char *dirp
 	return ret;
 }
 
+/* One row of the accounting: cpu's counts, and with a window the older ones. */
+static void put_row(FILE *out, const char *cpu, const struct flight_accounting *k, bool window,
+		    uint64_t older)
+{
+	fprintf(out, "%-6s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, cpu, k->produced,
+		k->held, k->overwritten, k->lost);
+	if (window)
+		fprintf(out, " %14" PRIu64, older);
+	fputc('\n', out);
+}
+
 static int write_accounting(int dirfd, const char *dirpath, const struct flight_recorder *f,
 			    const struct cpu_take *takes, const char *name, const char *reason,
 			    uint64_t since_ns, char *err, size_t errlen)
@@ -194,21 +205,14 @@ static int write_accounting(int dirfd, const char *dirpath, const struct flight_
 	fprintf(out, "%-6s %14s %14s %14s %14s%s\n", "cpu", "produced", "held", "overwritten", "lost",
 		since_ns ? "          older" : "");
 	for (unsigned int i = 0; i < f->nr; i++) {
-		const struct flight_accounting *k = &takes[i].counts;
+		char cpu[16];
 
-		fprintf(out, "%-6d %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, f->cpus[i].cpu,
-			k->produced, k->held, k->overwritten, k->lost);
-		if (since_ns)
-			fprintf(out, " %14" PRIu64, takes[i].older);
-		fputc('\n', out);
-		accounting_add(&all, k);
+		snprintf(cpu, sizeof(cpu), "%d", f->cpus[i].cpu);
+		put_row(out, cpu, &takes[i].counts, since_ns, takes[i].older);
+		accounting_add(&all, &takes[i].counts);
 		older += takes[i].older;
 	}
-	fprintf(out, "%-6s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64, "all", all.produced,
-		all.held, all.overwritten, all.lost);
-	if (since_ns)
-		fprintf(out, " %14" PRIu64, older);
-	fputc('\n', out);
+	put_row(out, "all", &all, since_ns, older);
 	if (fclose(out)) {
 		rt_format(err, errlen, "cannot write %s/accounting: %s", dirpath, strerror(errno));
 		return -errno;

@@ -70,11 +70,6 @@ int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_m
 	return 0;
 }
 
-static int read_u64(uint32_t pid, uint64_t addr, uint64_t *v)
-{
-	return process_memory_read(pid, addr, v, sizeof(*v));
-}
-
 /* What is written of a name into buf. */
 struct name_out {
 	char *buf;
@@ -142,11 +137,11 @@ int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uin
 	if (len < 64)
 		return -EINVAL;
 	buf[0] = '\0';
-	if ((r = read_u64(pid, method + l->method_const_method, &cm)) || !cm ||
-	    (r = read_u64(pid, cm + l->const_method_constants, &cp)) || !cp ||
+	if ((r = process_memory_u64(pid, method + l->method_const_method, &cm)) || !cm ||
+	    (r = process_memory_u64(pid, cm + l->const_method_constants, &cp)) || !cp ||
 	    (r = process_memory_read(pid, cm + l->const_method_name_index, &index, sizeof(index))) ||
 	    (r = process_memory_read(pid, cp + l->pool_length, &pool_len, sizeof(pool_len))) ||
-	    (r = read_u64(pid, cp + l->pool_tags, &tags)) || !tags ||
+	    (r = process_memory_u64(pid, cp + l->pool_tags, &tags)) || !tags ||
 	    (r = process_memory_read(pid, tags + l->array_length, &tags_len, sizeof(tags_len))))
 		return r ? r : -EINVAL;
 	/* the index is within the pool and its tags, and names a UTF-8 symbol */
@@ -156,9 +151,9 @@ int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uin
 		return r;
 	if (tag != l->utf8_tag)
 		return -EINVAL;
-	if ((r = read_u64(pid, cp + l->pool_size + (uint64_t)index * 8, &name_sym)) ||
-	    (r = read_u64(pid, cp + l->pool_holder, &holder)) || !holder ||
-	    (r = read_u64(pid, holder + l->klass_name, &klass_sym)))
+	if ((r = process_memory_u64(pid, cp + l->pool_size + (uint64_t)index * 8, &name_sym)) ||
+	    (r = process_memory_u64(pid, cp + l->pool_holder, &holder)) || !holder ||
+	    (r = process_memory_u64(pid, holder + l->klass_name, &klass_sym)))
 		return r ? r : -EINVAL;
 	if ((r = put_symbol(pid, l, klass_sym, true, &o)))
 		return r;
@@ -250,7 +245,7 @@ int hotspot_method_line(uint32_t pid, const struct hotspot_method_layout *l, uin
 	size_t have = 0;
 	int r;
 
-	if ((r = read_u64(pid, method + l->method_const_method, &cm)) || !cm ||
+	if ((r = process_memory_u64(pid, method + l->method_const_method, &cm)) || !cm ||
 	    (r = process_memory_read(pid, cm + l->const_method_flags, &flags, sizeof(flags))) ||
 	    (r = process_memory_read(pid, cm + l->const_method_code_size, &code_size,
 				     sizeof(code_size))))

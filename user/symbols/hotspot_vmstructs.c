@@ -37,11 +37,6 @@ struct name_cache {
 	char name[HOTSPOT_NAME_MAX];
 };
 
-static int read_u64(uint32_t pid, uint64_t addr, uint64_t *v)
-{
-	return process_memory_read(pid, addr, v, sizeof(*v));
-}
-
 static uint64_t u64_at(const uint8_t *entry, uint64_t at)
 {
 	uint64_t v;
@@ -75,7 +70,7 @@ static int read_layout(uint32_t pid, const struct hotspot_elf *e, uint64_t bias,
 	int r;
 
 	for (int i = 0; i < nr; i++)
-		if ((r = read_u64(pid, e->vaddr[exports[i]] + bias, &values[i])))
+		if ((r = process_memory_u64(pid, e->vaddr[exports[i]] + bias, &values[i])))
 			return r;
 	return 0;
 }
@@ -200,6 +195,9 @@ int hotspot_vmstructs_read(uint32_t pid, const struct hotspot_elf *e, uint64_t b
 					    HOTSPOT_LONG_VALUE };
 	uint64_t f[7], ty[4], in[4], lo[4];
 	struct table tables[4];
+	struct hash_map *maps[4] = { &out->fields, &out->types, &out->constants, &out->constants };
+	unsigned int *counts[4] = { &out->nr_fields, &out->nr_types, &out->nr_constants,
+				    &out->nr_constants };
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -221,12 +219,8 @@ int hotspot_vmstructs_read(uint32_t pid, const struct hotspot_elf *e, uint64_t b
 	tables[3] = (struct table){ "long constants", lo[0], lo[1], lo[2], UINT64_MAX, lo[3], 8,
 				    UINT64_MAX, UINT64_MAX };
 	for (int i = 0; i < 4; i++) {
-		struct hash_map *m = i == 0 ? &out->fields : i == 1 ? &out->types : &out->constants;
-		unsigned int *nr = i == 0 ? &out->nr_fields : i == 1 ? &out->nr_types
-								    : &out->nr_constants;
-
 		if ((r = check_layout(&tables[i], err, errlen)) ||
-		    (r = read_table(pid, &tables[i], m, nr, &out->skipped, err, errlen))) {
+		    (r = read_table(pid, &tables[i], maps[i], counts[i], &out->skipped, err, errlen))) {
 			hotspot_vmstructs_free(out);
 			return r;
 		}

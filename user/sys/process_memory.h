@@ -12,6 +12,12 @@
  * -EFAULT not all of it mapped, -EPERM not ours to read). */
 int process_memory_read(uint32_t pid, uint64_t addr, void *buf, size_t len);
 
+/* The 64-bit word at addr of pid into *v: as process_memory_read. */
+static inline int process_memory_u64(uint32_t pid, uint64_t addr, uint64_t *v)
+{
+	return process_memory_read(pid, addr, v, sizeof(*v));
+}
+
 /* The NUL-terminated string at addr of pid into buf (len >= 1, always
  * terminated), read a page at a time (one that ends before an unmapped page
  * reads): its length; -ENAMETOOLONG if no NUL came within len - 1 bytes (buf
