@@ -144,6 +144,9 @@ struct py_cursor {
 	__u32 room;   /* in: words it may take */
 	__u8 state;
 	__u8 nested;  /* the walk interrupted another of its CPU's: scratch of its own */
+	__u8 leaf;    /* in (a JVM's): the frame is the sampled one, whose
+			 bytecode pointer is in bcp_reg (r13), not yet in its slot */
+	__u64 bcp_reg; /* the sampled r13 (else 0) */
 };
 
 #define STACK_FIRST_READ_BYTES 1024
@@ -340,6 +343,9 @@ struct unwind_walk {
 	/* a CPython process's (else NULL): its evaluation loop's native frames
 	 * are written as the Python frames they run (where: guesses->py) */
 	const struct rt_python_process *py;
+	/* a JVM's (else NULL): its interpreter's native frames are written as
+	 * the Java methods they run */
+	const struct rt_hotspot_process *jvm;
 };
 
 #endif

@@ -5,13 +5,15 @@
  * at fork and exec. Its parts, in the order it includes them: ehframe_state
  * (maps, the walk's state), ehframe_rows (a pc's mapping and row),
  * ehframe_step (one step), ehframe_mappings (mappings the kernel side puts
- * in), python_frames (a CPython process's Python frames). */
+ * in), python_frames (a CPython process's Python frames), hotspot_frames (a
+ * JVM's interpreted Java frames). */
 #include "ehframe_unwind.bpf.h"
 #include "ehframe_state.bpf.h"
 #include "ehframe_rows.bpf.h"
 #include "ehframe_step.bpf.h"
 #include "ehframe_mappings.bpf.h"
 #include "python_frames.bpf.h"
+#include "hotspot_frames.bpf.h"
 
 const volatile bool unwind_ehframe = false;
 /* --unwind-tables sampled: the files walks meet without a table, told */
@@ -27,6 +29,7 @@ struct unwind_wanted_map unwind_wanted SEC(".maps");
  * empty hash map is a walk through all of its buckets) */
 __u64 unwind_wanted_added = 0;
 __u64 python_seen_added = 0;
+__u64 hotspot_seen_added = 0;
 struct mappings_gen_map mappings_gen SEC(".maps");
 struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
@@ -38,6 +41,11 @@ struct python_offsets_map python_offsets SEC(".maps");
 struct python_code_seen_map python_code_seen SEC(".maps");
 struct python_threads_map python_threads SEC(".maps");
 struct python_scratch_map python_scratch SEC(".maps");
+struct hotspot_processes_map hotspot_processes SEC(".maps");
+struct hotspot_known_map hotspot_known SEC(".maps");
+struct hotspot_offsets_map hotspot_offsets SEC(".maps");
+struct hotspot_methods_seen_map hotspot_methods_seen SEC(".maps");
+struct hotspot_scratch_map hotspot_scratch SEC(".maps");
 
 /* Counts the frame written by how it was found (by index: a switch would
  * make the verifier walk each case). */
@@ -144,7 +152,15 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 			goto mapped;
 		}
 	}
+	/* a JVM's interpreter: the Java method its frame runs instead */
+	if (w->jvm && pc >= w->jvm->interp_start && pc < w->jvm->interp_end) {
+		w->guesses->py.n = n;
+		w->guesses->py.leaf = done == 0;
+		if (hotspot_frame(w->s, &w->guesses->py, ws->r.bp, w->jvm, w->c))
+			goto written;
+	}
 	w->s->w[n] = ws->r.ip;
+written:
 	ws->frames = done + 1;
 	count_frame(w);
 mapped:
@@ -353,7 +369,10 @@ registers:
 	ws->r.regs_at = (__u64)regs;
 	known = bpf_map_lookup_elem(&python_known, &zero);
 	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
-	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
+	known = bpf_map_lookup_elem(&hotspot_known, &zero);
+	w.jvm = known && *known ? bpf_map_lookup_elem(&hotspot_processes, &tgid) : NULL;
+	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested,
+					    .bcp_reg = start ? 0 : regs->r13 };
 	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
 	ws->first = n + 1;
@@ -412,6 +431,10 @@ registers:
 	frames = ws->frames;
 	if (!frames || frames > RT_MAX_STACK_DEPTH)
 		return n;
+	/* a JVM's stack cut: its last frame marks the callers left out (its
+	 * map names it [truncated]), never a stack that looks whole */
+	if (ws->r.end_reason == END_TRUNCATED && w.jvm && n + frames < SCRATCH_WORDS)
+		s->w[n + frames] = RT_PY_TRUNCATED;
 	end = n + 1 + frames;
 	barrier_var(end); /* checked as the word count the caller bounds */
 	if (end > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)

@@ -7,6 +7,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "hotspot_maps.h"
 #include "python_maps.h"
 
 /* How a row finds the CFA (as enum unwind_cfa of symbols/unwind_compile.h). */
@@ -195,6 +196,8 @@ struct rt_unwind_counters {
 	__u64 stacks_pending;
 	/* CPython's frames in place of its evaluation loop's (python_maps.h) */
 	struct rt_python_counters python;
+	/* HotSpot's interpreted Java frames in place of its interpreter's (hotspot_maps.h) */
+	struct rt_hotspot_counters hotspot;
 };
 
 #endif

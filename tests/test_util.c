@@ -281,6 +281,47 @@ double tu_folded_share(const char *folded_text, const char *comm, const char *fr
 	return *all ? 100.0 * (double)with / (double)*all : 0;
 }
 
+/* Whether a folded line holds frames in that order. */
+static bool holds_in_order(const char *line, const char *const *frames, size_t nr)
+{
+	const char *at = line;
+
+	for (size_t i = 0; i < nr; i++) {
+		char want[256];
+
+		snprintf(want, sizeof(want), ";%s", frames[i]);
+		at = strstr(at, want);
+		if (!at)
+			return false;
+		at += strlen(want);
+	}
+	return true;
+}
+
+void tu_folded_in_order(const char *folded_text, const char *comm, const char *const *frames,
+			size_t nr, unsigned long *total, unsigned long *with)
+{
+	size_t n = strlen(comm);
+
+	*total = *with = 0;
+	for (const char *line = folded_text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		char *buf = strndup(line, end ? (size_t)(end - line) : strlen(line)), *space;
+
+		assert_non_null(buf);
+		space = strrchr(buf, ' ');
+		if (space && !strncmp(buf, comm, n) && buf[n] == ';') {
+			unsigned long count = strtoul(space + 1, NULL, 10);
+
+			*total += count;
+			if (holds_in_order(buf, frames, nr))
+				*with += count;
+		}
+		free(buf);
+		line = end ? end + 1 : NULL;
+	}
+}
+
 int tu_stop(pid_t pid)
 {
 	int status = -1;

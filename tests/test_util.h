@@ -85,6 +85,13 @@ void tu_folded_count(const char *folded_text, const char *frame, unsigned long *
 double tu_folded_share(const char *folded_text, const char *comm, const char *frame,
 		       unsigned long *all);
 
+/* Of comm's lines in folded_text (their first element comm), the samples in
+ * all in *total, and in *with those of the lines holding frames in that
+ * order, each the start of an element after a ';' ("outer (" matches
+ * "outer (app.py:8)"). */
+void tu_folded_in_order(const char *folded_text, const char *comm, const char *const *frames,
+			size_t nr, unsigned long *total, unsigned long *with);
+
 /* SIGTERM, then SIGKILL after 5 s, to pid and to the process group
  * tu_start made it (what it runs in the background too); reaps pid; its wait
  * status (-1 for pid <= 0: nothing to stop). */

@@ -21,17 +21,8 @@
 #include "symbols/hotspot_elf.h"
 #include "symbols/hotspot_method.h"
 #include "symbols/hotspot_vmstructs.h"
+#include "java_sources.h"
 #include "test_util.h"
-
-#define JAVA_HOME "/usr/lib/jvm/java-17-openjdk-amd64"
-
-static const char spin_java[] = "public class Spin {\n"
-				"  static volatile long n;\n"
-				"  static void inner() { while (true) n++; }\n"
-				"  static void middle() { inner(); }\n"
-				"  static void outer() { middle(); }\n"
-				"  public static void main(String[] a) { outer(); }\n"
-				"}\n";
 
 /* libjvm.so's mapping of its first page in pid: its path and start. */
 static bool find_libjvm(pid_t pid, char *path, size_t len, uint64_t *start)

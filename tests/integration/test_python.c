@@ -78,47 +78,6 @@ static const char recursion_py[] = "import sys\n"
 
 /* Whether the folded stack line holds each of frames, one after the other
  * (callers first), each a frame that starts with it. */
-static bool holds_in_order(const char *line, const char *const *frames, size_t nr)
-{
-	const char *at = line;
-
-	for (size_t i = 0; i < nr; i++) {
-		char want[128];
-
-		snprintf(want, sizeof(want), ";%s", frames[i]);
-		at = strstr(at, want);
-		if (!at)
-			return false;
-		at += strlen(want);
-	}
-	return true;
-}
-
-/* Of the folded stacks of comm, the samples in all, and those holding frames. */
-static void folded_share(const char *folded, const char *comm, const char *const *frames,
-			 size_t nr, unsigned long *total, unsigned long *matching)
-{
-	size_t n = strlen(comm);
-
-	*total = *matching = 0;
-	for (const char *line = folded; line && *line;) {
-		const char *end = strchr(line, '\n');
-		char *buf = strndup(line, end ? (size_t)(end - line) : strlen(line)), *space;
-
-		assert_non_null(buf);
-		space = strrchr(buf, ' ');
-		if (space && !strncmp(buf, comm, n) && buf[n] == ';') {
-			unsigned long count = strtoul(space + 1, NULL, 10);
-
-			*total += count;
-			if (holds_in_order(buf, frames, nr))
-				*matching += count;
-		}
-		free(buf);
-		line = end ? end + 1 : NULL;
-	}
-}
-
 /* Of perf script's samples (blocks of a header and a frame a line, leaf
  * first), those holding frames (callee first) on consecutive lines (gaps:
  * native frames may come between them, as 3.10's calls between evaluations). */
@@ -227,7 +186,7 @@ static void expect_folded_frames(const char *dir, const char *comm, const char *
 	char *folded = NULL;
 
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, comm, callers_first, 3, &total, &full);
+	tu_folded_in_order(folded, comm, callers_first, 3, &total, &full);
 	print_message("%s: report --folded: %lu of %lu samples with outer;middle;inner\n", what,
 		      full, total);
 	if (total < 200 || full * 100 < total * 95)
@@ -359,8 +318,8 @@ static void test_other_version_native(void **state)
 	    strstr(log, " 0 of versions without offsets"))
 		fail_msg("3.8 not counted:\n%s", log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.8", eval, 1, &total, &native);
-	folded_share(folded, "python3.8", inner, 1, &total, &python);
+	tu_folded_in_order(folded, "python3.8", eval, 1, &total, &native);
+	tu_folded_in_order(folded, "python3.8", inner, 1, &total, &python);
 	print_message("3.8: %lu of %lu samples through _PyEval_EvalFrameDefault, %lu named\n",
 		      native, total, python);
 	assert_true(total > 100);
@@ -412,8 +371,8 @@ static void test_own_debug_offsets_honoured(void **state)
 	if (!strstr(log, " 1 with _Py_DebugOffsets the walk cannot use"))
 		fail_msg("the patched interpreter not counted:\n%s", log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.13", eval, 1, &total, &native);
-	folded_share(folded, "python3.13", inner, 1, &total, &named);
+	tu_folded_in_order(folded, "python3.13", eval, 1, &total, &native);
+	tu_folded_in_order(folded, "python3.13", inner, 1, &total, &named);
 	print_message("3.13 with unusable own offsets: %lu of %lu samples through "
 		      "_PyEval_EvalFrameDefault, %lu named\n", native, total, named);
 	assert_true(total > 100);
@@ -433,8 +392,8 @@ static void folded_pair(const char *folded, const char *comm, const char *a, con
 	const char *fa[] = { a }, *fab[] = { a, b };
 	unsigned long total;
 
-	folded_share(folded, comm, fa, 1, &total, with_a);
-	folded_share(folded, comm, fab, 2, &total, with_both);
+	tu_folded_in_order(folded, comm, fa, 1, &total, with_a);
+	tu_folded_in_order(folded, comm, fab, 2, &total, with_both);
 }
 
 /* Native frames of a C extension below the Python function that called it
@@ -536,7 +495,7 @@ static void test_generator_and_recursion(void **state)
 	dir = tu_tempdir();
 	record_script(DEBIAN_PYTHON, generator_py, dir, 8, &log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.11", gen_under_consume, 3, &total, &full);
+	tu_folded_in_order(folded, "python3.11", gen_under_consume, 3, &total, &full);
 	print_message("generator: %lu of %lu samples with consume;gen_iternext;gen\n", full, total);
 	assert_true(total >= 200 && full * 100 >= total * 95);
 	free(folded);
@@ -547,9 +506,9 @@ static void test_generator_and_recursion(void **state)
 	dir = tu_tempdir();
 	record_script(DEBIAN_PYTHON, recursion_py, dir, 8, &log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.11", rec64, 64, &total, &full);
-	folded_share(folded, "python3.11", rec65, 65, &total, &over);
-	folded_share(folded, "python3.11", cut_rec64, 64, &total, &marked);
+	tu_folded_in_order(folded, "python3.11", rec64, 64, &total, &full);
+	tu_folded_in_order(folded, "python3.11", rec65, 65, &total, &over);
+	tu_folded_in_order(folded, "python3.11", cut_rec64, 64, &total, &marked);
 	print_message("recursion of 200: %lu of %lu samples with 64 rec frames, %lu with more, "
 		      "%lu under [truncated]\n", full, total, over, marked);
 	assert_true(total >= 200 && full * 100 >= total * 95);
@@ -752,8 +711,8 @@ static void check_perf_trampolines(bool launched)
 	if (!(line = tu_stack_endings(log, &bad, &all)))
 		fail_msg("no stacks' totals:\n%s", log);
 	assert_int_equal(tu_sh(&folded, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
-	folded_share(folded, "python3.12", start, 1, &total, &full);
-	folded_share(folded, "python3.12", callers_first, 3, &total, &named);
+	tu_folded_in_order(folded, "python3.12", start, 1, &total, &full);
+	tu_folded_in_order(folded, "python3.12", callers_first, 3, &total, &named);
 	print_message("-X perf, %s: %lu of %lu samples reach _start, %lu have outer;middle;inner; "
 		      "%.*s\n",
 		      launched ? "launched" : "running", full, total, named,

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <string.h>
 
 #include "symbols/hotspot_method.h"
 
@@ -61,11 +62,35 @@ static void test_cut_or_empty(void **state)
 	assert_int_equal(r, 0);
 }
 
+/* A method's name from the symbols a walk read: the class's '/'s as '.',
+ * control characters and invalid UTF-8 as '?', a cut one ending "...",
+ * never past its room. */
+static void test_name_format(void **state)
+{
+	static const char bad[] = { 'a', 0x01, (char)0xff, 'b' };
+	char buf[64], klass[200];
+
+	(void)state;
+	hotspot_method_format("java/lang/String", 16, "valueOf", 7, false, buf, sizeof(buf));
+	assert_string_equal(buf, "java.lang.String.valueOf");
+	hotspot_method_format("p/\xc3\xa9t\xc3\xa9", 7, "run", 3, false, buf, sizeof(buf));
+	assert_string_equal(buf, "p.\xc3\xa9t\xc3\xa9.run");
+	hotspot_method_format(bad, sizeof(bad), "m", 1, false, buf, sizeof(buf));
+	assert_string_equal(buf, "a??b.m");
+	hotspot_method_format("C", 1, "m", 1, true, buf, sizeof(buf));
+	assert_string_equal(buf, "C.m...");
+	memset(klass, 'k', sizeof(klass));
+	hotspot_method_format(klass, sizeof(klass), "m", 1, false, buf, sizeof(buf));
+	assert_int_equal(strlen(buf), sizeof(buf) - 1);
+	assert_string_equal(buf + strlen(buf) - 3, "...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines_of_bcis),
 		cmocka_unit_test(test_cut_or_empty),
+		cmocka_unit_test(test_name_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

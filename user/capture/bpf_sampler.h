@@ -141,14 +141,19 @@ int bpf_sampler_offcpu_counters(const struct bpf_sampler *s, struct rt_offcpu_co
  * unwind_maps.h), for capture/unwind_loader.c. */
 void bpf_sampler_unwind_fds(const struct bpf_sampler *s, int *rows_fd, int *pages_fd,
 			    int *processes_fd, int *files_fd, int *gen_fd, int *wanted_fd);
-/* The counts the walks bump after each key they put in unwind_wanted and
- * in python_code_seen (in the sampler's mapped .bss): a map looked in only
+/* The counts the walks bump after each key they put in unwind_wanted, in
+ * python_code_seen (in the sampler's mapped .bss): a map looked in only
  * when its count moved. */
 const volatile __u64 *bpf_sampler_wanted_added(const struct bpf_sampler *s);
 const volatile __u64 *bpf_sampler_python_seen_added(const struct bpf_sampler *s);
+/* ...and in hotspot_methods_seen. */
+const volatile __u64 *bpf_sampler_hotspot_seen_added(const struct bpf_sampler *s);
 /* The maps of CPython processes for the -g walk (python_maps.h). */
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd);
+/* The maps of JVMs for the -g walk (hotspot_maps.h). */
+void bpf_sampler_hotspot_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
+			     int *seen_fd, int *known_fd);
 /* The page index entries beside rows rows. */
 static inline uint32_t unwind_pages_for(uint32_t rows)
 {

@@ -8,10 +8,10 @@
 
 void python_maps_init(struct python_maps *p, const struct bpf_sampler *s)
 {
-	bpf_sampler_python_fds(s, &p->processes_fd, &p->offsets_fd, &p->seen_fd, &p->known_fd);
+	bpf_sampler_python_fds(s, &p->processes_fd, &p->offsets_fd, &p->seen.fd, &p->known_fd);
 	p->known = false;
-	p->seen_added = bpf_sampler_python_seen_added(s);
-	p->seen_emptied_at = 0;
+	p->seen.added = bpf_sampler_python_seen_added(s);
+	p->seen.emptied_at = 0;
 }
 
 int python_maps_set_offsets(struct python_maps *p, uint32_t index,
@@ -42,26 +42,5 @@ void python_maps_forget_process(struct python_maps *p, uint32_t pid)
 size_t python_maps_take_seen(struct python_maps *p, struct rt_python_code_key *keys,
 			     struct rt_python_code_info *infos, size_t max)
 {
-	uint64_t added = *p->seen_added;
-	size_t nr = 0;
-
-	/* nothing put in since it was found empty */
-	if (added == p->seen_emptied_at)
-		return 0;
-	/* from the first key each time: those taken are deleted */
-	while (nr < max) {
-		if (bpf_map_get_next_key(p->seen_fd, NULL, &keys[nr])) {
-			p->seen_emptied_at = added;
-			break;
-		}
-		if (bpf_map_lookup_and_delete_elem(p->seen_fd, &keys[nr], &infos[nr])) {
-			/* (a kernel without it for hash maps: read, then delete) */
-			if (bpf_map_lookup_elem(p->seen_fd, &keys[nr], &infos[nr]))
-				infos[nr] = (struct rt_python_code_info){ 0 };
-			if (bpf_map_delete_elem(p->seen_fd, &keys[nr]))
-				break;
-		}
-		nr++;
-	}
-	return nr;
+	return seen_map_take(&p->seen, keys, sizeof(*keys), infos, sizeof(*infos), max);
 }

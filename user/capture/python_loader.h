@@ -9,15 +9,13 @@
 #include <stdint.h>
 
 #include "capture/bpf_sampler.h"
+#include "capture/seen_map.h"
 #include "python_maps.h"
 
 struct python_maps {
-	int processes_fd, offsets_fd, seen_fd, known_fd;
+	int processes_fd, offsets_fd, known_fd;
 	bool known; /* python_known set */
-	/* the walks' count of code objects put in python_code_seen, and its
-	 * value when the map was last found empty */
-	const volatile __u64 *seen_added;
-	uint64_t seen_emptied_at;
+	struct seen_map seen; /* python_code_seen */
 };
 
 void python_maps_init(struct python_maps *p, const struct bpf_sampler *s);

@@ -103,6 +103,20 @@ const volatile __u64 *bpf_sampler_python_seen_added(const struct bpf_sampler *s)
 	return &s->skel->bss->python_seen_added;
 }
 
+const volatile __u64 *bpf_sampler_hotspot_seen_added(const struct bpf_sampler *s)
+{
+	return &s->skel->bss->hotspot_seen_added;
+}
+
+void bpf_sampler_hotspot_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
+			     int *seen_fd, int *known_fd)
+{
+	*processes_fd = bpf_map__fd(s->skel->maps.hotspot_processes);
+	*offsets_fd = bpf_map__fd(s->skel->maps.hotspot_offsets);
+	*seen_fd = bpf_map__fd(s->skel->maps.hotspot_methods_seen);
+	*known_fd = bpf_map__fd(s->skel->maps.hotspot_known);
+}
+
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd)
 {

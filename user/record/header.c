@@ -55,13 +55,17 @@ int session_synthesize(struct session *s)
 	/* CPython processes running already (those -p or -t names, if it
 	 * does): the range of their Python frames */
 	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len, procs,
-				  nr_procs, &s->python_rec);
-	if (s->python_rec.len &&
-	    !byte_buffer_append(&s->synthesized, s->python_rec.data, s->python_rec.len)) {
+				  nr_procs, &s->interp_rec);
+	/* JVMs running already: their layout, read while ringtrace holds
+	 * the capabilities to, and the range of their Java frames */
+	hotspot_procs_note_records(&s->hotspot, s->synthesized.data, s->synthesized.len, procs,
+				   nr_procs, &s->interp_rec);
+	if (s->interp_rec.len &&
+	    !byte_buffer_append(&s->synthesized, s->interp_rec.data, s->interp_rec.len)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");
 		return -ENOMEM;
 	}
-	byte_buffer_reset(&s->python_rec);
+	byte_buffer_reset(&s->interp_rec);
 	/* tracepoint formats, for perf script: tracefs is read only if needed;
 	 * the user probes' are ringtrace's own, nothing is defined in tracefs */
 	for (unsigned int i = 0; i < o->nr_events; i++) {

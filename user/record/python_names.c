@@ -7,12 +7,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include "lib/full_io.h"
 #include "lib/log.h"
+#include "record/interp_range.h"
 #include "symbols/python_code.h"
-#include "sys/output_dir.h"
 
 /* Code objects named per process, at most (more are counted, not named). */
 #define PY_NAMES_PER_PROCESS 65536
@@ -75,15 +73,10 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 		p->name_failed++;
 		return;
 	}
-	/* perf's map line: START SIZE name, in hex; the first names the
-	 * marker of a walk cut short too */
-	if (!pr->map.len) {
-		len = snprintf(line, sizeof(line), "%llx %llx [truncated]\n",
-			       (unsigned long long)RT_PY_TRUNCATED, (unsigned long long)RT_PY_CODE_SPAN);
-		if (len <= 0 || !byte_buffer_append(&pr->map, line, (size_t)len)) {
-			p->names_dropped++;
-			return;
-		}
+	/* perf's map line: START SIZE name, in hex */
+	if (!interp_map_begin(&pr->map)) {
+		p->names_dropped++;
+		return;
 	}
 	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
 		       (unsigned long long)RT_PY_CODE_SPAN, name);
@@ -132,24 +125,19 @@ static void write_map(void *value, void *ctx)
 	struct map_dir *d = ctx;
 	struct python_procs *p = d->p;
 	struct python_proc *pr = value;
-	char name[64], err[256];
-	int fd;
+	char err[256];
 
 	if (!pr->map.len)
 		return;
-	snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
 	/* after the JIT's own map (CPython's -X perf trampolines), copied
 	 * there already: perf and report read both */
-	fd = output_file_append(d->dirfd, d->dirpath, name, err, sizeof(err));
-	if (fd < 0 || write_full(fd, pr->map.data, pr->map.len)) {
-		rt_warn("Python process %u: %s", pr->pid,
-			fd < 0 ? err : "cannot write its perf map");
+	if (interp_map_append(d->dirfd, d->dirpath, pr->pid, pr->map.data, pr->map.len, err,
+			      sizeof(err))) {
+		rt_warn("Python process %u: %s", pr->pid, err);
 		p->maps_failed++;
 	} else {
 		p->maps_written++;
 	}
-	if (fd >= 0)
-		close(fd);
 }
 
 void python_procs_write_maps(struct python_procs *p, int dirfd, const char *dirpath)

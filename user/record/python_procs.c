@@ -14,6 +14,7 @@
 
 #include "format/recording_layout.h"
 #include "lib/log.h"
+#include "record/interp_range.h"
 #include "record/python_proc.h"
 #include "record/unwind_file_key.h"
 #include "symbols/build_id.h"
@@ -105,40 +106,12 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* The file m maps, looked at once, known by the kernel's identity of it
- * (device and inode): a kernel's record names it; a synthesized one names a
- * build-id, which any copy claims, so the mapping's file is opened to learn
- * it. NULL if it cannot be. */
-static const struct python_file *file_of(struct python_procs *p, const struct perf_mmap *m)
+/* Whether the file open as fd (m's) is a CPython interpreter. */
+static void inspect_file(int fd, const struct perf_mmap *m, void *entry)
 {
-	struct python_file *f = NULL;
-	struct file_key key;
-	struct stat st;
-	int fd = -1;
+	struct python_file *f = entry;
 
-	if (!m->build_id_size) {
-		file_key_of_inode(&key, m);
-	} else {
-		fd = mapping_open(m);
-		if (fd < 0 || fstat(fd, &st) || !build_id_matches(fd, m->build_id, m->build_id_size))
-			goto out;
-		file_key_of_stat(&key, &st);
-	}
-	if ((f = hash_map_get(&p->files, &key)) || !(f = calloc(1, sizeof(*f))))
-		goto out;
-	f->key = key;
-	if (fd < 0)
-		fd = mapping_open(m); /* (proved the record's inode) */
-	if (fd >= 0)
-		f->ok = !python_elf_inspect(fd, m->filename, &f->interp);
-	if (hash_map_put(&p->files, &f->key, f)) {
-		free(f);
-		f = NULL;
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return f;
+	f->ok = !python_elf_inspect(fd, m->filename, &f->interp);
 }
 
 static struct python_proc *proc_of(struct python_procs *p, uint32_t pid)
@@ -203,10 +176,6 @@ static bool make_live(struct python_procs *p, struct python_proc *pr,
 		      uint64_t code_type, bool forked, const struct perf_sample_id *sid,
 		      struct byte_buffer *rec)
 {
-	struct perf_mmap range = { .pid = pr->pid, .tid = pr->pid, .start = RT_PY_ADDR_BASE,
-				   .len = RT_PY_ADDR_SPAN, .prot = PROT_READ | PROT_EXEC,
-				   .flags = MAP_PRIVATE, .filename = "//anon" };
-
 	pr->pp = *pp;
 	if (p->attached)
 		tell(p, pr);
@@ -220,8 +189,7 @@ static bool make_live(struct python_procs *p, struct python_proc *pr,
 	pr->since = sid ? sid->time : 0;
 	pr->o = o;
 	pr->code_type = code_type;
-	return !perf_mmap2_encode(rec, RECORDING_SAMPLE_ID_TYPE, &range,
-				  sid ? sid : &(struct perf_sample_id){ .pid = pr->pid, .tid = pr->pid });
+	return interp_range_encode(rec, pr->pid, sid);
 }
 
 /* Whether the recording's scope holds process pid (-p's, the workload,
@@ -296,7 +264,7 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 		return false;
 	if (!in_scope(p, m->pid))
 		return false;
-	f = file_of(p, m);
+	f = mapped_file_once(&p->files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok)
 		return false;
 	o = python_offsets_for(f->interp.major, f->interp.minor, &index);

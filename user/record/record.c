@@ -38,133 +38,6 @@
 /* how often the files held are looked at for being unlinked (a stat each) */
 #define UNLINKED_CHECK_MS 250
 
-/* Hands a record to every sink; the first error stops the recording. */
-static int to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband)
-{
-	for (unsigned int i = 0; i < s->nr_sinks; i++) {
-		const struct record_sink_ops *ops = s->sinks[i]->ops;
-		int r = sideband ? ops->sideband(s->sinks[i], cpu, rec, size)
-				 : ops->sample(s->sinks[i], cpu, rec, size);
-
-		if (r) {
-			if (!s->error[0])
-				rt_format(s->error, sizeof(s->error), "cannot keep a record of CPU %d: %s",
-					  cpu, strerror(-r));
-			return r;
-		}
-	}
-	return 0;
-}
-
-int session_on_sample(void *ctx, int cpu, const void *rec, size_t size)
-{
-	struct session *s = ctx;
-
-	if (s->build_ids.held)
-		session_touch_copies(s, rec, size);
-	return to_sinks(s, cpu, rec, size, false);
-}
-
-/* The kernel's PERF_RECORD_LOST of a perf ring, replayed as what it counts:
- * samples lost (the ring carries nothing else), PERF_RECORD_LOST_SAMPLES, as
- * the BPF side reports its own ring's losses, so perf report --stats and
- * "Total Lost Samples" count the same on either transport. Stamped as the
- * kernel stamped it: the task and time of the sample that followed. */
-int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
-			   uint32_t tid)
-{
-	struct session *s = ctx;
-	uint8_t buf[RECORDING_LOST_MAX];
-	size_t n = recording_lost_record_of_task(buf, sizeof(buf), PERF_RECORD_LOST_SAMPLES,
-						 s->sampler_events[0].id, count, time, cpu, pid,
-						 tid);
-
-	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
-}
-
-/* -g's stack copies are unwound by perf through the tables of the files a
- * process maps, which libunwind reads at their addresses: an executable
- * mapping's record is followed by one of its file's .eh_frame_hdr segment
- * where that is a segment of its own (the kernel reports such mappings only
- * with mmap_data, all of a process's, which perf's dwarf mode asks for). */
-static int eh_frame_mapping_to_sinks(struct session *s, unsigned int slot,
-				     const struct perf_sideband *d)
-{
-	struct perf_mmap seg;
-
-	if (d->type != PERF_RECORD_MMAP2 || !d->has_sid || !(d->mmap.prot & PROT_EXEC) ||
-	    !record_copies_stacks(s->opts) ||
-	    !mapped_build_ids_eh_frame_mapping(&s->mapped, &d->mmap, &seg))
-		return 0;
-	byte_buffer_reset(&s->rewritten);
-	if (perf_mmap2_encode(&s->rewritten, RECORDING_SAMPLE_ID_TYPE, &seg, &d->sid))
-		return -ENOMEM;
-	return to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true);
-}
-
-/* Side-band records of the tracking event, the kernel's LOST among them. */
-static int on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size)
-{
-	struct session *s = ctx;
-	struct perf_sideband d;
-	bool python = false;
-	int r;
-
-	/* decoded once, for the JIT maps, the unwinder and the build-id */
-	if (perf_sideband_decode(rec, RECORDING_SAMPLE_ID_TYPE, &d))
-		return to_sinks(s, s->cpus.cpus[slot], rec, size, true);
-	if (d.type == PERF_RECORD_FORK || d.type == PERF_RECORD_EXIT)
-		build_id_cache_task_changed(&s->build_ids, d.task.pid);
-	else if (d.type == PERF_RECORD_COMM && d.comm.exec)
-		build_id_cache_task_changed(&s->build_ids, d.comm.pid);
-	/* a JIT's map is copied when it maps code, and again as it exits */
-	if (d.type == PERF_RECORD_MMAP2)
-		jit_maps_note_mmap(&s->jit_maps, &d.mmap);
-	else if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
-		jit_maps_copy(&s->jit_maps, d.task.pid);
-	/* a CPython process's code named while it runs: no longer after */
-	if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid)
-		python_procs_exited(&s->python, d.task.pid, d.task.time);
-	else if (d.type == PERF_RECORD_COMM && d.comm.exec)
-		python_procs_forget(&s->python, d.comm.pid, d.has_sid ? d.sid.time : UINT64_MAX);
-	/* as the kernel wrote it: the device and inode prove the file opened
-	 * (kept until every CPU's side-band has passed its time) */
-	unwind_tables_note(&s->unwind, &d);
-	byte_buffer_reset(&s->python_rec);
-	/* a CPython process's child: the same interpreter, its own range */
-	if (d.type == PERF_RECORD_FORK && d.task.pid != d.task.ppid && d.has_sid) {
-		d.sid.time = d.task.time;
-		d.sid.pid = d.sid.tid = d.task.pid;
-		python = python_procs_note_fork(&s->python, d.task.ppid, &d.sid, &s->python_rec);
-	}
-	if (d.type == PERF_RECORD_MMAP2 && d.has_sid) {
-		/* a container's process: its namespaces before its mapping */
-		if (mmap2_namespaces(&s->build_ids, &s->rewritten, &d.mmap, &d.sid) &&
-		    (r = to_sinks(s, s->cpus.cpus[slot], s->rewritten.data, s->rewritten.len, true)))
-			return r;
-		/* a CPython interpreter, looked at through the kernel's record
-		 * (its device and inode prove the file opened where the
-		 * process's root is closed to us, as a root workload's is once
-		 * our capabilities are dropped), gets the range its Python
-		 * frames are written in, mapped after it (its time, its CPU) */
-		python = python_procs_note_mmap(&s->python, &d.mmap, &d.sid, &s->python_rec);
-		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
-					  &d.sid, &size);
-	}
-	if ((r = to_sinks(s, s->cpus.cpus[slot], rec, size, true)) ||
-	    (r = eh_frame_mapping_to_sinks(s, slot, &d)) || !python)
-		return r;
-	/* the ranges it made (a parent's and its children's): a record each */
-	for (size_t at = 0, n; !r && at + sizeof(struct perf_event_header) <= s->python_rec.len;
-	     at += n) {
-		n = ((const struct perf_event_header *)((const char *)s->python_rec.data + at))->size;
-		if (n < sizeof(struct perf_event_header) || n > s->python_rec.len - at)
-			break; /* cannot be: our own encoder's */
-		r = to_sinks(s, s->cpus.cpus[slot], (const char *)s->python_rec.data + at, n, true);
-	}
-	return r;
-}
-
 /* Moves everything waiting in the kernel's rings into the sinks. Never blocks
  * on the disk. */
 static int drain_all(struct session *s)
@@ -186,7 +59,7 @@ static int drain_all(struct session *s)
 		return (int)r;
 	}
 	for (unsigned int i = 0; i < s->sideband.nr; i++) {
-		r = sideband_drain(&s->sideband, i, on_sideband, s);
+		r = sideband_drain(&s->sideband, i, session_on_sideband, s);
 		if (r < 0) {
 			if (!s->error[0])
 				rt_format(s->error, sizeof(s->error), "cannot drain the side-band ring of CPU %d: %s",
@@ -353,6 +226,7 @@ static int run_loop(struct session *s)
 			unwind_work = unwind_tables_work(&s->unwind, UNWIND_WORK_SLICE_MS);
 		unwind_tables_collect(&s->unwind);
 		python_procs_name_seen(&s->python);
+		hotspot_procs_name_seen(&s->hotspot);
 		/* mapped files deleted or replaced since: copied while held */
 		if (monotonic_seconds() >= look_at_unlinked) {
 			look_at_unlinked = monotonic_seconds() + UNLINKED_CHECK_MS / 1e3;
@@ -384,7 +258,7 @@ static int report_unreported_losses(struct session *s, int cpu)
 		return 0;
 	n = recording_lost_record(buf, sizeof(buf), PERF_RECORD_LOST_SAMPLES,
 				  s->sampler_events[0].id, count, time, cpu);
-	return n ? to_sinks(s, cpu, buf, n, false) : -ENOMEM;
+	return n ? session_to_sinks(s, cpu, buf, n, false) : -ENOMEM;
 }
 
 /* Stops sampling, drains what is left, reports the losses nothing reported,
@@ -413,6 +287,7 @@ static int finish(struct session *s)
 	file_copies_finish(s->unlinked_copies);
 	/* the names of Python frames, added to the JIT maps just copied */
 	python_procs_finish(&s->python);
+	hotspot_procs_finish(&s->hotspot);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
 		if ((r = report_unreported_losses(s, s->target.cpus.cpus[i])) && !s->error[0]) {
 			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",
@@ -436,6 +311,8 @@ static int finish(struct session *s)
 	unwind_tables_print_totals(&s->unwind, s->sampler, s->opts->verbose, s->opts->quiet);
 	if (s->opts->verbose)
 		python_procs_print_totals(&s->python, s->sampler);
+	if (s->opts->verbose)
+		hotspot_procs_print_totals(&s->hotspot, s->sampler);
 	return ret ? ret : s->error[0] ? -EIO : 0;
 }
 
@@ -455,8 +332,9 @@ static void end_session(struct session *s)
 		mapped_build_ids_free(&s->mapped);
 	}
 	byte_buffer_free(&s->rewritten);
-	byte_buffer_free(&s->python_rec);
+	byte_buffer_free(&s->interp_rec);
 	python_procs_free(&s->python);
+	hotspot_procs_free(&s->hotspot);
 	safe_open_mappings_close();
 	mapping_opener_stop();
 	/* before the directory is closed or cleared: its copy under way given up */

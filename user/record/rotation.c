@@ -190,8 +190,10 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 		 * (at the end, the store has them, after a JIT's own map),
 		 * then (once the copies queued before are made) every copy */
 		snprintf(path, sizeof(path), "%s%s", r->prefix, r->cur);
-		if (!at_exit)
+		if (!at_exit) {
 			python_procs_write_maps(&s->python, dirfd, path);
+			hotspot_procs_write_maps(&s->hotspot, dirfd, path);
+		}
 		if (s->copies && (ret = file_copies_link_into(s->copies, dirfd)))
 			rt_warn("%s: cannot link the copies of files into it: %s", path,
 				strerror(-ret));

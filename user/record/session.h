@@ -17,6 +17,7 @@
 #include "lib/byte_buffer.h"
 #include "record/jit_maps.h"
 #include "record/progress.h"
+#include "record/hotspot_procs.h"
 #include "record/python_procs.h"
 #include "record/record.h"
 #include "record/record_target.h"
@@ -65,7 +66,9 @@ struct session {
 	/* what --unwind-mem's default was sized from (processes 0: not sized) */
 	struct unwind_machine_text unwind_machine;
 	struct python_procs python;       /* its CPython processes, their code's names */
-	struct byte_buffer python_rec;    /* the MMAP2 of a Python process's frames */
+	struct hotspot_procs hotspot;     /* its JVMs, their methods' names */
+	/* the MMAP2 of the range a Python process's or a JVM's frames are in */
+	struct byte_buffer interp_rec;
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */
 	uint64_t trigger_since_ns;        /* of its samples from then on (0: all) */
@@ -110,9 +113,15 @@ int session_start(struct session *s, sigset_t *orig_mask);
  * workload (unless the recording was stopped while starting). */
 int session_start_threads(struct session *s);
 
-/* record.c: the transport's records (a SAMPLE, the BPF side's LOST_SAMPLES)
- * and the kernel's LOST records of a perf ring, handed to every sink. */
+/* session_records.c: the transport's records (a SAMPLE, the BPF side's
+ * LOST_SAMPLES) and the kernel's LOST records of a perf ring, handed to every
+ * sink; side-band records noted and handed on. Hands a record to every sink;
+ * the first error stops the recording. */
+int session_to_sinks(struct session *s, int cpu, const void *rec, size_t size, bool sideband);
 int session_on_sample(void *ctx, int cpu, const void *rec, size_t size);
+/* Side-band records of the tracking event (slot: its CPU's), the kernel's
+ * LOST among them. */
+int session_on_sideband(void *ctx, unsigned int slot, const void *rec, size_t size);
 int session_on_kernel_lost(void *ctx, int cpu, uint64_t count, uint64_t time, uint32_t pid,
 			   uint32_t tid);
 

@@ -81,9 +81,11 @@ static int flight_write_header(void *ctx, int dirfd, const char *dirpath, char *
 	struct session *s = ctx;
 	int r = session_write_header(s, dirfd, dirpath, err, errlen);
 
-	/* the names of Python frames, as the recording's end writes them */
-	if (!r)
+	/* the names of Python and Java frames, as the recording's end writes them */
+	if (!r) {
 		python_procs_write_maps(&s->python, dirfd, dirpath);
+		hotspot_procs_write_maps(&s->hotspot, dirfd, dirpath);
+	}
 	return r;
 }
 

@@ -187,6 +187,8 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 	jit_maps_init(&s->jit_maps, copies_fd, s->copies);
 	python_procs_init(&s->python, copies_fd, o->overwrite ? NULL : s->copies,
 			  o->unwind_ehframe);
+	hotspot_procs_init(&s->hotspot, copies_fd, o->overwrite ? NULL : s->copies,
+			   o->unwind_ehframe);
 	mapped_build_ids_init(&s->mapped, record_copies_stacks(o));
 	if ((r = open_sideband(s)))
 		return r;

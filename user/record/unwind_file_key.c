@@ -4,10 +4,14 @@
  * time that proves a later open the same version), and opened safely. */
 #include "record/unwind_file_key.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "symbols/build_id.h"
 #include "symbols/vdso.h"
 #include "sys/safe_open.h"
 
@@ -76,4 +80,48 @@ int mapping_open(const struct perf_mmap *m)
 		return vdso_open_own();
 	return safe_open_mapping(m->pid, m->start, m->start + m->len, m->filename,
 				 m->build_id_size ? NULL : &dev, NULL);
+}
+
+int mapping_file_key(const struct perf_mmap *m, struct file_key *key)
+{
+	struct stat st;
+	int fd;
+
+	if (!m->build_id_size) {
+		file_key_of_inode(key, m);
+		return -1;
+	}
+	fd = mapping_open(m);
+	if (fd < 0)
+		return -2;
+	if (fstat(fd, &st) || !build_id_matches(fd, m->build_id, m->build_id_size)) {
+		close(fd);
+		return -2;
+	}
+	file_key_of_stat(key, &st);
+	return fd;
+}
+
+void *mapped_file_once(struct hash_map *files, const struct perf_mmap *m, size_t size,
+		       void (*inspect)(int fd, const struct perf_mmap *m, void *entry))
+{
+	struct file_key key;
+	int fd = mapping_file_key(m, &key);
+	void *entry = NULL;
+
+	if (fd == -2 || (entry = hash_map_get(files, &key)) || !(entry = calloc(1, size)))
+		goto out;
+	memcpy(entry, &key, sizeof(key));
+	if (fd < 0)
+		fd = mapping_open(m); /* (proved the record's inode) */
+	if (fd >= 0)
+		inspect(fd, m, entry);
+	if (hash_map_put(files, entry, entry)) {
+		free(entry);
+		entry = NULL;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return entry;
 }

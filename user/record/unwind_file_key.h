@@ -40,5 +40,17 @@ bool mapping_wants_table(const struct perf_mmap *m);
  * record has no build-id to prove it by (the vdso: ringtrace's own image);
  * -1 if it cannot be opened. */
 int mapping_open(const struct perf_mmap *m);
+/* The identity of the file m maps, into key: a kernel's record names it (its
+ * device and inode): -1, nothing opened; a synthesized one names a build-id,
+ * which any copy claims, so the mapping's file is opened to learn it: the
+ * descriptor (the caller's to close), or -2 if it cannot be opened or is
+ * not the file the build-id names. */
+int mapping_file_key(const struct perf_mmap *m, struct file_key *key);
+/* The entry of files (keyed by struct file_key, which begins each entry) of
+ * the file m maps, made once: size bytes zeroed, its key set, and inspect
+ * called with the file open (not if it cannot be opened). NULL if the file
+ * cannot be known, or without memory. */
+void *mapped_file_once(struct hash_map *files, const struct perf_mmap *m, size_t size,
+		       void (*inspect)(int fd, const struct perf_mmap *m, void *entry));
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "symbols/elf_open.h"
+#include "symbols/unwind_elf.h"
 
 /* By enum hotspot_export (vmStructs.cpp's names). */
 static const char *const export_names[HOTSPOT_EXPORTS] = {
@@ -67,6 +68,7 @@ int hotspot_elf_inspect(int fd, struct hotspot_elf *out)
 			goto out;
 	if (elf_getphdrnum(elf, &phnum))
 		goto out;
+	out->exec_vaddr_delta = unwind_elf_exec_vaddr_delta(elf);
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 

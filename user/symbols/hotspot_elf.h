@@ -36,6 +36,7 @@ enum hotspot_export {
 struct hotspot_elf {
 	uint64_t vaddr[HOTSPOT_EXPORTS]; /* each export's address in the file */
 	uint64_t first_load_vaddr;       /* its first PT_LOAD's p_vaddr, page aligned */
+	int64_t exec_vaddr_delta;        /* its code's p_vaddr less its p_offset */
 };
 
 /* Whether a file named name (a path; its last part is looked at) may be a

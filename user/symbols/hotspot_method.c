@@ -89,8 +89,27 @@ static void put(struct name_out *o, const void *p, size_t n)
 	o->at += n;
 }
 
-/* Appends the symbol at sym (its '/'s as '.' with dots): valid UTF-8, a
- * control character or an invalid byte as '?'. */
+/* Appends the n bytes of a symbol at body (its '/'s as '.' with dots):
+ * valid UTF-8, a control character or an invalid byte as '?'. */
+static void put_symbol_bytes(const uint8_t *body, size_t n, bool dots, struct name_out *o)
+{
+	for (size_t i = 0; i < n;) {
+		size_t s = utf8_sequence(body + i, n - i);
+
+		if (!s || (s == 1 && (body[i] < 0x20 || body[i] == 0x7f))) {
+			put(o, "?", 1);
+			i += s ? s : 1;
+		} else if (s == 1 && body[i] == '/' && dots) {
+			put(o, ".", 1);
+			i++;
+		} else {
+			put(o, body + i, s);
+			i += s;
+		}
+	}
+}
+
+/* Appends the symbol at sym of pid, as put_symbol_bytes. */
 static int put_symbol(uint32_t pid, const struct hotspot_method_layout *l, uint64_t sym,
 		      bool dots, struct name_out *o)
 {
@@ -106,22 +125,29 @@ static int put_symbol(uint32_t pid, const struct hotspot_method_layout *l, uint6
 	want = n < sizeof(body) ? n : sizeof(body);
 	if (want && (r = process_memory_read(pid, sym + l->symbol_body, body, want)))
 		return r;
-	for (size_t i = 0; i < want;) {
-		size_t s = utf8_sequence(body + i, want - i);
-
-		if (!s || (s == 1 && (body[i] < 0x20 || body[i] == 0x7f))) {
-			put(o, "?", 1);
-			i += s ? s : 1;
-		} else if (s == 1 && body[i] == '/' && dots) {
-			put(o, ".", 1);
-			i++;
-		} else {
-			put(o, body + i, s);
-			i += s;
-		}
-	}
+	put_symbol_bytes(body, want, dots, o);
 	o->cut |= n > want;
 	return 0;
+}
+
+/* Ends the name: "..." if it was cut. */
+static void end_name(struct name_out *o)
+{
+	if (o->cut)
+		memcpy(o->buf + o->at, "...", 3), o->at += 3;
+	o->buf[o->at] = '\0';
+}
+
+void hotspot_method_format(const char *klass, size_t klass_len, const char *name,
+			   size_t name_len, bool cut, char *buf, size_t len)
+{
+	struct name_out o = { buf, len, 0, false };
+
+	put_symbol_bytes((const uint8_t *)klass, klass_len, true, &o);
+	put(&o, ".", 1);
+	put_symbol_bytes((const uint8_t *)name, name_len, false, &o);
+	o.cut |= cut;
+	end_name(&o);
 }
 
 int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
@@ -160,9 +186,7 @@ int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uin
 	put(&o, ".", 1);
 	if ((r = put_symbol(pid, l, name_sym, false, &o)))
 		return r;
-	if (o.cut)
-		memcpy(buf + o.at, "...", 3), o.at += 3;
-	buf[o.at] = '\0';
+	end_name(&o);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #ifndef RINGTRACE_HOTSPOT_METHOD_H
 #define RINGTRACE_HOTSPOT_METHOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,13 @@ int hotspot_method_layout_of(const struct hotspot_vmstructs *v, struct hotspot_m
  * past its pool, or an entry of another kind). */
 int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,
 			char *buf, size_t len);
+
+/* The name of a method whose class's symbol is the klass_len bytes at klass
+ * and its own the name_len bytes at name (as read from a JVM: anything),
+ * as hotspot_method_name writes it, into buf (len >= 64); cut: either was
+ * longer, "..." at its end. */
+void hotspot_method_format(const char *klass, size_t klass_len, const char *name,
+			   size_t name_len, bool cut, char *buf, size_t len);
 
 /* The source line of bytecode index bci in a line number table as
  * HotSpot compresses it (CompressedLineNumberReadStream: a byte for a

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hotspot_frames.bpf.h: the Java method a native frame of a HotSpot JVM's template
+ * interpreter runs, read from the frame's slots and written in its place in a -g walk. */
+#ifndef RINGTRACE_HOTSPOT_FRAMES_BPF_H
+#define RINGTRACE_HOTSPOT_FRAMES_BPF_H
+
+#include "ehframe_state.bpf.h"
+#include "hotspot_maps.h"
+
+/* JVMs, by tgid (written by the loader). */
+struct hotspot_processes_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct rt_hotspot_process);
+};
+extern struct hotspot_processes_map hotspot_processes SEC(".maps");
+
+/* Whether the loader has told of any JVM (entry 0, not 0): until then a walk
+ * does not look its process up. */
+struct hotspot_known_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct hotspot_known_map hotspot_known SEC(".maps");
+
+struct hotspot_offsets_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_JAVA_MAX_OFFSETS);
+	__type(key, __u32);
+	__type(value, struct rt_hotspot_offsets);
+};
+extern struct hotspot_offsets_map hotspot_offsets SEC(".maps");
+
+/* Methods written, for the loader to name (it deletes what it read). */
+struct hotspot_methods_seen_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rt_hotspot_method_key);
+	__type(value, struct rt_hotspot_method_info);
+};
+extern struct hotspot_methods_seen_map hotspot_methods_seen SEC(".maps");
+/* Bumped after each method put in hotspot_methods_seen. */
+extern __u64 hotspot_seen_added;
+
+/* Per CPU: what a walk reads of a frame and its method, and the methods
+ * told to the loader lately (a direct-mapped cache). */
+#define JAVA_SEEN_BITS 8
+struct hotspot_scratch {
+	__u64 frame[RT_JAVA_FRAME_WORDS];
+	__u8 const_method[RT_JAVA_CONST_METHOD_READ];
+	__u8 pool[RT_JAVA_POOL_READ];
+	__u64 word;
+	struct rt_hotspot_method_key seen[1u << JAVA_SEEN_BITS];
+	struct rt_hotspot_method_info info; /* a method's, being read */
+};
+struct hotspot_scratch_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* a walk's, and a walk's that interrupted it */
+	__type(key, __u32);
+	__type(value, struct hotspot_scratch);
+};
+extern struct hotspot_scratch_map hotspot_scratch SEC(".maps");
+
+static __always_inline bool java_word(struct hotspot_scratch *sc, __u64 addr, __u64 *out)
+{
+	if (bpf_probe_read_user(&sc->word, sizeof(sc->word), (const void *)addr))
+		return false;
+	*out = sc->word;
+	return true;
+}
+
+/* A u16 or u64 at off of a head read into buf of size bytes (0 past it). */
+static __always_inline __u16 java_u16(const __u8 *buf, __u32 size, __u16 off)
+{
+	__u32 at = off;
+
+	return at <= size - 2 ? *(const __u16 *)&buf[at] : 0;
+}
+
+static __always_inline __u64 java_u64(const __u8 *buf, __u32 size, __u16 off)
+{
+	__u32 at = off;
+
+	return at <= size - 8 ? *(const __u64 *)&buf[at] : 0;
+}
+
+/* The Symbol at sym into out (size bytes with its NUL; its first size - 1
+ * bytes if longer, *cut set): 1, or 0 if it cannot be read. */
+static __always_inline int java_symbol(struct hotspot_scratch *sc,
+				       const struct rt_hotspot_offsets *off, __u64 sym, char *out,
+				       __u32 size, __u8 *cut)
+{
+	__u16 len = 0;
+	__u32 n;
+
+	if (!sym || bpf_probe_read_user(&len, sizeof(len), (const void *)(sym + off->symbol_length)))
+		return 0;
+	n = len;
+	if (n > size - 1) {
+		n = size - 1;
+		*cut = 1;
+	}
+	barrier_var(n);
+	if (n > size - 1)
+		return 0;
+	if (bpf_probe_read_user(out, n, (const void *)(sym + off->symbol_body)))
+		return 0;
+	out[n] = '\0';
+	return 1;
+}
+
+/* The names the loader names method by, read into sc->info (its
+ * ConstMethod's head in sc->const_method): its name from the constant pool
+ * (the index within the pool and tagged UTF-8), its class's. A global
+ * function: checked once, run once per method. */
+__noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
+				   struct hotspot_scratch *sc)
+{
+	__u64 pool, tags, holder, name_sym = 0, class_sym = 0;
+	__u16 index;
+	__u8 tag = 0;
+	__s32 length;
+
+	if (!off || !sc)
+		return 0;
+	__builtin_memset(&sc->info, 0, 16);
+	sc->info.name[0] = sc->info.klass[0] = '\0';
+	pool = java_u64(sc->const_method, RT_JAVA_CONST_METHOD_READ, off->const_method_constants);
+	index = java_u16(sc->const_method, RT_JAVA_CONST_METHOD_READ,
+			 off->const_method_name_index);
+	if (!pool || bpf_probe_read_user(sc->pool, sizeof(sc->pool), (const void *)pool))
+		return 0;
+	tags = java_u64(sc->pool, RT_JAVA_POOL_READ, off->pool_tags);
+	holder = java_u64(sc->pool, RT_JAVA_POOL_READ, off->pool_holder);
+	length = (__s32)(java_u64(sc->pool, RT_JAVA_POOL_READ, off->pool_length) & 0xffffffff);
+	if (off->pool_length > RT_JAVA_POOL_READ - 8)
+		return 0;
+	if (index && index < length && tags &&
+	    !bpf_probe_read_user(&tag, sizeof(tag),
+				 (const void *)(tags + off->array_u1_data + index)) &&
+	    tag == off->utf8_tag)
+		java_word(sc, pool + off->pool_size + (__u64)index * 8, &name_sym);
+	if (holder)
+		java_word(sc, holder + off->klass_name, &class_sym);
+	sc->info.name_ok = java_symbol(sc, off, name_sym, sc->info.name, RT_JAVA_NAME_BYTES,
+				       &sc->info.name_cut);
+	sc->info.class_ok = java_symbol(sc, off, class_sym, sc->info.klass, RT_JAVA_CLASS_BYTES,
+					&sc->info.class_cut);
+	return 1;
+}
+
+/* Tells the loader of method (with its tag), named once (the cache skips
+ * repeats, the map those the loader has not taken yet). */
+static __always_inline void java_note_method(struct hotspot_scratch *sc,
+					     struct rt_unwind_counters *c,
+					     const struct rt_hotspot_offsets *off, __u32 tgid,
+					     __u64 method, __u32 tag)
+{
+	__u32 slot = ((__u32)(method >> 4) * 0x9E3779B1u ^ tgid ^ tag) >> (32 - JAVA_SEEN_BITS);
+	struct rt_hotspot_method_key *e = &sc->seen[slot & ((1u << JAVA_SEEN_BITS) - 1)];
+
+	if (e->method == method && e->tgid == tgid && e->tag == tag)
+		return;
+	e->method = method;
+	e->tgid = tgid;
+	e->tag = tag;
+	if (bpf_map_lookup_elem(&hotspot_methods_seen, e))
+		return;
+	hotspot_read_method(off, sc);
+	if (!sc->info.name_ok || !sc->info.class_ok)
+		c->hotspot.names_unread++;
+	sc->info.time = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&hotspot_methods_seen, e, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
+		c->hotspot.seen_full++;
+	hotspot_seen_added++;
+}
+
+/* The Java frame the interpreter's native frame at fp (its frame pointer)
+ * runs, written at word cur->n of s in place of the native pc: 1; 0 to keep
+ * the native frame (counted why). The cursor is the walk's Python one, for
+ * its process and whether it interrupted another walk of its CPU's (scratch
+ * of its own). A global function, checked once. */
+__noinline int hotspot_frame(struct sample_words *s, const struct py_cursor *cur, __u64 fp,
+			     const struct rt_hotspot_process *jp, struct rt_unwind_counters *c)
+{
+	const struct rt_hotspot_offsets *off;
+	struct hotspot_scratch *sc;
+	__u64 method, bcp, const_method, code, bci = 0;
+	__u32 scratch_at, tag, method_at, bcp_at, n;
+	__u16 code_size;
+
+	if (!s || !cur || !jp || !c || cur->n >= SCRATCH_WORDS)
+		return 0;
+	n = cur->n;
+	scratch_at = cur->nested ? 1 : 0;
+	c->hotspot.interp_frames++;
+	off = bpf_map_lookup_elem(&hotspot_offsets, &jp->offsets);
+	sc = bpf_map_lookup_elem(&hotspot_scratch, &scratch_at);
+	if (!off || !sc || fp < RT_JAVA_FRAME_WORDS * 8 || (fp & 7) ||
+	    bpf_probe_read_user(sc->frame, sizeof(sc->frame),
+				(const void *)(fp - RT_JAVA_FRAME_WORDS * 8))) {
+		c->hotspot.read_failed++;
+		return 0;
+	}
+	/* word i of the frame read is RT_JAVA_FRAME_WORDS - i below fp */
+	method_at = RT_JAVA_FRAME_WORDS - off->frame_method_word;
+	bcp_at = RT_JAVA_FRAME_WORDS - off->frame_bcp_word;
+	if (method_at >= RT_JAVA_FRAME_WORDS || bcp_at >= RT_JAVA_FRAME_WORDS) {
+		c->hotspot.read_failed++;
+		return 0;
+	}
+	method = sc->frame[method_at];
+	bcp = sc->frame[bcp_at];
+	if (!method || method >= RT_PY_CODE_MAX || (method & 7)) {
+		c->hotspot.bad_method++;
+		return 0;
+	}
+	if (!java_word(sc, method + off->method_const_method, &const_method) || !const_method ||
+	    bpf_probe_read_user(sc->const_method, sizeof(sc->const_method),
+				(const void *)const_method)) {
+		c->hotspot.read_failed++;
+		return 0;
+	}
+	code = const_method + off->const_method_size;
+	code_size = java_u16(sc->const_method, RT_JAVA_CONST_METHOD_READ,
+			     off->const_method_code_size);
+	/* the sampled frame's bytecode pointer is in r13 (the template
+	 * interpreter's), its slot written only at calls */
+	if (cur->leaf && cur->bcp_reg >= code && cur->bcp_reg < code + code_size)
+		bcp = cur->bcp_reg;
+	if (bcp >= code && bcp < code + code_size)
+		bci = bcp - code;
+	else
+		c->hotspot.no_bci++;
+	if (bci >= RT_PY_CODE_SPAN)
+		bci = RT_PY_CODE_SPAN - 1;
+	tag = (__u32)(((const_method >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
+	s->w[n] = RT_JAVA_ADDR_OF(method, tag, bci);
+	c->hotspot.written++;
+	java_note_method(sc, c, off, cur->tgid, method, tag);
+	return 1;
+}
+
+#endif

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* test_hotspot_frames.c: a JVM started before the recording, unmodified and
+ * without flags or agents, has its interpreted Java methods in -g stacks, in
+ * their order and in their thread: in report --folded and in perf script of
+ * the same recording (given the recording's map as perf reads a JIT's); a
+ * recursion deeper than a stack holds is cut with a [truncated] frame; the
+ * totals of the walk add up. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "java_sources.h"
+#include "test_util.h"
+
+/* Two threads, each spinning in a method of its own. */
+static const char two_java[] = "public class Two {\n"
+			       "  static volatile long a, b;\n"
+			       "  static void spinA() { while (true) a++; }\n"
+			       "  static void spinB() { while (true) b++; }\n"
+			       "  public static void main(String[] x) throws Exception {\n"
+			       "    Thread ta = new Thread(Two::spinA, \"spinner-a\");\n"
+			       "    Thread tb = new Thread(Two::spinB, \"spinner-b\");\n"
+			       "    ta.start(); tb.start(); ta.join();\n"
+			       "  }\n"
+			       "}\n";
+
+/* A recursion 300 deep, spinning at its bottom. */
+static const char deep_java[] = "public class Deep {\n"
+				"  static volatile long n;\n"
+				"  static void down(int d) { if (d == 0) while (true) n++; down(d - 1); }\n"
+				"  public static void main(String[] a) { down(300); }\n"
+				"}\n";
+
+/* The JVM's thread named comm (the first such, not pid itself): its tid, or 0. */
+static pid_t thread_named(pid_t pid, const char *comm)
+{
+	char path[300], name[64];
+	struct dirent *e;
+	pid_t tid = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!tid && (e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(name, sizeof(name), f) && !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			tid = atoi(e->d_name);
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return tid;
+}
+
+/* Of perf script's samples, those whose frames (leaf first) begin with
+ * frames on consecutive lines. */
+static void script_share(const char *out, const char *const *frames, size_t nr,
+			 unsigned long *total, unsigned long *matching)
+{
+	bool in_sample = false;
+	size_t at = 0;
+
+	*total = *matching = 0;
+	for (const char *line = out; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char want[128];
+
+		if (!len) {
+			*matching += in_sample && at == nr;
+			in_sample = false;
+		} else if (!in_sample) {
+			in_sample = true;
+			at = 0;
+			(*total)++;
+		} else if (at < nr) {
+			snprintf(want, sizeof(want), " %s+0x", frames[at]);
+			at = memmem(line, len, want, strlen(want)) ? at + 1 : 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	*matching += in_sample && at == nr;
+}
+
+struct jvm {
+	char *dir;
+	pid_t pid;
+};
+
+/* Compiles source (class cls) in a directory of its own and starts it with
+ * flags; waits until its thread named thread runs (the JVM has started). */
+static void start_jvm(struct jvm *j, const char *cls, const char *source, const char *flags,
+		      const char *thread)
+{
+	char file[64], *out = NULL;
+
+	if (access(JAVA_HOME "/bin/javac", X_OK))
+		tu_skip("no OpenJDK 17 JDK in " JAVA_HOME
+			" (make deps installs openjdk-17-jdk-headless)");
+	tu_skip_unless_possible();
+	j->dir = tu_tempdir();
+	snprintf(file, sizeof(file), "%s.java", cls);
+	tu_write_file(j->dir, file, source, strlen(source));
+	if (tu_sh(&out, "cd %s && " JAVA_HOME "/bin/javac %s 2>&1", j->dir, file))
+		fail_msg("javac failed:\n%s", out);
+	free(out);
+	j->pid = tu_start("exec " JAVA_HOME "/bin/java %s -cp %s %s", flags, j->dir, cls);
+	for (int i = 0; i < 100 && !thread_named(j->pid, thread); i++)
+		usleep(100000);
+	/* its methods running (a first second: the JVM's start, its classes loaded) */
+	usleep(1000000);
+	assert_true(tu_running(j->pid));
+	assert_true(thread_named(j->pid, thread) > 0);
+}
+
+static void stop_jvm(struct jvm *j)
+{
+	tu_stop(j->pid);
+	tu_rmtree(j->dir);
+	free(j->dir);
+}
+
+/* The walk's totals add up: every interpreter frame written or kept native
+ * for one reason; at least one JVM unwound. */
+static void java_totals_add_up(const char *log)
+{
+	unsigned long jvms, all, written, no_bci, read_failed, no_method;
+	const char *line = strstr(log, "java: ");
+
+	if (!line || sscanf(line, "java: %lu JVMs unwound", &jvms) != 1 ||
+	    !(line = strstr(line, "interpreter frames ")) ||
+	    sscanf(line, "interpreter frames %lu: %lu written as Java frames (%lu at bytecode "
+			 "index 0), kept native: %lu read failed, %lu no method",
+		   &all, &written, &no_bci, &read_failed, &no_method) != 5)
+		fail_msg("no Java totals:\n%s", log);
+	if (!jvms || all != written + read_failed + no_method || no_bci > written)
+		fail_msg("the Java totals do not add up:\n%s", log);
+}
+
+/* Records scope ("-p PID", "-t TID") of j with -g for seconds into j->dir/rec:
+ * record's log. */
+static char *record(const struct jvm *j, const char *scope, int seconds)
+{
+	char *log = NULL;
+	int rc;
+
+	rc = tu_sh(&log, "timeout -s INT %d %s record -v -g -F 999 %s -o %s/rec 2>&1", seconds,
+		   tu_ringtrace(), scope, j->dir);
+	tu_write_file(j->dir, "record.log", log, strlen(log));
+	if (rc != 124 && rc != 0)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	java_totals_add_up(log);
+	return log;
+}
+
+static char *folded(const struct jvm *j)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --folded", tu_ringtrace(), j->dir), 0);
+	return out;
+}
+
+/* perf script of j's recording, the recording's map of j as perf reads a JIT's. */
+static char *perf_script(const struct jvm *j)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out,
+			       "cp %s/rec/perf-%d.map /tmp/perf-%d.map && "
+			       "perf script -i %s/rec 2>/dev/null; rm -f /tmp/perf-%d.map",
+			       j->dir, (int)j->pid, (int)j->pid, j->dir, (int)j->pid),
+			 0);
+	return out;
+}
+
+/* Spin's spinning thread (-Xint: every Java frame interpreted): >= 90% of its
+ * samples with Spin.outer;Spin.middle;Spin.inner in report --folded, and
+ * the same in perf script. */
+static void test_interpreted_frames(void **state)
+{
+	static const char *const callers_first[] = { "Spin.main", "Spin.outer", "Spin.middle",
+						     "Spin.inner" };
+	static const char *const leaf_first[] = { "Spin.inner", "Spin.middle", "Spin.outer",
+						  "Spin.main" };
+	unsigned long total, with;
+	char scope[32], *log, *text;
+	struct jvm j;
+
+	(void)state;
+	start_jvm(&j, "Spin", spin_java, "-Xint", "java");
+	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
+	log = record(&j, scope, 8);
+	text = folded(&j);
+	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
+	print_message("report --folded: %lu of %lu samples with main;outer;middle;inner\n", with,
+		      total);
+	if (total < 200 || with * 100 < total * 90)
+		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", with, total, log,
+			 text);
+	free(text);
+	text = perf_script(&j);
+	script_share(text, leaf_first, 4, &total, &with);
+	print_message("perf script: %lu of %lu samples with inner, middle, outer, main\n", with,
+		      total);
+	if (total < 200 || with * 100 < total * 90)
+		fail_msg("perf script: %lu of %lu samples:\n%.4000s", with, total, text);
+	free(text);
+	free(log);
+	stop_jvm(&j);
+}
+
+/* Two threads in two methods: each thread's samples show its own, never the
+ * other's. */
+static void test_two_threads(void **state)
+{
+	unsigned long total, with, avoided;
+	const char *spin_a = "Two.spinA", *spin_b = "Two.spinB";
+	char scope[32], *log, *text;
+	struct jvm j;
+
+	(void)state;
+	start_jvm(&j, "Two", two_java, "-Xint", "spinner-b");
+	snprintf(scope, sizeof(scope), "-p %d", (int)j.pid);
+	log = record(&j, scope, 8);
+	text = folded(&j);
+	tu_folded_in_order(text, "spinner-a", &spin_a, 1, &total, &with);
+	tu_folded_in_order(text, "spinner-a", &spin_b, 1, &total, &avoided);
+	print_message("spinner-a: %lu of %lu samples in spinA, %lu in spinB\n", with, total,
+		      avoided);
+	if (total < 100 || with * 100 < total * 90 || avoided)
+		fail_msg("spinner-a: %lu of %lu, %lu in spinB:\n%s\n%.4000s", with, total, avoided,
+			 log, text);
+	tu_folded_in_order(text, "spinner-b", &spin_b, 1, &total, &with);
+	tu_folded_in_order(text, "spinner-b", &spin_a, 1, &total, &avoided);
+	print_message("spinner-b: %lu of %lu samples in spinB, %lu in spinA\n", with, total,
+		      avoided);
+	if (total < 100 || with * 100 < total * 90 || avoided)
+		fail_msg("spinner-b: %lu of %lu, %lu in spinA:\n%s\n%.4000s", with, total, avoided,
+			 log, text);
+	free(text);
+	free(log);
+	stop_jvm(&j);
+}
+
+/* A recursion 300 deep, more than a stack holds: cut, its last frame
+ * [truncated], in report and in perf script; never a stack that looks whole. */
+static void test_deep_recursion_cut(void **state)
+{
+	static const char *const callers_first[] = { "[truncated]", "Deep.down" };
+	const char *deep_main = "Deep.main";
+	unsigned long total, with, avoided;
+	char scope[32], *log, *text;
+	struct jvm j;
+
+	(void)state;
+	start_jvm(&j, "Deep", deep_java, "-Xint", "java");
+	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
+	log = record(&j, scope, 6);
+	text = folded(&j);
+	/* callers first: the marker is the outermost, then down()s */
+	tu_folded_in_order(text, "java", callers_first, 2, &total, &with);
+	tu_folded_in_order(text, "java", &deep_main, 1, &total, &avoided);
+	print_message("report --folded: %lu of %lu samples cut with [truncated], %lu reaching "
+		      "Deep.main\n",
+		      with, total, avoided);
+	if (total < 100 || with * 100 < total * 90 || avoided)
+		fail_msg("%lu of %lu cut, %lu whole:\n%s\n%.4000s", with, total, avoided, log, text);
+	free(text);
+	text = perf_script(&j);
+	if (!strstr(text, " [truncated]+0x0 (/tmp/perf-"))
+		fail_msg("no [truncated] frame in perf script:\n%.4000s", text);
+	free(text);
+	free(log);
+	stop_jvm(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interpreted_frames),
+		cmocka_unit_test(test_two_threads),
+		cmocka_unit_test(test_deep_recursion_cut),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

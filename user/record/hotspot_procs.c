@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hotspot_procs.c: the HotSpot JVMs of a -g recording: recognized from their
+ * libjvm.so mappings, their layout read from their memory, told to the BPF walk,
+ * the methods it wrote named into DIR/perf-PID.map. */
+#include "record/hotspot_procs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "format/recording_layout.h"
+#include "lib/log.h"
+#include "record/interp_range.h"
+#include "record/unwind_file_key.h"
+#include "symbols/hotspot_elf.h"
+#include "symbols/hotspot_method.h"
+#include "symbols/hotspot_vmstructs.h"
+
+/* Methods taken from the BPF side per call. */
+#define HOTSPOT_TAKE_PER_CALL 1024
+
+/* A file looked at: libjvm.so with its layout's exports (ok) or not. */
+struct hotspot_file {
+	struct file_key key;
+	bool ok;
+	struct hotspot_elf elf;
+};
+
+/* One JVM of the recording. */
+struct hotspot_proc {
+	uint32_t pid;
+	bool live;                   /* told to the BPF side, running */
+	uint64_t exited_seq;         /* kept after its exit (a flight recording's), or 0 */
+	struct rt_hotspot_process hp; /* what the BPF side is told */
+	struct hash_map named;       /* address -> itself: methods tried */
+	struct byte_buffer map;      /* the lines of its perf map */
+};
+
+void hotspot_procs_init(struct hotspot_procs *h, int dirfd, struct file_copies *copies, bool on)
+{
+	memset(h, 0, sizeof(*h));
+	pthread_mutex_init(&h->lock, NULL);
+	hash_map_init(&h->files, file_key_hash, file_key_equal);
+	hash_map_init(&h->procs, hash_u32_key, equal_u32_key);
+	h->dirfd = dirfd;
+	h->copies = copies;
+	h->on = on;
+}
+
+static void free_proc(void *value, void *ctx)
+{
+	struct hotspot_proc *pr = value;
+
+	(void)ctx;
+	hash_map_free_all(&pr->named);
+	byte_buffer_free(&pr->map);
+	free(pr);
+}
+
+static void let_go(struct hotspot_procs *h, struct hotspot_proc *pr)
+{
+	if (pr->exited_seq)
+		h->nr_exited--;
+	hash_map_remove(&h->procs, &pr->pid);
+	free_proc(pr, NULL);
+}
+
+static void tell(struct hotspot_procs *h, struct hotspot_proc *pr)
+{
+	if (hotspot_maps_set_process(&h->maps, pr->pid, &pr->hp))
+		h->not_told++;
+}
+
+static void tell_one(void *value, void *ctx)
+{
+	struct hotspot_proc *pr = value;
+
+	if (pr->live)
+		tell(ctx, pr);
+}
+
+void hotspot_procs_attach(struct hotspot_procs *h, const struct bpf_sampler *s)
+{
+	if (!h->on)
+		return;
+	hotspot_maps_init(&h->maps, s);
+	pthread_mutex_lock(&h->lock);
+	for (uint32_t i = 0; i < h->nr_layouts; i++)
+		if (hotspot_maps_set_offsets(&h->maps, i, &h->layouts[i].offsets)) {
+			rt_warn("cannot give the -g walk a JVM's offsets: %s; Java frames stay "
+				"native", strerror(errno));
+			h->on = false;
+			pthread_mutex_unlock(&h->lock);
+			return;
+		}
+	h->attached = true;
+	h->sampler = s;
+	hash_map_each(&h->procs, tell_one, h);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Whether the file open as fd is a libjvm.so with its layout's exports. */
+static void inspect_file(int fd, const struct perf_mmap *m, void *entry)
+{
+	struct hotspot_file *f = entry;
+
+	(void)m;
+	f->ok = !hotspot_elf_inspect(fd, &f->elf);
+}
+
+/* The index of l among the layouts (added if new, and told if attached):
+ * 0, or -ENOSPC. */
+static int layout_index(struct hotspot_procs *h, const struct hotspot_walk_layout *l,
+			uint32_t *index)
+{
+	for (uint32_t i = 0; i < h->nr_layouts; i++)
+		if (!memcmp(&h->layouts[i].offsets, &l->offsets, sizeof(l->offsets)) &&
+		    !memcmp(&h->layouts[i].method, &l->method, sizeof(l->method))) {
+			*index = i;
+			return 0;
+		}
+	if (h->nr_layouts >= RT_JAVA_MAX_OFFSETS ||
+	    (h->attached && hotspot_maps_set_offsets(&h->maps, h->nr_layouts, &l->offsets)))
+		return -ENOSPC;
+	h->layouts[h->nr_layouts] = *l;
+	*index = h->nr_layouts++;
+	return 0;
+}
+
+/* The walk's layout of the JVM pid, whose libjvm.so f is loaded bias above
+ * its addresses: 0, or -errno (h->last_error says why). */
+static int read_layout(struct hotspot_procs *h, uint32_t pid, const struct hotspot_file *f,
+		       uint64_t bias, struct hotspot_walk_layout *l)
+{
+	struct hotspot_vmstructs v;
+	char err[200];
+	int r;
+
+	r = hotspot_vmstructs_read(pid, &f->elf, bias, &v, err, sizeof(err));
+	if (!r) {
+		r = hotspot_walk_layout_read(pid, &v, l, err, sizeof(err));
+		hotspot_vmstructs_free(&v);
+	}
+	if (r)
+		rt_format(h->last_error, sizeof(h->last_error), "JVM %u: %s", pid, err);
+	return r;
+}
+
+static bool in_scope(const struct hotspot_procs *h, uint32_t pid)
+{
+	return !h->sampler || bpf_sampler_has_process(h->sampler, pid);
+}
+
+static struct hotspot_proc *new_proc(struct hotspot_procs *h, uint32_t pid)
+{
+	struct hotspot_proc *pr = hash_map_get(&h->procs, &pid);
+
+	/* an exited process's pid taken again: not the names of the first */
+	if (pr)
+		let_go(h, pr);
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->pid = pid;
+	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
+	if (hash_map_put(&h->procs, &pr->pid, pr)) {
+		free(pr);
+		return NULL;
+	}
+	return pr;
+}
+
+static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
+		      const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	const struct hotspot_proc *known = hash_map_get(&h->procs, &m->pid);
+	struct hotspot_walk_layout l;
+	const struct hotspot_file *f;
+	struct hotspot_proc *pr;
+	uint32_t index;
+	int r;
+
+	if (!h->on || !(m->prot & PROT_EXEC) || !hotspot_elf_name_may_be(m->filename) ||
+	    (known && known->live) || !in_scope(h, m->pid))
+		return false;
+	f = mapped_file_once(&h->files, m, sizeof(*f), inspect_file);
+	if (!f || !f->ok)
+		return false;
+	r = read_layout(h, m->pid, f, m->start - m->pgoff - (uint64_t)f->elf.exec_vaddr_delta, &l);
+	if (r == -ENOTSUP) {
+		h->unknown_version++;
+		return false;
+	}
+	if (r) {
+		h->not_read++;
+		return false;
+	}
+	if (layout_index(h, &l, &index)) {
+		h->not_told++;
+		return false;
+	}
+	pr = new_proc(h, m->pid);
+	if (!pr)
+		return false;
+	pr->hp = (struct rt_hotspot_process){ .interp_start = l.interp_start,
+					      .interp_end = l.interp_end,
+					      .offsets = index };
+	pr->live = true;
+	h->processes++;
+	if (h->attached)
+		tell(h, pr);
+	return interp_range_encode(rec, pr->pid, sid);
+}
+
+bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
+			     const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	bool r;
+
+	pthread_mutex_lock(&h->lock);
+	r = note_mmap(h, m, sid, rec);
+	pthread_mutex_unlock(&h->lock);
+	return r;
+}
+
+static bool among(uint32_t pid, const uint32_t *pids, unsigned int nr_pids)
+{
+	for (unsigned int i = 0; i < nr_pids; i++)
+		if (pids[i] == pid)
+			return true;
+	return !nr_pids;
+}
+
+void hotspot_procs_note_records(struct hotspot_procs *h, const void *recs, size_t len,
+				const uint32_t *pids, unsigned int nr_pids,
+				struct byte_buffer *out)
+{
+	const void *at = recs, *end = (const uint8_t *)recs + len;
+	struct perf_mmap m;
+
+	while (h->on && perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m))
+		if (among(m.pid, pids, nr_pids))
+			hotspot_procs_note_mmap(h, &m, NULL, out);
+}
+
+/* The name of method of pr into buf: "pkg.Class.method", from what the walk
+ * read in the process (info), else read from its memory here (which needs
+ * the capability to read another process's: --keep-caps). */
+static int method_name(struct hotspot_procs *h, const struct hotspot_proc *pr, uint64_t method,
+		       struct rt_hotspot_method_info *info, char *buf, size_t size)
+{
+	if (info->name_ok && info->class_ok) {
+		info->name[sizeof(info->name) - 1] = info->klass[sizeof(info->klass) - 1] = '\0';
+		hotspot_method_format(info->klass, strlen(info->klass), info->name,
+				      strlen(info->name), info->class_cut || info->name_cut, buf,
+				      size);
+		return 0;
+	}
+	if (!pr->live || pr->hp.offsets >= h->nr_layouts)
+		return -ESRCH;
+	return hotspot_method_name(pr->pid, &h->layouts[pr->hp.offsets].method, method, buf, size);
+}
+
+/* Names method (written with tag) of pr into its map, once. */
+static void name_method(struct hotspot_procs *h, struct hotspot_proc *pr, uint64_t method,
+			uint32_t tag, struct rt_hotspot_method_info *info)
+{
+	char name[2 * HOTSPOT_SYMBOL_MAX + 16], line[sizeof(name) + 64];
+	uint64_t addr = RT_JAVA_ADDR_OF(method, tag, 0);
+	uint64_t *n;
+	int len;
+
+	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
+		return;
+	if (pr->named.len >= HOTSPOT_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
+		h->names_dropped++;
+		return;
+	}
+	*n = addr;
+	if (hash_map_put(&pr->named, n, n)) {
+		free(n);
+		h->names_dropped++;
+		return;
+	}
+	if (method_name(h, pr, method, info, name, sizeof(name))) {
+		h->name_failed++;
+		return;
+	}
+	if (!interp_map_begin(&pr->map)) {
+		h->names_dropped++;
+		return;
+	}
+	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
+		       (unsigned long long)RT_PY_CODE_SPAN, name);
+	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
+		h->named++;
+	else
+		h->names_dropped++;
+}
+
+static void take_seen(struct hotspot_procs *h)
+{
+	static struct rt_hotspot_method_key keys[HOTSPOT_TAKE_PER_CALL];
+	static struct rt_hotspot_method_info infos[HOTSPOT_TAKE_PER_CALL];
+	size_t nr;
+
+	if (!h->attached)
+		return;
+	nr = hotspot_maps_take_seen(&h->maps, keys, infos, HOTSPOT_TAKE_PER_CALL);
+	for (size_t i = 0; i < nr; i++) {
+		struct hotspot_proc *pr = hash_map_get(&h->procs, &keys[i].tgid);
+
+		if (pr && !pr->exited_seq)
+			name_method(h, pr, keys[i].method, keys[i].tag, &infos[i]);
+		else
+			h->names_dropped++;
+	}
+}
+
+void hotspot_procs_name_seen(struct hotspot_procs *h)
+{
+	if (!h->on)
+		return;
+	pthread_mutex_lock(&h->lock);
+	take_seen(h);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* The exited JVM kept longest, let go. */
+struct oldest {
+	struct hotspot_proc *pr;
+};
+
+static void find_oldest(void *value, void *ctx)
+{
+	struct hotspot_proc *pr = value;
+	struct oldest *o = ctx;
+
+	if (pr->exited_seq && (!o->pr || pr->exited_seq < o->pr->exited_seq))
+		o->pr = pr;
+}
+
+static void hand_over(struct hotspot_procs *h, struct hotspot_proc *pr)
+{
+	char name[64];
+
+	if (pr->map.len) {
+		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
+		if (file_copies_append_bytes(h->copies, pr->map.data, pr->map.len, name))
+			h->maps_failed++;
+		else
+			h->maps_written++;
+		pr->map = (struct byte_buffer){ 0 };
+	}
+	let_go(h, pr);
+}
+
+void hotspot_procs_exited(struct hotspot_procs *h, uint32_t pid)
+{
+	struct hotspot_proc *pr;
+
+	if (!h->on)
+		return;
+	pthread_mutex_lock(&h->lock);
+	pr = hash_map_get(&h->procs, &pid);
+	if (pr && !pr->exited_seq) {
+		take_seen(h);
+		if (h->attached)
+			hotspot_maps_forget_process(&h->maps, pid);
+		pr->live = false;
+		if (h->copies) {
+			hand_over(h, pr);
+		} else {
+			pr->exited_seq = ++h->exited_seq;
+			if (++h->nr_exited > HOTSPOT_EXITED_MAX) {
+				struct oldest o = { 0 };
+
+				hash_map_each(&h->procs, find_oldest, &o);
+				if (o.pr) {
+					let_go(h, o.pr);
+					h->evicted++;
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+struct map_dir {
+	struct hotspot_procs *h;
+	int dirfd;
+	const char *dirpath;
+};
+
+static void write_map(void *value, void *ctx)
+{
+	struct map_dir *d = ctx;
+	struct hotspot_proc *pr = value;
+	char err[256];
+
+	if (!pr->map.len)
+		return;
+	if (interp_map_append(d->dirfd, d->dirpath, pr->pid, pr->map.data, pr->map.len, err,
+			      sizeof(err))) {
+		rt_warn("JVM %u: %s", pr->pid, err);
+		d->h->maps_failed++;
+	} else {
+		d->h->maps_written++;
+	}
+}
+
+void hotspot_procs_write_maps(struct hotspot_procs *h, int dirfd, const char *dirpath)
+{
+	struct map_dir d = { .h = h, .dirfd = dirfd, .dirpath = dirpath };
+
+	if (!h->on)
+		return;
+	pthread_mutex_lock(&h->lock);
+	take_seen(h);
+	hash_map_each(&h->procs, write_map, &d);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void hotspot_procs_finish(struct hotspot_procs *h)
+{
+	hotspot_procs_write_maps(h, h->dirfd, "DIR");
+}
+
+void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_sampler *s)
+{
+	struct rt_unwind_counters c;
+	const struct rt_hotspot_counters *j = &c.hotspot;
+
+	if (!h->attached || (!h->processes && !h->unknown_version && !h->not_read) ||
+	    bpf_sampler_unwind_counters(s, &c))
+		return;
+	rt_info("ringtrace: java: %" PRIu64 " JVMs unwound, %" PRIu64
+		" of versions whose frames are not known (native frames kept), %" PRIu64
+		" not read%s%s, %" PRIu64 " not told (no room); interpreter frames %" PRIu64
+		": %" PRIu64 " written as Java frames (%" PRIu64 " at bytecode index 0), kept"
+		" native: %" PRIu64 " read failed, %" PRIu64 " no method; %" PRIu64
+		" methods not told (map full), %" PRIu64 " told unnamed; %" PRIu64
+		" named, %" PRIu64 " not readable, %" PRIu64 " dropped; %" PRIu64
+		" perf maps written, %" PRIu64 " not; %" PRIu64
+		" exited JVMs' names let go (a flight recording keeps those of the last %u)",
+		h->processes, h->unknown_version, h->not_read, h->not_read ? ": " : "",
+		h->not_read ? h->last_error : "", h->not_told, (uint64_t)j->interp_frames,
+		(uint64_t)j->written, (uint64_t)j->no_bci, (uint64_t)j->read_failed,
+		(uint64_t)j->bad_method, (uint64_t)j->seen_full, (uint64_t)j->names_unread,
+		h->named, h->name_failed, h->names_dropped, h->maps_written, h->maps_failed,
+		h->evicted, HOTSPOT_EXITED_MAX);
+}
+
+void hotspot_procs_free(struct hotspot_procs *h)
+{
+	hash_map_each(&h->procs, free_proc, NULL);
+	hash_map_free(&h->procs);
+	hash_map_free_all(&h->files);
+	pthread_mutex_destroy(&h->lock);
+}

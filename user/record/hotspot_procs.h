@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hotspot_procs.h: the HotSpot JVMs of a -g recording: recognized from their
+ * libjvm.so mappings, their layout read from their memory, told to the BPF walk,
+ * the methods it wrote named into DIR/perf-PID.map. */
+#ifndef RINGTRACE_HOTSPOT_PROCS_H
+#define RINGTRACE_HOTSPOT_PROCS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/hotspot_loader.h"
+#include "format/perf_record.h"
+#include "lib/byte_buffer.h"
+#include "lib/hash_map.h"
+#include "symbols/hotspot_walk_layout.h"
+#include "sys/file_copies.h"
+
+/* Exited JVMs whose names a flight recording keeps (its ring may still
+ * hold their samples); past them, the one that exited first is let go. */
+#define HOTSPOT_EXITED_MAX 32
+/* Methods named per JVM, at most (more are counted, not named). */
+#define HOTSPOT_NAMES_PER_PROCESS 65536
+
+struct hotspot_procs {
+	/* held by the drain thread to note and name, and by a flight
+	 * recorder's snapshot thread to write the maps into a snapshot */
+	pthread_mutex_t lock;
+	bool on;
+	bool attached;             /* the BPF side's maps are known */
+	const struct bpf_sampler *sampler; /* ...and the scope's processes */
+	int dirfd;                 /* the recording's directory */
+	/* where an exited JVM's map goes at once; NULL for a flight
+	 * recording, which keeps those of the last exited */
+	struct file_copies *copies;
+	struct hotspot_maps maps;
+	struct hash_map files;     /* struct file_key -> struct hotspot_file: looked at */
+	struct hash_map procs;     /* pid -> struct hotspot_proc */
+	/* the layouts of the JVMs' builds: hotspot_offsets entries */
+	struct hotspot_walk_layout layouts[RT_JAVA_MAX_OFFSETS];
+	uint32_t nr_layouts;
+	uint64_t exited_seq;       /* exits kept so far */
+	uint32_t nr_exited;        /* ...of them still kept */
+	/* totals */
+	uint64_t processes;        /* JVMs unwound */
+	uint64_t unknown_version;  /* JVMs of a version whose frames are not known */
+	uint64_t not_read;         /* JVMs whose layout could not be read */
+	uint64_t not_told;         /* ...or the BPF map full, or no entry left for its layout */
+	uint64_t named, name_failed, names_dropped;
+	uint64_t maps_written, maps_failed;
+	uint64_t evicted;          /* exited JVMs' names let go */
+	char last_error[256];      /* why the last JVM was not read */
+};
+
+/* Off unless on (-g); dirfd (the caller's) is where the maps go: through
+ * copies as each JVM exits, or (copies NULL: a flight recording) by
+ * hotspot_procs_write_maps. */
+void hotspot_procs_init(struct hotspot_procs *h, int dirfd, struct file_copies *copies, bool on);
+/* Once the sampler is loaded: its maps given the layouts and the JVMs
+ * noted so far (those the start's side-band names). */
+void hotspot_procs_attach(struct hotspot_procs *h, const struct bpf_sampler *s);
+/* An MMAP2 of libjvm.so's code makes m->pid, if the recording's scope holds
+ * it and its layout can be read (a JVM running, read while ringtrace still
+ * holds the capability to), a JVM for the walk: appends to rec the MMAP2 of
+ * the range its Java frames are written in and returns true; false for
+ * any other mapping. */
+bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
+			     const struct perf_sample_id *sid, struct byte_buffer *rec);
+/* Each MMAP2 among the len bytes of side-band records at recs (those
+ * synthesized at the start) of a process among the nr_pids at pids (every
+ * process when nr_pids is 0): the records of the ranges appended to out. */
+void hotspot_procs_note_records(struct hotspot_procs *h, const void *recs, size_t len,
+				const uint32_t *pids, unsigned int nr_pids,
+				struct byte_buffer *out);
+/* pid exited, or exec'd another program: named a last time, no longer a
+ * JVM for the walk; its map handed to the copies, or (a flight recording)
+ * kept among the last exited. */
+void hotspot_procs_exited(struct hotspot_procs *h, uint32_t pid);
+/* Names the methods the walks wrote since the last call, while their JVMs run. */
+void hotspot_procs_name_seen(struct hotspot_procs *h);
+/* Names what is left and writes DIR/perf-PID.map of each JVM left. */
+void hotspot_procs_finish(struct hotspot_procs *h);
+/* The same into dirfd (dirpath): what the walks wrote so far, named (a
+ * flight recorder's snapshot, from its own thread). */
+void hotspot_procs_write_maps(struct hotspot_procs *h, int dirfd, const char *dirpath);
+void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_sampler *s);
+void hotspot_procs_free(struct hotspot_procs *h);
+
+#endif
