@@ -144,9 +144,23 @@ struct py_cursor {
 	__u32 room;   /* in: words it may take */
 	__u8 state;
 	__u8 nested;  /* the walk interrupted another of its CPU's: scratch of its own */
-	__u8 leaf;    /* in (a JVM's): the frame is the sampled one, whose
-			 bytecode pointer is in bcp_reg (r13), not yet in its slot */
-	__u64 bcp_reg; /* the sampled r13 (else 0) */
+};
+
+/* Where a walk is in a JVM's code cache (hotspot_frames.bpf.h): what a frame
+ * there is read with, and how to step from it. */
+struct java_cursor {
+	__u64 bcp_reg;   /* the sampled r13, the interpreter's bytecode pointer (else 0) */
+	__u64 pc, sp, fp; /* in: the frame's */
+	__u64 sender_sp; /* out: an interpreted frame's caller's sp (0: fp + 16) */
+	struct rt_unwind_row row; /* out: a compiled frame's step, if has_row */
+	__u32 tgid;
+	__u32 n;         /* in: the callchain word the first frame goes to */
+	__u32 room;      /* in: words it may take */
+	__u8 nested;     /* the walk interrupted another of its CPU's: scratch of its own */
+	__u8 leaf;       /* in: its pc is exact (the sampled frame's, or one a
+			    signal interrupted), not a return address */
+	__u8 first;      /* in: the walk's first frame (bcp_reg is its) */
+	__u8 has_row;
 };
 
 #define STACK_FIRST_READ_BYTES 1024
@@ -262,7 +276,9 @@ struct walk_guesses {
 	 * values the verifier does not track, where on the walk's stack each
 	 * would have it check the frames' loop again for every value) */
 	struct py_cursor py;
+	/* words the Python and Java frames took beyond the native frames walked */
 	__u32 py_words;
+	struct java_cursor java; /* a JVM's walk */
 	struct walk_state walk; /* the walk's own */
 	struct rt_unwind_row last_row; /* the row of walk.last_pc */
 	__u64 code; /* the 8 bytes of code before a return address in no file */

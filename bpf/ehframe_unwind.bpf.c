@@ -6,7 +6,7 @@
  * (maps, the walk's state), ehframe_rows (a pc's mapping and row),
  * ehframe_step (one step), ehframe_mappings (mappings the kernel side puts
  * in), python_frames (a CPython process's Python frames), hotspot_frames (a
- * JVM's interpreted Java frames). */
+ * JVM's interpreted Java frames), hotspot_compiled (its compiled ones). */
 #include "ehframe_unwind.bpf.h"
 #include "ehframe_state.bpf.h"
 #include "ehframe_rows.bpf.h"
@@ -14,6 +14,7 @@
 #include "ehframe_mappings.bpf.h"
 #include "python_frames.bpf.h"
 #include "hotspot_frames.bpf.h"
+#include "hotspot_compiled.bpf.h"
 
 const volatile bool unwind_ehframe = false;
 /* --unwind-tables sampled: the files walks meet without a table, told */
@@ -118,8 +119,9 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	struct rt_unwind_slice table;
 	__u32 done = i + w->guesses->py_words, n = ws->first + done;
 	__u8 why = FP_NO_PROCESS;
+	struct java_cursor *jc = NULL;
 	__u64 pc, bias;
-	long py;
+	long py, java;
 	int k;
 
 	/* bounds come from i, which the verifier does not know: counters of
@@ -152,15 +154,40 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 			goto mapped;
 		}
 	}
-	/* a JVM's interpreter: the Java method its frame runs instead */
-	if (w->jvm && pc >= w->jvm->interp_start && pc < w->jvm->interp_end) {
-		w->guesses->py.n = n;
-		w->guesses->py.leaf = done == 0;
-		if (hotspot_frame(w->s, &w->guesses->py, ws->r.bp, w->jvm, w->c))
-			goto written;
+	/* a JVM's code: the Java methods its frame runs instead (an
+	 * interpreted one's, or a compiled one's and those inlined into it),
+	 * stepped from as the JVM lays its frames out */
+	if (w->jvm && pc >= w->jvm->code_start && pc < w->jvm->code_end) {
+		jc = &w->guesses->java;
+		jc->n = n;
+		jc->room = RT_MAX_STACK_DEPTH - done;
+		jc->leaf = ws->r.exact_ip;
+		jc->first = done == 0;
+		jc->pc = ws->r.ip;
+		jc->sp = ws->r.sp;
+		jc->fp = ws->r.bp;
+		jc->sender_sp = 0;
+		jc->has_row = 0;
+		java = pc >= w->jvm->interp_start && pc < w->jvm->interp_end
+			       ? hotspot_frame(w->s, jc, w->jvm, w->c)
+			       : hotspot_compiled_frame(w->s, jc, w->jvm, w->c);
+		if (java > 0 && java <= RT_JAVA_MAX_INLINE) {
+			done += (__u32)java - 1;
+			w->guesses->py_words = done - i;
+			ws->frames = done + 1;
+			count_frame(w);
+		} else {
+			w->s->w[n] = ws->r.ip;
+			ws->frames = done + 1;
+			count_frame(w);
+		}
+		ws->last_pc = 0;
+		if (jc->has_row)
+			row = &jc->row;
+		why = FP_NO_MAPPING;
+		goto step;
 	}
 	w->s->w[n] = ws->r.ip;
-written:
 	ws->frames = done + 1;
 	count_frame(w);
 mapped:
@@ -229,7 +256,13 @@ found:
 	else if (!m->file.ino)
 		ws->table_missing = true; /* the loader wrote it without a table: none */
 step:
-	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
+	if (unwind_step(&ws->r, w->stack, row, why))
+		return 1;
+	/* an interpreted frame's caller: at the sp it left, which a compiled
+	 * caller's frame is found from (an adapter may have moved sp since) */
+	if (jc && jc->sender_sp >= ws->r.sp && jc->sender_sp - ws->r.sp < STACK_PAGE)
+		ws->r.sp = jc->sender_sp;
+	return 0;
 }
 
 /* bpf_loop's body: frames 2i and 2i + 1, half the calls of one frame a call
@@ -371,8 +404,12 @@ registers:
 	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
 	known = bpf_map_lookup_elem(&hotspot_known, &zero);
 	w.jvm = known && *known ? bpf_map_lookup_elem(&hotspot_processes, &tgid) : NULL;
-	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested,
-					    .bcp_reg = start ? 0 : regs->r13 };
+	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
+	if (w.jvm) {
+		w.guesses->java.tgid = tgid;
+		w.guesses->java.nested = nested;
+		w.guesses->java.bcp_reg = start ? 0 : regs->r13;
+	}
 	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
 	ws->first = n + 1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* hotspot_frames.bpf.h: the Java method a native frame of a HotSpot JVM's template
- * interpreter runs, read from the frame's slots and written in its place in a -g walk. */
+ * interpreter runs, read from the frame's slots and written in its place in a -g walk;
+ * the JVMs' maps, and the methods told to the loader for their names. */
 #ifndef RINGTRACE_HOTSPOT_FRAMES_BPF_H
 #define RINGTRACE_HOTSPOT_FRAMES_BPF_H
 
@@ -52,7 +53,12 @@ struct hotspot_scratch {
 	__u64 frame[RT_JAVA_FRAME_WORDS];
 	__u8 const_method[RT_JAVA_CONST_METHOD_READ];
 	__u8 pool[RT_JAVA_POOL_READ];
+	__u8 blob[RT_JAVA_BLOB_READ];
+	__u8 nm[RT_JAVA_NM_READ];
+	__u8 stream[16]; /* a scope's head in the nmethod's scopes data */
 	__u64 word;
+	__s32 pc_offset;
+	__u8 byte;
 	struct rt_hotspot_method_key seen[1u << JAVA_SEEN_BITS];
 	struct rt_hotspot_method_info info; /* a method's, being read */
 };
@@ -178,34 +184,75 @@ static __always_inline void java_note_method(struct hotspot_scratch *sc,
 	hotspot_seen_added++;
 }
 
-/* The Java frame the interpreter's native frame at fp (its frame pointer)
- * runs, written at word cur->n of s in place of the native pc: 1; 0 to keep
- * the native frame (counted why). The cursor is the walk's Python one, for
- * its process and whether it interrupted another walk of its CPU's (scratch
- * of its own). A global function, checked once. */
-__noinline int hotspot_frame(struct sample_words *s, const struct py_cursor *cur, __u64 fp,
+/* method's ConstMethod head into sc->const_method: its address, or 0. */
+static __always_inline __u64 java_const_method(struct hotspot_scratch *sc,
+					       const struct rt_hotspot_offsets *off, __u64 method)
+{
+	__u64 const_method;
+
+	if (!method || method >= RT_PY_CODE_MAX || (method & 7) ||
+	    !java_word(sc, method + off->method_const_method, &const_method) || !const_method ||
+	    bpf_probe_read_user(sc->const_method, sizeof(sc->const_method),
+				(const void *)const_method))
+		return 0;
+	return const_method;
+}
+
+/* The callchain word of method (its ConstMethod at const_method, read into
+ * sc) at bci, the method told to the loader for its name. */
+static __always_inline __u64 java_frame_word(struct hotspot_scratch *sc,
+					     struct rt_unwind_counters *c,
+					     const struct rt_hotspot_offsets *off, __u32 tgid,
+					     __u64 method, __u64 const_method, __u64 bci)
+{
+	__u32 tag = (__u32)(((const_method >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
+
+	if (bci >= RT_PY_CODE_SPAN)
+		bci = RT_PY_CODE_SPAN - 1;
+	java_note_method(sc, c, off, tgid, method, tag);
+	return RT_JAVA_ADDR_OF(method, tag, bci);
+}
+
+/* The scratch of jc's walk and its JVM's offsets. */
+static __always_inline struct hotspot_scratch *java_scratch(const struct java_cursor *jc,
+							    const struct rt_hotspot_process *jp,
+							    const struct rt_hotspot_offsets **off)
+{
+	__u32 at = jc->nested ? 1 : 0;
+
+	*off = bpf_map_lookup_elem(&hotspot_offsets, &jp->offsets);
+	return *off ? bpf_map_lookup_elem(&hotspot_scratch, &at) : NULL;
+}
+
+/* The Java frame the interpreter's native frame at jc->fp (its frame
+ * pointer) runs, written at word jc->n of s in place of the native pc: 1;
+ * 0 to keep the native frame (counted why). jc->sender_sp: its caller's sp
+ * (where a compiled caller's frame is found from). A global function,
+ * checked once. */
+__noinline int hotspot_frame(struct sample_words *s, struct java_cursor *jc,
 			     const struct rt_hotspot_process *jp, struct rt_unwind_counters *c)
 {
-	const struct rt_hotspot_offsets *off;
+	const struct rt_hotspot_offsets *off = NULL;
 	struct hotspot_scratch *sc;
-	__u64 method, bcp, const_method, code, bci = 0;
-	__u32 scratch_at, tag, method_at, bcp_at, n;
+	__u64 method, bcp, const_method, code, fp, bci = 0;
+	__u32 method_at, bcp_at, n;
 	__u16 code_size;
 
-	if (!s || !cur || !jp || !c || cur->n >= SCRATCH_WORDS)
+	if (!s || !jc || !jp || !c || jc->n >= SCRATCH_WORDS)
 		return 0;
-	n = cur->n;
-	scratch_at = cur->nested ? 1 : 0;
+	n = jc->n;
+	fp = jc->fp;
 	c->hotspot.interp_frames++;
-	off = bpf_map_lookup_elem(&hotspot_offsets, &jp->offsets);
-	sc = bpf_map_lookup_elem(&hotspot_scratch, &scratch_at);
+	sc = java_scratch(jc, jp, &off);
 	if (!off || !sc || fp < RT_JAVA_FRAME_WORDS * 8 || (fp & 7) ||
 	    bpf_probe_read_user(sc->frame, sizeof(sc->frame),
 				(const void *)(fp - RT_JAVA_FRAME_WORDS * 8))) {
 		c->hotspot.read_failed++;
 		return 0;
 	}
-	/* word i of the frame read is RT_JAVA_FRAME_WORDS - i below fp */
+	/* word i of the frame read is RT_JAVA_FRAME_WORDS - i below fp; the
+	 * caller's sp one below it */
+	jc->sender_sp = sc->frame[RT_JAVA_FRAME_WORDS - 1];
 	method_at = RT_JAVA_FRAME_WORDS - off->frame_method_word;
 	bcp_at = RT_JAVA_FRAME_WORDS - off->frame_bcp_word;
 	if (method_at >= RT_JAVA_FRAME_WORDS || bcp_at >= RT_JAVA_FRAME_WORDS) {
@@ -218,9 +265,8 @@ __noinline int hotspot_frame(struct sample_words *s, const struct py_cursor *cur
 		c->hotspot.bad_method++;
 		return 0;
 	}
-	if (!java_word(sc, method + off->method_const_method, &const_method) || !const_method ||
-	    bpf_probe_read_user(sc->const_method, sizeof(sc->const_method),
-				(const void *)const_method)) {
+	const_method = java_const_method(sc, off, method);
+	if (!const_method) {
 		c->hotspot.read_failed++;
 		return 0;
 	}
@@ -229,18 +275,14 @@ __noinline int hotspot_frame(struct sample_words *s, const struct py_cursor *cur
 			     off->const_method_code_size);
 	/* the sampled frame's bytecode pointer is in r13 (the template
 	 * interpreter's), its slot written only at calls */
-	if (cur->leaf && cur->bcp_reg >= code && cur->bcp_reg < code + code_size)
-		bcp = cur->bcp_reg;
+	if (jc->first && jc->bcp_reg >= code && jc->bcp_reg < code + code_size)
+		bcp = jc->bcp_reg;
 	if (bcp >= code && bcp < code + code_size)
 		bci = bcp - code;
 	else
 		c->hotspot.no_bci++;
-	if (bci >= RT_PY_CODE_SPAN)
-		bci = RT_PY_CODE_SPAN - 1;
-	tag = (__u32)(((const_method >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
-	s->w[n] = RT_JAVA_ADDR_OF(method, tag, bci);
+	s->w[n] = java_frame_word(sc, c, off, jc->tgid, method, const_method, bci);
 	c->hotspot.written++;
-	java_note_method(sc, c, off, cur->tgid, method, tag);
 	return 1;
 }
 

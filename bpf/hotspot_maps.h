@@ -37,9 +37,35 @@ struct rt_hotspot_offsets {
 	__u16 klass_name;              /* Klass::_name */
 	__u16 symbol_length;           /* Symbol::_length (a u2) */
 	__u16 symbol_body;             /* Symbol::_body */
+	/* a compiled frame's: its CodeBlob's, and its nmethod's */
+	__u16 heap_block_size;         /* sizeof(HeapBlock): its CodeBlob follows it */
+	__u16 blob_frame_complete;     /* CodeBlob::_frame_complete_offset (an int) */
+	__u16 blob_frame_size;         /* CodeBlob::_frame_size (an int, in words) */
+	__u16 blob_code_begin;         /* CodeBlob::_code_begin */
+	__u16 blob_name;               /* CodeBlob::_name (a char*: "nmethod" for nmethods) */
+	__u16 nm_method;               /* CompiledMethod::_method */
+	__u16 nm_scopes_data;          /* CompiledMethod::_scopes_data_begin */
+	__u16 nm_read_at;              /* where the nmethod's offsets below are read from */
+	__u16 nm_metadata;             /* nmethod::_metadata_offset (an int), from nm_read_at */
+	__u16 nm_scopes_pcs;           /* nmethod::_scopes_pcs_offset, from nm_read_at */
+	__u16 nm_dependencies;         /* nmethod::_dependencies_offset, from nm_read_at */
+	__u16 pc_desc_size;            /* sizeof(PcDesc) */
+	__u16 pc_desc_pc_offset;       /* PcDesc::_pc_offset (an int) */
+	__u16 pc_desc_scope;           /* PcDesc::_scope_decode_offset (an int) */
 	__u8 utf8_tag;                 /* JVM_CONSTANT_Utf8 */
 	__u8 pad;
 };
+/* Bytes read of a CodeBlob's head (with CompiledMethod's fields) and of an
+ * nmethod's offsets (from nm_read_at): the fields above are within them. */
+#define RT_JAVA_BLOB_READ 128
+#define RT_JAVA_NM_READ 48
+/* The code heaps of a code cache, at most (OpenJDK 17: 3 when segmented). */
+#define RT_JAVA_HEAPS 4
+/* Java frames one compiled frame is written as, at most: its method and
+ * those inlined into it (OpenJDK 17's MaxInlineLevel is 15). */
+#define RT_JAVA_MAX_INLINE 16
+/* Steps back through a code heap's segment map to a block's start, at most. */
+#define RT_JAVA_SEGMAP_HOPS 32
 /* Bytes read of a ConstMethod's and a ConstantPool's heads: the fields
  * read above are within them (OpenJDK 17: 48 and 72 bytes). */
 #define RT_JAVA_CONST_METHOD_READ 48
@@ -55,8 +81,18 @@ struct rt_hotspot_offsets {
  * entry in hotspot_offsets. */
 struct rt_hotspot_process {
 	__u64 interp_start, interp_end;
+	/* its code cache: every frame whose pc is there is the JVM's own code
+	 * (the interpreter's, a compiled method's, a stub's), the code heaps
+	 * it is made of, each found through its segment map */
+	__u64 code_start, code_end;
+	struct rt_hotspot_heap {
+		__u64 low, high; /* the heap's reserved memory */
+		__u64 segmap;    /* its segment map: a byte a segment */
+	} heaps[RT_JAVA_HEAPS];
 	__u32 offsets;
-	__u32 pad;
+	__u8 nr_heaps;
+	__u8 segment_shift; /* log2 of the heaps' segment size */
+	__u8 pad[2];
 };
 
 /* A method a walk wrote, for the loader to name (hotspot_methods_seen:
@@ -89,6 +125,20 @@ struct rt_hotspot_counters {
 	__u64 written;       /* ...written as the Java method they ran */
 	__u64 read_failed;   /* ...kept native: a read of the frame or its method failed */
 	__u64 bad_method;    /* ...kept native: no Method* there (a frame being built) */
+	/* frames elsewhere in its code cache: code_frames = compiled + stubs +
+	 * no_blob + bad_nmethod; compiled ones written as compiled_java Java
+	 * frames (cut: no room, or RT_JAVA_MAX_INLINE), those without debug
+	 * information as their method alone (no_scope) */
+	__u64 code_frames;
+	__u64 compiled;      /* ...an nmethod's, written as its Java frames */
+	__u64 stubs;         /* ...another blob's (a stub, an adapter): kept native */
+	__u64 no_blob;       /* ...in no blob (free, or the segment map unreadable) */
+	__u64 bad_nmethod;   /* ...an nmethod unreadable, or its method or scopes bad */
+	__u64 compiled_java; /* Java frames the compiled ones were written as */
+	__u64 inlined_cut;   /* compiled frames whose inlined methods were cut */
+	__u64 no_scope;      /* compiled frames without a PcDesc's scope at their pc */
+	__u64 prologue;      /* compiled frames sampled before their frame was built:
+				stepped by frame pointer */
 	__u64 no_bci;        /* of the written, at bytecode index 0: its bytecode
 				pointer outside the method's code */
 	__u64 seen_full;     /* methods not told to the loader: its map full */

@@ -40,6 +40,39 @@ static const char deep_java[] = "public class Deep {\n"
 				"  public static void main(String[] a) { down(300); }\n"
 				"}\n";
 
+/* A chain inlined into one compiled frame: main() runs outer() -> middle() ->
+ * inner(), each inlined into main's compile (C2, level 4, on stack
+ * replacement); inner() loops with a safepoint poll, whose debug
+ * information names the methods inlined. */
+static const char inlined_java[] =
+	"public class Inl {\n"
+	"  static volatile long n;\n"
+	"  static long inner(long x) { long s = x; while ((s & 0xffff) != 7)"
+	" s = s * 6364136223846793005L + 1442695040888963407L; return s; }\n"
+	"  static long middle(long x) { return inner(x) + 1; }\n"
+	"  static long outer(long x) { return middle(x) * 3; }\n"
+	"  public static void main(String[] a) { long t = 1; while (true) { t = outer(t); n = t; } }\n"
+	"}\n";
+
+/* A JNI call: java.util.zip.Deflater's native method, into zlib. */
+static const char zip_java[] =
+	"import java.util.zip.Deflater;\n"
+	"public class Zip {\n"
+	"  static long total;\n"
+	"  static void work(byte[] in, byte[] out) {\n"
+	"    Deflater d = new Deflater(9);\n"
+	"    d.setInput(in); d.finish();\n"
+	"    while (!d.finished()) total += d.deflate(out);\n"
+	"    d.end();\n"
+	"  }\n"
+	"  public static void main(String[] a) {\n"
+	"    byte[] in = new byte[1 << 20], out = new byte[1 << 16];\n"
+	"    java.util.Random r = new java.util.Random(1);\n"
+	"    for (int i = 0; i < in.length; i++) in[i] = (byte) (r.nextInt(16) + 'a');\n"
+	"    while (true) work(in, out);\n"
+	"  }\n"
+	"}\n";
+
 /* The JVM's thread named comm (the first such, not pid itself): its tid, or 0. */
 static pid_t thread_named(pid_t pid, const char *comm)
 {
@@ -105,11 +138,14 @@ struct jvm {
 };
 
 /* Compiles source (class cls) in a directory of its own and starts it with
- * flags; waits until its thread named thread runs (the JVM has started). */
+ * flags; waits until its thread named thread runs (the JVM has started) and,
+ * if compiled is not NULL, until its output (-XX:+PrintCompilation's) has a
+ * line matching it (an extended regular expression: a method compiled so). */
 static void start_jvm(struct jvm *j, const char *cls, const char *source, const char *flags,
-		      const char *thread)
+		      const char *thread, const char *compiled)
 {
 	char file[64], *out = NULL;
+	int i;
 
 	if (access(JAVA_HOME "/bin/javac", X_OK))
 		tu_skip("no OpenJDK 17 JDK in " JAVA_HOME
@@ -121,9 +157,18 @@ static void start_jvm(struct jvm *j, const char *cls, const char *source, const 
 	if (tu_sh(&out, "cd %s && " JAVA_HOME "/bin/javac %s 2>&1", j->dir, file))
 		fail_msg("javac failed:\n%s", out);
 	free(out);
-	j->pid = tu_start("exec " JAVA_HOME "/bin/java %s -cp %s %s", flags, j->dir, cls);
-	for (int i = 0; i < 100 && !thread_named(j->pid, thread); i++)
+	j->pid = tu_start("exec " JAVA_HOME "/bin/java %s -cp %s %s > %s/out", flags, j->dir, cls,
+			  j->dir);
+	for (i = 0; i < 100 && !thread_named(j->pid, thread); i++)
 		usleep(100000);
+	/* a JIT's compiles come in seconds (under load, more) */
+	for (i = 0; compiled && i < 600; i++) {
+		if (!tu_sh(NULL, "grep -qE '%s' %s/out", compiled, j->dir))
+			break;
+		usleep(100000);
+	}
+	if (compiled && i == 600)
+		fail_msg("no '%s' in the JVM's compilations within 60 s", compiled);
 	/* its methods running (a first second: the JVM's start, its classes loaded) */
 	usleep(1000000);
 	assert_true(tu_running(j->pid));
@@ -138,25 +183,34 @@ static void stop_jvm(struct jvm *j)
 }
 
 /* The walk's totals add up: every interpreter frame written or kept native
- * for one reason; at least one JVM unwound. */
-static void java_totals_add_up(const char *log)
+ * for one reason, every other frame in the code cache likewise; at least
+ * one JVM unwound. *compiled: the compiled frames written. */
+static void java_totals_add_up(const char *log, unsigned long *compiled)
 {
 	unsigned long jvms, all, written, no_bci, read_failed, no_method;
+	unsigned long code, java, no_scope, cut, stubs, no_blob, bad;
 	const char *line = strstr(log, "java: ");
 
 	if (!line || sscanf(line, "java: %lu JVMs unwound", &jvms) != 1 ||
 	    !(line = strstr(line, "interpreter frames ")) ||
 	    sscanf(line, "interpreter frames %lu: %lu written as Java frames (%lu at bytecode "
-			 "index 0), kept native: %lu read failed, %lu no method",
-		   &all, &written, &no_bci, &read_failed, &no_method) != 5)
+			 "index 0), kept native: %lu read failed, %lu no method; code cache frames "
+			 "%lu: %lu compiled written as %lu Java frames (%lu without a scope at their "
+			 "pc: their method alone, %lu with inlined methods cut), kept native: %lu "
+			 "stubs, %lu in no blob, %lu bad nmethod",
+		   &all, &written, &no_bci, &read_failed, &no_method, &code, compiled, &java,
+		   &no_scope, &cut, &stubs, &no_blob, &bad) != 13)
 		fail_msg("no Java totals:\n%s", log);
-	if (!jvms || all != written + read_failed + no_method || no_bci > written)
+	if (!jvms || all != written + read_failed + no_method || no_bci > written ||
+	    code != *compiled + stubs + no_blob + bad || java < *compiled ||
+	    no_scope + cut > *compiled)
 		fail_msg("the Java totals do not add up:\n%s", log);
 }
 
 /* Records scope ("-p PID", "-t TID") of j with -g for seconds into j->dir/rec:
- * record's log. */
-static char *record(const struct jvm *j, const char *scope, int seconds)
+ * record's log; *compiled, the compiled frames written. */
+static char *record(const struct jvm *j, const char *scope, int seconds,
+		    unsigned long *compiled)
 {
 	char *log = NULL;
 	int rc;
@@ -166,7 +220,7 @@ static char *record(const struct jvm *j, const char *scope, int seconds)
 	tu_write_file(j->dir, "record.log", log, strlen(log));
 	if (rc != 124 && rc != 0)
 		fail_msg("record failed (%d):\n%s", rc, log);
-	java_totals_add_up(log);
+	java_totals_add_up(log, compiled);
 	return log;
 }
 
@@ -191,10 +245,11 @@ static char *perf_script(const struct jvm *j)
 	return out;
 }
 
-/* Spin's spinning thread (-Xint: every Java frame interpreted): >= 90% of its
- * samples with Spin.outer;Spin.middle;Spin.inner in report --folded, and
- * the same in perf script. */
-static void test_interpreted_frames(void **state)
+/* Spin's spinning thread, started with flags (and, if compiled, once a
+ * compile matching it is done): >= 90% of its samples with
+ * Spin.main;Spin.outer;Spin.middle;Spin.inner in report --folded, and the
+ * same in perf script; *compiled frames written. */
+static void expect_spin_frames(const char *flags, const char *compiled, unsigned long *nr_compiled)
 {
 	static const char *const callers_first[] = { "Spin.main", "Spin.outer", "Spin.middle",
 						     "Spin.inner" };
@@ -204,24 +259,114 @@ static void test_interpreted_frames(void **state)
 	char scope[32], *log, *text;
 	struct jvm j;
 
-	(void)state;
-	start_jvm(&j, "Spin", spin_java, "-Xint", "java");
+	start_jvm(&j, "Spin", spin_java, flags, "java", compiled);
 	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
-	log = record(&j, scope, 8);
+	log = record(&j, scope, 8, nr_compiled);
 	text = folded(&j);
 	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
-	print_message("report --folded: %lu of %lu samples with main;outer;middle;inner\n", with,
-		      total);
+	print_message("%s: report --folded: %lu of %lu samples with main;outer;middle;inner\n",
+		      flags, with, total);
 	if (total < 200 || with * 100 < total * 90)
 		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", with, total, log,
 			 text);
 	free(text);
 	text = perf_script(&j);
 	script_share(text, leaf_first, 4, &total, &with);
-	print_message("perf script: %lu of %lu samples with inner, middle, outer, main\n", with,
-		      total);
+	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer, main\n",
+		      flags, with, total);
 	if (total < 200 || with * 100 < total * 90)
 		fail_msg("perf script: %lu of %lu samples:\n%.4000s", with, total, text);
+	free(text);
+	free(log);
+	stop_jvm(&j);
+}
+
+/* -Xint: every Java frame interpreted. */
+static void test_interpreted_frames(void **state)
+{
+	unsigned long compiled;
+
+	(void)state;
+	expect_spin_frames("-Xint", NULL, &compiled);
+	assert_int_equal(compiled, 0);
+}
+
+/* After warm-up: inner() compiled by C2 (level 4, on stack replacement: it
+ * never returns), its callers interpreted; -XX:+PrintCompilation only to
+ * know when. */
+static void test_compiled_frames(void **state)
+{
+	unsigned long compiled;
+
+	(void)state;
+	expect_spin_frames("-XX:+PrintCompilation", "% +4 +Spin::inner", &compiled);
+	if (compiled < 200)
+		fail_msg("%lu compiled frames written", compiled);
+}
+
+/* Methods inlined into one compiled frame each become a frame of their own,
+ * in their order, under the compiled method: main;outer;middle;inner from
+ * main's compile alone (no interpreted frame), in report and perf script. */
+static void test_inlined_frames(void **state)
+{
+	static const char *const callers_first[] = { "Inl.main", "Inl.outer", "Inl.middle",
+						     "Inl.inner" };
+	static const char *const leaf_first[] = { "Inl.inner", "Inl.middle", "Inl.outer",
+						  "Inl.main" };
+	unsigned long total, with, compiled;
+	char scope[32], *log, *text;
+	struct jvm j;
+
+	(void)state;
+	start_jvm(&j, "Inl", inlined_java, "-XX:+PrintCompilation", "java", "% +4 +Inl::main");
+	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
+	log = record(&j, scope, 8, &compiled);
+	if (!strstr(log, "interpreter frames 0:") || compiled < 200)
+		fail_msg("main's compile not the one frame of Java:\n%s", log);
+	text = folded(&j);
+	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
+	print_message("report --folded: %lu of %lu samples with main;outer;middle;inner\n", with,
+		      total);
+	/* a sample whose pc is nearest a safepoint of main's loop names main
+	 * alone (HotSpot keeps no debug information between safepoints) */
+	if (total < 200 || with * 100 < total * 50)
+		fail_msg("%lu of %lu samples:\n%s\n%.4000s", with, total, log, text);
+	free(text);
+	text = perf_script(&j);
+	script_share(text, leaf_first, 4, &total, &with);
+	print_message("perf script: %lu of %lu samples with inner, middle, outer, main\n", with,
+		      total);
+	if (total < 200 || with * 100 < total * 50)
+		fail_msg("perf script: %lu of %lu samples:\n%.4000s", with, total, text);
+	free(text);
+	free(log);
+	stop_jvm(&j);
+}
+
+/* A JNI call's native frames (the JDK's libzip, zlib) below the Java
+ * method that called them: of the samples in zlib's deflate, >= 90% with
+ * Zip.work;...;Deflater.deflateBytesBytes;Java_java_util_zip_Deflater_deflateBytesBytes;deflate. */
+static void test_jni_native_frames(void **state)
+{
+	static const char *const chain[] = { "Zip.work", "java.util.zip.Deflater.deflateBytesBytes",
+					     "Java_java_util_zip_Deflater_deflateBytesBytes",
+					     "deflate" };
+	unsigned long total, with, in_zlib, compiled;
+	char scope[32], *log, *text;
+	struct jvm j;
+
+	(void)state;
+	start_jvm(&j, "Zip", zip_java, "", "java", NULL);
+	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
+	log = record(&j, scope, 8, &compiled);
+	text = folded(&j);
+	tu_folded_in_order(text, "java", &chain[3], 1, &total, &in_zlib);
+	tu_folded_in_order(text, "java", chain, 4, &total, &with);
+	print_message("report --folded: %lu of %lu samples in deflate with the Java caller and its "
+		      "native method above (%lu samples)\n",
+		      with, in_zlib, total);
+	if (in_zlib < 200 || with * 100 < in_zlib * 90)
+		fail_msg("%lu of %lu:\n%s\n%.4000s", with, in_zlib, log, text);
 	free(text);
 	free(log);
 	stop_jvm(&j);
@@ -231,15 +376,15 @@ static void test_interpreted_frames(void **state)
  * other's. */
 static void test_two_threads(void **state)
 {
-	unsigned long total, with, avoided;
+	unsigned long total, with, avoided, compiled;
 	const char *spin_a = "Two.spinA", *spin_b = "Two.spinB";
 	char scope[32], *log, *text;
 	struct jvm j;
 
 	(void)state;
-	start_jvm(&j, "Two", two_java, "-Xint", "spinner-b");
+	start_jvm(&j, "Two", two_java, "-Xint", "spinner-b", NULL);
 	snprintf(scope, sizeof(scope), "-p %d", (int)j.pid);
-	log = record(&j, scope, 8);
+	log = record(&j, scope, 8, &compiled);
 	text = folded(&j);
 	tu_folded_in_order(text, "spinner-a", &spin_a, 1, &total, &with);
 	tu_folded_in_order(text, "spinner-a", &spin_b, 1, &total, &avoided);
@@ -266,14 +411,14 @@ static void test_deep_recursion_cut(void **state)
 {
 	static const char *const callers_first[] = { "[truncated]", "Deep.down" };
 	const char *deep_main = "Deep.main";
-	unsigned long total, with, avoided;
+	unsigned long total, with, avoided, compiled;
 	char scope[32], *log, *text;
 	struct jvm j;
 
 	(void)state;
-	start_jvm(&j, "Deep", deep_java, "-Xint", "java");
+	start_jvm(&j, "Deep", deep_java, "-Xint", "java", NULL);
 	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
-	log = record(&j, scope, 6);
+	log = record(&j, scope, 6, &compiled);
 	text = folded(&j);
 	/* callers first: the marker is the outermost, then down()s */
 	tu_folded_in_order(text, "java", callers_first, 2, &total, &with);
@@ -296,6 +441,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interpreted_frames),
+		cmocka_unit_test(test_compiled_frames),
+		cmocka_unit_test(test_inlined_frames),
+		cmocka_unit_test(test_jni_native_frames),
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_deep_recursion_cut),
 	};

@@ -206,9 +206,8 @@ static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 	pr = new_proc(h, m->pid);
 	if (!pr)
 		return false;
-	pr->hp = (struct rt_hotspot_process){ .interp_start = l.interp_start,
-					      .interp_end = l.interp_end,
-					      .offsets = index };
+	pr->hp = l.process;
+	pr->hp.offsets = index;
 	pr->live = true;
 	h->processes++;
 	if (h->attached)
@@ -442,7 +441,12 @@ void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_
 		" of versions whose frames are not known (native frames kept), %" PRIu64
 		" not read%s%s, %" PRIu64 " not told (no room); interpreter frames %" PRIu64
 		": %" PRIu64 " written as Java frames (%" PRIu64 " at bytecode index 0), kept"
-		" native: %" PRIu64 " read failed, %" PRIu64 " no method; %" PRIu64
+		" native: %" PRIu64 " read failed, %" PRIu64 " no method; code cache frames %" PRIu64
+		": %" PRIu64 " compiled written as %" PRIu64 " Java frames (%" PRIu64
+		" without a scope at their pc: their method alone, %" PRIu64
+		" with inlined methods cut), kept native: %" PRIu64 " stubs, %" PRIu64
+		" in no blob, %" PRIu64 " bad nmethod; %" PRIu64
+		" sampled in a prologue; %" PRIu64
 		" methods not told (map full), %" PRIu64 " told unnamed; %" PRIu64
 		" named, %" PRIu64 " not readable, %" PRIu64 " dropped; %" PRIu64
 		" perf maps written, %" PRIu64 " not; %" PRIu64
@@ -450,7 +454,10 @@ void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_
 		h->processes, h->unknown_version, h->not_read, h->not_read ? ": " : "",
 		h->not_read ? h->last_error : "", h->not_told, (uint64_t)j->interp_frames,
 		(uint64_t)j->written, (uint64_t)j->no_bci, (uint64_t)j->read_failed,
-		(uint64_t)j->bad_method, (uint64_t)j->seen_full, (uint64_t)j->names_unread,
+		(uint64_t)j->bad_method, (uint64_t)j->code_frames, (uint64_t)j->compiled,
+		(uint64_t)j->compiled_java, (uint64_t)j->no_scope, (uint64_t)j->inlined_cut,
+		(uint64_t)j->stubs, (uint64_t)j->no_blob, (uint64_t)j->bad_nmethod,
+		(uint64_t)j->prologue, (uint64_t)j->seen_full, (uint64_t)j->names_unread,
 		h->named, h->name_failed, h->names_dropped, h->maps_written, h->maps_failed,
 		h->evicted, HOTSPOT_EXITED_MAX);
 }

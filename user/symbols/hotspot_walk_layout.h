@@ -16,7 +16,7 @@
 struct hotspot_walk_layout {
 	struct rt_hotspot_offsets offsets;    /* what the BPF walk reads */
 	struct hotspot_method_layout method;  /* what naming a method here reads */
-	uint64_t interp_start, interp_end;    /* the interpreter's code */
+	struct rt_hotspot_process process;    /* where its code is (offsets entry unset) */
 	int major;                            /* the JVM's feature version (17) */
 };
 
