@@ -52,6 +52,7 @@ extern __u64 hotspot_seen_added;
 struct hotspot_scratch {
 	__u64 frame[RT_JAVA_FRAME_WORDS];
 	__u8 const_method[RT_JAVA_CONST_METHOD_READ];
+	__u64 const_method_at; /* where const_method was read */
 	__u8 pool[RT_JAVA_POOL_READ];
 	__u8 blob[RT_JAVA_BLOB_READ];
 	__u8 nm[RT_JAVA_NM_READ];
@@ -125,15 +126,15 @@ static __always_inline int java_symbol(struct hotspot_scratch *sc,
 __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 				   struct hotspot_scratch *sc)
 {
-	__u64 pool, tags, holder, name_sym = 0, class_sym = 0;
-	__u16 index;
+	__u64 pool, tags, holder, name_sym = 0, class_sym = 0, file_sym = 0, table;
+	__u16 index, file_index, flags, code_size;
 	__u8 tag = 0;
 	__s32 length;
 
 	if (!off || !sc)
 		return 0;
 	__builtin_memset(&sc->info, 0, 16);
-	sc->info.name[0] = sc->info.klass[0] = '\0';
+	sc->info.name[0] = sc->info.klass[0] = sc->info.file[0] = '\0';
 	pool = java_u64(sc->const_method, RT_JAVA_CONST_METHOD_READ, off->const_method_constants);
 	index = java_u16(sc->const_method, RT_JAVA_CONST_METHOD_READ,
 			 off->const_method_name_index);
@@ -151,6 +152,24 @@ __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 		java_word(sc, pool + off->pool_size + (__u64)index * 8, &name_sym);
 	if (holder)
 		java_word(sc, holder + off->klass_name, &class_sym);
+	/* its class's source file, a UTF-8 symbol of the pool */
+	file_index = java_u16(sc->pool, RT_JAVA_POOL_READ, off->pool_source_file);
+	if (file_index && file_index < length && tags &&
+	    !bpf_probe_read_user(&tag, sizeof(tag),
+				 (const void *)(tags + off->array_u1_data + file_index)) &&
+	    tag == off->utf8_tag)
+		java_word(sc, pool + off->pool_size + (__u64)file_index * 8, &file_sym);
+	sc->info.file_ok = java_symbol(sc, off, file_sym, sc->info.file, RT_JAVA_FILE_BYTES,
+				       &sc->info.file_cut);
+	/* its line number table, after its bytecodes (a longer one than the
+	 * room is not copied: its lines could not be told right) */
+	flags = java_u16(sc->const_method, RT_JAVA_CONST_METHOD_READ, off->const_method_flags);
+	code_size = java_u16(sc->const_method, RT_JAVA_CONST_METHOD_READ,
+			     off->const_method_code_size);
+	table = sc->const_method_at + off->const_method_size + code_size;
+	if ((flags & off->has_line_table) && sc->const_method_at &&
+	    !bpf_probe_read_user(sc->info.lines, sizeof(sc->info.lines), (const void *)table))
+		sc->info.lines_len = RT_JAVA_LINES_BYTES;
 	sc->info.name_ok = java_symbol(sc, off, name_sym, sc->info.name, RT_JAVA_NAME_BYTES,
 				       &sc->info.name_cut);
 	sc->info.class_ok = java_symbol(sc, off, class_sym, sc->info.klass, RT_JAVA_CLASS_BYTES,
@@ -190,11 +209,13 @@ static __always_inline __u64 java_const_method(struct hotspot_scratch *sc,
 {
 	__u64 const_method;
 
+	sc->const_method_at = 0;
 	if (!method || method >= RT_PY_CODE_MAX || (method & 7) ||
 	    !java_word(sc, method + off->method_const_method, &const_method) || !const_method ||
 	    bpf_probe_read_user(sc->const_method, sizeof(sc->const_method),
 				(const void *)const_method))
 		return 0;
+	sc->const_method_at = const_method;
 	return const_method;
 }
 

@@ -52,6 +52,10 @@ struct rt_hotspot_offsets {
 	__u16 pc_desc_size;            /* sizeof(PcDesc) */
 	__u16 pc_desc_pc_offset;       /* PcDesc::_pc_offset (an int) */
 	__u16 pc_desc_scope;           /* PcDesc::_scope_decode_offset (an int) */
+	/* a method's source file and line number table, for its lines */
+	__u16 const_method_flags;      /* ConstMethod::_flags (a u2) */
+	__u16 has_line_table;          /* ...its flag ConstMethod::_has_linenumber_table */
+	__u16 pool_source_file;        /* ConstantPool::_source_file_name_index (a u2) */
 	__u8 utf8_tag;                 /* JVM_CONSTANT_Utf8 */
 	__u8 pad;
 };
@@ -106,15 +110,23 @@ struct rt_hotspot_method_key {
 };
 #define RT_JAVA_NAME_BYTES 128
 #define RT_JAVA_CLASS_BYTES 192
+#define RT_JAVA_FILE_BYTES 64
+/* The most bytes of a method's compressed line number table copied (a
+ * longer one's lines are not named). */
+#define RT_JAVA_LINES_BYTES 192
 struct rt_hotspot_method_info {
 	__u64 time;      /* of the first sample that wrote it */
 	__u8 name_ok;    /* name holds the method's name (NUL-terminated) */
 	__u8 class_ok;   /* klass holds its class's, "java/lang/String" */
 	__u8 name_cut;   /* ...of a longer one */
 	__u8 class_cut;
-	__u32 pad;
+	__u8 file_ok;    /* file holds its class's source file's name */
+	__u8 file_cut;
+	__u16 lines_len; /* bytes of its line number table in lines (0: none) */
 	char name[RT_JAVA_NAME_BYTES];
 	char klass[RT_JAVA_CLASS_BYTES];
+	char file[RT_JAVA_FILE_BYTES];
+	__u8 lines[RT_JAVA_LINES_BYTES];
 };
 
 /* Per-CPU counts of the Java walks, one outcome each for every native

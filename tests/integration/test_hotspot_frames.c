@@ -124,6 +124,7 @@ static void script_share(const char *out, const char *const *frames, size_t nr,
 			at = 0;
 			(*total)++;
 		} else if (at < nr) {
+			/* the frame's name, then its offset */
 			snprintf(want, sizeof(want), " %s+0x", frames[at]);
 			at = memmem(line, len, want, strlen(want)) ? at + 1 : 0;
 		}
@@ -251,10 +252,13 @@ static char *perf_script(const struct jvm *j)
  * same in perf script; *compiled frames written. */
 static void expect_spin_frames(const char *flags, const char *compiled, unsigned long *nr_compiled)
 {
-	static const char *const callers_first[] = { "Spin.main", "Spin.outer", "Spin.middle",
-						     "Spin.inner" };
-	static const char *const leaf_first[] = { "Spin.inner", "Spin.middle", "Spin.outer",
-						  "Spin.main" };
+	static const char *const callers_first[] = {
+		"Spin.main (Spin.java:6)", "Spin.outer (Spin.java:5)", "Spin.middle (Spin.java:4)",
+		"Spin.inner (Spin.java:3)"
+	};
+	static const char *const leaf_first[] = { "Spin.inner (Spin.java:3)",
+						  "Spin.middle (Spin.java:4)",
+						  "Spin.outer (Spin.java:5)", "Spin.main (Spin.java:6)" };
 	unsigned long total, with;
 	char scope[32], *log, *text;
 	struct jvm j;
@@ -309,10 +313,12 @@ static void test_compiled_frames(void **state)
  * main's compile alone (no interpreted frame), in report and perf script. */
 static void test_inlined_frames(void **state)
 {
-	static const char *const callers_first[] = { "Inl.main", "Inl.outer", "Inl.middle",
-						     "Inl.inner" };
-	static const char *const leaf_first[] = { "Inl.inner", "Inl.middle", "Inl.outer",
-						  "Inl.main" };
+	static const char *const callers_first[] = {
+		"Inl.main (Inl.java:6)", "Inl.outer (Inl.java:5)", "Inl.middle (Inl.java:4)",
+		"Inl.inner (Inl.java:3)"
+	};
+	static const char *const leaf_first[] = { "Inl.inner (Inl.java:3)", "Inl.middle (Inl.java:4)",
+						  "Inl.outer (Inl.java:5)", "Inl.main (Inl.java:6)" };
 	unsigned long total, with, compiled;
 	char scope[32], *log, *text;
 	struct jvm j;

@@ -62,6 +62,43 @@ static void test_cut_or_empty(void **state)
 	assert_int_equal(r, 0);
 }
 
+/* The table's runs of bytecode indexes by line: [0, 5) 10, [5, 300) 11,
+ * [300, end) 5; each index's line as hotspot_line_of_bci gives it; an entry
+ * whose index comes back (a loop's condition after its body) splits a run;
+ * a cut table none; no room, -E2BIG. */
+static void test_line_ranges(void **state)
+{
+	/* (0, 3), (8, 4), then (2, 5): bcis 2 to 7 have line 5, as HotSpot
+	 * reads it (the entry of the largest bci at or before, its own if exact) */
+	static const uint8_t loop[] = { (0 << 3) | 3, (8 << 3) | 1, 0xff, 11, 2, 0 };
+	struct hotspot_line_range r[16];
+	int n;
+
+	(void)state;
+	n = hotspot_line_ranges(table, sizeof(table), 4095, r, 16);
+	assert_int_equal(n, 3);
+	assert_int_equal(r[0].start, 0);
+	assert_int_equal(r[0].end, 5);
+	assert_int_equal(r[0].line, 10);
+	assert_int_equal(r[1].start, 5);
+	assert_int_equal(r[1].end, 300);
+	assert_int_equal(r[1].line, 11);
+	assert_int_equal(r[2].start, 300);
+	assert_int_equal(r[2].end, 4095);
+	assert_int_equal(r[2].line, 5);
+	n = hotspot_line_ranges(loop, sizeof(loop), 100, r, 16);
+	assert_true(n > 0);
+	for (int i = 0; i < n; i++)
+		for (uint32_t bci = r[i].start; bci < r[i].end; bci++) {
+			int rc;
+
+			assert_int_equal(line_of(loop, sizeof(loop), bci, &rc), r[i].line);
+		}
+	assert_int_equal(r[n - 1].end, 100);
+	assert_int_equal(hotspot_line_ranges(table, sizeof(table) - 1, 4095, r, 16), -EINVAL);
+	assert_int_equal(hotspot_line_ranges(table, sizeof(table), 4095, r, 2), -E2BIG);
+}
+
 /* A method's name from the symbols a walk read: the class's '/'s as '.',
  * control characters and invalid UTF-8 as '?', a cut one ending "...",
  * never past its room. */
@@ -91,6 +128,7 @@ int main(void)
 		cmocka_unit_test(test_lines_of_bcis),
 		cmocka_unit_test(test_cut_or_empty),
 		cmocka_unit_test(test_name_format),
+		cmocka_unit_test(test_line_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -265,17 +265,61 @@ static int method_name(struct hotspot_procs *h, const struct hotspot_proc *pr, u
 }
 
 /* Names method (written with tag) of pr into its map, once. */
+/* Appends to map the line naming [start, end) of the frames at addr:
+ * name, and where the method's source is (file, line 0: none known). */
+static bool map_line(struct byte_buffer *map, uint64_t addr, uint32_t start, uint32_t end,
+		     const char *name, const char *file, uint32_t line)
+{
+	char text[2 * HOTSPOT_SYMBOL_MAX + RT_JAVA_FILE_BYTES * 4 + 96], where[16] = "";
+	int len;
+
+	if (line)
+		snprintf(where, sizeof(where), ":%u", line);
+	len = snprintf(text, sizeof(text), "%" PRIx64 " %x %s%s%s%s%s\n", addr + start,
+		       end - start, name, file[0] ? " (" : "", file, where, file[0] ? ")" : "");
+	return len > 0 && (size_t)len < sizeof(text) && byte_buffer_append(map, text, (size_t)len);
+}
+
+/* The lines naming the frames of method (at addr, a bci each): its source
+ * lines' runs of bytecode indexes, each "name (File.java:LINE)", where the
+ * walk read its line number table whole; else one, "name (File.java)". The
+ * last index written (RT_PY_CODE_SPAN - 1) is every later one's: no line. */
+static bool map_method(struct byte_buffer *map, uint64_t addr, const char *name,
+		       const struct rt_hotspot_method_info *info)
+{
+	struct hotspot_line_range runs[2 * RT_JAVA_LINES_BYTES + 1];
+	const uint32_t last = RT_PY_CODE_SPAN - 1;
+	char file[RT_JAVA_FILE_BYTES * 4];
+	int nr = -1;
+
+	file[0] = '\0';
+	if (info && info->file_ok)
+		hotspot_text_format(info->file, strnlen(info->file, sizeof(info->file)),
+				    info->file_cut, file, sizeof(file));
+	if (info && info->lines_len)
+		nr = hotspot_line_ranges(info->lines, info->lines_len, last, runs,
+					 sizeof(runs) / sizeof(runs[0]));
+	if (nr <= 0)
+		return map_line(map, addr, 0, RT_PY_CODE_SPAN, name, file, 0);
+	for (int i = 0; i < nr; i++)
+		if (!map_line(map, addr, runs[i].start, runs[i].end, name, file, runs[i].line))
+			return false;
+	return map_line(map, addr, last, RT_PY_CODE_SPAN, name, file, 0);
+}
+
+/* Names method (written with tag) of pr into its map, once. */
 static void name_method(struct hotspot_procs *h, struct hotspot_proc *pr, uint64_t method,
 			uint32_t tag, struct rt_hotspot_method_info *info)
 {
-	char name[2 * HOTSPOT_SYMBOL_MAX + 16], line[sizeof(name) + 64];
+	char name[2 * HOTSPOT_SYMBOL_MAX + 16];
 	uint64_t addr = RT_JAVA_ADDR_OF(method, tag, 0);
+	size_t before = pr->map.len;
 	uint64_t *n;
-	int len;
 
 	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
 		return;
-	if (pr->named.len >= HOTSPOT_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
+	if (pr->named.len >= HOTSPOT_NAMES_PER_PROCESS || pr->map.len >= HOTSPOT_MAP_BYTES ||
+	    !(n = malloc(sizeof(*n)))) {
 		h->names_dropped++;
 		return;
 	}
@@ -289,16 +333,12 @@ static void name_method(struct hotspot_procs *h, struct hotspot_proc *pr, uint64
 		h->name_failed++;
 		return;
 	}
-	if (!interp_map_begin(&pr->map)) {
-		h->names_dropped++;
+	if (interp_map_begin(&pr->map) && map_method(&pr->map, addr, name, info)) {
+		h->named++;
 		return;
 	}
-	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
-		       (unsigned long long)RT_PY_CODE_SPAN, name);
-	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
-		h->named++;
-	else
-		h->names_dropped++;
+	pr->map.len = before; /* no half a method */
+	h->names_dropped++;
 }
 
 static void take_seen(struct hotspot_procs *h)

@@ -20,8 +20,10 @@
 /* Exited JVMs whose names a flight recording keeps (its ring may still
  * hold their samples); past them, the one that exited first is let go. */
 #define HOTSPOT_EXITED_MAX 32
-/* Methods named per JVM, at most (more are counted, not named). */
+/* Methods named per JVM, and bytes of its map's lines, at most (more are
+ * counted, not named). */
 #define HOTSPOT_NAMES_PER_PROCESS 65536
+#define HOTSPOT_MAP_BYTES (16u << 20)
 
 struct hotspot_procs {
 	/* held by the drain thread to note and name, and by a flight

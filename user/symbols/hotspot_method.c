@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
@@ -214,11 +215,37 @@ static int read_unsigned5(const uint8_t *t, size_t len, size_t *at, uint32_t *ou
 
 static int read_signed5(const uint8_t *t, size_t len, size_t *at, int32_t *out)
 {
-	uint32_t u;
+	uint32_t u = 0;
 	int r = read_unsigned5(t, len, at, &u);
 
 	*out = (int32_t)(u >> 1) ^ -(int32_t)(u & 1);
 	return r;
+}
+
+/* The table's next entry at *at into *bci and *line (the sums of the steps so
+ * far): 1; 0 at its end mark; -EINVAL if the table ends before it. */
+static int next_entry(const uint8_t *table, size_t len, size_t *at, uint32_t *bci,
+		      uint32_t *line)
+{
+	uint8_t b;
+
+	if (*at >= len)
+		return -EINVAL;
+	b = table[(*at)++];
+	if (!b)
+		return 0;
+	if (b != 0xff) {
+		*bci += b >> 3;
+		*line += b & 7;
+	} else {
+		int32_t db, dl;
+
+		if (read_signed5(table, len, at, &db) || read_signed5(table, len, at, &dl))
+			return -EINVAL;
+		*bci += (uint32_t)db;
+		*line += (uint32_t)dl;
+	}
+	return 1;
 }
 
 int hotspot_line_of_bci(const uint8_t *table, size_t len, uint32_t bci, uint32_t *line)
@@ -226,26 +253,9 @@ int hotspot_line_of_bci(const uint8_t *table, size_t len, uint32_t bci, uint32_t
 	uint32_t at_bci = 0, at_line = 0, best_bci = 0;
 	bool found = false;
 	size_t at = 0;
+	int r;
 
-	for (;;) {
-		uint8_t b;
-
-		if (at >= len)
-			return -EINVAL;
-		b = table[at++];
-		if (!b)
-			break;
-		if (b != 0xff) {
-			at_bci += b >> 3;
-			at_line += b & 7;
-		} else {
-			int32_t db, dl;
-
-			if (read_signed5(table, len, &at, &db) || read_signed5(table, len, &at, &dl))
-				return -EINVAL;
-			at_bci += (uint32_t)db;
-			at_line += (uint32_t)dl;
-		}
+	while ((r = next_entry(table, len, &at, &at_bci, &at_line)) > 0) {
 		/* the last entry at or before bci (as Method::line_number_from_bci) */
 		if (at_bci == bci) {
 			*line = at_line;
@@ -257,7 +267,66 @@ int hotspot_line_of_bci(const uint8_t *table, size_t len, uint32_t bci, uint32_t
 			found = true;
 		}
 	}
+	if (r < 0)
+		return r;
 	return found ? 0 : -ENOENT;
+}
+
+void hotspot_text_format(const char *text, size_t len, bool cut, char *buf, size_t size)
+{
+	struct name_out o = { buf, size, 0, false };
+
+	put_symbol_bytes((const uint8_t *)text, len, false, &o);
+	o.cut |= cut;
+	end_name(&o);
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int hotspot_line_ranges(const uint8_t *table, size_t len, uint32_t bci_end,
+			struct hotspot_line_range *out, size_t max)
+{
+	uint32_t points[2 * 512 + 1], at_bci = 0, at_line = 0, line;
+	size_t nr_points = 0, at = 0, nr = 0;
+	int r;
+
+	/* where a bci's line may change: 0, each entry's bci and the one after */
+	points[nr_points++] = 0;
+	while ((r = next_entry(table, len, &at, &at_bci, &at_line)) > 0) {
+		if (nr_points + 2 > sizeof(points) / sizeof(points[0]))
+			return -E2BIG;
+		points[nr_points++] = at_bci;
+		points[nr_points++] = at_bci + 1;
+	}
+	if (r < 0)
+		return r;
+	qsort(points, nr_points, sizeof(points[0]), compare_u32);
+	for (size_t i = 0; i < nr_points && points[i] < bci_end; i++) {
+		uint32_t end = bci_end;
+
+		if (i && points[i] == points[i - 1])
+			continue;
+		for (size_t k = i + 1; k < nr_points; k++)
+			if (points[k] != points[i]) {
+				end = points[k] < bci_end ? points[k] : bci_end;
+				break;
+			}
+		if (hotspot_line_of_bci(table, len, points[i], &line))
+			line = 0;
+		if (nr && out[nr - 1].line == line && out[nr - 1].end == points[i]) {
+			out[nr - 1].end = end;
+			continue;
+		}
+		if (nr >= max)
+			return -E2BIG;
+		out[nr++] = (struct hotspot_line_range){ points[i], end, line };
+	}
+	return (int)nr;
 }
 
 int hotspot_method_line(uint32_t pid, const struct hotspot_method_layout *l, uint64_t method,

@@ -62,6 +62,23 @@ int hotspot_method_name(uint32_t pid, const struct hotspot_method_layout *l, uin
 void hotspot_method_format(const char *klass, size_t klass_len, const char *name,
 			   size_t name_len, bool cut, char *buf, size_t len);
 
+/* Text a JVM keeps (a source file's name: anything) made printable into buf
+ * (size >= 8) as hotspot_method_format makes a name; cut: it was longer. */
+void hotspot_text_format(const char *text, size_t len, bool cut, char *buf, size_t size);
+
+/* A run of bytecode indexes [start, end) of one source line (0: none). */
+struct hotspot_line_range {
+	uint32_t start, end, line;
+};
+
+/* The runs of the bytecode indexes below bci_end by their line, in a line
+ * number table of len bytes (as hotspot_line_of_bci reads it, each index's
+ * line the one it gives), into out (at most max, which 2 * its entries + 1
+ * always fits): their number; -EINVAL if the table ends before its end
+ * mark; -E2BIG past max. */
+int hotspot_line_ranges(const uint8_t *table, size_t len, uint32_t bci_end,
+			struct hotspot_line_range *out, size_t max);
+
 /* The source line of bytecode index bci in a line number table as
  * HotSpot compresses it (CompressedLineNumberReadStream: a byte for a
  * small step of bci and line, else 0xff and two signed UNSIGNED5 numbers;

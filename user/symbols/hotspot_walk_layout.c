@@ -138,7 +138,8 @@ struct walk_field {
 	bool size;   /* the type's size, not a field's offset */
 };
 
-/* The offsets of a compiled frame's blob and nmethod the walk reads. */
+/* The offsets of a compiled frame's blob and nmethod the walk reads, and of a
+ * class's source file. */
 static int compiled_offsets(const struct hotspot_vmstructs *v, struct rt_hotspot_offsets *o,
 			    char *err, size_t errlen)
 {
@@ -168,6 +169,9 @@ static int compiled_offsets(const struct hotspot_vmstructs *v, struct rt_hotspot
 		  0xffff, false },
 		{ "PcDesc", "_scope_decode_offset", offsetof(struct rt_hotspot_offsets, pc_desc_scope),
 		  0xffff, false },
+		{ "ConstantPool", "_source_file_name_index",
+		  offsetof(struct rt_hotspot_offsets, pool_source_file), RT_JAVA_POOL_READ - 2,
+		  false },
 	};
 	__u16 *nm[] = { &o->nm_metadata, &o->nm_scopes_pcs, &o->nm_dependencies };
 	int64_t entry_bci;
@@ -261,7 +265,10 @@ int hotspot_walk_layout_read(uint32_t pid, const struct hotspot_vmstructs *v,
 	    !narrow(m->array_u1_data, 0xffff, &o->array_u1_data) ||
 	    !narrow(m->klass_name, 0xffff, &o->klass_name) ||
 	    !narrow(m->symbol_length, 0xffff, &o->symbol_length) ||
-	    !narrow(m->symbol_body, 0xffff, &o->symbol_body)) {
+	    !narrow(m->symbol_body, 0xffff, &o->symbol_body) ||
+	    !narrow(m->const_method_flags, RT_JAVA_CONST_METHOD_READ - 2,
+		    &o->const_method_flags) ||
+	    !narrow(m->has_line_table, 0xffff, &o->has_line_table)) {
 		rt_format(err, errlen, "an offset of its layout is past what the walk reads");
 		return -ERANGE;
 	}
