@@ -322,6 +322,106 @@ void tu_folded_in_order(const char *folded_text, const char *comm, const char *c
 	}
 }
 
+/* The time a line of go tool pprof -traces starts with, in ms: false if none. */
+static bool trace_time(const char *line, double *ms)
+{
+	char *unit;
+	double v;
+
+	while (*line == ' ')
+		line++;
+	if (*line < '0' || *line > '9')
+		return false;
+	v = strtod(line, &unit);
+	if (!strncmp(unit, "ms", 2))
+		*ms = v;
+	else if (!strncmp(unit, "us", 2))
+		*ms = v / 1e3;
+	else if (!strncmp(unit, "ns", 2))
+		*ms = v / 1e6;
+	else if (*unit == 's')
+		*ms = v * 1e3;
+	else
+		return false;
+	return true;
+}
+
+void tu_pprof_traces_share(const char *traces, const char *const *leaf_first, size_t nr,
+			   double *total, double *named)
+{
+	const char *sep = "-----------+";
+
+	*total = *named = 0;
+	for (const char *b = strstr(traces, sep); b; b = strstr(b + 1, sep)) {
+		const char *end = strstr(b + 1, sep), *at = b;
+		double ms = 0;
+		size_t i;
+
+		if (!end)
+			end = b + strlen(b);
+		for (const char *l = strchr(b, '\n'); l && l < end; l = strchr(l + 1, '\n'))
+			if (trace_time(l + 1, &ms))
+				break;
+		*total += ms;
+		for (i = 0; i < nr; i++) {
+			at = strstr(at, leaf_first[i]);
+			if (!at || at >= end)
+				break;
+			at += strlen(leaf_first[i]);
+		}
+		if (i == nr)
+			*named += ms;
+	}
+}
+
+char *tu_profile_endpoint_traces(const char *dir, pid_t pid, const char *const *leaf_first,
+				 size_t nr, int *code, double *total, double *named)
+{
+	int port = tu_free_port();
+	char *out = NULL, url[256];
+	pid_t exporter;
+
+	*code = 0;
+	*total = *named = 0;
+	/* room for every table of the machine (the default 16M holds those of
+	 * the files the child meets first: with many processes running, an
+	 * interpreter's may find none, and a sample in it then stops there, by
+	 * frame pointers) */
+	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
+			    "--unwind-mem 64M >%s/export.log 2>&1",
+			    dir, tu_ringtrace(), port, dir);
+	/* 503 until the sampling child runs */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
+	for (int waited = 0; waited < 60 && *code != 200; waited++) {
+		free(out);
+		out = NULL;
+		tu_sh(&out, "curl -s -o /dev/null -w '%%{http_code}' --max-time 10 '%s'", url);
+		*code = out ? atoi(out) : 0;
+		if (*code != 200)
+			usleep(500000);
+	}
+	/* again while under 80%: the child compiles the start's tables first,
+	 * which under the sanitizers may outlast a profile */
+	for (int attempt = 1; *code == 200 && attempt <= 3; attempt++) {
+		free(out);
+		out = NULL;
+		tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -traces "
+			    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3&pid=%d' 2>&1",
+		      dir, dir, port, (int)pid);
+		tu_pprof_traces_share(out ? out : "", leaf_first, nr, total, named);
+		print_message("profile endpoint: %.0f ms of %.0f with the frames asked for\n", *named,
+			      *total);
+		if (*total > 0 && *named >= *total * 0.8)
+			break;
+	}
+	kill(exporter, SIGTERM);
+	tu_wait_gone(exporter, 10);
+	if (!out)
+		out = strdup("");
+	assert_non_null(out);
+	return out;
+}
+
 int tu_stop(pid_t pid)
 {
 	int status = -1;

@@ -92,6 +92,21 @@ double tu_folded_share(const char *folded_text, const char *comm, const char *fr
 void tu_folded_in_order(const char *folded_text, const char *comm, const char *const *frames,
 			size_t nr, unsigned long *total, unsigned long *with);
 
+/* Of go tool pprof -traces' stacks, the time of all (*total) and of those
+ * holding the nr texts at leaf_first in that order, leaf first (*named), in
+ * milliseconds. */
+void tu_pprof_traces_share(const char *traces, const char *const *leaf_first, size_t nr,
+			   double *total, double *named);
+
+/* Starts `export -g` (its runtime directory and log in dir) and, once its
+ * profile endpoint answers 200, fetches go tool pprof -traces of pid's 3 s
+ * profile, again (3 times at most) while under 80% of its time holds
+ * leaf_first (tu_pprof_traces_share); stops it. The last traces (the
+ * caller's to free, "" if none), their times in *total and *named (ms), the
+ * endpoint's last HTTP code in *code. */
+char *tu_profile_endpoint_traces(const char *dir, pid_t pid, const char *const *leaf_first,
+				 size_t nr, int *code, double *total, double *named);
+
 /* SIGTERM, then SIGKILL after 5 s, to pid and to the process group
  * tu_start made it (what it runs in the background too); reaps pid; its wait
  * status (-1 for pid <= 0: nothing to stop). */

@@ -443,6 +443,83 @@ static void test_deep_recursion_cut(void **state)
 	stop_jvm(&j);
 }
 
+/* A JVM the recording starts (its command): its layout read by the reader's
+ * thread once the JVM set it up, after ringtrace dropped its capabilities;
+ * of its Java thread's samples (those under JavaCalls::call_helper), >= 90%
+ * with main;outer;middle;inner and their lines. */
+static void test_started_during_recording(void **state)
+{
+	static const char *const callers_first[] = {
+		"Spin.main (Spin.java:6)", "Spin.outer (Spin.java:5)", "Spin.middle (Spin.java:4)",
+		"Spin.inner (Spin.java:3)"
+	};
+	static const char *const in_java[] = { "JavaCalls::call_helper" };
+	unsigned long total, java, with, compiled;
+	char *log = NULL, *text;
+	struct jvm j;
+	int rc;
+
+	(void)state;
+	if (access(JAVA_HOME "/bin/javac", X_OK))
+		tu_skip("no OpenJDK 17 JDK in " JAVA_HOME
+			" (make deps installs openjdk-17-jdk-headless)");
+	tu_skip_unless_possible();
+	j.dir = tu_tempdir();
+	j.pid = 0;
+	tu_write_file(j.dir, "Spin.java", spin_java, strlen(spin_java));
+	if (tu_sh(&log, "cd %s && " JAVA_HOME "/bin/javac Spin.java 2>&1", j.dir))
+		fail_msg("javac failed:\n%s", log);
+	free(log);
+	rc = tu_sh(&log, "timeout -s INT 8 %s record -v -g -F 999 -o %s/rec -- " JAVA_HOME
+			 "/bin/java -Xint -cp %s Spin 2>&1",
+		   tu_ringtrace(), j.dir, j.dir);
+	tu_write_file(j.dir, "record.log", log, strlen(log));
+	if (rc != 124 && rc != 0 && rc != 130)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	java_totals_add_up(log, &compiled);
+	if (!strstr(log, "(1 started during the recording)"))
+		fail_msg("the JVM was not read as started during the recording:\n%s", log);
+	text = folded(&j);
+	tu_folded_in_order(text, "java", in_java, 1, &total, &java);
+	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
+	print_message("report --folded: %lu of %lu samples in Java code with main;outer;middle;"
+		      "inner (%lu samples)\n",
+		      with, java, total);
+	if (java < 200 || with * 100 < java * 90)
+		fail_msg("%lu of %lu:\n%s\n%.4000s", with, java, log, text);
+	free(text);
+	free(log);
+	tu_rmtree(j.dir);
+	free(j.dir);
+}
+
+/* export -g's profile endpoint names Java frames as record does: the
+ * spinning thread's stacks in go tool pprof, >= 80% with inner, middle and
+ * outer and their lines (the sampling child's snapshot carries the JVM's map). */
+static void test_profile_endpoint_names(void **state)
+{
+	static const char *const leaf_first[] = { "   Spin.inner (Spin.java:3)",
+						  " Spin.middle (Spin.java:4)",
+						  " Spin.outer (Spin.java:5)" };
+	double total = 0, named = 0;
+	int code = 0;
+	struct jvm j;
+	char *out;
+
+	(void)state;
+	if (system("command -v go >/dev/null"))
+		tu_skip("go tool pprof is not installed (make test-deps installs golang-go)");
+	start_jvm(&j, "Spin", spin_java, "-Xint", "java", NULL);
+	out = tu_profile_endpoint_traces(j.dir, j.pid, leaf_first, 3, &code, &total, &named);
+	if (code != 200)
+		fail_msg("the profile endpoint never answered 200 (last %d)", code);
+	if (total < 500 || named < total * 0.8)
+		fail_msg("%.0f ms of %.0f named inner;middle;outer:\n%.3000s", named, total,
+			 out ? out : "");
+	free(out);
+	stop_jvm(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +529,8 @@ int main(void)
 		cmocka_unit_test(test_jni_native_frames),
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_deep_recursion_cut),
+		cmocka_unit_test(test_started_during_recording),
+		cmocka_unit_test(test_profile_endpoint_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

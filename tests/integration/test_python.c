@@ -526,61 +526,16 @@ static void test_generator_and_recursion(void **state)
 
 /* The time a go tool pprof -traces stack starts with ("141.41ms   inner (...)",
  * "1.2s   ..."), in milliseconds; false if line is not such a line. */
-static bool trace_time(const char *line, double *ms)
-{
-	char *unit;
-	double v;
-
-	while (*line == ' ')
-		line++;
-	if (*line < '0' || *line > '9')
-		return false;
-	v = strtod(line, &unit);
-	if (!strncmp(unit, "ms", 2))
-		*ms = v;
-	else if (!strncmp(unit, "us", 2))
-		*ms = v / 1e3;
-	else if (!strncmp(unit, "ns", 2))
-		*ms = v / 1e6;
-	else if (*unit == 's')
-		*ms = v * 1e3;
-	else
-		return false;
-	return true;
-}
-
-/* Of go tool pprof -traces' stacks, the time of all (*total) and of those
- * holding inner, middle and outer, leaf first (*named), in milliseconds. */
-static void traces_share(const char *traces, double *total, double *named)
-{
-	const char *sep = "-----------+";
-
-	*total = *named = 0;
-	for (const char *b = strstr(traces, sep); b; b = strstr(b + 1, sep)) {
-		const char *end = strstr(b + 1, sep), *inner = strstr(b, "   inner ("),
-			   *middle = strstr(b, " middle ("), *outer = strstr(b, " outer (");
-		double ms = 0;
-
-		if (!end)
-			end = b + strlen(b);
-		for (const char *l = strchr(b, '\n'); l && l < end; l = strchr(l + 1, '\n'))
-			if (trace_time(l + 1, &ms))
-				break;
-		*total += ms;
-		if (inner && middle && outer && inner < middle && middle < outer && outer < end)
-			*named += ms;
-	}
-}
-
 /* export -g's profile endpoint names Python frames as record does: the
  * spinning script's stacks in go tool pprof, >= 80% with outer, middle and
  * inner (the sampling child's snapshot carries the processes' maps). */
 static void test_profile_endpoint_names(void **state)
 {
-	char *dir, *out = NULL, url[256];
+	static const char *const leaf_first[] = { "   inner (", " middle (", " outer (" };
 	double total = 0, named = 0;
-	int port, code = 0;
-	pid_t py, exporter;
+	char *dir, *out;
+	int code = 0;
+	pid_t py;
 
 	(void)state;
 	tu_skip_unless_possible();
@@ -591,40 +546,7 @@ static void test_profile_endpoint_names(void **state)
 	dir = tu_tempdir();
 	tu_write_file(dir, "spin.py", spin_py, strlen(spin_py));
 	py = tu_start("exec %s %s/spin.py", DEBIAN_PYTHON, dir);
-	port = tu_free_port();
-	/* room for every table of the machine (the default 16M holds those of
-	 * the files the child meets first: with many processes running, the
-	 * interpreter's may find none, and a sample in PyObject_Malloc then
-	 * stops there, by frame pointers) */
-	exporter = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export --listen 127.0.0.1:%d -g "
-			    "--unwind-mem 64M >%s/export.log 2>&1",
-			    dir, tu_ringtrace(), port, dir);
-	/* 503 until the sampling child runs */
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=1", port);
-	for (int waited = 0; waited < 60 && code != 200; waited++) {
-		free(out);
-		out = NULL;
-		tu_sh(&out, "curl -s -o /dev/null -w '%%{http_code}' --max-time 10 '%s'", url);
-		code = out ? atoi(out) : 0;
-		if (code != 200)
-			usleep(500000);
-	}
-	/* again (up to 3 times) while under 80%: the child compiles the start's
-	 * tables first, which under the sanitizers may outlast a profile */
-	for (int attempt = 1; code == 200 && attempt <= 3; attempt++) {
-		free(out);
-		out = NULL;
-		tu_sh(&out, "cd %s && HOME=%s go tool pprof -timeout=60 -traces "
-			    "'http://127.0.0.1:%d/debug/pprof/profile?seconds=3&pid=%d' 2>&1",
-		      dir, dir, port, (int)py);
-		traces_share(out ? out : "", &total, &named);
-		print_message("profile endpoint: %.0f ms of %.0f with outer;middle;inner\n", named,
-			      total);
-		if (total > 0 && named >= total * 0.8)
-			break;
-	}
-	kill(exporter, SIGTERM);
-	tu_wait_gone(exporter, 10);
+	out = tu_profile_endpoint_traces(dir, py, leaf_first, 3, &code, &total, &named);
 	kill(py, SIGKILL);
 	tu_wait_gone(py, 5);
 	if (code != 200)

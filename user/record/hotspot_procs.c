@@ -2,7 +2,7 @@
 /* hotspot_procs.c: the HotSpot JVMs of a -g recording: recognized from their
  * libjvm.so mappings, their layout read from their memory, told to the BPF walk,
  * the methods it wrote named into DIR/perf-PID.map. */
-#include "record/hotspot_procs.h"
+#include "record/hotspot_proc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,27 +23,12 @@
 /* Methods taken from the BPF side per call. */
 #define HOTSPOT_TAKE_PER_CALL 1024
 
-/* A file looked at: libjvm.so with its layout's exports (ok) or not. */
-struct hotspot_file {
-	struct file_key key;
-	bool ok;
-	struct hotspot_elf elf;
-};
-
-/* One JVM of the recording. */
-struct hotspot_proc {
-	uint32_t pid;
-	bool live;                   /* told to the BPF side, running */
-	uint64_t exited_seq;         /* kept after its exit (a flight recording's), or 0 */
-	struct rt_hotspot_process hp; /* what the BPF side is told */
-	struct hash_map named;       /* address -> itself: methods tried */
-	struct byte_buffer map;      /* the lines of its perf map */
-};
-
 void hotspot_procs_init(struct hotspot_procs *h, int dirfd, struct file_copies *copies, bool on)
 {
 	memset(h, 0, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->error_lock, NULL);
+	pthread_cond_init(&h->reader_wake, NULL);
 	hash_map_init(&h->files, file_key_hash, file_key_equal);
 	hash_map_init(&h->procs, hash_u32_key, equal_u32_key);
 	h->dirfd = dirfd;
@@ -131,10 +116,8 @@ static int layout_index(struct hotspot_procs *h, const struct hotspot_walk_layou
 	return 0;
 }
 
-/* The walk's layout of the JVM pid, whose libjvm.so f is loaded bias above
- * its addresses: 0, or -errno (h->last_error says why). */
-static int read_layout(struct hotspot_procs *h, uint32_t pid, const struct hotspot_file *f,
-		       uint64_t bias, struct hotspot_walk_layout *l)
+int hotspot_read_layout(struct hotspot_procs *h, uint32_t pid, const struct hotspot_file *f,
+			uint64_t bias, struct hotspot_walk_layout *l)
 {
 	struct hotspot_vmstructs v;
 	char err[200];
@@ -145,8 +128,11 @@ static int read_layout(struct hotspot_procs *h, uint32_t pid, const struct hotsp
 		r = hotspot_walk_layout_read(pid, &v, l, err, sizeof(err));
 		hotspot_vmstructs_free(&v);
 	}
-	if (r)
+	if (r) {
+		pthread_mutex_lock(&h->error_lock);
 		rt_format(h->last_error, sizeof(h->last_error), "JVM %u: %s", pid, err);
+		pthread_mutex_unlock(&h->error_lock);
+	}
 	return r;
 }
 
@@ -174,23 +160,57 @@ static struct hotspot_proc *new_proc(struct hotspot_procs *h, uint32_t pid)
 	return pr;
 }
 
+int hotspot_make_live(struct hotspot_procs *h, struct hotspot_proc *pr,
+		      const struct hotspot_walk_layout *l)
+{
+	uint32_t index;
+
+	if (layout_index(h, l, &index)) {
+		h->not_told++;
+		return -ENOSPC;
+	}
+	pr->hp = l->process;
+	pr->hp.offsets = index;
+	pr->live = true;
+	pr->pending = false;
+	h->processes++;
+	if (h->attached)
+		tell(h, pr);
+	return 0;
+}
+
 static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
 	const struct hotspot_proc *known = hash_map_get(&h->procs, &m->pid);
+	uint64_t bias;
 	struct hotspot_walk_layout l;
 	const struct hotspot_file *f;
 	struct hotspot_proc *pr;
-	uint32_t index;
 	int r;
 
 	if (!h->on || !(m->prot & PROT_EXEC) || !hotspot_elf_name_may_be(m->filename) ||
-	    (known && known->live) || !in_scope(h, m->pid))
+	    (known && (known->live || known->pending) && !known->exited_seq) ||
+	    !in_scope(h, m->pid))
 		return false;
 	f = mapped_file_once(&h->files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok)
 		return false;
-	r = read_layout(h, m->pid, f, m->start - m->pgoff - (uint64_t)f->elf.exec_vaddr_delta, &l);
+	bias = m->start - m->pgoff - (uint64_t)f->elf.exec_vaddr_delta;
+	/* started during the recording: its layout is set up as it starts,
+	 * read by the reader's thread (the one keeping the capability to) */
+	if (h->reader_started) {
+		pr = new_proc(h, m->pid);
+		if (!pr)
+			return false;
+		if (hotspot_reader_queue(h, pr->pid, f, bias)) {
+			h->not_read++;
+			return false;
+		}
+		pr->pending = true;
+		return interp_range_encode(rec, pr->pid, sid);
+	}
+	r = hotspot_read_layout(h, m->pid, f, bias, &l);
 	if (r == -ENOTSUP) {
 		h->unknown_version++;
 		return false;
@@ -199,19 +219,9 @@ static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 		h->not_read++;
 		return false;
 	}
-	if (layout_index(h, &l, &index)) {
-		h->not_told++;
-		return false;
-	}
 	pr = new_proc(h, m->pid);
-	if (!pr)
+	if (!pr || hotspot_make_live(h, pr, &l))
 		return false;
-	pr->hp = l.process;
-	pr->hp.offsets = index;
-	pr->live = true;
-	h->processes++;
-	if (h->attached)
-		tell(h, pr);
 	return interp_range_encode(rec, pr->pid, sid);
 }
 
@@ -406,7 +416,11 @@ void hotspot_procs_exited(struct hotspot_procs *h, uint32_t pid)
 		return;
 	pthread_mutex_lock(&h->lock);
 	pr = hash_map_get(&h->procs, &pid);
-	if (pr && !pr->exited_seq) {
+	if (pr && pr->pending) {
+		/* gone before its layout was read: nothing named */
+		hotspot_reader_forget(h, pid);
+		let_go(h, pr);
+	} else if (pr && !pr->exited_seq) {
 		take_seen(h);
 		if (h->attached)
 			hotspot_maps_forget_process(&h->maps, pid);
@@ -469,7 +483,7 @@ void hotspot_procs_finish(struct hotspot_procs *h)
 	hotspot_procs_write_maps(h, h->dirfd, "DIR");
 }
 
-void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_sampler *s)
+void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sampler *s)
 {
 	struct rt_unwind_counters c;
 	const struct rt_hotspot_counters *j = &c.hotspot;
@@ -477,9 +491,12 @@ void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_
 	if (!h->attached || (!h->processes && !h->unknown_version && !h->not_read) ||
 	    bpf_sampler_unwind_counters(s, &c))
 		return;
-	rt_info("ringtrace: java: %" PRIu64 " JVMs unwound, %" PRIu64
+	pthread_mutex_lock(&h->error_lock);
+	rt_info("ringtrace: java: %" PRIu64 " JVMs unwound (%" PRIu64
+		" started during the recording), %" PRIu64
 		" of versions whose frames are not known (native frames kept), %" PRIu64
-		" not read%s%s, %" PRIu64 " not told (no room); interpreter frames %" PRIu64
+		" not read (%" PRIu64 " not set up within %u s)%s%s, %" PRIu64
+		" not told (no room); interpreter frames %" PRIu64
 		": %" PRIu64 " written as Java frames (%" PRIu64 " at bytecode index 0), kept"
 		" native: %" PRIu64 " read failed, %" PRIu64 " no method; code cache frames %" PRIu64
 		": %" PRIu64 " compiled written as %" PRIu64 " Java frames (%" PRIu64
@@ -491,8 +508,9 @@ void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_
 		" named, %" PRIu64 " not readable, %" PRIu64 " dropped; %" PRIu64
 		" perf maps written, %" PRIu64 " not; %" PRIu64
 		" exited JVMs' names let go (a flight recording keeps those of the last %u)",
-		h->processes, h->unknown_version, h->not_read, h->not_read ? ": " : "",
-		h->not_read ? h->last_error : "", h->not_told, (uint64_t)j->interp_frames,
+		h->processes, h->read_late, h->unknown_version, h->not_read, h->given_up,
+		HOTSPOT_PENDING_MS / 1000, h->not_read ? ": " : "", h->not_read ? h->last_error : "",
+		h->not_told, (uint64_t)j->interp_frames,
 		(uint64_t)j->written, (uint64_t)j->no_bci, (uint64_t)j->read_failed,
 		(uint64_t)j->bad_method, (uint64_t)j->code_frames, (uint64_t)j->compiled,
 		(uint64_t)j->compiled_java, (uint64_t)j->no_scope, (uint64_t)j->inlined_cut,
@@ -500,12 +518,16 @@ void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_
 		(uint64_t)j->prologue, (uint64_t)j->seen_full, (uint64_t)j->names_unread,
 		h->named, h->name_failed, h->names_dropped, h->maps_written, h->maps_failed,
 		h->evicted, HOTSPOT_EXITED_MAX);
+	pthread_mutex_unlock(&h->error_lock);
 }
 
 void hotspot_procs_free(struct hotspot_procs *h)
 {
+	hotspot_reader_stop(h);
 	hash_map_each(&h->procs, free_proc, NULL);
 	hash_map_free(&h->procs);
 	hash_map_free_all(&h->files);
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->error_lock);
+	pthread_cond_destroy(&h->reader_wake);
 }

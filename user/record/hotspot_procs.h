@@ -17,6 +17,24 @@
 #include "symbols/hotspot_walk_layout.h"
 #include "sys/file_copies.h"
 
+/* JVMs started during the recording whose layout is still to be read, at
+ * most (more are counted, not read), and how long each is tried for (a JVM
+ * sets its layout up as it starts, after it maps libjvm.so). */
+#define HOTSPOT_PENDING_MAX 64
+#define HOTSPOT_PENDING_MS 30000
+/* How often the reader tries the JVMs pending. */
+#define HOTSPOT_READER_PERIOD_MS 100
+
+struct hotspot_file;
+
+/* A JVM whose layout the reader's thread reads. */
+struct hotspot_pending {
+	uint32_t pid;
+	uint64_t bias;                  /* its libjvm.so's load bias */
+	const struct hotspot_file *file; /* its libjvm.so (h->files': kept until freed) */
+	uint64_t since_ms;              /* queued at (monotonic) */
+};
+
 /* Exited JVMs whose names a flight recording keeps (its ring may still
  * hold their samples); past them, the one that exited first is let go. */
 #define HOTSPOT_EXITED_MAX 32
@@ -29,6 +47,7 @@ struct hotspot_procs {
 	/* held by the drain thread to note and name, and by a flight
 	 * recorder's snapshot thread to write the maps into a snapshot */
 	pthread_mutex_t lock;
+	pthread_mutex_t error_lock; /* last_error's, written on either thread */
 	bool on;
 	bool attached;             /* the BPF side's maps are known */
 	const struct bpf_sampler *sampler; /* ...and the scope's processes */
@@ -42,6 +61,12 @@ struct hotspot_procs {
 	/* the layouts of the JVMs' builds: hotspot_offsets entries */
 	struct hotspot_walk_layout layouts[RT_JAVA_MAX_OFFSETS];
 	uint32_t nr_layouts;
+	/* the reader's thread (hotspot_reader.c) and the JVMs it has to read */
+	pthread_t reader;
+	pthread_cond_t reader_wake;
+	bool reader_started, reader_stopping;
+	struct hotspot_pending pending[HOTSPOT_PENDING_MAX];
+	uint32_t nr_pending;
 	uint64_t exited_seq;       /* exits kept so far */
 	uint32_t nr_exited;        /* ...of them still kept */
 	/* totals */
@@ -49,6 +74,8 @@ struct hotspot_procs {
 	uint64_t unknown_version;  /* JVMs of a version whose frames are not known */
 	uint64_t not_read;         /* JVMs whose layout could not be read */
 	uint64_t not_told;         /* ...or the BPF map full, or no entry left for its layout */
+	uint64_t read_late;        /* of the unwound, started during the recording */
+	uint64_t given_up;         /* ...of those, not read within HOTSPOT_PENDING_MS (in not_read) */
 	uint64_t named, name_failed, names_dropped;
 	uint64_t maps_written, maps_failed;
 	uint64_t evicted;          /* exited JVMs' names let go */
@@ -62,11 +89,16 @@ void hotspot_procs_init(struct hotspot_procs *h, int dirfd, struct file_copies *
 /* Once the sampler is loaded: its maps given the layouts and the JVMs
  * noted so far (those the start's side-band names). */
 void hotspot_procs_attach(struct hotspot_procs *h, const struct bpf_sampler *s);
+/* Starts the thread that reads the layouts of JVMs started from now on
+ * (before the capabilities are dropped: it keeps CAP_SYS_PTRACE, which
+ * reading another process's memory takes). 0, or -errno (those JVMs are
+ * then not read, and counted). */
+int hotspot_reader_start(struct hotspot_procs *h);
 /* An MMAP2 of libjvm.so's code makes m->pid, if the recording's scope holds
- * it and its layout can be read (a JVM running, read while ringtrace still
- * holds the capability to), a JVM for the walk: appends to rec the MMAP2 of
- * the range its Java frames are written in and returns true; false for
- * any other mapping. */
+ * it, a JVM for the walk: its layout read now (at the start) or by the
+ * reader's thread once the JVM has set it up (started since); appends to
+ * rec the MMAP2 of the range its Java frames are written in and returns
+ * true; false for any other mapping. */
 bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 			     const struct perf_sample_id *sid, struct byte_buffer *rec);
 /* Each MMAP2 among the len bytes of side-band records at recs (those
@@ -86,7 +118,7 @@ void hotspot_procs_finish(struct hotspot_procs *h);
 /* The same into dirfd (dirpath): what the walks wrote so far, named (a
  * flight recorder's snapshot, from its own thread). */
 void hotspot_procs_write_maps(struct hotspot_procs *h, int dirfd, const char *dirpath);
-void hotspot_procs_print_totals(const struct hotspot_procs *h, const struct bpf_sampler *s);
+void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sampler *s);
 void hotspot_procs_free(struct hotspot_procs *h);
 
 #endif

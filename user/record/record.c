@@ -441,6 +441,10 @@ int record_run(struct record_options *opts)
 	 * one deleted since keeps its build-id and names), if ours to keep */
 	if (!opts->keep_caps)
 		mapping_opener_start();
+	/* and on one that reads the layout of JVMs started from now on */
+	if (hotspot_reader_start(&s.hotspot))
+		rt_warn("cannot start the thread reading JVMs: those started from now on keep "
+			"their native frames");
 	if ((!opts->keep_caps &&
 	     (opts->keep_read_caps ? privileges_drop_all_but_reading(s.error, sizeof(s.error))
 				   : privileges_drop_all(s.error, sizeof(s.error)))) ||

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* hotspot_reader.c: reads the layout of the JVMs started during a -g recording,
+ * once each has set it up, on a thread of its own that keeps CAP_SYS_PTRACE (reading
+ * another process's memory takes it) after the rest of ringtrace dropped every
+ * capability; each JVM tried every HOTSPOT_READER_PERIOD_MS for HOTSPOT_PENDING_MS. */
+#include "record/hotspot_proc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <time.h>
+
+#include "lib/monotonic.h"
+
+/* This thread's capabilities made CAP_SYS_PTRACE alone: 0, or -EPERM. */
+static int keep_ptrace(void)
+{
+	cap_value_t want = CAP_SYS_PTRACE;
+	cap_flag_value_t has = CAP_CLEAR;
+	cap_t now = cap_get_proc(), one = cap_init();
+	int ret = -EPERM;
+
+	if (now && one && !cap_get_flag(now, want, CAP_PERMITTED, &has) && has == CAP_SET &&
+	    !cap_set_flag(one, CAP_PERMITTED, 1, &want, CAP_SET) &&
+	    !cap_set_flag(one, CAP_EFFECTIVE, 1, &want, CAP_SET) && !cap_set_proc(one))
+		ret = 0;
+	cap_free(now);
+	cap_free(one);
+	return ret;
+}
+
+static uint64_t now_ms(void)
+{
+	return monotonic_ns() / 1000000;
+}
+
+/* Drops pending entry i (h->lock held). */
+static void drop_pending(struct hotspot_procs *h, uint32_t i)
+{
+	h->pending[i] = h->pending[--h->nr_pending];
+}
+
+int hotspot_reader_queue(struct hotspot_procs *h, uint32_t pid, const struct hotspot_file *f,
+			 uint64_t bias)
+{
+	if (h->nr_pending >= HOTSPOT_PENDING_MAX)
+		return -ENOSPC;
+	h->pending[h->nr_pending++] =
+		(struct hotspot_pending){ .pid = pid, .bias = bias, .file = f, .since_ms = now_ms() };
+	pthread_cond_signal(&h->reader_wake);
+	return 0;
+}
+
+void hotspot_reader_forget(struct hotspot_procs *h, uint32_t pid)
+{
+	for (uint32_t i = 0; i < h->nr_pending; i++)
+		if (h->pending[i].pid == pid) {
+			drop_pending(h, i);
+			return;
+		}
+}
+
+/* The outcome of one try of p, applied (h->lock held): its process made a
+ * JVM for the walk, or given up, or left for the next try. */
+static void apply(struct hotspot_procs *h, const struct hotspot_pending *p, int r,
+		  const struct hotspot_walk_layout *l)
+{
+	struct hotspot_proc *pr = hash_map_get(&h->procs, &p->pid);
+	bool late = now_ms() - p->since_ms >= HOTSPOT_PENDING_MS;
+
+	/* gone, or its pid another's since (forgotten then) */
+	for (uint32_t i = 0; i < h->nr_pending; i++) {
+		if (h->pending[i].pid != p->pid || h->pending[i].since_ms != p->since_ms)
+			continue;
+		if (!pr || !pr->pending) {
+			drop_pending(h, i);
+			return;
+		}
+		if (!r) {
+			drop_pending(h, i);
+			if (!hotspot_make_live(h, pr, l))
+				h->read_late++;
+		} else if (r == -ENOTSUP) {
+			drop_pending(h, i);
+			pr->pending = false;
+			h->unknown_version++;
+		} else if ((r != -EAGAIN && r != -EFAULT) || late) {
+			/* not one it sets up later: its memory closed, or gone */
+			drop_pending(h, i);
+			pr->pending = false;
+			h->not_read++;
+			h->given_up += late;
+		}
+		return;
+	}
+}
+
+static void *run(void *arg)
+{
+	struct hotspot_procs *h = arg;
+	struct hotspot_pending p;
+	struct hotspot_walk_layout l;
+
+	/* (without it, the JVMs of ringtrace's own user alone can be read) */
+	keep_ptrace();
+	pthread_mutex_lock(&h->lock);
+	while (!h->reader_stopping) {
+		struct timespec until;
+		uint64_t wake = monotonic_ns() + HOTSPOT_READER_PERIOD_MS * 1000000ull;
+
+		until.tv_sec = (time_t)(wake / 1000000000ull);
+		until.tv_nsec = (long)(wake % 1000000000ull);
+		while (!h->reader_stopping && !h->nr_pending)
+			pthread_cond_wait(&h->reader_wake, &h->lock);
+		/* each pending JVM once a period, the lock let go while read */
+		for (uint32_t k = 0; !h->reader_stopping && k < h->nr_pending; k++) {
+			int r;
+
+			p = h->pending[k];
+			pthread_mutex_unlock(&h->lock);
+			r = hotspot_read_layout(h, p.pid, p.file, p.bias, &l);
+			pthread_mutex_lock(&h->lock);
+			apply(h, &p, r, &l);
+		}
+		while (!h->reader_stopping && h->nr_pending &&
+		       pthread_cond_timedwait(&h->reader_wake, &h->lock, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+int hotspot_reader_start(struct hotspot_procs *h)
+{
+	pthread_condattr_t attr;
+	int e;
+
+	if (!h->on || h->reader_started)
+		return 0;
+	/* the period's deadlines are CLOCK_MONOTONIC's */
+	pthread_cond_destroy(&h->reader_wake);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->reader_wake, &attr);
+	pthread_condattr_destroy(&attr);
+	e = pthread_create(&h->reader, NULL, run, h);
+	if (e)
+		return -e;
+	pthread_setname_np(h->reader, "rt-jvm-reader");
+	h->reader_started = true;
+	return 0;
+}
+
+void hotspot_reader_stop(struct hotspot_procs *h)
+{
+	if (!h->reader_started)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->reader_stopping = true;
+	pthread_cond_broadcast(&h->reader_wake);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(h->reader, NULL);
+	h->reader_started = false;
+}
