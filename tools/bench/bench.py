@@ -5,8 +5,8 @@
 """ringtrace benchmarks: per-event overhead, lossless rate, sampling cost, drain
 throughput, report speed, the cost of stacks (in-kernel .eh_frame, frame
 pointers, DWARF), the stacks of a real C build, the exporter as an
-always-on profiling agent, filters, syscall summaries, Python frames and the
-report of a real recording, each
+always-on profiling agent, filters, syscall summaries, Python frames, the
+report of a real recording and Java frames, each
 tool against the
 others on the same machine in the same run. Medians and spreads (min-max) over
 REPS repetitions."""
@@ -25,6 +25,7 @@ import time
 import agent_cost
 import bench_doc
 import build_stacks
+import java_cost
 import python_cost
 import report_real
 import tracing_cost
@@ -867,7 +868,8 @@ def main():
     scenarios = [b.per_event_overhead, b.lossless_rate, b.sampling, b.drain, b.report_speed,
                  b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b),
                  lambda: tracing_cost.filtered_out(b), lambda: tracing_cost.summary(b),
-                 lambda: python_cost.run(b), lambda: report_real.run(b)]
+                 lambda: python_cost.run(b), lambda: report_real.run(b),
+                 lambda: java_cost.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine
