@@ -81,27 +81,35 @@ def run(b):
         stats_before = f.read().strip()
     ns = {name: [] for name, _, _ in workloads}
     full = {name: [] for name, _, _ in workloads}
-    procs = {}
+    native_name, native_argv, _ = workloads[0]
+    procs = []
     try:
         with open(b.BPF_STATS, "w") as f:
             f.write("1")
-        for name, argv, _ in workloads:
-            procs[name] = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-        # the JVMs' start, and their JIT's compiles (C2's within seconds)
-        time.sleep(3.0 if b.quick else 8.0)
-        tids = {name: (java_thread(procs[name].pid) if cls else procs[name].pid)
-                for name, _, cls in workloads}
-        for rep in range(b.reps):
-            for name, _, cls in b.rotated(workloads, rep):
-                if not tids[name]:
-                    continue
-                t, s = record(tids[name], cls)
-                if t is not None:
-                    ns[name].append(t)
-                if s is not None:
-                    full[name].append(s)
+        native = subprocess.Popen(native_argv, stdout=subprocess.DEVNULL)
+        procs.append(native)
+        # one JVM at a time beside the native program (each spins a CPU of
+        # the two; more would share them), recorded alternating with it
+        for name, argv, cls in workloads[1:]:
+            jvm = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+            procs.append(jvm)
+            # its start, and its JIT's compiles (C2's within seconds)
+            time.sleep(3.0 if b.quick else 8.0)
+            tid = java_thread(jvm.pid)
+            pair = [(native_name, native.pid, None), (name, tid, cls)]
+            for rep in range(b.reps):
+                for who, t_id, c in b.rotated(pair, rep):
+                    if not t_id:
+                        continue
+                    t, s = record(t_id, c)
+                    if t is not None:
+                        ns[who].append(t)
+                    if s is not None:
+                        full[who].append(s)
+            jvm.kill()
+            jvm.wait()
     finally:
-        for p in procs.values():
+        for p in procs:
             p.kill()
             p.wait()
         with open(b.BPF_STATS, "w") as f:
@@ -122,9 +130,11 @@ def run(b):
               "interpreted (`-Xint`) and with C2 (inner compiled on stack replacement, its "
               "callers interpreted), and `Inl` (outer, middle and inner inlined into main's C2 "
               "compile), started before the recording, and `tools/unwindgen chain` (native, 7 "
-              "frames) beside them; each JVM's main thread recorded alone, alternating, by "
+              "frames) beside each, one JVM at a time; the JVM's main thread and the native "
+              "program recorded alone, alternating, by "
               "`ringtrace record -t TID -F 999 -g -- sleep %d`. BPF ns/sample = `run_time_ns / "
-              "run_cnt` of `on_perf_event` (bpf_stats), median of %d; the last column is the "
+              "run_cnt` of `on_perf_event` (bpf_stats), median of %d (the native program's "
+              "over the three pairs); the last column is the "
               "share of the thread's samples whose folded stack holds main;outer;middle;inner "
               "(Inl's: a sample nearest a safepoint of main's loop names main alone)."
               % (secs, b.reps),
