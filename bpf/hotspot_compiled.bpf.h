@@ -57,6 +57,27 @@ static __always_inline __u64 java_blob_of(struct hotspot_scratch *sc,
 	return 0;
 }
 
+/* The callchain word of a code blob that is no compiled method's (a stub,
+ * an adapter: permanent in the code cache), as a Java frame's at its
+ * address, the tag a hash of its name's; its name (name_at) told once. */
+static __always_inline __u64 java_blob_word(struct hotspot_scratch *sc,
+					    struct rt_unwind_counters *c, __u32 tgid, __u64 blob,
+					    __u64 name_at)
+{
+	__u32 tag = (__u32)(((name_at >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
+	struct rt_hotspot_method_key *e = java_new_key(sc, tgid, blob, tag);
+
+	if (e) {
+		__builtin_memset(&sc->info, 0, 24);
+		sc->info.is_stub = 1;
+		sc->info.name_ok =
+			bpf_probe_read_user_str(sc->info.name, sizeof(sc->info.name),
+						(const void *)name_at) > 0;
+		java_tell(sc, c, e);
+	}
+	return RT_JAVA_ADDR_OF(blob, tag, 0);
+}
+
 /* The first PcDesc at or after pc_offset among the n at pcs (sorted by it):
  * its scope's decode offset, or 0 (none, or no scope). */
 static __always_inline __u32 java_scope_at(struct hotspot_scratch *sc,
@@ -96,7 +117,7 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 	const struct rt_hotspot_offsets *off = NULL;
 	const struct rt_hotspot_heap *h = NULL;
 	struct hotspot_scratch *sc;
-	__u64 blob, code_begin, name, method, const_method, pcs, metadata, scopes, pc;
+	__u64 blob, code_begin, name, name_at, method, const_method, pcs, metadata, scopes, pc;
 	__s32 frame_size, complete, pcs_at, deps_at, metadata_at;
 	__u32 decode, written = 0, n, nr_pcs;
 
@@ -141,10 +162,16 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 			jc->has_row = 1;
 		}
 	}
-	if (!java_word(sc, name, &name) ||
-	    (name != JAVA_NMETHOD_NAME && name != JAVA_NATIVE_NMETHOD_NAME)) {
-		c->hotspot.stubs++;
+	name_at = name;
+	if (!java_word(sc, name_at, &name)) {
+		c->hotspot.no_blob++;
 		return 0;
+	}
+	if (name != JAVA_NMETHOD_NAME && name != JAVA_NATIVE_NMETHOD_NAME) {
+		/* a stub, an adapter: written as its blob, named by its name */
+		c->hotspot.stubs++;
+		s->w[n] = java_blob_word(sc, c, jc->tgid, blob, name_at);
+		return 1;
 	}
 	method = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->nm_method);
 	scopes = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->nm_scopes_data);

@@ -133,7 +133,7 @@ __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 
 	if (!off || !sc)
 		return 0;
-	__builtin_memset(&sc->info, 0, 16);
+	__builtin_memset(&sc->info, 0, 24);
 	sc->info.name[0] = sc->info.klass[0] = sc->info.file[0] = '\0';
 	pool = java_u64(sc->const_method, RT_JAVA_CONST_METHOD_READ, off->const_method_constants);
 	index = java_u16(sc->const_method, RT_JAVA_CONST_METHOD_READ,
@@ -177,30 +177,48 @@ __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 	return 1;
 }
 
-/* Tells the loader of method (with its tag), named once (the cache skips
- * repeats, the map those the loader has not taken yet). */
-static __always_inline void java_note_method(struct hotspot_scratch *sc,
-					     struct rt_unwind_counters *c,
-					     const struct rt_hotspot_offsets *off, __u32 tgid,
-					     __u64 method, __u32 tag)
+/* The key of method (with its tag) of tgid if the loader has not been told
+ * of it (the cache skips repeats, the map those the loader has not taken
+ * yet), else NULL. */
+static __always_inline struct rt_hotspot_method_key *java_new_key(struct hotspot_scratch *sc,
+								  __u32 tgid, __u64 method,
+								  __u32 tag)
 {
 	__u32 slot = ((__u32)(method >> 4) * 0x9E3779B1u ^ tgid ^ tag) >> (32 - JAVA_SEEN_BITS);
 	struct rt_hotspot_method_key *e = &sc->seen[slot & ((1u << JAVA_SEEN_BITS) - 1)];
 
 	if (e->method == method && e->tgid == tgid && e->tag == tag)
-		return;
+		return NULL;
 	e->method = method;
 	e->tgid = tgid;
 	e->tag = tag;
-	if (bpf_map_lookup_elem(&hotspot_methods_seen, e))
-		return;
-	hotspot_read_method(off, sc);
-	if (!sc->info.name_ok || !sc->info.class_ok)
-		c->hotspot.names_unread++;
+	return bpf_map_lookup_elem(&hotspot_methods_seen, e) ? NULL : e;
+}
+
+/* Tells the loader of e with what sc->info holds of it. */
+static __always_inline void java_tell(struct hotspot_scratch *sc, struct rt_unwind_counters *c,
+				      const struct rt_hotspot_method_key *e)
+{
 	sc->info.time = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&hotspot_methods_seen, e, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
 		c->hotspot.seen_full++;
 	hotspot_seen_added++;
+}
+
+/* Tells the loader of method (with its tag), named once. */
+static __always_inline void java_note_method(struct hotspot_scratch *sc,
+					     struct rt_unwind_counters *c,
+					     const struct rt_hotspot_offsets *off, __u32 tgid,
+					     __u64 method, __u32 tag)
+{
+	struct rt_hotspot_method_key *e = java_new_key(sc, tgid, method, tag);
+
+	if (!e)
+		return;
+	hotspot_read_method(off, sc);
+	if (!sc->info.name_ok || !sc->info.class_ok)
+		c->hotspot.names_unread++;
+	java_tell(sc, c, e);
 }
 
 /* method's ConstMethod head into sc->const_method: its address, or 0. */

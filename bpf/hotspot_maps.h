@@ -99,7 +99,7 @@ struct rt_hotspot_process {
 	__u8 pad[2];
 };
 
-/* A method a walk wrote, for the loader to name (hotspot_methods_seen:
+/* A method (or a code blob) a walk wrote, for the loader to name (hotspot_methods_seen:
  * key -> its name and its class's, read in the process's own context: the
  * loader may not read another process's memory once its capabilities are
  * dropped). */
@@ -122,7 +122,11 @@ struct rt_hotspot_method_info {
 	__u8 class_cut;
 	__u8 file_ok;    /* file holds its class's source file's name */
 	__u8 file_cut;
+	__u8 is_stub;    /* not a method: a code blob (a stub, an adapter), its
+			    name in name ("StubRoutines (1)") */
+	__u8 pad;
 	__u16 lines_len; /* bytes of its line number table in lines (0: none) */
+	__u8 pad2[6];
 	char name[RT_JAVA_NAME_BYTES];
 	char klass[RT_JAVA_CLASS_BYTES];
 	char file[RT_JAVA_FILE_BYTES];
@@ -143,7 +147,7 @@ struct rt_hotspot_counters {
 	 * information as their method alone (no_scope) */
 	__u64 code_frames;
 	__u64 compiled;      /* ...an nmethod's, written as its Java frames */
-	__u64 stubs;         /* ...another blob's (a stub, an adapter): kept native */
+	__u64 stubs;         /* ...another blob's (a stub, an adapter): written as the blob */
 	__u64 no_blob;       /* ...in no blob (free, or the segment map unreadable) */
 	__u64 bad_nmethod;   /* ...an nmethod unreadable, or its method or scopes bad */
 	__u64 compiled_java; /* Java frames the compiled ones were written as */

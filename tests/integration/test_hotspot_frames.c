@@ -197,8 +197,8 @@ static void java_totals_add_up(const char *log, unsigned long *compiled)
 	    sscanf(line, "interpreter frames %lu: %lu written as Java frames (%lu at bytecode "
 			 "index 0), kept native: %lu read failed, %lu no method; code cache frames "
 			 "%lu: %lu compiled written as %lu Java frames (%lu without a scope at their "
-			 "pc: their method alone, %lu with inlined methods cut), kept native: %lu "
-			 "stubs, %lu in no blob, %lu bad nmethod",
+			 "pc: their method alone, %lu with inlined methods cut), %lu stubs written by "
+			 "their blob's name, kept native: %lu in no blob, %lu bad nmethod",
 		   &all, &written, &no_bci, &read_failed, &no_method, &code, compiled, &java,
 		   &no_scope, &cut, &stubs, &no_blob, &bad) != 13)
 		fail_msg("no Java totals:\n%s", log);
@@ -248,17 +248,20 @@ static char *perf_script(const struct jvm *j)
 
 /* Spin's spinning thread, started with flags (and, if compiled, once a
  * compile matching it is done): >= 90% of its samples with
- * Spin.main;Spin.outer;Spin.middle;Spin.inner in report --folded, and the
- * same in perf script; *compiled frames written. */
+ * JavaCalls::call_helper;StubRoutines (1);Spin.main;Spin.outer;Spin.middle;
+ * Spin.inner, their lines, in report --folded, and the same in perf script;
+ * *compiled frames written. */
 static void expect_spin_frames(const char *flags, const char *compiled, unsigned long *nr_compiled)
 {
+	/* the call stub between the JVM's native frames and Java's named too */
 	static const char *const callers_first[] = {
-		"Spin.main (Spin.java:6)", "Spin.outer (Spin.java:5)", "Spin.middle (Spin.java:4)",
-		"Spin.inner (Spin.java:3)"
+		"JavaCalls::call_helper",  "StubRoutines (",	      "Spin.main (Spin.java:6)",
+		"Spin.outer (Spin.java:5)", "Spin.middle (Spin.java:4)", "Spin.inner (Spin.java:3)"
 	};
 	static const char *const leaf_first[] = { "Spin.inner (Spin.java:3)",
 						  "Spin.middle (Spin.java:4)",
-						  "Spin.outer (Spin.java:5)", "Spin.main (Spin.java:6)" };
+						  "Spin.outer (Spin.java:5)", "Spin.main (Spin.java:6)",
+						  "StubRoutines (1)" };
 	unsigned long total, with;
 	char scope[32], *log, *text;
 	struct jvm j;
@@ -267,16 +270,18 @@ static void expect_spin_frames(const char *flags, const char *compiled, unsigned
 	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
 	log = record(&j, scope, 8, nr_compiled);
 	text = folded(&j);
-	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
-	print_message("%s: report --folded: %lu of %lu samples with main;outer;middle;inner\n",
+	tu_folded_in_order(text, "java", callers_first, 6, &total, &with);
+	print_message("%s: report --folded: %lu of %lu samples with call_helper;StubRoutines;main;"
+		      "outer;middle;inner\n",
 		      flags, with, total);
 	if (total < 200 || with * 100 < total * 90)
 		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", with, total, log,
 			 text);
 	free(text);
 	text = perf_script(&j);
-	script_share(text, leaf_first, 4, &total, &with);
-	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer, main\n",
+	script_share(text, leaf_first, 5, &total, &with);
+	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer, main, "
+		      "StubRoutines\n",
 		      flags, with, total);
 	if (total < 200 || with * 100 < total * 90)
 		fail_msg("perf script: %lu of %lu samples:\n%.4000s", with, total, text);

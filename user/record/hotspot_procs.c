@@ -258,10 +258,19 @@ void hotspot_procs_note_records(struct hotspot_procs *h, const void *recs, size_
 
 /* The name of method of pr into buf: "pkg.Class.method", from what the walk
  * read in the process (info), else read from its memory here (which needs
- * the capability to read another process's: --keep-caps). */
+ * the capability to read another process's: --keep-caps); a code blob's, its
+ * own. */
 static int method_name(struct hotspot_procs *h, const struct hotspot_proc *pr, uint64_t method,
 		       struct rt_hotspot_method_info *info, char *buf, size_t size)
 {
+	/* a code blob: its own name ("StubRoutines (1)") */
+	if (info->is_stub) {
+		if (!info->name_ok)
+			return -EINVAL;
+		info->name[sizeof(info->name) - 1] = '\0';
+		hotspot_text_format(info->name, strlen(info->name), false, buf, size);
+		return 0;
+	}
 	if (info->name_ok && info->class_ok) {
 		info->name[sizeof(info->name) - 1] = info->klass[sizeof(info->klass) - 1] = '\0';
 		hotspot_method_format(info->klass, strlen(info->klass), info->name,
@@ -501,8 +510,8 @@ void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sample
 		" native: %" PRIu64 " read failed, %" PRIu64 " no method; code cache frames %" PRIu64
 		": %" PRIu64 " compiled written as %" PRIu64 " Java frames (%" PRIu64
 		" without a scope at their pc: their method alone, %" PRIu64
-		" with inlined methods cut), kept native: %" PRIu64 " stubs, %" PRIu64
-		" in no blob, %" PRIu64 " bad nmethod; %" PRIu64
+		" with inlined methods cut), %" PRIu64 " stubs written by their blob's name,"
+		" kept native: %" PRIu64 " in no blob, %" PRIu64 " bad nmethod; %" PRIu64
 		" sampled in a prologue; %" PRIu64
 		" methods not told (map full), %" PRIu64 " told unnamed; %" PRIu64
 		" named, %" PRIu64 " not readable, %" PRIu64 " dropped; %" PRIu64
