@@ -151,7 +151,10 @@ struct py_cursor {
 struct java_cursor {
 	__u64 bcp_reg;   /* the sampled r13, the interpreter's bytecode pointer (else 0) */
 	__u64 pc, sp, fp; /* in: the frame's */
-	__u64 sender_sp; /* out: an interpreted frame's caller's sp (0: fp + 16) */
+	__u64 sender_sp; /* an interpreted frame's caller's sp, for that caller
+			    (0: none; a compiled caller's frame is found from
+			    it: an adapter may have moved sp since) */
+	__u64 callee_sender_sp; /* ...the frame before's, for this one */
 	struct rt_unwind_row row; /* out: a compiled frame's step, if has_row */
 	__u32 tgid;
 	__u32 n;         /* in: the callchain word the first frame goes to */
@@ -161,6 +164,14 @@ struct java_cursor {
 			    signal interrupted), not a return address */
 	__u8 first;      /* in: the walk's first frame (bcp_reg is its) */
 	__u8 has_row;
+	/* the frame's code blob (hotspot_blob_frame): where, of what kind */
+	__u64 blob, blob_name;
+	__u8 blob_kind;
+	/* methods the frame was written with that the loader is to be told
+	 * of, named after the frame (hotspot_name_methods: a call of its own,
+	 * not under the frame's, whose stacks the verifier adds up) */
+	__u32 nr_to_name;
+	struct rt_hotspot_method_key to_name[RT_JAVA_MAX_INLINE];
 };
 
 #define STACK_FIRST_READ_BYTES 1024
@@ -279,6 +290,9 @@ struct walk_guesses {
 	/* words the Python and Java frames took beyond the native frames walked */
 	__u32 py_words;
 	struct java_cursor java; /* a JVM's walk */
+	/* the walk's process is a JVM (in_jvm): where its code is, a copy */
+	__u8 in_jvm;
+	struct rt_hotspot_process jvm;
 	struct walk_state walk; /* the walk's own */
 	struct rt_unwind_row last_row; /* the row of walk.last_pc */
 	__u64 code; /* the 8 bytes of code before a return address in no file */
@@ -359,9 +373,6 @@ struct unwind_walk {
 	/* a CPython process's (else NULL): its evaluation loop's native frames
 	 * are written as the Python frames they run (where: guesses->py) */
 	const struct rt_python_process *py;
-	/* a JVM's (else NULL): its interpreter's native frames are written as
-	 * the Java methods they run */
-	const struct rt_hotspot_process *jvm;
 };
 
 #endif

@@ -119,7 +119,6 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	struct rt_unwind_slice table;
 	__u32 done = i + w->guesses->py_words, n = ws->first + done;
 	__u8 why = FP_NO_PROCESS;
-	struct java_cursor *jc = NULL;
 	__u64 pc, bias;
 	long py, java;
 	int k;
@@ -157,33 +156,20 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	/* a JVM's code: the Java methods its frame runs instead (an
 	 * interpreted one's, or a compiled one's and those inlined into it),
 	 * stepped from as the JVM lays its frames out */
-	if (w->jvm && pc >= w->jvm->code_start && pc < w->jvm->code_end) {
-		jc = &w->guesses->java;
-		jc->n = n;
-		jc->room = RT_MAX_STACK_DEPTH - done;
-		jc->leaf = ws->r.exact_ip;
-		jc->first = done == 0;
-		jc->pc = ws->r.ip;
-		jc->sp = ws->r.sp;
-		jc->fp = ws->r.bp;
-		jc->sender_sp = 0;
-		jc->has_row = 0;
-		java = pc >= w->jvm->interp_start && pc < w->jvm->interp_end
-			       ? hotspot_frame(w->s, jc, w->jvm, w->c)
-			       : hotspot_compiled_frame(w->s, jc, w->jvm, w->c);
+	if (w->guesses->in_jvm && pc >= w->guesses->jvm.code_start &&
+	    pc < w->guesses->jvm.code_end) {
+		w->guesses->java.n = n;
+		w->guesses->java.room = RT_MAX_STACK_DEPTH - done;
+		java = hotspot_walk_frame(w->s, w->guesses, w->c);
 		if (java > 0 && java <= RT_JAVA_MAX_INLINE) {
 			done += (__u32)java - 1;
 			w->guesses->py_words = done - i;
-			ws->frames = done + 1;
-			count_frame(w);
-		} else {
-			w->s->w[n] = ws->r.ip;
-			ws->frames = done + 1;
-			count_frame(w);
 		}
+		ws->frames = done + 1;
+		count_frame(w);
 		ws->last_pc = 0;
-		if (jc->has_row)
-			row = &jc->row;
+		if (w->guesses->java.has_row)
+			row = &w->guesses->java.row;
 		why = FP_NO_MAPPING;
 		goto step;
 	}
@@ -256,13 +242,7 @@ found:
 	else if (!m->file.ino)
 		ws->table_missing = true; /* the loader wrote it without a table: none */
 step:
-	if (unwind_step(&ws->r, w->stack, row, why))
-		return 1;
-	/* an interpreted frame's caller: at the sp it left, which a compiled
-	 * caller's frame is found from (an adapter may have moved sp since) */
-	if (jc && jc->sender_sp >= ws->r.sp && jc->sender_sp - ws->r.sp < STACK_PAGE)
-		ws->r.sp = jc->sender_sp;
-	return 0;
+	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }
 
 /* bpf_loop's body: frames 2i and 2i + 1, half the calls of one frame a call
@@ -402,14 +382,23 @@ registers:
 	ws->r.regs_at = (__u64)regs;
 	known = bpf_map_lookup_elem(&python_known, &zero);
 	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
+	/* a JVM's: where its code is, copied for the walk (a pointer kept
+	 * would deepen this function's frame, which the verifier adds up) */
 	known = bpf_map_lookup_elem(&hotspot_known, &zero);
-	w.jvm = known && *known ? bpf_map_lookup_elem(&hotspot_processes, &tgid) : NULL;
-	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
-	if (w.jvm) {
-		w.guesses->java.tgid = tgid;
-		w.guesses->java.nested = nested;
-		w.guesses->java.bcp_reg = start ? 0 : regs->r13;
+	w.guesses->in_jvm = 0;
+	if (known && *known) {
+		const struct rt_hotspot_process *jvm =
+			bpf_map_lookup_elem(&hotspot_processes, &tgid);
+
+		if (jvm) {
+			w.guesses->jvm = *jvm;
+			w.guesses->in_jvm = 1;
+			w.guesses->java = (struct java_cursor){ .tgid = tgid, .nested = nested,
+							       .bcp_reg = start ? 0 : regs->r13 };
+		}
 	}
+	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
+
 	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
 	ws->first = n + 1;
@@ -470,7 +459,7 @@ registers:
 		return n;
 	/* a JVM's stack cut: its last frame marks the callers left out (its
 	 * map names it [truncated]), never a stack that looks whole */
-	if (ws->r.end_reason == END_TRUNCATED && w.jvm && n + frames < SCRATCH_WORDS)
+	if (ws->r.end_reason == END_TRUNCATED && w.guesses->in_jvm && n + frames < SCRATCH_WORDS)
 		s->w[n + frames] = RT_PY_TRUNCATED;
 	end = n + 1 + frames;
 	barrier_var(end); /* checked as the word count the caller bounds */

@@ -104,32 +104,32 @@ static __always_inline __u32 java_scope_at(struct hotspot_scratch *sc,
 	return sc->pc_offset > 0 ? (__u32)sc->pc_offset : 0;
 }
 
+/* What the blob of a code cache frame is (jc->blob_kind). */
+enum { JAVA_BLOB_NONE, JAVA_BLOB_STUB, JAVA_BLOB_NMETHOD, JAVA_BLOB_NATIVE };
+
 /* A native frame at jc->pc in the JVM's code cache, outside its
- * interpreter: a compiled method's (an nmethod's) is written at word jc->n
- * of s as its Java frames, the innermost inlined method first (at most
- * jc->room): their number; 0 keeps the native frame (a stub's, or one not
- * readable). Either way jc->row is the frame's step when its blob gives its
- * size (jc->has_row). A global function, checked once. */
-__noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor *jc,
-				      const struct rt_hotspot_process *jp,
-				      struct rt_unwind_counters *c)
+ * interpreter: its code blob found (jc->blob, its head in the scratch's
+ * blob, its name's address jc->blob_name, its kind jc->blob_kind), and
+ * jc->row its step when the blob gives its frame's size (jc->has_row): its
+ * kind, JAVA_BLOB_NONE if none (counted). A global function, checked once. */
+__noinline int hotspot_blob_frame(struct java_cursor *jc, const struct rt_hotspot_process *jp,
+				  struct rt_unwind_counters *c)
 {
 	const struct rt_hotspot_offsets *off = NULL;
 	const struct rt_hotspot_heap *h = NULL;
 	struct hotspot_scratch *sc;
-	__u64 blob, code_begin, name, name_at, method, const_method, pcs, metadata, scopes, pc;
-	__s32 frame_size, complete, pcs_at, deps_at, metadata_at;
-	__u32 decode, written = 0, n, nr_pcs;
+	__s32 frame_size, complete;
+	__u64 blob, code_begin, pc;
 
-	if (!s || !jc || !jp || !c || jc->n >= SCRATCH_WORDS)
-		return 0;
-	n = jc->n;
+	if (!jc || !jp || !c)
+		return JAVA_BLOB_NONE;
 	pc = jc->pc;
+	jc->blob_kind = JAVA_BLOB_NONE;
 	c->hotspot.code_frames++;
 	sc = java_scratch(jc, jp, &off);
 	if (!off || !sc) {
 		c->hotspot.no_blob++;
-		return 0;
+		return JAVA_BLOB_NONE;
 	}
 	for (int k = 0; k < RT_JAVA_HEAPS; k++)
 		if (k < jp->nr_heaps && pc > jp->heaps[k].low && pc <= jp->heaps[k].high) {
@@ -141,13 +141,12 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 	if (!blob || bpf_probe_read_user(sc->blob, sizeof(sc->blob),
 					 (const void *)(blob + off->heap_block_size))) {
 		c->hotspot.no_blob++;
-		return 0;
+		return JAVA_BLOB_NONE;
 	}
-	blob += off->heap_block_size;
+	jc->blob = blob + off->heap_block_size;
 	frame_size = (__s32)java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_frame_size);
 	complete = (__s32)java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_frame_complete);
 	code_begin = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_code_begin);
-	name = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_name);
 	/* its caller: frame_size words up, the return address and the saved
 	 * rbp below it; the sampled frame may not be built yet */
 	if (frame_size > 0 && frame_size < (1 << 16)) {
@@ -162,33 +161,70 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 			jc->has_row = 1;
 		}
 	}
-	name_at = name;
-	if (!java_word(sc, name_at, &name)) {
+	jc->blob_name = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_name);
+	switch (java_word(sc, jc->blob_name)) {
+	case 0:
 		c->hotspot.no_blob++;
-		return 0;
+		return JAVA_BLOB_NONE;
+	case JAVA_NMETHOD_NAME:
+		jc->blob_kind = JAVA_BLOB_NMETHOD;
+		break;
+	case JAVA_NATIVE_NMETHOD_NAME:
+		jc->blob_kind = JAVA_BLOB_NATIVE;
+		break;
+	default:
+		jc->blob_kind = JAVA_BLOB_STUB;
+		break;
 	}
-	if (name != JAVA_NMETHOD_NAME && name != JAVA_NATIVE_NMETHOD_NAME) {
+	return jc->blob_kind;
+}
+
+/* The frame whose blob hotspot_blob_frame found: a compiled method's (an
+ * nmethod's) written at word jc->n of s as its Java frames, the innermost
+ * inlined method first (at most jc->room); a stub's as its blob: their
+ * number; 0 keeps the native frame (one not readable, counted). A global
+ * function, checked once. */
+__noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor *jc,
+				      const struct rt_hotspot_process *jp,
+				      struct rt_unwind_counters *c)
+{
+	const struct rt_hotspot_offsets *off = NULL;
+	struct hotspot_scratch *sc;
+	struct java_scope *sd;
+	__u64 method, const_method, code_begin;
+	__u32 decode = 0, written = 0, n, nr_pcs;
+	__s32 pcs_at, deps_at;
+
+	if (!s || !jc || !jp || !c || jc->n >= SCRATCH_WORDS)
+		return 0;
+	n = jc->n;
+	sc = java_scratch(jc, jp, &off);
+	if (!off || !sc)
+		return 0;
+	if (jc->blob_kind == JAVA_BLOB_STUB) {
 		/* a stub, an adapter: written as its blob, named by its name */
 		c->hotspot.stubs++;
-		s->w[n] = java_blob_word(sc, c, jc->tgid, blob, name_at);
+		s->w[n] = java_blob_word(sc, c, jc->tgid, jc->blob, jc->blob_name);
 		return 1;
 	}
+	/* (the nmethod's sections in the scratch: values kept in registers
+	 * across the loop's calls would deepen this function's stack) */
+	sd = &sc->scope;
 	method = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->nm_method);
-	scopes = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->nm_scopes_data);
-	if (bpf_probe_read_user(sc->nm, sizeof(sc->nm), (const void *)(blob + off->nm_read_at))) {
+	sd->scopes = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->nm_scopes_data);
+	code_begin = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_code_begin);
+	if (bpf_probe_read_user(sc->nm, sizeof(sc->nm), (const void *)(jc->blob + off->nm_read_at))) {
 		c->hotspot.bad_nmethod++;
 		return 0;
 	}
-	metadata_at = (__s32)java_u64(sc->nm, RT_JAVA_NM_READ, off->nm_metadata);
+	sd->metadata = jc->blob + (__s32)java_u64(sc->nm, RT_JAVA_NM_READ, off->nm_metadata);
 	pcs_at = (__s32)java_u64(sc->nm, RT_JAVA_NM_READ, off->nm_scopes_pcs);
 	deps_at = (__s32)java_u64(sc->nm, RT_JAVA_NM_READ, off->nm_dependencies);
-	pcs = blob + pcs_at;
-	metadata = blob + metadata_at;
 	nr_pcs = deps_at > pcs_at && off->pc_desc_size ? (__u32)(deps_at - pcs_at) / off->pc_desc_size
 						       : 0;
-	decode = name == JAVA_NMETHOD_NAME && nr_pcs < (1u << 20) && pc >= code_begin
-			 ? java_scope_at(sc, off, pcs, nr_pcs, (__s32)(pc - code_begin))
-			 : 0;
+	if (jc->blob_kind == JAVA_BLOB_NMETHOD && nr_pcs < (1u << 20) && jc->pc >= code_begin)
+		decode = java_scope_at(sc, off, jc->blob + pcs_at, nr_pcs,
+				       (__s32)(jc->pc - code_begin));
 	if (!decode) {
 		/* no debug information at this pc (or a native method's
 		 * wrapper): the method alone */
@@ -198,7 +234,7 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 			c->hotspot.bad_nmethod++;
 			return 0;
 		}
-		s->w[n] = java_frame_word(sc, c, off, jc->tgid, method, const_method, 0);
+		s->w[n] = java_frame_word(sc, jc, method, const_method, 0);
 		c->hotspot.compiled++;
 		c->hotspot.compiled_java++;
 		return 1;
@@ -206,26 +242,23 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 	/* each scope: its sender's decode offset, its method's index in the
 	 * nmethod's metadata (from 1), its bci + 1 (InvocationEntryBci, -1) */
 	for (int k = 0; k < RT_JAVA_MAX_INLINE && decode; k++) {
-		__u32 at = 0, sender, index, bci;
-		__u64 word, m;
-
 		if (written >= jc->room || n + written >= SCRATCH_WORDS)
 			break;
+		sd->at = 0;
 		if (bpf_probe_read_user(sc->stream, sizeof(sc->stream),
-					(const void *)(scopes + decode)) ||
-		    !java_unsigned5(sc->stream, &at, &sender) ||
-		    !java_unsigned5(sc->stream, &at, &index) ||
-		    !java_unsigned5(sc->stream, &at, &bci) || !index ||
-		    !java_word(sc, metadata + ((__u64)index - 1) * 8, &m))
+					(const void *)(sd->scopes + decode)) ||
+		    !java_unsigned5(sc->stream, &sd->at, &sd->sender) ||
+		    !java_unsigned5(sc->stream, &sd->at, &sd->index) ||
+		    !java_unsigned5(sc->stream, &sd->at, &sd->bci) || !sd->index ||
+		    !(method = java_word(sc, sd->metadata + ((__u64)sd->index - 1) * 8)))
 			break;
-		const_method = java_const_method(sc, off, m);
+		const_method = java_const_method(sc, off, method);
 		if (!const_method)
 			break;
-		word = java_frame_word(sc, c, off, jc->tgid, m, const_method, bci ? bci - 1 : 0);
-		if (n + written < SCRATCH_WORDS)
-			s->w[n + written] = word;
+		s->w[n + written] =
+			java_frame_word(sc, jc, method, const_method, sd->bci ? sd->bci - 1 : 0);
 		written++;
-		decode = sender;
+		decode = sd->sender;
 	}
 	if (!written) {
 		c->hotspot.bad_nmethod++;
@@ -236,6 +269,49 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 	c->hotspot.compiled++;
 	c->hotspot.compiled_java += written;
 	return written;
+}
+
+/* The frame the walk of g is at, in its JVM's code cache (g->jvm): as the
+ * interpreter's (a pc in its code: the call's, a return address less one)
+ * or a blob's, written at word g->java.n of s as the Java frames it runs,
+ * else as its pc; g->java.row how to step from it, if has_row. Returns the
+ * words written. A global function, checked once. */
+__noinline long hotspot_walk_frame(struct sample_words *s, struct walk_guesses *g,
+				   struct rt_unwind_counters *c)
+{
+	struct java_cursor *jc;
+	long java = 0;
+	__u64 call;
+
+	if (!s || !g || !c || g->java.n >= SCRATCH_WORDS)
+		return 0;
+	jc = &g->java;
+	jc->leaf = g->walk.r.exact_ip;
+	jc->first = jc->room == RT_MAX_STACK_DEPTH;
+	jc->pc = g->walk.r.ip;
+	jc->sp = g->walk.r.sp;
+	jc->fp = g->walk.r.bp;
+	jc->has_row = 0;
+	jc->nr_to_name = 0;
+	/* the sp an interpreted callee left (the frame before's), for this one */
+	jc->callee_sender_sp = jc->sender_sp;
+	jc->sender_sp = 0;
+	call = jc->leaf ? jc->pc : jc->pc - 1;
+	if (call >= g->jvm.interp_start && call < g->jvm.interp_end)
+		java = hotspot_frame(s, jc, &g->jvm, c);
+	else if (hotspot_blob_frame(jc, &g->jvm, c) != JAVA_BLOB_NONE)
+		java = hotspot_compiled_frame(s, jc, &g->jvm, c);
+	/* a compiled frame below an interpreted one: its frame from the sp
+	 * its callee left */
+	if (jc->has_row && jc->callee_sender_sp >= jc->sp &&
+	    jc->callee_sender_sp - jc->sp < STACK_PAGE)
+		jc->row.cfa_offset += (__s32)(jc->callee_sender_sp - jc->sp);
+	if (java <= 0 && jc->n < SCRATCH_WORDS)
+		s->w[jc->n] = jc->pc;
+	/* the methods it was written with that are new, named */
+	if (jc->nr_to_name)
+		hotspot_name_methods(jc, &g->jvm, c);
+	return java > 0 ? java : 1;
 }
 
 #endif

@@ -57,6 +57,10 @@ struct hotspot_scratch {
 	__u8 blob[RT_JAVA_BLOB_READ];
 	__u8 nm[RT_JAVA_NM_READ];
 	__u8 stream[16]; /* a scope's head in the nmethod's scopes data */
+	struct java_scope {
+		__u64 scopes, metadata; /* the nmethod's scopes data and metadata */
+		__u32 at, sender, index, bci; /* a scope's numbers, as they are decoded */
+	} scope;
 	__u64 word;
 	__s32 pc_offset;
 	__u8 byte;
@@ -71,12 +75,13 @@ struct hotspot_scratch_map {
 };
 extern struct hotspot_scratch_map hotspot_scratch SEC(".maps");
 
-static __always_inline bool java_word(struct hotspot_scratch *sc, __u64 addr, __u64 *out)
+/* The word at addr of the process, or 0 if it cannot be read (read into the
+ * scratch: no slot of the walk's stack, which the verifier bounds). */
+static __always_inline __u64 java_word(struct hotspot_scratch *sc, __u64 addr)
 {
 	if (bpf_probe_read_user(&sc->word, sizeof(sc->word), (const void *)addr))
-		return false;
-	*out = sc->word;
-	return true;
+		return 0;
+	return sc->word;
 }
 
 /* A u16 or u64 at off of a head read into buf of size bytes (0 past it). */
@@ -149,16 +154,16 @@ __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 	    !bpf_probe_read_user(&tag, sizeof(tag),
 				 (const void *)(tags + off->array_u1_data + index)) &&
 	    tag == off->utf8_tag)
-		java_word(sc, pool + off->pool_size + (__u64)index * 8, &name_sym);
+		name_sym = java_word(sc, pool + off->pool_size + (__u64)index * 8);
 	if (holder)
-		java_word(sc, holder + off->klass_name, &class_sym);
+		class_sym = java_word(sc, holder + off->klass_name);
 	/* its class's source file, a UTF-8 symbol of the pool */
 	file_index = java_u16(sc->pool, RT_JAVA_POOL_READ, off->pool_source_file);
 	if (file_index && file_index < length && tags &&
 	    !bpf_probe_read_user(&tag, sizeof(tag),
 				 (const void *)(tags + off->array_u1_data + file_index)) &&
 	    tag == off->utf8_tag)
-		java_word(sc, pool + off->pool_size + (__u64)file_index * 8, &file_sym);
+		file_sym = java_word(sc, pool + off->pool_size + (__u64)file_index * 8);
 	sc->info.file_ok = java_symbol(sc, off, file_sym, sc->info.file, RT_JAVA_FILE_BYTES,
 				       &sc->info.file_cut);
 	/* its line number table, after its bytecodes (a longer one than the
@@ -205,22 +210,6 @@ static __always_inline void java_tell(struct hotspot_scratch *sc, struct rt_unwi
 	hotspot_seen_added++;
 }
 
-/* Tells the loader of method (with its tag), named once. */
-static __always_inline void java_note_method(struct hotspot_scratch *sc,
-					     struct rt_unwind_counters *c,
-					     const struct rt_hotspot_offsets *off, __u32 tgid,
-					     __u64 method, __u32 tag)
-{
-	struct rt_hotspot_method_key *e = java_new_key(sc, tgid, method, tag);
-
-	if (!e)
-		return;
-	hotspot_read_method(off, sc);
-	if (!sc->info.name_ok || !sc->info.class_ok)
-		c->hotspot.names_unread++;
-	java_tell(sc, c, e);
-}
-
 /* method's ConstMethod head into sc->const_method: its address, or 0. */
 static __always_inline __u64 java_const_method(struct hotspot_scratch *sc,
 					       const struct rt_hotspot_offsets *off, __u64 method)
@@ -229,7 +218,7 @@ static __always_inline __u64 java_const_method(struct hotspot_scratch *sc,
 
 	sc->const_method_at = 0;
 	if (!method || method >= RT_PY_CODE_MAX || (method & 7) ||
-	    !java_word(sc, method + off->method_const_method, &const_method) || !const_method ||
+	    !(const_method = java_word(sc, method + off->method_const_method)) ||
 	    bpf_probe_read_user(sc->const_method, sizeof(sc->const_method),
 				(const void *)const_method))
 		return 0;
@@ -237,18 +226,23 @@ static __always_inline __u64 java_const_method(struct hotspot_scratch *sc,
 	return const_method;
 }
 
-/* The callchain word of method (its ConstMethod at const_method, read into
- * sc) at bci, the method told to the loader for its name. */
-static __always_inline __u64 java_frame_word(struct hotspot_scratch *sc,
-					     struct rt_unwind_counters *c,
-					     const struct rt_hotspot_offsets *off, __u32 tgid,
+/* The callchain word of method (its ConstMethod at const_method) at bci; a
+ * method the loader has not been told of queued in jc->to_name, to be
+ * named after the frame (hotspot_name_methods). */
+static __always_inline __u64 java_frame_word(struct hotspot_scratch *sc, struct java_cursor *jc,
 					     __u64 method, __u64 const_method, __u64 bci)
 {
 	__u32 tag = (__u32)(((const_method >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
+	__u32 k = jc->nr_to_name;
 
 	if (bci >= RT_PY_CODE_SPAN)
 		bci = RT_PY_CODE_SPAN - 1;
-	java_note_method(sc, c, off, tgid, method, tag);
+	/* (a frame writes RT_JAVA_MAX_INLINE methods at most: room for each) */
+	if (k < RT_JAVA_MAX_INLINE && java_new_key(sc, jc->tgid, method, tag)) {
+		jc->to_name[k] = (struct rt_hotspot_method_key){ .tgid = jc->tgid, .tag = tag,
+								 .method = method };
+		jc->nr_to_name = k + 1;
+	}
 	return RT_JAVA_ADDR_OF(method, tag, bci);
 }
 
@@ -320,9 +314,38 @@ __noinline int hotspot_frame(struct sample_words *s, struct java_cursor *jc,
 		bci = bcp - code;
 	else
 		c->hotspot.no_bci++;
-	s->w[n] = java_frame_word(sc, c, off, jc->tgid, method, const_method, bci);
+	s->w[n] = java_frame_word(sc, jc, method, const_method, bci);
 	c->hotspot.written++;
 	return 1;
+}
+
+/* Tells the loader of the methods queued in jc->to_name by the frame just
+ * written, each with its names (read here, in the process's context). A
+ * global function, checked once. */
+__noinline int hotspot_name_methods(struct java_cursor *jc, const struct rt_hotspot_process *jp,
+				    struct rt_unwind_counters *c)
+{
+	const struct rt_hotspot_offsets *off = NULL;
+	struct hotspot_scratch *sc;
+
+	if (!jc || !jp || !c)
+		return 0;
+	sc = java_scratch(jc, jp, &off);
+	if (!off || !sc) {
+		jc->nr_to_name = 0;
+		return 0;
+	}
+	for (__u32 k = 0; k < RT_JAVA_MAX_INLINE && k < jc->nr_to_name; k++) {
+		if (java_const_method(sc, off, jc->to_name[k].method))
+			hotspot_read_method(off, sc);
+		else
+			__builtin_memset(&sc->info, 0, 24);
+		if (!sc->info.name_ok || !sc->info.class_ok)
+			c->hotspot.names_unread++;
+		java_tell(sc, c, &jc->to_name[k]);
+	}
+	jc->nr_to_name = 0;
+	return 0;
 }
 
 #endif
