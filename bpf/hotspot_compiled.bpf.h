@@ -147,6 +147,13 @@ __noinline int hotspot_blob_frame(struct java_cursor *jc, const struct rt_hotspo
 	frame_size = (__s32)java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_frame_size);
 	complete = (__s32)java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_frame_complete);
 	code_begin = java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_code_begin);
+	/* its code holds the pc (the call's), or the blob is not the frame's:
+	 * one freed, or another made in its memory, since the map was read */
+	if (code_begin > (jc->leaf ? pc : pc - 1) ||
+	    java_u64(sc->blob, RT_JAVA_BLOB_READ, off->blob_code_end) <= (jc->leaf ? pc : pc - 1)) {
+		c->hotspot.stale++;
+		return JAVA_BLOB_NONE;
+	}
 	/* its caller: frame_size words up, the return address and the saved
 	 * rbp below it; the sampled frame may not be built yet */
 	if (frame_size > 0 && frame_size < (1 << 16)) {
@@ -195,12 +202,14 @@ __noinline int hotspot_compiled_frame(struct sample_words *s, struct java_cursor
 	__u32 decode = 0, written = 0, n, nr_pcs;
 	__s32 pcs_at, deps_at;
 
-	if (!s || !jc || !jp || !c || jc->n >= SCRATCH_WORDS)
+	if (!s || !jc || !jp || !c)
 		return 0;
 	n = jc->n;
 	sc = java_scratch(jc, jp, &off);
-	if (!off || !sc)
+	if (!off || !sc || n >= SCRATCH_WORDS) {
+		c->hotspot.bad_nmethod++;
 		return 0;
+	}
 	if (jc->blob_kind == JAVA_BLOB_STUB) {
 		/* a stub, an adapter: written as its blob, named by its name */
 		c->hotspot.stubs++;

@@ -42,6 +42,7 @@ struct rt_hotspot_offsets {
 	__u16 blob_frame_complete;     /* CodeBlob::_frame_complete_offset (an int) */
 	__u16 blob_frame_size;         /* CodeBlob::_frame_size (an int, in words) */
 	__u16 blob_code_begin;         /* CodeBlob::_code_begin */
+	__u16 blob_code_end;           /* CodeBlob::_code_end */
 	__u16 blob_name;               /* CodeBlob::_name (a char*: "nmethod" for nmethods) */
 	__u16 nm_method;               /* CompiledMethod::_method */
 	__u16 nm_scopes_data;          /* CompiledMethod::_scopes_data_begin */
@@ -142,14 +143,16 @@ struct rt_hotspot_counters {
 	__u64 read_failed;   /* ...kept native: a read of the frame or its method failed */
 	__u64 bad_method;    /* ...kept native: no Method* there (a frame being built) */
 	/* frames elsewhere in its code cache: code_frames = compiled + stubs +
-	 * no_blob + bad_nmethod; compiled ones written as compiled_java Java
-	 * frames (cut: no room, or RT_JAVA_MAX_INLINE), those without debug
-	 * information as their method alone (no_scope) */
+	 * no_blob + bad_nmethod + stale; compiled ones written as compiled_java
+	 * Java frames (cut: no room, or RT_JAVA_MAX_INLINE), those without
+	 * debug information as their method alone (no_scope) */
 	__u64 code_frames;
 	__u64 compiled;      /* ...an nmethod's, written as its Java frames */
 	__u64 stubs;         /* ...another blob's (a stub, an adapter): written as the blob */
 	__u64 no_blob;       /* ...in no blob (free, or the segment map unreadable) */
 	__u64 bad_nmethod;   /* ...an nmethod unreadable, or its method or scopes bad */
+	__u64 stale;         /* ...in a blob whose code does not hold its pc (freed or
+				made again since the segment map was read): dropped */
 	__u64 compiled_java; /* Java frames the compiled ones were written as */
 	__u64 inlined_cut;   /* compiled frames whose inlined methods were cut */
 	__u64 no_scope;      /* compiled frames without a PcDesc's scope at their pc */

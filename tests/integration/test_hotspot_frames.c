@@ -189,7 +189,7 @@ static void stop_jvm(struct jvm *j)
 static void java_totals_add_up(const char *log, unsigned long *compiled)
 {
 	unsigned long jvms, all, written, no_bci, read_failed, no_method;
-	unsigned long code, java, no_scope, cut, stubs, no_blob, bad;
+	unsigned long code, java, no_scope, cut, stubs, no_blob, bad, stale;
 	const char *line = strstr(log, "java: ");
 
 	if (!line || sscanf(line, "java: %lu JVMs unwound", &jvms) != 1 ||
@@ -198,12 +198,13 @@ static void java_totals_add_up(const char *log, unsigned long *compiled)
 			 "index 0), kept native: %lu read failed, %lu no method; code cache frames "
 			 "%lu: %lu compiled written as %lu Java frames (%lu without a scope at their "
 			 "pc: their method alone, %lu with inlined methods cut), %lu stubs written by "
-			 "their blob's name, kept native: %lu in no blob, %lu bad nmethod",
+			 "their blob's name, kept native: %lu in no blob, %lu bad nmethod, %lu in a "
+			 "blob not holding their pc",
 		   &all, &written, &no_bci, &read_failed, &no_method, &code, compiled, &java,
-		   &no_scope, &cut, &stubs, &no_blob, &bad) != 13)
+		   &no_scope, &cut, &stubs, &no_blob, &bad, &stale) != 14)
 		fail_msg("no Java totals:\n%s", log);
 	if (!jvms || all != written + read_failed + no_method || no_bci > written ||
-	    code != *compiled + stubs + no_blob + bad || java < *compiled ||
+	    code != *compiled + stubs + no_blob + bad + stale || java < *compiled ||
 	    no_scope + cut > *compiled)
 		fail_msg("the Java totals do not add up:\n%s", log);
 }

@@ -511,7 +511,8 @@ void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sample
 		": %" PRIu64 " compiled written as %" PRIu64 " Java frames (%" PRIu64
 		" without a scope at their pc: their method alone, %" PRIu64
 		" with inlined methods cut), %" PRIu64 " stubs written by their blob's name,"
-		" kept native: %" PRIu64 " in no blob, %" PRIu64 " bad nmethod; %" PRIu64
+		" kept native: %" PRIu64 " in no blob, %" PRIu64 " bad nmethod, %" PRIu64
+		" in a blob not holding their pc (stale: dropped); %" PRIu64
 		" sampled in a prologue; %" PRIu64
 		" methods not told (map full), %" PRIu64 " told unnamed; %" PRIu64
 		" named, %" PRIu64 " not readable, %" PRIu64 " dropped; %" PRIu64
@@ -524,6 +525,7 @@ void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sample
 		(uint64_t)j->bad_method, (uint64_t)j->code_frames, (uint64_t)j->compiled,
 		(uint64_t)j->compiled_java, (uint64_t)j->no_scope, (uint64_t)j->inlined_cut,
 		(uint64_t)j->stubs, (uint64_t)j->no_blob, (uint64_t)j->bad_nmethod,
+		(uint64_t)j->stale,
 		(uint64_t)j->prologue, (uint64_t)j->seen_full, (uint64_t)j->names_unread,
 		h->named, h->name_failed, h->names_dropped, h->maps_written, h->maps_failed,
 		h->evicted, HOTSPOT_EXITED_MAX);

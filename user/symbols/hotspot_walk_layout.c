@@ -152,6 +152,8 @@ static int compiled_offsets(const struct hotspot_vmstructs *v, struct rt_hotspot
 		  RT_JAVA_BLOB_READ - 8, false },
 		{ "CodeBlob", "_code_begin", offsetof(struct rt_hotspot_offsets, blob_code_begin),
 		  RT_JAVA_BLOB_READ - 8, false },
+		{ "CodeBlob", "_code_end", offsetof(struct rt_hotspot_offsets, blob_code_end),
+		  RT_JAVA_BLOB_READ - 8, false },
 		{ "CodeBlob", "_name", offsetof(struct rt_hotspot_offsets, blob_name),
 		  RT_JAVA_BLOB_READ - 8, false },
 		{ "CompiledMethod", "_method", offsetof(struct rt_hotspot_offsets, nm_method),
