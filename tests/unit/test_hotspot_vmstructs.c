@@ -3,7 +3,8 @@
  * (this process's, laid out as vmStructs.cpp lays it out): fields, statics,
  * sizes and constants found by name; a JVM still starting, a malformed entry
  * size, a table without its end and a name too long are refused or counted,
- * never read past. */
+ * never read past; the walk's layout refused for a version whose frames are
+ * not known. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "symbols/hotspot_vmstructs.h"
+#include "symbols/hotspot_walk_layout.h"
 
 /* vmStructs.hpp's entries */
 struct struct_entry {
@@ -202,6 +204,49 @@ static void test_long_name_skipped(void **state)
 	free(name);
 }
 
+/* The walk's layout is read only of a version whose interpreter frames are
+ * known (17, its last sp slot 2 words below the frame pointer): another
+ * (11, 21, 8), or 17 laid out otherwise, is refused with -ENOTSUP (the JVM
+ * unwound natively, counted as of a version not known), never read as 17. */
+static void test_walk_layout_versions(void **state)
+{
+	static const int32_t majors[] = { 11, 21, 8 };
+	static int32_t major;
+	struct hotspot_elf e = elf_of_this();
+	struct hotspot_walk_layout l;
+	struct hotspot_vmstructs v;
+	char err[256];
+
+	(void)state;
+	structs[0] = (struct struct_entry){ "Abstract_VM_Version", "_vm_major_version", "int", 1,
+					    0, &major };
+	structs[1] = (struct struct_entry){ NULL, NULL, NULL, 0, 0, NULL };
+	ints[0] = (struct int_entry){ "frame::interpreter_frame_last_sp_offset", -2 };
+	for (size_t i = 0; i < sizeof(majors) / sizeof(majors[0]); i++) {
+		major = majors[i];
+		assert_int_equal(hotspot_vmstructs_read((uint32_t)getpid(), &e, 0, &v, err,
+							sizeof(err)),
+				 0);
+		assert_int_equal(hotspot_walk_layout_read((uint32_t)getpid(), &v, &l, err, sizeof(err)),
+				 -ENOTSUP);
+		assert_int_equal(l.major, major);
+		assert_non_null(strstr(err, "not known here"));
+		hotspot_vmstructs_free(&v);
+	}
+	/* 17: past the version, to the fields this table lacks */
+	major = 17;
+	assert_int_equal(hotspot_vmstructs_read((uint32_t)getpid(), &e, 0, &v, err, sizeof(err)), 0);
+	assert_int_equal(hotspot_walk_layout_read((uint32_t)getpid(), &v, &l, err, sizeof(err)),
+			 -ENOENT);
+	hotspot_vmstructs_free(&v);
+	/* 17 whose frames are laid out otherwise */
+	ints[0].value = -3;
+	assert_int_equal(hotspot_vmstructs_read((uint32_t)getpid(), &e, 0, &v, err, sizeof(err)), 0);
+	assert_int_equal(hotspot_walk_layout_read((uint32_t)getpid(), &v, &l, err, sizeof(err)),
+			 -ENOTSUP);
+	hotspot_vmstructs_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +255,7 @@ int main(void)
 		cmocka_unit_test_setup(test_malformed_refused, setup),
 		cmocka_unit_test_setup(test_endless_table_bounded, setup),
 		cmocka_unit_test_setup(test_long_name_skipped, setup),
+		cmocka_unit_test_setup(test_walk_layout_versions, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
