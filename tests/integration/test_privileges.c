@@ -28,6 +28,9 @@
 /* CAP_SYS_PTRACE and CAP_CHECKPOINT_RESTORE: what the thread opening
  * /proc/PID/map_files keeps once the rest dropped every capability. */
 #define MAPPING_OPENER_CAPS ((1LL << 19) | (1LL << 40))
+/* CAP_SYS_PTRACE alone: what the thread reading JVMs started during a -g
+ * recording keeps (user/record/hotspot_reader.c). */
+#define JVM_READER_CAPS (1LL << 19)
 
 /* CapEff of every thread of the process whose command line starts with
  * prefix, ORed, read while it runs; -1 if it was not found. */
@@ -296,13 +299,15 @@ static void test_safe_files(void **state)
 /* Of every thread of the recording whose output is dir/rec (started in the
  * background), once its workload sleep runs: how many run at nice boost,
  * the lowest nice value of them, and their CapEff and CapPrm ORed but for
- * those of the thread opening mapped files (their lines in *openers). */
+ * those of the thread opening mapped files (their lines in *openers) and of
+ * the one reading JVMs (*readers). */
 static void threads_of(const char *dir, int boost, int *boosted, int *lowest, long long *caps,
-		       int *openers)
+		       int *openers, int *readers)
 {
 	char *out = NULL;
 
 	*openers = 0;
+	*readers = 0;
 	*boosted = 0;
 	*lowest = 20;
 	*caps = -1;
@@ -326,6 +331,8 @@ static void threads_of(const char *dir, int boost, int *boosted, int *lowest, lo
 			 * two (user/sys/mapping_opener.c): counted apart */
 			if (c == MAPPING_OPENER_CAPS)
 				(*openers)++;
+			else if (c == JVM_READER_CAPS)
+				(*readers)++;
 			else
 				*caps = (*caps < 0 ? 0 : *caps) | c;
 		}
@@ -338,12 +345,13 @@ static void threads_of(const char *dir, int boost, int *boosted, int *lowest, lo
 /* -g for a workload: the two threads compiling its tables run 10 below the
  * recording's nice value (they were started with CAP_SYS_NICE, before the
  * drop) and hold no capability, as no other thread does (but the one opening
- * /proc/PID/map_files, which keeps two); under -a none runs
+ * /proc/PID/map_files, which keeps two, and the one reading JVMs, which
+ * keeps CAP_SYS_PTRACE); under -a none runs
  * below the recording's own nice value. */
 static void test_target_tables_compiled_ahead(void **state)
 {
 	char *dir = tu_tempdir(), *out = NULL;
-	int boosted, lowest, own, boost, openers;
+	int boosted, lowest, own, boost, openers, readers;
 	long long caps;
 
 	(void)state;
@@ -361,18 +369,21 @@ static void test_target_tables_compiled_ahead(void **state)
 				 0);
 		free(out);
 		out = NULL;
-		threads_of(dir, boost, &boosted, &lowest, &caps, &openers);
+		threads_of(dir, boost, &boosted, &lowest, &caps, &openers, &readers);
 		tu_sh(&out, "while pgrep -f '^%s record .*-o %s/rec' >/dev/null; do sleep 0.1; done",
 		      tu_ringtrace(), dir);
 		free(out);
 		out = NULL;
 		print_message("record -g%s: %d threads at nice %d, lowest %d, CapEff|CapPrm %llx "
-			      "(but the map_files opener's: %d lines of %llx)\n",
+			      "(but the map_files opener's: %d lines of %llx; the JVM reader's: %d "
+			      "lines of %llx)\n",
 			      system_wide ? " -a" : "", boosted, boost, lowest, caps, openers,
-			      MAPPING_OPENER_CAPS);
+			      MAPPING_OPENER_CAPS, readers, JVM_READER_CAPS);
 		assert_int_equal(caps, 0);
-		/* one thread, its CapEff and CapPrm: those two alone */
+		/* one thread, its CapEff and CapPrm: those two alone; and one
+		 * (-g) reading JVMs: CAP_SYS_PTRACE alone */
 		assert_int_equal(openers, 2);
+		assert_int_equal(readers, 2);
 		if (system_wide) {
 			assert_int_equal(boosted, 0);
 			assert_int_equal(lowest, own);

@@ -200,6 +200,10 @@ static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 	/* started during the recording: its layout is set up as it starts,
 	 * read by the reader's thread (the one keeping the capability to) */
 	if (h->reader_started) {
+		if (h->reader_failed) {
+			h->not_read++;
+			return false;
+		}
 		pr = new_proc(h, m->pid);
 		if (!pr)
 			return false;

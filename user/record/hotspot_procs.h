@@ -65,6 +65,7 @@ struct hotspot_procs {
 	pthread_t reader;
 	pthread_cond_t reader_wake;
 	bool reader_started, reader_stopping;
+	bool reader_failed;         /* it could not set its capabilities: ended */
 	struct hotspot_pending pending[HOTSPOT_PENDING_MAX];
 	uint32_t nr_pending;
 	uint64_t exited_seq;       /* exits kept so far */

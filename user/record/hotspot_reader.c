@@ -12,7 +12,9 @@
 
 #include "lib/monotonic.h"
 
-/* This thread's capabilities made CAP_SYS_PTRACE alone: 0, or -EPERM. */
+/* This thread's capabilities made CAP_SYS_PTRACE alone, where it is
+ * permitted, else none (the JVMs of ringtrace's own user are read then):
+ * 0, or -EPERM if they could not be set so (the thread then reads nothing). */
 static int keep_ptrace(void)
 {
 	cap_value_t want = CAP_SYS_PTRACE;
@@ -20,10 +22,14 @@ static int keep_ptrace(void)
 	cap_t now = cap_get_proc(), one = cap_init();
 	int ret = -EPERM;
 
-	if (now && one && !cap_get_flag(now, want, CAP_PERMITTED, &has) && has == CAP_SET &&
-	    !cap_set_flag(one, CAP_PERMITTED, 1, &want, CAP_SET) &&
-	    !cap_set_flag(one, CAP_EFFECTIVE, 1, &want, CAP_SET) && !cap_set_proc(one))
-		ret = 0;
+	if (!now || !one)
+		goto out;
+	if (!cap_get_flag(now, want, CAP_PERMITTED, &has) && has == CAP_SET &&
+	    (cap_set_flag(one, CAP_PERMITTED, 1, &want, CAP_SET) ||
+	     cap_set_flag(one, CAP_EFFECTIVE, 1, &want, CAP_SET)))
+		goto out;
+	ret = cap_set_proc(one) ? -EPERM : 0;
+out:
 	cap_free(now);
 	cap_free(one);
 	return ret;
@@ -101,8 +107,14 @@ static void *run(void *arg)
 	struct hotspot_pending p;
 	struct hotspot_walk_layout l;
 
-	/* (without it, the JVMs of ringtrace's own user alone can be read) */
-	keep_ptrace();
+	/* (a thread keeping more than that, or what the process drops, would
+	 * be a hole: it ends) */
+	if (keep_ptrace()) {
+		pthread_mutex_lock(&h->lock);
+		h->reader_failed = true;
+		pthread_mutex_unlock(&h->lock);
+		return NULL;
+	}
 	pthread_mutex_lock(&h->lock);
 	while (!h->reader_stopping) {
 		struct timespec until;
