@@ -124,6 +124,21 @@ static __always_inline int java_symbol(struct hotspot_scratch *sc,
 	return 1;
 }
 
+/* The UTF-8 symbol at index of the constant pool at pool (of length
+ * entries, its tags at tags): its address, or 0 if the index is past the
+ * pool or its entry of another kind. */
+static __always_inline __u64 java_pool_utf8(struct hotspot_scratch *sc,
+					    const struct rt_hotspot_offsets *off, __u64 pool,
+					    __u64 tags, __s32 length, __u16 index)
+{
+	if (!index || index >= length || !tags ||
+	    bpf_probe_read_user(&sc->byte, sizeof(sc->byte),
+				(const void *)(tags + off->array_u1_data + index)) ||
+	    sc->byte != off->utf8_tag)
+		return 0;
+	return java_word(sc, pool + off->pool_size + (__u64)index * 8);
+}
+
 /* The names the loader names method by, read into sc->info (its
  * ConstMethod's head in sc->const_method): its name from the constant pool
  * (the index within the pool and tagged UTF-8), its class's. A global
@@ -131,9 +146,8 @@ static __always_inline int java_symbol(struct hotspot_scratch *sc,
 __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 				   struct hotspot_scratch *sc)
 {
-	__u64 pool, tags, holder, name_sym = 0, class_sym = 0, file_sym = 0, table;
-	__u16 index, file_index, flags, code_size;
-	__u8 tag = 0;
+	__u64 pool, tags, holder, name_sym, class_sym = 0, file_sym, table;
+	__u16 index, flags, code_size;
 	__s32 length;
 
 	if (!off || !sc)
@@ -150,20 +164,12 @@ __noinline int hotspot_read_method(const struct rt_hotspot_offsets *off,
 	length = (__s32)(java_u64(sc->pool, RT_JAVA_POOL_READ, off->pool_length) & 0xffffffff);
 	if (off->pool_length > RT_JAVA_POOL_READ - 8)
 		return 0;
-	if (index && index < length && tags &&
-	    !bpf_probe_read_user(&tag, sizeof(tag),
-				 (const void *)(tags + off->array_u1_data + index)) &&
-	    tag == off->utf8_tag)
-		name_sym = java_word(sc, pool + off->pool_size + (__u64)index * 8);
+	name_sym = java_pool_utf8(sc, off, pool, tags, length, index);
 	if (holder)
 		class_sym = java_word(sc, holder + off->klass_name);
 	/* its class's source file, a UTF-8 symbol of the pool */
-	file_index = java_u16(sc->pool, RT_JAVA_POOL_READ, off->pool_source_file);
-	if (file_index && file_index < length && tags &&
-	    !bpf_probe_read_user(&tag, sizeof(tag),
-				 (const void *)(tags + off->array_u1_data + file_index)) &&
-	    tag == off->utf8_tag)
-		file_sym = java_word(sc, pool + off->pool_size + (__u64)file_index * 8);
+	file_sym = java_pool_utf8(sc, off, pool, tags, length,
+				  java_u16(sc->pool, RT_JAVA_POOL_READ, off->pool_source_file));
 	sc->info.file_ok = java_symbol(sc, off, file_sym, sc->info.file, RT_JAVA_FILE_BYTES,
 				       &sc->info.file_cut);
 	/* its line number table, after its bytecodes (a longer one than the

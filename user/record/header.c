@@ -10,12 +10,43 @@
 #include <unistd.h>
 
 #include "format/perf_data_writer.h"
+#include "format/perf_record.h"
 #include "format/probe_format.h"
 #include "format/tracing_data.h"
 #include "lib/log.h"
 #include "record/session.h"
 #include "record/synthesize.h"
 #include "sys/output_dir.h"
+
+/* Whether pid is among the nr_pids at pids (any, when nr_pids is 0: a
+ * recording of the whole machine). */
+static bool among(uint32_t pid, const uint32_t *pids, unsigned int nr_pids)
+{
+	for (unsigned int i = 0; i < nr_pids; i++)
+		if (pids[i] == pid)
+			return true;
+	return !nr_pids;
+}
+
+/* The CPython processes and JVMs running already (those -p or -t names, if
+ * it does), from the MMAP2s of the start's side-band: the ranges of their
+ * Python and Java frames into s->interp_rec (a JVM's layout read now, while
+ * ringtrace holds the capabilities to). */
+static void note_interpreters(struct session *s, const uint32_t *procs, unsigned int nr_procs)
+{
+	const void *at = s->synthesized.data;
+	const void *end = (const uint8_t *)at + s->synthesized.len;
+	struct perf_mmap m;
+
+	if (!s->python.on && !s->hotspot.on)
+		return;
+	while (perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m)) {
+		if (!among(m.pid, procs, nr_procs))
+			continue;
+		python_procs_note_mmap(&s->python, &m, NULL, &s->interp_rec);
+		hotspot_procs_note_mmap(&s->hotspot, &m, NULL, &s->interp_rec);
+	}
+}
 
 int session_synthesize(struct session *s)
 {
@@ -52,14 +83,7 @@ int session_synthesize(struct session *s)
 	}
 	/* JITs running already: their perf-PID.map is kept */
 	jit_maps_note_records(&s->jit_maps, s->synthesized.data, s->synthesized.len);
-	/* CPython processes running already (those -p or -t names, if it
-	 * does): the range of their Python frames */
-	python_procs_note_records(&s->python, s->synthesized.data, s->synthesized.len, procs,
-				  nr_procs, &s->interp_rec);
-	/* JVMs running already: their layout, read while ringtrace holds
-	 * the capabilities to, and the range of their Java frames */
-	hotspot_procs_note_records(&s->hotspot, s->synthesized.data, s->synthesized.len, procs,
-				   nr_procs, &s->interp_rec);
+	note_interpreters(s, procs, nr_procs);
 	if (s->interp_rec.len &&
 	    !byte_buffer_append(&s->synthesized, s->interp_rec.data, s->interp_rec.len)) {
 		rt_format(s->error, sizeof(s->error), "out of memory listing processes");

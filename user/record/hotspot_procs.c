@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/recording_layout.h"
@@ -25,10 +26,16 @@
 
 void hotspot_procs_init(struct hotspot_procs *h, int dirfd, struct file_copies *copies, bool on)
 {
+	pthread_condattr_t attr;
+
 	memset(h, 0, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->error_lock, NULL);
-	pthread_cond_init(&h->reader_wake, NULL);
+	/* (the reader's deadlines are CLOCK_MONOTONIC's) */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->reader_wake, &attr);
+	pthread_condattr_destroy(&attr);
 	hash_map_init(&h->files, file_key_hash, file_key_equal);
 	hash_map_init(&h->procs, hash_u32_key, equal_u32_key);
 	h->dirfd = dirfd;
@@ -238,26 +245,6 @@ bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 	r = note_mmap(h, m, sid, rec);
 	pthread_mutex_unlock(&h->lock);
 	return r;
-}
-
-static bool among(uint32_t pid, const uint32_t *pids, unsigned int nr_pids)
-{
-	for (unsigned int i = 0; i < nr_pids; i++)
-		if (pids[i] == pid)
-			return true;
-	return !nr_pids;
-}
-
-void hotspot_procs_note_records(struct hotspot_procs *h, const void *recs, size_t len,
-				const uint32_t *pids, unsigned int nr_pids,
-				struct byte_buffer *out)
-{
-	const void *at = recs, *end = (const uint8_t *)recs + len;
-	struct perf_mmap m;
-
-	while (h->on && perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m))
-		if (among(m.pid, pids, nr_pids))
-			hotspot_procs_note_mmap(h, &m, NULL, out);
 }
 
 /* The name of method of pr into buf: "pkg.Class.method", from what the walk

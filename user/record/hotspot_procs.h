@@ -102,12 +102,6 @@ int hotspot_reader_start(struct hotspot_procs *h);
  * true; false for any other mapping. */
 bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 			     const struct perf_sample_id *sid, struct byte_buffer *rec);
-/* Each MMAP2 among the len bytes of side-band records at recs (those
- * synthesized at the start) of a process among the nr_pids at pids (every
- * process when nr_pids is 0): the records of the ranges appended to out. */
-void hotspot_procs_note_records(struct hotspot_procs *h, const void *recs, size_t len,
-				const uint32_t *pids, unsigned int nr_pids,
-				struct byte_buffer *out);
 /* pid exited, or exec'd another program: named a last time, no longer a
  * JVM for the walk; its map handed to the copies, or (a flight recording)
  * kept among the last exited. */

@@ -144,17 +144,10 @@ static void *run(void *arg)
 
 int hotspot_reader_start(struct hotspot_procs *h)
 {
-	pthread_condattr_t attr;
 	int e;
 
 	if (!h->on || h->reader_started)
 		return 0;
-	/* the period's deadlines are CLOCK_MONOTONIC's */
-	pthread_cond_destroy(&h->reader_wake);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->reader_wake, &attr);
-	pthread_condattr_destroy(&attr);
 	e = pthread_create(&h->reader, NULL, run, h);
 	if (e)
 		return -e;

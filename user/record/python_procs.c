@@ -321,25 +321,6 @@ bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	return r;
 }
 
-static bool among(uint32_t pid, const uint32_t *pids, unsigned int nr_pids)
-{
-	for (unsigned int i = 0; i < nr_pids; i++)
-		if (pids[i] == pid)
-			return true;
-	return !nr_pids;
-}
-
-void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
-			       const uint32_t *pids, unsigned int nr_pids, struct byte_buffer *out)
-{
-	const void *at = recs, *end = (const uint8_t *)recs + len;
-	struct perf_mmap m;
-
-	while (p->on && perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m))
-		if (among(m.pid, pids, nr_pids))
-			python_procs_note_mmap(p, &m, NULL, out);
-}
-
 /* pr (live) named a last time and no longer walked. */
 static void forget(struct python_procs *p, struct python_proc *pr)
 {

@@ -93,12 +93,6 @@ bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
  * makes the child one then (python_procs_note_mmap). */
 bool python_procs_note_fork(struct python_procs *p, uint32_t parent,
 			    const struct perf_sample_id *sid, struct byte_buffer *rec);
-/* Each MMAP2 among the len bytes of side-band records at recs (those
- * synthesized at the start) of a process among the nr_pids at pids (every
- * process when nr_pids is 0: a recording of the whole machine): the records
- * of the ranges appended to out. */
-void python_procs_note_records(struct python_procs *p, const void *recs, size_t len,
-			       const uint32_t *pids, unsigned int nr_pids, struct byte_buffer *out);
 /* pid exec'd at time (what it mapped after stays): named a last time, no
  * longer a Python process for the walk, nor are the children it forked
  * since (their forks read first: the program it exec'd forked them). */

@@ -309,10 +309,10 @@ static int finish(struct session *s)
 	session_print_copies(s);
 	offcpu_print_totals(s->sampler, s->opts->off_cpu_min_ns, s->opts->verbose);
 	unwind_tables_print_totals(&s->unwind, s->sampler, s->opts->verbose, s->opts->quiet);
-	if (s->opts->verbose)
+	if (s->opts->verbose) {
 		python_procs_print_totals(&s->python, s->sampler);
-	if (s->opts->verbose)
 		hotspot_procs_print_totals(&s->hotspot, s->sampler);
+	}
 	return ret ? ret : s->error[0] ? -EIO : 0;
 }
 
