@@ -22,6 +22,9 @@
  * sets its layout up as it starts, after it maps libjvm.so). */
 #define HOTSPOT_PENDING_MAX 64
 #define HOTSPOT_PENDING_MS 30000
+/* How long a JVM read as of a version not known is tried again (one that
+ * has just mapped libjvm.so may have its data not in place yet). */
+#define HOTSPOT_SETTLE_MS 2000
 /* How often the reader tries the JVMs pending. */
 #define HOTSPOT_READER_PERIOD_MS 100
 

@@ -72,7 +72,8 @@ static void apply(struct hotspot_procs *h, const struct hotspot_pending *p, int 
 		  const struct hotspot_walk_layout *l)
 {
 	struct hotspot_proc *pr = hash_map_get(&h->procs, &p->pid);
-	bool late = now_ms() - p->since_ms >= HOTSPOT_PENDING_MS;
+	uint64_t age = now_ms() - p->since_ms;
+	bool late = age >= HOTSPOT_PENDING_MS;
 
 	/* gone, or its pid another's since (forgotten then) */
 	for (uint32_t i = 0; i < h->nr_pending; i++) {
@@ -86,12 +87,14 @@ static void apply(struct hotspot_procs *h, const struct hotspot_pending *p, int 
 			drop_pending(h, i);
 			if (!hotspot_make_live(h, pr, l))
 				h->read_late++;
-		} else if (r == -ENOTSUP) {
+		} else if (r == -ENOTSUP && age >= HOTSPOT_SETTLE_MS) {
 			drop_pending(h, i);
 			pr->pending = false;
 			h->unknown_version++;
-		} else if ((r != -EAGAIN && r != -EFAULT) || late) {
-			/* not one it sets up later: its memory closed, or gone */
+		} else if (r == -ESRCH || r == -EPERM || late) {
+			/* gone, or its memory closed to us; else (a JVM starting:
+			 * libjvm.so's data not mapped in place yet reads as a
+			 * malformed table, or another version) tried again */
 			drop_pending(h, i);
 			pr->pending = false;
 			h->not_read++;
