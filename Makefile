@@ -62,12 +62,13 @@ BUILD_DEB_PACKAGES := make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-de
 # (reads report --pprof), chromium and libpng-dev to render flame graphs as
 # images and read their pixels, containerd (with ctr and runc) and docker.io for
 # real container runtimes that name a test's containers, busybox-static the
-# root of those containers.
+# root of those containers, openjdk-17-jdk-headless the JVM and nodejs the
+# Node.js whose frames the -g walk names.
 TEST_DEB_PACKAGES := libcmocka-dev linux-perf libcap2-bin procps curl \
 		     prometheus prometheus-node-exporter systemd man-db lintian openssl \
 		     util-linux python3 python3-yaml python3-prometheus-client libc6-dbg python3.11-dbg \
 		     debuginfod systemtap-sdt-dev golang-go chromium libpng-dev containerd docker.io busybox-static \
-		     hotspot openjdk-17-jdk-headless
+		     hotspot openjdk-17-jdk-headless nodejs
 BENCH_DEB_PACKAGES := bpftrace python3 time
 
 # The skeletons ringtrace loads, and those only the benchmark tools load.

@@ -293,6 +293,10 @@ struct walk_guesses {
 	/* the walk's process is a JVM (in_jvm): where its code is, a copy */
 	__u8 in_jvm;
 	struct rt_hotspot_process jvm;
+	/* the walk's process runs V8 (in_v8): where its builtins are, a copy;
+	 * and which of v8_scratch's entries the walk takes (a nested walk's) */
+	__u8 in_v8, v8_nested;
+	struct rt_v8_process v8;
 	struct walk_state walk; /* the walk's own */
 	struct rt_unwind_row last_row; /* the row of walk.last_pc */
 	__u64 code; /* the 8 bytes of code before a return address in no file */

@@ -6,7 +6,8 @@
  * (maps, the walk's state), ehframe_rows (a pc's mapping and row),
  * ehframe_step (one step), ehframe_mappings (mappings the kernel side puts
  * in), python_frames (a CPython process's Python frames), hotspot_frames (a
- * JVM's interpreted Java frames), hotspot_compiled (its compiled ones). */
+ * JVM's interpreted Java frames), hotspot_compiled (its compiled ones), v8_frames
+ * (a Node.js process's JavaScript frames). */
 #include "ehframe_unwind.bpf.h"
 #include "ehframe_state.bpf.h"
 #include "ehframe_rows.bpf.h"
@@ -15,6 +16,7 @@
 #include "python_frames.bpf.h"
 #include "hotspot_frames.bpf.h"
 #include "hotspot_compiled.bpf.h"
+#include "v8_frames.bpf.h"
 
 const volatile bool unwind_ehframe = false;
 /* --unwind-tables sampled: the files walks meet without a table, told */
@@ -31,6 +33,7 @@ struct unwind_wanted_map unwind_wanted SEC(".maps");
 __u64 unwind_wanted_added = 0;
 __u64 python_seen_added = 0;
 __u64 hotspot_seen_added = 0;
+__u64 v8_seen_added = 0;
 struct mappings_gen_map mappings_gen SEC(".maps");
 struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
@@ -47,6 +50,10 @@ struct hotspot_known_map hotspot_known SEC(".maps");
 struct hotspot_offsets_map hotspot_offsets SEC(".maps");
 struct hotspot_methods_seen_map hotspot_methods_seen SEC(".maps");
 struct hotspot_scratch_map hotspot_scratch SEC(".maps");
+struct v8_processes_map v8_processes SEC(".maps");
+struct v8_known_map v8_known SEC(".maps");
+struct v8_functions_seen_map v8_functions_seen SEC(".maps");
+struct v8_scratch_map v8_scratch SEC(".maps");
 
 /* Counts the frame written by how it was found (by index: a switch would
  * make the verifier walk each case). */
@@ -108,6 +115,20 @@ static __always_inline bool take_copy(struct sample_words *s)
 	return s->meta.copy_bytes < stack_copy_budget >> COPY_WINDOWS_A_SECOND_SHIFT;
 }
 
+/* How the walk looks at a frame of a Node.js process at pc, by where pc is
+ * among V8's builtins (RT_V8_NONE elsewhere: a frame of V8's own code,
+ * anonymous memory, is looked at once its mapping is known). */
+static __always_inline __u32 v8_kind(const struct rt_v8_process *vp, __u64 pc)
+{
+	if (pc < vp->builtins_start || pc >= vp->builtins_end)
+		return RT_V8_NONE;
+	if ((pc >= vp->handlers_start && pc < vp->handlers_end) ||
+	    (pc >= vp->entry_start && pc < vp->entry_end) ||
+	    (pc >= vp->enter_start && pc < vp->enter_end))
+		return RT_V8_REPLACE;
+	return RT_V8_AFTER;
+}
+
 /* Writes frame i of the walk, at w->ip, then steps to its caller. Returns 1
  * to stop. */
 static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
@@ -119,6 +140,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	struct rt_unwind_slice table;
 	__u32 done = i + w->guesses->py_words, n = ws->first + done;
 	__u8 why = FP_NO_PROCESS;
+	__u32 v8 = RT_V8_NONE;
 	__u64 pc, bias;
 	long py, java;
 	int k;
@@ -173,6 +195,9 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		why = FP_NO_MAPPING;
 		goto step;
 	}
+	/* a Node.js process's: V8's interpreter and builtins, by their pc */
+	if (w->guesses->in_v8)
+		v8 = v8_kind(&w->guesses->v8, pc);
 	w->s->w[n] = ws->r.ip;
 	ws->frames = done + 1;
 	count_frame(w);
@@ -209,6 +234,8 @@ mapped:
 	if (!m) {
 		if (in_python_trampoline(w))
 			row = &python_trampoline_row;
+		else if (w->guesses->in_v8)
+			v8 = RT_V8_REPLACE; /* V8's code (anonymous memory) */
 		goto step;
 	}
 found:
@@ -241,7 +268,16 @@ found:
 		row = &python_trampoline_row; /* (an anonymous mapping the kernel side found) */
 	else if (!m->file.ino)
 		ws->table_missing = true; /* the loader wrote it without a table: none */
+	if (!m->file.ino && w->guesses->in_v8)
+		v8 = RT_V8_REPLACE;
 step:
+	/* the JavaScript function the frame runs, in its place or after it */
+	if (v8 != RT_V8_NONE &&
+	    v8_frame(w->s, w->guesses, w->c, n, (RT_MAX_STACK_DEPTH - done) << 2 | v8) == 2) {
+		done++;
+		w->guesses->py_words = done - i;
+		ws->frames = done + 1;
+	}
 	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }
 
@@ -397,6 +433,18 @@ registers:
 							       .bcp_reg = start ? 0 : regs->r13 };
 		}
 	}
+	/* a Node.js process's: where V8's builtins are, copied for the walk */
+	known = bpf_map_lookup_elem(&v8_known, &zero);
+	w.guesses->in_v8 = 0;
+	if (known && *known) {
+		const struct rt_v8_process *vp = bpf_map_lookup_elem(&v8_processes, &tgid);
+
+		if (vp) {
+			w.guesses->v8 = *vp;
+			w.guesses->in_v8 = 1;
+			w.guesses->v8_nested = nested;
+		}
+	}
 	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
 
 	w.guesses->py_words = 0;
@@ -459,7 +507,8 @@ registers:
 		return n;
 	/* a JVM's stack cut: its last frame marks the callers left out (its
 	 * map names it [truncated]), never a stack that looks whole */
-	if (ws->r.end_reason == END_TRUNCATED && w.guesses->in_jvm && n + frames < SCRATCH_WORDS)
+	if (ws->r.end_reason == END_TRUNCATED && (w.guesses->in_jvm || w.guesses->in_v8) &&
+	    n + frames < SCRATCH_WORDS)
 		s->w[n + frames] = RT_PY_TRUNCATED;
 	end = n + 1 + frames;
 	barrier_var(end); /* checked as the word count the caller bounds */

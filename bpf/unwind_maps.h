@@ -9,6 +9,7 @@
 #endif
 #include "hotspot_maps.h"
 #include "python_maps.h"
+#include "v8_maps.h"
 
 /* How a row finds the CFA (as enum unwind_cfa of symbols/unwind_compile.h). */
 #define RT_CFA_NONE 0       /* no CFI: frame pointers */
@@ -198,6 +199,8 @@ struct rt_unwind_counters {
 	struct rt_python_counters python;
 	/* HotSpot's interpreted Java frames in place of its interpreter's (hotspot_maps.h) */
 	struct rt_hotspot_counters hotspot;
+	/* V8's JavaScript frames in place of, or after, its native ones (v8_maps.h) */
+	struct rt_v8_counters v8;
 };
 
 #endif

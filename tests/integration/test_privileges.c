@@ -28,9 +28,11 @@
 /* CAP_SYS_PTRACE and CAP_CHECKPOINT_RESTORE: what the thread opening
  * /proc/PID/map_files keeps once the rest dropped every capability. */
 #define MAPPING_OPENER_CAPS ((1LL << 19) | (1LL << 40))
-/* CAP_SYS_PTRACE alone: what the thread reading JVMs started during a -g
- * recording keeps (user/record/hotspot_reader.c). */
-#define JVM_READER_CAPS (1LL << 19)
+/* CAP_SYS_PTRACE alone: what the threads reading other processes' memory
+ * during a -g recording keep (user/record/hotspot_reader.c: the layouts of
+ * JVMs started during it; user/record/v8_namer.c: Node.js processes'
+ * functions' names). */
+#define READER_CAPS (1LL << 19)
 
 /* CapEff of every thread of the process whose command line starts with
  * prefix, ORed, read while it runs; -1 if it was not found. */
@@ -300,7 +302,7 @@ static void test_safe_files(void **state)
  * background), once its workload sleep runs: how many run at nice boost,
  * the lowest nice value of them, and their CapEff and CapPrm ORed but for
  * those of the thread opening mapped files (their lines in *openers) and of
- * the one reading JVMs (*readers). */
+ * the two reading processes' memory (*readers). */
 static void threads_of(const char *dir, int boost, int *boosted, int *lowest, long long *caps,
 		       int *openers, int *readers)
 {
@@ -331,7 +333,7 @@ static void threads_of(const char *dir, int boost, int *boosted, int *lowest, lo
 			 * two (user/sys/mapping_opener.c): counted apart */
 			if (c == MAPPING_OPENER_CAPS)
 				(*openers)++;
-			else if (c == JVM_READER_CAPS)
+			else if (c == READER_CAPS)
 				(*readers)++;
 			else
 				*caps = (*caps < 0 ? 0 : *caps) | c;
@@ -345,8 +347,8 @@ static void threads_of(const char *dir, int boost, int *boosted, int *lowest, lo
 /* -g for a workload: the two threads compiling its tables run 10 below the
  * recording's nice value (they were started with CAP_SYS_NICE, before the
  * drop) and hold no capability, as no other thread does (but the one opening
- * /proc/PID/map_files, which keeps two, and the one reading JVMs, which
- * keeps CAP_SYS_PTRACE); under -a none runs
+ * /proc/PID/map_files, which keeps two, and the two reading JVMs and naming
+ * JavaScript functions, which keep CAP_SYS_PTRACE); under -a none runs
  * below the recording's own nice value. */
 static void test_target_tables_compiled_ahead(void **state)
 {
@@ -375,15 +377,16 @@ static void test_target_tables_compiled_ahead(void **state)
 		free(out);
 		out = NULL;
 		print_message("record -g%s: %d threads at nice %d, lowest %d, CapEff|CapPrm %llx "
-			      "(but the map_files opener's: %d lines of %llx; the JVM reader's: %d "
+			      "(but the map_files opener's: %d lines of %llx; the readers': %d "
 			      "lines of %llx)\n",
 			      system_wide ? " -a" : "", boosted, boost, lowest, caps, openers,
-			      MAPPING_OPENER_CAPS, readers, JVM_READER_CAPS);
+			      MAPPING_OPENER_CAPS, readers, READER_CAPS);
 		assert_int_equal(caps, 0);
 		/* one thread, its CapEff and CapPrm: those two alone; and one
-		 * (-g) reading JVMs: CAP_SYS_PTRACE alone */
+		 * (-g) reading JVMs and one naming JavaScript functions:
+		 * CAP_SYS_PTRACE alone, each its CapEff and CapPrm */
 		assert_int_equal(openers, 2);
-		assert_int_equal(readers, 2);
+		assert_int_equal(readers, 4);
 		if (system_wide) {
 			assert_int_equal(boosted, 0);
 			assert_int_equal(lowest, own);

@@ -117,6 +117,19 @@ void bpf_sampler_hotspot_fds(const struct bpf_sampler *s, int *processes_fd, int
 	*known_fd = bpf_map__fd(s->skel->maps.hotspot_known);
 }
 
+const volatile __u64 *bpf_sampler_v8_seen_added(const struct bpf_sampler *s)
+{
+	return &s->skel->bss->v8_seen_added;
+}
+
+void bpf_sampler_v8_fds(const struct bpf_sampler *s, int *processes_fd, int *seen_fd,
+			int *known_fd)
+{
+	*processes_fd = bpf_map__fd(s->skel->maps.v8_processes);
+	*seen_fd = bpf_map__fd(s->skel->maps.v8_functions_seen);
+	*known_fd = bpf_map__fd(s->skel->maps.v8_known);
+}
+
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd)
 {

@@ -38,13 +38,14 @@ static void note_interpreters(struct session *s, const uint32_t *procs, unsigned
 	const void *end = (const uint8_t *)at + s->synthesized.len;
 	struct perf_mmap m;
 
-	if (!s->python.on && !s->hotspot.on)
+	if (!s->python.on && !s->hotspot.on && !s->v8.on)
 		return;
 	while (perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m)) {
 		if (!among(m.pid, procs, nr_procs))
 			continue;
 		python_procs_note_mmap(&s->python, &m, NULL, &s->interp_rec);
 		hotspot_procs_note_mmap(&s->hotspot, &m, NULL, &s->interp_rec);
+		v8_procs_note_mmap(&s->v8, &m, NULL, &s->interp_rec);
 	}
 }
 

@@ -274,22 +274,6 @@ static int method_name(struct hotspot_procs *h, const struct hotspot_proc *pr, u
 	return hotspot_method_name(pr->pid, &h->layouts[pr->hp.offsets].method, method, buf, size);
 }
 
-/* Names method (written with tag) of pr into its map, once. */
-/* Appends to map the line naming [start, end) of the frames at addr:
- * name, and where the method's source is (file, line 0: none known). */
-static bool map_line(struct byte_buffer *map, uint64_t addr, uint32_t start, uint32_t end,
-		     const char *name, const char *file, uint32_t line)
-{
-	char text[2 * HOTSPOT_SYMBOL_MAX + RT_JAVA_FILE_BYTES * 4 + 96], where[16] = "";
-	int len;
-
-	if (line)
-		snprintf(where, sizeof(where), ":%u", line);
-	len = snprintf(text, sizeof(text), "%" PRIx64 " %x %s%s%s%s%s\n", addr + start,
-		       end - start, name, file[0] ? " (" : "", file, where, file[0] ? ")" : "");
-	return len > 0 && (size_t)len < sizeof(text) && byte_buffer_append(map, text, (size_t)len);
-}
-
 /* The lines naming the frames of method (at addr, a bci each): its source
  * lines' runs of bytecode indexes, each "name (File.java:LINE)", where the
  * walk read its line number table whole; else one, "name (File.java)". The
@@ -310,11 +294,11 @@ static bool map_method(struct byte_buffer *map, uint64_t addr, const char *name,
 		nr = hotspot_line_ranges(info->lines, info->lines_len, last, runs,
 					 sizeof(runs) / sizeof(runs[0]));
 	if (nr <= 0)
-		return map_line(map, addr, 0, RT_PY_CODE_SPAN, name, file, 0);
+		return interp_map_line(map, addr, 0, RT_PY_CODE_SPAN, name, file, 0);
 	for (int i = 0; i < nr; i++)
-		if (!map_line(map, addr, runs[i].start, runs[i].end, name, file, runs[i].line))
+		if (!interp_map_line(map, addr, runs[i].start, runs[i].end, name, file, runs[i].line))
 			return false;
-	return map_line(map, addr, last, RT_PY_CODE_SPAN, name, file, 0);
+	return interp_map_line(map, addr, last, RT_PY_CODE_SPAN, name, file, 0);
 }
 
 /* Names method (written with tag) of pr into its map, once. */

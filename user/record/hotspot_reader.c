@@ -7,33 +7,10 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <time.h>
 
 #include "lib/monotonic.h"
-
-/* This thread's capabilities made CAP_SYS_PTRACE alone, where it is
- * permitted, else none (the JVMs of ringtrace's own user are read then):
- * 0, or -EPERM if they could not be set so (the thread then reads nothing). */
-static int keep_ptrace(void)
-{
-	cap_value_t want = CAP_SYS_PTRACE;
-	cap_flag_value_t has = CAP_CLEAR;
-	cap_t now = cap_get_proc(), one = cap_init();
-	int ret = -EPERM;
-
-	if (!now || !one)
-		goto out;
-	if (!cap_get_flag(now, want, CAP_PERMITTED, &has) && has == CAP_SET &&
-	    (cap_set_flag(one, CAP_PERMITTED, 1, &want, CAP_SET) ||
-	     cap_set_flag(one, CAP_EFFECTIVE, 1, &want, CAP_SET)))
-		goto out;
-	ret = cap_set_proc(one) ? -EPERM : 0;
-out:
-	cap_free(now);
-	cap_free(one);
-	return ret;
-}
+#include "sys/privileges.h"
 
 static uint64_t now_ms(void)
 {
@@ -112,7 +89,7 @@ static void *run(void *arg)
 
 	/* (a thread keeping more than that, or what the process drops, would
 	 * be a hole: it ends) */
-	if (keep_ptrace()) {
+	if (privileges_thread_keep_ptrace()) {
 		pthread_mutex_lock(&h->lock);
 		h->reader_failed = true;
 		pthread_mutex_unlock(&h->lock);

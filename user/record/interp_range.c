@@ -4,6 +4,7 @@
  * mapping named by its perf map: the range's MMAP2, and the map written. */
 #include "record/interp_range.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -34,6 +35,19 @@ bool interp_map_begin(struct byte_buffer *map)
 	len = snprintf(line, sizeof(line), "%llx %llx [truncated]\n",
 		       (unsigned long long)RT_PY_TRUNCATED, (unsigned long long)RT_PY_CODE_SPAN);
 	return len > 0 && byte_buffer_append(map, line, (size_t)len);
+}
+
+bool interp_map_line(struct byte_buffer *map, uint64_t addr, uint32_t start, uint32_t end,
+		     const char *name, const char *file, uint32_t line)
+{
+	char text[INTERP_MAP_LINE_MAX], where[16] = "";
+	int len;
+
+	if (line)
+		snprintf(where, sizeof(where), ":%u", line);
+	len = snprintf(text, sizeof(text), "%" PRIx64 " %x %s%s%s%s%s\n", addr + start,
+		       end - start, name, file[0] ? " (" : "", file, where, file[0] ? ")" : "");
+	return len > 0 && (size_t)len < sizeof(text) && byte_buffer_append(map, text, (size_t)len);
 }
 
 int interp_map_append(int dirfd, const char *dirpath, uint32_t pid, const void *lines,

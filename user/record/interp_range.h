@@ -19,6 +19,13 @@ bool interp_range_encode(struct byte_buffer *rec, uint32_t pid, const struct per
 /* Starts map (if empty) with the line naming the marker of a walk cut
  * short, "[truncated]": false without memory. */
 bool interp_map_begin(struct byte_buffer *map);
+/* The longest line interp_map_line writes, with its newline. */
+#define INTERP_MAP_LINE_MAX 2048
+/* Appends to map the line naming [addr + start, addr + end): name, and
+ * where its source is (file, line 0: none known), "name (file:line)":
+ * false without memory, or if longer than INTERP_MAP_LINE_MAX. */
+bool interp_map_line(struct byte_buffer *map, uint64_t addr, uint32_t start, uint32_t end,
+		     const char *name, const char *file, uint32_t line);
 /* Adds len bytes of map lines to dirpath/perf-PID.map (dirfd): after a
  * JIT's own map copied there already, which perf and report read both. 0,
  * or -1 with err set. */

@@ -290,6 +290,7 @@ int session_start_sampler(struct session *s)
 		unwind_tables_queue(&s->unwind, s->synthesized.data, s->synthesized.len);
 		python_procs_attach(&s->python, s->sampler);
 		hotspot_procs_attach(&s->hotspot, s->sampler);
+		v8_procs_attach(&s->v8, s->sampler);
 		if (s->has_workload)
 			unwind_tables_await_exec(&s->unwind, (uint32_t)s->workload.pid,
 						 o->workload_argv[0]);

@@ -288,6 +288,7 @@ static int finish(struct session *s)
 	/* the names of Python frames, added to the JIT maps just copied */
 	python_procs_finish(&s->python);
 	hotspot_procs_finish(&s->hotspot);
+	v8_procs_finish(&s->v8);
 	for (unsigned int i = 0; i < s->target.cpus.nr; i++)
 		if ((r = report_unreported_losses(s, s->target.cpus.cpus[i])) && !s->error[0]) {
 			rt_format(s->error, sizeof(s->error), "cannot report the losses of CPU %d",
@@ -312,6 +313,7 @@ static int finish(struct session *s)
 	if (s->opts->verbose) {
 		python_procs_print_totals(&s->python, s->sampler);
 		hotspot_procs_print_totals(&s->hotspot, s->sampler);
+		v8_procs_print_totals(&s->v8, s->sampler);
 	}
 	return ret ? ret : s->error[0] ? -EIO : 0;
 }
@@ -335,6 +337,7 @@ static void end_session(struct session *s)
 	byte_buffer_free(&s->interp_rec);
 	python_procs_free(&s->python);
 	hotspot_procs_free(&s->hotspot);
+	v8_procs_free(&s->v8);
 	safe_open_mappings_close();
 	mapping_opener_stop();
 	/* before the directory is closed or cleared: its copy under way given up */
@@ -445,6 +448,9 @@ int record_run(struct record_options *opts)
 	if (hotspot_reader_start(&s.hotspot))
 		rt_warn("cannot start the thread reading JVMs: those started from now on keep "
 			"their native frames");
+	/* and on one that names the JavaScript functions of Node.js processes */
+	if (v8_namer_start(&s.v8))
+		rt_warn("cannot start the thread naming JavaScript functions: they stay unnamed");
 	if ((!opts->keep_caps &&
 	     (opts->keep_read_caps ? privileges_drop_all_but_reading(s.error, sizeof(s.error))
 				   : privileges_drop_all(s.error, sizeof(s.error)))) ||

@@ -193,6 +193,7 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 		if (!at_exit) {
 			python_procs_write_maps(&s->python, dirfd, path);
 			hotspot_procs_write_maps(&s->hotspot, dirfd, path);
+			v8_procs_write_maps(&s->v8, dirfd, path);
 		}
 		if (s->copies && (ret = file_copies_link_into(s->copies, dirfd)))
 			rt_warn("%s: cannot link the copies of files into it: %s", path,

@@ -23,6 +23,7 @@
 #include "record/record_target.h"
 #include "record/rotation.h"
 #include "record/unwind_tables.h"
+#include "record/v8_procs.h"
 #include "record/workload.h"
 #include "symbols/build_id_cache.h"
 #include "symbols/mapped_build_ids.h"
@@ -67,7 +68,9 @@ struct session {
 	struct unwind_machine_text unwind_machine;
 	struct python_procs python;       /* its CPython processes, their code's names */
 	struct hotspot_procs hotspot;     /* its JVMs, their methods' names */
-	/* the MMAP2 of the range a Python process's or a JVM's frames are in */
+	struct v8_procs v8;               /* its Node.js processes, their functions' names */
+	/* the MMAP2 of the range a Python process's, a JVM's or a Node.js
+	 * process's frames are in */
 	struct byte_buffer interp_rec;
 	struct snapshot_trigger *trigger; /* --trigger, --trigger-runqlat */
 	char trigger_reason[128];         /* a snapshot to ask for after the next drain */

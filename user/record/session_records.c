@@ -100,9 +100,11 @@ int session_on_sideband(void *ctx, unsigned int slot, const void *rec, size_t si
 	if (d.type == PERF_RECORD_EXIT && d.task.pid == d.task.tid) {
 		python_procs_exited(&s->python, d.task.pid, d.task.time);
 		hotspot_procs_exited(&s->hotspot, d.task.pid);
+		v8_procs_exited(&s->v8, d.task.pid);
 	} else if (d.type == PERF_RECORD_COMM && d.comm.exec) {
 		python_procs_forget(&s->python, d.comm.pid, d.has_sid ? d.sid.time : UINT64_MAX);
 		hotspot_procs_exited(&s->hotspot, d.comm.pid);
+		v8_procs_exited(&s->v8, d.comm.pid);
 	}
 	/* as the kernel wrote it: the device and inode prove the file opened
 	 * (kept until every CPU's side-band has passed its time) */
@@ -128,6 +130,8 @@ int session_on_sideband(void *ctx, unsigned int slot, const void *rec, size_t si
 		/* a JVM's libjvm.so: its layout read (while ringtrace may read
 		 * its memory), the same range for its Java frames */
 		ranges |= hotspot_procs_note_mmap(&s->hotspot, &d.mmap, &d.sid, &s->interp_rec);
+		/* a Node.js binary: the same range for its JavaScript frames */
+		ranges |= v8_procs_note_mmap(&s->v8, &d.mmap, &d.sid, &s->interp_rec);
 		rec = mmap2_with_build_id(&s->mapped, &s->build_ids, &s->rewritten, rec, &d.mmap,
 					  &d.sid, &size);
 	}

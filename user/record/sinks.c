@@ -85,6 +85,7 @@ static int flight_write_header(void *ctx, int dirfd, const char *dirpath, char *
 	if (!r) {
 		python_procs_write_maps(&s->python, dirfd, dirpath);
 		hotspot_procs_write_maps(&s->hotspot, dirfd, dirpath);
+		v8_procs_write_maps(&s->v8, dirfd, dirpath);
 	}
 	return r;
 }

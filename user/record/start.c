@@ -189,6 +189,7 @@ static int start_session(struct session *s, sigset_t *orig_mask)
 			  o->unwind_ehframe);
 	hotspot_procs_init(&s->hotspot, copies_fd, o->overwrite ? NULL : s->copies,
 			   o->unwind_ehframe);
+	v8_procs_init(&s->v8, copies_fd, o->overwrite ? NULL : s->copies, o->unwind_ehframe);
 	mapped_build_ids_init(&s->mapped, record_copies_stacks(o));
 	if ((r = open_sideband(s)))
 		return r;

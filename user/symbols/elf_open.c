@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* elf_open.c: libelf's handle on an ELF file, checked to be one, from a
- * descriptor its caller opened safely or from a probe's file; its dynamic
- * symbols, one by one. */
+ * descriptor its caller opened safely or from a probe's file; its symbols,
+ * one by one, and what an object symbol holds. */
 #include "symbols/elf_open.h"
 
 #include <errno.h>
@@ -49,9 +49,9 @@ Elf *elf_open_path(const char *path, int *fd, char *err, size_t errlen)
 	return elf;
 }
 
-void elf_each_dynamic_symbol(Elf *elf,
-			     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
-			     void *ctx)
+void elf_each_symbol(Elf *elf, Elf64_Word table,
+		     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
+		     void *ctx)
 {
 	Elf_Scn *scn = NULL;
 
@@ -60,8 +60,7 @@ void elf_each_dynamic_symbol(Elf *elf,
 		GElf_Shdr sh;
 		size_t nr;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !(d = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != table || !(d = elf_getdata(scn, NULL)))
 			continue;
 		nr = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
 		if (nr > d->d_size / sizeof(Elf64_Sym) + 1)
@@ -75,4 +74,29 @@ void elf_each_dynamic_symbol(Elf *elf,
 				fn(elf, &sym, n, ctx);
 		}
 	}
+}
+
+void elf_each_dynamic_symbol(Elf *elf,
+			     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
+			     void *ctx)
+{
+	elf_each_symbol(elf, SHT_DYNSYM, fn, ctx);
+}
+
+size_t elf_symbol_bytes(Elf *elf, const GElf_Sym *sym, void *buf, size_t max)
+{
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	uint64_t at, n = sym->st_size < max ? sym->st_size : max;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    sym->st_value < sh.sh_addr || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return 0;
+	at = sym->st_value - sh.sh_addr;
+	if (at > d->d_size)
+		return 0;
+	n = d->d_size - at < n ? d->d_size - at : n;
+	memcpy(buf, (const char *)d->d_buf + at, n);
+	return n;
 }

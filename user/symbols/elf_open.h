@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* elf_open.h: libelf's handle on an ELF file, checked to be one, from a
- * descriptor its caller opened safely or from a probe's file; its dynamic
- * symbols, one by one. */
+ * descriptor its caller opened safely or from a probe's file; its symbols,
+ * one by one, and what an object symbol holds. */
 #ifndef RINGTRACE_ELF_OPEN_H
 #define RINGTRACE_ELF_OPEN_H
 
@@ -19,10 +19,19 @@ Elf *elf_open_fd(int fd);
  * file, else why it cannot be read. */
 Elf *elf_open_path(const char *path, int *fd, char *err, size_t errlen);
 
-/* Calls fn on each defined symbol of elf's .dynsym (what a stripped file
- * still exports) with its name. */
+/* Calls fn on each defined symbol of elf's symbol table of section type
+ * table (SHT_SYMTAB, SHT_DYNSYM) with its name. */
+void elf_each_symbol(Elf *elf, Elf64_Word table,
+		     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
+		     void *ctx);
+/* ...of its .dynsym (what a stripped file still exports). */
 void elf_each_dynamic_symbol(Elf *elf,
 			     void (*fn)(Elf *elf, const GElf_Sym *sym, const char *name, void *ctx),
 			     void *ctx);
+
+/* Up to max bytes of object sym as the file initializes it (what its
+ * section holds of it) into buf: how many; 0 if none (a .bss object's, or
+ * one outside its section). */
+size_t elf_symbol_bytes(Elf *elf, const GElf_Sym *sym, void *buf, size_t max);
 
 #endif

@@ -32,30 +32,10 @@ static bool version_of_name(const char *name, unsigned int *major, unsigned int 
 	return end > p + 8 && *minor < 100;
 }
 
-/* Up to max bytes of object sym as the file initializes it (what the
- * section holds of it); 0 if none. */
-static size_t read_object(Elf *elf, const GElf_Sym *sym, void *buf, size_t max)
-{
-	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
-	GElf_Shdr sh;
-	Elf_Data *d;
-	uint64_t at, n = sym->st_size < max ? sym->st_size : max;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-	    sym->st_value < sh.sh_addr || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
-		return 0;
-	at = sym->st_value - sh.sh_addr;
-	if (at > d->d_size)
-		return 0;
-	n = d->d_size - at < n ? d->d_size - at : n;
-	memcpy(buf, (const char *)d->d_buf + at, n);
-	return n;
-}
-
 /* _PyRuntime's _Py_DebugOffsets, when it starts with one. */
 static void read_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct python_interp *out)
 {
-	size_t n = read_object(elf, runtime, out->debug_offsets, sizeof(out->debug_offsets));
+	size_t n = elf_symbol_bytes(elf, runtime, out->debug_offsets, sizeof(out->debug_offsets));
 
 	if (n >= 16 && !memcmp(out->debug_offsets, PYTHON_DEBUG_OFFSETS_COOKIE, 8))
 		out->debug_offsets_len = (uint32_t)n;
@@ -88,7 +68,7 @@ static void note_symbol(Elf *elf, const GElf_Sym *sym, const char *n, void *ctx)
 	} else if (!strcmp(n, "PyCode_Type")) {
 		out->code_type_vaddr = sym->st_value;
 	} else if (!strcmp(n, "Py_Version") && sym->st_size == 8 &&
-		   read_object(elf, sym, version, sizeof(*version)) != sizeof(*version)) {
+		   elf_symbol_bytes(elf, sym, version, sizeof(*version)) != sizeof(*version)) {
 		*version = 0;
 	}
 }

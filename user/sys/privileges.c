@@ -146,3 +146,23 @@ const char *privileges_hint(int err)
 	}
 	return hint;
 }
+
+int privileges_thread_keep_ptrace(void)
+{
+	cap_value_t want = CAP_SYS_PTRACE;
+	cap_flag_value_t has = CAP_CLEAR;
+	cap_t now = cap_get_proc(), one = cap_init();
+	int ret = -EPERM;
+
+	if (!now || !one)
+		goto out;
+	if (!cap_get_flag(now, want, CAP_PERMITTED, &has) && has == CAP_SET &&
+	    (cap_set_flag(one, CAP_PERMITTED, 1, &want, CAP_SET) ||
+	     cap_set_flag(one, CAP_EFFECTIVE, 1, &want, CAP_SET)))
+		goto out;
+	ret = cap_set_proc(one) ? -EPERM : 0;
+out:
+	cap_free(now);
+	cap_free(one);
+	return ret;
+}

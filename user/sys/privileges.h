@@ -28,5 +28,10 @@ int privileges_drop_all_but_reading(char *err, size_t errlen);
  * them, for EPERM, that something else refused it ("" for EACCES then, the
  * verifier's, and for an errno other than EPERM and EACCES). */
 const char *privileges_hint(int err);
+/* The calling thread's capabilities made CAP_SYS_PTRACE alone, where it is
+ * permitted, else none (a thread reading other processes' memory: those of
+ * ringtrace's own user are read then), before the process drops them: 0,
+ * or -EPERM if they could not be set so (the thread is to read nothing). */
+int privileges_thread_keep_ptrace(void);
 
 #endif

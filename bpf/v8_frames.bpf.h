@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* v8_frames.bpf.h: the JavaScript function a native frame of a Node.js process runs,
+ * read from the JSFunction its frame holds (V8 keeps frame pointers) and written in
+ * its place, or after a builtin that built no frame, in a -g walk; the processes' map,
+ * and the functions told to the loader for their names. */
+#ifndef RINGTRACE_V8_FRAMES_BPF_H
+#define RINGTRACE_V8_FRAMES_BPF_H
+
+#include "ehframe_state.bpf.h"
+#include "v8_maps.h"
+
+/* Node.js processes, by tgid (written by the loader). */
+struct v8_processes_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct rt_v8_process);
+};
+extern struct v8_processes_map v8_processes SEC(".maps");
+
+/* Whether the loader has told of any (entry 0, not 0): until then a walk
+ * does not look its process up. */
+struct v8_known_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct v8_known_map v8_known SEC(".maps");
+
+/* Functions written, for the loader to name (it deletes what it took). */
+struct v8_functions_seen_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rt_v8_function_key);
+	__type(value, struct rt_v8_function_info);
+};
+extern struct v8_functions_seen_map v8_functions_seen SEC(".maps");
+/* Bumped after each function put in v8_functions_seen. */
+extern __u64 v8_seen_added;
+
+/* Per CPU: what a walk reads of a frame and its objects, and the functions
+ * told to the loader lately (a direct-mapped cache). */
+#define V8_SEEN_BITS 8
+struct v8_scratch {
+	__u64 slots[2];       /* a frame's function and context (or marker) */
+	__u8 object[RT_V8_OBJECT_READ];
+	__u64 word;
+	__u16 type;
+	struct rt_v8_function_info info;
+	struct rt_v8_function_key seen[1u << V8_SEEN_BITS];
+};
+struct v8_scratch_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* a walk's, and a walk's that interrupted it */
+	__type(key, __u32);
+	__type(value, struct v8_scratch);
+};
+extern struct v8_scratch_map v8_scratch SEC(".maps");
+
+/* The instance type of the heap object at tagged pointer p (its map's), or
+ * 0 if p is no heap object's or cannot be read. */
+static __always_inline __u16 v8_type(struct v8_scratch *sc, const struct rt_v8_process *vp,
+				     __u64 p)
+{
+	if ((p & 3) != 1 || p >= RT_PY_CODE_MAX ||
+	    bpf_probe_read_user(&sc->word, sizeof(sc->word), (const void *)(p - 1)) ||
+	    (sc->word & 3) != 1 ||
+	    bpf_probe_read_user(&sc->type, sizeof(sc->type),
+				(const void *)(sc->word - 1 + vp->map_instance_type)))
+		return 0;
+	return sc->type;
+}
+
+/* The tagged pointer at off of the object read into sc->object. */
+static __always_inline __u64 v8_field(const struct v8_scratch *sc, __u16 off)
+{
+	__u32 at = off;
+
+	return at <= RT_V8_OBJECT_READ - 8 ? *(const __u64 *)&sc->object[at] : 0;
+}
+
+/* Tells the loader of the function key, what the walk read of it in
+ * sc->info, unless told lately (the cache skips repeats, the map those the
+ * loader has not taken yet). */
+static __always_inline void v8_tell(struct v8_scratch *sc, struct rt_unwind_counters *c,
+				    __u32 tgid, __u64 sfi, __u32 tag)
+{
+	__u32 slot = ((__u32)(sfi >> 4) * 0x9E3779B1u ^ tgid ^ tag) >> (32 - V8_SEEN_BITS);
+	struct rt_v8_function_key *e = &sc->seen[slot & ((1u << V8_SEEN_BITS) - 1)];
+
+	if (e->sfi == sfi && e->tgid == tgid && e->tag == tag)
+		return;
+	e->sfi = sfi;
+	e->tgid = tgid;
+	e->tag = tag;
+	if (bpf_map_lookup_elem(&v8_functions_seen, e))
+		return;
+	sc->info.time = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&v8_functions_seen, e, &sc->info, BPF_NOEXIST) == -7 /* E2BIG */)
+		c->v8.seen_full++;
+	v8_seen_added++;
+}
+
+/* The frame the walk of g is at (its frame pointer the walk's rbp), of a
+ * Node.js process (g->v8), looked at as kind says (RT_V8_REPLACE,
+ * RT_V8_AFTER): the JavaScript function its frame holds (a JSFunction two
+ * words below the frame pointer, under a context where V8's own frames keep
+ * a marker, a small integer), written at word n of s in place of the
+ * native frame, or after it at n + 1 if room > 1. Returns the words written
+ * from n: 1 (the native frame kept, or replaced) or 2. A global function,
+ * checked once. */
+__noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
+			 struct rt_unwind_counters *c, __u32 n, __u32 room_kind)
+{
+	__u32 kind = room_kind & 3, room = room_kind >> 2, at = g ? g->v8_nested : 0, tag;
+	const struct rt_v8_process *vp;
+	struct v8_scratch *sc;
+	__u64 fp, function, sfi, name, script;
+	__u16 type;
+
+	if (!s || !g || !c || n >= SCRATCH_WORDS - 1)
+		return 1;
+	sc = bpf_map_lookup_elem(&v8_scratch, &at);
+	if (!sc)
+		return 1;
+	vp = &g->v8;
+	c->v8.frames++;
+	fp = g->walk.r.bp;
+	if (!fp || (fp & 7) || fp >= RT_PY_CODE_MAX ||
+	    bpf_probe_read_user(sc->slots, sizeof(sc->slots), (const void *)(fp - 16))) {
+		c->v8.no_function++;
+		return 1;
+	}
+	/* V8's own frames (entry, exit, stubs) keep a marker, a small integer */
+	if (!(sc->slots[1] & 1)) {
+		c->v8.typed++;
+		return 1;
+	}
+	function = sc->slots[0];
+	type = v8_type(sc, vp, function);
+	if (!type || type < vp->type_function_first || type > vp->type_function_last ||
+	    bpf_probe_read_user(sc->object, sizeof(sc->object), (const void *)(function - 1))) {
+		c->v8.no_function++;
+		return 1;
+	}
+	sfi = v8_field(sc, vp->function_shared);
+	if (v8_type(sc, vp, sfi) != vp->type_sfi ||
+	    bpf_probe_read_user(sc->object, sizeof(sc->object), (const void *)(sfi - 1))) {
+		c->v8.no_function++;
+		return 1;
+	}
+	name = v8_field(sc, vp->sfi_name);
+	script = v8_field(sc, vp->sfi_script);
+	/* a builtin's function (Array.prototype.sort's) has no script: its
+	 * native frame names it */
+	if (v8_type(sc, vp, script) != vp->type_script) {
+		c->v8.no_script++;
+		return 1;
+	}
+	tag = (__u32)(((name >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
+	sc->info.name = name;
+	sc->info.script = script;
+	v8_tell(sc, c, g->walk.tgid, sfi - 1, tag);
+	/* (n checked again where it is used: the verifier lost its bound) */
+	barrier_var(n);
+	if (n >= SCRATCH_WORDS - 1)
+		return 1;
+	if (kind == RT_V8_REPLACE) {
+		s->w[n] = RT_V8_ADDR_OF(sfi - 1, tag);
+		c->v8.replaced++;
+		return 1;
+	}
+	if (room < 2) {
+		c->v8.no_function++; /* (no room: the stack is cut there anyway) */
+		return 1;
+	}
+	s->w[n + 1] = RT_V8_ADDR_OF(sfi - 1, tag);
+	c->v8.after++;
+	return 2;
+}
+
+#endif

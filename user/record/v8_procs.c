@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* v8_procs.c: the Node.js processes of a -g recording: recognized from their
+ * binary's mappings by the layout V8 exports, told to the BPF walk, their maps
+ * handed over as they exit and written at the end. */
+#include "record/v8_proc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "lib/log.h"
+#include "record/interp_range.h"
+
+/* JSFunction's instance types after JS_FUNCTION_TYPE's (its subclasses':
+ * class constructors, and the builtins' constructors), V8 9.6.138 on. */
+#define V8_FUNCTION_TYPES 15
+
+void v8_procs_init(struct v8_procs *v, int dirfd, struct file_copies *copies, bool on)
+{
+	pthread_condattr_t attr;
+
+	memset(v, 0, sizeof(*v));
+	pthread_mutex_init(&v->lock, NULL);
+	/* (the namer's deadlines are CLOCK_MONOTONIC's) */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&v->namer_wake, &attr);
+	pthread_condattr_destroy(&attr);
+	hash_map_init(&v->files, file_key_hash, file_key_equal);
+	hash_map_init(&v->procs, hash_u32_key, equal_u32_key);
+	v->dirfd = dirfd;
+	v->copies = copies;
+	v->on = on;
+}
+
+static void free_proc(void *value, void *ctx)
+{
+	struct v8_proc *pr = value;
+
+	(void)ctx;
+	hash_map_free_all(&pr->named);
+	byte_buffer_free(&pr->map);
+	free(pr);
+}
+
+static void let_go(struct v8_procs *v, struct v8_proc *pr)
+{
+	if (pr->exited_seq)
+		v->nr_exited--;
+	hash_map_remove(&v->procs, &pr->pid);
+	free_proc(pr, NULL);
+}
+
+/* What the walk is told of pr: its binary's builtins where they are loaded
+ * (bias above the file's addresses), and its offsets. */
+static void process_of(const struct v8_file *f, uint64_t bias, struct rt_v8_process *vp)
+{
+	const struct v8_elf *e = &f->elf;
+	const struct v8_layout *l = &e->layout;
+
+	*vp = (struct rt_v8_process){
+		.builtins_start = e->builtins_start + bias, .builtins_end = e->builtins_end + bias,
+		.entry_start = e->entry_start + bias, .entry_end = e->entry_end + bias,
+		.enter_start = e->enter_start + bias, .enter_end = e->enter_end + bias,
+		.handlers_start = e->handlers_start + bias, .handlers_end = e->handlers_end + bias,
+		.map_instance_type = (__u16)l->map_instance_type,
+		.function_shared = (__u16)l->function_shared,
+		.sfi_name = (__u16)l->sfi_name,
+		.sfi_script = (__u16)l->sfi_script,
+		.type_function_first = (__u16)l->type_function,
+		.type_function_last = (__u16)(l->type_function + V8_FUNCTION_TYPES - 1),
+		.type_sfi = (__u16)l->type_sfi,
+		.type_script = (__u16)l->type_script,
+	};
+}
+
+static void tell(struct v8_procs *v, struct v8_proc *pr)
+{
+	if (v8_maps_set_process(&v->maps, pr->pid, &pr->vp)) {
+		v->not_told++;
+		pr->live = false;
+	}
+}
+
+/* A process noted before the sampler was loaded, told now. */
+static void tell_noted(void *value, void *ctx)
+{
+	struct v8_proc *pr = value;
+
+	if (pr->live)
+		tell(ctx, pr);
+}
+
+void v8_procs_attach(struct v8_procs *v, const struct bpf_sampler *s)
+{
+	if (!v->on)
+		return;
+	v8_maps_init(&v->maps, s);
+	pthread_mutex_lock(&v->lock);
+	v->attached = true;
+	v->sampler = s;
+	hash_map_each(&v->procs, tell_noted, v);
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* Whether the file open as fd is a Node.js binary whose V8 the walk knows. */
+static void inspect_file(int fd, const struct perf_mmap *m, void *entry)
+{
+	struct v8_file *f = entry;
+	int r = v8_elf_inspect(fd, &f->elf);
+
+	(void)m;
+	f->ok = !r;
+	f->unknown = r == -ENOTSUP;
+}
+
+static bool in_scope(const struct v8_procs *v, uint32_t pid)
+{
+	return !v->sampler || bpf_sampler_has_process(v->sampler, pid);
+}
+
+static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
+		      const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	struct v8_proc *pr = hash_map_get(&v->procs, &m->pid);
+	const struct v8_file *f;
+
+	if (!v->on || !(m->prot & PROT_EXEC) || !v8_elf_name_may_be(m->filename) ||
+	    (pr && pr->live && !pr->exited_seq) || !in_scope(v, m->pid))
+		return false;
+	f = mapped_file_once(&v->files, m, sizeof(*f), inspect_file);
+	if (!f || !f->ok) {
+		v->unknown_version += f && f->unknown;
+		return false;
+	}
+	/* an exited process's pid taken again: not the names of the first */
+	if (pr)
+		let_go(v, pr);
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return false;
+	pr->pid = m->pid;
+	pr->serial = ++v->next_serial;
+	pr->file = f;
+	pr->live = true;
+	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
+	if (hash_map_put(&v->procs, &pr->pid, pr)) {
+		free_proc(pr, NULL);
+		return false;
+	}
+	v->processes++;
+	process_of(f, m->start - m->pgoff - (uint64_t)f->elf.exec_vaddr_delta, &pr->vp);
+	if (v->attached)
+		tell(v, pr);
+	return interp_range_encode(rec, pr->pid, sid);
+}
+
+bool v8_procs_note_mmap(struct v8_procs *v, const struct perf_mmap *m,
+			const struct perf_sample_id *sid, struct byte_buffer *rec)
+{
+	bool r;
+
+	pthread_mutex_lock(&v->lock);
+	r = note_mmap(v, m, sid, rec);
+	pthread_mutex_unlock(&v->lock);
+	return r;
+}
+
+/* The exited process kept longest, let go. */
+static void find_oldest(void *value, void *ctx)
+{
+	struct v8_proc *pr = value, **oldest = ctx;
+
+	if (pr->exited_seq && (!*oldest || pr->exited_seq < (*oldest)->exited_seq))
+		*oldest = pr;
+}
+
+void v8_procs_exited(struct v8_procs *v, uint32_t pid)
+{
+	struct v8_proc *pr, *oldest = NULL;
+	char name[64];
+
+	if (!v->on)
+		return;
+	pthread_mutex_lock(&v->lock);
+	pr = hash_map_get(&v->procs, &pid);
+	if (!pr || pr->exited_seq)
+		goto out;
+	if (v->attached && pr->live)
+		v8_maps_forget_process(&v->maps, pid);
+	pr->live = false;
+	if (v->copies) {
+		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
+		if (pr->map.len && v->attached)
+			v->maps_written += !file_copies_append_bytes(v->copies, pr->map.data,
+								    pr->map.len, name);
+		let_go(v, pr);
+		goto out;
+	}
+	pr->exited_seq = ++v->exited_seq;
+	if (++v->nr_exited > V8_EXITED_MAX) {
+		hash_map_each(&v->procs, find_oldest, &oldest);
+		if (oldest) {
+			let_go(v, oldest);
+			v->evicted++;
+		}
+	}
+out:
+	pthread_mutex_unlock(&v->lock);
+}
+
+struct map_dir {
+	struct v8_procs *v;
+	int dirfd;
+	const char *dirpath;
+};
+
+static void write_map(void *value, void *ctx)
+{
+	struct map_dir *d = ctx;
+	struct v8_proc *pr = value;
+	char err[256];
+
+	if (!pr->map.len || !d->v->attached)
+		return;
+	if (interp_map_append(d->dirfd, d->dirpath, pr->pid, pr->map.data, pr->map.len, err,
+			      sizeof(err))) {
+		rt_warn("Node.js process %u: %s", pr->pid, err);
+		d->v->maps_failed++;
+	} else {
+		d->v->maps_written++;
+	}
+}
+
+void v8_procs_write_maps(struct v8_procs *v, int dirfd, const char *dirpath)
+{
+	struct map_dir d = { .v = v, .dirfd = dirfd, .dirpath = dirpath };
+
+	if (!v->on)
+		return;
+	pthread_mutex_lock(&v->lock);
+	hash_map_each(&v->procs, write_map, &d);
+	pthread_mutex_unlock(&v->lock);
+}
+
+void v8_procs_finish(struct v8_procs *v)
+{
+	if (!v->on)
+		return;
+	/* the namer names what the walks wrote last as it ends (on this
+	 * thread, without its capability, where it was not started) */
+	if (v->namer_started)
+		v8_namer_stop(v);
+	else
+		v8_namer_take(v);
+	v8_procs_write_maps(v, v->dirfd, "DIR");
+}
+
+void v8_procs_print_totals(struct v8_procs *v, const struct bpf_sampler *s)
+{
+	struct rt_unwind_counters c;
+	const struct rt_v8_counters *k = &c.v8;
+
+	if (!v->attached || (!v->processes && !v->unknown_version) ||
+	    bpf_sampler_unwind_counters(s, &c))
+		return;
+	pthread_mutex_lock(&v->lock);
+	rt_info("ringtrace: javascript: %" PRIu64 " Node.js processes unwound, %" PRIu64
+		" of V8 versions whose layout is not known (native frames kept), %" PRIu64
+		" not told (no room); frames looked at %" PRIu64 ": %" PRIu64
+		" written as their JavaScript function, %" PRIu64
+		" builtins kept with their caller's function after, kept native: %" PRIu64
+		" V8's own, %" PRIu64 " no function, %" PRIu64 " of no script; %" PRIu64
+		" functions not told (map full); %" PRIu64 " named, %" PRIu64
+		" moved or collected since (dropped), %" PRIu64 " not readable%s%s, %" PRIu64
+		" dropped; %" PRIu64 " perf maps written, %" PRIu64 " not; %" PRIu64
+		" exited processes' names let go (a flight recording keeps those of the last %u)",
+		v->processes, v->unknown_version, v->not_told, (uint64_t)k->frames,
+		(uint64_t)k->replaced, (uint64_t)k->after, (uint64_t)k->typed,
+		(uint64_t)k->no_function, (uint64_t)k->no_script, (uint64_t)k->seen_full, v->named,
+		v->stale, v->name_failed, v->name_failed ? ": " : "",
+		v->name_failed ? v->last_error : "", v->names_dropped, v->maps_written,
+		v->maps_failed, v->evicted, V8_EXITED_MAX);
+	pthread_mutex_unlock(&v->lock);
+}
+
+void v8_procs_free(struct v8_procs *v)
+{
+	v8_namer_stop(v);
+	hash_map_each(&v->procs, free_proc, NULL);
+	hash_map_free(&v->procs);
+	hash_map_free_all(&v->files);
+	pthread_mutex_destroy(&v->lock);
+	pthread_cond_destroy(&v->namer_wake);
+}
