@@ -34,6 +34,7 @@ __u64 unwind_wanted_added = 0;
 __u64 python_seen_added = 0;
 __u64 hotspot_seen_added = 0;
 __u64 v8_seen_added = 0;
+__u64 v8_code_seen_added = 0;
 struct mappings_gen_map mappings_gen SEC(".maps");
 struct exec_mappings_map exec_mappings SEC(".maps");
 struct no_process_mappings_map no_process_mappings SEC(".maps");
@@ -54,6 +55,8 @@ struct v8_processes_map v8_processes SEC(".maps");
 struct v8_known_map v8_known SEC(".maps");
 struct v8_functions_seen_map v8_functions_seen SEC(".maps");
 struct v8_scratch_map v8_scratch SEC(".maps");
+struct v8_inlines_map v8_inlines SEC(".maps");
+struct v8_code_seen_map v8_code_seen SEC(".maps");
 
 /* Counts the frame written by how it was found (by index: a switch would
  * make the verifier walk each case). */
@@ -142,7 +145,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	__u8 why = FP_NO_PROCESS;
 	__u32 v8 = RT_V8_NONE;
 	__u64 pc, bias;
-	long py, java;
+	long py, java, js;
 	int k;
 
 	/* bounds come from i, which the verifier does not know: counters of
@@ -235,7 +238,7 @@ mapped:
 		if (in_python_trampoline(w))
 			row = &python_trampoline_row;
 		else if (w->guesses->in_v8)
-			v8 = RT_V8_REPLACE; /* V8's code (anonymous memory) */
+			v8 = RT_V8_JIT; /* V8's code (anonymous memory) */
 		goto step;
 	}
 found:
@@ -269,14 +272,17 @@ found:
 	else if (!m->file.ino)
 		ws->table_missing = true; /* the loader wrote it without a table: none */
 	if (!m->file.ino && w->guesses->in_v8)
-		v8 = RT_V8_REPLACE;
+		v8 = RT_V8_JIT;
 step:
-	/* the JavaScript function the frame runs, in its place or after it */
-	if (v8 != RT_V8_NONE &&
-	    v8_frame(w->s, w->guesses, w->c, n, (RT_MAX_STACK_DEPTH - done) << 2 | v8) == 2) {
-		done++;
-		w->guesses->py_words = done - i;
-		ws->frames = done + 1;
+	/* the JavaScript function the frame runs (and those inlined into it),
+	 * in its place or after it */
+	if (v8 != RT_V8_NONE) {
+		js = v8_frame(w->s, w->guesses, w->c, n, (RT_MAX_STACK_DEPTH - done) << 2 | v8);
+		if (js > 1 && js <= RT_V8_MAX_INLINE) {
+			done += (__u32)js - 1;
+			w->guesses->py_words = done - i;
+			ws->frames = done + 1;
+		}
 	}
 	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }

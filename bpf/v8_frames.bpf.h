@@ -39,9 +39,31 @@ extern struct v8_functions_seen_map v8_functions_seen SEC(".maps");
 /* Bumped after each function put in v8_functions_seen. */
 extern __u64 v8_seen_added;
 
+/* The functions inlined at pcs of optimized code, by the loader. */
+struct v8_inlines_map {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rt_v8_pc_key);
+	__type(value, struct rt_v8_inlined);
+};
+extern struct v8_inlines_map v8_inlines SEC(".maps");
+
+/* Pcs of optimized code met without v8_inlines' entry, for the loader to
+ * decode (it deletes what it took). */
+struct v8_code_seen_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rt_v8_pc_key);
+	__type(value, struct rt_v8_pc_info);
+};
+extern struct v8_code_seen_map v8_code_seen SEC(".maps");
+/* Bumped after each pc put in v8_code_seen. */
+extern __u64 v8_code_seen_added;
+
 /* Per CPU: what a walk reads of a frame and its objects, and the functions
- * told to the loader lately (a direct-mapped cache). */
+ * and pcs told to the loader lately (direct-mapped caches). */
 #define V8_SEEN_BITS 8
+#define V8_PC_SEEN_BITS 6
 struct v8_scratch {
 	__u64 slots[2];       /* a frame's function and context (or marker) */
 	__u8 object[RT_V8_OBJECT_READ];
@@ -49,6 +71,9 @@ struct v8_scratch {
 	__u16 type;
 	struct rt_v8_function_info info;
 	struct rt_v8_function_key seen[1u << V8_SEEN_BITS];
+	struct rt_v8_pc_key pc;
+	struct rt_v8_pc_info pc_info;
+	struct rt_v8_pc_key pcs_seen[1u << V8_PC_SEEN_BITS];
 };
 struct v8_scratch_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -102,18 +127,38 @@ static __always_inline void v8_tell(struct v8_scratch *sc, struct rt_unwind_coun
 	v8_seen_added++;
 }
 
+/* Tells the loader of sc->pc, a pc of optimized code of the function at
+ * function (tagged), unless told lately. */
+static __always_inline void v8_tell_pc(struct v8_scratch *sc, __u64 function)
+{
+	__u32 slot = ((__u32)(sc->pc.ip >> 2) * 0x9E3779B1u ^ sc->pc.tgid) >> (32 - V8_PC_SEEN_BITS);
+	struct rt_v8_pc_key *e = &sc->pcs_seen[slot & ((1u << V8_PC_SEEN_BITS) - 1)];
+
+	if (e->ip == sc->pc.ip && e->sfi == sc->pc.sfi && e->tgid == sc->pc.tgid &&
+	    e->exact == sc->pc.exact)
+		return;
+	*e = sc->pc;
+	sc->pc_info.time = bpf_ktime_get_ns();
+	sc->pc_info.function = function;
+	if (!bpf_map_update_elem(&v8_code_seen, &sc->pc, &sc->pc_info, BPF_NOEXIST))
+		v8_code_seen_added++;
+}
+
 /* The frame the walk of g is at (its frame pointer the walk's rbp), of a
  * Node.js process (g->v8), looked at as kind says (RT_V8_REPLACE,
- * RT_V8_AFTER): the JavaScript function its frame holds (a JSFunction two
- * words below the frame pointer, under a context where V8's own frames keep
- * a marker, a small integer), written at word n of s in place of the
- * native frame, or after it at n + 1 if room > 1. Returns the words written
- * from n: 1 (the native frame kept, or replaced) or 2. A global function,
- * checked once. */
+ * RT_V8_AFTER, RT_V8_JIT): the JavaScript function its frame holds (a
+ * JSFunction two words below the frame pointer, under a context where V8's
+ * own frames keep a marker, a small integer), written at word n of s in
+ * place of the native frame (in optimized code, with the functions inlined
+ * at its pc before it, innermost first, where the loader decoded them), or
+ * after it at n + 1. room: the words left from n. Returns the words written
+ * from n: 1 (the native frame kept, or replaced) or more. A global
+ * function, checked once. */
 __noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
 			 struct rt_unwind_counters *c, __u32 n, __u32 room_kind)
 {
-	__u32 kind = room_kind & 3, room = room_kind >> 2, at = g ? g->v8_nested : 0, tag;
+	__u32 kind = room_kind & 3, room = room_kind >> 2, at = g ? g->v8_nested : 0, tag, k;
+	const struct rt_v8_inlined *in;
 	const struct rt_v8_process *vp;
 	struct v8_scratch *sc;
 	__u64 fp, function, sfi, name, script;
@@ -158,7 +203,7 @@ __noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
 		c->v8.no_script++;
 		return 1;
 	}
-	tag = (__u32)(((name >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS;
+	tag = RT_V8_TAG_OF(name);
 	sc->info.name = name;
 	sc->info.script = script;
 	v8_tell(sc, c, g->walk.tgid, sfi - 1, tag);
@@ -166,9 +211,34 @@ __noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
 	barrier_var(n);
 	if (n >= SCRATCH_WORDS - 1)
 		return 1;
-	if (kind == RT_V8_REPLACE) {
-		s->w[n] = RT_V8_ADDR_OF(sfi - 1, tag);
+	if (kind != RT_V8_AFTER)
 		c->v8.replaced++;
+	if (kind == RT_V8_JIT) {
+		/* the functions inlined at its pc, as the loader decoded them */
+		c->v8.jit++;
+		sc->pc.tgid = g->walk.tgid;
+		sc->pc.exact = g->walk.r.exact_ip;
+		sc->pc.ip = g->walk.r.ip;
+		sc->pc.sfi = sfi - 1;
+		in = bpf_map_lookup_elem(&v8_inlines, &sc->pc);
+		if (!in) {
+			c->v8.undecoded++;
+			v8_tell_pc(sc, function);
+		} else if (in->nr > 1) {
+			for (k = 0; k < RT_V8_MAX_INLINE; k++) {
+				if (k >= in->nr || k >= room || n + k >= SCRATCH_WORDS)
+					break;
+				s->w[n + k] = in->frame[k];
+			}
+			if (k) {
+				c->v8.inlined++;
+				c->v8.inlined_frames += k;
+				return k;
+			}
+		}
+	}
+	if (kind != RT_V8_AFTER) {
+		s->w[n] = RT_V8_ADDR_OF(sfi - 1, tag);
 		return 1;
 	}
 	if (room < 2) {

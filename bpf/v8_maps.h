@@ -18,6 +18,8 @@
  * function's, moved or made in its memory later, is written elsewhere but for
  * one tag in RT_PY_TAGS), instruction 0. */
 #define RT_V8_ADDR_OF(sfi, tag) RT_PY_ADDR_OF(sfi, tag, 0)
+/* The tag of a function whose name_or_scope_info is name. */
+#define RT_V8_TAG_OF(name) ((__u32)((((__u64)(name) >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS)
 
 /* Bytes read of a JSFunction's and a SharedFunctionInfo's heads: the fields
  * read are within them (V8 11.3: shared at 24; name_or_scope_info at 16,
@@ -49,7 +51,34 @@ struct rt_v8_process {
  * pointer's frame runs (a frame in V8's code, or in the interpreter), or
  * kept and the function written after it (a builtin that built no frame of
  * its own: its caller's frame pointer is still in rbp). */
-enum { RT_V8_NONE, RT_V8_REPLACE, RT_V8_AFTER };
+enum { RT_V8_NONE, RT_V8_REPLACE, RT_V8_AFTER, RT_V8_JIT };
+/* RT_V8_JIT: a frame in V8's code (anonymous memory), replaced as
+ * RT_V8_REPLACE, by the functions inlined at its pc too where the loader
+ * has decoded them (v8_inlines). */
+
+/* Frames one frame of optimized code is written as, at most: its function
+ * and those inlined into it at the pc. */
+#define RT_V8_MAX_INLINE 8
+
+/* A pc of optimized code of a function, as a walk met it: key of the
+ * functions inlined there (v8_inlines, written by the loader once it has
+ * decoded the code's source positions) and of the pcs the walk tells it of
+ * (v8_code_seen -> the JSFunction, whose code the loader reads). */
+struct rt_v8_pc_key {
+	__u32 tgid;
+	__u32 exact; /* ip is the sampled one (else a return address) */
+	__u64 ip;
+	__u64 sfi;   /* the frame's function's SharedFunctionInfo (untagged) */
+};
+struct rt_v8_inlined {
+	__u32 nr;    /* frames: 1 (none inlined, or not decoded) to RT_V8_MAX_INLINE */
+	__u32 pad;
+	__u64 frame[RT_V8_MAX_INLINE]; /* their callchain words, innermost first */
+};
+struct rt_v8_pc_info {
+	__u64 time;
+	__u64 function; /* the frame's JSFunction (tagged) */
+};
 
 /* A function a walk wrote, for the loader to name (v8_functions_seen: key
  * -> what the walk read of it, which the loader checks the
@@ -67,7 +96,9 @@ struct rt_v8_function_info {
 };
 
 /* Per-CPU counts of the V8 walks: frames = replaced + after + typed +
- * no_function + no_script. */
+ * no_function + no_script; of the replaced, jit in V8's code, inlined of
+ * them written with the functions inlined at their pc (inlined_frames in
+ * all), undecoded not yet decoded (their function alone). */
 struct rt_v8_counters {
 	__u64 frames;      /* native frames of a known process looked at */
 	__u64 replaced;    /* ...written as the JavaScript function they run */
@@ -76,6 +107,10 @@ struct rt_v8_counters {
 	__u64 no_function; /* ...kept: no JSFunction there (not V8's, or unreadable) */
 	__u64 no_script;   /* ...kept: a function of no script (a builtin's) */
 	__u64 seen_full;   /* functions not told to the loader: its map full */
+	__u64 jit;
+	__u64 inlined;
+	__u64 inlined_frames;
+	__u64 undecoded;
 };
 
 #endif

@@ -148,11 +148,12 @@ const volatile __u64 *bpf_sampler_wanted_added(const struct bpf_sampler *s);
 const volatile __u64 *bpf_sampler_python_seen_added(const struct bpf_sampler *s);
 /* ...and in hotspot_methods_seen. */
 const volatile __u64 *bpf_sampler_hotspot_seen_added(const struct bpf_sampler *s);
-/* ...and in v8_functions_seen. */
+/* ...and in v8_functions_seen, and v8_code_seen. */
 const volatile __u64 *bpf_sampler_v8_seen_added(const struct bpf_sampler *s);
+const volatile __u64 *bpf_sampler_v8_code_seen_added(const struct bpf_sampler *s);
 /* The maps of Node.js processes for the -g walk (v8_maps.h). */
 void bpf_sampler_v8_fds(const struct bpf_sampler *s, int *processes_fd, int *seen_fd,
-			int *known_fd);
+			int *known_fd, int *inlines_fd, int *code_seen_fd);
 /* The maps of CPython processes for the -g walk (python_maps.h). */
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,
 			    int *seen_fd, int *known_fd);

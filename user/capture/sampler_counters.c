@@ -122,12 +122,19 @@ const volatile __u64 *bpf_sampler_v8_seen_added(const struct bpf_sampler *s)
 	return &s->skel->bss->v8_seen_added;
 }
 
+const volatile __u64 *bpf_sampler_v8_code_seen_added(const struct bpf_sampler *s)
+{
+	return &s->skel->bss->v8_code_seen_added;
+}
+
 void bpf_sampler_v8_fds(const struct bpf_sampler *s, int *processes_fd, int *seen_fd,
-			int *known_fd)
+			int *known_fd, int *inlines_fd, int *code_seen_fd)
 {
 	*processes_fd = bpf_map__fd(s->skel->maps.v8_processes);
 	*seen_fd = bpf_map__fd(s->skel->maps.v8_functions_seen);
 	*known_fd = bpf_map__fd(s->skel->maps.v8_known);
+	*inlines_fd = bpf_map__fd(s->skel->maps.v8_inlines);
+	*code_seen_fd = bpf_map__fd(s->skel->maps.v8_code_seen);
 }
 
 void bpf_sampler_python_fds(const struct bpf_sampler *s, int *processes_fd, int *offsets_fd,

@@ -8,10 +8,13 @@
 
 void v8_maps_init(struct v8_maps *m, const struct bpf_sampler *s)
 {
-	bpf_sampler_v8_fds(s, &m->processes_fd, &m->seen.fd, &m->known_fd);
+	bpf_sampler_v8_fds(s, &m->processes_fd, &m->seen.fd, &m->known_fd, &m->inlines_fd,
+			   &m->code_seen.fd);
 	m->known = false;
 	m->seen.added = bpf_sampler_v8_seen_added(s);
 	m->seen.emptied_at = 0;
+	m->code_seen.added = bpf_sampler_v8_code_seen_added(s);
+	m->code_seen.emptied_at = 0;
 }
 
 int v8_maps_set_process(struct v8_maps *m, uint32_t pid, const struct rt_v8_process *vp)
@@ -30,6 +33,18 @@ int v8_maps_set_process(struct v8_maps *m, uint32_t pid, const struct rt_v8_proc
 void v8_maps_forget_process(struct v8_maps *m, uint32_t pid)
 {
 	bpf_map_delete_elem(m->processes_fd, &pid);
+}
+
+size_t v8_maps_take_code_seen(struct v8_maps *m, struct rt_v8_pc_key *keys,
+			      struct rt_v8_pc_info *infos, size_t max)
+{
+	return seen_map_take(&m->code_seen, keys, sizeof(*keys), infos, sizeof(*infos), max);
+}
+
+int v8_maps_set_inlined(struct v8_maps *m, const struct rt_v8_pc_key *key,
+			const struct rt_v8_inlined *in)
+{
+	return bpf_map_update_elem(m->inlines_fd, key, in, BPF_ANY) ? -errno : 0;
 }
 
 size_t v8_maps_take_seen(struct v8_maps *m, struct rt_v8_function_key *keys,

@@ -2,7 +2,8 @@
 /* v8_namer.c: names the JavaScript functions the -g walks wrote, from their
  * processes' memory, on a thread of its own that keeps CAP_SYS_PTRACE (reading
  * another process's memory takes it) after the rest of ringtrace dropped every
- * capability: each V8_NAMER_PERIOD_MS, and once more as it ends. */
+ * capability: each V8_NAMER_PERIOD_MS, and once more as it ends; and decodes the
+ * functions inlined at the pcs of optimized code the walks met, for them. */
 #include "record/v8_proc.h"
 
 #include <errno.h>
@@ -13,14 +14,18 @@
 #include "lib/log.h"
 #include "lib/monotonic.h"
 #include "record/interp_range.h"
+#include "symbols/v8_code.h"
 #include "symbols/v8_names.h"
 #include "sys/privileges.h"
 
-/* The functions taken from the walks, being named (the namer's alone). */
+/* What was taken from the walks, being named and decoded (the namer's alone). */
 static struct rt_v8_function_key keys[V8_TAKE_PER_CALL];
 static struct rt_v8_function_info infos[V8_TAKE_PER_CALL];
+static struct rt_v8_pc_key pc_keys[V8_TAKE_PER_CALL];
+static struct rt_v8_pc_info pc_infos[V8_TAKE_PER_CALL];
 
-/* Key k's process, if it still runs the same program (v->lock held). */
+/* Process pid, if it still runs the same program (serial; 0: any) (v->lock
+ * held). */
 static struct v8_proc *running(struct v8_procs *v, uint32_t pid, uint64_t serial)
 {
 	struct v8_proc *pr = hash_map_get(&v->procs, &pid);
@@ -50,11 +55,32 @@ static bool claim(struct v8_procs *v, struct v8_proc *pr, uint64_t addr)
 	return true;
 }
 
-/* Names function i of those taken: read with v->lock let go. */
-static void name_one(struct v8_procs *v, size_t i)
+/* pid's process and a copy of its layout, if it runs (*serial its serial). */
+static bool layout_of(struct v8_procs *v, uint32_t pid, struct v8_layout *layout,
+		      uint64_t *serial)
 {
-	const struct rt_v8_function_key *k = &keys[i];
-	uint64_t addr = RT_V8_ADDR_OF(k->sfi, k->tag), serial;
+	struct v8_proc *pr;
+
+	pthread_mutex_lock(&v->lock);
+	pr = running(v, pid, 0);
+	if (pr) {
+		*layout = pr->file->elf.layout;
+		*serial = pr->serial;
+	} else {
+		v->names_dropped++;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return pr != NULL;
+}
+
+/* Names the function of pid whose SharedFunctionInfo is at sfi, holding
+ * the name and script pointers a walk read (written at their tag's
+ * address), into its process's map, once: its memory read with v->lock let
+ * go. */
+static void name_function(struct v8_procs *v, uint32_t pid, uint64_t sfi, uint64_t name,
+			  uint64_t script)
+{
+	uint64_t addr = RT_V8_ADDR_OF(sfi, RT_V8_TAG_OF(name)), serial;
 	struct v8_function_name out;
 	struct v8_layout layout;
 	struct v8_proc *pr;
@@ -62,8 +88,8 @@ static void name_one(struct v8_procs *v, size_t i)
 	int r;
 
 	pthread_mutex_lock(&v->lock);
-	pr = running(v, k->tgid, 0);
-	if (!pr || k->tag >= RT_PY_TAGS) {
+	pr = running(v, pid, 0);
+	if (!pr) {
 		v->names_dropped++;
 		pthread_mutex_unlock(&v->lock);
 		return;
@@ -76,18 +102,17 @@ static void name_one(struct v8_procs *v, size_t i)
 	layout = pr->file->elf.layout;
 	pthread_mutex_unlock(&v->lock);
 
-	r = v8_function_name(k->tgid, &layout, k->sfi, infos[i].name, infos[i].script, &out);
+	r = v8_function_name(pid, &layout, sfi, name, script, &out);
 
 	pthread_mutex_lock(&v->lock);
-	pr = running(v, k->tgid, serial);
+	pr = running(v, pid, serial);
 	if (!pr) {
 		v->names_dropped++;
 	} else if (r == -ESTALE) {
 		v->stale++;
 	} else if (r) {
 		v->name_failed++;
-		rt_format(v->last_error, sizeof(v->last_error), "process %u: %s", k->tgid,
-			  strerror(-r));
+		rt_format(v->last_error, sizeof(v->last_error), "process %u: %s", pid, strerror(-r));
 	} else {
 		before = pr->map.len;
 		if (interp_map_begin(&pr->map) &&
@@ -101,15 +126,55 @@ static void name_one(struct v8_procs *v, size_t i)
 	pthread_mutex_unlock(&v->lock);
 }
 
+/* Decodes pc i of those taken: the functions inlined there, each named,
+ * told to the walks (one frame, its own function's, where none is inlined
+ * or the code cannot be decoded: the walks stop telling of it). */
+static void decode_pc(struct v8_procs *v, size_t i)
+{
+	const struct rt_v8_pc_key *k = &pc_keys[i];
+	struct v8_inline_frame frames[RT_V8_MAX_INLINE];
+	struct rt_v8_inlined in = { .nr = 1 };
+	struct v8_layout layout;
+	uint64_t serial, name, script;
+	int r;
+
+	if (!layout_of(v, k->tgid, &layout, &serial))
+		return;
+	r = v8_inlined_at(k->tgid, &layout, pc_infos[i].function, k->ip, k->exact, frames,
+			  RT_V8_MAX_INLINE);
+	for (int j = 0; r > 1 && j < r; j++) {
+		if (v8_sfi_read(k->tgid, &layout, frames[j].sfi, &name, &script)) {
+			r = -ESTALE;
+			break;
+		}
+		name_function(v, k->tgid, frames[j].sfi, name, script);
+		in.frame[j] = RT_V8_ADDR_OF(frames[j].sfi, RT_V8_TAG_OF(name));
+	}
+	if (r > 1)
+		in.nr = (uint32_t)r;
+	pthread_mutex_lock(&v->lock);
+	v->pcs_decoded += r > 1;
+	v->pcs_not_inlined += r == 1;
+	v->pcs_undecoded += r < 1;
+	if (running(v, k->tgid, serial) && v8_maps_set_inlined(&v->maps, k, &in))
+		v->pcs_undecoded++;
+	pthread_mutex_unlock(&v->lock);
+}
+
 void v8_namer_take(struct v8_procs *v)
 {
-	size_t nr;
+	size_t nr, nr_pcs;
 
 	pthread_mutex_lock(&v->lock);
 	nr = v->attached ? v8_maps_take_seen(&v->maps, keys, infos, V8_TAKE_PER_CALL) : 0;
+	nr_pcs = v->attached ? v8_maps_take_code_seen(&v->maps, pc_keys, pc_infos,
+						       V8_TAKE_PER_CALL) : 0;
 	pthread_mutex_unlock(&v->lock);
 	for (size_t i = 0; i < nr; i++)
-		name_one(v, i);
+		if (keys[i].tag == RT_V8_TAG_OF(infos[i].name))
+			name_function(v, keys[i].tgid, keys[i].sfi, infos[i].name, infos[i].script);
+	for (size_t i = 0; i < nr_pcs; i++)
+		decode_pc(v, i);
 }
 
 static void *run(void *arg)

@@ -277,13 +277,18 @@ void v8_procs_print_totals(struct v8_procs *v, const struct bpf_sampler *s)
 		" V8's own, %" PRIu64 " no function, %" PRIu64 " of no script; %" PRIu64
 		" functions not told (map full); %" PRIu64 " named, %" PRIu64
 		" moved or collected since (dropped), %" PRIu64 " not readable%s%s, %" PRIu64
-		" dropped; %" PRIu64 " perf maps written, %" PRIu64 " not; %" PRIu64
+		" dropped; pcs of optimized code %" PRIu64 " written with inlined functions (%"
+		PRIu64 " frames, %" PRIu64 " samples), %" PRIu64 " with none inlined, %" PRIu64
+		" not decoded (%" PRIu64 " samples their function alone); %" PRIu64
+		" perf maps written, %" PRIu64 " not; %" PRIu64
 		" exited processes' names let go (a flight recording keeps those of the last %u)",
 		v->processes, v->unknown_version, v->not_told, (uint64_t)k->frames,
 		(uint64_t)k->replaced, (uint64_t)k->after, (uint64_t)k->typed,
 		(uint64_t)k->no_function, (uint64_t)k->no_script, (uint64_t)k->seen_full, v->named,
 		v->stale, v->name_failed, v->name_failed ? ": " : "",
-		v->name_failed ? v->last_error : "", v->names_dropped, v->maps_written,
+		v->name_failed ? v->last_error : "", v->names_dropped, v->pcs_decoded,
+		(uint64_t)k->inlined_frames, (uint64_t)k->inlined, v->pcs_not_inlined,
+		v->pcs_undecoded, (uint64_t)k->undecoded, v->maps_written,
 		v->maps_failed, v->evicted, V8_EXITED_MAX);
 	pthread_mutex_unlock(&v->lock);
 }

@@ -59,6 +59,10 @@ struct v8_procs {
 	uint64_t stale;            /* ...not: moved by V8's collector (or another's) since */
 	uint64_t name_failed;      /* ...not: unreadable (gone, or not laid out as known) */
 	uint64_t names_dropped;    /* ...not: no room, or their process gone */
+	/* pcs of optimized code decoded: with functions inlined there, with
+	 * none, or not (its code not the function's: on-stack replacement's,
+	 * or replaced since; unreadable) */
+	uint64_t pcs_decoded, pcs_not_inlined, pcs_undecoded;
 	uint64_t maps_written, maps_failed;
 	uint64_t evicted;          /* exited processes' names let go */
 	char last_error[128];      /* why the last function was not read */

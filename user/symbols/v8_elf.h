@@ -28,6 +28,13 @@ struct v8_layout {
 	int32_t fixed_length, fixed_data;      /* FixedArray's length (a Smi) and slots */
 	int32_t repr_mask, encoding_mask, one_byte_tag; /* a string's instance type's bits */
 	int32_t seq_tag, cons_tag, sliced_tag, thin_tag;
+	/* optimized code: a Code object's deoptimization data and source
+	 * position table; the deoptimization data's slots (a FixedArray) of
+	 * its literals, its SharedFunctionInfo and its inlining positions;
+	 * a Code's kind within its flags */
+	int32_t type_code, code_deopt_data, code_positions;
+	int32_t deopt_literals, deopt_sfi, deopt_inlining;
+	int32_t code_kind_mask, code_kind_baseline;
 	/* checked to be x86-64's without pointer compression */
 	int32_t tagged_size, smi_tag, smi_tag_mask, heap_tag, heap_tag_mask, smi_shift_size;
 };

@@ -260,17 +260,26 @@ static uint32_t line_at(const struct reader *r, uint64_t p, int64_t pos)
 	return lines;
 }
 
+int v8_sfi_read(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t *name,
+		uint64_t *script)
+{
+	struct reader r = { pid, l };
+	uint16_t type;
+	int e;
+
+	if ((e = type_of(&r, sfi + 1, &type)) || (e = field(&r, sfi + 1, l->sfi_name, name)) ||
+	    (e = field(&r, sfi + 1, l->sfi_script, script)))
+		return e == -EINVAL ? -ESTALE : e;
+	return type == l->type_sfi ? 0 : -ESTALE;
+}
+
 /* Whether the SharedFunctionInfo at sfi holds name and script still. */
 static int still(const struct reader *r, uint64_t sfi, uint64_t name, uint64_t script)
 {
 	uint64_t n, s;
-	uint16_t type;
-	int e;
+	int e = v8_sfi_read(r->pid, r->l, sfi, &n, &s);
 
-	if ((e = type_of(r, sfi + 1, &type)) || (e = field(r, sfi + 1, r->l->sfi_name, &n)) ||
-	    (e = field(r, sfi + 1, r->l->sfi_script, &s)))
-		return e == -EINVAL ? -ESTALE : e;
-	return type == r->l->type_sfi && n == name && s == script ? 0 : -ESTALE;
+	return e ? e : n == name && s == script ? 0 : -ESTALE;
 }
 
 int v8_function_name(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t name,

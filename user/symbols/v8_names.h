@@ -31,4 +31,10 @@ struct v8_function_name {
 int v8_function_name(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t name,
 		     uint64_t script, struct v8_function_name *out);
 
+/* The name-or-ScopeInfo and script pointers the SharedFunctionInfo at sfi
+ * (untagged) of pid holds: 0, -ESTALE if no SharedFunctionInfo is there,
+ * or -errno. */
+int v8_sfi_read(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t *name,
+		uint64_t *script);
+
 #endif
