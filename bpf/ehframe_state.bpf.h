@@ -294,7 +294,7 @@ struct walk_guesses {
 	__u8 in_jvm;
 	struct rt_hotspot_process jvm;
 	/* the walk's process runs V8 (in_v8): where its builtins are, a copy;
-	 * and which of v8_scratch's entries the walk takes (a nested walk's) */
+	 * which of v8_scratch's entries the walk takes (a nested walk's) */
 	__u8 in_v8, v8_nested;
 	struct rt_v8_process v8;
 	struct walk_state walk; /* the walk's own */

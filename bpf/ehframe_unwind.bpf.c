@@ -118,20 +118,6 @@ static __always_inline bool take_copy(struct sample_words *s)
 	return s->meta.copy_bytes < stack_copy_budget >> COPY_WINDOWS_A_SECOND_SHIFT;
 }
 
-/* How the walk looks at a frame of a Node.js process at pc, by where pc is
- * among V8's builtins (RT_V8_NONE elsewhere: a frame of V8's own code,
- * anonymous memory, is looked at once its mapping is known). */
-static __always_inline __u32 v8_kind(const struct rt_v8_process *vp, __u64 pc)
-{
-	if (pc < vp->builtins_start || pc >= vp->builtins_end)
-		return RT_V8_NONE;
-	if ((pc >= vp->handlers_start && pc < vp->handlers_end) ||
-	    (pc >= vp->entry_start && pc < vp->entry_end) ||
-	    (pc >= vp->enter_start && pc < vp->enter_end))
-		return RT_V8_REPLACE;
-	return RT_V8_AFTER;
-}
-
 /* Writes frame i of the walk, at w->ip, then steps to its caller. Returns 1
  * to stop. */
 static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
@@ -143,9 +129,8 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	struct rt_unwind_slice table;
 	__u32 done = i + w->guesses->py_words, n = ws->first + done;
 	__u8 why = FP_NO_PROCESS;
-	__u32 v8 = RT_V8_NONE;
 	__u64 pc, bias;
-	long py, java, js;
+	long py, java;
 	int k;
 
 	/* bounds come from i, which the verifier does not know: counters of
@@ -164,6 +149,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	}
 	/* a return address is after its call: look up the call */
 	pc = ws->r.exact_ip ? ws->r.ip : ws->r.ip - 1;
+
 	/* CPython's evaluation loop: the Python frames it runs instead */
 	if (w->py && pc >= w->py->eval_start && pc < w->py->eval_end) {
 		w->guesses->py.n = n;
@@ -198,9 +184,6 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		why = FP_NO_MAPPING;
 		goto step;
 	}
-	/* a Node.js process's: V8's interpreter and builtins, by their pc */
-	if (w->guesses->in_v8)
-		v8 = v8_kind(&w->guesses->v8, pc);
 	w->s->w[n] = ws->r.ip;
 	ws->frames = done + 1;
 	count_frame(w);
@@ -237,8 +220,6 @@ mapped:
 	if (!m) {
 		if (in_python_trampoline(w))
 			row = &python_trampoline_row;
-		else if (w->guesses->in_v8)
-			v8 = RT_V8_JIT; /* V8's code (anonymous memory) */
 		goto step;
 	}
 found:
@@ -271,19 +252,14 @@ found:
 		row = &python_trampoline_row; /* (an anonymous mapping the kernel side found) */
 	else if (!m->file.ino)
 		ws->table_missing = true; /* the loader wrote it without a table: none */
-	if (!m->file.ino && w->guesses->in_v8)
-		v8 = RT_V8_JIT;
 step:
-	/* the JavaScript function the frame runs (and those inlined into it),
-	 * in its place or after it */
-	if (v8 != RT_V8_NONE) {
-		js = v8_frame(w->s, w->guesses, w->c, n, (RT_MAX_STACK_DEPTH - done) << 2 | v8);
-		if (js > 1 && js <= RT_V8_MAX_INLINE) {
-			done += (__u32)js - 1;
-			w->guesses->py_words = done - i;
-			ws->frames = done + 1;
-		}
-	}
+	/* a Node.js process's: the JavaScript function the frame runs (and
+	 * those inlined into it), in its place or after it (the words and
+	 * frames it adds counted there, and which frames it looks at told by
+	 * their pc: no value of either here, where the verifier would follow
+	 * each) */
+	if (w->guesses->in_v8)
+		v8_frame(w->s, w->guesses, w->c);
 	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }
 

@@ -144,56 +144,92 @@ static __always_inline void v8_tell_pc(struct v8_scratch *sc, __u64 function)
 		v8_code_seen_added++;
 }
 
-/* The frame the walk of g is at (its frame pointer the walk's rbp), of a
- * Node.js process (g->v8), looked at as kind says (RT_V8_REPLACE,
- * RT_V8_AFTER, RT_V8_JIT): the JavaScript function its frame holds (a
- * JSFunction two words below the frame pointer, under a context where V8's
- * own frames keep a marker, a small integer), written at word n of s in
- * place of the native frame (in optimized code, with the functions inlined
- * at its pc before it, innermost first, where the loader decoded them), or
- * after it at n + 1. room: the words left from n. Returns the words written
- * from n: 1 (the native frame kept, or replaced) or more. A global
- * function, checked once. */
-__noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
-			 struct rt_unwind_counters *c, __u32 n, __u32 room_kind)
+/* How the walk looks at a frame of a Node.js process at pc, by where pc is:
+ * among V8's builtins, elsewhere in the binary's code (not), or outside it
+ * (V8's code, or another library's). */
+static __always_inline __u32 v8_kind(const struct rt_v8_process *vp, __u64 pc)
 {
-	__u32 kind = room_kind & 3, room = room_kind >> 2, at = g ? g->v8_nested : 0, tag, k;
+	__u64 off;
+
+	if (pc - vp->blob[0] < vp->blob_size)
+		off = pc - vp->blob[0];
+	else if (vp->blob[1] && pc - vp->blob[1] < vp->blob_size)
+		off = pc - vp->blob[1];
+	else
+		return pc >= vp->text_start && pc < vp->text_end ? RT_V8_NONE : RT_V8_JIT;
+	if (off >= vp->handlers_start || (off >= vp->entry_start && off < vp->entry_end) ||
+	    (off >= vp->enter_start && off < vp->enter_end))
+		return RT_V8_REPLACE;
+	return RT_V8_AFTER;
+}
+
+/* Frame k of the walk of g (its words from word n of s, k + 1 of them),
+ * written as one of its process's JavaScript frames: with as many more
+ * words and frames as it takes past the native frame's (counted as the
+ * Python and Java frames' are). */
+static __always_inline void v8_took(struct walk_guesses *g, __u32 more)
+{
+	g->py_words += more;
+	g->walk.frames += more;
+}
+
+/* The frame the walk of g is at (its pc the walk's ip, its frame pointer
+ * the walk's rbp), of a Node.js process (g->v8), where pc is says how it is
+ * looked at (v8_kind): the JavaScript function its frame holds (a
+ * JSFunction two words below the frame pointer, under a context where V8's
+ * own frames keep a marker, a small integer), written in place of the
+ * native frame (the walk's last word; in optimized code, with the functions
+ * inlined at its pc before it, innermost first, where the loader decoded
+ * them), or after it. A global function, checked once. */
+__noinline int v8_frame(struct sample_words *s, struct walk_guesses *g,
+			struct rt_unwind_counters *c)
+{
+	__u32 kind, room, at, tag, k, n, done;
 	const struct rt_v8_inlined *in;
 	const struct rt_v8_process *vp;
 	struct v8_scratch *sc;
-	__u64 fp, function, sfi, name, script;
+	__u64 fp, function, sfi, name, script, pc;
 	__u16 type;
 
-	if (!s || !g || !c || n >= SCRATCH_WORDS - 1)
-		return 1;
+	if (!s || !g || !c)
+		return 0;
+	at = g->v8_nested;
+	vp = &g->v8;
+	pc = g->walk.r.exact_ip ? g->walk.r.ip : g->walk.r.ip - 1;
+	kind = v8_kind(vp, pc);
+	/* the frame's word, and the words left from it */
+	done = g->walk.frames - 1;
+	n = g->walk.first + done;
+	if (kind == RT_V8_NONE || done >= RT_MAX_STACK_DEPTH || n >= SCRATCH_WORDS - 1)
+		return 0;
+	room = RT_MAX_STACK_DEPTH - done;
 	sc = bpf_map_lookup_elem(&v8_scratch, &at);
 	if (!sc)
-		return 1;
-	vp = &g->v8;
+		return 0;
 	c->v8.frames++;
 	fp = g->walk.r.bp;
 	if (!fp || (fp & 7) || fp >= RT_PY_CODE_MAX ||
 	    bpf_probe_read_user(sc->slots, sizeof(sc->slots), (const void *)(fp - 16))) {
 		c->v8.no_function++;
-		return 1;
+		return 0;
 	}
 	/* V8's own frames (entry, exit, stubs) keep a marker, a small integer */
 	if (!(sc->slots[1] & 1)) {
 		c->v8.typed++;
-		return 1;
+		return 0;
 	}
 	function = sc->slots[0];
 	type = v8_type(sc, vp, function);
 	if (!type || type < vp->type_function_first || type > vp->type_function_last ||
 	    bpf_probe_read_user(sc->object, sizeof(sc->object), (const void *)(function - 1))) {
 		c->v8.no_function++;
-		return 1;
+		return 0;
 	}
 	sfi = v8_field(sc, vp->function_shared);
 	if (v8_type(sc, vp, sfi) != vp->type_sfi ||
 	    bpf_probe_read_user(sc->object, sizeof(sc->object), (const void *)(sfi - 1))) {
 		c->v8.no_function++;
-		return 1;
+		return 0;
 	}
 	name = v8_field(sc, vp->sfi_name);
 	script = v8_field(sc, vp->sfi_script);
@@ -201,7 +237,7 @@ __noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
 	 * native frame names it */
 	if (v8_type(sc, vp, script) != vp->type_script) {
 		c->v8.no_script++;
-		return 1;
+		return 0;
 	}
 	tag = RT_V8_TAG_OF(name);
 	sc->info.name = name;
@@ -210,7 +246,7 @@ __noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
 	/* (n checked again where it is used: the verifier lost its bound) */
 	barrier_var(n);
 	if (n >= SCRATCH_WORDS - 1)
-		return 1;
+		return 0;
 	if (kind != RT_V8_AFTER)
 		c->v8.replaced++;
 	if (kind == RT_V8_JIT) {
@@ -233,21 +269,23 @@ __noinline long v8_frame(struct sample_words *s, struct walk_guesses *g,
 			if (k) {
 				c->v8.inlined++;
 				c->v8.inlined_frames += k;
-				return k;
+				v8_took(g, k - 1);
+				return 0;
 			}
 		}
 	}
 	if (kind != RT_V8_AFTER) {
 		s->w[n] = RT_V8_ADDR_OF(sfi - 1, tag);
-		return 1;
+		return 0;
 	}
 	if (room < 2) {
 		c->v8.no_function++; /* (no room: the stack is cut there anyway) */
-		return 1;
+		return 0;
 	}
 	s->w[n + 1] = RT_V8_ADDR_OF(sfi - 1, tag);
 	c->v8.after++;
-	return 2;
+	v8_took(g, 1);
+	return 0;
 }
 
 #endif

@@ -29,14 +29,19 @@
 /* A Node.js process, by tgid: where V8's builtins are in it, and the
  * offsets of what a frame is named by (from the binary's v8dbg_ exports). */
 struct rt_v8_process {
-	/* the embedded builtins; within them, the interpreter's entry
-	 * trampolines (an interpreted function's frame returns into them)
-	 * and its bytecode handlers (run in the interpreted function's frame,
-	 * building none) */
-	__u64 builtins_start, builtins_end;
-	__u64 entry_start, entry_end;
-	__u64 enter_start, enter_end;
-	__u64 handlers_start, handlers_end;
+	/* the binary's code: a frame elsewhere may be V8's (its code is in
+	 * anonymous memory), or another library's (looked at, found no
+	 * function's) */
+	__u64 text_start, text_end;
+	/* the embedded builtins' code where it runs: in the binary's code, and
+	 * where V8 mapped it again, near its own code (0: not) */
+	__u64 blob[2];
+	/* within the builtins (offsets from their start): the interpreter's
+	 * entry trampolines and entries at a bytecode (an interpreted
+	 * function's frame returns into them), and its bytecode handlers, the
+	 * last builtins (run in the interpreted function's frame) */
+	__u32 blob_size;
+	__u32 entry_start, entry_end, enter_start, enter_end, handlers_start;
 	__u16 map_instance_type;  /* Map::instance_type (a u16) */
 	__u16 function_shared;    /* JSFunction::shared */
 	__u16 sfi_name;           /* SharedFunctionInfo::name_or_scope_info */
@@ -52,9 +57,9 @@ struct rt_v8_process {
  * kept and the function written after it (a builtin that built no frame of
  * its own: its caller's frame pointer is still in rbp). */
 enum { RT_V8_NONE, RT_V8_REPLACE, RT_V8_AFTER, RT_V8_JIT };
-/* RT_V8_JIT: a frame in V8's code (anonymous memory), replaced as
- * RT_V8_REPLACE, by the functions inlined at its pc too where the loader
- * has decoded them (v8_inlines). */
+/* RT_V8_JIT: a frame outside the binary's code (V8's code is in anonymous
+ * memory), replaced as RT_V8_REPLACE, by the functions inlined at its pc
+ * too where the loader has decoded them (v8_inlines). */
 
 /* Frames one frame of optimized code is written as, at most: its function
  * and those inlined into it at the pc. */

@@ -346,6 +346,35 @@ static bool trace_time(const char *line, double *ms)
 	return true;
 }
 
+void tu_script_share(const char *out, const char *const *frames, size_t nr, unsigned long *total,
+		     unsigned long *matching)
+{
+	bool in_sample = false;
+	size_t at = 0;
+
+	*total = *matching = 0;
+	for (const char *line = out; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char want[512];
+
+		if (!len) {
+			*matching += in_sample && at == nr;
+			in_sample = false;
+		} else if (!in_sample) {
+			in_sample = true;
+			at = 0;
+			(*total)++;
+		} else if (at < nr) {
+			/* the frame's name, then its offset */
+			snprintf(want, sizeof(want), " %s+0x", frames[at]);
+			at = memmem(line, len, want, strlen(want)) ? at + 1 : 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	*matching += in_sample && at == nr;
+}
+
 void tu_pprof_traces_share(const char *traces, const char *const *leaf_first, size_t nr,
 			   double *total, double *named)
 {

@@ -92,6 +92,12 @@ double tu_folded_share(const char *folded_text, const char *comm, const char *fr
 void tu_folded_in_order(const char *folded_text, const char *comm, const char *const *frames,
 			size_t nr, unsigned long *total, unsigned long *with);
 
+/* Of perf script's samples in out, all in *total, and in *matching those
+ * whose frames (leaf first) hold frames one after another, one a line (each
+ * matched as " NAME+0x"). */
+void tu_script_share(const char *out, const char *const *frames, size_t nr, unsigned long *total,
+		     unsigned long *matching);
+
 /* Of go tool pprof -traces' stacks, the time of all (*total) and of those
  * holding the nr texts at leaf_first in that order, leaf first (*named), in
  * milliseconds. */

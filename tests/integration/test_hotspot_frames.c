@@ -102,37 +102,6 @@ static pid_t thread_named(pid_t pid, const char *comm)
 	return tid;
 }
 
-/* Of perf script's samples, those whose frames (leaf first) begin with
- * frames on consecutive lines. */
-static void script_share(const char *out, const char *const *frames, size_t nr,
-			 unsigned long *total, unsigned long *matching)
-{
-	bool in_sample = false;
-	size_t at = 0;
-
-	*total = *matching = 0;
-	for (const char *line = out; line && *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char want[128];
-
-		if (!len) {
-			*matching += in_sample && at == nr;
-			in_sample = false;
-		} else if (!in_sample) {
-			in_sample = true;
-			at = 0;
-			(*total)++;
-		} else if (at < nr) {
-			/* the frame's name, then its offset */
-			snprintf(want, sizeof(want), " %s+0x", frames[at]);
-			at = memmem(line, len, want, strlen(want)) ? at + 1 : 0;
-		}
-		line = end ? end + 1 : NULL;
-	}
-	*matching += in_sample && at == nr;
-}
-
 struct jvm {
 	char *dir;
 	pid_t pid;
@@ -280,7 +249,7 @@ static void expect_spin_frames(const char *flags, const char *compiled, unsigned
 			 text);
 	free(text);
 	text = perf_script(&j);
-	script_share(text, leaf_first, 5, &total, &with);
+	tu_script_share(text, leaf_first, 5, &total, &with);
 	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer, main, "
 		      "StubRoutines\n",
 		      flags, with, total);
@@ -345,7 +314,7 @@ static void test_inlined_frames(void **state)
 		fail_msg("%lu of %lu samples:\n%s\n%.4000s", with, total, log, text);
 	free(text);
 	text = perf_script(&j);
-	script_share(text, leaf_first, 4, &total, &with);
+	tu_script_share(text, leaf_first, 4, &total, &with);
 	print_message("perf script: %lu of %lu samples with inner, middle, outer, main\n", with,
 		      total);
 	if (total < 200 || with * 100 < total * 50)

@@ -55,18 +55,20 @@ static void let_go(struct v8_procs *v, struct v8_proc *pr)
 	free_proc(pr, NULL);
 }
 
-/* What the walk is told of pr: its binary's builtins where they are loaded
- * (bias above the file's addresses), and its offsets. */
-static void process_of(const struct v8_file *f, uint64_t bias, struct rt_v8_process *vp)
+/* What the walk is told of a process of binary f, but where its code is:
+ * the parts of the builtins (offsets from their start), its offsets. */
+static void process_of(const struct v8_file *f, struct rt_v8_process *vp)
 {
 	const struct v8_elf *e = &f->elf;
 	const struct v8_layout *l = &e->layout;
 
 	*vp = (struct rt_v8_process){
-		.builtins_start = e->builtins_start + bias, .builtins_end = e->builtins_end + bias,
-		.entry_start = e->entry_start + bias, .entry_end = e->entry_end + bias,
-		.enter_start = e->enter_start + bias, .enter_end = e->enter_end + bias,
-		.handlers_start = e->handlers_start + bias, .handlers_end = e->handlers_end + bias,
+		.blob_size = (__u32)(e->builtins_end - e->builtins_start),
+		.entry_start = (__u32)(e->entry_start - e->builtins_start),
+		.entry_end = (__u32)(e->entry_end - e->builtins_start),
+		.enter_start = (__u32)(e->enter_start - e->builtins_start),
+		.enter_end = (__u32)(e->enter_end - e->builtins_start),
+		.handlers_start = (__u32)(e->handlers_start - e->builtins_start),
 		.map_instance_type = (__u16)l->map_instance_type,
 		.function_shared = (__u16)l->function_shared,
 		.sfi_name = (__u16)l->sfi_name,
@@ -76,6 +78,24 @@ static void process_of(const struct v8_file *f, uint64_t bias, struct rt_v8_proc
 		.type_sfi = (__u16)l->type_sfi,
 		.type_script = (__u16)l->type_script,
 	};
+}
+
+/* Whether mapping m of binary f maps its builtins whole: then where they
+ * start in it, *base, and whether it is the binary's code (*text), not a
+ * mapping of them alone (V8 maps them again near its own code, to call
+ * them with short calls). */
+static bool maps_builtins(const struct v8_file *f, const struct perf_mmap *m, uint64_t *base,
+			  bool *text)
+{
+	const struct v8_elf *e = &f->elf;
+	uint64_t from = m->pgoff + (uint64_t)e->exec_vaddr_delta, to = from + m->len;
+
+	if (e->builtins_start < from || e->builtins_end > to)
+		return false;
+	*base = m->start + (e->builtins_start - from);
+	/* (a page of code of the binary's own beside them) */
+	*text = from + 4096 <= e->builtins_start || to >= e->builtins_end + 4096;
+	return true;
 }
 
 static void tell(struct v8_procs *v, struct v8_proc *pr)
@@ -128,35 +148,56 @@ static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 {
 	struct v8_proc *pr = hash_map_get(&v->procs, &m->pid);
 	const struct v8_file *f;
+	uint64_t base;
+	bool text, fresh;
 
 	if (!v->on || !(m->prot & PROT_EXEC) || !v8_elf_name_may_be(m->filename) ||
-	    (pr && pr->live && !pr->exited_seq) || !in_scope(v, m->pid))
+	    !in_scope(v, m->pid))
 		return false;
 	f = mapped_file_once(&v->files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok) {
 		v->unknown_version += f && f->unknown;
 		return false;
 	}
-	/* an exited process's pid taken again: not the names of the first */
-	if (pr)
+	/* (a part of the binary without the builtins: nothing to tell) */
+	if (!maps_builtins(f, m, &base, &text))
+		return false;
+	/* an exited process's pid taken again, or a process that exec'd
+	 * another binary: not the names of the first */
+	if (pr && (pr->exited_seq || pr->file != f)) {
 		let_go(v, pr);
-	pr = calloc(1, sizeof(*pr));
-	if (!pr)
-		return false;
-	pr->pid = m->pid;
-	pr->serial = ++v->next_serial;
-	pr->file = f;
-	pr->live = true;
-	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
-	if (hash_map_put(&v->procs, &pr->pid, pr)) {
-		free_proc(pr, NULL);
-		return false;
+		pr = NULL;
 	}
-	v->processes++;
-	process_of(f, m->start - m->pgoff - (uint64_t)f->elf.exec_vaddr_delta, &pr->vp);
-	if (v->attached)
-		tell(v, pr);
-	return interp_range_encode(rec, pr->pid, sid);
+	fresh = !pr;
+	if (!pr) {
+		pr = calloc(1, sizeof(*pr));
+		if (!pr)
+			return false;
+		pr->pid = m->pid;
+		pr->serial = ++v->next_serial;
+		pr->file = f;
+		hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
+		if (hash_map_put(&v->procs, &pr->pid, pr)) {
+			free_proc(pr, NULL);
+			return false;
+		}
+		process_of(f, &pr->vp);
+		v->processes++;
+	}
+	if (text) {
+		pr->vp.text_start = m->start;
+		pr->vp.text_end = m->start + m->len;
+		pr->vp.blob[0] = base;
+	} else {
+		pr->vp.blob[1] = base;
+	}
+	/* told once its code is known, again as V8 maps its builtins again */
+	if (pr->vp.text_end) {
+		pr->live = true;
+		if (v->attached)
+			tell(v, pr);
+	}
+	return fresh && interp_range_encode(rec, pr->pid, sid);
 }
 
 bool v8_procs_note_mmap(struct v8_procs *v, const struct perf_mmap *m,
@@ -194,10 +235,15 @@ void v8_procs_exited(struct v8_procs *v, uint32_t pid)
 		v8_maps_forget_process(&v->maps, pid);
 	pr->live = false;
 	if (v->copies) {
+		/* its map handed over (the copies free it once written) */
 		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-		if (pr->map.len && v->attached)
-			v->maps_written += !file_copies_append_bytes(v->copies, pr->map.data,
-								    pr->map.len, name);
+		if (pr->map.len) {
+			if (file_copies_append_bytes(v->copies, pr->map.data, pr->map.len, name))
+				v->maps_failed++;
+			else
+				v->maps_written++;
+			pr->map = (struct byte_buffer){ 0 };
+		}
 		let_go(v, pr);
 		goto out;
 	}
