@@ -346,6 +346,40 @@ static bool trace_time(const char *line, double *ms)
 	return true;
 }
 
+char *tu_record_g(const char *dir, const char *scope, int seconds)
+{
+	char *log = NULL;
+	int rc;
+
+	rc = tu_sh(&log, "timeout -s INT %d %s record -v -g -F 999 %s -o %s/rec 2>&1", seconds,
+		   tu_ringtrace(), scope, dir);
+	tu_write_file(dir, "record.log", log, strlen(log));
+	if (rc != 124 && rc != 0)
+		fail_msg("record failed (%d):\n%s", rc, log);
+	return log;
+}
+
+char *tu_folded_of(const char *dir)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out, "%s report %s/rec --folded", tu_ringtrace(), dir), 0);
+	return out;
+}
+
+char *tu_script_with_map(const char *dir, pid_t pid, const char *fields)
+{
+	char *out = NULL;
+
+	assert_int_equal(tu_sh(&out,
+			       "cp %s/rec/perf-%d.map /tmp/perf-%d.map && "
+			       "perf script %s%s -i %s/rec 2>/dev/null; rm -f /tmp/perf-%d.map",
+			       dir, (int)pid, (int)pid, fields ? "-F " : "", fields ? fields : "",
+			       dir, (int)pid),
+			 0);
+	return out;
+}
+
 void tu_script_share(const char *out, const char *const *frames, size_t nr, unsigned long *total,
 		     unsigned long *matching)
 {

@@ -92,6 +92,16 @@ double tu_folded_share(const char *folded_text, const char *comm, const char *fr
 void tu_folded_in_order(const char *folded_text, const char *comm, const char *const *frames,
 			size_t nr, unsigned long *total, unsigned long *with);
 
+/* record -v -g -F 999 of scope ("-p PID", "-t TID") for seconds (ended by
+ * SIGINT) into dir/rec: its log (also dir/record.log), the caller's to
+ * free; fails the test if record failed. */
+char *tu_record_g(const char *dir, const char *scope, int seconds);
+/* report --folded of dir/rec. */
+char *tu_folded_of(const char *dir);
+/* perf script of dir/rec (its fields, NULL: perf's), with dir/rec's map of
+ * process pid copied to /tmp as perf reads a JIT's (removed after). */
+char *tu_script_with_map(const char *dir, pid_t pid, const char *fields);
+
 /* Of perf script's samples in out, all in *total, and in *matching those
  * whose frames (leaf first) hold frames one after another, one a line (each
  * matched as " NAME+0x"). */

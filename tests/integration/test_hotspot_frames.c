@@ -183,37 +183,10 @@ static void java_totals_add_up(const char *log, unsigned long *compiled)
 static char *record(const struct jvm *j, const char *scope, int seconds,
 		    unsigned long *compiled)
 {
-	char *log = NULL;
-	int rc;
+	char *log = tu_record_g(j->dir, scope, seconds);
 
-	rc = tu_sh(&log, "timeout -s INT %d %s record -v -g -F 999 %s -o %s/rec 2>&1", seconds,
-		   tu_ringtrace(), scope, j->dir);
-	tu_write_file(j->dir, "record.log", log, strlen(log));
-	if (rc != 124 && rc != 0)
-		fail_msg("record failed (%d):\n%s", rc, log);
 	java_totals_add_up(log, compiled);
 	return log;
-}
-
-static char *folded(const struct jvm *j)
-{
-	char *out = NULL;
-
-	assert_int_equal(tu_sh(&out, "%s report %s/rec --folded", tu_ringtrace(), j->dir), 0);
-	return out;
-}
-
-/* perf script of j's recording, the recording's map of j as perf reads a JIT's. */
-static char *perf_script(const struct jvm *j)
-{
-	char *out = NULL;
-
-	assert_int_equal(tu_sh(&out,
-			       "cp %s/rec/perf-%d.map /tmp/perf-%d.map && "
-			       "perf script -i %s/rec 2>/dev/null; rm -f /tmp/perf-%d.map",
-			       j->dir, (int)j->pid, (int)j->pid, j->dir, (int)j->pid),
-			 0);
-	return out;
 }
 
 /* Spin's spinning thread, started with flags (and, if compiled, once a
@@ -239,7 +212,7 @@ static void expect_spin_frames(const char *flags, const char *compiled, unsigned
 	start_jvm(&j, "Spin", spin_java, flags, "java", compiled);
 	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
 	log = record(&j, scope, 8, nr_compiled);
-	text = folded(&j);
+	text = tu_folded_of(j.dir);
 	tu_folded_in_order(text, "java", callers_first, 6, &total, &with);
 	print_message("%s: report --folded: %lu of %lu samples with call_helper;StubRoutines;main;"
 		      "outer;middle;inner\n",
@@ -248,7 +221,7 @@ static void expect_spin_frames(const char *flags, const char *compiled, unsigned
 		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", with, total, log,
 			 text);
 	free(text);
-	text = perf_script(&j);
+	text = tu_script_with_map(j.dir, j.pid, NULL);
 	tu_script_share(text, leaf_first, 5, &total, &with);
 	print_message("%s: perf script: %lu of %lu samples with inner, middle, outer, main, "
 		      "StubRoutines\n",
@@ -304,7 +277,7 @@ static void test_inlined_frames(void **state)
 	log = record(&j, scope, 8, &compiled);
 	if (!strstr(log, "interpreter frames 0:") || compiled < 200)
 		fail_msg("main's compile not the one frame of Java:\n%s", log);
-	text = folded(&j);
+	text = tu_folded_of(j.dir);
 	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
 	print_message("report --folded: %lu of %lu samples with main;outer;middle;inner\n", with,
 		      total);
@@ -313,7 +286,7 @@ static void test_inlined_frames(void **state)
 	if (total < 200 || with * 100 < total * 50)
 		fail_msg("%lu of %lu samples:\n%s\n%.4000s", with, total, log, text);
 	free(text);
-	text = perf_script(&j);
+	text = tu_script_with_map(j.dir, j.pid, NULL);
 	tu_script_share(text, leaf_first, 4, &total, &with);
 	print_message("perf script: %lu of %lu samples with inner, middle, outer, main\n", with,
 		      total);
@@ -340,7 +313,7 @@ static void test_jni_native_frames(void **state)
 	start_jvm(&j, "Zip", zip_java, "", "java", NULL);
 	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
 	log = record(&j, scope, 8, &compiled);
-	text = folded(&j);
+	text = tu_folded_of(j.dir);
 	tu_folded_in_order(text, "java", &chain[3], 1, &total, &in_zlib);
 	tu_folded_in_order(text, "java", chain, 4, &total, &with);
 	print_message("report --folded: %lu of %lu samples in deflate with the Java caller and its "
@@ -366,7 +339,7 @@ static void test_two_threads(void **state)
 	start_jvm(&j, "Two", two_java, "-Xint", "spinner-b", NULL);
 	snprintf(scope, sizeof(scope), "-p %d", (int)j.pid);
 	log = record(&j, scope, 8, &compiled);
-	text = folded(&j);
+	text = tu_folded_of(j.dir);
 	tu_folded_in_order(text, "spinner-a", &spin_a, 1, &total, &with);
 	tu_folded_in_order(text, "spinner-a", &spin_b, 1, &total, &avoided);
 	print_message("spinner-a: %lu of %lu samples in spinA, %lu in spinB\n", with, total,
@@ -400,7 +373,7 @@ static void test_deep_recursion_cut(void **state)
 	start_jvm(&j, "Deep", deep_java, "-Xint", "java", NULL);
 	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
 	log = record(&j, scope, 6, &compiled);
-	text = folded(&j);
+	text = tu_folded_of(j.dir);
 	/* callers first: the marker is the outermost, then down()s */
 	tu_folded_in_order(text, "java", callers_first, 2, &total, &with);
 	tu_folded_in_order(text, "java", &deep_main, 1, &total, &avoided);
@@ -410,7 +383,7 @@ static void test_deep_recursion_cut(void **state)
 	if (total < 100 || with * 100 < total * 90 || avoided)
 		fail_msg("%lu of %lu cut, %lu whole:\n%s\n%.4000s", with, total, avoided, log, text);
 	free(text);
-	text = perf_script(&j);
+	text = tu_script_with_map(j.dir, j.pid, NULL);
 	if (!strstr(text, " [truncated]+0x0 (/tmp/perf-"))
 		fail_msg("no [truncated] frame in perf script:\n%.4000s", text);
 	free(text);
@@ -454,7 +427,7 @@ static void test_started_during_recording(void **state)
 	java_totals_add_up(log, &compiled);
 	if (!strstr(log, "(1 started during the recording)"))
 		fail_msg("the JVM was not read as started during the recording:\n%s", log);
-	text = folded(&j);
+	text = tu_folded_of(j.dir);
 	tu_folded_in_order(text, "java", in_java, 1, &total, &java);
 	tu_folded_in_order(text, "java", callers_first, 4, &total, &with);
 	print_message("report --folded: %lu of %lu samples in Java code with main;outer;middle;"

@@ -116,38 +116,10 @@ static void js_totals_add_up(const char *log, unsigned long *inlined)
  * *inlined as js_totals_add_up's. */
 static char *record(const struct node *n, const char *scope, int seconds, unsigned long *inlined)
 {
-	char *log = NULL;
-	int rc;
+	char *log = tu_record_g(n->dir, scope, seconds);
 
-	rc = tu_sh(&log, "timeout -s INT %d %s record -v -g -F 999 %s -o %s/rec 2>&1", seconds,
-		   tu_ringtrace(), scope, n->dir);
-	tu_write_file(n->dir, "record.log", log, strlen(log));
-	if (rc != 124 && rc != 0)
-		fail_msg("record failed (%d):\n%s", rc, log);
 	js_totals_add_up(log, inlined);
 	return log;
-}
-
-static char *folded(const struct node *n)
-{
-	char *out = NULL;
-
-	assert_int_equal(tu_sh(&out, "%s report %s/rec --folded", tu_ringtrace(), n->dir), 0);
-	return out;
-}
-
-/* perf script of n's recording (with tids), the recording's map of n as
- * perf reads a JIT's. */
-static char *perf_script(const struct node *n)
-{
-	char *out = NULL;
-
-	assert_int_equal(tu_sh(&out,
-			       "cp %s/rec/perf-%d.map /tmp/perf-%d.map && "
-			       "perf script -F tid,ip,sym,symoff -i %s/rec 2>/dev/null; rm -f /tmp/perf-%d.map",
-			       n->dir, (int)n->pid, (int)n->pid, n->dir, (int)n->pid),
-			 0);
-	return out;
 }
 
 /* "name (DIR/file:line)", as the recording names a function of n. */
@@ -177,7 +149,7 @@ static void expect_spin_frames(const char *flags, int warm, unsigned long *inlin
 	callers_first[3] = leaf_first[0] = js_frame(&n, "inner", "spin.js", 1);
 	snprintf(scope, sizeof(scope), "-t %d", (int)n.pid);
 	log = record(&n, scope, 8, inlined);
-	text = folded(&n);
+	text = tu_folded_of(n.dir);
 	tu_folded_in_order(text, "node", callers_first, 4, &total, &with);
 	print_message("%s: report --folded: %lu of %lu samples with tick;outer;middle;inner\n",
 		      flags[0] ? flags : "(no flags)", with, total);
@@ -185,7 +157,7 @@ static void expect_spin_frames(const char *flags, int warm, unsigned long *inlin
 		fail_msg("%lu of %lu samples; record's log:\n%s\nfolded:\n%.4000s", with, total, log,
 			 text);
 	free(text);
-	text = perf_script(&n);
+	text = tu_script_with_map(n.dir, n.pid, "tid,ip,sym,symoff");
 	tu_script_share(text, leaf_first, 3, &total, &with);
 	print_message("perf script: %lu of %lu samples with inner, middle, outer\n", with, total);
 	if (total < 200 || with * 100 < total * 90)
@@ -236,7 +208,7 @@ static void test_async_frames(void **state)
 	chain[2] = js_frame(&n, "work", "async.js", 1);
 	snprintf(scope, sizeof(scope), "-t %d", (int)n.pid);
 	log = record(&n, scope, 6, &inlined);
-	text = folded(&n);
+	text = tu_folded_of(n.dir);
 	tu_folded_in_order(text, "node", chain, 3, &total, &with);
 	print_message("report --folded: %lu of %lu samples with the await's resume;step;work\n",
 		      with, total);
@@ -267,7 +239,7 @@ static void expect_callback(const char *mode, const char *caller, int caller_lin
 	chain[2] = js_frame(&n, callback, "callback.js", callback_line);
 	snprintf(scope, sizeof(scope), "-t %d", (int)n.pid);
 	log = record(&n, scope, 6, &inlined);
-	text = folded(&n);
+	text = tu_folded_of(n.dir);
 	tu_folded_in_order(text, "node", &chain[2], 1, &total, &in_callback);
 	tu_folded_in_order(text, "node", chain, 3, &total, &with);
 	print_message("%s: report --folded: %lu of %lu samples in %s with %s;%s before it (%lu "
@@ -310,7 +282,7 @@ static void test_worker_thread(void **state)
 	main_fn = js_frame(&n, "mainSpin", "worker.js", 3);
 	snprintf(scope, sizeof(scope), "-p %d", (int)n.pid);
 	log = record(&n, scope, 6, &inlined);
-	text = perf_script(&n);
+	text = tu_script_with_map(n.dir, n.pid, "tid,ip,sym,symoff");
 	/* each sample: its tid's line, then its frames */
 	for (char *sample = text; sample && *sample;) {
 		char *end = strstr(sample, "\n\n");
@@ -366,7 +338,7 @@ static void test_started_during_recording(void **state)
 	chain[0] = js_frame(&n, "tick", "spin.js", 4);
 	chain[1] = js_frame(&n, "outer", "spin.js", 3);
 	chain[2] = js_frame(&n, "inner", "spin.js", 1);
-	text = folded(&n);
+	text = tu_folded_of(n.dir);
 	tu_folded_in_order(text, "node", chain, 1, &total, &ticks);
 	tu_folded_in_order(text, "node", chain, 3, &total, &with);
 	print_message("report --folded: %lu of %lu samples under tick with outer and inner (%lu "

@@ -26,6 +26,7 @@ import agent_cost
 import bench_doc
 import build_stacks
 import java_cost
+import node_cost
 import python_cost
 import report_real
 import tracing_cost
@@ -869,7 +870,7 @@ def main():
                  b.stacks, lambda: build_stacks.run(b), lambda: agent_cost.run(b),
                  lambda: tracing_cost.filtered_out(b), lambda: tracing_cost.summary(b),
                  lambda: python_cost.run(b), lambda: report_real.run(b),
-                 lambda: java_cost.run(b)]
+                 lambda: java_cost.run(b), lambda: node_cost.run(b)]
     only = {int(x) for x in args.only.split(",") if x}
     t0 = time.monotonic()
     b.machine = b.versions()  # the bare syscall timed before the scenarios load the machine

@@ -8,8 +8,8 @@
 
 import os
 import re
-import subprocess
-import time
+
+import interp_runs
 
 JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
 SPIN = ("public class Spin {\n"
@@ -52,78 +52,26 @@ def run(b):
             f.write(src)
         b.must([JAVA_HOME + "/bin/javac", "-d", b.tmp, os.path.join(b.tmp, name + ".java")])
 
-    def share(folded, cls):
-        want = re.compile(r";%s\.main .*;%s\.outer .*;%s\.middle .*;%s\.inner " % ((cls,) * 4))
-        total = full = 0
-        for line in folded.splitlines():
-            stack, n = line.rsplit(" ", 1)
-            if not stack.startswith("java;"):
-                continue
-            total += int(n)
-            full += int(n) if want.search(stack + " ") else 0
-        return 100.0 * full / total if total else 0.0
-
-    def record(tid, cls):
-        d = b.fresh("s13.rt")
-        # -v: the BPF programs' run times (bpf_stats) are printed only with it
-        _, e, _, _ = b.must([b.ringtrace, "record", "-v", "-t", str(tid), "-F", "999", "-g",
-                             "--force", "-o", d, "--", "sleep", str(secs)])
-        m = re.search(r"on_perf_event: (\d+) runs, (\d+) ns per run", e)
-        folded, _, _, _ = b.must([b.ringtrace, "report", d, "--folded"])
-        return (float(m.group(2)) if m else None), (share(folded, cls) if cls else None)
-
     java = JAVA_HOME + "/bin/java"
+
+    def chain(cls):
+        return interp_runs.share_of(
+            "java", re.compile(r";%s\.main .*;%s\.outer .*;%s\.middle .*;%s\.inner " % ((cls,) * 4)))
+
     workloads = [("unwindgen chain (native, 7 frames)", [b.unwindgen, "chain", "600"], None),
-                 ("java -Xint: 4 interpreted frames", [java, "-Xint", "-cp", b.tmp, "Spin"], "Spin"),
-                 ("java: inner C2-compiled, 3 interpreted", [java, "-cp", b.tmp, "Spin"], "Spin"),
-                 ("java: main;outer;middle;inner one C2 compile", [java, "-cp", b.tmp, "Inl"], "Inl")]
-    with open(b.BPF_STATS) as f:
-        stats_before = f.read().strip()
-    ns = {name: [] for name, _, _ in workloads}
-    full = {name: [] for name, _, _ in workloads}
-    native_name, native_argv, _ = workloads[0]
-    procs = []
-    try:
-        with open(b.BPF_STATS, "w") as f:
-            f.write("1")
-        native = subprocess.Popen(native_argv, stdout=subprocess.DEVNULL)
-        procs.append(native)
-        # one JVM at a time beside the native program (each spins a CPU of
-        # the two; more would share them), recorded alternating with it
-        for name, argv, cls in workloads[1:]:
-            jvm = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-            procs.append(jvm)
-            # its start, and its JIT's compiles (C2's within seconds)
-            time.sleep(3.0 if b.quick else 8.0)
-            tid = java_thread(jvm.pid)
-            pair = [(native_name, native.pid, None), (name, tid, cls)]
-            for rep in range(b.reps):
-                for who, t_id, c in b.rotated(pair, rep):
-                    if not t_id:
-                        continue
-                    t, s = record(t_id, c)
-                    if t is not None:
-                        ns[who].append(t)
-                    if s is not None:
-                        full[who].append(s)
-            jvm.kill()
-            jvm.wait()
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
-        with open(b.BPF_STATS, "w") as f:
-            f.write(stats_before)
-    rows = [[name, "%.0f" % b.med(ns[name]) if ns[name] else "-", b.spread(ns[name]),
-             "%.1f%%" % b.med(full[name]) if full[name] else "-"]
-            for name, _, _ in workloads]
-    native = b.med(ns[workloads[0][0]]) if ns[workloads[0][0]] else 0
-    notes = ["- a -g sample of a JVM's thread with its Java frames takes %s ns of BPF, a native "
-             "7-frame one %.0f: %s" % (
-                 " / ".join("%.0f" % b.med(ns[n]) if ns[n] else "-" for n, _, c in workloads if c),
-                 native,
-                 "interpreted frames read from their slots; a compiled one's blob found through "
-                 "its code heap's segment map, its PcDesc by a binary search, its scopes decoded")]
+                 ("java -Xint: 4 interpreted frames", [java, "-Xint", "-cp", b.tmp, "Spin"],
+                  chain("Spin")),
+                 ("java: inner C2-compiled, 3 interpreted", [java, "-cp", b.tmp, "Spin"],
+                  chain("Spin")),
+                 ("java: main;outer;middle;inner one C2 compile", [java, "-cp", b.tmp, "Inl"],
+                  chain("Inl"))]
+    # each JVM's start, and its JIT's compiles (C2's within seconds)
+    ns, full = interp_runs.alternate(b, workloads, secs, 3.0 if b.quick else 8.0, java_thread)
+    rows, note = interp_runs.rows_and_note(
+        b, workloads, ns, full, "a JVM's thread with its Java frames",
+        "interpreted frames read from their slots; a compiled one's blob found through its code "
+        "heap's segment map, its PcDesc by a binary search, its scopes decoded")
+    notes = [note]
     b.results["java"] = {name: b.med(ns[name]) for name, _, _ in workloads if ns[name]}
     b.section(title,
               "Debian's OpenJDK 17 running `Spin` (outer -> middle -> inner, inner spinning) "
