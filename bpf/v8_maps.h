@@ -19,7 +19,8 @@
  * one tag in RT_PY_TAGS), instruction 0. */
 #define RT_V8_ADDR_OF(sfi, tag) RT_PY_ADDR_OF(sfi, tag, 0)
 /* The tag of a function whose name_or_scope_info is name. */
-#define RT_V8_TAG_OF(name) ((__u32)((((__u64)(name) >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS)
+#define RT_V8_TAG_OF(name)                                                                   \
+	((__u32)((((__u64)(name) >> 3) * 0x9E3779B97F4A7C15ull) >> 40) % RT_PY_TAGS)
 
 /* Bytes read of a JSFunction's and a SharedFunctionInfo's heads: the fields
  * read are within them (V8 11.3: shared at 24; name_or_scope_info at 16,

@@ -44,7 +44,8 @@ static const char async_js[] =
 /* A builtin calling back into JavaScript (Array.prototype.sort's comparator),
  * and V8's runtime doing so (JSON.parse's reviver), by argv[3]. */
 static const char callback_js[] =
-	"function cmp(a, b) { let s = 0; for (let i = 0; i < 2000; i++) s += i % 7; return a - b + (s & 0); }\n"
+	"function cmp(a, b) { let s = 0; for (let i = 0; i < 2000; i++) s += i % 7;"
+	" return a - b + (s & 0); }\n"
 	"function sorter(arr) { return arr.slice().sort(cmp); }\n"
 	"function reviver(k, v) { let s = 0; for (let i = 0; i < 2000; i++) s += i % 7; return v; }\n"
 	"function parser(text) { return JSON.parse(text, reviver); }\n"
@@ -58,7 +59,8 @@ static const char worker_js[] =
 	"const { Worker, isMainThread } = require('worker_threads');\n"
 	"function workerSpin() { let s = 0; for (;;) for (let i = 0; i < 1e6; i++) s += i % 7; }\n"
 	"function mainSpin() { let s = 0; for (;;) for (let i = 0; i < 1e6; i++) s += i % 3; }\n"
-	"if (isMainThread) { new Worker(__filename); setTimeout(() => process.exit(0), 600000); mainSpin(); }\n"
+	"if (isMainThread) { new Worker(__filename);"
+	" setTimeout(() => process.exit(0), 600000); mainSpin(); }\n"
 	"else workerSpin();\n";
 
 struct node {

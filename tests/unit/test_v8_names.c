@@ -32,6 +32,8 @@ static const struct v8_layout layout = {
 	.heap_tag = 1, .heap_tag_mask = 3, .smi_shift_size = 31,
 };
 
+static struct v8_lines lines;
+
 /* The heap: objects of words, taken in order. */
 static uint64_t heap[4096] __attribute__((aligned(16)));
 static size_t used;
@@ -138,6 +140,14 @@ static uint64_t sfi(uint64_t name, uint64_t scr)
 	return (uint64_t)(uintptr_t)s;
 }
 
+/* The name of the function whose SharedFunctionInfo is at f (in this
+ * process, read as another's), the walk having read name and scr there. */
+static int name_of(uint64_t f, uint64_t name, uint64_t scr, struct v8_lines *l,
+		   struct v8_function_name *out)
+{
+	return v8_function_name((uint32_t)getpid(), &layout, f, name, scr, l, out);
+}
+
 static void test_scope_info_name_and_line(void **state)
 {
 	static const uint64_t ends[] = { 5ull << 32, 30ull << 32, 60ull << 32 };
@@ -148,7 +158,7 @@ static void test_scope_info_name_and_line(void **state)
 	struct v8_function_name out;
 
 	(void)state;
-	assert_int_equal(v8_function_name((uint32_t)getpid(), &layout, f, name, scr, &out), 0);
+	assert_int_equal(name_of(f, name, scr, &lines, &out), 0);
 	assert_string_equal(out.name, "inner");
 	assert_string_equal(out.file, "/srv/app.js");
 	/* position 10: after the first line's end (5), before the second's */
@@ -165,10 +175,18 @@ static void test_lines_from_source(void **state)
 	struct v8_function_name out;
 
 	(void)state;
-	/* no line ends made: the source's newlines before position 15 counted */
-	assert_int_equal(v8_function_name((uint32_t)getpid(), &layout, f, name, scr, &out), 0);
+	/* no line ends made: the source's newlines before position 15 counted,
+	 * the source read once for the functions after */
+	assert_int_equal(name_of(f, name, scr, &lines, &out), 0);
 	assert_string_equal(out.name, "f");
 	assert_int_equal(out.line, 4);
+	assert_int_equal(name_of(f, name, scr, &lines, &out), 0);
+	assert_int_equal(out.line, 4);
+	assert_int_equal(lines.scans, 1);
+	/* with no cache, no line */
+	assert_int_equal(name_of(f, name, scr, NULL, &out), 0);
+	assert_int_equal(out.line, 0);
+	v8_lines_free(&lines);
 }
 
 static void test_name_as_string(void **state)
@@ -182,7 +200,7 @@ static void test_name_as_string(void **state)
 	(void)state;
 	/* a name not in a ScopeInfo (a function never compiled): no line;
 	 * two-byte characters in UTF-8, a control character made '?' */
-	assert_int_equal(v8_function_name((uint32_t)getpid(), &layout, f, name, scr, &out), 0);
+	assert_int_equal(name_of(f, name, scr, &lines, &out), 0);
 	assert_string_equal(out.name, "h\xc3\xa9l\xe2\x98\xba");
 	assert_string_equal(out.file, "a?b.js");
 	assert_int_equal(out.line, 0);
@@ -195,7 +213,7 @@ static void test_anonymous(void **state)
 	struct v8_function_name out;
 
 	(void)state;
-	assert_int_equal(v8_function_name((uint32_t)getpid(), &layout, f, name, smi(0), &out), 0);
+	assert_int_equal(name_of(f, name, smi(0), &lines, &out), 0);
 	assert_string_equal(out.name, "(anonymous)");
 	assert_string_equal(out.file, "");
 }
@@ -209,10 +227,10 @@ static void test_moved_refused(void **state)
 
 	(void)state;
 	/* another function's SharedFunctionInfo where the walk read this one's */
-	assert_int_equal(v8_function_name((uint32_t)getpid(), &layout, f, name, smi(0), &out),
+	assert_int_equal(name_of(f, name, smi(0), &lines, &out),
 			 -ESTALE);
 	/* no SharedFunctionInfo there at all (freed: zeroes) */
-	assert_int_equal(v8_function_name((uint32_t)getpid(), &layout, g, name, smi(0), &out),
+	assert_int_equal(name_of(g, name, smi(0), &lines, &out),
 			 -ESTALE);
 }
 

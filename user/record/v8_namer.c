@@ -23,6 +23,8 @@ static struct rt_v8_function_key keys[V8_TAKE_PER_CALL];
 static struct rt_v8_function_info infos[V8_TAKE_PER_CALL];
 static struct rt_v8_pc_key pc_keys[V8_TAKE_PER_CALL];
 static struct rt_v8_pc_info pc_infos[V8_TAKE_PER_CALL];
+/* The lines of the sources of scripts named lately. */
+static struct v8_lines lines;
 
 /* Process pid, if it still runs the same program (serial; 0: any) (v->lock
  * held). */
@@ -102,7 +104,7 @@ static void name_function(struct v8_procs *v, uint32_t pid, uint64_t sfi, uint64
 	layout = pr->file->elf.layout;
 	pthread_mutex_unlock(&v->lock);
 
-	r = v8_function_name(pid, &layout, sfi, name, script, &out);
+	r = v8_function_name(pid, &layout, sfi, name, script, &lines, &out);
 
 	pthread_mutex_lock(&v->lock);
 	pr = running(v, pid, serial);
@@ -205,6 +207,7 @@ static void *run(void *arg)
 	pthread_mutex_unlock(&v->lock);
 	/* what the walks wrote last, while their processes run */
 	v8_namer_take(v);
+	v8_lines_free(&lines);
 	return NULL;
 }
 

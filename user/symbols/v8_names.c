@@ -22,11 +22,11 @@
 /* Line ends read of a script's table, at most (a longer script's later
  * functions have no line). */
 #define LINE_ENDS_MAX (1u << 20)
-#define SCAN_CHUNK 65536
 
 struct reader {
 	uint32_t pid;
 	const struct v8_layout *l;
+	struct v8_lines *lines; /* sources' lines found so far (NULL: none looked for) */
 };
 
 static bool is_heap_object(uint64_t p)
@@ -209,15 +209,14 @@ static int scope_info(const struct reader *r, uint64_t p, char *name, size_t roo
 }
 
 /* The line of position pos of the script at p: from its line ends if V8
- * made them (a FixedArray of small integers), else by counting the line
- * ends of its source (a sequential one-byte string) before pos. 0 if
- * neither can be read. */
+ * made them (a FixedArray of small integers), else from the newlines of its
+ * source (a sequential one-byte string), found once a script (v8_lines). 0
+ * if neither can be read. */
 static uint32_t line_at(const struct reader *r, uint64_t p, int64_t pos)
 {
 	const struct v8_layout *l = r->l;
 	uint64_t ends, source, len_smi, word;
 	uint16_t type;
-	uint32_t lines = 1;
 	int32_t length;
 
 	if (pos < 0)
@@ -240,30 +239,18 @@ static uint32_t line_at(const struct reader *r, uint64_t p, int64_t pos)
 		}
 		return (uint32_t)lo + 1;
 	}
-	if (field(r, p, l->script_source, &source) || type_of(r, source, &type) ||
+	if (!r->lines || field(r, p, l->script_source, &source) || type_of(r, source, &type) ||
 	    (type & l->repr_mask) != l->seq_tag || (type & l->encoding_mask) != l->one_byte_tag ||
 	    process_memory_read(r->pid, source - 1 + (uint64_t)l->string_length, &length,
-				sizeof(length)) ||
-	    pos > length || pos > V8_SOURCE_SCAN_MAX)
+				sizeof(length)))
 		return 0;
-	for (int64_t at = 0; at < pos;) {
-		static __thread char chunk[SCAN_CHUNK];
-		size_t n = pos - at < SCAN_CHUNK ? (size_t)(pos - at) : SCAN_CHUNK;
-
-		if (process_memory_read(r->pid, source - 1 + (uint64_t)l->seq_chars + (uint64_t)at,
-					chunk, n))
-			return 0;
-		for (const char *c = chunk; (c = memchr(c, '\n', n - (size_t)(c - chunk))); c++)
-			lines++;
-		at += (int64_t)n;
-	}
-	return lines;
+	return v8_lines_at(r->lines, r->pid, source - 1 + (uint64_t)l->seq_chars, length, pos);
 }
 
 int v8_sfi_read(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t *name,
 		uint64_t *script)
 {
-	struct reader r = { pid, l };
+	struct reader r = { pid, l, NULL };
 	uint16_t type;
 	int e;
 
@@ -283,9 +270,9 @@ static int still(const struct reader *r, uint64_t sfi, uint64_t name, uint64_t s
 }
 
 int v8_function_name(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t name,
-		     uint64_t script, struct v8_function_name *out)
+		     uint64_t script, struct v8_lines *lines, struct v8_function_name *out)
 {
-	struct reader r = { pid, l };
+	struct reader r = { pid, l, lines };
 	int64_t start = -1;
 	uint16_t type;
 	int e;

@@ -9,12 +9,10 @@
 #include <stdint.h>
 
 #include "symbols/v8_elf.h"
+#include "symbols/v8_lines.h"
 
 #define V8_NAME_BYTES 256
 #define V8_FILE_BYTES 512
-/* The most bytes of a script's source scanned for its lines, where V8 has
- * not made its table of line ends. */
-#define V8_SOURCE_SCAN_MAX (4u << 20)
 
 struct v8_function_name {
 	char name[V8_NAME_BYTES];  /* "inner", "(anonymous)" */
@@ -24,12 +22,14 @@ struct v8_function_name {
 
 /* The name of the function whose SharedFunctionInfo is at sfi (untagged) in
  * process pid, whose name-or-ScopeInfo and script pointers the walk read as
- * name and script: 0 and *out; -ESTALE if the SharedFunctionInfo holds
+ * name and script (its line from its script's source found through lines,
+ * where V8 has made no line ends; NULL: not looked for): 0 and *out;
+ * -ESTALE if the SharedFunctionInfo holds
  * others now (moved, or another's since), before or after its names were
  * read; -EINVAL if what is there is not laid out as l says; -errno if it
  * cannot be read (-ESRCH gone, -EPERM not ours to read). */
 int v8_function_name(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint64_t name,
-		     uint64_t script, struct v8_function_name *out);
+		     uint64_t script, struct v8_lines *lines, struct v8_function_name *out);
 
 /* The name-or-ScopeInfo and script pointers the SharedFunctionInfo at sfi
  * (untagged) of pid holds: 0, -ESTALE if no SharedFunctionInfo is there,
