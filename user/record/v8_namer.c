@@ -21,8 +21,8 @@
 /* What was taken from the walks, being named and decoded (the namer's alone). */
 static struct rt_v8_function_key keys[V8_TAKE_PER_CALL];
 static struct rt_v8_function_info infos[V8_TAKE_PER_CALL];
-static struct rt_v8_pc_key pc_keys[V8_TAKE_PER_CALL];
-static struct rt_v8_pc_info pc_infos[V8_TAKE_PER_CALL];
+static struct rt_v8_pc_key pc_keys[V8_DECODE_PER_CALL];
+static struct rt_v8_pc_info pc_infos[V8_DECODE_PER_CALL];
 /* The lines of the sources of scripts named lately. */
 static struct v8_lines lines;
 
@@ -170,7 +170,7 @@ void v8_namer_take(struct v8_procs *v)
 	pthread_mutex_lock(&v->lock);
 	nr = v->attached ? v8_maps_take_seen(&v->maps, keys, infos, V8_TAKE_PER_CALL) : 0;
 	nr_pcs = v->attached ? v8_maps_take_code_seen(&v->maps, pc_keys, pc_infos,
-						       V8_TAKE_PER_CALL) : 0;
+						       V8_DECODE_PER_CALL) : 0;
 	pthread_mutex_unlock(&v->lock);
 	for (size_t i = 0; i < nr; i++)
 		if (keys[i].tag == RT_V8_TAG_OF(infos[i].name))

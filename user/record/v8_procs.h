@@ -17,9 +17,11 @@
 #include "sys/file_copies.h"
 
 /* How often the namer takes the functions the walks wrote, and how many at
- * most each time. */
+ * most each time; and the pcs of optimized code it decodes (each a read of
+ * up to 80 KiB of the code's tables): the rest wait for the next time. */
 #define V8_NAMER_PERIOD_MS 50
 #define V8_TAKE_PER_CALL 1024
+#define V8_DECODE_PER_CALL 128
 /* Exited processes whose names a flight recording keeps (its ring may
  * still hold their samples); past them, the one that exited first is let go. */
 #define V8_EXITED_MAX 32
