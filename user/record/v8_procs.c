@@ -143,6 +143,29 @@ static bool in_scope(const struct v8_procs *v, uint32_t pid)
 	return !v->sampler || bpf_sampler_has_process(v->sampler, pid);
 }
 
+/* A process noted for pid, running binary f (not told to the walk yet): an
+ * exited process's pid taken again, or a process that exec'd another
+ * binary, let go first (not the names of the first). NULL without memory. */
+static struct v8_proc *new_proc(struct v8_procs *v, uint32_t pid, const struct v8_file *f)
+{
+	struct v8_proc *pr = hash_map_get(&v->procs, &pid);
+
+	if (pr)
+		let_go(v, pr);
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->pid = pid;
+	pr->serial = ++v->next_serial;
+	pr->file = f;
+	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
+	if (hash_map_put(&v->procs, &pr->pid, pr)) {
+		free_proc(pr, NULL);
+		return NULL;
+	}
+	return pr;
+}
+
 static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
@@ -156,31 +179,22 @@ static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 		return false;
 	f = mapped_file_once(&v->files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok) {
-		v->unknown_version += f && f->unknown;
+		/* a V8 not known: counted once a process (its binary's other
+		 * mappings find it noted, never told) */
+		if (f && f->unknown && (!pr || pr->file != f || pr->exited_seq) &&
+		    (pr = new_proc(v, m->pid, f)))
+			v->unknown_version++;
 		return false;
 	}
 	/* (a part of the binary without the builtins: nothing to tell) */
 	if (!maps_builtins(f, m, &base, &text))
 		return false;
-	/* an exited process's pid taken again, or a process that exec'd
-	 * another binary: not the names of the first */
-	if (pr && (pr->exited_seq || pr->file != f)) {
-		let_go(v, pr);
-		pr = NULL;
-	}
+	if (pr && (pr->exited_seq || pr->file != f))
+		pr = NULL; /* (let go by new_proc) */
 	fresh = !pr;
 	if (!pr) {
-		pr = calloc(1, sizeof(*pr));
-		if (!pr)
+		if (!(pr = new_proc(v, m->pid, f)))
 			return false;
-		pr->pid = m->pid;
-		pr->serial = ++v->next_serial;
-		pr->file = f;
-		hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
-		if (hash_map_put(&v->procs, &pr->pid, pr)) {
-			free_proc(pr, NULL);
-			return false;
-		}
 		process_of(f, &pr->vp);
 		v->processes++;
 	}
