@@ -128,8 +128,14 @@ static long mapped_file_of(struct task_struct *task, struct vm_area_struct *vma,
 	struct file *file = vma->vm_file;
 
 	(void)task;
-	if (!mf || !(vma->vm_flags & VM_EXEC_FLAG) || !file)
+	if (!mf || !(vma->vm_flags & VM_EXEC_FLAG))
 		return 0;
+	if (!file) {
+		mf->anon = true;
+		mf->start = vma->vm_start;
+		mf->end = vma->vm_end;
+		return 0;
+	}
 	file_key_of(&mf->key, file);
 	mf->start = vma->vm_start;
 	mf->end = vma->vm_end;
@@ -186,18 +192,33 @@ static __always_inline __s32 insert_kernel_mapping(struct rt_process_mappings *p
 #define WALK_MAPPING_LOOKUPS 4
 
 /* The index among pm's of the mapping holding pc as its VMA says (an
- * executable mapping of a file), put in; -1 if there is none. A function of
- * its own, which the verifier checks once, not at every state of a walk. */
+ * executable mapping of a file), put in; -1 if there is none: a pc in
+ * executable memory of no file is remembered in memo (the walk's, if in
+ * use), and one there not looked up again. A function of its own, which
+ * the verifier checks once, not at every state of a walk. */
 __noinline int vma_mapping(struct rt_process_mappings *pm, __u64 pc, struct rt_unwind_counters *c,
-			   struct mapped_file *mf)
+			   struct mapped_file *mf, struct mappings_memo *memo)
 {
 	struct mapped_file_search search = { mf };
+	__u32 k;
 
-	if (!pm || !c || !mf)
+	if (!pm || !c || !mf || !memo)
 		return -1;
+	for (k = 0; memo->in_use && k < MEMO_ANON; k++)
+		if (pc >= memo->anon_start[k] && pc < memo->anon_end[k])
+			return -1;
 	mf->found = false;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, mapped_file_of, &search, 0) || !mf->found)
+	mf->anon = false;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, mapped_file_of, &search, 0))
 		return -1;
+	if (!mf->found) {
+		if (mf->anon && memo->in_use) {
+			k = memo->anon_next++ & (MEMO_ANON - 1);
+			memo->anon_start[k] = mf->start;
+			memo->anon_end[k] = mf->end;
+		}
+		return -1;
+	}
 	return insert_kernel_mapping(pm, mf, c);
 }
 
@@ -214,7 +235,7 @@ look_up_vma(struct unwind_walk *w, struct rt_process_mappings *pm, __u64 pc)
 	if (w->stack->lookups >= WALK_MAPPING_LOOKUPS)
 		return NULL;
 	w->stack->lookups++;
-	at = vma_mapping(pm, pc, w->c, &w->guesses->vma);
+	at = vma_mapping(pm, pc, w->c, &w->guesses->vma, &w->guesses->memo);
 	if (at < 0 || at >= RT_UNWIND_MAX_MAPPINGS)
 		return NULL;
 	in = (__u32)at;

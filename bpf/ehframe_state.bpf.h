@@ -214,6 +214,7 @@ struct stack_window {
  * another (the hash's, its bucket's and its element's), and each mapping
  * one more. */
 #define MEMO_MAPPINGS 4 /* a power of two */
+#define MEMO_ANON 4     /* a power of two */
 struct mappings_memo {
 	__u32 tgid; /* whose (0: nobody's) */
 	__u32 nr;
@@ -225,6 +226,12 @@ struct mappings_memo {
 	__u64 gen;
 	__u64 stack_top;
 	struct rt_unwind_mapping m[MEMO_MAPPINGS];
+	/* executable memory of no file (a JIT's code) the walks of the process
+	 * found pcs in, by their VMAs, while the count is the same: a pc there
+	 * is looked up no more (a VMA's lookup took ~2 us of a sample's BPF
+	 * time here, for each of a Node.js process's optimized frames) */
+	__u64 anon_start[MEMO_ANON], anon_end[MEMO_ANON];
+	__u32 anon_next;
 };
 struct row_guess {
 	__u32 first_row, lo, hi; /* the row is in force at [lo, hi) of that table */
@@ -237,6 +244,7 @@ struct mapped_file {
 	struct rt_unwind_file_key key;
 	__u64 start, end, pgoff;
 	bool found;
+	bool anon; /* the VMA is executable memory of no file (start, end): a JIT's */
 };
 
 /* The frame a walk is at, and how it was found: what a step reads and

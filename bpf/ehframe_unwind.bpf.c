@@ -381,6 +381,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	if (gen_at && !ws->no_process) {
 		memo->gen = gen;
 		memo->nr = 0;
+		memo->anon_end[0] = memo->anon_end[1] = memo->anon_end[2] = memo->anon_end[3] = 0;
 		memo->stack_top = w.stack->top;
 		memo->tgid = tgid;
 		memo->in_use = 1;
