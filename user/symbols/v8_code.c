@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/v8_heap.h"
 #include "sys/process_memory.h"
 
 /* A source position's fields (V8's SourcePosition): bit 0 external, its
@@ -24,14 +25,10 @@
 /* How near the next entry a sampled pc is taken as its (a loop's head). */
 #define NEAR_NEXT_BYTES 32
 
-static bool is_heap_object(uint64_t p)
-{
-	return (p & 3) == 1;
-}
-
+/* A small integer's value, -1 for anything else. */
 static int64_t smi(uint64_t p)
 {
-	return (p & 1) ? -1 : (int64_t)p >> 32;
+	return v8_is_smi(p) ? v8_smi_value(p) : -1;
 }
 
 /* A zigzag-encoded base-128 number at *at of table: 0, or -EINVAL. */
@@ -77,25 +74,6 @@ int v8_position_at(const uint8_t *table, size_t len, int64_t off, int64_t *posit
 	return found ? 0 : -ENOENT;
 }
 
-static int word(uint32_t pid, uint64_t tagged, int64_t off, uint64_t *v)
-{
-	return process_memory_u64(pid, tagged - 1 + (uint64_t)off, v);
-}
-
-static int type_of(uint32_t pid, const struct v8_layout *l, uint64_t p, uint16_t *type)
-{
-	uint64_t map;
-	int e;
-
-	if (!is_heap_object(p))
-		return -EINVAL;
-	if ((e = word(pid, p, 0, &map)))
-		return e;
-	return is_heap_object(map) ? process_memory_read(pid, map - 1 + (uint64_t)l->map_instance_type,
-							 type, sizeof(*type))
-				   : -EINVAL;
-}
-
 /* Slot i of the FixedArray (or WeakFixedArray: a weak reference's tag
  * made a strong one's) at p, within its length. */
 static int slot(uint32_t pid, const struct v8_layout *l, uint64_t p, int64_t i, uint64_t *v)
@@ -103,11 +81,11 @@ static int slot(uint32_t pid, const struct v8_layout *l, uint64_t p, int64_t i, 
 	uint64_t length;
 	int e;
 
-	if ((e = word(pid, p, l->fixed_length, &length)))
+	if ((e = v8_field(pid, p, l->fixed_length, &length)))
 		return e;
 	if (i < 0 || i >= smi(length))
 		return -EINVAL;
-	if ((e = word(pid, p, l->fixed_data + i * 8, v)))
+	if ((e = v8_field(pid, p, l->fixed_data + i * 8, v)))
 		return e;
 	if ((*v & 3) == 3)
 		*v &= ~(uint64_t)2;
@@ -123,7 +101,7 @@ static int byte_array(uint32_t pid, const struct v8_layout *l, uint64_t p, size_
 	int e;
 
 	*out = NULL;
-	if ((e = word(pid, p, l->fixed_length, &length)))
+	if ((e = v8_field(pid, p, l->fixed_length, &length)))
 		return e;
 	if (smi(length) < 0 || (size_t)smi(length) > max)
 		return -EINVAL;
@@ -163,11 +141,11 @@ static int chain_at(uint32_t pid, const struct v8_layout *l, uint64_t literals, 
 		memcpy(&index, in + at + 8, sizeof(index));
 		if ((e = slot(pid, l, literals, index, &f)))
 			return e;
-		if (type_of(pid, l, f, &type) || type != l->type_sfi)
+		if (v8_type_of(pid, l, f, &type) || type != l->type_sfi)
 			return -EINVAL;
 		frames[nr++].sfi = f - 1;
 	}
-	if (type_of(pid, l, sfi, &type) || type != l->type_sfi)
+	if (v8_type_of(pid, l, sfi, &type) || type != l->type_sfi)
 		return -EINVAL;
 	frames[nr++].sfi = sfi - 1;
 	return (int)nr;
@@ -188,12 +166,12 @@ int v8_inlined_at(uint32_t pid, const struct v8_layout *l, uint64_t function, ui
 	if (!max || max > V8_INLINE_FRAMES_MAX)
 		return -EINVAL;
 	/* its code, optimized (Maglev's or TurboFan's), holding ip */
-	if ((e = word(pid, function, l->function_shared + 24, &code)) ||
-	    (e = type_of(pid, l, code, &type)))
+	if ((e = v8_field(pid, function, l->function_shared + 24, &code)) ||
+	    (e = v8_type_of(pid, l, code, &type)))
 		return e;
 	if (type != l->type_code)
 		return -ENOENT;
-	if ((e = word(pid, code, istart_at, &start)) ||
+	if ((e = v8_field(pid, code, istart_at, &start)) ||
 	    (e = process_memory_read(pid, code - 1 + (uint64_t)flags_at, &flags, sizeof(flags))) ||
 	    (e = process_memory_read(pid, code - 1 + (uint64_t)flags_at + 8, &size, sizeof(size))))
 		return e;
@@ -202,11 +180,11 @@ int v8_inlined_at(uint32_t pid, const struct v8_layout *l, uint64_t function, ui
 		return -ENOENT;
 	/* V8 looks a return address's position up a byte before it */
 	off = (int64_t)(ip - start) - (exact ? 0 : 1);
-	if ((e = word(pid, code, l->code_deopt_data, &deopt)) ||
+	if ((e = v8_field(pid, code, l->code_deopt_data, &deopt)) ||
 	    (e = slot(pid, l, deopt, l->deopt_sfi, &sfi)) ||
 	    (e = slot(pid, l, deopt, l->deopt_literals, &literals)) ||
 	    (e = slot(pid, l, deopt, l->deopt_inlining, &inlinings)) ||
-	    (e = word(pid, code, l->code_positions, &fn)) ||
+	    (e = v8_field(pid, code, l->code_positions, &fn)) ||
 	    (e = byte_array(pid, l, fn, V8_POSITIONS_MAX, &table, &len)) ||
 	    (e = byte_array(pid, l, inlinings, V8_INLININGS_MAX * INLINING_POSITION_BYTES, &in,
 			    &in_len)))

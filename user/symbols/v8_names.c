@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/v8_heap.h"
 #include "sys/process_memory.h"
 
 /* A ScopeInfo's slots read, at most: the name and the function's position
@@ -29,40 +30,15 @@ struct reader {
 	struct v8_lines *lines; /* sources' lines found so far (NULL: none looked for) */
 };
 
-static bool is_heap_object(uint64_t p)
-{
-	return (p & 3) == 1;
-}
-
-static bool is_smi(uint64_t p)
-{
-	return !(p & 1);
-}
-
-static int64_t smi_value(uint64_t p)
-{
-	return (int64_t)p >> 32;
-}
-
-/* The instance type of the heap object at tagged p into *type: 0 or -errno. */
+/* The instance type of the heap object at tagged p into *type. */
 static int type_of(const struct reader *r, uint64_t p, uint16_t *type)
 {
-	uint64_t map;
-	int e;
-
-	if (!is_heap_object(p))
-		return -EINVAL;
-	if ((e = process_memory_u64(r->pid, p - 1, &map)))
-		return e;
-	if (!is_heap_object(map))
-		return -EINVAL;
-	return process_memory_read(r->pid, map - 1 + (uint64_t)r->l->map_instance_type, type,
-				   sizeof(*type));
+	return v8_type_of(r->pid, r->l, p, type);
 }
 
 static int field(const struct reader *r, uint64_t p, int32_t off, uint64_t *v)
 {
-	return process_memory_u64(r->pid, p - 1 + (uint64_t)(int64_t)off, v);
+	return v8_field(r->pid, p, off, v);
 }
 
 /* A string being read: its bytes so far (UTF-8, control characters made
@@ -156,9 +132,9 @@ static int put_string(const struct reader *r, uint64_t p, struct text *t, int de
 	if ((e = field(r, p, l->sliced_parent, &a)) || (e = field(r, p, l->sliced_offset, &b)) ||
 	    (e = type_of(r, a, &type)))
 		return e;
-	if ((type & l->repr_mask) != l->seq_tag || !is_smi(b) || smi_value(b) < 0)
+	if ((type & l->repr_mask) != l->seq_tag || !v8_is_smi(b) || v8_smi_value(b) < 0)
 		return -ENOTSUP;
-	return put_seq(r, a, (type & l->encoding_mask) == l->one_byte_tag, (uint64_t)smi_value(b),
+	return put_seq(r, a, (type & l->encoding_mask) == l->one_byte_tag, (uint64_t)v8_smi_value(b),
 		       (uint64_t)length, t);
 }
 
@@ -188,19 +164,19 @@ static int scope_info(const struct reader *r, uint64_t p, char *name, size_t roo
 	if ((e = process_memory_read(r->pid, p - 1 + 8, slots, sizeof(slots))))
 		return e;
 	if (r->l->scope_context_locals < 0 || r->l->scope_context_locals >= SCOPE_SLOTS ||
-	    r->l->scope_first_vars < 0 || !is_smi(slots[r->l->scope_context_locals]))
+	    r->l->scope_first_vars < 0 || !v8_is_smi(slots[r->l->scope_context_locals]))
 		return -EINVAL;
-	locals = smi_value(slots[r->l->scope_context_locals]);
+	locals = v8_smi_value(slots[r->l->scope_context_locals]);
 	if (locals < 0 || locals > SCOPE_SLOTS)
 		return 0;
 	for (at = r->l->scope_first_vars + 2 * locals; at < SCOPE_SLOTS; at++) {
 		uint64_t cur = slots[at];
 
-		if (!named && is_heap_object(cur) && !type_of(r, cur, &type) &&
+		if (!named && v8_is_heap_object(cur) && !type_of(r, cur, &type) &&
 		    type < r->l->first_nonstring)
 			named = !read_string(r, cur, name, room);
-		if (is_smi(cur) && is_smi(prev) && smi_value(prev) < smi_value(cur)) {
-			*start = smi_value(prev);
+		if (v8_is_smi(cur) && v8_is_smi(prev) && v8_smi_value(prev) < v8_smi_value(cur)) {
+			*start = v8_smi_value(prev);
 			return 0;
 		}
 		prev = cur;
@@ -223,16 +199,16 @@ static uint32_t line_at(const struct reader *r, uint64_t p, int64_t pos)
 		return 0;
 	if (!field(r, p, l->script_line_ends, &ends) && !type_of(r, ends, &type) &&
 	    type == l->type_fixed_array && !field(r, ends, l->fixed_length, &len_smi) &&
-	    is_smi(len_smi) && smi_value(len_smi) > 0 && smi_value(len_smi) <= LINE_ENDS_MAX) {
+	    v8_is_smi(len_smi) && v8_smi_value(len_smi) > 0 && v8_smi_value(len_smi) <= LINE_ENDS_MAX) {
 		/* a binary search, a word read each step */
-		int64_t lo = 0, hi = smi_value(len_smi);
+		int64_t lo = 0, hi = v8_smi_value(len_smi);
 
 		while (lo < hi) {
 			int64_t mid = lo + (hi - lo) / 2;
 
-			if (field(r, ends, l->fixed_data + (int32_t)(mid * 8), &word) || !is_smi(word))
+			if (field(r, ends, l->fixed_data + (int32_t)(mid * 8), &word) || !v8_is_smi(word))
 				return 0;
-			if (smi_value(word) < pos)
+			if (v8_smi_value(word) < pos)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -291,7 +267,7 @@ int v8_function_name(uint32_t pid, const struct v8_layout *l, uint64_t sfi, uint
 	if (!type_of(&r, script, &type) && type == l->type_script) {
 		uint64_t file;
 
-		if (!field(&r, script, l->script_name, &file) && is_heap_object(file))
+		if (!field(&r, script, l->script_name, &file) && v8_is_heap_object(file))
 			read_string(&r, file, out->file, sizeof(out->file));
 		out->line = line_at(&r, script, start);
 	}
