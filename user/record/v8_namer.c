@@ -186,9 +186,8 @@ static void *run(void *arg)
 	/* (a thread keeping more than that, or what the process drops, would
 	 * be a hole: it ends) */
 	if (privileges_thread_keep_ptrace()) {
-		pthread_mutex_lock(&v->lock);
-		v->namer_failed = true;
-		pthread_mutex_unlock(&v->lock);
+		rt_warn("cannot set the capabilities of the thread naming JavaScript functions: "
+			"they stay unnamed");
 		return NULL;
 	}
 	pthread_mutex_lock(&v->lock);

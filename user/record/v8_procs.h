@@ -50,7 +50,6 @@ struct v8_procs {
 	pthread_t namer;
 	pthread_cond_t namer_wake;
 	bool namer_started, namer_stopping;
-	bool namer_failed;         /* it could not set its capabilities: ended */
 	uint64_t exited_seq;       /* exits kept so far */
 	uint32_t nr_exited;        /* ...of them still kept */
 	/* totals */
