@@ -691,6 +691,74 @@ static void test_stream_ties_by_reading_turn(void **state)
 	free(dir);
 }
 
+/* A stream's records of at most a page cross no page boundary of its file,
+ * the room before one a PERF_RECORD_FILL: a write cut short by SIGKILL (at
+ * a page boundary) leaves whole records, which perf reads (a record cut
+ * there faults perf's reader). The stream of the recording skips the fills. */
+static void test_stream_records_cross_no_page(void **state)
+{
+	enum { N = 3000 };
+	static uint64_t chain[128], got[N + 1];
+	struct byte_buffer rec = { 0 };
+	struct perf_data_stream out;
+	struct tu_recording recording;
+	char *dir = tu_tempdir(), path[4096];
+	size_t fills = 0, samples = 0;
+	uint8_t *file;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	recording_init(&recording, 1);
+	tu_recording_write(&recording, dir);
+	tu_recording_free(&recording);
+	snprintf(path, sizeof(path), "%s/data.cpu0", dir);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(perf_data_stream_init(&out, fd, 0), 0);
+	for (uint64_t i = 0; i < N; i++) {
+		byte_buffer_reset(&rec);
+		/* 56 to 824 bytes: the boundaries fall anywhere in them */
+		add_sample(&rec, 1000 + i, 7, 7, 10 + i, 0, chain, (size_t)(i * 37 % 97));
+		assert_int_equal(perf_data_stream_append(&out, rec.data, rec.len), 0);
+	}
+	assert_int_equal(perf_data_stream_close(&out), 0);
+	byte_buffer_free(&rec);
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	file = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(file != MAP_FAILED);
+	close(fd);
+	for (size_t at = 0; at < (size_t)st.st_size;) {
+		struct perf_event_header h;
+
+		memcpy(&h, file + at, sizeof(h));
+		assert_true(h.size >= sizeof(h) && at + h.size <= (size_t)st.st_size);
+		if (h.type == PERF_RECORD_FILL) {
+			/* only up to the next boundary, and only where needed */
+			assert_int_equal((at + h.size) % PERF_DATA_PAGE, 0);
+			fills++;
+		} else {
+			assert_int_equal(h.type, PERF_RECORD_SAMPLE);
+			assert_true(at % PERF_DATA_PAGE + h.size <= PERF_DATA_PAGE);
+			samples++;
+		}
+		at += h.size;
+	}
+	munmap(file, (size_t)st.st_size);
+	assert_int_equal(samples, N);
+	assert_true(fills > 0);
+	/* the fills cost at most a record each page */
+	assert_true((uint64_t)st.st_size / PERF_DATA_PAGE + 1 >= fills);
+	assert_int_equal(stream_ips(dir, got, N + 1), N);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(got[i], 1000 + i);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_namespaces_round_trip),
 		cmocka_unit_test(test_stream_merges_files_in_time_order),
 		cmocka_unit_test(test_stream_ties_by_reading_turn),
+		cmocka_unit_test(test_stream_records_cross_no_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -254,12 +254,40 @@ int perf_data_stream_flush(struct perf_data_stream *s)
 	return 0;
 }
 
+/* Bytes of a PERF_RECORD_FILL put before a record of size bytes at the
+ * stream's end, so that it crosses no page boundary of the file: 0 if it
+ * does not, or is bigger than a page. The kernel stops a write for SIGKILL
+ * at a page (folio) boundary; a file cut there in a record is one perf's
+ * reader faults on (SIGBUS: it maps the record's rest, past the file's
+ * end), where a file cut between records is whole. */
+static size_t fill_before(const struct perf_data_stream *s, size_t size)
+{
+	size_t in_page = (size_t)((s->bytes_written + s->len) % PERF_DATA_PAGE);
+
+	return size <= PERF_DATA_PAGE && in_page + size > PERF_DATA_PAGE ? PERF_DATA_PAGE - in_page
+									 : 0;
+}
+
 int perf_data_stream_append(struct perf_data_stream *s, const void *rec, size_t size)
 {
+	size_t fill;
+
 	if (s->error)
 		return -s->error;
-	if (s->cap - s->len < size && perf_data_stream_flush(s))
-		return -s->error;
+	fill = fill_before(s, size);
+	if (s->cap - s->len < fill + size) {
+		if (perf_data_stream_flush(s))
+			return -s->error;
+		fill = fill_before(s, size);
+	}
+	if (fill) {
+		/* records are 8-byte aligned, so the fill is at least a header */
+		struct perf_event_header h = { .type = PERF_RECORD_FILL, .size = (uint16_t)fill };
+
+		memset(s->buf + s->len, 0, fill);
+		memcpy(s->buf + s->len, &h, sizeof(h));
+		s->len += fill;
+	}
 	memcpy(s->buf + s->len, rec, size);
 	s->len += size;
 	s->records++;

@@ -41,7 +41,10 @@ int perf_data_write_header(int fd, const struct perf_data_header *hdr, const voi
 			   size_t data_size, char *err, size_t errlen);
 
 /* A per-CPU "data.cpuN" file: a raw stream of records, no header, appended
- * through a buffer that is written out in whole records. */
+ * through a buffer that is written out in whole records; a record of at
+ * most PERF_DATA_PAGE bytes crosses no multiple of it in the file (the room
+ * before is a PERF_RECORD_FILL), so a write cut short by SIGKILL still ends
+ * between records. */
 struct perf_data_stream {
 	int fd;
 	uint8_t *buf;
@@ -52,6 +55,9 @@ struct perf_data_stream {
 	int error;              /* errno of the first failed write, then sticky */
 	bool no_reserve;        /* the filesystem cannot reserve room past the end */
 };
+
+/* The page whose boundaries a write is cut at. */
+#define PERF_DATA_PAGE 4096u
 
 /* Bytes kept allocated past a stream's end for a last LOST record. */
 #define PERF_DATA_TAIL_RESERVE 4096

@@ -15,6 +15,11 @@
  * carry no sample_id. */
 #define PERF_RECORD_USER_TYPE_START 64
 
+/* Room in a file that holds no record: a PERF_RECORD_HEADER_EVENT_TYPE, a
+ * type every perf since 2013 reads and skips ("deprecated"), as ringtrace's
+ * readers skip every perf tool type. perf_data_writer.c says why it exists. */
+#define PERF_RECORD_FILL 65
+
 /* Records are 8-byte aligned; header.size is a u16. */
 #define PERF_RECORD_ALIGN 8u
 #define PERF_RECORD_MAX_SIZE 65528u

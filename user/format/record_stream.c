@@ -332,7 +332,8 @@ struct record_stream *record_stream_open(const struct perf_input *in, char *err,
 	return rs;
 }
 
-int record_stream_next(struct record_stream *rs, struct stream_record *out)
+/* The next record of the stream, PERF_RECORD_FILL among them. */
+static int next_record(struct record_stream *rs, struct stream_record *out)
 {
 	struct file_cursor *fc;
 	unsigned int f;
@@ -370,6 +371,16 @@ int record_stream_next(struct record_stream *rs, struct stream_record *out)
 	}
 	sift_down(rs, 0);
 	return 1;
+}
+
+int record_stream_next(struct record_stream *rs, struct stream_record *out)
+{
+	int r;
+
+	/* room a writer left between records is none */
+	while ((r = next_record(rs, out)) == 1 && out->rec->type == PERF_RECORD_FILL)
+		;
+	return r;
 }
 
 void record_stream_close(struct record_stream *rs)
