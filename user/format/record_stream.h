@@ -23,9 +23,10 @@ struct record_stream;
  * an error naming the file and the offset; a last record cut short is dropped
  * with a warning on stderr. */
 struct record_stream *record_stream_open(const struct perf_input *in, char *err, size_t errlen);
-/* The next record but PERF_RECORD_FILL: 1 with *out set, 0 when every file is exhausted, -EINTR once a SIGINT or
- * SIGTERM was caught (sys/interrupt.h; record_stream_open fails with -EINTR's
- * line too: "F: offset N: interrupted"). */
+/* The next record but PERF_RECORD_FILL: 1 with *out set, 0 when every file
+ * is exhausted, -EINTR once a SIGINT or SIGTERM was caught (sys/interrupt.h;
+ * record_stream_open fails with -EINTR's line too: "F: offset N:
+ * interrupted"). */
 int record_stream_next(struct record_stream *rs, struct stream_record *out);
 void record_stream_close(struct record_stream *rs);
 
