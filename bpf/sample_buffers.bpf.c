@@ -15,6 +15,7 @@ const volatile bool use_own_ring = false;
 const volatile __u64 ring_data_bytes = RT_RING_MIN_DATA;
 const volatile __u64 ring_slack_bytes = 0;
 const volatile bool ring_backward = false;
+const volatile bool ring_plain_claim = false;
 const volatile __s32 only_tracepoint_event = -1;
 const volatile __s32 only_perf_event = -1;
 __u64 task_regs_offset;

@@ -34,6 +34,10 @@ extern const volatile __u64 ring_data_bytes;
 extern const volatile __u64 ring_slack_bytes;
 /* --overwrite: the rings are written backward, never drained (own_ring_layout.h) */
 extern const volatile bool ring_backward;
+/* The rings' reader closes them with a barrier on every CPU (membarrier):
+ * programs no other interrupts mid-write claim with a plain store (see
+ * rt_ring_claim). */
+extern const volatile bool ring_plain_claim;
 /* The index in events of the only event on_tracepoint (on_perf_event) is
  * attached for, or -1 for several: then each attachment's cookie says it.
  * Reading the cookie is a helper call a hit need not make. */

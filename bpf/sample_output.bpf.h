@@ -307,7 +307,7 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
 	__u64 *data = ring + RT_RING_CONTROL_BYTES;
 	int r;
 
-	if (!ring || rt_ring_claim(c) != RT_RING_WRITTEN) {
+	if (!ring || rt_ring_claim(c, ring_plain_claim && !interruptible) != RT_RING_WRITTEN) {
 		count_loss(cnt, now, !ring_backward);
 		return;
 	}
@@ -345,7 +345,7 @@ static __always_inline __u64 *own_ring_reserve(struct rt_ring_control **cp, __u3
 	if (!ring)
 		return NULL;
 	c = ring;
-	if (rt_ring_claim(c) != RT_RING_WRITTEN)
+	if (rt_ring_claim(c, ring_plain_claim) != RT_RING_WRITTEN)
 		return NULL;
 	at = rt_ring_slot(c, ring_data_bytes, size);
 	if (at < 0) {

@@ -79,6 +79,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 		k->rodata->ring_data_bytes = cfg->ring_bytes;
 		k->rodata->ring_slack_bytes = ring_slack(cfg);
 		k->rodata->ring_backward = cfg->overwrite;
+		k->rodata->ring_plain_claim = transport_plain_claims(s->transport);
 	}
 	k->rodata->filter_flags = flags;
 	k->rodata->perf_events_per_thread = sc->nr_threads > 0 && !sc->exec_pending;

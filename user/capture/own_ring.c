@@ -144,14 +144,15 @@ long own_ring_read_backward(struct own_ring *r, unsigned int timeout_us, own_rin
 	return ret ? ret : (long)nr;
 }
 
-bool own_ring_close(struct own_ring *r, unsigned int timeout_us)
+void own_ring_shut(struct own_ring *r)
+{
+	__atomic_store_n(&r->ctl->closed, 1, __ATOMIC_RELAXED);
+}
+
+bool own_ring_wait_writer(struct own_ring *r, unsigned int timeout_us)
 {
 	struct timespec start, now;
 
-	__atomic_store_n(&r->ctl->closed, 1, __ATOMIC_RELAXED);
-	/* closed before busy is read, as the writer's locked add orders busy
-	 * before its read of closed */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (__atomic_load_n(&r->ctl->busy, __ATOMIC_ACQUIRE)) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -161,6 +162,15 @@ bool own_ring_close(struct own_ring *r, unsigned int timeout_us)
 		sched_yield();
 	}
 	return true;
+}
+
+bool own_ring_close(struct own_ring *r, unsigned int timeout_us)
+{
+	own_ring_shut(r);
+	/* closed before busy is read, as the writer's locked add orders busy
+	 * before its read of closed */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return own_ring_wait_writer(r, timeout_us);
 }
 
 void own_ring_open(struct own_ring *r)

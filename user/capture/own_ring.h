@@ -47,8 +47,14 @@ long own_ring_read_backward(struct own_ring *r, unsigned int timeout_us, own_rin
 uint64_t own_ring_pending(const struct own_ring *r);
 /* Closes the ring to its writers (each write tried meanwhile is counted
  * lost) and waits for one in progress to end, up to timeout_us; whether it
- * did. own_ring_open lets them write again. */
+ * did. own_ring_open lets them write again. For writers that claim the ring
+ * with a locked add (rt_ring_claim, not plain). */
 bool own_ring_close(struct own_ring *r, unsigned int timeout_us);
+/* The same in two steps, for rings whose writers may claim with a plain
+ * store: shut, then a barrier on every CPU (membarrier_global, once for all
+ * the rings shut), then the wait for a write in progress, up to timeout_us. */
+void own_ring_shut(struct own_ring *r);
+bool own_ring_wait_writer(struct own_ring *r, unsigned int timeout_us);
 void own_ring_open(struct own_ring *r);
 
 #endif

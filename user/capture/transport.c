@@ -20,6 +20,7 @@
 #include "capture/perf_ring.h"
 #include "lib/log.h"
 #include "sample_record.h"
+#include "sys/membarrier.h"
 #include "sys/privileges.h"
 
 _Static_assert(TRANSPORT_RING_MAX_BYTES == RT_RING_MAX_DATA, "the own rings' most");
@@ -65,6 +66,9 @@ struct transport {
 	struct bpf_ring wakeups; /* the BPF ring the own rings' writers wake the reader by */
 	int epoll_fd;
 	bool overwrite;
+	/* ring, forward: closed with membarrier_global, its tracepoints' and
+	 * perf events' writers claim with a plain store (rt_ring_claim) */
+	bool plain_claims;
 	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
 };
 
@@ -256,6 +260,9 @@ static int create_owns(struct transport *t, const struct transport_config *cfg, 
 		t->owns[i].cpu = cfg->cpus->cpus[i];
 	t->own_data_bytes = cfg->ring_bytes;
 	t->own_element_bytes = own_ring_element_bytes(cfg->ring_bytes, cfg->slack_bytes);
+	/* (a backward ring is closed for each snapshot: a grace period each
+	 * time is too long a pause) */
+	t->plain_claims = !cfg->overwrite && membarrier_global_offered();
 	/* as the BPF rings' */
 	t->release_bytes = 4096;
 	return 0;
@@ -415,10 +422,28 @@ static long drain_owns(struct transport *t)
  * holds its ring until it runs again. */
 #define STOP_WAIT_US 100000
 
+bool transport_plain_claims(const struct transport *t)
+{
+	return t->plain_claims;
+}
+
 void transport_stop_writers(struct transport *t)
 {
+	int err;
+
 	for (unsigned int i = 0; i < t->nr_owns; i++)
-		if (t->owns[i].ring.ctl && !own_ring_close(&t->owns[i].ring, STOP_WAIT_US))
+		if (t->owns[i].ring.ctl)
+			own_ring_shut(&t->owns[i].ring);
+	/* closed before busy is read: a locked add orders a writer's busy
+	 * before its read of closed; a plain store does not, and the barrier
+	 * on every CPU makes a write begun before it seen (see rt_ring_claim) */
+	if (!t->plain_claims)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else if ((err = membarrier_global()))
+		rt_warn("cannot close the rings with a barrier on every CPU (membarrier: %s): a "
+			"write racing the stop may be missing from the recording", strerror(-err));
+	for (unsigned int i = 0; i < t->nr_owns; i++)
+		if (t->owns[i].ring.ctl && !own_ring_wait_writer(&t->owns[i].ring, STOP_WAIT_US))
 			rt_warn("a write into the ring of CPU %d did not end within %d ms: it may be "
 				"missing from the recording", t->owns[i].cpu, STOP_WAIT_US / 1000);
 }

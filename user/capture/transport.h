@@ -85,6 +85,11 @@ int transport_install(struct transport *t, const struct transport_maps *maps, ch
  * progress to end, so that the last drain reads all that was written and
  * every write after is counted lost. Nothing for the others. */
 void transport_stop_writers(struct transport *t);
+/* ring, read forward, where the kernel offers membarrier's global command:
+ * the close above makes every CPU pass a barrier, and the BPF side's
+ * writers no other interrupts may claim a ring with a plain store (the
+ * sampler's ring_plain_claim). */
+bool transport_plain_claims(const struct transport *t);
 /* An fd that becomes readable when a ring passed its wakeup threshold. */
 int transport_epoll_fd(const struct transport *t);
 /* Drains every ring into the sink. Returns records drained or a negative error. */
