@@ -38,7 +38,7 @@ static void note_interpreters(struct session *s, const uint32_t *procs, unsigned
 	const void *end = (const uint8_t *)at + s->synthesized.len;
 	struct perf_mmap m;
 
-	if (!s->python.on && !s->hotspot.on && !s->v8.on)
+	if (!s->python.base.on && !s->hotspot.base.on && !s->v8.base.on)
 		return;
 	while (perf_next_mmap2(&at, end, RECORDING_SAMPLE_ID_TYPE, &m)) {
 		if (!among(m.pid, procs, nr_procs))

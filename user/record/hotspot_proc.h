@@ -17,31 +17,28 @@ struct hotspot_file {
 };
 
 struct hotspot_proc {
-	uint32_t pid;
-	bool live;                   /* told to the BPF side, running */
+	struct runtime_proc base;    /* named: address -> itself, methods tried */
 	bool pending;                /* its layout still to be read (hotspot_reader) */
-	uint64_t exited_seq;         /* kept after its exit (a flight recording's), or 0 */
 	struct rt_hotspot_process hp; /* what the BPF side is told */
-	struct hash_map named;       /* address -> itself: methods tried */
-	struct byte_buffer map;      /* the lines of its perf map */
 };
 
 /* The walk's layout of the JVM pid, whose libjvm.so f is loaded bias above
- * its addresses: 0, or -errno (h->last_error says why; h->lock not needed). */
+ * its addresses: 0, or -errno (h->last_error says why; h->base.lock not
+ * needed). */
 int hotspot_read_layout(struct hotspot_procs *h, uint32_t pid, const struct hotspot_file *f,
 			uint64_t bias, struct hotspot_walk_layout *l);
-/* pr a JVM for the walk with layout l (h->lock held): 0, or -ENOSPC (no
+/* pr a JVM for the walk with layout l (h->base.lock held): 0, or -ENOSPC (no
  * entry left for its offsets). */
 int hotspot_make_live(struct hotspot_procs *h, struct hotspot_proc *pr,
 		      const struct hotspot_walk_layout *l);
 
-/* hotspot_reader.c, h->lock held: pid's layout to be read (f loaded bias
+/* hotspot_reader.c, h->base.lock held: pid's layout to be read (f loaded bias
  * above its addresses): 0, or -ENOSPC (HOTSPOT_PENDING_MAX pending). */
 int hotspot_reader_queue(struct hotspot_procs *h, uint32_t pid, const struct hotspot_file *f,
 			 uint64_t bias);
 /* ...pid gone: not to be read. */
 void hotspot_reader_forget(struct hotspot_procs *h, uint32_t pid);
-/* Ends the reader's thread, if started (h->lock not held). */
+/* Ends the reader's thread, if started (h->base.lock not held). */
 void hotspot_reader_stop(struct hotspot_procs *h);
 
 #endif

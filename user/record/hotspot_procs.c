@@ -6,11 +6,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "format/recording_layout.h"
@@ -26,44 +24,15 @@
 
 void hotspot_procs_init(struct hotspot_procs *h, int dirfd, struct file_copies *copies, bool on)
 {
-	pthread_condattr_t attr;
-
 	memset(h, 0, sizeof(*h));
-	pthread_mutex_init(&h->lock, NULL);
+	runtime_procs_init(&h->base, dirfd, copies, on, "JVM");
 	pthread_mutex_init(&h->error_lock, NULL);
-	/* (the reader's deadlines are CLOCK_MONOTONIC's) */
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->reader_wake, &attr);
-	pthread_condattr_destroy(&attr);
-	hash_map_init(&h->files, file_key_hash, file_key_equal);
-	hash_map_init(&h->procs, hash_u32_key, equal_u32_key);
-	h->dirfd = dirfd;
-	h->copies = copies;
-	h->on = on;
-}
-
-static void free_proc(void *value, void *ctx)
-{
-	struct hotspot_proc *pr = value;
-
-	(void)ctx;
-	hash_map_free_all(&pr->named);
-	byte_buffer_free(&pr->map);
-	free(pr);
-}
-
-static void let_go(struct hotspot_procs *h, struct hotspot_proc *pr)
-{
-	if (pr->exited_seq)
-		h->nr_exited--;
-	hash_map_remove(&h->procs, &pr->pid);
-	free_proc(pr, NULL);
+	runtime_worker_init(&h->reader);
 }
 
 static void tell(struct hotspot_procs *h, struct hotspot_proc *pr)
 {
-	if (hotspot_maps_set_process(&h->maps, pr->pid, &pr->hp))
+	if (hotspot_maps_set_process(&h->maps, pr->base.pid, &pr->hp))
 		h->not_told++;
 }
 
@@ -71,28 +40,28 @@ static void tell_one(void *value, void *ctx)
 {
 	struct hotspot_proc *pr = value;
 
-	if (pr->live)
+	if (pr->base.live)
 		tell(ctx, pr);
 }
 
 void hotspot_procs_attach(struct hotspot_procs *h, const struct bpf_sampler *s)
 {
-	if (!h->on)
+	if (!h->base.on)
 		return;
 	hotspot_maps_init(&h->maps, s);
-	pthread_mutex_lock(&h->lock);
+	pthread_mutex_lock(&h->base.lock);
 	for (uint32_t i = 0; i < h->nr_layouts; i++)
 		if (hotspot_maps_set_offsets(&h->maps, i, &h->layouts[i].offsets)) {
 			rt_warn("cannot give the -g walk a JVM's offsets: %s; Java frames stay "
 				"native", strerror(errno));
-			h->on = false;
-			pthread_mutex_unlock(&h->lock);
+			h->base.on = false;
+			pthread_mutex_unlock(&h->base.lock);
 			return;
 		}
-	h->attached = true;
-	h->sampler = s;
-	hash_map_each(&h->procs, tell_one, h);
-	pthread_mutex_unlock(&h->lock);
+	h->base.attached = true;
+	h->base.sampler = s;
+	hash_map_each(&h->base.procs, tell_one, h);
+	pthread_mutex_unlock(&h->base.lock);
 }
 
 /* Whether the file open as fd is a libjvm.so with its layout's exports. */
@@ -116,7 +85,7 @@ static int layout_index(struct hotspot_procs *h, const struct hotspot_walk_layou
 			return 0;
 		}
 	if (h->nr_layouts >= RT_JAVA_MAX_OFFSETS ||
-	    (h->attached && hotspot_maps_set_offsets(&h->maps, h->nr_layouts, &l->offsets)))
+	    (h->base.attached && hotspot_maps_set_offsets(&h->maps, h->nr_layouts, &l->offsets)))
 		return -ENOSPC;
 	h->layouts[h->nr_layouts] = *l;
 	*index = h->nr_layouts++;
@@ -143,30 +112,6 @@ int hotspot_read_layout(struct hotspot_procs *h, uint32_t pid, const struct hots
 	return r;
 }
 
-static bool in_scope(const struct hotspot_procs *h, uint32_t pid)
-{
-	return !h->sampler || bpf_sampler_has_process(h->sampler, pid);
-}
-
-static struct hotspot_proc *new_proc(struct hotspot_procs *h, uint32_t pid)
-{
-	struct hotspot_proc *pr = hash_map_get(&h->procs, &pid);
-
-	/* an exited process's pid taken again: not the names of the first */
-	if (pr)
-		let_go(h, pr);
-	pr = calloc(1, sizeof(*pr));
-	if (!pr)
-		return NULL;
-	pr->pid = pid;
-	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
-	if (hash_map_put(&h->procs, &pr->pid, pr)) {
-		free(pr);
-		return NULL;
-	}
-	return pr;
-}
-
 int hotspot_make_live(struct hotspot_procs *h, struct hotspot_proc *pr,
 		      const struct hotspot_walk_layout *l)
 {
@@ -178,10 +123,10 @@ int hotspot_make_live(struct hotspot_procs *h, struct hotspot_proc *pr,
 	}
 	pr->hp = l->process;
 	pr->hp.offsets = index;
-	pr->live = true;
+	pr->base.live = true;
 	pr->pending = false;
 	h->processes++;
-	if (h->attached)
+	if (h->base.attached)
 		tell(h, pr);
 	return 0;
 }
@@ -189,37 +134,37 @@ int hotspot_make_live(struct hotspot_procs *h, struct hotspot_proc *pr,
 static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
-	const struct hotspot_proc *known = hash_map_get(&h->procs, &m->pid);
+	const struct hotspot_proc *known = hash_map_get(&h->base.procs, &m->pid);
 	uint64_t bias;
 	struct hotspot_walk_layout l;
 	const struct hotspot_file *f;
 	struct hotspot_proc *pr;
 	int r;
 
-	if (!h->on || !(m->prot & PROT_EXEC) || !hotspot_elf_name_may_be(m->filename) ||
-	    (known && (known->live || known->pending) && !known->exited_seq) ||
-	    !in_scope(h, m->pid))
+	if (!h->base.on || !(m->prot & PROT_EXEC) || !hotspot_elf_name_may_be(m->filename) ||
+	    (known && (known->base.live || known->pending) && !known->base.exited_seq) ||
+	    !runtime_procs_in_scope(&h->base, m->pid))
 		return false;
-	f = mapped_file_once(&h->files, m, sizeof(*f), inspect_file);
+	f = mapped_file_once(&h->base.files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok)
 		return false;
 	bias = m->start - m->pgoff - (uint64_t)f->elf.exec_vaddr_delta;
 	/* started during the recording: its layout is set up as it starts,
 	 * read by the reader's thread (the one keeping the capability to) */
-	if (h->reader_started) {
+	if (h->reader.started) {
 		if (h->reader_failed) {
 			h->not_read++;
 			return false;
 		}
-		pr = new_proc(h, m->pid);
+		pr = runtime_procs_new_proc(&h->base, m->pid, sizeof(*pr));
 		if (!pr)
 			return false;
-		if (hotspot_reader_queue(h, pr->pid, f, bias)) {
+		if (hotspot_reader_queue(h, pr->base.pid, f, bias)) {
 			h->not_read++;
 			return false;
 		}
 		pr->pending = true;
-		return interp_range_encode(rec, pr->pid, sid);
+		return interp_range_encode(rec, pr->base.pid, sid);
 	}
 	r = hotspot_read_layout(h, m->pid, f, bias, &l);
 	if (r == -ENOTSUP) {
@@ -230,10 +175,10 @@ static bool note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 		h->not_read++;
 		return false;
 	}
-	pr = new_proc(h, m->pid);
+	pr = runtime_procs_new_proc(&h->base, m->pid, sizeof(*pr));
 	if (!pr || hotspot_make_live(h, pr, &l))
 		return false;
-	return interp_range_encode(rec, pr->pid, sid);
+	return interp_range_encode(rec, pr->base.pid, sid);
 }
 
 bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
@@ -241,9 +186,9 @@ bool hotspot_procs_note_mmap(struct hotspot_procs *h, const struct perf_mmap *m,
 {
 	bool r;
 
-	pthread_mutex_lock(&h->lock);
+	pthread_mutex_lock(&h->base.lock);
 	r = note_mmap(h, m, sid, rec);
-	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_unlock(&h->base.lock);
 	return r;
 }
 
@@ -269,9 +214,10 @@ static int method_name(struct hotspot_procs *h, const struct hotspot_proc *pr, u
 				      size);
 		return 0;
 	}
-	if (!pr->live || pr->hp.offsets >= h->nr_layouts)
+	if (!pr->base.live || pr->hp.offsets >= h->nr_layouts)
 		return -ESRCH;
-	return hotspot_method_name(pr->pid, &h->layouts[pr->hp.offsets].method, method, buf, size);
+	return hotspot_method_name(pr->base.pid, &h->layouts[pr->hp.offsets].method, method, buf,
+				   size);
 }
 
 /* The lines naming the frames of method (at addr, a bci each): its source
@@ -307,18 +253,18 @@ static void name_method(struct hotspot_procs *h, struct hotspot_proc *pr, uint64
 {
 	char name[2 * HOTSPOT_SYMBOL_MAX + 16];
 	uint64_t addr = RT_JAVA_ADDR_OF(method, tag, 0);
-	size_t before = pr->map.len;
+	size_t before = pr->base.map.len;
 	uint64_t *n;
 
-	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
+	if (tag >= RT_PY_TAGS || hash_map_get(&pr->base.named, &addr))
 		return;
-	if (pr->named.len >= HOTSPOT_NAMES_PER_PROCESS || pr->map.len >= HOTSPOT_MAP_BYTES ||
-	    !(n = malloc(sizeof(*n)))) {
+	if (pr->base.named.len >= HOTSPOT_NAMES_PER_PROCESS ||
+	    pr->base.map.len >= HOTSPOT_MAP_BYTES || !(n = malloc(sizeof(*n)))) {
 		h->names_dropped++;
 		return;
 	}
 	*n = addr;
-	if (hash_map_put(&pr->named, n, n)) {
+	if (hash_map_put(&pr->base.named, n, n)) {
 		free(n);
 		h->names_dropped++;
 		return;
@@ -327,11 +273,11 @@ static void name_method(struct hotspot_procs *h, struct hotspot_proc *pr, uint64
 		h->name_failed++;
 		return;
 	}
-	if (interp_map_begin(&pr->map) && map_method(&pr->map, addr, name, info)) {
+	if (interp_map_begin(&pr->base.map) && map_method(&pr->base.map, addr, name, info)) {
 		h->named++;
 		return;
 	}
-	pr->map.len = before; /* no half a method */
+	pr->base.map.len = before; /* no half a method */
 	h->names_dropped++;
 }
 
@@ -341,13 +287,13 @@ static void take_seen(struct hotspot_procs *h)
 	static struct rt_hotspot_method_info infos[HOTSPOT_TAKE_PER_CALL];
 	size_t nr;
 
-	if (!h->attached)
+	if (!h->base.attached)
 		return;
 	nr = hotspot_maps_take_seen(&h->maps, keys, infos, HOTSPOT_TAKE_PER_CALL);
 	for (size_t i = 0; i < nr; i++) {
-		struct hotspot_proc *pr = hash_map_get(&h->procs, &keys[i].tgid);
+		struct hotspot_proc *pr = hash_map_get(&h->base.procs, &keys[i].tgid);
 
-		if (pr && !pr->exited_seq)
+		if (pr && !pr->base.exited_seq)
 			name_method(h, pr, keys[i].method, keys[i].tag, &infos[i]);
 		else
 			h->names_dropped++;
@@ -356,115 +302,48 @@ static void take_seen(struct hotspot_procs *h)
 
 void hotspot_procs_name_seen(struct hotspot_procs *h)
 {
-	if (!h->on)
+	if (!h->base.on)
 		return;
-	pthread_mutex_lock(&h->lock);
+	pthread_mutex_lock(&h->base.lock);
 	take_seen(h);
-	pthread_mutex_unlock(&h->lock);
-}
-
-/* The exited JVM kept longest, let go. */
-struct oldest {
-	struct hotspot_proc *pr;
-};
-
-static void find_oldest(void *value, void *ctx)
-{
-	struct hotspot_proc *pr = value;
-	struct oldest *o = ctx;
-
-	if (pr->exited_seq && (!o->pr || pr->exited_seq < o->pr->exited_seq))
-		o->pr = pr;
-}
-
-static void hand_over(struct hotspot_procs *h, struct hotspot_proc *pr)
-{
-	char name[64];
-
-	if (pr->map.len) {
-		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-		if (file_copies_append_bytes(h->copies, pr->map.data, pr->map.len, name))
-			h->maps_failed++;
-		else
-			h->maps_written++;
-		pr->map = (struct byte_buffer){ 0 };
-	}
-	let_go(h, pr);
+	pthread_mutex_unlock(&h->base.lock);
 }
 
 void hotspot_procs_exited(struct hotspot_procs *h, uint32_t pid)
 {
 	struct hotspot_proc *pr;
 
-	if (!h->on)
+	if (!h->base.on)
 		return;
-	pthread_mutex_lock(&h->lock);
-	pr = hash_map_get(&h->procs, &pid);
+	pthread_mutex_lock(&h->base.lock);
+	pr = hash_map_get(&h->base.procs, &pid);
 	if (pr && pr->pending) {
 		/* gone before its layout was read: nothing named */
 		hotspot_reader_forget(h, pid);
-		let_go(h, pr);
-	} else if (pr && !pr->exited_seq) {
+		runtime_procs_let_go(&h->base, &pr->base);
+	} else if (pr && !pr->base.exited_seq) {
 		take_seen(h);
-		if (h->attached)
+		if (h->base.attached)
 			hotspot_maps_forget_process(&h->maps, pid);
-		pr->live = false;
-		if (h->copies) {
-			hand_over(h, pr);
-		} else {
-			pr->exited_seq = ++h->exited_seq;
-			if (++h->nr_exited > HOTSPOT_EXITED_MAX) {
-				struct oldest o = { 0 };
-
-				hash_map_each(&h->procs, find_oldest, &o);
-				if (o.pr) {
-					let_go(h, o.pr);
-					h->evicted++;
-				}
-			}
-		}
+		pr->base.live = false;
+		runtime_procs_exited(&h->base, &pr->base);
 	}
-	pthread_mutex_unlock(&h->lock);
-}
-
-struct map_dir {
-	struct hotspot_procs *h;
-	int dirfd;
-	const char *dirpath;
-};
-
-static void write_map(void *value, void *ctx)
-{
-	struct map_dir *d = ctx;
-	struct hotspot_proc *pr = value;
-	char err[256];
-
-	if (!pr->map.len)
-		return;
-	if (interp_map_append(d->dirfd, d->dirpath, pr->pid, pr->map.data, pr->map.len, err,
-			      sizeof(err))) {
-		rt_warn("JVM %u: %s", pr->pid, err);
-		d->h->maps_failed++;
-	} else {
-		d->h->maps_written++;
-	}
+	pthread_mutex_unlock(&h->base.lock);
 }
 
 void hotspot_procs_write_maps(struct hotspot_procs *h, int dirfd, const char *dirpath)
 {
-	struct map_dir d = { .h = h, .dirfd = dirfd, .dirpath = dirpath };
-
-	if (!h->on)
+	if (!h->base.on)
 		return;
-	pthread_mutex_lock(&h->lock);
+	pthread_mutex_lock(&h->base.lock);
 	take_seen(h);
-	hash_map_each(&h->procs, write_map, &d);
-	pthread_mutex_unlock(&h->lock);
+	runtime_procs_write_maps(&h->base, dirfd, dirpath);
+	pthread_mutex_unlock(&h->base.lock);
 }
 
 void hotspot_procs_finish(struct hotspot_procs *h)
 {
-	hotspot_procs_write_maps(h, h->dirfd, "DIR");
+	hotspot_procs_write_maps(h, h->base.dirfd, "DIR");
 }
 
 void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sampler *s)
@@ -472,7 +351,7 @@ void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sample
 	struct rt_unwind_counters c;
 	const struct rt_hotspot_counters *j = &c.hotspot;
 
-	if (!h->attached || (!h->processes && !h->unknown_version && !h->not_read) ||
+	if (!h->base.attached || (!h->processes && !h->unknown_version && !h->not_read) ||
 	    bpf_sampler_unwind_counters(s, &c))
 		return;
 	pthread_mutex_lock(&h->error_lock);
@@ -502,18 +381,15 @@ void hotspot_procs_print_totals(struct hotspot_procs *h, const struct bpf_sample
 		(uint64_t)j->stubs, (uint64_t)j->no_blob, (uint64_t)j->bad_nmethod,
 		(uint64_t)j->stale,
 		(uint64_t)j->prologue, (uint64_t)j->seen_full, (uint64_t)j->names_unread,
-		h->named, h->name_failed, h->names_dropped, h->maps_written, h->maps_failed,
-		h->evicted, HOTSPOT_EXITED_MAX);
+		h->named, h->name_failed, h->names_dropped, h->base.maps_written,
+		h->base.maps_failed, h->base.evicted, RUNTIME_EXITED_MAX);
 	pthread_mutex_unlock(&h->error_lock);
 }
 
 void hotspot_procs_free(struct hotspot_procs *h)
 {
 	hotspot_reader_stop(h);
-	hash_map_each(&h->procs, free_proc, NULL);
-	hash_map_free(&h->procs);
-	hash_map_free_all(&h->files);
-	pthread_mutex_destroy(&h->lock);
+	runtime_procs_free(&h->base);
 	pthread_mutex_destroy(&h->error_lock);
-	pthread_cond_destroy(&h->reader_wake);
+	runtime_worker_free(&h->reader);
 }

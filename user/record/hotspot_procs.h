@@ -13,7 +13,7 @@
 #include "capture/hotspot_loader.h"
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
-#include "lib/hash_map.h"
+#include "record/runtime_procs.h"
 #include "symbols/hotspot_walk_layout.h"
 #include "sys/file_copies.h"
 
@@ -34,45 +34,31 @@ struct hotspot_file;
 struct hotspot_pending {
 	uint32_t pid;
 	uint64_t bias;                  /* its libjvm.so's load bias */
-	const struct hotspot_file *file; /* its libjvm.so (h->files': kept until freed) */
+	const struct hotspot_file *file; /* its libjvm.so (h->base.files': kept until freed) */
 	uint64_t since_ms;              /* queued at (monotonic) */
 };
 
-/* Exited JVMs whose names a flight recording keeps (its ring may still
- * hold their samples); past them, the one that exited first is let go. */
-#define HOTSPOT_EXITED_MAX 32
 /* Methods named per JVM, and bytes of its map's lines, at most (more are
  * counted, not named). */
 #define HOTSPOT_NAMES_PER_PROCESS 65536
 #define HOTSPOT_MAP_BYTES (16u << 20)
 
 struct hotspot_procs {
-	/* held by the drain thread to note and name, and by a flight
-	 * recorder's snapshot thread to write the maps into a snapshot */
-	pthread_mutex_t lock;
+	/* its lock held by the drain thread to note and name, and by a flight
+	 * recorder's snapshot thread to write the maps into a snapshot;
+	 * files: struct file_key -> struct hotspot_file, procs: pid -> struct
+	 * hotspot_proc */
+	struct runtime_procs base;
 	pthread_mutex_t error_lock; /* last_error's, written on either thread */
-	bool on;
-	bool attached;             /* the BPF side's maps are known */
-	const struct bpf_sampler *sampler; /* ...and the scope's processes */
-	int dirfd;                 /* the recording's directory */
-	/* where an exited JVM's map goes at once; NULL for a flight
-	 * recording, which keeps those of the last exited */
-	struct file_copies *copies;
 	struct hotspot_maps maps;
-	struct hash_map files;     /* struct file_key -> struct hotspot_file: looked at */
-	struct hash_map procs;     /* pid -> struct hotspot_proc */
 	/* the layouts of the JVMs' builds: hotspot_offsets entries */
 	struct hotspot_walk_layout layouts[RT_JAVA_MAX_OFFSETS];
 	uint32_t nr_layouts;
 	/* the reader's thread (hotspot_reader.c) and the JVMs it has to read */
-	pthread_t reader;
-	pthread_cond_t reader_wake;
-	bool reader_started, reader_stopping;
+	struct runtime_worker reader;
 	bool reader_failed;         /* it could not set its capabilities: ended */
 	struct hotspot_pending pending[HOTSPOT_PENDING_MAX];
 	uint32_t nr_pending;
-	uint64_t exited_seq;       /* exits kept so far */
-	uint32_t nr_exited;        /* ...of them still kept */
 	/* totals */
 	uint64_t processes;        /* JVMs unwound */
 	uint64_t unknown_version;  /* JVMs of a version whose frames are not known */
@@ -81,8 +67,6 @@ struct hotspot_procs {
 	uint64_t read_late;        /* of the unwound, started during the recording */
 	uint64_t given_up;         /* ...of those, not read within HOTSPOT_PENDING_MS (in not_read) */
 	uint64_t named, name_failed, names_dropped;
-	uint64_t maps_written, maps_failed;
-	uint64_t evicted;          /* exited JVMs' names let go */
 	char last_error[256];      /* why the last JVM was not read */
 };
 

@@ -17,7 +17,7 @@ static uint64_t now_ms(void)
 	return monotonic_ns() / 1000000;
 }
 
-/* Drops pending entry i (h->lock held). */
+/* Drops pending entry i (h->base.lock held). */
 static void drop_pending(struct hotspot_procs *h, uint32_t i)
 {
 	h->pending[i] = h->pending[--h->nr_pending];
@@ -30,7 +30,7 @@ int hotspot_reader_queue(struct hotspot_procs *h, uint32_t pid, const struct hot
 		return -ENOSPC;
 	h->pending[h->nr_pending++] =
 		(struct hotspot_pending){ .pid = pid, .bias = bias, .file = f, .since_ms = now_ms() };
-	pthread_cond_signal(&h->reader_wake);
+	pthread_cond_signal(&h->reader.wake);
 	return 0;
 }
 
@@ -43,12 +43,12 @@ void hotspot_reader_forget(struct hotspot_procs *h, uint32_t pid)
 		}
 }
 
-/* The outcome of one try of p, applied (h->lock held): its process made a
- * JVM for the walk, or given up, or left for the next try. */
+/* The outcome of one try of p, applied (h->base.lock held): its process
+ * made a JVM for the walk, or given up, or left for the next try. */
 static void apply(struct hotspot_procs *h, const struct hotspot_pending *p, int r,
 		  const struct hotspot_walk_layout *l)
 {
-	struct hotspot_proc *pr = hash_map_get(&h->procs, &p->pid);
+	struct hotspot_proc *pr = hash_map_get(&h->base.procs, &p->pid);
 	uint64_t age = now_ms() - p->since_ms;
 	bool late = age >= HOTSPOT_PENDING_MS;
 
@@ -90,60 +90,46 @@ static void *run(void *arg)
 	/* (a thread keeping more than that, or what the process drops, would
 	 * be a hole: it ends) */
 	if (privileges_thread_keep_ptrace()) {
-		pthread_mutex_lock(&h->lock);
+		pthread_mutex_lock(&h->base.lock);
 		h->reader_failed = true;
-		pthread_mutex_unlock(&h->lock);
+		pthread_mutex_unlock(&h->base.lock);
 		return NULL;
 	}
-	pthread_mutex_lock(&h->lock);
-	while (!h->reader_stopping) {
+	pthread_mutex_lock(&h->base.lock);
+	while (!h->reader.stopping) {
 		struct timespec until;
 		uint64_t wake = monotonic_ns() + HOTSPOT_READER_PERIOD_MS * 1000000ull;
 
 		until.tv_sec = (time_t)(wake / 1000000000ull);
 		until.tv_nsec = (long)(wake % 1000000000ull);
-		while (!h->reader_stopping && !h->nr_pending)
-			pthread_cond_wait(&h->reader_wake, &h->lock);
+		while (!h->reader.stopping && !h->nr_pending)
+			pthread_cond_wait(&h->reader.wake, &h->base.lock);
 		/* each pending JVM once a period, the lock let go while read */
-		for (uint32_t k = 0; !h->reader_stopping && k < h->nr_pending; k++) {
+		for (uint32_t k = 0; !h->reader.stopping && k < h->nr_pending; k++) {
 			int r;
 
 			p = h->pending[k];
-			pthread_mutex_unlock(&h->lock);
+			pthread_mutex_unlock(&h->base.lock);
 			r = hotspot_read_layout(h, p.pid, p.file, p.bias, &l);
-			pthread_mutex_lock(&h->lock);
+			pthread_mutex_lock(&h->base.lock);
 			apply(h, &p, r, &l);
 		}
-		while (!h->reader_stopping && h->nr_pending &&
-		       pthread_cond_timedwait(&h->reader_wake, &h->lock, &until) != ETIMEDOUT)
+		while (!h->reader.stopping && h->nr_pending &&
+		       pthread_cond_timedwait(&h->reader.wake, &h->base.lock, &until) != ETIMEDOUT)
 			;
 	}
-	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_unlock(&h->base.lock);
 	return NULL;
 }
 
 int hotspot_reader_start(struct hotspot_procs *h)
 {
-	int e;
-
-	if (!h->on || h->reader_started)
+	if (!h->base.on)
 		return 0;
-	e = pthread_create(&h->reader, NULL, run, h);
-	if (e)
-		return -e;
-	pthread_setname_np(h->reader, "rt-jvm-reader");
-	h->reader_started = true;
-	return 0;
+	return runtime_worker_start(&h->reader, run, h, "rt-jvm-reader");
 }
 
 void hotspot_reader_stop(struct hotspot_procs *h)
 {
-	if (!h->reader_started)
-		return;
-	pthread_mutex_lock(&h->lock);
-	h->reader_stopping = true;
-	pthread_cond_broadcast(&h->reader_wake);
-	pthread_mutex_unlock(&h->lock);
-	pthread_join(h->reader, NULL);
-	h->reader_started = false;
+	runtime_worker_stop(&h->reader, &h->base.lock);
 }

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/log.h"
 #include "record/interp_range.h"
 #include "symbols/python_code.h"
 
@@ -43,9 +42,9 @@ static int code_name(struct python_proc *pr, uint64_t code, struct rt_python_cod
 			 info->file_ok ? info->file : "?", info->firstlineno);
 		return 0;
 	}
-	if (!pr->live)
+	if (!pr->base.live)
 		return -ESRCH;
-	return python_code_name(pr->pid, code, pr->code_type, pr->o, name, size);
+	return python_code_name(pr->base.pid, code, pr->code_type, pr->o, name, size);
 }
 
 /* Names code (written with tag) of pr into its map, once. */
@@ -57,14 +56,14 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 	struct python_name *n;
 	int len;
 
-	if (tag >= RT_PY_TAGS || hash_map_get(&pr->named, &addr))
+	if (tag >= RT_PY_TAGS || hash_map_get(&pr->base.named, &addr))
 		return;
-	if (pr->named.len >= PY_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
+	if (pr->base.named.len >= PY_NAMES_PER_PROCESS || !(n = malloc(sizeof(*n)))) {
 		p->names_dropped++;
 		return;
 	}
 	n->addr = addr;
-	if (hash_map_put(&pr->named, &n->addr, n)) {
+	if (hash_map_put(&pr->base.named, &n->addr, n)) {
 		free(n);
 		p->names_dropped++;
 		return;
@@ -74,13 +73,14 @@ static void name_code(struct python_procs *p, struct python_proc *pr, uint64_t c
 		return;
 	}
 	/* perf's map line: START SIZE name, in hex */
-	if (!interp_map_begin(&pr->map)) {
+	if (!interp_map_begin(&pr->base.map)) {
 		p->names_dropped++;
 		return;
 	}
 	len = snprintf(line, sizeof(line), "%" PRIx64 " %llx %s\n", addr,
 		       (unsigned long long)RT_PY_CODE_SPAN, name);
-	if (len > 0 && (size_t)len < sizeof(line) && byte_buffer_append(&pr->map, line, (size_t)len))
+	if (len > 0 && (size_t)len < sizeof(line) &&
+	    byte_buffer_append(&pr->base.map, line, (size_t)len))
 		p->named++;
 	else
 		p->names_dropped++;
@@ -92,14 +92,14 @@ void python_names_take_seen(struct python_procs *p)
 	static struct rt_python_code_info infos[PY_TAKE_PER_CALL];
 	size_t nr;
 
-	if (!p->attached)
+	if (!p->base.attached)
 		return;
 	nr = python_maps_take_seen(&p->maps, keys, infos, PY_TAKE_PER_CALL);
 	for (size_t i = 0; i < nr; i++) {
-		struct python_proc *pr = hash_map_get(&p->procs, &keys[i].tgid);
+		struct python_proc *pr = hash_map_get(&p->base.procs, &keys[i].tgid);
 
 		/* named as the process exits, not after */
-		if (pr && !pr->exited_seq)
+		if (pr && !pr->base.exited_seq)
 			name_code(p, pr, keys[i].code, keys[i].tag, &infos[i]);
 		else
 			p->names_dropped++;
@@ -108,51 +108,22 @@ void python_names_take_seen(struct python_procs *p)
 
 void python_procs_name_seen(struct python_procs *p)
 {
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->base.lock);
 	python_names_take_seen(p);
-	pthread_mutex_unlock(&p->lock);
-}
-
-struct map_dir {
-	struct python_procs *p;
-	int dirfd;
-	const char *dirpath;
-};
-
-/* dirpath/perf-PID.map of one process, if it named any code. */
-static void write_map(void *value, void *ctx)
-{
-	struct map_dir *d = ctx;
-	struct python_procs *p = d->p;
-	struct python_proc *pr = value;
-	char err[256];
-
-	if (!pr->map.len)
-		return;
-	/* after the JIT's own map (CPython's -X perf trampolines), copied
-	 * there already: perf and report read both */
-	if (interp_map_append(d->dirfd, d->dirpath, pr->pid, pr->map.data, pr->map.len, err,
-			      sizeof(err))) {
-		rt_warn("Python process %u: %s", pr->pid, err);
-		p->maps_failed++;
-	} else {
-		p->maps_written++;
-	}
+	pthread_mutex_unlock(&p->base.lock);
 }
 
 void python_procs_write_maps(struct python_procs *p, int dirfd, const char *dirpath)
 {
-	struct map_dir d = { .p = p, .dirfd = dirfd, .dirpath = dirpath };
-
-	if (!p->on)
+	if (!p->base.on)
 		return;
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->base.lock);
 	python_names_take_seen(p);
-	hash_map_each(&p->procs, write_map, &d);
-	pthread_mutex_unlock(&p->lock);
+	runtime_procs_write_maps(&p->base, dirfd, dirpath);
+	pthread_mutex_unlock(&p->base.lock);
 }
 
 void python_procs_finish(struct python_procs *p)
 {
-	python_procs_write_maps(p, p->dirfd, "DIR");
+	python_procs_write_maps(p, p->base.dirfd, "DIR");
 }

@@ -7,10 +7,9 @@
 #include "record/python_procs.h"
 
 struct python_proc {
-	uint32_t pid;
-	bool live;                /* told to the BPF side, running */
-	uint64_t exited_seq;      /* kept after its exit (a flight recording's), or 0 */
-	size_t kept_bytes;        /* ...what it holds then, in the exited's budget */
+	/* named: address -> struct python_name (python_names.c), code tried */
+	struct runtime_proc base;
+	size_t kept_bytes;        /* once exited, what it holds, in the exited's budget */
 	uint64_t since;           /* the time of its interpreter's MMAP2 (or fork) */
 	bool forked;              /* a CPython process's child, not by its own MMAP2 */
 	uint32_t parent;          /* ...that process */
@@ -18,12 +17,10 @@ struct python_proc {
 	const struct python_version_offsets *o;
 	struct rt_python_process pp; /* what the BPF side is told */
 	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
-	struct hash_map named;    /* address -> struct python_name (python_names.c): tried */
-	struct byte_buffer map;   /* the lines of its perf map */
 };
 
 /* Names the code objects the walks wrote since the last call into their
- * processes' maps; p->lock held. */
+ * processes' maps; p->base.lock held. */
 void python_names_take_seen(struct python_procs *p);
 
 #endif

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,22 +30,7 @@ struct python_file {
 void python_procs_init(struct python_procs *p, int dirfd, struct file_copies *copies, bool on)
 {
 	memset(p, 0, sizeof(*p));
-	pthread_mutex_init(&p->lock, NULL);
-	hash_map_init(&p->files, file_key_hash, file_key_equal);
-	hash_map_init(&p->procs, hash_u32_key, equal_u32_key);
-	p->dirfd = dirfd;
-	p->copies = copies;
-	p->on = on;
-}
-
-static void free_proc(void *value, void *ctx)
-{
-	struct python_proc *pr = value;
-
-	(void)ctx;
-	hash_map_free_all(&pr->named);
-	byte_buffer_free(&pr->map);
-	free(pr);
+	runtime_procs_init(&p->base, dirfd, copies, on, "Python process");
 }
 
 /* pr let go: no longer among the processes (nor among the exited kept). */
@@ -54,16 +38,16 @@ static void let_go(struct python_procs *p, struct python_proc *pr)
 {
 	/* its entry in the ring of the exited stays (its own bytes counted)
 	 * until evicted, which then finds no process of that exit */
-	if (pr->exited_seq)
+	if (pr->base.exited_seq)
 		p->exited_bytes -= pr->kept_bytes;
-	hash_map_remove(&p->procs, &pr->pid);
-	free_proc(pr, NULL);
+	hash_map_remove(&p->base.procs, &pr->base.pid);
+	runtime_proc_free(&pr->base);
 }
 
 /* Tells the BPF side of pr. */
 static void tell(struct python_procs *p, struct python_proc *pr)
 {
-	if (python_maps_set_process(&p->maps, pr->pid, &pr->pp))
+	if (python_maps_set_process(&p->maps, pr->base.pid, &pr->pp))
 		p->not_told++;
 }
 
@@ -71,7 +55,7 @@ static void tell_one(void *value, void *ctx)
 {
 	struct python_proc *pr = value;
 
-	if (pr->live)
+	if (pr->base.live)
 		tell(ctx, pr);
 }
 
@@ -88,22 +72,22 @@ void python_procs_attach(struct python_procs *p, const struct bpf_sampler *s)
 {
 	const struct python_version_offsets *o;
 
-	if (!p->on)
+	if (!p->base.on)
 		return;
 	python_maps_init(&p->maps, s);
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->base.lock);
 	for (uint32_t i = 0; (o = entry(p, i)); i++)
 		if (python_maps_set_offsets(&p->maps, i, &o->walk)) {
 			rt_warn("cannot give the -g walk CPython's offsets: %s; Python frames "
 				"stay native", strerror(errno));
-			p->on = false;
-			pthread_mutex_unlock(&p->lock);
+			p->base.on = false;
+			pthread_mutex_unlock(&p->base.lock);
 			return;
 		}
-	p->attached = true;
-	p->sampler = s;
-	hash_map_each(&p->procs, tell_one, p);
-	pthread_mutex_unlock(&p->lock);
+	p->base.attached = true;
+	p->base.sampler = s;
+	hash_map_each(&p->base.procs, tell_one, p);
+	pthread_mutex_unlock(&p->base.lock);
 }
 
 /* Whether the file open as fd (m's) is a CPython interpreter. */
@@ -116,23 +100,14 @@ static void inspect_file(int fd, const struct perf_mmap *m, void *entry)
 
 static struct python_proc *proc_of(struct python_procs *p, uint32_t pid)
 {
-	struct python_proc *pr = hash_map_get(&p->procs, &pid);
+	struct python_proc *pr = hash_map_get(&p->base.procs, &pid);
 
 	/* an exited process's pid taken again: not the names of the first */
-	if (pr && pr->exited_seq)
+	if (pr && pr->base.exited_seq)
 		let_go(p, pr);
 	else if (pr)
 		return pr;
-	pr = calloc(1, sizeof(*pr));
-	if (!pr)
-		return NULL;
-	pr->pid = pid;
-	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
-	if (hash_map_put(&p->procs, &pr->pid, pr)) {
-		free(pr);
-		return NULL;
-	}
-	return pr;
+	return runtime_procs_new_proc(&p->base, pid, sizeof(*pr));
 }
 
 /* The offsets for f's interpreter: its version's entry o, or where its own
@@ -159,7 +134,7 @@ static const struct python_version_offsets *own_offsets(struct python_procs *p,
 			return &p->own[i];
 		}
 	if (first + p->nr_own >= RT_PY_MAX_OFFSETS ||
-	    (p->attached && python_maps_set_offsets(&p->maps, first + p->nr_own, &d.walk)))
+	    (p->base.attached && python_maps_set_offsets(&p->maps, first + p->nr_own, &d.walk)))
 		return NULL;
 	*index = first + p->nr_own;
 	p->own[p->nr_own] = d;
@@ -177,27 +152,19 @@ static bool make_live(struct python_procs *p, struct python_proc *pr,
 		      struct byte_buffer *rec)
 {
 	pr->pp = *pp;
-	if (p->attached)
+	if (p->base.attached)
 		tell(p, pr);
-	p->processes += !pr->live;
+	p->processes += !pr->base.live;
 	p->forked += forked;
-	if (pr->live && pr->forked)
+	if (pr->base.live && pr->forked)
 		p->live_forked--;
 	p->live_forked += forked;
-	pr->live = true;
+	pr->base.live = true;
 	pr->forked = forked;
 	pr->since = sid ? sid->time : 0;
 	pr->o = o;
 	pr->code_type = code_type;
-	return interp_range_encode(rec, pr->pid, sid);
-}
-
-/* Whether the recording's scope holds process pid (-p's, the workload,
- * what they forked): any, before the sampler is attached (the start's
- * processes are taken by the pids asked for). */
-static bool in_scope(const struct python_procs *p, uint32_t pid)
-{
-	return !p->sampler || bpf_sampler_has_process(p->sampler, pid);
+	return interp_range_encode(rec, pr->base.pid, sid);
 }
 
 /* Whether the fork f of from makes its child a Python process: from one at
@@ -206,12 +173,13 @@ static bool in_scope(const struct python_procs *p, uint32_t pid)
 static bool fork_makes_python(struct python_procs *p, const struct python_proc *from,
 			      const struct python_fork *f)
 {
-	const struct python_proc *pr = hash_map_get(&p->procs, &f->sid.pid);
+	const struct python_proc *pr = hash_map_get(&p->base.procs, &f->sid.pid);
 
-	return from->live && f->sid.time >= from->since && !(pr && pr->live && !pr->exited_seq) &&
+	return from->base.live && f->sid.time >= from->since &&
+	       !(pr && pr->base.live && !pr->base.exited_seq) &&
 	       !python_lineage_execd_since(&p->lineage, f->sid.pid, f->sid.time) &&
 	       !python_lineage_exited_since(&p->lineage, f->sid.pid, f->sid.time) &&
-	       in_scope(p, f->sid.pid);
+	       runtime_procs_in_scope(&p->base, f->sid.pid);
 }
 
 /* The child of f a Python process as from is, its range appended to rec. */
@@ -222,7 +190,7 @@ static bool make_child(struct python_procs *p, const struct python_proc *from,
 
 	if (!pr || !make_live(p, pr, &from->pp, from->o, from->code_type, true, &f->sid, rec))
 		return false;
-	pr->parent = from->pid;
+	pr->parent = from->base.pid;
 	pr->fork = f->sid;
 	return true;
 }
@@ -237,10 +205,10 @@ static void adopt_children(struct python_procs *p, const struct python_proc *pr,
 	uint32_t parents[64], n = 0;
 	struct python_fork f;
 
-	parents[n++] = pr->pid;
+	parents[n++] = pr->base.pid;
 	while (n) {
 		uint32_t parent = parents[--n];
-		const struct python_proc *from = hash_map_get(&p->procs, &parent);
+		const struct python_proc *from = hash_map_get(&p->base.procs, &parent);
 
 		while (from && python_lineage_take_fork(&p->lineage, parent, from->since, &f))
 			if (fork_makes_python(p, from, &f) && make_child(p, from, &f, rec) &&
@@ -259,12 +227,12 @@ static bool note_mmap(struct python_procs *p, const struct perf_mmap *m,
 	uint64_t bias;
 	uint32_t index;
 
-	if (!p->on || !(m->prot & PROT_EXEC) || !m->filename[0] || m->filename[0] == '[' ||
+	if (!p->base.on || !(m->prot & PROT_EXEC) || !m->filename[0] || m->filename[0] == '[' ||
 	    !strncmp(m->filename, "//", 2) || !python_elf_name_may_be(m->filename))
 		return false;
-	if (!in_scope(p, m->pid))
+	if (!runtime_procs_in_scope(&p->base, m->pid))
 		return false;
-	f = mapped_file_once(&p->files, m, sizeof(*f), inspect_file);
+	f = mapped_file_once(&p->base.files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok)
 		return false;
 	o = python_offsets_for(f->interp.major, f->interp.minor, &index);
@@ -300,13 +268,13 @@ bool python_procs_note_fork(struct python_procs *p, uint32_t parent,
 	struct python_proc *from;
 	bool r = false;
 
-	pthread_mutex_lock(&p->lock);
-	from = p->on ? hash_map_get(&p->procs, &parent) : NULL;
+	pthread_mutex_lock(&p->base.lock);
+	from = p->base.on ? hash_map_get(&p->base.procs, &parent) : NULL;
 	if (from && fork_makes_python(p, from, &f))
 		r = make_child(p, from, &f, rec);
-	else if (p->on)
+	else if (p->base.on)
 		python_lineage_note_fork(&p->lineage, parent, sid);
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->base.lock);
 	return r;
 }
 
@@ -315,9 +283,9 @@ bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 {
 	bool r;
 
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->base.lock);
 	r = note_mmap(p, m, sid, rec);
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->base.lock);
 	return r;
 }
 
@@ -325,11 +293,11 @@ bool python_procs_note_mmap(struct python_procs *p, const struct perf_mmap *m,
 static void forget(struct python_procs *p, struct python_proc *pr)
 {
 	python_names_take_seen(p);
-	if (p->attached)
-		python_maps_forget_process(&p->maps, pr->pid);
-	if (pr->live && pr->forked)
+	if (p->base.attached)
+		python_maps_forget_process(&p->maps, pr->base.pid);
+	if (pr->base.live && pr->forked)
 		p->live_forked--;
-	pr->live = false;
+	pr->base.live = false;
 }
 
 /* The live children of processes (pid, and those undone below it), forked
@@ -345,12 +313,12 @@ static void find_children_after(void *value, void *ctx)
 	const struct python_proc *pr = value;
 	struct execd_parent *e = ctx;
 
-	if (!pr->live || !pr->forked || pr->fork.time <= e->time ||
+	if (!pr->base.live || !pr->forked || pr->fork.time <= e->time ||
 	    e->nr >= sizeof(e->children) / sizeof(e->children[0]))
 		return;
 	for (uint32_t k = 0; k < e->nr_parents; k++)
 		if (pr->parent == e->parents[k]) {
-			e->children[e->nr++] = pr->pid;
+			e->children[e->nr++] = pr->base.pid;
 			return;
 		}
 }
@@ -368,16 +336,16 @@ static void undo_children_after(struct python_procs *p, uint32_t pid, uint64_t t
 		if (!p->live_forked)
 			return;
 		e.nr = 0;
-		hash_map_each(&p->procs, find_children_after, &e);
+		hash_map_each(&p->base.procs, find_children_after, &e);
 		for (uint32_t k = 0; k < e.nr; k++) {
-			struct python_proc *pr = hash_map_get(&p->procs, &e.children[k]);
+			struct python_proc *pr = hash_map_get(&p->base.procs, &e.children[k]);
 
 			p->processes--;
 			p->forked--;
 			forget(p, pr);
 			python_lineage_note_fork(&p->lineage, pr->parent, &pr->fork);
 			if (e.nr_parents < sizeof(e.parents) / sizeof(e.parents[0]))
-				e.parents[e.nr_parents++] = pr->pid;
+				e.parents[e.nr_parents++] = pr->base.pid;
 		}
 	} while (e.nr);
 }
@@ -386,30 +354,31 @@ void python_procs_forget(struct python_procs *p, uint32_t pid, uint64_t time)
 {
 	struct python_proc *pr;
 
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->base.lock);
 	if (time != UINT64_MAX) /* an exec of no known time bars no fork */
 		python_lineage_note_exec(&p->lineage, pid, time);
-	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && pr->live && time >= pr->since) {
+	if (p->base.on && (pr = hash_map_get(&p->base.procs, &pid)) && pr->base.live &&
+	    time >= pr->since) {
 		p->forked_execd += pr->forked;
 		forget(p, pr);
 		if (time != UINT64_MAX)
 			undo_children_after(p, pid, time);
 	}
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->base.lock);
 }
 
 /* The oldest exited process kept let go, unless its pid was taken again. */
 static void evict_oldest(struct python_procs *p)
 {
 	struct python_exited e = p->exited[p->exited_head];
-	struct python_proc *pr = hash_map_get(&p->procs, &e.pid);
+	struct python_proc *pr = hash_map_get(&p->base.procs, &e.pid);
 
 	p->exited_head = (p->exited_head + 1) % p->exited_cap;
 	p->nr_exited--;
 	p->exited_bytes -= sizeof(e);
-	if (pr && pr->exited_seq == e.seq) {
+	if (pr && pr->base.exited_seq == e.seq) {
 		let_go(p, pr);
-		p->evicted++;
+		p->base.evicted++;
 	}
 }
 
@@ -417,7 +386,8 @@ static void evict_oldest(struct python_procs *p)
  * names were tried for (an entry of its hash map each). */
 static size_t held_bytes(const struct python_proc *pr)
 {
-	return sizeof(*pr) + pr->map.cap + pr->named.len * (sizeof(uint64_t) + 4 * sizeof(void *));
+	return sizeof(*pr) + pr->base.map.cap +
+	       pr->base.named.len * (sizeof(uint64_t) + 4 * sizeof(void *));
 }
 
 /* Room in the ring for one more exited process: 0, or -ENOMEM. */
@@ -448,51 +418,34 @@ static void keep_exited(struct python_procs *p, struct python_proc *pr)
 		evict_oldest(p); /* no memory to grow: the oldest makes room */
 	if (p->nr_exited == p->exited_cap) {
 		let_go(p, pr);
-		p->evicted++;
+		p->base.evicted++;
 		return;
 	}
-	pr->exited_seq = ++p->exited_seq;
+	pr->base.exited_seq = ++p->base.exited_seq;
 	pr->kept_bytes = held_bytes(pr);
 	p->exited[(p->exited_head + p->nr_exited++) % p->exited_cap] =
-		(struct python_exited){ .pid = pr->pid, .seq = pr->exited_seq };
+		(struct python_exited){ .pid = pr->base.pid, .seq = pr->base.exited_seq };
 	p->exited_bytes += pr->kept_bytes + sizeof(struct python_exited);
 	while (p->exited_bytes > PYTHON_EXITED_BYTES && p->nr_exited)
 		evict_oldest(p);
-}
-
-/* pr's map to the copies' thread (added to a JIT's own map copied as it
- * exited: CPython's -X perf trampolines'), and pr let go. */
-static void hand_over(struct python_procs *p, struct python_proc *pr)
-{
-	char name[64];
-
-	if (pr->map.len) {
-		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-		if (file_copies_append_bytes(p->copies, pr->map.data, pr->map.len, name))
-			p->maps_failed++;
-		else
-			p->maps_written++;
-		pr->map = (struct byte_buffer){ 0 };
-	}
-	let_go(p, pr);
 }
 
 void python_procs_exited(struct python_procs *p, uint32_t pid, uint64_t time)
 {
 	struct python_proc *pr;
 
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->base.lock);
 	if (time != UINT64_MAX)
 		python_lineage_note_exit(&p->lineage, pid, time);
-	if (p->on && (pr = hash_map_get(&p->procs, &pid)) && !pr->exited_seq) {
-		if (pr->live)
+	if (p->base.on && (pr = hash_map_get(&p->base.procs, &pid)) && !pr->base.exited_seq) {
+		if (pr->base.live)
 			forget(p, pr);
-		if (p->copies)
-			hand_over(p, pr);
+		if (p->base.copies)
+			runtime_procs_hand_over(&p->base, &pr->base);
 		else
 			keep_exited(p, pr);
 	}
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->base.lock);
 }
 
 void python_procs_print_totals(const struct python_procs *p, const struct bpf_sampler *s)
@@ -500,7 +453,7 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 	struct rt_unwind_counters c;
 	const struct rt_python_counters *y = &c.python;
 
-	if (!p->attached || (!p->processes && !p->not_unwound && !p->own_refused) ||
+	if (!p->base.attached || (!p->processes && !p->not_unwound && !p->own_refused) ||
 	    bpf_sampler_unwind_counters(s, &c))
 		return;
 	rt_info("ringtrace: python: %" PRIu64 " CPython processes unwound (%" PRIu64
@@ -521,15 +474,12 @@ void python_procs_print_totals(const struct python_procs *p, const struct bpf_sa
 		(uint64_t)y->replaced, (uint64_t)y->frames, (uint64_t)y->cut,
 		(uint64_t)y->no_thread, (uint64_t)y->read_failed, (uint64_t)y->no_frame,
 		(uint64_t)y->no_room, (uint64_t)y->bad_code, (uint64_t)y->seen_full, p->named,
-		p->name_failed, p->names_dropped, p->maps_written, p->maps_failed, p->evicted,
-		PYTHON_EXITED_BYTES >> 20);
+		p->name_failed, p->names_dropped, p->base.maps_written, p->base.maps_failed,
+		p->base.evicted, PYTHON_EXITED_BYTES >> 20);
 }
 
 void python_procs_free(struct python_procs *p)
 {
-	hash_map_each(&p->procs, free_proc, NULL);
-	hash_map_free(&p->procs);
-	hash_map_free_all(&p->files);
+	runtime_procs_free(&p->base);
 	free(p->exited);
-	pthread_mutex_destroy(&p->lock);
 }

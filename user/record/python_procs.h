@@ -4,7 +4,6 @@
 #ifndef RINGTRACE_PYTHON_PROCS_H
 #define RINGTRACE_PYTHON_PROCS_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -12,8 +11,8 @@
 #include "capture/python_loader.h"
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
-#include "lib/hash_map.h"
 #include "record/python_lineage.h"
+#include "record/runtime_procs.h"
 #include "symbols/python_offsets.h"
 #include "sys/file_copies.h"
 
@@ -29,27 +28,19 @@ struct python_exited {
 };
 
 struct python_procs {
-	/* held by the drain thread to note and name, and by a flight
-	 * recorder's snapshot thread to write the maps into a snapshot */
-	pthread_mutex_t lock;
-	bool on;
-	bool attached;             /* the BPF side's maps are known */
-	const struct bpf_sampler *sampler; /* ...and the scope's processes */
-	int dirfd;                 /* the recording's directory */
-	/* where an exited process's map goes at once (the end of a recording
-	 * writes the rest); NULL for a flight recording, which keeps the maps
-	 * of the last exited processes for its snapshots */
-	struct file_copies *copies;
-	/* a ring, oldest first from exited_head, grown as exits come; an
-	 * entry whose process was let go early (its pid taken again) stays
-	 * until evicted, its own bytes counted */
+	/* its lock held by the drain thread to note and name, and by a flight
+	 * recorder's snapshot thread to write the maps into a snapshot; files:
+	 * struct file_key -> struct python_file, procs: pid -> struct
+	 * python_proc; the exited kept within a budget of their own (below),
+	 * not by runtime_procs_exited */
+	struct runtime_procs base;
+	/* the exited processes kept: a ring, oldest first from exited_head,
+	 * grown as exits come; an entry whose process was let go early (its
+	 * pid taken again) stays until evicted, its own bytes counted */
 	struct python_exited *exited;
 	uint32_t exited_head, nr_exited, exited_cap;
-	uint64_t exited_seq;
 	size_t exited_bytes;       /* what they hold: within PYTHON_EXITED_BYTES */
 	struct python_maps maps;
-	struct hash_map files;     /* struct file_key -> struct python_file: files looked at */
-	struct hash_map procs;     /* pid -> struct python_proc */
 	/* offsets interpreters' own _Py_DebugOffsets gave where they differ
 	 * from the table's: python_offsets entries from python_offsets_count() */
 	struct python_version_offsets own[RT_PY_MAX_OFFSETS];
@@ -64,8 +55,6 @@ struct python_procs {
 	uint64_t not_told;         /* ...or the BPF map full */
 	uint64_t own_refused;      /* ...or their _Py_DebugOffsets not usable, or no slot for them */
 	uint64_t named, name_failed, names_dropped;
-	uint64_t maps_written, maps_failed;
-	uint64_t evicted;          /* exited processes' names let go (the budget passed) */
 };
 
 /* Off unless on (-g); dirfd (the caller's) is where the maps go: through

@@ -26,30 +26,31 @@ static struct rt_v8_pc_info pc_infos[V8_DECODE_PER_CALL];
 /* The lines of the sources of scripts named lately. */
 static struct v8_lines lines;
 
-/* Process pid, if it still runs the same program (serial; 0: any) (v->lock
- * held). */
+/* Process pid, if it still runs the same program (serial; 0: any)
+ * (v->base.lock held). */
 static struct v8_proc *running(struct v8_procs *v, uint32_t pid, uint64_t serial)
 {
-	struct v8_proc *pr = hash_map_get(&v->procs, &pid);
+	struct v8_proc *pr = hash_map_get(&v->base.procs, &pid);
 
-	return pr && pr->live && !pr->exited_seq && (!serial || pr->serial == serial) ? pr : NULL;
+	return pr && pr->base.live && !pr->base.exited_seq && (!serial || pr->serial == serial) ?
+		       pr : NULL;
 }
 
-/* Claims addr of pr as tried (v->lock held): false if it was, or there is
+/* Claims addr of pr as tried (v->base.lock held): false if it was, or there is
  * no room for more (counted). */
 static bool claim(struct v8_procs *v, struct v8_proc *pr, uint64_t addr)
 {
 	uint64_t *n;
 
-	if (hash_map_get(&pr->named, &addr))
+	if (hash_map_get(&pr->base.named, &addr))
 		return false;
-	if (pr->named.len >= V8_NAMES_PER_PROCESS || pr->map.len >= V8_MAP_BYTES ||
+	if (pr->base.named.len >= V8_NAMES_PER_PROCESS || pr->base.map.len >= V8_MAP_BYTES ||
 	    !(n = malloc(sizeof(*n)))) {
 		v->names_dropped++;
 		return false;
 	}
 	*n = addr;
-	if (hash_map_put(&pr->named, n, n)) {
+	if (hash_map_put(&pr->base.named, n, n)) {
 		free(n);
 		v->names_dropped++;
 		return false;
@@ -63,7 +64,7 @@ static bool layout_of(struct v8_procs *v, uint32_t pid, struct v8_layout *layout
 {
 	struct v8_proc *pr;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
 	pr = running(v, pid, 0);
 	if (pr) {
 		*layout = pr->file->elf.layout;
@@ -71,14 +72,14 @@ static bool layout_of(struct v8_procs *v, uint32_t pid, struct v8_layout *layout
 	} else {
 		v->names_dropped++;
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->base.lock);
 	return pr != NULL;
 }
 
 /* Names the function of pid whose SharedFunctionInfo is at sfi, holding
  * the name and script pointers a walk read (written at their tag's
- * address), into its process's map, once: its memory read with v->lock let
- * go. */
+ * address), into its process's map, once: its memory read with v->base.lock
+ * let go. */
 static void name_function(struct v8_procs *v, uint32_t pid, uint64_t sfi, uint64_t name,
 			  uint64_t script)
 {
@@ -89,24 +90,24 @@ static void name_function(struct v8_procs *v, uint32_t pid, uint64_t sfi, uint64
 	size_t before;
 	int r;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
 	pr = running(v, pid, 0);
 	if (!pr) {
 		v->names_dropped++;
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->base.lock);
 		return;
 	}
 	if (!claim(v, pr, addr)) {
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->base.lock);
 		return;
 	}
 	serial = pr->serial;
 	layout = pr->file->elf.layout;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->base.lock);
 
 	r = v8_function_name(pid, &layout, sfi, name, script, &lines, &out);
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
 	pr = running(v, pid, serial);
 	if (!pr) {
 		v->names_dropped++;
@@ -116,16 +117,17 @@ static void name_function(struct v8_procs *v, uint32_t pid, uint64_t sfi, uint64
 		v->name_failed++;
 		rt_format(v->last_error, sizeof(v->last_error), "process %u: %s", pid, strerror(-r));
 	} else {
-		before = pr->map.len;
-		if (interp_map_begin(&pr->map) &&
-		    interp_map_line(&pr->map, addr, 0, RT_PY_CODE_SPAN, out.name, out.file, out.line)) {
+		before = pr->base.map.len;
+		if (interp_map_begin(&pr->base.map) &&
+		    interp_map_line(&pr->base.map, addr, 0, RT_PY_CODE_SPAN, out.name, out.file,
+				    out.line)) {
 			v->named++;
 		} else {
-			pr->map.len = before; /* no half a line */
+			pr->base.map.len = before; /* no half a line */
 			v->names_dropped++;
 		}
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->base.lock);
 }
 
 /* Decodes pc i of those taken: the functions inlined there, each named,
@@ -154,24 +156,24 @@ static void decode_pc(struct v8_procs *v, size_t i)
 	}
 	if (r > 1)
 		in.nr = (uint32_t)r;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
 	v->pcs_decoded += r > 1;
 	v->pcs_not_inlined += r == 1;
 	v->pcs_undecoded += r < 1;
 	if (running(v, k->tgid, serial) && v8_maps_set_inlined(&v->maps, k, &in))
 		v->pcs_undecoded++;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->base.lock);
 }
 
 void v8_namer_take(struct v8_procs *v)
 {
 	size_t nr, nr_pcs;
 
-	pthread_mutex_lock(&v->lock);
-	nr = v->attached ? v8_maps_take_seen(&v->maps, keys, infos, V8_TAKE_PER_CALL) : 0;
-	nr_pcs = v->attached ? v8_maps_take_code_seen(&v->maps, pc_keys, pc_infos,
-						       V8_DECODE_PER_CALL) : 0;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
+	nr = v->base.attached ? v8_maps_take_seen(&v->maps, keys, infos, V8_TAKE_PER_CALL) : 0;
+	nr_pcs = v->base.attached ? v8_maps_take_code_seen(&v->maps, pc_keys, pc_infos,
+							    V8_DECODE_PER_CALL) : 0;
+	pthread_mutex_unlock(&v->base.lock);
 	for (size_t i = 0; i < nr; i++)
 		if (keys[i].tag == RT_V8_TAG_OF(infos[i].name))
 			name_function(v, keys[i].tgid, keys[i].sfi, infos[i].name, infos[i].script);
@@ -190,20 +192,20 @@ static void *run(void *arg)
 			"they stay unnamed");
 		return NULL;
 	}
-	pthread_mutex_lock(&v->lock);
-	while (!v->namer_stopping) {
+	pthread_mutex_lock(&v->base.lock);
+	while (!v->namer.stopping) {
 		uint64_t wake = monotonic_ns() + V8_NAMER_PERIOD_MS * 1000000ull;
 		struct timespec until = { (time_t)(wake / 1000000000ull),
 					  (long)(wake % 1000000000ull) };
 
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->base.lock);
 		v8_namer_take(v);
-		pthread_mutex_lock(&v->lock);
-		while (!v->namer_stopping &&
-		       pthread_cond_timedwait(&v->namer_wake, &v->lock, &until) != ETIMEDOUT)
+		pthread_mutex_lock(&v->base.lock);
+		while (!v->namer.stopping &&
+		       pthread_cond_timedwait(&v->namer.wake, &v->base.lock, &until) != ETIMEDOUT)
 			;
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->base.lock);
 	/* what the walks wrote last, while their processes run */
 	v8_namer_take(v);
 	v8_lines_free(&lines);
@@ -212,26 +214,12 @@ static void *run(void *arg)
 
 int v8_namer_start(struct v8_procs *v)
 {
-	int e;
-
-	if (!v->on || v->namer_started)
+	if (!v->base.on)
 		return 0;
-	e = pthread_create(&v->namer, NULL, run, v);
-	if (e)
-		return -e;
-	pthread_setname_np(v->namer, "rt-v8-namer");
-	v->namer_started = true;
-	return 0;
+	return runtime_worker_start(&v->namer, run, v, "rt-v8-namer");
 }
 
 void v8_namer_stop(struct v8_procs *v)
 {
-	if (!v->namer_started)
-		return;
-	pthread_mutex_lock(&v->lock);
-	v->namer_stopping = true;
-	pthread_cond_broadcast(&v->namer_wake);
-	pthread_mutex_unlock(&v->lock);
-	pthread_join(v->namer, NULL);
-	v->namer_started = false;
+	runtime_worker_stop(&v->namer, &v->base.lock);
 }

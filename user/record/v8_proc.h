@@ -17,14 +17,10 @@ struct v8_file {
 };
 
 struct v8_proc {
-	uint32_t pid;
+	struct runtime_proc base;    /* named: address -> itself, functions tried */
 	uint64_t serial;             /* v->next_serial when noted */
-	bool live;                   /* told to the BPF side, running */
-	uint64_t exited_seq;         /* kept after its exit (a flight recording's), or 0 */
-	const struct v8_file *file;  /* its binary (v->files': kept until freed) */
+	const struct v8_file *file;  /* its binary (v->base.files': kept until freed) */
 	struct rt_v8_process vp;     /* what the BPF side is told */
-	struct hash_map named;       /* address -> itself: functions tried */
-	struct byte_buffer map;      /* the lines of its perf map */
 };
 
 #endif

@@ -6,11 +6,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "lib/log.h"
 #include "record/interp_range.h"
@@ -21,38 +18,9 @@
 
 void v8_procs_init(struct v8_procs *v, int dirfd, struct file_copies *copies, bool on)
 {
-	pthread_condattr_t attr;
-
 	memset(v, 0, sizeof(*v));
-	pthread_mutex_init(&v->lock, NULL);
-	/* (the namer's deadlines are CLOCK_MONOTONIC's) */
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&v->namer_wake, &attr);
-	pthread_condattr_destroy(&attr);
-	hash_map_init(&v->files, file_key_hash, file_key_equal);
-	hash_map_init(&v->procs, hash_u32_key, equal_u32_key);
-	v->dirfd = dirfd;
-	v->copies = copies;
-	v->on = on;
-}
-
-static void free_proc(void *value, void *ctx)
-{
-	struct v8_proc *pr = value;
-
-	(void)ctx;
-	hash_map_free_all(&pr->named);
-	byte_buffer_free(&pr->map);
-	free(pr);
-}
-
-static void let_go(struct v8_procs *v, struct v8_proc *pr)
-{
-	if (pr->exited_seq)
-		v->nr_exited--;
-	hash_map_remove(&v->procs, &pr->pid);
-	free_proc(pr, NULL);
+	runtime_procs_init(&v->base, dirfd, copies, on, "Node.js process");
+	runtime_worker_init(&v->namer);
 }
 
 /* What the walk is told of a process of binary f, but where its code is:
@@ -100,9 +68,9 @@ static bool maps_builtins(const struct v8_file *f, const struct perf_mmap *m, ui
 
 static void tell(struct v8_procs *v, struct v8_proc *pr)
 {
-	if (v8_maps_set_process(&v->maps, pr->pid, &pr->vp)) {
+	if (v8_maps_set_process(&v->maps, pr->base.pid, &pr->vp)) {
 		v->not_told++;
-		pr->live = false;
+		pr->base.live = false;
 	}
 }
 
@@ -111,20 +79,20 @@ static void tell_noted(void *value, void *ctx)
 {
 	struct v8_proc *pr = value;
 
-	if (pr->live)
+	if (pr->base.live)
 		tell(ctx, pr);
 }
 
 void v8_procs_attach(struct v8_procs *v, const struct bpf_sampler *s)
 {
-	if (!v->on)
+	if (!v->base.on)
 		return;
 	v8_maps_init(&v->maps, s);
-	pthread_mutex_lock(&v->lock);
-	v->attached = true;
-	v->sampler = s;
-	hash_map_each(&v->procs, tell_noted, v);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
+	v->base.attached = true;
+	v->base.sampler = s;
+	hash_map_each(&v->base.procs, tell_noted, v);
+	pthread_mutex_unlock(&v->base.lock);
 }
 
 /* Whether the file open as fd is a Node.js binary whose V8 the walk knows. */
@@ -138,30 +106,15 @@ static void inspect_file(int fd, const struct perf_mmap *m, void *entry)
 	f->unknown = r == -ENOTSUP;
 }
 
-static bool in_scope(const struct v8_procs *v, uint32_t pid)
-{
-	return !v->sampler || bpf_sampler_has_process(v->sampler, pid);
-}
-
-/* A process noted for pid, running binary f (not told to the walk yet): an
- * exited process's pid taken again, or a process that exec'd another
- * binary, let go first (not the names of the first). NULL without memory. */
+/* A process noted for pid, running binary f (not told to the walk yet), as
+ * runtime_procs_new_proc makes one. NULL without memory. */
 static struct v8_proc *new_proc(struct v8_procs *v, uint32_t pid, const struct v8_file *f)
 {
-	struct v8_proc *pr = hash_map_get(&v->procs, &pid);
+	struct v8_proc *pr = runtime_procs_new_proc(&v->base, pid, sizeof(*pr));
 
-	if (pr)
-		let_go(v, pr);
-	pr = calloc(1, sizeof(*pr));
-	if (!pr)
-		return NULL;
-	pr->pid = pid;
-	pr->serial = ++v->next_serial;
-	pr->file = f;
-	hash_map_init(&pr->named, hash_u64_key, equal_u64_key);
-	if (hash_map_put(&v->procs, &pr->pid, pr)) {
-		free_proc(pr, NULL);
-		return NULL;
+	if (pr) {
+		pr->serial = ++v->next_serial;
+		pr->file = f;
 	}
 	return pr;
 }
@@ -169,19 +122,19 @@ static struct v8_proc *new_proc(struct v8_procs *v, uint32_t pid, const struct v
 static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 		      const struct perf_sample_id *sid, struct byte_buffer *rec)
 {
-	struct v8_proc *pr = hash_map_get(&v->procs, &m->pid);
+	struct v8_proc *pr = hash_map_get(&v->base.procs, &m->pid);
 	const struct v8_file *f;
 	uint64_t base;
 	bool text, fresh;
 
-	if (!v->on || !(m->prot & PROT_EXEC) || !v8_elf_name_may_be(m->filename) ||
-	    !in_scope(v, m->pid))
+	if (!v->base.on || !(m->prot & PROT_EXEC) || !v8_elf_name_may_be(m->filename) ||
+	    !runtime_procs_in_scope(&v->base, m->pid))
 		return false;
-	f = mapped_file_once(&v->files, m, sizeof(*f), inspect_file);
+	f = mapped_file_once(&v->base.files, m, sizeof(*f), inspect_file);
 	if (!f || !f->ok) {
 		/* a V8 not known: counted once a process (its binary's other
 		 * mappings find it noted, never told) */
-		if (f && f->unknown && (!pr || pr->file != f || pr->exited_seq) &&
+		if (f && f->unknown && (!pr || pr->file != f || pr->base.exited_seq) &&
 		    (pr = new_proc(v, m->pid, f)))
 			v->unknown_version++;
 		return false;
@@ -189,7 +142,7 @@ static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 	/* (a part of the binary without the builtins: nothing to tell) */
 	if (!maps_builtins(f, m, &base, &text))
 		return false;
-	if (pr && (pr->exited_seq || pr->file != f))
+	if (pr && (pr->base.exited_seq || pr->file != f))
 		pr = NULL; /* (let go by new_proc) */
 	fresh = !pr;
 	if (!pr) {
@@ -207,11 +160,11 @@ static bool note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 	}
 	/* told once its code is known, again as V8 maps its builtins again */
 	if (pr->vp.text_end) {
-		pr->live = true;
-		if (v->attached)
+		pr->base.live = true;
+		if (v->base.attached)
 			tell(v, pr);
 	}
-	return fresh && interp_range_encode(rec, pr->pid, sid);
+	return fresh && interp_range_encode(rec, pr->base.pid, sid);
 }
 
 bool v8_procs_note_mmap(struct v8_procs *v, const struct perf_mmap *m,
@@ -219,105 +172,49 @@ bool v8_procs_note_mmap(struct v8_procs *v, const struct perf_mmap *m,
 {
 	bool r;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
 	r = note_mmap(v, m, sid, rec);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->base.lock);
 	return r;
-}
-
-/* The exited process kept longest, let go. */
-static void find_oldest(void *value, void *ctx)
-{
-	struct v8_proc *pr = value, **oldest = ctx;
-
-	if (pr->exited_seq && (!*oldest || pr->exited_seq < (*oldest)->exited_seq))
-		*oldest = pr;
 }
 
 void v8_procs_exited(struct v8_procs *v, uint32_t pid)
 {
-	struct v8_proc *pr, *oldest = NULL;
-	char name[64];
+	struct v8_proc *pr;
 
-	if (!v->on)
+	if (!v->base.on)
 		return;
-	pthread_mutex_lock(&v->lock);
-	pr = hash_map_get(&v->procs, &pid);
-	if (!pr || pr->exited_seq)
-		goto out;
-	if (v->attached && pr->live)
-		v8_maps_forget_process(&v->maps, pid);
-	pr->live = false;
-	if (v->copies) {
-		/* its map handed over (the copies free it once written) */
-		snprintf(name, sizeof(name), "perf-%u.map", pr->pid);
-		if (pr->map.len) {
-			if (file_copies_append_bytes(v->copies, pr->map.data, pr->map.len, name))
-				v->maps_failed++;
-			else
-				v->maps_written++;
-			pr->map = (struct byte_buffer){ 0 };
-		}
-		let_go(v, pr);
-		goto out;
+	pthread_mutex_lock(&v->base.lock);
+	pr = hash_map_get(&v->base.procs, &pid);
+	if (pr && !pr->base.exited_seq) {
+		if (v->base.attached && pr->base.live)
+			v8_maps_forget_process(&v->maps, pid);
+		pr->base.live = false;
+		runtime_procs_exited(&v->base, &pr->base);
 	}
-	pr->exited_seq = ++v->exited_seq;
-	if (++v->nr_exited > V8_EXITED_MAX) {
-		hash_map_each(&v->procs, find_oldest, &oldest);
-		if (oldest) {
-			let_go(v, oldest);
-			v->evicted++;
-		}
-	}
-out:
-	pthread_mutex_unlock(&v->lock);
-}
-
-struct map_dir {
-	struct v8_procs *v;
-	int dirfd;
-	const char *dirpath;
-};
-
-static void write_map(void *value, void *ctx)
-{
-	struct map_dir *d = ctx;
-	struct v8_proc *pr = value;
-	char err[256];
-
-	if (!pr->map.len || !d->v->attached)
-		return;
-	if (interp_map_append(d->dirfd, d->dirpath, pr->pid, pr->map.data, pr->map.len, err,
-			      sizeof(err))) {
-		rt_warn("Node.js process %u: %s", pr->pid, err);
-		d->v->maps_failed++;
-	} else {
-		d->v->maps_written++;
-	}
+	pthread_mutex_unlock(&v->base.lock);
 }
 
 void v8_procs_write_maps(struct v8_procs *v, int dirfd, const char *dirpath)
 {
-	struct map_dir d = { .v = v, .dirfd = dirfd, .dirpath = dirpath };
-
-	if (!v->on)
+	if (!v->base.on)
 		return;
-	pthread_mutex_lock(&v->lock);
-	hash_map_each(&v->procs, write_map, &d);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
+	runtime_procs_write_maps(&v->base, dirfd, dirpath);
+	pthread_mutex_unlock(&v->base.lock);
 }
 
 void v8_procs_finish(struct v8_procs *v)
 {
-	if (!v->on)
+	if (!v->base.on)
 		return;
 	/* the namer names what the walks wrote last as it ends (on this
 	 * thread, without its capability, where it was not started) */
-	if (v->namer_started)
+	if (v->namer.started)
 		v8_namer_stop(v);
 	else
 		v8_namer_take(v);
-	v8_procs_write_maps(v, v->dirfd, "DIR");
+	v8_procs_write_maps(v, v->base.dirfd, "DIR");
 }
 
 void v8_procs_print_totals(struct v8_procs *v, const struct bpf_sampler *s)
@@ -325,10 +222,10 @@ void v8_procs_print_totals(struct v8_procs *v, const struct bpf_sampler *s)
 	struct rt_unwind_counters c;
 	const struct rt_v8_counters *k = &c.v8;
 
-	if (!v->attached || (!v->processes && !v->unknown_version) ||
+	if (!v->base.attached || (!v->processes && !v->unknown_version) ||
 	    bpf_sampler_unwind_counters(s, &c))
 		return;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->base.lock);
 	rt_info("ringtrace: javascript: %" PRIu64 " Node.js processes unwound, %" PRIu64
 		" of V8 versions whose layout is not known (native frames kept), %" PRIu64
 		" not told (no room); frames looked at %" PRIu64 ": %" PRIu64
@@ -348,17 +245,14 @@ void v8_procs_print_totals(struct v8_procs *v, const struct bpf_sampler *s)
 		v->stale, v->name_failed, v->name_failed ? ": " : "",
 		v->name_failed ? v->last_error : "", v->names_dropped, v->pcs_decoded,
 		(uint64_t)k->inlined_frames, (uint64_t)k->inlined, v->pcs_not_inlined,
-		v->pcs_undecoded, (uint64_t)k->undecoded, v->maps_written,
-		v->maps_failed, v->evicted, V8_EXITED_MAX);
-	pthread_mutex_unlock(&v->lock);
+		v->pcs_undecoded, (uint64_t)k->undecoded, v->base.maps_written,
+		v->base.maps_failed, v->base.evicted, RUNTIME_EXITED_MAX);
+	pthread_mutex_unlock(&v->base.lock);
 }
 
 void v8_procs_free(struct v8_procs *v)
 {
 	v8_namer_stop(v);
-	hash_map_each(&v->procs, free_proc, NULL);
-	hash_map_free(&v->procs);
-	hash_map_free_all(&v->files);
-	pthread_mutex_destroy(&v->lock);
-	pthread_cond_destroy(&v->namer_wake);
+	runtime_procs_free(&v->base);
+	runtime_worker_free(&v->namer);
 }

@@ -5,7 +5,6 @@
 #ifndef RINGTRACE_V8_PROCS_H
 #define RINGTRACE_V8_PROCS_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -13,7 +12,7 @@
 #include "capture/v8_loader.h"
 #include "format/perf_record.h"
 #include "lib/byte_buffer.h"
-#include "lib/hash_map.h"
+#include "record/runtime_procs.h"
 #include "sys/file_copies.h"
 
 /* How often the namer takes the functions the walks wrote, and how many at
@@ -22,36 +21,20 @@
 #define V8_NAMER_PERIOD_MS 50
 #define V8_TAKE_PER_CALL 1024
 #define V8_DECODE_PER_CALL 128
-/* Exited processes whose names a flight recording keeps (its ring may
- * still hold their samples); past them, the one that exited first is let go. */
-#define V8_EXITED_MAX 32
 /* Functions named per process, and bytes of its map's lines, at most (more
  * are counted, not named). */
 #define V8_NAMES_PER_PROCESS 65536
 #define V8_MAP_BYTES (16u << 20)
 
 struct v8_procs {
-	/* held by the drain thread to note processes, by the namer's thread
-	 * to name (not while it reads a process's memory), and by a flight
-	 * recorder's snapshot thread to write the maps into a snapshot */
-	pthread_mutex_t lock;
-	bool on;
-	bool attached;             /* the BPF side's maps are known */
-	const struct bpf_sampler *sampler; /* ...and the scope's processes */
-	int dirfd;                 /* the recording's directory */
-	/* where an exited process's map goes at once; NULL for a flight
-	 * recording, which keeps those of the last exited */
-	struct file_copies *copies;
+	/* its lock held by the drain thread to note processes, by the namer's
+	 * thread to name (not while it reads a process's memory), and by a
+	 * flight recorder's snapshot thread to write the maps into a snapshot;
+	 * files: struct file_key -> struct v8_file, procs: pid -> struct v8_proc */
+	struct runtime_procs base;
 	struct v8_maps maps;
-	struct hash_map files;     /* struct file_key -> struct v8_file: looked at */
-	struct hash_map procs;     /* pid -> struct v8_proc */
 	uint64_t next_serial;      /* a process noted's (a pid taken again is another's) */
-	/* the namer's thread (v8_namer.c) */
-	pthread_t namer;
-	pthread_cond_t namer_wake;
-	bool namer_started, namer_stopping;
-	uint64_t exited_seq;       /* exits kept so far */
-	uint32_t nr_exited;        /* ...of them still kept */
+	struct runtime_worker namer; /* the namer's thread (v8_namer.c) */
 	/* totals */
 	uint64_t processes;        /* Node.js processes unwound */
 	uint64_t unknown_version;  /* ...of a V8 whose layout the walk does not know */
@@ -64,8 +47,6 @@ struct v8_procs {
 	 * none, or not (its code not the function's: on-stack replacement's,
 	 * or replaced since; unreadable) */
 	uint64_t pcs_decoded, pcs_not_inlined, pcs_undecoded;
-	uint64_t maps_written, maps_failed;
-	uint64_t evicted;          /* exited processes' names let go */
 	char last_error[128];      /* why the last function was not read */
 };
 
@@ -101,8 +82,8 @@ void v8_procs_print_totals(struct v8_procs *v, const struct bpf_sampler *s);
 /* Ends the namer's thread, if started, and frees everything. */
 void v8_procs_free(struct v8_procs *v);
 
-/* v8_namer.c, v->lock held by none: names what the walks wrote so far (the
- * namer's thread does this each V8_NAMER_PERIOD_MS, the end once more). */
+/* v8_namer.c, v->base.lock held by none: names what the walks wrote so far
+ * (the namer's thread does this each V8_NAMER_PERIOD_MS, the end once more). */
 void v8_namer_take(struct v8_procs *v);
 void v8_namer_stop(struct v8_procs *v);
 
