@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -476,8 +477,7 @@ int output_dir_open(struct output_dir *d, const char *path, bool force, char *er
 	struct stat st;
 	int ret;
 
-	d->fd = -1;
-	d->path = path;
+	*d = (struct output_dir){ .fd = -1, .path = path };
 	d->created = !mkdir(path, 0700);
 	if (!d->created && errno != EEXIST) {
 		rt_format(err, errlen, "cannot create output directory %s: %s", path, strerror(errno));
@@ -540,20 +540,46 @@ void output_dir_discard(struct output_dir *d)
 	output_dir_close(d);
 }
 
-void output_dir_started(struct output_dir *d)
+static void *remove_set_aside(void *arg)
 {
-	char err[256];
+	struct output_dir *d = arg;
 
-	if (d->fd >= 0 && d->set_aside && !remove_replaced(d->fd, d->path, err, sizeof(err)))
+	d->removed = remove_replaced(d->fd, d->path, d->remove_error, sizeof(d->remove_error));
+	return NULL;
+}
+
+/* The end of the removal output_dir_started began. */
+static void removal_ended(struct output_dir *d)
+{
+	if (d->removing) {
+		pthread_join(d->remover, NULL);
+		d->removing = false;
+	}
+	if (d->set_aside && !d->removed)
 		d->set_aside = false;
 	else if (d->set_aside)
-		rt_warn("%s", err);
+		rt_warn("%s", d->remove_error);
+}
+
+void output_dir_started(struct output_dir *d)
+{
+	if (d->fd < 0 || !d->set_aside)
+		return;
+	if (!pthread_create(&d->remover, NULL, remove_set_aside, d)) {
+		pthread_setname_np(d->remover, "rt-remove");
+		d->removing = true;
+		return;
+	}
+	remove_set_aside(d);
+	removal_ended(d);
 }
 
 void output_dir_close(struct output_dir *d)
 {
-	if (d->fd >= 0)
+	if (d->fd >= 0) {
+		removal_ended(d);
 		close(d->fd);
+	}
 	d->fd = -1;
 }
 

@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_OUTPUT_DIR_H
 #define RINGTRACE_OUTPUT_DIR_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,6 +24,12 @@ struct output_dir {
 	const char *path;
 	bool created;     /* made by this recording: a failed start removes it whole */
 	bool set_aside;   /* the recording it replaces (--force) is in DIR/.replaced */
+	/* ...removed by a thread of its own once this one has started (a big
+	 * recording's unlinks took the drain thread tens of milliseconds) */
+	pthread_t remover;
+	bool removing;
+	int removed;      /* its outcome: 0, or -errno with remove_error set */
+	char remove_error[256];
 };
 
 /* Whether path can take a new recording: it does not exist, force is given,
@@ -41,9 +48,10 @@ int output_dir_open(struct output_dir *d, const char *path, bool force, char *er
  * itself if it made it (else puts back the recording it was to replace);
  * then closes. */
 void output_dir_discard(struct output_dir *d);
-/* The recording has started: the one it replaces (--force) is removed. */
+/* The recording has started: the one it replaces (--force) is removed, by a
+ * thread of its own (rt-remove; here if none can be made). */
 void output_dir_started(struct output_dir *d);
-/* Closes (and unlocks) the directory. */
+/* Closes (and unlocks) the directory, once the removal above has ended. */
 void output_dir_close(struct output_dir *d);
 
 /* Creates the directory dirfd/name (0700; an existing one is an error) and
