@@ -188,13 +188,20 @@ static __always_inline void rt_ring_publish(struct rt_ring_control *c, __u64 hea
 	RT_RING_WRITE(c->head, head);
 }
 
+/* Whether bytes more fit before tail. A ring claimed by rt_ring_claim only. */
+static __always_inline bool rt_ring_fits(const struct rt_ring_control *c, __u64 data_bytes,
+					 __u32 bytes)
+{
+	return c->head + bytes - RT_RING_READ(c->tail) <= data_bytes;
+}
+
 /* Writes rec at head and publishes it. A ring claimed by rt_ring_claim only. */
 static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data, __u64 data_bytes,
 					 __u64 slack, const __u64 *rec, __u32 bytes)
 {
 	__u64 head = c->head;
 
-	if (head + bytes - RT_RING_READ(c->tail) > data_bytes)
+	if (!rt_ring_fits(c, data_bytes, bytes))
 		return RT_RING_FULL;
 	if (rt_ring_copy(data, data_bytes, slack, head & (data_bytes - 1), rec, bytes))
 		return RT_RING_FULL;
@@ -212,9 +219,9 @@ static __always_inline int rt_ring_write(struct rt_ring_control *c, __u64 *data,
 static __always_inline long rt_ring_slot(const struct rt_ring_control *c, __u64 data_bytes,
 					 __u32 bytes)
 {
-	__u64 head = c->head, at = head & (data_bytes - 1);
+	__u64 at = c->head & (data_bytes - 1);
 
-	if (at + bytes > data_bytes || head + bytes - RT_RING_READ(c->tail) > data_bytes)
+	if (at + bytes > data_bytes || !rt_ring_fits(c, data_bytes, bytes))
 		return -1;
 	return (long)at;
 }

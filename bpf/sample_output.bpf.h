@@ -326,28 +326,39 @@ static __always_inline void own_ring_submit(struct sample_words *s, __u32 size,
  * tracepoint's): a slot of size bytes at the head of this CPU's ring for a
  * sample built in place, where building it in the scratch would copy each
  * word twice. The ring claimed and the slot's words returned, *cp its
- * control (the sample published by own_ring_commit); or NULL where it cannot
- * be had that way (the ring busy or closed, full, losses to report first, the
- * slot past the data area's end): the caller then builds the sample in the
- * scratch and writes it as every other (write_sample), which counts what is
- * lost. */
+ * control (the sample published by own_ring_commit); or NULL: *lost where
+ * the sample cannot be written at all (the ring busy or closed, or no room
+ * for it and the LOST record owed before it: the caller counts it lost, as
+ * write_sample would after building it), else where it cannot be had that
+ * way (losses to report first, the slot past the data area's end): the
+ * caller then builds the sample in the scratch and writes it as every other
+ * (write_sample). */
 static __always_inline __u64 *own_ring_reserve(struct rt_ring_control **cp, __u32 size,
-					       const struct rt_cpu_counters *cnt)
+					       const struct rt_cpu_counters *cnt, bool *lost)
 {
 	__u32 ring_cpu = bpf_get_smp_processor_id();
 	struct rt_ring_control *c;
 	void *ring;
 	long at;
 
-	if (!use_own_ring || ring_backward || cnt->pending_lost)
+	*lost = false;
+	if (!use_own_ring || ring_backward)
 		return NULL;
 	ring = bpf_map_lookup_elem(&own_rings, &ring_cpu);
 	if (!ring)
 		return NULL;
 	c = ring;
-	if (rt_ring_claim(c, ring_plain_claim) != RT_RING_WRITTEN)
+	if (rt_ring_claim(c, ring_plain_claim) != RT_RING_WRITTEN) {
+		*lost = true;
 		return NULL;
-	at = rt_ring_slot(c, ring_data_bytes, size);
+	}
+	if (!rt_ring_fits(c, ring_data_bytes,
+			  size + (cnt->pending_lost ? sizeof(struct rt_lost_samples) : 0))) {
+		rt_ring_release(c, false);
+		*lost = true;
+		return NULL;
+	}
+	at = cnt->pending_lost ? -1 : rt_ring_slot(c, ring_data_bytes, size);
 	if (at < 0) {
 		rt_ring_release(c, false);
 		return NULL;

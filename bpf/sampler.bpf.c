@@ -131,8 +131,10 @@ _Static_assert(RT_DIRECT_RAW_WORDS + 1 <= IN_PLACE_FIELD_MASK, "a field's words 
 
 /* --transport ring, forward, and a sample of nothing but its head, the
  * record and its cgroup: the sample built in place in the ring (see
- * own_ring_reserve), for a record of raw_size bytes copied by plain loads.
- * false where it could not be: then it is built in the scratch. */
+ * own_ring_reserve), for a record of raw_size bytes copied by plain loads;
+ * or counted lost where the ring cannot take it (busy, closed, full: not
+ * built at all). false where it could not be: then it is built in the
+ * scratch. */
 static __always_inline bool write_in_place(void *ctx, const struct rt_event *ev, __u64 pid_tgid,
 					   __u32 cpu, __u64 now, bool syscall, __u32 raw_size)
 {
@@ -140,6 +142,7 @@ static __always_inline bool write_in_place(void *ctx, const struct rt_event *ev,
 	struct rt_cpu_counters *cnt = bpf_map_lookup_elem(&counters, &zero);
 	struct rt_sample_head *h;
 	struct rt_ring_control *c;
+	bool lost;
 	__u64 *rec;
 
 	/* (the field's words bounded where they index, for the verifier) */
@@ -147,7 +150,16 @@ static __always_inline bool write_in_place(void *ctx, const struct rt_event *ev,
 	if (field < 2 || field > RT_DIRECT_RAW_WORDS + 1)
 		return false;
 	words = RT_SAMPLE_FIXED_WORDS + field + (capture_cgroup ? 1 : 0);
-	if (!cnt || !(rec = own_ring_reserve(&c, words * 8, cnt)))
+	if (!cnt)
+		return false;
+	rec = own_ring_reserve(&c, words * 8, cnt, &lost);
+	if (!rec && lost) {
+		/* as write_sample counts a sample it cannot write */
+		count_one(&cnt->produced, false);
+		count_loss(cnt, now, true);
+		return true;
+	}
+	if (!rec)
 		return false;
 	h = (struct rt_sample_head *)rec;
 	fill_sample_head(h, ev, tracepoint_ip(ctx, syscall), pid_tgid, cpu, now,
