@@ -33,6 +33,7 @@
 #include "sys/mapping_opener.h"
 #include "sys/privileges.h"
 #include "sys/safe_open.h"
+#include "sys/sched_slice.h"
 #include "sys/second_signal.h"
 
 /* how often the files held are looked at for being unlinked (a stat each) */
@@ -192,6 +193,11 @@ static int run_loop(struct session *s)
 	double look_at_targets = 0, look_at_unlinked = 0;
 	int r;
 
+	/* woken by a ring on a CPU busy with what it records (the scheduler
+	 * takes an idle vCPU the host has descheduled as busy), the drain
+	 * preempts it instead of waiting out its slice (~4 ms here) while the
+	 * rings fill: a kernel that has no such slice keeps its own */
+	sched_slice_set(SCHED_SLICE_SHORTEST_NS);
 	while (!s->stopping) {
 		struct epoll_event evs[16];
 		bool unwind_now = unwind_work && monotonic_seconds() >= unwind_from;
