@@ -94,7 +94,11 @@ enum rt_ring_result {
  * store of closed and its load of busy, makes every CPU pass a full barrier
  * and every BPF program running end (membarrier's global command: a grace
  * period of RCU, which each program runs within): a write begun before it is
- * over, its busy seen; one after sees closed.
+ * over, its busy seen; one after sees closed. Two things the kernel does
+ * not promise in its documentation, but does: that command is
+ * synchronize_rcu() (kernel/sched/membarrier.c; its man page speaks of user
+ * threads alone), and those programs run with preemption off (not on a
+ * PREEMPT_RT kernel: the loader keeps the locked add there).
  */
 static __always_inline int rt_ring_claim(struct rt_ring_control *c, bool plain)
 {

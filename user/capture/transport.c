@@ -18,6 +18,7 @@
 #include "capture/own_ring.h"
 #include "capture/perf_events.h"
 #include "capture/perf_ring.h"
+#include "capture/transport_state.h"
 #include "lib/log.h"
 #include "sample_record.h"
 #include "sys/membarrier.h"
@@ -27,50 +28,6 @@ _Static_assert(TRANSPORT_RING_MAX_BYTES == RT_RING_MAX_DATA, "the own rings' mos
 
 /* Passes over a perf ring per drain (see transport_drain). */
 #define PERF_DRAIN_PASSES 4
-
-struct ring {
-	int map_fd;
-	int cpu; /* -1: the single ring */
-	struct bpf_ring reader;
-};
-
-/* One CPU's perf ring of the perf event array. */
-struct perf_output {
-	int cpu;
-	struct perf_ring ring;
-	uint64_t kernel_lost; /* reported by the kernel's LOST records, delivered */
-	uint64_t held_lost;   /* a LOST read, waiting for the time of the next record */
-	uint64_t last_time;   /* of the last sample read */
-	struct transport *owner;
-};
-
-/* One CPU's own ring (--transport ring). */
-struct own_output {
-	int cpu;
-	struct own_ring ring;
-};
-
-struct transport {
-	enum transport_kind kind;
-	struct transport_sink sink;
-	struct ring *rings; /* ringbuf */
-	size_t release_bytes; /* a ring's consumer position is stored this often */
-	unsigned int nr_rings;
-	struct perf_output *outputs; /* perfbuf */
-	unsigned int nr_outputs;
-	struct own_output *owns; /* ring */
-	unsigned int nr_owns;
-	size_t own_data_bytes, own_element_bytes;
-	void *own_map; /* the array of rings as mapped here */
-	size_t own_map_size;
-	struct bpf_ring wakeups; /* the BPF ring the own rings' writers wake the reader by */
-	int epoll_fd;
-	bool overwrite;
-	/* ring, forward: closed with membarrier_global, its tracepoints' and
-	 * perf events' writers claim with a plain store (rt_ring_claim) */
-	bool plain_claims;
-	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
-};
 
 /* Samples and the BPF side's LOST_SAMPLES records carry the CPU they were
  * taken on. */
@@ -95,10 +52,8 @@ static int on_ring_record(void *ctx, const void *data, size_t size)
 	return t->sink.record(t->sink.ctx, (int)cpu, data, h.size);
 }
 
-/* Copies the sample a BPF-output PERF_RECORD_SAMPLE carries as its raw
- * payload (u32 size, then the record) into t->bounce, aligned. */
-static int unwrap_sample(struct transport *t, const struct perf_event_header *rec,
-			 struct perf_event_header *inner)
+int transport_unwrap_sample(struct transport *t, const struct perf_event_header *rec,
+			    struct perf_event_header *inner)
 {
 	uint32_t raw_size;
 
@@ -133,7 +88,7 @@ static int on_perf_record(void *ctx, const struct perf_event_header *rec)
 		o->held_lost += lost;
 		return 0;
 	}
-	r = unwrap_sample(t, rec, &inner);
+	r = transport_unwrap_sample(t, rec, &inner);
 	if (r)
 		return r;
 	o->last_time = t->bounce[4];
@@ -261,8 +216,10 @@ static int create_owns(struct transport *t, const struct transport_config *cfg, 
 	t->own_data_bytes = cfg->ring_bytes;
 	t->own_element_bytes = own_ring_element_bytes(cfg->ring_bytes, cfg->slack_bytes);
 	/* (a backward ring is closed for each snapshot: a grace period each
-	 * time is too long a pause) */
-	t->plain_claims = !cfg->overwrite && membarrier_global_offered();
+	 * time is too long a pause; a realtime kernel (PREEMPT_RT) may preempt
+	 * a tracepoint's program, and another of its CPU's then claim too) */
+	t->plain_claims = !cfg->overwrite && membarrier_global_offered() &&
+			  access("/sys/kernel/realtime", F_OK);
 	/* as the BPF rings' */
 	t->release_bytes = 4096;
 	return 0;
@@ -418,36 +375,6 @@ static long drain_owns(struct transport *t)
 	return err ? err : total;
 }
 
-/* A write takes microseconds; a program preempted mid-write (a uprobe's)
- * holds its ring until it runs again. */
-#define STOP_WAIT_US 100000
-
-bool transport_plain_claims(const struct transport *t)
-{
-	return t->plain_claims;
-}
-
-void transport_stop_writers(struct transport *t)
-{
-	int err;
-
-	for (unsigned int i = 0; i < t->nr_owns; i++)
-		if (t->owns[i].ring.ctl)
-			own_ring_shut(&t->owns[i].ring);
-	/* closed before busy is read: a locked add orders a writer's busy
-	 * before its read of closed; a plain store does not, and the barrier
-	 * on every CPU makes a write begun before it seen (see rt_ring_claim) */
-	if (!t->plain_claims)
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	else if ((err = membarrier_global()))
-		rt_warn("cannot close the rings with a barrier on every CPU (membarrier: %s): a "
-			"write racing the stop may be missing from the recording", strerror(-err));
-	for (unsigned int i = 0; i < t->nr_owns; i++)
-		if (t->owns[i].ring.ctl && !own_ring_wait_writer(&t->owns[i].ring, STOP_WAIT_US))
-			rt_warn("a write into the ring of CPU %d did not end within %d ms: it may be "
-				"missing from the recording", t->owns[i].cpu, STOP_WAIT_US / 1000);
-}
-
 int transport_epoll_fd(const struct transport *t)
 {
 	return t->epoll_fd;
@@ -487,64 +414,6 @@ long transport_drain(struct transport *t)
 		}
 	}
 	return total;
-}
-
-struct snapshot_reader {
-	struct transport *t;
-	const struct transport_sink *sink;
-	int cpu;
-	long samples;
-};
-
-static int on_backward_record(void *ctx, const struct perf_event_header *rec)
-{
-	struct snapshot_reader *rd = ctx;
-	struct perf_event_header inner;
-	int r;
-
-	if (rec->type == PERF_RECORD_LOST)
-		return 0;
-	r = unwrap_sample(rd->t, rec, &inner);
-	if (!r)
-		r = rd->sink->record(rd->sink->ctx, rd->cpu, rd->t->bounce, inner.size);
-	if (!r)
-		rd->samples++;
-	return r;
-}
-
-/* A sample of a backward own ring, to the snapshot's sink. */
-static int on_own_backward_record(void *ctx, const void *rec, size_t size)
-{
-	struct snapshot_reader *rd = ctx;
-	const struct perf_event_header *h = rec;
-	int r;
-
-	if (h->type != PERF_RECORD_SAMPLE || size < sizeof(struct rt_sample_head))
-		return 0; /* the BPF side counts the losses */
-	r = rd->sink->record(rd->sink->ctx, rd->cpu, rec, size);
-	if (!r)
-		rd->samples++;
-	return r;
-}
-
-long transport_snapshot(struct transport *t, int cpu, const struct transport_sink *sink)
-{
-	struct snapshot_reader rd = { t, sink, cpu, 0 };
-
-	for (unsigned int i = 0; i < t->nr_owns; i++)
-		if (t->owns[i].cpu == cpu) {
-			long n = own_ring_read_backward(&t->owns[i].ring, STOP_WAIT_US,
-							on_own_backward_record, &rd);
-
-			return n < 0 ? n : rd.samples;
-		}
-	for (unsigned int i = 0; i < t->nr_outputs; i++)
-		if (t->outputs[i].cpu == cpu) {
-			long n = perf_ring_read_backward(&t->outputs[i].ring, on_backward_record, &rd);
-
-			return n < 0 ? n : rd.samples;
-		}
-	return -ENOENT;
 }
 
 uint64_t transport_kernel_lost(const struct transport *t, int cpu, uint64_t *held,
