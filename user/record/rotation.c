@@ -198,7 +198,11 @@ static int switch_output(void *ctx, const struct file_sink_output_cpu *cpus, uns
 		if (s->copies && (ret = file_copies_link_into(s->copies, dirfd)))
 			rt_warn("%s: cannot link the copies of files into it: %s", path,
 				strerror(-ret));
-		/* named if it can be; its totals written into it whatever its name */
+		/* named if it can be; its totals written into it whatever its
+		 * name (DIR itself the first: the recording it replaced gone
+		 * from it first) */
+		if (dirfd == s->out.fd)
+			output_dir_removal_wait(&s->out);
 		ret = name_output(s, dirfd, name, sizeof(name), err, errlen);
 		snprintf(path, sizeof(path), "%s%s", r->prefix, name);
 		write_totals(s, dirfd, path, cpus, nr);

@@ -14,148 +14,7 @@
 
 #include "lib/log.h"
 #include "sys/dir_entries.h"
-
-#define BUILD_ID_DIR ".build-id"
-/* A user's binaries, kept per mount namespace: DIR/.build-id-ns/INODE/xx/yyyy. */
-#define BUILD_ID_NS_DIR ".build-id-ns"
-/* Where --force keeps the recording it replaces until the new one starts. */
-#define REPLACED_DIR ".replaced"
-
-static bool is_data_file(const char *name)
-{
-	return !strcmp(name, "data") || !strncmp(name, "data.", 5);
-}
-
-/* A JIT's symbol map copied by a recording: perf-PID.map. */
-static bool is_jit_map(const char *name)
-{
-	return !strncmp(name, "perf-", 5) && strlen(name) > 9 && !strcmp(name + strlen(name) - 4, ".map");
-}
-
-static int open_subdir(int dirfd, const char *name)
-{
-	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
-/* Which of a directory's files are ringtrace's: all of them without one. */
-struct our_files {
-	bool (*ours)(const char *name);
-};
-
-static int remove_ours(int dirfd, const char *name, void *ctx)
-{
-	const struct our_files *f = ctx;
-
-	if (!f->ours || f->ours(name))
-		unlinkat(dirfd, name, 0);
-	return 0;
-}
-
-/* Removes one level of files of a directory ringtrace wrote, then the
- * directory (anything else in it makes that fail). */
-static int remove_files_and_dir(int dirfd, const char *name, bool (*ours)(const char *name))
-{
-	struct our_files f = { ours };
-	int fd = open_subdir(dirfd, name), r;
-
-	if (fd < 0)
-		return -errno;
-	r = dir_each_entry(fd, remove_ours, &f);
-	close(fd);
-	if (r)
-		return r < 0 ? r : -EIO;
-	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
-}
-
-static bool is_snapshot_file(const char *name)
-{
-	return is_data_file(name) || is_jit_map(name) || !strcmp(name, "accounting");
-}
-
-static int remove_build_id_subdir(int dirfd, const char *name, void *ctx)
-{
-	(void)ctx;
-	remove_files_and_dir(dirfd, name, NULL);
-	return 0;
-}
-
-/* dirfd/name/xx/yyyy: copies of binaries by build-id. */
-static int remove_build_id_tree(int dirfd, const char *name)
-{
-	int fd = open_subdir(dirfd, name);
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	dir_each_entry(fd, remove_build_id_subdir, NULL);
-	close(fd);
-	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
-}
-
-static int remove_ns_build_id_tree(int dirfd, const char *name, void *ctx)
-{
-	(void)ctx;
-	remove_build_id_tree(dirfd, name);
-	return 0;
-}
-
-/* DIR/.build-id/xx/yyyy, the copies of containers' binaries, and
- * DIR/.build-id-ns/INODE/xx/yyyy, those of a user's, per mount namespace. */
-static int remove_build_ids(int dirfd)
-{
-	int r = remove_build_id_tree(dirfd, BUILD_ID_DIR), fd = open_subdir(dirfd, BUILD_ID_NS_DIR);
-
-	if (fd < 0)
-		return r ? r : errno == ENOENT ? 0 : -errno;
-	dir_each_entry(fd, remove_ns_build_id_tree, NULL);
-	close(fd);
-	if (unlinkat(dirfd, BUILD_ID_NS_DIR, AT_REMOVEDIR) && !r)
-		r = -errno;
-	return r;
-}
-
-struct clearing {
-	const char *path;
-	char *err;
-	size_t errlen;
-	int error; /* errno of what could not be removed */
-};
-
-static int clear_entry(int dirfd, const char *name, void *ctx)
-{
-	struct clearing *c = ctx;
-	int r;
-
-	if (!strncmp(name, "snapshot-", 9))
-		r = remove_files_and_dir(dirfd, name, is_snapshot_file);
-	else if (is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
-		 !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, OUTPUT_COUNTS_FILE) ||
-		 !strcmp(name, OUTPUT_COUNTS_NEW_FILE))
-		r = unlinkat(dirfd, name, 0);
-	else
-		return 0;
-	if (r) {
-		c->error = errno;
-		rt_format(c->err, c->errlen, "%s/%s: cannot remove: %s", c->path, name,
-			  strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
-/* Removes the perf.data files ("data", "data.*"), snapshot directories, JIT
- * maps, pid and counts files a previous recording left. */
-static int clear_old_data(int dirfd, const char *path, char *err, size_t errlen)
-{
-	struct clearing c = { path, err, errlen, EIO };
-	int r;
-
-	err[0] = '\0';
-	r = dir_each_entry(dirfd, clear_entry, &c);
-
-	if (r < 0 && !err[0])
-		rt_format(err, errlen, "%s: cannot list: %s", path, strerror(-r));
-	return r < 0 ? r : r ? -c.error : 0;
-}
+#include "sys/output_dir_entries.h"
 
 /* An entry a recording killed before it wrote its header leaves: its
  * streams, its pid file, copies of binaries, snapshots never completed. */
@@ -167,17 +26,17 @@ static int abandoned_entry(int dirfd, const char *name, void *ctx)
 
 	if (!strcmp(name, "data"))
 		return 1; /* a header: a recording perf can read */
-	if (is_data_file(name)) {
+	if (output_entry_is_data(name)) {
 		(*streams)++;
 		return 0;
 	}
 	if (!strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, OUTPUT_COUNTS_FILE) ||
 	    !strcmp(name, OUTPUT_COUNTS_NEW_FILE) || !strcmp(name, BUILD_ID_DIR) ||
-	    !strcmp(name, BUILD_ID_NS_DIR) || is_jit_map(name))
+	    !strcmp(name, BUILD_ID_NS_DIR) || output_entry_is_jit_map(name))
 		return 0;
 	if (strncmp(name, "snapshot-", 9))
 		return 1; /* not ringtrace's */
-	fd = open_subdir(dirfd, name);
+	fd = output_subdir_open(dirfd, name);
 	if (fd < 0)
 		return 1;
 	/* a snapshot's accounting is written last: with it, it is complete */
@@ -231,17 +90,10 @@ static int lock_dir(int fd, const char *path, char *err, size_t errlen)
 	return -errno;
 }
 
-static bool is_ours(const char *name)
-{
-	return is_data_file(name) || is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
-	       !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, BUILD_ID_DIR) ||
-	       !strcmp(name, BUILD_ID_NS_DIR) || !strncmp(name, "snapshot-", 9);
-}
-
 /* Removes DIR/.replaced and what it holds (a recording's entries). */
 static int remove_replaced(int dirfd, const char *path, char *err, size_t errlen)
 {
-	int fd = open_subdir(dirfd, REPLACED_DIR);
+	int fd = output_subdir_open(dirfd, REPLACED_DIR);
 
 	if (fd < 0 && errno == ENOENT)
 		return 0;
@@ -249,8 +101,8 @@ static int remove_replaced(int dirfd, const char *path, char *err, size_t errlen
 		rt_format(err, errlen, "%s/%s: cannot open: %s", path, REPLACED_DIR, strerror(errno));
 		return -errno;
 	}
-	clear_old_data(fd, path, err, errlen);
-	remove_build_ids(fd);
+	output_entries_clear(fd, path, err, errlen);
+	output_build_ids_remove(fd);
 	close(fd);
 	if (unlinkat(dirfd, REPLACED_DIR, AT_REMOVEDIR)) {
 		rt_format(err, errlen, "%s/%s: cannot remove: %s (it holds files ringtrace did not write)",
@@ -272,7 +124,7 @@ static int move_entry(int dirfd, const char *name, void *ctx)
 {
 	struct moving *m = ctx;
 
-	if (!is_ours(name) || !renameat(dirfd, name, m->to, name))
+	if (!output_entry_is_ours(name) || !renameat(dirfd, name, m->to, name))
 		return 0;
 	m->error = errno;
 	rt_format(m->err, m->errlen, "%s/%s: cannot set aside: %s", m->path, name, strerror(errno));
@@ -289,7 +141,7 @@ static int set_aside(struct output_dir *d, char *err, size_t errlen)
 
 	if ((r = remove_replaced(d->fd, d->path, err, errlen)))
 		return r;
-	if (mkdirat(d->fd, REPLACED_DIR, 0700) || (m.to = open_subdir(d->fd, REPLACED_DIR)) < 0) {
+	if (mkdirat(d->fd, REPLACED_DIR, 0700) || (m.to = output_subdir_open(d->fd, REPLACED_DIR)) < 0) {
 		rt_format(err, errlen, "%s/%s: cannot create: %s", d->path, REPLACED_DIR,
 			  strerror(errno));
 		return -errno;
@@ -308,7 +160,7 @@ static void put_back(struct output_dir *d)
 {
 	char err[256];
 	struct moving m = { d->fd, d->path, err, sizeof(err), 0 };
-	int fd = open_subdir(d->fd, REPLACED_DIR);
+	int fd = output_subdir_open(d->fd, REPLACED_DIR);
 
 	if (fd < 0)
 		return;
@@ -343,7 +195,7 @@ static int recording_entry(int dirfd, const char *name, void *ctx)
 	(void)dirfd;
 	if (!strcmp(name, "data"))
 		*header = true;
-	return is_ours(name) || !strcmp(name, REPLACED_DIR) ? 0 : 1;
+	return output_entry_is_ours(name) || !strcmp(name, REPLACED_DIR) ? 0 : 1;
 }
 
 /* Whether a directory holds a recording (its header) and nothing a
@@ -361,9 +213,9 @@ static int remove_recording(int fd, const char *path, char *err, size_t errlen)
 {
 	int r;
 
-	if ((r = clear_old_data(fd, path, err, errlen)) || (r = remove_replaced(fd, path, err, errlen)))
+	if ((r = output_entries_clear(fd, path, err, errlen)) || (r = remove_replaced(fd, path, err, errlen)))
 		return r;
-	remove_build_ids(fd);
+	output_build_ids_remove(fd);
 	if (rmdir(path)) {
 		rt_format(err, errlen, "cannot remove the old recording %s: %s", path,
 			  strerror(errno));
@@ -458,7 +310,7 @@ int output_dir_check(const char *path, bool force, char *err, size_t errlen)
  * others may have put into it is not kept. */
 static int remake_private(struct output_dir *d, struct stat *st, char *err, size_t errlen)
 {
-	if (remove_build_ids(d->fd) && errno != ENOENT) {
+	if (output_build_ids_remove(d->fd) && errno != ENOENT) {
 		rt_format(err, errlen, "%s/%s: cannot remove: %s", d->path, BUILD_ID_DIR,
 			  strerror(errno));
 		return -errno;
@@ -502,7 +354,7 @@ int output_dir_open(struct output_dir *d, const char *path, bool force, char *er
 	}
 	/* one others could write into is made again, nothing of it kept */
 	if ((st.st_mode & 0777) != 0700) {
-		if ((ret = clear_old_data(d->fd, path, err, errlen)) ||
+		if ((ret = output_entries_clear(d->fd, path, err, errlen)) ||
 		    (ret = remove_replaced(d->fd, path, err, errlen)) ||
 		    (ret = remake_private(d, &st, err, errlen)))
 			goto fail;
@@ -511,7 +363,7 @@ int output_dir_open(struct output_dir *d, const char *path, bool force, char *er
 	/* a recording (--force) is kept until this one starts; what a start
 	 * killed early left is removed */
 	if ((ret = force && !is_abandoned(d->fd) ? set_aside(d, err, errlen)
-						  : clear_old_data(d->fd, path, err, errlen)))
+						  : output_entries_clear(d->fd, path, err, errlen)))
 		goto fail;
 	return 0;
 fail:
@@ -528,13 +380,13 @@ void output_dir_discard(struct output_dir *d)
 
 	if (d->fd < 0)
 		return;
-	clear_old_data(d->fd, d->path, err, sizeof(err));
+	output_entries_clear(d->fd, d->path, err, sizeof(err));
 	if (d->set_aside) {
-		remove_build_ids(d->fd);
+		output_build_ids_remove(d->fd);
 		put_back(d);
 	}
 	if (d->created) {
-		remove_build_ids(d->fd);
+		output_build_ids_remove(d->fd);
 		rmdir(d->path);
 	}
 	output_dir_close(d);
@@ -548,17 +400,15 @@ static void *remove_set_aside(void *arg)
 	return NULL;
 }
 
-/* The end of the removal output_dir_started began. */
-static void removal_ended(struct output_dir *d)
+void output_dir_removal_wait(struct output_dir *d)
 {
 	if (d->removing) {
 		pthread_join(d->remover, NULL);
 		d->removing = false;
 	}
-	if (d->set_aside && !d->removed)
-		d->set_aside = false;
-	else if (d->set_aside)
+	if (d->set_aside && d->removed)
 		rt_warn("%s", d->remove_error);
+	d->set_aside = false;
 }
 
 void output_dir_started(struct output_dir *d)
@@ -571,13 +421,13 @@ void output_dir_started(struct output_dir *d)
 		return;
 	}
 	remove_set_aside(d);
-	removal_ended(d);
+	output_dir_removal_wait(d);
 }
 
 void output_dir_close(struct output_dir *d)
 {
 	if (d->fd >= 0) {
-		removal_ended(d);
+		output_dir_removal_wait(d);
 		close(d->fd);
 	}
 	d->fd = -1;
@@ -592,26 +442,8 @@ int output_subdir_create(int dirfd, const char *dirpath, const char *name, char 
 		rt_format(err, errlen, "cannot create %s/%s: %s", dirpath, name, strerror(errno));
 		return -errno;
 	}
-	fd = open_subdir(dirfd, name);
+	fd = output_subdir_open(dirfd, name);
 	if (fd < 0)
 		rt_format(err, errlen, "cannot open %s/%s: %s", dirpath, name, strerror(errno));
 	return fd < 0 ? -errno : fd;
-}
-
-int output_snapshot_remove(int dirfd, const char *name)
-{
-	return strncmp(name, "snapshot-", 9) || strchr(name, '/')
-		       ? -EINVAL : remove_files_and_dir(dirfd, name, is_snapshot_file);
-}
-
-int output_recording_remove(int dirfd, const char *name)
-{
-	char err[512];
-	int fd = open_subdir(dirfd, name), r;
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	r = clear_old_data(fd, name, err, sizeof(err)) ?: remove_build_ids(fd);
-	close(fd);
-	return r ? r : unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
 }

@@ -51,6 +51,9 @@ void output_dir_discard(struct output_dir *d);
 /* The recording has started: the one it replaces (--force) is removed, by a
  * thread of its own (rt-remove; here if none can be made). */
 void output_dir_started(struct output_dir *d);
+/* Waits for that removal to end (before DIR is renamed: --switch-output),
+ * and says in one line if it failed. */
+void output_dir_removal_wait(struct output_dir *d);
 /* Closes (and unlocks) the directory, once the removal above has ended. */
 void output_dir_close(struct output_dir *d);
 
