@@ -12,10 +12,10 @@
 #define SCHED_SLICE_SHORTEST_NS 100000u
 
 /* Sets the calling thread's slice to ns (its policy and nice kept; threads
- * and processes it creates from now on get the default slice): 0, or
- * -errno. A kernel before 6.12 takes the call and keeps its slice; a thread
- * not of the fair scheduler's normal or batch policy is left as it is
- * (-EPERM). */
+ * and processes it creates from now on get the default slice, but where its
+ * nice is below 0: they then keep both): 0, or -errno. Left as it is on a
+ * kernel before 6.12 (-EOPNOTSUPP), and where the thread is not of the fair
+ * scheduler's normal or batch policy (-EPERM). */
 int sched_slice_set(uint64_t ns);
 
 #endif
