@@ -5,6 +5,8 @@
 #ifndef RINGTRACE_HOTSPOT_PROC_H
 #define RINGTRACE_HOTSPOT_PROC_H
 
+#include <stddef.h>
+
 #include "record/hotspot_procs.h"
 #include "record/unwind_file_key.h"
 #include "symbols/hotspot_elf.h"
@@ -21,6 +23,7 @@ struct hotspot_proc {
 	bool pending;                /* its layout still to be read (hotspot_reader) */
 	struct rt_hotspot_process hp; /* what the BPF side is told */
 };
+_Static_assert(offsetof(struct hotspot_proc, base) == 0, "a process freed as its struct runtime_proc");
 
 /* The walk's layout of the JVM pid, whose libjvm.so f is loaded bias above
  * its addresses: 0, or -errno (h->last_error says why; h->base.lock not

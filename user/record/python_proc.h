@@ -4,6 +4,8 @@
 #ifndef RINGTRACE_PYTHON_PROC_H
 #define RINGTRACE_PYTHON_PROC_H
 
+#include <stddef.h>
+
 #include "record/python_procs.h"
 
 struct python_proc {
@@ -18,6 +20,7 @@ struct python_proc {
 	struct rt_python_process pp; /* what the BPF side is told */
 	uint64_t code_type;       /* PyCode_Type in the process, or 0 */
 };
+_Static_assert(offsetof(struct python_proc, base) == 0, "a process freed as its struct runtime_proc");
 
 /* Names the code objects the walks wrote since the last call into their
  * processes' maps; p->base.lock held. */

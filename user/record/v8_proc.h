@@ -4,6 +4,8 @@
 #ifndef RINGTRACE_V8_PROC_H
 #define RINGTRACE_V8_PROC_H
 
+#include <stddef.h>
+
 #include "record/unwind_file_key.h"
 #include "record/v8_procs.h"
 #include "symbols/v8_elf.h"
@@ -22,5 +24,6 @@ struct v8_proc {
 	const struct v8_file *file;  /* its binary (v->base.files': kept until freed) */
 	struct rt_v8_process vp;     /* what the BPF side is told */
 };
+_Static_assert(offsetof(struct v8_proc, base) == 0, "a process freed as its struct runtime_proc");
 
 #endif
