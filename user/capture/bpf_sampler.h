@@ -79,6 +79,7 @@ struct bpf_sampler_config {
 	size_t ring_bytes;   /* per ring, a power of two multiple of the page size */
 	size_t wakeup_bytes; /* wake the reader once this much waits in a ring */
 	bool overwrite;      /* perfbuf: backward rings, read by bpf_sampler_snapshot */
+	bool locked_claims;  /* ring: every program claims by a locked add (a test knob) */
 	uint64_t offcpu_min_ns;      /* --off-cpu: blocks shorter give no sample */
 	uint32_t offcpu_max_sleepers; /* --off-cpu: tasks of the scope asleep at once, at most */
 };

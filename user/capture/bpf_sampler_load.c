@@ -175,6 +175,7 @@ static struct bpf_sampler *sampler_open(const struct bpf_sampler_config *cfg,
 		.wakeup_bytes = cfg->wakeup_bytes,
 		.slack_bytes = ring_slack(cfg),
 		.overwrite = cfg->overwrite && cfg->transport != TRANSPORT_RINGBUF,
+		.locked_claims = cfg->locked_claims,
 	};
 	struct bpf_sampler *s;
 

@@ -218,8 +218,8 @@ static int create_owns(struct transport *t, const struct transport_config *cfg, 
 	/* (a backward ring is closed for each snapshot: a grace period each
 	 * time is too long a pause; a realtime kernel (PREEMPT_RT) may preempt
 	 * a tracepoint's program, and another of its CPU's then claim too) */
-	t->plain_claims = !cfg->overwrite && membarrier_global_offered() &&
-			  access("/sys/kernel/realtime", F_OK);
+	t->plain_claims = !cfg->overwrite && !cfg->locked_claims &&
+			  membarrier_global_offered() && access("/sys/kernel/realtime", F_OK);
 	/* as the BPF rings' */
 	t->release_bytes = 4096;
 	return 0;

@@ -53,6 +53,7 @@ struct transport_config {
 	size_t wakeup_bytes;         /* perf rings wake the reader once this much waits */
 	bool overwrite;              /* perfbuf: backward rings the kernel overwrites,
 				      * read only by transport_snapshot */
+	bool locked_claims;          /* ring: no plain claims (transport_plain_claims) */
 };
 
 struct transport;

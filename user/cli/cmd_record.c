@@ -258,6 +258,9 @@ static int record_option(void *ctx, int id, const char *arg)
 			return OPTIONS_USAGE_ERROR;
 		o->debug_drain_delay_ms = (unsigned int)v;
 		break;
+	case RECORD_OPT_DEBUG_LOCKED_CLAIMS:
+		o->debug_locked_claims = true;
+		break;
 	case RECORD_OPT_DEBUG_WRITER_DELAY:
 		if (option_parse_u64("--debug-writer-delay-ms", arg, 0, 60000, &v))
 			return OPTIONS_USAGE_ERROR;

@@ -182,6 +182,9 @@ static const struct options_entry record_options_table[] = {
 	  NULL, RECORD_OPT_QUIET },
 	{ "debug-drain-delay-ms", 0, "MS", "test knob: a slow drain", NULL,
 	  RECORD_OPT_DEBUG_DRAIN_DELAY },
+	{ "debug-locked-claims", 0, NULL,
+	  "test knob: the own rings claimed by a locked add by every program", NULL,
+	  RECORD_OPT_DEBUG_LOCKED_CLAIMS },
 	{ "debug-writer-delay-ms", 0, "MS", "test knob: a slow disk", NULL,
 	  RECORD_OPT_DEBUG_WRITER_DELAY },
 	{ "debug-start-delay-ms", 0, "MS",
@@ -379,6 +382,10 @@ static const struct options_detail record_details[] = {
 	{ "--debug-drain-delay-ms",
 	  "The drain sleeps MS ms before each pass over the kernel's rings, to provoke losses "
 	  "there." },
+	{ "--debug-locked-claims",
+	  "A tracepoint's and a perf event's programs claim a CPU's own ring with a locked add, "
+	  "as a uprobe's does and as every program does where the kernel offers no global "
+	  "membarrier, instead of a plain store: that path is tested with it." },
 	{ "--debug-writer-delay-ms",
 	  "The writer sleeps MS ms after each pass that wrote, to provoke losses in the staging "
 	  "ring." },

@@ -235,6 +235,7 @@ static void sampler_config(const struct session *s, struct bpf_sampler_config *o
 		.cgroup_field = s->cgroup_field,
 		.ring_bytes = o->ring_pages * (size_t)sysconf(_SC_PAGESIZE),
 		.overwrite = o->overwrite,
+		.locked_claims = o->debug_locked_claims,
 		.offcpu_min_ns = o->off_cpu_min_ns,
 		.offcpu_max_sleepers = OFFCPU_MAX_SLEEPERS,
 	};
