@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 
 #include "lib/full_io.h"
 #include "lib/log.h"
+#include "lib/memory_trim.h"
 #include "lib/monotonic.h"
 #include "record/flight_control.h"
 #include "report/report.h"
@@ -436,7 +436,7 @@ int export_profiler_make(void *ctx, const struct profile_query *q, const atomic_
 	flight_target_close(&t);
 	/* the report's symbol tables and trees (tens of MB beside churn) go
 	 * back to the kernel, not kept in this request thread's malloc arena */
-	malloc_trim(0);
+	memory_trim();
 	pthread_mutex_unlock(&p->lock);
 	return r;
 }

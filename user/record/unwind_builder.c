@@ -12,7 +12,6 @@
 #include "record/unwind_builder.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/memory_trim.h"
 #include "lib/monotonic.h"
 #include "record/unwind_bpf_rows.h"
 #include "symbols/unwind_compile.h"
@@ -395,7 +395,7 @@ static void *run(void *arg)
 		 * to the kernel, or it stays in this thread's malloc arena */
 		if (!b->part && !b->urgent && !b->todo) {
 			pthread_mutex_unlock(&b->lock);
-			malloc_trim(0);
+			memory_trim();
 			pthread_mutex_lock(&b->lock);
 		}
 	}
