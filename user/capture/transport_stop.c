@@ -105,4 +105,3 @@ long transport_snapshot(struct transport *t, int cpu, const struct transport_sin
 		}
 	return -ENOENT;
 }
-

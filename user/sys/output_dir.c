@@ -141,7 +141,8 @@ static int set_aside(struct output_dir *d, char *err, size_t errlen)
 
 	if ((r = remove_replaced(d->fd, d->path, err, errlen)))
 		return r;
-	if (mkdirat(d->fd, REPLACED_DIR, 0700) || (m.to = output_subdir_open(d->fd, REPLACED_DIR)) < 0) {
+	if (mkdirat(d->fd, REPLACED_DIR, 0700) ||
+	    (m.to = output_subdir_open(d->fd, REPLACED_DIR)) < 0) {
 		rt_format(err, errlen, "%s/%s: cannot create: %s", d->path, REPLACED_DIR,
 			  strerror(errno));
 		return -errno;
@@ -213,7 +214,8 @@ static int remove_recording(int fd, const char *path, char *err, size_t errlen)
 {
 	int r;
 
-	if ((r = output_entries_clear(fd, path, err, errlen)) || (r = remove_replaced(fd, path, err, errlen)))
+	if ((r = output_entries_clear(fd, path, err, errlen)) ||
+	    (r = remove_replaced(fd, path, err, errlen)))
 		return r;
 	output_build_ids_remove(fd);
 	if (rmdir(path)) {

@@ -63,7 +63,8 @@ static int remove_files_and_dir(int dirfd, const char *name, bool (*ours)(const 
 
 static bool is_snapshot_file(const char *name)
 {
-	return output_entry_is_data(name) || output_entry_is_jit_map(name) || !strcmp(name, "accounting");
+	return output_entry_is_data(name) || output_entry_is_jit_map(name) ||
+	       !strcmp(name, "accounting");
 }
 
 static int remove_build_id_subdir(int dirfd, const char *name, void *ctx)
@@ -96,7 +97,8 @@ static int remove_ns_build_id_tree(int dirfd, const char *name, void *ctx)
  * DIR/.build-id-ns/INODE/xx/yyyy, those of a user's, per mount namespace. */
 int output_build_ids_remove(int dirfd)
 {
-	int r = remove_build_id_tree(dirfd, BUILD_ID_DIR), fd = output_subdir_open(dirfd, BUILD_ID_NS_DIR);
+	int r = remove_build_id_tree(dirfd, BUILD_ID_DIR);
+	int fd = output_subdir_open(dirfd, BUILD_ID_NS_DIR);
 
 	if (fd < 0)
 		return r ? r : errno == ENOENT ? 0 : -errno;
@@ -121,9 +123,9 @@ static int clear_entry(int dirfd, const char *name, void *ctx)
 
 	if (!strncmp(name, "snapshot-", 9))
 		r = remove_files_and_dir(dirfd, name, is_snapshot_file);
-	else if (output_entry_is_data(name) || output_entry_is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
-		 !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, OUTPUT_COUNTS_FILE) ||
-		 !strcmp(name, OUTPUT_COUNTS_NEW_FILE))
+	else if (output_entry_is_data(name) || output_entry_is_jit_map(name) ||
+		 !strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, OUTPUT_TOTALS_FILE) ||
+		 !strcmp(name, OUTPUT_COUNTS_FILE) || !strcmp(name, OUTPUT_COUNTS_NEW_FILE))
 		r = unlinkat(dirfd, name, 0);
 	else
 		return 0;
@@ -153,9 +155,10 @@ int output_entries_clear(int dirfd, const char *path, char *err, size_t errlen)
 
 bool output_entry_is_ours(const char *name)
 {
-	return output_entry_is_data(name) || output_entry_is_jit_map(name) || !strcmp(name, OUTPUT_PID_FILE) ||
-	       !strcmp(name, OUTPUT_TOTALS_FILE) || !strcmp(name, BUILD_ID_DIR) ||
-	       !strcmp(name, BUILD_ID_NS_DIR) || !strncmp(name, "snapshot-", 9);
+	return output_entry_is_data(name) || output_entry_is_jit_map(name) ||
+	       !strcmp(name, OUTPUT_PID_FILE) || !strcmp(name, OUTPUT_TOTALS_FILE) ||
+	       !strcmp(name, BUILD_ID_DIR) || !strcmp(name, BUILD_ID_NS_DIR) ||
+	       !strncmp(name, "snapshot-", 9);
 }
 
 
