@@ -124,35 +124,51 @@ static void test_every_syscall_as_perf_stat_counts_it(void **state)
 	free(out);
 }
 
-/* Failing syscalls are counted as errors, as perf trace -s counts them. */
+/* Failing syscalls are counted as errors, as perf trace -s counts them.
+ * ls does the same calls each run, so ringtrace's one run is held to perf
+ * trace's count of the same command; perf trace is given three runs, as one
+ * of its runs in a CI once missed a failing openat that every run of either
+ * tool before and after it counted (39 calls, 19 errors). */
 static void test_errors_as_perf_trace_counts_them(void **state)
 {
 	const char *cmd = "ls /nonexistent /nonexistent2";
 	const char *syscalls[] = { "openat", "statx", "access" };
+	const size_t n_syscalls = sizeof(syscalls) / sizeof(syscalls[0]);
 	char *out, *perf = NULL, args[256];
-	struct row ours, theirs;
+	struct row ours[3], theirs;
+	size_t agreed = 0;
 
 	(void)state;
 	tu_skip_unless_possible();
 	snprintf(args, sizeof(args), "-- %s", cmd);
 	out = trace(2, args); /* ls's own status: the files are missing */
-	if (!find_row(out, "ls", 0, "statx", &ours))
-		fail_msg("no statx row for ls in:\n%s", out);
-	assert_true(ours.errors >= 2);
-	tu_sh(&perf, "perf trace -s -- %s 2>&1", cmd);
-	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
-		if (!find_row(out, "ls", 0, syscalls[i], &ours))
+	for (size_t i = 0; i < n_syscalls; i++)
+		if (!find_row(out, "ls", 0, syscalls[i], &ours[i]))
 			fail_msg("no %s row for ls in:\n%s", syscalls[i], out);
-		if (!strstr(perf, "Summary of events") || !find_row(perf, "ls", 0, syscalls[i], &theirs)) {
-			printf("perf trace -s gave no %s row: checked errors >= 1 only\n", syscalls[i]);
-			assert_true(ours.errors >= 1);
-			continue;
+	assert_true(ours[1].errors >= 2); /* statx of the two missing files */
+	for (int run = 1; run <= 3 && agreed < n_syscalls; run++) {
+		free(perf);
+		perf = NULL;
+		tu_sh(&perf, "perf trace -s -- %s 2>&1", cmd);
+		agreed = 0;
+		for (size_t i = 0; i < n_syscalls; i++) {
+			if (!strstr(perf, "Summary of events") ||
+			    !find_row(perf, "ls", 0, syscalls[i], &theirs)) {
+				printf("perf trace -s gave no %s row: checked errors >= 1 only\n",
+				       syscalls[i]);
+				assert_true(ours[i].errors >= 1);
+				agreed++;
+				continue;
+			}
+			printf("%s: ringtrace %llu calls %llu errors, "
+			       "perf trace -s (run %d) %llu calls %llu errors\n",
+			       syscalls[i], ours[i].calls, ours[i].errors, run, theirs.calls,
+			       theirs.errors);
+			agreed += ours[i].calls == theirs.calls && ours[i].errors == theirs.errors;
 		}
-		printf("%s: ringtrace %llu calls %llu errors, perf trace -s %llu calls %llu errors\n",
-		       syscalls[i], ours.calls, ours.errors, theirs.calls, theirs.errors);
-		assert_int_equal(ours.calls, theirs.calls);
-		assert_int_equal(ours.errors, theirs.errors);
 	}
+	if (agreed < n_syscalls)
+		fail_msg("ringtrace's counts of %s differ from each of perf trace -s's three runs", cmd);
 	free(perf);
 	free(out);
 }
