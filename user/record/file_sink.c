@@ -20,6 +20,7 @@
 #include "lib/log.h"
 #include "record/file_sink_state.h"
 #include "record/sideband_history.h"
+#include "sys/handoff_wake.h"
 #include "sys/output_dir.h"
 
 static struct file_sink *file_sink_of(struct record_sink *s)
@@ -206,18 +207,8 @@ static void flush_all(struct file_sink *f)
 
 static void wait_for_work(struct file_sink *f)
 {
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += IDLE_WAIT_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&f->lock);
 	if (!atomic_load(&f->stop))
-		pthread_cond_timedwait(&f->wake, &f->lock, &until);
-	pthread_mutex_unlock(&f->lock);
+		handoff_wake_wait(&f->wake, IDLE_WAIT_MS);
 }
 
 static void *writer_thread(void *arg)
@@ -281,9 +272,7 @@ static int file_flush(struct record_sink *s, char *err, size_t errlen)
 {
 	struct file_sink *f = file_sink_of(s);
 
-	pthread_mutex_lock(&f->lock);
-	pthread_cond_signal(&f->wake);
-	pthread_mutex_unlock(&f->lock);
+	handoff_wake_signal(&f->wake);
 	return write_error(f, err, errlen);
 }
 
@@ -376,8 +365,7 @@ static void file_free(struct record_sink *s)
 	free(f->slot_of_cpu);
 	free(f->counts);
 	sideband_history_free(&f->history);
-	pthread_mutex_destroy(&f->lock);
-	pthread_cond_destroy(&f->wake);
+	handoff_wake_close(&f->wake);
 	free(f);
 }
 
@@ -410,19 +398,23 @@ struct record_sink *file_sink_create(const struct file_sink_config *cfg, char *e
 {
 	struct file_sink *f = calloc(1, sizeof(*f));
 	const struct cpu_list *cpus = cfg->cpus;
+	int r;
 
 	if (!f) {
 		rt_format(err, errlen, "out of memory");
 		return NULL;
 	}
 	f->base.ops = &file_sink_ops;
+	if ((r = handoff_wake_init(&f->wake))) {
+		free(f);
+		rt_format(err, errlen, "cannot open the writer's wakeup pipe: %s", strerror(-r));
+		return NULL;
+	}
 	f->dirpath = cfg->dirpath;
 	f->sample_lost_id = cfg->sample_lost_id;
 	f->sideband_lost_id = cfg->sideband_lost_id;
 	f->delay_ms = cfg->writer_delay_ms;
 	f->rotation = cfg->rotation;
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->wake, NULL);
 	for (unsigned int i = 0; i < cpus->nr; i++)
 		if (cpus->cpus[i] + 1 > f->nr_slots)
 			f->nr_slots = cpus->cpus[i] + 1;

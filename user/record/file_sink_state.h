@@ -13,6 +13,7 @@
 #include "format/perf_data_writer.h"
 #include "record/file_sink.h"
 #include "record/sideband_history.h"
+#include "sys/handoff_wake.h"
 
 #define STREAM_BUFFER_BYTES (256 * 1024)
 #define IDLE_WAIT_MS 50
@@ -58,8 +59,7 @@ struct file_sink {
 	unsigned int delay_ms;
 	pthread_t thread;
 	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
+	struct handoff_wake wake; /* the drain thread's wakeup of the writer */
 	atomic_bool stop;
 	atomic_int error;     /* errno of the first failed write, 0 if none */
 	int error_cpu;

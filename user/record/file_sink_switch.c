@@ -131,9 +131,7 @@ int file_sink_switch(struct record_sink *s)
 	sideband_history_cut(&f->history);
 	f->staged_bytes = 0;
 	atomic_store_explicit(&f->switch_pending, true, memory_order_release);
-	pthread_mutex_lock(&f->lock);
-	pthread_cond_signal(&f->wake);
-	pthread_mutex_unlock(&f->lock);
+	handoff_wake_signal(&f->wake);
 	return 0;
 }
 
