@@ -236,6 +236,7 @@ struct transport *transport_create(const struct transport_config *cfg,
 		return NULL;
 	}
 	t->kind = cfg->kind;
+	t->busiest_cpu = -1;
 	t->sink = *sink;
 	t->overwrite = cfg->overwrite;
 	t->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -354,6 +355,21 @@ static int skip_wakeup(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* Counts the records a drain read from cpu's ring towards the busiest ring's. */
+static void note_drained(struct transport *t, int cpu, long records)
+{
+	if (cpu >= 0 && records > 0 && (uint64_t)records > t->busiest_records) {
+		t->busiest_cpu = cpu;
+		t->busiest_records = (uint64_t)records;
+	}
+}
+
+int transport_busiest_cpu(const struct transport *t, uint64_t *records)
+{
+	*records = t->busiest_records;
+	return t->busiest_cpu;
+}
+
 /* ring: every CPU's ring read, whichever woke the reader (or none: the
  * caller's own pace). */
 static long drain_owns(struct transport *t)
@@ -371,6 +387,7 @@ static long drain_owns(struct transport *t)
 		if (n < 0 && !err)
 			err = n;
 		total += n > 0 ? n : 0;
+		note_drained(t, t->owns[i].cpu, n);
 	}
 	return err ? err : total;
 }
@@ -384,6 +401,8 @@ long transport_drain(struct transport *t)
 {
 	long total = 0;
 
+	t->busiest_cpu = -1;
+	t->busiest_records = 0;
 	if (t->kind == TRANSPORT_RING)
 		return drain_owns(t);
 	if (t->kind == TRANSPORT_RINGBUF) {
@@ -393,6 +412,7 @@ long transport_drain(struct transport *t)
 			if (n < 0)
 				return n;
 			total += n;
+			note_drained(t, t->rings[i].cpu, n);
 		}
 		return total;
 	}
@@ -403,15 +423,19 @@ long transport_drain(struct transport *t)
 	 * as it was then, so a producer as fast as the drain does not keep the
 	 * caller from its other work), not left to wait for the next wakeup */
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
+		long read = 0;
+
 		for (int pass = 0; pass < PERF_DRAIN_PASSES; pass++) {
 			long n = perf_ring_drain(&t->outputs[i].ring, t->release_bytes, on_perf_record, &t->outputs[i]);
 
 			if (n < 0)
 				return n;
-			total += n;
+			read += n;
 			if (!n)
 				break;
 		}
+		total += read;
+		note_drained(t, t->outputs[i].cpu, read);
 	}
 	return total;
 }

@@ -29,6 +29,7 @@
 #include "record/pass_wait.h"
 #include "record/session.h"
 #include "record/usdt_sites.h"
+#include "sys/cpu_avoid.h"
 #include "sys/output_dir.h"
 #include "sys/mapping_opener.h"
 #include "sys/privileges.h"
@@ -185,19 +186,37 @@ static void write_counts(struct session *s)
 	}
 }
 
+/* A pass that read this many records or more from the ring of the CPU the
+ * drain ran on: a program busy on that CPU, which the drain keeps off. */
+#define AVOID_MIN_RECORDS 512
+
+/* The drain keeps off the CPU whose ring it read most where it ran there
+ * itself (cpu_avoid.h): it took that time from what it records, while
+ * another CPU may have been idle. */
+static void keep_off_busiest_cpu(struct session *s, struct cpu_avoid *avoid)
+{
+	uint64_t records;
+	int cpu = bpf_sampler_busiest_cpu(s->sampler, &records);
+
+	if (cpu >= 0 && records >= AVOID_MIN_RECORDS && cpu == sched_getcpu())
+		cpu_avoid(avoid, cpu, monotonic_ns());
+}
+
 static int run_loop(struct session *s)
 {
+	struct cpu_avoid avoid;
 	bool unwind_work = s->unwind.on;
 	/* test knob: the start's tables built late, as on a machine of many processes */
 	double unwind_from = monotonic_seconds() + s->opts->debug_start_tables_delay_ms / 1e3;
 	double look_at_targets = 0, look_at_unlinked = 0;
-	int r;
+	int r = 0;
 
 	/* woken by a ring on a CPU busy with what it records (the scheduler
 	 * takes an idle vCPU the host has descheduled as busy), the drain
 	 * preempts it instead of waiting out its slice (~4 ms here) while the
 	 * rings fill: a kernel that has no such slice keeps its own */
 	sched_slice_set(SCHED_SLICE_SHORTEST_NS);
+	cpu_avoid_init(&avoid);
 	while (!s->stopping) {
 		struct epoll_event evs[16];
 		bool unwind_now = unwind_work && monotonic_seconds() >= unwind_from;
@@ -207,7 +226,8 @@ static int run_loop(struct session *s)
 
 		if (n < 0 && errno != EINTR) {
 			rt_format(s->error, sizeof(s->error), "epoll_wait: %s", strerror(errno));
-			return -errno;
+			r = -errno;
+			break;
 		}
 		for (int i = 0; i < n; i++)
 			if (evs[i].data.u64 == TAG_SIGNAL)
@@ -223,7 +243,8 @@ static int run_loop(struct session *s)
 					  s->sideband.cpus[evs[i].data.u64 >> TAG_SLOT_SHIFT].ring.fd,
 					  NULL);
 		if ((r = drain_all(s)))
-			return r;
+			break;
+		keep_off_busiest_cpu(s, &avoid);
 		if (rotation_after_drain(s))
 			session_request_stop(s);
 		if (s->trigger_reason[0])
@@ -249,7 +270,8 @@ static int run_loop(struct session *s)
 				s->stopping = true;
 		}
 	}
-	return 0;
+	cpu_avoid_end(&avoid);
+	return r;
 }
 
 /* Losses of cpu that no record reported (the BPF side's pending loss, or what

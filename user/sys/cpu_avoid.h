@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* cpu_avoid.h: keeps the calling thread off one CPU of those it may run on:
+ * the drain thread off the CPU whose ring it drains most, where it would take
+ * its time from the program it records. The scheduler leaves a thread woken
+ * on a busy CPU there when no CPU looks idle at that instant (the waker's CPU
+ * is the busy one, the thread's last is too, and the kernel's search for an
+ * idle CPU is cut short when the cache's CPUs are busy on average: SIS_UTIL),
+ * and once there it stays: perf record's one thread keeps to an idle CPU by
+ * where it started. */
+#ifndef RINGTRACE_CPU_AVOID_H
+#define RINGTRACE_CPU_AVOID_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu_avoid {
+	cpu_set_t allowed;   /* where the thread may run: its affinity at the start, or
+			      * one given it since by another than cpu_avoid */
+	cpu_set_t set;       /* the affinity cpu_avoid gave it last (or allowed) */
+	int nr_allowed;      /* 0: nothing is done (its mask unread); 1: nowhere to go */
+	int avoided;         /* -1: none */
+	uint64_t next_ns;    /* no other move before (monotonic) */
+	uint64_t moves;      /* made, for -v */
+};
+
+/* The least time between two moves. */
+#define CPU_AVOID_INTERVAL_NS 50000000ull
+
+/* Reads the calling thread's affinity: where it may run. */
+void cpu_avoid_init(struct cpu_avoid *a);
+
+/* The calling thread, running on cpu (sched_getcpu) at now_ns, moves off it
+ * to the others it may run on (its affinity all of them but cpu), unless it
+ * keeps off cpu already, it may run on one CPU alone, or it moved less than
+ * CPU_AVOID_INTERVAL_NS ago: whether it moved. An affinity another gave the
+ * thread since (taskset -p) is taken as where it may run, never widened. */
+bool cpu_avoid(struct cpu_avoid *a, int cpu, uint64_t now_ns);
+
+/* Gives the thread back the affinity it began with. */
+void cpu_avoid_end(struct cpu_avoid *a);
+
+#endif
