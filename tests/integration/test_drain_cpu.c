@@ -83,6 +83,19 @@ static void generator_counts(const char *dir, pid_t gen, unsigned long *samples,
 	free(out);
 }
 
+/* What the test started, stopped at its end whether it passed or not (a
+ * system-wide recording left running would slow every test after it). */
+static pid_t started[3];
+
+static int stop_started(void **state)
+{
+	for (size_t i = 0; i < sizeof(started) / sizeof(started[0]); i++) {
+		tu_stop(started[i]);
+		started[i] = 0;
+	}
+	return tu_tempdir_teardown(state);
+}
+
 /* The generator's calls a second: a few hundred records in each of the
  * drain's passes, a recording of ~60 MB. */
 #define GEN_RATE 150000
@@ -102,14 +115,15 @@ static void test_drain_moves_off_the_busy_cpu(void **state)
 	CPU_SET(busy, &one);
 	two = one;
 	CPU_SET(other, &two);
-	rec = tu_start("exec %s record -q -a -e syscalls:sys_enter_getpid -o %s/rec 2>%s/err",
-		       tu_ringtrace(), dir, dir);
+	started[0] = rec = tu_start("exec %s record -q -a -e syscalls:sys_enter_getpid -o %s/rec "
+				    "2>%s/err",
+				    tu_ringtrace(), dir, dir);
 	snprintf(path, sizeof(path), "%s/rec/data", dir);
 	if (!wait_for_file(path, 30))
 		fail_msg("the recording did not start");
-	spin = tu_start("exec %s --cpu %d spin 4", tu_loadgen(), other);
-	gen = tu_start("exec %s --cpu %d getpid-rate %d 4 2>%s/gen", tu_loadgen(), busy, GEN_RATE,
-		       dir);
+	started[1] = spin = tu_start("exec %s --cpu %d spin 4", tu_loadgen(), other);
+	started[2] = gen = tu_start("exec %s --cpu %d getpid-rate %d 4 2>%s/gen", tu_loadgen(),
+				    busy, GEN_RATE, dir);
 	usleep(300000);
 	/* the drain (the recording's main thread) put on the generator's CPU,
 	 * then let run on the two busy CPUs, as an admin's taskset -p would:
@@ -136,8 +150,11 @@ static void test_drain_moves_off_the_busy_cpu(void **state)
 	usleep(500000);
 	assert_int_equal(last_cpu_of(rec, rec), busy);
 	assert_true(tu_wait_gone(gen, 30));
+	started[2] = 0;
 	tu_stop(spin);
+	started[1] = 0;
 	status = tu_stop(rec);
+	started[0] = 0;
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* every call a sample or counted lost */
 	tu_sh(&calls_out, "cat %s/gen", dir);
@@ -155,7 +172,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_drain_moves_off_the_busy_cpu,
-						tu_tempdir_setup, tu_tempdir_teardown),
+						tu_tempdir_setup, stop_started),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
