@@ -4,9 +4,10 @@
  * busy CPU there when it sees no idle one): a system-wide recording's drain
  * is put on the CPU of a getpid generator (150,000 calls a second), then let
  * run there and on one other, which a spinner keeps busy; it is then seen on
- * the other CPU, not on the generator's. An affinity given it from outside
- * (taskset -p) is kept. Every call of the generator is a sample or counted
- * lost, as perf counts them. */
+ * the other CPU, not on the generator's, and the writer it wakes may not run
+ * there either. An affinity given it from outside (taskset -p) is kept.
+ * Every call of the generator is a sample or counted lost, as perf counts
+ * them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,6 +46,19 @@ static int last_cpu_of(pid_t pid, pid_t tid)
 	}
 	fclose(f);
 	return cpu;
+}
+
+/* The thread of process pid named comm, or 0. */
+static pid_t thread_named(pid_t pid, const char *comm)
+{
+	char *out = NULL;
+	pid_t tid = 0;
+
+	if (!tu_sh(&out, "grep -lx '%s' /proc/%d/task/*/comm 2>/dev/null | head -1", comm, pid) &&
+	    out)
+		sscanf(out, "/proc/%*d/task/%d/comm", &tid);
+	free(out);
+	return tid;
 }
 
 /* Waits up to seconds for path to exist and hold something. */
@@ -105,8 +119,8 @@ static void test_drain_moves_off_the_busy_cpu(void **state)
 	char *dir = *state, path[512], *allowed = NULL, *calls_out = NULL, *p;
 	int cpus = tu_online_cpus(), busy = cpus - 1, other = 0, on_busy = 0, looks = 0, status;
 	unsigned long samples, lost, calls = 0;
-	cpu_set_t one, two;
-	pid_t rec, gen, spin;
+	cpu_set_t one, two, mask;
+	pid_t rec, gen, spin, writer;
 
 	tu_skip_unless_possible();
 	if (cpus < 2)
@@ -145,6 +159,11 @@ static void test_drain_moves_off_the_busy_cpu(void **state)
 	       allowed ? allowed : "\n");
 	free(allowed);
 	assert_true(on_busy * 10 <= looks);
+	/* the writer it wakes keeps off that CPU with it */
+	writer = thread_named(rec, "rt-writer");
+	assert_true(writer > 0);
+	assert_int_equal(sched_getaffinity(writer, sizeof(mask), &mask), 0);
+	assert_false(CPU_ISSET(busy, &mask));
 	/* an affinity given from outside is kept: the busy CPU alone */
 	assert_int_equal(sched_setaffinity(rec, sizeof(one), &one), 0);
 	usleep(500000);

@@ -5,6 +5,7 @@
 #ifndef RINGTRACE_RECORD_SINK_H
 #define RINGTRACE_RECORD_SINK_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,10 @@ struct record_sink_ops {
 	/* A drain round ended. 0, or -errno with err set: the recording stops.
 	 * May be NULL. */
 	int (*flush)(struct record_sink *s, char *err, size_t errlen);
+	/* The CPUs the sink's own threads may run on from now: the drain
+	 * thread's, as it keeps off a CPU busy with what it records
+	 * (sys/cpu_avoid.h). May be NULL. */
+	void (*run_on)(struct record_sink *s, const cpu_set_t *cpus);
 	/* A snapshot was asked for (reason: "SIGUSR2", a trigger), of the
 	 * samples from since_ns on (0: all it holds). May be NULL. */
 	void (*trigger)(struct record_sink *s, const char *reason, uint64_t since_ns);

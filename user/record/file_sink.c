@@ -296,6 +296,17 @@ static void report_unwritten(struct file_sink *f, struct cpu_output *o)
 	}
 }
 
+/* The writer runs where the drain thread does, which wakes it: on the CPUs
+ * it keeps to (a sync wakeup puts it on the drain's CPU, but not where that
+ * CPU has another task waiting). */
+static void file_run_on(struct record_sink *s, const cpu_set_t *cpus)
+{
+	struct file_sink *f = file_sink_of(s);
+
+	if (f->running)
+		pthread_setaffinity_np(f->thread, sizeof(*cpus), cpus);
+}
+
 /* Lets the writer write everything left, LOST records included, then joins
  * it and closes the files. */
 static int file_finish(struct record_sink *s, char *err, size_t errlen)
@@ -374,6 +385,7 @@ static const struct record_sink_ops file_sink_ops = {
 	.sample = file_sample,
 	.sideband = file_sideband,
 	.flush = file_flush,
+	.run_on = file_run_on,
 	.finish = file_finish,
 	.totals = file_totals,
 	.free = file_free,

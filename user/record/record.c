@@ -190,16 +190,25 @@ static void write_counts(struct session *s)
  * drain ran on: a program busy on that CPU, which the drain keeps off. */
 #define AVOID_MIN_RECORDS 512
 
+/* The sinks' threads (the writer) run on cpus, as the drain thread does. */
+static void sinks_run_on(struct session *s, const cpu_set_t *cpus)
+{
+	for (unsigned int i = 0; i < s->nr_sinks; i++)
+		if (s->sinks[i]->ops->run_on)
+			s->sinks[i]->ops->run_on(s->sinks[i], cpus);
+}
+
 /* The drain keeps off the CPU whose ring it read most where it ran there
  * itself (cpu_avoid.h): it took that time from what it records, while
- * another CPU may have been idle. */
+ * another CPU may have been idle; the writer it wakes with it. */
 static void keep_off_busiest_cpu(struct session *s, struct cpu_avoid *avoid)
 {
 	uint64_t records;
 	int cpu = bpf_sampler_busiest_cpu(s->sampler, &records);
 
-	if (cpu >= 0 && records >= AVOID_MIN_RECORDS && cpu == sched_getcpu())
-		cpu_avoid(avoid, cpu, monotonic_ns());
+	if (cpu >= 0 && records >= AVOID_MIN_RECORDS && cpu == sched_getcpu() &&
+	    cpu_avoid(avoid, cpu, monotonic_ns()))
+		sinks_run_on(s, &avoid->set);
 }
 
 static int run_loop(struct session *s)
@@ -270,7 +279,10 @@ static int run_loop(struct session *s)
 				s->stopping = true;
 		}
 	}
-	cpu_avoid_end(&avoid);
+	if (avoid.avoided >= 0) {
+		cpu_avoid_end(&avoid);
+		sinks_run_on(s, &avoid.allowed);
+	}
 	return r;
 }
 
