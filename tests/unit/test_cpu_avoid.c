@@ -6,19 +6,27 @@
  * the first given back; cpu_avoid_end gives back the affinity it began with.
  * A thread of one CPU, a CPU out of range and one the thread may not run on
  * change nothing; an affinity another gives the thread is kept (one CPU:
- * nowhere to go). Each check runs in a thread of its own, whose affinity
- * ends with it: the test's main thread keeps its own. */
+ * nowhere to go). A thread kept off a CPU that waits to run more than half
+ * the time on the others (it shares the one left with two spinners) is given
+ * back all of them by cpu_avoid_starved, not before CPU_AVOID_CHECK_NS since
+ * it moved, and moves again no sooner than CPU_AVOID_BACKOFF_NS after; one
+ * kept off none is left as it is. Each check runs in a thread of its own,
+ * whose affinity ends with it: the test's main thread keeps its own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "sys/cpu_avoid.h"
 
 /* What a check's thread found: cmocka's asserts end a test by a longjmp,
@@ -248,6 +256,148 @@ static void test_affinity_from_outside_kept(void **state)
 	run_in_thread(affinity_from_outside_kept);
 }
 
+/* The calling thread's schedstat: the time it ran (as of its last tick or
+ * switch) and waited to run, in ns; false if it cannot be read. */
+static bool schedstat(unsigned long long *run, unsigned long long *delay)
+{
+	char buf[128];
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return sscanf(buf, "%llu %llu", run, delay) == 2;
+}
+
+/* How long the test's thread runs beside the spinners: it waits ~2/3 of it
+ * (more on a busy machine), cpu_avoid_starved gives up past 1/2. */
+#define STARVED_SPIN_NS 300000000ull
+
+/* A spinner: runs on the CPU it is given until told to stop. */
+static void *spin_until(void *arg)
+{
+	int *stop = arg;
+
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED))
+		;
+	return NULL;
+}
+
+static void *starved_gives_the_cpus_back(void *arg)
+{
+	struct outcome *o = arg;
+	struct cpu_avoid a, b, before;
+	cpu_set_t orig, mask, one;
+	pthread_attr_t attr;
+	pthread_t spinner[2];
+	int stop = 0, started = 0, c, d, i;
+	unsigned long long run, delay;
+	uint64_t now, t = 0;
+
+	/* kept off none: nothing to give back, whenever it looks */
+	cpu_avoid_init(&b);
+	before = b;
+	CHECK(o, !cpu_avoid_starved(&b, 0));
+	CHECK(o, !cpu_avoid_starved(&b, CPU_AVOID_CHECK_NS));
+	CHECK(o, !cpu_avoid_starved(&b, UINT64_MAX));
+	CHECK(o, !memcmp(&b, &before, sizeof(b)));
+
+	if (!own_mask(&orig)) {
+		o->failed = "sched_getaffinity";
+		return NULL;
+	}
+	if (CPU_COUNT(&orig) < 2) {
+		o->skip = "the test may run on one CPU only";
+		return NULL;
+	}
+	if (!schedstat(&run, &delay)) {
+		o->skip = "no /proc/thread-self/schedstat";
+		return NULL;
+	}
+	cpu_avoid_init(&a);
+	c = sched_getcpu();
+	now = monotonic_ns();
+	CHECK(o, c >= 0 && c < CPU_SETSIZE && CPU_ISSET(c, &orig));
+	CHECK(o, cpu_avoid(&a, c, now));
+	d = sched_getcpu();
+	CHECK(o, d >= 0 && d < CPU_SETSIZE && d != c && CPU_ISSET(d, &orig));
+	CHECK(o, a.avoided == c && a.check_ns == now);
+	if (o->failed)
+		return NULL;
+
+	/* not before CPU_AVOID_CHECK_NS since it moved: nothing read, nothing
+	 * changed */
+	before = a;
+	CHECK(o, !cpu_avoid_starved(&a, now + 1));
+	CHECK(o, !cpu_avoid_starved(&a, now + CPU_AVOID_CHECK_NS - 1));
+	CHECK(o, !memcmp(&a, &before, sizeof(a)));
+
+	/* d shared with two spinners: the thread, runnable all the time, runs
+	 * a third of it. Its affinity set here (not by cpu_avoid) is not read
+	 * by cpu_avoid_starved; cpu_avoid_end gives back the one it began with. */
+	CPU_ZERO(&one);
+	CPU_SET(d, &one);
+	CHECK(o, !pthread_attr_init(&attr));
+	if (o->failed)
+		return NULL;
+	CHECK(o, !pthread_attr_setaffinity_np(&attr, sizeof(one), &one));
+	for (i = 0; i < 2 && !o->failed; i++) {
+		CHECK(o, !pthread_create(&spinner[i], &attr, spin_until, &stop));
+		if (!o->failed)
+			started++;
+	}
+	pthread_attr_destroy(&attr);
+	CHECK(o, !sched_setaffinity(0, sizeof(one), &one));
+	if (!o->failed) {
+		for (t = monotonic_ns(); monotonic_ns() - t < STARVED_SPIN_NS;)
+			;
+		t = monotonic_ns();
+		/* a kernel that keeps no such times shows "0 0 0" */
+		if (schedstat(&run, &delay) && !run)
+			o->skip = "no times in /proc/thread-self/schedstat";
+	}
+	if (!o->failed && !o->skip) {
+		CHECK(o, cpu_avoid_starved(&a, t));
+		CHECK(o, a.avoided == -1);
+		CHECK(o, a.starved == 1);
+		CHECK(o, a.next_ns == t + CPU_AVOID_BACKOFF_NS);
+		CHECK(o, a.backoff_ns == 2 * CPU_AVOID_BACKOFF_NS);
+		CHECK(o, a.moves == 1);
+		CHECK(o, own_mask(&mask) && CPU_EQUAL(&mask, &orig));
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < started; i++)
+		CHECK(o, !pthread_join(spinner[i], NULL));
+	if (o->failed || o->skip)
+		return NULL;
+
+	/* off none until the back-off is over, then off the CPU it runs on */
+	CHECK(o, !cpu_avoid(&a, c, t + 1));
+	CHECK(o, !cpu_avoid(&a, d, t + CPU_AVOID_BACKOFF_NS - 1));
+	CHECK(o, own_mask(&mask) && CPU_EQUAL(&mask, &orig));
+	CHECK(o, cpu_avoid(&a, sched_getcpu(), t + CPU_AVOID_BACKOFF_NS));
+	CHECK(o, a.moves == 2 && a.starved == 1);
+	cpu_avoid_end(&a);
+	CHECK(o, own_mask(&mask) && CPU_EQUAL(&mask, &orig));
+	CHECK(o, a.avoided == -1);
+	/* given back: nothing to look at any more */
+	before = a;
+	CHECK(o, !cpu_avoid_starved(&a, t + 2 * CPU_AVOID_BACKOFF_NS));
+	CHECK(o, !memcmp(&a, &before, sizeof(a)));
+	return NULL;
+}
+
+static void test_starved_gives_the_cpus_back(void **state)
+{
+	(void)state;
+	run_in_thread(starved_gives_the_cpus_back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_one_cpu_stays),
 		cmocka_unit_test(test_bad_cpus_change_nothing),
 		cmocka_unit_test(test_affinity_from_outside_kept),
+		cmocka_unit_test(test_starved_gives_the_cpus_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -200,15 +200,21 @@ static void sinks_run_on(struct session *s, const cpu_set_t *cpus)
 
 /* The drain keeps off the CPU whose ring it read most where it ran there
  * itself (cpu_avoid.h): it took that time from what it records, while
- * another CPU may have been idle; the writer it wakes with it. */
+ * another CPU may have been idle; the writer it wakes with it. Where it then
+ * waits to run more than it runs (a real-time task on the CPUs it keeps
+ * to), it runs anywhere again. */
 static void keep_off_busiest_cpu(struct session *s, struct cpu_avoid *avoid)
 {
 	uint64_t records;
 	int cpu = bpf_sampler_busiest_cpu(s->sampler, &records);
 
+	uint64_t now = monotonic_ns();
+
 	if (cpu >= 0 && records >= AVOID_MIN_RECORDS && cpu == sched_getcpu() &&
-	    cpu_avoid(avoid, cpu, monotonic_ns()))
+	    cpu_avoid(avoid, cpu, now))
 		sinks_run_on(s, &avoid->set);
+	else if (cpu_avoid_starved(avoid, now))
+		sinks_run_on(s, &avoid->allowed);
 }
 
 static int run_loop(struct session *s)

@@ -2,7 +2,29 @@
 /* cpu_avoid.c: the calling thread kept off one CPU (see cpu_avoid.h). */
 #include "sys/cpu_avoid.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The time the calling thread has waited on a runqueue, in ns (schedstat's
+ * second field), or -1. */
+static int64_t run_delay_ns(void)
+{
+	unsigned long long run, delay;
+	char buf[128];
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? (int64_t)delay : -1;
+}
 
 /* Takes the thread's affinity as where it may run. */
 static void take_allowed(struct cpu_avoid *a, const cpu_set_t *now)
@@ -46,6 +68,30 @@ bool cpu_avoid(struct cpu_avoid *a, int cpu, uint64_t now_ns)
 	a->set = others;
 	a->avoided = cpu;
 	a->moves++;
+	a->check_ns = now_ns;
+	a->delay_at_check = run_delay_ns();
+	return true;
+}
+
+bool cpu_avoid_starved(struct cpu_avoid *a, uint64_t now_ns)
+{
+	int64_t delay, before = a->delay_at_check;
+	uint64_t since = now_ns - a->check_ns;
+
+	if (a->avoided < 0 || now_ns < a->check_ns + CPU_AVOID_CHECK_NS)
+		return false;
+	delay = run_delay_ns();
+	a->check_ns = now_ns;
+	a->delay_at_check = delay;
+	if (delay < 0 || before < 0 || delay < before || (uint64_t)(delay - before) * 2 <= since)
+		return false;
+	cpu_avoid_end(a);
+	if (!a->backoff_ns)
+		a->backoff_ns = CPU_AVOID_BACKOFF_NS;
+	a->next_ns = now_ns + a->backoff_ns;
+	if (a->backoff_ns < CPU_AVOID_BACKOFF_MAX_NS)
+		a->backoff_ns *= 2;
+	a->starved++;
 	return true;
 }
 

@@ -22,10 +22,22 @@ struct cpu_avoid {
 	int avoided;         /* -1: none */
 	uint64_t next_ns;    /* no other move before (monotonic) */
 	uint64_t moves;      /* made, for -v */
+	/* while it keeps off one: when it last looked how long it waited to
+	 * run, and that wait then (-1: unknown) */
+	uint64_t check_ns;
+	int64_t delay_at_check;
+	uint64_t starved;    /* times it gave the CPU back, waiting to run */
+	uint64_t backoff_ns; /* how long it keeps off none after the next time */
 };
 
 /* The least time between two moves. */
 #define CPU_AVOID_INTERVAL_NS 50000000ull
+/* How often the thread looks how long it waited to run while it keeps off a
+ * CPU, and how long it keeps off none after it waited too long: the first
+ * time, doubled each time after, up to the most. */
+#define CPU_AVOID_CHECK_NS 100000000ull
+#define CPU_AVOID_BACKOFF_NS 10000000000ull
+#define CPU_AVOID_BACKOFF_MAX_NS 640000000000ull
 
 /* Reads the calling thread's affinity: where it may run. */
 void cpu_avoid_init(struct cpu_avoid *a);
@@ -36,6 +48,17 @@ void cpu_avoid_init(struct cpu_avoid *a);
  * CPU_AVOID_INTERVAL_NS ago: whether it moved. An affinity another gave the
  * thread since (taskset -p) is taken as where it may run, never widened. */
 bool cpu_avoid(struct cpu_avoid *a, int cpu, uint64_t now_ns);
+
+/* While the thread keeps off a CPU, every CPU_AVOID_CHECK_NS: whether it
+ * waited to run (runnable, not running: the kernel's run_delay) more than
+ * half the time since it last looked, the CPUs it keeps to busier than the
+ * one it left (a real-time task holding them gives it the 5% the kernel's
+ * throttling leaves): then it may run on all of them again (cpu_avoid_end)
+ * and keeps off none for CPU_AVOID_BACKOFF_NS, twice that the next time,
+ * and so on up to CPU_AVOID_BACKOFF_MAX_NS (where such a task stays, ~1 s of
+ * every 10 s waiting, then of 20 s, ...). Nothing where the kernel keeps no
+ * such time (no /proc/thread-self/schedstat). */
+bool cpu_avoid_starved(struct cpu_avoid *a, uint64_t now_ns);
 
 /* Gives the thread back the affinity it began with. */
 void cpu_avoid_end(struct cpu_avoid *a);
