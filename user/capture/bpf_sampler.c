@@ -437,9 +437,9 @@ long bpf_sampler_drain(struct bpf_sampler *s)
 	return transport_drain(s->transport);
 }
 
-int bpf_sampler_busiest_cpu(const struct bpf_sampler *s, uint64_t *records)
+int bpf_sampler_busiest_cpu(const struct bpf_sampler *s, uint64_t *records, uint64_t *quietest)
 {
-	return transport_busiest_cpu(s->transport, records);
+	return transport_busiest_cpu(s->transport, records, quietest);
 }
 
 int bpf_sampler_ring_usage(const struct bpf_sampler *s, unsigned int i, int *cpu, uint64_t *used,

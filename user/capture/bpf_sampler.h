@@ -108,9 +108,9 @@ int bpf_sampler_attach(struct bpf_sampler *s, const struct bpf_sampler_config *c
 int bpf_sampler_epoll_fd(const struct bpf_sampler *s);
 /* Drains every ring. Returns records drained or a negative error. */
 long bpf_sampler_drain(struct bpf_sampler *s);
-/* The CPU whose ring gave the last drain the most records, and how many
- * (transport_busiest_cpu). */
-int bpf_sampler_busiest_cpu(const struct bpf_sampler *s, uint64_t *records);
+/* The CPU whose ring gave the last drain the most records, how many, and the
+ * fewest another CPU's gave (transport_busiest_cpu). */
+int bpf_sampler_busiest_cpu(const struct bpf_sampler *s, uint64_t *records, uint64_t *quietest);
 /* perfbuf in overwrite mode: cpu's backward ring, its samples oldest first
  * (see transport_snapshot). */
 long bpf_sampler_snapshot(struct bpf_sampler *s, int cpu, const struct transport_sink *sink);

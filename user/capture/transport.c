@@ -355,18 +355,26 @@ static int skip_wakeup(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-/* Counts the records a drain read from cpu's ring towards the busiest ring's. */
+/* Counts the records a drain read from cpu's ring (records < 0: an error)
+ * towards the busiest ring's and the quietest's. */
 static void note_drained(struct transport *t, int cpu, long records)
 {
-	if (cpu >= 0 && records > 0 && (uint64_t)records > t->busiest_records) {
+	uint64_t n = (uint64_t)records;
+
+	if (cpu < 0 || records < 0)
+		return;
+	if (n > t->busiest_records) {
 		t->busiest_cpu = cpu;
-		t->busiest_records = (uint64_t)records;
+		t->busiest_records = n;
 	}
+	if (!t->rings_drained++ || n < t->quietest_records)
+		t->quietest_records = n;
 }
 
-int transport_busiest_cpu(const struct transport *t, uint64_t *records)
+int transport_busiest_cpu(const struct transport *t, uint64_t *records, uint64_t *quietest)
 {
 	*records = t->busiest_records;
+	*quietest = t->rings_drained > 1 ? t->quietest_records : t->busiest_records;
 	return t->busiest_cpu;
 }
 
@@ -402,7 +410,8 @@ long transport_drain(struct transport *t)
 	long total = 0;
 
 	t->busiest_cpu = -1;
-	t->busiest_records = 0;
+	t->busiest_records = t->quietest_records = 0;
+	t->rings_drained = 0;
 	if (t->kind == TRANSPORT_RING)
 		return drain_owns(t);
 	if (t->kind == TRANSPORT_RINGBUF) {
@@ -423,19 +432,19 @@ long transport_drain(struct transport *t)
 	 * as it was then, so a producer as fast as the drain does not keep the
 	 * caller from its other work), not left to wait for the next wakeup */
 	for (unsigned int i = 0; i < t->nr_outputs; i++) {
-		long read = 0;
+		long records = 0;
 
 		for (int pass = 0; pass < PERF_DRAIN_PASSES; pass++) {
 			long n = perf_ring_drain(&t->outputs[i].ring, t->release_bytes, on_perf_record, &t->outputs[i]);
 
 			if (n < 0)
 				return n;
-			read += n;
+			records += n;
 			if (!n)
 				break;
 		}
-		total += read;
-		note_drained(t, t->outputs[i].cpu, read);
+		total += records;
+		note_drained(t, t->outputs[i].cpu, records);
 	}
 	return total;
 }

@@ -57,9 +57,11 @@ struct transport {
 	 * perf events' writers claim with a plain store (rt_ring_claim) */
 	bool plain_claims;
 	bool writers_stopped; /* the rings closed at the stop (once) */
-	/* the last drain's ring of a CPU that gave the most records (-1: none) */
+	/* the last drain's ring of a CPU that gave the most records (-1: none),
+	 * and the fewest any CPU's ring gave, of rings_drained */
 	int busiest_cpu;
-	uint64_t busiest_records;
+	uint64_t busiest_records, quietest_records;
+	unsigned int rings_drained;
 	uint64_t bounce[65536 / 8]; /* an aligned copy of a perf ring's payload */
 };
 

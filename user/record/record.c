@@ -187,7 +187,9 @@ static void write_counts(struct session *s)
 }
 
 /* A pass that read this many records or more from the ring of the CPU the
- * drain ran on: a program busy on that CPU, which the drain keeps off. */
+ * drain ran on, and less than half of them from another CPU's: a program
+ * busy on that CPU, which the drain keeps off (where every CPU is as busy,
+ * it gains nothing by moving). */
 #define AVOID_MIN_RECORDS 512
 
 /* The sinks' threads (the writer) run on cpus, as the drain thread does. */
@@ -201,18 +203,16 @@ static void sinks_run_on(struct session *s, const cpu_set_t *cpus)
 /* The drain keeps off the CPU whose ring it read most where it ran there
  * itself (cpu_avoid.h): it took that time from what it records, while
  * another CPU may have been idle; the writer it wakes with it. Where it then
- * waits to run more than it runs (a real-time task on the CPUs it keeps
+ * waits to run nearly all the time (a real-time task on the CPUs it keeps
  * to), it runs anywhere again. */
 static void keep_off_busiest_cpu(struct session *s, struct cpu_avoid *avoid)
 {
-	uint64_t records;
-	int cpu = bpf_sampler_busiest_cpu(s->sampler, &records);
+	uint64_t records, quietest, now = monotonic_ns();
+	int cpu = bpf_sampler_busiest_cpu(s->sampler, &records, &quietest);
 
-	uint64_t now = monotonic_ns();
-
-	if (cpu >= 0 && records >= AVOID_MIN_RECORDS && cpu == sched_getcpu() &&
-	    cpu_avoid(avoid, cpu, now))
-		sinks_run_on(s, &avoid->set);
+	if (cpu >= 0 && records >= AVOID_MIN_RECORDS && quietest * 2 < records &&
+	    cpu == sched_getcpu() && cpu_avoid(avoid, cpu, now))
+		sinks_run_on(s, &avoid->given);
 	else if (cpu_avoid_starved(avoid, now))
 		sinks_run_on(s, &avoid->allowed);
 }
@@ -227,9 +227,10 @@ static int run_loop(struct session *s)
 	int r = 0;
 
 	/* woken by a ring on a CPU busy with what it records (the scheduler
-	 * takes an idle vCPU the host has descheduled as busy), the drain
-	 * preempts it instead of waiting out its slice (~4 ms here) while the
-	 * rings fill: a kernel that has no such slice keeps its own */
+	 * leaves it there when no CPU looks idle at that instant: see
+	 * cpu_avoid.h), the drain preempts it instead of waiting out its slice
+	 * (~4 ms here) while the rings fill: a kernel that has no such slice
+	 * keeps its own */
 	sched_slice_set(SCHED_SLICE_SHORTEST_NS);
 	cpu_avoid_init(&avoid);
 	while (!s->stopping) {
@@ -285,7 +286,7 @@ static int run_loop(struct session *s)
 				s->stopping = true;
 		}
 	}
-	if (avoid.avoided >= 0) {
+	if (avoid.moves) {
 		cpu_avoid_end(&avoid);
 		sinks_run_on(s, &avoid.allowed);
 	}

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,10 @@ struct unwind_builder {
 	pthread_cond_t ready;
 	struct unwind_budget budget;   /* each file's */
 	int event_fd;
+	/* the creating thread's affinity when the builder was made: its threads,
+	 * started later by the drain thread, not kept off a CPU with it */
+	cpu_set_t cpus;
+	bool cpus_known;
 	struct unwind_cache *cache;
 	struct job *todo, **todo_tail; /* FIFO */
 	struct job *urgent, **urgent_tail; /* FIFO, taken before todo */
@@ -425,21 +430,30 @@ struct unwind_builder *unwind_builder_new(struct unwind_cache *cache,
 	b->todo_tail = &b->todo;
 	b->urgent_tail = &b->urgent;
 	b->done_tail = &b->done;
+	b->cpus_known = !sched_getaffinity(0, sizeof(b->cpus), &b->cpus);
 	return b;
 }
 
 /* Starts the threads not started yet; 0 if one is (-1: none). */
 static int start_threads(struct unwind_builder *b)
 {
+	pthread_attr_t attr;
+
+	pthread_attr_init(&attr);
+	if (b->cpus_known)
+		pthread_attr_setaffinity_np(&attr, sizeof(b->cpus), &b->cpus);
 	for (; b->nr_started < BUILDER_THREADS; b->nr_started++) {
 		struct builder_thread *t = &b->threads[b->nr_started];
 
 		t->b = b;
 		t->urgent_only = b->nr_started > 0;
-		if (pthread_create(&t->thread, NULL, run, t))
+		if (pthread_create(&t->thread, &attr, run, t)) {
+			pthread_attr_destroy(&attr);
 			return b->nr_started ? 0 : -1; /* one thread does both, as before */
+		}
 		pthread_setname_np(t->thread, t->urgent_only ? "rt-unwind-urg" : "rt-unwind");
 	}
+	pthread_attr_destroy(&attr);
 	return 0;
 }
 

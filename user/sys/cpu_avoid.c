@@ -5,7 +5,39 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+/* The first number in the kernel's file path, or def. */
+static long kernel_number(const char *path, long def)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	long v;
+
+	if (fd < 0)
+		return def;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return def;
+	buf[n] = 0;
+	return sscanf(buf, "%ld", &v) == 1 ? v : def;
+}
+
+/* Whether the kernel lets a fair task run beside real-time tasks that would
+ * take all of a CPU: its fair server (Linux 6.12), or real-time throttling. */
+static bool fair_tasks_run(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	    (major > 6 || (major == 6 && minor >= 12)))
+		return true;
+	return kernel_number("/proc/sys/kernel/sched_rt_runtime_us", -1) >= 0;
+}
 
 /* The time the calling thread has waited on a runqueue, in ns (schedstat's
  * second field), or -1. */
@@ -30,7 +62,7 @@ static int64_t run_delay_ns(void)
 static void take_allowed(struct cpu_avoid *a, const cpu_set_t *now)
 {
 	a->allowed = *now;
-	a->set = *now;
+	a->given = *now;
 	a->nr_allowed = CPU_COUNT(now);
 	a->avoided = -1;
 }
@@ -41,9 +73,7 @@ void cpu_avoid_init(struct cpu_avoid *a)
 
 	memset(a, 0, sizeof(*a));
 	a->avoided = -1;
-	/* a machine of more CPUs than a cpu_set_t holds (1024) fails here:
-	 * nothing is done there */
-	if (!sched_getaffinity(0, sizeof(now), &now))
+	if (fair_tasks_run() && !sched_getaffinity(0, sizeof(now), &now))
 		take_allowed(a, &now);
 }
 
@@ -56,7 +86,7 @@ bool cpu_avoid(struct cpu_avoid *a, int cpu, uint64_t now_ns)
 		return false;
 	/* an affinity someone else gave the thread since (taskset -p) is
 	 * where it may run from now on */
-	if (!CPU_EQUAL(&now, &a->set))
+	if (!CPU_EQUAL(&now, &a->given))
 		take_allowed(a, &now);
 	if (a->nr_allowed < 2 || cpu == a->avoided || !CPU_ISSET(cpu, &a->allowed))
 		return false;
@@ -65,7 +95,7 @@ bool cpu_avoid(struct cpu_avoid *a, int cpu, uint64_t now_ns)
 	a->next_ns = now_ns + CPU_AVOID_INTERVAL_NS;
 	if (sched_setaffinity(0, sizeof(others), &others))
 		return false;
-	a->set = others;
+	a->given = others;
 	a->avoided = cpu;
 	a->moves++;
 	a->check_ns = now_ns;
@@ -83,7 +113,8 @@ bool cpu_avoid_starved(struct cpu_avoid *a, uint64_t now_ns)
 	delay = run_delay_ns();
 	a->check_ns = now_ns;
 	a->delay_at_check = delay;
-	if (delay < 0 || before < 0 || delay < before || (uint64_t)(delay - before) * 2 <= since)
+	if (delay < 0 || before < 0 || delay < before ||
+	    (uint64_t)(delay - before) * 100 <= since * CPU_AVOID_STARVED_PERCENT)
 		return false;
 	cpu_avoid_end(a);
 	if (!a->backoff_ns)
@@ -97,9 +128,13 @@ bool cpu_avoid_starved(struct cpu_avoid *a, uint64_t now_ns)
 
 void cpu_avoid_end(struct cpu_avoid *a)
 {
+	cpu_set_t now;
+
 	if (a->avoided < 0)
 		return;
-	sched_setaffinity(0, sizeof(a->allowed), &a->allowed);
-	a->set = a->allowed;
+	if (!sched_getaffinity(0, sizeof(now), &now) && !CPU_EQUAL(&now, &a->given))
+		take_allowed(a, &now); /* another's, kept */
+	else if (!sched_setaffinity(0, sizeof(a->allowed), &a->allowed))
+		a->given = a->allowed;
 	a->avoided = -1;
 }

@@ -42,11 +42,9 @@ bool handoff_wake_wait(struct handoff_wake *w, int timeout_ms)
 {
 	struct pollfd p = { .fd = w->rd, .events = POLLIN };
 	char buf[256];
-	bool woken = false;
 
 	if (poll(&p, 1, timeout_ms) <= 0)
 		return false;
-	while (read(w->rd, buf, sizeof(buf)) > 0)
-		woken = true;
-	return woken;
+	/* one read: wakeups past 256 wake it once more (a pipe holds 64 KiB) */
+	return read(w->rd, buf, sizeof(buf)) > 0;
 }

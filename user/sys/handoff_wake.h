@@ -23,8 +23,8 @@ void handoff_wake_close(struct handoff_wake *w);
  * there (a wakeup is never lost: the byte stays until it is read). */
 void handoff_wake_signal(struct handoff_wake *w);
 
-/* Waits up to timeout_ms for a wakeup and takes every one given so far:
- * whether there was one. */
+/* Waits up to timeout_ms for a wakeup and takes those given so far (up to
+ * 256 at once: more wake the next wait at once): whether there was one. */
 bool handoff_wake_wait(struct handoff_wake *w, int timeout_ms);
 
 #endif
