@@ -8,22 +8,21 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* The first number in the kernel's file path, or def. */
-static long kernel_number(const char *path, long def)
+/* The text of the kernel's small file path into buf (NUL-terminated):
+ * whether there was any. */
+static bool read_kernel_file(const char *path, char *buf, size_t size)
 {
-	char buf[64];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	long v;
 
 	if (fd < 0)
-		return def;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return false;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return def;
+		return false;
 	buf[n] = 0;
-	return sscanf(buf, "%ld", &v) == 1 ? v : def;
+	return true;
 }
 
 /* Whether the kernel lets a fair task run beside real-time tasks that would
@@ -32,11 +31,14 @@ static bool fair_tasks_run(void)
 {
 	struct utsname u;
 	int major = 0, minor = 0;
+	char buf[32];
+	long runtime;
 
 	if (!uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
 	    (major > 6 || (major == 6 && minor >= 12)))
 		return true;
-	return kernel_number("/proc/sys/kernel/sched_rt_runtime_us", -1) >= 0;
+	return read_kernel_file("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) &&
+	       sscanf(buf, "%ld", &runtime) == 1 && runtime >= 0;
 }
 
 /* The time the calling thread has waited on a runqueue, in ns (schedstat's
@@ -45,17 +47,11 @@ static int64_t run_delay_ns(void)
 {
 	unsigned long long run, delay;
 	char buf[128];
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
+	if (!read_kernel_file("/proc/thread-self/schedstat", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu %llu", &run, &delay) != 2)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? (int64_t)delay : -1;
+	return (int64_t)delay;
 }
 
 /* Takes the thread's affinity as where it may run. */
