@@ -42,7 +42,9 @@ struct cpu_avoid {
 #define CPU_AVOID_BACKOFF_NS 10000000000ull
 #define CPU_AVOID_BACKOFF_MAX_NS 640000000000ull
 
-/* Reads the calling thread's affinity: where it may run. Nothing is done
+/* Reads the calling thread's affinity: where it may run (the CPUs online
+ * then: one brought online later is not added, one taken offline reads as an
+ * affinity given from outside). Nothing is done
  * after where a thread kept off a CPU might never run again: a kernel before
  * 6.12 (no fair server) with real-time throttling off
  * (kernel.sched_rt_runtime_us -1), where a real-time task on the CPUs it
