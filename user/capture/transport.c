@@ -374,7 +374,7 @@ static void note_drained(struct transport *t, int cpu, long records)
 int transport_busiest_cpu(const struct transport *t, uint64_t *records, uint64_t *quietest)
 {
 	*records = t->busiest_records;
-	*quietest = t->rings_drained > 1 ? t->quietest_records : t->busiest_records;
+	*quietest = t->rings_drained > 1 ? t->quietest_records : 0;
 	return t->busiest_cpu;
 }
 

@@ -98,7 +98,7 @@ long transport_drain(struct transport *t);
 /* The CPU whose ring gave the last drain the most records, and how many
  * (*records), or -1 where none of a CPU gave any (the single ring of
  * per-thread mode is no CPU's); *quietest the fewest another CPU's ring gave
- * (*records where there is no other). */
+ * (0 where there is no other: -C of one CPU, the others recorded by none). */
 int transport_busiest_cpu(const struct transport *t, uint64_t *records, uint64_t *quietest);
 /* perfbuf and ring in overwrite mode: reads cpu's backward ring while its
  * writers are paused (the kernel's output, or the ring closed) and hands its
