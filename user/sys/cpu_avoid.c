@@ -6,24 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
-/* The text of the kernel's small file path into buf (NUL-terminated):
- * whether there was any. */
-static bool read_kernel_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return true;
-}
+#include "sys/safe_open.h"
 
 /* Whether the kernel lets a fair task run beside real-time tasks that would
  * take all of a CPU: its fair server (Linux 6.12), or real-time throttling. */
@@ -37,7 +21,7 @@ static bool fair_tasks_run(void)
 	if (!uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
 	    (major > 6 || (major == 6 && minor >= 12)))
 		return true;
-	return read_kernel_file("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) &&
+	return safe_read_file(AT_FDCWD, "/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) > 0 &&
 	       sscanf(buf, "%ld", &runtime) == 1 && runtime >= 0;
 }
 
@@ -48,7 +32,7 @@ static int64_t run_delay_ns(void)
 	unsigned long long run, delay;
 	char buf[128];
 
-	if (!read_kernel_file("/proc/thread-self/schedstat", buf, sizeof(buf)) ||
+	if (safe_read_file(AT_FDCWD, "/proc/thread-self/schedstat", buf, sizeof(buf)) <= 0 ||
 	    sscanf(buf, "%llu %llu", &run, &delay) != 2)
 		return -1;
 	return (int64_t)delay;
