@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ehframe_rows.bpf.h: the mapping of a walk's process holding a pc, and the row of the
  * file's table in force there: the page index narrows the search, a per-CPU
- * cache of checked guesses skips it */
+ * cache of checked guesses skips it, and one of rows by pc skips both */
 #ifndef RINGTRACE_EHFRAME_ROWS_BPF_H
 #define RINGTRACE_EHFRAME_ROWS_BPF_H
 
@@ -260,6 +260,42 @@ found:
 			*by_frame = *g;
 	}
 	return row;
+}
+
+/* The slot of pc among a walk's rows by pc (walk_guesses' pc_rows). */
+static __always_inline struct pc_row *pc_row_slot(struct walk_guesses *g, __u64 pc)
+{
+	return &g->pc_rows[(((__u32)pc * 0x9E3779B1u) >> (32 - PC_ROW_BITS)) &
+			   ((1u << PC_ROW_BITS) - 1)];
+}
+
+/* The row a walk of this process found for pc while its mappings were as
+ * they are (the count read at the walk's start), or NULL. */
+static __always_inline const struct rt_unwind_row *pc_row_of(struct walk_guesses *g, __u64 pc)
+{
+	const struct walk_state *ws = &g->walk;
+	struct pc_row *pr = pc_row_slot(g, pc);
+
+	if (!ws->gen_known || pr->pc != pc || pr->gen != ws->gen || pr->tgid != ws->tgid)
+		return NULL;
+	return &pr->row;
+}
+
+/* Keeps row as the one in force at pc for the walks of this process while
+ * its mappings are as they were at this walk's start (where its walks take
+ * quick frames: walk_state's quick). */
+static __always_inline void keep_pc_row(struct walk_guesses *g, __u64 pc,
+					const struct rt_unwind_row *row)
+{
+	const struct walk_state *ws = &g->walk;
+	struct pc_row *pr = pc_row_slot(g, pc);
+
+	if (!ws->gen_known || !ws->quick)
+		return;
+	pr->pc = pc;
+	pr->gen = ws->gen;
+	pr->tgid = ws->tgid;
+	pr->row = *row;
 }
 
 #endif

@@ -186,6 +186,7 @@ struct stack_window {
 	__u64 top;       /* the process's mm->start_stack */
 	__u32 lookups; /* the walk's lookups of VMAs, for pcs in no mapping known */
 	__u32 reads;   /* the walk's refills of w */
+	__u32 first_read; /* the bytes its first refill copies (refill_bytes) */
 	__u64 w[STACK_WINDOW_BYTES / 8];
 	__u64 signal[SIGCONTEXT_WORDS_READ]; /* what a signal frame's step reads */
 	__u64 word; /* a word read alone */
@@ -232,6 +233,11 @@ struct mappings_memo {
 	 * time here, for each of a Node.js process's optimized frames) */
 	__u64 anon_start[MEMO_ANON], anon_end[MEMO_ANON];
 	__u32 anon_next;
+	/* the bytes of stack the next walk's first read copies: the window's
+	 * where the last walk of the process read its stack more than once,
+	 * STACK_FIRST_READ_BYTES again once one would have needed no more
+	 * (one read of both costs less than two: size_first_read) */
+	__u32 first_read;
 };
 struct row_guess {
 	__u32 first_row, lo, hi; /* the row is in force at [lo, hi) of that table */
@@ -278,9 +284,36 @@ struct walk_state {
 	bool table_pending; /* a frame in a file whose table the loader has not
 			       loaded, nor said it has none (unwind_files): the
 			       first such file in guesses' pending_file */
+	/* the walk's frames counted by how each was found (FOUND_*, 16 bits
+	 * each), those by frame pointers by why (FP_*, 8 bits each) and those
+	 * by .debug_frame rows: added to the counters once, at the walk's end
+	 * (count_frame, add_frame_tallies), where an add to them a frame cost
+	 * deep's 47 frames 38-95 ns */
+	__u64 found_tally, fp_tally;
+	__u32 debug_tally;
+	__u32 quick_tally; /* frames quick_frame took */
+	/* the process's count of changes to its mappings at the walk's start
+	 * (gen_known: read, the process's mappings known): the key, with the
+	 * tgid, of the rows the walk keeps by pc (walk_guesses' pc_rows) */
+	bool gen_known;
+	__u64 gen;
+	/* its frames may be taken by quick_frame: the process's mappings
+	 * known, no runtime's frames to write in its native ones */
+	bool quick;
 	bool table_missing; /* a frame in a file the loader said has no table
 			       (none to build, or refused; in unwind_files, or
 			       its mapping written so): by frame pointers */
+};
+
+/* The row in force at an absolute pc of process tgid while its mappings
+ * are those of count gen (mappings_gen): a frame at that pc takes it
+ * without looking up its mapping, its file's table and the row (~15 ns a
+ * frame of unwindgen's chain). */
+#define PC_ROW_BITS 7
+struct pc_row {
+	__u64 pc, gen;
+	__u32 tgid, pad;
+	struct rt_unwind_row row;
 };
 
 struct walk_guesses {
@@ -314,6 +347,7 @@ struct walk_guesses {
 	__u8 frame_mapping[FRAME_GUESSES];
 	struct row_guess frame_row[FRAME_GUESSES];
 	struct mappings_memo memo;
+	struct pc_row pc_rows[1u << PC_ROW_BITS]; /* by a hash of the pc */
 	/* the walk's copy of the user stack: its head in the lines of the
 	 * fields above, its words in the pages after them (every page and
 	 * line a walk touches is a miss at each sample here: the TLB is
@@ -329,6 +363,9 @@ struct walk_guesses {
 	struct rt_unwind_file_key pending_file;
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
+/* A per-CPU map's value is at most the kernel's PCPU_MIN_UNIT_SIZE (32 KiB):
+ * past it the map is refused (E2BIG) */
+_Static_assert(sizeof(struct walk_guesses) <= 32768, "the guesses fit a per-CPU value");
 
 struct unwind_guesses_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -386,5 +423,37 @@ struct unwind_walk {
 	 * are written as the Python frames they run (where: guesses->py) */
 	const struct rt_python_process *py;
 };
+
+/* Counts the frame written by how it was found, in the walk's tallies. */
+static __always_inline void count_frame(const struct unwind_walk *w)
+{
+	struct walk_state *ws = &w->guesses->walk;
+
+	ws->found_tally += 1ULL << ((ws->r.found & 3) * 16);
+	if (ws->r.found == FOUND_TABLE && ws->r.debug_frame)
+		ws->debug_tally++;
+	if (ws->r.found == FOUND_FP)
+		ws->fp_tally += 1ULL << ((ws->r.fp_reason & 7) * 8);
+}
+
+/* The walk's tallies added to the counters (by index: a switch would make
+ * the verifier walk each case). */
+static __always_inline void add_frame_tallies(const struct walk_state *ws,
+					      struct rt_unwind_counters *c)
+{
+	__u64 *words = (__u64 *)c, t = ws->found_tally;
+
+	for (int k = FOUND_FIRST; k <= FOUND_FP; k++) {
+		words[COUNTER_AT(frames, 0)] += (t >> (k * 16)) & 0xffff;
+		words[COUNTER_AT(first_frames, k)] += (t >> (k * 16)) & 0xffff;
+	}
+	c->debug_frame_frames += ws->debug_tally;
+	c->quick_frames += ws->quick_tally;
+	t = ws->fp_tally;
+	if (!t)
+		return;
+	for (int k = FP_NO_PROCESS; k <= FP_STACK_SWITCH; k++)
+		words[COUNTER_AT(no_process_frames, k)] += (t >> (k * 8)) & 0xff;
+}
 
 #endif

@@ -40,7 +40,9 @@ static __always_inline bool read_word(struct stack_window *win, __u64 addr, bool
  * (~1.4 us here, where a read costs ~100 ns). */
 static __always_inline __u64 refill_bytes(const struct stack_window *win, __u64 addr, __u64 from)
 {
-	__u64 want = win->reads ? STACK_WINDOW_BYTES : STACK_FIRST_READ_BYTES, room;
+	__u64 want = win->reads || win->first_read > STACK_WINDOW_BYTES ? STACK_WINDOW_BYTES
+								   : win->first_read,
+	      room;
 
 	if (addr + 8 <= win->top && win->top - from <= MAIN_STACK_MAX_BYTES)
 		room = win->top - from;
@@ -49,23 +51,25 @@ static __always_inline __u64 refill_bytes(const struct stack_window *win, __u64 
 	return (want < room ? want : room) & ~7ULL; /* whole words */
 }
 
-/* The stack word at addr, from the window, refilled from addr when addr is
- * not in it (again to the end of its page alone if the refill failed). */
-static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u64 *out)
+/* Whether the window holds the word at addr. */
+static __always_inline bool in_window(const struct stack_window *win, __u64 addr)
 {
-	__u64 off = addr - win->base, len, in_page, from;
+	return !(addr & 7) && addr >= win->base && addr - win->base < win->len;
+}
 
-	if (addr & 7)
-		return read_word(win, addr, true, out);
-	if (addr >= win->base && off < win->len) {
-		*out = win->w[(off / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
-		return true;
-	}
-	from = addr - STACK_LOOKBACK_BYTES;
-	if (addr < STACK_LOOKBACK_BYTES || from < (addr & ~(__u64)(STACK_PAGE - 1)))
-		from = addr & ~(__u64)(STACK_PAGE - 1);
-	len = refill_bytes(win, addr, from);
-	in_page = STACK_PAGE - (from & (STACK_PAGE - 1));
+/* The word at addr, which the window holds (in_window). */
+static __always_inline __u64 window_at(const struct stack_window *win, __u64 addr)
+{
+	return win->w[((addr - win->base) / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
+}
+
+/* The window refilled from `from` (8-byte aligned) for the word at addr
+ * (again to the end of its page alone if the refill failed); false if it
+ * could not be. */
+static __always_inline bool refill_window(struct stack_window *win, __u64 addr, __u64 from)
+{
+	__u64 len = refill_bytes(win, addr, from), in_page = STACK_PAGE - (from & (STACK_PAGE - 1));
+
 	win->reads++;
 	win->len = 0;
 	barrier_var(len);
@@ -82,7 +86,25 @@ static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u
 	}
 	win->base = from;
 	win->len = len;
-	*out = win->w[((addr - from) / 8) & (STACK_WINDOW_BYTES / 8 - 1)];
+	return true;
+}
+
+/* The stack word at addr, from the window, refilled from addr when addr is
+ * not in it. */
+static __always_inline bool stack_word(struct stack_window *win, __u64 addr, __u64 *out)
+{
+	__u64 from;
+
+	if (addr & 7)
+		return read_word(win, addr, true, out);
+	if (!in_window(win, addr)) {
+		from = addr - STACK_LOOKBACK_BYTES;
+		if (addr < STACK_LOOKBACK_BYTES || from < (addr & ~(__u64)(STACK_PAGE - 1)))
+			from = addr & ~(__u64)(STACK_PAGE - 1);
+		if (!refill_window(win, addr, from))
+			return false;
+	}
+	*out = window_at(win, addr);
 	return true;
 }
 
@@ -159,6 +181,21 @@ static __always_inline bool caller_register(struct stack_window *win, __u8 how, 
 	return true;
 }
 
+/* The frame r stepped to its caller by row: the caller's CFA (its sp),
+ * return address and saved registers. */
+static __always_inline void step_to_caller(struct frame_regs *r, const struct rt_unwind_row *row,
+					   __u64 cfa, __u64 ra, __u64 bp, __u64 bx)
+{
+	r->sp = cfa;
+	r->bp = bp;
+	r->bx = bx;
+	r->ip = ra;
+	r->exact_ip = false;
+	r->regs_at = 0;
+	r->found = FOUND_TABLE;
+	r->debug_frame = !!(row->cfa_reg & RT_ROW_DEBUG_FRAME);
+}
+
 /* One step up by the row covering the frame's pc. */
 static __always_inline int step_by_row(struct frame_regs *r, struct stack_window *win,
 				       const struct rt_unwind_row *row)
@@ -223,15 +260,47 @@ caller:
 		r->end_reason = read_failure();
 		return 1;
 	}
-	r->sp = cfa;
-	r->bp = bp;
-	r->bx = bx;
-	r->ip = ra;
-	r->exact_ip = false;
-	r->regs_at = 0;
-	r->found = FOUND_TABLE;
-	r->debug_frame = !!(row->cfa_reg & RT_ROW_DEBUG_FRAME);
+	step_to_caller(r, row, cfa, ra, bp, bx);
 	return 0;
+}
+
+/* step_by_row's most common step, taken inline in the walk's loop
+ * (quick_frame): a row whose CFA is rsp or rbp plus an offset, every word
+ * it reads in the window. The CFA of the frame r where it can be taken so,
+ * else 0. */
+static __always_inline __u64 window_step_cfa(const struct frame_regs *r,
+					     const struct stack_window *win,
+					     const struct rt_unwind_row *row)
+{
+	__u64 cfa;
+
+	if (row->cfa == RT_CFA_RSP)
+		cfa = r->sp + row->cfa_offset;
+	else if (row->cfa == RT_CFA_RBP)
+		cfa = r->bp + row->cfa_offset;
+	else
+		return 0;
+	if (cfa <= r->sp || cfa > USER_ADDR_MAX || !in_window(win, cfa - 8) ||
+	    (row->rbp == RT_RBP_SAVED && !in_window(win, cfa + row->rbp_offset)) ||
+	    (row->rbx == RT_RBP_SAVED && !in_window(win, cfa + row->rbx_offset)))
+		return 0;
+	return cfa;
+}
+
+/* That step, to the CFA window_step_cfa gave: the words read from the
+ * window, as step_by_row reads them. */
+static __always_inline void step_in_window(struct frame_regs *r, const struct stack_window *win,
+					   const struct rt_unwind_row *row, __u64 cfa)
+{
+	if (row->rbp == RT_RBP_SAVED)
+		r->bp = window_at(win, cfa + row->rbp_offset);
+	else if (row->rbp == RT_RBP_UNDEFINED)
+		r->bp = 0;
+	if (row->rbx == RT_RBP_SAVED)
+		r->bx = window_at(win, cfa + row->rbx_offset);
+	else if (row->rbx == RT_RBP_UNDEFINED)
+		r->bx = 0;
+	step_to_caller(r, row, cfa, window_at(win, cfa - 8), r->bp, r->bx);
 }
 
 /* One step of a walk from the frame r to its caller: by row, or by frame

@@ -4,7 +4,8 @@
  * unwinder's maps, the walk, frame by frame, and the kernel side's programs
  * at fork and exec. Its parts, in the order it includes them: ehframe_state
  * (maps, the walk's state), ehframe_rows (a pc's mapping and row),
- * ehframe_step (one step), ehframe_mappings (mappings the kernel side puts
+ * ehframe_step (one step), ehframe_quick (a frame taken the quick way),
+ * ehframe_mappings (mappings the kernel side puts
  * in), python_frames (a CPython process's Python frames), hotspot_frames (a
  * JVM's interpreted Java frames), hotspot_compiled (its compiled ones), v8_frames
  * (a Node.js process's JavaScript frames). */
@@ -12,6 +13,7 @@
 #include "ehframe_state.bpf.h"
 #include "ehframe_rows.bpf.h"
 #include "ehframe_step.bpf.h"
+#include "ehframe_quick.bpf.h"
 #include "ehframe_mappings.bpf.h"
 #include "python_frames.bpf.h"
 #include "hotspot_frames.bpf.h"
@@ -21,6 +23,10 @@
 const volatile bool unwind_ehframe = false;
 /* --unwind-tables sampled: the files walks meet without a table, told */
 const volatile bool unwind_tables_sampled = false;
+/* The walk's quick path (quick_frame) taken where it can be, unless a test
+ * turns it off (record --debug-full-steps) to check that the full path
+ * unwinds alike */
+const volatile bool unwind_quick_steps = true;
 
 struct unwind_rows_map unwind_rows SEC(".maps");
 struct unwind_pages_map unwind_pages SEC(".maps");
@@ -57,21 +63,6 @@ struct v8_functions_seen_map v8_functions_seen SEC(".maps");
 struct v8_scratch_map v8_scratch SEC(".maps");
 struct v8_inlines_map v8_inlines SEC(".maps");
 struct v8_code_seen_map v8_code_seen SEC(".maps");
-
-/* Counts the frame written by how it was found (by index: a switch would
- * make the verifier walk each case). */
-static __always_inline void count_frame(const struct unwind_walk *w)
-{
-	const struct walk_state *ws = &w->guesses->walk;
-	__u64 *c = (__u64 *)w->c;
-
-	c[COUNTER_AT(frames, 0)]++;
-	c[COUNTER_AT(first_frames, ws->r.found & 3)]++;
-	if (ws->r.found == FOUND_TABLE && ws->r.debug_frame)
-		w->c->debug_frame_frames++;
-	if (ws->r.found == FOUND_FP)
-		c[COUNTER_AT(no_process_frames, ws->r.fp_reason & 7)]++;
-}
 
 /* CPython 3.12's perf trampoline (-X perf), copied into executable memory of
  * its own (no file, no table) for each code object: "sub $8, %rsp; call
@@ -247,6 +238,7 @@ found:
 		if (row) {
 			w->guesses->last_row = *row;
 			ws->last_pc = pc;
+			keep_pc_row(w->guesses, pc, row);
 		}
 	} else if (!m->file.ino && in_python_trampoline(w))
 		row = &python_trampoline_row; /* (an anonymous mapping the kernel side found) */
@@ -263,16 +255,25 @@ step:
 	return unwind_step(&ws->r, w->stack, row, why) ? 1 : 0;
 }
 
+/* (count_frame's tallies: at most two frames an iteration) */
+_Static_assert(2 * (RT_MAX_STACK_DEPTH / 2 + 1) < 256, "a walk's frames of a kind fit 8 bits");
+
 /* bpf_loop's body: frames 2i and 2i + 1, half the calls of one frame a call
  * (a return costs here: this host's SRSO mitigation, safe RET, sends each
  * through a thunk; deep's 45 frames took ~6% less). Returns 1 to stop. */
 static long unwind_two_frames(__u32 i, void *arg)
 {
 	struct unwind_walk *w = arg;
+	long end = quick_frame(w, 2 * i);
 
-	if (unwind_frame(w, 2 * i))
+	if (end == QUICK_NOT_TAKEN)
+		end = unwind_frame(w, 2 * i);
+	if (end)
 		return 1;
-	return unwind_frame(w, 2 * i + 1);
+	end = quick_frame(w, 2 * i + 1);
+	if (end == QUICK_NOT_TAKEN)
+		end = unwind_frame(w, 2 * i + 1);
+	return end ? 1 : 0;
 }
 
 /* --unwind-tables sampled: the file whose table the walk of g missed, told
@@ -328,6 +329,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	w.stack->len = 0;
 	w.stack->lookups = 0;
 	w.stack->reads = 0;
+	w.stack->first_read = STACK_FIRST_READ_BYTES;
 	memo = &w.guesses->memo;
 	if (gen_at && memo->tgid == tgid && memo->gen == gen) {
 		/* the last walk's of this process, unchanged since: its mappings
@@ -338,6 +340,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		if (!w.pm)
 			return n;
 		w.stack->top = memo->stack_top;
+		w.stack->first_read = memo->first_read;
 		goto registers;
 	}
 	memo->tgid = 0;
@@ -383,10 +386,13 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		memo->nr = 0;
 		memo->anon_end[0] = memo->anon_end[1] = memo->anon_end[2] = memo->anon_end[3] = 0;
 		memo->stack_top = w.stack->top;
+		memo->first_read = STACK_FIRST_READ_BYTES;
 		memo->tgid = tgid;
 		memo->in_use = 1;
 	}
 registers:
+	ws->gen = gen;
+	ws->gen_known = gen_at && !ws->no_process && unwind_quick_steps;
 	if (start) {
 		ws->r.ip = start->ip;
 		ws->r.sp = start->sp;
@@ -429,6 +435,13 @@ registers:
 		}
 	}
 	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
+	ws->quick = unwind_quick_steps && !ws->no_process && !w.py && !w.guesses->in_jvm &&
+		    !w.guesses->in_v8;
+	/* the stack read from the sampled sp on (nothing below it is read),
+	 * where the first step would read it from its return address less
+	 * the lookback: its frames are quick ones then too */
+	if (ws->quick)
+		refill_window(w.stack, ws->r.sp & ~7ULL, ws->r.sp & ~7ULL);
 
 	w.guesses->py_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
@@ -444,6 +457,8 @@ registers:
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
 	if (outer)
 		outer->walking--;
+	add_frame_tallies(ws, w.c);
+	size_first_read(w.guesses);
 	if (ws->table_pending && unwind_tables_sampled)
 		want_table(w.guesses);
 	/* stacks that met a file without a table, or whose table was not

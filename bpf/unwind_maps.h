@@ -195,6 +195,9 @@ struct rt_unwind_counters {
 	 * others walked by frame pointers there */
 	__u64 stacks_no_table;
 	__u64 stacks_pending;
+	/* of frames, those the walk's quick path took (a row kept by pc, or
+	 * the frame before's, and a step within the stack already read) */
+	__u64 quick_frames;
 	/* CPython's frames in place of its evaluation loop's (python_maps.h) */
 	struct rt_python_counters python;
 	/* HotSpot's interpreted Java frames in place of its interpreter's (hotspot_maps.h) */

@@ -92,6 +92,20 @@ static void perf_script_count(const char *out, const char *comm, const char *con
 	}
 }
 
+/* Of record -v's totals in out, the user frames the walks wrote and those
+ * their quick path took. */
+static void quick_frames(const char *out, unsigned long *frames, unsigned long *quick)
+{
+	const char *line = strstr(out, "ringtrace: user frames: "),
+		   *q = strstr(out, "ringtrace: user frames by the walk's quick path: ");
+
+	if (!line || !q || sscanf(line, "ringtrace: user frames: %lu", frames) != 1 ||
+	    sscanf(q, "ringtrace: user frames by the walk's quick path: %lu", quick) != 1)
+		fail_msg("no frames' totals:\n%s", out);
+	print_message("%lu of %lu user frames by the quick path\n", *quick, *frames);
+	assert_true(*quick <= *frames);
+}
+
 /* The folded stacks (report --folded) of what "ringtrace record
  * RECORD_ARGS -o DIR -- CMD" records, cmd a shell command run with
  * SYMGEN_DIR as $D; the recording removed. Fails the test if it fails. */
@@ -411,7 +425,7 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
 	static const char *const chain[] = { "uw_c", "uw_b", "uw_a", "main",
 					     "__libc_start_call_main", LIBC_START_MAIN, "_start" };
 	char prog[PATH_MAX + 32], *dir, *out = NULL, *script = NULL, *folded = NULL;
-	unsigned long total, full, ptotal, pfull;
+	unsigned long total, full, ptotal, pfull, frames, quick;
 	double bytes, fp_bytes;
 	int rc;
 
@@ -433,6 +447,11 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
 	print_message("%s", out);
 	bytes = bytes_per_sample(out);
 	assert_non_null(strstr(out, "by .eh_frame"));
+	/* the walks' quick path takes nearly every frame of a stack that
+	 * repeats: all but those of the first walks, before their rows were
+	 * kept */
+	quick_frames(out, &frames, &quick);
+	assert_true(quick * 100 >= frames * 95);
 	free(out);
 	assert_int_equal(tu_sh(&folded, "%s report %s --folded", tu_ringtrace(), dir), 0);
 	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
@@ -545,11 +564,11 @@ static void test_ehframe_distro_program_through_libc(void **state)
  * (the kernel's frame-pointer walk, counted as "no process"): a fixed few,
  * 1.1% of a sanitized build's 2-second run on a loaded machine, so the
  * programs run 4 s. */
-static void unwind_check(const char *label, const char *setup, const char *cmd,
-			 unsigned long min_samples, double min_depth)
+static void unwind_check(const char *label, const char *record_args, const char *setup,
+			 const char *cmd, unsigned long min_samples, double min_depth)
 {
 	char *dir = tu_tempdir(), *out = NULL;
-	unsigned long both = 0, whole = 0, frames = 0, agreed = 0, sb_lost = 1;
+	unsigned long both = 0, whole = 0, frames = 0, agreed = 0, sb_lost = 1, walked = 0, quick = 0;
 	const char *line;
 	int rc;
 
@@ -559,8 +578,8 @@ static void unwind_check(const char *label, const char *setup, const char *cmd,
 	 * recording says nothing of the unwinders, and is made again */
 	for (int attempt = 0; attempt < 3 && sb_lost; attempt++) {
 		free(out);
-		rc = tu_sh(&out, "cd %s && %s && %s record -v --call-graph ehframe+dwarf -F 499 --force -o %s/rt -- %s 2>&1 >/dev/null",
-			   dir, setup ? setup : "true", tu_ringtrace(), dir, cmd);
+		rc = tu_sh(&out, "cd %s && %s && %s record -v --call-graph ehframe+dwarf -F 499 %s --force -o %s/rt -- %s 2>&1 >/dev/null",
+			   dir, setup ? setup : "true", tu_ringtrace(), record_args, dir, cmd);
 		if (rc)
 			fail_msg("record failed:\n%s", out);
 		print_message("%s", out); /* its totals, the side-band's and the unwinder's */
@@ -568,6 +587,10 @@ static void unwind_check(const char *label, const char *setup, const char *cmd,
 		assert_non_null(line);
 		assert_int_equal(sscanf(line, " all %*u %*u %*u %*u %*u %lu", &sb_lost), 1);
 	}
+	/* the quick path off where it is asked to be */
+	quick_frames(out, &walked, &quick);
+	if (strstr(record_args, "--debug-full-steps"))
+		assert_int_equal(quick, 0);
 	if (sb_lost)
 		fail_msg("the side-band lost records in 3 recordings in a row: the machine is too busy to check");
 	free(out);
@@ -602,7 +625,7 @@ static void test_unwind_check_shallow(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	snprintf(cmd, sizeof(cmd), "%s/unwindgen chain 4", symgen_dir);
-	unwind_check("shallow (chain)", NULL, cmd, 300, 6);
+	unwind_check("shallow (chain)", "", NULL, cmd, 300, 6);
 }
 
 /* 40 frameless uw_deep frames: stacks of 47 frames. */
@@ -613,7 +636,7 @@ static void test_unwind_check_deep(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	snprintf(cmd, sizeof(cmd), "%s/unwindgen deep 4", symgen_dir);
-	unwind_check("deep", NULL, cmd, 300, 40);
+	unwind_check("deep", "", NULL, cmd, 300, 40);
 }
 
 /* zlib, dlopen'd once the recording runs, and clock_gettime in the vdso. */
@@ -626,7 +649,7 @@ static void test_unwind_check_dlopen(void **state)
 	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
 		tu_skip("no libz.so.1 (zlib1g) to dlopen");
 	snprintf(cmd, sizeof(cmd), "%s/unwindgen dlopen 4", symgen_dir);
-	unwind_check("dlopen", NULL, cmd, 300, 5);
+	unwind_check("dlopen", "", NULL, cmd, 300, 5);
 }
 
 /* Debian's gzip (stripped, no frame pointers) and libc. */
@@ -634,7 +657,24 @@ static void test_unwind_check_distro_program(void **state)
 {
 	(void)state;
 	tu_skip_unless_possible();
-	unwind_check("gzip", "head -c 40000000 /dev/urandom > big", "gzip -c big", 200, 5);
+	unwind_check("gzip", "", "head -c 40000000 /dev/urandom > big", "gzip -c big", 200, 5);
+}
+
+/* The walk without its quick path (rows kept by pc, steps taken inline
+ * within the stack already read; record --debug-full-steps): every frame's
+ * row looked up and stepped by the kernel side's step function, as libdw
+ * unwinds the same samples, on the deep stack and on gzip's. The tests
+ * above check the quick path, which takes most of their frames. */
+static void test_unwind_check_full_steps(void **state)
+{
+	char cmd[PATH_MAX + 64];
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(cmd, sizeof(cmd), "%s/unwindgen deep 4", symgen_dir);
+	unwind_check("deep, full steps", "--debug-full-steps", NULL, cmd, 300, 40);
+	unwind_check("gzip, full steps", "--debug-full-steps", "head -c 40000000 /dev/urandom > big",
+		     "gzip -c big", 200, 5);
 }
 
 /* The "N read from the cache" count of record's totals in out. */
@@ -1094,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(test_unwind_check_deep),
 		cmocka_unit_test(test_unwind_check_dlopen),
 		cmocka_unit_test(test_unwind_check_distro_program),
+		cmocka_unit_test(test_unwind_check_full_steps),
 		cmocka_unit_test(test_unwind_cache),
 		cmocka_unit_test(test_dwarf_attrs_as_perf),
 		cmocka_unit_test(test_garbage_stacks_end_early),

@@ -67,6 +67,8 @@ struct bpf_sampler_config {
 	bool unwind_ehframe;     /* --call-graph ehframe: user stacks unwound in the kernel */
 	bool unwind_tables_sampled; /* ...the files walks meet without a table put in
 				       the unwind_wanted map (--unwind-tables sampled) */
+	bool unwind_full_steps;  /* ...every frame's row looked up and stepped the long way
+				    (a test knob) */
 	uint32_t stack_copy_budget; /* ...a stack with a frame in a file whose table is not
 				       loaded yet copied instead (RT_STACK_USER_DEFAULT bytes
 				       at most, as stack_user's), these many bytes a second a

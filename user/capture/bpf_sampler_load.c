@@ -71,6 +71,7 @@ static int configure(struct bpf_sampler *s, const struct bpf_sampler_config *cfg
 	k->rodata->capture_cgroup = cfg->cgroup_field;
 	k->rodata->unwind_ehframe = cfg->unwind_ehframe;
 	k->rodata->unwind_tables_sampled = cfg->unwind_ehframe && cfg->unwind_tables_sampled;
+	k->rodata->unwind_quick_steps = !cfg->unwind_full_steps;
 	k->rodata->follow_forks = sc->follow_forks;
 	k->rodata->single_ring = sc->nr_threads > 0;
 	k->rodata->use_perfbuf = cfg->transport == TRANSPORT_PERFBUF;

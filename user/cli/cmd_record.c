@@ -261,6 +261,9 @@ static int record_option(void *ctx, int id, const char *arg)
 	case RECORD_OPT_DEBUG_LOCKED_CLAIMS:
 		o->debug_locked_claims = true;
 		break;
+	case RECORD_OPT_DEBUG_FULL_STEPS:
+		o->debug_full_steps = true;
+		break;
 	case RECORD_OPT_DEBUG_WRITER_DELAY:
 		if (option_parse_u64("--debug-writer-delay-ms", arg, 0, 60000, &v))
 			return OPTIONS_USAGE_ERROR;

@@ -185,6 +185,9 @@ static const struct options_entry record_options_table[] = {
 	{ "debug-locked-claims", 0, NULL,
 	  "test knob: the own rings claimed by a locked add by every program", NULL,
 	  RECORD_OPT_DEBUG_LOCKED_CLAIMS },
+	{ "debug-full-steps", 0, NULL,
+	  "test knob: -g's walks take every frame's row and step the long way", NULL,
+	  RECORD_OPT_DEBUG_FULL_STEPS },
 	{ "debug-writer-delay-ms", 0, "MS", "test knob: a slow disk", NULL,
 	  RECORD_OPT_DEBUG_WRITER_DELAY },
 	{ "debug-start-delay-ms", 0, "MS",
@@ -386,6 +389,10 @@ static const struct options_detail record_details[] = {
 	  "A tracepoint's and a perf event's programs claim a CPU's own ring with a locked add, "
 	  "as a uprobe's does and as every program does where the kernel offers no global "
 	  "membarrier, instead of a plain store: that path is tested with it." },
+	{ "--debug-full-steps",
+	  "A -g walk looks each frame's mapping and row up and steps by the kernel side's "
+	  "step function, without the rows kept by pc and the step taken inline from the "
+	  "stack already read: that the two unwind alike is tested with it." },
 	{ "--debug-writer-delay-ms",
 	  "The writer sleeps MS ms after each pass that wrote, to provoke losses in the staging "
 	  "ring." },

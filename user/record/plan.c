@@ -228,6 +228,7 @@ static void sampler_config(const struct session *s, struct bpf_sampler_config *o
 		.stack_user = o->stack_user,
 		.unwind_ehframe = o->unwind_ehframe,
 		.unwind_tables_sampled = o->unwind_sampled,
+		.unwind_full_steps = o->debug_full_steps,
 		.stack_copy_budget = record_copies_stacks(o) ? o->stack_copy_budget : 0,
 		.unwind_rows = unwind_tables_rows_for(o->unwind_mem),
 		.usdt_sites = o->usdt_sites,

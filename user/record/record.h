@@ -61,6 +61,7 @@ struct record_options {
 	size_t staging_bytes;    /* per-CPU staging ring, bytes (a power of two) */
 	size_t sideband_pages;   /* per-CPU side-band perf ring, in pages */
 	bool debug_locked_claims;           /* test knob: no plain claims of the own rings */
+	bool debug_full_steps;              /* test knob: -g's walks without their quick path */
 	unsigned int debug_drain_delay_ms;  /* test knobs: a slow drain... */
 	unsigned int debug_writer_delay_ms; /* ...and a slow disk... */
 	unsigned int debug_start_tables_delay_ms; /* ...and the start's tables late... */

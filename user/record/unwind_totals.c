@@ -124,6 +124,9 @@ void unwind_tables_print_totals(const struct unwind_tables *t, const struct bpf_
 		(uint64_t)c.signal_frames, (uint64_t)c.fp_frames, (uint64_t)c.no_process_frames,
 		(uint64_t)c.no_mapping, (uint64_t)c.no_table, (uint64_t)c.expression,
 		(uint64_t)c.stack_switch);
+	rt_info("ringtrace: user frames by the walk's quick path: %" PRIu64
+		" (a row kept by pc or the frame before's, stepped within the stack already read)",
+		(uint64_t)c.quick_frames);
 	rt_info("ringtrace: user stacks with a frame in a file whose table was not loaded yet: "
 		"%" PRIu64 " copied (unwound when read, as dwarf's), %" PRIu64
 		" walked by frame pointers there (over --stack-copy-budget, or none)",
