@@ -8,6 +8,14 @@
 #include "ehframe_rows.bpf.h"
 #include "ehframe_step.bpf.h"
 
+/* What quick_frame returns where it left the frame to unwind_frame */
+#define QUICK_NOT_TAKEN (-1)
+/* The callchain's words quick_frame writes: those of index at most this (a
+ * mask: the index the verifier sees bounded where clang keeps the test of
+ * another copy of it; a walk's words stay far below it) */
+#define QUICK_WORDS_MASK 8191
+_Static_assert(QUICK_WORDS_MASK < SCRATCH_WORDS, "the quick path's words within the scratch");
+
 /* Writes frame i of the walk and steps to its caller, where that is quick:
  * its row the frame before's (a recursion) or the one a walk of this
  * process found at its pc, its mappings as they were (pc_rows); a step by
@@ -18,17 +26,11 @@
  * takes the frame). Inline in the walk's loop, where a call costs more than
  * the step (deep's 45 frames took ~200 ns less), without a call of its own:
  * nothing it holds takes a slot in the loop's frame. */
-#define QUICK_NOT_TAKEN (-1)
-/* The callchain's words quick_frame writes: those of index at most this (a
- * mask: the index the verifier sees bounded where clang keeps the test of
- * another copy of it; a walk's words stay far below it) */
-#define QUICK_WORDS_MASK 8191
-_Static_assert(QUICK_WORDS_MASK < SCRATCH_WORDS, "the quick path's words within the scratch");
 static __always_inline int quick_frame(struct unwind_walk *w, __u32 i)
 {
 	struct walk_guesses *g = w->guesses;
 	struct walk_state *ws = &g->walk;
-	__u32 done = i + g->py_words, n = ws->first + done;
+	__u32 done = i + g->extra_words, n = ws->first + done;
 	const struct rt_unwind_row *row;
 	bool outermost;
 	__u64 pc, cfa;
@@ -40,6 +42,9 @@ static __always_inline int quick_frame(struct unwind_walk *w, __u32 i)
 	if (pc == ws->last_pc) {
 		row = &g->last_row;
 	} else {
+		/* (kept as the frame before's even where the step is left to
+		 * unwind_frame, which then takes it without a lookup: a row of
+		 * the kind this path steps by, or the outermost, keep_pc_row's) */
 		row = pc_row_of(g, pc);
 		if (!row)
 			return QUICK_NOT_TAKEN;
@@ -71,7 +76,7 @@ static __always_inline void size_first_read(struct walk_guesses *g)
 {
 	const struct stack_window *win = &g->stack;
 
-	if (!g->memo.in_use || g->memo.tgid != g->walk.tgid || !win->reads)
+	if (!g->walk.quick || !g->memo.in_use || g->memo.tgid != g->walk.tgid || !win->reads)
 		return;
 	if (win->reads > 1)
 		g->memo.first_read = STACK_WINDOW_BYTES;

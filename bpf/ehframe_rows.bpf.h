@@ -290,7 +290,12 @@ static __always_inline void keep_pc_row(struct walk_guesses *g, __u64 pc,
 	const struct walk_state *ws = &g->walk;
 	struct pc_row *pr = pc_row_slot(g, pc);
 
-	if (!ws->gen_known || !ws->quick)
+	/* only rows the quick path steps by, or ends at: a first stage's
+	 * table leaves its long FDEs to frame pointers, and its whole table,
+	 * which replaces it, has their rows (the count of changes to a
+	 * process's mappings does not move for that) */
+	if (!ws->gen_known || !ws->quick ||
+	    (row->cfa != RT_CFA_RSP && row->cfa != RT_CFA_RBP && row->cfa != RT_CFA_OUTERMOST))
 		return;
 	pr->pc = pc;
 	pr->gen = ws->gen;

@@ -328,8 +328,11 @@ struct walk_guesses {
 	 * values the verifier does not track, where on the walk's stack each
 	 * would have it check the frames' loop again for every value) */
 	struct py_cursor py;
-	/* words the Python and Java frames took beyond the native frames walked */
-	__u32 py_words;
+	/* words written beyond one for each frame the walk's loop stepped to
+	 * (Python's and Java's frames in place of a native one, V8's after
+	 * one): the loop's frame index plus these is where the next frame
+	 * goes */
+	__u32 extra_words;
 	struct java_cursor java; /* a JVM's walk */
 	/* the walk's process is a JVM (in_jvm): where its code is, a copy */
 	__u8 in_jvm;

@@ -31,8 +31,9 @@ static __always_inline bool read_word(struct stack_window *win, __u64 addr, bool
 }
 
 /* How many bytes a refill for the word at addr, from `from`, copies: the
- * first of a walk STACK_FIRST_READ_BYTES (all the frames of most stacks), a
- * later one the window; never past what is known to be mapped: the main
+ * first of a walk first_read (STACK_FIRST_READ_BYTES, all the frames of most
+ * stacks, or the window where the process's last walk read twice:
+ * size_first_read), a later one the window; never past what is known to be mapped: the main
  * thread's stack up to where it started (mm->start_stack, the stack pointer
  * at the program's entry: below it the stack grew page by page), another
  * stack (a thread's, a signal stack, a coroutine's) or a word above that up

@@ -118,7 +118,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 	const struct rt_unwind_row *row = NULL;
 	struct rt_process_mappings *pm;
 	struct rt_unwind_slice table;
-	__u32 done = i + w->guesses->py_words, n = ws->first + done;
+	__u32 done = i + w->guesses->extra_words, n = ws->first + done;
 	__u8 why = FP_NO_PROCESS;
 	__u64 pc, bias;
 	long py, java;
@@ -149,7 +149,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		/* (and the marker of callers left out) */
 		if (py > 0 && py <= RT_PY_MAX_FRAMES + 1) {
 			done += (__u32)py - 1;
-			w->guesses->py_words = done - i;
+			w->guesses->extra_words = done - i;
 			ws->frames = done + 1;
 			count_frame(w);
 			goto mapped;
@@ -165,7 +165,7 @@ static __always_inline long unwind_frame(struct unwind_walk *w, __u32 i)
 		java = hotspot_walk_frame(w->s, w->guesses, w->c);
 		if (java > 0 && java <= RT_JAVA_MAX_INLINE) {
 			done += (__u32)java - 1;
-			w->guesses->py_words = done - i;
+			w->guesses->extra_words = done - i;
 		}
 		ws->frames = done + 1;
 		count_frame(w);
@@ -437,13 +437,8 @@ registers:
 	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
 	ws->quick = unwind_quick_steps && !ws->no_process && !w.py && !w.guesses->in_jvm &&
 		    !w.guesses->in_v8;
-	/* the stack read from the sampled sp on (nothing below it is read),
-	 * where the first step would read it from its return address less
-	 * the lookback: its frames are quick ones then too */
-	if (ws->quick)
-		refill_window(w.stack, ws->r.sp & ~7ULL, ws->r.sp & ~7ULL);
 
-	w.guesses->py_words = 0;
+	w.guesses->extra_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
 	ws->first = n + 1;
 	w.c = c;
@@ -453,12 +448,19 @@ registers:
 	 * leaves the count as it found it, and a locked add would wait here
 	 * for the stores before it, to lines cold at each sample */
 	outer->walking++;
+	/* the stack read from the sampled sp on (nothing below it is read),
+	 * where the first step would read it from its return address less
+	 * the lookback: its frames are quick ones then too */
+	if (ws->quick)
+		refill_window(w.stack, ws->r.sp & ~7ULL, ws->r.sp & ~7ULL);
 	bpf_loop(RT_MAX_STACK_DEPTH / 2 + 1, unwind_two_frames, &w, 0);
+	/* (what the walk's guesses keep, before another walk of this CPU may
+	 * take them) */
+	add_frame_tallies(ws, w.c);
+	size_first_read(w.guesses);
 	outer = bpf_map_lookup_elem(&unwind_guesses, &zero);
 	if (outer)
 		outer->walking--;
-	add_frame_tallies(ws, w.c);
-	size_first_read(w.guesses);
 	if (ws->table_pending && unwind_tables_sampled)
 		want_table(w.guesses);
 	/* stacks that met a file without a table, or whose table was not

@@ -169,7 +169,7 @@ static __always_inline __u32 v8_kind(const struct rt_v8_process *vp, __u64 pc)
  * Python and Java frames' are). */
 static __always_inline void v8_took(struct walk_guesses *g, __u32 more)
 {
-	g->py_words += more;
+	g->extra_words += more;
 	g->walk.frames += more;
 }
 
