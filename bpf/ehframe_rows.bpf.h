@@ -262,23 +262,38 @@ found:
 	return row;
 }
 
-/* The slot of pc among a walk's rows by pc (walk_guesses' pc_rows). */
-static __always_inline struct pc_row *pc_row_slot(struct walk_guesses *g, __u64 pc)
+/* The slot of pc among a walk's rows by pc (walk_guesses' pc_rows), the
+ * first (way 0) or the second (way 1) of the two it may be kept in: with one
+ * slot, two of a stack's return addresses hashed alike (~15% of the chain's
+ * runs, by where ASLR put its code) took each other's slot at each sample,
+ * and a fifth of its frames went the full way. */
+static __always_inline struct pc_row *pc_row_slot(struct walk_guesses *g, __u64 pc, __u32 way)
 {
-	return &g->pc_rows[(((__u32)pc * 0x9E3779B1u) >> (32 - PC_ROW_BITS)) &
+	return &g->pc_rows[((((__u32)pc * 0x9E3779B1u) >> (32 - PC_ROW_BITS)) ^ way) &
 			   ((1u << PC_ROW_BITS) - 1)];
 }
 
+/* Whether slot pr holds the row of pc for the walks of this process while
+ * its mappings are as they are (the count read at the walk's start). */
+static __always_inline bool pc_row_holds(const struct pc_row *pr, const struct walk_state *ws,
+					 __u64 pc)
+{
+	return pr->pc == pc && pr->gen == ws->gen && pr->tgid == ws->tgid;
+}
+
 /* The row a walk of this process found for pc while its mappings were as
- * they are (the count read at the walk's start), or NULL. */
+ * they are, or NULL. */
 static __always_inline const struct rt_unwind_row *pc_row_of(struct walk_guesses *g, __u64 pc)
 {
 	const struct walk_state *ws = &g->walk;
-	struct pc_row *pr = pc_row_slot(g, pc);
+	struct pc_row *pr = pc_row_slot(g, pc, 0);
 
-	if (!ws->gen_known || pr->pc != pc || pr->gen != ws->gen || pr->tgid != ws->tgid)
+	if (!ws->quick)
 		return NULL;
-	return &pr->row;
+	if (pc_row_holds(pr, ws, pc))
+		return &pr->row;
+	pr = pc_row_slot(g, pc, 1);
+	return pc_row_holds(pr, ws, pc) ? &pr->row : NULL;
 }
 
 /* Keeps row as the one in force at pc for the walks of this process while
@@ -288,15 +303,18 @@ static __always_inline void keep_pc_row(struct walk_guesses *g, __u64 pc,
 					const struct rt_unwind_row *row)
 {
 	const struct walk_state *ws = &g->walk;
-	struct pc_row *pr = pc_row_slot(g, pc);
+	struct pc_row *pr = pc_row_slot(g, pc, 0);
 
 	/* only rows the quick path steps by, or ends at: a first stage's
 	 * table leaves its long FDEs to frame pointers, and its whole table,
 	 * which replaces it, has their rows (the count of changes to a
 	 * process's mappings does not move for that) */
-	if (!ws->gen_known || !ws->quick ||
+	if (!ws->quick ||
 	    (row->cfa != RT_CFA_RSP && row->cfa != RT_CFA_RBP && row->cfa != RT_CFA_OUTERMOST))
 		return;
+	/* the first slot unless it holds another pc of this process's now */
+	if (pr->pc != pc && pr->gen == ws->gen && pr->tgid == ws->tgid)
+		pr = pc_row_slot(g, pc, 1);
 	pr->pc = pc;
 	pr->gen = ws->gen;
 	pr->tgid = ws->tgid;

@@ -292,13 +292,13 @@ struct walk_state {
 	__u64 found_tally, fp_tally;
 	__u32 debug_tally;
 	__u32 quick_tally; /* frames quick_frame took */
-	/* the process's count of changes to its mappings at the walk's start
-	 * (gen_known: read, the process's mappings known): the key, with the
-	 * tgid, of the rows the walk keeps by pc (walk_guesses' pc_rows) */
-	bool gen_known;
+	/* the process's count of changes to its mappings at the walk's start:
+	 * the key, with the tgid, of the rows the walk keeps by pc
+	 * (walk_guesses' pc_rows) */
 	__u64 gen;
-	/* its frames may be taken by quick_frame: the process's mappings
-	 * known, no runtime's frames to write in its native ones */
+	/* its frames may be taken by quick_frame, and rows kept by pc: the
+	 * process's mappings and their count known, no runtime's frames to
+	 * write in its native ones */
 	bool quick;
 	bool table_missing; /* a frame in a file the loader said has no table
 			       (none to build, or refused; in unwind_files, or

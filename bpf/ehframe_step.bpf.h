@@ -288,20 +288,25 @@ static __always_inline __u64 window_step_cfa(const struct frame_regs *r,
 	return cfa;
 }
 
+/* The caller's value of a callee-saved register (rbp, rbx; callee's its
+ * value in the frame) by the row's rule, as caller_register gives it, from
+ * the window, which holds it (window_step_cfa). */
+static __always_inline __u64 window_register(const struct stack_window *win, __u8 how,
+					     __s16 offset, __u64 cfa, __u64 callee)
+{
+	if (how == RT_RBP_SAVED)
+		return window_at(win, cfa + offset);
+	return how == RT_RBP_UNDEFINED ? 0 : callee;
+}
+
 /* That step, to the CFA window_step_cfa gave: the words read from the
  * window, as step_by_row reads them. */
 static __always_inline void step_in_window(struct frame_regs *r, const struct stack_window *win,
 					   const struct rt_unwind_row *row, __u64 cfa)
 {
-	if (row->rbp == RT_RBP_SAVED)
-		r->bp = window_at(win, cfa + row->rbp_offset);
-	else if (row->rbp == RT_RBP_UNDEFINED)
-		r->bp = 0;
-	if (row->rbx == RT_RBP_SAVED)
-		r->bx = window_at(win, cfa + row->rbx_offset);
-	else if (row->rbx == RT_RBP_UNDEFINED)
-		r->bx = 0;
-	step_to_caller(r, row, cfa, window_at(win, cfa - 8), r->bp, r->bx);
+	step_to_caller(r, row, cfa, window_at(win, cfa - 8),
+		       window_register(win, row->rbp, row->rbp_offset, cfa, r->bp),
+		       window_register(win, row->rbx, row->rbx_offset, cfa, r->bx));
 }
 
 /* One step of a walk from the frame r to its caller: by row, or by frame

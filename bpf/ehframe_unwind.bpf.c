@@ -392,7 +392,6 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	}
 registers:
 	ws->gen = gen;
-	ws->gen_known = gen_at && !ws->no_process && unwind_quick_steps;
 	if (start) {
 		ws->r.ip = start->ip;
 		ws->r.sp = start->sp;
@@ -435,8 +434,8 @@ registers:
 		}
 	}
 	w.guesses->py = (struct py_cursor){ .tgid = tgid, .nested = nested };
-	ws->quick = unwind_quick_steps && !ws->no_process && !w.py && !w.guesses->in_jvm &&
-		    !w.guesses->in_v8;
+	ws->quick = unwind_quick_steps && gen_at && !ws->no_process && !w.py &&
+		    !w.guesses->in_jvm && !w.guesses->in_v8;
 
 	w.guesses->extra_words = 0;
 	s->w[n] = PERF_CONTEXT_USER;
