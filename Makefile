@@ -368,7 +368,8 @@ $(OUTPUT)/bench/%: tools/bench/%.c $(BENCH_SKELETONS) $(LIBRINGTRACE)
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -MMD -MP -MF $@.d $< $(LIBRINGTRACE) $(LDLIBS) -o $@
 
-bench-tools: programs $(BENCH_TOOLS)
+# Scenario 6 samples unwindgen's call chains.
+bench-tools: programs $(BENCH_TOOLS) $(OUTPUT)/unwindgen
 
 # Compares ringtrace with perf record and bpftrace on the same workloads, in
 # one run, and writes docs/BENCHMARKS.md (not part of make test).
