@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The verifier's statistics (log level 4) are a few lines; a refusal's
- * words at that level too. */
-#define LOG_BYTES 4096
+/* The longest refusal said in one line. */
+#define REFUSAL_BYTES 4096
 #define MAX_PROGRAMS 32
 /* The verifier's BPF_LOG_STATS (include/linux/bpf_verifier.h, not uapi) */
 #define LOG_LEVEL_STATS 4
@@ -23,10 +22,10 @@
 struct bpf_limits_logs {
 	size_t nr;
 	const struct bpf_program *progs[MAX_PROGRAMS];
-	char logs[MAX_PROGRAMS][LOG_BYTES];
+	char *logs[MAX_PROGRAMS]; /* each of log_bytes */
 };
 
-struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj)
+struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj, size_t log_bytes)
 {
 	struct bpf_limits_logs *l = calloc(1, sizeof(*l));
 	struct bpf_program *prog;
@@ -36,21 +35,32 @@ struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj)
 	bpf_object__for_each_program(prog, obj) {
 		if (!bpf_program__autoload(prog))
 			continue;
-		if (l->nr == MAX_PROGRAMS ||
-		    bpf_program__set_log_level(prog, LOG_LEVEL_STATS) ||
-		    bpf_program__set_log_buf(prog, l->logs[l->nr], LOG_BYTES)) {
-			free(l);
-			errno = ENOSPC;
-			return NULL;
+		if (l->nr == MAX_PROGRAMS) {
+			errno = E2BIG;
+			goto fail;
 		}
-		l->progs[l->nr++] = prog;
+		l->logs[l->nr] = calloc(1, log_bytes);
+		if (!l->logs[l->nr])
+			goto fail;
+		l->progs[l->nr] = prog;
+		if (bpf_program__set_log_level(prog, LOG_LEVEL_STATS) ||
+		    bpf_program__set_log_buf(prog, l->logs[l->nr++], log_bytes))
+			goto fail;
 	}
 	return l;
+fail:
+	bpf_limits_free(l);
+	return NULL;
 }
 
 void bpf_limits_free(struct bpf_limits_logs *logs)
 {
+	int e = errno;
+
+	for (size_t i = 0; logs && i < logs->nr; i++)
+		free(logs->logs[i]);
 	free(logs);
+	errno = e;
 }
 
 int bpf_limits_parse_log(const char *log, struct bpf_program_limits *l)
@@ -255,7 +265,7 @@ static bool statistics_line(const char *line)
 
 const char *bpf_limits_refusal(const struct bpf_limits_logs *logs)
 {
-	static __thread char line[LOG_BYTES];
+	static __thread char line[REFUSAL_BYTES];
 
 	line[0] = '\0';
 	/* a refused program's log says why, beside its statistics; an

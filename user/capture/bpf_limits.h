@@ -26,10 +26,15 @@ struct bpf_program_limits {
 	char chain[256];           /* that chain, "prog BYTES > func BYTES > ..." */
 };
 
-/* Log buffers that collect the verifier's statistics of each program of obj
- * that is to be loaded (call after open, before load). */
+/* Log buffers of log_bytes each that collect the verifier's statistics of
+ * each program of obj that is to be loaded (call after open, before load).
+ * The kernel refuses the load with ENOSPC where a program's log grew past
+ * log_bytes on the way, even if what it holds at the end (a few lines of
+ * statistics) is short: a verifier may write lines it takes back (seen on
+ * Linux 6.18.44: 166 bytes at the end, over 64 KiB on the way). NULL with
+ * errno set on failure. */
 struct bpf_limits_logs;
-struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj);
+struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj, size_t log_bytes);
 
 /* After the load: one entry for each program loaded (at most max); returns
  * how many. A program the verifier refused gets no entry:

@@ -209,32 +209,63 @@ fail:
 	return NULL;
 }
 
+/* The verifier's log asked first with this much room for each program, then
+ * 16 times more while the kernel says it outgrew it (bpf_limits_ask), up to
+ * libbpf's own largest (BPF_LOG_BUF_SIZE). */
+#define LOG_FIRST_BYTES (64u << 10)
+#define LOG_MOST_BYTES (16u << 20)
+
+/* Opens and loads the sampler for cfg asking the verifier for its
+ * statistics of each program, into out (at most max, *nr of them), or on a
+ * refusal its words, into refusal; then closes it again. 0, or the load's
+ * -errno (err set where the sampler could not be opened or asked). */
+static int load_with_statistics(const struct bpf_sampler_config *cfg,
+				struct bpf_program_limits *out, size_t max, size_t *nr,
+				char *refusal, size_t refusal_len, char *err, size_t errlen)
+{
+	static const struct transport_sink no_sink;
+	int r = -ENOSPC;
+
+	refusal[0] = '\0';
+	for (size_t bytes = LOG_FIRST_BYTES; r == -ENOSPC && bytes <= LOG_MOST_BYTES; bytes *= 16) {
+		struct bpf_sampler *s = sampler_open(cfg, &no_sink, err, errlen);
+		struct bpf_limits_logs *logs;
+
+		if (!s)
+			return -EINVAL;
+		logs = bpf_limits_ask(s->skel->obj, bytes);
+		if (!logs) {
+			r = -errno;
+			rt_format(err, errlen, "cannot ask the verifier for its statistics: %s",
+				  strerror(errno));
+			bpf_sampler_close(s);
+			return r;
+		}
+		r = sampler_bpf__load(s->skel);
+		if (r)
+			snprintf(refusal, refusal_len, "%s", bpf_limits_refusal(logs));
+		else if (out)
+			*nr = bpf_limits_read(logs, out, max);
+		bpf_limits_free(logs);
+		bpf_sampler_close(s);
+	}
+	if (r == -ENOSPC && !refusal[0])
+		snprintf(refusal, refusal_len, "its log outgrew %u MiB", LOG_MOST_BYTES >> 20);
+	return r;
+}
+
 size_t bpf_sampler_verify(const struct bpf_sampler_config *cfg,
 			  struct bpf_program_limits *out, size_t max, char *err, size_t errlen)
 {
-	static const struct transport_sink no_sink;
-	struct bpf_sampler *s = sampler_open(cfg, &no_sink, err, errlen);
-	struct bpf_limits_logs *logs;
+	char refusal[1024];
 	size_t nr = 0;
 	int r;
 
-	if (!s)
-		return 0;
-	logs = bpf_limits_ask(s->skel->obj);
-	if (!logs) {
-		rt_format(err, errlen, "cannot ask the verifier for its statistics: %s",
-			  strerror(errno));
-		goto out;
-	}
-	r = sampler_bpf__load(s->skel);
-	if (r)
+	err[0] = '\0';
+	r = load_with_statistics(cfg, out, max, &nr, refusal, sizeof(refusal), err, errlen);
+	if (r && !err[0])
 		rt_format(err, errlen, "the verifier refused the BPF sampler (%s): %s", strerror(-r),
-			  bpf_limits_refusal(logs));
-	else
-		nr = bpf_limits_read(logs, out, max);
-	bpf_limits_free(logs);
-out:
-	bpf_sampler_close(s);
+			  refusal);
 	return nr;
 }
 
@@ -247,27 +278,27 @@ struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
 				     const struct transport_sink *sink, char *err, size_t errlen)
 {
 	struct bpf_sampler *s = sampler_open(cfg, sink, err, errlen);
-	struct bpf_limits_logs *logs;
-	const char *refusal;
+	char refusal[1024] = "", why[256];
 	int r;
 
 	if (!s)
 		return NULL;
-	/* the verifier's word on a refusal, in one line (-vv: its whole log,
-	 * through libbpf's messages, instead) */
-	logs = libbpf_messages_shown() ? NULL : bpf_limits_ask(s->skel->obj);
 	r = sampler_bpf__load(s->skel);
-	refusal = logs ? bpf_limits_refusal(logs) : "";
-	if (r && refusal[0])
+	if (!r)
+		return s;
+	bpf_sampler_close(s);
+	/* the verifier's word on a refusal, in one line, from a second load
+	 * that asks for it (-vv: its whole log, through libbpf's messages,
+	 * instead); the load that records asks for nothing, which the kernel
+	 * could refuse for the log's sake alone (bpf_limits_ask) */
+	if (!libbpf_messages_shown() && r != -EPERM)
+		load_with_statistics(cfg, NULL, 0, NULL, refusal, sizeof(refusal), why,
+				     sizeof(why));
+	if (refusal[0])
 		rt_format(err, errlen, "cannot load the BPF sampler: the kernel's verifier refused %s",
 			  refusal);
-	else if (r)
+	else
 		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -vv for the verifier's log)",
 			  strerror(-r), privileges_hint(-r));
-	bpf_limits_free(logs);
-	if (r) {
-		bpf_sampler_close(s);
-		return NULL;
-	}
-	return s;
+	return NULL;
 }
