@@ -305,6 +305,17 @@ struct walk_state {
 			       its mapping written so): by frame pointers */
 };
 
+/* A row's step as quick_run takes it for each frame of a recursion: its
+ * rules as masks (all ones or none) and offsets, worked out once a run, read
+ * from map memory at each frame (held in registers, the run's loop spilled
+ * them to its stack, which the verifier adds to the walk's callers'). */
+struct run_rule {
+	__u64 by_rsp;             /* the CFA rsp + cfa_offset, else rbp + */
+	__u64 bp_saved, bp_kept;  /* rbp: at CFA + bp_at; else the same; else 0 */
+	__u64 bx_saved, bx_kept;  /* rbx: likewise */
+	__s64 cfa_offset, bp_at, bx_at;
+};
+
 /* The row in force at an absolute pc of process tgid while its mappings
  * are those of count gen (mappings_gen): a frame at that pc takes it
  * without looking up its mapping, its file's table and the row (~15 ns a
@@ -364,6 +375,7 @@ struct walk_guesses {
 	 * table_pending; not in walk_state, whose reset at each walk is built
 	 * on the stack) */
 	struct rt_unwind_file_key pending_file;
+	struct run_rule run; /* last_row's step as quick_run takes it */
 };
 _Static_assert(RT_UNWIND_MAX_MAPPINGS <= 256, "a mapping's index is a byte");
 /* A per-CPU map's value is at most the kernel's PCPU_MIN_UNIT_SIZE (32 KiB):

@@ -642,6 +642,18 @@ static void test_unwind_check_deep(void **state)
 	unwind_check("deep", "", NULL, cmd, 300, 40);
 }
 
+/* The same recursion with a frame pointer: each frame's CFA rbp + 16, rbp
+ * and rbx saved (quick_run's other rules). */
+static void test_unwind_check_deep_frame_pointers(void **state)
+{
+	char cmd[PATH_MAX + 64];
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(cmd, sizeof(cmd), "%s/unwindgen deepfp 4", symgen_dir);
+	unwind_check("deep, frame pointers", "", NULL, cmd, 300, 40);
+}
+
 /* zlib, dlopen'd once the recording runs, and clock_gettime in the vdso. */
 static void test_unwind_check_dlopen(void **state)
 {
@@ -1135,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_ehframe_distro_program_through_libc),
 		cmocka_unit_test(test_unwind_check_shallow),
 		cmocka_unit_test(test_unwind_check_deep),
+		cmocka_unit_test(test_unwind_check_deep_frame_pointers),
 		cmocka_unit_test(test_unwind_check_dlopen),
 		cmocka_unit_test(test_unwind_check_distro_program),
 		cmocka_unit_test(test_unwind_check_full_steps),

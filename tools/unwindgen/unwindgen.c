@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwindgen.c: programs with known call paths built without frame pointers
- * (main -> uw_a -> uw_b -> uw_c, 40 frames deep, into a dlopen'd zlib), a JIT,
- * the chain in a child forked late. */
+ * (main -> uw_a -> uw_b -> uw_c, 40 frames deep (and again with frame
+ * pointers), into a dlopen'd zlib), a JIT, the chain in a child forked late. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -67,6 +67,19 @@ NOINLINE uint64_t uw_deep(int depth, uint64_t n)
 	if (depth == 0)
 		return uw_c(n);
 	r = uw_deep(depth - 1, n + 1);
+	return r ^ (uint64_t)depth;
+}
+
+/* "deepfp": the same recursion with a frame pointer: its rows' CFA rbp plus
+ * an offset, rbp saved. */
+__attribute__((optimize("no-omit-frame-pointer"))) NOINLINE uint64_t uw_deep_fp(int depth,
+										  uint64_t n)
+{
+	uint64_t r;
+
+	if (depth == 0)
+		return uw_c(n);
+	r = uw_deep_fp(depth - 1, n + 1);
 	return r ^ (uint64_t)depth;
 }
 
@@ -188,9 +201,10 @@ int main(int argc, char **argv)
 	uint64_t i = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
-			 strcmp(argv[1], "deep") && strcmp(argv[1], "dlopen") &&
+			 strcmp(argv[1], "deep") && strcmp(argv[1], "deepfp") &&
+			 strcmp(argv[1], "dlopen") &&
 			 strcmp(argv[1], "fork"))) {
-		fprintf(stderr, "usage: unwindgen chain|deep|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
+		fprintf(stderr, "usage: unwindgen chain|deep|deepfp|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "fork"))
@@ -202,6 +216,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "deep")) {
 		for (end = now() + seconds; now() < end; i++)
 			sink += uw_deep(DEEP_FRAMES, i);
+		return 0;
+	}
+	if (!strcmp(argv[1], "deepfp")) {
+		for (end = now() + seconds; now() < end; i++)
+			sink += uw_deep_fp(DEEP_FRAMES, i);
 		return 0;
 	}
 	for (end = now() + seconds; now() < end; i++)
