@@ -370,6 +370,8 @@ static void test_record_metrics_unwind_counts(void **state)
 	print_message("stacks %.0f, their ends %.0f\n", stacks, ends_sum);
 	outermost = reason_value(body, "ringtrace_unwind_stack_ends_total", "outermost");
 	assert_non_null(strstr(body, "# TYPE ringtrace_unwind_stack_ends_total counter\n"));
+	assert_true(series_value(body, "\nringtrace_unwind_quick_frames_total ") >= 0);
+	assert_non_null(strstr(body, "# TYPE ringtrace_unwind_quick_frames_total counter\n"));
 	assert_true(reason_value(body, "ringtrace_unwind_stack_copies_total", "copied") >= 0);
 	assert_true(reason_value(body, "ringtrace_unwind_stack_copies_total", "over_budget") >= 0);
 	snprintf(path, sizeof(path), "%s/scrape.txt", dir);

@@ -417,6 +417,11 @@ static int render_unwind(struct byte_buffer *out, const struct rt_unwind_counter
 			    "User frames written, by how each was found (registers: the sampled "
 			    "frame; they add up to the frames written).",
 			    found, sizeof(found) / sizeof(found[0]));
+	r |= metrics_single(out, "ringtrace_unwind_quick_frames_total", "counter",
+			    "User frames the walk's quick path took (a row kept by pc or the frame "
+			    "before's, stepped within the stack already read): a share of "
+			    "ringtrace_unwind_frames_total.",
+			    "%" PRIu64, u->quick_frames);
 	r |= render_reasons(out, "ringtrace_unwind_fp_fallbacks_total",
 			    "User frames found by frame pointers instead of .eh_frame rows, by "
 			    "reason (no_process: the process's mappings not known yet).",
