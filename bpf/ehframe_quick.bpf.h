@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ehframe_quick.bpf.h: the walk's quick path: a frame whose row is the frame
- * before's or one kept by its pc, stepped within the stack already read;
- * and how much of the stack the next walk of a process reads first */
+ * before's or one kept by its pc, stepped within the stack already read; a
+ * recursion's frames stepped in one call (quick_run); and how much of the
+ * stack the next walk of a process reads first */
 #ifndef RINGTRACE_EHFRAME_QUICK_BPF_H
 #define RINGTRACE_EHFRAME_QUICK_BPF_H
 

@@ -291,7 +291,7 @@ struct walk_state {
 	 * deep's 47 frames 38-95 ns */
 	__u64 found_tally, fp_tally;
 	__u32 debug_tally;
-	__u32 quick_tally; /* frames quick_frame took */
+	__u32 quick_tally; /* frames quick_frame and quick_run took */
 	/* the process's count of changes to its mappings at the walk's start:
 	 * the key, with the tgid, of the rows the walk keeps by pc
 	 * (walk_guesses' pc_rows) */
@@ -307,8 +307,8 @@ struct walk_state {
 
 /* A row's step as quick_run takes it for each frame of a recursion: its
  * rules as masks (all ones or none) and offsets, worked out once a run, read
- * from map memory at each frame (held in registers, the run's loop spilled
- * them to its stack, which the verifier adds to the walk's callers'). */
+ * from map memory at each frame (as locals, the run's loop spilled them to
+ * its stack, which the verifier adds to the walk's callers'). */
 struct run_rule {
 	__u64 by_rsp;             /* the CFA rsp + cfa_offset, else rbp + */
 	__u64 bp_saved, bp_kept;  /* rbp: at CFA + bp_at; else the same; else 0 */
@@ -341,8 +341,8 @@ struct walk_guesses {
 	struct py_cursor py;
 	/* words written beyond one for each frame the walk's loop stepped to
 	 * (Python's and Java's frames in place of a native one, V8's after
-	 * one): the loop's frame index plus these is where the next frame
-	 * goes */
+	 * one, a recursion's frames quick_run took after one): the loop's
+	 * frame index plus these is where the next frame goes */
 	__u32 extra_words;
 	struct java_cursor java; /* a JVM's walk */
 	/* the walk's process is a JVM (in_jvm): where its code is, a copy */

@@ -4,7 +4,8 @@
  * unwinder's maps, the walk, frame by frame, and the kernel side's programs
  * at fork and exec. Its parts, in the order it includes them: ehframe_state
  * (maps, the walk's state), ehframe_rows (a pc's mapping and row),
- * ehframe_step (one step), ehframe_quick (a frame taken the quick way),
+ * ehframe_step (one step), ehframe_quick (a frame taken the quick way, a
+ * recursion's frames in one call),
  * ehframe_mappings (mappings the kernel side puts
  * in), python_frames (a CPython process's Python frames), hotspot_frames (a
  * JVM's interpreted Java frames), hotspot_compiled (its compiled ones), v8_frames

@@ -44,8 +44,11 @@ struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj, size_t log_bytes)
 			goto fail;
 		l->progs[l->nr] = prog;
 		if (bpf_program__set_log_level(prog, LOG_LEVEL_STATS) ||
-		    bpf_program__set_log_buf(prog, l->logs[l->nr++], log_bytes))
+		    bpf_program__set_log_buf(prog, l->logs[l->nr], log_bytes)) {
+			l->nr++;
 			goto fail;
+		}
+		l->nr++;
 	}
 	return l;
 fail:

@@ -209,10 +209,11 @@ fail:
 	return NULL;
 }
 
-/* The verifier's log asked first with this much room for each program, then
- * 16 times more while the kernel says it outgrew it (bpf_limits_ask), up to
- * libbpf's own largest (BPF_LOG_BUF_SIZE). */
-#define LOG_FIRST_BYTES (64u << 10)
+/* The verifier's log asked first with this much room for each program (a
+ * 6.18 kernel's statistics of on_tracepoint outgrew 64 KiB), then 16 times
+ * more while the kernel says it outgrew it (bpf_limits_ask), up to libbpf's
+ * BPF_LOG_BUF_SIZE, the old kernels' largest. */
+#define LOG_FIRST_BYTES (1u << 20)
 #define LOG_MOST_BYTES (16u << 20)
 
 /* Opens and loads the sampler for cfg asking the verifier for its
@@ -242,6 +243,7 @@ static int load_with_statistics(const struct bpf_sampler_config *cfg,
 			return r;
 		}
 		r = sampler_bpf__load(s->skel);
+		refusal[0] = '\0';
 		if (r)
 			snprintf(refusal, refusal_len, "%s", bpf_limits_refusal(logs));
 		else if (out)
@@ -250,7 +252,8 @@ static int load_with_statistics(const struct bpf_sampler_config *cfg,
 		bpf_sampler_close(s);
 	}
 	if (r == -ENOSPC && !refusal[0])
-		snprintf(refusal, refusal_len, "its log outgrew %u MiB", LOG_MOST_BYTES >> 20);
+		snprintf(refusal, refusal_len, "no space, its log of %u MiB outgrown or other",
+			 LOG_MOST_BYTES >> 20);
 	return r;
 }
 
@@ -278,25 +281,22 @@ struct bpf_sampler *bpf_sampler_load(const struct bpf_sampler_config *cfg,
 				     const struct transport_sink *sink, char *err, size_t errlen)
 {
 	struct bpf_sampler *s = sampler_open(cfg, sink, err, errlen);
-	char refusal[1024] = "", why[256];
 	int r;
 
 	if (!s)
 		return NULL;
+	/* loaded without asking for the verifier's log, which the kernel could
+	 * refuse for the log's sake alone (bpf_limits_ask); on a refusal libbpf
+	 * loads the program again for its log, whose reason is said in one line
+	 * (-vv: the whole log, through libbpf's messages) */
+	libbpf_messages_forget_refusal();
 	r = sampler_bpf__load(s->skel);
 	if (!r)
 		return s;
 	bpf_sampler_close(s);
-	/* the verifier's word on a refusal, in one line, from a second load
-	 * that asks for it (-vv: its whole log, through libbpf's messages,
-	 * instead); the load that records asks for nothing, which the kernel
-	 * could refuse for the log's sake alone (bpf_limits_ask) */
-	if (!libbpf_messages_shown() && r != -EPERM)
-		load_with_statistics(cfg, NULL, 0, NULL, refusal, sizeof(refusal), why,
-				     sizeof(why));
-	if (refusal[0])
+	if (libbpf_messages_refusal()[0])
 		rt_format(err, errlen, "cannot load the BPF sampler: the kernel's verifier refused %s",
-			  refusal);
+			  libbpf_messages_refusal());
 	else
 		rt_format(err, errlen, "cannot load the BPF sampler: %s%s (run with -vv for the verifier's log)",
 			  strerror(-r), privileges_hint(-r));

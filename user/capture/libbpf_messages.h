@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* libbpf_messages.h: whether libbpf's own messages reach stderr: never but at
- * -vv, from the start of every command (a failure is said in ringtrace's line). */
+ * -vv, from the start of every command (a failure is said in ringtrace's
+ * line); and the verifier's word on the last program it refused. */
 #ifndef RINGTRACE_LIBBPF_MESSAGES_H
 #define RINGTRACE_LIBBPF_MESSAGES_H
 
@@ -12,5 +13,11 @@ void libbpf_messages_show(bool show);
 
 /* Whether they are shown. */
 bool libbpf_messages_shown(void);
+
+/* The verifier's reason for the last program it refused since
+ * libbpf_messages_forget_refusal, as "PROGRAM: LINE", from the log libbpf
+ * loads it again to print (whether shown or not); "" if none. */
+const char *libbpf_messages_refusal(void);
+void libbpf_messages_forget_refusal(void);
 
 #endif
