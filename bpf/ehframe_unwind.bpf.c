@@ -325,9 +325,17 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	 * lookup by index: two pointers would have the verifier walk the
 	 * frames once for each) */
 	nested = outer->walking ? 1 : 0;
+	/* walks under way on this CPU, counted from before this one touches
+	 * its guesses: one that interrupts it from here on takes the other
+	 * entry's (no value kept across the loop: the verifier would look at
+	 * the frames again for it). Plain adds: a walk that interrupts this
+	 * one between its load and store leaves the count as it found it, and
+	 * a locked add would wait here for the stores before it, to lines
+	 * cold at each sample */
+	outer->walking++;
 	w.guesses = bpf_map_lookup_elem(&unwind_guesses, &nested);
 	if (!w.guesses)
-		return n;
+		goto unwalk;
 	ws = &w.guesses->walk;
 	*ws = (struct walk_state){ .r.exact_ip = true, .last_mapping = -1, .tgid = tgid };
 	w.stack = &w.guesses->stack;
@@ -343,7 +351,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		memo->pm_pending = 1;
 		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
 		if (!w.pm)
-			return n;
+			goto unwalk;
 		w.stack->top = memo->stack_top;
 		w.stack->first_read = memo->first_read;
 		goto registers;
@@ -361,7 +369,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 			bpf_map_lookup_elem(&no_process_mappings, &zero);
 
 		if (!none)
-			return n;
+			goto unwalk;
 		if (!bpf_map_update_elem(&process_mappings, &tgid, none, BPF_NOEXIST)) {
 			c->kernel_processes++;
 			mappings_changed(tgid);
@@ -373,7 +381,7 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 		ws->no_process = true;
 		w.pm = bpf_map_lookup_elem(&no_process_mappings, &zero);
 		if (!w.pm)
-			return n;
+			goto unwalk;
 	}
 	/* kept in the process's mappings, whose head the walk reads anyway,
 	 * where the mm's would be one more line to fetch */
@@ -446,12 +454,6 @@ registers:
 	s->w[n] = PERF_CONTEXT_USER;
 	ws->first = n + 1;
 	w.c = c;
-	/* walks under way on this CPU, counted (no value kept across the
-	 * loop: the verifier would look at the frames again for it). Plain
-	 * adds: a walk that interrupts this one between its load and store
-	 * leaves the count as it found it, and a locked add would wait here
-	 * for the stores before it, to lines cold at each sample */
-	outer->walking++;
 	/* the stack read from the sampled sp on (nothing below it is read),
 	 * where the first step would read it from its return address less
 	 * the lookback: its frames are quick ones then too */
@@ -519,6 +521,9 @@ registers:
 	if (end > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS)
 		return n;
 	return end;
+unwalk: /* (no walk: its count taken back) */
+	outer->walking--;
+	return n;
 }
 
 /* A process forked has its parent's mappings until it execs: known from its
