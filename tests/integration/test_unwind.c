@@ -165,9 +165,11 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 	perf_script_count(script, "unwindgen", chain, 4, &ptotal, &pfull);
 	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c; perf script: %lu of %lu\n",
 		      full, total, pfull, ptotal);
-	assert_true(total > 500); /* 2 s at 999 Hz, fewer on a busy machine */
+	/* 2 s at 999 Hz, far fewer on a busy machine: enough for the shares,
+	 * and perf reads as many in the same recording */
+	assert_true(total >= 100);
+	assert_int_equal(ptotal, total);
 	assert_true(full * 100 >= total * 95);
-	assert_true(ptotal > 500);
 	assert_true(pfull * 100 >= ptotal * 95);
 	/* and through libc's start to _start, as perf shows it (with libc's
 	 * debug information, __libc_start_main is its DWARF name, "inlined") */
@@ -386,7 +388,7 @@ static void child_forked_during_start(bool of_parent)
 	folded_count(folded, "unwindgen", ";main;uw_a;uw_b;uw_c", &total, &full);
 	print_message("%s: child forked during the start: %lu of %lu samples with main;uw_a;uw_b;uw_c\n",
 		      target, full, total);
-	assert_true(total > 3000);
+	assert_true(total >= 300); /* 7 s at 999 Hz, fewer on a busy machine */
 	/* the child runs 7 s of the recording, the last ~4 of them with the
 	 * tables (about 57% of its samples) */
 	assert_true(full * 100 >= total * 35);
@@ -461,10 +463,11 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
 	print_message("ringtrace: %lu of %lu samples with main;uw_a;uw_b;uw_c; perf script: %lu of %lu "
 		      "through _start; %.0f bytes per sample (fp: %.0f)\n",
 		      full, total, pfull, ptotal, bytes, fp_bytes);
-	/* enough samples of the chain even on a loaded machine */
-	assert_true(total > 500);
+	/* enough samples of the chain for the shares even on a loaded machine,
+	 * and perf reads as many in the same recording */
+	assert_true(total >= 100);
+	assert_int_equal(ptotal, total);
 	assert_true(full * 100 >= total * 95);
-	assert_true(ptotal > 500);
 	assert_true(pfull * 100 >= ptotal * 95);
 	/* through libc's start to _start, from libc's table */
 	folded_count(folded, "unwindgen", "unwindgen;_start;" LIBC_START_MAIN ";__libc_start_call_main;main;uw_a",
