@@ -282,15 +282,18 @@ static void test_inlined_frames(void **state)
 	print_message("report --folded: %lu of %lu samples with main;outer;middle;inner\n", with,
 		      total);
 	/* a sample whose pc is nearest a safepoint of main's loop names main
-	 * alone (HotSpot keeps no debug information between safepoints) */
-	if (total < 200 || with * 100 < total * 50)
+	 * alone (HotSpot keeps no debug information between safepoints): about
+	 * half of them do (3334 of 6650, 3341 of 6669, 3337 of 6681 in three
+	 * runs), a share of the loop's code, not of the walk; the rest name the
+	 * inlined methods */
+	if (total < 200 || with * 100 < total * 40)
 		fail_msg("%lu of %lu samples:\n%s\n%.4000s", with, total, log, text);
 	free(text);
 	text = tu_script_with_map(j.dir, j.pid, NULL);
 	tu_script_share(text, leaf_first, 4, &total, &with);
 	print_message("perf script: %lu of %lu samples with inner, middle, outer, main\n", with,
 		      total);
-	if (total < 200 || with * 100 < total * 50)
+	if (total < 200 || with * 100 < total * 40)
 		fail_msg("perf script: %lu of %lu samples:\n%.4000s", with, total, text);
 	free(text);
 	free(log);
