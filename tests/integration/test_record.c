@@ -783,13 +783,14 @@ static int stop_sweep_hogs(void **state)
  * moment record blocks it (the /proc walk, the BPF programs verified, the
  * tables): 20 recordings of record -a -g, the i-th sent SIGINT i/10 s (and a
  * random part of a tenth) after that, beside CPU hogs that stretch the start
- * to a second or more. Each ends with status 0 within a second: "nothing
+ * to a second or more (and more of them, a tenth later each, until one is
+ * sent after the start, where the start takes longer than 2 s). Each ends with status 0 within a second: "nothing
  * recorded" (and no directory left) when stopped before its sampler ran,
  * else totals whose samples are the files'.
  */
 static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 {
-	enum { RUNS = 20, HOGS_PER_CPU = 2 };
+	enum { RUNS = 20, MAX_RUNS = 100, HOGS_PER_CPU = 2 };
 	char *dir = tu_tempdir(), rec[PATH_MAX + 8], log[PATH_MAX + 8], *out = NULL;
 	int nr_hogs = HOGS_PER_CPU * tu_online_cpus(), in_start = 0, recorded = 0;
 	unsigned int seed = (unsigned int)time(NULL);
@@ -803,7 +804,10 @@ static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 		sweep_hogs[nr_sweep_hogs] = tu_start("exec sh -c 'while :; do :; done'");
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
 	snprintf(log, sizeof(log), "%s/log", dir);
-	for (int i = 0; i < RUNS; i++) {
+	/* past RUNS while every one was stopped in the start (a start longer
+	 * than 2 s, on a busy machine): on, a tenth of a second later each,
+	 * until one records, within MAX_RUNS */
+	for (int i = 0; i < RUNS || (!recorded && i < MAX_RUNS); i++) {
 		double at = i / 10.0 + (double)rand_r(&seed) / RAND_MAX / 10.0, t0, gone;
 		const char *line;
 		unsigned long said = 0, lost = 0;
