@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The longest refusal said in one line. */
-#define REFUSAL_BYTES 4096
 #define MAX_PROGRAMS 32
 /* The verifier's BPF_LOG_STATS (include/linux/bpf_verifier.h, not uapi) */
 #define LOG_LEVEL_STATS 4
@@ -257,38 +255,4 @@ size_t bpf_limits_read(const struct bpf_limits_logs *logs, struct bpf_program_li
 		nr++;
 	}
 	return nr;
-}
-
-/* Whether a line of a log is one of the verifier's statistics. */
-static bool statistics_line(const char *line)
-{
-	return !strncmp(line, "verification time ", 18) || !strncmp(line, "stack depth ", 12) ||
-	       !strncmp(line, "processed ", 10);
-}
-
-const char *bpf_limits_refusal(const struct bpf_limits_logs *logs)
-{
-	static __thread char line[REFUSAL_BYTES];
-
-	line[0] = '\0';
-	/* a refused program's log says why, beside its statistics; an
-	 * accepted one's holds them alone (after a refusal libbpf unloads
-	 * every program: no fd tells which) */
-	for (size_t i = 0; i < logs->nr; i++) {
-		size_t at = 0;
-
-		for (const char *p = logs->logs[i]; *p;) {
-			const char *end = strchrnul(p, '\n');
-			int len = (int)(end - p);
-
-			if (len && !statistics_line(p) && at + 4 < sizeof(line))
-				at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s%.*s",
-						       at ? "; " : bpf_program__name(logs->progs[i]),
-						       at ? "" : ": ", len, p);
-			p = *end ? end + 1 : end;
-		}
-		if (at)
-			break;
-	}
-	return line;
 }

@@ -37,13 +37,10 @@ struct bpf_limits_logs;
 struct bpf_limits_logs *bpf_limits_ask(struct bpf_object *obj, size_t log_bytes);
 
 /* After the load: one entry for each program loaded (at most max); returns
- * how many. A program the verifier refused gets no entry:
- * bpf_limits_refusal says why. */
+ * how many. A program the verifier refused gets no entry (why:
+ * libbpf_messages_refusal, from the log libbpf prints of it). */
 size_t bpf_limits_read(const struct bpf_limits_logs *logs, struct bpf_program_limits *out,
 		       size_t max);
-/* The verifier's words on the first program it refused, as one line ("" if
- * none was refused). */
-const char *bpf_limits_refusal(const struct bpf_limits_logs *logs);
 void bpf_limits_free(struct bpf_limits_logs *logs);
 
 /* Parses the verifier's statistics ("stack depth A+B+C", "processed N insns")

@@ -216,59 +216,48 @@ fail:
 #define LOG_FIRST_BYTES (1u << 20)
 #define LOG_MOST_BYTES (16u << 20)
 
-/* Opens and loads the sampler for cfg asking the verifier for its
- * statistics of each program, into out (at most max, *nr of them), or on a
- * refusal its words, into refusal; then closes it again. 0, or the load's
- * -errno (err set where the sampler could not be opened or asked). */
-static int load_with_statistics(const struct bpf_sampler_config *cfg,
-				struct bpf_program_limits *out, size_t max, size_t *nr,
-				char *refusal, size_t refusal_len, char *err, size_t errlen)
+size_t bpf_sampler_verify(const struct bpf_sampler_config *cfg,
+			  struct bpf_program_limits *out, size_t max, char *err, size_t errlen)
 {
 	static const struct transport_sink no_sink;
+	size_t nr = 0;
 	int r = -ENOSPC;
 
-	refusal[0] = '\0';
+	/* a log the kernel says the verifier outgrew: the sampler opened and
+	 * loaded again with a larger one */
 	for (size_t bytes = LOG_FIRST_BYTES; r == -ENOSPC && bytes <= LOG_MOST_BYTES; bytes *= 16) {
 		struct bpf_sampler *s = sampler_open(cfg, &no_sink, err, errlen);
 		struct bpf_limits_logs *logs;
 
 		if (!s)
-			return -EINVAL;
+			return 0;
 		logs = bpf_limits_ask(s->skel->obj, bytes);
 		if (!logs) {
-			r = -errno;
 			rt_format(err, errlen, "cannot ask the verifier for its statistics: %s",
 				  strerror(errno));
 			bpf_sampler_close(s);
-			return r;
+			return 0;
 		}
 		r = sampler_bpf__load(s->skel);
-		refusal[0] = '\0';
-		if (r)
-			snprintf(refusal, refusal_len, "%s", bpf_limits_refusal(logs));
-		else if (out)
-			*nr = bpf_limits_read(logs, out, max);
+		if (!r)
+			nr = bpf_limits_read(logs, out, max);
 		bpf_limits_free(logs);
 		bpf_sampler_close(s);
 	}
-	if (r == -ENOSPC && !refusal[0])
-		snprintf(refusal, refusal_len, "no space, its log of %u MiB outgrown or other",
-			 LOG_MOST_BYTES >> 20);
-	return r;
-}
+	if (r == -ENOSPC) {
+		rt_format(err, errlen, "the verifier refused the BPF sampler (%s): its log outgrew %u MiB, or no space for another reason",
+			  strerror(-r), LOG_MOST_BYTES >> 20);
+	} else if (r) {
+		/* the statistics' log holds no reason (this kernel takes its words
+		 * back): loaded again as a recording loads it, which says why */
+		struct bpf_sampler *again = bpf_sampler_load(cfg, &no_sink, err, errlen);
 
-size_t bpf_sampler_verify(const struct bpf_sampler_config *cfg,
-			  struct bpf_program_limits *out, size_t max, char *err, size_t errlen)
-{
-	char refusal[1024];
-	size_t nr = 0;
-	int r;
-
-	err[0] = '\0';
-	r = load_with_statistics(cfg, out, max, &nr, refusal, sizeof(refusal), err, errlen);
-	if (r && !err[0])
-		rt_format(err, errlen, "the verifier refused the BPF sampler (%s): %s", strerror(-r),
-			  refusal);
+		if (again) {
+			bpf_sampler_close(again);
+			rt_format(err, errlen, "the verifier refused the BPF sampler with its statistics asked (%s), not without",
+				  strerror(-r));
+		}
+	}
 	return nr;
 }
 

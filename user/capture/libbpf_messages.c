@@ -77,6 +77,9 @@ const char *libbpf_messages_refusal(void)
 void libbpf_messages_forget_refusal(void)
 {
 	refusal[0] = '\0';
+	/* (the messages through print_libbpf, shown or not, where no
+	 * libbpf_messages_show came first: a test's loads) */
+	libbpf_set_print(print_libbpf);
 }
 
 void libbpf_messages_show(bool show)

@@ -16,7 +16,9 @@ bool libbpf_messages_shown(void);
 
 /* The verifier's reason for the last program it refused since
  * libbpf_messages_forget_refusal, as "PROGRAM: LINE", from the log libbpf
- * loads it again to print (whether shown or not); "" if none. */
+ * prints of it (loading it again for one where none was asked), whether
+ * shown or not; "" if none. Forgetting (before a load) also has libbpf's
+ * messages come here, as libbpf_messages_show has them. */
 const char *libbpf_messages_refusal(void);
 void libbpf_messages_forget_refusal(void);
 
