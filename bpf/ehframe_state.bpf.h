@@ -255,11 +255,17 @@ struct mapped_file {
 
 /* The frame a walk is at, and how it was found: what a step reads and
  * writes (no pointers: the argument of a global function). */
+/* frame_regs' regs_at of the sampled frame: the task's pt_regs, not looked
+ * up (two helpers' calls, ~50 ns on an AMD host) until a rule reads one of
+ * its registers. No kernel address is this low. */
+#define REGS_AT_TASK 1
+
 struct frame_regs {
 	__u64 ip, sp, bp, bx;
 	/* where every register of this frame is, when it is known: the
-	 * sampled frame's in the task's pt_regs (kernel memory), a frame a
-	 * signal interrupted in its sigcontext (user memory); else 0 */
+	 * sampled frame's in the task's pt_regs (kernel memory; REGS_AT_TASK:
+	 * found when a rule needs one, rarely), a frame a signal interrupted
+	 * in its sigcontext (user memory); else 0 */
 	__u64 regs_at;
 	bool regs_in_user;
 	bool exact_ip; /* the first frame, or the one a signal interrupted */

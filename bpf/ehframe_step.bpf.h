@@ -162,13 +162,16 @@ static __always_inline int step_over_signal(struct frame_regs *r, struct stack_w
 static __always_inline bool frame_register(struct frame_regs *r, struct stack_window *win, __u8 reg,
 					   __u64 *value)
 {
-	if (!r->regs_at || reg >= DW_REGS)
+	__u64 at = r->regs_at;
+
+	if (!at || reg >= DW_REGS)
 		return false;
 	if (r->regs_in_user)
-		return read_word(win, r->regs_at + word_of_dwarf(SIGCONTEXT_WORDS_OF_DWARF, reg) * 8,
-				 true, value);
-	return read_word(win, r->regs_at + word_of_dwarf(PT_REGS_WORDS_OF_DWARF, reg) * 8, false,
-			 value);
+		return read_word(win, at + word_of_dwarf(SIGCONTEXT_WORDS_OF_DWARF, reg) * 8, true,
+				 value);
+	if (at == REGS_AT_TASK)
+		at = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return read_word(win, at + word_of_dwarf(PT_REGS_WORDS_OF_DWARF, reg) * 8, false, value);
 }
 
 /* The caller's value of a callee-saved register (rbp, rbx) by the row's rule. */

@@ -7,7 +7,8 @@
  * ehframe_step (one step), ehframe_quick (a frame taken the quick way, a
  * recursion's frames in one call),
  * ehframe_mappings (mappings the kernel side puts
- * in), python_frames (a CPython process's Python frames), hotspot_frames (a
+ * in), python_frames (a CPython process's Python frames, its perf
+ * trampolines'), hotspot_frames (a
  * JVM's interpreted Java frames), hotspot_compiled (its compiled ones), v8_frames
  * (a Node.js process's JavaScript frames). */
 #include "ehframe_unwind.bpf.h"
@@ -64,30 +65,6 @@ struct v8_functions_seen_map v8_functions_seen SEC(".maps");
 struct v8_scratch_map v8_scratch SEC(".maps");
 struct v8_inlines_map v8_inlines SEC(".maps");
 struct v8_code_seen_map v8_code_seen SEC(".maps");
-
-/* CPython 3.12's perf trampoline (-X perf), copied into executable memory of
- * its own (no file, no table) for each code object: "sub $8, %rsp; call
- * *%rcx" just before a return address into it, so its frame's CFA is rsp +
- * 16, rbp and rbx unchanged (3.13's keeps frame pointers). Writable data,
- * not .rodata: the walk's step takes a row it may write. */
-struct rt_unwind_row python_trampoline_row = {
-	.cfa = RT_CFA_RSP, .cfa_offset = 16, .rbp = RT_RBP_SAME, .rbx = RT_RBP_SAME,
-};
-/* Those 6 bytes, read as the top of the 8 before the return address. */
-#define PY_TRAMPOLINE_CALL 0xd1ff08ec8348ULL
-
-/* Whether the frame at a return address in no mapping of a CPython process
- * is in a perf trampoline. */
-static __noinline bool in_python_trampoline(struct unwind_walk *w)
-{
-	struct walk_state *ws = &w->guesses->walk;
-
-	if (!w->py || ws->r.exact_ip || ws->r.ip < 8 ||
-	    bpf_probe_read_user(&w->guesses->code, sizeof(w->guesses->code),
-				(const void *)(ws->r.ip - 8)))
-		return false;
-	return w->guesses->code >> 16 == PY_TRAMPOLINE_CALL;
-}
 
 /* The budget of stack copies is counted in windows of 2^27 ns (134 ms), an
  * eighth of stack_copy_budget each: a burst of copies (every process's
@@ -274,7 +251,10 @@ static long unwind_two_frames(__u32 i, void *arg)
 		end = unwind_frame(w, 2 * i);
 	if (end)
 		return 1;
-	quick_run(w->guesses, w->s);
+	/* (its test here too: a call and its return cost ~15 ns on an AMD
+	 * host, four a chain's 7 frames, where no run starts) */
+	if (w->guesses->walk.r.ip - 1 == w->guesses->walk.last_pc)
+		quick_run(w->guesses, w->s);
 	end = quick_frame(w, 2 * i + 1);
 	if (end == QUICK_NOT_TAKEN)
 		end = unwind_frame(w, 2 * i + 1);
@@ -297,19 +277,19 @@ static __noinline void want_table(struct walk_guesses *g)
 __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 					  const struct unwind_start *start, __u32 tgid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct unwind_walk w = { .s = s };
 	struct rt_unwind_counters *c;
 	struct walk_guesses *outer;
 	struct walk_state *ws;
 	struct mappings_memo *memo;
 	__u32 zero = 0, frames, end, nested, gen_slot = rt_mappings_gen_slot(tgid);
-	__u64 *known, *gen_at, gen;
+	__u64 *known, *gen_at, gen, bcp_reg = 0;
 
-	/* room for the marker and every frame in the callchain's words */
+	/* room for the marker and every frame in the callchain's words; a
+	 * kernel thread's, none (one sampled in user mode is none: the task
+	 * not taken, a helper's call) */
 	if (!s || n > RT_SAMPLE_FIXED_WORDS + RT_CALLCHAIN_MAX_WORDS - 1 - RT_MAX_STACK_DEPTH ||
-	    (task->flags & PF_KTHREAD))
+	    (!start && (bpf_get_current_task_btf()->flags & PF_KTHREAD)))
 		return n;
 	c = bpf_map_lookup_elem(&unwind_counters, &zero);
 	if (!c)
@@ -387,6 +367,8 @@ __noinline long append_unwound_user_stack(struct sample_words *s, __u64 n,
 	 * where the mm's would be one more line to fetch */
 	w.stack->top = w.pm->stack_top;
 	if (!w.stack->top) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
 		w.stack->top = task->mm ? task->mm->start_stack : 0;
 		if (!ws->no_process)
 			w.pm->stack_top = w.stack->top;
@@ -411,12 +393,16 @@ registers:
 		ws->r.bp = start->bp;
 		ws->r.bx = start->bx;
 	} else {
+		const struct pt_regs *regs =
+			(const struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
 		ws->r.ip = regs->ip;
 		ws->r.sp = regs->sp;
 		ws->r.bp = regs->bp;
 		ws->r.bx = regs->bx;
+		bcp_reg = regs->r13;
 	}
-	ws->r.regs_at = (__u64)regs;
+	ws->r.regs_at = REGS_AT_TASK;
 	known = bpf_map_lookup_elem(&python_known, &zero);
 	w.py = known && *known ? bpf_map_lookup_elem(&python_processes, &tgid) : NULL;
 	/* a JVM's: where its code is, copied for the walk (a pointer kept
@@ -431,7 +417,7 @@ registers:
 			w.guesses->jvm = *jvm;
 			w.guesses->in_jvm = 1;
 			w.guesses->java = (struct java_cursor){ .tgid = tgid, .nested = nested,
-							       .bcp_reg = start ? 0 : regs->r13 };
+							       .bcp_reg = bcp_reg };
 		}
 	}
 	/* a Node.js process's: where V8's builtins are, copied for the walk */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* python_frames.bpf.h: the Python frames a native frame of CPython's evaluation loop
- * runs, read from the interpreter's frame chain and written in its place in a -g walk. */
+ * runs, read from the interpreter's frame chain and written in its place in a -g walk;
+ * and the frames of CPython's perf trampolines, in no file. Included once, by
+ * ehframe_unwind.bpf.c. */
 #ifndef RINGTRACE_PYTHON_FRAMES_BPF_H
 #define RINGTRACE_PYTHON_FRAMES_BPF_H
 
@@ -374,6 +376,30 @@ __noinline long python_frames(struct sample_words *s, struct py_cursor *cur,
 		c->python.no_frame++;
 	}
 	return written;
+}
+
+/* CPython 3.12's perf trampoline (-X perf), copied into executable memory of
+ * its own (no file, no table) for each code object: "sub $8, %rsp; call
+ * *%rcx" just before a return address into it, so its frame's CFA is rsp +
+ * 16, rbp and rbx unchanged (3.13's keeps frame pointers). Writable data,
+ * not .rodata: the walk's step takes a row it may write. */
+struct rt_unwind_row python_trampoline_row = {
+	.cfa = RT_CFA_RSP, .cfa_offset = 16, .rbp = RT_RBP_SAME, .rbx = RT_RBP_SAME,
+};
+/* Those 6 bytes, read as the top of the 8 before the return address. */
+#define PY_TRAMPOLINE_CALL 0xd1ff08ec8348ULL
+
+/* Whether the frame at a return address in no mapping of a CPython process
+ * is in a perf trampoline. */
+static __noinline bool in_python_trampoline(struct unwind_walk *w)
+{
+	struct walk_state *ws = &w->guesses->walk;
+
+	if (!w->py || ws->r.exact_ip || ws->r.ip < 8 ||
+	    bpf_probe_read_user(&w->guesses->code, sizeof(w->guesses->code),
+				(const void *)(ws->r.ip - 8)))
+		return false;
+	return w->guesses->code >> 16 == PY_TRAMPOLINE_CALL;
 }
 
 #endif

@@ -657,6 +657,19 @@ static void test_unwind_check_deep_frame_pointers(void **state)
 	unwind_check("deep, frame pointers", "", NULL, cmd, 300, 40);
 }
 
+/* A sampled frame whose CFA is in r12 (unwindgen's uw_cfa_reg, its stack
+ * realigned below the CFA): the walk reads r12 from the task's saved
+ * registers, which it looks up only for such a rule (REGS_AT_TASK). */
+static void test_unwind_check_cfa_register(void **state)
+{
+	char cmd[PATH_MAX + 64];
+
+	(void)state;
+	tu_skip_unless_possible();
+	snprintf(cmd, sizeof(cmd), "%s/unwindgen cfareg 4", symgen_dir);
+	unwind_check("CFA in r12", "", NULL, cmd, 300, 4);
+}
+
 /* zlib, dlopen'd once the recording runs, and clock_gettime in the vdso. */
 static void test_unwind_check_dlopen(void **state)
 {
@@ -1151,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(test_unwind_check_shallow),
 		cmocka_unit_test(test_unwind_check_deep),
 		cmocka_unit_test(test_unwind_check_deep_frame_pointers),
+		cmocka_unit_test(test_unwind_check_cfa_register),
 		cmocka_unit_test(test_unwind_check_dlopen),
 		cmocka_unit_test(test_unwind_check_distro_program),
 		cmocka_unit_test(test_unwind_check_full_steps),

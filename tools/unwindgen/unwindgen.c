@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwindgen.c: programs with known call paths built without frame pointers
  * (main -> uw_a -> uw_b -> uw_c, 40 frames deep (and again with frame
- * pointers), into a dlopen'd zlib), a JIT, the chain in a child forked late. */
+ * pointers), a frame whose CFA is in r12, into a dlopen'd zlib), a JIT, the
+ * chain in a child forked late. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -82,6 +83,37 @@ __attribute__((optimize("no-omit-frame-pointer"))) NOINLINE uint64_t uw_deep_fp(
 	r = uw_deep_fp(depth - 1, n + 1);
 	return r ^ (uint64_t)depth;
 }
+
+/* "cfareg": uw_cfa_reg spins with its CFA in r12 (CFA r12 + 16, r12 saved;
+ * rsp realigned below it), as a function that realigns its stack keeps the
+ * CFA in a register: the sampled frame's row reads a register of the
+ * sample's other than rsp, rbp and rbx, and no rsp or rbp rule would
+ * unwind it. n: the loop's count, at least 1. */
+uint64_t uw_cfa_reg(uint64_t n);
+__asm__(".text\n"
+	".globl uw_cfa_reg\n"
+	".type uw_cfa_reg, @function\n"
+	"uw_cfa_reg:\n"
+	".cfi_startproc\n"
+	"	push %r12\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %r12, -16\n"
+	"	mov %rsp, %r12\n"
+	".cfi_def_cfa_register %r12\n"
+	"	and $-64, %rsp\n"
+	"	sub $64, %rsp\n"
+	"	mov %rdi, %rax\n"
+	"1:	imul %rdi, %rax\n"
+	"	dec %rdi\n"
+	"	jnz 1b\n"
+	"	mov %r12, %rsp\n"
+	".cfi_def_cfa_register %rsp\n"
+	"	pop %r12\n"
+	".cfi_restore %r12\n"
+	".cfi_def_cfa_offset 8\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size uw_cfa_reg, .-uw_cfa_reg\n");
 
 /* "dlopen": zlib (Debian's, no frame pointers) loaded while running, its
  * compress2 called from uw_zlib: the library's frames must unwind by a table
@@ -202,9 +234,9 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
 			 strcmp(argv[1], "deep") && strcmp(argv[1], "deepfp") &&
-			 strcmp(argv[1], "dlopen") &&
+			 strcmp(argv[1], "cfareg") && strcmp(argv[1], "dlopen") &&
 			 strcmp(argv[1], "fork"))) {
-		fprintf(stderr, "usage: unwindgen chain|deep|deepfp|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
+		fprintf(stderr, "usage: unwindgen chain|deep|deepfp|cfareg|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "fork"))
@@ -216,6 +248,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "deep")) {
 		for (end = now() + seconds; now() < end; i++)
 			sink += uw_deep(DEEP_FRAMES, i);
+		return 0;
+	}
+	if (!strcmp(argv[1], "cfareg")) {
+		for (end = now() + seconds; now() < end; i++)
+			sink += uw_cfa_reg(1000000 + (i & 1));
 		return 0;
 	}
 	if (!strcmp(argv[1], "deepfp")) {
