@@ -392,6 +392,7 @@ registers:
 		ws->r.sp = start->sp;
 		ws->r.bp = start->bp;
 		ws->r.bx = start->bx;
+		bcp_reg = start->r13;
 	} else {
 		const struct pt_regs *regs =
 			(const struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());

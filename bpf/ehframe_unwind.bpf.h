@@ -13,6 +13,7 @@
  * a program's context. */
 struct unwind_start {
 	__u64 ip, sp, bp, bx;
+	__u64 r13; /* the template interpreter's bytecode pointer in a JVM */
 };
 _Static_assert(sizeof(struct unwind_start) == SCRATCH_WALK_START_WORDS * 8,
 	       "a sample's scratch holds the start of its walk");
@@ -33,6 +34,7 @@ static __always_inline void unwind_start_of(struct unwind_start *start, const __
 	start->sp = regs[19];
 	start->bp = regs[4];
 	start->bx = regs[5];
+	start->r13 = regs[2];
 }
 
 #endif

@@ -117,7 +117,7 @@ extern struct hits_map hits SEC(".maps");
  * registers a -g walk starts from (struct unwind_start), and what the
  * sample is of, for the function that writes it out. */
 #define SCRATCH_REGS_WORDS 21
-#define SCRATCH_WALK_START_WORDS 4
+#define SCRATCH_WALK_START_WORDS 5
 struct sample_meta {
 	__u64 pid_tgid, now, cgroup_id;
 	__u32 cpu;

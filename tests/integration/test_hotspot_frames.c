@@ -2,9 +2,10 @@
 /* test_hotspot_frames.c: a JVM started before the recording, unmodified and
  * without flags or agents, has its interpreted Java methods in -g stacks, in
  * their order and in their thread: in report --folded and in perf script of
- * the same recording (given the recording's map as perf reads a JIT's); a
- * recursion deeper than a stack holds is cut with a [truncated] frame; the
- * totals of the walk add up. */
+ * the same recording (given the recording's map as perf reads a JIT's); the
+ * sampled interpreted frame at the line it runs; a recursion deeper than a
+ * stack holds is cut with a [truncated] frame; the totals of the walk add
+ * up. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -378,6 +379,57 @@ static void test_two_threads(void **state)
 	stop_jvm(&j);
 }
 
+/* A loop over four lines (the for's on line 4, its body's on 5-7), run by
+ * the interpreter without a call: the sampled frame's bytecode pointer is
+ * only in r13 (the frame's slot is written at calls, so holds the entry's,
+ * line 3). */
+static const char lines_java[] = "public class Lines {\n"
+				 "  static long inner(long n) {\n"
+				 "    long x = 1;\n"
+				 "    for (long i = 0; i < n; i++) {\n"
+				 "      x = x * 31 + i;\n"
+				 "      x ^= x >>> 7;\n"
+				 "      x += x << 3;\n"
+				 "    }\n"
+				 "    return x;\n"
+				 "  }\n"
+				 "  public static void main(String[] a) {\n"
+				 "    long s = 0;\n"
+				 "    while (true) s += inner(1000000000L);\n"
+				 "  }\n"
+				 "}\n";
+
+/* -Xint, the sampled frame's line: from the bytecode pointer the interpreter
+ * keeps in r13, for samples taken in user mode (nearly all here) as for
+ * those taken in the kernel. The loop's four lines each hold at least 5% of
+ * the samples, where the frame's slot would put them all on line 3. */
+static void test_sampled_frame_lines(void **state)
+{
+	unsigned long total, with, lines = 0, compiled;
+	char scope[32], frame[64], *log, *text;
+	const char *f = frame;
+	struct jvm j;
+
+	(void)state;
+	start_jvm(&j, "Lines", lines_java, "-Xint", "java", NULL);
+	snprintf(scope, sizeof(scope), "-t %d", (int)thread_named(j.pid, "java"));
+	log = record(&j, scope, 6, &compiled);
+	text = tu_folded_of(j.dir);
+	for (int line = 3; line <= 7; line++) {
+		snprintf(frame, sizeof(frame), "Lines.inner (Lines.java:%d)", line);
+		tu_folded_in_order(text, "java", &f, 1, &total, &with);
+		print_message("line %d: %lu of %lu samples\n", line, with, total);
+		if (line >= 4 && with * 100 >= total * 5)
+			lines++;
+	}
+	if (total < 200 || lines < 4)
+		fail_msg("%lu of the loop's 4 lines with 5%% of %lu samples:\n%s\n%.4000s", lines,
+			 total, log, text);
+	free(text);
+	free(log);
+	stop_jvm(&j);
+}
+
 /* A recursion 300 deep, more than a stack holds: cut, its last frame
  * [truncated], in report and in perf script; never a stack that looks whole. */
 static void test_deep_recursion_cut(void **state)
@@ -491,6 +543,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_interpreted_frames, stop_jvm_left),
+		cmocka_unit_test_teardown(test_sampled_frame_lines, stop_jvm_left),
 		cmocka_unit_test_teardown(test_compiled_frames, stop_jvm_left),
 		cmocka_unit_test_teardown(test_inlined_frames, stop_jvm_left),
 		cmocka_unit_test_teardown(test_jni_native_frames, stop_jvm_left),

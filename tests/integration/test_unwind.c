@@ -659,7 +659,9 @@ static void test_unwind_check_deep_frame_pointers(void **state)
 
 /* A sampled frame whose CFA is in r12 (unwindgen's uw_cfa_reg, its stack
  * realigned below the CFA): the walk reads r12 from the task's saved
- * registers, which it looks up only for such a rule (REGS_AT_TASK). */
+ * registers, which it looks up only for such a rule (REGS_AT_TASK); a third
+ * of the samples are taken in its getppid calls, their walk started from
+ * those registers. */
 static void test_unwind_check_cfa_register(void **state)
 {
 	char cmd[PATH_MAX + 64];

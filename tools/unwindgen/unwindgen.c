@@ -88,7 +88,9 @@ __attribute__((optimize("no-omit-frame-pointer"))) NOINLINE uint64_t uw_deep_fp(
  * rsp realigned below it), as a function that realigns its stack keeps the
  * CFA in a register: the sampled frame's row reads a register of the
  * sample's other than rsp, rbp and rbx, and no rsp or rbp rule would
- * unwind it. n: the loop's count, at least 1. */
+ * unwind it. Every 256 turns a getppid from there: samples taken in the
+ * kernel, whose walk starts from the task's saved registers, have it as
+ * their first user frame too. n: the loop's count, at least 1. */
 uint64_t uw_cfa_reg(uint64_t n);
 __asm__(".text\n"
 	".globl uw_cfa_reg\n"
@@ -102,10 +104,15 @@ __asm__(".text\n"
 	".cfi_def_cfa_register %r12\n"
 	"	and $-64, %rsp\n"
 	"	sub $64, %rsp\n"
-	"	mov %rdi, %rax\n"
-	"1:	imul %rdi, %rax\n"
-	"	dec %rdi\n"
+	"	mov %rdi, %r8\n"
+	"1:	imul %rdi, %r8\n"
+	"	test $255, %rdi\n"
+	"	jnz 2f\n"
+	"	mov $110, %eax\n" /* getppid: rax, rcx, r11 clobbered */
+	"	syscall\n"
+	"2:	dec %rdi\n"
 	"	jnz 1b\n"
+	"	mov %r8, %rax\n"
 	"	mov %r12, %rsp\n"
 	".cfi_def_cfa_register %rsp\n"
 	"	pop %r12\n"
