@@ -332,10 +332,16 @@ static int push_range(struct cfi_fde_ranges *out, const struct cfi_fde_range *r)
 	return 0;
 }
 
-/* The range an FDE describes; false if it cannot be read, is empty, or
- * asks more of libdw than is reasonable. */
-static bool fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
-		      const struct cie_facts *cie, bool eh_frame, struct cfi_fde_range *r)
+/* What fde_range found of an FDE. */
+enum fde_kind {
+	FDE_UNREADABLE, /* or empty: no range */
+	FDE_REASONABLE,
+	FDE_UNREASONABLE, /* its range read, but it asks more of libdw than is reasonable */
+};
+
+/* The range an FDE describes, and whether libdw may be asked for its rows. */
+static enum fde_kind fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
+			       const struct cie_facts *cie, bool eh_frame, struct cfi_fde_range *r)
 {
 	struct cfi_demand demand = cie->demand;
 	const uint8_t *p = fde->start;
@@ -344,23 +350,79 @@ static bool fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
 
 	if (cie->encoding < 0 || !read_encoded(rd, &p, fde->end, enc, eh_frame, &r->lo) ||
 	    !read_encoded(rd, &p, fde->end, enc & 0x0f, false, &size))
-		return false;
-	if (cie->z && (!read_leb128(&p, fde->end, false, &augmentation) ||
-		       !skip(&p, fde->end, augmentation)))
-		return false;
-	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
-		return false;
-	cfi_demands(rd, p, fde->end, enc, &demand);
-	if (!within_reason(&demand))
-		return false;
+		return FDE_UNREADABLE;
 	if (rd->address_size == 4) {
 		r->lo &= 0xffffffffu;
 		size &= 0xffffffffu;
 	}
 	r->hi = r->lo + size;
 	r->source = eh_frame ? CFI_EH_FRAME : CFI_DEBUG_FRAME;
+	if (!size || r->hi <= r->lo)
+		return FDE_UNREADABLE;
+	if (cie->z && (!read_leb128(&p, fde->end, false, &augmentation) ||
+		       !skip(&p, fde->end, augmentation)))
+		return FDE_UNREASONABLE;
+	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
+		return FDE_UNREASONABLE;
+	cfi_demands(rd, p, fde->end, enc, &demand);
+	if (!within_reason(&demand))
+		return FDE_UNREASONABLE;
 	r->cfi_bytes = (uint32_t)(cie->bytes + (size_t)(fde->end - p));
-	return size && r->hi > r->lo;
+	return FDE_REASONABLE;
+}
+
+static int cmp_fde_range(const void *a, const void *b)
+{
+	const struct cfi_fde_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Whether [lo, hi) overlaps a range of refused (sorted by lo, each ending
+ * past the ones before it ends: see drop_overlapping). */
+static bool overlaps_any(const struct cfi_fde_ranges *refused, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = refused->nr;
+
+	/* the first refused range that ends past lo */
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (refused->v[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < refused->nr && refused->v[a].lo < hi;
+}
+
+/* Drops from out every range that overlaps one of refused (FDEs libdw must
+ * not run): for a pc both cover, libdw may take either (its lookup, by
+ * .eh_frame_hdr's table or its own, finds an FDE that covers the pc, not
+ * the one read here), and run the refused one's instructions. refused is
+ * sorted and made to end in order here. */
+static void drop_overlapping(struct cfi_fde_ranges *out, struct cfi_fde_ranges *refused)
+{
+	uint64_t end = 0;
+	size_t n = 0;
+
+	if (!refused->nr)
+		return;
+	qsort(refused->v, refused->nr, sizeof(refused->v[0]), cmp_fde_range);
+	/* each refused range made to end at least where those before it end
+	 * (a range inside an earlier one stretched to its end): their ends
+	 * sorted, for the search */
+	for (size_t i = 0; i < refused->nr; i++) {
+		if (refused->v[i].hi < end)
+			refused->v[i].hi = end;
+		end = refused->v[i].hi;
+	}
+	for (size_t i = 0; i < out->nr; i++)
+		if (!overlaps_any(refused, out->v[i].lo, out->v[i].hi))
+			out->v[n++] = out->v[i];
+	out->nr = n;
 }
 
 /* A reader of data, whose first byte is at vaddr, in elf's byte order. */
@@ -422,8 +484,9 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	struct cie_cache cache = { .next = 0 };
+	struct cfi_fde_ranges refused = { 0 };
 	Elf_Data *data = sec->data;
-	enum unwind_refusal why;
+	enum unwind_refusal why = UNWIND_BUILT;
 	Dwarf_Off offset = 0, next;
 	struct cfi_reader rd;
 	size_t entries = 0;
@@ -441,27 +504,32 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 			break;
 		offset = next;
 		if (++entries % 256 == 0 && (why = go_on(arg)) != UNWIND_BUILT)
-			return why;
+			break;
 		if (dwarf_cfi_cie_p(&entry))
 			continue;
 		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
-		if (!fde_range(&rd, &entry.fde, cie, eh_frame, &r))
+		switch (fde_range(&rd, &entry.fde, cie, eh_frame, &r)) {
+		case FDE_UNREADABLE:
 			continue;
-		if (out->nr >= max_fdes)
-			return UNWIND_OVER_ROWS;
-		if (push_range(out, &r))
-			return UNWIND_NO_MEMORY;
+		case FDE_UNREASONABLE:
+			if (refused.nr + out->nr >= max_fdes)
+				why = UNWIND_OVER_ROWS;
+			else if (push_range(&refused, &r))
+				why = UNWIND_NO_MEMORY;
+			break;
+		case FDE_REASONABLE:
+			if (refused.nr + out->nr >= max_fdes)
+				why = UNWIND_OVER_ROWS;
+			else if (push_range(out, &r))
+				why = UNWIND_NO_MEMORY;
+			break;
+		}
+		if (why != UNWIND_BUILT)
+			break;
 	}
-	return UNWIND_BUILT;
-}
-
-static int cmp_fde_range(const void *a, const void *b)
-{
-	const struct cfi_fde_range *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
+	drop_overlapping(out, &refused);
+	cfi_fdes_free(&refused);
+	return why;
 }
 
 void cfi_fdes_sort(struct cfi_fde_ranges *ranges)

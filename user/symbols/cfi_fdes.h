@@ -44,8 +44,9 @@ struct cfi_section {
  * .debug_frame) to out, at most max_fdes of them, asking go_on(arg) as it
  * goes. An FDE that asks libdw for an unreasonable frame (a register number
  * past x86-64's, states remembered deep, instructions past 64 KB) is left
- * out: a gap. UNWIND_BUILT, or UNWIND_OVER_ROWS past max_fdes,
- * UNWIND_NO_MEMORY, or go_on's refusal. */
+ * out, and so is every FDE whose range overlaps its (libdw may run either
+ * for a pc both cover): a gap. UNWIND_BUILT, or UNWIND_OVER_ROWS past
+ * max_fdes (both kinds counted), UNWIND_NO_MEMORY, or go_on's refusal. */
 enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
 				     struct cfi_fde_ranges *out);
