@@ -63,7 +63,8 @@ static void sweep_one(struct sweep *w, const char *spec)
 
 		tu_sh(&err, "head -c 300 %s/record.err", w->dir);
 		snprintf(w->failures + strlen(w->failures), sizeof(w->failures) - strlen(w->failures),
-			 "%s: record failed: %s\n", spec, err);
+			 "record failed (rc %d, %s): %s\n  of %.120s...\n", rc, out ? out : "",
+			 err ? err : "", spec);
 		free(err);
 		free(out);
 		return;
@@ -78,16 +79,17 @@ static void sweep_one(struct sweep *w, const char *spec)
 
 		if (rc || sscanf(out, "%u %u", &lines, &differ) != 2) {
 			snprintf(w->failures + strlen(w->failures),
-				 sizeof(w->failures) - strlen(w->failures), "%s: script failed: %s\n",
-				 spec, out);
+				 sizeof(w->failures) - strlen(w->failures),
+				 "script failed (rc %d): %s\n  of %.120s...\n", rc, out ? out : "",
+				 spec);
 		} else if (differ) {
 			char *diff = NULL;
 
 			tu_sh(&diff, "cd %s && diff ours perfs | head -4 | cut -c1-240", w->dir);
 			snprintf(w->failures + strlen(w->failures),
 				 sizeof(w->failures) - strlen(w->failures),
-				 "%s: %u of %u lines differ (<: ringtrace, >: perf):\n%s", spec, differ,
-				 lines, diff);
+				 "%u of %u lines differ (<: ringtrace, >: perf) of %.120s...:\n%s",
+				 differ, lines, spec, diff);
 			free(diff);
 			w->differing++;
 		}
