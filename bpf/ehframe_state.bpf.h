@@ -253,13 +253,13 @@ struct mapped_file {
 	bool anon; /* the VMA is executable memory of no file (start, end): a JIT's */
 };
 
-/* The frame a walk is at, and how it was found: what a step reads and
- * writes (no pointers: the argument of a global function). */
 /* frame_regs' regs_at of the sampled frame: the task's pt_regs, not looked
  * up (two helpers' calls, ~50 ns on an AMD host) until a rule reads one of
  * its registers. No kernel address is this low. */
 #define REGS_AT_TASK 1
 
+/* The frame a walk is at, and how it was found: what a step reads and
+ * writes (no pointers: the argument of a global function). */
 struct frame_regs {
 	__u64 ip, sp, bp, bx;
 	/* where every register of this frame is, when it is known: the

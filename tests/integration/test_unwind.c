@@ -622,39 +622,40 @@ static void unwind_check(const char *label, const char *record_args, const char 
 	free(dir);
 }
 
+/* unwind_check of unwindgen's workload run for 4 s: at least 300 samples. */
+static void unwindgen_check(const char *label, const char *record_args, const char *workload,
+			    double min_depth)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "%s/unwindgen %s 4", symgen_dir, workload);
+	unwind_check(label, record_args, NULL, cmd, 300, min_depth);
+}
+
 /* The frameless chain main -> uw_a -> uw_b -> uw_c: shallow stacks (7
  * frames in uw_c, fewer in clock_gettime's callers). */
 static void test_unwind_check_shallow(void **state)
 {
-	char cmd[PATH_MAX + 64];
-
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(cmd, sizeof(cmd), "%s/unwindgen chain 4", symgen_dir);
-	unwind_check("shallow (chain)", "", NULL, cmd, 300, 6);
+	unwindgen_check("shallow (chain)", "", "chain", 6);
 }
 
 /* 40 frameless uw_deep frames: stacks of 47 frames. */
 static void test_unwind_check_deep(void **state)
 {
-	char cmd[PATH_MAX + 64];
-
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(cmd, sizeof(cmd), "%s/unwindgen deep 4", symgen_dir);
-	unwind_check("deep", "", NULL, cmd, 300, 40);
+	unwindgen_check("deep", "", "deep", 40);
 }
 
 /* The same recursion with a frame pointer: each frame's CFA rbp + 16, rbp
  * and rbx saved (quick_run's other rules). */
 static void test_unwind_check_deep_frame_pointers(void **state)
 {
-	char cmd[PATH_MAX + 64];
-
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(cmd, sizeof(cmd), "%s/unwindgen deepfp 4", symgen_dir);
-	unwind_check("deep, frame pointers", "", NULL, cmd, 300, 40);
+	unwindgen_check("deep, frame pointers", "", "deepfp", 40);
 }
 
 /* A sampled frame whose CFA is in r12 (unwindgen's uw_cfa_reg, its stack
@@ -664,25 +665,19 @@ static void test_unwind_check_deep_frame_pointers(void **state)
  * those registers. */
 static void test_unwind_check_cfa_register(void **state)
 {
-	char cmd[PATH_MAX + 64];
-
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(cmd, sizeof(cmd), "%s/unwindgen cfareg 4", symgen_dir);
-	unwind_check("CFA in r12", "", NULL, cmd, 300, 4);
+	unwindgen_check("CFA in r12", "", "cfareg", 4);
 }
 
 /* zlib, dlopen'd once the recording runs, and clock_gettime in the vdso. */
 static void test_unwind_check_dlopen(void **state)
 {
-	char cmd[PATH_MAX + 64];
-
 	(void)state;
 	tu_skip_unless_possible();
 	if (access("/lib/x86_64-linux-gnu/libz.so.1", R_OK))
 		tu_skip("no libz.so.1 (zlib1g) to dlopen");
-	snprintf(cmd, sizeof(cmd), "%s/unwindgen dlopen 4", symgen_dir);
-	unwind_check("dlopen", "", NULL, cmd, 300, 5);
+	unwindgen_check("dlopen", "", "dlopen", 5);
 }
 
 /* Debian's gzip (stripped, no frame pointers) and libc. */
@@ -700,12 +695,9 @@ static void test_unwind_check_distro_program(void **state)
  * above check the quick path, which takes most of their frames. */
 static void test_unwind_check_full_steps(void **state)
 {
-	char cmd[PATH_MAX + 64];
-
 	(void)state;
 	tu_skip_unless_possible();
-	snprintf(cmd, sizeof(cmd), "%s/unwindgen deep 4", symgen_dir);
-	unwind_check("deep, full steps", "--debug-full-steps", NULL, cmd, 300, 40);
+	unwindgen_check("deep, full steps", "--debug-full-steps", "deep", 40);
 	unwind_check("gzip, full steps", "--debug-full-steps", "head -c 40000000 /dev/urandom > big",
 		     "gzip -c big", 200, 5);
 }

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
+
+#include "test_util.h"
 
 #define LLVMFuzzerTestOneInput fuzz_perf_data_one
 #include "../fuzz/fuzz_perf_data.c"
@@ -106,14 +108,6 @@ static void test_trace_filter_inputs(void **state)
 	assert_true(replay("trace_filter", fuzz_trace_filter_one) > 0);
 }
 
-static double process_cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A compile's CPU time (user and system: a frame libdw grows to gigabytes
  * is page faults) within a budget far above what any input needs
  * (milliseconds), far below the fuzzer's 10 s timeout. */
@@ -121,10 +115,10 @@ static double process_cpu_seconds(void)
 
 static int fuzz_unwind_compile_timed(const uint8_t *data, size_t size)
 {
-	double start = process_cpu_seconds(), spent;
+	double start = tu_process_cpu_seconds(getpid()), spent;
 
 	fuzz_unwind_compile_one(data, size);
-	spent = process_cpu_seconds() - start;
+	spent = tu_process_cpu_seconds(getpid()) - start;
 	if (spent > UNWIND_COMPILE_INPUT_SECONDS)
 		fail_msg("an input of %zu bytes took %.1f s of CPU to compile (budget %.1f s)", size,
 			 spent, UNWIND_COMPILE_INPUT_SECONDS);

@@ -497,6 +497,7 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 		Dwarf_CFI_Entry entry;
 		const struct cie_facts *cie;
 		struct cfi_fde_range r;
+		enum fde_kind kind;
 
 		/* 1 at the end (or .eh_frame's zero terminator), -1 at an
 		 * entry libdw cannot read: the ranges before it stand */
@@ -508,24 +509,17 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 		if (dwarf_cfi_cie_p(&entry))
 			continue;
 		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
-		switch (fde_range(&rd, &entry.fde, cie, eh_frame, &r)) {
-		case FDE_UNREADABLE:
+		kind = fde_range(&rd, &entry.fde, cie, eh_frame, &r);
+		if (kind == FDE_UNREADABLE)
 			continue;
-		case FDE_UNREASONABLE:
-			if (refused.nr + out->nr >= max_fdes)
-				why = UNWIND_OVER_ROWS;
-			else if (push_range(&refused, &r))
-				why = UNWIND_NO_MEMORY;
-			break;
-		case FDE_REASONABLE:
-			if (refused.nr + out->nr >= max_fdes)
-				why = UNWIND_OVER_ROWS;
-			else if (push_range(out, &r))
-				why = UNWIND_NO_MEMORY;
+		if (refused.nr + out->nr >= max_fdes) {
+			why = UNWIND_OVER_ROWS;
 			break;
 		}
-		if (why != UNWIND_BUILT)
+		if (push_range(kind == FDE_REASONABLE ? out : &refused, &r)) {
+			why = UNWIND_NO_MEMORY;
 			break;
+		}
 	}
 	drop_overlapping(out, &refused);
 	cfi_fdes_free(&refused);
