@@ -388,7 +388,7 @@ static void check_fde_ranges(const char *path, const char *section)
 {
 	struct cfi_fde_ranges ours = { 0 }, theirs = { 0 };
 	bool eh_frame = !strcmp(section, ".eh_frame");
-	struct cfi_section sec;
+	struct cfi_section sec = { 0 };
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf *elf;
@@ -403,7 +403,7 @@ static void check_fde_ranges(const char *path, const char *section)
 	assert_non_null(gelf_getshdr(scn, &sh));
 	sec.data = eh_frame ? elf_rawdata(scn, NULL) : elf_getdata(scn, NULL);
 	sec.vaddr = sh.sh_addr;
-	assert_int_equal(cfi_fdes_collect(elf, &sec, eh_frame, SIZE_MAX, always_go_on, NULL, &ours),
+	assert_int_equal(cfi_fdes_collect(elf, &sec, eh_frame, SIZE_MAX, always_go_on, NULL, &ours, NULL),
 			 UNWIND_BUILT);
 	elf_end(elf);
 	close(fd);

@@ -134,6 +134,21 @@ static void compile_apart(const char *path, const struct unwind_budget *budget, 
 	check_outcome(path, o);
 }
 
+/* A hostile file's answer: within 100 ms of CPU and 64 MB. */
+static void assert_fast_and_small(const struct outcome *o)
+{
+	assert_true(o->cpu_seconds <= 0.1);
+	assert_true(o->rss_growth_kb <= 64 * 1024);
+}
+
+/* Removes a copy made in dir, and dir. */
+static void remove_copy(char *path, char *dir)
+{
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The path of the test program name in SYMGEN_DIR (skips without it). */
 static void symgen_path(char *path, size_t size, const char *name)
 {
@@ -190,6 +205,22 @@ static char *copy_of(const char *dir, const char *name, const char *src)
 	return path;
 }
 
+/* path (a 64-bit ELF file) opened: its descriptor into *fd, its ELF
+ * header into *eh. */
+static Elf *open_elf(const char *path, int *fd, GElf_Ehdr *eh)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(*fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	assert_non_null(gelf_getehdr(elf, eh));
+	assert_int_equal(eh->e_ident[EI_CLASS], ELFCLASS64);
+	return elf;
+}
+
 /* The file offset of section's header in path (a 64-bit ELF file) into
  * *header_at, and the header into *sh. */
 static void find_section(const char *path, const char *section, off_t *header_at, GElf_Shdr *sh)
@@ -197,15 +228,9 @@ static void find_section(const char *path, const char *section, off_t *header_at
 	size_t shstrndx, index = 0;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
-	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
+	Elf *elf = open_elf(path, &fd, &eh);
 
-	assert_true(fd >= 0);
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	assert_non_null(elf);
-	assert_non_null(gelf_getehdr(elf, &eh));
-	assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS64);
 	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
 	while (!index && (scn = elf_nextscn(elf, scn))) {
 		const char *n;
@@ -257,11 +282,8 @@ static void test_huge_text_is_bounded(void **state)
 	compile_apart(path, NULL, &o);
 	if (o.ret)
 		assert_int_equal(o.why, UNWIND_LYING_HEADER);
-	assert_true(o.cpu_seconds <= 0.1);
-	assert_true(o.rss_growth_kb <= 64 * 1024);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
+	assert_fast_and_small(&o);
+	remove_copy(path, dir);
 }
 
 /* An .eh_frame that claims 2 GiB: in a small file (a lie), and in one made
@@ -284,8 +306,7 @@ static void test_huge_eh_frame_is_bounded(void **state)
 	compile_apart(path, NULL, &o);
 	assert_int_equal(o.ret, -EINVAL);
 	assert_int_equal(o.why, UNWIND_LYING_HEADER);
-	assert_true(o.cpu_seconds <= 0.1);
-	assert_true(o.rss_growth_kb <= 64 * 1024);
+	assert_fast_and_small(&o);
 
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
@@ -294,17 +315,13 @@ static void test_huge_eh_frame_is_bounded(void **state)
 	compile_apart(path, NULL, &o);
 	assert_int_equal(o.ret, -EFBIG);
 	assert_int_equal(o.why, UNWIND_OVER_BYTES);
-	assert_true(o.cpu_seconds <= 0.1);
-	assert_true(o.rss_growth_kb <= 64 * 1024);
+	assert_fast_and_small(&o);
 
 	compile_apart(path, &roomy, &o);
 	if (o.ret)
 		assert_true(o.why == UNWIND_LYING_HEADER || o.why == UNWIND_OVER_BYTES);
-	assert_true(o.cpu_seconds <= 0.1);
-	assert_true(o.rss_growth_kb <= 64 * 1024);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
+	assert_fast_and_small(&o);
+	remove_copy(path, dir);
 }
 
 /* The longest FDE of path's .eh_frame: its offset in the section, its
@@ -332,6 +349,73 @@ static void longest_fde(const char *path, uint64_t *offset, uint64_t *length, ui
 	pclose(p);
 }
 
+/* An FDE of path's .eh_frame (readelf's): where it is, its CIE, its code. */
+struct fde_facts {
+	uint64_t offset, length, cie, lo, hi;
+};
+
+/* The first FDE of path's .eh_frame that is not at offset skip. */
+static void other_fde(const char *path, uint64_t skip, struct fde_facts *f)
+{
+	char cmd[1024], line[512];
+	FILE *p;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long off, len, cie, lo, hi;
+
+		if (!f->hi && strstr(line, " FDE ") &&
+		    sscanf(line, "%llx %llx %*x FDE cie=%llx pc=%llx..%llx", &off, &len, &cie, &lo,
+			   &hi) == 5 &&
+		    off != skip)
+			*f = (struct fde_facts){ off, len, cie, lo, hi };
+	}
+	pclose(p);
+	assert_true(f->hi > f->lo);
+}
+
+static uint32_t read_u32(const char *path, off_t offset)
+{
+	uint32_t v;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &v, sizeof(v), offset), (ssize_t)sizeof(v));
+	close(fd);
+	return v;
+}
+
+/* A copy of unwindgen to make lie: its longest FDE (where it is, its
+ * length, its code), another FDE, and the copy's .eh_frame. */
+struct unwindgen_copy {
+	char *dir, *path;
+	uint64_t longest, length, pc;
+	struct fde_facts other;
+	GElf_Shdr eh;
+};
+
+static void unwindgen_copy(const char *name, struct unwindgen_copy *c)
+{
+	char src[512];
+	off_t header_at;
+
+	c->dir = tu_tempdir();
+	assert_non_null(c->dir);
+	symgen_path(src, sizeof(src), "unwindgen");
+	longest_fde(src, &c->longest, &c->length, &c->pc);
+	other_fde(src, c->longest, &c->other);
+	c->path = copy_of(c->dir, name, src);
+	find_section(c->path, ".eh_frame", &header_at, &c->eh);
+}
+
+/* Where the instructions of an FDE of unwindgen's start: after its length,
+ * CIE pointer, pc_begin and pc_range ("zR", sdata4: 4 bytes each) and its
+ * augmentation length 0. */
+#define FDE_INSTRUCTIONS (4 + 4 + 4 + 4 + 1)
+
 /* An FDE whose first instruction makes register 2^27 - 1 undefined: libdw
  * would grow a frame of 2 GB for it, for each of its rows. The FDE is left
  * out (a gap: frame pointers), within 100 ms and 64 MB. */
@@ -339,33 +423,198 @@ static void test_hostile_register_is_bounded(void **state)
 {
 	static const uint8_t undefined_huge_register[] = { DW_CFA_undefined, 0xff, 0xff, 0xff,
 							   0x3f };
-	/* length, CIE pointer, pc_begin, pc_range ("zR", sdata4: 4 bytes
-	 * each), augmentation length 0: then the instructions */
-	const uint64_t instructions = 4 + 4 + 4 + 4 + 1;
-	char src[512], *dir = tu_tempdir(), *path;
-	uint64_t offset = 0, length, pc = 0;
 	struct outcome o = { 0 };
+	struct unwindgen_copy c;
+
+	(void)state;
+	unwindgen_copy("huge_register", &c);
+	assert_true(c.length + 4 >= FDE_INSTRUCTIONS + sizeof(undefined_huge_register));
+	patch(c.path, (off_t)(c.eh.sh_offset + c.longest + FDE_INSTRUCTIONS),
+	      undefined_huge_register, sizeof(undefined_huge_register));
+	o.probe_pc = c.pc;
+	compile_apart(c.path, NULL, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	assert_fast_and_small(&o);
+	remove_copy(c.path, c.dir);
+}
+
+/* A CFA instruction that makes register 2^23 undefined: libdw grows a
+ * frame of 128 MB for it, for each row. */
+static const uint8_t undefined_big_register[] = { DW_CFA_undefined, 0x80, 0x80, 0x80, 0x04 };
+
+/* libdw runs the FDE .eh_frame_hdr's table names for a pc, where the table
+ * says it starts. An entry that names, for another FDE's code, an FDE
+ * written inside the longest one's instructions (never read by the walk
+ * from the section's start) that makes register 2^23 undefined (a 128 MB
+ * frame for each row): the table lies, and the file is refused so, within
+ * 100 ms and 64 MB. */
+static void test_lying_table_is_refused(void **state)
+{
+	/* length (the rest: 18 bytes), CIE pointer, pc_begin (pcrel sdata4),
+	 * pc_range, augmentation length 0, DW_CFA_undefined 2^23 */
+	uint8_t fake[22] = { 18, 0, 0, 0 };
+	struct outcome o = { 0 };
+	struct unwindgen_copy c;
+	uint64_t cie, fake_at;
+	bool patched = false;
 	off_t header_at;
-	GElf_Shdr sh;
+	uint32_t count;
+	GElf_Shdr hdr;
+	int32_t v;
+
+	(void)state;
+	unwindgen_copy("lying_table", &c);
+	assert_true(c.length + 4 >= 20 + sizeof(fake));
+	find_section(c.path, ".eh_frame_hdr", &header_at, &hdr);
+
+	/* the fake FDE, 20 bytes into the longest one, under its CIE */
+	fake_at = c.longest + 20;
+	cie = c.longest + 4 - read_u32(c.path, (off_t)(c.eh.sh_offset + c.longest + 4));
+	v = (int32_t)(fake_at + 4 - cie);
+	memcpy(fake + 4, &v, 4);
+	v = (int32_t)(c.other.lo - (c.eh.sh_addr + fake_at + 8));
+	memcpy(fake + 8, &v, 4);
+	v = (int32_t)(c.other.hi - c.other.lo);
+	memcpy(fake + 12, &v, 4);
+	fake[16] = 0;
+	memcpy(fake + 17, undefined_big_register, sizeof(undefined_big_register));
+	patch(c.path, (off_t)(c.eh.sh_offset + fake_at), fake, sizeof(fake));
+
+	/* the other FDE's entry (datarel sdata4 pairs after 12 bytes) names it */
+	assert_int_equal(read_u32(c.path, (off_t)hdr.sh_offset), 0x3b031b01);
+	count = read_u32(c.path, (off_t)hdr.sh_offset + 8);
+	for (uint32_t i = 0; i < count; i++) {
+		off_t entry = (off_t)(hdr.sh_offset + 12 + i * 8);
+
+		if (hdr.sh_addr + (uint64_t)(int64_t)(int32_t)read_u32(c.path, entry) != c.other.lo)
+			continue;
+		v = (int32_t)(c.eh.sh_addr + fake_at - hdr.sh_addr);
+		patch(c.path, entry + 4, &v, 4);
+		patched = true;
+	}
+	assert_true(patched);
+
+	o.probe_pc = c.other.lo;
+	compile_apart(c.path, NULL, &o);
+	assert_int_equal(o.ret, -EINVAL);
+	assert_int_equal(o.why, UNWIND_LYING_HEADER);
+	assert_non_null(strstr(o.err, "where no FDE starts"));
+	assert_fast_and_small(&o);
+	remove_copy(c.path, c.dir);
+}
+
+/* A CIE augmentation of a letter this compile does not know ("zQ" for
+ * "zR"): libdw skips the letter and reads the FDEs' addresses as absolute
+ * 8 bytes, where the walk could only guess; refused as unknown, not read
+ * otherwise than libdw reads it. */
+static void test_unknown_augmentation_is_refused(void **state)
+{
+	struct outcome o = { 0 };
+	struct unwindgen_copy c;
+	char aug[3];
+	int fd;
+
+	(void)state;
+	unwindgen_copy("unknown_augmentation", &c);
+	/* length, CIE id, version: the augmentation string after */
+	fd = open(c.path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, aug, 3, (off_t)(c.eh.sh_offset + c.other.cie + 9)), 3);
+	close(fd);
+	assert_memory_equal(aug, "zR", 3);
+	patch(c.path, (off_t)(c.eh.sh_offset + c.other.cie + 10), "Q", 1);
+	compile_apart(c.path, NULL, &o);
+	assert_int_equal(o.ret, -EPROTO);
+	assert_int_equal(o.why, UNWIND_UNKNOWN_CFI);
+	assert_true(o.cpu_seconds <= 0.1);
+	remove_copy(c.path, c.dir);
+}
+
+/* An FDE overlapping one that is left out (the longest, made to undefine
+ * register 2^23: 128 MB a row) is left out too: for a pc both cover,
+ * libdw's search by .eh_frame_hdr's table finds the entry before the pc,
+ * the longest's, and would run it. Another FDE moved 16 bytes into the
+ * longest's code: both a gap there, within 100 ms and 64 MB. */
+static void test_overlapping_fde_is_left_out(void **state)
+{
+	struct outcome o = { 0 };
+	struct unwindgen_copy c;
+	int32_t v;
+
+	(void)state;
+	unwindgen_copy("overlapping", &c);
+	patch(c.path, (off_t)(c.eh.sh_offset + c.longest + FDE_INSTRUCTIONS),
+	      undefined_big_register, sizeof(undefined_big_register));
+	/* the other's pc_begin (pcrel sdata4) and range: 32 bytes at pc + 16 */
+	v = (int32_t)(c.pc + 16 - (c.eh.sh_addr + c.other.offset + 8));
+	patch(c.path, (off_t)(c.eh.sh_offset + c.other.offset + 8), &v, 4);
+	v = 32;
+	patch(c.path, (off_t)(c.eh.sh_offset + c.other.offset + 12), &v, 4);
+	o.probe_pc = c.pc + 24;
+	compile_apart(c.path, NULL, &o);
+	assert_int_equal(o.ret, 0);
+	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
+	assert_fast_and_small(&o);
+	remove_copy(c.path, c.dir);
+}
+
+/* The offset in path of the program header of type type. */
+static off_t program_header(const char *path, uint32_t type)
+{
+	off_t at = -1;
+	GElf_Ehdr eh;
+	int fd;
+	Elf *elf = open_elf(path, &fd, &eh);
+
+	for (size_t i = 0; at < 0 && i < eh.e_phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == type)
+			at = (off_t)(eh.e_phoff + i * eh.e_phentsize);
+	}
+	elf_end(elf);
+	close(fd);
+	assert_true(at >= 0);
+	return at;
+}
+
+/* Without section headers, PT_GNU_EH_FRAME's header finds .eh_frame: libdw
+ * reads it at the header segment's file offset, the walk where PT_LOAD
+ * maps its address. Stripped of its section headers, unwindgen compiles
+ * (the table checked); with PT_GNU_EH_FRAME's address moved 4 KB back from its
+ * offset, the two disagree: a lying header. */
+static void test_segments_that_disagree_are_refused(void **state)
+{
+	static const uint8_t no_sections[14] = { 0 }; /* e_shoff .. e_shstrndx */
+	char src[512], *dir = tu_tempdir(), *path;
+	struct outcome o = { 0 };
+	uint64_t vaddr;
+	off_t at;
+	int fd;
 
 	(void)state;
 	assert_non_null(dir);
 	symgen_path(src, sizeof(src), "unwindgen");
-	longest_fde(src, &offset, &length, &pc);
-	assert_true(length + 4 >= instructions + sizeof(undefined_huge_register));
-	path = copy_of(dir, "huge_register", src);
-	find_section(path, ".eh_frame", &header_at, &sh);
-	patch(path, (off_t)(sh.sh_offset + offset + instructions), undefined_huge_register,
-	      sizeof(undefined_huge_register));
-	o.probe_pc = pc;
+	path = copy_of(dir, "no_sections", src);
+	at = program_header(path, PT_GNU_EH_FRAME);
+	patch(path, (off_t)offsetof(Elf64_Ehdr, e_shoff), no_sections, 8);
+	patch(path, (off_t)offsetof(Elf64_Ehdr, e_shnum), no_sections, 4);
 	compile_apart(path, NULL, &o);
 	assert_int_equal(o.ret, 0);
-	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
-	assert_true(o.cpu_seconds <= 0.1);
-	assert_true(o.rss_growth_kb <= 64 * 1024);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
+	assert_true(o.rows > 10);
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &vaddr, 8, at + (off_t)offsetof(Elf64_Phdr, p_vaddr)), 8);
+	close(fd);
+	vaddr -= 4096;
+	patch(path, at + (off_t)offsetof(Elf64_Phdr, p_vaddr), &vaddr, 8);
+	compile_apart(path, NULL, &o);
+	assert_int_equal(o.ret, -EINVAL);
+	assert_int_equal(o.why, UNWIND_LYING_HEADER);
+	assert_non_null(strstr(o.err, "PT_GNU_EH_FRAME"));
+	remove_copy(path, dir);
 }
 
 /* The first FDE of path's .debug_frame that covers code: where it starts. */
@@ -429,9 +678,7 @@ static void test_compressed_dwarf_counts(void **state)
 	compile(path, &budget, &o);
 	assert_int_equal(o.ret, 0);
 	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
-	free(path);
-	tu_rmtree(dir);
-	free(dir);
+	remove_copy(path, dir);
 }
 
 /* Past max_rows the table is refused, whether the FDEs or the rows pass it. */
@@ -548,6 +795,10 @@ int main(void)
 		cmocka_unit_test(test_huge_text_is_bounded),
 		cmocka_unit_test(test_huge_eh_frame_is_bounded),
 		cmocka_unit_test(test_hostile_register_is_bounded),
+		cmocka_unit_test(test_overlapping_fde_is_left_out),
+		cmocka_unit_test(test_lying_table_is_refused),
+		cmocka_unit_test(test_unknown_augmentation_is_refused),
+		cmocka_unit_test(test_segments_that_disagree_are_refused),
 		cmocka_unit_test(test_compressed_dwarf_counts),
 		cmocka_unit_test(test_row_budget),
 		cmocka_unit_test(test_time_budget),

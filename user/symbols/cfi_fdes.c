@@ -5,11 +5,12 @@
  * libdw walks a CFI section's CIEs and FDEs (dwarf_next_cfi) but has no
  * public way to give an FDE's decoded initial_location and address_range
  * (dwarf_cfi_addrframe only answers for one pc): so the pointer encodings of
- * those two fields (the CIE's 'R' augmentation) are decoded here. And libdw
- * trusts the instructions it runs (a register number makes a frame that
- * large): each FDE's are walked once, for their operands' sizes, register
- * numbers and remembered states only, before libdw is asked for its rows.
- * The rows themselves are libdw's. */
+ * those two fields (the CIE's 'R' augmentation) are decoded here, as libdw
+ * decodes them, or the file refused. And libdw trusts the instructions it
+ * runs (a register number makes a frame that large): each FDE's are walked
+ * once, for their operands' sizes, register numbers and remembered states
+ * only, before libdw is asked for its rows. The rows themselves are
+ * libdw's. */
 #include "symbols/cfi_fdes.h"
 
 #include <dwarf.h>
@@ -18,106 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How the section's numbers are read. */
-struct cfi_reader {
-	const Elf_Data *data;
-	uint64_t vaddr; /* of data's first byte: pcrel is relative to a field's */
-	size_t address_size;
-	bool msb;
-};
+#include "symbols/cfi_encoded.h"
 
-static bool read_uint(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
-		      size_t size, uint64_t *value)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(end - *p) < size)
-		return false;
-	for (size_t i = 0; i < size; i++) {
-		size_t at = rd->msb ? i : size - 1 - i;
-
-		v = v << 8 | (*p)[at];
-	}
-	*p += size;
-	*value = v;
-	return true;
-}
-
-static bool read_leb128(const uint8_t **p, const uint8_t *end, bool is_signed, uint64_t *value)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t byte;
-
-	do {
-		if (*p >= end || shift >= 64)
-			return false;
-		byte = *(*p)++;
-		v |= (uint64_t)(byte & 0x7f) << shift;
-		shift += 7;
-	} while (byte & 0x80);
-	if (is_signed && shift < 64 && (byte & 0x40))
-		v |= ~0ull << shift;
-	*value = v;
-	return true;
-}
-
-static uint64_t sign_extend(uint64_t v, size_t size)
-{
-	unsigned int bits = (unsigned int)size * 8;
-
-	return bits < 64 && (v >> (bits - 1)) & 1 ? v | ~0ull << bits : v;
-}
-
-/* A pointer encoded as enc (DW_EH_PE_*) at *p. With apply, its application
- * counts (initial_location): pcrel adds the field's own address; textrel
- * and datarel add 0, the bases libdw (and libgcc on x86-64) give .eh_frame.
- * Without, only its format (address_range, a CIE's 'P' personality). */
-static bool read_encoded(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
-			 uint8_t enc, bool apply, uint64_t *value)
-{
-	const uint8_t *field = *p;
-	static const size_t sizes[16] = { [DW_EH_PE_udata2] = 2,  [DW_EH_PE_udata4] = 4,
-					  [DW_EH_PE_udata8] = 8,  [DW_EH_PE_sdata2] = 2,
-					  [DW_EH_PE_sdata4] = 4,  [DW_EH_PE_sdata8] = 8 };
-	uint8_t format = enc & 0x0f;
-	bool ok;
-
-	if (enc == DW_EH_PE_omit || (enc & DW_EH_PE_indirect))
-		return false;
-	if (format == DW_EH_PE_uleb128 || format == DW_EH_PE_sleb128) {
-		ok = read_leb128(p, end, format == DW_EH_PE_sleb128, value);
-	} else if (format == DW_EH_PE_absptr) {
-		ok = read_uint(rd, p, end, rd->address_size, value);
-	} else if (sizes[format]) {
-		ok = read_uint(rd, p, end, sizes[format], value);
-		if (ok && (format & DW_EH_PE_signed))
-			*value = sign_extend(*value, sizes[format]);
-	} else {
-		return false;
-	}
-	if (!ok || !apply)
-		return ok;
-	switch (enc & 0x70) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_textrel:
-	case DW_EH_PE_datarel:
-		return true;
-	case DW_EH_PE_pcrel:
-		*value += rd->vaddr + (uint64_t)(field - (const uint8_t *)rd->data->d_buf);
-		return true;
-	default: /* funcrel, aligned: not for an FDE's initial_location */
-		return false;
-	}
-}
-
-/* The encoding of the FDEs of cie (its 'R' augmentation), or -1 if its
- * augmentation is not understood. */
+/* The encoding of the FDEs of cie (its 'R' augmentation) as libdw's
+ * intern_new_cie takes it (the last 'R' of the string, absptr without
+ * one), or -1 if its augmentation is not one read here as libdw reads it:
+ * a letter neither knows (libdw skips it in a 'z' string and reads on),
+ * 'z' not first, data past its end. */
 static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 {
 	const char *aug = cie->augmentation;
 	const uint8_t *p = cie->augmentation_data;
 	const uint8_t *end = p ? p + cie->augmentation_data_size : NULL;
+	int encoding = DW_EH_PE_absptr;
 
 	if (!aug || aug[0] == '\0')
 		return DW_EH_PE_absptr;
@@ -129,7 +43,10 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 
 		switch (*aug) {
 		case 'R':
-			return p < end ? *p : -1;
+			if (p >= end)
+				return -1;
+			encoding = *p++;
+			break;
 		case 'L':
 			if (p++ >= end)
 				return -1;
@@ -140,17 +57,17 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 			enc = *p++;
 			enc &= ~DW_EH_PE_indirect; /* the pointer's own bytes are all we skip */
 			if ((enc & 0x70) == DW_EH_PE_aligned ||
-			    !read_encoded(rd, &p, end, enc, false, &personality))
+			    !cfi_read_encoded(rd, &p, end, enc, false, &personality))
 				return -1;
 			break;
 		case 'S': /* a signal frame */
-		case 'B': /* AArch64 BTI */
+		case 'B': /* AArch64 BTI: no data, skipped by libdw as unknown */
 			break;
 		default:
 			return -1;
 		}
 	}
-	return DW_EH_PE_absptr;
+	return encoding;
 }
 
 /* What libdw is let read of one FDE. It grows a frame to the largest
@@ -192,7 +109,7 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 
 		switch (op & 0xc0 ? op & 0xc0 : op) {
 		case DW_CFA_offset: /* the register in the low 6 bits, as restore's */
-			ok = read_leb128(&p, end, false, &operand);
+			ok = cfi_read_leb128(&p, end, false, &operand);
 			break;
 		case DW_CFA_advance_loc:
 		case DW_CFA_restore:
@@ -207,7 +124,7 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 			d->depth -= d->depth > 0;
 			break;
 		case DW_CFA_set_loc:
-			ok = read_encoded(rd, &p, end, loc_enc & 0x0f, false, &operand);
+			ok = cfi_read_encoded(rd, &p, end, loc_enc & 0x0f, false, &operand);
 			break;
 		case DW_CFA_advance_loc1:
 		case DW_CFA_advance_loc2:
@@ -216,42 +133,42 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 			break;
 		case DW_CFA_def_cfa_offset:
 		case DW_CFA_GNU_args_size:
-			ok = read_leb128(&p, end, false, &operand);
+			ok = cfi_read_leb128(&p, end, false, &operand);
 			break;
 		case DW_CFA_def_cfa_offset_sf:
-			ok = read_leb128(&p, end, true, &operand);
+			ok = cfi_read_leb128(&p, end, true, &operand);
 			break;
 		case DW_CFA_def_cfa_expression:
-			ok = read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			ok = cfi_read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
 			break;
 		case DW_CFA_restore_extended:
 		case DW_CFA_undefined:
 		case DW_CFA_same_value:
 		case DW_CFA_def_cfa_register:
-			ok = read_leb128(&p, end, false, &reg);
+			ok = cfi_read_leb128(&p, end, false, &reg);
 			break;
 		case DW_CFA_offset_extended:
 		case DW_CFA_def_cfa:
 		case DW_CFA_val_offset:
 		case DW_CFA_GNU_negative_offset_extended:
-			ok = read_leb128(&p, end, false, &reg) &&
-			     read_leb128(&p, end, false, &operand);
+			ok = cfi_read_leb128(&p, end, false, &reg) &&
+			     cfi_read_leb128(&p, end, false, &operand);
 			break;
 		case DW_CFA_register: /* two registers */
-			ok = read_leb128(&p, end, false, &reg) &&
-			     read_leb128(&p, end, false, &operand);
+			ok = cfi_read_leb128(&p, end, false, &reg) &&
+			     cfi_read_leb128(&p, end, false, &operand);
 			reg = operand > reg ? operand : reg;
 			break;
 		case DW_CFA_offset_extended_sf:
 		case DW_CFA_def_cfa_sf:
 		case DW_CFA_val_offset_sf:
-			ok = read_leb128(&p, end, false, &reg) &&
-			     read_leb128(&p, end, true, &operand);
+			ok = cfi_read_leb128(&p, end, false, &reg) &&
+			     cfi_read_leb128(&p, end, true, &operand);
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
-			ok = read_leb128(&p, end, false, &reg) &&
-			     read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			ok = cfi_read_leb128(&p, end, false, &reg) &&
+			     cfi_read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
 			break;
 		default: /* libdw does not read it either */
 			ok = false;
@@ -270,6 +187,7 @@ static bool within_reason(const struct cfi_demand *d)
 
 /* What an FDE needs of its CIE. */
 struct cie_facts {
+	bool found;   /* a CIE is there (libdw reads no FDE naming another) */
 	int encoding; /* of the FDEs' addresses; -1 not understood */
 	bool z;       /* the FDEs have augmentation data to skip */
 	size_t bytes; /* of initial instructions */
@@ -307,6 +225,7 @@ static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigne
 	if (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) ||
 	    !dwarf_cfi_cie_p(&entry))
 		return f;
+	f->found = true;
 	f->encoding = eh_frame ? fde_encoding(rd, &entry.cie) : DW_EH_PE_absptr;
 	if (!eh_frame && entry.cie.augmentation && entry.cie.augmentation[0])
 		f->encoding = -1; /* .debug_frame's addresses are absolute, its CIEs plain */
@@ -317,26 +236,49 @@ static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigne
 	return f;
 }
 
+/* v (of *cap elements of size bytes, nr used) with room for one more:
+ * itself, or grown (*cap too); NULL without memory (v stays). */
+static void *room_for_one(void *v, size_t *cap, size_t nr, size_t size)
+{
+	size_t more = *cap ? *cap * 2 : 256;
+	void *grown;
+
+	if (nr < *cap)
+		return v;
+	grown = realloc(v, more * size);
+	if (grown)
+		*cap = more;
+	return grown;
+}
+
 static int push_range(struct cfi_fde_ranges *out, const struct cfi_fde_range *r)
 {
-	if (out->nr == out->cap) {
-		size_t cap = out->cap ? out->cap * 2 : 256;
-		struct cfi_fde_range *grown = realloc(out->v, cap * sizeof(*grown));
+	struct cfi_fde_range *v = room_for_one(out->v, &out->cap, out->nr, sizeof(*v));
 
-		if (!grown)
-			return -ENOMEM;
-		out->v = grown;
-		out->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	out->v = v;
 	out->v[out->nr++] = *r;
+	return 0;
+}
+
+static int push_start(struct cfi_fde_starts *starts, uint64_t offset)
+{
+	uint64_t *v = room_for_one(starts->v, &starts->cap, starts->nr, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	starts->v = v;
+	starts->v[starts->nr++] = offset;
 	return 0;
 }
 
 /* What fde_range found of an FDE. */
 enum fde_kind {
-	FDE_UNREADABLE, /* or empty: no range */
+	FDE_EMPTY, /* no range, or no CIE: libdw skips it too */
 	FDE_REASONABLE,
 	FDE_UNREASONABLE, /* its range read, but it asks more of libdw than is reasonable */
+	FDE_UNDECODABLE,  /* its range not read here as libdw may read it */
 };
 
 /* The range an FDE describes, and whether libdw may be asked for its rows. */
@@ -348,18 +290,16 @@ static enum fde_kind fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde
 	uint8_t enc = (uint8_t)cie->encoding;
 	uint64_t size, augmentation;
 
-	if (cie->encoding < 0 || !read_encoded(rd, &p, fde->end, enc, eh_frame, &r->lo) ||
-	    !read_encoded(rd, &p, fde->end, enc & 0x0f, false, &size))
-		return FDE_UNREADABLE;
-	if (rd->address_size == 4) {
-		r->lo &= 0xffffffffu;
-		size &= 0xffffffffu;
-	}
-	r->hi = r->lo + size;
+	if (!cie->found)
+		return FDE_EMPTY;
+	if (cie->encoding < 0 || !cfi_read_encoded(rd, &p, fde->end, enc, eh_frame, &r->lo) ||
+	    !cfi_read_encoded(rd, &p, fde->end, enc & 0x0f, false, &size))
+		return FDE_UNDECODABLE;
+	r->hi = r->lo + size; /* in 64 bits, as libdw adds them */
 	r->source = eh_frame ? CFI_EH_FRAME : CFI_DEBUG_FRAME;
-	if (!size || r->hi <= r->lo)
-		return FDE_UNREADABLE;
-	if (cie->z && (!read_leb128(&p, fde->end, false, &augmentation) ||
+	if (r->hi <= r->lo)
+		return FDE_EMPTY;
+	if (cie->z && (!cfi_read_leb128(&p, fde->end, false, &augmentation) ||
 		       !skip(&p, fde->end, augmentation)))
 		return FDE_UNREASONABLE;
 	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
@@ -425,62 +365,9 @@ static void drop_overlapping(struct cfi_fde_ranges *out, struct cfi_fde_ranges *
 	out->nr = n;
 }
 
-/* A reader of data, whose first byte is at vaddr, in elf's byte order. */
-static bool reader_of(Elf *elf, Elf_Data *data, uint64_t vaddr, struct cfi_reader *rd)
-{
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-
-	if (!ident || !data || !data->d_buf)
-		return false;
-	rd->data = data;
-	rd->vaddr = vaddr;
-	rd->address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-	rd->msb = ident[EI_DATA] == ELFDATA2MSB;
-	return true;
-}
-
-int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec)
-{
-	GElf_Phdr hdr = { .p_type = PT_NULL }, ph;
-	struct cfi_reader rd;
-	const uint8_t *p;
-	Elf_Data *data;
-	uint64_t vaddr;
-	size_t phnum;
-
-	if (elf_getphdrnum(elf, &phnum))
-		return -EINVAL;
-	for (size_t i = 0; i < phnum && hdr.p_type != PT_GNU_EH_FRAME; i++)
-		if (!gelf_getphdr(elf, (int)i, &hdr))
-			hdr.p_type = PT_NULL;
-	if (hdr.p_type != PT_GNU_EH_FRAME || hdr.p_filesz < 8 ||
-	    !(data = elf_getdata_rawchunk(elf, (int64_t)hdr.p_offset, hdr.p_filesz, ELF_T_BYTE)) ||
-	    !reader_of(elf, data, hdr.p_vaddr, &rd))
-		return -ENOENT;
-	/* version 1, eh_frame_ptr's encoding, then eh_frame_ptr at byte 4
-	 * (datarel: from the header's start) */
-	p = (const uint8_t *)data->d_buf + 4;
-	if (((const uint8_t *)data->d_buf)[0] != 1 ||
-	    !read_encoded(&rd, &p, p + data->d_size - 4, ((const uint8_t *)data->d_buf)[1], true,
-			  &vaddr))
-		return -EINVAL;
-	if ((((const uint8_t *)data->d_buf)[1] & 0x70) == DW_EH_PE_datarel)
-		vaddr += hdr.p_vaddr;
-	for (size_t i = 0; i < phnum; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz)
-			continue;
-		sec->data = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)),
-						 ph.p_filesz - (vaddr - ph.p_vaddr), ELF_T_BYTE);
-		sec->vaddr = vaddr;
-		return sec->data ? 0 : -EINVAL;
-	}
-	return -ENOENT;
-}
-
 enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
-				     struct cfi_fde_ranges *out)
+				     struct cfi_fde_ranges *out, struct cfi_fde_starts *starts)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	struct cie_cache cache = { .next = 0 };
@@ -488,19 +375,21 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 	Elf_Data *data = sec->data;
 	enum unwind_refusal why = UNWIND_BUILT;
 	Dwarf_Off offset = 0, next;
+	size_t entries = 0, fdes = 0;
 	struct cfi_reader rd;
-	size_t entries = 0;
 
-	if (!reader_of(elf, data, sec->vaddr, &rd))
+	if (!cfi_reader_of(elf, data, sec->vaddr, &rd))
 		return UNWIND_BUILT;
 	for (;;) {
 		Dwarf_CFI_Entry entry;
 		const struct cie_facts *cie;
+		Dwarf_Off at = offset;
 		struct cfi_fde_range r;
 		enum fde_kind kind;
 
 		/* 1 at the end (or .eh_frame's zero terminator), -1 at an
-		 * entry libdw cannot read: the ranges before it stand */
+		 * entry libdw cannot read: the ranges before it stand (libdw
+		 * reaches an FDE past it only by a table's word: checked) */
 		if (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) || next <= offset)
 			break;
 		offset = next;
@@ -508,15 +397,21 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 			break;
 		if (dwarf_cfi_cie_p(&entry))
 			continue;
-		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
-		kind = fde_range(&rd, &entry.fde, cie, eh_frame, &r);
-		if (kind == FDE_UNREADABLE)
-			continue;
-		if (refused.nr + out->nr >= max_fdes) {
+		if (++fdes > max_fdes) {
 			why = UNWIND_OVER_ROWS;
 			break;
 		}
-		if (push_range(kind == FDE_REASONABLE ? out : &refused, &r)) {
+		if (starts && push_start(starts, at)) {
+			why = UNWIND_NO_MEMORY;
+			break;
+		}
+		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
+		kind = fde_range(&rd, &entry.fde, cie, eh_frame, &r);
+		if (kind == FDE_UNDECODABLE) {
+			why = UNWIND_UNKNOWN_CFI;
+			break;
+		}
+		if (kind != FDE_EMPTY && push_range(kind == FDE_REASONABLE ? out : &refused, &r)) {
 			why = UNWIND_NO_MEMORY;
 			break;
 		}
@@ -589,4 +484,10 @@ void cfi_fdes_free(struct cfi_fde_ranges *ranges)
 {
 	free(ranges->v);
 	memset(ranges, 0, sizeof(*ranges));
+}
+
+void cfi_fde_starts_free(struct cfi_fde_starts *starts)
+{
+	free(starts->v);
+	memset(starts, 0, sizeof(*starts));
 }

@@ -29,6 +29,12 @@ struct cfi_fde_ranges {
 	size_t nr, cap;
 };
 
+/* Where each FDE a walk read starts: its offset in the section, ascending. */
+struct cfi_fde_starts {
+	uint64_t *v;
+	size_t nr, cap;
+};
+
 /* Asked every few hundred entries whether to go on: UNWIND_BUILT does, any
  * other refusal stops the walk and is returned. */
 typedef enum unwind_refusal (*cfi_fdes_go_on)(void *arg);
@@ -38,24 +44,22 @@ typedef enum unwind_refusal (*cfi_fdes_go_on)(void *arg);
 struct cfi_section {
 	Elf_Data *data;
 	uint64_t vaddr;
+	bool of_segments; /* an .eh_frame found by PT_GNU_EH_FRAME, not a section */
 };
 
 /* Appends the range of every FDE of sec (an .eh_frame if eh_frame, else a
  * .debug_frame) to out, at most max_fdes of them, asking go_on(arg) as it
- * goes. An FDE that asks libdw for an unreasonable frame (a register number
- * past x86-64's, states remembered deep, instructions past 64 KB) is left
- * out, and so is every FDE whose range overlaps its (libdw may run either
- * for a pc both cover): a gap. UNWIND_BUILT, or UNWIND_OVER_ROWS past
- * max_fdes (both kinds counted), UNWIND_NO_MEMORY, or go_on's refusal. */
+ * goes; and where each FDE read starts to starts (unless NULL). An FDE
+ * that asks libdw for an unreasonable frame (a register number past
+ * x86-64's, states remembered deep, instructions past 64 KB) is left out,
+ * and so is every FDE whose range overlaps its (libdw may run either for a
+ * pc both cover): a gap. UNWIND_BUILT, or UNWIND_OVER_ROWS past max_fdes,
+ * UNWIND_UNKNOWN_CFI for an FDE whose range is not read here as libdw
+ * would (its CIE's augmentation, its address's encoding: libdw could run
+ * its unread instructions), UNWIND_NO_MEMORY, or go_on's refusal. */
 enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
-				     struct cfi_fde_ranges *out);
-
-/* The .eh_frame of a file without its section, where its .eh_frame_hdr
- * (PT_GNU_EH_FRAME) points: to the end of the loaded bytes that hold it
- * (dwarf_next_cfi stops at its zero terminator). 0, or -ENOENT if none
- * (-EINVAL if it cannot be read). */
-int cfi_fdes_eh_frame_of_segments(Elf *elf, struct cfi_section *sec);
+				     struct cfi_fde_ranges *out, struct cfi_fde_starts *starts);
 
 /* Sorts ranges by lo and clips each to start where the one before ends
  * (dropping the ones left empty): no two overlap. */
@@ -67,5 +71,6 @@ void cfi_fdes_sort(struct cfi_fde_ranges *ranges);
 int cfi_fdes_combine(struct cfi_fde_ranges *eh, const struct cfi_fde_ranges *debug);
 
 void cfi_fdes_free(struct cfi_fde_ranges *ranges);
+void cfi_fde_starts_free(struct cfi_fde_starts *starts);
 
 #endif

@@ -21,6 +21,7 @@
 #include "lib/sorted_count.h"
 #include "sys/sigbus_guard.h"
 #include "symbols/cfi_fdes.h"
+#include "symbols/eh_frame_hdr.h"
 #include "symbols/elf_open.h"
 #include "symbols/unwind_row.h"
 #include "symbols/go_runtime.h"
@@ -301,25 +302,6 @@ static enum unwind_refusal compile_code(struct compile *c, Dwarf_CFI *const cfi[
 	return push(c, &at_end);
 }
 
-const char *unwind_refusal_name(enum unwind_refusal why)
-{
-	static const char *const names[UNWIND_NR_REFUSALS] = {
-		[UNWIND_BUILT] = "built",
-		[UNWIND_NOT_ELF] = "not ELF",
-		[UNWIND_NO_CFI] = "no CFI",
-		[UNWIND_LYING_HEADER] = "lying header",
-		[UNWIND_OVER_ROWS] = "over the row budget",
-		[UNWIND_OVER_BYTES] = "over the CFI byte budget",
-		[UNWIND_OVER_TIME] = "over the time budget",
-		[UNWIND_CANCELLED] = "cancelled",
-		[UNWIND_NO_MEMORY] = "out of memory",
-		[UNWIND_PAST_4GIB] = "code past 4 GiB",
-		[UNWIND_FILE_CHANGED] = "file shrank while read",
-	};
-
-	return (unsigned int)why < UNWIND_NR_REFUSALS ? names[why] : "?";
-}
-
 /* .debug_frame's bytes: libdw decompressed them if they were compressed
  * (dwarf_begin_elf); if it did not, they are decompressed here. */
 static Elf_Data *debug_frame_data(Elf_Scn *scn)
@@ -332,20 +314,25 @@ static Elf_Data *debug_frame_data(Elf_Scn *scn)
 	return elf_getdata(scn, NULL);
 }
 
-/* The FDE ranges of both sections, sorted, .eh_frame's winning. */
+/* The FDE ranges of both sections, sorted, .eh_frame's winning; and the
+ * .eh_frame_hdr libdw searches checked to name only FDEs read. */
 static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf,
 					const struct cfi_section sec[2], Dwarf_CFI *const cfi[2],
-					struct cfi_fde_ranges *fdes)
+					struct cfi_fde_ranges *fdes, char *err, size_t errlen)
 {
 	struct cfi_fde_ranges debug = { 0 };
+	struct cfi_fde_starts starts = { 0 };
 	enum unwind_refusal why = UNWIND_BUILT;
 	size_t max = c->budget->max_rows;
 
 	/* each FDE in the code is a row at least: past max_rows, so is the table */
 	if (cfi[0])
-		why = cfi_fdes_collect(elf, &sec[0], true, max, go_on, c, fdes);
+		why = cfi_fdes_collect(elf, &sec[0], true, max, go_on, c, fdes, &starts);
+	if (why == UNWIND_BUILT && cfi[0])
+		why = eh_frame_hdr_check(elf, &sec[0], &starts, err, errlen);
+	cfi_fde_starts_free(&starts);
 	if (why == UNWIND_BUILT && cfi[1])
-		why = cfi_fdes_collect(elf, &sec[1], false, max, go_on, c, &debug);
+		why = cfi_fdes_collect(elf, &sec[1], false, max, go_on, c, &debug, NULL);
 	if (why == UNWIND_BUILT) {
 		cfi_fdes_sort(fdes);
 		cfi_fdes_sort(&debug);
@@ -370,8 +357,16 @@ static void refusal_message(enum unwind_refusal why, const struct compile *c, ch
 	case UNWIND_CANCELLED:
 		rt_format(err, errlen, "compiling was cancelled");
 		break;
-	default:
+	case UNWIND_UNKNOWN_CFI:
+		rt_format(err, errlen,
+			  "an FDE's address or its CIE's augmentation is encoded as no "
+			  "toolchain writes it: not read as libdw would");
+		break;
+	case UNWIND_NO_MEMORY:
 		rt_format(err, errlen, "out of memory for an unwind table");
+		break;
+	default: /* said by the check that refused */
+		break;
 	}
 }
 
@@ -391,7 +386,7 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	c->entry = gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
 	go_runtime_of_elf(elf, &c->go);
 
-	why = collect_fdes(c, elf, sec, cfi, &fdes);
+	why = collect_fdes(c, elf, sec, cfi, &fdes, err, errlen);
 	share_of_part(c, &fdes);
 	if (why == UNWIND_BUILT && (n = unwind_elf_code_ranges(elf, &code)) < 0)
 		why = UNWIND_NO_MEMORY;
@@ -402,35 +397,6 @@ static enum unwind_refusal compile_file(struct compile *c, Elf *elf,
 	free(code);
 	cfi_fdes_free(&fdes);
 	return why;
-}
-
-/* The errno a refusal returns as. */
-static int refusal_errno(enum unwind_refusal why)
-{
-	switch (why) {
-	case UNWIND_BUILT:
-		return 0;
-	case UNWIND_NOT_ELF:
-		return ENOEXEC;
-	case UNWIND_NO_CFI:
-		return ENOENT;
-	case UNWIND_OVER_ROWS:
-		return E2BIG;
-	case UNWIND_OVER_BYTES:
-		return EFBIG;
-	case UNWIND_OVER_TIME:
-		return ETIME;
-	case UNWIND_CANCELLED:
-		return ECANCELED;
-	case UNWIND_NO_MEMORY:
-		return ENOMEM;
-	case UNWIND_PAST_4GIB:
-		return ERANGE;
-	case UNWIND_FILE_CHANGED:
-		return ESTALE;
-	default:
-		return EINVAL; /* UNWIND_LYING_HEADER */
-	}
 }
 
 static int build(int fd, const struct unwind_budget *budget, const struct unwind_stage *stage,
@@ -444,7 +410,7 @@ static int build(int fd, const struct unwind_budget *budget, const struct unwind
 	struct compile c = { .t = t, .budget = budget ? budget : &defaults, .stage = stage,
 			     .weight = 1 };
 	Dwarf_CFI *cfi[2] = { NULL, NULL };
-	struct cfi_section sec[2] = { { NULL, 0 }, { NULL, 0 } };
+	struct cfi_section sec[2] = { { 0 }, { 0 } };
 	Elf_Scn *eh_frame, *debug_frame;
 	Dwarf *dwarf = NULL;
 	Elf *elf = NULL;
@@ -473,7 +439,9 @@ static int build(int fd, const struct unwind_budget *budget, const struct unwind
 		sec[0].data = elf_rawdata(eh_frame, NULL);
 		sec[0].vaddr = sh.sh_addr;
 	} else if (!eh_frame) { /* no section headers: where .eh_frame_hdr says */
-		cfi_fdes_eh_frame_of_segments(elf, &sec[0]);
+		*why = eh_frame_hdr_eh_frame(elf, &sec[0], err, errlen);
+		if (*why != UNWIND_BUILT)
+			goto out;
 	}
 	bytes = (sec[0].data ? sec[0].data->d_size : 0) + unwind_elf_section_bytes(debug_frame);
 	if (bytes > c.budget->max_cfi_bytes) {
@@ -520,7 +488,7 @@ out:
 		elf_end(elf);
 	if (*why != UNWIND_BUILT) {
 		unwind_table_free(t);
-		return -refusal_errno(*why);
+		return -unwind_refusal_errno(*why);
 	}
 	return 0;
 }
@@ -551,7 +519,7 @@ int unwind_table_build_staged(int fd, const struct unwind_budget *budget,
 	struct build_call b = { fd, budget, stage, t, why, err, errlen };
 
 	if (sigbus_guard_run(build_guarded, &b) != SIGBUS_GUARD_FAULT)
-		return -refusal_errno(*why);
+		return -unwind_refusal_errno(*why);
 	*why = UNWIND_FILE_CHANGED;
 	rt_format(err, errlen, "the file shrank while it was read");
 	memset(t, 0, sizeof(*t));

@@ -66,7 +66,10 @@ enum unwind_refusal {
 	UNWIND_NOT_ELF,        /* not an ELF file (or not one libelf reads) */
 	UNWIND_NO_CFI,         /* neither .eh_frame nor .debug_frame */
 	UNWIND_LYING_HEADER,   /* a section or segment claims bytes past the file's end,
-				  or executable addresses that wrap */
+				  or executable addresses that wrap; an
+				  .eh_frame_hdr names an FDE .eh_frame's walk
+				  did not read, or puts .eh_frame elsewhere
+				  than its segment does */
 	UNWIND_OVER_ROWS,      /* more rows (or FDEs) than budget.max_rows */
 	UNWIND_OVER_BYTES,     /* more CFI than budget.max_cfi_bytes (for a
 				  .debug_frame alone, with the compressed debug
@@ -76,11 +79,17 @@ enum unwind_refusal {
 	UNWIND_NO_MEMORY,
 	UNWIND_PAST_4GIB,      /* code past the rows' 32-bit addresses */
 	UNWIND_FILE_CHANGED,   /* the file shrank while it was read (SIGBUS) */
+	UNWIND_UNKNOWN_CFI,    /* CFI encoded as no toolchain writes it, that libdw
+				  may read otherwise than the compile: an
+				  augmentation, a pointer or table encoding */
 	UNWIND_NR_REFUSALS
 };
 
 /* A refusal's name for the totals ("over the row budget", ...). */
 const char *unwind_refusal_name(enum unwind_refusal why);
+
+/* The errno a refusal is returned as (0 for UNWIND_BUILT). */
+int unwind_refusal_errno(enum unwind_refusal why);
 
 /* The budget a recording gives each file unless told otherwise. */
 #define UNWIND_DEFAULT_MAX_ROWS (4u << 20)
@@ -131,7 +140,8 @@ struct unwind_stage {
  * CFI, never the size of the code. 0, or -errno with *why and err (one line)
  * set and t empty: -ENOEXEC not ELF, -ENOENT no CFI, -E2BIG over the rows,
  * -EFBIG over the bytes, -ETIME over the time, -ECANCELED, -ENOMEM, -ERANGE
- * past 4 GiB, -ESTALE the file shrank, -EINVAL a lying header. */
+ * past 4 GiB, -ESTALE the file shrank, -EINVAL a lying header, -EPROTO CFI
+ * encoded as no toolchain writes it. */
 int unwind_table_build(int fd, const struct unwind_budget *budget, struct unwind_table *t,
 		       enum unwind_refusal *why, char *err, size_t errlen);
 /* The same, as the stage says (NULL: in one go). */
