@@ -56,7 +56,10 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 				return -1;
 			enc = *p++;
 			enc &= ~DW_EH_PE_indirect; /* the pointer's own bytes are all we skip */
-			if ((enc & 0x70) == DW_EH_PE_aligned ||
+			/* libdw's encoded_value_size ends a LEB128 at its first
+			 * byte with bit 7 set, not its last: it would read
+			 * another 'R' */
+			if ((enc & 0x70) == DW_EH_PE_aligned || (enc & 0x07) == DW_EH_PE_uleb128 ||
 			    !cfi_read_encoded(rd, &p, end, enc, false, &personality))
 				return -1;
 			break;
@@ -365,6 +368,30 @@ static void drop_overlapping(struct cfi_fde_ranges *out, struct cfi_fde_ranges *
 	out->nr = n;
 }
 
+/* Refuses (adds to refused) the ranges of out that overlap another of
+ * out: libdw's cache of FDEs takes two that overlap for the same (tsearch
+ * by compare_fde), so for a pc in one it may answer with the other and read
+ * on past both. No binary of this machine has two. */
+static enum unwind_refusal refuse_overlapping(struct cfi_fde_ranges *out,
+					      struct cfi_fde_ranges *refused)
+{
+	uint64_t end = 0;
+
+	if (!out->nr)
+		return UNWIND_BUILT;
+	qsort(out->v, out->nr, sizeof(out->v[0]), cmp_fde_range);
+	for (size_t i = 0; i < out->nr; i++) {
+		bool before = i && out->v[i].lo < end;
+		bool after = i + 1 < out->nr && out->v[i].hi > out->v[i + 1].lo;
+
+		if (out->v[i].hi > end)
+			end = out->v[i].hi;
+		if ((before || after) && push_range(refused, &out->v[i]))
+			return UNWIND_NO_MEMORY;
+	}
+	return UNWIND_BUILT;
+}
+
 enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
 				     struct cfi_fde_ranges *out, struct cfi_fde_starts *starts)
@@ -386,16 +413,19 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 		Dwarf_Off at = offset;
 		struct cfi_fde_range r;
 		enum fde_kind kind;
+		int got;
 
-		/* 1 at the end (or .eh_frame's zero terminator), -1 at an
-		 * entry libdw cannot read: the ranges before it stand (libdw
-		 * reaches an FDE past it only by a table's word: checked) */
-		if (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) || next <= offset)
+		/* 1 at the end (or .eh_frame's zero terminator); -1 at an entry
+		 * libdw cannot read, skipped if its length was read, as libdw's
+		 * search reads on past it (__libdw_find_fde) */
+		next = offset;
+		got = dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry);
+		if (got > 0 || next <= offset)
 			break;
 		offset = next;
 		if (++entries % 256 == 0 && (why = go_on(arg)) != UNWIND_BUILT)
 			break;
-		if (dwarf_cfi_cie_p(&entry))
+		if (got < 0 || dwarf_cfi_cie_p(&entry))
 			continue;
 		if (++fdes > max_fdes) {
 			why = UNWIND_OVER_ROWS;
@@ -416,6 +446,8 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 			break;
 		}
 	}
+	if (why == UNWIND_BUILT)
+		why = refuse_overlapping(out, &refused);
 	drop_overlapping(out, &refused);
 	cfi_fdes_free(&refused);
 	return why;

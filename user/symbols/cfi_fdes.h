@@ -44,7 +44,8 @@ typedef enum unwind_refusal (*cfi_fdes_go_on)(void *arg);
 struct cfi_section {
 	Elf_Data *data;
 	uint64_t vaddr;
-	bool of_segments; /* an .eh_frame found by PT_GNU_EH_FRAME, not a section */
+	uint64_t budget_bytes; /* what counts against the CFI budget */
+	bool of_segments;      /* an .eh_frame found by PT_GNU_EH_FRAME, not a section */
 };
 
 /* Appends the range of every FDE of sec (an .eh_frame if eh_frame, else a

@@ -26,11 +26,18 @@ struct hdr_fields {
 	uint8_t table_encoding;
 };
 
+/* libdw reads a header's 2-byte values in the host's byte order, not the
+ * file's (its dummy CFI has no other_byte_order): not read here. */
+static bool two_bytes(uint8_t enc)
+{
+	return (enc & 0x07) == DW_EH_PE_udata2;
+}
+
 /* A pointer of the header as libdw reads it: datarel from its start. */
 static bool hdr_pointer(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
 			uint8_t enc, uint64_t *value)
 {
-	if (!cfi_read_encoded(rd, p, end, enc, true, value))
+	if (two_bytes(enc) || !cfi_read_encoded(rd, p, end, enc, true, value))
 		return false;
 	if ((enc & 0x70) == DW_EH_PE_datarel)
 		*value += rd->vaddr;
@@ -69,7 +76,8 @@ static enum unwind_refusal hdr_parse(const struct cfi_reader *rd, struct hdr_fie
 }
 
 /* The bytes of a table value encoded enc, 0 for an encoding libdw reads
- * otherwise than here (pcrel from the table's start, not the header's). */
+ * otherwise than here (pcrel from the table's start, not the header's;
+ * 2 bytes in the host's order). */
 static size_t table_value_size(uint8_t enc, size_t address_size)
 {
 	static const size_t sizes[16] = { [DW_EH_PE_udata2] = 2, [DW_EH_PE_udata4] = 4,
@@ -77,9 +85,9 @@ static size_t table_value_size(uint8_t enc, size_t address_size)
 					  [DW_EH_PE_sdata4] = 4, [DW_EH_PE_sdata8] = 8 };
 	uint8_t application = enc & 0x70;
 
-	if ((enc & DW_EH_PE_indirect) || (application != DW_EH_PE_absptr &&
-					  application != DW_EH_PE_datarel &&
-					  application != DW_EH_PE_textrel))
+	if ((enc & DW_EH_PE_indirect) || two_bytes(enc) ||
+	    (application != DW_EH_PE_absptr && application != DW_EH_PE_datarel &&
+	     application != DW_EH_PE_textrel))
 		return 0;
 	return (enc & 0x0f) == DW_EH_PE_absptr ? address_size : sizes[enc & 0x0f];
 }
@@ -160,9 +168,9 @@ enum unwind_refusal eh_frame_hdr_eh_frame(Elf *elf, struct cfi_section *sec, cha
 	struct hdr_fields f;
 	struct cfi_reader rd;
 	GElf_Phdr hdr, ph;
+	size_t phnum, file_size;
 	bool has_eh_frame;
 	uint64_t at;
-	size_t phnum;
 
 	if (!segment_header(elf, &hdr, &rd) || elf_getphdrnum(elf, &phnum))
 		return UNWIND_BUILT;
@@ -184,8 +192,13 @@ enum unwind_refusal eh_frame_hdr_eh_frame(Elf *elf, struct cfi_section *sec, cha
 				  at, ph.p_offset + in);
 			return UNWIND_LYING_HEADER;
 		}
-		sec->data = elf_getdata_rawchunk(elf, (int64_t)at, ph.p_filesz - in, ELF_T_BYTE);
+		/* read to the file's end, as libdw does (its walk may go past
+		 * the segment); the segment's part counts against the budget */
+		if (!elf_rawfile(elf, &file_size) || at >= file_size)
+			return UNWIND_BUILT;
+		sec->data = elf_getdata_rawchunk(elf, (int64_t)at, file_size - at, ELF_T_BYTE);
 		sec->vaddr = f.eh_frame;
+		sec->budget_bytes = ph.p_filesz - in;
 		sec->of_segments = true;
 		return UNWIND_BUILT;
 	}

@@ -314,6 +314,14 @@ static Elf_Data *debug_frame_data(Elf_Scn *scn)
 	return elf_getdata(scn, NULL);
 }
 
+static void unknown_fde_message(const char *section, char *err, size_t errlen)
+{
+	rt_format(err, errlen,
+		  "an FDE of %s has an address or a CIE augmentation encoded as no "
+		  "toolchain writes it: not read as libdw would",
+		  section);
+}
+
 /* The FDE ranges of both sections, sorted, .eh_frame's winning; and the
  * .eh_frame_hdr libdw searches checked to name only FDEs read. */
 static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf,
@@ -330,9 +338,14 @@ static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf,
 		why = cfi_fdes_collect(elf, &sec[0], true, max, go_on, c, fdes, &starts);
 	if (why == UNWIND_BUILT && cfi[0])
 		why = eh_frame_hdr_check(elf, &sec[0], &starts, err, errlen);
+	else if (why == UNWIND_UNKNOWN_CFI)
+		unknown_fde_message(".eh_frame", err, errlen);
 	cfi_fde_starts_free(&starts);
-	if (why == UNWIND_BUILT && cfi[1])
+	if (why == UNWIND_BUILT && cfi[1]) {
 		why = cfi_fdes_collect(elf, &sec[1], false, max, go_on, c, &debug, NULL);
+		if (why == UNWIND_UNKNOWN_CFI)
+			unknown_fde_message(".debug_frame", err, errlen);
+	}
 	if (why == UNWIND_BUILT) {
 		cfi_fdes_sort(fdes);
 		cfi_fdes_sort(&debug);
@@ -356,11 +369,6 @@ static void refusal_message(enum unwind_refusal why, const struct compile *c, ch
 		break;
 	case UNWIND_CANCELLED:
 		rt_format(err, errlen, "compiling was cancelled");
-		break;
-	case UNWIND_UNKNOWN_CFI:
-		rt_format(err, errlen,
-			  "an FDE's address or its CIE's augmentation is encoded as no "
-			  "toolchain writes it: not read as libdw would");
 		break;
 	case UNWIND_NO_MEMORY:
 		rt_format(err, errlen, "out of memory for an unwind table");
@@ -434,16 +442,17 @@ static int build(int fd, const struct unwind_budget *budget, const struct unwind
 	if (*why != UNWIND_BUILT)
 		goto out;
 	eh_frame = unwind_elf_section(elf, ".eh_frame");
-	debug_frame = unwind_elf_section(elf, ".debug_frame");
+	debug_frame = unwind_elf_debug_frame(elf);
 	if (eh_frame && gelf_getshdr(eh_frame, &sh)) {
 		sec[0].data = elf_rawdata(eh_frame, NULL);
 		sec[0].vaddr = sh.sh_addr;
+		sec[0].budget_bytes = sec[0].data ? sec[0].data->d_size : 0;
 	} else if (!eh_frame) { /* no section headers: where .eh_frame_hdr says */
 		*why = eh_frame_hdr_eh_frame(elf, &sec[0], err, errlen);
 		if (*why != UNWIND_BUILT)
 			goto out;
 	}
-	bytes = (sec[0].data ? sec[0].data->d_size : 0) + unwind_elf_section_bytes(debug_frame);
+	bytes = (sec[0].data ? sec[0].budget_bytes : 0) + unwind_elf_section_bytes(debug_frame);
 	if (bytes > c.budget->max_cfi_bytes) {
 		*why = UNWIND_OVER_BYTES;
 		rt_format(err, errlen, "%" PRIu64 " bytes of CFI, over the budget of %" PRIu64,
@@ -474,7 +483,7 @@ static int build(int fd, const struct unwind_budget *budget, const struct unwind
 		sec[1].data = debug_frame_data(debug_frame);
 	if (!cfi[0] && !cfi[1]) {
 		*why = UNWIND_NO_CFI;
-		rt_format(err, errlen, "no .eh_frame or .debug_frame: frame pointers unwind it");
+		rt_format(err, errlen, "no .eh_frame, nor a single .debug_frame: frame pointers unwind it");
 		goto out;
 	}
 	t->exec_vaddr_delta = unwind_elf_exec_vaddr_delta(elf);

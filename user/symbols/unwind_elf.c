@@ -138,22 +138,47 @@ enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *
 }
 
 /* The section named name, or NULL. */
+/* The name of scn, a section with bytes in the file (its header into
+ * *sh), or NULL. */
+static const char *section_with_bytes(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+		return NULL;
+	return elf_strptr(elf, shstrndx, sh->sh_name);
+}
+
 Elf_Scn *unwind_elf_section(Elf *elf, const char *name)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if ((n = section_with_bytes(elf, shstrndx, scn, &sh)) && !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+Elf_Scn *unwind_elf_debug_frame(Elf *elf)
+{
+	Elf_Scn *scn = NULL, *found = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *n;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
-			return scn;
+		if (!(n = section_with_bytes(elf, shstrndx, scn, &sh)) || !strstr(n, "debug_frame"))
+			continue;
+		if (found || strcmp(n, ".debug_frame") || (sh.sh_flags & SHF_GROUP))
+			return NULL;
+		found = scn;
 	}
-	return NULL;
+	return found;
 }
 
 /* The bytes of scn's CFI once read: decompressed if it is compressed. */

@@ -27,6 +27,10 @@ enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *
 ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges);
 /* The section named name that has bytes in the file, or NULL. */
 Elf_Scn *unwind_elf_section(Elf *elf, const char *name);
+/* The .debug_frame section libdw's dwarf_begin_elf reads, if it is the only
+ * section it could take for one (any *debug_frame*: compressed .z, split
+ * .dwo, LTO's; outside a section group): else NULL, none read. */
+Elf_Scn *unwind_elf_debug_frame(Elf *elf);
 /* How many bytes scn holds once read (decompressed if compressed); 0 for NULL. */
 uint64_t unwind_elf_section_bytes(Elf_Scn *scn);
 /* The bytes libdw's dwarf_begin_elf would inflate (it inflates every
