@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -641,12 +642,27 @@ static uint64_t first_debug_frame_pc(const char *path)
 	return lo;
 }
 
+/* The bytes libdw inflates in path's debug sections beside .debug_frame. */
+static uint64_t inflated_beside_debug_frame(const char *path)
+{
+	uint64_t bytes;
+	GElf_Ehdr eh;
+	int fd;
+	Elf *elf = open_elf(path, &fd, &eh);
+
+	bytes = unwind_elf_inflated_bytes(elf, unwind_elf_section(elf, ".debug_frame"));
+	elf_end(elf);
+	close(fd);
+	return bytes;
+}
+
 /* libdw inflates every compressed debug section when .debug_frame is
  * opened: those bytes count. Within the budget with them, .debug_frame's
  * rows are there; past it, they are not (and .eh_frame's still are). */
 static void test_compressed_dwarf_counts(void **state)
 {
-	char src[512], cmd[2048], *dir = tu_tempdir(), *path;
+	char src[512], cmd[2048], *dir = tu_tempdir(), *path, *renamed;
+	uint64_t inflated;
 	struct unwind_budget budget = { .max_rows = UNWIND_DEFAULT_MAX_ROWS,
 					.max_seconds = UNWIND_DEFAULT_MAX_SECONDS };
 	struct outcome o = { 0 };
@@ -678,6 +694,19 @@ static void test_compressed_dwarf_counts(void **state)
 	compile(path, &budget, &o);
 	assert_int_equal(o.ret, 0);
 	assert_int_equal(o.probe_cfa, UNWIND_CFA_NONE);
+
+	/* a .zdebug_ name on a section compressed as SHF_COMPRESSED: libdw
+	 * inflates it all the same (elf_compress), so it counts the same */
+	assert_true(asprintf(&renamed, "%s.z", path) > 0);
+	snprintf(cmd, sizeof(cmd), "objcopy --rename-section .debug_info=.zdebug_info '%s' '%s'",
+		 path, renamed);
+	assert_int_equal(system(cmd), 0);
+	inflated = inflated_beside_debug_frame(path);
+	print_message("inflated beside .debug_frame: %" PRIu64 " bytes, as .zdebug_info %" PRIu64
+		      "\n",
+		      inflated, inflated_beside_debug_frame(renamed));
+	assert_int_equal(inflated_beside_debug_frame(renamed), inflated);
+	free(renamed);
 	remove_copy(path, dir);
 }
 

@@ -74,7 +74,7 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 }
 
 /* What libdw is let read of one FDE. It grows a frame to the largest
- * register number the FDE or its CIE names (up to 2^27, 16 bytes each) and
+ * register number the FDE or its CIE names (up to 2^28, 8 bytes each) and
  * copies that frame at every DW_CFA_remember_state, for each row looked up;
  * and it runs the instructions from the start for each row. x86-64's DWARF
  * numbers end at 125 (k7), compilers nest a state or two, the largest FDE
@@ -83,10 +83,19 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 #define CFI_MAX_REGISTER 127
 #define CFI_MAX_REMEMBERED 64
 #define CFI_MAX_FDE_BYTES (64u << 10)
+/* Expression bytes: libdw interns each CFA or register expression a row
+ * uses as 32 bytes per operation, kept until the CFI is freed. PLT
+ * entries' is 11 bytes, a signal trampoline's a few hundred. */
+#define CFI_MAX_EXPRESSION_BYTES 1024u
+#define CFI_MAX_FILE_EXPRESSION_BYTES (1u << 20)
+/* The walk asks go_on at least every this many bytes it walked (a CIE's
+ * instructions are walked again when its cache slot was taken). */
+#define CFI_WALK_CHECK_BYTES (16u << 10)
 
 /* What the CFA instructions of a CIE, then of an FDE, ask of libdw. */
 struct cfi_demand {
 	uint64_t max_register;
+	uint64_t expression_bytes;
 	unsigned int depth, max_depth; /* of remembered states */
 	bool unreadable;
 };
@@ -143,6 +152,7 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 			break;
 		case DW_CFA_def_cfa_expression:
 			ok = cfi_read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			d->expression_bytes += operand;
 			break;
 		case DW_CFA_restore_extended:
 		case DW_CFA_undefined:
@@ -172,6 +182,7 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 		case DW_CFA_val_expression:
 			ok = cfi_read_leb128(&p, end, false, &reg) &&
 			     cfi_read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
+			d->expression_bytes += operand;
 			break;
 		default: /* libdw does not read it either */
 			ok = false;
@@ -185,7 +196,8 @@ static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uin
 static bool within_reason(const struct cfi_demand *d)
 {
 	return !d->unreadable && d->max_register <= CFI_MAX_REGISTER &&
-	       d->max_depth <= CFI_MAX_REMEMBERED;
+	       d->max_depth <= CFI_MAX_REMEMBERED &&
+	       d->expression_bytes <= CFI_MAX_EXPRESSION_BYTES;
 }
 
 /* What an FDE needs of its CIE. */
@@ -206,6 +218,7 @@ struct cie_cache {
 		bool valid;
 	} slot[8];
 	unsigned int next;
+	uint64_t walked; /* bytes of instructions walked since go_on was asked */
 };
 
 static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigned char *ident,
@@ -234,6 +247,11 @@ static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigne
 		f->encoding = -1; /* .debug_frame's addresses are absolute, its CIEs plain */
 	f->z = entry.cie.augmentation && entry.cie.augmentation[0] == 'z';
 	f->bytes = (size_t)(entry.cie.initial_instructions_end - entry.cie.initial_instructions);
+	if (f->bytes > CFI_MAX_FDE_BYTES) { /* every FDE naming it is left out */
+		f->demand.unreadable = true;
+		return f;
+	}
+	cache->walked += f->bytes;
 	cfi_demands(rd, entry.cie.initial_instructions, entry.cie.initial_instructions_end,
 		    f->encoding < 0 ? 0 : (uint8_t)f->encoding, &f->demand);
 	return f;
@@ -284,9 +302,11 @@ enum fde_kind {
 	FDE_UNDECODABLE,  /* its range not read here as libdw may read it */
 };
 
-/* The range an FDE describes, and whether libdw may be asked for its rows. */
+/* The range an FDE describes, whether libdw may be asked for its rows, and
+ * the bytes of the expressions its rows use (*expression_bytes). */
 static enum fde_kind fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde,
-			       const struct cie_facts *cie, bool eh_frame, struct cfi_fde_range *r)
+			       const struct cie_facts *cie, bool eh_frame, struct cfi_fde_range *r,
+			       uint64_t *expression_bytes)
 {
 	struct cfi_demand demand = cie->demand;
 	const uint8_t *p = fde->start;
@@ -308,6 +328,7 @@ static enum fde_kind fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde
 	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
 		return FDE_UNREASONABLE;
 	cfi_demands(rd, p, fde->end, enc, &demand);
+	*expression_bytes = demand.expression_bytes;
 	if (!within_reason(&demand))
 		return FDE_UNREASONABLE;
 	r->cfi_bytes = (uint32_t)(cie->bytes + (size_t)(fde->end - p));
@@ -403,6 +424,7 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 	enum unwind_refusal why = UNWIND_BUILT;
 	Dwarf_Off offset = 0, next;
 	size_t entries = 0, fdes = 0;
+	uint64_t file_expressions = 0;
 	struct cfi_reader rd;
 
 	if (!cfi_reader_of(elf, data, sec->vaddr, &rd))
@@ -410,6 +432,7 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 	for (;;) {
 		Dwarf_CFI_Entry entry;
 		const struct cie_facts *cie;
+		uint64_t expressions = 0;
 		Dwarf_Off at = offset;
 		struct cfi_fde_range r;
 		enum fde_kind kind;
@@ -422,9 +445,13 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 		got = dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry);
 		if (got > 0 || next <= offset)
 			break;
+		cache.walked += next - offset;
 		offset = next;
-		if (++entries % 256 == 0 && (why = go_on(arg)) != UNWIND_BUILT)
-			break;
+		if (++entries % 256 == 0 || cache.walked >= CFI_WALK_CHECK_BYTES) {
+			cache.walked = 0;
+			if ((why = go_on(arg)) != UNWIND_BUILT)
+				break;
+		}
 		if (got < 0 || dwarf_cfi_cie_p(&entry))
 			continue;
 		if (++fdes > max_fdes) {
@@ -436,7 +463,11 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 			break;
 		}
 		cie = cie_at(&rd, ident, data, eh_frame, entry.fde.CIE_pointer, &cache);
-		kind = fde_range(&rd, &entry.fde, cie, eh_frame, &r);
+		kind = fde_range(&rd, &entry.fde, cie, eh_frame, &r, &expressions);
+		/* the file's expressions, as libdw keeps them interned */
+		if (kind == FDE_REASONABLE &&
+		    (file_expressions += expressions) > CFI_MAX_FILE_EXPRESSION_BYTES)
+			kind = FDE_UNREASONABLE;
 		if (kind == FDE_UNDECODABLE) {
 			why = UNWIND_UNKNOWN_CFI;
 			break;

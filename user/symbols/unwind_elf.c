@@ -225,7 +225,10 @@ uint64_t unwind_elf_inflated_bytes(Elf *elf, Elf_Scn *except)
 		if (scn == except || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
-		if (!strncmp(n, ".debug_", 7) && (sh.sh_flags & SHF_COMPRESSED))
+		/* a .zdebug_ section may be SHF_COMPRESSED too: libdw's
+		 * elf_compress_gnu refuses it, elf_compress inflates it */
+		if ((!strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8)) &&
+		    (sh.sh_flags & SHF_COMPRESSED))
 			bytes = unwind_elf_section_bytes(scn);
 		else if (!strncmp(n, ".zdebug_", 8))
 			bytes = zdebug_bytes(scn);
