@@ -817,6 +817,31 @@ static void test_not_elf(void **state)
 	assert_int_equal(o.why, UNWIND_NOT_ELF);
 }
 
+/* Not x86-64's: unwindgen said to be AArch64's, or big-endian, is refused
+ * (the walk unwinds x86-64 code alone; libdw reads some of a big-endian
+ * file's CFI in the host's byte order). */
+static void test_not_x86_64(void **state)
+{
+	const uint16_t aarch64 = EM_AARCH64;
+	const uint8_t msb = ELFDATA2MSB;
+	struct outcome o = { 0 };
+	struct unwindgen_copy c;
+
+	(void)state;
+	unwindgen_copy("aarch64", &c);
+	patch(c.path, (off_t)offsetof(Elf64_Ehdr, e_machine), &aarch64, sizeof(aarch64));
+	compile(c.path, NULL, &o);
+	assert_int_equal(o.why, UNWIND_NOT_ELF);
+	assert_non_null(strstr(o.err, "not an x86-64 ELF file"));
+	remove_copy(c.path, c.dir);
+
+	unwindgen_copy("big_endian", &c);
+	patch(c.path, EI_DATA, &msb, 1);
+	compile(c.path, NULL, &o);
+	assert_int_equal(o.why, UNWIND_NOT_ELF);
+	remove_copy(c.path, c.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -833,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_time_budget),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_not_x86_64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

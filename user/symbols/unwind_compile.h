@@ -63,7 +63,7 @@ struct unwind_budget {
 /* Why a file has no table. */
 enum unwind_refusal {
 	UNWIND_BUILT,          /* it has one */
-	UNWIND_NOT_ELF,        /* not an ELF file (or not one libelf reads) */
+	UNWIND_NOT_ELF,        /* not an x86-64 ELF file (or not one libelf reads) */
 	UNWIND_NO_CFI,         /* neither .eh_frame nor .debug_frame */
 	UNWIND_LYING_HEADER,   /* a section or segment claims bytes past the file's end,
 				  or executable addresses that wrap; an

@@ -80,13 +80,23 @@ ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges)
 
 /* Every size the headers claim, against the file's real size: a section's
  * or a loaded segment's bytes past the end, or executable addresses that
- * wrap, are a lie (a corrupt or hostile file). UNWIND_BUILT if none. */
+ * wrap, are a lie (a corrupt or hostile file). UNWIND_BUILT if none. And
+ * the file must be x86-64's (64-bit, little-endian): the walk unwinds no
+ * other code, and libdw reads some values of a big-endian file's CFI in
+ * the host's order. */
 enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *err,
 					    size_t errlen)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx = 0, phnum;
+	GElf_Ehdr eh = { .e_machine = EM_NONE };
 
+	if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64) {
+		rt_format(err, errlen, "not an x86-64 ELF file (class %u, data %u, machine %u)",
+			  eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA], eh.e_machine);
+		return UNWIND_NOT_ELF;
+	}
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		shstrndx = 0;
 	while ((scn = elf_nextscn(elf, scn))) {

@@ -18,7 +18,8 @@ struct code_range {
 
 /* Every size the headers claim, against file_size (fstat's): a section's or
  * a loaded segment's bytes past the end, or executable addresses that wrap,
- * are a lie. UNWIND_BUILT if none; else the refusal, and err says which. */
+ * are a lie; a file not x86-64's (64-bit, little-endian) is UNWIND_NOT_ELF.
+ * UNWIND_BUILT if none; else the refusal, and err says which. */
 enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *err,
 					    size_t errlen);
 /* The executable sections' ranges (the executable segments' without section
