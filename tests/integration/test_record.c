@@ -513,8 +513,7 @@ static void test_copies_of_a_program_one_row_as_perf(void **state)
 /* report --children's rows are perf report --children's: an address without
  * a symbol is a leaf's row by its offset in its file and a caller's by its
  * address, one per process (ls is stripped: its own functions have no
- * names), a stack deeper than perf's --max-stack (127) counts its outermost
- * frames. Compared as sets of (children, self, [k] or [.], symbol), and in
+ * names). Compared as sets of (children, self, [k] or [.], symbol), and in
  * order under perf's default keys (comm, dso, sym: ties of names before
  * addresses, files by their names), leaving out a name perf prints on two
  * rows (perf 6.1 splits some rows of an address between threads of a

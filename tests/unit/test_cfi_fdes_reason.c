@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_cfi_fdes_reason.c: what the walk of an .eh_frame lets libdw run, on
  * sections made by hand: an FDE whose expressions, CIE or neighbours would
- * cost libdw more than reason is left out, the file's expressions are
- * budgeted, the walk reads on past an entry libdw skips, asks for the time
+ * cost libdw more than reason is left out, the file's expressions and
+ * CIE states are budgeted, the walk reads on past an entry libdw skips, asks for the time
  * as it walks, and refuses augmentations libdw reads otherwise. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +27,8 @@ struct section {
 
 static void put(struct section *s, const void *bytes, size_t n)
 {
+	if (!n)
+		return;
 	if (s->len + n > s->cap) {
 		s->cap = (s->len + n) * 2;
 		s->b = realloc(s->b, s->cap);
@@ -62,9 +64,10 @@ static void end_entry(struct section *s, size_t at)
 
 /* A CIE of augmentation aug (its data augdata): code alignment 1, data
  * alignment -8, return address register 16, CFA rsp+8 and the return
- * address at CFA-8, then nops bytes of DW_CFA_nop. Its offset. */
-static size_t cie(struct section *s, const char *aug, const uint8_t *augdata, uint8_t augdata_len,
-		  size_t nops)
+ * address at CFA-8, the instructions more, then nops bytes of DW_CFA_nop.
+ * Its offset. */
+static size_t cie_with(struct section *s, const char *aug, const uint8_t *augdata,
+		       uint8_t augdata_len, const uint8_t *more, size_t more_len, size_t nops)
 {
 	static const uint8_t head[] = { 0, 0, 0, 0, 1 };
 	static const uint8_t tail[] = { 1, 0x78, 16 };
@@ -79,10 +82,17 @@ static size_t cie(struct section *s, const char *aug, const uint8_t *augdata, ui
 	put(s, &augdata_len, 1);
 	put(s, augdata, augdata_len);
 	put(s, rules, sizeof(rules));
+	put(s, more, more_len);
 	put(s, zeros, nops);
 	free(zeros);
 	end_entry(s, at);
 	return at;
+}
+
+static size_t cie(struct section *s, const char *aug, const uint8_t *augdata, uint8_t augdata_len,
+		  size_t nops)
+{
+	return cie_with(s, aug, augdata, augdata_len, NULL, 0, nops);
 }
 
 /* A "zR" CIE whose FDEs' addresses are absolute 4 bytes (udata4). */
@@ -218,6 +228,30 @@ static void test_long_cies_are_bounded(void **state)
 	free(s.b);
 }
 
+/* libdw keeps each CIE's initial state (a frame up to the largest register
+ * it names, 8 bytes each) until the compile ends: of 30,000 CIEs naming
+ * register 127, each with an FDE, the FDEs of those within 32 MiB of them
+ * are kept, the rest left out. */
+static void test_cie_states_are_budgeted(void **state)
+{
+	static const uint8_t undefined_127[] = { DW_CFA_undefined, 127 };
+	static const uint8_t udata4[] = { DW_EH_PE_udata4 };
+	struct cfi_fde_ranges out;
+	struct section s = { 0 };
+
+	(void)state;
+	for (uint32_t i = 0; i < 30000; i++) {
+		size_t at = cie_with(&s, "zR", udata4, 1, undefined_127, sizeof(undefined_127), 0);
+
+		fde(&s, at, 0x10000 + i * 0x10, 0x10, 0);
+	}
+	assert_int_equal(walk(&s, &out, NULL), UNWIND_BUILT);
+	print_message("30000 CIEs naming register 127: %zu FDEs kept\n", out.nr);
+	assert_int_equal(out.nr, (32u << 20) / (256 + 8 * 128));
+	cfi_fdes_free(&out);
+	free(s.b);
+}
+
 /* libdw's search reads on past an entry dwarf_next_cfi reads the length of
  * but not the rest (a CIE of version 2): so does the walk, and the FDE
  * after it is read. Two FDEs that overlap are both left out (libdw's cache
@@ -283,6 +317,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expressions_are_budgeted),
 		cmocka_unit_test(test_long_cies_are_bounded),
+		cmocka_unit_test(test_cie_states_are_budgeted),
 		cmocka_unit_test(test_walk_reads_what_libdw_reads),
 		cmocka_unit_test(test_augmentations_as_libdw),
 	};

@@ -806,6 +806,40 @@ static void test_cancel(void **state)
 	assert_true(latency <= 0.05);
 }
 
+/* Headers libelf would pay for without bound, refused before it does:
+ * extended section numbering (e_shnum 0: the count in section 0's header,
+ * which lets a sparse file claim millions, 256 bytes each), a string table
+ * not ending with NUL (elf_strptr scans from a name to its end at each
+ * call), one compressed (elf_strptr inflates it, 1000 times its size). */
+static void test_headers_libelf_pays_for(void **state)
+{
+	static const char not_nul = 'A';
+	const uint64_t compressed = SHF_COMPRESSED;
+	const uint16_t zero = 0;
+	struct outcome o = { 0 };
+	struct unwindgen_copy c;
+	off_t header_at;
+	GElf_Shdr sh;
+
+	(void)state;
+	for (int lie = 0; lie < 3; lie++) {
+		unwindgen_copy("libelf_pays", &c);
+		find_section(c.path, ".shstrtab", &header_at, &sh);
+		if (lie == 0)
+			patch(c.path, (off_t)offsetof(Elf64_Ehdr, e_shnum), &zero, sizeof(zero));
+		else if (lie == 1)
+			patch(c.path, (off_t)(sh.sh_offset + sh.sh_size - 1), &not_nul, 1);
+		else
+			patch(c.path, header_at + (off_t)offsetof(Elf64_Shdr, sh_flags), &compressed,
+			      sizeof(compressed));
+		compile(c.path, NULL, &o);
+		assert_int_equal(o.ret, -EINVAL);
+		assert_int_equal(o.why, UNWIND_LYING_HEADER);
+		assert_non_null(strstr(o.err, "libelf would pay"));
+		remove_copy(c.path, c.dir);
+	}
+}
+
 /* Not ELF: refused, and said so. */
 static void test_not_elf(void **state)
 {
@@ -857,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_row_budget),
 		cmocka_unit_test(test_time_budget),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_headers_libelf_pays_for),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_not_x86_64),
 	};

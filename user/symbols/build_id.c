@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbols/elf_open.h"
 #include "sys/safe_open.h"
 
 ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX])
@@ -20,18 +21,16 @@ ssize_t build_id_read(int fd, uint8_t id[BUILD_ID_MAX])
 	ssize_t len = -ENOEXEC;
 	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	/* ELF_C_READ: libelf reads what it needs with pread */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		len = dwelf_elf_gnu_build_id(elf, &note);
-		if (len > 0 && len <= BUILD_ID_MAX)
-			memcpy(id, note, (size_t)len);
-		else
-			len = 0;
-	}
-	if (elf)
-		elf_end(elf);
+	/* libelf reads what it needs with pread */
+	elf = elf_open_fd_pread(fd);
+	if (!elf)
+		return len;
+	len = dwelf_elf_gnu_build_id(elf, &note);
+	if (len > 0 && len <= BUILD_ID_MAX)
+		memcpy(id, note, (size_t)len);
+	else
+		len = 0;
+	elf_end(elf);
 	return len;
 }
 

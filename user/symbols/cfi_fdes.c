@@ -91,6 +91,12 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 /* The walk asks go_on at least every this many bytes it walked (a CIE's
  * instructions are walked again when its cache slot was taken). */
 #define CFI_WALK_CHECK_BYTES (16u << 10)
+/* libdw caches each CIE's initial state, a frame of 88 bytes and 8 a
+ * register up to the largest it names, with the CIE and their tree nodes,
+ * until the CFI is freed: 1.2 KB for a 15-byte CIE naming register 127.
+ * A file's CIEs keep this much at most (charged once per cache fill). */
+#define CFI_CIE_STATE_BYTES(max_register) (256u + 8u * ((max_register) + 1))
+#define CFI_MAX_FILE_CIE_STATE_BYTES (32u << 20)
 
 /* What the CFA instructions of a CIE, then of an FDE, ask of libdw. */
 struct cfi_demand {
@@ -207,6 +213,7 @@ struct cie_facts {
 	bool z;       /* the FDEs have augmentation data to skip */
 	size_t bytes; /* of initial instructions */
 	struct cfi_demand demand;
+	bool charged; /* its state counted in the file's (since cached here) */
 };
 
 /* The CIE at offset: the last few looked up are kept (a file has a handful
@@ -221,9 +228,9 @@ struct cie_cache {
 	uint64_t walked; /* bytes of instructions walked since go_on was asked */
 };
 
-static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigned char *ident,
-				      Elf_Data *data, bool eh_frame, Dwarf_Off offset,
-				      struct cie_cache *cache)
+static struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigned char *ident,
+				Elf_Data *data, bool eh_frame, Dwarf_Off offset,
+				struct cie_cache *cache)
 {
 	struct cie_facts *f;
 	Dwarf_CFI_Entry entry;
@@ -247,11 +254,12 @@ static const struct cie_facts *cie_at(const struct cfi_reader *rd, const unsigne
 		f->encoding = -1; /* .debug_frame's addresses are absolute, its CIEs plain */
 	f->z = entry.cie.augmentation && entry.cie.augmentation[0] == 'z';
 	f->bytes = (size_t)(entry.cie.initial_instructions_end - entry.cie.initial_instructions);
+	/* the whole entry read: its augmentation string too */
+	cache->walked += next - offset;
 	if (f->bytes > CFI_MAX_FDE_BYTES) { /* every FDE naming it is left out */
 		f->demand.unreadable = true;
 		return f;
 	}
-	cache->walked += f->bytes;
 	cfi_demands(rd, entry.cie.initial_instructions, entry.cie.initial_instructions_end,
 		    f->encoding < 0 ? 0 : (uint8_t)f->encoding, &f->demand);
 	return f;
@@ -424,14 +432,14 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 	enum unwind_refusal why = UNWIND_BUILT;
 	Dwarf_Off offset = 0, next;
 	size_t entries = 0, fdes = 0;
-	uint64_t file_expressions = 0;
+	uint64_t file_expressions = 0, file_cie_states = 0;
 	struct cfi_reader rd;
 
 	if (!cfi_reader_of(elf, data, sec->vaddr, &rd))
 		return UNWIND_BUILT;
 	for (;;) {
 		Dwarf_CFI_Entry entry;
-		const struct cie_facts *cie;
+		struct cie_facts *cie;
 		uint64_t expressions = 0;
 		Dwarf_Off at = offset;
 		struct cfi_fde_range r;
@@ -468,6 +476,14 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 		if (kind == FDE_REASONABLE &&
 		    (file_expressions += expressions) > CFI_MAX_FILE_EXPRESSION_BYTES)
 			kind = FDE_UNREASONABLE;
+		/* the CIE's initial state, as libdw keeps it */
+		if (kind == FDE_REASONABLE && !cie->charged) {
+			file_cie_states += CFI_CIE_STATE_BYTES(cie->demand.max_register);
+			if (file_cie_states > CFI_MAX_FILE_CIE_STATE_BYTES)
+				kind = FDE_UNREASONABLE;
+			else
+				cie->charged = true;
+		}
 		if (kind == FDE_UNDECODABLE) {
 			why = UNWIND_UNKNOWN_CFI;
 			break;

@@ -193,12 +193,12 @@ enum unwind_refusal eh_frame_hdr_eh_frame(Elf *elf, struct cfi_section *sec, cha
 			return UNWIND_LYING_HEADER;
 		}
 		/* read to the file's end, as libdw does (its walk may go past
-		 * the segment); the segment's part counts against the budget */
+		 * the segment): all of it counts against the budget */
 		if (!elf_rawfile(elf, &file_size) || at >= file_size)
 			return UNWIND_BUILT;
 		sec->data = elf_getdata_rawchunk(elf, (int64_t)at, file_size - at, ELF_T_BYTE);
 		sec->vaddr = f.eh_frame;
-		sec->budget_bytes = ph.p_filesz - in;
+		sec->budget_bytes = file_size - at; /* what libdw may read */
 		sec->of_segments = true;
 		return UNWIND_BUILT;
 	}

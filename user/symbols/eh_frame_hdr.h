@@ -13,8 +13,7 @@
 
 /* The .eh_frame of a file without the section: where PT_GNU_EH_FRAME's
  * header points, to the file's end as libdw reads it (dwarf_next_cfi stops
- * at its zero terminator), the part the loaded segment that holds it holds
- * as its budget_bytes. UNWIND_BUILT, with
+ * at its zero terminator), all of it its budget_bytes. UNWIND_BUILT, with
  * sec->data NULL if there is none libdw reads; UNWIND_LYING_HEADER if the
  * segment holds it at another file offset than libdw reads it from (the
  * header's own segment's), UNWIND_UNKNOWN_CFI if its pointer is encoded as

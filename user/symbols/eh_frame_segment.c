@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/mman.h>
+#include "symbols/elf_open.h"
 
 #define PAGE 4096ULL
 
@@ -71,9 +72,8 @@ int eh_frame_segment_read(int fd, struct eh_frame_segment *g)
 	int r = -ENOEXEC;
 
 	*g = (struct eh_frame_segment){ 0 };
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
+	elf = elf_open_fd_pread(fd);
+	if (elf)
 		r = read_headers(elf, g);
 	if (elf)
 		elf_end(elf);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "symbols/elf_open.h"
 
 /* Whether a section of this type and name is one report reads to name
  * addresses (perf's dso__load_sym: symbol tables, their strings, the
@@ -77,9 +78,8 @@ int elf_name_ranges(int fd, uint64_t size, struct file_range *out, size_t max)
 	Elf_Scn *scn = NULL;
 	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	elf = elf_open_fd_pread(fd);
+	if (!elf || !gelf_getehdr(elf, &eh) ||
 	    elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx) ||
 	    elf_getphdrnum(elf, &phnum)) {
 		elf_end(elf);

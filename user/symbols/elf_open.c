@@ -6,23 +6,84 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 
-Elf *elf_open_fd(int fd)
+/* Whether fd's ELF header claims extended section or program header
+ * numbering (the count in section 0's header): no linked file does, and
+ * with it a sparse file of a few KB has libelf allocate and fill 256 bytes
+ * for each of millions of sections. Either byte order: the tests are of 0
+ * and 0xffff. */
+static bool extended_numbering(int fd)
+{
+	union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.e64.e_ident, ELFMAG, SELFMAG))
+		return false;
+	if (h.e64.e_ident[EI_CLASS] == ELFCLASS64)
+		return (h.e64.e_shnum == 0 && h.e64.e_shoff) || h.e64.e_phnum == PN_XNUM;
+	return (h.e32.e_shnum == 0 && h.e32.e_shoff) || h.e32.e_phnum == PN_XNUM;
+}
+
+/* Whether each string table of elf costs libelf what it holds to give a
+ * name: none compressed (elf_strptr would inflate it, up to 1000 times its
+ * size), each ending with NUL (else elf_strptr scans from the name to the
+ * table's end at each call). Its last byte read with pread. */
+static bool string_tables_sound(Elf *elf, int fd)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		char last;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB || !sh.sh_size)
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) ||
+		    (pread(fd, &last, 1, (off_t)(sh.sh_offset + sh.sh_size - 1)) == 1 && last))
+			return false;
+	}
+	return true;
+}
+
+static Elf *open_checked(int fd, Elf_Cmd cmd)
 {
 	Elf *elf;
 
+	if (extended_numbering(fd)) {
+		errno = EBADMSG;
+		return NULL;
+	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		return elf;
+	elf = elf_begin(fd, cmd, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		if (string_tables_sound(elf, fd))
+			return elf;
+		elf_end(elf);
+		errno = EBADMSG;
+		return NULL;
+	}
 	if (elf)
 		elf_end(elf);
 	errno = ENOEXEC;
 	return NULL;
+}
+
+Elf *elf_open_fd(int fd)
+{
+	return open_checked(fd, ELF_C_READ_MMAP);
+}
+
+Elf *elf_open_fd_pread(int fd)
+{
+	return open_checked(fd, ELF_C_READ);
 }
 
 Elf *elf_open_path(const char *path, int *fd, char *err, size_t errlen)

@@ -10,8 +10,12 @@
 
 /* libelf's handle on the file open as fd, mapped (ELF_C_READ_MMAP), if it
  * is an ELF file (not an archive, not anything else): else NULL with errno
- * ENOEXEC. fd stays the caller's, to close after elf_end. */
+ * ENOEXEC; EBADMSG for headers libelf would pay for without bound (extended
+ * section or program header numbering, a string table compressed or not
+ * ending with NUL). fd stays the caller's, to close after elf_end. */
 Elf *elf_open_fd(int fd);
+/* The same, read with pread as libelf needs it (ELF_C_READ), never mapped. */
+Elf *elf_open_fd_pread(int fd);
 
 /* A probe's file: path is /proc/self/fd/N, a descriptor probe_resolve
  * opened safely (so that a plain open of it is). Its handle and *fd, or

@@ -110,6 +110,17 @@ static enum unwind_refusal go_on(void *arg)
 	return UNWIND_BUILT;
 }
 
+/* go_on for the walks (cfi_fdes_collect): asked every 256 entries or 16 KB
+ * walked, each call a clock read (one weight would read it every 256 calls:
+ * 65,536 entries, each of which may cost a CIE's re-walk) */
+static enum unwind_refusal walk_go_on(void *arg)
+{
+	struct compile *c = arg;
+
+	c->work = 256;
+	return go_on(c);
+}
+
 static enum unwind_refusal push(struct compile *c, const struct unwind_row *r)
 {
 	if (push_row(c->t, r))
@@ -335,14 +346,14 @@ static enum unwind_refusal collect_fdes(struct compile *c, Elf *elf,
 
 	/* each FDE in the code is a row at least: past max_rows, so is the table */
 	if (cfi[0])
-		why = cfi_fdes_collect(elf, &sec[0], true, max, go_on, c, fdes, &starts);
+		why = cfi_fdes_collect(elf, &sec[0], true, max, walk_go_on, c, fdes, &starts);
 	if (why == UNWIND_BUILT && cfi[0])
 		why = eh_frame_hdr_check(elf, &sec[0], &starts, err, errlen);
 	else if (why == UNWIND_UNKNOWN_CFI)
 		unknown_fde_message(".eh_frame", err, errlen);
 	cfi_fde_starts_free(&starts);
 	if (why == UNWIND_BUILT && cfi[1]) {
-		why = cfi_fdes_collect(elf, &sec[1], false, max, go_on, c, &debug, NULL);
+		why = cfi_fdes_collect(elf, &sec[1], false, max, walk_go_on, c, &debug, NULL);
 		if (why == UNWIND_UNKNOWN_CFI)
 			unknown_fde_message(".debug_frame", err, errlen);
 	}
@@ -434,6 +445,13 @@ static int build(int fd, const struct unwind_budget *budget, const struct unwind
 		goto out;
 	}
 	elf = elf_open_fd(fd);
+	if (!elf && errno == EBADMSG) {
+		*why = UNWIND_LYING_HEADER;
+		rt_format(err, errlen,
+			  "extended section numbering, or a string table compressed or not "
+			  "ending with NUL: libelf would pay for them without bound");
+		goto out;
+	}
 	if (!elf) {
 		rt_format(err, errlen, "not an ELF file");
 		goto out;
