@@ -90,8 +90,14 @@ static char *expect_same_as_perf(struct fixture *fx, const char *name, const cha
 	if (rc)
 		fail_msg("ringtrace script %s failed (%d): %s", opts, rc, out);
 	free(out);
-	rc = tu_sh(&out, "diff %s/%s.perf %s/%s.rt | head -%d", fx->dir, name, fx->dir, name,
-		   DIFF_LINES);
+	/* a frame in a process's perf map compared without its name: perf
+	 * reads the map from /tmp alone, ringtrace the recording's copy first
+	 * (a Python process's frames on a busy machine: [unknown] to perf,
+	 * named by ringtrace; docs/stacks.md) */
+	rc = tu_sh(&out, "cd %s && for f in %s.perf %s.rt; do sed -E "
+			 "'s|^([[:space:]]+[0-9a-f]+) .* [(](/tmp/perf-[0-9]+[.]map)[)]$|\\1 \\2|' "
+			 "$f > $f.n; done; diff %s.perf.n %s.rt.n | head -%d",
+		   fx->dir, name, name, name, name, DIFF_LINES);
 	if (rc || out[0])
 		fail_msg("ringtrace script %s differs from perf script on %s (< perf, > ringtrace):\n%s",
 			 opts, name, out);
