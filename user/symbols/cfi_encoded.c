@@ -61,26 +61,31 @@ static uint64_t sign_extend(uint64_t v, size_t size)
 	return bits < 64 && (v >> (bits - 1)) & 1 ? v | ~0ull << bits : v;
 }
 
+size_t cfi_encoded_size(const struct cfi_reader *rd, uint8_t enc)
+{
+	static const size_t sizes[16] = { [DW_EH_PE_udata2] = 2,  [DW_EH_PE_udata4] = 4,
+					  [DW_EH_PE_udata8] = 8,  [DW_EH_PE_sdata2] = 2,
+					  [DW_EH_PE_sdata4] = 4,  [DW_EH_PE_sdata8] = 8 };
+
+	return (enc & 0x0f) == DW_EH_PE_absptr ? rd->address_size : sizes[enc & 0x0f];
+}
+
 bool cfi_read_encoded(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
 		      uint8_t enc, bool apply, uint64_t *value)
 {
 	const uint8_t *field = *p;
-	static const size_t sizes[16] = { [DW_EH_PE_udata2] = 2,  [DW_EH_PE_udata4] = 4,
-					  [DW_EH_PE_udata8] = 8,  [DW_EH_PE_sdata2] = 2,
-					  [DW_EH_PE_sdata4] = 4,  [DW_EH_PE_sdata8] = 8 };
 	uint8_t format = enc & 0x0f;
+	size_t size;
 	bool ok;
 
 	if (enc == DW_EH_PE_omit || (enc & DW_EH_PE_indirect))
 		return false;
 	if (format == DW_EH_PE_uleb128 || format == DW_EH_PE_sleb128) {
 		ok = cfi_read_leb128(p, end, format == DW_EH_PE_sleb128, value);
-	} else if (format == DW_EH_PE_absptr) {
-		ok = cfi_read_uint(rd, p, end, rd->address_size, value);
-	} else if (sizes[format]) {
-		ok = cfi_read_uint(rd, p, end, sizes[format], value);
+	} else if ((size = cfi_encoded_size(rd, format))) {
+		ok = cfi_read_uint(rd, p, end, size, value);
 		if (ok && (format & DW_EH_PE_signed))
-			*value = sign_extend(*value, sizes[format]);
+			*value = sign_extend(*value, size);
 	} else {
 		return false;
 	}

@@ -26,6 +26,10 @@ bool cfi_reader_of(Elf *elf, Elf_Data *data, uint64_t vaddr, struct cfi_reader *
 bool cfi_read_uint(const struct cfi_reader *rd, const uint8_t **p, const uint8_t *end,
 		   size_t size, uint64_t *value);
 
+/* The bytes of a value of enc's format (DW_EH_PE_*: absptr the address's
+ * size), 0 for LEB128 or a format libdw does not read either. */
+size_t cfi_encoded_size(const struct cfi_reader *rd, uint8_t enc);
+
 bool cfi_read_leb128(const uint8_t **p, const uint8_t *end, bool is_signed, uint64_t *value);
 
 /* A pointer encoded as enc (DW_EH_PE_*) at *p. With apply, its application

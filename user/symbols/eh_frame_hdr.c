@@ -13,10 +13,10 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 #include "lib/log.h"
 #include "lib/sorted_count.h"
 #include "symbols/cfi_encoded.h"
+#include "symbols/unwind_elf.h"
 
 /* One header's fields. */
 struct hdr_fields {
@@ -78,18 +78,15 @@ static enum unwind_refusal hdr_parse(const struct cfi_reader *rd, struct hdr_fie
 /* The bytes of a table value encoded enc, 0 for an encoding libdw reads
  * otherwise than here (pcrel from the table's start, not the header's;
  * 2 bytes in the host's order). */
-static size_t table_value_size(uint8_t enc, size_t address_size)
+static size_t table_value_size(const struct cfi_reader *rd, uint8_t enc)
 {
-	static const size_t sizes[16] = { [DW_EH_PE_udata2] = 2, [DW_EH_PE_udata4] = 4,
-					  [DW_EH_PE_udata8] = 8, [DW_EH_PE_sdata2] = 2,
-					  [DW_EH_PE_sdata4] = 4, [DW_EH_PE_sdata8] = 8 };
 	uint8_t application = enc & 0x70;
 
 	if ((enc & DW_EH_PE_indirect) || two_bytes(enc) ||
 	    (application != DW_EH_PE_absptr && application != DW_EH_PE_datarel &&
 	     application != DW_EH_PE_textrel))
 		return 0;
-	return (enc & 0x0f) == DW_EH_PE_absptr ? address_size : sizes[enc & 0x0f];
+	return cfi_encoded_size(rd, enc);
 }
 
 static bool fde_starts_at(const struct cfi_fde_starts *starts, uint64_t offset)
@@ -106,7 +103,7 @@ static enum unwind_refusal table_check(const struct cfi_reader *rd, const struct
 				       char *err, size_t errlen)
 {
 	const uint8_t *end = (const uint8_t *)rd->data->d_buf + rd->data->d_size;
-	size_t size = table_value_size(f->table_encoding, rd->address_size);
+	size_t size = table_value_size(rd, f->table_encoding);
 	uint8_t format = f->table_encoding & 0x0f;
 
 	if (!size) {
@@ -228,7 +225,6 @@ enum unwind_refusal eh_frame_hdr_check(Elf *elf, const struct cfi_section *eh_fr
 	enum unwind_refusal why = UNWIND_BUILT;
 	struct cfi_reader rd;
 	Elf_Scn *scn = NULL;
-	size_t shstrndx;
 	GElf_Phdr ph;
 
 	if (eh_frame->of_segments)
@@ -236,16 +232,12 @@ enum unwind_refusal eh_frame_hdr_check(Elf *elf, const struct cfi_section *eh_fr
 			       ? header_check(&rd, eh_frame->vaddr, false, starts, err, errlen)
 			       : UNWIND_BUILT;
 	/* every section of the name: libdw 0.188 takes the last before
-	 * .eh_frame, later ones take one after it too */
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return UNWIND_BUILT;
-	while (why == UNWIND_BUILT && (scn = elf_nextscn(elf, scn))) {
+	 * .eh_frame, later ones take one after it too (one without bytes,
+	 * none: libdw reads no table from it) */
+	while (why == UNWIND_BUILT && (scn = unwind_elf_next_section(elf, scn, ".eh_frame_hdr"))) {
 		GElf_Shdr sh;
-		const char *name;
 
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".eh_frame_hdr") &&
-		    cfi_reader_of(elf, elf_rawdata(scn, NULL), sh.sh_addr, &rd))
+		if (gelf_getshdr(scn, &sh) && cfi_reader_of(elf, elf_rawdata(scn, NULL), sh.sh_addr, &rd))
 			why = header_check(&rd, eh_frame->vaddr, true, starts, err, errlen);
 	}
 	return why;

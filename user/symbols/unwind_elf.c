@@ -147,7 +147,6 @@ enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *
 	return UNWIND_BUILT;
 }
 
-/* The section named name, or NULL. */
 /* The name of scn, a section with bytes in the file (its header into
  * *sh), or NULL. */
 static const char *section_with_bytes(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
@@ -157,9 +156,9 @@ static const char *section_with_bytes(Elf *elf, size_t shstrndx, Elf_Scn *scn, G
 	return elf_strptr(elf, shstrndx, sh->sh_name);
 }
 
-Elf_Scn *unwind_elf_section(Elf *elf, const char *name)
+Elf_Scn *unwind_elf_next_section(Elf *elf, Elf_Scn *after, const char *name)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = after;
 	size_t shstrndx;
 	GElf_Shdr sh;
 	const char *n;
@@ -170,6 +169,11 @@ Elf_Scn *unwind_elf_section(Elf *elf, const char *name)
 		if ((n = section_with_bytes(elf, shstrndx, scn, &sh)) && !strcmp(n, name))
 			return scn;
 	return NULL;
+}
+
+Elf_Scn *unwind_elf_section(Elf *elf, const char *name)
+{
+	return unwind_elf_next_section(elf, NULL, name);
 }
 
 Elf_Scn *unwind_elf_debug_frame(Elf *elf)

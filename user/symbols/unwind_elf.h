@@ -28,6 +28,9 @@ enum unwind_refusal unwind_elf_check_claims(Elf *elf, uint64_t file_size, char *
 ssize_t unwind_elf_code_ranges(Elf *elf, struct code_range **ranges);
 /* The section named name that has bytes in the file, or NULL. */
 Elf_Scn *unwind_elf_section(Elf *elf, const char *name);
+/* The next section after after (NULL: the first) named name that has bytes
+ * in the file, or NULL. */
+Elf_Scn *unwind_elf_next_section(Elf *elf, Elf_Scn *after, const char *name);
 /* The .debug_frame section libdw's dwarf_begin_elf reads, if it is the only
  * section it could take for one (any *debug_frame*: compressed .z, split
  * .dwo, LTO's; outside a section group): else NULL, none read. */
