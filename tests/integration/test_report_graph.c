@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* test_report_graph.c: report -g's call graphs against perf report --stdio -g
- * on one recording of a real workload (the rows and every line of their
- * graphs, in both orders, with and without --children), -g's usage errors,
+ * on recordings of a real workload and of a recursion past 127 frames (the
+ * rows and every line of their graphs, in both orders, with and without
+ * --children), -g's usage errors,
  * and the table's row limit on a terminal, which a pipe and --stdio never get. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -224,14 +225,14 @@ static void sort_ties(struct blocks *b)
 }
 
 /* ringtrace report --stdio OPTIONS and perf report --stdio OPTIONS on the
- * recording, as blocks, the rows of the workload's processes (ls) only: the
+ * recording, as blocks, the rows of the workload's processes (comm) only: the
  * rows of others running meanwhile may hold what perf 6.1 splits apart
  * (recursion through frames without a symbol: bash's execute_command, which
  * its tree of children, ordered by two keys, fails to find), and the
  * percentages, of every sample, are what filters would change. Fails the
  * test on a failed command or a malformed output. */
-static void reports(const char *dir, const char *options, bool children, struct blocks *ours,
-		    struct blocks *theirs)
+static void reports(const char *dir, const char *options, bool children, const char *comm,
+		    struct blocks *ours, struct blocks *theirs)
 {
 	char *out = NULL, err[512];
 	int rc;
@@ -250,15 +251,18 @@ static void reports(const char *dir, const char *options, bool children, struct 
 	if (rc)
 		fail_msg("perf report --stdio %s: %s", options, rc == -ENOMEM ? "out of memory" : err);
 	free(out);
-	keep_comm(ours, children ? 2 : 1, "ls");
-	keep_comm(theirs, children ? 2 : 1, "ls");
+	keep_comm(ours, children ? 2 : 1, comm);
+	keep_comm(theirs, children ? 2 : 1, comm);
 	sort_ties(ours);
 	sort_ties(theirs);
 }
 
-/* Every row of perf report --stdio -g and its call graph, line for line:
- * both orders, with and without --children. */
-static void test_call_graphs_as_perf(void **state)
+/* Every row of perf report --stdio -g and its call graph on the recording in
+ * dir, the rows of comm, line for line: both orders, with and without
+ * --children. Fails if perf's graphs hold fewer than min_lines lines and
+ * min_branches branches. */
+static void call_graphs_as_perf(const char *dir, const char *comm, size_t min_lines,
+				size_t min_branches)
 {
 	static const struct {
 		const char *options;
@@ -269,22 +273,19 @@ static void test_call_graphs_as_perf(void **state)
 		{ "--children -g caller", true },
 		{ "--children -g callee", true },
 	};
-	const char *dir;
 
-	(void)state;
-	tu_skip_unless_possible();
-	dir = shared_recording();
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct blocks ours, theirs;
 		size_t i;
 
-		reports(dir, cases[c].options, cases[c].children, &ours, &theirs);
-		print_message("%s: %zu rows of ls, %zu graph lines (%zu branches) in perf's\n",
-			      cases[c].options, theirs.nr, theirs.graph_lines, theirs.branch_lines);
+		reports(dir, cases[c].options, cases[c].children, comm, &ours, &theirs);
+		print_message("%s: %zu rows of %s, %zu graph lines (%zu branches) in perf's\n",
+			      cases[c].options, theirs.nr, comm, theirs.graph_lines, theirs.branch_lines);
 		if (!theirs.nr)
-			fail_msg("perf report %s printed no row of ls", cases[c].options);
-		if (!theirs.branch_lines)
-			fail_msg("perf report %s printed no branch: nothing to compare", cases[c].options);
+			fail_msg("perf report %s printed no row of %s", cases[c].options, comm);
+		if (theirs.graph_lines < min_lines || theirs.branch_lines < min_branches)
+			fail_msg("perf report %s printed fewer than %zu graph lines or %zu branches: "
+				 "nothing to compare", cases[c].options, min_lines, min_branches);
 		for (i = 0; i < ours.nr && i < theirs.nr; i++)
 			if (strcmp(ours.v[i].text, theirs.v[i].text))
 				fail_msg("report --stdio %s: row %zu and its graph are not perf's\n"
@@ -299,8 +300,38 @@ static void test_call_graphs_as_perf(void **state)
 	}
 }
 
-/* -g's values perf has and ringtrace does not print, and words of neither:
- * exit 2 and one line naming the word and what to use (no recording read). */
+/* The rows and graphs of ls walking directories as perf's. */
+static void test_call_graphs_as_perf(void **state)
+{
+	(void)state;
+	tu_skip_unless_possible();
+	call_graphs_as_perf(shared_recording(), "ls", 1, 1);
+}
+
+/* A recursion 200 frames deep (unwindgen deeper): its stacks cut at perf
+ * report's --max-stack default, 127 frames (REPORT_MAX_STACK), kernel frames
+ * among them where the leaf was in a system call, as perf cuts them. */
+static void test_deep_call_graphs_as_perf(void **state)
+{
+	char *dir = tu_tempdir(), *out = NULL;
+	int rc;
+
+	(void)state;
+	tu_skip_unless_possible();
+	if (tu_symgen_skip_reason())
+		tu_skip("%s", tu_symgen_skip_reason());
+	assert_non_null(dir);
+	rc = tu_sh(&out, "%s record -g -F %d --force -o %s -- %s/unwindgen deeper 1 2>&1",
+		   tu_ringtrace(), FREQ, dir, tu_symgen_dir());
+	if (rc != 0)
+		fail_msg("ringtrace record failed (%d):\n%s", rc, out);
+	free(out);
+	/* (a stack's frames at least, one graph line each) */
+	call_graphs_as_perf(dir, "unwindgen", 127, 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_call_graph_usage_errors(void **state)
 {
 	static const struct {
@@ -391,6 +422,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_call_graph_usage_errors),
 		cmocka_unit_test(test_call_graphs_as_perf),
+		cmocka_unit_test(test_deep_call_graphs_as_perf),
 		cmocka_unit_test(test_row_limit_only_on_a_terminal),
 	};
 	const char *reason = tu_integration_skip_reason();

@@ -257,6 +257,37 @@ static void test_cxx_and_stripped_match_perf(void **state)
 	free(expect_same_as_perf(fx, "stripped", "", 100));
 }
 
+/* A recursion 200 frames deep (unwindgen deeper), past the 127 user frames
+ * the walk writes and perf script's --max-stack default alike: each sample's
+ * frames as perf prints them, the kernel's before the user ones where the
+ * leaf was in a system call, and some sample cut at 127 frames. */
+static void test_deep_stacks_match_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char args[1024], *text, *cut = NULL;
+
+	tu_skip_unless_possible();
+	if (tu_symgen_skip_reason())
+		tu_skip("%s", tu_symgen_skip_reason());
+	snprintf(args, sizeof(args), "-g -- %s/unwindgen deeper 1", tu_symgen_dir());
+	record(fx, "deeper", args);
+	text = expect_same_as_perf(fx, "deeper", "", 1000);
+	if (!strstr(text, " uw_deeper+0x"))
+		fail_msg("the recursion is not named:\n%.2000s", text);
+	/* perf's output: samples of 127 frames, and of 127 with the kernel's */
+	assert_int_equal(tu_sh(&cut, "awk '/^unwindgen/ { n = 0; k = 0; next } "
+				      "!NF { c += n == 127; ck += n == 127 && k; next } "
+				      "{ n++; k += / [(][[]kernel[.]kallsyms[]][)]$/ } "
+				      "END { print c + 0, ck + 0 }' %s/deeper.perf",
+			      fx->dir),
+			 0);
+	print_message("samples cut at 127 frames: %s", cut);
+	if (atoi(cut) < 100)
+		fail_msg("fewer than 100 samples cut at 127 frames (all, with the kernel's): %s", cut);
+	free(cut);
+	free(text);
+}
+
 /* Tracepoints with a __data_loc string (sched_process_exec's filename) and
  * with pointers (sys_enter_openat's), printed by their print fmt. */
 static void test_tracepoints_match_perf(void **state)
@@ -665,6 +696,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_callchains_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loadgen_matches_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep_stacks_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cxx_and_stripped_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracepoints_match_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_pointers_match_perf, setup, teardown),

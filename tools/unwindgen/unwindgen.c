@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* unwindgen.c: programs with known call paths built without frame pointers
  * (main -> uw_a -> uw_b -> uw_c, 40 frames deep (and again with frame
- * pointers), a frame whose CFA is in r12, into a dlopen'd zlib), a JIT, the
- * chain in a child forked late. */
+ * pointers), 200 deep (past the 127 frames a callchain holds), a frame whose
+ * CFA is in r12, into a dlopen'd zlib), a JIT, the chain in a child forked
+ * late. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -68,6 +69,35 @@ NOINLINE uint64_t uw_deep(int depth, uint64_t n)
 	if (depth == 0)
 		return uw_c(n);
 	r = uw_deep(depth - 1, n + 1);
+	return r ^ (uint64_t)depth;
+}
+
+/* "deeper": main -> uw_deeper x DEEPER_FRAMES -> uw_c_sys, past the
+ * RT_MAX_STACK_DEPTH (127) user frames a walk writes and perf's --max-stack
+ * default (127) alike: the stack is cut where a report cuts it. The leaf
+ * calls getppid every 4096 turns, so that some samples hold kernel frames
+ * before the user ones. */
+#define DEEPER_FRAMES 200
+
+NOINLINE uint64_t uw_c_sys(uint64_t n)
+{
+	uint64_t x = n;
+
+	for (uint64_t i = 0; i < 200000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		if (!(i & 4095))
+			x ^= (uint64_t)getppid();
+	}
+	return x;
+}
+
+NOINLINE uint64_t uw_deeper(int depth, uint64_t n)
+{
+	uint64_t r;
+
+	if (depth == 0)
+		return uw_c_sys(n);
+	r = uw_deeper(depth - 1, n + 1);
 	return r ^ (uint64_t)depth;
 }
 
@@ -241,9 +271,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || (strcmp(argv[1], "chain") && strcmp(argv[1], "jit") &&
 			 strcmp(argv[1], "deep") && strcmp(argv[1], "deepfp") &&
+			 strcmp(argv[1], "deeper") &&
 			 strcmp(argv[1], "cfareg") && strcmp(argv[1], "dlopen") &&
 			 strcmp(argv[1], "fork"))) {
-		fprintf(stderr, "usage: unwindgen chain|deep|deepfp|cfareg|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
+		fprintf(stderr, "usage: unwindgen chain|deep|deepfp|deeper|cfareg|dlopen|jit|fork [SECONDS] (fork: on SIGUSR1)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "fork"))
@@ -255,6 +286,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "deep")) {
 		for (end = now() + seconds; now() < end; i++)
 			sink += uw_deep(DEEP_FRAMES, i);
+		return 0;
+	}
+	if (!strcmp(argv[1], "deeper")) {
+		for (end = now() + seconds; now() < end; i++)
+			sink += uw_deeper(DEEPER_FRAMES, i);
 		return 0;
 	}
 	if (!strcmp(argv[1], "cfareg")) {
