@@ -800,7 +800,7 @@ static void check_sampler_counts(const char *url, char **scrape)
 static void check_symbol_tables_kept(const char *url, int port)
 {
 	char *out = NULL, *scrape;
-	double kept, read, bytes;
+	double kept, read, bytes, budget;
 
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(tu_sh(&out, "(timeout 3 sh -c 'while :; do :; done' &); "
@@ -813,10 +813,13 @@ static void check_symbol_tables_kept(const char *url, int port)
 	kept = series_value(scrape, "\nringtrace_profile_symbol_table_loads_total{source=\"kept\"} ");
 	read = series_value(scrape, "\nringtrace_profile_symbol_table_loads_total{source=\"read\"} ");
 	bytes = series_value(scrape, "\nringtrace_profile_symbol_table_bytes ");
-	print_message("symbol tables: %.0f kept from a profile before, %.0f read; %.0f bytes kept\n",
-		      kept, read, bytes);
+	budget = series_value(scrape, "\nringtrace_profile_symbol_table_budget_bytes ");
+	print_message("symbol tables: %.0f kept from a profile before, %.0f read; %.0f bytes kept "
+		      "of a budget of %.0f\n", kept, read, bytes, budget);
 	assert_true(read >= 1 && kept >= 1);
-	assert_true(bytes > 0 && bytes <= 16 * 1048576.0);
+	/* within the budget (what the machine runs decides how close: a busy
+	 * machine's JVM, Node.js and CPython took it to 23.9 of 24 MiB) */
+	assert_true(bytes > 0 && budget > 0 && bytes <= budget);
 	free(scrape);
 }
 

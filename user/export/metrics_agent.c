@@ -83,8 +83,11 @@ static int render_symbol_cache(struct byte_buffer *out, const struct metrics_sna
 			   "ELF symbol tables export -g's last profile used, kept for the next.",
 			   "%" PRIu64, (uint64_t)c->entries);
 	r |= metrics_single(out, "ringtrace_profile_symbol_table_bytes", "gauge",
-			    "Bytes of the symbol tables kept between profiles (a budget of 16 MiB).",
+			    "Bytes of the symbol tables kept between profiles.",
 			    "%" PRIu64, (uint64_t)c->bytes);
+	r |= metrics_single(out, "ringtrace_profile_symbol_table_budget_bytes", "gauge",
+			    "The most bytes of symbol tables kept between profiles.",
+			    "%" PRIu64, (uint64_t)c->budget);
 	r |= metrics_family(out, "ringtrace_profile_symbol_table_loads_total", "counter",
 			    "Symbol tables profiles needed: kept from an earlier profile (same inode), "
 			    "or read from the file.");

@@ -202,6 +202,7 @@ void symtab_cache_counts(struct symtab_cache_counts *c)
 	*c = cache.counts;
 	c->entries = cache.init ? cache.entries.len : 0;
 	c->bytes = cache.bytes;
+	c->budget = cache.budget;
 	pthread_mutex_unlock(&cache.lock);
 }
 

@@ -29,6 +29,7 @@ struct symtab_cache_counts {
 	uint64_t dropped;      /* unused for keep_reports reports */
 	uint64_t over_budget;  /* dropped (or never kept) for the budget */
 	size_t entries, bytes; /* kept now */
+	size_t budget;         /* the bytes kept at most (0: off) */
 };
 void symtab_cache_counts(struct symtab_cache_counts *c);
 
