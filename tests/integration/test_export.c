@@ -31,6 +31,12 @@
 #include "lib/monotonic.h"
 #include "test_util.h"
 
+/* The processes a test started and has not stopped: stopped after it by
+ * stop_left_running, whether it passed or failed (a failed assertion skips
+ * the rest of the test, its stop() calls with it). */
+static pid_t running[16];
+static unsigned int nr_running;
+
 /* Starts a shell command in the background; its pid. */
 static pid_t start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -48,6 +54,8 @@ static pid_t start(const char *fmt, ...)
 	pid = (pid_t)atoi(out);
 	free(out);
 	assert_true(pid > 0);
+	assert_true(nr_running < sizeof(running) / sizeof(running[0]));
+	running[nr_running++] = pid;
 	return pid;
 }
 
@@ -56,6 +64,9 @@ static void stop(pid_t pid)
 {
 	if (pid <= 0)
 		return;
+	for (unsigned int i = 0; i < nr_running; i++)
+		if (running[i] == pid)
+			running[i] = running[--nr_running];
 	kill(pid, SIGTERM);
 	for (int i = 0; i < 100 && !kill(pid, 0); i++)
 		usleep(50000);
@@ -64,6 +75,14 @@ static void stop(pid_t pid)
 		for (int i = 0; i < 100 && !kill(pid, 0); i++)
 			usleep(50000);
 	}
+}
+
+static int stop_left_running(void **state)
+{
+	(void)state;
+	while (nr_running)
+		stop(running[nr_running - 1]);
+	return 0;
 }
 
 /* GET url until it answers (up to seconds); the body, or NULL. */
@@ -878,17 +897,17 @@ static void test_sampler_child_in_metrics(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_http_prometheus_and_promtool),
-		cmocka_unit_test(test_record_serves_metrics),
-		cmocka_unit_test(test_control_byte_comm_served_as_text),
-		cmocka_unit_test(test_record_metrics_unwind_counts),
-		cmocka_unit_test(test_textfile_for_node_exporter),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_idle_connections_do_not_keep_a_scraper_out),
-		cmocka_unit_test(test_renames_do_not_fill_the_comm_map),
-		cmocka_unit_test(test_port_in_use),
-		cmocka_unit_test(test_privileged_port),
-		cmocka_unit_test(test_sampler_child_in_metrics),
+		cmocka_unit_test_teardown(test_http_prometheus_and_promtool, stop_left_running),
+		cmocka_unit_test_teardown(test_record_serves_metrics, stop_left_running),
+		cmocka_unit_test_teardown(test_control_byte_comm_served_as_text, stop_left_running),
+		cmocka_unit_test_teardown(test_record_metrics_unwind_counts, stop_left_running),
+		cmocka_unit_test_teardown(test_textfile_for_node_exporter, stop_left_running),
+		cmocka_unit_test_teardown(test_refused, stop_left_running),
+		cmocka_unit_test_teardown(test_idle_connections_do_not_keep_a_scraper_out, stop_left_running),
+		cmocka_unit_test_teardown(test_renames_do_not_fill_the_comm_map, stop_left_running),
+		cmocka_unit_test_teardown(test_port_in_use, stop_left_running),
+		cmocka_unit_test_teardown(test_privileged_port, stop_left_running),
+		cmocka_unit_test_teardown(test_sampler_child_in_metrics, stop_left_running),
 	};
 
 	const char *why = tu_integration_skip_reason();
