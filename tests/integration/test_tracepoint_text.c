@@ -61,7 +61,9 @@ static void sweep_one(struct sweep *w, const char *spec)
 	if (rc || atoi(out) != 0) {
 		char *err = NULL;
 
-		tu_sh(&err, "head -c 300 %s/record.err", w->dir);
+		/* its errors, not the totals and losses before them */
+		tu_sh(&err, "grep -v '^ringtrace: \\(recorded\\|lost\\) ' %s/record.err | head -c 600",
+		      w->dir);
 		snprintf(w->failures + strlen(w->failures), sizeof(w->failures) - strlen(w->failures),
 			 "record failed (rc %d, %s): %s\n  of %.120s...\n", rc, out ? out : "",
 			 err ? err : "", spec);
