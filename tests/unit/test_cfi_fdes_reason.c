@@ -252,6 +252,29 @@ static void test_cie_states_are_budgeted(void **state)
 	free(s.b);
 }
 
+/* A CIE's state is libdw's once however many FDEs name it, in whatever
+ * order: of 9 CIEs naming register 127, FDEs naming them in turn (one more
+ * than the walk keeps at hand, so each is read again for each FDE), 40,000
+ * FDEs are all kept (9 states, 11 KiB of the 32 MiB). */
+static void test_cie_states_charged_once(void **state)
+{
+	static const uint8_t undefined_127[] = { DW_CFA_undefined, 127 };
+	static const uint8_t udata4[] = { DW_EH_PE_udata4 };
+	struct cfi_fde_ranges out;
+	struct section s = { 0 };
+	size_t cies[9];
+
+	(void)state;
+	for (unsigned int c = 0; c < 9; c++)
+		cies[c] = cie_with(&s, "zR", udata4, 1, undefined_127, sizeof(undefined_127), 0);
+	for (uint32_t i = 0; i < 40000; i++)
+		fde(&s, cies[i % 9], 0x10000 + i * 0x10, 0x10, 0);
+	assert_int_equal(walk(&s, &out, NULL), UNWIND_BUILT);
+	assert_int_equal(out.nr, 40000);
+	cfi_fdes_free(&out);
+	free(s.b);
+}
+
 /* libdw's search reads on past an entry dwarf_next_cfi reads the length of
  * but not the rest (a CIE of version 2): so does the walk, and the FDE
  * after it is read. Two FDEs that overlap are both left out (libdw's cache
@@ -318,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_expressions_are_budgeted),
 		cmocka_unit_test(test_long_cies_are_bounded),
 		cmocka_unit_test(test_cie_states_are_budgeted),
+		cmocka_unit_test(test_cie_states_charged_once),
 		cmocka_unit_test(test_walk_reads_what_libdw_reads),
 		cmocka_unit_test(test_augmentations_as_libdw),
 	};

@@ -54,6 +54,14 @@ bool cfi_read_leb128(const uint8_t **p, const uint8_t *end, bool is_signed, uint
 	return true;
 }
 
+bool cfi_skip(const uint8_t **p, const uint8_t *end, uint64_t n)
+{
+	if ((uint64_t)(end - *p) < n)
+		return false;
+	*p += n;
+	return true;
+}
+
 static uint64_t sign_extend(uint64_t v, size_t size)
 {
 	unsigned int bits = (unsigned int)size * 8;

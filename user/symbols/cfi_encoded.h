@@ -32,6 +32,9 @@ size_t cfi_encoded_size(const struct cfi_reader *rd, uint8_t enc);
 
 bool cfi_read_leb128(const uint8_t **p, const uint8_t *end, bool is_signed, uint64_t *value);
 
+/* *p moved past n bytes, if they are there before end. */
+bool cfi_skip(const uint8_t **p, const uint8_t *end, uint64_t n);
+
 /* A pointer encoded as enc (DW_EH_PE_*) at *p. With apply, its application
  * counts: pcrel adds the field's own address; textrel and datarel add 0
  * (the bases libdw gives .eh_frame: a header's datarel base is the

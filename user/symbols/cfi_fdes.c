@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash_map.h"
+#include "symbols/cfi_demand.h"
 #include "symbols/cfi_encoded.h"
 
 /* The encoding of the FDEs of cie (its 'R' augmentation) as libdw's
@@ -73,20 +75,13 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 	return encoding;
 }
 
-/* What libdw is let read of one FDE. It grows a frame to the largest
- * register number the FDE or its CIE names (up to 2^28, 8 bytes each) and
- * copies that frame at every DW_CFA_remember_state, for each row looked up;
- * and it runs the instructions from the start for each row. x86-64's DWARF
- * numbers end at 125 (k7), compilers nest a state or two, the largest FDE
- * of chromium is 1.7 KB: an FDE past these is left out, a gap (frame
- * pointers), not gigabytes. */
-#define CFI_MAX_REGISTER 127
-#define CFI_MAX_REMEMBERED 64
+/* What libdw is let run of one FDE (cfi_demand.h says the rest): the
+ * largest FDE of chromium is 1.7 KB, and libdw runs the instructions from
+ * the start for each row. */
 #define CFI_MAX_FDE_BYTES (64u << 10)
-/* Expression bytes: libdw interns each CFA or register expression a row
- * uses as 32 bytes per operation, kept until the CFI is freed. PLT
- * entries' is 11 bytes, a signal trampoline's a few hundred. */
-#define CFI_MAX_EXPRESSION_BYTES 1024u
+/* Expression bytes a file's FDEs may have in all: libdw interns each CFA or
+ * register expression a row uses as 32 bytes per operation, kept until the
+ * CFI is freed. */
 #define CFI_MAX_FILE_EXPRESSION_BYTES (1u << 20)
 /* The walk asks go_on at least every this many bytes it walked (a CIE's
  * instructions are walked again when its cache slot was taken). */
@@ -94,117 +89,9 @@ static int fde_encoding(const struct cfi_reader *rd, const Dwarf_CIE *cie)
 /* libdw caches each CIE's initial state, a frame of 88 bytes and 8 a
  * register up to the largest it names, with the CIE and their tree nodes,
  * until the CFI is freed: 1.2 KB for a 15-byte CIE naming register 127.
- * A file's CIEs keep this much at most (charged once per cache fill). */
+ * A file's CIEs keep this much at most (each charged once, by its offset). */
 #define CFI_CIE_STATE_BYTES(max_register) (256u + 8u * ((max_register) + 1))
 #define CFI_MAX_FILE_CIE_STATE_BYTES (32u << 20)
-
-/* What the CFA instructions of a CIE, then of an FDE, ask of libdw. */
-struct cfi_demand {
-	uint64_t max_register;
-	uint64_t expression_bytes;
-	unsigned int depth, max_depth; /* of remembered states */
-	bool unreadable;
-};
-
-static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
-{
-	if ((uint64_t)(end - *p) < n)
-		return false;
-	*p += n;
-	return true;
-}
-
-/* Walks the CFA instructions [p, end) for their register numbers and
- * remembered states (their operands' sizes are all it decodes); set_loc's
- * address is encoded as loc_enc. */
-static void cfi_demands(const struct cfi_reader *rd, const uint8_t *p, const uint8_t *end,
-			uint8_t loc_enc, struct cfi_demand *d)
-{
-	while (p < end && !d->unreadable) {
-		uint8_t op = *p++;
-		uint64_t reg = 0, operand = 0;
-		bool ok = true;
-
-		switch (op & 0xc0 ? op & 0xc0 : op) {
-		case DW_CFA_offset: /* the register in the low 6 bits, as restore's */
-			ok = cfi_read_leb128(&p, end, false, &operand);
-			break;
-		case DW_CFA_advance_loc:
-		case DW_CFA_restore:
-		case DW_CFA_nop:
-		case DW_CFA_GNU_window_save:
-			break;
-		case DW_CFA_remember_state:
-			if (++d->depth > d->max_depth)
-				d->max_depth = d->depth;
-			break;
-		case DW_CFA_restore_state:
-			d->depth -= d->depth > 0;
-			break;
-		case DW_CFA_set_loc:
-			ok = cfi_read_encoded(rd, &p, end, loc_enc & 0x0f, false, &operand);
-			break;
-		case DW_CFA_advance_loc1:
-		case DW_CFA_advance_loc2:
-		case DW_CFA_advance_loc4:
-			ok = skip(&p, end, 1u << (op - DW_CFA_advance_loc1));
-			break;
-		case DW_CFA_def_cfa_offset:
-		case DW_CFA_GNU_args_size:
-			ok = cfi_read_leb128(&p, end, false, &operand);
-			break;
-		case DW_CFA_def_cfa_offset_sf:
-			ok = cfi_read_leb128(&p, end, true, &operand);
-			break;
-		case DW_CFA_def_cfa_expression:
-			ok = cfi_read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
-			d->expression_bytes += operand;
-			break;
-		case DW_CFA_restore_extended:
-		case DW_CFA_undefined:
-		case DW_CFA_same_value:
-		case DW_CFA_def_cfa_register:
-			ok = cfi_read_leb128(&p, end, false, &reg);
-			break;
-		case DW_CFA_offset_extended:
-		case DW_CFA_def_cfa:
-		case DW_CFA_val_offset:
-		case DW_CFA_GNU_negative_offset_extended:
-			ok = cfi_read_leb128(&p, end, false, &reg) &&
-			     cfi_read_leb128(&p, end, false, &operand);
-			break;
-		case DW_CFA_register: /* two registers */
-			ok = cfi_read_leb128(&p, end, false, &reg) &&
-			     cfi_read_leb128(&p, end, false, &operand);
-			reg = operand > reg ? operand : reg;
-			break;
-		case DW_CFA_offset_extended_sf:
-		case DW_CFA_def_cfa_sf:
-		case DW_CFA_val_offset_sf:
-			ok = cfi_read_leb128(&p, end, false, &reg) &&
-			     cfi_read_leb128(&p, end, true, &operand);
-			break;
-		case DW_CFA_expression:
-		case DW_CFA_val_expression:
-			ok = cfi_read_leb128(&p, end, false, &reg) &&
-			     cfi_read_leb128(&p, end, false, &operand) && skip(&p, end, operand);
-			d->expression_bytes += operand;
-			break;
-		default: /* libdw does not read it either */
-			ok = false;
-		}
-		d->unreadable = !ok;
-		if (reg > d->max_register)
-			d->max_register = reg;
-	}
-}
-
-static bool within_reason(const struct cfi_demand *d)
-{
-	return !d->unreadable && d->max_register <= CFI_MAX_REGISTER &&
-	       d->max_depth <= CFI_MAX_REMEMBERED &&
-	       d->expression_bytes <= CFI_MAX_EXPRESSION_BYTES;
-}
 
 /* What an FDE needs of its CIE. */
 struct cie_facts {
@@ -213,7 +100,7 @@ struct cie_facts {
 	bool z;       /* the FDEs have augmentation data to skip */
 	size_t bytes; /* of initial instructions */
 	struct cfi_demand demand;
-	bool charged; /* its state counted in the file's (since cached here) */
+	bool charged; /* its state counted in the file's (known since cached here) */
 };
 
 /* The CIE at offset: the last few looked up are kept (a file has a handful
@@ -331,13 +218,13 @@ static enum fde_kind fde_range(const struct cfi_reader *rd, const Dwarf_FDE *fde
 	if (r->hi <= r->lo)
 		return FDE_EMPTY;
 	if (cie->z && (!cfi_read_leb128(&p, fde->end, false, &augmentation) ||
-		       !skip(&p, fde->end, augmentation)))
+		       !cfi_skip(&p, fde->end, augmentation)))
 		return FDE_UNREASONABLE;
 	if (cie->bytes + (size_t)(fde->end - p) > CFI_MAX_FDE_BYTES)
 		return FDE_UNREASONABLE;
 	cfi_demands(rd, p, fde->end, enc, &demand);
 	*expression_bytes = demand.expression_bytes;
-	if (!within_reason(&demand))
+	if (!cfi_demand_within_reason(&demand))
 		return FDE_UNREASONABLE;
 	r->cfi_bytes = (uint32_t)(cie->bytes + (size_t)(fde->end - p));
 	return FDE_REASONABLE;
@@ -421,6 +308,32 @@ static enum unwind_refusal refuse_overlapping(struct cfi_fde_ranges *out,
 	return UNWIND_BUILT;
 }
 
+/* Counts the state libdw keeps for the CIE at offset in the file's, once
+ * however often its cache slot was taken since (charged holds the offsets
+ * counted): 1 if counted (now or before), 0 if it does not fit in what is
+ * left, -ENOMEM. */
+static int charge_cie_state(struct hash_map *charged, Dwarf_Off offset, struct cie_facts *cie,
+			    uint64_t *file_cie_states)
+{
+	uint64_t bytes = CFI_CIE_STATE_BYTES(cie->demand.max_register), *key;
+
+	if (!hash_map_get(charged, &offset)) {
+		if (*file_cie_states + bytes > CFI_MAX_FILE_CIE_STATE_BYTES)
+			return 0;
+		key = malloc(sizeof(*key));
+		if (!key)
+			return -ENOMEM;
+		*key = offset;
+		if (hash_map_put(charged, key, key)) {
+			free(key);
+			return -ENOMEM;
+		}
+		*file_cie_states += bytes;
+	}
+	cie->charged = true;
+	return 1;
+}
+
 enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bool eh_frame,
 				     size_t max_fdes, cfi_fdes_go_on go_on, void *arg,
 				     struct cfi_fde_ranges *out, struct cfi_fde_starts *starts)
@@ -433,10 +346,12 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 	Dwarf_Off offset = 0, next;
 	size_t entries = 0, fdes = 0;
 	uint64_t file_expressions = 0, file_cie_states = 0;
+	struct hash_map charged; /* of CIE offsets: their states counted */
 	struct cfi_reader rd;
 
 	if (!cfi_reader_of(elf, data, sec->vaddr, &rd))
 		return UNWIND_BUILT;
+	hash_map_init(&charged, hash_u64_key, equal_u64_key);
 	for (;;) {
 		Dwarf_CFI_Entry entry;
 		struct cie_facts *cie;
@@ -478,11 +393,15 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 			kind = FDE_UNREASONABLE;
 		/* the CIE's initial state, as libdw keeps it */
 		if (kind == FDE_REASONABLE && !cie->charged) {
-			file_cie_states += CFI_CIE_STATE_BYTES(cie->demand.max_register);
-			if (file_cie_states > CFI_MAX_FILE_CIE_STATE_BYTES)
+			int counted = charge_cie_state(&charged, entry.fde.CIE_pointer, cie,
+						       &file_cie_states);
+
+			if (counted < 0) {
+				why = UNWIND_NO_MEMORY;
+				break;
+			}
+			if (!counted)
 				kind = FDE_UNREASONABLE;
-			else
-				cie->charged = true;
 		}
 		if (kind == FDE_UNDECODABLE) {
 			why = UNWIND_UNKNOWN_CFI;
@@ -497,6 +416,7 @@ enum unwind_refusal cfi_fdes_collect(Elf *elf, const struct cfi_section *sec, bo
 		why = refuse_overlapping(out, &refused);
 	drop_overlapping(out, &refused);
 	cfi_fdes_free(&refused);
+	hash_map_free_all(&charged);
 	return why;
 }
 
