@@ -351,8 +351,12 @@ char *tu_record_g(const char *dir, const char *scope, int seconds)
 	char *log = NULL;
 	int rc;
 
-	rc = tu_sh(&log, "timeout -s INT %d %s record -v -g -F 999 %s -o %s/rec 2>&1", seconds,
-		   tu_ringtrace(), scope, dir);
+	/* seconds of sampling however long the start takes (the BPF programs'
+	 * verification and the tables of a JVM or Node.js took 5 of a 6 s
+	 * timeout beside make test-busy): a command timing the recording, as
+	 * perf's "-- sleep N"; SIGINT bounds a start that never ends */
+	rc = tu_sh(&log, "timeout -s INT %d %s record -v -g -F 999 %s -o %s/rec -- sleep %d 2>&1",
+		   seconds + 120, tu_ringtrace(), scope, dir, seconds);
 	tu_write_file(dir, "record.log", log, strlen(log));
 	if (rc != 124 && rc != 0)
 		fail_msg("record failed (%d):\n%s", rc, log);

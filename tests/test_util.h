@@ -92,9 +92,10 @@ double tu_folded_share(const char *folded_text, const char *comm, const char *fr
 void tu_folded_in_order(const char *folded_text, const char *comm, const char *const *frames,
 			size_t nr, unsigned long *total, unsigned long *with);
 
-/* record -v -g -F 999 of scope ("-p PID", "-t TID") for seconds (ended by
- * SIGINT) into dir/rec: its log (also dir/record.log), the caller's to
- * free; fails the test if record failed. */
+/* record -v -g -F 999 of scope ("-p PID", "-t TID") into dir/rec for
+ * seconds from when it has started (-- sleep SECONDS; SIGINT 120 s after):
+ * its log (also dir/record.log), the caller's to free; fails the test if
+ * record failed. */
 char *tu_record_g(const char *dir, const char *scope, int seconds);
 /* report --folded of dir/rec. */
 char *tu_folded_of(const char *dir);
