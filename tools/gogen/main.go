@@ -5,7 +5,10 @@
 //	mcall        two goroutines passing a value back and forth (each park
 //	             goes through runtime.mcall to the scheduler on g0)
 //	signal       a busy loop sent SIGURG by another thread as fast as it
-//	             can (the runtime's handler runs on the gsignal stack)
+//	             can, and by itself every turn (the runtime's handler runs
+//	             on the gsignal stack; the loop's own signals keep the
+//	             handler's share of its time whatever CPU the other
+//	             thread gets on a busy machine)
 package main
 
 import (
@@ -62,6 +65,7 @@ func spin(d time.Duration) {
 		for i := 0; i < 1000; i++ {
 			spun += uint64(i) * spun
 		}
+		syscall.Tgkill(os.Getpid(), tid, syscall.SIGURG)
 	}
 	close(done)
 }
