@@ -489,8 +489,11 @@ static void test_started_during_recording(void **state)
 	if (tu_sh(&log, "cd %s && " JAVA_HOME "/bin/javac Spin.java 2>&1", j.dir))
 		fail_msg("javac failed:\n%s", log);
 	free(log);
-	rc = tu_sh(&log, "timeout -s INT 8 %s record -v -g -F 999 -o %s/rec -- " JAVA_HOME
-			 "/bin/java -Xint -cp %s Spin 2>&1",
+	/* the JVM runs 6 s from when the recording has started (the
+	 * recording ends with it); the outer timeout bounds a start that
+	 * never ends */
+	rc = tu_sh(&log, "timeout -s INT 120 %s record -v -g -F 999 -o %s/rec -- timeout -s INT 6 "
+			 JAVA_HOME "/bin/java -Xint -cp %s Spin 2>&1",
 		   tu_ringtrace(), j.dir, j.dir);
 	tu_write_file(j.dir, "record.log", log, strlen(log));
 	if (rc != 124 && rc != 0 && rc != 130)

@@ -116,9 +116,9 @@ static void script_share(const char *out, const char *const *frames, size_t nr, 
 }
 
 /* Records python running script (written as dir/spin.py, started before)
- * with -g and scope ("-p" or "-t", given its pid) for seconds (the start,
- * on this shared 2-CPU machine, can take several), in dir/rec; returns its
- * pid (killed). Another python process started before is not the scope's:
+ * with -g and scope ("-p" or "-t", given its pid) for seconds from when the
+ * recording has started (the start, on this shared 2-CPU machine, can take
+ * several), in dir/rec; returns its pid (killed). Another python process started before is not the scope's:
  * the walk is told of the one process alone. */
 static pid_t record_script_in(const char *python, const char *script, const char *dir,
 			      int seconds, const char *scope, char **log)
@@ -132,8 +132,9 @@ static pid_t record_script_in(const char *python, const char *script, const char
 	usleep(500000);
 	assert_true(tu_running(py));
 	assert_true(tu_running(other));
-	rc = tu_sh(log, "timeout -s INT %d %s record -v -g -F 999 %s %d -o %s/rec 2>&1", seconds,
-		   tu_ringtrace(), scope, (int)py, dir);
+	/* seconds from when it has started, however long that takes */
+	rc = tu_sh(log, "timeout -s INT %d %s record -v -g -F 999 %s %d -o %s/rec -- sleep %d 2>&1",
+		   seconds + 120, tu_ringtrace(), scope, (int)py, dir, seconds);
 	kill(py, SIGKILL);
 	kill(other, SIGKILL);
 	tu_wait_gone(py, 5);

@@ -330,7 +330,8 @@ static void test_started_during_recording(void **state)
 	n.dir = tu_tempdir();
 	n.pid = 0;
 	tu_write_file(n.dir, "spin.js", spin_js, strlen(spin_js));
-	rc = tu_sh(&log, "timeout -s INT 12 %s record -v -g -F 999 -o %s/rec -- " NODE
+	/* (node ends in 5 s; the timeout bounds a start that never ends) */
+	rc = tu_sh(&log, "timeout -s INT 120 %s record -v -g -F 999 -o %s/rec -- " NODE
 			 " %s/spin.js 5 2>&1",
 		   tu_ringtrace(), n.dir, n.dir);
 	tu_write_file(n.dir, "record.log", log, strlen(log));
