@@ -861,8 +861,9 @@ static void test_sampler_child_in_metrics(void **state)
 		    tu_ringtrace(), port, log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	wait_serving(pid, url, 30, log);
-	/* the child once it is up: its series appear with it */
-	for (int i = 0; i < 150 && (!scrape || !strstr(scrape, "\nringtrace_sampler_resident_memory_bytes ")); i++) {
+	/* the child once it is up: its series appear with it (within 120 s:
+	 * its start, under the sanitizers beside load, takes tens of them) */
+	for (int i = 0; i < 600 && (!scrape || !strstr(scrape, "\nringtrace_sampler_resident_memory_bytes ")); i++) {
 		free(scrape);
 		usleep(200000);
 		scrape = fetch(url, 5);
