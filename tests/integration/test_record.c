@@ -115,20 +115,41 @@ static int parse_row(const char *line, double *pct, char *sym, size_t len)
 	return 0;
 }
 
-/* The first n rows of a report (ringtrace's or perf's: '#' lines skipped). */
-static int top_rows(const char *text, int n, double *pcts, char syms[][128])
+/* Whether a row of a report sorted by comm, then sym, is of comm (the
+ * word before the symbol's "[.]" or "[k]"). */
+static bool row_of_comm(const char *line, const char *comm)
+{
+	const char *end = strstr(line, " ["), *start;
+
+	if (!end)
+		return false;
+	while (end > line && end[-1] == ' ')
+		end--;
+	for (start = end; start > line && start[-1] != ' ';)
+		start--;
+	return (size_t)(end - start) == strlen(comm) && !strncmp(start, comm, strlen(comm));
+}
+
+/* The first n rows of a report (ringtrace's or perf's: '#' lines skipped),
+ * only those of comm unless it is NULL (the report sorted by comm, sym). */
+static int top_rows_of(const char *text, const char *comm, int n, double *pcts, char syms[][128])
 {
 	int got = 0;
 
 	for (const char *line = text; line && *line && got < n; line = strchr(line, '\n')) {
 		if (*line == '\n')
 			line++;
-		if (!*line || *line == '#' || *line == '\n')
+		if (!*line || *line == '#' || *line == '\n' || (comm && !row_of_comm(line, comm)))
 			continue;
 		if (!parse_row(line, &pcts[got], syms[got], sizeof(syms[got])))
 			got++;
 	}
 	return got;
+}
+
+static int top_rows(const char *text, int n, double *pcts, char syms[][128])
+{
+	return top_rows_of(text, NULL, n, pcts, syms);
 }
 
 static void test_hot_function_tops_its_process(void **state)
@@ -196,8 +217,11 @@ static void test_busy_cpu_sample_count_matches_frequency(void **state)
 	free(dir);
 }
 
-/* ringtrace report and perf report agree on the top 5 symbols, in order,
- * and on their percentages within 1 point. */
+/* ringtrace report and perf report agree on the top 5 symbols of the
+ * workload, in order, and on their percentages within 1 point. (The
+ * machine's other processes are left out: a busy JVM's or Node.js's JIT
+ * code, which ringtrace names from the maps it keeps and perf cannot,
+ * once took the top row.) */
 static void test_top_symbols_agree_with_perf(void **state)
 {
 	char *dir, *ours = NULL, *theirs = NULL;
@@ -208,12 +232,13 @@ static void test_top_symbols_agree_with_perf(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	dir = record_loadgen("mix");
-	rc = tu_sh(&ours, "%s report %s --sort sym", tu_ringtrace(), dir);
+	rc = tu_sh(&ours, "%s report %s --sort comm,sym", tu_ringtrace(), dir);
 	assert_int_equal(rc, 0);
-	rc = tu_sh(&theirs, "perf report -i %s --stdio --no-children --sort sym -g none 2>/dev/null",
-		   dir);
+	rc = tu_sh(&theirs,
+		   "perf report -i %s --stdio --no-children --sort comm,sym -g none 2>/dev/null", dir);
 	assert_int_equal(rc, 0);
-	if (top_rows(ours, 5, po, so) != 5 || top_rows(theirs, 5, pp, sp) != 5)
+	if (top_rows_of(ours, "loadgen", 5, po, so) != 5 ||
+	    top_rows_of(theirs, "loadgen", 5, pp, sp) != 5)
 		fail_msg("fewer than 5 rows:\nringtrace:\n%s\nperf:\n%s", ours, theirs);
 	for (int i = 0; i < 5; i++) {
 		print_message("#%d ringtrace %-28s %6.2f%%   perf %-28s %6.2f%%\n", i + 1, so[i], po[i],
