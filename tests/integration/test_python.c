@@ -118,8 +118,9 @@ static void script_share(const char *out, const char *const *frames, size_t nr, 
 /* Records python running script (written as dir/spin.py, started before)
  * with -g and scope ("-p" or "-t", given its pid) for seconds from when the
  * recording has started (the start, on this shared 2-CPU machine, can take
- * several), in dir/rec; returns its pid (killed). Another python process started before is not the scope's:
- * the walk is told of the one process alone. */
+ * several), in dir/rec; returns its pid (killed). Another python process
+ * started before is not the scope's: the walk is told of the one process
+ * alone. */
 static pid_t record_script_in(const char *python, const char *script, const char *dir,
 			      int seconds, const char *scope, char **log)
 {

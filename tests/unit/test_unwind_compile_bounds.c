@@ -44,12 +44,17 @@ struct outcome {
 	int probe_cfa;     /* its enum unwind_cfa, -1 no row */
 };
 
-static double thread_cpu_seconds(void)
+static double clock_seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double thread_cpu_seconds(void)
+{
+	return clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static long max_rss_kb(void)
@@ -756,8 +761,8 @@ static void test_time_budget(void **state)
 struct canceller {
 	_Atomic bool *cancel;
 	clockid_t compiler_cpu; /* the CPU clock of the thread compiling */
-	struct timespec at;     /* when it was set */
-	struct timespec cpu_at; /* the compiling thread's CPU time then */
+	double at;              /* when it was set (CLOCK_MONOTONIC) */
+	double cpu_at;          /* the compiling thread's CPU time then */
 };
 
 static void *cancel_soon(void *arg)
@@ -766,15 +771,10 @@ static void *cancel_soon(void *arg)
 	const struct timespec wait = { .tv_nsec = 20 * 1000 * 1000 };
 
 	nanosleep(&wait, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &c->at);
-	clock_gettime(c->compiler_cpu, &c->cpu_at);
+	c->at = clock_seconds(CLOCK_MONOTONIC);
+	c->cpu_at = clock_seconds(c->compiler_cpu);
 	atomic_store(c->cancel, true);
 	return NULL;
-}
-
-static double seconds_between(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
 /* Cancelled before it starts: refused at once; cancelled by another thread
@@ -789,7 +789,7 @@ static void test_cancel(void **state)
 					      .max_seconds = 60,
 					      .cancel = &cancel };
 	struct canceller c = { .cancel = &cancel };
-	struct timespec done, cpu_done;
+	double done, cpu_done;
 	char path[512];
 	struct outcome o = { 0 };
 	pthread_t thread;
@@ -807,14 +807,14 @@ static void test_cancel(void **state)
 	assert_int_equal(pthread_getcpuclockid(pthread_self(), &c.compiler_cpu), 0);
 	assert_int_equal(pthread_create(&thread, NULL, cancel_soon, &c), 0);
 	compile(CHROMIUM, &budget, &o);
-	clock_gettime(CLOCK_MONOTONIC, &done);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_done);
+	done = clock_seconds(CLOCK_MONOTONIC);
+	cpu_done = thread_cpu_seconds();
 	pthread_join(thread, NULL);
 	if (o.ret == 0) /* done before the cancel came: nothing to answer */
 		return;
 	assert_int_equal(o.why, UNWIND_CANCELLED);
-	latency = seconds_between(&c.at, &done);
-	cpu_latency = seconds_between(&c.cpu_at, &cpu_done);
+	latency = done - c.at;
+	cpu_latency = cpu_done - c.cpu_at;
 	print_message("%s: cancel answered in %.3f ms, %.3f ms of the compile's CPU\n", CHROMIUM,
 		      latency * 1e3, cpu_latency * 1e3);
 	assert_true(cpu_latency <= 0.05);
