@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "record/flight_control.h"
@@ -230,8 +231,12 @@ static int start_session(struct session *s, sigset_t *orig_mask)
  * BPF program's load gives up at a pending signal (the verifier's), which
  * SIGINT, blocked for the signalfd, never is. */
 #define START_INTERRUPT SIGURG
-/* How often the start's thread is interrupted once told to give up (libbpf
- * tries a load 5 times) and the main thread looks for a stop meanwhile. */
+/* How often the start's thread is interrupted once told to give up: each BPF
+ * load libbpf makes of a program (up to 5, then 5 more for its log) runs at
+ * most this long; sent by a timer of the kernel's, so that a busy machine,
+ * which delays the main thread, does not delay it. */
+#define START_INTERRUPT_NS 1000000L
+/* How often the main thread looks for a stop while the start runs. */
 #define START_POLL_NS 10000000L
 
 static void on_start_interrupt(int sig)
@@ -243,6 +248,7 @@ struct start_job {
 	struct session *s;
 	sigset_t *orig_mask;
 	int result;
+	_Atomic pid_t tid;
 	_Atomic bool done;
 };
 
@@ -251,6 +257,7 @@ static void *start_thread(void *arg)
 	struct start_job *j = arg;
 	sigset_t interrupt;
 
+	atomic_store(&j->tid, gettid());
 	sigemptyset(&interrupt);
 	sigaddset(&interrupt, START_INTERRUPT);
 	pthread_sigmask(SIG_UNBLOCK, &interrupt, NULL);
@@ -260,6 +267,32 @@ static void *start_thread(void *arg)
 		unwind_tables_open_queued(&j->s->unwind);
 	atomic_store(&j->done, true);
 	return NULL;
+}
+
+/* Interrupts the start's thread every START_INTERRUPT_NS from now on, by a
+ * timer signalling that thread; 0, or -errno (the caller then signals it
+ * itself at each poll). */
+static int interrupt_start_thread(struct start_job *j, timer_t *timer)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = START_INTERRUPT };
+	struct itimerspec every = { .it_value = { 0, 1 }, .it_interval = { 0, START_INTERRUPT_NS } };
+	pid_t tid;
+
+	/* (before it has run, it cannot be signalled by its id: polled) */
+	while (!(tid = atomic_load(&j->tid)) && !atomic_load(&j->done))
+		sched_yield();
+	if (!tid)
+		return -ESRCH;
+	ev._sigev_un._tid = tid;
+	if (timer_create(CLOCK_MONOTONIC, &ev, timer))
+		return -errno;
+	if (timer_settime(*timer, 0, &every, NULL)) {
+		int e = -errno;
+
+		timer_delete(*timer);
+		return e;
+	}
+	return 0;
 }
 
 /* Starts the session on a thread of its own, so that a SIGINT, SIGTERM or
@@ -272,7 +305,9 @@ int session_start(struct session *s, sigset_t *orig_mask)
 {
 	struct sigaction sa = { .sa_handler = on_start_interrupt, .sa_flags = SA_RESTART };
 	struct start_job j = { .s = s, .orig_mask = orig_mask };
+	bool timed = false;
 	pthread_t thread;
+	timer_t timer;
 	sigset_t stop;
 	int e;
 
@@ -294,11 +329,14 @@ int session_start(struct session *s, sigset_t *orig_mask)
 		    !atomic_load(&s->start_abandoned)) {
 			atomic_store(&s->start_abandoned, true);
 			session_request_stop(s);
+			timed = !interrupt_start_thread(&j, &timer);
 		}
-		if (atomic_load(&s->start_abandoned))
+		if (atomic_load(&s->start_abandoned) && !timed)
 			pthread_kill(thread, START_INTERRUPT);
 	}
 	pthread_join(thread, NULL);
+	if (timed)
+		timer_delete(timer);
 	return j.result;
 }
 
