@@ -489,12 +489,52 @@ char *tu_profile_endpoint_traces(const char *dir, pid_t pid, const char *const *
 	return out;
 }
 
+/* What tu_start started and tu_stop has not stopped (nor the test reaped):
+ * tu_stop_left stops it. */
+static pid_t started[256];
+static unsigned int nr_started;
+
+/* Whether pid is a child of ours not yet reaped (it may have ended: a
+ * zombie); a pid the test reaped itself is no longer ours to stop. */
+static bool ours_unreaped(pid_t pid)
+{
+	siginfo_t info;
+
+	return !waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) || errno != ECHILD;
+}
+
+static void forget_started(pid_t pid)
+{
+	for (unsigned int i = 0; i < nr_started; i++)
+		if (started[i] == pid) {
+			started[i] = started[--nr_started];
+			return;
+		}
+}
+
+static void remember_started(pid_t pid)
+{
+	/* full: room made of those the test reaped itself */
+	if (nr_started == sizeof(started) / sizeof(started[0]))
+		for (unsigned int i = nr_started; i-- > 0;)
+			if (!ours_unreaped(started[i]))
+				started[i] = started[--nr_started];
+	if (nr_started == sizeof(started) / sizeof(started[0])) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("more than %u processes started and not stopped: tu_stop them",
+			 nr_started);
+	}
+	started[nr_started++] = pid;
+}
+
 int tu_stop(pid_t pid)
 {
 	int status = -1;
 
 	if (pid <= 0)
 		return -1;
+	forget_started(pid);
 	/* the group tu_start made, then pid itself (started otherwise) */
 	kill(-pid, SIGTERM);
 	kill(pid, SIGTERM);
@@ -506,6 +546,20 @@ int tu_stop(pid_t pid)
 	/* what of the group outlived its shell (a loop between two commands) */
 	kill(-pid, SIGKILL);
 	return status;
+}
+
+int tu_stop_left(void **state)
+{
+	(void)state;
+	while (nr_started) {
+		pid_t pid = started[nr_started - 1];
+
+		if (ours_unreaped(pid))
+			tu_stop(pid);
+		else
+			forget_started(pid);
+	}
+	return 0;
 }
 
 /* go tool pprof -raw's text */
@@ -965,6 +1019,7 @@ pid_t tu_start(const char *fmt, ...)
 		_exit(127);
 	}
 	setpgid(pid, pid); /* before the child has: a tu_stop at once finds the group */
+	remember_started(pid);
 	return pid;
 }
 

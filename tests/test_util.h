@@ -46,7 +46,8 @@ const char *tu_cgroup2_root(void);
 /* Starts a shell command in the background, a child of the test with
  * /dev/null for stdin, stdout and stderr (the command may redirect them),
  * leading a process group of its own (tu_stop ends it whole); its pid, the
- * shell's ("exec" makes it the command's). */
+ * shell's ("exec" makes it the command's). Remembered until tu_stop stops
+ * it or the test reaps it: tu_stop_left stops what is left. */
 pid_t tu_start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether pid still runs (a zombie waiting to be reaped has ended). */
 bool tu_running(pid_t pid);
@@ -128,6 +129,10 @@ char *tu_profile_endpoint_traces(const char *dir, pid_t pid, const char *const *
  * tu_start made it (what it runs in the background too); reaps pid; its wait
  * status (-1 for pid <= 0: nothing to stop). */
 int tu_stop(pid_t pid);
+/* Stops (as tu_stop) what tu_start started and neither tu_stop stopped nor
+ * the test reaped: a teardown (cmocka_unit_test_teardown, or a group's), so
+ * that a test that failed half-way leaves nothing running after it. 0. */
+int tu_stop_left(void **state);
 
 /*
  * `go tool pprof -raw` output, parsed: its "Samples:" part, each sample a line

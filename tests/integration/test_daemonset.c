@@ -254,5 +254,5 @@ int main(void)
 		why = "unshare, nsenter, setpriv, chroot, curl, go or Debian's python3-yaml is missing "
 		      "(make test-deps installs them)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

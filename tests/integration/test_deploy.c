@@ -466,5 +466,5 @@ int main(void)
 		why = "systemd-analyze, man, lintian, dpkg-deb, promtool, setpriv, python3 or curl is "
 		      "missing (make deps installs them)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -31,60 +31,6 @@
 #include "lib/monotonic.h"
 #include "test_util.h"
 
-/* The processes a test started and has not stopped: stopped after it by
- * stop_left_running, whether it passed or failed (a failed assertion skips
- * the rest of the test, its stop() calls with it). */
-static pid_t running[16];
-static unsigned int nr_running;
-
-/* Starts a shell command in the background; its pid. */
-static pid_t start(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static pid_t start(const char *fmt, ...)
-{
-	char cmd[8192], *out = NULL;
-	va_list ap;
-	pid_t pid;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (tu_sh(&out, "%s </dev/null & echo $!", cmd))
-		fail_msg("cannot start %s: %s", cmd, out);
-	pid = (pid_t)atoi(out);
-	free(out);
-	assert_true(pid > 0);
-	assert_true(nr_running < sizeof(running) / sizeof(running[0]));
-	running[nr_running++] = pid;
-	return pid;
-}
-
-/* SIGTERM, then SIGKILL after 5 s; returns once the process is gone. */
-static void stop(pid_t pid)
-{
-	if (pid <= 0)
-		return;
-	for (unsigned int i = 0; i < nr_running; i++)
-		if (running[i] == pid)
-			running[i] = running[--nr_running];
-	kill(pid, SIGTERM);
-	for (int i = 0; i < 100 && !kill(pid, 0); i++)
-		usleep(50000);
-	if (!kill(pid, 0)) {
-		kill(pid, SIGKILL);
-		for (int i = 0; i < 100 && !kill(pid, 0); i++)
-			usleep(50000);
-	}
-}
-
-static int stop_left_running(void **state)
-{
-	(void)state;
-	while (nr_running)
-		stop(running[nr_running - 1]);
-	return 0;
-}
-
 /* GET url until it answers (up to seconds); the body, or NULL. */
 static char *fetch(const char *url, double seconds)
 {
@@ -127,13 +73,13 @@ static void make_busy_cgroup(struct env *env)
 	snprintf(env->cgroup, sizeof(env->cgroup), "%s%s", mount, env->cgroup_label);
 	if (mkdir(env->cgroup, 0755) && errno != EEXIST)
 		fail_msg("cannot create %s: %s", env->cgroup, strerror(errno));
-	env->busy = start("sh -c 'echo $$ > %s/cgroup.procs && exec %s spin 30' >/dev/null 2>&1",
-			  env->cgroup, tu_loadgen());
+	env->busy = tu_start("exec sh -c 'echo $$ > %s/cgroup.procs && exec %s spin 30' >/dev/null 2>&1",
+			     env->cgroup, tu_loadgen());
 }
 
 static void teardown_env(struct env *env)
 {
-	stop(env->busy);
+	tu_stop(env->busy);
 	for (int i = 0; i < 50 && rmdir(env->cgroup) && errno == EBUSY; i++)
 		usleep(100000);
 	tu_rmtree(env->dir);
@@ -203,8 +149,8 @@ static void check_prometheus(struct env *env)
 		   "scrape_configs:\n  - job_name: ringtrace\n    static_configs:\n"
 		   "      - targets: ['127.0.0.1:%d']\n", env->port);
 	fclose(f);
-	prom = start("prometheus --config.file=%s --storage.tsdb.path=%s --web.listen-address=127.0.0.1:%d >%s/prometheus.log 2>&1",
-		     cfg, data, port, env->dir);
+	prom = tu_start("exec prometheus --config.file=%s --storage.tsdb.path=%s --web.listen-address=127.0.0.1:%d >%s/prometheus.log 2>&1",
+			cfg, data, port, env->dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/query?query=up", port);
 	until = monotonic_seconds() + 30;
 	while (monotonic_seconds() < until) {
@@ -215,7 +161,7 @@ static void check_prometheus(struct env *env)
 		sleep(1);
 	}
 	if (!body || !strstr(body, "\"1\"]")) {
-		stop(prom);
+		tu_stop(prom);
 		fail_msg("Prometheus never saw up == 1: %s", body ? body : "(no answer)");
 	}
 	snprintf(query, sizeof(query), "ringtrace_cpu_seconds_total%%7Bcgroup%%3D%%22%s%%22%%7D",
@@ -235,7 +181,7 @@ static void check_prometheus(struct env *env)
 		}
 		sleep(1);
 	}
-	stop(prom);
+	tu_stop(prom);
 	if (!body || !strstr(body, "\"value\":["))
 		fail_msg("Prometheus has no CPU seconds for %s: %s", env->cgroup_label,
 			 body ? body : "(no answer)");
@@ -253,12 +199,12 @@ static void test_http_prometheus_and_promtool(void **state)
 	env.dir = tu_tempdir();
 	env.port = 20000 + (int)(getpid() % 20000);
 	make_busy_cgroup(&env);
-	exporter = start("%s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(),
-			 env.port, env.dir);
+	exporter = tu_start("exec %s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(),
+			    env.port, env.dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", env.port);
 	check_cpu_seconds(&env, url);
 	check_prometheus(&env);
-	stop(exporter);
+	tu_stop(exporter);
 	teardown_env(&env);
 }
 
@@ -274,11 +220,11 @@ static void test_record_serves_metrics(void **state)
 	env.dir = tu_tempdir();
 	env.port = 20000 + (int)((getpid() + 13) % 20000);
 	make_busy_cgroup(&env);
-	recording = start("%s record -a --metrics 127.0.0.1:%d --force -o %s/rec -- sleep 10 >%s/record.log 2>&1",
-			  tu_ringtrace(), env.port, env.dir, env.dir);
+	recording = tu_start("exec %s record -a --metrics 127.0.0.1:%d --force -o %s/rec -- sleep 10 >%s/record.log 2>&1",
+			     tu_ringtrace(), env.port, env.dir, env.dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", env.port);
 	check_cpu_seconds(&env, url);
-	stop(recording);
+	tu_stop(recording);
 	teardown_env(&env);
 }
 
@@ -296,14 +242,14 @@ static void test_control_byte_comm_served_as_text(void **state)
 
 	(void)state;
 	tu_skip_unless_possible();
-	user = start("exec setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "
-		     "'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\x1b[31mevil\\x07\", 0, 0, 0); "
-		     "t = time.time(); exec(\"while time.time() - t < 30: pass\")' >/dev/null 2>&1");
+	user = tu_start("exec setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "
+			"'import ctypes, time; ctypes.CDLL(None).prctl(15, b\"\\x1b[31mevil\\x07\", 0, 0, 0); "
+			"t = time.time(); exec(\"while time.time() - t < 30: pass\")' >/dev/null 2>&1");
 	dir = tu_tempdir();
 	port = 20000 + (int)((getpid() + 29) % 20000);
 
-	recording = start("%s record -p %d --metrics 127.0.0.1:%d --force -o %s/rec >%s/record.log 2>&1",
-			  tu_ringtrace(), (int)user, port, dir, dir);
+	recording = tu_start("exec %s record -p %d --metrics 127.0.0.1:%d --force -o %s/rec >%s/record.log 2>&1",
+			     tu_ringtrace(), (int)user, port, dir, dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	for (int i = 0; i < 40; i++) {
 		free(scrape);
@@ -312,8 +258,8 @@ static void test_control_byte_comm_served_as_text(void **state)
 			break;
 		sleep(1);
 	}
-	stop(recording);
-	stop(user);
+	tu_stop(recording);
+	tu_stop(user);
 	assert_non_null(scrape);
 	for (const char *c = scrape; *c; c++)
 		if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f)
@@ -362,8 +308,8 @@ static void test_record_metrics_unwind_counts(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
-	recording = start("%s record -v -g -F 499 --metrics 127.0.0.1:%d --force -o %s/rec -- %s spin 6 >%s/record.log 2>&1",
-			  tu_ringtrace(), port, dir, tu_loadgen(), dir);
+	recording = tu_start("exec %s record -v -g -F 499 --metrics 127.0.0.1:%d --force -o %s/rec -- %s spin 6 >%s/record.log 2>&1",
+			     tu_ringtrace(), port, dir, tu_loadgen(), dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	/* until some stacks were unwound */
 	for (int i = 0; i < 40 && stacks <= 0; i++) {
@@ -430,20 +376,20 @@ static void test_textfile_for_node_exporter(void **state)
 	env.dir = tu_tempdir();
 	env.port = 20000 + (int)((getpid() + 7) % 20000);
 	make_busy_cgroup(&env);
-	exporter = start("%s export --textfile %s --interval 1 >%s/export.log 2>&1", tu_ringtrace(),
-			 env.dir, env.dir);
+	exporter = tu_start("exec %s export --textfile %s --interval 1 >%s/export.log 2>&1", tu_ringtrace(),
+			    env.dir, env.dir);
 	snprintf(path, sizeof(path), "%s/ringtrace.prom", env.dir);
 	for (int i = 0; i < 50 && stat(path, &st); i++)
 		usleep(100000);
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	node = start("prometheus-node-exporter --web.listen-address=127.0.0.1:%d --collector.disable-defaults --collector.textfile --collector.textfile.directory=%s >%s/node.log 2>&1",
-		     env.port, env.dir, env.dir);
+	node = tu_start("exec prometheus-node-exporter --web.listen-address=127.0.0.1:%d --collector.disable-defaults --collector.textfile --collector.textfile.directory=%s >%s/node.log 2>&1",
+			env.port, env.dir, env.dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", env.port);
 	sleep(2);
 	body = fetch(url, 10);
-	stop(node);
-	stop(exporter);
+	tu_stop(node);
+	tu_stop(exporter);
 	if (!body || !strstr(body, "node_textfile_scrape_error 0") ||
 	    !strstr(body, "ringtrace_cpu_seconds_total"))
 		fail_msg("node_exporter's textfile collector:\n%s", body ? body : "(no answer)");
@@ -493,7 +439,7 @@ static void wait_serving(pid_t pid, const char *url, double seconds, const char 
 	bool ran = tu_running(pid);
 
 	if (!body) {
-		stop(pid);
+		tu_stop(pid);
 		tu_sh(&said, "cat '%s'", log);
 		fail_msg("%s never answered (%s): %s", url, ran ? "still running" : "it ended",
 			 said ? said : "");
@@ -546,7 +492,7 @@ static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
 	allow_fds(HELD_CONNECTIONS + 256);
 	dir = tu_tempdir();
 	snprintf(dir_log, sizeof(dir_log), "%s/export.log", dir);
-	exporter = start("%s export --listen 127.0.0.1:%d >%s 2>&1", tu_ringtrace(), port, dir_log);
+	exporter = tu_start("exec %s export --listen 127.0.0.1:%d >%s 2>&1", tu_ringtrace(), port, dir_log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	wait_serving(exporter, url, 15, dir_log);
 	held = calloc(HELD_CONNECTIONS, sizeof(*held));
@@ -566,7 +512,7 @@ static void test_idle_connections_do_not_keep_a_scraper_out(void **state)
 	for (int i = 0; i < HELD_CONNECTIONS; i++)
 		close(held[i]);
 	free(held);
-	stop(exporter);
+	tu_stop(exporter);
 	if (rc || strcmp(out, "200") || took > 5)
 		fail_msg("the scrape failed while %d connections were held: curl %d: %s",
 			 HELD_CONNECTIONS, rc, out);
@@ -608,15 +554,15 @@ static void test_renames_do_not_fill_the_comm_map(void **state)
 	tu_skip_unless_possible();
 	dir = tu_tempdir();
 	snprintf(log, sizeof(log), "%s/export.log", dir);
-	exporter = start("%s export -F %lu --top 1000 --listen 127.0.0.1:%d >%s 2>&1",
-			 tu_ringtrace(), tu_sample_freq(10000), port, log);
+	exporter = tu_start("exec %s export -F %lu --top 1000 --listen 127.0.0.1:%d >%s 2>&1",
+			    tu_ringtrace(), tu_sample_freq(10000), port, log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	wait_serving(exporter, url, 15, log);
 	t0 = monotonic_seconds();
 	if (cpus >= 2 ? tu_sh(&out, "%s --cpu 0 rename 10000 & %s --cpu 1 rename 10000; wait",
 			      tu_loadgen(), tu_loadgen())
 		      : tu_sh(&out, "%s rename 20000", tu_loadgen())) {
-		stop(exporter);
+		tu_stop(exporter);
 		fail_msg("loadgen rename: %s", out);
 	}
 	free(out);
@@ -627,7 +573,7 @@ static void test_renames_do_not_fill_the_comm_map(void **state)
 	t0 = monotonic_seconds();
 	rc = rc ? rc : tu_sh(&body, "curl -sf --max-time 10 '%s'", url);
 	took = monotonic_seconds() - t0;
-	stop(exporter);
+	tu_stop(exporter);
 	if (rc)
 		fail_msg("no scrape after the renames (%d): %s", rc, body ? body : "");
 	snprintf(series, sizeof(series), "ringtrace_comm_cpu_seconds_total{comm=\"%s\"} ", fresh);
@@ -744,7 +690,7 @@ static void check_serves_without_caps(pid_t pid, const char *url)
 			comm[0] = '\0';
 		fclose(f);
 	}
-	stop(pid);
+	tu_stop(pid);
 	print_message("%s served by pid %d (%.*s), CapEff %016llx\n", url, (int)pid,
 		      (int)strcspn(comm, "\n"), comm, (unsigned long long)caps);
 	if (!body || !strstr(body, "ringtrace_build_info"))
@@ -768,14 +714,14 @@ static void test_privileged_port(void **state)
 	if (!port)
 		fail_msg("no free port below 1024 on 127.0.0.1");
 	dir = tu_tempdir();
-	pid = start("%s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(), port, dir);
+	pid = tu_start("exec %s export --listen 127.0.0.1:%d >%s/export.log 2>&1", tu_ringtrace(), port, dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	check_serves_without_caps(pid, url);
 	port = free_privileged_port(port + 1);
 	if (!port)
 		fail_msg("no free port below 1024 on 127.0.0.1");
-	pid = start("%s record -a --metrics 127.0.0.1:%d -o %s/rec -- sleep 10 >%s/record.log 2>&1",
-		    tu_ringtrace(), port, dir, dir);
+	pid = tu_start("exec %s record -a --metrics 127.0.0.1:%d -o %s/rec -- sleep 10 >%s/record.log 2>&1",
+		       tu_ringtrace(), port, dir, dir);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	check_serves_without_caps(pid, url);
 	tu_rmtree(dir);
@@ -857,8 +803,8 @@ static void test_sampler_child_in_metrics(void **state)
 	(void)state;
 	tu_skip_unless_possible();
 	snprintf(log, sizeof(log), "%s/export.log", dir);
-	pid = start("RUNTIME_DIRECTORY=%s %s export -g --listen 127.0.0.1:%d >%s 2>&1", dir,
-		    tu_ringtrace(), port, log);
+	pid = tu_start("export RUNTIME_DIRECTORY=%s; exec %s export -g --listen 127.0.0.1:%d >%s 2>&1", dir,
+		       tu_ringtrace(), port, log);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
 	wait_serving(pid, url, 30, log);
 	/* the child once it is up: its series appear with it (within 120 s:
@@ -883,7 +829,7 @@ static void test_sampler_child_in_metrics(void **state)
 		      "CPU; the exporter: %.0f bytes\n", rss, child_kb, cpu, own_rss);
 	check_sampler_counts(url, &scrape);
 	check_symbol_tables_kept(url, port);
-	stop(pid);
+	tu_stop(pid);
 	/* the child's memory, not the exporter's: the child maps its rings and
 	 * the unwinder's rows (tens of MiB), the exporter a few */
 	assert_true(rss > 4 * 1048576.0);
@@ -898,17 +844,17 @@ static void test_sampler_child_in_metrics(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_http_prometheus_and_promtool, stop_left_running),
-		cmocka_unit_test_teardown(test_record_serves_metrics, stop_left_running),
-		cmocka_unit_test_teardown(test_control_byte_comm_served_as_text, stop_left_running),
-		cmocka_unit_test_teardown(test_record_metrics_unwind_counts, stop_left_running),
-		cmocka_unit_test_teardown(test_textfile_for_node_exporter, stop_left_running),
-		cmocka_unit_test_teardown(test_refused, stop_left_running),
-		cmocka_unit_test_teardown(test_idle_connections_do_not_keep_a_scraper_out, stop_left_running),
-		cmocka_unit_test_teardown(test_renames_do_not_fill_the_comm_map, stop_left_running),
-		cmocka_unit_test_teardown(test_port_in_use, stop_left_running),
-		cmocka_unit_test_teardown(test_privileged_port, stop_left_running),
-		cmocka_unit_test_teardown(test_sampler_child_in_metrics, stop_left_running),
+		cmocka_unit_test_teardown(test_http_prometheus_and_promtool, tu_stop_left),
+		cmocka_unit_test_teardown(test_record_serves_metrics, tu_stop_left),
+		cmocka_unit_test_teardown(test_control_byte_comm_served_as_text, tu_stop_left),
+		cmocka_unit_test_teardown(test_record_metrics_unwind_counts, tu_stop_left),
+		cmocka_unit_test_teardown(test_textfile_for_node_exporter, tu_stop_left),
+		cmocka_unit_test_teardown(test_refused, tu_stop_left),
+		cmocka_unit_test_teardown(test_idle_connections_do_not_keep_a_scraper_out, tu_stop_left),
+		cmocka_unit_test_teardown(test_renames_do_not_fill_the_comm_map, tu_stop_left),
+		cmocka_unit_test_teardown(test_port_in_use, tu_stop_left),
+		cmocka_unit_test_teardown(test_privileged_port, tu_stop_left),
+		cmocka_unit_test_teardown(test_sampler_child_in_metrics, tu_stop_left),
 	};
 
 	const char *why = tu_integration_skip_reason();
@@ -916,5 +862,5 @@ int main(void)
 	if (!why && system("command -v promtool prometheus prometheus-node-exporter curl >/dev/null"))
 		why = "promtool, prometheus, prometheus-node-exporter or curl is missing (make deps installs them)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

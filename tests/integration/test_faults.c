@@ -475,5 +475,5 @@ int main(void)
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -287,5 +287,5 @@ int main(void)
 		cmocka_unit_test(test_malformed_filters),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -899,5 +899,5 @@ int main(void)
 	if (!why && system("command -v promtool prometheus curl openssl python3 >/dev/null"))
 		why = "promtool, prometheus, curl, openssl or python3 is missing (make deps installs them)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -799,5 +799,5 @@ int main(void)
 		why = "setcap, runuser, setpriv, mkfifo, timeout, readelf, objcopy or perf is missing (make deps)";
 	tu_set_skip_reason(why);
 	snprintf(symgen_dir, sizeof(symgen_dir), "%s", tu_symgen_dir());
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

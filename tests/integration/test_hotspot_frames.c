@@ -108,11 +108,6 @@ struct jvm {
 	pid_t pid;
 };
 
-/* The JVM a test started and has not stopped: stopped by the test's
- * teardown when the test failed before stop_jvm (a JVM spinning on would
- * load the machine for the tests after it). */
-static pid_t jvm_left;
-
 /* Compiles source (class cls) in a directory of its own and starts it with
  * flags; waits until its thread named thread runs (the JVM has started) and,
  * if compiled is not NULL, until its output (-XX:+PrintCompilation's) has a
@@ -135,7 +130,6 @@ static void start_jvm(struct jvm *j, const char *cls, const char *source, const 
 	free(out);
 	j->pid = tu_start("exec " JAVA_HOME "/bin/java %s -cp %s %s > %s/out", flags, j->dir, cls,
 			  j->dir);
-	jvm_left = j->pid;
 	for (i = 0; i < 100 && !thread_named(j->pid, thread); i++)
 		usleep(100000);
 	/* a JIT's compiles come in seconds (under load, more) */
@@ -155,18 +149,8 @@ static void start_jvm(struct jvm *j, const char *cls, const char *source, const 
 static void stop_jvm(struct jvm *j)
 {
 	tu_stop(j->pid);
-	jvm_left = 0;
 	tu_rmtree(j->dir);
 	free(j->dir);
-}
-
-static int stop_jvm_left(void **state)
-{
-	(void)state;
-	if (jvm_left)
-		tu_stop(jvm_left);
-	jvm_left = 0;
-	return 0;
 }
 
 /* The walk's totals add up: every interpreter frame written or kept native
@@ -545,16 +529,16 @@ static void test_profile_endpoint_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_interpreted_frames, stop_jvm_left),
-		cmocka_unit_test_teardown(test_sampled_frame_lines, stop_jvm_left),
-		cmocka_unit_test_teardown(test_compiled_frames, stop_jvm_left),
-		cmocka_unit_test_teardown(test_inlined_frames, stop_jvm_left),
-		cmocka_unit_test_teardown(test_jni_native_frames, stop_jvm_left),
-		cmocka_unit_test_teardown(test_two_threads, stop_jvm_left),
-		cmocka_unit_test_teardown(test_deep_recursion_cut, stop_jvm_left),
-		cmocka_unit_test_teardown(test_started_during_recording, stop_jvm_left),
-		cmocka_unit_test_teardown(test_profile_endpoint_names, stop_jvm_left),
+		cmocka_unit_test_teardown(test_interpreted_frames, tu_stop_left),
+		cmocka_unit_test_teardown(test_sampled_frame_lines, tu_stop_left),
+		cmocka_unit_test_teardown(test_compiled_frames, tu_stop_left),
+		cmocka_unit_test_teardown(test_inlined_frames, tu_stop_left),
+		cmocka_unit_test_teardown(test_jni_native_frames, tu_stop_left),
+		cmocka_unit_test_teardown(test_two_threads, tu_stop_left),
+		cmocka_unit_test_teardown(test_deep_recursion_cut, tu_stop_left),
+		cmocka_unit_test_teardown(test_started_during_recording, tu_stop_left),
+		cmocka_unit_test_teardown(test_profile_endpoint_names, tu_stop_left),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

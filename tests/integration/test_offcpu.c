@@ -64,6 +64,7 @@ static int teardown(void **state)
 {
 	struct fixture *fx = *state;
 
+	tu_stop_left(state);
 	tu_rmtree(fx->dir);
 	free(fx->dir);
 	free(fx->record_out);

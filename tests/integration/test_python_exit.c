@@ -407,5 +407,5 @@ int main(void)
 		cmocka_unit_test(test_flight_keeps_exited_by_bytes),
 	};
 	tu_set_skip_reason(tu_integration_skip_reason());
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -310,5 +310,5 @@ int main(void)
 		why = "bash, curl, gzip, timeout, python3 or perl is missing (make deps installs "
 		      "them)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -798,22 +798,6 @@ static bool blocks_sigint(pid_t pid)
 	return tu_signal_in(pid, "SigBlk", SIGINT);
 }
 
-/* The CPU hogs of the start's sweep, stopped by its teardown whatever the
- * outcome. */
-static pid_t sweep_hogs[64];
-static int nr_sweep_hogs;
-
-static int stop_sweep_hogs(void **state)
-{
-	(void)state;
-	for (int i = 0; i < nr_sweep_hogs; i++) {
-		kill(sweep_hogs[i], SIGKILL);
-		waitpid(sweep_hogs[i], NULL, 0);
-	}
-	nr_sweep_hogs = 0;
-	return 0;
-}
-
 /*
  * SIGINT is answered within a second at every instant of the start, from the
  * moment record blocks it (the /proc walk, the BPF programs verified, the
@@ -836,8 +820,9 @@ static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 	if (nr_hogs > 64)
 		nr_hogs = 64;
 	print_message("seed %u, %d CPU hogs\n", seed, nr_hogs);
-	for (; nr_sweep_hogs < nr_hogs; nr_sweep_hogs++)
-		sweep_hogs[nr_sweep_hogs] = tu_start("exec sh -c 'while :; do :; done'");
+	/* (stopped by the test's teardown, tu_stop_left, whatever its outcome) */
+	for (int i = 0; i < nr_hogs; i++)
+		tu_start("exec sh -c 'while :; do :; done'");
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
 	snprintf(log, sizeof(log), "%s/log", dir);
 	/* past RUNS while every one was stopped in the start (a start longer
@@ -893,7 +878,7 @@ static void test_sigint_answered_at_every_instant_of_the_start(void **state)
 				 (unsigned long long)n, out);
 		recorded++;
 	}
-	stop_sweep_hogs(NULL);
+	tu_stop_left(NULL);
 	print_message("%d stopped while starting, %d recorded\n", in_start, recorded);
 	/* the sweep crossed the start */
 	assert_true(in_start > 0 && recorded > 0);
@@ -1020,12 +1005,12 @@ int main(void)
 		cmocka_unit_test(test_quiet_with_bpf_stats),
 		cmocka_unit_test(test_sigint_stops_and_flushes),
 		cmocka_unit_test_teardown(test_sigint_answered_at_every_instant_of_the_start,
-					  stop_sweep_hogs),
+					  tu_stop_left),
 		cmocka_unit_test(test_workload_exit_status),
 		cmocka_unit_test(test_record_and_report_durations_agree),
 		cmocka_unit_test(test_empty_recording_says_its_duration),
 	};
 
 	tu_set_skip_reason(tu_integration_skip_reason());
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

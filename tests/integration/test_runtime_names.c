@@ -458,5 +458,5 @@ int main(void)
 	if (!why && system("command -v curl >/dev/null"))
 		why = "curl is missing (make deps installs it)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

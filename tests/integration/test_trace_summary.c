@@ -400,5 +400,5 @@ int main(void)
 		cmocka_unit_test(test_without_summary_names_the_fix),
 	};
 	tu_set_skip_reason(tu_integration_skip_reason());
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

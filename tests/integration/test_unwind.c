@@ -1175,5 +1175,5 @@ int main(void)
 	};
 	tu_set_skip_reason(tu_symgen_skip_reason());
 	snprintf(symgen_dir, sizeof(symgen_dir), "%s", tu_symgen_dir());
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -202,5 +202,5 @@ int main(void)
 
 	if (system("command -v setpriv >/dev/null && test -x /usr/bin/python3"))
 		tu_set_skip_reason("setpriv or /usr/bin/python3 is missing (make deps)");
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -246,5 +246,5 @@ int main(void)
 		why = "python3, objcopy, readelf or truncate is missing (make test-deps and "
 		      "build-deps install them)";
 	tu_set_skip_reason(why);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }

@@ -404,5 +404,5 @@ int main(void)
 		cmocka_unit_test(test_profile_endpoint_names),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tu_stop_left);
 }
