@@ -236,6 +236,10 @@ static int start_session(struct session *s, sigset_t *orig_mask)
  * most this long; sent by a timer of the kernel's, so that a busy machine,
  * which delays the main thread, does not delay it. */
 #define START_INTERRUPT_NS 1000000L
+/* (the name timer_create(2) gives the field, which glibc 2.36 lacks) */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
 /* How often the main thread looks for a stop while the start runs. */
 #define START_POLL_NS 10000000L
 
@@ -283,7 +287,7 @@ static int interrupt_start_thread(struct start_job *j, timer_t *timer)
 		sched_yield();
 	if (!tid)
 		return -ESRCH;
-	ev._sigev_un._tid = tid;
+	ev.sigev_notify_thread_id = tid;
 	if (timer_create(CLOCK_MONOTONIC, &ev, timer))
 		return -errno;
 	if (timer_settime(*timer, 0, &every, NULL)) {
