@@ -994,6 +994,22 @@ void tu_recording_free(struct tu_recording *r)
 		byte_buffer_free(&r->cpu[c]);
 }
 
+void tu_print_text(const char *text)
+{
+	enum { PIECE = 1000 }; /* (under print_message's 1023 bytes) */
+
+	while (text && *text) {
+		size_t len = strcspn(text, "\n");
+
+		if (len > PIECE)
+			len = PIECE;
+		else if (text[len] == '\n')
+			len++;
+		print_message("%.*s", (int)len, text);
+		text += len;
+	}
+}
+
 pid_t tu_start(const char *fmt, ...)
 {
 	char cmd[8192];

@@ -43,6 +43,11 @@ const char *tu_loadgen(void);
  * beside v1, else /sys/fs/cgroup. */
 const char *tu_cgroup2_root(void);
 
+/* Prints text (a command's output) as print_message does, whole: cmocka's
+ * print_message keeps 1023 bytes of each call, which cut record -v's totals
+ * off before the unwinder's. */
+void tu_print_text(const char *text);
+
 /* Starts a shell command in the background, a child of the test with
  * /dev/null for stdin, stdout and stderr (the command may redirect them),
  * leading a process group of its own (tu_stop ends it whole); its pid, the

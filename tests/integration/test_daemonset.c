@@ -173,7 +173,7 @@ static void test_daemonset_profiles(void **state)
 	}
 	if (!ready) {
 		tu_sh(&out, "cat %s/pod.log", dir);
-		print_message("%s", out);
+		tu_print_text(out);
 		fail_msg("the DaemonSet's exporter served no profile within 60 s");
 	}
 	exporter = exporter_of(pod);
@@ -212,7 +212,7 @@ static void test_daemonset_profiles(void **state)
 			  dir, (int)pod, dir, port)) {
 			free(out);
 			tu_sh(&out, "head -c 2000 %s/raw.txt; cat %s/pod.log", dir, dir);
-			print_message("%s", out);
+			tu_print_text(out);
 			fail_msg("go tool pprof could not read the DaemonSet's profile");
 		}
 		free(out);
@@ -227,7 +227,7 @@ static void test_daemonset_profiles(void **state)
 	}
 	if (c.total < 10 || c.kernel_total < 10) {
 		tu_sh(&out, "head -c 3000 %s/raw.txt; cat %s/pod.log", dir, dir);
-		print_message("%s", out);
+		tu_print_text(out);
 		fail_msg("the profile holds too few samples of the workloads to tell");
 	}
 	/* the comm from the kernel's side-band, as the sampler's pids name it

@@ -199,7 +199,7 @@ static void check_recording(const char *options, const char *comm, const char *t
 			"{ ./%s spin 2 >/dev/null 2>&1 & %s; wait; }' 2>&1",
 		  dir, tu_ringtrace(), options, tu_loadgen(), comm, comm, then))
 		fail_msg("record failed: %s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 	assert_int_equal(tu_sh(&folded, "cd %s && %s report rec --folded --comm %s", dir,
 			       tu_ringtrace(), comm),

@@ -217,7 +217,7 @@ static void test_unit_verifies(void **state)
 		fail_msg("systemd-analyze verify %s:\n%s", unit, out);
 	free(out);
 	if (!tu_sh(&out, "systemd-analyze security --offline=true %s 2>&1 | tail -1", unit))
-		print_message("%s", out);
+		tu_print_text(out);
 	free(out);
 	/* what it runs with, and without */
 	assert_int_equal(tu_sh(&out, "grep -x 'AmbientCapabilities=CAP_BPF CAP_PERFMON' %s && "
@@ -308,7 +308,7 @@ static void test_unit_capabilities_suffice(void **state)
 		tu_sh(&caps_now, "grep -E '^(Uid|CapEff|CapPrm|NoNewPrivs)' %s", status);
 		kill(pid, SIGTERM);
 		tu_wait_gone(pid, 10);
-		print_message("%s", caps_now);
+		tu_print_text(caps_now);
 		if (!out || !strstr(out, "ringtrace_cpu_seconds_total")) {
 			char *log = NULL;
 
@@ -383,7 +383,7 @@ static void test_alert_rules(void **state)
 	if (tu_sh(&out, "cd %s/deploy/prometheus && promtool check rules ringtrace.rules.yml && "
 			"promtool test rules ringtrace.rules.test.yml 2>&1", src))
 		fail_msg("promtool: %s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 }
 

@@ -150,7 +150,7 @@ static void newest_kept(const char *transport, const char *ring_knob)
 		   tu_ringtrace(), dir, transport, ring_knob, tu_loadgen(), EVENTS);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	/* nothing but snapshots is written */
 	snprintf(snap, sizeof(snap), "%s/data", dir);
 	assert_false(exists(snap));
@@ -276,7 +276,7 @@ static void test_losses_before_trigger_are_its(void **state)
 		   tu_ringtrace(), dir, tu_loadgen(), EVENTS);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	snprintf(snap, sizeof(snap), "%s/snapshot-000", dir);
 	c = read_accounting(snap, NULL);
 	h = read_snapshot(snap);

@@ -261,7 +261,7 @@ static int check_build_id_copies(const char *dir, const char *host_file)
 			       "cmp -s $f '%s' && echo \"HOST FILE $f is %s\"; done; echo \"copies $n\"",
 			       dir, dir, host_file, host_file),
 			 0);
-	print_message("%s", out);
+	tu_print_text(out);
 	if (strstr(out, "MISMATCH") || strstr(out, "HOST FILE"))
 		fail_msg("the recording keeps a file it must not:\n%s", out);
 	if (!strstr(out, "copies "))
@@ -627,7 +627,7 @@ static void test_forged_build_id_not_kept(void **state)
 	assert_int_equal(tu_sh(&out, "%s report %s --comm hostbin --sort dso,sym 2>&1", tu_ringtrace(),
 			       dir),
 			 0);
-	print_message("%s", out);
+	tu_print_text(out);
 	/* hostbin is gone and no copy of it was kept: a name for its frames
 	 * (its own rows: libc's and the vDSO's have their names) could only
 	 * come from the forgery */
@@ -714,7 +714,7 @@ static void test_symlink_swap_while_recording(void **state)
 		;
 	fx.recorder = -1;
 	tu_sh(&out, "cat %s", log);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);

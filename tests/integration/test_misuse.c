@@ -111,7 +111,7 @@ static void test_snapshot_wait_by_pid(void **state)
 	for (int i = 0; i < 300 && !exists(path); i++)
 		usleep(10000);
 	rc = ringtrace(&out, "snapshot --wait %d", (int)pid);
-	print_message("%s", out);
+	tu_print_text(out);
 	assert_int_equal(rc, 0);
 	free(out);
 	snprintf(path, sizeof(path), "%s/snapshot-000/accounting", dir);

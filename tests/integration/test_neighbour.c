@@ -46,7 +46,7 @@ static void stop_recording(pid_t pid, const char *dir)
 		fail_msg("the recording did not stop");
 	snprintf(log, sizeof(log), "%s.log", dir);
 	assert_int_equal(tu_sh(&out, "cat %s", log), 0);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 	unlink(log);
 }

@@ -150,7 +150,7 @@ static void test_missing_capabilities_one_line(void **state)
 	dir = copy_binary("plain", false);
 	rc = tu_sh(&out, "cd /tmp && runuser -u %s -- %s/plain record -a -o /tmp/never-%d -- true 2>&1",
 		   TEST_USER, dir, (int)getpid());
-	print_message("%s", out);
+	tu_print_text(out);
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(out, "cap_bpf,cap_perfmon"));
 	assert_non_null(strstr(out, "setcap cap_bpf,cap_perfmon+ep"));
@@ -163,7 +163,7 @@ static void test_missing_capabilities_one_line(void **state)
 	/* list says why it shows no tracepoints, where root would see them
 	 * (tracefs is root's alone, 0700, unless this machine opened it up) */
 	rc = tu_sh(&out, "runuser -u %s -- %s/plain list sched_switch 2>&1", TEST_USER, dir);
-	print_message("%s", out);
+	tu_print_text(out);
 	assert_int_equal(rc, 0);
 	if (!strstr(out, "[Tracepoint event]")) {
 		assert_non_null(strstr(out, "tracepoints are not listed: "));
@@ -290,7 +290,7 @@ static void test_safe_files(void **state)
 	assert_int_equal(tu_sh(&out, "rm %s/rec/data.cpu0 && mkfifo %s/rec/data.cpu0", dir, dir), 0);
 	free(out);
 	rc = tu_sh(&out, "timeout 10 %s report %s/rec 2>&1", tu_ringtrace(), dir);
-	print_message("%s", out);
+	tu_print_text(out);
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, "data.cpu0"));
 	free(out);

@@ -972,7 +972,7 @@ static void test_empty_recording_says_its_duration(void **state)
 	rc = tu_sh(&out, "sleep 30 & pid=$!; sleep 0.5; %s record -p $pid --force -o %s/rec -- sleep 1 2>&1; "
 			 "rc=$?; kill $pid; exit $rc",
 		   tu_ringtrace(), dir);
-	print_message("%s", out);
+	tu_print_text(out);
 	assert_int_equal(rc, 0);
 	p = strstr(out, "ringtrace: recorded ");
 	if (p)

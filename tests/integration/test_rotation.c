@@ -223,7 +223,7 @@ static void test_switch_output_on_sigusr2(void **state)
 		   dir, tu_ringtrace(), tu_loadgen());
 	if (rc != 0)
 		fail_msg("record --switch-output=signal did not end with status 0 (%d):\n%s", rc, out);
-	print_message("%s", out);
+	tu_print_text(out);
 	calls_line = strstr(out, "loadgen: calls=");
 	assert_non_null(calls_line);
 	calls = strtoul(calls_line + strlen("loadgen: calls="), NULL, 10);
@@ -340,7 +340,7 @@ static void test_max_size_stops_cleanly(void **state)
 		   tu_loadgen(), tu_ringtrace(), dir);
 	if (rc != 0)
 		fail_msg("record --max-size 1M did not end by itself with status 0 (%d):\n%s", rc, out);
-	print_message("%s", out);
+	tu_print_text(out);
 	assert_non_null(strstr(out, "reached --max-size"));
 	line = strstr(out, "ringtrace: recorded ");
 	assert_non_null(line);

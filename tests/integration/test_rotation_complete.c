@@ -128,7 +128,7 @@ static void test_every_output_names_python_frames(void **state)
 			" spin.py 2>&1",
 		  dir, tu_ringtrace()))
 		fail_msg("record: %s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 	assert_true(check_outputs(dir, "python3.11", "PyEval_EvalCode", "inner (", "perf-*.map",
 				  &total) >= 2);
@@ -152,7 +152,7 @@ static void test_every_output_names_a_deleted_binary(void **state)
 			"&& break; sleep 0.01; done; rm rtrotx; wait; }' 2>&1",
 		  dir, tu_loadgen(), tu_ringtrace()))
 		fail_msg("record: %s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 	assert_true(check_outputs(dir, "rtrotx", NULL, "loadgen_hot_loop", NULL, &total) >= 2);
 	/* read as one: by the base name, or every output named */

@@ -623,7 +623,7 @@ static void lost_samples_shown(struct fixture *fx, const char *name, const char 
 		return;
 	assert_int_equal(tu_sh(&out, "%s script --show-lost-samples %s/%s | grep PERF_RECORD_LOST_SAMPLES",
 			       tu_ringtrace(), fx->dir, name), 0);
-	print_message("%s", out);
+	tu_print_text(out);
 	if (!strstr(out, task))
 		fail_msg("no LOST_SAMPLES of %s:\n%.2000s", task, out);
 	free(out);

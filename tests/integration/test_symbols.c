@@ -747,7 +747,7 @@ static void test_names_match_perf_report_and_script(void **state)
 		   tu_ringtrace(), dir, (int)pid);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	free(out);
 	assert_true(tu_wait_gone(pid, 10));
 	expect_report_rows(dir, &rt_rows, &perf_rows);

@@ -186,7 +186,7 @@ static void test_dwarf_unwinds_frameless_chain(void **state)
 	rc = tu_sh(&out, "cd %s && %s script . > ours && perf script -i . > theirs 2>/dev/null && "
 			 "diff theirs ours; r=$?; echo inlined: $(grep -c '(inlined)' theirs); exit $r",
 		   dir, tu_ringtrace());
-	print_message("%s", out);
+	tu_print_text(out);
 	if (rc)
 		fail_msg("script is not perf script's (<: perf, >: ringtrace):\n%s", out);
 	free(out);
@@ -446,7 +446,7 @@ static void test_ehframe_unwinds_frameless_chain(void **state)
 		   dir, prog);
 	if (rc)
 		fail_msg("record failed:\n%s", out);
-	print_message("%s", out);
+	tu_print_text(out);
 	bytes = bytes_per_sample(out);
 	assert_non_null(strstr(out, "by .eh_frame"));
 	/* the walks' quick path takes nearly every frame of a stack that
@@ -586,7 +586,7 @@ static void unwind_check(const char *label, const char *record_args, const char 
 			   dir, setup ? setup : "true", tu_ringtrace(), record_args, dir, cmd);
 		if (rc)
 			fail_msg("record failed:\n%s", out);
-		print_message("%s", out); /* its totals, the side-band's and the unwinder's */
+		tu_print_text(out); /* its totals, the side-band's and the unwinder's */
 		line = strstr(out, "\n   all ");
 		assert_non_null(line);
 		assert_int_equal(sscanf(line, " all %*u %*u %*u %*u %*u %lu", &sb_lost), 1);
@@ -928,7 +928,7 @@ static void test_jit_map_kept(void **state)
 	free(out);
 	assert_int_equal(tu_sh(&report, "%s report %s/rt --comm unwindgen --sort sym", tu_ringtrace(), dir), 0);
 	assert_int_equal(tu_sh(&script, "%s script %s/rt", tu_ringtrace(), dir), 0);
-	print_message("%s", report);
+	tu_print_text(report);
 	line = strstr(report, "[.] jit_spin_hot");
 	assert_non_null(line);
 	/* the percentage that opens its row */
@@ -959,7 +959,7 @@ static void test_jit_map_copies_bounded(void **state)
 			 "truncate -s 200M /tmp/perf-$p.map; echo $p >%s/pid; wait $p' 2>&1; "
 			 "rm -f /tmp/perf-$(cat %s/pid).map",
 		   tu_ringtrace(), dir, prog, dir, dir);
-	print_message("%s", out);
+	tu_print_text(out);
 	if (rc || !strstr(out, "files kept in"))
 		fail_msg("no map kept:\n%s", out);
 	free(out);
@@ -977,7 +977,7 @@ static void test_jit_map_copies_bounded(void **state)
 			 "echo $p >%s/pid; wait $p' 2>&1; rm -f /tmp/perf-$(cat %s/pid).map; "
 			 "ls %s/over",
 		   tu_ringtrace(), dir, prog, dir, dir, dir);
-	print_message("%s", out);
+	tu_print_text(out);
 	if (rc || !strstr(out, "1 refused over it") || strstr(out, ".map"))
 		fail_msg("a map over --copy-budget 4K was not refused and counted:\n%s", out);
 	free(out);
@@ -1061,7 +1061,7 @@ static void test_debuginfod_names_stripped_binary(void **state)
 	waitpid(server, NULL, 0);
 	assert_true(up);
 	assert_int_equal(rc, 0);
-	print_message("%s", with);
+	tu_print_text(with);
 	assert_null(strstr(without, "uw_c"));
 	assert_non_null(strstr(with, ";main;uw_a;uw_b;uw_c "));
 	assert_non_null(strstr(with, "fetching the debug file of build-id"));

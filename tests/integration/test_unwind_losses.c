@@ -58,7 +58,7 @@ static void test_tiny_unwind_mem_one_line(void **state)
 		   "-- " PYTHON_HOG " 2>&1 >/dev/null", dir, tu_ringtrace());
 	if (rc)
 		fail_msg("record failed (exit %d): %s", rc, out);
-	print_message("%s", out);
+	tu_print_text(out);
 	/* the one line: the share, why, the option and its value */
 	if (lines_with(out, "found no room") != 1 || !(at = strstr(out, "found no room")))
 		fail_msg("not one line saying files found no room: %s", out);
